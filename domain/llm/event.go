@@ -1,0 +1,75 @@
+package llm
+
+// EventKind says which model event an [Event] is.
+type EventKind uint8
+
+// Model events, in the grammar of a model cycle:
+//
+//	Start (TextStart TextDelta* TextEnd | ThinkingStart ThinkingDelta* ThinkingEnd |
+//	       ToolCallStart ToolCallArgumentsDelta* ToolCallEnd | ReplayState | Usage)* Done
+//
+// Blocks of different kinds may interleave (several tool calls are open at
+// once in parallel calls); Done may only follow when every block is closed.
+const (
+	EventStart EventKind = iota + 1
+	EventTextStart
+	EventTextDelta
+	EventTextEnd
+	EventThinkingStart
+	EventThinkingDelta
+	EventThinkingEnd
+	EventToolCallStart
+	EventToolCallArgumentsDelta
+	EventToolCallEnd
+	EventReplayState
+	EventUsage
+	EventDone
+)
+
+// Event is one model event. It is a flat value rather than an interface so a
+// stream can yield one per token without boxing allocations. Which fields are
+// meaningful depends on Kind:
+//
+//	Start                  ModelCallID (the provider's response id, may be empty)
+//	TextDelta, ThinkingDelta  Text
+//	ToolCallStart          Index, CallID, Name
+//	ToolCallArgumentsDelta Index, Text
+//	ToolCallEnd            Index
+//	ReplayState            Replay
+//	Usage                  Usage
+//	Done                   Finish
+type Event struct {
+	Kind        EventKind
+	Index       int
+	Text        string
+	CallID      string
+	Name        string
+	ModelCallID string
+	Replay      *ReplayState
+	Usage       *Usage
+	Finish      FinishReason
+}
+
+// FinishReason is why the model stopped.
+type FinishReason uint8
+
+// Finish reasons after provider-specific collapsing.
+const (
+	FinishStop FinishReason = iota + 1
+	FinishLength
+	FinishToolUse
+)
+
+// String returns the lower-case finish reason.
+func (f FinishReason) String() string {
+	switch f {
+	case FinishStop:
+		return "stop"
+	case FinishLength:
+		return "length"
+	case FinishToolUse:
+		return "tool_use"
+	default:
+		return "unknown"
+	}
+}

@@ -1,0 +1,158 @@
+package llm
+
+// ProviderKind names a provider wire protocol. Replay state produced by one
+// kind is only ever sent back to an adapter of the same kind.
+type ProviderKind string
+
+// The provider protocols Keygate speaks.
+const (
+	ProviderOpenAIChat      ProviderKind = "openai_chat"
+	ProviderOpenAIResponses ProviderKind = "openai_responses"
+	ProviderAnthropic       ProviderKind = "anthropic"
+)
+
+// Role is the speaker of a projected message.
+type Role uint8
+
+// Roles of provider-visible messages.
+const (
+	RoleSystem Role = iota + 1
+	RoleUser
+	RoleAssistant
+	RoleTool
+)
+
+// String returns the lower-case role name.
+func (r Role) String() string {
+	switch r {
+	case RoleSystem:
+		return "system"
+	case RoleUser:
+		return "user"
+	case RoleAssistant:
+		return "assistant"
+	case RoleTool:
+		return "tool"
+	default:
+		return "unknown"
+	}
+}
+
+// Request is one provider-independent model request: a pure function of a
+// checkpoint plus the prompt and model settings. Serialising the same Request
+// twice must give identical bytes, which is what keeps provider prompt caches
+// warm.
+type Request struct {
+	// Model is the upstream model id (for example "gpt-5.1" or "claude-sonnet-4-5").
+	Model string
+	// Instructions is the system prompt of the mode; empty means none.
+	Instructions string
+	// Tools are offered in this order; the order is part of the cache prefix.
+	Tools []Tool
+	// Messages is the projected history, oldest first. It never contains
+	// request ids, timestamps or other per-call values.
+	Messages []Message
+	// MaxOutputTokens caps the answer; 0 lets the adapter choose its default.
+	MaxOutputTokens int
+	// Reasoning controls thinking or reasoning output.
+	Reasoning Reasoning
+	// CacheKey scopes provider prompt caching (OpenAI prompt_cache_key); it is
+	// derived from the conversation, never from the run.
+	CacheKey string
+	// ServiceTier is passed through when set (for example "fast").
+	ServiceTier string
+}
+
+// Reasoning are the thinking settings of a request.
+type Reasoning struct {
+	// Enabled asks the provider for reasoning output.
+	Enabled bool
+	// Effort is a provider effort level ("low", "medium", "high", "xhigh",
+	// "max"); empty means the provider default and omits the field.
+	Effort string
+}
+
+// Tool is a function the model may call. Parameters is a JSON Schema object.
+type Tool struct {
+	Name        string
+	Description string
+	Parameters  []byte
+}
+
+// Message is one provider-visible message. Exactly one of Parts, Assistant and
+// ToolResult is set: Parts for system and user messages, Assistant for
+// assistant messages, ToolResult for tool messages.
+type Message struct {
+	// ID is the canonical message id. Adapters never send it to a provider.
+	ID         string
+	Role       Role
+	Parts      []Part
+	Assistant  *Assistant
+	ToolResult *ToolResult
+}
+
+// PartKind says what a Part holds.
+type PartKind uint8
+
+// Part kinds.
+const (
+	PartText PartKind = iota + 1
+	PartImage
+)
+
+// Part is a piece of user or system content.
+type Part struct {
+	Kind  PartKind
+	Text  string
+	Image *Image
+}
+
+// Image is inline image content. Data holds the bytes once hydrated for a
+// provider; BlobID names the content-addressed blob they came from.
+type Image struct {
+	MIMEType string
+	Data     []byte
+	BlobID   string
+	Path     string
+}
+
+// Assistant is an assistant turn: visible text, thinking, provider replay
+// state and the tool calls in the model's original order.
+type Assistant struct {
+	Text     string
+	Thinking string
+	Replay   *ReplayState
+	Calls    []ToolCall
+}
+
+// ToolCall is one call the model asked for.
+type ToolCall struct {
+	// Index is the position the model gave the call in its turn.
+	Index int
+	// CallID is the provider's call id; unique within a tool round only.
+	CallID string
+	Name   string
+	// Arguments is a JSON object; "{}" when the model sent none or invalid JSON.
+	Arguments []byte
+	// ArgumentError is set when the model's arguments were not a JSON object;
+	// the call then completes as a tool error without reaching the client.
+	ArgumentError string
+}
+
+// ToolResult is the outcome of one tool call.
+type ToolResult struct {
+	CallID  string
+	Name    string
+	Content string
+	IsError bool
+	// Image is an image the tool produced (for example Read of a PNG).
+	Image *Image
+}
+
+// ReplayState is a provider-native artefact (reasoning items, signed thinking
+// blocks, reasoning_content) stored with an assistant turn so it can be sent
+// back verbatim to an adapter of the same Kind.
+type ReplayState struct {
+	Kind  ProviderKind
+	Value []byte
+}

@@ -1,0 +1,69 @@
+package ports
+
+import (
+	"context"
+
+	"keygate/domain/llm"
+)
+
+// ModelProvider streams model calls to an upstream LLM endpoint.
+type ModelProvider interface {
+	// Stream makes exactly one HTTP attempt for call; retries belong to the
+	// run engine. It returns once response headers arrived with a success
+	// status, or with an error. Errors are *llm.ProviderError classified by
+	// cause, except a cancelled or expired ctx, which yields ctx.Err() (wrapped).
+	//
+	// ctx covers the whole call: the wait for headers and every read of the
+	// body. Cancelling it closes the connection promptly and makes the stream's
+	// Next return false with Err wrapping ctx.Err(). The caller must Close the
+	// returned stream.
+	Stream(ctx context.Context, call ModelCall) (ModelStream, error)
+}
+
+// ModelCall is one provider attempt.
+type ModelCall struct {
+	// CallID identifies the attempt in call records ("<run>:<index>[:retry-N]").
+	CallID string
+	// RunID and ConversationID scope the call record; ConversationID also
+	// fills the {{SessionId}} template of custom headers.
+	RunID          string
+	ConversationID string
+	// ProviderCallIndex is the model cycle index within the run.
+	ProviderCallIndex int
+	// Endpoint says where and how to call.
+	Endpoint Endpoint
+	// Request is what to ask.
+	Request llm.Request
+}
+
+// Endpoint is a resolved provider configuration for one call. APIKey is a
+// secret: adapters send it only in the protocol's auth header and never log
+// or record it.
+type Endpoint struct {
+	Kind llm.ProviderKind
+	// URL is the full request URL (for example https://api.openai.com/v1/responses).
+	URL    string
+	APIKey string
+	// Headers are extra request headers; values may contain {{SessionId}}.
+	Headers map[string]string
+	// ExtraParams is a JSON object merged into the request body; it may not
+	// replace reserved fields (model, stream, messages, input, tools, system,
+	// instructions, prompt_cache_key).
+	ExtraParams []byte
+}
+
+// ModelStream yields the events of one model call. It is not safe for
+// concurrent use.
+type ModelStream interface {
+	// Next advances to the next event and reports whether there is one. It
+	// returns false at the end of the stream or on error; Err tells which.
+	Next() bool
+	// Event returns the current event; valid until the next call to Next.
+	Event() llm.Event
+	// Err returns the error that ended the stream, nil after a clean Done.
+	// Provider failures are *llm.ProviderError.
+	Err() error
+	// Close releases the connection. It is safe to call more than once and
+	// after an error.
+	Close() error
+}
