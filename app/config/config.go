@@ -1,0 +1,124 @@
+package config
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Config is everything Keygate needs to start. Build it with [Load] (or
+// [Default] and then [Config.Validate]); a Config that passed Validate is
+// complete.
+type Config struct {
+	// DataDir holds the embedded database, the installation CA and secrets.
+	// It is created (mode 0700) on first start.
+	DataDir string
+	// Listen is the address of the HTTP listener (console, control API,
+	// health and the Cursor routes).
+	Listen string
+	// LogFormat is "console", "json" or "auto" (console on a terminal).
+	LogFormat string
+	// LogLevel is a zap level name: debug, info, warn, error.
+	LogLevel string
+	// ShutdownTimeout bounds graceful shutdown after SIGINT/SIGTERM.
+	ShutdownTimeout time.Duration
+}
+
+// Environment variable names, one per flag.
+const (
+	EnvDataDir   = "KEYGATE_DATA_DIR"
+	EnvListen    = "KEYGATE_LISTEN"
+	EnvLogFormat = "KEYGATE_LOG_FORMAT"
+	EnvLogLevel  = "KEYGATE_LOG_LEVEL"
+)
+
+// DefaultListen is loopback only: a laptop install must not expose the
+// gateway to the network unless the operator asks for it.
+const DefaultListen = "127.0.0.1:7878"
+
+// Default returns the defaults. The data directory defaults to
+// "<user config dir>/keygate" (for example ~/.config/keygate on Linux).
+func Default() Config {
+	dir := "keygate-data"
+	if base, err := os.UserConfigDir(); err == nil {
+		dir = filepath.Join(base, "keygate")
+	}
+	return Config{
+		DataDir:         dir,
+		Listen:          DefaultListen,
+		LogFormat:       "auto",
+		LogLevel:        "info",
+		ShutdownTimeout: 5 * time.Second,
+	}
+}
+
+// Load builds a Config from defaults, then the environment, then flags
+// (flags win), and validates it. args excludes the program and subcommand
+// names. getenv is usually os.Getenv; usage output goes to out.
+func Load(args []string, getenv func(string) string, out io.Writer) (Config, error) {
+	cfg := Default()
+	envString(getenv, EnvDataDir, &cfg.DataDir)
+	envString(getenv, EnvListen, &cfg.Listen)
+	envString(getenv, EnvLogFormat, &cfg.LogFormat)
+	envString(getenv, EnvLogLevel, &cfg.LogLevel)
+
+	fs := flag.NewFlagSet("keygate serve", flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "data directory (env "+EnvDataDir+")")
+	fs.StringVar(&cfg.Listen, "listen", cfg.Listen, "HTTP listen address (env "+EnvListen+")")
+	fs.StringVar(&cfg.LogFormat, "log-format", cfg.LogFormat, "console, json or auto (env "+EnvLogFormat+")")
+	fs.StringVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "debug, info, warn or error (env "+EnvLogLevel+")")
+	if err := fs.Parse(args); err != nil {
+		return Config{}, err
+	}
+	if fs.NArg() > 0 {
+		return Config{}, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	if err := cfg.Validate(); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+func envString(getenv func(string) string, name string, dst *string) {
+	if v := strings.TrimSpace(getenv(name)); v != "" {
+		*dst = v
+	}
+}
+
+// Validate reports every problem at once, so an operator fixes a bad
+// configuration in one round.
+func (c Config) Validate() error {
+	var errs []error
+	if strings.TrimSpace(c.DataDir) == "" {
+		errs = append(errs, errors.New("data dir is empty"))
+	}
+	if _, port, err := net.SplitHostPort(c.Listen); err != nil {
+		errs = append(errs, fmt.Errorf("listen address %q: %w", c.Listen, err))
+	} else if port == "" {
+		errs = append(errs, fmt.Errorf("listen address %q has no port", c.Listen))
+	}
+	switch c.LogFormat {
+	case "auto", "console", "json":
+	default:
+		errs = append(errs, fmt.Errorf("log format %q is not one of auto, console, json", c.LogFormat))
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		errs = append(errs, fmt.Errorf("log level %q is not one of debug, info, warn, error", c.LogLevel))
+	}
+	if c.ShutdownTimeout <= 0 {
+		errs = append(errs, errors.New("shutdown timeout must be positive"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("invalid configuration: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,61 @@
+package config_test
+
+import (
+	"io"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"keygate/app/config"
+)
+
+func env(kv map[string]string) func(string) string {
+	return func(k string) string { return kv[k] }
+}
+
+var _ = Describe("config.Load", func() {
+	It("starts from loopback-only defaults with a data dir under the user's config dir", func() {
+		cfg, err := config.Load(nil, env(nil), io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.Listen).To(Equal("127.0.0.1:7878"))
+		Expect(cfg.DataDir).To(HaveSuffix("keygate"))
+		Expect(cfg.ShutdownTimeout.Seconds()).To(BeNumerically("==", 5))
+	})
+
+	It("takes the environment over the defaults", func() {
+		cfg, err := config.Load(nil, env(map[string]string{
+			config.EnvDataDir: "/srv/kg", config.EnvListen: "0.0.0.0:9000",
+		}), io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.DataDir).To(Equal("/srv/kg"))
+		Expect(cfg.Listen).To(Equal("0.0.0.0:9000"))
+	})
+
+	It("takes flags over the environment", func() {
+		cfg, err := config.Load([]string{"--data-dir", "/flag", "--listen=:1234"},
+			env(map[string]string{config.EnvDataDir: "/env"}), io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.DataDir).To(Equal("/flag"))
+		Expect(cfg.Listen).To(Equal(":1234"))
+	})
+
+	It("reports every invalid setting in one error", func() {
+		_, err := config.Load([]string{"--listen", "nowhere", "--log-level", "loud", "--log-format", "xml"}, env(nil), io.Discard)
+		Expect(err).To(MatchError(And(
+			ContainSubstring(`listen address "nowhere"`),
+			ContainSubstring(`log level "loud"`),
+			ContainSubstring(`log format "xml"`),
+		)))
+	})
+
+	It("rejects stray positional arguments", func() {
+		_, err := config.Load([]string{"extra"}, env(nil), io.Discard)
+		Expect(err).To(MatchError(ContainSubstring("unexpected arguments: extra")))
+	})
+
+	It("rejects an empty data dir from the environment only when no default remains", func() {
+		cfg := config.Default()
+		cfg.DataDir = "  "
+		Expect(cfg.Validate()).To(MatchError(ContainSubstring("data dir is empty")))
+	})
+})

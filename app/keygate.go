@@ -1,0 +1,75 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+
+	"go.uber.org/zap"
+
+	"keygate/adapters/httpserver"
+	"keygate/app/config"
+)
+
+// Keygate is a fully wired instance, ready to Run.
+type Keygate struct {
+	cfg    config.Config
+	logger *zap.Logger
+	server *httpserver.Server
+}
+
+// DataDir is the prepared data directory (exists, mode 0700).
+type DataDir string
+
+// NewKeygate assembles the parts wire built.
+func NewKeygate(cfg config.Config, logger *zap.Logger, server *httpserver.Server) *Keygate {
+	return &Keygate{cfg: cfg, logger: logger, server: server}
+}
+
+// Run serves until ctx is cancelled, then shuts down gracefully. ready, if
+// non-nil, receives the bound listen address.
+func (k *Keygate) Run(ctx context.Context, ready func(net.Addr)) error {
+	return k.server.Run(ctx, ready)
+}
+
+// Handler exposes the root HTTP handler for in-process tests.
+func (k *Keygate) Handler() http.Handler { return k.server.Handler() }
+
+// PrepareDataDir creates the data directory on first start with mode 0700:
+// it will hold the database, the CA key and the local secret key.
+func PrepareDataDir(cfg config.Config) (DataDir, error) {
+	dir, err := filepath.Abs(cfg.DataDir)
+	if err != nil {
+		return "", fmt.Errorf("resolve data dir: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("create data dir: %w", err)
+	}
+	return DataDir(dir), nil
+}
+
+// NewHTTPServer mounts the routes and readiness checks of every adapter.
+func NewHTTPServer(cfg config.Config, logger *zap.Logger, dir DataDir) *httpserver.Server {
+	return httpserver.New(logger, httpserver.Options{
+		Addr:            cfg.Listen,
+		ShutdownTimeout: cfg.ShutdownTimeout,
+		Checks: []httpserver.Check{
+			{Name: "data_dir", Fn: func(context.Context) error { return checkWritable(string(dir)) }},
+		},
+	})
+}
+
+// checkWritable proves the data directory still accepts writes (a full or
+// read-only disk makes Keygate unable to keep conversations).
+func checkWritable(dir string) error {
+	f, err := os.CreateTemp(dir, ".ready-*")
+	if err != nil {
+		return fmt.Errorf("data dir not writable: %w", err)
+	}
+	name := f.Name()
+	return errors.Join(f.Close(), os.Remove(name))
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+
+	"keygate/app"
+	"keygate/app/config"
+)
+
+// version is set at link time (-ldflags "-X main.version=v1.2.3"); builds
+// without it report the module version or "dev" and the VCS revision.
+var version = ""
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	cmd := "serve"
+	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "serve":
+		return serve(args, stderr)
+	case "version":
+		fmt.Fprintln(stdout, versionString())
+		return 0
+	case "help", "-h", "--help":
+		fmt.Fprintln(stdout, "usage: keygate [serve] [flags] | keygate version | keygate serve -h")
+		return 0
+	default:
+		fmt.Fprintf(stderr, "keygate: unknown command %q (try: serve, version)\n", cmd)
+		return 2
+	}
+}
+
+func serve(args []string, stderr io.Writer) int {
+	cfg, err := config.Load(args, os.Getenv, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "keygate: %v\n", err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	kg, cleanup, err := app.Initialize(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "keygate: start: %v\n", err)
+		return 1
+	}
+	defer cleanup()
+	if err := kg.Run(ctx, nil); err != nil {
+		fmt.Fprintf(stderr, "keygate: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func versionString() string {
+	v, rev := version, ""
+	if info, ok := debug.ReadBuildInfo(); ok {
+		if v == "" && info.Main.Version != "" && info.Main.Version != "(devel)" {
+			v = info.Main.Version
+		}
+		for _, s := range info.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+				rev = s.Value[:12]
+			}
+		}
+	}
+	if v == "" {
+		v = "dev"
+	}
+	if rev != "" {
+		return fmt.Sprintf("keygate %s (%s)", v, rev)
+	}
+	return "keygate " + v
+}
