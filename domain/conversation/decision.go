@@ -13,6 +13,9 @@ type Facts struct {
 	// [Plan.MessageIDs] or whose runtime event id is one of
 	// [Plan.RuntimeEventIDs].
 	StoredMessages []Message
+	// BaseHolds are those of [Plan.MessageIDs] that the base checkpoint's
+	// full list already holds (found by walking its chain).
+	BaseHolds []string
 }
 
 // Outcome says what a store does with a [Decision].
@@ -52,8 +55,8 @@ type Decision struct {
 	// NewMessages are the messages to insert (those not stored yet), in
 	// order; empty unless Outcome is Create.
 	NewMessages []Message
-	// Reused is how many of the change's messages are covered by an already
-	// stored candidate checkpoint.
+	// Reused is how many of the change's messages needed no new checkpoint:
+	// those the base already held plus those covered by a stored candidate.
 	Reused int
 }
 
@@ -61,6 +64,8 @@ type Decision struct {
 //
 //   - a message whose id, or runtime event id, is stored with other content
 //     is a *MessageConflictError (ErrMessageConflict), whatever the head;
+//   - a message the base already holds is not appended again (storing a
+//     message once is idempotent); the target is the base plus the rest;
 //   - if the target checkpoint exists, the change is idempotent: Unchanged
 //     when the head is the target or has moved on (a late retry), MoveHead
 //     when the head is still the expected one;
@@ -68,6 +73,10 @@ type Decision struct {
 //   - otherwise Create a checkpoint whose parent is the deepest stored
 //     candidate (or the base), so a retried turn reuses the matching part of
 //     the chain, and insert the messages not stored yet.
+//
+// Checkpoint ids name states, so inserting a Create checkpoint whose id is
+// already stored is harmless; a store may insert with "on conflict do
+// nothing" and needs no lookup beyond [Facts] for correctness.
 func (p Plan) Decide(f Facts) (Decision, error) {
 	stored := make(map[string]Message, len(f.StoredMessages))
 	byEvent := make(map[string]Message)
@@ -77,6 +86,7 @@ func (p Plan) Decide(f Facts) (Decision, error) {
 			byEvent[m.runtimeEventID] = m
 		}
 	}
+	var rest []Message
 	for _, m := range p.change.messages {
 		if s, ok := stored[m.id]; ok && !s.Equal(m) {
 			return Decision{}, &MessageConflictError{ID: m.id, StoredID: s.id}
@@ -84,16 +94,29 @@ func (p Plan) Decide(f Facts) (Decision, error) {
 		if s, ok := byEvent[m.runtimeEventID]; ok && m.runtimeEventID != "" && s.id != m.id {
 			return Decision{}, &MessageConflictError{ID: m.id, StoredID: s.id, RuntimeEventID: m.runtimeEventID}
 		}
+		if !slices.Contains(f.BaseHolds, m.id) {
+			rest = append(rest, m)
+		}
+	}
+	base, candidates := p.change.base, p.candidates
+	if len(rest) != len(p.change.messages) {
+		candidates = make([]Checkpoint, len(rest))
+		for i := range rest {
+			candidates[i] = base.child(rest[:i+1])
+		}
 	}
 	deepest := -1
-	for i, c := range p.candidates {
+	for i, c := range candidates {
 		if slices.Contains(f.ExistingCheckpoints, c.id) {
 			deepest = i
 		}
 	}
-	target := p.Target()
-	if deepest == len(p.candidates)-1 {
-		d := Decision{Outcome: Unchanged, Checkpoint: target, Reused: len(p.candidates)}
+	if deepest == len(candidates)-1 {
+		target := base
+		if len(candidates) > 0 {
+			target = candidates[deepest]
+		}
+		d := Decision{Outcome: Unchanged, Checkpoint: target, Reused: len(p.change.messages)}
 		if f.HeadID == p.change.expectedHeadID && f.HeadID != target.id {
 			d.Outcome = MoveHead
 		}
@@ -102,16 +125,16 @@ func (p Plan) Decide(f Facts) (Decision, error) {
 	if f.HeadID != p.change.expectedHeadID {
 		return Decision{}, ErrStaleHead
 	}
-	parent := p.change.base
+	parent := base
 	if deepest >= 0 {
-		parent = p.candidates[deepest]
+		parent = candidates[deepest]
 	}
-	created := parent.child(p.change.messages[deepest+1:])
 	var fresh []Message
-	for _, m := range p.change.messages {
+	for _, m := range rest {
 		if _, ok := stored[m.id]; !ok {
 			fresh = append(fresh, m)
 		}
 	}
-	return Decision{Outcome: Create, Checkpoint: created, NewMessages: fresh, Reused: deepest + 1}, nil
+	reused := len(p.change.messages) - len(rest) + deepest + 1
+	return Decision{Outcome: Create, Checkpoint: parent.child(rest[deepest+1:]), NewMessages: fresh, Reused: reused}, nil
 }
