@@ -1,0 +1,182 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"keygate/adapters/provider/failure"
+	"keygate/adapters/provider/openai"
+	"keygate/adapters/provider/sse"
+	"keygate/adapters/provider/wire"
+	"keygate/domain/llm"
+	"keygate/ports"
+)
+
+var _ ports.ModelProvider = (*Client)(nil)
+
+// sessionTemplate in header values and extra parameters is replaced by the
+// Cursor conversation id.
+const sessionTemplate = "{{SessionId}}"
+
+// maxErrorBody bounds how much of a non-2xx body is read.
+const maxErrorBody = failure.MaxMessage
+
+// Options configure a Client.
+type Options struct {
+	// HTTP sends requests; nil uses a client without an overall timeout (the
+	// caller's context and IdleTimeout bound each call).
+	HTTP *http.Client
+	// Recorder receives one record per call; nil records nothing.
+	Recorder ports.CallRecorder
+	// Logger reports recording failures; nil logs nothing.
+	Logger *zap.Logger
+	// IdleTimeout fails a call whose connection delivers no bytes for this
+	// long, including the wait for headers, as a transient error. 0 disables
+	// the watchdog.
+	IdleTimeout time.Duration
+	// Detailed is read once per call: true records the request and the raw
+	// response chunks too. nil means never.
+	Detailed func() bool
+	// Now is the clock of call records; nil uses time.Now.
+	Now func() time.Time
+}
+
+// Client streams model calls over HTTP. It is safe for concurrent use.
+type Client struct {
+	http     *http.Client
+	recorder ports.CallRecorder
+	log      *zap.Logger
+	idle     time.Duration
+	detailed func() bool
+	now      func() time.Time
+}
+
+// New returns a Client.
+func New(o Options) *Client {
+	c := &Client{http: o.HTTP, recorder: o.Recorder, log: o.Logger, idle: o.IdleTimeout,
+		detailed: o.Detailed, now: o.Now}
+	if c.http == nil {
+		c.http = &http.Client{}
+	}
+	if c.log == nil {
+		c.log = zap.NewNop()
+	}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	return c
+}
+
+// Stream makes one HTTP attempt for call; see ports.ModelProvider.
+func (c *Client) Stream(ctx context.Context, call ports.ModelCall) (ports.ModelStream, error) {
+	ep := call.Endpoint
+	p, err := protocolFor(ep.Kind)
+	if err != nil {
+		return nil, &llm.ProviderError{Class: llm.ErrorBadRequest, Message: err.Error()}
+	}
+	q := openai.DetectQuirks(call.Request.Model, ep.URL)
+	extras, err := wire.ParseExtras([]byte(template(ep.ExtraParams, call.ConversationID, true)))
+	if err != nil {
+		return nil, &llm.ProviderError{Class: llm.ErrorBadRequest, Message: "model configuration: " + err.Error(), Err: err}
+	}
+	body, err := p.body(nil, call.Request, extras, q)
+	if err != nil {
+		return nil, &llm.ProviderError{Class: llm.ErrorBadRequest, Message: "build request: " + err.Error(), Err: err}
+	}
+
+	rec := c.startRecording(ctx, call, q, int64(len(body)))
+	reqCtx, cancel := context.WithCancelCause(ctx)
+	req, err := http.NewRequestWithContext(reqCtx, http.MethodPost, ep.URL, bytes.NewReader(body))
+	if err != nil {
+		cancel(nil)
+		perr := &llm.ProviderError{Class: llm.ErrorBadRequest, Message: "build request: invalid URL " + redactURL(ep.URL, ep.APIKey)}
+		rec.fail(c.now(), perr)
+		return nil, perr
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	p.headers(req.Header, ep.APIKey, q)
+	for name, value := range ep.Headers {
+		req.Header.Set(name, template([]byte(value), call.ConversationID, false))
+	}
+	rec.request(req, body, ep.APIKey)
+
+	dog := newWatchdog(c.idle, cancel)
+	cause := func() error { return context.Cause(reqCtx) }
+	resp, err := c.http.Do(req)
+	if err != nil {
+		dog.stop()
+		cancel(nil)
+		e := c.transportError(p.label, "request", err, cause, ctx.Err, ep.APIKey)
+		rec.end(c.now(), e)
+		return nil, e
+	}
+	rec.headers(c.now(), resp.StatusCode)
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		defer cancel(nil)
+		defer dog.stop()
+		defer resp.Body.Close()
+		e := c.statusError(p.label, resp, q, ep.APIKey, cause, ctx.Err)
+		rec.end(c.now(), e)
+		return nil, e
+	}
+	m := &meter{r: resp.Body, dog: dog, rec: rec}
+	return &stream{
+		body: resp.Body, reader: sse.NewReader(m, 0), dec: p.decoder(), label: p.label,
+		cancel: cancel, cause: cause, parentErr: ctx.Err, dog: dog, rec: rec, meter: m,
+		apiKey: ep.APIKey, now: c.now,
+	}, nil
+}
+
+// statusError reads a bounded error body under the call's context and
+// classifies the status.
+func (c *Client) statusError(label string, resp *http.Response, q openai.Quirks, apiKey string,
+	cause func() error, parentErr func() error) error {
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	if err != nil && cause() != nil {
+		return c.transportError(label, "error body read", err, cause, parentErr, apiKey)
+	}
+	perr := failure.Status(label, resp.StatusCode, []byte(scrub(string(raw), apiKey)))
+	if q.Kimi && resp.StatusCode == http.StatusBadRequest && openai.KimiRetryable(string(raw)) {
+		perr.Class = llm.ErrorTransient
+	}
+	perr.RetryAfter = failure.RetryAfter(resp.Header, c.now())
+	return perr
+}
+
+// transportError classifies a failed request or body read: the caller's
+// cancellation stays a context error, a watchdog stall is transient with the
+// idle duration, anything else is a transient transport failure.
+func (c *Client) transportError(label, stage string, err error, cause func() error, parentErr func() error, apiKey string) error {
+	var idle *idleError
+	if errors.As(cause(), &idle) {
+		return failure.Transient(label, idle.Error(), idle)
+	}
+	if perr := parentErr(); perr != nil {
+		return fmt.Errorf("provider %s: %w", stage, perr)
+	}
+	return failure.Transient(label, stage+" error: "+scrub(err.Error(), apiKey), err)
+}
+
+// template replaces the session template; in JSON the id is escaped as the
+// inside of a string.
+func template(b []byte, conversationID string, jsonString bool) string {
+	s := string(b)
+	if !strings.Contains(s, sessionTemplate) {
+		return s
+	}
+	id := conversationID
+	if jsonString {
+		q := wire.AppendString(nil, conversationID)
+		id = string(q[1 : len(q)-1])
+	}
+	return strings.ReplaceAll(s, sessionTemplate, id)
+}

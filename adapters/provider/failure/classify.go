@@ -1,0 +1,98 @@
+package failure
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"keygate/domain/llm"
+)
+
+// MaxMessage bounds the provider text kept in an error message.
+const MaxMessage = 8 << 10
+
+// Status classifies a non-2xx response. label names the protocol ("OpenAI
+// Chat"), body is the (already bounded) response body.
+func Status(label string, status int, body []byte) *llm.ProviderError {
+	msg := Bound(strings.TrimSpace(string(body)))
+	class := llm.ErrorBadRequest
+	switch {
+	case status == 429:
+		class = llm.ErrorRateLimit
+	case status == 401 || status == 403:
+		class = llm.ErrorAuthorization
+	case status >= 500, status == 408, status == 425:
+		class = llm.ErrorTransient
+	case Overflow(msg):
+		class = llm.ErrorContextOverflow
+	}
+	return &llm.ProviderError{Class: class, Status: status, Message: label + " " + strconv.Itoa(status) + ": " + msg}
+}
+
+// InBand classifies an error event delivered inside a 200 stream. code is
+// the vendor's code or type field, whichever it sent.
+func InBand(label, code, message string) *llm.ProviderError {
+	class := llm.ErrorTransient // unknown errors are retried like transport failures
+	switch code {
+	case "rate_limit_exceeded", "rate_limit_error", "insufficient_quota", "quota_exceeded":
+		class = llm.ErrorRateLimit
+	case "server_error", "api_error", "overloaded_error", "internal_server_error":
+		class = llm.ErrorTransient
+	case "authentication_error", "permission_error", "invalid_api_key":
+		class = llm.ErrorAuthorization
+	case "invalid_request_error":
+		class = llm.ErrorBadRequest
+	case "context_length_exceeded", "model_context_window_exceeded", "model_max_prompt_tokens_exceeded":
+		class = llm.ErrorContextOverflow
+	}
+	if class != llm.ErrorContextOverflow && Overflow(message) {
+		class = llm.ErrorContextOverflow
+	}
+	text := label + " error"
+	if code != "" {
+		text += " " + code
+	}
+	return &llm.ProviderError{Class: class, Message: text + ": " + Bound(message)}
+}
+
+// overflowPhrases are what providers say when the prompt did not fit.
+var overflowPhrases = []string{
+	"prompt is too long",
+	"context window exceeded",
+	"model_context_window_exceeded",
+	"context_length_exceeded",
+	"model_max_prompt_tokens_exceeded",
+}
+
+// Overflow reports whether a provider message is a context-overflow refusal.
+func Overflow(message string) bool {
+	m := strings.ToLower(message)
+	for _, p := range overflowPhrases {
+		if strings.Contains(m, p) {
+			return true
+		}
+	}
+	return strings.Contains(m, "maximum context length") && strings.Contains(m, "token")
+}
+
+// Protocol is a stream that broke the wire format.
+func Protocol(label, message string, cause error) *llm.ProviderError {
+	return &llm.ProviderError{Class: llm.ErrorProtocol, Message: label + " " + message, Err: cause}
+}
+
+// Transient is a transport failure or stall.
+func Transient(label, message string, cause error) *llm.ProviderError {
+	return &llm.ProviderError{Class: llm.ErrorTransient, Message: label + " " + message, Err: cause}
+}
+
+// Bound cuts s to MaxMessage bytes on a rune boundary.
+func Bound(s string) string {
+	if len(s) <= MaxMessage {
+		return s
+	}
+	cut := MaxMessage
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}

@@ -1,0 +1,319 @@
+package openai
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+
+	"keygate/adapters/provider/failure"
+	"keygate/adapters/provider/sse"
+	"keygate/adapters/provider/wire"
+	"keygate/domain/llm"
+)
+
+// chatChunk names only the fields Keygate reads from a Chat chunk.
+type chatChunk struct {
+	ID      string       `json:"id"`
+	Model   string       `json:"model"`
+	Choices []chatChoice `json:"choices"`
+	Usage   *chatUsage   `json:"usage"`
+	Error   *apiError    `json:"error"`
+}
+
+type chatChoice struct {
+	Index        int       `json:"index"`
+	Delta        chatDelta `json:"delta"`
+	FinishReason string    `json:"finish_reason"`
+}
+
+type chatDelta struct {
+	Content          string          `json:"content"`
+	Refusal          string          `json:"refusal"`
+	ReasoningContent string          `json:"reasoning_content"`
+	Reasoning        string          `json:"reasoning"`
+	ToolCalls        []chatToolDelta `json:"tool_calls"`
+}
+
+type chatToolDelta struct {
+	Index    *int   `json:"index"`
+	ID       string `json:"id"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+type chatUsage struct {
+	PromptTokens        int64 `json:"prompt_tokens"`
+	CompletionTokens    int64 `json:"completion_tokens"`
+	PromptTokensDetails *struct {
+		CachedTokens *int64 `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
+	CompletionTokensDetails *struct {
+		ReasoningTokens *int64 `json:"reasoning_tokens"`
+	} `json:"completion_tokens_details"`
+}
+
+// apiError is an error object as OpenAI and compatible servers send it; code
+// is a string at OpenAI and a number at OpenRouter.
+type apiError struct {
+	Message string          `json:"message"`
+	Type    string          `json:"type"`
+	Code    json.RawMessage `json:"code"`
+}
+
+func (e *apiError) code() string {
+	var s string
+	if json.Unmarshal(e.Code, &s) == nil && s != "" {
+		return s
+	}
+	if e.Type != "" {
+		return e.Type
+	}
+	return string(bytes.Trim(e.Code, `"`))
+}
+
+type chatCall struct {
+	index   int
+	id      string
+	name    string
+	args    []byte // buffered until the call starts
+	started bool
+}
+
+// ChatDecoder turns a Chat Completions stream into model events. Use one per
+// call.
+type ChatDecoder struct {
+	started      bool
+	id, model    string
+	thinkingOpen bool
+	textOpen     bool
+	reasoning    []byte
+	sawReasoning bool
+	calls        []chatCall
+	finish       string
+	sawDone      bool
+	usage        *llm.Usage
+	ended        bool
+}
+
+// Meta returns the response id and model the stream reported.
+func (d *ChatDecoder) Meta() (id, model string) { return d.id, d.model }
+
+// Ended reports whether the stream reached its terminal event.
+func (d *ChatDecoder) Ended() bool { return d.ended }
+
+// Decode handles one SSE event and appends the resulting events to out.
+func (d *ChatDecoder) Decode(ev sse.Event, out []llm.Event) ([]llm.Event, error) {
+	data := bytes.TrimSpace(ev.Data)
+	if string(data) == "[DONE]" {
+		d.sawDone = true
+		return d.End(out)
+	}
+	var c chatChunk
+	if err := json.Unmarshal(data, &c); err != nil {
+		return out, failure.Protocol(chatLabel, "stream JSON error", err)
+	}
+	if c.Error != nil {
+		return out, failure.InBand(chatLabel, c.Error.code(), c.Error.Message)
+	}
+	if !d.started {
+		d.started, d.id, d.model = true, c.ID, c.Model
+		out = append(out, llm.Event{Kind: llm.EventStart, ModelCallID: c.ID})
+	}
+	if c.Usage != nil {
+		d.usage = chatToUsage(c.Usage)
+	}
+	for i := range c.Choices {
+		ch := &c.Choices[i]
+		if ch.Index != 0 {
+			continue
+		}
+		var err error
+		if out, err = d.choice(ch, out); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+func (d *ChatDecoder) choice(ch *chatChoice, out []llm.Event) ([]llm.Event, error) {
+	reasoning := ch.Delta.ReasoningContent
+	if reasoning == "" {
+		reasoning = ch.Delta.Reasoning
+	}
+	if reasoning != "" {
+		if !d.thinkingOpen {
+			d.thinkingOpen = true
+			out = append(out, llm.Event{Kind: llm.EventThinkingStart})
+		}
+		d.sawReasoning = true
+		d.reasoning = append(d.reasoning, reasoning...)
+		out = append(out, llm.Event{Kind: llm.EventThinkingDelta, Text: reasoning})
+	}
+	// A refusal is shown to the user like text: the event vocabulary has no
+	// separate channel for it and Chat ends it with an ordinary stop.
+	for _, text := range [2]string{ch.Delta.Content, ch.Delta.Refusal} {
+		if text == "" {
+			continue
+		}
+		out = d.closeThinking(out)
+		if !d.textOpen {
+			d.textOpen = true
+			out = append(out, llm.Event{Kind: llm.EventTextStart})
+		}
+		out = append(out, llm.Event{Kind: llm.EventTextDelta, Text: text})
+	}
+	for pos := range ch.Delta.ToolCalls {
+		out = d.toolDelta(&ch.Delta.ToolCalls[pos], pos, out)
+	}
+	if ch.FinishReason != "" {
+		d.finish = ch.FinishReason
+	}
+	return out, nil
+}
+
+func (d *ChatDecoder) closeThinking(out []llm.Event) []llm.Event {
+	if d.thinkingOpen {
+		d.thinkingOpen = false
+		out = append(out, llm.Event{Kind: llm.EventThinkingEnd})
+	}
+	return out
+}
+
+func (d *ChatDecoder) toolDelta(td *chatToolDelta, pos int, out []llm.Event) []llm.Event {
+	idx := pos
+	if td.Index != nil {
+		idx = *td.Index
+	}
+	var c *chatCall
+	for i := range d.calls {
+		if d.calls[i].index == idx {
+			c = &d.calls[i]
+		}
+	}
+	if c == nil {
+		d.calls = append(d.calls, chatCall{index: idx})
+		c = &d.calls[len(d.calls)-1]
+	}
+	c.id = mergeFragment(c.id, td.ID)
+	c.name = mergeFragment(c.name, td.Function.Name)
+	args := td.Function.Arguments
+	if c.started {
+		if args != "" {
+			out = append(out, llm.Event{Kind: llm.EventToolCallArgumentsDelta, Index: idx, Text: args})
+		}
+		return out
+	}
+	c.args = append(c.args, args...)
+	if c.id != "" && c.name != "" {
+		out = d.startCall(c, out)
+	}
+	return out
+}
+
+func (d *ChatDecoder) startCall(c *chatCall, out []llm.Event) []llm.Event {
+	out = d.closeThinking(out)
+	c.started = true
+	out = append(out, llm.Event{Kind: llm.EventToolCallStart, Index: c.index, CallID: c.id, Name: c.name})
+	if len(c.args) > 0 {
+		out = append(out, llm.Event{Kind: llm.EventToolCallArgumentsDelta, Index: c.index, Text: string(c.args)})
+		c.args = nil
+	}
+	return out
+}
+
+// mergeFragment merges an id or name fragment defensively: some compatible
+// servers resend the whole value on every chunk. A fragment equal to or a
+// suffix of what we have is ignored, one that extends it replaces it, anything
+// else is appended.
+func mergeFragment(have, frag string) string {
+	switch {
+	case frag == "":
+		return have
+	case len(frag) <= len(have) && have[len(have)-len(frag):] == frag:
+		return have
+	case len(frag) > len(have) && frag[:len(have)] == have:
+		return frag
+	default:
+		return have + frag
+	}
+}
+
+// End finishes the stream at [DONE] or EOF: it closes open blocks, starts
+// and ends every tool call, reports usage and replay state and emits Done.
+func (d *ChatDecoder) End(out []llm.Event) ([]llm.Event, error) {
+	if d.ended {
+		return out, nil
+	}
+	d.ended = true
+	if !d.started {
+		return out, failure.Protocol(chatLabel, "stream ended without any chunk", nil)
+	}
+	out = d.closeThinking(out)
+	if d.textOpen {
+		d.textOpen = false
+		out = append(out, llm.Event{Kind: llm.EventTextEnd})
+	}
+	for i := range d.calls {
+		c := &d.calls[i]
+		if c.started {
+			continue
+		}
+		if c.name == "" {
+			return out, failure.Protocol(chatLabel, "tool call is missing name", nil)
+		}
+		if c.id == "" {
+			c.id = "call-" + strconv.Itoa(c.index)
+		}
+		out = d.startCall(c, out)
+	}
+	for i := range d.calls {
+		out = append(out, llm.Event{Kind: llm.EventToolCallEnd, Index: d.calls[i].index})
+	}
+	if d.usage != nil {
+		out = append(out, llm.Event{Kind: llm.EventUsage, Usage: d.usage})
+	}
+	if d.sawReasoning {
+		var w wire.Writer
+		w.BeginObject()
+		w.StringField("reasoning_content", string(d.reasoning))
+		w.EndObject()
+		out = append(out, llm.Event{Kind: llm.EventReplayState,
+			Replay: &llm.ReplayState{Kind: llm.ProviderOpenAIChat, Value: w.B}})
+	}
+	if d.finish == "" && !d.sawDone {
+		return out, failure.Protocol(chatLabel, "stream ended without finish_reason", nil)
+	}
+	return append(out, llm.Event{Kind: llm.EventDone, Finish: d.collapse()}), nil
+}
+
+// collapse maps finish_reason. Compatible servers often say "stop" while
+// calling tools, so any ordinary label becomes ToolUse when calls were seen;
+// content_filter never runs tools and length stays truncated.
+func (d *ChatDecoder) collapse() llm.FinishReason {
+	switch d.finish {
+	case "tool_calls", "function_call":
+		return llm.FinishToolUse
+	case "length":
+		return llm.FinishLength
+	case "content_filter":
+		return llm.FinishStop
+	}
+	if len(d.calls) > 0 {
+		return llm.FinishToolUse
+	}
+	return llm.FinishStop
+}
+
+func chatToUsage(u *chatUsage) *llm.Usage {
+	var cached, reasoning int64
+	haveCached, haveReasoning := false, false
+	if u.PromptTokensDetails != nil && u.PromptTokensDetails.CachedTokens != nil {
+		cached, haveCached = *u.PromptTokensDetails.CachedTokens, true
+	}
+	if u.CompletionTokensDetails != nil && u.CompletionTokensDetails.ReasoningTokens != nil {
+		reasoning, haveReasoning = *u.CompletionTokensDetails.ReasoningTokens, true
+	}
+	return toUsage(u.PromptTokens, cached, u.CompletionTokens, reasoning, haveCached, haveReasoning)
+}

@@ -1,0 +1,189 @@
+package providertest
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Step is one scripted action of a streamed reply. Exactly one field is set.
+type Step struct {
+	// Data is written and flushed as it is.
+	Data []byte
+	// Stall blocks until the client goes away or Release is called. A stall
+	// before any Data also holds back the response headers.
+	Stall bool
+	// Disconnect aborts the connection without ending the body.
+	Disconnect bool
+}
+
+// Reply is the scripted answer to one request.
+type Reply struct {
+	// Status defaults to 200.
+	Status int
+	Header http.Header
+	// Steps are played in order; for a non-streaming reply use one Data step.
+	Steps []Step
+}
+
+// Request is what the server received.
+type Request struct {
+	Method string
+	Path   string
+	Query  string
+	Header http.Header
+	Body   []byte
+}
+
+// Server is a fake provider: each request takes the next scripted reply.
+type Server struct {
+	*httptest.Server
+	mu       sync.Mutex
+	replies  []Reply
+	requests []Request
+	release  chan struct{}
+	gone     chan struct{}
+}
+
+// NewServer starts a fake provider on loopback. Close it when done.
+func NewServer() *Server {
+	s := &Server{release: make(chan struct{}), gone: make(chan struct{}, 64)}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	return s
+}
+
+// Enqueue scripts the replies of the next requests, in order.
+func (s *Server) Enqueue(replies ...Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.replies = append(s.replies, replies...)
+}
+
+// Requests returns copies of the requests received so far.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// Gone receives one value each time a stalled reply saw its client close the
+// connection.
+func (s *Server) Gone() <-chan struct{} { return s.gone }
+
+// Release ends every current and future stall.
+func (s *Server) Release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-s.release:
+	default:
+		close(s.release)
+	}
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	s.mu.Lock()
+	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
+		Header: r.Header.Clone(), Body: body})
+	var reply Reply
+	ok := len(s.replies) > 0
+	if ok {
+		reply, s.replies = s.replies[0], s.replies[1:]
+	}
+	s.mu.Unlock()
+	if !ok {
+		http.Error(w, `{"error":{"message":"no scripted reply","type":"server_error"}}`, http.StatusInternalServerError)
+		return
+	}
+	status := reply.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	wrote := false
+	writeHeader := func() {
+		if wrote {
+			return
+		}
+		wrote = true
+		for k, vs := range reply.Header {
+			for _, v := range vs {
+				w.Header().Add(k, v)
+			}
+		}
+		if w.Header().Get("Content-Type") == "" {
+			if status == http.StatusOK {
+				w.Header().Set("Content-Type", "text/event-stream")
+			} else {
+				w.Header().Set("Content-Type", "application/json")
+			}
+		}
+		w.WriteHeader(status)
+	}
+	flusher, _ := w.(http.Flusher)
+	for _, st := range reply.Steps {
+		switch {
+		case st.Stall:
+			if wrote {
+				flusher.Flush()
+			}
+			select {
+			case <-r.Context().Done():
+				s.gone <- struct{}{}
+				return
+			case <-s.release:
+			}
+		case st.Disconnect:
+			writeHeader()
+			flusher.Flush()
+			panic(http.ErrAbortHandler)
+		default:
+			writeHeader()
+			w.Write(st.Data) //nolint:errcheck // a gone client shows up in the next step
+			flusher.Flush()
+		}
+	}
+	writeHeader()
+}
+
+// Stream is a 200 reply that sends body one SSE event per step, the way
+// providers flush.
+func Stream(body []byte) Reply {
+	return Reply{Steps: Events(body)}
+}
+
+// Events splits an SSE body after each blank line, one step per event.
+func Events(body []byte) []Step {
+	var steps []Step
+	for len(body) > 0 {
+		i := bytes.Index(body, []byte("\n\n"))
+		if i < 0 {
+			steps = append(steps, Step{Data: body})
+			break
+		}
+		steps = append(steps, Step{Data: body[:i+2]})
+		body = body[i+2:]
+	}
+	return steps
+}
+
+// Status is a non-2xx reply with a JSON body and optional headers given as
+// name, value pairs.
+func Status(code int, body string, header ...string) Reply {
+	h := http.Header{}
+	for i := 0; i+1 < len(header); i += 2 {
+		h.Add(header[i], header[i+1])
+	}
+	return Reply{Status: code, Header: h, Steps: []Step{{Data: []byte(body)}}}
+}
+
+// RateLimited is a 429 whose Retry-After asks for d (whole seconds).
+func RateLimited(d time.Duration) Reply {
+	return Status(http.StatusTooManyRequests,
+		`{"error":{"message":"Rate limit reached","type":"rate_limit_error","code":"rate_limit_exceeded"}}`,
+		"Retry-After", strconv.Itoa(int(d/time.Second)))
+}

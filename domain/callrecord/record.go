@@ -1,0 +1,155 @@
+package callrecord
+
+import (
+	"errors"
+	"time"
+
+	"keygate/domain/llm"
+)
+
+// ErrNotRunning is returned when a record that already finished is finished
+// again: a record moves from running to exactly one final status.
+var ErrNotRunning = errors.New("call record is not running")
+
+// Status is the lifecycle state of a record.
+type Status uint8
+
+// Record statuses. Running is the only non-final one.
+const (
+	StatusRunning Status = iota + 1
+	StatusCompleted
+	StatusError
+	StatusCancelled
+)
+
+// String returns the lower-case status name used by stores and the console.
+func (s Status) String() string {
+	switch s {
+	case StatusRunning:
+		return "running"
+	case StatusCompleted:
+		return "completed"
+	case StatusError:
+		return "error"
+	case StatusCancelled:
+		return "cancelled"
+	default:
+		return "unknown"
+	}
+}
+
+// Final reports whether s is a terminal status.
+func (s Status) Final() bool { return s == StatusCompleted || s == StatusError || s == StatusCancelled }
+
+// Record is one provider attempt. Retries and alias attempts each get their
+// own record with their own CallID.
+type Record struct {
+	// Identity.
+	CallID            string
+	RunID             string
+	ConversationID    string
+	ProviderCallIndex int
+
+	// Model is what was asked of which endpoint.
+	Model ModelSnapshot
+
+	// Outcome.
+	Status Status
+	Finish llm.FinishReason
+	// HTTPStatus is 0 until response headers arrived.
+	HTTPStatus int
+	// ErrorClass is zero unless Status is StatusError.
+	ErrorClass   llm.ErrorClass
+	ErrorMessage string
+
+	Timing Timing
+
+	// Volume.
+	RequestBytes  int64
+	ResponseBytes int64
+	EventCount    int64
+
+	// Usage is the provider's authoritative usage; nil when it reported none.
+	Usage *llm.Usage
+
+	// Detailed is the detailed-logging setting snapshotted at call start: when
+	// set, the request and the raw response chunks are recorded too.
+	Detailed bool
+}
+
+// ModelSnapshot is the model configuration as it was when the call started,
+// so that later edits of the configuration do not rewrite history.
+type ModelSnapshot struct {
+	ProviderKind llm.ProviderKind
+	// RequestURL is the URL called, with credentials removed.
+	RequestURL      string
+	ModelID         string
+	ReasoningEffort string
+	ServiceTier     string
+	MessageCount    int
+	ToolCount       int
+	// ResponseModel and ResponseID are what the provider reported back (for
+	// example a dated model snapshot); empty until the stream said so.
+	ResponseModel string
+	ResponseID    string
+}
+
+// Timing holds the milestones of an attempt. A zero time means the milestone
+// was not reached.
+type Timing struct {
+	RequestStarted  time.Time
+	ResponseHeaders time.Time
+	FirstEvent      time.Time
+	FirstText       time.Time
+	Finished        time.Time
+}
+
+// TTFB is the time to response headers, 0 if they never arrived.
+func (t Timing) TTFB() time.Duration { return since(t.RequestStarted, t.ResponseHeaders) }
+
+// TTFT is the time to the first non-whitespace text, 0 if none came.
+func (t Timing) TTFT() time.Duration { return since(t.RequestStarted, t.FirstText) }
+
+// Duration is the time from request start to finish, 0 while running.
+func (t Timing) Duration() time.Duration { return since(t.RequestStarted, t.Finished) }
+
+func since(from, to time.Time) time.Duration {
+	if from.IsZero() || to.IsZero() {
+		return 0
+	}
+	return to.Sub(from)
+}
+
+// Complete returns r finished successfully at now with the given finish.
+// It fails with ErrNotRunning if r already has a final status.
+func (r Record) Complete(now time.Time, finish llm.FinishReason) (Record, error) {
+	if r.Status != StatusRunning {
+		return r, ErrNotRunning
+	}
+	r.Status = StatusCompleted
+	r.Finish = finish
+	r.Timing.Finished = now
+	return r, nil
+}
+
+// Fail returns r finished with an error of class at now.
+func (r Record) Fail(now time.Time, class llm.ErrorClass, message string) (Record, error) {
+	if r.Status != StatusRunning {
+		return r, ErrNotRunning
+	}
+	r.Status = StatusError
+	r.ErrorClass = class
+	r.ErrorMessage = message
+	r.Timing.Finished = now
+	return r, nil
+}
+
+// Cancel returns r finished as cancelled at now (the caller went away).
+func (r Record) Cancel(now time.Time) (Record, error) {
+	if r.Status != StatusRunning {
+		return r, ErrNotRunning
+	}
+	r.Status = StatusCancelled
+	r.Timing.Finished = now
+	return r, nil
+}
