@@ -1,0 +1,82 @@
+-- name: InsertConversation :exec
+INSERT INTO conversations (id, root_checkpoint_id, head_checkpoint_id, created_at, updated_at)
+VALUES (?1, ?2, ?2, ?3, ?3)
+ON CONFLICT (id) DO NOTHING;
+
+-- name: GetConversation :one
+SELECT * FROM conversations WHERE id = ?1;
+
+-- name: LockConversation :one
+-- Reads the conversation at the start of a write; on PostgreSQL it also locks
+-- the row so writes to one conversation are serialized.
+SELECT * FROM conversations WHERE id = ?1;
+
+-- name: SetConversationHead :exec
+UPDATE conversations SET head_checkpoint_id = ?2, updated_at = ?3 WHERE id = ?1;
+
+-- name: InsertCheckpoint :exec
+INSERT INTO checkpoints (id, conversation_id, parent_id, length, digest, created_at)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+ON CONFLICT DO NOTHING;
+
+-- name: InsertCheckpointMessage :exec
+INSERT INTO checkpoint_messages (checkpoint_id, ordinal, conversation_id, message_id)
+VALUES (?1, ?2, ?3, ?4);
+
+-- name: ExistingCheckpoints :many
+SELECT id FROM checkpoints WHERE conversation_id = sqlc.arg(conversation_id) AND id IN (sqlc.slice(ids));
+
+-- name: InsertMessage :exec
+INSERT INTO messages (conversation_id, id, runtime_event_id, body, created_at)
+VALUES (?1, ?2, ?3, ?4, ?5);
+
+-- name: InsertMessageBlob :exec
+INSERT INTO message_blobs (conversation_id, message_id, blob_id) VALUES (?1, ?2, ?3)
+ON CONFLICT DO NOTHING;
+
+-- name: StoredMessages :many
+SELECT body FROM messages
+WHERE conversation_id = sqlc.arg(conversation_id)
+  AND (id IN (sqlc.slice(ids)) OR runtime_event_id IN (sqlc.slice(event_ids)));
+
+-- name: GetCheckpoint :one
+SELECT * FROM checkpoints WHERE id = ?1;
+
+-- name: CheckpointDelta :many
+SELECT message_id FROM checkpoint_messages WHERE checkpoint_id = ?1 ORDER BY ordinal;
+
+-- name: CheckpointChain :many
+-- Every checkpoint from the root to id, root first, each with its delta rows
+-- in ordinal order and the delta messages' bodies.
+WITH RECURSIVE chain (id, depth) AS (
+    SELECT checkpoints.id, 0 FROM checkpoints WHERE checkpoints.id = ?1
+    UNION ALL
+    SELECT p.parent_id, chain.depth + 1
+    FROM chain JOIN checkpoints p ON p.id = chain.id
+    WHERE p.parent_id IS NOT NULL
+)
+SELECT c.id, c.conversation_id, c.parent_id, c.length, c.digest,
+       cm.ordinal, cm.message_id, m.body
+FROM chain
+JOIN checkpoints c ON c.id = chain.id
+LEFT JOIN checkpoint_messages cm ON cm.checkpoint_id = c.id
+LEFT JOIN messages m ON m.conversation_id = cm.conversation_id AND m.id = cm.message_id
+ORDER BY chain.depth DESC, cm.ordinal;
+
+-- name: ChainHolds :many
+-- Which of ids the full list of checkpoint id already holds.
+WITH RECURSIVE chain (id) AS (
+    SELECT checkpoints.id FROM checkpoints WHERE checkpoints.id = sqlc.arg(checkpoint_id)
+    UNION ALL
+    SELECT p.parent_id FROM chain JOIN checkpoints p ON p.id = chain.id WHERE p.parent_id IS NOT NULL
+)
+SELECT cm.message_id FROM chain JOIN checkpoint_messages cm ON cm.checkpoint_id = chain.id
+WHERE cm.message_id IN (sqlc.slice(ids));
+
+-- name: UpsertAnchor :exec
+INSERT INTO input_anchors (conversation_id, input_id, checkpoint_id, created_at)
+VALUES (?1, ?2, ?3, ?4)
+ON CONFLICT (conversation_id, input_id) DO NOTHING;
+
+-- name: GetAnchor :one
+SELECT checkpoint_id FROM input_anchors WHERE conversation_id = ?1 AND input_id = ?2;
