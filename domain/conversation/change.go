@@ -106,3 +106,7 @@ func (p Plan) RuntimeEventIDs() []string {
 
 // Target returns the checkpoint the change leads to if applied in full.
 func (p Plan) Target() Checkpoint { return p.candidates[len(p.candidates)-1] }
+
+// Base returns the checkpoint the change attaches to. A store walks its
+// chain to fill [Facts.BaseHolds] and checks that it is stored.
+func (p Plan) Base() Checkpoint { return p.change.base }
