@@ -195,11 +195,24 @@ func (d *ResponsesDecoder) textDelta(idx int, text string, out []llm.Event) []ll
 	}
 	out = d.closeThinking(out)
 	if !o.textOpen {
+		out = d.closeOtherText(idx, out)
 		o.textOpen = true
 		out = append(out, llm.Event{Kind: llm.EventTextStart})
 	}
 	o.text = append(o.text, text...)
 	return append(out, llm.Event{Kind: llm.EventTextDelta, Text: text})
+}
+
+// closeOtherText ends the text block of any other item: the grammar allows
+// one open text block, and a new message item supersedes the previous one.
+func (d *ResponsesDecoder) closeOtherText(idx int, out []llm.Event) []llm.Event {
+	for i := range d.outputs {
+		if o := &d.outputs[i]; i != idx && o.textOpen {
+			o.textOpen = false
+			out = append(out, llm.Event{Kind: llm.EventTextEnd})
+		}
+	}
+	return out
 }
 
 // textDone reconciles the authoritative text of an item with what was

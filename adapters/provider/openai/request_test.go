@@ -1,0 +1,218 @@
+package openai_test
+
+import (
+	"encoding/json"
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"keygate/adapters/provider/openai"
+	"keygate/adapters/provider/providertest"
+	"keygate/adapters/provider/wire"
+	"keygate/domain/llm"
+)
+
+type builder func(dst []byte, req llm.Request, o openai.Options) ([]byte, error)
+
+var _ = Describe("Request bodies", func() {
+	for _, c := range []struct {
+		name   string
+		kind   llm.ProviderKind
+		build  builder
+		array  string
+		golden string
+	}{
+		{"AppendChat", llm.ProviderOpenAIChat, openai.AppendChat, "messages", "chat.golden.json"},
+		{"AppendResponses", llm.ProviderOpenAIResponses, openai.AppendResponses, "input", "responses.golden.json"},
+	} {
+		Describe(c.name, func() {
+			var reqs []llm.Request
+
+			BeforeEach(func() {
+				reqs = providertest.Conversation(c.kind)
+			})
+
+			It("matches the golden body for the last cycle of a conversation with tools, thinking and images", func() {
+				body, err := c.build(nil, reqs[len(reqs)-1], openai.Options{})
+				Expect(err).NotTo(HaveOccurred())
+				Expect(json.Valid(body)).To(BeTrue())
+				Expect(providertest.Golden(filepath.Join("..", "testdata", c.golden), body)).To(Succeed())
+			})
+
+			It("serialises one request to identical bytes every time", func() {
+				first, err := c.build(nil, reqs[2], openai.Options{})
+				Expect(err).NotTo(HaveOccurred())
+				for range 3 {
+					again, err := c.build(make([]byte, 0, 16), reqs[2], openai.Options{})
+					Expect(err).NotTo(HaveOccurred())
+					Expect(again).To(Equal(first))
+				}
+			})
+
+			It("keeps every cycle's history element for element at the start of the next cycle", func() {
+				for n := 0; n+1 < len(reqs); n++ {
+					a, err := c.build(nil, reqs[n], openai.Options{})
+					Expect(err).NotTo(HaveOccurred())
+					b, err := c.build(nil, reqs[n+1], openai.Options{})
+					Expect(err).NotTo(HaveOccurred())
+					ea, err := providertest.Elements(a, c.array)
+					Expect(err).NotTo(HaveOccurred())
+					eb, err := providertest.Elements(b, c.array)
+					Expect(err).NotTo(HaveOccurred())
+					Expect(len(eb)).To(BeNumerically(">", len(ea)))
+					Expect(eb[:len(ea)]).To(Equal(ea), "cycle %d", n)
+				}
+			})
+
+			It("merges extra parameters without letting them replace the conversation", func() {
+				extras, err := wire.ParseExtras([]byte(`{"temperature":0.2,"service_tier":"flex"}`))
+				Expect(err).NotTo(HaveOccurred())
+				req := reqs[0]
+				req.ServiceTier = "fast"
+				body, err := c.build(nil, req, openai.Options{Extras: extras})
+				Expect(err).NotTo(HaveOccurred())
+				var top map[string]json.RawMessage
+				Expect(json.Unmarshal(body, &top)).To(Succeed())
+				Expect(string(top["temperature"])).To(Equal("0.2"))
+				Expect(string(top["service_tier"])).To(Equal(`"flex"`))
+				_, err = wire.ParseExtras([]byte(`{"model":"other"}`))
+				Expect(err).To(MatchError(wire.ErrReservedParam))
+			})
+		})
+	}
+})
+
+var _ = Describe("AppendChat", func() {
+	body := func(req llm.Request, q openai.Quirks) map[string]json.RawMessage {
+		b, err := openai.AppendChat(nil, req, openai.Options{Quirks: q})
+		Expect(err).NotTo(HaveOccurred())
+		var top map[string]json.RawMessage
+		Expect(json.Unmarshal(b, &top)).To(Succeed())
+		return top
+	}
+	messages := func(top map[string]json.RawMessage) []map[string]json.RawMessage {
+		var msgs []map[string]json.RawMessage
+		Expect(json.Unmarshal(top["messages"], &msgs)).To(Succeed())
+		return msgs
+	}
+	toolTurn := func(replay *llm.ReplayState, thinking string) llm.Request {
+		return llm.Request{Model: "m", Messages: []llm.Message{
+			{Role: llm.RoleUser, Parts: []llm.Part{{Kind: llm.PartText, Text: "hi"}}},
+			{Role: llm.RoleAssistant, Assistant: &llm.Assistant{Thinking: thinking, Replay: replay,
+				Calls: []llm.ToolCall{{CallID: "c1", Name: "f", Arguments: []byte(`{}`)}}}},
+			{Role: llm.RoleTool, ToolResult: &llm.ToolResult{CallID: "c1", Content: "r"}},
+		}}
+	}
+
+	It("sends content null for an assistant turn that only called tools", func() {
+		msgs := messages(body(toolTurn(nil, ""), openai.Quirks{}))
+		Expect(string(msgs[1]["content"])).To(Equal("null"))
+	})
+
+	It("omits an assistant turn with no text, calls or reasoning", func() {
+		req := llm.Request{Model: "m", Messages: []llm.Message{
+			{Role: llm.RoleUser, Parts: []llm.Part{{Kind: llm.PartText, Text: "hi"}}},
+			{Role: llm.RoleAssistant, Assistant: &llm.Assistant{Thinking: "hm"}},
+		}}
+		Expect(messages(body(req, openai.Quirks{}))).To(HaveLen(1))
+	})
+
+	It("gives other models no foreign reasoning fields", func() {
+		replay := &llm.ReplayState{Kind: llm.ProviderAnthropic, Value: []byte(`{"blocks":[]}`)}
+		msgs := messages(body(toolTurn(replay, "thought"), openai.Quirks{}))
+		Expect(msgs[1]).NotTo(HaveKey("reasoning_content"))
+	})
+
+	It("prefers native Chat replay over the projected thinking text", func() {
+		replay := &llm.ReplayState{Kind: llm.ProviderOpenAIChat, Value: []byte(`{"reasoning_content":"native"}`)}
+		msgs := messages(body(toolTurn(replay, "projected"), openai.Quirks{DeepSeek: true}))
+		Expect(string(msgs[1]["reasoning_content"])).To(Equal(`"native"`))
+	})
+
+	It("sends no prompt_cache_key where the endpoint rejects it", func() {
+		req := toolTurn(nil, "")
+		req.CacheKey = "conv"
+		Expect(body(req, openai.Quirks{})).To(HaveKeyWithValue("prompt_cache_key", json.RawMessage(`"conv"`)))
+		Expect(body(req, openai.Quirks{NoCacheKey: true})).NotTo(HaveKey("prompt_cache_key"))
+	})
+
+	It("shortens a conversation cache key beyond 64 bytes to a stable digest", func() {
+		long := string(make([]byte, 100))
+		Expect(openai.CacheKey(long)).To(HaveLen(64))
+		Expect(openai.CacheKey(long)).To(Equal(openai.CacheKey(long)))
+		Expect(openai.CacheKey("short")).To(Equal("short"))
+	})
+
+	Describe("compatible endpoint quirks (§4.4)", func() {
+		It("DeepSeek receives the thinking text as reasoning_content when switching from Responses", func() {
+			replay := &llm.ReplayState{Kind: llm.ProviderOpenAIResponses, Value: []byte(`{"items":[]}`)}
+			q := openai.DetectQuirks("deepseek-reasoner", "https://api.deepseek.com/v1/chat/completions")
+			msgs := messages(body(toolTurn(replay, "I should call f."), q))
+			Expect(string(msgs[1]["reasoning_content"])).To(Equal(`"I should call f."`))
+		})
+
+		It("DeepSeek receives an empty reasoning_content on a tool turn without thinking", func() {
+			q := openai.DetectQuirks("deepseek-chat", "https://api.deepseek.com")
+			msgs := messages(body(toolTurn(nil, ""), q))
+			Expect(string(msgs[1]["reasoning_content"])).To(Equal(`""`))
+		})
+
+		It("Kimi drops thinking-only assistant turns and gets required:[] in tool schemas", func() {
+			q := openai.DetectQuirks("kimi-k2.6", "https://api.moonshot.cn/v1/chat/completions")
+			Expect(q.Kimi).To(BeTrue())
+			req := llm.Request{Model: "kimi-k2.6",
+				Tools: []llm.Tool{{Name: "a", Parameters: []byte(`{"type":"object","properties":{}}`)},
+					{Name: "b", Parameters: []byte(`{"type":"object","required":null}`)}},
+				Messages: []llm.Message{
+					{Role: llm.RoleUser, Parts: []llm.Part{{Kind: llm.PartText, Text: "hi"}}},
+					{Role: llm.RoleAssistant, Assistant: &llm.Assistant{Replay: &llm.ReplayState{
+						Kind: llm.ProviderOpenAIChat, Value: []byte(`{"reasoning_content":"only thought"}`)}}},
+				}}
+			top := body(req, q)
+			Expect(messages(top)).To(HaveLen(1))
+			Expect(string(top["tools"])).To(Equal(`[{"type":"function","function":{"name":"a","parameters":{"type":"object","properties":{},"required":[]}}},` +
+				`{"type":"function","function":{"name":"b","parameters":{"type":"object","required":[]}}}]`))
+		})
+
+		DescribeTable("turning thinking off follows the vendor's switch",
+			func(model, url, key, value string) {
+				req := llm.Request{Model: model, Reasoning: llm.Reasoning{}}
+				top := body(req, openai.DetectQuirks(model, url))
+				Expect(top).NotTo(HaveKey("reasoning_effort"))
+				if key == "" {
+					Expect(top).NotTo(HaveKey("thinking"))
+					Expect(top).NotTo(HaveKey("enable_thinking"))
+					return
+				}
+				Expect(string(top[key])).To(Equal(value))
+			},
+			Entry("GLM on Zhipu's own host sends thinking disabled", "glm-4.6", "https://open.bigmodel.cn/api/paas/v4/chat/completions", "thinking", `{"type":"disabled"}`),
+			Entry("GLM on a third-party relay sends nothing", "glm-4.6", "https://relay.example.com/v1/chat/completions", "", ""),
+			Entry("DeepSeek sends thinking disabled", "deepseek-chat", "https://api.deepseek.com/chat/completions", "thinking", `{"type":"disabled"}`),
+			Entry("Qwen on DashScope sends enable_thinking false", "qwen3-max", "https://dashscope.aliyuncs.com/compatible-mode/v1/chat/completions", "enable_thinking", `false`),
+			Entry("OpenRouter sends a reasoning object with effort none", "anthropic/claude-sonnet-4.5", "https://openrouter.ai/api/v1/chat/completions", "reasoning", `{"effort":"none"}`),
+			Entry("OpenAI sends nothing", "gpt-5.1", "https://api.openai.com/v1/chat/completions", "", ""),
+		)
+
+		It("an effort is sent as reasoning_effort", func() {
+			req := llm.Request{Model: "gpt-5.1", Reasoning: llm.Reasoning{Enabled: true, Effort: "high"}}
+			Expect(string(body(req, openai.Quirks{})["reasoning_effort"])).To(Equal(`"high"`))
+		})
+
+		DescribeTable("DetectQuirks recognises endpoints by host and model",
+			func(model, url string, want openai.Quirks) {
+				Expect(openai.DetectQuirks(model, url)).To(Equal(want))
+			},
+			Entry("Azure OpenAI authenticates with api-key", "gpt-4o", "https://acme.openai.azure.com/openai/deployments/gpt4o/chat/completions?api-version=2024-10-21", openai.Quirks{Azure: true}),
+			Entry("GitHub Copilot takes no cache key", "gpt-4.1", "https://api.githubcopilot.com/chat/completions", openai.Quirks{NoCacheKey: true}),
+			Entry("Moonshot's host marks Kimi", "moonshot-v1-8k", "https://api.moonshot.ai/v1", openai.Quirks{Kimi: true}),
+			Entry("plain OpenAI has no quirks", "gpt-5.1", "https://api.openai.com/v1/responses", openai.Quirks{}),
+		)
+
+		It("treats Kimi's gateway 400 as retryable", func() {
+			Expect(openai.KimiRetryable(`{"error":{"message":"Invalid request for the selected model"}}`)).To(BeTrue())
+			Expect(openai.KimiRetryable(`{"error":{"message":"Invalid tool schema"}}`)).To(BeFalse())
+		})
+	})
+})
