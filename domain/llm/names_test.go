@@ -29,6 +29,11 @@ var _ = Describe("llm names", func() {
 		Entry("refusal", llm.ErrorRefusal.String(), "refusal"),
 		Entry("protocol", llm.ErrorProtocol.String(), "protocol"),
 		Entry("an unknown class", llm.ErrorClass(0).String(), "unknown"),
+		Entry("start event", llm.EventStart.String(), "start"),
+		Entry("arguments delta event", llm.EventToolCallArgumentsDelta.String(), "tool_call_arguments_delta"),
+		Entry("done event", llm.EventDone.String(), "done"),
+		Entry("an unknown event", llm.EventKind(0).String(), "unknown"),
+		Entry("an out-of-range event", llm.EventKind(200).String(), "unknown"),
 	)
 
 	Describe("ProviderError", func() {
