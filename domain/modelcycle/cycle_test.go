@@ -26,8 +26,10 @@ func think(s string) llm.Event { return llm.Event{Kind: llm.EventThinkingDelta, 
 func callStart(i int, id, name string) llm.Event {
 	return llm.Event{Kind: llm.EventToolCallStart, Index: i, CallID: id, Name: name}
 }
-func args(i int, s string) llm.Event { return llm.Event{Kind: llm.EventToolCallArgumentsDelta, Index: i, Text: s} }
-func callEnd(i int) llm.Event        { return llm.Event{Kind: llm.EventToolCallEnd, Index: i} }
+func args(i int, s string) llm.Event {
+	return llm.Event{Kind: llm.EventToolCallArgumentsDelta, Index: i, Text: s}
+}
+func callEnd(i int) llm.Event { return llm.Event{Kind: llm.EventToolCallEnd, Index: i} }
 func usage(out int64) llm.Event {
 	return llm.Event{Kind: llm.EventUsage, Usage: &llm.Usage{Output: out, Known: llm.UsageOutput}}
 }
