@@ -1,0 +1,178 @@
+package turn
+
+import (
+	"path"
+	"strings"
+)
+
+// RequestContext is the conversation-level context a client sends with a
+// request: environment, repositories, rules, skills, subagents and MCP
+// tools. It is compiled into the request-context message, never into the
+// runtime message or the system prompt.
+type RequestContext struct {
+	UserInfo UserInfo
+	Git      []GitRepo
+	// TranscriptsFolder is where the client keeps agent transcripts.
+	TranscriptsFolder string
+	Rules             []Rule
+	Skills            []Skill
+	Subagents         []Subagent
+	MCPServers        []MCPServer
+}
+
+// UserInfo describes the user's environment.
+type UserInfo struct {
+	OS              string
+	Shell           string
+	Workspace       string
+	IsGitRepo       bool
+	TerminalsFolder string
+	// Today is the client's date, as the client formats it.
+	Today string
+}
+
+// GitRepo is a repository's status at the start of the conversation.
+type GitRepo struct {
+	Path   string
+	Status string
+}
+
+// Rule is a rule file or a non-file rule.
+type Rule struct {
+	Path    string
+	Content string
+}
+
+// Skill is an agent skill the model may invoke.
+type Skill struct {
+	Path        string
+	Description string
+	Content     string
+	// DisableModelInvocation hides the skill from the model.
+	DisableModelInvocation bool
+}
+
+// Subagent is a custom subagent the model may start.
+type Subagent struct {
+	Name        string
+	Description string
+}
+
+// MCPServer is an MCP server and its tools.
+type MCPServer struct {
+	Name       string
+	Identifier string
+	Tools      []MCPTool
+}
+
+// MCPTool is one tool of an MCP server.
+type MCPTool struct {
+	Name           string
+	Description    string
+	DefinitionPath string
+	InputSchema    string
+}
+
+// Compile renders the context as tagged sections separated by blank lines,
+// in a fixed order: user info, git status, transcripts, rules, skills,
+// subagents, MCP tools. Empty sections are left out. Rules that are skill
+// files (SKILL.md) or repeat a skill's content are dropped, and skills hidden
+// from the model are not listed. The result depends only on c, so an
+// unchanged context compiles to identical bytes.
+func (c RequestContext) Compile() string {
+	var sections []string
+	add := func(s string) {
+		if s != "" {
+			sections = append(sections, s)
+		}
+	}
+	add(c.userInfo())
+	for _, g := range c.Git {
+		add(element("git_status", attrs("path", g.Path),
+			"Repository status when the conversation started; it may be out of date.\n"+g.Status))
+	}
+	if c.TranscriptsFolder != "" {
+		add(element("agent_transcripts", "", "Earlier agent transcripts are in "+c.TranscriptsFolder+"."))
+	}
+	add(c.rules())
+	add(c.skills())
+	var subagents []string
+	for _, s := range c.Subagents {
+		subagents = append(subagents, element("subagent", attrs("name", s.Name), s.Description))
+	}
+	add(wrap("subagents", subagents))
+	add(c.mcp())
+	return strings.Join(sections, "\n\n")
+}
+
+func (c RequestContext) userInfo() string {
+	u := c.UserInfo
+	if u == (UserInfo{}) {
+		return ""
+	}
+	git := "no"
+	if u.IsGitRepo {
+		git = "yes"
+	}
+	lines := []string{
+		"Operating system: " + u.OS,
+		"Shell: " + u.Shell,
+		"Workspace: " + u.Workspace,
+		"Workspace is a git repository: " + git,
+		"Terminals folder: " + u.TerminalsFolder,
+		"Today: " + u.Today,
+		"Use absolute paths in tool arguments where you can.",
+	}
+	return element("user_info", "", strings.Join(lines, "\n"))
+}
+
+func (c RequestContext) rules() string {
+	var out []string
+	for _, r := range c.Rules {
+		if path.Base(r.Path) == "SKILL.md" || c.isSkillContent(r.Content) {
+			continue
+		}
+		out = append(out, element("user_rule", attrs("path", r.Path), r.Content))
+	}
+	return wrap("rules", out)
+}
+
+func (c RequestContext) isSkillContent(content string) bool {
+	for _, s := range c.Skills {
+		if s.Content != "" && s.Content == content {
+			return true
+		}
+	}
+	return false
+}
+
+func (c RequestContext) skills() string {
+	var out []string
+	for _, s := range c.Skills {
+		if !s.DisableModelInvocation {
+			out = append(out, element("agent_skill", attrs("fullPath", s.Path), s.Description))
+		}
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return element("agent_skills", "", wrap("available_skills", out))
+}
+
+func (c RequestContext) mcp() string {
+	var servers []string
+	for _, s := range c.MCPServers {
+		var tools []string
+		for _, t := range s.Tools {
+			body := strings.Join(nonEmpty(
+				t.Description,
+				prefixed("Definition: ", t.DefinitionPath),
+				prefixed("Input schema: ", t.InputSchema),
+			), "\n")
+			tools = append(tools, element("mcp_tool", attrs("name", t.Name), body))
+		}
+		servers = append(servers, element("mcp_meta_tool_server",
+			attrs("name", s.Name, "identifier", s.Identifier), wrap("tools", tools)))
+	}
+	return wrap("mcp_meta_tools", servers)
+}

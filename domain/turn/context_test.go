@@ -1,0 +1,116 @@
+package turn_test
+
+import (
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"keygate/domain/llm"
+	"keygate/domain/turn"
+)
+
+var _ = Describe("RequestContext.Compile", func() {
+	var rc turn.RequestContext
+
+	BeforeEach(func() {
+		rc = turn.RequestContext{
+			UserInfo:          turn.UserInfo{OS: "linux", Shell: "bash", Workspace: "/w", IsGitRepo: true, Today: "2026-11-30"},
+			Git:               []turn.GitRepo{{Path: "/w", Status: "clean"}},
+			TranscriptsFolder: "/t",
+			Rules: []turn.Rule{
+				{Path: "/w/.cursor/rules/go.mdc", Content: "Use gofmt."},
+				{Path: "/w/skills/x/SKILL.md", Content: "skill file"},
+				{Path: "/w/dup.mdc", Content: "Deploy steps."},
+			},
+			Skills: []turn.Skill{
+				{Path: "/s/deploy", Description: "deploys", Content: "Deploy steps."},
+				{Path: "/s/hidden", Description: "secret", DisableModelInvocation: true},
+			},
+			Subagents:  []turn.Subagent{{Name: "explorer", Description: "reads code"}},
+			MCPServers: []turn.MCPServer{{Name: "db", Identifier: "db-1", Tools: []turn.MCPTool{{Name: "query", Description: "runs SQL", InputSchema: `{"type":"object"}`}}}},
+		}
+	})
+
+	It("renders the sections in a fixed order", func() {
+		out := rc.Compile()
+		order := []string{"<user_info>", "<git_status", "<agent_transcripts>", "<rules>", "<agent_skills>", "<subagents>", "<mcp_meta_tools>"}
+		last := -1
+		for _, tag := range order {
+			at := strings.Index(out, tag)
+			Expect(at).To(BeNumerically(">", last), tag)
+			last = at
+		}
+	})
+
+	It("compiles an unchanged context to identical bytes", func() {
+		Expect(rc.Compile()).To(Equal(rc.Compile()))
+	})
+
+	DescribeTable("what the compiled context holds",
+		func(fragment string, present bool) {
+			if present {
+				Expect(rc.Compile()).To(ContainSubstring(fragment))
+			} else {
+				Expect(rc.Compile()).NotTo(ContainSubstring(fragment))
+			}
+		},
+		Entry("file rules are listed", "Use gofmt.", true),
+		Entry("rules that are skill files are dropped", "skill file", false),
+		Entry("rules repeating a skill's content are dropped", `path="/w/dup.mdc"`, false),
+		Entry("skills available to the model are listed", `fullPath="/s/deploy"`, true),
+		Entry("skills hidden from the model are not listed", "/s/hidden", false),
+		Entry("MCP tools are listed with their schema", `{"type":"object"}`, true),
+		Entry("the git status is labelled a snapshot", "when the conversation started", true),
+		Entry("the git flag is spelt out", "git repository: yes", true),
+	)
+
+	It("leaves out empty sections, down to nothing for an empty context", func() {
+		Expect(turn.RequestContext{}.Compile()).To(BeEmpty())
+		Expect(turn.RequestContext{TranscriptsFolder: "/t"}.Compile()).To(HavePrefix("<agent_transcripts>"))
+		Expect(turn.RequestContext{UserInfo: turn.UserInfo{OS: "mac"}}.Compile()).To(ContainSubstring("git repository: no"))
+	})
+
+	It("escapes attribute values", func() {
+		rc := turn.RequestContext{Subagents: []turn.Subagent{{Name: `a"b<c>&`, Description: "d"}}}
+		Expect(rc.Compile()).To(ContainSubstring(`name="a&quot;b&lt;c&gt;&amp;"`))
+	})
+})
+
+var _ = Describe("turn.RuntimeParts", func() {
+	It("renders the turn's selected context and never conversation-level rules or MCP metadata", func() {
+		conversationLevel := turn.RequestContext{
+			Rules:      []turn.Rule{{Path: "/r.mdc", Content: "CONVERSATION RULE"}},
+			MCPServers: []turn.MCPServer{{Name: "MCPSERVER", Tools: []turn.MCPTool{{Name: "MCPTOOL"}}}},
+		}
+		sel := turn.Selection{
+			Files:              []turn.File{{Path: "/a.go", Content: "package a"}},
+			Code:               []turn.CodeSelection{{Path: "/b.go", StartLine: 3, EndLine: 5, Content: "x := 1"}},
+			Terminals:          []turn.Terminal{{Title: "zsh", Content: "$ ls"}},
+			TerminalSelections: []string{"selected output"},
+			Rules:              []turn.Rule{{Path: "/attached.mdc", Content: "attached rule"}},
+			Commands:           []turn.Command{{Name: "review", Content: "review it"}},
+			Skills:             []turn.Skill{{Path: "/s/x", Content: "skill body"}},
+			ExternalLinks:      []string{"https://example.com"},
+			Images:             []llm.Image{{MIMEType: "image/png", BlobID: "b1"}},
+		}
+		parts := turn.RuntimeParts("please fix", sel)
+
+		Expect(parts).To(HaveLen(2))
+		text := parts[0].Text
+		for _, want := range []string{`<file path="/a.go">`, `lines="3-5"`, `<terminal title="zsh">`, "selected output",
+			"attached rule", `<command name="review">`, "skill body", "External link: https://example.com"} {
+			Expect(text).To(ContainSubstring(want))
+		}
+		Expect(text).To(HaveSuffix("please fix"))
+		Expect(parts[1].Image.BlobID).To(Equal("b1"))
+		compiled := conversationLevel.Compile()
+		Expect(compiled).To(ContainSubstring("CONVERSATION RULE"))
+		Expect(text).NotTo(ContainSubstring("CONVERSATION RULE"))
+		Expect(text).NotTo(ContainSubstring("MCPSERVER"))
+	})
+
+	It("returns no text part when there is neither text nor selection", func() {
+		Expect(turn.RuntimeParts("", turn.Selection{})).To(BeEmpty())
+	})
+})
