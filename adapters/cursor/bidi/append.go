@@ -1,0 +1,105 @@
+package bidi
+
+import (
+	"context"
+	"encoding/hex"
+	"net/http"
+
+	"connectrpc.com/connect"
+	"go.uber.org/zap"
+	"google.golang.org/protobuf/proto"
+
+	"keygate/adapters/cursor/transport"
+	agentv1 "keygate/gen/cursor/agent/v1"
+	aiserverv1 "keygate/gen/cursor/aiserver/v1"
+	"keygate/gen/cursor/aiserver/v1/aiserverv1connect"
+)
+
+// ForeignAppends receives BidiAppends that are not agent messages, so that
+// they can go upstream (speech-to-text reuses the route, pitfall P7).
+type ForeignAppends interface {
+	// ForeignAppend answers one such append. ctx is the request's context.
+	ForeignAppend(ctx context.Context, req *connect.Request[aiserverv1.BidiAppendRequest]) (*connect.Response[aiserverv1.BidiAppendResponse], error)
+}
+
+// Appends is the BidiService: it decodes each append and queues it on the
+// registry, answering as soon as the message is queued.
+type Appends struct {
+	reg     *transport.Registry
+	foreign ForeignAppends
+	log     *zap.Logger
+}
+
+var _ aiserverv1connect.BidiServiceHandler = (*Appends)(nil)
+
+// NewAppends returns the BidiService. foreign may be nil: foreign payloads
+// are then refused with invalid_argument.
+func NewAppends(reg *transport.Registry, foreign ForeignAppends, log *zap.Logger) *Appends {
+	return &Appends{reg: reg, foreign: foreign, log: log}
+}
+
+// BidiAppend implements aiserverv1connect.BidiServiceHandler.
+func (a *Appends) BidiAppend(ctx context.Context, req *connect.Request[aiserverv1.BidiAppendRequest]) (*connect.Response[aiserverv1.BidiAppendResponse], error) {
+	id := req.Msg.GetRequestId().GetRequestId()
+	if id == "" {
+		return nil, connectError(transport.ErrEmptyRequestID)
+	}
+	msg, raw, ok := DecodeAppendData(req.Msg.GetData())
+	if !ok || len(req.Msg.GetDataBinary()) > 0 {
+		return a.foreignAppend(ctx, id, req)
+	}
+	parent, err := parentFrom(req.Header())
+	if err != nil {
+		return nil, connectError(err)
+	}
+	err = a.reg.Append(ctx, transport.Append{RequestID: id, Seqno: req.Msg.GetAppendSeqno(), Message: msg, Raw: raw, Parent: parent})
+	if err != nil {
+		return nil, connectError(err)
+	}
+	return connect.NewResponse(&aiserverv1.BidiAppendResponse{}), nil
+}
+
+func (a *Appends) foreignAppend(ctx context.Context, id string, req *connect.Request[aiserverv1.BidiAppendRequest]) (*connect.Response[aiserverv1.BidiAppendResponse], error) {
+	if a.reg.Owns(id) {
+		a.log.Debug("foreign payload on a local run ignored", zap.String("request_id", id))
+		return connect.NewResponse(&aiserverv1.BidiAppendResponse{}), nil
+	}
+	if a.foreign == nil {
+		return nil, connectError(ErrNotAgentMessage)
+	}
+	return a.foreign.ForeignAppend(ctx, req)
+}
+
+// DecodeAppendData decodes BidiAppendRequest.data: hex of an
+// AgentClientMessage. ok is false for anything else (not hex, not the
+// message, or no oneof set). Unknown fields are kept in msg; raw is the
+// decoded bytes.
+func DecodeAppendData(data string) (msg *agentv1.AgentClientMessage, raw []byte, ok bool) {
+	raw, err := hex.DecodeString(data)
+	if err != nil {
+		return nil, nil, false
+	}
+	msg = &agentv1.AgentClientMessage{}
+	if err := proto.Unmarshal(raw, msg); err != nil || msg.GetMessage() == nil {
+		return nil, nil, false
+	}
+	return msg, raw, true
+}
+
+// EncodeAppendData is the inverse of DecodeAppendData (lowercase hex).
+func EncodeAppendData(msg *agentv1.AgentClientMessage) (string, error) {
+	b, err := proto.Marshal(msg)
+	if err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// parentFrom reads the subagent parent headers: both or neither.
+func parentFrom(h http.Header) (transport.Parent, error) {
+	p := transport.Parent{RequestID: h.Get("X-Parent-Request-Id"), ToolCallID: h.Get("X-Parent-Agent-Tool-Call-Id")}
+	if (p.RequestID == "") != (p.ToolCallID == "") {
+		return transport.Parent{}, ErrParentHeaders
+	}
+	return p, nil
+}

@@ -1,0 +1,15 @@
+// Package bidi serves the three HTTP routes that carry an agent run:
+// BidiAppend (the uplink over HTTP/1.1, unary), RunSSE (the downlink over
+// HTTP/1.1, a Connect server stream) and AgentService/Run (both directions
+// on one HTTP/2 stream). All three feed one transport.Registry.
+//
+// Place in the hexagon: the HTTP edge of the Cursor inbound adapter. It
+// decodes and encodes; ordering, replay and runs live in package transport.
+//
+// BidiAppend uses the generated connect-go handler. RunSSE and Run are
+// written on package frame instead of connect-go's stream handlers, because
+// the client expects what connect-go does not do: RunSSE answers with
+// Content-Type text/event-stream and a flush per frame, accepts a framed or
+// bare request, and replays a log of already-encoded frames; Run must read
+// frames up to the first run_request before the stream is routed.
+package bidi

@@ -1,0 +1,123 @@
+package bidi
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"sync/atomic"
+
+	"github.com/google/uuid"
+	"go.uber.org/zap"
+	"google.golang.org/protobuf/proto"
+
+	"keygate/adapters/cursor/frame"
+	"keygate/adapters/cursor/transport"
+	agentv1 "keygate/gen/cursor/agent/v1"
+)
+
+// Run serves /agent.v1.AgentService/Run: the whole run on one HTTP/2
+// stream. The request body is a stream of enveloped AgentClientMessages with
+// implicit seqnos 0, 1, 2, ...; the request id is the x-request-id header.
+// The response carries the same frames as RunSSE.
+type Run struct {
+	reg     *transport.Registry
+	maxSize int64
+	log     *zap.Logger
+}
+
+var _ http.Handler = (*Run)(nil)
+
+// NewRun returns the Run handler; maxSize bounds each frame (<= 0:
+// frame.DefaultMaxSize).
+func NewRun(reg *transport.Registry, maxSize int64, log *zap.Logger) *Run {
+	return &Run{reg: reg, maxSize: maxSize, log: log}
+}
+
+// ServeHTTP implements http.Handler.
+func (h *Run) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	rc := startStream(w, ContentTypeConnect)
+	if r.ProtoMajor < 2 {
+		endWith(w, rc, ErrNeedsHTTP2)
+		return
+	}
+	id := r.Header.Get("X-Request-Id")
+	if id == "" {
+		id = uuid.NewString()
+		h.log.Warn("AgentService/Run without x-request-id; using a random one", zap.String("request_id", id))
+	}
+	parent, err := parentFrom(r.Header)
+	if err != nil {
+		endWith(w, rc, err)
+		return
+	}
+	frames := frame.NewReader(r.Body, h.maxSize)
+	first, raw, err := readMessage(frames)
+	if err == nil {
+		err = h.reg.Append(r.Context(), transport.Append{RequestID: id, Seqno: 0, Message: first, Raw: raw, Parent: parent})
+	}
+	if err != nil {
+		endWith(w, rc, err)
+		return
+	}
+	sub, err := h.reg.Subscribe(r.Context(), id)
+	if err != nil {
+		endWith(w, rc, err)
+		return
+	}
+	defer sub.Close()
+	var over atomic.Bool
+	defer over.Store(true)
+	go h.uplink(r, id, parent, frames, sub, &over)
+	if err := pump(r.Context(), w, rc, sub); err != nil {
+		h.log.Debug("Run downlink closed", zap.String("request_id", id), zap.Error(err))
+	}
+}
+
+// uplink feeds the rest of the request body into the registry until the
+// client's end-of-stream frame, EOF or a bad frame.
+func (h *Run) uplink(r *http.Request, id string, parent transport.Parent, frames *frame.Reader, sub *transport.Subscription, over *atomic.Bool) {
+	for seq := int64(1); ; seq++ {
+		msg, raw, err := readMessage(frames)
+		if over.Load() {
+			return
+		}
+		if errors.Is(err, io.EOF) {
+			sub.CloseUplink(nil)
+			return
+		}
+		if err == nil {
+			err = h.reg.Append(r.Context(), transport.Append{RequestID: id, Seqno: seq, Message: msg, Raw: raw, Parent: parent})
+		}
+		if err != nil {
+			if !over.Load() {
+				sub.CloseUplink(connectError(err))
+			}
+			return
+		}
+	}
+}
+
+// readMessage reads one AgentClientMessage frame. The client's end-of-stream
+// frame reads as io.EOF.
+func readMessage(frames *frame.Reader) (*agentv1.AgentClientMessage, []byte, error) {
+	f, err := frames.Next()
+	if err != nil {
+		return nil, nil, err
+	}
+	if f.EndStream() {
+		return nil, nil, io.EOF
+	}
+	msg := &agentv1.AgentClientMessage{}
+	if err := proto.Unmarshal(f.Payload, msg); err != nil {
+		return nil, nil, BadRequestBodyError{Err: err}
+	}
+	if msg.GetMessage() == nil {
+		return nil, nil, ErrNotAgentMessage
+	}
+	return msg, f.Payload, nil
+}

@@ -1,0 +1,58 @@
+package bidi
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+
+	"keygate/adapters/cursor/frame"
+	"keygate/adapters/cursor/transport"
+)
+
+// Content types of the two downlinks.
+const (
+	ContentTypeSSE     = "text/event-stream"
+	ContentTypeConnect = "application/connect+proto"
+)
+
+// startStream writes the 200 and the stream headers at once, so that the
+// client sees its stream open while the server still waits for the run.
+// Errors travel in the end-of-stream frame, never in the status.
+func startStream(w http.ResponseWriter, contentType string) *http.ResponseController {
+	h := w.Header()
+	h.Set("Content-Type", contentType)
+	h.Set("Cache-Control", "no-cache")
+	h.Set("Connect-Protocol-Version", "1")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	_ = rc.Flush() // a failed flush shows up as a failed write below
+	return rc
+}
+
+// pump copies a subscription to the response, flushing after every frame,
+// until the end-of-stream frame, a write error or ctx ends it.
+func pump(ctx context.Context, w io.Writer, rc *http.ResponseController, sub *transport.Subscription) error {
+	for {
+		f, err := sub.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := w.Write(f); err != nil {
+			return err
+		}
+		if err := rc.Flush(); err != nil {
+			return err
+		}
+	}
+}
+
+// endWith writes an end-of-stream frame carrying err.
+func endWith(w io.Writer, rc *http.ResponseController, err error) {
+	_, _ = w.Write(frame.EndFrame(connectError(err)))
+	_ = rc.Flush()
+}

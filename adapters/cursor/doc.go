@@ -1,0 +1,15 @@
+// Package cursor is the Cursor inbound adapter: it serves the routes a stock
+// Cursor client calls for its Agent and assembles them from its
+// subpackages:
+//
+//   - frame: the Connect envelope, end-of-stream JSON and unary bodies;
+//   - transport: one transport per request id (ordering, replay, heartbeats,
+//     orphan grace, linger) and RunHandler, the plug for the run layer;
+//   - bidi: the BidiAppend, RunSSE and HTTP/2 Run routes;
+//   - unary: server config, IsConnected, model lists and defaults, stubs;
+//   - cursortest: a client simulator and a scripted RunHandler for specs.
+//
+// Place in the hexagon: an inbound adapter. The composition root gives it a
+// RunHandler and a model Catalog and mounts Routes on Keygate's HTTP server
+// (and AgentRoutes on the HTTP/2 agent listener when one is configured).
+package cursor

@@ -1,0 +1,145 @@
+package frame
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Flag bits of the envelope's first byte.
+const (
+	// FlagCompressed marks a payload compressed with the stream's codec (gzip).
+	FlagCompressed byte = 0x01
+	// FlagEndStream marks the end-of-stream frame, whose payload is JSON.
+	FlagEndStream byte = 0x02
+)
+
+// HeaderSize is the length of the flag byte plus the length prefix.
+const HeaderSize = 5
+
+// DefaultMaxSize is the largest payload accepted unless configured otherwise
+// (64 MiB, the limit both reference eras used). It bounds the compressed and
+// the decompressed size alike.
+const DefaultMaxSize = 64 << 20
+
+// ErrTruncated reports a stream that ended inside a frame.
+var ErrTruncated = errors.New("connect frame truncated")
+
+// TooLargeError reports a frame whose declared or decompressed payload
+// exceeds the configured limit.
+type TooLargeError struct {
+	Size  int64 // declared length, or the decompressed bytes read so far
+	Limit int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("connect frame of %d bytes exceeds the %d byte limit", e.Size, e.Limit)
+}
+
+// Frame is one decoded envelope. Payload is always the decompressed bytes;
+// Flags keeps the bits as they arrived.
+type Frame struct {
+	Flags   byte
+	Payload []byte
+}
+
+// EndStream reports whether f is the end-of-stream frame.
+func (f Frame) EndStream() bool { return f.Flags&FlagEndStream != 0 }
+
+// Compressed reports whether f arrived gzip-compressed.
+func (f Frame) Compressed() bool { return f.Flags&FlagCompressed != 0 }
+
+// Append encodes one uncompressed frame onto dst and returns the result.
+func Append(dst []byte, flags byte, payload []byte) []byte {
+	var hdr [HeaderSize]byte
+	hdr[0] = flags
+	binary.BigEndian.PutUint32(hdr[1:], uint32(len(payload)))
+	dst = append(dst, hdr[:]...)
+	return append(dst, payload...)
+}
+
+// Encode returns one uncompressed frame. Keygate never compresses what it
+// sends; the client accepts plain frames.
+func Encode(flags byte, payload []byte) []byte {
+	return Append(make([]byte, 0, HeaderSize+len(payload)), flags, payload)
+}
+
+// EncodeGzip returns one frame whose payload is gzip-compressed, as a client
+// may send it. It is used by the client simulator and by tests.
+func EncodeGzip(flags byte, payload []byte) []byte {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	_, _ = zw.Write(payload) // writes to a bytes.Buffer cannot fail
+	_ = zw.Close()
+	return Encode(flags|FlagCompressed, buf.Bytes())
+}
+
+// Reader decodes consecutive frames from a byte stream. Frames may span any
+// number of reads and one read may hold several frames.
+type Reader struct {
+	r   *bufio.Reader
+	max int64
+}
+
+// NewReader returns a Reader with a payload limit of maxSize bytes;
+// maxSize <= 0 means DefaultMaxSize.
+func NewReader(r io.Reader, maxSize int64) *Reader {
+	if maxSize <= 0 {
+		maxSize = DefaultMaxSize
+	}
+	return &Reader{r: bufio.NewReader(r), max: maxSize}
+}
+
+// Next returns the next frame. It returns io.EOF at a clean end between
+// frames, ErrTruncated inside a frame, *TooLargeError for an oversized frame
+// (before reading its payload), and a wrapped error for a bad gzip payload.
+func (r *Reader) Next() (Frame, error) {
+	var hdr [HeaderSize]byte
+	if _, err := io.ReadFull(r.r, hdr[:]); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return Frame{}, ErrTruncated
+		}
+		return Frame{}, err
+	}
+	size := int64(binary.BigEndian.Uint32(hdr[1:]))
+	if size > r.max {
+		return Frame{}, &TooLargeError{Size: size, Limit: r.max}
+	}
+	payload := make([]byte, size)
+	if _, err := io.ReadFull(r.r, payload); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return Frame{}, ErrTruncated
+		}
+		return Frame{}, err
+	}
+	f := Frame{Flags: hdr[0], Payload: payload}
+	if f.Compressed() {
+		plain, err := Gunzip(payload, r.max)
+		if err != nil {
+			return Frame{}, err
+		}
+		f.Payload = plain
+	}
+	return f, nil
+}
+
+// Gunzip decompresses b, refusing output larger than maxSize bytes.
+func Gunzip(b []byte, maxSize int64) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("open gzip payload: %w", err)
+	}
+	defer zr.Close()
+	out, err := io.ReadAll(io.LimitReader(zr, maxSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("gunzip payload: %w", err)
+	}
+	if int64(len(out)) > maxSize {
+		return nil, &TooLargeError{Size: int64(len(out)), Limit: maxSize}
+	}
+	return out, nil
+}

@@ -1,0 +1,128 @@
+package cursor
+
+import (
+	"context"
+	"crypto/tls"
+	"net/http"
+	"time"
+
+	"connectrpc.com/connect"
+	"go.uber.org/zap"
+
+	"keygate/adapters/cursor/bidi"
+	"keygate/adapters/cursor/frame"
+	"keygate/adapters/cursor/transport"
+	"keygate/adapters/cursor/unary"
+	"keygate/gen/cursor/agent/v1/agentv1connect"
+	"keygate/gen/cursor/aiserver/v1/aiserverv1connect"
+)
+
+// Options configure the Cursor adapter.
+type Options struct {
+	// Transport holds the run transport's timings and limits.
+	Transport transport.Config
+	// MaxFrameSize bounds every frame and unary body (frame.DefaultMaxSize
+	// when <= 0).
+	MaxFrameSize int64
+	// Unary configures server config and model lists.
+	Unary unary.Options
+	// Foreign receives BidiAppends that are not agent messages; nil refuses
+	// them.
+	Foreign bidi.ForeignAppends
+}
+
+// Server holds the adapter's routes and its transport registry.
+type Server struct {
+	reg    *transport.Registry
+	routes map[string]http.Handler
+	agent  map[string]http.Handler
+}
+
+// New builds the adapter around the run layer's handler.
+func New(handler transport.RunHandler, opts Options, log *zap.Logger) *Server {
+	if opts.MaxFrameSize <= 0 {
+		opts.MaxFrameSize = frame.DefaultMaxSize
+	}
+	reg := transport.NewRegistry(handler, opts.Transport, log.Named("transport"))
+	svc := unary.New(opts.Unary, log.Named("unary"))
+	s := &Server{reg: reg, routes: map[string]http.Handler{}, agent: map[string]http.Handler{}}
+
+	connectOpts := []connect.HandlerOption{connect.WithReadMaxBytes(int(opts.MaxFrameSize))}
+	unaryRoute := func(h http.Handler) http.Handler { return frame.NormalizeUnary(h, opts.MaxFrameSize) }
+
+	_, appends := aiserverv1connect.NewBidiServiceHandler(bidi.NewAppends(reg, opts.Foreign, log.Named("bidi")), connectOpts...)
+	s.routes[aiserverv1connect.BidiServiceBidiAppendProcedure] = unaryRoute(appends)
+	s.routes[agentv1connect.AgentServiceRunSSEProcedure] = bidi.NewRunSSE(reg, opts.MaxFrameSize, log.Named("runsse"))
+	run := bidi.NewRun(reg, opts.MaxFrameSize, log.Named("run"))
+	s.routes[agentv1connect.AgentServiceRunProcedure] = run
+	s.agent[agentv1connect.AgentServiceRunProcedure] = run
+
+	// Only the listed procedures are mounted, so that every other method of
+	// these services stays free for the upstream pass-through. ServerTime is
+	// implemented (the interface requires it) but left to Cursor.
+	_, ai := aiserverv1connect.NewAiServiceHandler(svc, connectOpts...)
+	for _, p := range []string{
+		aiserverv1connect.AiServiceGetServerConfigProcedure,
+		aiserverv1connect.AiServiceAvailableModelsProcedure,
+		aiserverv1connect.AiServiceGetUsableModelsProcedure,
+		aiserverv1connect.AiServiceGetDefaultModelProcedure,
+		aiserverv1connect.AiServiceGetDefaultModelNudgeDataProcedure,
+		aiserverv1connect.AiServiceGetDefaultModelForCliProcedure,
+	} {
+		s.routes[p] = unaryRoute(ai)
+	}
+	_, cfg := aiserverv1connect.NewServerConfigServiceHandler(svc, connectOpts...)
+	s.routes[aiserverv1connect.ServerConfigServiceGetServerConfigProcedure] = unaryRoute(cfg)
+	_, network := aiserverv1connect.NewNetworkServiceHandler(svc, connectOpts...)
+	s.routes[aiserverv1connect.NetworkServiceIsConnectedProcedure] = unaryRoute(network)
+
+	agent := svc.Agent()
+	s.routes[agentv1connect.AgentServiceGetUsableModelsProcedure] = unaryRoute(connect.NewUnaryHandler(
+		agentv1connect.AgentServiceGetUsableModelsProcedure, agent.GetUsableModels, connectOpts...))
+	s.routes[agentv1connect.AgentServiceGetDefaultModelForCliProcedure] = unaryRoute(connect.NewUnaryHandler(
+		agentv1connect.AgentServiceGetDefaultModelForCliProcedure, agent.GetDefaultModelForCli, connectOpts...))
+	s.routes[agentv1connect.AgentServiceUpdateConversationMetadataProcedure] = unaryRoute(connect.NewUnaryHandler(
+		agentv1connect.AgentServiceUpdateConversationMetadataProcedure, agent.UpdateConversationMetadata, connectOpts...))
+
+	for path, status := range unary.Stubs {
+		s.routes[path] = unary.Stub(status)
+	}
+	return s
+}
+
+// Routes are the paths Keygate answers on its main (HTTP/1.1) listener,
+// keyed by exact path for http.ServeMux.
+func (s *Server) Routes() map[string]http.Handler { return s.routes }
+
+// AgentRoutes are the paths of the HTTP/2 agent listener advertised as
+// agent_url_config.agentn_url.
+func (s *Server) AgentRoutes() map[string]http.Handler { return s.agent }
+
+// Registry exposes the transport registry (for shutdown and diagnostics).
+func (s *Server) Registry() *transport.Registry { return s.reg }
+
+// Close cancels the live runs and waits for their streams to end, or for
+// ctx.
+func (s *Server) Close(ctx context.Context) error { return s.reg.Close(ctx) }
+
+// NewAgentListener returns an HTTP/2-only server for AgentRoutes. With a TLS
+// config it serves h2 over TLS (the config should offer ALPN "h2"); with nil
+// it serves cleartext h2c, for tests and TLS-terminating fronts.
+func NewAgentListener(s *Server, tlsConfig *tls.Config) *http.Server {
+	mux := http.NewServeMux()
+	for p, h := range s.agent {
+		mux.Handle(p, h)
+	}
+	var protocols http.Protocols
+	if tlsConfig == nil {
+		protocols.SetUnencryptedHTTP2(true)
+	} else {
+		protocols.SetHTTP2(true)
+	}
+	return &http.Server{
+		Handler:           mux,
+		TLSConfig:         tlsConfig,
+		Protocols:         &protocols,
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+}

@@ -1,0 +1,43 @@
+package transport
+
+import "time"
+
+// Config holds the timing and size limits of a Registry. Zero fields take
+// the defaults named on each field.
+type Config struct {
+	// RouteWait bounds how long an overtaking append or an early RunSSE waits
+	// for the request id's opening append. Default 30 s.
+	RouteWait time.Duration
+	// OrphanGrace is how long a transport without any subscriber survives
+	// before its run is cancelled. Default 30 s.
+	OrphanGrace time.Duration
+	// Linger keeps the transport open after a successful turn for another
+	// action on the same request id, before the end-of-stream {}. Default 2 s.
+	Linger time.Duration
+	// Heartbeat is the idle interval after which a subscriber is sent an
+	// interaction_update.heartbeat. Default 5 s.
+	Heartbeat time.Duration
+	// Retain keeps an ended transport so that a late (re)subscriber still gets
+	// the full replay and the end-of-stream frame. Default 60 s.
+	Retain time.Duration
+	// MaxPending bounds the out-of-order appends buffered per request id.
+	// Default 1024.
+	MaxPending int
+}
+
+func (c Config) withDefaults() Config {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&c.RouteWait, 30*time.Second)
+	def(&c.OrphanGrace, 30*time.Second)
+	def(&c.Linger, 2*time.Second)
+	def(&c.Heartbeat, 5*time.Second)
+	def(&c.Retain, 60*time.Second)
+	if c.MaxPending <= 0 {
+		c.MaxPending = 1024
+	}
+	return c
+}

@@ -1,0 +1,34 @@
+// Package transport keeps one transport per Cursor request id: the ordered
+// inbox of its appends, the replayable log of what the server sent, the
+// current run, and the id counters for execs, interaction queries and KV
+// messages. RunSSE, BidiAppend and the HTTP/2 Run route (package bidi) feed
+// it; the run layer above plugs in through RunHandler.
+//
+// Place in the hexagon: part of the Cursor inbound adapter. It owns the wire
+// semantics of §4 of the protocol notes (ordering, idempotency, replay,
+// heartbeats, orphan grace, linger) and nothing of what a run means.
+//
+// Ordering rules, per request id (the client numbers appends 0, 1, 2, ...):
+//
+//   - Seqno 0 must carry a run_request naming a model (requested_model.model_id,
+//     else model_details.model_id); otherwise the append fails with
+//     ErrNoModel and so do appends waiting for that request id.
+//   - An append that arrives before its request id has a transport waits, up
+//     to Config.RouteWait, for seqno 0 (it overtook the run request), then
+//     fails with ErrRouteTimeout.
+//   - Seqno == next is released at once, followed by any buffered successors.
+//     Seqno > next is buffered until its predecessors arrive (at most
+//     Config.MaxPending per request id). Seqno < next is a stale duplicate:
+//     accepted and ignored, so retries are idempotent.
+//   - Reuse: a seqno-0 run_request whose bytes differ from the opening append
+//     of the current transport starts a new turn on the same request id: the
+//     numbering restarts (next = 1, buffered appends of the old turn are
+//     dropped) and a running turn is superseded. Identical bytes are a retry
+//     of the opening append and are ignored. When the transport has already
+//     ended, the new turn gets a fresh transport (fresh log, fresh counters).
+//   - A run_request released later in the sequence supersedes the running
+//     turn without restarting the numbering.
+//
+// An append returns as soon as its message is queued; runs never execute on
+// the request's goroutine.
+package transport

@@ -1,0 +1,243 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"connectrpc.com/connect"
+	"go.uber.org/zap"
+
+	"keygate/adapters/cursor/frame"
+	agentv1 "keygate/gen/cursor/agent/v1"
+)
+
+// turnRun is one turn handed to the RunHandler.
+type turnRun struct {
+	turn   *Turn
+	inbox  *queue
+	output *turnOutput
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+}
+
+type runResult struct {
+	run *turnRun
+	err error
+}
+
+func (t *Transport) newTurnRun(req *agentv1.AgentRunRequest, followUp *agentv1.ConversationAction, parent Parent) *turnRun {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	tr := &turnRun{inbox: newQueue(), output: &turnOutput{t: t}, ctx: ctx, cancel: cancel}
+	tr.turn = &Turn{RequestID: t.id, Request: req, FollowUp: followUp, Parent: parent, Inbox: tr.inbox, Output: tr.output}
+	return tr
+}
+
+// supervisor runs the turns of one transport one after another and decides
+// when and how its stream ends. It is the only goroutine that touches the
+// run state, so none of it needs a lock.
+type supervisor struct {
+	t          *Transport
+	active     *turnRun // running, possibly cancelling
+	queued     *turnRun // waits for active to return (supersede)
+	last       *agentv1.AgentRunRequest
+	lastParent Parent
+	done       chan runResult
+	linger     *time.Timer
+	orphan     *time.Timer
+	orphaned   bool
+	stopping   bool
+	endWith    error // set when the uplink closed: how the stream ends
+	uplinkGone bool
+}
+
+func (t *Transport) supervise() {
+	defer close(t.exited)
+	s := &supervisor{t: t, done: make(chan runResult)}
+	s.orphan = time.NewTimer(t.reg.cfg.OrphanGrace) // the client must subscribe within the grace
+	defer s.orphan.Stop()
+	for {
+		var lingerC <-chan time.Time
+		if s.linger != nil {
+			lingerC = s.linger.C
+		}
+		stopC := t.reg.stopping
+		if s.stopping {
+			stopC = nil
+		}
+		select {
+		case <-t.wake:
+			for _, ev := range t.takeEvents() {
+				s.handle(ev)
+			}
+			if s.uplinkGone && s.active == nil {
+				s.finish(s.endWith)
+				return
+			}
+		case res := <-s.done:
+			if end, finished := s.runDone(res); finished {
+				s.finish(end)
+				return
+			}
+		case <-lingerC:
+			s.finish(nil)
+			return
+		case <-s.orphan.C:
+			if s.active == nil {
+				s.finish(nil)
+				return
+			}
+			s.orphaned = true
+			s.cancelAll(ErrOrphaned)
+		case <-stopC:
+			s.stopping = true
+			if s.active == nil {
+				s.finish(connect.NewError(connect.CodeUnavailable, ErrRegistryClosed))
+				return
+			}
+			s.cancelAll(ErrRegistryClosed)
+		}
+	}
+}
+
+func (s *supervisor) handle(ev event) {
+	switch ev.kind {
+	case evSubs:
+		if ev.subs > 0 {
+			s.orphan.Stop()
+		} else if !s.orphaned {
+			s.orphan.Reset(s.t.reg.cfg.OrphanGrace)
+		}
+	case evUplinkClosed:
+		s.uplinkGone = true
+		if s.active != nil {
+			s.endWith = ev.err
+			if s.endWith == nil {
+				s.endWith = cancelled(ErrUplinkClosed)
+			}
+			s.cancelAll(ErrUplinkClosed)
+		} else {
+			s.endWith = ev.err
+		}
+	case evTurn:
+		s.last, s.lastParent = ev.msg.GetRunRequest(), ev.parent
+		s.enqueue(s.t.newTurnRun(s.last, nil, ev.parent))
+	case evMessage:
+		switch target := s.target(); {
+		case target != nil:
+			target.inbox.push(ev.msg)
+		case ev.msg.GetConversationAction() != nil && s.last != nil:
+			s.enqueue(s.t.newTurnRun(s.last, ev.msg.GetConversationAction(), s.lastParent))
+		default:
+			s.t.reg.log.Debug("client message outside a turn dropped",
+				zap.String("request_id", s.t.id), zap.String("kind", messageKind(ev.msg)))
+		}
+	}
+}
+
+func (s *supervisor) target() *turnRun {
+	if s.queued != nil {
+		return s.queued
+	}
+	return s.active
+}
+
+// enqueue starts tr now, or supersedes the running turn and starts tr once
+// that one has returned.
+func (s *supervisor) enqueue(tr *turnRun) {
+	if s.orphaned || s.stopping || s.uplinkGone {
+		return
+	}
+	if s.active == nil {
+		s.stopLinger()
+		s.start(tr)
+		return
+	}
+	if s.queued == nil {
+		s.active.cancel(ErrSuperseded)
+	}
+	s.queued = tr
+}
+
+func (s *supervisor) start(tr *turnRun) {
+	s.active = tr
+	h := s.t.reg.handler
+	go func() {
+		err := serveSafely(h, tr)
+		tr.output.over.Store(true)
+		s.done <- runResult{run: tr, err: err}
+	}()
+}
+
+func serveSafely(h RunHandler, tr *turnRun) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = connect.NewError(connect.CodeInternal, fmt.Errorf("run handler panicked: %v", p))
+		}
+	}()
+	return h.ServeRun(tr.ctx, tr.turn)
+}
+
+// runDone decides what follows a returned turn; finished reports that the
+// stream ends now with end.
+func (s *supervisor) runDone(res runResult) (end error, finished bool) {
+	res.run.cancel(context.Canceled)
+	s.active = nil
+	if s.queued != nil {
+		next := s.queued
+		s.queued = nil
+		s.start(next)
+		return nil, false
+	}
+	if cause := context.Cause(res.run.ctx); s.orphaned || s.stopping {
+		return cancelled(cause), true
+	}
+	if s.uplinkGone {
+		return s.endWith, true
+	}
+	if res.err != nil {
+		return res.err, true
+	}
+	s.linger = time.NewTimer(s.t.reg.cfg.Linger)
+	return nil, false
+}
+
+func (s *supervisor) cancelAll(cause error) {
+	s.queued = nil
+	if s.active != nil {
+		s.active.cancel(cause)
+	}
+}
+
+func (s *supervisor) stopLinger() {
+	if s.linger != nil {
+		s.linger.Stop()
+		s.linger = nil
+	}
+}
+
+// finish writes the end-of-stream frame and retires the transport.
+func (s *supervisor) finish(end error) {
+	s.stopLinger()
+	s.t.mu.Lock()
+	s.t.ended = true
+	s.t.mu.Unlock()
+	s.t.out.finish(frame.EndFrame(end))
+	s.t.reg.retire(s.t)
+}
+
+// cancelled is the end-of-stream error of a run the server cancelled.
+func cancelled(cause error) error {
+	if errors.Is(cause, ErrRegistryClosed) {
+		return connect.NewError(connect.CodeUnavailable, ErrRegistryClosed)
+	}
+	return connect.NewError(connect.CodeCanceled, errors.New("run was cancelled"))
+}
+
+func messageKind(m *agentv1.AgentClientMessage) string {
+	if m == nil || m.ProtoReflect().WhichOneof(m.ProtoReflect().Descriptor().Oneofs().ByName("message")) == nil {
+		return "none"
+	}
+	return string(m.ProtoReflect().WhichOneof(m.ProtoReflect().Descriptor().Oneofs().ByName("message")).Name())
+}

@@ -1,0 +1,176 @@
+package transport
+
+import (
+	"bytes"
+	"errors"
+	"sync"
+
+	agentv1 "keygate/gen/cursor/agent/v1"
+)
+
+// errEnded tells the registry that a transport's stream is over, so an
+// append must go to a new generation of the request id.
+var errEnded = errors.New("transport ended")
+
+type eventKind int
+
+const (
+	evMessage eventKind = iota // a released client message
+	evTurn                     // a run_request: start or supersede a turn
+	evSubs                     // the subscriber count changed
+	evUplinkClosed             // the HTTP/2 request body ended
+)
+
+type event struct {
+	kind   eventKind
+	msg    *agentv1.AgentClientMessage
+	parent Parent
+	subs   int
+	err    error
+}
+
+// Transport is the state of one request id: ordering of its appends, its
+// output log and its id counters. Its supervisor goroutine owns the runs.
+type Transport struct {
+	id  string
+	reg *Registry
+	out *outlog
+	ids idCounters
+
+	mu      sync.Mutex
+	next    int64 // next expected append_seqno
+	pending map[int64]*agentv1.AgentClientMessage
+	opening []byte // bytes of the seqno-0 run_request of the current turn
+	events  []event
+	subs    int
+	ended   bool
+
+	wake   chan struct{} // one token while events is non-empty
+	exited chan struct{}
+}
+
+func newTransport(reg *Registry, a Append) *Transport {
+	t := &Transport{
+		id:      a.RequestID,
+		reg:     reg,
+		out:     newOutlog(),
+		next:    1,
+		pending: map[int64]*agentv1.AgentClientMessage{},
+		opening: a.Raw,
+		wake:    make(chan struct{}, 1),
+		exited:  make(chan struct{}),
+	}
+	t.pushLocked(event{kind: evTurn, msg: a.Message, parent: a.Parent})
+	return t
+}
+
+// RequestID is the transport's identity.
+func (t *Transport) RequestID() string { return t.id }
+
+func (t *Transport) pushLocked(ev event) {
+	t.events = append(t.events, ev)
+	select {
+	case t.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (t *Transport) takeEvents() []event {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	evs := t.events
+	t.events = nil
+	return evs
+}
+
+// accept applies the ordering rules of the package doc to one append.
+func (t *Transport) accept(a Append) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.ended {
+		return errEnded
+	}
+	if a.Seqno == 0 && a.Message.GetRunRequest() != nil {
+		if bytes.Equal(a.Raw, t.opening) {
+			return nil // retry of the opening append
+		}
+		// The request id is reused for a new turn: numbering restarts.
+		t.next, t.opening = 1, a.Raw
+		clear(t.pending)
+		t.pushLocked(event{kind: evTurn, msg: a.Message, parent: a.Parent})
+		return nil
+	}
+	switch {
+	case a.Seqno < 0:
+		// Unnumbered: released at once, outside the ordering.
+		t.releaseLocked(a.Message, a.Parent)
+	case a.Seqno < t.next:
+		// Stale duplicate: already released.
+	case a.Seqno > t.next:
+		if _, dup := t.pending[a.Seqno]; dup {
+			return nil
+		}
+		if len(t.pending) >= t.reg.cfg.MaxPending {
+			return &TooManyPendingError{RequestID: t.id, Seqno: a.Seqno, Next: t.next, Limit: t.reg.cfg.MaxPending}
+		}
+		t.pending[a.Seqno] = a.Message
+	default:
+		t.releaseLocked(a.Message, a.Parent)
+		t.next++
+		for m, ok := t.pending[t.next]; ok; m, ok = t.pending[t.next] {
+			delete(t.pending, t.next)
+			t.releaseLocked(m, a.Parent)
+			t.next++
+		}
+	}
+	return nil
+}
+
+// releaseLocked hands one in-order message to the supervisor. A client
+// heartbeat is answered here, before any run work.
+func (t *Transport) releaseLocked(m *agentv1.AgentClientMessage, parent Parent) {
+	if m.GetClientHeartbeat() != nil {
+		t.out.pulse()
+	}
+	if m.GetRunRequest() != nil {
+		t.pushLocked(event{kind: evTurn, msg: m, parent: parent})
+		return
+	}
+	t.pushLocked(event{kind: evMessage, msg: m})
+}
+
+// stale reports whether seqno was already released by this (ended) transport.
+func (t *Transport) stale(seqno int64) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return seqno >= 0 && seqno < t.next
+}
+
+func (t *Transport) isEnded() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.ended
+}
+
+func (t *Transport) subscribe() *Subscription {
+	t.mu.Lock()
+	t.subs++
+	t.pushLocked(event{kind: evSubs, subs: t.subs})
+	t.mu.Unlock()
+	return t.out.subscribe(t, t.reg.cfg.Heartbeat, func() {
+		t.mu.Lock()
+		t.subs--
+		t.pushLocked(event{kind: evSubs, subs: t.subs})
+		t.mu.Unlock()
+	})
+}
+
+// closeUplink records that the client's uplink ended; see
+// Subscription.CloseUplink.
+func (t *Transport) closeUplink(err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.ended {
+		t.pushLocked(event{kind: evUplinkClosed, err: err})
+	}
+}
