@@ -1,0 +1,143 @@
+package compaction_test
+
+import (
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"keygate/domain/compaction"
+	"keygate/domain/conversation"
+	"keygate/domain/llm"
+	"keygate/domain/projection"
+)
+
+var _ = Describe("compaction.Budget", func() {
+	DescribeTable("the_reserve_scales_with_the_window: budget = window − window/10",
+		func(window, budget int64) { Expect(compaction.Budget(window)).To(Equal(budget)) },
+		Entry("a 200 K window leaves 180 K", int64(200_000), int64(180_000)),
+		Entry("a 1 M window leaves 900 K", int64(1_000_000), int64(900_000)),
+		Entry("a 100 K window leaves 90 K", int64(100_000), int64(90_000)),
+		Entry("an unknown window sets no budget", int64(0), int64(0)),
+	)
+
+	DescribeTable("automatic_compaction_uses_proportional_reserve_for_every_action",
+		func(estimate, window int64, needed bool) { Expect(compaction.Needed(estimate, window)).To(Equal(needed)) },
+		Entry("the_reserve_leaves_room_for_the_estimate_to_run_behind: 947 797 anchored tokens on a 1 M window compacts", int64(947_797), int64(1_000_000), true),
+		Entry("a history at the budget does not compact", int64(180_000), int64(200_000), false),
+		Entry("a history one token over the budget compacts", int64(180_001), int64(200_000), true),
+		Entry("without a window nothing compacts", int64(10_000_000), int64(0), false),
+	)
+})
+
+var _ = Describe("compaction.Estimate", func() {
+	var req llm.Request
+
+	BeforeEach(func() {
+		req = llm.Request{Messages: []llm.Message{
+			projection.UserTail("u1", strings.Repeat("old ", 50_000)),
+			{ID: "a1", Role: llm.RoleAssistant, Assistant: &llm.Assistant{Text: "ok"}},
+			projection.UserTail("u2", "short follow-up"),
+		}}
+	})
+
+	It("real_previous_input_only_estimates_messages_added_after_the_anchor", func() {
+		anchored := compaction.Estimate(req, &compaction.Anchor{ContextTokens: 1_000, MessageCount: 2})
+		Expect(anchored).To(BeNumerically("<", 1_100))
+		Expect(anchored).To(BeNumerically(">", 1_000))
+		Expect(compaction.Estimate(req, nil)).To(BeNumerically(">", 50_000))
+	})
+
+	It("incremental_preflight_uses_conversation_anchor_across_model_switch", func() {
+		anchor := &compaction.Anchor{ContextTokens: 150_000, MessageCount: 2}
+		Expect(compaction.Needed(compaction.Estimate(req, anchor), 200_000)).To(BeFalse())
+	})
+
+	It("real_previous_input_compacts_after_the_new_message_crosses_the_reserve", func() {
+		req.Messages[2] = projection.UserTail("u2", strings.Repeat("new ", 40_000))
+		anchor := &compaction.Anchor{ContextTokens: 150_000, MessageCount: 2}
+		Expect(compaction.Needed(compaction.Estimate(req, anchor), 200_000)).To(BeTrue())
+	})
+
+	It("estimates everything when the anchor covers more messages than the request has", func() {
+		Expect(compaction.Estimate(req, &compaction.Anchor{ContextTokens: 1, MessageCount: 9})).To(Equal(llm.EstimateRequest(req)))
+	})
+})
+
+var _ = Describe("compaction.Partition and the layouts", func() {
+	var history []conversation.Message
+
+	BeforeEach(func() {
+		history = []conversation.Message{
+			ctxMsg("e1", "ctx A"), userMsg("e1", "first"), answer("r1:assistant:0", "one"),
+			ctxMsg("e2", "ctx B"), userMsg("e2", "second"), answer("r2:assistant:0", "two"),
+			userMsg("e3", "third"),
+		}
+	})
+
+	It("auto_compaction_preserves_only_the_latest_request_context", func() {
+		split := compaction.Partition(history, []string{"runtime:e3"})
+		Expect(split.LatestContext.ID()).To(Equal("request-context:e2"))
+		Expect(split.Compactable).To(ConsistOfIDs("request-context:e1", "runtime:e1", "r1:assistant:0", "runtime:e2", "r2:assistant:0"))
+		Expect(split.Current).To(ConsistOfIDs("runtime:e3"))
+	})
+
+	It("lays out an automatic compaction as [latest request context, summary, current initial messages]", func() {
+		summary, err := compaction.SummaryMessage(conversation.AutoSummaryID("r3", 0), "s")
+		Expect(err).NotTo(HaveOccurred())
+		layout := compaction.Automatic(compaction.Partition(history, []string{"runtime:e3"}), summary)
+		Expect(layout).To(ConsistOfIDs("request-context:e2", "runtime:summary:auto:r3:0", "runtime:e3"))
+	})
+
+	It("keeps a context that belongs to the current turn inside the current messages", func() {
+		history = append(history, ctxMsg("e4", "ctx C"), userMsg("e4", "fourth"))
+		split := compaction.Partition(history, []string{"request-context:e4", "runtime:e4"})
+		Expect(split.LatestContext).To(BeNil())
+		summary, _ := compaction.SummaryMessage("sum", "s")
+		Expect(compaction.Automatic(split, summary)).To(ConsistOfIDs("sum", "request-context:e4", "runtime:e4"))
+	})
+
+	It("summarize_replaces_model_history: a manual compaction keeps the summary alone", func() {
+		summary, err := compaction.SummaryMessage(conversation.ManualSummaryID("r9"), "all of it")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(compaction.Manual(summary)).To(ConsistOfIDs("runtime:summary:r9"))
+		Expect(summary.Text()).To(Equal("<conversation_summary>\nall of it\n</conversation_summary>"))
+		Expect(summary.Role()).To(Equal(llm.RoleUser))
+	})
+
+	It("refuses a summary that is not valid text", func() {
+		_, err := compaction.SummaryMessage("s", "\xff")
+		Expect(err).To(MatchError(conversation.ErrInvalidMessage))
+	})
+})
+
+var _ = Describe("compaction.Preflight and compaction.Fits", func() {
+	It("irreducibly_oversized_current_input_fails_before_provider_dispatch", func() {
+		huge := userMsg("e1", strings.Repeat("x", 400_000))
+		split := compaction.Partition([]conversation.Message{huge}, []string{huge.ID()})
+		req, err := projection.Request([]conversation.Message{huge}, projection.Prompt{}, projection.Settings{})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = compaction.Preflight(compaction.Estimate(req, nil), 100_000, split)
+		Expect(err).To(MatchError(compaction.ErrIrreducible))
+	})
+
+	DescribeTable("decides whether to compact before a model call",
+		func(estimate int64, compactable bool, compact bool) {
+			split := compaction.Split{}
+			if compactable {
+				split.Compactable = []conversation.Message{userMsg("old", "old")}
+			}
+			got, err := compaction.Preflight(estimate, 100_000, split)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(got).To(Equal(compact))
+		},
+		Entry("a fitting request is sent as it is", int64(50_000), true, false),
+		Entry("an oversized request with compactable history compacts first", int64(95_000), true, true),
+		Entry("a fitting request with nothing compactable is sent as it is", int64(50_000), false, false),
+	)
+
+	It("fails a compacted layout that still does not fit with ErrStillTooLarge", func() {
+		Expect(compaction.Fits(95_000, 100_000)).To(MatchError(compaction.ErrStillTooLarge))
+		Expect(compaction.Fits(85_000, 100_000)).To(Succeed())
+	})
+})

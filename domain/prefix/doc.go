@@ -1,0 +1,12 @@
+// Package prefix checks the rule every adapter and use case must keep:
+// each model request of a conversation extends the previous one, so the
+// provider's prompt cache covers everything already sent. [IsStablePrefix]
+// compares two consecutive requests and reports where and why the newer one
+// diverges; the call records use it to flag cache breaks.
+//
+// Place in the hexagon: domain. It imports only the standard library and
+// other domain packages, does no I/O and carries no struct tags. The
+// comparison is hand-written rather than a generic deep-equal so the report
+// can name the first differing field, and so ids, which never reach a
+// provider, are ignored.
+package prefix
