@@ -22,7 +22,9 @@ var _ = Describe("compaction.Budget", func() {
 	)
 
 	DescribeTable("automatic_compaction_uses_proportional_reserve_for_every_action",
-		func(estimate, window int64, needed bool) { Expect(compaction.Needed(estimate, window)).To(Equal(needed)) },
+		func(estimate, window int64, needed bool) {
+			Expect(compaction.Needed(estimate, window)).To(Equal(needed))
+		},
 		Entry("the_reserve_leaves_room_for_the_estimate_to_run_behind: 947 797 anchored tokens on a 1 M window compacts", int64(947_797), int64(1_000_000), true),
 		Entry("a history at the budget does not compact", int64(180_000), int64(200_000), false),
 		Entry("a history one token over the budget compacts", int64(180_001), int64(200_000), true),
