@@ -15,10 +15,10 @@ var errEnded = errors.New("transport ended")
 type eventKind int
 
 const (
-	evMessage eventKind = iota // a released client message
-	evTurn                     // a run_request: start or supersede a turn
-	evSubs                     // the subscriber count changed
-	evUplinkClosed             // the HTTP/2 request body ended
+	evMessage      eventKind = iota // a released client message
+	evTurn                          // a run_request: start or supersede a turn
+	evSubs                          // the subscriber count changed
+	evUplinkClosed                  // the HTTP/2 request body ended
 )
 
 type event struct {

@@ -1,0 +1,128 @@
+package cursortest
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"sync"
+
+	"connectrpc.com/connect"
+	"google.golang.org/protobuf/proto"
+
+	agentv1 "keygate/gen/cursor/agent/v1"
+	aiserverv1 "keygate/gen/cursor/aiserver/v1"
+	"keygate/gen/cursor/aiserver/v1/aiserverv1connect"
+)
+
+// Client is one simulated Cursor client bound to one request id.
+type Client struct {
+	baseURL   string
+	http      *http.Client
+	bidi      aiserverv1connect.BidiServiceClient
+	RequestID string
+	// Header is sent with every request (e.g. subagent parent headers).
+	Header http.Header
+
+	mu    sync.Mutex
+	next  int64
+	blobs map[string][]byte // the client's KV store, by hex blob id
+}
+
+// NewClient returns a client for the server at baseURL using requestID.
+func NewClient(baseURL string, hc *http.Client, requestID string) *Client {
+	return &Client{
+		baseURL:   baseURL,
+		http:      hc,
+		bidi:      aiserverv1connect.NewBidiServiceClient(hc, baseURL),
+		RequestID: requestID,
+		Header:    http.Header{},
+		blobs:     map[string][]byte{},
+	}
+}
+
+// Send appends msg with the next automatic seqno (0, 1, 2, ...).
+func (c *Client) Send(ctx context.Context, msg *agentv1.AgentClientMessage) error {
+	c.mu.Lock()
+	seq := c.next
+	c.next++
+	c.mu.Unlock()
+	return c.SendAt(ctx, seq, msg)
+}
+
+// SendAt appends msg with an explicit seqno: for out-of-order, duplicate
+// and overtaking appends. It does not move the automatic counter.
+func (c *Client) SendAt(ctx context.Context, seqno int64, msg *agentv1.AgentClientMessage) error {
+	b, err := proto.Marshal(msg)
+	if err != nil {
+		return fmt.Errorf("marshal client message: %w", err)
+	}
+	return c.SendRaw(ctx, &aiserverv1.BidiAppendRequest{
+		Data:        hex.EncodeToString(b),
+		RequestId:   &aiserverv1.BidiRequestId{RequestId: c.RequestID},
+		AppendSeqno: seqno,
+	})
+}
+
+// SendRaw sends a hand-made BidiAppendRequest (for foreign or broken
+// payloads). The error is the server's Connect error, if any.
+func (c *Client) SendRaw(ctx context.Context, req *aiserverv1.BidiAppendRequest) error {
+	r := connect.NewRequest(req)
+	for k, vs := range c.Header {
+		r.Header()[k] = vs
+	}
+	_, err := c.bidi.BidiAppend(ctx, r)
+	return err
+}
+
+// ResetSeqno makes the next automatic seqno 0 again, as the client does when
+// it reuses a request id for a new turn.
+func (c *Client) ResetSeqno() {
+	c.mu.Lock()
+	c.next = 0
+	c.mu.Unlock()
+}
+
+// Blob returns a blob the server stored with KV SET.
+func (c *Client) Blob(id []byte) ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b, ok := c.blobs[hex.EncodeToString(id)]
+	return b, ok
+}
+
+// PutBlob stores a blob as if an earlier turn had stored it, and returns its
+// id (SHA-256 of the data).
+func (c *Client) PutBlob(data []byte) []byte {
+	id := sha256.Sum256(data)
+	c.mu.Lock()
+	c.blobs[hex.EncodeToString(id[:])] = data
+	c.mu.Unlock()
+	return id[:]
+}
+
+// answerKV is the client's side of the KV protocol: SET stores and ACKs,
+// GET returns the blob or an error.
+func (c *Client) answerKV(ctx context.Context, kv *agentv1.KvServerMessage, send func(context.Context, *agentv1.AgentClientMessage) error) error {
+	reply := &agentv1.KvClientMessage{Id: kv.GetId()}
+	switch {
+	case kv.GetSetBlobArgs() != nil:
+		args := kv.GetSetBlobArgs()
+		c.mu.Lock()
+		c.blobs[hex.EncodeToString(args.GetBlobId())] = args.GetBlobData()
+		c.mu.Unlock()
+		reply.Message = &agentv1.KvClientMessage_SetBlobResult{SetBlobResult: &agentv1.SetBlobResult{}}
+	case kv.GetGetBlobArgs() != nil:
+		res := &agentv1.GetBlobResult{}
+		if data, ok := c.Blob(kv.GetGetBlobArgs().GetBlobId()); ok {
+			res.BlobData = data
+		} else {
+			res.Error = &agentv1.Error{Message: "blob not found"}
+		}
+		reply.Message = &agentv1.KvClientMessage_GetBlobResult{GetBlobResult: res}
+	default:
+		return nil
+	}
+	return send(ctx, &agentv1.AgentClientMessage{Message: &agentv1.AgentClientMessage_KvClientMessage{KvClientMessage: reply}})
+}

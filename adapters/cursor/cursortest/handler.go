@@ -1,0 +1,168 @@
+package cursortest
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"sync"
+
+	"keygate/adapters/cursor/transport"
+	agentv1 "keygate/gen/cursor/agent/v1"
+)
+
+// Script is one turn's behaviour in a ScriptedRunHandler.
+type Script func(ctx context.Context, turn *transport.Turn) error
+
+// ScriptedRunHandler is a RunHandler whose turns run a Script. It records
+// every turn it served and how each ended.
+type ScriptedRunHandler struct {
+	script Script
+
+	mu    sync.Mutex
+	turns []*transport.Turn
+	ends  []error
+}
+
+var _ transport.RunHandler = (*ScriptedRunHandler)(nil)
+
+// NewScriptedRunHandler serves every turn with script.
+func NewScriptedRunHandler(script Script) *ScriptedRunHandler {
+	return &ScriptedRunHandler{script: script}
+}
+
+// ServeRun implements transport.RunHandler.
+func (h *ScriptedRunHandler) ServeRun(ctx context.Context, turn *transport.Turn) error {
+	h.mu.Lock()
+	h.turns = append(h.turns, turn)
+	h.mu.Unlock()
+	err := h.script(ctx, turn)
+	h.mu.Lock()
+	h.ends = append(h.ends, err)
+	h.mu.Unlock()
+	return err
+}
+
+// Turns returns the turns started so far.
+func (h *ScriptedRunHandler) Turns() []*transport.Turn {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]*transport.Turn(nil), h.turns...)
+}
+
+// Ended counts the turns that have returned.
+func (h *ScriptedRunHandler) Ended() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.ends)
+}
+
+// Reply sends the given texts as text deltas and ends the turn.
+func Reply(texts ...string) Script {
+	return func(_ context.Context, turn *transport.Turn) error {
+		for _, t := range texts {
+			if err := turn.Output.Send(TextDelta(t)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// Recorder collects the client messages a turn received, in order.
+type Recorder struct {
+	mu   sync.Mutex
+	msgs []*agentv1.AgentClientMessage
+}
+
+// Messages returns what was recorded so far.
+func (r *Recorder) Messages() []*agentv1.AgentClientMessage {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]*agentv1.AgentClientMessage(nil), r.msgs...)
+}
+
+// Until records inbox messages until stop returns true for one (that one
+// included) and then ends the turn; it ends with ctx's cause when the turn
+// is cancelled first.
+func (r *Recorder) Until(stop func(*agentv1.AgentClientMessage) bool) Script {
+	return func(ctx context.Context, turn *transport.Turn) error {
+		for {
+			m, err := turn.Inbox.Next(ctx)
+			if err != nil {
+				return context.Cause(ctx)
+			}
+			r.mu.Lock()
+			r.msgs = append(r.msgs, m)
+			r.mu.Unlock()
+			if stop(m) {
+				return nil
+			}
+		}
+	}
+}
+
+// IsCancel matches a stand-alone cancel action.
+func IsCancel(m *agentv1.AgentClientMessage) bool {
+	return m.GetConversationAction().GetCancelAction() != nil
+}
+
+// SetBlob stores data in the client's KV store the way the server does:
+// KV SET with a fresh id, then it waits in the inbox for the matching ACK
+// (other messages before it are returned in skipped).
+func SetBlob(ctx context.Context, turn *transport.Turn, data []byte) (id []byte, skipped []*agentv1.AgentClientMessage, err error) {
+	kvID, err := turn.Output.NextKvID()
+	if err != nil {
+		return nil, nil, err
+	}
+	sum := sha256.Sum256(data)
+	err = turn.Output.Send(&agentv1.AgentServerMessage{Message: &agentv1.AgentServerMessage_KvServerMessage{
+		KvServerMessage: &agentv1.KvServerMessage{Id: kvID, Message: &agentv1.KvServerMessage_SetBlobArgs{
+			SetBlobArgs: &agentv1.SetBlobArgs{BlobId: sum[:], BlobData: data},
+		}},
+	}})
+	if err != nil {
+		return nil, nil, err
+	}
+	for {
+		m, err := turn.Inbox.Next(ctx)
+		if err != nil {
+			return nil, skipped, err
+		}
+		if kv := m.GetKvClientMessage(); kv.GetId() == kvID && kv.GetSetBlobResult() != nil {
+			if e := kv.GetSetBlobResult().GetError(); e != nil {
+				return nil, skipped, fmt.Errorf("set blob %d: %s", kvID, e.GetMessage())
+			}
+			return sum[:], skipped, nil
+		}
+		skipped = append(skipped, m)
+	}
+}
+
+// GetBlob asks the client's KV store for a blob and waits for the answer.
+func GetBlob(ctx context.Context, turn *transport.Turn, id []byte) ([]byte, error) {
+	kvID, err := turn.Output.NextKvID()
+	if err != nil {
+		return nil, err
+	}
+	err = turn.Output.Send(&agentv1.AgentServerMessage{Message: &agentv1.AgentServerMessage_KvServerMessage{
+		KvServerMessage: &agentv1.KvServerMessage{Id: kvID, Message: &agentv1.KvServerMessage_GetBlobArgs{
+			GetBlobArgs: &agentv1.GetBlobArgs{BlobId: id},
+		}},
+	}})
+	if err != nil {
+		return nil, err
+	}
+	for {
+		m, err := turn.Inbox.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if kv := m.GetKvClientMessage(); kv.GetId() == kvID && kv.GetGetBlobResult() != nil {
+			res := kv.GetGetBlobResult()
+			if res.Error != nil {
+				return nil, fmt.Errorf("get blob %d: %s", kvID, res.GetError().GetMessage())
+			}
+			return res.GetBlobData(), nil
+		}
+	}
+}
