@@ -63,7 +63,7 @@ func (s *session) call() llm.Request {
 // answer stores the model's final answer of the current run.
 func (s *session) answer(text string) {
 	m, err := conversation.NewMessage(conversation.MessageSpec{
-		ID: conversation.AssistantID(conversation.RunID(fmt.Sprintf("req-%d", s.runs), 0xabcdef01), 0),
+		ID:   conversation.AssistantID(conversation.RunID(fmt.Sprintf("req-%d", s.runs), 0xabcdef01), 0),
 		Role: llm.RoleAssistant, Origin: conversation.OriginAssistant, Assistant: &llm.Assistant{Text: text},
 	})
 	Expect(err).NotTo(HaveOccurred())
