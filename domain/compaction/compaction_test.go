@@ -143,3 +143,86 @@ var _ = Describe("compaction.Preflight and compaction.Fits", func() {
 		Expect(compaction.Fits(85_000, 100_000)).To(Succeed())
 	})
 })
+
+var _ = Describe("Compaction over a run's lifetime", func() {
+	var (
+		huge    string
+		summary conversation.Message
+	)
+
+	BeforeEach(func() {
+		huge = strings.Repeat("output line\n", 20_000)
+		var err error
+		summary, err = compaction.SummaryMessage(conversation.AutoSummaryID("run", 0), "earlier work")
+		Expect(err).NotTo(HaveOccurred())
+	})
+
+	// toolTurn is a call and its large result; the provider view caps the
+	// result at 64 KiB, about 18 K tokens, so two of them overflow a 25 K
+	// window.
+	toolTurn := func(id string) []conversation.Message {
+		call, err := conversation.NewMessage(conversation.MessageSpec{ID: id + ":call", Role: llm.RoleAssistant,
+			Origin: conversation.OriginAssistant, Assistant: &llm.Assistant{Calls: []llm.ToolCall{{CallID: id, Name: "Shell"}}}})
+		Expect(err).NotTo(HaveOccurred())
+		res, err := conversation.NewMessage(conversation.MessageSpec{ID: id + ":result", Role: llm.RoleTool,
+			Origin: conversation.OriginTool, ToolResult: &llm.ToolResult{CallID: id, Content: huge}})
+		Expect(err).NotTo(HaveOccurred())
+		return []conversation.Message{call, res}
+	}
+	estimate := func(msgs []conversation.Message) int64 {
+		req, err := projection.Request(msgs, projection.Prompt{}, projection.Settings{})
+		Expect(err).NotTo(HaveOccurred())
+		return compaction.Estimate(req, nil)
+	}
+
+	It("automatic_compaction_preflights_provider_input_and_records_rebuilt_tokens: the compacted state fits and the huge text is gone", func() {
+		current := userMsg("e2", "next question")
+		history := append([]conversation.Message{ctxMsg("e1", "ctx"), userMsg("e1", "first")}, answer("a", huge))
+		history = append(history, current)
+		Expect(compaction.Preflight(estimate(history), 25_000, compaction.Partition(history, []string{current.ID()}))).To(BeTrue())
+
+		layout := compaction.Automatic(compaction.Partition(history, []string{current.ID()}), summary)
+		Expect(compaction.Fits(estimate(layout), 25_000)).To(Succeed())
+		Expect(layout).To(ConsistOfIDs("request-context:e1", summary.ID(), "runtime:e2"))
+	})
+
+	It("one_run_can_auto_compact_again_after_more_tool_output", func() {
+		current := userMsg("e1", "run the build twice")
+		layout := compaction.Automatic(compaction.Split{Current: []conversation.Message{current}}, summary)
+		afterMoreOutput := append(append(layout, toolTurn("c2")...), toolTurn("c3")...)
+		again, err := compaction.Preflight(estimate(afterMoreOutput), 25_000, compaction.Partition(afterMoreOutput, []string{current.ID()}))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(again).To(BeTrue())
+		Expect(compaction.Partition(afterMoreOutput, []string{current.ID()}).Compactable).To(ConsistOfIDs(summary.ID(), "c2:call", "c2:result", "c3:call", "c3:result"))
+	})
+
+	It("resume_action_auto_compacts_large_recovered_state_without_new_user_message", func() {
+		recovered := append(append([]conversation.Message{ctxMsg("e1", "ctx"), userMsg("e1", "go")}, toolTurn("c1")...), toolTurn("c2")...)
+		compact, err := compaction.Preflight(estimate(recovered), 25_000, compaction.Partition(recovered, nil))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(compact).To(BeTrue())
+	})
+
+	It("compacted_checkpoint_survives_followup_error_and_resume_continues: the resumed history is the compacted state", func() {
+		log, err := conversation.NewLog("c")
+		Expect(err).NotTo(HaveOccurred())
+		old := append([]conversation.Message{ctxMsg("e1", "ctx"), userMsg("e1", "go")}, toolTurn("c1")...)
+		d, err := log.Apply(conversation.AppendTo(log.Head(), old...))
+		Expect(err).NotTo(HaveOccurred())
+		current := userMsg("e2", "more")
+		_, err = log.Apply(conversation.AppendTo(d.Checkpoint, current))
+		Expect(err).NotTo(HaveOccurred())
+		all, err := log.Messages(log.Head().ID())
+		Expect(err).NotTo(HaveOccurred())
+		layout := compaction.Automatic(compaction.Partition(all, []string{current.ID()}), summary)
+		compacted, err := log.Apply(conversation.ReplaceWith(log.Head().ID(), log.Root(), layout...))
+		Expect(err).NotTo(HaveOccurred())
+
+		By("a provider failure leaves the head on the compacted checkpoint; the resume reads it back")
+		resumed, err := log.Messages(log.Head().ID())
+		Expect(err).NotTo(HaveOccurred())
+		Expect(log.Head().ID()).To(Equal(compacted.Checkpoint.ID()))
+		Expect(resumed).To(ConsistOfIDs("request-context:e1", summary.ID(), "runtime:e2"))
+		Expect(estimate(resumed)).To(BeNumerically("<", 1_000))
+	})
+})

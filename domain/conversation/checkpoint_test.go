@@ -155,3 +155,18 @@ var _ = Describe("Checkpoint", func() {
 		})
 	})
 })
+
+var _ = Describe("Log", func() {
+	It("finds checkpoints by id and scopes them to the conversation", func() {
+		log, err := conversation.NewLog("conv-9")
+		Expect(err).NotTo(HaveOccurred())
+		head := mustApply(log, conversation.AppendTo(log.Head(), userText("a", "A")))
+		got, ok := log.Checkpoint(head.ID())
+		Expect(ok).To(BeTrue())
+		Expect(got.ConversationID()).To(Equal("conv-9"))
+		_, ok = log.Checkpoint("ck_missing")
+		Expect(ok).To(BeFalse())
+		_, err = conversation.NewLog("")
+		Expect(err).To(MatchError(conversation.ErrInvalidCheckpoint))
+	})
+})

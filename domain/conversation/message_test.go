@@ -207,3 +207,43 @@ var _ = Describe("Message.Encode and DecodeMessage", func() {
 		Entry("garbage is refused", func([]byte) []byte { return []byte("not json") }),
 	)
 })
+
+var _ = Describe("Message accessors", func() {
+	It("expose what the message was built with", func() {
+		m, err := conversation.NewMessage(conversation.MessageSpec{ID: "t", Role: llm.RoleTool, Origin: conversation.OriginTool,
+			ToolRoundID: "r", RuntimeEventID: "ev", ToolResult: &llm.ToolResult{CallID: "c", Content: "out"}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(m.Origin()).To(Equal(conversation.OriginTool))
+		Expect(m.ToolRoundID()).To(Equal("r"))
+		Expect(m.RuntimeEventID()).To(Equal("ev"))
+		Expect(m.Text()).To(Equal("out"))
+		r, ok := m.ToolResult()
+		Expect(ok).To(BeTrue())
+		Expect(r.CallID).To(Equal("c"))
+		_, ok = m.Assistant()
+		Expect(ok).To(BeFalse())
+		Expect(m.Hash()).NotTo(Equal([32]byte{}))
+		a := assistantText("a", "hi")
+		Expect(a.Text()).To(Equal("hi"))
+		_, ok = a.ToolResult()
+		Expect(ok).To(BeFalse())
+	})
+
+	DescribeTable("origins have stable names",
+		func(o conversation.Origin, name string) { Expect(o.String()).To(Equal(name)) },
+		Entry("prompt", conversation.OriginPrompt, "prompt"),
+		Entry("user", conversation.OriginUser, "user"),
+		Entry("runtime", conversation.OriginRuntime, "runtime"),
+		Entry("assistant", conversation.OriginAssistant, "assistant"),
+		Entry("tool", conversation.OriginTool, "tool"),
+		Entry("unknown", conversation.Origin(0), "unknown"),
+	)
+
+	DescribeTable("decision outcomes have stable names",
+		func(o conversation.Outcome, name string) { Expect(o.String()).To(Equal(name)) },
+		Entry("unchanged", conversation.Unchanged, "unchanged"),
+		Entry("move head", conversation.MoveHead, "move_head"),
+		Entry("create", conversation.Create, "create"),
+		Entry("unknown", conversation.Outcome(0), "unknown"),
+	)
+})

@@ -216,3 +216,27 @@ var _ = Describe("projection.Request", func() {
 		Expect(projection.CacheKey("conv")).NotTo(Equal(projection.CacheKey("other")))
 	})
 })
+
+var _ = Describe("projection.Request on retry", func() {
+	It("provider_failure_retries_from_the_current_checkpoint: every attempt sends the identical request", func() {
+		stored := []conversation.Message{user("runtime:e1", "go")}
+		attempts := make([]llm.Request, 3)
+		for i := range attempts {
+			var err error
+			attempts[i], err = projection.Request(stored, projection.Prompt{Instructions: "x"}, projection.Settings{Model: "m"})
+			Expect(err).NotTo(HaveOccurred())
+		}
+		Expect(attempts[1]).To(Equal(attempts[0]))
+		Expect(attempts[2]).To(Equal(attempts[0]))
+	})
+
+	It("read_image_is_loaded_only_for_the_provider_projection: the stored result keeps a blob reference", func() {
+		round, _ := toolround.New("r", llm.Assistant{Calls: calls("img")})
+		_, c, err := round.Commit(llm.ToolResult{CallID: "img", Content: "image", Image: &llm.Image{MIMEType: "image/png", BlobID: "sha256:1"}})
+		Expect(err).NotTo(HaveOccurred())
+		got, err := projection.History(c.Messages)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got[1].ToolResult.Image.BlobID).To(Equal("sha256:1"))
+		Expect(got[1].ToolResult.Image.Data).To(BeEmpty(), "bytes are hydrated by the application, on the provider view only")
+	})
+})

@@ -244,3 +244,14 @@ var _ = Describe("toolround.Rehydrate", func() {
 		}, nil, toolround.ErrInvalidRound),
 	)
 })
+
+var _ = Describe("Round.Commit and error flags", func() {
+	It("tool_success_is_not_inferred_from_debug_text", func() {
+		round, err := toolround.New("r", llm.Assistant{Calls: []llm.ToolCall{call(0, "w", "Write")}})
+		Expect(err).NotTo(HaveOccurred())
+		_, c, err := round.Commit(llm.ToolResult{CallID: "w", Content: "Wrote file. Error handling added."})
+		Expect(err).NotTo(HaveOccurred())
+		r, _ := c.Messages[1].ToolResult()
+		Expect(r.IsError).To(BeFalse())
+	})
+})
