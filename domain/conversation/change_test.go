@@ -40,8 +40,13 @@ var _ = Describe("Change.Plan", func() {
 			func() conversation.Change { return conversation.AppendTo(log.Head(), a, a) }, conversation.ErrInvalidMessage),
 		Entry("one change does not hold the same runtime event twice",
 			func() conversation.Change {
-				return conversation.AppendTo(log.Head(), runtimeEvent("e", "x"), conversation.Message{})
+				twin, err := conversation.NewMessage(conversation.MessageSpec{ID: "twin", Role: a.Role(),
+					Origin: conversation.OriginRuntime, RuntimeEventID: "e", Parts: a.Parts()})
+				Expect(err).NotTo(HaveOccurred())
+				return conversation.AppendTo(log.Head(), runtimeEvent("e", "x"), twin)
 			}, conversation.ErrInvalidMessage),
+		Entry("a change holds only built messages",
+			func() conversation.Change { return conversation.AppendTo(log.Head(), conversation.Message{}) }, conversation.ErrInvalidMessage),
 	)
 
 	It("tells the store which checkpoints, messages and events to look up", func() {
@@ -52,6 +57,7 @@ var _ = Describe("Change.Plan", func() {
 		Expect(plan.CandidateIDs()[1]).To(Equal(plan.Target().ID()))
 		Expect(plan.MessageIDs()).To(Equal([]string{"a", "runtime:e1"}))
 		Expect(plan.RuntimeEventIDs()).To(Equal([]string{"e1"}))
+		Expect(plan.Base().ID()).To(Equal(log.Head().ID()))
 	})
 })
 
