@@ -6,7 +6,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12-devel
 // 	protoc        (unknown)
-// source: cursor/aiserver/v1/aiserver.proto
+// source: aiserver/v1/aiserver.proto
 
 package aiserverv1
 
@@ -61,11 +61,11 @@ func (x AvailableModelsScope) String() string {
 }
 
 func (AvailableModelsScope) Descriptor() protoreflect.EnumDescriptor {
-	return file_cursor_aiserver_v1_aiserver_proto_enumTypes[0].Descriptor()
+	return file_aiserver_v1_aiserver_proto_enumTypes[0].Descriptor()
 }
 
 func (AvailableModelsScope) Type() protoreflect.EnumType {
-	return &file_cursor_aiserver_v1_aiserver_proto_enumTypes[0]
+	return &file_aiserver_v1_aiserver_proto_enumTypes[0]
 }
 
 func (x AvailableModelsScope) Number() protoreflect.EnumNumber {
@@ -74,7 +74,7 @@ func (x AvailableModelsScope) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use AvailableModelsScope.Descriptor instead.
 func (AvailableModelsScope) EnumDescriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{0}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{0}
 }
 
 type BugbotPlanType int32
@@ -110,11 +110,11 @@ func (x BugbotPlanType) String() string {
 }
 
 func (BugbotPlanType) Descriptor() protoreflect.EnumDescriptor {
-	return file_cursor_aiserver_v1_aiserver_proto_enumTypes[1].Descriptor()
+	return file_aiserver_v1_aiserver_proto_enumTypes[1].Descriptor()
 }
 
 func (BugbotPlanType) Type() protoreflect.EnumType {
-	return &file_cursor_aiserver_v1_aiserver_proto_enumTypes[1]
+	return &file_aiserver_v1_aiserver_proto_enumTypes[1]
 }
 
 func (x BugbotPlanType) Number() protoreflect.EnumNumber {
@@ -123,7 +123,7 @@ func (x BugbotPlanType) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use BugbotPlanType.Descriptor instead.
 func (BugbotPlanType) EnumDescriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{1}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{1}
 }
 
 type ButtonType int32
@@ -162,11 +162,11 @@ func (x ButtonType) String() string {
 }
 
 func (ButtonType) Descriptor() protoreflect.EnumDescriptor {
-	return file_cursor_aiserver_v1_aiserver_proto_enumTypes[2].Descriptor()
+	return file_aiserver_v1_aiserver_proto_enumTypes[2].Descriptor()
 }
 
 func (ButtonType) Type() protoreflect.EnumType {
-	return &file_cursor_aiserver_v1_aiserver_proto_enumTypes[2]
+	return &file_aiserver_v1_aiserver_proto_enumTypes[2]
 }
 
 func (x ButtonType) Number() protoreflect.EnumNumber {
@@ -175,7 +175,7 @@ func (x ButtonType) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use ButtonType.Descriptor instead.
 func (ButtonType) EnumDescriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{2}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{2}
 }
 
 type ClientSurface int32
@@ -211,11 +211,11 @@ func (x ClientSurface) String() string {
 }
 
 func (ClientSurface) Descriptor() protoreflect.EnumDescriptor {
-	return file_cursor_aiserver_v1_aiserver_proto_enumTypes[3].Descriptor()
+	return file_aiserver_v1_aiserver_proto_enumTypes[3].Descriptor()
 }
 
 func (ClientSurface) Type() protoreflect.EnumType {
-	return &file_cursor_aiserver_v1_aiserver_proto_enumTypes[3]
+	return &file_aiserver_v1_aiserver_proto_enumTypes[3]
 }
 
 func (x ClientSurface) Number() protoreflect.EnumNumber {
@@ -224,7 +224,7 @@ func (x ClientSurface) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use ClientSurface.Descriptor instead.
 func (ClientSurface) EnumDescriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{3}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{3}
 }
 
 type ClientUpdateLevel int32
@@ -263,11 +263,11 @@ func (x ClientUpdateLevel) String() string {
 }
 
 func (ClientUpdateLevel) Descriptor() protoreflect.EnumDescriptor {
-	return file_cursor_aiserver_v1_aiserver_proto_enumTypes[4].Descriptor()
+	return file_aiserver_v1_aiserver_proto_enumTypes[4].Descriptor()
 }
 
 func (ClientUpdateLevel) Type() protoreflect.EnumType {
-	return &file_cursor_aiserver_v1_aiserver_proto_enumTypes[4]
+	return &file_aiserver_v1_aiserver_proto_enumTypes[4]
 }
 
 func (x ClientUpdateLevel) Number() protoreflect.EnumNumber {
@@ -276,7 +276,7 @@ func (x ClientUpdateLevel) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use ClientUpdateLevel.Descriptor instead.
 func (ClientUpdateLevel) EnumDescriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{4}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{4}
 }
 
 type CloudAgentEffortMode int32
@@ -312,11 +312,11 @@ func (x CloudAgentEffortMode) String() string {
 }
 
 func (CloudAgentEffortMode) Descriptor() protoreflect.EnumDescriptor {
-	return file_cursor_aiserver_v1_aiserver_proto_enumTypes[5].Descriptor()
+	return file_aiserver_v1_aiserver_proto_enumTypes[5].Descriptor()
 }
 
 func (CloudAgentEffortMode) Type() protoreflect.EnumType {
-	return &file_cursor_aiserver_v1_aiserver_proto_enumTypes[5]
+	return &file_aiserver_v1_aiserver_proto_enumTypes[5]
 }
 
 func (x CloudAgentEffortMode) Number() protoreflect.EnumNumber {
@@ -325,7 +325,7 @@ func (x CloudAgentEffortMode) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use CloudAgentEffortMode.Descriptor instead.
 func (CloudAgentEffortMode) EnumDescriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{5}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{5}
 }
 
 type DisplayMode int32
@@ -361,11 +361,11 @@ func (x DisplayMode) String() string {
 }
 
 func (DisplayMode) Descriptor() protoreflect.EnumDescriptor {
-	return file_cursor_aiserver_v1_aiserver_proto_enumTypes[6].Descriptor()
+	return file_aiserver_v1_aiserver_proto_enumTypes[6].Descriptor()
 }
 
 func (DisplayMode) Type() protoreflect.EnumType {
-	return &file_cursor_aiserver_v1_aiserver_proto_enumTypes[6]
+	return &file_aiserver_v1_aiserver_proto_enumTypes[6]
 }
 
 func (x DisplayMode) Number() protoreflect.EnumNumber {
@@ -374,7 +374,7 @@ func (x DisplayMode) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use DisplayMode.Descriptor instead.
 func (DisplayMode) EnumDescriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{6}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{6}
 }
 
 type Http2Config int32
@@ -416,11 +416,11 @@ func (x Http2Config) String() string {
 }
 
 func (Http2Config) Descriptor() protoreflect.EnumDescriptor {
-	return file_cursor_aiserver_v1_aiserver_proto_enumTypes[7].Descriptor()
+	return file_aiserver_v1_aiserver_proto_enumTypes[7].Descriptor()
 }
 
 func (Http2Config) Type() protoreflect.EnumType {
-	return &file_cursor_aiserver_v1_aiserver_proto_enumTypes[7]
+	return &file_aiserver_v1_aiserver_proto_enumTypes[7]
 }
 
 func (x Http2Config) Number() protoreflect.EnumNumber {
@@ -429,7 +429,7 @@ func (x Http2Config) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Http2Config.Descriptor instead.
 func (Http2Config) EnumDescriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{7}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{7}
 }
 
 type InAppAdTrigger int32
@@ -474,11 +474,11 @@ func (x InAppAdTrigger) String() string {
 }
 
 func (InAppAdTrigger) Descriptor() protoreflect.EnumDescriptor {
-	return file_cursor_aiserver_v1_aiserver_proto_enumTypes[8].Descriptor()
+	return file_aiserver_v1_aiserver_proto_enumTypes[8].Descriptor()
 }
 
 func (InAppAdTrigger) Type() protoreflect.EnumType {
-	return &file_cursor_aiserver_v1_aiserver_proto_enumTypes[8]
+	return &file_aiserver_v1_aiserver_proto_enumTypes[8]
 }
 
 func (x InAppAdTrigger) Number() protoreflect.EnumNumber {
@@ -487,7 +487,7 @@ func (x InAppAdTrigger) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use InAppAdTrigger.Descriptor instead.
 func (InAppAdTrigger) EnumDescriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{8}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{8}
 }
 
 type InferenceProviderWarningTrigger int32
@@ -523,11 +523,11 @@ func (x InferenceProviderWarningTrigger) String() string {
 }
 
 func (InferenceProviderWarningTrigger) Descriptor() protoreflect.EnumDescriptor {
-	return file_cursor_aiserver_v1_aiserver_proto_enumTypes[9].Descriptor()
+	return file_aiserver_v1_aiserver_proto_enumTypes[9].Descriptor()
 }
 
 func (InferenceProviderWarningTrigger) Type() protoreflect.EnumType {
-	return &file_cursor_aiserver_v1_aiserver_proto_enumTypes[9]
+	return &file_aiserver_v1_aiserver_proto_enumTypes[9]
 }
 
 func (x InferenceProviderWarningTrigger) Number() protoreflect.EnumNumber {
@@ -536,7 +536,7 @@ func (x InferenceProviderWarningTrigger) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use InferenceProviderWarningTrigger.Descriptor instead.
 func (InferenceProviderWarningTrigger) EnumDescriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{9}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{9}
 }
 
 type RemoteConnectionType int32
@@ -584,11 +584,11 @@ func (x RemoteConnectionType) String() string {
 }
 
 func (RemoteConnectionType) Descriptor() protoreflect.EnumDescriptor {
-	return file_cursor_aiserver_v1_aiserver_proto_enumTypes[10].Descriptor()
+	return file_aiserver_v1_aiserver_proto_enumTypes[10].Descriptor()
 }
 
 func (RemoteConnectionType) Type() protoreflect.EnumType {
-	return &file_cursor_aiserver_v1_aiserver_proto_enumTypes[10]
+	return &file_aiserver_v1_aiserver_proto_enumTypes[10]
 }
 
 func (x RemoteConnectionType) Number() protoreflect.EnumNumber {
@@ -597,7 +597,7 @@ func (x RemoteConnectionType) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use RemoteConnectionType.Descriptor instead.
 func (RemoteConnectionType) EnumDescriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10}
 }
 
 type RetrievalKeepAliveConfig int32
@@ -633,11 +633,11 @@ func (x RetrievalKeepAliveConfig) String() string {
 }
 
 func (RetrievalKeepAliveConfig) Descriptor() protoreflect.EnumDescriptor {
-	return file_cursor_aiserver_v1_aiserver_proto_enumTypes[11].Descriptor()
+	return file_aiserver_v1_aiserver_proto_enumTypes[11].Descriptor()
 }
 
 func (RetrievalKeepAliveConfig) Type() protoreflect.EnumType {
-	return &file_cursor_aiserver_v1_aiserver_proto_enumTypes[11]
+	return &file_aiserver_v1_aiserver_proto_enumTypes[11]
 }
 
 func (x RetrievalKeepAliveConfig) Number() protoreflect.EnumNumber {
@@ -646,7 +646,7 @@ func (x RetrievalKeepAliveConfig) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use RetrievalKeepAliveConfig.Descriptor instead.
 func (RetrievalKeepAliveConfig) EnumDescriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{11}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{11}
 }
 
 type ScmConnectAdConnectionState int32
@@ -685,11 +685,11 @@ func (x ScmConnectAdConnectionState) String() string {
 }
 
 func (ScmConnectAdConnectionState) Descriptor() protoreflect.EnumDescriptor {
-	return file_cursor_aiserver_v1_aiserver_proto_enumTypes[12].Descriptor()
+	return file_aiserver_v1_aiserver_proto_enumTypes[12].Descriptor()
 }
 
 func (ScmConnectAdConnectionState) Type() protoreflect.EnumType {
-	return &file_cursor_aiserver_v1_aiserver_proto_enumTypes[12]
+	return &file_aiserver_v1_aiserver_proto_enumTypes[12]
 }
 
 func (x ScmConnectAdConnectionState) Number() protoreflect.EnumNumber {
@@ -698,7 +698,7 @@ func (x ScmConnectAdConnectionState) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use ScmConnectAdConnectionState.Descriptor instead.
 func (ScmConnectAdConnectionState) EnumDescriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{12}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{12}
 }
 
 type ScmConnectAdProvider int32
@@ -734,11 +734,11 @@ func (x ScmConnectAdProvider) String() string {
 }
 
 func (ScmConnectAdProvider) Descriptor() protoreflect.EnumDescriptor {
-	return file_cursor_aiserver_v1_aiserver_proto_enumTypes[13].Descriptor()
+	return file_aiserver_v1_aiserver_proto_enumTypes[13].Descriptor()
 }
 
 func (ScmConnectAdProvider) Type() protoreflect.EnumType {
-	return &file_cursor_aiserver_v1_aiserver_proto_enumTypes[13]
+	return &file_aiserver_v1_aiserver_proto_enumTypes[13]
 }
 
 func (x ScmConnectAdProvider) Number() protoreflect.EnumNumber {
@@ -747,7 +747,7 @@ func (x ScmConnectAdProvider) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use ScmConnectAdProvider.Descriptor instead.
 func (ScmConnectAdProvider) EnumDescriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{13}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{13}
 }
 
 type AvailableModelsResponse_DegradationStatus int32
@@ -783,11 +783,11 @@ func (x AvailableModelsResponse_DegradationStatus) String() string {
 }
 
 func (AvailableModelsResponse_DegradationStatus) Descriptor() protoreflect.EnumDescriptor {
-	return file_cursor_aiserver_v1_aiserver_proto_enumTypes[14].Descriptor()
+	return file_aiserver_v1_aiserver_proto_enumTypes[14].Descriptor()
 }
 
 func (AvailableModelsResponse_DegradationStatus) Type() protoreflect.EnumType {
-	return &file_cursor_aiserver_v1_aiserver_proto_enumTypes[14]
+	return &file_aiserver_v1_aiserver_proto_enumTypes[14]
 }
 
 func (x AvailableModelsResponse_DegradationStatus) Number() protoreflect.EnumNumber {
@@ -796,7 +796,7 @@ func (x AvailableModelsResponse_DegradationStatus) Number() protoreflect.EnumNum
 
 // Deprecated: Use AvailableModelsResponse_DegradationStatus.Descriptor instead.
 func (AvailableModelsResponse_DegradationStatus) EnumDescriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10, 0}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10, 0}
 }
 
 type AvailableModelsResponse_ModelVendorId int32
@@ -853,11 +853,11 @@ func (x AvailableModelsResponse_ModelVendorId) String() string {
 }
 
 func (AvailableModelsResponse_ModelVendorId) Descriptor() protoreflect.EnumDescriptor {
-	return file_cursor_aiserver_v1_aiserver_proto_enumTypes[15].Descriptor()
+	return file_aiserver_v1_aiserver_proto_enumTypes[15].Descriptor()
 }
 
 func (AvailableModelsResponse_ModelVendorId) Type() protoreflect.EnumType {
-	return &file_cursor_aiserver_v1_aiserver_proto_enumTypes[15]
+	return &file_aiserver_v1_aiserver_proto_enumTypes[15]
 }
 
 func (x AvailableModelsResponse_ModelVendorId) Number() protoreflect.EnumNumber {
@@ -866,7 +866,7 @@ func (x AvailableModelsResponse_ModelVendorId) Number() protoreflect.EnumNumber 
 
 // Deprecated: Use AvailableModelsResponse_ModelVendorId.Descriptor instead.
 func (AvailableModelsResponse_ModelVendorId) EnumDescriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10, 1}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10, 1}
 }
 
 type AvailableModelsResponse_ConfirmationDialogue_Presentation int32
@@ -899,11 +899,11 @@ func (x AvailableModelsResponse_ConfirmationDialogue_Presentation) String() stri
 }
 
 func (AvailableModelsResponse_ConfirmationDialogue_Presentation) Descriptor() protoreflect.EnumDescriptor {
-	return file_cursor_aiserver_v1_aiserver_proto_enumTypes[16].Descriptor()
+	return file_aiserver_v1_aiserver_proto_enumTypes[16].Descriptor()
 }
 
 func (AvailableModelsResponse_ConfirmationDialogue_Presentation) Type() protoreflect.EnumType {
-	return &file_cursor_aiserver_v1_aiserver_proto_enumTypes[16]
+	return &file_aiserver_v1_aiserver_proto_enumTypes[16]
 }
 
 func (x AvailableModelsResponse_ConfirmationDialogue_Presentation) Number() protoreflect.EnumNumber {
@@ -912,7 +912,7 @@ func (x AvailableModelsResponse_ConfirmationDialogue_Presentation) Number() prot
 
 // Deprecated: Use AvailableModelsResponse_ConfirmationDialogue_Presentation.Descriptor instead.
 func (AvailableModelsResponse_ConfirmationDialogue_Presentation) EnumDescriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10, 1, 0}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10, 1, 0}
 }
 
 type AvailableModelsResponse_ModelPickerBadge_Variant int32
@@ -957,11 +957,11 @@ func (x AvailableModelsResponse_ModelPickerBadge_Variant) String() string {
 }
 
 func (AvailableModelsResponse_ModelPickerBadge_Variant) Descriptor() protoreflect.EnumDescriptor {
-	return file_cursor_aiserver_v1_aiserver_proto_enumTypes[17].Descriptor()
+	return file_aiserver_v1_aiserver_proto_enumTypes[17].Descriptor()
 }
 
 func (AvailableModelsResponse_ModelPickerBadge_Variant) Type() protoreflect.EnumType {
-	return &file_cursor_aiserver_v1_aiserver_proto_enumTypes[17]
+	return &file_aiserver_v1_aiserver_proto_enumTypes[17]
 }
 
 func (x AvailableModelsResponse_ModelPickerBadge_Variant) Number() protoreflect.EnumNumber {
@@ -970,7 +970,7 @@ func (x AvailableModelsResponse_ModelPickerBadge_Variant) Number() protoreflect.
 
 // Deprecated: Use AvailableModelsResponse_ModelPickerBadge_Variant.Descriptor instead.
 func (AvailableModelsResponse_ModelPickerBadge_Variant) EnumDescriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10, 3, 0}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10, 3, 0}
 }
 
 type ErrorDetails_Error int32
@@ -1171,11 +1171,11 @@ func (x ErrorDetails_Error) String() string {
 }
 
 func (ErrorDetails_Error) Descriptor() protoreflect.EnumDescriptor {
-	return file_cursor_aiserver_v1_aiserver_proto_enumTypes[18].Descriptor()
+	return file_aiserver_v1_aiserver_proto_enumTypes[18].Descriptor()
 }
 
 func (ErrorDetails_Error) Type() protoreflect.EnumType {
-	return &file_cursor_aiserver_v1_aiserver_proto_enumTypes[18]
+	return &file_aiserver_v1_aiserver_proto_enumTypes[18]
 }
 
 func (x ErrorDetails_Error) Number() protoreflect.EnumNumber {
@@ -1184,7 +1184,7 @@ func (x ErrorDetails_Error) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use ErrorDetails_Error.Descriptor instead.
 func (ErrorDetails_Error) EnumDescriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{33, 0}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{33, 0}
 }
 
 type GetDefaultModelNudgeDataRequest_StartupOpportunity int32
@@ -1220,11 +1220,11 @@ func (x GetDefaultModelNudgeDataRequest_StartupOpportunity) String() string {
 }
 
 func (GetDefaultModelNudgeDataRequest_StartupOpportunity) Descriptor() protoreflect.EnumDescriptor {
-	return file_cursor_aiserver_v1_aiserver_proto_enumTypes[19].Descriptor()
+	return file_aiserver_v1_aiserver_proto_enumTypes[19].Descriptor()
 }
 
 func (GetDefaultModelNudgeDataRequest_StartupOpportunity) Type() protoreflect.EnumType {
-	return &file_cursor_aiserver_v1_aiserver_proto_enumTypes[19]
+	return &file_aiserver_v1_aiserver_proto_enumTypes[19]
 }
 
 func (x GetDefaultModelNudgeDataRequest_StartupOpportunity) Number() protoreflect.EnumNumber {
@@ -1233,7 +1233,7 @@ func (x GetDefaultModelNudgeDataRequest_StartupOpportunity) Number() protoreflec
 
 // Deprecated: Use GetDefaultModelNudgeDataRequest_StartupOpportunity.Descriptor instead.
 func (GetDefaultModelNudgeDataRequest_StartupOpportunity) EnumDescriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{37, 0}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{37, 0}
 }
 
 type UpdateConfig_UpdateMode int32
@@ -1266,11 +1266,11 @@ func (x UpdateConfig_UpdateMode) String() string {
 }
 
 func (UpdateConfig_UpdateMode) Descriptor() protoreflect.EnumDescriptor {
-	return file_cursor_aiserver_v1_aiserver_proto_enumTypes[20].Descriptor()
+	return file_aiserver_v1_aiserver_proto_enumTypes[20].Descriptor()
 }
 
 func (UpdateConfig_UpdateMode) Type() protoreflect.EnumType {
-	return &file_cursor_aiserver_v1_aiserver_proto_enumTypes[20]
+	return &file_aiserver_v1_aiserver_proto_enumTypes[20]
 }
 
 func (x UpdateConfig_UpdateMode) Number() protoreflect.EnumNumber {
@@ -1279,7 +1279,7 @@ func (x UpdateConfig_UpdateMode) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use UpdateConfig_UpdateMode.Descriptor instead.
 func (UpdateConfig_UpdateMode) EnumDescriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{77, 0}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{77, 0}
 }
 
 type AdButton struct {
@@ -1298,7 +1298,7 @@ type AdButton struct {
 
 func (x *AdButton) Reset() {
 	*x = AdButton{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[0]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1310,7 +1310,7 @@ func (x *AdButton) String() string {
 func (*AdButton) ProtoMessage() {}
 
 func (x *AdButton) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[0]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1323,7 +1323,7 @@ func (x *AdButton) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AdButton.ProtoReflect.Descriptor instead.
 func (*AdButton) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{0}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *AdButton) GetText() string {
@@ -1408,7 +1408,7 @@ type AdContent struct {
 
 func (x *AdContent) Reset() {
 	*x = AdContent{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[1]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1420,7 +1420,7 @@ func (x *AdContent) String() string {
 func (*AdContent) ProtoMessage() {}
 
 func (x *AdContent) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[1]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1433,7 +1433,7 @@ func (x *AdContent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AdContent.ProtoReflect.Descriptor instead.
 func (*AdContent) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{1}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *AdContent) GetTag() string {
@@ -1475,7 +1475,7 @@ type AdHeader struct {
 
 func (x *AdHeader) Reset() {
 	*x = AdHeader{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[2]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1487,7 +1487,7 @@ func (x *AdHeader) String() string {
 func (*AdHeader) ProtoMessage() {}
 
 func (x *AdHeader) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[2]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1500,7 +1500,7 @@ func (x *AdHeader) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AdHeader.ProtoReflect.Descriptor instead.
 func (*AdHeader) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{2}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *AdHeader) GetBannerUrl() string {
@@ -1536,7 +1536,7 @@ type AdSection struct {
 
 func (x *AdSection) Reset() {
 	*x = AdSection{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[3]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1548,7 +1548,7 @@ func (x *AdSection) String() string {
 func (*AdSection) ProtoMessage() {}
 
 func (x *AdSection) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[3]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1561,7 +1561,7 @@ func (x *AdSection) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AdSection.ProtoReflect.Descriptor instead.
 func (*AdSection) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{3}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *AdSection) GetIconSvg() string {
@@ -1602,7 +1602,7 @@ type AgentLayoutPolicy struct {
 
 func (x *AgentLayoutPolicy) Reset() {
 	*x = AgentLayoutPolicy{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[4]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1614,7 +1614,7 @@ func (x *AgentLayoutPolicy) String() string {
 func (*AgentLayoutPolicy) ProtoMessage() {}
 
 func (x *AgentLayoutPolicy) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[4]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1627,7 +1627,7 @@ func (x *AgentLayoutPolicy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentLayoutPolicy.ProtoReflect.Descriptor instead.
 func (*AgentLayoutPolicy) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{4}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *AgentLayoutPolicy) GetAllowedActionIds() []string {
@@ -1653,7 +1653,7 @@ type AgentTelemetryConfig struct {
 
 func (x *AgentTelemetryConfig) Reset() {
 	*x = AgentTelemetryConfig{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[5]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1665,7 +1665,7 @@ func (x *AgentTelemetryConfig) String() string {
 func (*AgentTelemetryConfig) ProtoMessage() {}
 
 func (x *AgentTelemetryConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[5]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1678,7 +1678,7 @@ func (x *AgentTelemetryConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentTelemetryConfig.ProtoReflect.Descriptor instead.
 func (*AgentTelemetryConfig) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{5}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *AgentTelemetryConfig) GetEnabled() bool {
@@ -1698,7 +1698,7 @@ type AgentUrlConfig struct {
 
 func (x *AgentUrlConfig) Reset() {
 	*x = AgentUrlConfig{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[6]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1710,7 +1710,7 @@ func (x *AgentUrlConfig) String() string {
 func (*AgentUrlConfig) ProtoMessage() {}
 
 func (x *AgentUrlConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[6]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1723,7 +1723,7 @@ func (x *AgentUrlConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentUrlConfig.ProtoReflect.Descriptor instead.
 func (*AgentUrlConfig) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{6}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *AgentUrlConfig) GetAgentUrl() string {
@@ -1750,7 +1750,7 @@ type ApiKeyCredentials struct {
 
 func (x *ApiKeyCredentials) Reset() {
 	*x = ApiKeyCredentials{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[7]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1762,7 +1762,7 @@ func (x *ApiKeyCredentials) String() string {
 func (*ApiKeyCredentials) ProtoMessage() {}
 
 func (x *ApiKeyCredentials) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[7]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1775,7 +1775,7 @@ func (x *ApiKeyCredentials) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApiKeyCredentials.ProtoReflect.Descriptor instead.
 func (*ApiKeyCredentials) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{7}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ApiKeyCredentials) GetApiKey() string {
@@ -1805,7 +1805,7 @@ type AutoContextConfig struct {
 
 func (x *AutoContextConfig) Reset() {
 	*x = AutoContextConfig{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[8]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1817,7 +1817,7 @@ func (x *AutoContextConfig) String() string {
 func (*AutoContextConfig) ProtoMessage() {}
 
 func (x *AutoContextConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[8]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1830,7 +1830,7 @@ func (x *AutoContextConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AutoContextConfig.ProtoReflect.Descriptor instead.
 func (*AutoContextConfig) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{8}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *AutoContextConfig) GetEnabled() bool {
@@ -1890,7 +1890,7 @@ type AvailableModelsRequest struct {
 
 func (x *AvailableModelsRequest) Reset() {
 	*x = AvailableModelsRequest{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[9]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1902,7 +1902,7 @@ func (x *AvailableModelsRequest) String() string {
 func (*AvailableModelsRequest) ProtoMessage() {}
 
 func (x *AvailableModelsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[9]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1915,7 +1915,7 @@ func (x *AvailableModelsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AvailableModelsRequest.ProtoReflect.Descriptor instead.
 func (*AvailableModelsRequest) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{9}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *AvailableModelsRequest) GetIsNightly() bool {
@@ -2041,7 +2041,7 @@ type AvailableModelsResponse struct {
 
 func (x *AvailableModelsResponse) Reset() {
 	*x = AvailableModelsResponse{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[10]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2053,7 +2053,7 @@ func (x *AvailableModelsResponse) String() string {
 func (*AvailableModelsResponse) ProtoMessage() {}
 
 func (x *AvailableModelsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[10]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2066,7 +2066,7 @@ func (x *AvailableModelsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AvailableModelsResponse.ProtoReflect.Descriptor instead.
 func (*AvailableModelsResponse) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *AvailableModelsResponse) GetModels() []*AvailableModelsResponse_AvailableModel {
@@ -2199,7 +2199,7 @@ type AzureCredentials struct {
 
 func (x *AzureCredentials) Reset() {
 	*x = AzureCredentials{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[11]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2211,7 +2211,7 @@ func (x *AzureCredentials) String() string {
 func (*AzureCredentials) ProtoMessage() {}
 
 func (x *AzureCredentials) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[11]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2224,7 +2224,7 @@ func (x *AzureCredentials) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AzureCredentials.ProtoReflect.Descriptor instead.
 func (*AzureCredentials) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{11}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *AzureCredentials) GetApiKey() string {
@@ -2260,7 +2260,7 @@ type AzureState struct {
 
 func (x *AzureState) Reset() {
 	*x = AzureState{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[12]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2272,7 +2272,7 @@ func (x *AzureState) String() string {
 func (*AzureState) ProtoMessage() {}
 
 func (x *AzureState) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[12]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2285,7 +2285,7 @@ func (x *AzureState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AzureState.ProtoReflect.Descriptor instead.
 func (*AzureState) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{12}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *AzureState) GetApiKey() string {
@@ -2333,7 +2333,7 @@ type BackgroundComposerConfig struct {
 
 func (x *BackgroundComposerConfig) Reset() {
 	*x = BackgroundComposerConfig{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[13]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2345,7 +2345,7 @@ func (x *BackgroundComposerConfig) String() string {
 func (*BackgroundComposerConfig) ProtoMessage() {}
 
 func (x *BackgroundComposerConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[13]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2358,7 +2358,7 @@ func (x *BackgroundComposerConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BackgroundComposerConfig.ProtoReflect.Descriptor instead.
 func (*BackgroundComposerConfig) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{13}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *BackgroundComposerConfig) GetEnableBackgroundAgent() bool {
@@ -2436,7 +2436,7 @@ type BedrockCredentials struct {
 
 func (x *BedrockCredentials) Reset() {
 	*x = BedrockCredentials{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[14]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2448,7 +2448,7 @@ func (x *BedrockCredentials) String() string {
 func (*BedrockCredentials) ProtoMessage() {}
 
 func (x *BedrockCredentials) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[14]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2461,7 +2461,7 @@ func (x *BedrockCredentials) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BedrockCredentials.ProtoReflect.Descriptor instead.
 func (*BedrockCredentials) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{14}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *BedrockCredentials) GetAccessKey() string {
@@ -2505,7 +2505,7 @@ type BedrockState struct {
 
 func (x *BedrockState) Reset() {
 	*x = BedrockState{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[15]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2517,7 +2517,7 @@ func (x *BedrockState) String() string {
 func (*BedrockState) ProtoMessage() {}
 
 func (x *BedrockState) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[15]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2530,7 +2530,7 @@ func (x *BedrockState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BedrockState.ProtoReflect.Descriptor instead.
 func (*BedrockState) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{15}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *BedrockState) GetAccessKey() string {
@@ -2580,7 +2580,7 @@ type BidiAppendRequest struct {
 
 func (x *BidiAppendRequest) Reset() {
 	*x = BidiAppendRequest{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[16]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2592,7 +2592,7 @@ func (x *BidiAppendRequest) String() string {
 func (*BidiAppendRequest) ProtoMessage() {}
 
 func (x *BidiAppendRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[16]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2605,7 +2605,7 @@ func (x *BidiAppendRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BidiAppendRequest.ProtoReflect.Descriptor instead.
 func (*BidiAppendRequest) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{16}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *BidiAppendRequest) GetData() string {
@@ -2644,7 +2644,7 @@ type BidiAppendResponse struct {
 
 func (x *BidiAppendResponse) Reset() {
 	*x = BidiAppendResponse{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[17]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2656,7 +2656,7 @@ func (x *BidiAppendResponse) String() string {
 func (*BidiAppendResponse) ProtoMessage() {}
 
 func (x *BidiAppendResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[17]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2669,7 +2669,7 @@ func (x *BidiAppendResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BidiAppendResponse.ProtoReflect.Descriptor instead.
 func (*BidiAppendResponse) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{17}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{17}
 }
 
 type BidiRequestId struct {
@@ -2681,7 +2681,7 @@ type BidiRequestId struct {
 
 func (x *BidiRequestId) Reset() {
 	*x = BidiRequestId{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[18]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2693,7 +2693,7 @@ func (x *BidiRequestId) String() string {
 func (*BidiRequestId) ProtoMessage() {}
 
 func (x *BidiRequestId) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[18]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2706,7 +2706,7 @@ func (x *BidiRequestId) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BidiRequestId.ProtoReflect.Descriptor instead.
 func (*BidiRequestId) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{18}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *BidiRequestId) GetRequestId() string {
@@ -2727,7 +2727,7 @@ type BugConfigResponse struct {
 
 func (x *BugConfigResponse) Reset() {
 	*x = BugConfigResponse{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[19]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2739,7 +2739,7 @@ func (x *BugConfigResponse) String() string {
 func (*BugConfigResponse) ProtoMessage() {}
 
 func (x *BugConfigResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[19]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2752,7 +2752,7 @@ func (x *BugConfigResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BugConfigResponse.ProtoReflect.Descriptor instead.
 func (*BugConfigResponse) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{19}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *BugConfigResponse) GetLinterStrategyV1() *BugConfigResponse_LinterStrategyV1 {
@@ -2786,7 +2786,7 @@ type BugbotConfig struct {
 
 func (x *BugbotConfig) Reset() {
 	*x = BugbotConfig{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[20]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2798,7 +2798,7 @@ func (x *BugbotConfig) String() string {
 func (*BugbotConfig) ProtoMessage() {}
 
 func (x *BugbotConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[20]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2811,7 +2811,7 @@ func (x *BugbotConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BugbotConfig.ProtoReflect.Descriptor instead.
 func (*BugbotConfig) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{20}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *BugbotConfig) GetBugbotPlanEnabled() bool {
@@ -2851,7 +2851,7 @@ type ChatConfig struct {
 
 func (x *ChatConfig) Reset() {
 	*x = ChatConfig{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[21]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2863,7 +2863,7 @@ func (x *ChatConfig) String() string {
 func (*ChatConfig) ProtoMessage() {}
 
 func (x *ChatConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[21]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2876,7 +2876,7 @@ func (x *ChatConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChatConfig.ProtoReflect.Descriptor instead.
 func (*ChatConfig) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{21}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ChatConfig) GetDisableUnification() bool {
@@ -2994,7 +2994,7 @@ type ClientAction struct {
 
 func (x *ClientAction) Reset() {
 	*x = ClientAction{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[22]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3006,7 +3006,7 @@ func (x *ClientAction) String() string {
 func (*ClientAction) ProtoMessage() {}
 
 func (x *ClientAction) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[22]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3019,7 +3019,7 @@ func (x *ClientAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClientAction.ProtoReflect.Descriptor instead.
 func (*ClientAction) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{22}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ClientAction) GetCommandId() string {
@@ -3052,7 +3052,7 @@ type ClientTracingConfig struct {
 
 func (x *ClientTracingConfig) Reset() {
 	*x = ClientTracingConfig{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[23]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3064,7 +3064,7 @@ func (x *ClientTracingConfig) String() string {
 func (*ClientTracingConfig) ProtoMessage() {}
 
 func (x *ClientTracingConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[23]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3077,7 +3077,7 @@ func (x *ClientTracingConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClientTracingConfig.ProtoReflect.Descriptor instead.
 func (*ClientTracingConfig) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{23}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ClientTracingConfig) GetGlobalSampleRate() float64 {
@@ -3149,7 +3149,7 @@ type ClientVersionStatus struct {
 
 func (x *ClientVersionStatus) Reset() {
 	*x = ClientVersionStatus{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[24]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3161,7 +3161,7 @@ func (x *ClientVersionStatus) String() string {
 func (*ClientVersionStatus) ProtoMessage() {}
 
 func (x *ClientVersionStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[24]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3174,7 +3174,7 @@ func (x *ClientVersionStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClientVersionStatus.ProtoReflect.Descriptor instead.
 func (*ClientVersionStatus) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{24}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ClientVersionStatus) GetUpdateLevel() ClientUpdateLevel {
@@ -3222,7 +3222,7 @@ type CodebaseTelemetryConfig struct {
 
 func (x *CodebaseTelemetryConfig) Reset() {
 	*x = CodebaseTelemetryConfig{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[25]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3234,7 +3234,7 @@ func (x *CodebaseTelemetryConfig) String() string {
 func (*CodebaseTelemetryConfig) ProtoMessage() {}
 
 func (x *CodebaseTelemetryConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[25]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3247,7 +3247,7 @@ func (x *CodebaseTelemetryConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CodebaseTelemetryConfig.ProtoReflect.Descriptor instead.
 func (*CodebaseTelemetryConfig) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{25}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *CodebaseTelemetryConfig) GetEnabled() bool {
@@ -3273,7 +3273,7 @@ type ConfigureSpendLimitAction struct {
 
 func (x *ConfigureSpendLimitAction) Reset() {
 	*x = ConfigureSpendLimitAction{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[26]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3285,7 +3285,7 @@ func (x *ConfigureSpendLimitAction) String() string {
 func (*ConfigureSpendLimitAction) ProtoMessage() {}
 
 func (x *ConfigureSpendLimitAction) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[26]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3298,7 +3298,7 @@ func (x *ConfigureSpendLimitAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfigureSpendLimitAction.ProtoReflect.Descriptor instead.
 func (*ConfigureSpendLimitAction) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{26}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ConfigureSpendLimitAction) GetConfirmLabel() string {
@@ -3317,7 +3317,7 @@ type CpuProfileConfig struct {
 
 func (x *CpuProfileConfig) Reset() {
 	*x = CpuProfileConfig{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[27]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3329,7 +3329,7 @@ func (x *CpuProfileConfig) String() string {
 func (*CpuProfileConfig) ProtoMessage() {}
 
 func (x *CpuProfileConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[27]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3342,7 +3342,7 @@ func (x *CpuProfileConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CpuProfileConfig.ProtoReflect.Descriptor instead.
 func (*CpuProfileConfig) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{27}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *CpuProfileConfig) GetInterval() int32 {
@@ -3370,7 +3370,7 @@ type CustomErrorDetails struct {
 
 func (x *CustomErrorDetails) Reset() {
 	*x = CustomErrorDetails{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[28]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3382,7 +3382,7 @@ func (x *CustomErrorDetails) String() string {
 func (*CustomErrorDetails) ProtoMessage() {}
 
 func (x *CustomErrorDetails) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[28]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3395,7 +3395,7 @@ func (x *CustomErrorDetails) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CustomErrorDetails.ProtoReflect.Descriptor instead.
 func (*CustomErrorDetails) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{28}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *CustomErrorDetails) GetTitle() string {
@@ -3479,7 +3479,7 @@ type DashboardAction struct {
 
 func (x *DashboardAction) Reset() {
 	*x = DashboardAction{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[29]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3491,7 +3491,7 @@ func (x *DashboardAction) String() string {
 func (*DashboardAction) ProtoMessage() {}
 
 func (x *DashboardAction) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[29]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3504,7 +3504,7 @@ func (x *DashboardAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DashboardAction.ProtoReflect.Descriptor instead.
 func (*DashboardAction) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{29}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *DashboardAction) GetAction() string {
@@ -3538,7 +3538,7 @@ type DevEnvironment struct {
 
 func (x *DevEnvironment) Reset() {
 	*x = DevEnvironment{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[30]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3550,7 +3550,7 @@ func (x *DevEnvironment) String() string {
 func (*DevEnvironment) ProtoMessage() {}
 
 func (x *DevEnvironment) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[30]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3563,7 +3563,7 @@ func (x *DevEnvironment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DevEnvironment.ProtoReflect.Descriptor instead.
 func (*DevEnvironment) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{30}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *DevEnvironment) GetHasAlternativeCli() bool {
@@ -3589,7 +3589,7 @@ type ErrorAnalyticsMetadata struct {
 
 func (x *ErrorAnalyticsMetadata) Reset() {
 	*x = ErrorAnalyticsMetadata{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[31]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3601,7 +3601,7 @@ func (x *ErrorAnalyticsMetadata) String() string {
 func (*ErrorAnalyticsMetadata) ProtoMessage() {}
 
 func (x *ErrorAnalyticsMetadata) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[31]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3614,7 +3614,7 @@ func (x *ErrorAnalyticsMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ErrorAnalyticsMetadata.ProtoReflect.Descriptor instead.
 func (*ErrorAnalyticsMetadata) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{31}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ErrorAnalyticsMetadata) GetActionRequired() string {
@@ -3644,7 +3644,7 @@ type ErrorButton struct {
 
 func (x *ErrorButton) Reset() {
 	*x = ErrorButton{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[32]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3656,7 +3656,7 @@ func (x *ErrorButton) String() string {
 func (*ErrorButton) ProtoMessage() {}
 
 func (x *ErrorButton) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[32]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3669,7 +3669,7 @@ func (x *ErrorButton) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ErrorButton.ProtoReflect.Descriptor instead.
 func (*ErrorButton) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{32}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ErrorButton) GetLabel() string {
@@ -3821,7 +3821,7 @@ type ErrorDetails struct {
 
 func (x *ErrorDetails) Reset() {
 	*x = ErrorDetails{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[33]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3833,7 +3833,7 @@ func (x *ErrorDetails) String() string {
 func (*ErrorDetails) ProtoMessage() {}
 
 func (x *ErrorDetails) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[33]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3846,7 +3846,7 @@ func (x *ErrorDetails) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ErrorDetails.ProtoReflect.Descriptor instead.
 func (*ErrorDetails) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{33}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ErrorDetails) GetError() ErrorDetails_Error {
@@ -3880,7 +3880,7 @@ type FolderSizeLimit struct {
 
 func (x *FolderSizeLimit) Reset() {
 	*x = FolderSizeLimit{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[34]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3892,7 +3892,7 @@ func (x *FolderSizeLimit) String() string {
 func (*FolderSizeLimit) ProtoMessage() {}
 
 func (x *FolderSizeLimit) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[34]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3905,7 +3905,7 @@ func (x *FolderSizeLimit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FolderSizeLimit.ProtoReflect.Descriptor instead.
 func (*FolderSizeLimit) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{34}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *FolderSizeLimit) GetMaxTotalBytes() int32 {
@@ -3930,7 +3930,7 @@ type GetDefaultModelForCliRequest struct {
 
 func (x *GetDefaultModelForCliRequest) Reset() {
 	*x = GetDefaultModelForCliRequest{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[35]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3942,7 +3942,7 @@ func (x *GetDefaultModelForCliRequest) String() string {
 func (*GetDefaultModelForCliRequest) ProtoMessage() {}
 
 func (x *GetDefaultModelForCliRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[35]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3955,7 +3955,7 @@ func (x *GetDefaultModelForCliRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetDefaultModelForCliRequest.ProtoReflect.Descriptor instead.
 func (*GetDefaultModelForCliRequest) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{35}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{35}
 }
 
 type GetDefaultModelForCliResponse struct {
@@ -3967,7 +3967,7 @@ type GetDefaultModelForCliResponse struct {
 
 func (x *GetDefaultModelForCliResponse) Reset() {
 	*x = GetDefaultModelForCliResponse{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[36]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3979,7 +3979,7 @@ func (x *GetDefaultModelForCliResponse) String() string {
 func (*GetDefaultModelForCliResponse) ProtoMessage() {}
 
 func (x *GetDefaultModelForCliResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[36]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3992,7 +3992,7 @@ func (x *GetDefaultModelForCliResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetDefaultModelForCliResponse.ProtoReflect.Descriptor instead.
 func (*GetDefaultModelForCliResponse) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{36}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *GetDefaultModelForCliResponse) GetModel() *ModelDetails {
@@ -4012,7 +4012,7 @@ type GetDefaultModelNudgeDataRequest struct {
 
 func (x *GetDefaultModelNudgeDataRequest) Reset() {
 	*x = GetDefaultModelNudgeDataRequest{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[37]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4024,7 +4024,7 @@ func (x *GetDefaultModelNudgeDataRequest) String() string {
 func (*GetDefaultModelNudgeDataRequest) ProtoMessage() {}
 
 func (x *GetDefaultModelNudgeDataRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[37]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4037,7 +4037,7 @@ func (x *GetDefaultModelNudgeDataRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetDefaultModelNudgeDataRequest.ProtoReflect.Descriptor instead.
 func (*GetDefaultModelNudgeDataRequest) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{37}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *GetDefaultModelNudgeDataRequest) GetStartupOpportunity() GetDefaultModelNudgeDataRequest_StartupOpportunity {
@@ -4068,7 +4068,7 @@ type GetDefaultModelNudgeDataResponse struct {
 
 func (x *GetDefaultModelNudgeDataResponse) Reset() {
 	*x = GetDefaultModelNudgeDataResponse{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[38]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4080,7 +4080,7 @@ func (x *GetDefaultModelNudgeDataResponse) String() string {
 func (*GetDefaultModelNudgeDataResponse) ProtoMessage() {}
 
 func (x *GetDefaultModelNudgeDataResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[38]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4093,7 +4093,7 @@ func (x *GetDefaultModelNudgeDataResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetDefaultModelNudgeDataResponse.ProtoReflect.Descriptor instead.
 func (*GetDefaultModelNudgeDataResponse) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{38}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *GetDefaultModelNudgeDataResponse) GetNudgeDate() string {
@@ -4146,7 +4146,7 @@ type GetDefaultModelRequest struct {
 
 func (x *GetDefaultModelRequest) Reset() {
 	*x = GetDefaultModelRequest{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[39]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4158,7 +4158,7 @@ func (x *GetDefaultModelRequest) String() string {
 func (*GetDefaultModelRequest) ProtoMessage() {}
 
 func (x *GetDefaultModelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[39]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4171,7 +4171,7 @@ func (x *GetDefaultModelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetDefaultModelRequest.ProtoReflect.Descriptor instead.
 func (*GetDefaultModelRequest) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{39}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{39}
 }
 
 type GetDefaultModelResponse struct {
@@ -4186,7 +4186,7 @@ type GetDefaultModelResponse struct {
 
 func (x *GetDefaultModelResponse) Reset() {
 	*x = GetDefaultModelResponse{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[40]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4198,7 +4198,7 @@ func (x *GetDefaultModelResponse) String() string {
 func (*GetDefaultModelResponse) ProtoMessage() {}
 
 func (x *GetDefaultModelResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[40]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4211,7 +4211,7 @@ func (x *GetDefaultModelResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetDefaultModelResponse.ProtoReflect.Descriptor instead.
 func (*GetDefaultModelResponse) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{40}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *GetDefaultModelResponse) GetModel() string {
@@ -4260,7 +4260,7 @@ type GetServerConfigRequest struct {
 
 func (x *GetServerConfigRequest) Reset() {
 	*x = GetServerConfigRequest{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[41]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4272,7 +4272,7 @@ func (x *GetServerConfigRequest) String() string {
 func (*GetServerConfigRequest) ProtoMessage() {}
 
 func (x *GetServerConfigRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[41]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4285,7 +4285,7 @@ func (x *GetServerConfigRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetServerConfigRequest.ProtoReflect.Descriptor instead.
 func (*GetServerConfigRequest) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{41}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *GetServerConfigRequest) GetTelemEnabled() bool {
@@ -4402,7 +4402,7 @@ type GetServerConfigResponse struct {
 
 func (x *GetServerConfigResponse) Reset() {
 	*x = GetServerConfigResponse{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[42]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4414,7 +4414,7 @@ func (x *GetServerConfigResponse) String() string {
 func (*GetServerConfigResponse) ProtoMessage() {}
 
 func (x *GetServerConfigResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[42]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4427,7 +4427,7 @@ func (x *GetServerConfigResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetServerConfigResponse.ProtoReflect.Descriptor instead.
 func (*GetServerConfigResponse) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{42}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *GetServerConfigResponse) GetBugConfigResponse() *BugConfigResponse {
@@ -4691,7 +4691,7 @@ type GetUsableModelsRequest struct {
 
 func (x *GetUsableModelsRequest) Reset() {
 	*x = GetUsableModelsRequest{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[43]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4703,7 +4703,7 @@ func (x *GetUsableModelsRequest) String() string {
 func (*GetUsableModelsRequest) ProtoMessage() {}
 
 func (x *GetUsableModelsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[43]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4716,7 +4716,7 @@ func (x *GetUsableModelsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetUsableModelsRequest.ProtoReflect.Descriptor instead.
 func (*GetUsableModelsRequest) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{43}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *GetUsableModelsRequest) GetCustomModelIds() []string {
@@ -4735,7 +4735,7 @@ type GetUsableModelsResponse struct {
 
 func (x *GetUsableModelsResponse) Reset() {
 	*x = GetUsableModelsResponse{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[44]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4747,7 +4747,7 @@ func (x *GetUsableModelsResponse) String() string {
 func (*GetUsableModelsResponse) ProtoMessage() {}
 
 func (x *GetUsableModelsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[44]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4760,7 +4760,7 @@ func (x *GetUsableModelsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetUsableModelsResponse.ProtoReflect.Descriptor instead.
 func (*GetUsableModelsResponse) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{44}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *GetUsableModelsResponse) GetModels() []*ModelDetails {
@@ -4788,7 +4788,7 @@ type GitIndexingConfig struct {
 
 func (x *GitIndexingConfig) Reset() {
 	*x = GitIndexingConfig{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[45]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4800,7 +4800,7 @@ func (x *GitIndexingConfig) String() string {
 func (*GitIndexingConfig) ProtoMessage() {}
 
 func (x *GitIndexingConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[45]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4813,7 +4813,7 @@ func (x *GitIndexingConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GitIndexingConfig.ProtoReflect.Descriptor instead.
 func (*GitIndexingConfig) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{45}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *GitIndexingConfig) GetEnabled() bool {
@@ -4896,7 +4896,7 @@ type GoogleWorkspaceMcpOAuthClient struct {
 
 func (x *GoogleWorkspaceMcpOAuthClient) Reset() {
 	*x = GoogleWorkspaceMcpOAuthClient{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[46]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4908,7 +4908,7 @@ func (x *GoogleWorkspaceMcpOAuthClient) String() string {
 func (*GoogleWorkspaceMcpOAuthClient) ProtoMessage() {}
 
 func (x *GoogleWorkspaceMcpOAuthClient) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[46]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4921,7 +4921,7 @@ func (x *GoogleWorkspaceMcpOAuthClient) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GoogleWorkspaceMcpOAuthClient.ProtoReflect.Descriptor instead.
 func (*GoogleWorkspaceMcpOAuthClient) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{46}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *GoogleWorkspaceMcpOAuthClient) GetClientId() string {
@@ -4949,7 +4949,7 @@ type HeapProfileConfig struct {
 
 func (x *HeapProfileConfig) Reset() {
 	*x = HeapProfileConfig{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[47]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4961,7 +4961,7 @@ func (x *HeapProfileConfig) String() string {
 func (*HeapProfileConfig) ProtoMessage() {}
 
 func (x *HeapProfileConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[47]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4974,7 +4974,7 @@ func (x *HeapProfileConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HeapProfileConfig.ProtoReflect.Descriptor instead.
 func (*HeapProfileConfig) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{47}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *HeapProfileConfig) GetSamplingInterval() int32 {
@@ -5015,7 +5015,7 @@ type InAppAd struct {
 
 func (x *InAppAd) Reset() {
 	*x = InAppAd{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[48]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5027,7 +5027,7 @@ func (x *InAppAd) String() string {
 func (*InAppAd) ProtoMessage() {}
 
 func (x *InAppAd) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[48]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5040,7 +5040,7 @@ func (x *InAppAd) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InAppAd.ProtoReflect.Descriptor instead.
 func (*InAppAd) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{48}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *InAppAd) GetId() string {
@@ -5130,7 +5130,7 @@ type IndexingConfig struct {
 
 func (x *IndexingConfig) Reset() {
 	*x = IndexingConfig{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[49]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5142,7 +5142,7 @@ func (x *IndexingConfig) String() string {
 func (*IndexingConfig) ProtoMessage() {}
 
 func (x *IndexingConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[49]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5155,7 +5155,7 @@ func (x *IndexingConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IndexingConfig.ProtoReflect.Descriptor instead.
 func (*IndexingConfig) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{49}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *IndexingConfig) GetMaxConcurrentUploads() int32 {
@@ -5282,7 +5282,7 @@ type InferenceProviderWarning struct {
 
 func (x *InferenceProviderWarning) Reset() {
 	*x = InferenceProviderWarning{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[50]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5294,7 +5294,7 @@ func (x *InferenceProviderWarning) String() string {
 func (*InferenceProviderWarning) ProtoMessage() {}
 
 func (x *InferenceProviderWarning) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[50]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5307,7 +5307,7 @@ func (x *InferenceProviderWarning) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InferenceProviderWarning.ProtoReflect.Descriptor instead.
 func (*InferenceProviderWarning) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{50}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *InferenceProviderWarning) GetMessage() string {
@@ -5361,7 +5361,7 @@ type InteractionConfig struct {
 
 func (x *InteractionConfig) Reset() {
 	*x = InteractionConfig{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[51]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5373,7 +5373,7 @@ func (x *InteractionConfig) String() string {
 func (*InteractionConfig) ProtoMessage() {}
 
 func (x *InteractionConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[51]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5386,7 +5386,7 @@ func (x *InteractionConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InteractionConfig.ProtoReflect.Descriptor instead.
 func (*InteractionConfig) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{51}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *InteractionConfig) GetProfilingEnabled() bool {
@@ -5502,7 +5502,7 @@ type IsConnectedRequest struct {
 
 func (x *IsConnectedRequest) Reset() {
 	*x = IsConnectedRequest{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[52]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5514,7 +5514,7 @@ func (x *IsConnectedRequest) String() string {
 func (*IsConnectedRequest) ProtoMessage() {}
 
 func (x *IsConnectedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[52]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5527,7 +5527,7 @@ func (x *IsConnectedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IsConnectedRequest.ProtoReflect.Descriptor instead.
 func (*IsConnectedRequest) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{52}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{52}
 }
 
 type IsConnectedResponse struct {
@@ -5538,7 +5538,7 @@ type IsConnectedResponse struct {
 
 func (x *IsConnectedResponse) Reset() {
 	*x = IsConnectedResponse{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[53]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5550,7 +5550,7 @@ func (x *IsConnectedResponse) String() string {
 func (*IsConnectedResponse) ProtoMessage() {}
 
 func (x *IsConnectedResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[53]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5563,7 +5563,7 @@ func (x *IsConnectedResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IsConnectedResponse.ProtoReflect.Descriptor instead.
 func (*IsConnectedResponse) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{53}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{53}
 }
 
 type MemoryMonitorConfig struct {
@@ -5579,7 +5579,7 @@ type MemoryMonitorConfig struct {
 
 func (x *MemoryMonitorConfig) Reset() {
 	*x = MemoryMonitorConfig{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[54]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5591,7 +5591,7 @@ func (x *MemoryMonitorConfig) String() string {
 func (*MemoryMonitorConfig) ProtoMessage() {}
 
 func (x *MemoryMonitorConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[54]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5604,7 +5604,7 @@ func (x *MemoryMonitorConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MemoryMonitorConfig.ProtoReflect.Descriptor instead.
 func (*MemoryMonitorConfig) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{54}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *MemoryMonitorConfig) GetEnabled() bool {
@@ -5652,7 +5652,7 @@ type MetricsConfig struct {
 
 func (x *MetricsConfig) Reset() {
 	*x = MetricsConfig{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[55]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5664,7 +5664,7 @@ func (x *MetricsConfig) String() string {
 func (*MetricsConfig) ProtoMessage() {}
 
 func (x *MetricsConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[55]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5677,7 +5677,7 @@ func (x *MetricsConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MetricsConfig.ProtoReflect.Descriptor instead.
 func (*MetricsConfig) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{55}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *MetricsConfig) GetEnabledInPrivacyMode() bool {
@@ -5706,7 +5706,7 @@ type ModalDisplayConfig struct {
 
 func (x *ModalDisplayConfig) Reset() {
 	*x = ModalDisplayConfig{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[56]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5718,7 +5718,7 @@ func (x *ModalDisplayConfig) String() string {
 func (*ModalDisplayConfig) ProtoMessage() {}
 
 func (x *ModalDisplayConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[56]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5731,7 +5731,7 @@ func (x *ModalDisplayConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ModalDisplayConfig.ProtoReflect.Descriptor instead.
 func (*ModalDisplayConfig) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{56}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *ModalDisplayConfig) GetBackgroundGradient() string {
@@ -5778,7 +5778,7 @@ type ModelDetails struct {
 
 func (x *ModelDetails) Reset() {
 	*x = ModelDetails{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[57]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5790,7 +5790,7 @@ func (x *ModelDetails) String() string {
 func (*ModelDetails) ProtoMessage() {}
 
 func (x *ModelDetails) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[57]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5803,7 +5803,7 @@ func (x *ModelDetails) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ModelDetails.ProtoReflect.Descriptor instead.
 func (*ModelDetails) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{57}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *ModelDetails) GetModelName() string {
@@ -5878,7 +5878,7 @@ type ModelMigration struct {
 
 func (x *ModelMigration) Reset() {
 	*x = ModelMigration{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[58]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5890,7 +5890,7 @@ func (x *ModelMigration) String() string {
 func (*ModelMigration) ProtoMessage() {}
 
 func (x *ModelMigration) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[58]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5903,7 +5903,7 @@ func (x *ModelMigration) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ModelMigration.ProtoReflect.Descriptor instead.
 func (*ModelMigration) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{58}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *ModelMigration) GetId() string {
@@ -5975,7 +5975,7 @@ type ModelParameterDefinition struct {
 
 func (x *ModelParameterDefinition) Reset() {
 	*x = ModelParameterDefinition{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[59]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5987,7 +5987,7 @@ func (x *ModelParameterDefinition) String() string {
 func (*ModelParameterDefinition) ProtoMessage() {}
 
 func (x *ModelParameterDefinition) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[59]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6000,7 +6000,7 @@ func (x *ModelParameterDefinition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ModelParameterDefinition.ProtoReflect.Descriptor instead.
 func (*ModelParameterDefinition) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{59}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *ModelParameterDefinition) GetId() string {
@@ -6048,7 +6048,7 @@ type OnboardingConfig struct {
 
 func (x *OnboardingConfig) Reset() {
 	*x = OnboardingConfig{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[60]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6060,7 +6060,7 @@ func (x *OnboardingConfig) String() string {
 func (*OnboardingConfig) ProtoMessage() {}
 
 func (x *OnboardingConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[60]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6073,7 +6073,7 @@ func (x *OnboardingConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OnboardingConfig.ProtoReflect.Descriptor instead.
 func (*OnboardingConfig) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{60}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *OnboardingConfig) GetMarketplacePluginNames() []string {
@@ -6107,7 +6107,7 @@ type OnlineMetricsConfig struct {
 
 func (x *OnlineMetricsConfig) Reset() {
 	*x = OnlineMetricsConfig{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[61]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6119,7 +6119,7 @@ func (x *OnlineMetricsConfig) String() string {
 func (*OnlineMetricsConfig) ProtoMessage() {}
 
 func (x *OnlineMetricsConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[61]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6132,7 +6132,7 @@ func (x *OnlineMetricsConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OnlineMetricsConfig.ProtoReflect.Descriptor instead.
 func (*OnlineMetricsConfig) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{61}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *OnlineMetricsConfig) GetEnabled() bool {
@@ -6209,7 +6209,7 @@ type PerformanceEventsConfig struct {
 
 func (x *PerformanceEventsConfig) Reset() {
 	*x = PerformanceEventsConfig{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[62]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6221,7 +6221,7 @@ func (x *PerformanceEventsConfig) String() string {
 func (*PerformanceEventsConfig) ProtoMessage() {}
 
 func (x *PerformanceEventsConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[62]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6234,7 +6234,7 @@ func (x *PerformanceEventsConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PerformanceEventsConfig.ProtoReflect.Descriptor instead.
 func (*PerformanceEventsConfig) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{62}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *PerformanceEventsConfig) GetEnabled() bool {
@@ -6270,7 +6270,7 @@ type PlanChoice struct {
 
 func (x *PlanChoice) Reset() {
 	*x = PlanChoice{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[63]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6282,7 +6282,7 @@ func (x *PlanChoice) String() string {
 func (*PlanChoice) ProtoMessage() {}
 
 func (x *PlanChoice) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[63]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6295,7 +6295,7 @@ func (x *PlanChoice) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlanChoice.ProtoReflect.Descriptor instead.
 func (*PlanChoice) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{63}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *PlanChoice) GetLabel() string {
@@ -6337,7 +6337,7 @@ type ProfileConfig struct {
 
 func (x *ProfileConfig) Reset() {
 	*x = ProfileConfig{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[64]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6349,7 +6349,7 @@ func (x *ProfileConfig) String() string {
 func (*ProfileConfig) ProtoMessage() {}
 
 func (x *ProfileConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[64]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6362,7 +6362,7 @@ func (x *ProfileConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProfileConfig.ProtoReflect.Descriptor instead.
 func (*ProfileConfig) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{64}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *ProfileConfig) GetId() string {
@@ -6399,7 +6399,7 @@ type ProfileScheduleConfig struct {
 
 func (x *ProfileScheduleConfig) Reset() {
 	*x = ProfileScheduleConfig{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[65]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6411,7 +6411,7 @@ func (x *ProfileScheduleConfig) String() string {
 func (*ProfileScheduleConfig) ProtoMessage() {}
 
 func (x *ProfileScheduleConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[65]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6424,7 +6424,7 @@ func (x *ProfileScheduleConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProfileScheduleConfig.ProtoReflect.Descriptor instead.
 func (*ProfileScheduleConfig) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{65}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *ProfileScheduleConfig) GetId() string {
@@ -6473,7 +6473,7 @@ type ProfilingConfig struct {
 
 func (x *ProfilingConfig) Reset() {
 	*x = ProfilingConfig{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[66]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6485,7 +6485,7 @@ func (x *ProfilingConfig) String() string {
 func (*ProfilingConfig) ProtoMessage() {}
 
 func (x *ProfilingConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[66]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6498,7 +6498,7 @@ func (x *ProfilingConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProfilingConfig.ProtoReflect.Descriptor instead.
 func (*ProfilingConfig) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{66}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *ProfilingConfig) GetEnabled() bool {
@@ -6530,7 +6530,7 @@ type ReloadWindowAction struct {
 
 func (x *ReloadWindowAction) Reset() {
 	*x = ReloadWindowAction{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[67]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6542,7 +6542,7 @@ func (x *ReloadWindowAction) String() string {
 func (*ReloadWindowAction) ProtoMessage() {}
 
 func (x *ReloadWindowAction) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[67]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6555,7 +6555,7 @@ func (x *ReloadWindowAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReloadWindowAction.ProtoReflect.Descriptor instead.
 func (*ReloadWindowAction) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{67}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{67}
 }
 
 type RemoteAuthority struct {
@@ -6567,7 +6567,7 @@ type RemoteAuthority struct {
 
 func (x *RemoteAuthority) Reset() {
 	*x = RemoteAuthority{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[68]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6579,7 +6579,7 @@ func (x *RemoteAuthority) String() string {
 func (*RemoteAuthority) ProtoMessage() {}
 
 func (x *RemoteAuthority) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[68]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6592,7 +6592,7 @@ func (x *RemoteAuthority) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoteAuthority.ProtoReflect.Descriptor instead.
 func (*RemoteAuthority) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{68}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *RemoteAuthority) GetConnectionType() RemoteConnectionType {
@@ -6621,7 +6621,7 @@ type RequestedModel struct {
 
 func (x *RequestedModel) Reset() {
 	*x = RequestedModel{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[69]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6633,7 +6633,7 @@ func (x *RequestedModel) String() string {
 func (*RequestedModel) ProtoMessage() {}
 
 func (x *RequestedModel) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[69]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6646,7 +6646,7 @@ func (x *RequestedModel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestedModel.ProtoReflect.Descriptor instead.
 func (*RequestedModel) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{69}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *RequestedModel) GetModelId() string {
@@ -6750,7 +6750,7 @@ type RunTerminalServerConfig struct {
 
 func (x *RunTerminalServerConfig) Reset() {
 	*x = RunTerminalServerConfig{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[70]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6762,7 +6762,7 @@ func (x *RunTerminalServerConfig) String() string {
 func (*RunTerminalServerConfig) ProtoMessage() {}
 
 func (x *RunTerminalServerConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[70]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6775,7 +6775,7 @@ func (x *RunTerminalServerConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunTerminalServerConfig.ProtoReflect.Descriptor instead.
 func (*RunTerminalServerConfig) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{70}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *RunTerminalServerConfig) GetCompositeShellCommands() []string {
@@ -6803,7 +6803,7 @@ type ScmConnectAdContext struct {
 
 func (x *ScmConnectAdContext) Reset() {
 	*x = ScmConnectAdContext{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[71]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6815,7 +6815,7 @@ func (x *ScmConnectAdContext) String() string {
 func (*ScmConnectAdContext) ProtoMessage() {}
 
 func (x *ScmConnectAdContext) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[71]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6828,7 +6828,7 @@ func (x *ScmConnectAdContext) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScmConnectAdContext.ProtoReflect.Descriptor instead.
 func (*ScmConnectAdContext) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{71}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *ScmConnectAdContext) GetProvider() ScmConnectAdProvider {
@@ -6860,7 +6860,7 @@ type ServerTimeRequest struct {
 
 func (x *ServerTimeRequest) Reset() {
 	*x = ServerTimeRequest{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[72]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6872,7 +6872,7 @@ func (x *ServerTimeRequest) String() string {
 func (*ServerTimeRequest) ProtoMessage() {}
 
 func (x *ServerTimeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[72]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6885,7 +6885,7 @@ func (x *ServerTimeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ServerTimeRequest.ProtoReflect.Descriptor instead.
 func (*ServerTimeRequest) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{72}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{72}
 }
 
 type ServerTimeResponse struct {
@@ -6898,7 +6898,7 @@ type ServerTimeResponse struct {
 
 func (x *ServerTimeResponse) Reset() {
 	*x = ServerTimeResponse{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[73]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6910,7 +6910,7 @@ func (x *ServerTimeResponse) String() string {
 func (*ServerTimeResponse) ProtoMessage() {}
 
 func (x *ServerTimeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[73]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6923,7 +6923,7 @@ func (x *ServerTimeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ServerTimeResponse.ProtoReflect.Descriptor instead.
 func (*ServerTimeResponse) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{73}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *ServerTimeResponse) GetReceiveTimestamp() float64 {
@@ -6949,7 +6949,7 @@ type SwitchModelAction struct {
 
 func (x *SwitchModelAction) Reset() {
 	*x = SwitchModelAction{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[74]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6961,7 +6961,7 @@ func (x *SwitchModelAction) String() string {
 func (*SwitchModelAction) ProtoMessage() {}
 
 func (x *SwitchModelAction) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[74]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6974,7 +6974,7 @@ func (x *SwitchModelAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SwitchModelAction.ProtoReflect.Descriptor instead.
 func (*SwitchModelAction) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{74}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *SwitchModelAction) GetSuggestedModel() string {
@@ -6994,7 +6994,7 @@ type TerminalTipConfig struct {
 
 func (x *TerminalTipConfig) Reset() {
 	*x = TerminalTipConfig{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[75]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7006,7 +7006,7 @@ func (x *TerminalTipConfig) String() string {
 func (*TerminalTipConfig) ProtoMessage() {}
 
 func (x *TerminalTipConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[75]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7019,7 +7019,7 @@ func (x *TerminalTipConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TerminalTipConfig.ProtoReflect.Descriptor instead.
 func (*TerminalTipConfig) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{75}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *TerminalTipConfig) GetMessage() string {
@@ -7050,7 +7050,7 @@ type TraceConfig struct {
 
 func (x *TraceConfig) Reset() {
 	*x = TraceConfig{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[76]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7062,7 +7062,7 @@ func (x *TraceConfig) String() string {
 func (*TraceConfig) ProtoMessage() {}
 
 func (x *TraceConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[76]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7075,7 +7075,7 @@ func (x *TraceConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TraceConfig.ProtoReflect.Descriptor instead.
 func (*TraceConfig) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{76}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{76}
 }
 
 func (x *TraceConfig) GetEnabled() bool {
@@ -7131,7 +7131,7 @@ type UpdateConfig struct {
 
 func (x *UpdateConfig) Reset() {
 	*x = UpdateConfig{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[77]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7143,7 +7143,7 @@ func (x *UpdateConfig) String() string {
 func (*UpdateConfig) ProtoMessage() {}
 
 func (x *UpdateConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[77]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7156,7 +7156,7 @@ func (x *UpdateConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateConfig.ProtoReflect.Descriptor instead.
 func (*UpdateConfig) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{77}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *UpdateConfig) GetReleaseTrack() string {
@@ -7191,7 +7191,7 @@ type UpgradeAction struct {
 
 func (x *UpgradeAction) Reset() {
 	*x = UpgradeAction{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[78]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7203,7 +7203,7 @@ func (x *UpgradeAction) String() string {
 func (*UpgradeAction) ProtoMessage() {}
 
 func (x *UpgradeAction) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[78]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7216,7 +7216,7 @@ func (x *UpgradeAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpgradeAction.ProtoReflect.Descriptor instead.
 func (*UpgradeAction) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{78}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *UpgradeAction) GetMembershipToUpgradeTo() string {
@@ -7248,7 +7248,7 @@ type UpgradeChoice struct {
 
 func (x *UpgradeChoice) Reset() {
 	*x = UpgradeChoice{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[79]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7260,7 +7260,7 @@ func (x *UpgradeChoice) String() string {
 func (*UpgradeChoice) ProtoMessage() {}
 
 func (x *UpgradeChoice) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[79]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7273,7 +7273,7 @@ func (x *UpgradeChoice) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpgradeChoice.ProtoReflect.Descriptor instead.
 func (*UpgradeChoice) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{79}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{79}
 }
 
 type UrlAction struct {
@@ -7285,7 +7285,7 @@ type UrlAction struct {
 
 func (x *UrlAction) Reset() {
 	*x = UrlAction{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[80]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7297,7 +7297,7 @@ func (x *UrlAction) String() string {
 func (*UrlAction) ProtoMessage() {}
 
 func (x *UrlAction) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[80]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7310,7 +7310,7 @@ func (x *UrlAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UrlAction.ProtoReflect.Descriptor instead.
 func (*UrlAction) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{80}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{80}
 }
 
 func (x *UrlAction) GetUrl() string {
@@ -7330,7 +7330,7 @@ type VscodeCPUProperties struct {
 
 func (x *VscodeCPUProperties) Reset() {
 	*x = VscodeCPUProperties{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[81]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[81]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7342,7 +7342,7 @@ func (x *VscodeCPUProperties) String() string {
 func (*VscodeCPUProperties) ProtoMessage() {}
 
 func (x *VscodeCPUProperties) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[81]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[81]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7355,7 +7355,7 @@ func (x *VscodeCPUProperties) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VscodeCPUProperties.ProtoReflect.Descriptor instead.
 func (*VscodeCPUProperties) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{81}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{81}
 }
 
 func (x *VscodeCPUProperties) GetModel() string {
@@ -7385,7 +7385,7 @@ type VscodeOSProperties struct {
 
 func (x *VscodeOSProperties) Reset() {
 	*x = VscodeOSProperties{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[82]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[82]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7397,7 +7397,7 @@ func (x *VscodeOSProperties) String() string {
 func (*VscodeOSProperties) ProtoMessage() {}
 
 func (x *VscodeOSProperties) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[82]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[82]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7410,7 +7410,7 @@ func (x *VscodeOSProperties) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VscodeOSProperties.ProtoReflect.Descriptor instead.
 func (*VscodeOSProperties) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{82}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{82}
 }
 
 func (x *VscodeOSProperties) GetType() string {
@@ -7459,7 +7459,7 @@ type VscodeOSStatistics struct {
 
 func (x *VscodeOSStatistics) Reset() {
 	*x = VscodeOSStatistics{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[83]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[83]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7471,7 +7471,7 @@ func (x *VscodeOSStatistics) String() string {
 func (*VscodeOSStatistics) ProtoMessage() {}
 
 func (x *VscodeOSStatistics) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[83]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[83]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7484,7 +7484,7 @@ func (x *VscodeOSStatistics) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VscodeOSStatistics.ProtoReflect.Descriptor instead.
 func (*VscodeOSStatistics) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{83}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{83}
 }
 
 func (x *VscodeOSStatistics) GetTotalmem() float64 {
@@ -7563,7 +7563,7 @@ type AvailableModelsResponse_AvailableModel struct {
 
 func (x *AvailableModelsResponse_AvailableModel) Reset() {
 	*x = AvailableModelsResponse_AvailableModel{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[84]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[84]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7575,7 +7575,7 @@ func (x *AvailableModelsResponse_AvailableModel) String() string {
 func (*AvailableModelsResponse_AvailableModel) ProtoMessage() {}
 
 func (x *AvailableModelsResponse_AvailableModel) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[84]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[84]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7588,7 +7588,7 @@ func (x *AvailableModelsResponse_AvailableModel) ProtoReflect() protoreflect.Mes
 
 // Deprecated: Use AvailableModelsResponse_AvailableModel.ProtoReflect.Descriptor instead.
 func (*AvailableModelsResponse_AvailableModel) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10, 0}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10, 0}
 }
 
 func (x *AvailableModelsResponse_AvailableModel) GetName() string {
@@ -7933,7 +7933,7 @@ type AvailableModelsResponse_ConfirmationDialogue struct {
 
 func (x *AvailableModelsResponse_ConfirmationDialogue) Reset() {
 	*x = AvailableModelsResponse_ConfirmationDialogue{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[85]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[85]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7945,7 +7945,7 @@ func (x *AvailableModelsResponse_ConfirmationDialogue) String() string {
 func (*AvailableModelsResponse_ConfirmationDialogue) ProtoMessage() {}
 
 func (x *AvailableModelsResponse_ConfirmationDialogue) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[85]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[85]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7958,7 +7958,7 @@ func (x *AvailableModelsResponse_ConfirmationDialogue) ProtoReflect() protorefle
 
 // Deprecated: Use AvailableModelsResponse_ConfirmationDialogue.ProtoReflect.Descriptor instead.
 func (*AvailableModelsResponse_ConfirmationDialogue) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10, 1}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10, 1}
 }
 
 func (x *AvailableModelsResponse_ConfirmationDialogue) GetTitle() string {
@@ -8007,7 +8007,7 @@ type AvailableModelsResponse_FeatureModelConfig struct {
 
 func (x *AvailableModelsResponse_FeatureModelConfig) Reset() {
 	*x = AvailableModelsResponse_FeatureModelConfig{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[86]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[86]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8019,7 +8019,7 @@ func (x *AvailableModelsResponse_FeatureModelConfig) String() string {
 func (*AvailableModelsResponse_FeatureModelConfig) ProtoMessage() {}
 
 func (x *AvailableModelsResponse_FeatureModelConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[86]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[86]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8032,7 +8032,7 @@ func (x *AvailableModelsResponse_FeatureModelConfig) ProtoReflect() protoreflect
 
 // Deprecated: Use AvailableModelsResponse_FeatureModelConfig.ProtoReflect.Descriptor instead.
 func (*AvailableModelsResponse_FeatureModelConfig) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10, 2}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10, 2}
 }
 
 func (x *AvailableModelsResponse_FeatureModelConfig) GetDefaultModel() string {
@@ -8067,7 +8067,7 @@ type AvailableModelsResponse_ModelPickerBadge struct {
 
 func (x *AvailableModelsResponse_ModelPickerBadge) Reset() {
 	*x = AvailableModelsResponse_ModelPickerBadge{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[87]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[87]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8079,7 +8079,7 @@ func (x *AvailableModelsResponse_ModelPickerBadge) String() string {
 func (*AvailableModelsResponse_ModelPickerBadge) ProtoMessage() {}
 
 func (x *AvailableModelsResponse_ModelPickerBadge) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[87]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[87]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8092,7 +8092,7 @@ func (x *AvailableModelsResponse_ModelPickerBadge) ProtoReflect() protoreflect.M
 
 // Deprecated: Use AvailableModelsResponse_ModelPickerBadge.ProtoReflect.Descriptor instead.
 func (*AvailableModelsResponse_ModelPickerBadge) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10, 3}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10, 3}
 }
 
 func (x *AvailableModelsResponse_ModelPickerBadge) GetLabel() string {
@@ -8129,7 +8129,7 @@ type AvailableModelsResponse_ModelPickerDisplayConfiguration struct {
 
 func (x *AvailableModelsResponse_ModelPickerDisplayConfiguration) Reset() {
 	*x = AvailableModelsResponse_ModelPickerDisplayConfiguration{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[88]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[88]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8141,7 +8141,7 @@ func (x *AvailableModelsResponse_ModelPickerDisplayConfiguration) String() strin
 func (*AvailableModelsResponse_ModelPickerDisplayConfiguration) ProtoMessage() {}
 
 func (x *AvailableModelsResponse_ModelPickerDisplayConfiguration) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[88]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[88]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8154,7 +8154,7 @@ func (x *AvailableModelsResponse_ModelPickerDisplayConfiguration) ProtoReflect()
 
 // Deprecated: Use AvailableModelsResponse_ModelPickerDisplayConfiguration.ProtoReflect.Descriptor instead.
 func (*AvailableModelsResponse_ModelPickerDisplayConfiguration) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10, 4}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10, 4}
 }
 
 func (x *AvailableModelsResponse_ModelPickerDisplayConfiguration) GetRoutedModelViewConfig() *AvailableModelsResponse_ModelPickerDisplayConfiguration_RoutedModelViewConfig {
@@ -8211,7 +8211,7 @@ type AvailableModelsResponse_ModelVariantConfig struct {
 
 func (x *AvailableModelsResponse_ModelVariantConfig) Reset() {
 	*x = AvailableModelsResponse_ModelVariantConfig{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[89]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[89]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8223,7 +8223,7 @@ func (x *AvailableModelsResponse_ModelVariantConfig) String() string {
 func (*AvailableModelsResponse_ModelVariantConfig) ProtoMessage() {}
 
 func (x *AvailableModelsResponse_ModelVariantConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[89]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[89]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8236,7 +8236,7 @@ func (x *AvailableModelsResponse_ModelVariantConfig) ProtoReflect() protoreflect
 
 // Deprecated: Use AvailableModelsResponse_ModelVariantConfig.ProtoReflect.Descriptor instead.
 func (*AvailableModelsResponse_ModelVariantConfig) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10, 5}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10, 5}
 }
 
 func (x *AvailableModelsResponse_ModelVariantConfig) GetParameterValues() []*RequestedModel_ModelParameterValue {
@@ -8326,7 +8326,7 @@ type AvailableModelsResponse_ModelVendor struct {
 
 func (x *AvailableModelsResponse_ModelVendor) Reset() {
 	*x = AvailableModelsResponse_ModelVendor{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[90]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[90]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8338,7 +8338,7 @@ func (x *AvailableModelsResponse_ModelVendor) String() string {
 func (*AvailableModelsResponse_ModelVendor) ProtoMessage() {}
 
 func (x *AvailableModelsResponse_ModelVendor) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[90]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[90]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8351,7 +8351,7 @@ func (x *AvailableModelsResponse_ModelVendor) ProtoReflect() protoreflect.Messag
 
 // Deprecated: Use AvailableModelsResponse_ModelVendor.ProtoReflect.Descriptor instead.
 func (*AvailableModelsResponse_ModelVendor) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10, 6}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10, 6}
 }
 
 func (x *AvailableModelsResponse_ModelVendor) GetId() AvailableModelsResponse_ModelVendorId {
@@ -8383,7 +8383,7 @@ type AvailableModelsResponse_TooltipData struct {
 
 func (x *AvailableModelsResponse_TooltipData) Reset() {
 	*x = AvailableModelsResponse_TooltipData{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[91]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[91]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8395,7 +8395,7 @@ func (x *AvailableModelsResponse_TooltipData) String() string {
 func (*AvailableModelsResponse_TooltipData) ProtoMessage() {}
 
 func (x *AvailableModelsResponse_TooltipData) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[91]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[91]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8408,7 +8408,7 @@ func (x *AvailableModelsResponse_TooltipData) ProtoReflect() protoreflect.Messag
 
 // Deprecated: Use AvailableModelsResponse_TooltipData.ProtoReflect.Descriptor instead.
 func (*AvailableModelsResponse_TooltipData) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10, 7}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10, 7}
 }
 
 func (x *AvailableModelsResponse_TooltipData) GetPrimaryText() string {
@@ -8471,7 +8471,7 @@ type AvailableModelsResponse_ModelPickerDisplayConfiguration_NamedModelsViewConf
 
 func (x *AvailableModelsResponse_ModelPickerDisplayConfiguration_NamedModelsViewConfig) Reset() {
 	*x = AvailableModelsResponse_ModelPickerDisplayConfiguration_NamedModelsViewConfig{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[93]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[93]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8484,7 +8484,7 @@ func (*AvailableModelsResponse_ModelPickerDisplayConfiguration_NamedModelsViewCo
 }
 
 func (x *AvailableModelsResponse_ModelPickerDisplayConfiguration_NamedModelsViewConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[93]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[93]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8497,7 +8497,7 @@ func (x *AvailableModelsResponse_ModelPickerDisplayConfiguration_NamedModelsView
 
 // Deprecated: Use AvailableModelsResponse_ModelPickerDisplayConfiguration_NamedModelsViewConfig.ProtoReflect.Descriptor instead.
 func (*AvailableModelsResponse_ModelPickerDisplayConfiguration_NamedModelsViewConfig) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10, 4, 0}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10, 4, 0}
 }
 
 func (x *AvailableModelsResponse_ModelPickerDisplayConfiguration_NamedModelsViewConfig) GetNamedViewToRoutedModelViewToggle() *AvailableModelsResponse_ModelPickerDisplayConfiguration_NamedModelsViewConfig_NamedViewToRoutedModelViewToggle {
@@ -8534,7 +8534,7 @@ type AvailableModelsResponse_ModelPickerDisplayConfiguration_RoutedModelViewConf
 
 func (x *AvailableModelsResponse_ModelPickerDisplayConfiguration_RoutedModelViewConfig) Reset() {
 	*x = AvailableModelsResponse_ModelPickerDisplayConfiguration_RoutedModelViewConfig{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[94]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[94]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8547,7 +8547,7 @@ func (*AvailableModelsResponse_ModelPickerDisplayConfiguration_RoutedModelViewCo
 }
 
 func (x *AvailableModelsResponse_ModelPickerDisplayConfiguration_RoutedModelViewConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[94]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[94]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8560,7 +8560,7 @@ func (x *AvailableModelsResponse_ModelPickerDisplayConfiguration_RoutedModelView
 
 // Deprecated: Use AvailableModelsResponse_ModelPickerDisplayConfiguration_RoutedModelViewConfig.ProtoReflect.Descriptor instead.
 func (*AvailableModelsResponse_ModelPickerDisplayConfiguration_RoutedModelViewConfig) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10, 4, 1}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10, 4, 1}
 }
 
 func (x *AvailableModelsResponse_ModelPickerDisplayConfiguration_RoutedModelViewConfig) GetTitle() string {
@@ -8607,7 +8607,7 @@ type AvailableModelsResponse_ModelPickerDisplayConfiguration_NamedModelsViewConf
 
 func (x *AvailableModelsResponse_ModelPickerDisplayConfiguration_NamedModelsViewConfig_NamedViewToRoutedModelViewButton) Reset() {
 	*x = AvailableModelsResponse_ModelPickerDisplayConfiguration_NamedModelsViewConfig_NamedViewToRoutedModelViewButton{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[95]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[95]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8620,7 +8620,7 @@ func (*AvailableModelsResponse_ModelPickerDisplayConfiguration_NamedModelsViewCo
 }
 
 func (x *AvailableModelsResponse_ModelPickerDisplayConfiguration_NamedModelsViewConfig_NamedViewToRoutedModelViewButton) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[95]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[95]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8633,7 +8633,7 @@ func (x *AvailableModelsResponse_ModelPickerDisplayConfiguration_NamedModelsView
 
 // Deprecated: Use AvailableModelsResponse_ModelPickerDisplayConfiguration_NamedModelsViewConfig_NamedViewToRoutedModelViewButton.ProtoReflect.Descriptor instead.
 func (*AvailableModelsResponse_ModelPickerDisplayConfiguration_NamedModelsViewConfig_NamedViewToRoutedModelViewButton) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10, 4, 0, 0}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10, 4, 0, 0}
 }
 
 func (x *AvailableModelsResponse_ModelPickerDisplayConfiguration_NamedModelsViewConfig_NamedViewToRoutedModelViewButton) GetMarkdown() string {
@@ -8651,7 +8651,7 @@ type AvailableModelsResponse_ModelPickerDisplayConfiguration_NamedModelsViewConf
 
 func (x *AvailableModelsResponse_ModelPickerDisplayConfiguration_NamedModelsViewConfig_NamedViewToRoutedModelViewNoButton) Reset() {
 	*x = AvailableModelsResponse_ModelPickerDisplayConfiguration_NamedModelsViewConfig_NamedViewToRoutedModelViewNoButton{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[96]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[96]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8664,7 +8664,7 @@ func (*AvailableModelsResponse_ModelPickerDisplayConfiguration_NamedModelsViewCo
 }
 
 func (x *AvailableModelsResponse_ModelPickerDisplayConfiguration_NamedModelsViewConfig_NamedViewToRoutedModelViewNoButton) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[96]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[96]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8677,7 +8677,7 @@ func (x *AvailableModelsResponse_ModelPickerDisplayConfiguration_NamedModelsView
 
 // Deprecated: Use AvailableModelsResponse_ModelPickerDisplayConfiguration_NamedModelsViewConfig_NamedViewToRoutedModelViewNoButton.ProtoReflect.Descriptor instead.
 func (*AvailableModelsResponse_ModelPickerDisplayConfiguration_NamedModelsViewConfig_NamedViewToRoutedModelViewNoButton) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10, 4, 0, 1}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10, 4, 0, 1}
 }
 
 type AvailableModelsResponse_ModelPickerDisplayConfiguration_NamedModelsViewConfig_NamedViewToRoutedModelViewToggle struct {
@@ -8689,7 +8689,7 @@ type AvailableModelsResponse_ModelPickerDisplayConfiguration_NamedModelsViewConf
 
 func (x *AvailableModelsResponse_ModelPickerDisplayConfiguration_NamedModelsViewConfig_NamedViewToRoutedModelViewToggle) Reset() {
 	*x = AvailableModelsResponse_ModelPickerDisplayConfiguration_NamedModelsViewConfig_NamedViewToRoutedModelViewToggle{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[97]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[97]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8702,7 +8702,7 @@ func (*AvailableModelsResponse_ModelPickerDisplayConfiguration_NamedModelsViewCo
 }
 
 func (x *AvailableModelsResponse_ModelPickerDisplayConfiguration_NamedModelsViewConfig_NamedViewToRoutedModelViewToggle) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[97]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[97]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8715,7 +8715,7 @@ func (x *AvailableModelsResponse_ModelPickerDisplayConfiguration_NamedModelsView
 
 // Deprecated: Use AvailableModelsResponse_ModelPickerDisplayConfiguration_NamedModelsViewConfig_NamedViewToRoutedModelViewToggle.ProtoReflect.Descriptor instead.
 func (*AvailableModelsResponse_ModelPickerDisplayConfiguration_NamedModelsViewConfig_NamedViewToRoutedModelViewToggle) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10, 4, 0, 2}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10, 4, 0, 2}
 }
 
 func (x *AvailableModelsResponse_ModelPickerDisplayConfiguration_NamedModelsViewConfig_NamedViewToRoutedModelViewToggle) GetMarkdown() string {
@@ -8734,7 +8734,7 @@ type AvailableModelsResponse_ModelPickerDisplayConfiguration_RoutedModelViewConf
 
 func (x *AvailableModelsResponse_ModelPickerDisplayConfiguration_RoutedModelViewConfig_RoutedModelViewToNamedViewButton) Reset() {
 	*x = AvailableModelsResponse_ModelPickerDisplayConfiguration_RoutedModelViewConfig_RoutedModelViewToNamedViewButton{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[98]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[98]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8747,7 +8747,7 @@ func (*AvailableModelsResponse_ModelPickerDisplayConfiguration_RoutedModelViewCo
 }
 
 func (x *AvailableModelsResponse_ModelPickerDisplayConfiguration_RoutedModelViewConfig_RoutedModelViewToNamedViewButton) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[98]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[98]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8760,7 +8760,7 @@ func (x *AvailableModelsResponse_ModelPickerDisplayConfiguration_RoutedModelView
 
 // Deprecated: Use AvailableModelsResponse_ModelPickerDisplayConfiguration_RoutedModelViewConfig_RoutedModelViewToNamedViewButton.ProtoReflect.Descriptor instead.
 func (*AvailableModelsResponse_ModelPickerDisplayConfiguration_RoutedModelViewConfig_RoutedModelViewToNamedViewButton) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10, 4, 1, 0}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10, 4, 1, 0}
 }
 
 func (x *AvailableModelsResponse_ModelPickerDisplayConfiguration_RoutedModelViewConfig_RoutedModelViewToNamedViewButton) GetMarkdown() string {
@@ -8781,7 +8781,7 @@ type AvailableModelsResponse_ModelPickerDisplayConfiguration_RoutedModelViewConf
 
 func (x *AvailableModelsResponse_ModelPickerDisplayConfiguration_RoutedModelViewConfig_RoutedModelViewToNamedViewToggle) Reset() {
 	*x = AvailableModelsResponse_ModelPickerDisplayConfiguration_RoutedModelViewConfig_RoutedModelViewToNamedViewToggle{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[99]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[99]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8794,7 +8794,7 @@ func (*AvailableModelsResponse_ModelPickerDisplayConfiguration_RoutedModelViewCo
 }
 
 func (x *AvailableModelsResponse_ModelPickerDisplayConfiguration_RoutedModelViewConfig_RoutedModelViewToNamedViewToggle) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[99]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[99]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8807,7 +8807,7 @@ func (x *AvailableModelsResponse_ModelPickerDisplayConfiguration_RoutedModelView
 
 // Deprecated: Use AvailableModelsResponse_ModelPickerDisplayConfiguration_RoutedModelViewConfig_RoutedModelViewToNamedViewToggle.ProtoReflect.Descriptor instead.
 func (*AvailableModelsResponse_ModelPickerDisplayConfiguration_RoutedModelViewConfig_RoutedModelViewToNamedViewToggle) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10, 4, 1, 1}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{10, 4, 1, 1}
 }
 
 func (x *AvailableModelsResponse_ModelPickerDisplayConfiguration_RoutedModelViewConfig_RoutedModelViewToNamedViewToggle) GetTitleMarkdown() string {
@@ -8858,7 +8858,7 @@ type BugConfigResponse_BugBotV1 struct {
 
 func (x *BugConfigResponse_BugBotV1) Reset() {
 	*x = BugConfigResponse_BugBotV1{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[100]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[100]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8870,7 +8870,7 @@ func (x *BugConfigResponse_BugBotV1) String() string {
 func (*BugConfigResponse_BugBotV1) ProtoMessage() {}
 
 func (x *BugConfigResponse_BugBotV1) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[100]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[100]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8883,7 +8883,7 @@ func (x *BugConfigResponse_BugBotV1) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BugConfigResponse_BugBotV1.ProtoReflect.Descriptor instead.
 func (*BugConfigResponse_BugBotV1) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{19, 0}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{19, 0}
 }
 
 func (x *BugConfigResponse_BugBotV1) GetEnabled() bool {
@@ -9030,7 +9030,7 @@ type BugConfigResponse_LinterStrategyV1 struct {
 
 func (x *BugConfigResponse_LinterStrategyV1) Reset() {
 	*x = BugConfigResponse_LinterStrategyV1{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[101]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[101]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9042,7 +9042,7 @@ func (x *BugConfigResponse_LinterStrategyV1) String() string {
 func (*BugConfigResponse_LinterStrategyV1) ProtoMessage() {}
 
 func (x *BugConfigResponse_LinterStrategyV1) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[101]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[101]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9055,7 +9055,7 @@ func (x *BugConfigResponse_LinterStrategyV1) ProtoReflect() protoreflect.Message
 
 // Deprecated: Use BugConfigResponse_LinterStrategyV1.ProtoReflect.Descriptor instead.
 func (*BugConfigResponse_LinterStrategyV1) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{19, 1}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{19, 1}
 }
 
 func (x *BugConfigResponse_LinterStrategyV1) GetEnabled() bool {
@@ -9093,7 +9093,7 @@ type BugConfigResponse_LinterStrategyV2 struct {
 
 func (x *BugConfigResponse_LinterStrategyV2) Reset() {
 	*x = BugConfigResponse_LinterStrategyV2{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[102]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[102]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9105,7 +9105,7 @@ func (x *BugConfigResponse_LinterStrategyV2) String() string {
 func (*BugConfigResponse_LinterStrategyV2) ProtoMessage() {}
 
 func (x *BugConfigResponse_LinterStrategyV2) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[102]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[102]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9118,7 +9118,7 @@ func (x *BugConfigResponse_LinterStrategyV2) ProtoReflect() protoreflect.Message
 
 // Deprecated: Use BugConfigResponse_LinterStrategyV2.ProtoReflect.Descriptor instead.
 func (*BugConfigResponse_LinterStrategyV2) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{19, 2}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{19, 2}
 }
 
 func (x *BugConfigResponse_LinterStrategyV2) GetEnabled() bool {
@@ -9174,7 +9174,7 @@ type GetDefaultModelNudgeDataResponse_ApplicationOpenModelSwitch struct {
 
 func (x *GetDefaultModelNudgeDataResponse_ApplicationOpenModelSwitch) Reset() {
 	*x = GetDefaultModelNudgeDataResponse_ApplicationOpenModelSwitch{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[106]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[106]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9186,7 +9186,7 @@ func (x *GetDefaultModelNudgeDataResponse_ApplicationOpenModelSwitch) String() s
 func (*GetDefaultModelNudgeDataResponse_ApplicationOpenModelSwitch) ProtoMessage() {}
 
 func (x *GetDefaultModelNudgeDataResponse_ApplicationOpenModelSwitch) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[106]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[106]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9199,7 +9199,7 @@ func (x *GetDefaultModelNudgeDataResponse_ApplicationOpenModelSwitch) ProtoRefle
 
 // Deprecated: Use GetDefaultModelNudgeDataResponse_ApplicationOpenModelSwitch.ProtoReflect.Descriptor instead.
 func (*GetDefaultModelNudgeDataResponse_ApplicationOpenModelSwitch) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{38, 0}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{38, 0}
 }
 
 func (x *GetDefaultModelNudgeDataResponse_ApplicationOpenModelSwitch) GetNudgeId() string {
@@ -9233,7 +9233,7 @@ type GetDefaultModelNudgeDataResponse_InitialModel struct {
 
 func (x *GetDefaultModelNudgeDataResponse_InitialModel) Reset() {
 	*x = GetDefaultModelNudgeDataResponse_InitialModel{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[107]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[107]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9245,7 +9245,7 @@ func (x *GetDefaultModelNudgeDataResponse_InitialModel) String() string {
 func (*GetDefaultModelNudgeDataResponse_InitialModel) ProtoMessage() {}
 
 func (x *GetDefaultModelNudgeDataResponse_InitialModel) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[107]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[107]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9258,7 +9258,7 @@ func (x *GetDefaultModelNudgeDataResponse_InitialModel) ProtoReflect() protorefl
 
 // Deprecated: Use GetDefaultModelNudgeDataResponse_InitialModel.ProtoReflect.Descriptor instead.
 func (*GetDefaultModelNudgeDataResponse_InitialModel) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{38, 1}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{38, 1}
 }
 
 func (x *GetDefaultModelNudgeDataResponse_InitialModel) GetModelId() string {
@@ -9284,7 +9284,7 @@ type ModelParameterDefinition_BooleanParameterDefinition struct {
 
 func (x *ModelParameterDefinition_BooleanParameterDefinition) Reset() {
 	*x = ModelParameterDefinition_BooleanParameterDefinition{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[108]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[108]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9296,7 +9296,7 @@ func (x *ModelParameterDefinition_BooleanParameterDefinition) String() string {
 func (*ModelParameterDefinition_BooleanParameterDefinition) ProtoMessage() {}
 
 func (x *ModelParameterDefinition_BooleanParameterDefinition) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[108]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[108]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9309,7 +9309,7 @@ func (x *ModelParameterDefinition_BooleanParameterDefinition) ProtoReflect() pro
 
 // Deprecated: Use ModelParameterDefinition_BooleanParameterDefinition.ProtoReflect.Descriptor instead.
 func (*ModelParameterDefinition_BooleanParameterDefinition) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{59, 0}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{59, 0}
 }
 
 func (x *ModelParameterDefinition_BooleanParameterDefinition) GetValues() []*ModelParameterDefinition_BooleanParameterDefinition_BooleanParameterValue {
@@ -9328,7 +9328,7 @@ type ModelParameterDefinition_EnumParameterDefinition struct {
 
 func (x *ModelParameterDefinition_EnumParameterDefinition) Reset() {
 	*x = ModelParameterDefinition_EnumParameterDefinition{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[109]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[109]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9340,7 +9340,7 @@ func (x *ModelParameterDefinition_EnumParameterDefinition) String() string {
 func (*ModelParameterDefinition_EnumParameterDefinition) ProtoMessage() {}
 
 func (x *ModelParameterDefinition_EnumParameterDefinition) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[109]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[109]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9353,7 +9353,7 @@ func (x *ModelParameterDefinition_EnumParameterDefinition) ProtoReflect() protor
 
 // Deprecated: Use ModelParameterDefinition_EnumParameterDefinition.ProtoReflect.Descriptor instead.
 func (*ModelParameterDefinition_EnumParameterDefinition) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{59, 1}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{59, 1}
 }
 
 func (x *ModelParameterDefinition_EnumParameterDefinition) GetValues() []*ModelParameterDefinition_EnumParameterDefinition_EnumParameterValue {
@@ -9373,7 +9373,7 @@ type ModelParameterDefinition_ModelParameterType struct {
 
 func (x *ModelParameterDefinition_ModelParameterType) Reset() {
 	*x = ModelParameterDefinition_ModelParameterType{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[110]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[110]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9385,7 +9385,7 @@ func (x *ModelParameterDefinition_ModelParameterType) String() string {
 func (*ModelParameterDefinition_ModelParameterType) ProtoMessage() {}
 
 func (x *ModelParameterDefinition_ModelParameterType) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[110]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[110]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9398,7 +9398,7 @@ func (x *ModelParameterDefinition_ModelParameterType) ProtoReflect() protoreflec
 
 // Deprecated: Use ModelParameterDefinition_ModelParameterType.ProtoReflect.Descriptor instead.
 func (*ModelParameterDefinition_ModelParameterType) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{59, 2}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{59, 2}
 }
 
 func (x *ModelParameterDefinition_ModelParameterType) GetBooleanParameter() *ModelParameterDefinition_BooleanParameterDefinition {
@@ -9428,7 +9428,7 @@ type ModelParameterDefinition_BooleanParameterDefinition_BooleanParameterValue s
 
 func (x *ModelParameterDefinition_BooleanParameterDefinition_BooleanParameterValue) Reset() {
 	*x = ModelParameterDefinition_BooleanParameterDefinition_BooleanParameterValue{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[111]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[111]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9440,7 +9440,7 @@ func (x *ModelParameterDefinition_BooleanParameterDefinition_BooleanParameterVal
 func (*ModelParameterDefinition_BooleanParameterDefinition_BooleanParameterValue) ProtoMessage() {}
 
 func (x *ModelParameterDefinition_BooleanParameterDefinition_BooleanParameterValue) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[111]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[111]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9453,7 +9453,7 @@ func (x *ModelParameterDefinition_BooleanParameterDefinition_BooleanParameterVal
 
 // Deprecated: Use ModelParameterDefinition_BooleanParameterDefinition_BooleanParameterValue.ProtoReflect.Descriptor instead.
 func (*ModelParameterDefinition_BooleanParameterDefinition_BooleanParameterValue) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{59, 0, 0}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{59, 0, 0}
 }
 
 func (x *ModelParameterDefinition_BooleanParameterDefinition_BooleanParameterValue) GetValue() string {
@@ -9505,7 +9505,7 @@ type ModelParameterDefinition_EnumParameterDefinition_EnumParameterValue struct 
 
 func (x *ModelParameterDefinition_EnumParameterDefinition_EnumParameterValue) Reset() {
 	*x = ModelParameterDefinition_EnumParameterDefinition_EnumParameterValue{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[112]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[112]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9517,7 +9517,7 @@ func (x *ModelParameterDefinition_EnumParameterDefinition_EnumParameterValue) St
 func (*ModelParameterDefinition_EnumParameterDefinition_EnumParameterValue) ProtoMessage() {}
 
 func (x *ModelParameterDefinition_EnumParameterDefinition_EnumParameterValue) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[112]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[112]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9530,7 +9530,7 @@ func (x *ModelParameterDefinition_EnumParameterDefinition_EnumParameterValue) Pr
 
 // Deprecated: Use ModelParameterDefinition_EnumParameterDefinition_EnumParameterValue.ProtoReflect.Descriptor instead.
 func (*ModelParameterDefinition_EnumParameterDefinition_EnumParameterValue) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{59, 1, 0}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{59, 1, 0}
 }
 
 func (x *ModelParameterDefinition_EnumParameterDefinition_EnumParameterValue) GetValue() string {
@@ -9585,7 +9585,7 @@ type ProfileScheduleConfig_ScheduleConfig struct {
 
 func (x *ProfileScheduleConfig_ScheduleConfig) Reset() {
 	*x = ProfileScheduleConfig_ScheduleConfig{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[113]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[113]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9597,7 +9597,7 @@ func (x *ProfileScheduleConfig_ScheduleConfig) String() string {
 func (*ProfileScheduleConfig_ScheduleConfig) ProtoMessage() {}
 
 func (x *ProfileScheduleConfig_ScheduleConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[113]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[113]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9610,7 +9610,7 @@ func (x *ProfileScheduleConfig_ScheduleConfig) ProtoReflect() protoreflect.Messa
 
 // Deprecated: Use ProfileScheduleConfig_ScheduleConfig.ProtoReflect.Descriptor instead.
 func (*ProfileScheduleConfig_ScheduleConfig) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{65, 0}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{65, 0}
 }
 
 func (x *ProfileScheduleConfig_ScheduleConfig) GetInterval() int32 {
@@ -9637,7 +9637,7 @@ type RequestedModel_ModelParameterValue struct {
 
 func (x *RequestedModel_ModelParameterValue) Reset() {
 	*x = RequestedModel_ModelParameterValue{}
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[114]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[114]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9649,7 +9649,7 @@ func (x *RequestedModel_ModelParameterValue) String() string {
 func (*RequestedModel_ModelParameterValue) ProtoMessage() {}
 
 func (x *RequestedModel_ModelParameterValue) ProtoReflect() protoreflect.Message {
-	mi := &file_cursor_aiserver_v1_aiserver_proto_msgTypes[114]
+	mi := &file_aiserver_v1_aiserver_proto_msgTypes[114]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9662,7 +9662,7 @@ func (x *RequestedModel_ModelParameterValue) ProtoReflect() protoreflect.Message
 
 // Deprecated: Use RequestedModel_ModelParameterValue.ProtoReflect.Descriptor instead.
 func (*RequestedModel_ModelParameterValue) Descriptor() ([]byte, []int) {
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{69, 0}
+	return file_aiserver_v1_aiserver_proto_rawDescGZIP(), []int{69, 0}
 }
 
 func (x *RequestedModel_ModelParameterValue) GetId() string {
@@ -9679,11 +9679,11 @@ func (x *RequestedModel_ModelParameterValue) GetValue() string {
 	return ""
 }
 
-var File_cursor_aiserver_v1_aiserver_proto protoreflect.FileDescriptor
+var File_aiserver_v1_aiserver_proto protoreflect.FileDescriptor
 
-const file_cursor_aiserver_v1_aiserver_proto_rawDesc = "" +
+const file_aiserver_v1_aiserver_proto_rawDesc = "" +
 	"\n" +
-	"!cursor/aiserver/v1/aiserver.proto\x12\vaiserver.v1\"\xea\x01\n" +
+	"\x1aaiserver/v1/aiserver.proto\x12\vaiserver.v1\"\xea\x01\n" +
 	"\bAdButton\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x128\n" +
 	"\vbutton_type\x18\x02 \x01(\x0e2\x17.aiserver.v1.ButtonTypeR\n" +
@@ -10805,20 +10805,20 @@ const file_cursor_aiserver_v1_aiserver_proto_rawDesc = "" +
 	"\x0fcom.aiserver.v1B\rAiserverProtoP\x01Z)keygate/gen/cursor/aiserver/v1;aiserverv1\xa2\x02\x03AXX\xaa\x02\vAiserver.V1\xca\x02\vAiserver\\V1\xe2\x02\x17Aiserver\\V1\\GPBMetadata\xea\x02\fAiserver::V1b\x06proto3"
 
 var (
-	file_cursor_aiserver_v1_aiserver_proto_rawDescOnce sync.Once
-	file_cursor_aiserver_v1_aiserver_proto_rawDescData []byte
+	file_aiserver_v1_aiserver_proto_rawDescOnce sync.Once
+	file_aiserver_v1_aiserver_proto_rawDescData []byte
 )
 
-func file_cursor_aiserver_v1_aiserver_proto_rawDescGZIP() []byte {
-	file_cursor_aiserver_v1_aiserver_proto_rawDescOnce.Do(func() {
-		file_cursor_aiserver_v1_aiserver_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_cursor_aiserver_v1_aiserver_proto_rawDesc), len(file_cursor_aiserver_v1_aiserver_proto_rawDesc)))
+func file_aiserver_v1_aiserver_proto_rawDescGZIP() []byte {
+	file_aiserver_v1_aiserver_proto_rawDescOnce.Do(func() {
+		file_aiserver_v1_aiserver_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_aiserver_v1_aiserver_proto_rawDesc), len(file_aiserver_v1_aiserver_proto_rawDesc)))
 	})
-	return file_cursor_aiserver_v1_aiserver_proto_rawDescData
+	return file_aiserver_v1_aiserver_proto_rawDescData
 }
 
-var file_cursor_aiserver_v1_aiserver_proto_enumTypes = make([]protoimpl.EnumInfo, 21)
-var file_cursor_aiserver_v1_aiserver_proto_msgTypes = make([]protoimpl.MessageInfo, 115)
-var file_cursor_aiserver_v1_aiserver_proto_goTypes = []any{
+var file_aiserver_v1_aiserver_proto_enumTypes = make([]protoimpl.EnumInfo, 21)
+var file_aiserver_v1_aiserver_proto_msgTypes = make([]protoimpl.MessageInfo, 115)
+var file_aiserver_v1_aiserver_proto_goTypes = []any{
 	(AvailableModelsScope)(0),                      // 0: aiserver.v1.AvailableModelsScope
 	(BugbotPlanType)(0),                            // 1: aiserver.v1.BugbotPlanType
 	(ButtonType)(0),                                // 2: aiserver.v1.ButtonType
@@ -10956,7 +10956,7 @@ var file_cursor_aiserver_v1_aiserver_proto_goTypes = []any{
 	(*ProfileScheduleConfig_ScheduleConfig)(nil),                                      // 134: aiserver.v1.ProfileScheduleConfig.ScheduleConfig
 	(*RequestedModel_ModelParameterValue)(nil),                                        // 135: aiserver.v1.RequestedModel.ModelParameterValue
 }
-var file_cursor_aiserver_v1_aiserver_proto_depIdxs = []int32{
+var file_aiserver_v1_aiserver_proto_depIdxs = []int32{
 	2,   // 0: aiserver.v1.AdButton.button_type:type_name -> aiserver.v1.ButtonType
 	43,  // 1: aiserver.v1.AdButton.client_action:type_name -> aiserver.v1.ClientAction
 	24,  // 2: aiserver.v1.AdContent.sections:type_name -> aiserver.v1.AdSection
@@ -11118,29 +11118,29 @@ var file_cursor_aiserver_v1_aiserver_proto_depIdxs = []int32{
 	0,   // [0:134] is the sub-list for field type_name
 }
 
-func init() { file_cursor_aiserver_v1_aiserver_proto_init() }
-func file_cursor_aiserver_v1_aiserver_proto_init() {
-	if File_cursor_aiserver_v1_aiserver_proto != nil {
+func init() { file_aiserver_v1_aiserver_proto_init() }
+func file_aiserver_v1_aiserver_proto_init() {
+	if File_aiserver_v1_aiserver_proto != nil {
 		return
 	}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[0].OneofWrappers = []any{
+	file_aiserver_v1_aiserver_proto_msgTypes[0].OneofWrappers = []any{
 		(*AdButton_ExternalUrl)(nil),
 		(*AdButton_CommandId)(nil),
 		(*AdButton_ClientAction)(nil),
 	}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[1].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[2].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[3].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[7].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[9].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[10].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[13].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[14].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[24].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[28].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[29].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[31].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[32].OneofWrappers = []any{
+	file_aiserver_v1_aiserver_proto_msgTypes[1].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[2].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[3].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[7].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[9].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[10].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[13].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[14].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[24].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[28].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[29].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[31].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[32].OneofWrappers = []any{
 		(*ErrorButton_Upgrade)(nil),
 		(*ErrorButton_SwitchModel)(nil),
 		(*ErrorButton_ConfigureSpendLimit)(nil),
@@ -11150,59 +11150,59 @@ func file_cursor_aiserver_v1_aiserver_proto_init() {
 		(*ErrorButton_ReloadWindow)(nil),
 		(*ErrorButton_ClientAction)(nil),
 	}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[33].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[42].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[45].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[47].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[48].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[49].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[50].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[51].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[54].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[56].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[57].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[58].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[59].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[62].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[63].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[64].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[69].OneofWrappers = []any{
+	file_aiserver_v1_aiserver_proto_msgTypes[33].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[42].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[45].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[47].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[48].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[49].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[50].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[51].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[54].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[56].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[57].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[58].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[59].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[62].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[63].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[64].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[69].OneofWrappers = []any{
 		(*RequestedModel_ApiKeyCredentials)(nil),
 		(*RequestedModel_AzureCredentials)(nil),
 		(*RequestedModel_BedrockCredentials)(nil),
 	}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[74].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[76].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[77].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[78].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[84].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[85].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[88].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[89].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[91].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[93].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[94].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[99].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[100].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[110].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[111].OneofWrappers = []any{}
-	file_cursor_aiserver_v1_aiserver_proto_msgTypes[112].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[74].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[76].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[77].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[78].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[84].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[85].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[88].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[89].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[91].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[93].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[94].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[99].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[100].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[110].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[111].OneofWrappers = []any{}
+	file_aiserver_v1_aiserver_proto_msgTypes[112].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cursor_aiserver_v1_aiserver_proto_rawDesc), len(file_cursor_aiserver_v1_aiserver_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_aiserver_v1_aiserver_proto_rawDesc), len(file_aiserver_v1_aiserver_proto_rawDesc)),
 			NumEnums:      21,
 			NumMessages:   115,
 			NumExtensions: 0,
 			NumServices:   4,
 		},
-		GoTypes:           file_cursor_aiserver_v1_aiserver_proto_goTypes,
-		DependencyIndexes: file_cursor_aiserver_v1_aiserver_proto_depIdxs,
-		EnumInfos:         file_cursor_aiserver_v1_aiserver_proto_enumTypes,
-		MessageInfos:      file_cursor_aiserver_v1_aiserver_proto_msgTypes,
+		GoTypes:           file_aiserver_v1_aiserver_proto_goTypes,
+		DependencyIndexes: file_aiserver_v1_aiserver_proto_depIdxs,
+		EnumInfos:         file_aiserver_v1_aiserver_proto_enumTypes,
+		MessageInfos:      file_aiserver_v1_aiserver_proto_msgTypes,
 	}.Build()
-	File_cursor_aiserver_v1_aiserver_proto = out.File
-	file_cursor_aiserver_v1_aiserver_proto_goTypes = nil
-	file_cursor_aiserver_v1_aiserver_proto_depIdxs = nil
+	File_aiserver_v1_aiserver_proto = out.File
+	file_aiserver_v1_aiserver_proto_goTypes = nil
+	file_aiserver_v1_aiserver_proto_depIdxs = nil
 }
