@@ -240,3 +240,15 @@ var _ = Describe("projection.Request on retry", func() {
 		Expect(got[1].ToolResult.Image.Data).To(BeEmpty(), "bytes are hydrated by the application, on the provider view only")
 	})
 })
+
+var _ = Describe("projection.History across rounds", func() {
+	It("keeps two rounds apart when the provider reused a call id", func() {
+		stored := append(commitAll("run:round:0", llm.Assistant{Calls: calls("call-1")}, "call-1"),
+			commitAll("run:round:1", llm.Assistant{Calls: calls("call-1")}, "call-1")...)
+		got, err := projection.History(stored)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got).To(HaveLen(4))
+		Expect(got[0].ID).To(Equal("run:round:0"))
+		Expect(got[2].ID).To(Equal("run:round:1"))
+	})
+})
