@@ -49,7 +49,7 @@ func (e *UnresolvedError) Error() string {
 // target is what a type reference resolves to: a definition of this file or
 // the import path of a well-known type.
 type target struct {
-	decl   *Decl
+	decl       *Decl
 	importPath string
 }
 
