@@ -242,6 +242,7 @@ func (q *Queries) InsertCheckpoint(ctx context.Context, arg InsertCheckpointPara
 const insertCheckpointMessage = `-- name: InsertCheckpointMessage :exec
 INSERT INTO checkpoint_messages (checkpoint_id, ordinal, conversation_id, message_id)
 VALUES ($1, $2, $3, $4)
+ON CONFLICT DO NOTHING
 `
 
 type InsertCheckpointMessageParams struct {

@@ -219,14 +219,14 @@ type UpsertCallRecordParams struct {
 	RequestBytes      int64
 	ResponseBytes     int64
 	EventCount        int64
-	HasUsage          int64
+	HasUsage          bool
 	UsageInput        int64
 	UsageCacheRead    int64
 	UsageCacheWrite   int64
 	UsageOutput       int64
 	UsageReasoning    int64
 	UsageKnown        int64
-	Detailed          int64
+	Detailed          bool
 }
 
 func (q *Queries) UpsertCallRecord(ctx context.Context, arg UpsertCallRecordParams) error {

@@ -18,28 +18,19 @@ WITH RECURSIVE chain (id) AS (
     SELECT p.parent_id FROM chain JOIN checkpoints p ON p.id = chain.id WHERE p.parent_id IS NOT NULL
 )
 SELECT cm.message_id FROM chain JOIN checkpoint_messages cm ON cm.checkpoint_id = chain.id
-WHERE cm.message_id IN (/*SLICE:ids*/?)
+WHERE cm.message_id IN (SELECT value FROM json_each(?1))
 `
 
 type ChainHoldsParams struct {
-	Ids          []string
+	IdsJson      interface{}
 	CheckpointID string
 }
 
-// Which of ids the full list of checkpoint id already holds.
+// Which of ids (a JSON array) the full list of checkpoint id already holds.
+// A JSON array rather than sqlc.slice: sqlc misnumbers a slice placed after
+// a parameter inside a CTE.
 func (q *Queries) ChainHolds(ctx context.Context, arg ChainHoldsParams) ([]string, error) {
-	query := chainHolds
-	var queryParams []interface{}
-	if len(arg.Ids) > 0 {
-		for _, v := range arg.Ids {
-			queryParams = append(queryParams, v)
-		}
-		query = strings.Replace(query, "/*SLICE:ids*/?", strings.Repeat(",?", len(arg.Ids))[1:], 1)
-	} else {
-		query = strings.Replace(query, "/*SLICE:ids*/?", "NULL", 1)
-	}
-	queryParams = append(queryParams, arg.CheckpointID)
-	rows, err := q.db.QueryContext(ctx, query, queryParams...)
+	rows, err := q.db.QueryContext(ctx, chainHolds, arg.IdsJson, arg.CheckpointID)
 	if err != nil {
 		return nil, err
 	}
@@ -275,6 +266,7 @@ func (q *Queries) InsertCheckpoint(ctx context.Context, arg InsertCheckpointPara
 const insertCheckpointMessage = `-- name: InsertCheckpointMessage :exec
 INSERT INTO checkpoint_messages (checkpoint_id, ordinal, conversation_id, message_id)
 VALUES (?1, ?2, ?3, ?4)
+ON CONFLICT DO NOTHING
 `
 
 type InsertCheckpointMessageParams struct {

@@ -125,10 +125,10 @@ type UpsertModelConfigParams struct {
 	SortOrder           int64
 	DisplayName         string
 	GroupName           string
-	Enabled             int64
+	Enabled             bool
 	ProviderKind        string
 	BaseUrl             string
-	UseFullUrl          int64
+	UseFullUrl          bool
 	SealedApiKey        []byte
 	ModelID             string
 	Tooltip             string
@@ -137,8 +137,8 @@ type UpsertModelConfigParams struct {
 	MaxOutputTokens     int64
 	ExtraParams         string
 	CustomHeaders       string
-	SupportsImages      int64
-	SupportsTools       int64
+	SupportsImages      bool
+	SupportsTools       bool
 	CreatedAt           int64
 }
 

@@ -54,14 +54,14 @@ type CallRecord struct {
 	RequestBytes      int64
 	ResponseBytes     int64
 	EventCount        int64
-	HasUsage          int64
+	HasUsage          bool
 	UsageInput        int64
 	UsageCacheRead    int64
 	UsageCacheWrite   int64
 	UsageOutput       int64
 	UsageReasoning    int64
 	UsageKnown        int64
-	Detailed          int64
+	Detailed          bool
 }
 
 type CallRequest struct {
@@ -123,10 +123,10 @@ type ModelConfig struct {
 	SortOrder           int64
 	DisplayName         string
 	GroupName           string
-	Enabled             int64
+	Enabled             bool
 	ProviderKind        string
 	BaseUrl             string
-	UseFullUrl          int64
+	UseFullUrl          bool
 	SealedApiKey        []byte
 	ModelID             string
 	Tooltip             string
@@ -135,8 +135,8 @@ type ModelConfig struct {
 	MaxOutputTokens     int64
 	ExtraParams         string
 	CustomHeaders       string
-	SupportsImages      int64
-	SupportsTools       int64
+	SupportsImages      bool
+	SupportsTools       bool
 	CreatedAt           int64
 	UpdatedAt           int64
 }

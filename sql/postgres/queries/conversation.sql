@@ -22,7 +22,8 @@ ON CONFLICT DO NOTHING;
 
 -- name: InsertCheckpointMessage :exec
 INSERT INTO checkpoint_messages (checkpoint_id, ordinal, conversation_id, message_id)
-VALUES ($1, $2, $3, $4);
+VALUES ($1, $2, $3, $4)
+ON CONFLICT DO NOTHING;
 
 -- name: ExistingCheckpoints :many
 SELECT id FROM checkpoints WHERE conversation_id = sqlc.arg(conversation_id) AND id = ANY(sqlc.arg(ids)::text[]);

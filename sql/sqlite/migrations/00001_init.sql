@@ -138,10 +138,10 @@ CREATE TABLE model_configs (
     sort_order            INTEGER NOT NULL,
     display_name          TEXT    NOT NULL,
     group_name            TEXT    NOT NULL,
-    enabled               INTEGER NOT NULL,
+    enabled               BOOLEAN NOT NULL,
     provider_kind         TEXT    NOT NULL,
     base_url              TEXT    NOT NULL,
-    use_full_url          INTEGER NOT NULL,
+    use_full_url          BOOLEAN NOT NULL,
     sealed_api_key        BLOB    NOT NULL,
     model_id              TEXT    NOT NULL,
     tooltip               TEXT    NOT NULL,
@@ -150,8 +150,8 @@ CREATE TABLE model_configs (
     max_output_tokens     INTEGER NOT NULL,
     extra_params          TEXT    NOT NULL,
     custom_headers        TEXT    NOT NULL,
-    supports_images       INTEGER NOT NULL,
-    supports_tools        INTEGER NOT NULL,
+    supports_images       BOOLEAN NOT NULL,
+    supports_tools        BOOLEAN NOT NULL,
     created_at            INTEGER NOT NULL,
     updated_at            INTEGER NOT NULL
 );
@@ -183,14 +183,14 @@ CREATE TABLE call_records (
     request_bytes        INTEGER NOT NULL,
     response_bytes       INTEGER NOT NULL,
     event_count          INTEGER NOT NULL,
-    has_usage            INTEGER NOT NULL,
+    has_usage            BOOLEAN NOT NULL,
     usage_input          INTEGER NOT NULL,
     usage_cache_read     INTEGER NOT NULL,
     usage_cache_write    INTEGER NOT NULL,
     usage_output         INTEGER NOT NULL,
     usage_reasoning      INTEGER NOT NULL,
     usage_known          INTEGER NOT NULL,
-    detailed             INTEGER NOT NULL
+    detailed             BOOLEAN NOT NULL
 );
 CREATE INDEX call_records_run ON call_records (run_id, status);
 CREATE INDEX call_records_started ON call_records (request_started_at);

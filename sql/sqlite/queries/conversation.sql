@@ -21,7 +21,8 @@ ON CONFLICT DO NOTHING;
 
 -- name: InsertCheckpointMessage :exec
 INSERT INTO checkpoint_messages (checkpoint_id, ordinal, conversation_id, message_id)
-VALUES (?1, ?2, ?3, ?4);
+VALUES (?1, ?2, ?3, ?4)
+ON CONFLICT DO NOTHING;
 
 -- name: ExistingCheckpoints :many
 SELECT id FROM checkpoints WHERE conversation_id = sqlc.arg(conversation_id) AND id IN (sqlc.slice(ids));
@@ -64,14 +65,16 @@ LEFT JOIN messages m ON m.conversation_id = cm.conversation_id AND m.id = cm.mes
 ORDER BY chain.depth DESC, cm.ordinal;
 
 -- name: ChainHolds :many
--- Which of ids the full list of checkpoint id already holds.
+-- Which of ids (a JSON array) the full list of checkpoint id already holds.
+-- A JSON array rather than sqlc.slice: sqlc misnumbers a slice placed after
+-- a parameter inside a CTE.
 WITH RECURSIVE chain (id) AS (
     SELECT checkpoints.id FROM checkpoints WHERE checkpoints.id = sqlc.arg(checkpoint_id)
     UNION ALL
     SELECT p.parent_id FROM chain JOIN checkpoints p ON p.id = chain.id WHERE p.parent_id IS NOT NULL
 )
 SELECT cm.message_id FROM chain JOIN checkpoint_messages cm ON cm.checkpoint_id = chain.id
-WHERE cm.message_id IN (sqlc.slice(ids));
+WHERE cm.message_id IN (SELECT value FROM json_each(sqlc.arg(ids_json)));
 
 -- name: UpsertAnchor :exec
 INSERT INTO input_anchors (conversation_id, input_id, checkpoint_id, created_at)

@@ -1,0 +1,17 @@
+// Package relstore implements the store ports (conversations, anchors, runs,
+// tool rounds, blobs, settings, model configurations, call records) once, on
+// top of a small row-level interface ([Tx]) that each SQL adapter provides
+// with its own sqlc-generated queries.
+//
+// Place in the hexagon: adapters. It imports ports and domain only; it never
+// sees a driver or a generated row. adapters/sqlite and adapters/postgres
+// implement [Engine] and [Tx] and hand them to [New].
+//
+// Why a shared package instead of two full adapters: the rules of a write
+// (what to lock, which facts to gather for conversation.Plan.Decide, what to
+// insert, ownership checks, preemption) are the same on both engines. Written
+// twice they would drift; here they are written once and both engines run the
+// same contract suite (ports/porttest) against them. What differs per engine
+// — SQL dialect, generated types, transactions and error codes — stays in
+// the engine's own adapter.
+package relstore

@@ -1,0 +1,139 @@
+package relstore
+
+import (
+	"context"
+	"time"
+
+	"keygate/domain/callrecord"
+	"keygate/domain/conversation"
+	"keygate/ports"
+)
+
+// Engine runs functions against one database. Both methods return ctx.Err()
+// (wrapped) when ctx is cancelled and then call fn never or roll back.
+type Engine interface {
+	// Read calls fn with a consistent read view.
+	Read(ctx context.Context, fn func(tx Tx) error) error
+	// Write calls fn in a read-write transaction and commits when fn
+	// returns nil. Writers to one conversation must be serialized by the
+	// engine (SQLite: one writer; PostgreSQL: Tx.LockConversation).
+	Write(ctx context.Context, fn func(tx Tx) error) error
+}
+
+// Tx is the row-level interface an engine adapter implements over its
+// generated queries. Methods translate driver errors once: no rows →
+// ports.ErrNotFound, unique violation → ports.ErrConflict, foreign-key
+// violation → ports.ErrNotFound (a referenced row is missing), cancelled
+// context → ctx.Err().
+type Tx interface {
+	conversationRows
+	runRows
+	toolRoundRows
+	blobRows
+	settingRows
+	modelConfigRows
+	callRecordRows
+}
+
+// ConversationRow is the head pointer row of a conversation.
+type ConversationRow struct {
+	ID          string
+	RootID      string
+	HeadID      string
+	ActiveRunID string
+}
+
+// ChainLink is one checkpoint of a loaded chain with the bodies of its delta
+// messages in delta order (nil where a message row is missing).
+type ChainLink struct {
+	Record conversation.CheckpointRecord
+	Bodies [][]byte
+}
+
+type conversationRows interface {
+	GetConversation(ctx context.Context, id string) (ConversationRow, error)
+	// LockConversation reads the row and, on engines with row locks, locks
+	// it until the transaction ends.
+	LockConversation(ctx context.Context, id string) (ConversationRow, error)
+	InsertConversation(ctx context.Context, id, rootID string, now time.Time) error
+	SetConversationHead(ctx context.Context, id, headID string, now time.Time) error
+	// InsertCheckpoint inserts the header and delta rows, doing nothing for
+	// rows that exist.
+	InsertCheckpoint(ctx context.Context, rec conversation.CheckpointRecord, now time.Time) error
+	GetCheckpoint(ctx context.Context, id string) (conversation.CheckpointRecord, error)
+	// CheckpointChain returns the chain from the root to id, root first;
+	// empty when id is unknown.
+	CheckpointChain(ctx context.Context, id string) ([]ChainLink, error)
+	ExistingCheckpoints(ctx context.Context, conversationID string, ids []string) ([]string, error)
+	StoredMessages(ctx context.Context, conversationID string, ids, eventIDs []string) ([][]byte, error)
+	ChainHolds(ctx context.Context, checkpointID string, ids []string) ([]string, error)
+	InsertMessage(ctx context.Context, conversationID string, m conversation.Message, now time.Time) error
+	InsertMessageBlob(ctx context.Context, conversationID, messageID string, blobID []byte) error
+	UpsertAnchor(ctx context.Context, conversationID, inputID, checkpointID string, now time.Time) error
+	GetAnchor(ctx context.Context, conversationID, inputID string) (string, error)
+}
+
+type runRows interface {
+	InsertRun(ctx context.Context, c ports.RunClaim, now time.Time) error
+	GetRun(ctx context.Context, id string) (ports.Run, error)
+	LatestRunByCursorRequest(ctx context.Context, cursorRequestID string) (ports.Run, error)
+	// OwnedRun returns the run only if it is running and active.
+	OwnedRun(ctx context.Context, id string) (ports.Run, error)
+	SetActiveRun(ctx context.Context, conversationID, runID string, now time.Time) error
+	ClearActiveRun(ctx context.Context, conversationID, runID string, now time.Time) error
+	CancelRun(ctx context.Context, runID string, now time.Time) error
+	CancelRunningCalls(ctx context.Context, runID string, now time.Time) error
+	SetRunHead(ctx context.Context, runID, headID string, now time.Time) error
+	NextProviderCall(ctx context.Context, runID string, now time.Time) (int, error)
+	// FinishRun returns false when the run was not running.
+	FinishRun(ctx context.Context, runID string, end ports.RunEnd, now time.Time) (bool, error)
+}
+
+// ToolRoundRow is a stored tool round: its plan message's encoding plus
+// where it belongs.
+type ToolRoundRow struct {
+	ID             string
+	RunID          string
+	ConversationID string
+	BaseID         string
+	Plan           []byte
+}
+
+type toolRoundRows interface {
+	InsertToolRound(ctx context.Context, r ToolRoundRow, now time.Time) error
+	GetToolRound(ctx context.Context, id string) (ToolRoundRow, error)
+	// ToolRoundResults returns the completed call ids in completion order.
+	ToolRoundResults(ctx context.Context, roundID string) ([]string, error)
+	InsertToolRoundResult(ctx context.Context, roundID string, seq int, callID, checkpointID string, now time.Time) error
+}
+
+type blobRows interface {
+	InsertBlob(ctx context.Context, id, data []byte, now time.Time) error
+	GetBlob(ctx context.Context, id []byte) ([]byte, error)
+	HasBlob(ctx context.Context, id []byte) (bool, error)
+	InsertBlobRef(ctx context.Context, parent, child []byte) error
+	BlobChildren(ctx context.Context, parent []byte) ([][]byte, error)
+}
+
+type settingRows interface {
+	GetSetting(ctx context.Context, name string) ([]byte, error)
+	PutSetting(ctx context.Context, name string, value []byte, now time.Time) error
+	// DeleteSetting returns false when there was nothing to delete.
+	DeleteSetting(ctx context.Context, name string) (bool, error)
+}
+
+type modelConfigRows interface {
+	UpsertModelConfig(ctx context.Context, cfg ports.ModelConfig, now time.Time) error
+	GetModelConfig(ctx context.Context, id string) (ports.ModelConfig, error)
+	ListModelConfigs(ctx context.Context) ([]ports.ModelConfig, error)
+	DeleteModelConfig(ctx context.Context, id string) (bool, error)
+}
+
+type callRecordRows interface {
+	UpsertCallRecord(ctx context.Context, rec callrecord.Record) error
+	GetCallRecord(ctx context.Context, callID string) (callrecord.Record, error)
+	InsertCallRequest(ctx context.Context, callID string, req callrecord.Request) error
+	GetCallRequest(ctx context.Context, callID string) (callrecord.Request, error)
+	InsertCallChunk(ctx context.Context, callID string, c callrecord.Chunk) error
+	CallChunks(ctx context.Context, callID string) ([]callrecord.Chunk, error)
+}

@@ -1,0 +1,35 @@
+package sqlite_test
+
+import (
+	"context"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"go.uber.org/zap"
+
+	"keygate/adapters/sqlite"
+	"keygate/ports/porttest"
+)
+
+// openIn opens the store in dir and closes it when the spec ends.
+func openIn(dir string) porttest.Harness {
+	db, err := sqlite.Open(context.Background(), dir, zap.NewNop())
+	Expect(err).NotTo(HaveOccurred())
+	closed := false
+	DeferCleanup(func() {
+		if !closed {
+			Expect(db.Close()).To(Succeed())
+		}
+	})
+	st := sqlite.NewStore(db)
+	return porttest.Harness{
+		Stores: st.Stores(), Tx: st, Calls: st.CallRecords(),
+		Reopen: func() porttest.Harness {
+			closed = true
+			Expect(db.Close()).To(Succeed())
+			return openIn(dir)
+		},
+	}
+}
+
+var _ = porttest.DescribeStores("SQLite", func() porttest.Harness { return openIn(GinkgoT().TempDir()) })

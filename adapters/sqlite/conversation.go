@@ -1,0 +1,150 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"time"
+
+	"keygate/adapters/relstore"
+	"keygate/domain/conversation"
+	"keygate/gen/sqlc/sqlitedb"
+)
+
+func (t tx) GetConversation(ctx context.Context, id string) (relstore.ConversationRow, error) {
+	row, err := t.q.GetConversation(ctx, id)
+	return conversationFromRow(row), interpretError(ctx, err)
+}
+
+// LockConversation reads the row; the writer connection already holds
+// SQLite's single write lock, which serializes every write.
+func (t tx) LockConversation(ctx context.Context, id string) (relstore.ConversationRow, error) {
+	row, err := t.q.LockConversation(ctx, id)
+	return conversationFromRow(row), interpretError(ctx, err)
+}
+
+func (t tx) InsertConversation(ctx context.Context, id, rootID string, now time.Time) error {
+	err := t.q.InsertConversation(ctx, sqlitedb.InsertConversationParams{ID: id, RootCheckpointID: rootID, CreatedAt: ms(now)})
+	return interpretError(ctx, err)
+}
+
+func (t tx) SetConversationHead(ctx context.Context, id, headID string, now time.Time) error {
+	err := t.q.SetConversationHead(ctx, sqlitedb.SetConversationHeadParams{ID: id, HeadCheckpointID: headID, UpdatedAt: ms(now)})
+	return interpretError(ctx, err)
+}
+
+func (t tx) InsertCheckpoint(ctx context.Context, rec conversation.CheckpointRecord, now time.Time) error {
+	err := t.q.InsertCheckpoint(ctx, sqlitedb.InsertCheckpointParams{
+		ID: rec.ID, ConversationID: rec.ConversationID, ParentID: nullString(rec.ParentID),
+		Length: int64(rec.Length), Digest: rec.Digest[:], CreatedAt: ms(now),
+	})
+	if err != nil {
+		return interpretError(ctx, err)
+	}
+	first := rec.Length - len(rec.Delta)
+	for i, id := range rec.Delta {
+		err := t.q.InsertCheckpointMessage(ctx, sqlitedb.InsertCheckpointMessageParams{
+			CheckpointID: rec.ID, Ordinal: int64(first + i), ConversationID: rec.ConversationID, MessageID: id,
+		})
+		if err != nil {
+			return interpretError(ctx, err)
+		}
+	}
+	return nil
+}
+
+func (t tx) GetCheckpoint(ctx context.Context, id string) (conversation.CheckpointRecord, error) {
+	row, err := t.q.GetCheckpoint(ctx, id)
+	if err != nil {
+		return conversation.CheckpointRecord{}, interpretError(ctx, err)
+	}
+	delta, err := t.q.CheckpointDelta(ctx, id)
+	if err != nil {
+		return conversation.CheckpointRecord{}, interpretError(ctx, err)
+	}
+	rec := checkpointFromRow(row.ID, row.ConversationID, row.ParentID.String, row.Length, row.Digest)
+	rec.Delta = delta
+	return rec, nil
+}
+
+func (t tx) CheckpointChain(ctx context.Context, id string) ([]relstore.ChainLink, error) {
+	rows, err := t.q.CheckpointChain(ctx, id)
+	if err != nil {
+		return nil, interpretError(ctx, err)
+	}
+	var links []relstore.ChainLink
+	for _, r := range rows {
+		if len(links) == 0 || links[len(links)-1].Record.ID != r.ID {
+			rec := checkpointFromRow(r.ID, r.ConversationID, r.ParentID.String, r.Length, r.Digest)
+			links = append(links, relstore.ChainLink{Record: rec})
+		}
+		if r.MessageID.Valid {
+			l := &links[len(links)-1]
+			l.Record.Delta = append(l.Record.Delta, r.MessageID.String)
+			l.Bodies = append(l.Bodies, r.Body)
+		}
+	}
+	return links, nil
+}
+
+func (t tx) ExistingCheckpoints(ctx context.Context, conversationID string, ids []string) ([]string, error) {
+	found, err := t.q.ExistingCheckpoints(ctx, sqlitedb.ExistingCheckpointsParams{ConversationID: conversationID, Ids: ids})
+	return found, interpretError(ctx, err)
+}
+
+func (t tx) StoredMessages(ctx context.Context, conversationID string, ids, eventIDs []string) ([][]byte, error) {
+	events := make([]sql.NullString, len(eventIDs))
+	for i, e := range eventIDs {
+		events[i] = nullString(e)
+	}
+	bodies, err := t.q.StoredMessages(ctx, sqlitedb.StoredMessagesParams{ConversationID: conversationID, Ids: ids, EventIds: events})
+	return bodies, interpretError(ctx, err)
+}
+
+func (t tx) ChainHolds(ctx context.Context, checkpointID string, ids []string) ([]string, error) {
+	idsJSON, err := json.Marshal(ids)
+	if err != nil {
+		return nil, err
+	}
+	held, err := t.q.ChainHolds(ctx, sqlitedb.ChainHoldsParams{CheckpointID: checkpointID, IdsJson: string(idsJSON)})
+	return held, interpretError(ctx, err)
+}
+
+func (t tx) InsertMessage(ctx context.Context, conversationID string, m conversation.Message, now time.Time) error {
+	err := t.q.InsertMessage(ctx, sqlitedb.InsertMessageParams{
+		ConversationID: conversationID, ID: m.ID(), RuntimeEventID: nullString(m.RuntimeEventID()),
+		Body: m.Encode(), CreatedAt: ms(now),
+	})
+	return interpretError(ctx, err)
+}
+
+func (t tx) InsertMessageBlob(ctx context.Context, conversationID, messageID string, blobID []byte) error {
+	err := t.q.InsertMessageBlob(ctx, sqlitedb.InsertMessageBlobParams{ConversationID: conversationID, MessageID: messageID, BlobID: blobID})
+	return interpretError(ctx, err)
+}
+
+func (t tx) UpsertAnchor(ctx context.Context, conversationID, inputID, checkpointID string, now time.Time) error {
+	err := t.q.UpsertAnchor(ctx, sqlitedb.UpsertAnchorParams{
+		ConversationID: conversationID, InputID: inputID, CheckpointID: checkpointID, CreatedAt: ms(now),
+	})
+	return interpretError(ctx, err)
+}
+
+func (t tx) GetAnchor(ctx context.Context, conversationID, inputID string) (string, error) {
+	id, err := t.q.GetAnchor(ctx, sqlitedb.GetAnchorParams{ConversationID: conversationID, InputID: inputID})
+	return id, interpretError(ctx, err)
+}
+
+func conversationFromRow(r sqlitedb.Conversation) relstore.ConversationRow {
+	return relstore.ConversationRow{ID: r.ID, RootID: r.RootCheckpointID, HeadID: r.HeadCheckpointID, ActiveRunID: r.ActiveRunID.String}
+}
+
+// checkpointFromRow builds the header of a stored checkpoint; the caller
+// adds the delta.
+func checkpointFromRow(id, conversationID, parentID string, length int64, digest []byte) conversation.CheckpointRecord {
+	rec := conversation.CheckpointRecord{ID: id, ConversationID: conversationID, ParentID: parentID, Length: int(length)}
+	copy(rec.Digest[:], digest)
+	return rec
+}
+
+func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }

@@ -1,0 +1,112 @@
+package ports
+
+import (
+	"context"
+	"time"
+
+	"keygate/domain/llm"
+)
+
+// RunStore persists run lifecycles and decides which run owns a
+// conversation: at most one run per conversation is active, and claiming a
+// new run preempts the previous one (engine-reference §1.6).
+//
+// All methods return ctx.Err() (wrapped) on a cancelled context and then
+// have written nothing.
+type RunStore interface {
+	// Claim stores a new running run and makes it the conversation's active
+	// run in one transaction. A running run it replaces is marked
+	// cancelled, its running call records are closed as cancelled, and its
+	// id is returned ("" when there was none). Of concurrent claims on one
+	// conversation each succeeds in turn and exactly one ends up active.
+	// ErrNotFound if the conversation or base checkpoint does not exist;
+	// ErrConflict if the run id was claimed before.
+	Claim(ctx context.Context, c RunClaim) (replaced string, err error)
+
+	// Run returns the run, or ErrNotFound.
+	Run(ctx context.Context, runID string) (Run, error)
+
+	// LatestForRequest returns the newest run claimed for a Cursor request
+	// id (a reused request id maps to its newest execution), or ErrNotFound.
+	LatestForRequest(ctx context.Context, cursorRequestID string) (Run, error)
+
+	// BeginProviderCall increments and returns the run's provider call
+	// index (0 for the first model cycle). ErrNotOwner unless the run is
+	// running and active; ErrNotFound for an unknown run.
+	BeginProviderCall(ctx context.Context, runID string) (int, error)
+
+	// Finish moves a running run to its final status with its accumulated
+	// usage and releases the conversation. ErrNotOwner if the run is not
+	// running any more (it was preempted or finished), in which case
+	// nothing changes: a replaced run cannot overwrite "cancelled".
+	// ErrNotFound for an unknown run.
+	Finish(ctx context.Context, runID string, end RunEnd) error
+}
+
+// RunStatus is the lifecycle state of a run.
+type RunStatus uint8
+
+// Run statuses; Running is the only non-final one.
+const (
+	RunRunning RunStatus = iota + 1
+	RunCompleted
+	RunCancelled
+	RunFailed
+)
+
+// String returns the lower-case status name stores persist.
+func (s RunStatus) String() string {
+	switch s {
+	case RunRunning:
+		return "running"
+	case RunCompleted:
+		return "completed"
+	case RunCancelled:
+		return "cancelled"
+	case RunFailed:
+		return "failed"
+	default:
+		return "unknown"
+	}
+}
+
+// RunClaim is the input of [RunStore.Claim].
+type RunClaim struct {
+	RunID           string
+	ConversationID  string
+	CursorRequestID string
+	// Kind is "root" or "subagent"; ParentRunID and ParentToolCallID name
+	// the spawning run and tool call of a subagent.
+	Kind             string
+	ParentRunID      string
+	ParentToolCallID string
+	// BaseCheckpointID is the checkpoint the run starts from; empty means
+	// the conversation's current head.
+	BaseCheckpointID string
+}
+
+// Run is a stored run.
+type Run struct {
+	RunClaim
+	// HeadCheckpointID is the last checkpoint the run wrote (its base until
+	// it writes).
+	HeadCheckpointID string
+	Status           RunStatus
+	// ProviderCallIndex is the index of the last model cycle, -1 before the
+	// first.
+	ProviderCallIndex int
+	Usage             llm.Usage
+	FailureCategory   string
+	FailureSummary    string
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+}
+
+// RunEnd is how a run ended: Status is final, Usage is the sum over its
+// model cycles, and the failure fields are set only for RunFailed.
+type RunEnd struct {
+	Status          RunStatus
+	Usage           llm.Usage
+	FailureCategory string
+	FailureSummary  string
+}
