@@ -1,0 +1,36 @@
+package postgres_test
+
+import (
+	"context"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"go.uber.org/zap"
+
+	"keygate/adapters/postgres"
+	"keygate/ports/porttest"
+)
+
+// open connects a new pool to the suite's database and closes it when the
+// spec ends.
+func open() porttest.Harness {
+	db, err := postgres.Open(context.Background(), dsn, zap.NewNop())
+	Expect(err).NotTo(HaveOccurred())
+	closed := false
+	DeferCleanup(func() {
+		if !closed {
+			db.Close()
+		}
+	})
+	st := postgres.NewStore(db)
+	return porttest.Harness{
+		Stores: st.Stores(), Tx: st, Calls: st.CallRecords(),
+		Reopen: func() porttest.Harness {
+			closed = true
+			db.Close()
+			return open()
+		},
+	}
+}
+
+var _ = porttest.DescribeStores("PostgreSQL", open)

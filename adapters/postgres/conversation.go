@@ -1,0 +1,141 @@
+package postgres
+
+import (
+	"context"
+	"github.com/jackc/pgx/v5/pgtype"
+	"time"
+
+	"keygate/adapters/relstore"
+	"keygate/domain/conversation"
+	"keygate/gen/sqlc/pgdb"
+)
+
+func (t tx) GetConversation(ctx context.Context, id string) (relstore.ConversationRow, error) {
+	row, err := t.q.GetConversation(ctx, id)
+	return conversationFromRow(row), interpretError(ctx, err)
+}
+
+// LockConversation reads the row FOR UPDATE: writes to one conversation
+// queue on the row lock until the holder commits.
+func (t tx) LockConversation(ctx context.Context, id string) (relstore.ConversationRow, error) {
+	row, err := t.q.LockConversation(ctx, id)
+	return conversationFromRow(row), interpretError(ctx, err)
+}
+
+func (t tx) InsertConversation(ctx context.Context, id, rootID string, now time.Time) error {
+	err := t.q.InsertConversation(ctx, pgdb.InsertConversationParams{ID: id, RootCheckpointID: rootID, CreatedAt: now})
+	return interpretError(ctx, err)
+}
+
+func (t tx) SetConversationHead(ctx context.Context, id, headID string, now time.Time) error {
+	err := t.q.SetConversationHead(ctx, pgdb.SetConversationHeadParams{ID: id, HeadCheckpointID: headID, UpdatedAt: now})
+	return interpretError(ctx, err)
+}
+
+func (t tx) InsertCheckpoint(ctx context.Context, rec conversation.CheckpointRecord, now time.Time) error {
+	err := t.q.InsertCheckpoint(ctx, pgdb.InsertCheckpointParams{
+		ID: rec.ID, ConversationID: rec.ConversationID, ParentID: pgText(rec.ParentID),
+		Length: int64(rec.Length), Digest: rec.Digest[:], CreatedAt: now,
+	})
+	if err != nil {
+		return interpretError(ctx, err)
+	}
+	first := rec.Length - len(rec.Delta)
+	for i, id := range rec.Delta {
+		err := t.q.InsertCheckpointMessage(ctx, pgdb.InsertCheckpointMessageParams{
+			CheckpointID: rec.ID, Ordinal: int64(first + i), ConversationID: rec.ConversationID, MessageID: id,
+		})
+		if err != nil {
+			return interpretError(ctx, err)
+		}
+	}
+	return nil
+}
+
+func (t tx) GetCheckpoint(ctx context.Context, id string) (conversation.CheckpointRecord, error) {
+	row, err := t.q.GetCheckpoint(ctx, id)
+	if err != nil {
+		return conversation.CheckpointRecord{}, interpretError(ctx, err)
+	}
+	delta, err := t.q.CheckpointDelta(ctx, id)
+	if err != nil {
+		return conversation.CheckpointRecord{}, interpretError(ctx, err)
+	}
+	rec := checkpointFromRow(row.ID, row.ConversationID, row.ParentID.String, row.Length, row.Digest)
+	rec.Delta = delta
+	return rec, nil
+}
+
+func (t tx) CheckpointChain(ctx context.Context, id string) ([]relstore.ChainLink, error) {
+	rows, err := t.q.CheckpointChain(ctx, id)
+	if err != nil {
+		return nil, interpretError(ctx, err)
+	}
+	var links []relstore.ChainLink
+	for _, r := range rows {
+		if len(links) == 0 || links[len(links)-1].Record.ID != r.ID {
+			rec := checkpointFromRow(r.ID, r.ConversationID, r.ParentID.String, r.Length, r.Digest)
+			links = append(links, relstore.ChainLink{Record: rec})
+		}
+		if r.MessageID.Valid {
+			l := &links[len(links)-1]
+			l.Record.Delta = append(l.Record.Delta, r.MessageID.String)
+			l.Bodies = append(l.Bodies, r.Body)
+		}
+	}
+	return links, nil
+}
+
+func (t tx) ExistingCheckpoints(ctx context.Context, conversationID string, ids []string) ([]string, error) {
+	found, err := t.q.ExistingCheckpoints(ctx, pgdb.ExistingCheckpointsParams{ConversationID: conversationID, Ids: ids})
+	return found, interpretError(ctx, err)
+}
+
+func (t tx) StoredMessages(ctx context.Context, conversationID string, ids, eventIDs []string) ([][]byte, error) {
+	bodies, err := t.q.StoredMessages(ctx, pgdb.StoredMessagesParams{ConversationID: conversationID, Ids: ids, EventIds: eventIDs})
+	return bodies, interpretError(ctx, err)
+}
+
+func (t tx) ChainHolds(ctx context.Context, checkpointID string, ids []string) ([]string, error) {
+	held, err := t.q.ChainHolds(ctx, pgdb.ChainHoldsParams{CheckpointID: checkpointID, Ids: ids})
+	return held, interpretError(ctx, err)
+}
+
+func (t tx) InsertMessage(ctx context.Context, conversationID string, m conversation.Message, now time.Time) error {
+	err := t.q.InsertMessage(ctx, pgdb.InsertMessageParams{
+		ConversationID: conversationID, ID: m.ID(), RuntimeEventID: pgText(m.RuntimeEventID()),
+		Body: m.Encode(), CreatedAt: now,
+	})
+	return interpretError(ctx, err)
+}
+
+func (t tx) InsertMessageBlob(ctx context.Context, conversationID, messageID string, blobID []byte) error {
+	err := t.q.InsertMessageBlob(ctx, pgdb.InsertMessageBlobParams{ConversationID: conversationID, MessageID: messageID, BlobID: blobID})
+	return interpretError(ctx, err)
+}
+
+func (t tx) UpsertAnchor(ctx context.Context, conversationID, inputID, checkpointID string, now time.Time) error {
+	err := t.q.UpsertAnchor(ctx, pgdb.UpsertAnchorParams{
+		ConversationID: conversationID, InputID: inputID, CheckpointID: checkpointID, CreatedAt: now,
+	})
+	return interpretError(ctx, err)
+}
+
+func (t tx) GetAnchor(ctx context.Context, conversationID, inputID string) (string, error) {
+	id, err := t.q.GetAnchor(ctx, pgdb.GetAnchorParams{ConversationID: conversationID, InputID: inputID})
+	return id, interpretError(ctx, err)
+}
+
+func conversationFromRow(r pgdb.Conversation) relstore.ConversationRow {
+	return relstore.ConversationRow{ID: r.ID, RootID: r.RootCheckpointID, HeadID: r.HeadCheckpointID, ActiveRunID: r.ActiveRunID.String}
+}
+
+// checkpointFromRow builds the header of a stored checkpoint; the caller
+// adds the delta.
+func checkpointFromRow(id, conversationID, parentID string, length int64, digest []byte) conversation.CheckpointRecord {
+	rec := conversation.CheckpointRecord{ID: id, ConversationID: conversationID, ParentID: parentID, Length: int(length)}
+	copy(rec.Digest[:], digest)
+	return rec
+}
+
+func pgText(s string) pgtype.Text { return pgtype.Text{String: s, Valid: s != ""} }

@@ -1,0 +1,55 @@
+package postgres
+
+import (
+	"context"
+	"time"
+
+	"keygate/adapters/relstore"
+	"keygate/domain/llm"
+	"keygate/gen/sqlc/pgdb"
+	"keygate/ports"
+)
+
+func (t tx) UpsertModelConfig(ctx context.Context, c ports.ModelConfig, now time.Time) error {
+	err := t.q.UpsertModelConfig(ctx, pgdb.UpsertModelConfigParams{
+		ID: c.ID, SortOrder: int64(c.SortOrder), DisplayName: c.DisplayName, GroupName: c.GroupName,
+		Enabled: c.Enabled, ProviderKind: string(c.ProviderKind), BaseUrl: c.BaseURL, UseFullUrl: c.UseFullURL,
+		SealedApiKey: relstore.NonNil(c.SealedAPIKey), ModelID: c.ModelID, Tooltip: c.Tooltip,
+		ReasoningEffort: c.ReasoningEffort, ContextWindowTokens: c.ContextWindowTokens,
+		MaxOutputTokens: c.MaxOutputTokens, ExtraParams: relstore.JSONOrNull(c.ExtraParams),
+		CustomHeaders: relstore.JSONOrNull(c.CustomHeaders), SupportsImages: c.SupportsImages,
+		SupportsTools: c.SupportsTools, CreatedAt: now,
+	})
+	return interpretError(ctx, err)
+}
+
+func (t tx) GetModelConfig(ctx context.Context, id string) (ports.ModelConfig, error) {
+	row, err := t.q.GetModelConfig(ctx, id)
+	return modelConfigFromRow(row), interpretError(ctx, err)
+}
+
+func (t tx) ListModelConfigs(ctx context.Context) ([]ports.ModelConfig, error) {
+	rows, err := t.q.ListModelConfigs(ctx)
+	out := make([]ports.ModelConfig, len(rows))
+	for i, r := range rows {
+		out[i] = modelConfigFromRow(r)
+	}
+	return out, interpretError(ctx, err)
+}
+
+func (t tx) DeleteModelConfig(ctx context.Context, id string) (bool, error) {
+	n, err := t.q.DeleteModelConfig(ctx, id)
+	return n > 0, interpretError(ctx, err)
+}
+
+func modelConfigFromRow(r pgdb.ModelConfig) ports.ModelConfig {
+	return ports.ModelConfig{
+		ID: r.ID, SortOrder: int(r.SortOrder), DisplayName: r.DisplayName, GroupName: r.GroupName,
+		Enabled: r.Enabled, ProviderKind: llm.ProviderKind(r.ProviderKind), BaseURL: r.BaseUrl,
+		UseFullURL: r.UseFullUrl, SealedAPIKey: r.SealedApiKey, ModelID: r.ModelID, Tooltip: r.Tooltip,
+		ReasoningEffort: r.ReasoningEffort, ContextWindowTokens: r.ContextWindowTokens,
+		MaxOutputTokens: r.MaxOutputTokens, ExtraParams: relstore.NullToNil(r.ExtraParams),
+		CustomHeaders: relstore.NullToNil(r.CustomHeaders), SupportsImages: r.SupportsImages,
+		SupportsTools: r.SupportsTools, CreatedAt: utc(r.CreatedAt), UpdatedAt: utc(r.UpdatedAt),
+	}
+}
