@@ -3,6 +3,7 @@ package bidi
 import (
 	"context"
 	"encoding/hex"
+	"fmt"
 	"net/http"
 
 	"connectrpc.com/connect"
@@ -90,7 +91,7 @@ func DecodeAppendData(data string) (msg *agentv1.AgentClientMessage, raw []byte,
 func EncodeAppendData(msg *agentv1.AgentClientMessage) (string, error) {
 	b, err := proto.Marshal(msg)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("marshal client message: %w", err)
 	}
 	return hex.EncodeToString(b), nil
 }

@@ -49,6 +49,13 @@ func (h *ScriptedRunHandler) Turns() []*transport.Turn {
 	return append([]*transport.Turn(nil), h.turns...)
 }
 
+// Ends returns how each returned turn ended, in return order.
+func (h *ScriptedRunHandler) Ends() []error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]error(nil), h.ends...)
+}
+
 // Ended counts the turns that have returned.
 func (h *ScriptedRunHandler) Ended() int {
 	h.mu.Lock()
@@ -65,6 +72,18 @@ func Reply(texts ...string) Script {
 			}
 		}
 		return nil
+	}
+}
+
+// Echo answers each turn with "echo: " and the text of the user message
+// that opened it (a follow-up action's text for a follow-up turn).
+func Echo() Script {
+	return func(_ context.Context, turn *transport.Turn) error {
+		action := turn.Request.GetAction()
+		if turn.FollowUp != nil {
+			action = turn.FollowUp
+		}
+		return turn.Output.Send(TextDelta("echo: " + action.GetUserMessageAction().GetUserMessage().GetText()))
 	}
 }
 
