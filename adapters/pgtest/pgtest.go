@@ -48,15 +48,25 @@ func New(ctx context.Context) (*Database, error) {
 	} else {
 		why = append(why, fmt.Sprintf("127.0.0.1:5432 as user postgres: %v", err))
 	}
+	db, err := Throwaway(ctx)
+	if err != nil {
+		why = append(why, err.Error())
+		return nil, fmt.Errorf("pgtest: no PostgreSQL server for the specs:\n  - %s", strings.Join(why, "\n  - "))
+	}
+	return db, nil
+}
+
+// Throwaway always starts a private cluster (the third choice of New) and
+// returns a fresh database on it; Close stops the cluster.
+func Throwaway(ctx context.Context) (*Database, error) {
 	c, err := startCluster()
 	if err != nil {
-		why = append(why, fmt.Sprintf("throwaway cluster: %v", err))
-		return nil, fmt.Errorf("pgtest: no PostgreSQL server for the specs:\n  - %s", strings.Join(why, "\n  - "))
+		return nil, fmt.Errorf("throwaway cluster: %w", err)
 	}
 	db, err := onServer(ctx, c.url, "throwaway cluster "+c.dir, c)
 	if err != nil {
 		c.stop()
-		return nil, fmt.Errorf("pgtest: throwaway cluster: %w", err)
+		return nil, fmt.Errorf("throwaway cluster: %w", err)
 	}
 	return db, nil
 }
