@@ -86,6 +86,9 @@ func (d *Decoder) Decode(ev sse.Event, out []llm.Event) ([]llm.Event, error) {
 	if d.ended {
 		return out, nil
 	}
+	if out, ok := d.fastDelta(ev.Data, out); ok {
+		return out, nil
+	}
 	var e event
 	if err := json.Unmarshal(ev.Data, &e); err != nil {
 		return out, failure.Protocol(label, "stream JSON error", err)

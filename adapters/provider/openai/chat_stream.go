@@ -110,6 +110,9 @@ func (d *ChatDecoder) Decode(ev sse.Event, out []llm.Event) ([]llm.Event, error)
 		d.sawDone = true
 		return d.End(out)
 	}
+	if out, ok := d.fastChunk(data, out); ok {
+		return out, nil
+	}
 	var c chatChunk
 	if err := json.Unmarshal(data, &c); err != nil {
 		return out, failure.Protocol(chatLabel, "stream JSON error", err)

@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 
@@ -104,8 +105,11 @@ func (d *ResponsesDecoder) Decode(ev sse.Event, out []llm.Event) ([]llm.Event, e
 		return out, nil
 	}
 	data := ev.Data
-	if strings.TrimSpace(string(data)) == "[DONE]" {
+	if string(bytes.TrimSpace(data)) == "[DONE]" {
 		return out, nil // tolerated; the terminal event is what counts
+	}
+	if out, ok := d.fastEvent(data, out); ok {
+		return out, nil
 	}
 	var e respEvent
 	if err := json.Unmarshal(data, &e); err != nil {

@@ -101,3 +101,65 @@ var _ = Describe("Extras", func() {
 		Expect(write()).To(Equal(`{"model":"m","max_tokens":5,"z":true,"a":{"b":1}}`))
 	})
 })
+
+var _ = Describe("Members", func() {
+	collect := func(obj string) (map[string]string, error) {
+		got := map[string]string{}
+		err := wire.Members([]byte(obj), func(k, v []byte) bool { got[string(k)] = string(v); return true })
+		return got, err
+	}
+
+	It("yields each key with its raw value, nested containers and padding included", func() {
+		got, err := collect(` {"type":"content_block_delta", "index" : 12,"delta":{"type":"text_delta","text":"a\"}]"},"n":null,"l":[1,{"x":[]}]}   `)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got).To(Equal(map[string]string{"type": `"content_block_delta"`, "index": "12",
+			"delta": `{"type":"text_delta","text":"a\"}]"}`, "n": "null", "l": `[1,{"x":[]}]`}))
+	})
+
+	DescribeTable("rejects malformed objects",
+		func(obj string) {
+			_, err := collect(obj)
+			Expect(err).To(MatchError(wire.ErrSyntax))
+		},
+		Entry("a truncated object", `{"a":1`),
+		Entry("a missing colon", `{"a" 1}`),
+		Entry("mismatched brackets", `{"a":[1}`),
+		Entry("an unterminated string", `{"a":"x}`),
+		Entry("trailing garbage", `{"a":1} x`),
+		Entry("not an object", `[1]`),
+	)
+
+	It("reads strings with and without escapes like encoding/json", func() {
+		for _, raw := range []string{`"plain"`, `"tab\tquote\"u\u00e9"`, `"ü🚀"`} {
+			var want string
+			Expect(json.Unmarshal([]byte(raw), &want)).To(Succeed())
+			Expect(wire.Str([]byte(raw))).To(Equal(want))
+		}
+	})
+})
+
+var _ = Describe("Str", func() {
+	DescribeTable("decodes like encoding/json",
+		func(raw string) {
+			var want string
+			Expect(json.Unmarshal([]byte(raw), &want)).To(Succeed())
+			Expect(wire.Str([]byte(raw))).To(Equal(want))
+		},
+		Entry("every short escape", `"\" \\ \/ \b \f \n \r \t"`),
+		Entry("a BMP escape", `"caf\u00e9 \u4e16"`),
+		Entry("a surrogate pair", `"rocket \ud83d\ude80!"`),
+		Entry("a lone surrogate", `"bad \ud83d end"`),
+		Entry("raw multi-byte text next to escapes", `"世界\n🚀"`),
+	)
+
+	DescribeTable("rejects what encoding/json rejects",
+		func(raw string) {
+			_, err := wire.Str([]byte(raw))
+			Expect(err).To(MatchError(wire.ErrSyntax))
+		},
+		Entry("an unknown escape", `"\q"`),
+		Entry("a short unicode escape", `"\u12"`),
+		Entry("a raw control character", "\"a\x01b\""),
+		Entry("no quotes", `abc`),
+	)
+})
