@@ -1,0 +1,170 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"keygate/domain/compaction"
+	"keygate/domain/conversation"
+	"keygate/domain/llm"
+	"keygate/domain/projection"
+)
+
+// errCompactionTimeout is the cause of a summary call that ran past
+// Limits.CompactionTimeout.
+var errCompactionTimeout = errors.New("automatic compaction timed out")
+
+// preflight estimates the next request (§2.7: the anchor's authoritative
+// tokens plus an estimate of newer messages) and compacts first when it is
+// over the budget. An oversized input with nothing to summarise fails
+// before any provider call.
+func (r *runner) preflight(msgs []conversation.Message, req llm.Request) (bool, error) {
+	window := r.p.Model.ContextWindow
+	if window <= 0 {
+		return false, nil
+	}
+	anchor, err := r.storedAnchor()
+	if err != nil {
+		return false, err
+	}
+	estimate := compaction.Estimate(req, anchor)
+	need, err := compaction.Preflight(estimate, window, compaction.Partition(msgs, r.initialIDs()))
+	if err != nil {
+		return false, failure(CategoryProtocol, false, err)
+	}
+	if !need {
+		return false, nil
+	}
+	r.emit(UsageSnapshot{Tokens: estimate})
+	return true, r.autoCompact(msgs, nil)
+}
+
+func (r *runner) initialIDs() []string {
+	ids := make([]string, len(r.p.InitialMessages))
+	for i, m := range r.p.InitialMessages {
+		ids[i] = m.ID()
+	}
+	return ids
+}
+
+// autoCompact replaces the history by [latest request context, summary,
+// current input] (§2.6). The summary call has no tools, no retries and a
+// deadline; when it fails, times out or answers with tool calls or
+// nothing, the deterministic fallback summary is used. cause is the
+// overflow refusal that forced it, if any: with nothing to summarise that
+// refusal ends the run.
+func (r *runner) autoCompact(msgs []conversation.Message, cause error) error {
+	split := compaction.Partition(msgs, r.initialIDs())
+	if len(split.Compactable) == 0 {
+		if cause != nil {
+			return failure(CategoryProvider, false, cause)
+		}
+		return failure(CategoryProtocol, false, compaction.ErrIrreducible)
+	}
+	r.emit(CompactionStarted{})
+	window := r.p.Model.ContextWindow
+	req, err := compaction.AutomaticRequest(split.Compactable, r.p.Prompt, r.p.Model.Settings, window)
+	if err != nil {
+		return failure(CategoryProtocol, false, err)
+	}
+	text, idx, err := r.summarize(req)
+	if err != nil {
+		return err
+	}
+	fallback := text == ""
+	if fallback {
+		history, err := projection.History(split.Compactable)
+		if err != nil {
+			return failure(CategoryProtocol, false, err)
+		}
+		text = compaction.FallbackSummary(history)
+	}
+	summary, err := compaction.SummaryMessage(conversation.AutoSummaryID(r.p.RunID, idx), text)
+	if err != nil {
+		return failure(CategoryProtocol, false, err)
+	}
+	layout := compaction.Automatic(split, summary)
+	next, err := projection.Request(layout, r.p.Prompt, r.p.Model.Settings)
+	if err != nil {
+		return failure(CategoryProtocol, false, err)
+	}
+	if err := compaction.Fits(llm.EstimateRequest(next), window); err != nil {
+		return failure(CategoryProtocol, false, err)
+	}
+	if err := r.replace(layout, text); err != nil {
+		return err
+	}
+	r.emit(CompactionCompleted{Fallback: fallback})
+	r.emit(UsageSnapshot{Tokens: 0})
+	return nil
+}
+
+// summarize makes the summary call of an automatic compaction under the
+// compaction deadline and returns its text, "" when the fallback applies.
+func (r *runner) summarize(req llm.Request) (string, int, error) {
+	idx, err := r.e.runs.BeginProviderCall(r.ctx, r.p.RunID)
+	if err != nil {
+		return "", 0, storeErr("begin provider call", err)
+	}
+	ctx, cancel := context.WithCancelCause(r.ctx)
+	defer cancel(nil)
+	go func() {
+		select {
+		case <-r.e.clock.After(r.e.limits.CompactionTimeout):
+			cancel(errCompactionTimeout)
+		case <-ctx.Done():
+		}
+	}()
+	res, err := r.attempt(ctx, req, idx, conversation.ProviderCallID(r.p.RunID, idx, 0), false)
+	if res.Usage != nil {
+		r.usage = r.usage.Add(*res.Usage)
+	}
+	if r.ctx.Err() != nil {
+		return "", idx, r.ctx.Err()
+	}
+	if err != nil || len(res.Assistant.Calls) > 0 {
+		return "", idx, nil
+	}
+	return strings.TrimSpace(res.Assistant.Text), idx, nil
+}
+
+// manualCompact is the Compact action (/summarize): the whole history is
+// summarised with the run's prompt and replaced by the summary alone. A
+// summary that calls tools or is empty fails the run.
+func (r *runner) manualCompact(msgs []conversation.Message) error {
+	req, err := compaction.ManualRequest(msgs, r.p.Prompt, r.p.Model.Settings)
+	if err != nil {
+		return failure(CategoryProtocol, false, err)
+	}
+	res, err := r.modelCycle(req, false)
+	if err != nil {
+		return err
+	}
+	text := strings.TrimSpace(res.Assistant.Text)
+	if len(res.Assistant.Calls) > 0 || text == "" {
+		return failure(CategoryProvider, true, errors.New("the summary call returned no summary"))
+	}
+	summary, err := compaction.SummaryMessage(conversation.ManualSummaryID(r.p.RunID), text)
+	if err != nil {
+		return failure(CategoryProtocol, false, err)
+	}
+	return r.replace(compaction.Manual(summary), text)
+}
+
+// replace writes a compacted checkpoint, resets the context anchor and
+// announces the compaction behind a barrier.
+func (r *runner) replace(layout []conversation.Message, summary string) error {
+	root, err := conversation.Root(r.p.ConversationID)
+	if err != nil {
+		return failure(CategoryProtocol, false, err)
+	}
+	if _, err := r.apply(conversation.ReplaceWith(r.cur.ID(), root, layout...)); err != nil {
+		return err
+	}
+	if err := r.e.anchors.PutContextAnchor(r.ctx, r.p.ConversationID, compaction.Anchor{}); err != nil {
+		return fmt.Errorf("reset context anchor: %w", err)
+	}
+	return r.committed(Cause{Kind: CauseCompaction, Summary: summary}, 0, true)
+}

@@ -1,0 +1,281 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.uber.org/zap"
+
+	"keygate/domain/conversation"
+	"keygate/domain/llm"
+	"keygate/domain/modelcycle"
+	"keygate/ports"
+)
+
+// errInterrupted is the cause of a cycle stopped by BreakMessages.
+var errInterrupted = errors.New("model cycle interrupted by a newer message")
+
+// cycleResult is a finished model cycle.
+type cycleResult struct {
+	modelcycle.Result
+	// index is the cycle's provider call index.
+	index int
+	usage *llm.Usage
+}
+
+// modelCycle runs one model cycle with the run-level retry policy
+// (§1.4): each retry sends the identical request from the same
+// checkpoint. A failed attempt wrote nothing, so a retry replays nothing:
+// tool rounds start and checkpoints move only after a cycle succeeded.
+// With listen set, commands are watched: a break returns errInterrupted.
+func (r *runner) modelCycle(req llm.Request, listen bool) (cycleResult, error) {
+	idx, err := r.e.runs.BeginProviderCall(r.ctx, r.p.RunID)
+	if err != nil {
+		return cycleResult{}, storeErr("begin provider call", err)
+	}
+	if err := r.hydrate(&req); err != nil {
+		return cycleResult{}, err
+	}
+	for retry := 0; ; retry++ {
+		callID := conversation.ProviderCallID(r.p.RunID, idx, retry)
+		res, err := r.attempt(r.ctx, req, idx, callID, listen)
+		if res.Usage != nil {
+			r.usage = r.usage.Add(*res.Usage)
+		}
+		if err == nil {
+			return cycleResult{Result: res, index: idx, usage: res.Usage}, nil
+		}
+		if errors.Is(err, errInterrupted) || r.ctx.Err() != nil {
+			r.partial = &partialOutput{index: idx, text: res.Assistant.Text}
+			r.emitFinal(CycleInterrupted{})
+			if r.ctx.Err() != nil {
+				return cycleResult{}, r.ctx.Err()
+			}
+			return cycleResult{}, err
+		}
+		var f *Failure
+		if errors.As(err, &f) {
+			return cycleResult{}, err
+		}
+		retrying := retry < r.e.limits.MaxRetries && modelcycle.Retryable(err)
+		r.log.Info("model attempt failed", zap.String("call_id", callID), zap.Bool("retrying", retrying), zap.Error(err))
+		r.emit(ModelAttemptFailed{Attempt: retry + 1, Message: err.Error(), Retrying: retrying})
+		if !retrying {
+			return cycleResult{}, cycleFailure(err)
+		}
+		if err := r.retryWait(listen); err != nil {
+			if errors.Is(err, errInterrupted) {
+				r.emitFinal(CycleInterrupted{})
+			}
+			return cycleResult{}, err
+		}
+	}
+}
+
+// cycleFailure classifies a failure that ends the run.
+func cycleFailure(err error) error {
+	if modelcycle.IsContextOverflow(err) {
+		return err
+	}
+	if errors.Is(err, modelcycle.ErrGrammar) {
+		return failure(CategoryProtocol, true, err)
+	}
+	return failure(CategoryProvider, true, err)
+}
+
+// retryWait sleeps the retry delay on the engine's clock; a cancel or a
+// break ends the wait.
+func (r *runner) retryWait(listen bool) error {
+	timer := r.e.clock.After(r.e.limits.RetryDelay)
+	for {
+		var notify <-chan struct{}
+		if listen {
+			notify = r.h.notify
+		}
+		select {
+		case <-timer:
+			return nil
+		case <-r.ctx.Done():
+			return r.ctx.Err()
+		case <-notify:
+			brk, err := r.modelCommands()
+			if err != nil {
+				return err
+			}
+			if brk {
+				return errInterrupted
+			}
+		}
+	}
+}
+
+// modelCommands handles the commands that arrived while the model runs:
+// insertions queue, a break asks to interrupt, a tool result for a call
+// this run already committed is a late duplicate; any other tool result is
+// a client protocol failure.
+func (r *runner) modelCommands() (bool, error) {
+	brk := false
+	for _, c := range r.h.take() {
+		switch c.kind {
+		case cmdInsert:
+			r.inserts = append(r.inserts, c.messages...)
+		case cmdBreak:
+			r.breaks = append(r.breaks, c.messages...)
+			r.detached = append(r.detached, c.detached...)
+			brk = true
+		case cmdToolResult:
+			if r.doneCalls[c.result.CallID] {
+				continue
+			}
+			return false, failure(CategoryClient, false,
+				fmt.Errorf("received a tool result while the model was running (call %q)", c.result.CallID))
+		}
+	}
+	return brk, nil
+}
+
+type pumped struct {
+	ev  llm.Event
+	end bool
+	err error
+}
+
+// attempt makes one provider attempt and consumes its stream through the
+// model-event grammar. It returns the (possibly partial) result in every
+// case, so usage and the visible text of a stopped attempt are kept.
+func (r *runner) attempt(parent context.Context, req llm.Request, idx int, callID string, listen bool) (modelcycle.Result, error) {
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
+	stream, err := r.e.provider.Stream(ctx, ports.ModelCall{
+		CallID: callID, RunID: r.p.RunID, ConversationID: r.p.ConversationID,
+		ProviderCallIndex: idx, Endpoint: r.p.Model.Endpoint, Request: req,
+	})
+	if err != nil {
+		if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+			return modelcycle.Result{}, cause
+		}
+		return modelcycle.Result{}, err
+	}
+	events := make(chan pumped, 64)
+	go pump(ctx, stream, events)
+	cyc := modelcycle.New()
+	v := visible{r: r, callID: callID, on: listen, calls: map[int]string{}}
+	stop := func(cause error) (modelcycle.Result, error) {
+		cancel(cause)
+		for p := range events {
+			if p.end {
+				break
+			}
+		}
+		res, _ := cyc.End()
+		v.failCalls()
+		return res, cause
+	}
+	for {
+		var notify <-chan struct{}
+		if listen {
+			notify = r.h.notify
+		}
+		select {
+		case p := <-events:
+			if p.end {
+				res, err := cyc.End()
+				if p.err != nil {
+					err = p.err
+				}
+				if err != nil {
+					v.failCalls()
+					if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+						err = cause
+					}
+				}
+				return res, err
+			}
+			if err := cyc.Apply(p.ev); err != nil {
+				return stop(err)
+			}
+			v.forward(p.ev)
+		case <-notify:
+			brk, err := r.modelCommands()
+			switch {
+			case err != nil:
+				return stop(err)
+			case brk:
+				return stop(errInterrupted)
+			}
+		case <-parent.Done():
+			return stop(context.Cause(parent))
+		}
+	}
+}
+
+// pump reads the stream on its own goroutine so the engine can watch
+// commands meanwhile. It always ends with one end value and closes the
+// stream.
+func pump(ctx context.Context, s ports.ModelStream, out chan<- pumped) {
+	defer close(out)
+	for s.Next() {
+		select {
+		case out <- pumped{ev: s.Event()}:
+		case <-ctx.Done():
+			out <- pumped{end: true, err: ctx.Err()}
+			_ = s.Close()
+			return
+		}
+	}
+	err := s.Err()
+	_ = s.Close()
+	out <- pumped{end: true, err: err}
+}
+
+// visible turns model events into run events for the transport.
+type visible struct {
+	r          *runner
+	callID     string
+	on         bool
+	calls      map[int]string
+	order      []int
+	thinkStart time.Time
+}
+
+func (v *visible) forward(e llm.Event) {
+	r := v.r
+	switch e.Kind {
+	case llm.EventUsage:
+		if e.Usage != nil {
+			r.emit(Usage{Usage: *e.Usage})
+		}
+		return
+	}
+	if !v.on {
+		return
+	}
+	switch e.Kind {
+	case llm.EventTextDelta:
+		r.emit(TextDelta{Text: e.Text})
+	case llm.EventThinkingStart:
+		v.thinkStart = r.e.clock.Now()
+	case llm.EventThinkingDelta:
+		r.emit(ThinkingDelta{Text: e.Text})
+	case llm.EventThinkingEnd:
+		r.emit(ThinkingEnd{Duration: r.e.clock.Now().Sub(v.thinkStart)})
+	case llm.EventToolCallStart:
+		v.calls[e.Index] = e.CallID
+		v.order = append(v.order, e.Index)
+		r.emit(ToolCallStart{Index: e.Index, CallID: e.CallID, Name: modelcycle.NormalizeToolName(e.Name), ModelCallID: v.callID})
+	case llm.EventToolCallArgumentsDelta:
+		r.emit(ToolCallArgsDelta{Index: e.Index, CallID: v.calls[e.Index], Text: e.Text})
+	case llm.EventToolCallEnd:
+		r.emit(ToolCallEnd{Index: e.Index, CallID: v.calls[e.Index]})
+	}
+}
+
+// failCalls closes the tool cards of an attempt that will not run them.
+func (v *visible) failCalls() {
+	for _, idx := range v.order {
+		v.r.emitFinal(ToolCallFailed{Index: idx, CallID: v.calls[idx]})
+	}
+	v.calls, v.order = map[int]string{}, nil
+}

@@ -1,0 +1,170 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"go.uber.org/zap"
+
+	"keygate/domain/compaction"
+	"keygate/domain/llm"
+	"keygate/domain/projection"
+	"keygate/ports"
+)
+
+// Engine runs PreparedRuns. It is safe for concurrent use; each run has
+// its own goroutine. Runs of one conversation preempt each other through
+// the run store, which holds for runs of other Engines and processes too;
+// within one Engine the replaced run is also cancelled at once.
+type Engine struct {
+	convs    ports.ConversationStore
+	runs     ports.RunStore
+	rounds   ports.ToolRoundStore
+	blobs    ports.BlobStore
+	anchors  ports.ContextAnchorStore
+	provider ports.ModelProvider
+	clock    ports.Clock
+	log      *zap.Logger
+	limits   Limits
+
+	mu       sync.Mutex
+	active   map[string]*Handle
+	replaced map[string]bool
+}
+
+// New checks o and returns an engine.
+func New(o Options) (*Engine, error) {
+	if o.Conversations == nil || o.Runs == nil || o.ToolRounds == nil || o.Provider == nil {
+		return nil, errors.New("new run engine: conversations, runs, tool rounds and provider are required")
+	}
+	e := &Engine{
+		convs: o.Conversations, runs: o.Runs, rounds: o.ToolRounds, blobs: o.Blobs, anchors: o.Anchors,
+		provider: o.Provider, clock: o.Clock, log: o.Logger, limits: o.Limits.withDefaults(),
+		active: map[string]*Handle{}, replaced: map[string]bool{},
+	}
+	if e.clock == nil {
+		e.clock = SystemClock{}
+	}
+	if e.log == nil {
+		e.log = zap.NewNop()
+	}
+	if e.anchors == nil {
+		e.anchors = newMemoryAnchors()
+	}
+	return e, nil
+}
+
+// Start claims the conversation for p (preempting its active run), then
+// runs p on its own goroutine. ctx bounds the run's whole life, event
+// delivery included: cancelling it cancels the run. Errors before the run
+// starts (invalid input, unknown base checkpoint, a run id claimed before)
+// are returned here and no run exists.
+func (e *Engine) Start(ctx context.Context, p PreparedRun) (*Handle, error) {
+	if p.RunID == "" || p.ConversationID == "" {
+		return nil, errors.New("start run: run id and conversation id are required")
+	}
+	if p.Kind == 0 {
+		p.Kind = KindRoot
+	}
+	if p.Action.Kind == 0 {
+		p.Action.Kind = ActionStart
+	}
+	if p.Model.Settings.CacheKey == "" {
+		p.Model.Settings.CacheKey = projection.CacheKey(p.ConversationID)
+	}
+	if _, err := e.convs.Open(ctx, p.ConversationID); err != nil {
+		return nil, fmt.Errorf("start run %q: %w", p.RunID, err)
+	}
+	replaced, err := e.runs.Claim(ctx, ports.RunClaim{
+		RunID: p.RunID, ConversationID: p.ConversationID, CursorRequestID: p.CursorRequestID,
+		Kind: p.Kind.String(), ParentRunID: p.ParentRunID, ParentToolCallID: p.ParentToolCallID,
+		BaseCheckpointID: p.BaseCheckpointID,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("start run %q: %w", p.RunID, err)
+	}
+	runCtx, cancel := context.WithCancelCause(ctx)
+	h := newHandle(p.RunID, e.limits.EventBuffer, cancel)
+	e.register(h, replaced)
+	r := &runner{
+		e: e, p: p, h: h, ctx: runCtx, outer: ctx,
+		log: e.log.With(zap.String("run_id", p.RunID), zap.String("conversation_id", p.ConversationID),
+			zap.String("tenant", p.Tenant)),
+		doneCalls: map[string]bool{},
+	}
+	if replaced != "" {
+		r.log.Info("run preempted an older run", zap.String("replaced_run_id", replaced))
+	}
+	go r.run()
+	return h, nil
+}
+
+// register records h as running and cancels the run it replaced, if that
+// run is local. A replaced run that registers late is cancelled at once.
+func (e *Engine) register(h *Handle, replaced string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if replaced != "" {
+		if old, ok := e.active[replaced]; ok {
+			old.Cancel(ReasonPreempted)
+		} else {
+			e.replaced[replaced] = true
+		}
+	}
+	if e.replaced[h.runID] {
+		delete(e.replaced, h.runID)
+		h.Cancel(ReasonPreempted)
+	}
+	e.active[h.runID] = h
+}
+
+func (e *Engine) unregister(h *Handle) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.active, h.runID)
+}
+
+// memoryAnchors keeps context anchors for the engine's lifetime when no
+// ports.ContextAnchorStore is configured.
+type memoryAnchors struct {
+	mu sync.Mutex
+	m  map[string]compaction.Anchor
+}
+
+func newMemoryAnchors() *memoryAnchors { return &memoryAnchors{m: map[string]compaction.Anchor{}} }
+
+func (a *memoryAnchors) ContextAnchor(_ context.Context, conversationID string) (compaction.Anchor, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	v, ok := a.m[conversationID]
+	if !ok {
+		return compaction.Anchor{}, ports.ErrNotFound
+	}
+	return v, nil
+}
+
+func (a *memoryAnchors) PutContextAnchor(_ context.Context, conversationID string, v compaction.Anchor) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if v == (compaction.Anchor{}) {
+		delete(a.m, conversationID)
+	} else {
+		a.m[conversationID] = v
+	}
+	return nil
+}
+
+// usageAnchor returns the anchor a call with usage u that sent req sets,
+// and whether u is authoritative enough to set one.
+func usageAnchor(u *llm.Usage, req llm.Request) (compaction.Anchor, bool) {
+	if u == nil || !u.Has(llm.UsageInput) {
+		return compaction.Anchor{}, false
+	}
+	n := len(req.Messages)
+	if n > 0 && isTransientID(req.Messages[n-1].ID) {
+		n--
+	}
+	return compaction.Anchor{ContextTokens: u.ContextInput(), MessageCount: n}, true
+}

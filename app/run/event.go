@@ -1,0 +1,186 @@
+package run
+
+import (
+	"sync"
+	"time"
+
+	"keygate/domain/llm"
+)
+
+// Event is one run event, sent on [Handle.Events] in the order the engine
+// produced them. The concrete types are listed below; a transport switches
+// on them.
+type Event interface{ runEvent() }
+
+// TextDelta is visible model text.
+type TextDelta struct{ Text string }
+
+// ThinkingDelta is model thinking text.
+type ThinkingDelta struct{ Text string }
+
+// ThinkingEnd closes a thinking block; Duration is measured on the engine's
+// clock from the block's start.
+type ThinkingEnd struct{ Duration time.Duration }
+
+// ToolCallStart opens a tool card. Index and CallID are the model's; the
+// name is already normalised. ModelCallID is the provider attempt's call id.
+type ToolCallStart struct {
+	Index       int
+	CallID      string
+	Name        string
+	ModelCallID string
+}
+
+// ToolCallArgsDelta is a fragment of a call's argument text.
+type ToolCallArgsDelta struct {
+	Index  int
+	CallID string
+	Text   string
+}
+
+// ToolCallEnd closes a call's arguments.
+type ToolCallEnd struct {
+	Index  int
+	CallID string
+}
+
+// ToolCallFailed closes a tool card of a failed or interrupted attempt: the
+// call was shown but will never run.
+type ToolCallFailed struct {
+	Index  int
+	CallID string
+}
+
+// Usage is the provider's authoritative usage of one model call (a cycle
+// attempt or a summary call).
+type Usage struct{ Usage llm.Usage }
+
+// UsageSnapshot is the engine's estimate of the context size in tokens.
+type UsageSnapshot struct{ Tokens int64 }
+
+// ExecuteToolRound asks the transport to run Calls on the client, in
+// parallel; their results come back through [Handle.ToolResult] in any
+// order. Calls holds only the dispatchable calls (malformed arguments
+// completed as tool errors already).
+type ExecuteToolRound struct {
+	RoundID string
+	Calls   []llm.ToolCall
+}
+
+// MessagesCommitted says the conversation head is now CheckpointID. When
+// Barrier is set the engine does not continue until the transport called
+// Barrier.Ack, that is until the checkpoint is published to the client.
+type MessagesCommitted struct {
+	CheckpointID string
+	// RoundVersion is the number of results committed in the round a
+	// tool-round cause refers to.
+	RoundVersion int
+	Cause        Cause
+	Barrier      *Barrier
+}
+
+// CycleInterrupted says the running model cycle (or its retry wait) was
+// stopped by a newer message or a cancel.
+type CycleInterrupted struct{}
+
+// ModelAttemptFailed reports a failed provider attempt. Retrying says
+// whether the engine tries again after its retry delay.
+type ModelAttemptFailed struct {
+	Attempt  int
+	Message  string
+	Retrying bool
+}
+
+// CompactionStarted and CompactionCompleted bracket an automatic
+// compaction. Fallback says the summary call failed or timed out and the
+// deterministic fallback summary was used.
+type (
+	CompactionStarted   struct{}
+	CompactionCompleted struct{ Fallback bool }
+)
+
+// Ended is the last event; the channel closes after it.
+type Ended struct{ Outcome Outcome }
+
+func (TextDelta) runEvent()           {}
+func (ThinkingDelta) runEvent()       {}
+func (ThinkingEnd) runEvent()         {}
+func (ToolCallStart) runEvent()       {}
+func (ToolCallArgsDelta) runEvent()   {}
+func (ToolCallEnd) runEvent()         {}
+func (ToolCallFailed) runEvent()      {}
+func (Usage) runEvent()               {}
+func (UsageSnapshot) runEvent()       {}
+func (ExecuteToolRound) runEvent()    {}
+func (MessagesCommitted) runEvent()   {}
+func (CycleInterrupted) runEvent()    {}
+func (ModelAttemptFailed) runEvent()  {}
+func (CompactionStarted) runEvent()   {}
+func (CompactionCompleted) runEvent() {}
+func (Ended) runEvent()               {}
+
+// CauseKind says why messages were committed.
+type CauseKind uint8
+
+// Commit causes.
+const (
+	CauseInitialMessages CauseKind = iota + 1
+	CauseToolRoundStarted
+	CauseToolResult
+	CauseFinalTurn
+	CauseCompaction
+	CauseRuntimeEvent
+	CauseInterruptedOutput
+)
+
+// String returns the cause name.
+func (k CauseKind) String() string {
+	switch k {
+	case CauseInitialMessages:
+		return "initial_messages"
+	case CauseToolRoundStarted:
+		return "tool_round_started"
+	case CauseToolResult:
+		return "tool_result"
+	case CauseFinalTurn:
+		return "final_turn"
+	case CauseCompaction:
+		return "compaction"
+	case CauseRuntimeEvent:
+		return "runtime_event"
+	case CauseInterruptedOutput:
+		return "interrupted_output"
+	default:
+		return "unknown"
+	}
+}
+
+// Cause is why messages were committed, with the fields of its kind.
+type Cause struct {
+	Kind CauseKind
+	// RoundID is set for tool-round causes; CallID for a tool result.
+	RoundID string
+	CallID  string
+	// Interrupted marks results written by an interruption.
+	Interrupted bool
+	// EventID is the runtime event of a RuntimeEvent commit.
+	EventID string
+	// Summary is the summary text of a compaction.
+	Summary string
+}
+
+// Barrier is a commit barrier: the engine waits until Ack is called (or
+// the run is cancelled). Ack is safe to call more than once and from any
+// goroutine.
+type Barrier struct {
+	once sync.Once
+	done chan struct{}
+}
+
+func newBarrier() *Barrier { return &Barrier{done: make(chan struct{})} }
+
+// Ack confirms that the checkpoint was published to the client.
+func (b *Barrier) Ack() { b.once.Do(func() { close(b.done) }) }
+
+// Done is closed once Ack was called.
+func (b *Barrier) Done() <-chan struct{} { return b.done }

@@ -1,0 +1,270 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.uber.org/zap"
+
+	"keygate/domain/compaction"
+	"keygate/domain/conversation"
+	"keygate/domain/llm"
+	"keygate/domain/modelcycle"
+	"keygate/domain/projection"
+	"keygate/domain/toolround"
+	"keygate/ports"
+)
+
+// runner is the state of one run; only the run's goroutine touches it.
+type runner struct {
+	e *Engine
+	p PreparedRun
+	h *Handle
+	// ctx is the run's context: cancelled by Cancel, preemption or outer.
+	ctx context.Context
+	// outer is the context given to Start; it bounds event delivery.
+	outer context.Context
+	log   *zap.Logger
+
+	cur conversation.Checkpoint
+	// appended reports that this run appended initial messages.
+	appended bool
+	usage    llm.Usage
+	rounds   int
+	// overflowCompacted: the once-per-run compaction after an overflow
+	// refusal was used.
+	overflowCompacted bool
+	// inserts and breaks are messages taken from the inbox and not yet
+	// appended; detached are results a break supplied for pending calls.
+	inserts, breaks []conversation.Message
+	detached        []llm.ToolResult
+	// doneCalls are call ids this run committed; a late duplicate result
+	// for one of them is ignored wherever it arrives.
+	doneCalls map[string]bool
+	// partial is the output of a cycle stopped by a cancel or a break.
+	partial *partialOutput
+}
+
+type partialOutput struct {
+	index int
+	text  string
+}
+
+func (r *runner) run() {
+	err := r.loop()
+	o := r.outcome(err)
+	if o.Status == Cancelled && r.partial != nil {
+		r.persistPartial(context.WithoutCancel(r.ctx))
+	}
+	r.finish(o)
+	r.h.end(o)
+	r.e.unregister(r.h)
+	r.emitFinal(Ended{Outcome: o})
+	close(r.h.events)
+	close(r.h.done)
+	r.h.cancel(nil)
+}
+
+// outcome maps the loop's error to the run's outcome.
+func (r *runner) outcome(err error) Outcome {
+	o := Outcome{Usage: r.usage}
+	var f *Failure
+	var c *errCancelled
+	switch {
+	case err == nil:
+		o.Status = Completed
+	case errors.As(context.Cause(r.ctx), &c):
+		o.Status, o.Reason = Cancelled, c.reason
+	case r.ctx.Err() != nil:
+		o.Status, o.Reason = Cancelled, "context cancelled"
+	case errors.Is(err, ports.ErrNotOwner):
+		o.Status, o.Reason = Cancelled, ReasonPreempted
+	case errors.As(err, &f):
+		o.Status, o.Failure = Failed, f
+	default:
+		o.Status, o.Failure = Failed, failure(CategoryStore, true, err)
+	}
+	if o.Status == Failed {
+		r.log.Warn("run failed", zap.String("category", string(o.Failure.Category)), zap.Error(o.Failure.Err))
+	}
+	return o
+}
+
+// finish stores the run's end. A run that was preempted cannot overwrite
+// its cancelled status; the store's refusal is expected then.
+func (r *runner) finish(o Outcome) {
+	end := ports.RunEnd{Usage: o.Usage}
+	switch o.Status {
+	case Completed:
+		end.Status = ports.RunCompleted
+	case Cancelled:
+		end.Status = ports.RunCancelled
+	default:
+		end.Status = ports.RunFailed
+		end.FailureCategory, end.FailureSummary = string(o.Failure.Category), o.Failure.Message
+	}
+	err := r.e.runs.Finish(context.WithoutCancel(r.ctx), r.p.RunID, end)
+	if err != nil && !errors.Is(err, ports.ErrNotOwner) {
+		r.log.Error("store run end", zap.Error(err))
+	}
+}
+
+// loop is the main sequence of engine-reference §1.2.
+func (r *runner) loop() error {
+	if err := r.appendInitial(); err != nil {
+		return err
+	}
+	if r.p.Action.Kind == ActionResume {
+		done, err := r.resume()
+		if err != nil || done {
+			return err
+		}
+	}
+	for {
+		msgs, err := r.load()
+		if err != nil {
+			return err
+		}
+		if r.p.Action.Kind == ActionCompact {
+			return r.manualCompact(msgs)
+		}
+		req, err := r.request(msgs)
+		if err != nil {
+			return err
+		}
+		compacted, err := r.preflight(msgs, req)
+		if err != nil {
+			return err
+		}
+		if compacted {
+			continue
+		}
+		res, err := r.modelCycle(req, true)
+		switch {
+		case errors.Is(err, errInterrupted):
+			if err := r.afterBreak(); err != nil {
+				return err
+			}
+			continue
+		case err != nil && modelcycle.IsContextOverflow(err) && !r.overflowCompacted:
+			r.overflowCompacted = true
+			if err := r.autoCompact(msgs, err); err != nil {
+				return err
+			}
+			continue
+		case err != nil && modelcycle.IsContextOverflow(err):
+			return failure(CategoryProvider, false, err)
+		case err != nil:
+			return err
+		}
+		if err := r.anchor(res.usage, req); err != nil {
+			return err
+		}
+		if len(res.Assistant.Calls) == 0 {
+			done, err := r.finalAnswer(res)
+			if err != nil || done {
+				return err
+			}
+			continue
+		}
+		round, err := toolround.New(conversation.ToolRoundID(r.p.RunID, res.index), res.Assistant)
+		if err != nil {
+			return failure(CategoryProtocol, true, err)
+		}
+		if err := r.executeRound(round, true); err != nil {
+			return err
+		}
+	}
+}
+
+// load returns the messages of the run's current checkpoint.
+func (r *runner) load() ([]conversation.Message, error) {
+	_, msgs, err := r.e.convs.Load(r.ctx, r.cur.ID())
+	if err != nil {
+		return nil, fmt.Errorf("load checkpoint: %w", err)
+	}
+	return msgs, nil
+}
+
+// request projects msgs into the model request of the next cycle.
+func (r *runner) request(msgs []conversation.Message) (llm.Request, error) {
+	req, err := projection.Request(msgs, r.p.Prompt, r.p.Model.Settings)
+	if err != nil {
+		return llm.Request{}, failure(CategoryProtocol, false, err)
+	}
+	return req, nil
+}
+
+// finalAnswer appends a cycle's answer without tool calls and then either
+// appends messages that arrived meanwhile (done false: the model runs
+// again) or finalizes the turn (done true).
+func (r *runner) finalAnswer(res cycleResult) (bool, error) {
+	a := res.Assistant
+	msg, err := conversation.NewMessage(conversation.MessageSpec{
+		ID: conversation.AssistantID(r.p.RunID, res.index), Role: llm.RoleAssistant,
+		Origin: conversation.OriginAssistant, Assistant: &a,
+	})
+	if err != nil {
+		return false, failure(CategoryProtocol, true, err)
+	}
+	if _, err := r.apply(conversation.AppendTo(r.cur, msg)); err != nil {
+		return false, err
+	}
+	r.collect(r.h.take())
+	pending := r.pendingMessages()
+	if len(pending) == 0 {
+		r.collect(r.h.finalize())
+		pending = r.pendingMessages()
+	}
+	if len(pending) > 0 {
+		return false, r.appendRuntime(pending)
+	}
+	return true, r.committed(Cause{Kind: CauseFinalTurn}, 0, true)
+}
+
+// pendingMessages returns and clears the queued insertions and break
+// messages, insertions first.
+func (r *runner) pendingMessages() []conversation.Message {
+	out := append(r.inserts, r.breaks...)
+	r.inserts, r.breaks, r.detached = nil, nil, nil
+	return out
+}
+
+// collect files commands taken outside a model cycle or tool round: a
+// message is queued, a break counts as an insertion (there is nothing to
+// interrupt), a tool result can only be a late duplicate and is dropped.
+func (r *runner) collect(cmds []command) {
+	for _, c := range cmds {
+		switch c.kind {
+		case cmdInsert, cmdBreak:
+			r.inserts = append(r.inserts, c.messages...)
+		default:
+			r.log.Debug("tool result outside a tool round ignored", zap.String("call_id", c.result.CallID))
+		}
+	}
+}
+
+// anchor records the authoritative context size a successful cycle
+// reported.
+func (r *runner) anchor(u *llm.Usage, req llm.Request) error {
+	a, ok := usageAnchor(u, req)
+	if !ok {
+		return nil
+	}
+	if err := r.e.anchors.PutContextAnchor(r.ctx, r.p.ConversationID, a); err != nil {
+		return fmt.Errorf("store context anchor: %w", err)
+	}
+	return nil
+}
+
+func (r *runner) storedAnchor() (*compaction.Anchor, error) {
+	a, err := r.e.anchors.ContextAnchor(r.ctx, r.p.ConversationID)
+	if errors.Is(err, ports.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read context anchor: %w", err)
+	}
+	return &a, nil
+}
