@@ -5,7 +5,6 @@ import (
 
 	"keygate/adapters/provider/failure"
 	"keygate/adapters/provider/sse"
-	"keygate/adapters/provider/wire"
 	"keygate/domain/llm"
 )
 
@@ -63,16 +62,17 @@ type blockState struct {
 
 // Decoder turns a Messages stream into model events. Use one per call.
 type Decoder struct {
-	started   bool
-	id, model string
-	blocks    map[int]*blockState
-	order     []int // block indexes in the order they started
-	tools     bool
-	stop      string
-	refusal   bool
-	usage     llm.Usage
-	haveUsage bool
-	ended     bool
+	started        bool
+	id, model      string
+	blocks         map[int]*blockState
+	order          []int // block indexes in the order they started
+	tools          bool
+	stop           string
+	refusal        bool
+	usage          llm.AnthropicUsage
+	thinkingTokens *int64 // output_tokens_details.thinking_tokens, newer responses only
+	haveUsage      bool
+	ended          bool
 }
 
 // Meta returns the message id and model the stream reported.
@@ -231,114 +231,4 @@ func (d *Decoder) blockStop(idx int, out []llm.Event) []llm.Event {
 		out = append(out, llm.Event{Kind: llm.EventToolCallEnd, Index: idx})
 	}
 	return out
-}
-
-// merge overwrites each count the event reported; message_delta carries
-// cumulative totals and newer responses repeat input and cache counts.
-func (d *Decoder) merge(u *rawUsage) {
-	if u == nil {
-		return
-	}
-	set := func(dst *int64, src *int64, bit llm.UsageFields) {
-		if src != nil {
-			*dst = *src
-			d.usage.Known |= bit
-			d.haveUsage = true
-		}
-	}
-	set(&d.usage.Input, u.InputTokens, llm.UsageInput)
-	set(&d.usage.Output, u.OutputTokens, llm.UsageOutput)
-	set(&d.usage.CacheRead, u.CacheReadInputTokens, llm.UsageCacheRead)
-	set(&d.usage.CacheWrite, u.CacheCreationInputTokens, llm.UsageCacheWrite)
-	if u.OutputTokensDetails != nil {
-		set(&d.usage.Reasoning, u.OutputTokensDetails.ThinkingTokens, llm.UsageReasoning)
-	}
-}
-
-// finish closes open blocks, reports usage and replay state, and emits Done
-// with the collapsed finish reason. Tools streamed alongside a refusal are a
-// refusal error: a refusal never authorizes tool execution.
-func (d *Decoder) finish(out []llm.Event) ([]llm.Event, error) {
-	d.ended = true
-	for _, idx := range d.order {
-		out = d.blockStop(idx, out)
-	}
-	if d.haveUsage {
-		u := d.usage
-		out = append(out, llm.Event{Kind: llm.EventUsage, Usage: &u})
-	}
-	if replay := d.replay(); replay != nil {
-		out = append(out, llm.Event{Kind: llm.EventReplayState, Replay: replay})
-	}
-	if d.refusal && d.tools {
-		return out, &llm.ProviderError{Class: llm.ErrorRefusal, Message: "Anthropic refused to execute tool calls"}
-	}
-	return append(out, llm.Event{Kind: llm.EventDone, Finish: d.collapse()}), nil
-}
-
-func (d *Decoder) collapse() llm.FinishReason {
-	switch d.stop {
-	case "max_tokens", "model_context_window_exceeded":
-		return llm.FinishLength
-	case "tool_use":
-		return llm.FinishToolUse
-	}
-	if d.tools && !d.refusal {
-		return llm.FinishToolUse // observed tool blocks outrank an ordinary stop
-	}
-	return llm.FinishStop
-}
-
-// replay returns the signed thinking and redacted thinking blocks in stream
-// order, or nil when there are none.
-func (d *Decoder) replay() *llm.ReplayState {
-	var w wire.Writer
-	n := 0
-	for _, idx := range d.order {
-		b := d.blocks[idx]
-		switch {
-		case b.kind == "thinking" && len(b.signature) > 0:
-			if n == 0 {
-				w.BeginObject()
-				w.Key("blocks")
-				w.BeginArray()
-			}
-			n++
-			w.BeginObject()
-			w.StringField("type", "thinking")
-			w.StringField("thinking", string(b.thinking))
-			w.StringField("signature", string(b.signature))
-			w.EndObject()
-		case b.kind == "redacted_thinking":
-			if n == 0 {
-				w.BeginObject()
-				w.Key("blocks")
-				w.BeginArray()
-			}
-			n++
-			w.BeginObject()
-			w.StringField("type", "redacted_thinking")
-			w.StringField("data", b.data)
-			w.EndObject()
-		}
-	}
-	if n == 0 {
-		return nil
-	}
-	w.EndArray()
-	w.EndObject()
-	return &llm.ReplayState{Kind: llm.ProviderAnthropic, Value: w.B}
-}
-
-// End handles EOF: after a stop reason the stream finishes normally; without
-// one it is an error (and never authorizes tools).
-func (d *Decoder) End(out []llm.Event) ([]llm.Event, error) {
-	if d.ended {
-		return out, nil
-	}
-	if d.stop == "" {
-		d.ended = true
-		return out, failure.Protocol(label, "stream ended without message_stop", nil)
-	}
-	return d.finish(out)
 }

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"keygate/domain/llm"
+	"keygate/domain/modelcycle"
 )
 
 // MaxMessage bounds the provider text kept in an error message.
@@ -55,25 +56,9 @@ func InBand(label, code, message string) *llm.ProviderError {
 	return &llm.ProviderError{Class: class, Message: text + ": " + Bound(message)}
 }
 
-// overflowPhrases are what providers say when the prompt did not fit.
-var overflowPhrases = []string{
-	"prompt is too long",
-	"context window exceeded",
-	"model_context_window_exceeded",
-	"context_length_exceeded",
-	"model_max_prompt_tokens_exceeded",
-}
-
-// Overflow reports whether a provider message is a context-overflow refusal.
-func Overflow(message string) bool {
-	m := strings.ToLower(message)
-	for _, p := range overflowPhrases {
-		if strings.Contains(m, p) {
-			return true
-		}
-	}
-	return strings.Contains(m, "maximum context length") && strings.Contains(m, "token")
-}
+// Overflow reports whether a provider message is a context-overflow refusal;
+// the phrases are the engine's (modelcycle), so both sides agree.
+func Overflow(message string) bool { return modelcycle.IsOverflowMessage(message) }
 
 // Protocol is a stream that broke the wire format.
 func Protocol(label, message string, cause error) *llm.ProviderError {

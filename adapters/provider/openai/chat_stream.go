@@ -3,11 +3,9 @@ package openai
 import (
 	"bytes"
 	"encoding/json"
-	"strconv"
 
 	"keygate/adapters/provider/failure"
 	"keygate/adapters/provider/sse"
-	"keygate/adapters/provider/wire"
 	"keygate/domain/llm"
 )
 
@@ -44,8 +42,8 @@ type chatToolDelta struct {
 }
 
 type chatUsage struct {
-	PromptTokens        int64 `json:"prompt_tokens"`
-	CompletionTokens    int64 `json:"completion_tokens"`
+	PromptTokens        *int64 `json:"prompt_tokens"`
+	CompletionTokens    *int64 `json:"completion_tokens"`
 	PromptTokensDetails *struct {
 		CachedTokens *int64 `json:"cached_tokens"`
 	} `json:"prompt_tokens_details"`
@@ -241,82 +239,4 @@ func mergeFragment(have, frag string) string {
 	default:
 		return have + frag
 	}
-}
-
-// End finishes the stream at [DONE] or EOF: it closes open blocks, starts
-// and ends every tool call, reports usage and replay state and emits Done.
-func (d *ChatDecoder) End(out []llm.Event) ([]llm.Event, error) {
-	if d.ended {
-		return out, nil
-	}
-	d.ended = true
-	if !d.started {
-		return out, failure.Protocol(chatLabel, "stream ended without any chunk", nil)
-	}
-	out = d.closeThinking(out)
-	if d.textOpen {
-		d.textOpen = false
-		out = append(out, llm.Event{Kind: llm.EventTextEnd})
-	}
-	for i := range d.calls {
-		c := &d.calls[i]
-		if c.started {
-			continue
-		}
-		if c.name == "" {
-			return out, failure.Protocol(chatLabel, "tool call is missing name", nil)
-		}
-		if c.id == "" {
-			c.id = "call-" + strconv.Itoa(c.index)
-		}
-		out = d.startCall(c, out)
-	}
-	for i := range d.calls {
-		out = append(out, llm.Event{Kind: llm.EventToolCallEnd, Index: d.calls[i].index})
-	}
-	if d.usage != nil {
-		out = append(out, llm.Event{Kind: llm.EventUsage, Usage: d.usage})
-	}
-	if d.sawReasoning {
-		var w wire.Writer
-		w.BeginObject()
-		w.StringField("reasoning_content", string(d.reasoning))
-		w.EndObject()
-		out = append(out, llm.Event{Kind: llm.EventReplayState,
-			Replay: &llm.ReplayState{Kind: llm.ProviderOpenAIChat, Value: w.B}})
-	}
-	if d.finish == "" && !d.sawDone {
-		return out, failure.Protocol(chatLabel, "stream ended without finish_reason", nil)
-	}
-	return append(out, llm.Event{Kind: llm.EventDone, Finish: d.collapse()}), nil
-}
-
-// collapse maps finish_reason. Compatible servers often say "stop" while
-// calling tools, so any ordinary label becomes ToolUse when calls were seen;
-// content_filter never runs tools and length stays truncated.
-func (d *ChatDecoder) collapse() llm.FinishReason {
-	switch d.finish {
-	case "tool_calls", "function_call":
-		return llm.FinishToolUse
-	case "length":
-		return llm.FinishLength
-	case "content_filter":
-		return llm.FinishStop
-	}
-	if len(d.calls) > 0 {
-		return llm.FinishToolUse
-	}
-	return llm.FinishStop
-}
-
-func chatToUsage(u *chatUsage) *llm.Usage {
-	var cached, reasoning int64
-	haveCached, haveReasoning := false, false
-	if u.PromptTokensDetails != nil && u.PromptTokensDetails.CachedTokens != nil {
-		cached, haveCached = *u.PromptTokensDetails.CachedTokens, true
-	}
-	if u.CompletionTokensDetails != nil && u.CompletionTokensDetails.ReasoningTokens != nil {
-		reasoning, haveReasoning = *u.CompletionTokensDetails.ReasoningTokens, true
-	}
-	return toUsage(u.PromptTokens, cached, u.CompletionTokens, reasoning, haveCached, haveReasoning)
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 
 	"keygate/adapters/provider/wire"
-	"keygate/domain/llm"
 )
 
 // Labels name the protocols in error messages.
@@ -76,20 +75,6 @@ func arguments(args []byte) []byte {
 		}
 	}
 	return []byte("{}")
-}
-
-// toUsage converts OpenAI counts, where cached tokens are part of the input,
-// into the exclusive shape of llm.Usage.
-func toUsage(input, cached, output, reasoning int64, haveCached, haveReasoning bool) *llm.Usage {
-	u := &llm.Usage{Input: input - cached, CacheRead: cached, Output: output, Reasoning: reasoning,
-		Known: llm.UsageInput | llm.UsageOutput}
-	if haveCached {
-		u.Known |= llm.UsageCacheRead
-	}
-	if haveReasoning {
-		u.Known |= llm.UsageReasoning
-	}
-	return u
 }
 
 // maxCacheKey is the longest prompt_cache_key OpenAI accepts.
