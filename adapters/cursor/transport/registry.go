@@ -154,10 +154,12 @@ func (r *Registry) waitLocked(id string) *routeWait {
 }
 
 // Subscribe attaches a reader to the request id's output, replayed from the
-// first frame. It waits up to Config.RouteWait for a live transport: an
-// early RunSSE waits for the opening append, and a RunSSE after an ended
-// turn waits for the next turn on the reused request id, falling back to the
-// ended transport's replay (ending with its end-of-stream frame). It fails
+// first frame. An early RunSSE waits up to Config.RouteWait for the opening
+// append. A transport that ended before anyone subscribed is replayed at
+// once (the turn was faster than the client's RunSSE). A RunSSE after an
+// ended and already watched transport waits up to Config.RouteWait for the
+// next turn on the reused request id, then falls back to the ended
+// transport's replay (ending with its end-of-stream frame). It fails
 // with ErrRouteTimeout when the request id never appears, ErrEmptyRequestID,
 // ErrRegistryClosed or ctx's error. The caller must Close the Subscription.
 func (r *Registry) Subscribe(ctx context.Context, requestID string) (*Subscription, error) {
@@ -173,7 +175,7 @@ func (r *Registry) Subscribe(ctx context.Context, requestID string) (*Subscripti
 			return nil, ErrRegistryClosed
 		}
 		t := r.transports[requestID]
-		if t != nil && !t.isEnded() {
+		if t != nil && t.awaitsSubscriber() {
 			r.mu.Unlock()
 			return t.subscribe(), nil
 		}

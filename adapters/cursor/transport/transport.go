@@ -43,6 +43,7 @@ type Transport struct {
 	opening []byte // bytes of the seqno-0 run_request of the current turn
 	events  []event
 	subs    int
+	watched bool // a subscriber has attached at least once
 	ended   bool
 
 	wake   chan struct{} // one token while events is non-empty
@@ -152,9 +153,19 @@ func (t *Transport) isEnded() bool {
 	return t.ended
 }
 
+// awaitsSubscriber reports whether a new subscriber belongs to this
+// transport: it is live, or it ended before anyone watched it (a RunSSE that
+// lost the race against a quickly failing turn).
+func (t *Transport) awaitsSubscriber() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return !t.ended || !t.watched
+}
+
 func (t *Transport) subscribe() *Subscription {
 	t.mu.Lock()
 	t.subs++
+	t.watched = true
 	t.pushLocked(event{kind: evSubs, subs: t.subs})
 	t.mu.Unlock()
 	return t.out.subscribe(t, t.reg.cfg.Heartbeat, func() {
