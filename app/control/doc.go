@@ -1,0 +1,14 @@
+// Package control holds the use cases of the admin console: managing the
+// models Keygate publishes (with write-only, sealed API keys), discovering
+// upstream models, testing a connection, reading call records with their
+// cache-break insight, aggregating them for the dashboard, browsing
+// conversations, service settings and the retention of detailed records.
+//
+// Place in the hexagon: application. It imports domain and ports only; the
+// Connect handlers in adapters/control translate its values to the API.
+//
+// Dashboard aggregates are computed here over the listed call records rather
+// than by SQL in each store: one implementation serves SQLite and PostgreSQL,
+// and the prices that turn tokens into cost live in settings anyway. The cost
+// is a scan of the records in the chosen range.
+package control

@@ -1,0 +1,262 @@
+package control
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"time"
+
+	"keygate/domain/llm"
+	"keygate/ports"
+)
+
+// ModelsOptions are the dependencies of [Models].
+type ModelsOptions struct {
+	Store   ports.ModelConfigStore
+	Secrets ports.SecretBox
+	Lister  ports.ModelLister
+	// Provider runs connection tests; its call records appear in Calls.
+	Provider ports.ModelProvider
+	// RequestURL derives the request URL of a model (the provider adapter's
+	// rules: full URL verbatim, or base plus the protocol's path).
+	RequestURL func(base string, full bool, kind llm.ProviderKind) (string, error)
+	// NewID makes model ids; nil uses 8 random bytes in hex.
+	NewID func() string
+	// Now is the clock of connection tests; nil uses time.Now.
+	Now func() time.Time
+	// TestTimeout bounds a connection test; 0 means 45 seconds.
+	TestTimeout time.Duration
+}
+
+// Models manages model configurations. It is safe for concurrent use;
+// concurrent edits of the same model are last-writer-wins.
+type Models struct {
+	o ModelsOptions
+}
+
+// NewModels returns the model use cases.
+func NewModels(o ModelsOptions) *Models {
+	if o.NewID == nil {
+		o.NewID = randomID
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.TestTimeout == 0 {
+		o.TestTimeout = 45 * time.Second
+	}
+	return &Models{o: o}
+}
+
+func randomID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// List returns every model in publishing order.
+func (m *Models) List(ctx context.Context) ([]Model, error) {
+	cfgs, err := m.o.Store.ModelConfigs(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list models: %w", err)
+	}
+	out := make([]Model, 0, len(cfgs))
+	for _, c := range cfgs {
+		out = append(out, m.view(c))
+	}
+	return out, nil
+}
+
+// Get returns one model, or ErrNotFound.
+func (m *Models) Get(ctx context.Context, id string) (Model, error) {
+	c, err := m.load(ctx, id)
+	if err != nil {
+		return Model{}, err
+	}
+	return m.view(c), nil
+}
+
+// Create validates s, seals apiKey and stores a model after the last one.
+func (m *Models) Create(ctx context.Context, s ModelSettings, apiKey string, enabled bool) (Model, error) {
+	s, err := s.normalize()
+	if err != nil {
+		return Model{}, err
+	}
+	if strings.TrimSpace(apiKey) == "" {
+		return Model{}, invalid("api_key", "paste the provider's API key; it is stored encrypted and never shown again")
+	}
+	all, err := m.o.Store.ModelConfigs(ctx)
+	if err != nil {
+		return Model{}, fmt.Errorf("create model: %w", err)
+	}
+	cfg := ports.ModelConfig{ID: m.o.NewID(), Enabled: enabled, SortOrder: nextOrder(all)}
+	if err := s.apply(&cfg); err != nil {
+		return Model{}, err
+	}
+	if cfg.SealedAPIKey, err = m.o.Secrets.Seal([]byte(strings.TrimSpace(apiKey))); err != nil {
+		return Model{}, fmt.Errorf("seal api key: %w", err)
+	}
+	return m.put(ctx, cfg)
+}
+
+// Update replaces the editable fields of a model; an empty apiKey keeps the
+// stored key.
+func (m *Models) Update(ctx context.Context, id string, s ModelSettings, apiKey string) (Model, error) {
+	s, err := s.normalize()
+	if err != nil {
+		return Model{}, err
+	}
+	cfg, err := m.load(ctx, id)
+	if err != nil {
+		return Model{}, err
+	}
+	if err := s.apply(&cfg); err != nil {
+		return Model{}, err
+	}
+	if k := strings.TrimSpace(apiKey); k != "" {
+		if cfg.SealedAPIKey, err = m.o.Secrets.Seal([]byte(k)); err != nil {
+			return Model{}, fmt.Errorf("seal api key: %w", err)
+		}
+	}
+	return m.put(ctx, cfg)
+}
+
+// SetEnabled publishes a model to Cursor or hides it.
+func (m *Models) SetEnabled(ctx context.Context, id string, enabled bool) (Model, error) {
+	cfg, err := m.load(ctx, id)
+	if err != nil {
+		return Model{}, err
+	}
+	cfg.Enabled = enabled
+	return m.put(ctx, cfg)
+}
+
+// Delete removes a model, or returns ErrNotFound.
+func (m *Models) Delete(ctx context.Context, id string) error {
+	if err := m.o.Store.DeleteModelConfig(ctx, id); err != nil {
+		return fmt.Errorf("delete model %s: %w", id, err)
+	}
+	return nil
+}
+
+// Reorder sets the publishing order; ids must name every model exactly once.
+func (m *Models) Reorder(ctx context.Context, ids []string) ([]Model, error) {
+	all, err := m.o.Store.ModelConfigs(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reorder models: %w", err)
+	}
+	byID := make(map[string]ports.ModelConfig, len(all))
+	for _, c := range all {
+		byID[c.ID] = c
+	}
+	if len(ids) != len(all) {
+		return nil, invalid("ids", "list every model exactly once; reload the page and try again")
+	}
+	ordered := make([]ports.ModelConfig, 0, len(ids))
+	for _, id := range ids {
+		c, ok := byID[id]
+		if !ok {
+			return nil, invalid("ids", "list every model exactly once; reload the page and try again")
+		}
+		delete(byID, id)
+		ordered = append(ordered, c)
+	}
+	return m.renumber(ctx, ordered)
+}
+
+// Duplicate copies a model, key included, and places the copy right after
+// the original. The copy starts disabled so Cursor does not show two
+// identical entries.
+func (m *Models) Duplicate(ctx context.Context, id string) (Model, error) {
+	all, err := m.o.Store.ModelConfigs(ctx)
+	if err != nil {
+		return Model{}, fmt.Errorf("duplicate model: %w", err)
+	}
+	at := -1
+	for i, c := range all {
+		if c.ID == id {
+			at = i
+		}
+	}
+	if at < 0 {
+		return Model{}, fmt.Errorf("duplicate model %s: %w", id, ErrNotFound)
+	}
+	cp := all[at]
+	cp.ID, cp.Enabled = m.o.NewID(), false
+	cp.DisplayName += " (copy)"
+	cp.CreatedAt, cp.UpdatedAt = time.Time{}, time.Time{}
+	ordered := append(append(append([]ports.ModelConfig(nil), all[:at+1]...), cp), all[at+1:]...)
+	if _, err := m.renumber(ctx, ordered); err != nil {
+		return Model{}, err
+	}
+	return m.Get(ctx, cp.ID)
+}
+
+func (m *Models) renumber(ctx context.Context, ordered []ports.ModelConfig) ([]Model, error) {
+	out := make([]Model, 0, len(ordered))
+	for i, c := range ordered {
+		c.SortOrder = i
+		v, err := m.put(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func (m *Models) put(ctx context.Context, cfg ports.ModelConfig) (Model, error) {
+	if err := m.o.Store.PutModelConfig(ctx, cfg); err != nil {
+		return Model{}, fmt.Errorf("store model %s: %w", cfg.ID, err)
+	}
+	stored, err := m.load(ctx, cfg.ID)
+	if err != nil {
+		return Model{}, err
+	}
+	return m.view(stored), nil
+}
+
+func (m *Models) load(ctx context.Context, id string) (ports.ModelConfig, error) {
+	c, err := m.o.Store.ModelConfig(ctx, id)
+	if err != nil {
+		return ports.ModelConfig{}, fmt.Errorf("load model %s: %w", id, err)
+	}
+	return c, nil
+}
+
+// view hides the key: only whether one is stored and a masked hint leave.
+func (m *Models) view(c ports.ModelConfig) Model {
+	v := Model{Settings: settingsOf(c), HasAPIKey: len(c.SealedAPIKey) > 0}
+	if v.HasAPIKey {
+		if key, err := m.o.Secrets.Open(c.SealedAPIKey); err == nil {
+			v.KeyHint = MaskKey(string(key))
+		} else {
+			v.KeyHint = "(cannot be decrypted: enter the key again)"
+		}
+	}
+	c.SealedAPIKey = nil
+	v.Config = c
+	return v
+}
+
+// apiKey opens the stored key of a model.
+func (m *Models) apiKey(c ports.ModelConfig) (string, error) {
+	key, err := m.o.Secrets.Open(c.SealedAPIKey)
+	if err != nil {
+		return "", fmt.Errorf("open api key of model %s: %w", c.ID, err)
+	}
+	return string(key), nil
+}
+
+func nextOrder(all []ports.ModelConfig) int {
+	n := 0
+	for _, c := range all {
+		if c.SortOrder >= n {
+			n = c.SortOrder + 1
+		}
+	}
+	return n
+}
+

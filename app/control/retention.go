@@ -1,0 +1,43 @@
+package control
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"keygate/ports"
+)
+
+// Retention deletes the details of detailed calls older than the
+// configured age. A background runner calls Sweep periodically.
+type Retention struct {
+	settings *Settings
+	purger   ports.DetailPurger
+	now      func() time.Time
+}
+
+// NewRetention returns the retention use case; now nil uses time.Now.
+func NewRetention(settings *Settings, purger ports.DetailPurger, now func() time.Time) *Retention {
+	if now == nil {
+		now = time.Now
+	}
+	return &Retention{settings: settings, purger: purger, now: now}
+}
+
+// Sweep deletes details older than the retention setting and returns how
+// many calls lost them; with retention 0 it deletes nothing.
+func (r *Retention) Sweep(ctx context.Context) (int, error) {
+	set, err := r.settings.Load(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if set.RetentionHours == 0 {
+		return 0, nil
+	}
+	cutoff := r.now().Add(-time.Duration(set.RetentionHours) * time.Hour)
+	n, err := r.purger.PurgeDetails(ctx, cutoff)
+	if err != nil {
+		return n, fmt.Errorf("purge details before %s: %w", cutoff.Format(time.RFC3339), err)
+	}
+	return n, nil
+}

@@ -1,0 +1,103 @@
+package control
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	"keygate/ports"
+)
+
+// Setting names in the SettingStore.
+const (
+	settingDetailed  = "llm_detailed_logging"
+	settingRetention = "detailed_retention_hours"
+	settingPrices    = "model_prices"
+)
+
+// Price is the price of an upstream model in USD per million tokens.
+type Price struct {
+	ModelID    string  `json:"model_id"`
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cache_read"`
+	CacheWrite float64 `json:"cache_write"`
+}
+
+// ServiceSettings are the settings the console edits.
+type ServiceSettings struct {
+	// Detailed records request bodies and raw response streams.
+	Detailed bool
+	// RetentionHours deletes detailed records older than this; 0 keeps them.
+	RetentionHours int
+	Prices         []Price
+}
+
+// Settings reads and writes service settings. It caches the detailed-mode
+// flag so that provider calls can read it per call without a store query.
+type Settings struct {
+	store    ports.SettingStore
+	detailed atomic.Bool
+}
+
+// NewSettings returns the settings use cases; call Load once at start.
+func NewSettings(store ports.SettingStore) *Settings {
+	return &Settings{store: store}
+}
+
+// Load reads the settings from the store and refreshes the cached flag.
+func (s *Settings) Load(ctx context.Context) (ServiceSettings, error) {
+	var out ServiceSettings
+	for name, into := range map[string]any{settingDetailed: &out.Detailed,
+		settingRetention: &out.RetentionHours, settingPrices: &out.Prices} {
+		raw, err := s.store.Setting(ctx, name)
+		if errors.Is(err, ports.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return ServiceSettings{}, fmt.Errorf("read setting %s: %w", name, err)
+		}
+		if err := json.Unmarshal(raw, into); err != nil {
+			return ServiceSettings{}, fmt.Errorf("decode setting %s: %w", name, err)
+		}
+	}
+	if out.Prices == nil {
+		out.Prices = []Price{}
+	}
+	s.detailed.Store(out.Detailed)
+	return out, nil
+}
+
+// Update validates and stores every setting.
+func (s *Settings) Update(ctx context.Context, in ServiceSettings) (ServiceSettings, error) {
+	if in.RetentionHours < 0 {
+		return ServiceSettings{}, invalid("detailed_retention_hours", "use 0 to keep detailed records, or a number of hours")
+	}
+	seen := map[string]bool{}
+	for _, p := range in.Prices {
+		if p.ModelID == "" || seen[p.ModelID] {
+			return ServiceSettings{}, invalid("prices", "give each price a model id, once")
+		}
+		if p.Input < 0 || p.Output < 0 || p.CacheRead < 0 || p.CacheWrite < 0 {
+			return ServiceSettings{}, invalid("prices", "prices cannot be negative")
+		}
+		seen[p.ModelID] = true
+	}
+	for name, v := range map[string]any{settingDetailed: in.Detailed,
+		settingRetention: in.RetentionHours, settingPrices: in.Prices} {
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return ServiceSettings{}, fmt.Errorf("encode setting %s: %w", name, err)
+		}
+		if err := s.store.PutSetting(ctx, name, raw); err != nil {
+			return ServiceSettings{}, fmt.Errorf("store setting %s: %w", name, err)
+		}
+	}
+	return s.Load(ctx)
+}
+
+// Detailed reports the detailed-mode flag as of the last Load or Update.
+// It fits provider.Options.Detailed, which is read once per call.
+func (s *Settings) Detailed() bool { return s.detailed.Load() }

@@ -1,0 +1,147 @@
+package control
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"keygate/domain/llm"
+	"keygate/ports"
+)
+
+// testPrompt asks for a long, predictable answer, so that both the time to
+// the first token and the streaming speed are measurable.
+const testPrompt = "Output the numbers 1 through 120 separated by a single space. No commas, no newlines, no explanation."
+
+// defaultTestOutput caps the answer of a test when the model sets no limit.
+const defaultTestOutput = 4096
+
+// TestPhase is how far a connection test got.
+type TestPhase uint8
+
+// Test phases, in order.
+const (
+	TestConnecting TestPhase = iota + 1
+	TestStreaming
+	TestDone
+)
+
+// TestProgress is reported while a test runs.
+type TestProgress struct {
+	Phase         TestPhase
+	ReceivedChars int
+}
+
+// TestResult is the outcome of a connection test. A failed test is a result
+// with OK false and Error saying what to check, not an error.
+type TestResult struct {
+	OK              bool
+	Error           string
+	CallID          string
+	TimeToFirstText time.Duration
+	Duration        time.Duration
+	OutputTokens    int64
+	TokensEstimated bool
+	TokensPerSecond float64
+	Text            string
+}
+
+var testSeq atomic.Uint64
+
+// Test sends a short fixed prompt to a model and measures time to first
+// text and streaming speed. progress, if non-nil, is called from the
+// calling goroutine. The provider records the call like any other.
+func (m *Models) Test(ctx context.Context, id string, progress func(TestProgress)) (TestResult, error) {
+	if progress == nil {
+		progress = func(TestProgress) {}
+	}
+	ep, cfg, err := m.Endpoint(ctx, id)
+	if err != nil {
+		return TestResult{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, m.o.TestTimeout)
+	defer cancel()
+	maxOut := cfg.MaxOutputTokens
+	if maxOut == 0 {
+		maxOut = defaultTestOutput
+	}
+	res := TestResult{CallID: fmt.Sprintf("test-%s-%d-%d", id, m.o.Now().UnixMilli(), testSeq.Add(1))}
+	call := ports.ModelCall{CallID: res.CallID, RunID: "test", Endpoint: ep, Request: llm.Request{
+		Model: cfg.ModelID, MaxOutputTokens: int(maxOut),
+		Messages: []llm.Message{{ID: "test", Role: llm.RoleUser, Parts: []llm.Part{{Kind: llm.PartText, Text: testPrompt}}}},
+	}}
+	progress(TestProgress{Phase: TestConnecting})
+	start := m.o.Now()
+	stream, err := m.o.Provider.Stream(ctx, call)
+	if err != nil {
+		return m.failed(res, err), nil
+	}
+	defer stream.Close()
+	progress(TestProgress{Phase: TestStreaming})
+	var text strings.Builder
+	var usage *llm.Usage
+	for stream.Next() {
+		ev := stream.Event()
+		switch ev.Kind {
+		case llm.EventTextDelta:
+			if res.TimeToFirstText == 0 && strings.TrimSpace(ev.Text) != "" {
+				res.TimeToFirstText = m.o.Now().Sub(start)
+			}
+			text.WriteString(ev.Text)
+			progress(TestProgress{Phase: TestStreaming, ReceivedChars: text.Len()})
+		case llm.EventUsage:
+			usage = ev.Usage
+		}
+	}
+	res.Duration = m.o.Now().Sub(start)
+	res.Text = text.String()
+	if err := stream.Err(); err != nil {
+		return m.failed(res, err), nil
+	}
+	if strings.TrimSpace(res.Text) == "" {
+		res.Error = "the model answered without any text; check that the model id is a chat model"
+		progress(TestProgress{Phase: TestDone, ReceivedChars: text.Len()})
+		return res, nil
+	}
+	res.OK = true
+	if usage != nil && usage.Has(llm.UsageOutput) {
+		res.OutputTokens = usage.Output
+	} else {
+		res.OutputTokens, res.TokensEstimated = int64(len(strings.Fields(res.Text))), true
+	}
+	if res.Duration > 0 {
+		res.TokensPerSecond = float64(res.OutputTokens) / res.Duration.Seconds()
+	}
+	progress(TestProgress{Phase: TestDone, ReceivedChars: text.Len()})
+	return res, nil
+}
+
+// failed turns a provider failure into advice.
+func (m *Models) failed(res TestResult, err error) TestResult {
+	res.Error = advice(err)
+	return res
+}
+
+func advice(err error) string {
+	var perr *llm.ProviderError
+	if !errors.As(err, &perr) {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return "no answer within the test timeout; check the base URL and that the endpoint is reachable from Keygate"
+		}
+		return err.Error()
+	}
+	hint := map[llm.ErrorClass]string{
+		llm.ErrorAuthorization: "the provider rejected the API key; paste a valid key",
+		llm.ErrorRateLimit:     "the provider is rate limiting this key; wait or raise the quota",
+		llm.ErrorBadRequest:    "the provider rejected the request; check the model id and the protocol",
+		llm.ErrorTransient:     "the provider could not be reached or failed; check the base URL and try again",
+		llm.ErrorProtocol:      "the answer was not in the expected format; check the protocol and whether the URL is the full endpoint",
+	}[perr.Class]
+	if hint == "" {
+		return perr.Error()
+	}
+	return hint + " (" + perr.Error() + ")"
+}
