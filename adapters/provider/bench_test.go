@@ -3,16 +3,19 @@ package provider_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"testing"
 
+	"keygate/adapters/provider"
 	"keygate/adapters/provider/anthropic"
 	"keygate/adapters/provider/openai"
 	"keygate/adapters/provider/providertest"
 	"keygate/adapters/provider/sse"
 	"keygate/adapters/provider/wire"
 	"keygate/domain/llm"
+	"keygate/ports"
 )
 
 const benchTokens = 10000
@@ -144,4 +147,40 @@ func history(n int) llm.Request {
 	}
 	req.Messages = req.Messages[:n]
 	return req
+}
+
+// BenchmarkStream measures a whole call over loopback HTTP against the fake
+// provider: request, headers and a 10,000-token body written in one go,
+// recording off.
+func BenchmarkStream(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		kind llm.ProviderKind
+	}{{"chat", llm.ProviderOpenAIChat}, {"responses", llm.ProviderOpenAIResponses}, {"anthropic", llm.ProviderAnthropic}} {
+		b.Run(c.name, func(b *testing.B) {
+			srv := providertest.NewServer()
+			defer srv.Close()
+			client := provider.New(provider.Options{})
+			reply := providertest.Reply{Steps: []providertest.Step{{Data: transcripts[c.name].body}}}
+			call := ports.ModelCall{CallID: "bench", Endpoint: ports.Endpoint{Kind: c.kind, URL: srv.URL + "/v1/x", APIKey: "k"},
+				Request: simpleRequest("model-x")}
+			b.ReportAllocs()
+			for b.Loop() {
+				srv.Enqueue(reply)
+				s, err := client.Stream(context.Background(), call)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n := 0
+				for s.Next() {
+					n++
+				}
+				if s.Err() != nil || n < benchTokens {
+					b.Fatalf("%d events, %v", n, s.Err())
+				}
+				s.Close()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/benchTokens, "ns/token")
+		})
+	}
 }

@@ -55,8 +55,8 @@ func protocolFor(kind llm.ProviderKind) (protocol, error) {
 	case llm.ProviderAnthropic:
 		return protocol{
 			label: "Anthropic",
-			body: func(dst []byte, req llm.Request, e *wire.Extras, _ openai.Quirks) ([]byte, error) {
-				return anthropic.AppendRequest(dst, req, anthropic.Options{Extras: e})
+			body: func(dst []byte, req llm.Request, e *wire.Extras, q openai.Quirks) ([]byte, error) {
+				return anthropic.AppendRequest(dst, req, anthropic.Options{Extras: e, ThinkingCarrier: q.DeepSeek})
 			},
 			headers: func(h http.Header, apiKey string, _ openai.Quirks) {
 				h.Set("x-api-key", apiKey)

@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -18,6 +19,11 @@ const DefaultMaxTokens = 65000
 type Options struct {
 	// Extras are the configured extra parameters; nil means none.
 	Extras *wire.Extras
+	// ThinkingCarrier gives every assistant turn a thinking block when
+	// thinking is on: DeepSeek's Anthropic-format gateway rejects turns
+	// without one. A turn without its own reuses the nearest earlier signed
+	// block, else gets an empty one.
+	ThinkingCarrier bool
 }
 
 // block is one content block of a merged message, kept as a reference to
@@ -54,7 +60,7 @@ type turn struct {
 // message. Consecutive messages of one role are merged (system and tool
 // messages are user turns).
 func AppendRequest(dst []byte, req llm.Request, o Options) ([]byte, error) {
-	turns, err := group(req.Messages)
+	turns, err := group(req.Messages, o.ThinkingCarrier && req.Reasoning.Enabled)
 	if err != nil {
 		return dst, err
 	}
@@ -146,8 +152,9 @@ func writeCacheControl(w *wire.Writer) {
 }
 
 // group merges the history into alternating turns.
-func group(msgs []llm.Message) ([]turn, error) {
+func group(msgs []llm.Message, carrier bool) ([]turn, error) {
 	var turns []turn
+	carried := []byte(`{"type":"thinking","thinking":"","signature":""}`)
 	add := func(role string, b block) {
 		if n := len(turns); n > 0 && turns[n-1].role == role {
 			turns[n-1].blocks = append(turns[n-1].blocks, b)
@@ -183,6 +190,12 @@ func group(msgs []llm.Message) ([]turn, error) {
 			}
 			for _, r := range replay {
 				add("assistant", block{kind: blockReplay, raw: r})
+				if bytes.Contains(r, []byte(`"type":"thinking"`)) {
+					carried = r
+				}
+			}
+			if carrier && len(replay) == 0 {
+				add("assistant", block{kind: blockReplay, raw: carried})
 			}
 			if a.Text != "" {
 				add("assistant", block{kind: blockText, text: a.Text})

@@ -134,3 +134,30 @@ var _ = Describe("AppendRequest", func() {
 		Expect(string(body)).To(Equal(`{"model":"claude","max_tokens":1024,"messages":[],"stream":true,"top_k":5}`))
 	})
 })
+
+var _ = Describe("AppendRequest for DeepSeek's Anthropic-format gateway", func() {
+	It("gives every assistant turn a thinking block, reusing the nearest signed one", func() {
+		req := llm.Request{Model: "deepseek-v4", Reasoning: llm.Reasoning{Enabled: true}, Messages: []llm.Message{
+			{Role: llm.RoleUser, Parts: []llm.Part{{Kind: llm.PartText, Text: "a"}}},
+			{Role: llm.RoleAssistant, Assistant: &llm.Assistant{Text: "from chat", Replay: &llm.ReplayState{
+				Kind: llm.ProviderOpenAIChat, Value: []byte(`{"reasoning_content":"x"}`)}}},
+			{Role: llm.RoleUser, Parts: []llm.Part{{Kind: llm.PartText, Text: "b"}}},
+			{Role: llm.RoleAssistant, Assistant: &llm.Assistant{Text: "signed", Replay: &llm.ReplayState{
+				Kind: llm.ProviderAnthropic, Value: []byte(`{"blocks":[{"type":"thinking","thinking":"t","signature":"s1"}]}`)}}},
+			{Role: llm.RoleUser, Parts: []llm.Part{{Kind: llm.PartText, Text: "c"}}},
+			{Role: llm.RoleAssistant, Assistant: &llm.Assistant{Text: "plain"}},
+		}}
+		body, err := anthropic.AppendRequest(nil, req, anthropic.Options{ThinkingCarrier: true})
+		Expect(err).NotTo(HaveOccurred())
+		msgs := messages(body)
+		Expect(string(msgs[1])).To(HavePrefix(`{"role":"assistant","content":[{"type":"thinking","thinking":"","signature":""},`))
+		Expect(string(msgs[3])).To(HavePrefix(`{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"s1"},`))
+		Expect(string(msgs[5])).To(HavePrefix(`{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"s1"},`))
+	})
+
+	It("adds nothing when the carrier is off", func() {
+		req := llm.Request{Model: "claude", Reasoning: llm.Reasoning{Enabled: true}, Messages: []llm.Message{
+			{Role: llm.RoleAssistant, Assistant: &llm.Assistant{Text: "plain"}}}}
+		Expect(string(build(req))).NotTo(ContainSubstring(`"type":"thinking"`))
+	})
+})
