@@ -56,7 +56,7 @@ func (c *Client) Run(ctx context.Context, hc *http.Client, first *agentv1.AgentC
 		cancel()
 		return nil, err
 	}
-	rs.Stream = &Stream{Status: resp.StatusCode, Header: resp.Header, cancel: cancel, done: make(chan struct{})}
+	rs.Stream = &Stream{Status: resp.StatusCode, ProtoMajor: resp.ProtoMajor, Header: resp.Header, cancel: cancel, done: make(chan struct{})}
 	go rs.read(ctx, resp.Body, func(ctx context.Context, kv *agentv1.KvServerMessage) error {
 		return c.answerKV(ctx, kv, rs.Send)
 	})
@@ -94,4 +94,10 @@ func (r *RunStream) CloseSend() error {
 		return fmt.Errorf("write Run end: %w", err)
 	}
 	return r.body.Close()
+}
+
+// Close drops the call: the uplink breaks and the response is abandoned.
+func (r *RunStream) Close() {
+	_ = r.body.CloseWithError(io.ErrClosedPipe)
+	r.Stream.Close()
 }

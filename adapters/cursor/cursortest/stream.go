@@ -21,8 +21,9 @@ import (
 // of an HTTP/2 Run.
 type Stream struct {
 	// Status and Header are the HTTP response's.
-	Status int
-	Header http.Header
+	Status     int
+	ProtoMajor int
+	Header     http.Header
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -56,7 +57,7 @@ func (c *Client) Subscribe(ctx context.Context) (*Stream, error) {
 		cancel()
 		return nil, fmt.Errorf("open RunSSE: %w", err)
 	}
-	s := &Stream{Status: resp.StatusCode, Header: resp.Header, cancel: cancel, done: make(chan struct{})}
+	s := &Stream{Status: resp.StatusCode, ProtoMajor: resp.ProtoMajor, Header: resp.Header, cancel: cancel, done: make(chan struct{})}
 	go s.read(ctx, resp.Body, func(ctx context.Context, kv *agentv1.KvServerMessage) error {
 		return c.answerKV(ctx, kv, c.Send)
 	})
