@@ -71,6 +71,7 @@ type conversationRows interface {
 	InsertMessageBlob(ctx context.Context, conversationID, messageID string, blobID []byte) error
 	UpsertAnchor(ctx context.Context, conversationID, inputID, checkpointID string, now time.Time) error
 	GetAnchor(ctx context.Context, conversationID, inputID string) (string, error)
+	CheckpointStorage(ctx context.Context, conversationID string) (CheckpointStorage, error)
 }
 
 type runRows interface {

@@ -135,6 +135,14 @@ func (t tx) GetAnchor(ctx context.Context, conversationID, inputID string) (stri
 	return id, interpretError(ctx, err)
 }
 
+func (t tx) CheckpointStorage(ctx context.Context, conversationID string) (relstore.CheckpointStorage, error) {
+	r, err := t.q.CheckpointStorage(ctx, conversationID)
+	return relstore.CheckpointStorage{
+		Checkpoints: r.Checkpoints, HeaderBytes: r.HeaderBytes, DeltaRows: r.DeltaRows,
+		DeltaBytes: r.DeltaBytes, FullCopyRows: r.FullCopyRows,
+	}, interpretError(ctx, err)
+}
+
 func conversationFromRow(r sqlitedb.Conversation) relstore.ConversationRow {
 	return relstore.ConversationRow{ID: r.ID, RootID: r.RootCheckpointID, HeadID: r.HeadCheckpointID, ActiveRunID: r.ActiveRunID.String}
 }

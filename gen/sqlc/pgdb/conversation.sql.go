@@ -16,7 +16,8 @@ const chainHolds = `-- name: ChainHolds :many
 WITH RECURSIVE chain (id) AS (
     SELECT checkpoints.id FROM checkpoints WHERE checkpoints.id = $2
     UNION ALL
-    SELECT p.parent_id FROM chain JOIN checkpoints p ON p.id = chain.id WHERE p.parent_id IS NOT NULL
+    SELECT (SELECT p.parent_id FROM checkpoints p WHERE p.id = chain.id)
+    FROM chain WHERE chain.id IS NOT NULL
 )
 SELECT cm.message_id FROM chain JOIN checkpoint_messages cm ON cm.checkpoint_id = chain.id
 WHERE cm.message_id = ANY($1::text[])
@@ -49,12 +50,11 @@ func (q *Queries) ChainHolds(ctx context.Context, arg ChainHoldsParams) ([]strin
 }
 
 const checkpointChain = `-- name: CheckpointChain :many
-WITH RECURSIVE chain (id, depth) AS (
-    SELECT checkpoints.id, 0 FROM checkpoints WHERE checkpoints.id = $1
+WITH RECURSIVE chain (id) AS (
+    SELECT checkpoints.id FROM checkpoints WHERE checkpoints.id = $1
     UNION ALL
-    SELECT p.parent_id, chain.depth + 1
-    FROM chain JOIN checkpoints p ON p.id = chain.id
-    WHERE p.parent_id IS NOT NULL
+    SELECT (SELECT p.parent_id FROM checkpoints p WHERE p.id = chain.id)
+    FROM chain WHERE chain.id IS NOT NULL
 )
 SELECT c.id, c.conversation_id, c.parent_id, c.length, c.digest,
        cm.ordinal, cm.message_id, m.body
@@ -62,7 +62,7 @@ FROM chain
 JOIN checkpoints c ON c.id = chain.id
 LEFT JOIN checkpoint_messages cm ON cm.checkpoint_id = c.id
 LEFT JOIN messages m ON m.conversation_id = cm.conversation_id AND m.id = cm.message_id
-ORDER BY chain.depth DESC, cm.ordinal
+ORDER BY c.length, cm.ordinal
 `
 
 type CheckpointChainRow struct {
@@ -76,8 +76,10 @@ type CheckpointChainRow struct {
 	Body           []byte
 }
 
-// Every checkpoint from the root to id, root first, each with its delta rows
-// in ordinal order and the delta messages' bodies.
+// Every checkpoint from the root to id, root first (lengths grow along a
+// chain), each with its delta rows in ordinal order and their bodies. The
+// recursive step looks the parent up with a scalar subquery so it is an
+// index probe per level whatever the planner's statistics say.
 func (q *Queries) CheckpointChain(ctx context.Context, id string) ([]CheckpointChainRow, error) {
 	rows, err := q.db.Query(ctx, checkpointChain, id)
 	if err != nil {
@@ -129,6 +131,40 @@ func (q *Queries) CheckpointDelta(ctx context.Context, checkpointID string) ([]s
 		return nil, err
 	}
 	return items, nil
+}
+
+const checkpointStorage = `-- name: CheckpointStorage :one
+SELECT
+    (SELECT COUNT(*) FROM checkpoints c WHERE c.conversation_id = $1)::bigint AS checkpoints,
+    (SELECT COALESCE(SUM(octet_length(c.id) + octet_length(c.conversation_id) + COALESCE(octet_length(c.parent_id), 0) + 8 + octet_length(c.digest) + 8), 0)
+     FROM checkpoints c WHERE c.conversation_id = $1)::bigint AS header_bytes,
+    (SELECT COUNT(*) FROM checkpoint_messages m WHERE m.conversation_id = $1)::bigint AS delta_rows,
+    (SELECT COALESCE(SUM(octet_length(m.checkpoint_id) + 8 + octet_length(m.conversation_id) + octet_length(m.message_id)), 0)
+     FROM checkpoint_messages m WHERE m.conversation_id = $1)::bigint AS delta_bytes,
+    (SELECT COALESCE(SUM(c.length), 0) FROM checkpoints c WHERE c.conversation_id = $1)::bigint AS full_copy_rows
+`
+
+type CheckpointStorageRow struct {
+	Checkpoints  int64
+	HeaderBytes  int64
+	DeltaRows    int64
+	DeltaBytes   int64
+	FullCopyRows int64
+}
+
+// What a conversation's checkpoints occupy (logical bytes of their columns)
+// and how many list rows a layout storing every full list would need.
+func (q *Queries) CheckpointStorage(ctx context.Context, conversationID string) (CheckpointStorageRow, error) {
+	row := q.db.QueryRow(ctx, checkpointStorage, conversationID)
+	var i CheckpointStorageRow
+	err := row.Scan(
+		&i.Checkpoints,
+		&i.HeaderBytes,
+		&i.DeltaRows,
+		&i.DeltaBytes,
+		&i.FullCopyRows,
+	)
+	return i, err
 }
 
 const existingCheckpoints = `-- name: ExistingCheckpoints :many

@@ -47,14 +47,15 @@ SELECT * FROM checkpoints WHERE id = ?1;
 SELECT message_id FROM checkpoint_messages WHERE checkpoint_id = ?1 ORDER BY ordinal;
 
 -- name: CheckpointChain :many
--- Every checkpoint from the root to id, root first, each with its delta rows
--- in ordinal order and the delta messages' bodies.
-WITH RECURSIVE chain (id, depth) AS (
-    SELECT checkpoints.id, 0 FROM checkpoints WHERE checkpoints.id = ?1
+-- Every checkpoint from the root to id, root first (lengths grow along a
+-- chain), each with its delta rows in ordinal order and their bodies. The
+-- recursive step looks the parent up with a scalar subquery so it is an
+-- index probe per level whatever the planner's statistics say.
+WITH RECURSIVE chain (id) AS (
+    SELECT checkpoints.id FROM checkpoints WHERE checkpoints.id = ?1
     UNION ALL
-    SELECT p.parent_id, chain.depth + 1
-    FROM chain JOIN checkpoints p ON p.id = chain.id
-    WHERE p.parent_id IS NOT NULL
+    SELECT (SELECT p.parent_id FROM checkpoints p WHERE p.id = chain.id)
+    FROM chain WHERE chain.id IS NOT NULL
 )
 SELECT c.id, c.conversation_id, c.parent_id, c.length, c.digest,
        cm.ordinal, cm.message_id, m.body
@@ -62,7 +63,7 @@ FROM chain
 JOIN checkpoints c ON c.id = chain.id
 LEFT JOIN checkpoint_messages cm ON cm.checkpoint_id = c.id
 LEFT JOIN messages m ON m.conversation_id = cm.conversation_id AND m.id = cm.message_id
-ORDER BY chain.depth DESC, cm.ordinal;
+ORDER BY c.length, cm.ordinal;
 
 -- name: ChainHolds :many
 -- Which of ids (a JSON array) the full list of checkpoint id already holds.
@@ -71,7 +72,8 @@ ORDER BY chain.depth DESC, cm.ordinal;
 WITH RECURSIVE chain (id) AS (
     SELECT checkpoints.id FROM checkpoints WHERE checkpoints.id = sqlc.arg(checkpoint_id)
     UNION ALL
-    SELECT p.parent_id FROM chain JOIN checkpoints p ON p.id = chain.id WHERE p.parent_id IS NOT NULL
+    SELECT (SELECT p.parent_id FROM checkpoints p WHERE p.id = chain.id)
+    FROM chain WHERE chain.id IS NOT NULL
 )
 SELECT cm.message_id FROM chain JOIN checkpoint_messages cm ON cm.checkpoint_id = chain.id
 WHERE cm.message_id IN (SELECT value FROM json_each(sqlc.arg(ids_json)));
@@ -83,3 +85,15 @@ ON CONFLICT (conversation_id, input_id) DO NOTHING;
 
 -- name: GetAnchor :one
 SELECT checkpoint_id FROM input_anchors WHERE conversation_id = ?1 AND input_id = ?2;
+
+-- name: CheckpointStorage :one
+-- What a conversation's checkpoints occupy (logical bytes of their columns)
+-- and how many list rows a layout storing every full list would need.
+SELECT
+    CAST((SELECT COUNT(*) FROM checkpoints c WHERE c.conversation_id = ?1) AS INTEGER) AS checkpoints,
+    CAST((SELECT COALESCE(SUM(length(c.id) + length(c.conversation_id) + COALESCE(length(c.parent_id), 0) + 8 + length(c.digest) + 8), 0)
+          FROM checkpoints c WHERE c.conversation_id = ?1) AS INTEGER) AS header_bytes,
+    CAST((SELECT COUNT(*) FROM checkpoint_messages m WHERE m.conversation_id = ?1) AS INTEGER) AS delta_rows,
+    CAST((SELECT COALESCE(SUM(length(m.checkpoint_id) + 8 + length(m.conversation_id) + length(m.message_id)), 0)
+          FROM checkpoint_messages m WHERE m.conversation_id = ?1) AS INTEGER) AS delta_bytes,
+    CAST((SELECT COALESCE(SUM(c.length), 0) FROM checkpoints c WHERE c.conversation_id = ?1) AS INTEGER) AS full_copy_rows;

@@ -1,0 +1,144 @@
+package porttest
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"keygate/domain/conversation"
+	"keygate/domain/llm"
+	"keygate/domain/toolround"
+	"keygate/ports"
+)
+
+// The benchmarks below are shared by every store; adapters call them from
+// their own Benchmark functions. They report, they assert nothing.
+
+// StorageMeter returns the bytes a conversation's checkpoints occupy and what a
+// layout copying each checkpoint's full list would occupy.
+type StorageMeter func(ctx context.Context, conversationID string) (stored, fullCopy int64, err error)
+
+// turn appends one user message and one assistant answer (two checkpoints,
+// as the run engine writes them) and returns the new head.
+func turn(ctx context.Context, cs ports.ConversationStore, head conversation.Checkpoint, i int) (conversation.Checkpoint, error) {
+	for _, spec := range []conversation.MessageSpec{
+		{ID: fmt.Sprintf("runtime:u%d", i), Role: llm.RoleUser, Origin: conversation.OriginRuntime,
+			Parts: []llm.Part{{Kind: llm.PartText, Text: fmt.Sprintf("question %d: what does this function do?", i)}}},
+		{ID: fmt.Sprintf("run%d:assistant:0", i), Role: llm.RoleAssistant, Origin: conversation.OriginAssistant,
+			Assistant: &llm.Assistant{Text: fmt.Sprintf("answer %d: it appends a message to the head checkpoint.", i)}},
+	} {
+		m, err := conversation.NewMessage(spec)
+		if err != nil {
+			return head, err
+		}
+		d, err := cs.Apply(ctx, ports.Write{Change: conversation.AppendTo(head, m)})
+		if err != nil {
+			return head, err
+		}
+		head = d.Checkpoint
+	}
+	return head, nil
+}
+
+// BenchAppendMessage times one append of one message to the head.
+func BenchAppendMessage(b *testing.B, st ports.Stores) {
+	ctx := context.Background()
+	head, err := st.Conversations.Open(ctx, uniq("bench-append"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		m, err := conversation.NewText(fmt.Sprintf("m%d", i), llm.RoleUser, conversation.OriginRuntime, "hello")
+		if err != nil {
+			b.Fatal(err)
+		}
+		d, err := st.Conversations.Apply(ctx, ports.Write{Change: conversation.AppendTo(head, m)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		head = d.Checkpoint
+	}
+}
+
+// BenchCommitToolResult times committing one tool result (call part and
+// result appended, completion recorded) within a running run.
+func BenchCommitToolResult(b *testing.B, st ports.Stores) {
+	ctx := context.Background()
+	conv := uniq("bench-tool")
+	head, err := st.Conversations.Open(ctx, conv)
+	if err != nil {
+		b.Fatal(err)
+	}
+	run := conv + "-run"
+	if _, err := st.Runs.Claim(ctx, ports.RunClaim{RunID: run, ConversationID: conv, Kind: "root"}); err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		r, err := toolround.New(conversation.ToolRoundID(run, i), llm.Assistant{Calls: []llm.ToolCall{
+			{CallID: "c1", Name: "Read", Arguments: []byte(`{"path":"main.go"}`)},
+		}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := st.ToolRounds.Start(ctx, run, head.ID(), r); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		c, err := st.ToolRounds.Commit(ctx, run, r.ID(), llm.ToolResult{CallID: "c1", Content: "package main"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		head = c.Checkpoint
+	}
+}
+
+// BenchLoadCheckpoint times loading (and verifying) a checkpoint holding
+// 2×turns messages spread over 2×turns checkpoints.
+func BenchLoadCheckpoint(b *testing.B, st ports.Stores, turns int) {
+	ctx := context.Background()
+	head, err := st.Conversations.Open(ctx, uniq("bench-load"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range turns {
+		if head, err = turn(ctx, st.Conversations, head, i); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, msgs, err := st.Conversations.Load(ctx, head.ID()); err != nil || len(msgs) != 2*turns {
+			b.Fatal(len(msgs), err)
+		}
+	}
+}
+
+// BenchCheckpointBytes writes a 1,000-turn conversation and reports the
+// checkpoint bytes per turn at turn 10 and turn 1,000, next to what a
+// layout copying every full list would need.
+func BenchCheckpointBytes(b *testing.B, st ports.Stores, measure StorageMeter) {
+	ctx := context.Background()
+	for b.Loop() {
+		conv := uniq("bench-bytes")
+		head, err := st.Conversations.Open(ctx, conv)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := 1; i <= 1000; i++ {
+			if head, err = turn(ctx, st.Conversations, head, i); err != nil {
+				b.Fatal(err)
+			}
+			if i != 10 && i != 1000 {
+				continue
+			}
+			stored, full, err := measure(ctx, conv)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(stored)/float64(i), fmt.Sprintf("B/turn@%d", i))
+			b.ReportMetric(float64(full)/float64(i), fmt.Sprintf("fullcopy-B/turn@%d", i))
+		}
+	}
+}
