@@ -216,3 +216,34 @@ var _ = Describe("AppendChat", func() {
 		})
 	})
 })
+
+var _ = Describe("AppendResponses", func() {
+	top := func(req llm.Request) map[string]json.RawMessage {
+		b, err := openai.AppendResponses(nil, req, openai.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		var m map[string]json.RawMessage
+		Expect(json.Unmarshal(b, &m)).To(Succeed())
+		return m
+	}
+
+	It("omits the reasoning object when reasoning is off and the effort is blank", func() {
+		Expect(top(llm.Request{Model: "gpt-5.1"})).NotTo(HaveKey("reasoning"))
+		Expect(string(top(llm.Request{Model: "gpt-5.1", Reasoning: llm.Reasoning{Enabled: true}})["reasoning"])).
+			To(Equal(`{"summary":"auto"}`))
+	})
+
+	It("projects a stored reasoning item to exactly the fields valid on input", func() {
+		req := llm.Request{Model: "gpt-5.1", Messages: []llm.Message{{Role: llm.RoleAssistant, Assistant: &llm.Assistant{
+			Text: "ok", Replay: &llm.ReplayState{Kind: llm.ProviderOpenAIResponses, Value: []byte(
+				`{"items":[{"type":"reasoning","id":"rs_1","status":"completed","summary":[],"encrypted_content":"e","extra":1}]}`)}}}}}
+		var input []json.RawMessage
+		Expect(json.Unmarshal(top(req)["input"], &input)).To(Succeed())
+		Expect(string(input[0])).To(Equal(`{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"e"}`))
+	})
+
+	It("never replays Chat or Anthropic reasoning into Responses input", func() {
+		req := llm.Request{Model: "gpt-5.1", Messages: []llm.Message{{Role: llm.RoleAssistant, Assistant: &llm.Assistant{
+			Text: "ok", Thinking: "t", Replay: &llm.ReplayState{Kind: llm.ProviderOpenAIChat, Value: []byte(`{"reasoning_content":"t"}`)}}}}}
+		Expect(string(top(req)["input"])).To(Equal(`[{"type":"message","role":"assistant","content":[{"type":"output_text","text":"ok"}]}]`))
+	})
+})
