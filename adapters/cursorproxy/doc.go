@@ -1,0 +1,34 @@
+// Package cursorproxy is the forward proxy Cursor is pointed at through its
+// http.proxy setting. Cursor has no setting for a custom agent backend, so
+// Keygate intercepts the TLS of *.cursor.sh instead (cursor-protocol.md
+// §1): every CONNECT to a Cursor host is answered by Keygate itself with a
+// leaf certificate minted from the installation's or the company's CA, and
+// each request inside goes to one of three places:
+//
+//   - Keygate's own handlers, when Keygate implements the route (§2.1);
+//   - a fixed local answer for the probes that must never leave the machine
+//     (§2.2, pitfall P16);
+//   - the real Cursor service, streamed unchanged (§2.3), through the
+//     upstream forwarder and thus through the outbound proxy (P14).
+//
+// CONNECTs to any other host are tunnelled untouched. With an authenticator
+// configured (company mode) every CONNECT must carry a personal gateway
+// token in Proxy-Authorization; the identity it names rides on the context
+// of every request inside the tunnel (domain/identity), so the handlers
+// behind the proxy scope conversations, runs and call records by user.
+//
+// Place in the hexagon: an inbound adapter in front of adapters/cursor. It
+// depends on ports (ProxyAuthenticator), domain/identity, adapters/ca for
+// certificates and adapters/upstream for the original-URL header; the
+// composition root gives it the handlers it routes to.
+//
+// The standard library serves HTTP inside the intercepted connections: the
+// proxy finishes the TLS handshake itself and hands the connections to an
+// internal http.Server through a channel listener, so keep-alive, chunked
+// bodies and streaming responses behave exactly as on Keygate's main
+// listener. Tunnels and the CONNECT dance are hand-written because net/http
+// has no forward-proxy server; the Go MITM libraries (goproxy, martian)
+// would add a second routing model on top of ours for a few dozen lines.
+//
+// The setup subpackage writes the Cursor settings that point at the proxy.
+package cursorproxy

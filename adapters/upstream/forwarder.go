@@ -1,0 +1,150 @@
+package upstream
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// Options configure a Forwarder.
+type Options struct {
+	// BaseURL is the upstream for requests without HeaderUpstreamURL
+	// (DefaultURL when empty). It must be HTTPS on a Cursor host.
+	BaseURL string
+	// Proxy is the outbound proxy for all upstream traffic
+	// ("http://user:pass@proxy.corp:3128"). Empty: the standard proxy
+	// environment decides; "direct" disables proxying.
+	Proxy string
+	// Getenv reads the proxy environment (os.Getenv when nil).
+	Getenv func(string) string
+	// Dial opens TCP connections (a net.Dialer when nil). Specs point Cursor
+	// hosts at loopback fakes with it.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// RootCAs verify upstream servers (the system pool when nil).
+	RootCAs *x509.CertPool
+}
+
+// Forwarder sends requests to the real Cursor service. It is an
+// http.Handler (stream an inbound request upstream and the answer back) and
+// an http.RoundTripper (send a request built in process, for example by a
+// Connect client). It is safe for concurrent use.
+type Forwarder struct {
+	base      string
+	proxy     func(*url.URL) (*url.URL, error)
+	dial      func(ctx context.Context, network, addr string) (net.Conn, error)
+	rootCAs   *x509.CertPool
+	transport *http.Transport
+	reverse   *httputil.ReverseProxy
+	log       *zap.Logger
+}
+
+var (
+	_ http.Handler      = (*Forwarder)(nil)
+	_ http.RoundTripper = (*Forwarder)(nil)
+)
+
+type targetKey struct{}
+
+// New builds a Forwarder. It fails on an invalid BaseURL or Proxy.
+func New(opts Options, log *zap.Logger) (*Forwarder, error) {
+	if opts.BaseURL == "" {
+		opts.BaseURL = DefaultURL
+	}
+	probe, _ := http.NewRequest(http.MethodGet, "/", nil)
+	if _, err := Target(probe, opts.BaseURL); err != nil {
+		return nil, fmt.Errorf("upstream base URL: %w", err)
+	}
+	proxy, err := proxyFunc(opts.Proxy, opts.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Dial == nil {
+		opts.Dial = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	}
+	f := &Forwarder{base: opts.BaseURL, proxy: proxy, dial: opts.Dial, rootCAs: opts.RootCAs, log: log}
+	f.transport = &http.Transport{
+		Proxy:                 func(r *http.Request) (*url.URL, error) { return proxy(r.URL) },
+		DialContext:           opts.Dial,
+		TLSClientConfig:       &tls.Config{RootCAs: opts.RootCAs, MinVersion: tls.VersionTLS12},
+		ForceAttemptHTTP2:     true,
+		MaxIdleConnsPerHost:   64,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   15 * time.Second,
+		ExpectContinueTimeout: time.Second,
+	}
+	f.reverse = &httputil.ReverseProxy{
+		Rewrite:       f.rewrite,
+		Transport:     f.transport,
+		FlushInterval: -1,
+		ErrorHandler:  f.fail,
+	}
+	return f, nil
+}
+
+// ServeHTTP streams r to its upstream target (see Target) and the answer
+// back: method, path, query, headers and body as they came, minus the
+// hop-by-hop headers, Host and HeaderUpstreamURL. A target that is not a
+// Cursor HTTPS URL gets 400; an unreachable upstream gets 502.
+//
+// To send a request upstream after reading its body (a RunSSE whose run
+// belongs to Cursor), restore the body first:
+// r.Body = io.NopCloser(bytes.NewReader(body)); r.ContentLength = int64(len(body)).
+func (f *Forwarder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	target, err := Target(r, f.base)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	f.reverse.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), targetKey{}, target)))
+}
+
+func (f *Forwarder) rewrite(pr *httputil.ProxyRequest) {
+	target := pr.In.Context().Value(targetKey{}).(*url.URL)
+	pr.Out.URL = target
+	pr.Out.Host = ""
+	pr.Out.Header.Del(HeaderUpstreamURL)
+}
+
+func (f *Forwarder) fail(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, context.Canceled) {
+		return // the client went away; nobody reads the answer
+	}
+	f.log.Warn("upstream unreachable", zap.String("path", r.URL.Path), zap.Error(err))
+	http.Error(w, "upstream unreachable", http.StatusBadGateway)
+}
+
+// RoundTrip sends req to the URL in its HeaderUpstreamURL, or else to
+// req.URL: a Connect client built with base URL DefaultURL can copy the
+// inbound request's HeaderUpstreamURL onto its call to reach the host the
+// client originally asked for. Either URL must be HTTPS on a Cursor host
+// (ErrForeignUpstream). req is not modified.
+func (f *Forwarder) RoundTrip(req *http.Request) (*http.Response, error) {
+	base := req.URL.Scheme + "://" + req.URL.Host
+	target, err := Target(req, base)
+	if err != nil {
+		if req.Body != nil {
+			_ = req.Body.Close()
+		}
+		return nil, err
+	}
+	out := req.Clone(req.Context())
+	out.URL, out.Host = target, ""
+	out.Header.Del(HeaderUpstreamURL)
+	return f.transport.RoundTrip(out)
+}
+
+// Client returns an http.Client that sends everything upstream, for
+// Connect clients.
+func (f *Forwarder) Client() *http.Client { return &http.Client{Transport: f} }
+
+// CloseIdleConnections closes idle upstream connections (at shutdown).
+func (f *Forwarder) CloseIdleConnections() { f.transport.CloseIdleConnections() }
