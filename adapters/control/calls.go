@@ -1,0 +1,140 @@
+package control
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"strings"
+	"time"
+
+	"connectrpc.com/connect"
+	"go.uber.org/zap"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	appcontrol "keygate/app/control"
+	"keygate/domain/callrecord"
+	controlv1 "keygate/gen/keygate/control/v1"
+	"keygate/gen/keygate/control/v1/controlv1connect"
+	"keygate/ports"
+)
+
+// callService implements controlv1connect.CallServiceHandler.
+type callService struct {
+	calls *appcontrol.Calls
+	log   *zap.Logger
+}
+
+var _ controlv1connect.CallServiceHandler = (*callService)(nil)
+
+func (h *callService) ListCalls(ctx context.Context, req *connect.Request[controlv1.ListCallsRequest]) (*connect.Response[controlv1.ListCallsResponse], error) {
+	f := req.Msg.GetFilter()
+	q := ports.CallQuery{ModelID: f.GetModelId(), Status: callrecord.Status(f.GetStatus()),
+		ConversationID: f.GetConversationId(), Limit: int(req.Msg.GetPageSize())}
+	if f.GetStartTime() != nil {
+		q.Since = f.GetStartTime().AsTime()
+	}
+	if f.GetEndTime() != nil {
+		q.Until = f.GetEndTime().AsTime()
+	}
+	if tok := req.Msg.GetPageToken(); tok != "" {
+		t, id, err := decodeToken(tok)
+		if err != nil {
+			return nil, connect.NewError(connect.CodeInvalidArgument, err)
+		}
+		q.After = &ports.CallCursor{Started: t, CallID: id}
+	}
+	page, err := h.calls.List(ctx, q)
+	if err != nil {
+		return nil, toConnect(h.log, "ListCalls", err)
+	}
+	resp := &controlv1.ListCallsResponse{Calls: make([]*controlv1.Call, len(page.Calls))}
+	for i, r := range page.Calls {
+		resp.Calls[i] = callToProto(r)
+	}
+	if page.Next != nil {
+		resp.NextPageToken = encodeToken(page.Next.Started, page.Next.CallID)
+	}
+	return connect.NewResponse(resp), nil
+}
+
+func (h *callService) GetCall(ctx context.Context, req *connect.Request[controlv1.GetCallRequest]) (*connect.Response[controlv1.GetCallResponse], error) {
+	d, err := h.calls.Get(ctx, req.Msg.GetCallId())
+	if err != nil {
+		return nil, toConnect(h.log, "GetCall", err)
+	}
+	resp := &controlv1.GetCallResponse{Call: callToProto(d.Record), CacheInsight: insightToProto(d.Insight)}
+	if r := d.Request; r != nil {
+		resp.Request = &controlv1.RecordedRequest{Method: r.Method, Url: r.URL, Body: string(r.Body)}
+		for _, hd := range r.Headers {
+			resp.Request.Headers = append(resp.Request.Headers, &controlv1.Header{Name: hd.Name, Value: hd.Value})
+		}
+	}
+	for _, c := range d.Chunks {
+		resp.Chunks = append(resp.Chunks, &controlv1.ResponseChunk{Seq: int32(c.Seq), OffsetMs: c.Offset.Milliseconds(), Data: string(c.Data)})
+	}
+	return connect.NewResponse(resp), nil
+}
+
+// Status values are the same numbers in the domain and in the API.
+func callToProto(r callrecord.Record) *controlv1.Call {
+	c := &controlv1.Call{CallId: r.CallID, RunId: r.RunID, ConversationId: r.ConversationID,
+		ProviderCallIndex: int32(r.ProviderCallIndex), Status: controlv1.CallStatus(r.Status),
+		HttpStatus: int32(r.HTTPStatus), ErrorMessage: r.ErrorMessage, RequestBytes: r.RequestBytes,
+		ResponseBytes: r.ResponseBytes, EventCount: r.EventCount, Detailed: r.Detailed,
+		Model: &controlv1.ModelSnapshot{ProviderKind: kindToProto(r.Model.ProviderKind), RequestUrl: r.Model.RequestURL,
+			ModelId: r.Model.ModelID, ReasoningEffort: r.Model.ReasoningEffort, ServiceTier: r.Model.ServiceTier,
+			MessageCount: int32(r.Model.MessageCount), ToolCount: int32(r.Model.ToolCount),
+			ResponseModel: r.Model.ResponseModel, ResponseId: r.Model.ResponseID},
+		Timing: &controlv1.CallTiming{RequestStartTime: ts(r.Timing.RequestStarted), ResponseHeadersTime: ts(r.Timing.ResponseHeaders),
+			FirstEventTime: ts(r.Timing.FirstEvent), FirstTextTime: ts(r.Timing.FirstText), FinishTime: ts(r.Timing.Finished),
+			TtfbMs: r.Timing.TTFB().Milliseconds(), TtftMs: r.Timing.TTFT().Milliseconds(), DurationMs: r.Timing.Duration().Milliseconds()}}
+	if r.Finish != 0 {
+		c.FinishReason = r.Finish.String()
+	}
+	if r.ErrorClass != 0 {
+		c.ErrorClass = r.ErrorClass.String()
+	}
+	if u := r.Usage; u != nil {
+		c.Usage = &controlv1.Usage{InputTokens: u.Input, CacheReadTokens: u.CacheRead, CacheWriteTokens: u.CacheWrite,
+			OutputTokens: u.Output, ReasoningTokens: u.Reasoning}
+	}
+	return c
+}
+
+func insightToProto(in appcontrol.Insight) *controlv1.CacheInsight {
+	out := &controlv1.CacheInsight{State: controlv1.CacheInsightState(in.State), PreviousCallId: in.PreviousCallID,
+		CommonMessages: int32(in.Common), PreviousMessages: int32(in.PreviousMessages), Messages: int32(in.Messages),
+		Explanation: in.Explanation}
+	if d := in.Divergence; d != nil {
+		out.BreakField, out.BreakCause, out.BreakMessageId = d.Field, d.Cause.String(), d.MessageID
+	}
+	return out
+}
+
+func ts(t time.Time) *timestamppb.Timestamp {
+	if t.IsZero() {
+		return nil
+	}
+	return timestamppb.New(t)
+}
+
+// A page token is a time (RFC 3339) and an id: the sort position of the
+// last item of a page.
+func encodeToken(t time.Time, id string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(t.UTC().Format(time.RFC3339Nano) + "|" + id))
+}
+
+var errBadToken = errors.New("invalid page_token: start the list again from the first page")
+
+func decodeToken(tok string) (time.Time, string, error) {
+	raw, err := base64.RawURLEncoding.DecodeString(tok)
+	if err != nil {
+		return time.Time{}, "", errBadToken
+	}
+	at, id, ok := strings.Cut(string(raw), "|")
+	t, err := time.Parse(time.RFC3339Nano, at)
+	if !ok || err != nil {
+		return time.Time{}, "", errBadToken
+	}
+	return t, id, nil
+}

@@ -1,0 +1,51 @@
+package control
+
+import (
+	"context"
+
+	"connectrpc.com/connect"
+	"go.uber.org/zap"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	appcontrol "keygate/app/control"
+	controlv1 "keygate/gen/keygate/control/v1"
+	"keygate/gen/keygate/control/v1/controlv1connect"
+)
+
+// dashboardService implements controlv1connect.DashboardServiceHandler.
+type dashboardService struct {
+	dashboard *appcontrol.Dashboard
+	log       *zap.Logger
+}
+
+var _ controlv1connect.DashboardServiceHandler = (*dashboardService)(nil)
+
+// Bucket values are the same numbers in the use case and in the API.
+func (h *dashboardService) GetDashboard(ctx context.Context, req *connect.Request[controlv1.GetDashboardRequest]) (*connect.Response[controlv1.GetDashboardResponse], error) {
+	q := appcontrol.DashboardQuery{Bucket: appcontrol.Bucket(req.Msg.GetBucketSize()), ModelID: req.Msg.GetModelId()}
+	if t := req.Msg.GetStartTime(); t != nil {
+		q.Since = t.AsTime()
+	}
+	if t := req.Msg.GetEndTime(); t != nil {
+		q.Until = t.AsTime()
+	}
+	v, err := h.dashboard.Get(ctx, q)
+	if err != nil {
+		return nil, toConnect(h.log, "GetDashboard", err)
+	}
+	resp := &controlv1.GetDashboardResponse{Totals: aggregateToProto(v.Totals), BucketSize: controlv1.BucketSize(v.Bucket)}
+	for _, p := range v.Series {
+		resp.Series = append(resp.Series, &controlv1.SeriesPoint{StartTime: timestamppb.New(p.Start), Aggregate: aggregateToProto(p.Aggregate)})
+	}
+	for _, m := range v.PerModel {
+		resp.PerModel = append(resp.PerModel, &controlv1.ModelAggregate{ModelId: m.ModelID, Aggregate: aggregateToProto(m.Aggregate)})
+	}
+	return connect.NewResponse(resp), nil
+}
+
+func aggregateToProto(a appcontrol.Aggregate) *controlv1.Aggregate {
+	return &controlv1.Aggregate{Calls: a.Calls, Completed: a.Completed, Failed: a.Failed, Cancelled: a.Cancelled,
+		InputTokens: a.Input, CacheReadTokens: a.CacheRead, CacheWriteTokens: a.CacheWrite, OutputTokens: a.Output,
+		CacheHitRate: a.CacheHitRate(), CostUsd: a.CostUSD, UnpricedCalls: a.UnpricedCalls,
+		MeanTtftMs: float64(a.MeanTTFT().Microseconds()) / 1000}
+}

@@ -1,0 +1,49 @@
+package control
+
+import (
+	"context"
+	"errors"
+
+	"connectrpc.com/connect"
+	"go.uber.org/zap"
+
+	appcontrol "keygate/app/control"
+	"keygate/domain/llm"
+	"keygate/ports"
+)
+
+// toConnect maps a use-case error to a Connect error whose message says
+// what to do. Unexpected errors are logged here (the only place that
+// handles them) and reach the client without internals.
+func toConnect(log *zap.Logger, op string, err error) error {
+	var inv *appcontrol.InvalidError
+	var perr *llm.ProviderError
+	switch {
+	case errors.As(err, &inv):
+		return connect.NewError(connect.CodeInvalidArgument, err)
+	case errors.Is(err, ports.ErrNotFound):
+		return connect.NewError(connect.CodeNotFound, errors.New("not found: it may have been deleted; reload the page"))
+	case errors.Is(err, context.Canceled):
+		return connect.NewError(connect.CodeCanceled, err)
+	case errors.Is(err, context.DeadlineExceeded):
+		return connect.NewError(connect.CodeDeadlineExceeded, err)
+	case errors.As(err, &perr):
+		return connect.NewError(connect.CodeUnavailable, errors.New(providerAdvice(perr)))
+	case errors.Is(err, ports.ErrUnsealable):
+		return connect.NewError(connect.CodeFailedPrecondition,
+			errors.New("the stored API key cannot be decrypted (the data directory's secret.key changed); enter the key again"))
+	}
+	log.Error("control request failed", zap.String("op", op), zap.Error(err))
+	return connect.NewError(connect.CodeInternal, errors.New("internal error; the Keygate log has the details"))
+}
+
+func providerAdvice(perr *llm.ProviderError) string {
+	switch perr.Class {
+	case llm.ErrorAuthorization:
+		return "the provider rejected the API key; check the key (" + perr.Error() + ")"
+	case llm.ErrorBadRequest:
+		return "the provider rejected the request; check the base URL and protocol (" + perr.Error() + ")"
+	default:
+		return "the provider could not be reached or failed; check the base URL and try again (" + perr.Error() + ")"
+	}
+}

@@ -1,0 +1,121 @@
+package control_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"testing/fstest"
+	"time"
+
+	"connectrpc.com/connect"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/types"
+
+	"keygate/adapters/control"
+	"keygate/adapters/control/controltest"
+	"keygate/adapters/provider"
+	"keygate/adapters/provider/discovery"
+	"keygate/adapters/provider/providertest"
+	"keygate/adapters/secretbox"
+	appcontrol "keygate/app/control"
+	controlv1 "keygate/gen/keygate/control/v1"
+	"keygate/gen/keygate/control/v1/controlv1connect"
+)
+
+// api is a Keygate control API over a real HTTP server, backed by the
+// in-memory store, a real secret box and the real provider client talking
+// to a fake provider.
+type api struct {
+	store    *controltest.Store
+	upstream *providertest.Server
+	prompts  *control.PromptCache
+	tap      *appcontrol.PromptTap
+	settings *appcontrol.Settings
+	server   *httptest.Server
+
+	models    controlv1connect.ModelServiceClient
+	calls     controlv1connect.CallServiceClient
+	dashboard controlv1connect.DashboardServiceClient
+	setting   controlv1connect.SettingServiceClient
+}
+
+func newAPI() *api {
+	a := &api{store: controltest.NewStore(nil), upstream: providertest.NewServer(), prompts: control.NewPromptCache(100)}
+	DeferCleanup(a.upstream.Close)
+	box, err := secretbox.New([]byte("0123456789abcdef0123456789abcdef"))
+	Expect(err).NotTo(HaveOccurred())
+	a.settings = appcontrol.NewSettings(a.store)
+	client := provider.New(provider.Options{Recorder: a.store, Detailed: a.settings.Detailed})
+	a.tap = appcontrol.NewPromptTap(client, a.prompts)
+	calls := appcontrol.NewCalls(appcontrol.CallsOptions{Lister: a.store, Reader: a.store, Prompts: a.prompts})
+	routes := control.Routes(control.Options{
+		Models: appcontrol.NewModels(appcontrol.ModelsOptions{Store: a.store, Secrets: box,
+			Lister: control.NewDiscovery(discovery.New(nil)), Provider: a.tap, RequestURL: provider.RequestURL}),
+		Calls:     calls,
+		Dashboard: appcontrol.NewDashboard(a.store, a.settings, nil),
+		Settings:  a.settings,
+		Setup: func(context.Context) (control.Setup, error) {
+			return control.Setup{ProxyURL: "http://127.0.0.1:7878"}, nil
+		},
+		Console: fstest.MapFS{"index.html": {Data: []byte("<html>console</html>")},
+			"assets/app-1.js": {Data: []byte("console.log(1)")}},
+	})
+	mux := http.NewServeMux()
+	for p, h := range routes {
+		mux.Handle(p, h)
+	}
+	a.server = httptest.NewServer(mux)
+	DeferCleanup(a.server.Close)
+	a.models = controlv1connect.NewModelServiceClient(a.server.Client(), a.server.URL)
+	a.calls = controlv1connect.NewCallServiceClient(a.server.Client(), a.server.URL)
+	a.dashboard = controlv1connect.NewDashboardServiceClient(a.server.Client(), a.server.URL)
+	a.setting = controlv1connect.NewSettingServiceClient(a.server.Client(), a.server.URL)
+	return a
+}
+
+// chatSettings points a model at the fake provider's Chat Completions.
+func (a *api) chatSettings(modelID string) *controlv1.ModelSettings {
+	return &controlv1.ModelSettings{DisplayName: "Fake " + modelID, ProviderKind: controlv1.ProviderKind_PROVIDER_KIND_OPENAI_CHAT,
+		BaseUrl: a.upstream.URL + "/v1", ModelId: modelID}
+}
+
+func (a *api) create(modelID, key string) *controlv1.Model {
+	resp, err := a.models.CreateModel(context.Background(), connect.NewRequest(&controlv1.CreateModelRequest{
+		Settings: a.chatSettings(modelID), ApiKey: key, Enabled: true}))
+	Expect(err).NotTo(HaveOccurred())
+	return resp.Msg.GetModel()
+}
+
+// test runs a connection test and returns every progress message.
+func (a *api) test(id string) []*controlv1.TestModelResponse {
+	stream, err := a.models.TestModel(context.Background(), connect.NewRequest(&controlv1.TestModelRequest{Id: id}))
+	Expect(err).NotTo(HaveOccurred())
+	var out []*controlv1.TestModelResponse
+	for stream.Receive() {
+		out = append(out, stream.Msg())
+	}
+	Expect(stream.Err()).NotTo(HaveOccurred())
+	return out
+}
+
+func (a *api) setDetailed(on bool) {
+	_, err := a.setting.UpdateSettings(context.Background(), connect.NewRequest(&controlv1.UpdateSettingsRequest{
+		Settings: &controlv1.Settings{DetailedMode: on}}))
+	Expect(err).NotTo(HaveOccurred())
+}
+
+// HaveConnectCode matches a Connect error with the given code.
+func HaveConnectCode(code connect.Code) types.GomegaMatcher {
+	return WithTransform(func(err error) connect.Code {
+		var ce *connect.Error
+		if errors.As(err, &ce) {
+			return ce.Code()
+		}
+		return connect.CodeUnknown
+	}, Equal(code))
+}
+
+// at is a fixed instant for records made by hand.
+var at = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)

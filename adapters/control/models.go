@@ -1,0 +1,164 @@
+package control
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"connectrpc.com/connect"
+	"go.uber.org/zap"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	appcontrol "keygate/app/control"
+	controlv1 "keygate/gen/keygate/control/v1"
+	"keygate/gen/keygate/control/v1/controlv1connect"
+	"keygate/domain/llm"
+	"keygate/ports"
+)
+
+// modelService implements controlv1connect.ModelServiceHandler.
+type modelService struct {
+	models *appcontrol.Models
+	calls  *appcontrol.Calls
+	log    *zap.Logger
+}
+
+var _ controlv1connect.ModelServiceHandler = (*modelService)(nil)
+
+var kinds = map[controlv1.ProviderKind]llm.ProviderKind{
+	controlv1.ProviderKind_PROVIDER_KIND_OPENAI_CHAT:      llm.ProviderOpenAIChat,
+	controlv1.ProviderKind_PROVIDER_KIND_OPENAI_RESPONSES: llm.ProviderOpenAIResponses,
+	controlv1.ProviderKind_PROVIDER_KIND_ANTHROPIC:        llm.ProviderAnthropic,
+}
+
+func kindFromProto(k controlv1.ProviderKind) llm.ProviderKind { return kinds[k] }
+
+func kindToProto(k llm.ProviderKind) controlv1.ProviderKind {
+	for p, d := range kinds {
+		if d == k {
+			return p
+		}
+	}
+	return controlv1.ProviderKind_PROVIDER_KIND_UNSPECIFIED
+}
+
+func settingsFromProto(s *controlv1.ModelSettings) appcontrol.ModelSettings {
+	out := appcontrol.ModelSettings{DisplayName: s.GetDisplayName(), GroupName: s.GetGroupName(),
+		ProviderKind: kindFromProto(s.GetProviderKind()), BaseURL: s.GetBaseUrl(), UseFullURL: s.GetUseFullUrl(),
+		ModelID: s.GetModelId(), Tooltip: s.GetTooltip(), ReasoningEffort: s.GetReasoningEffort(),
+		ContextWindowTokens: s.GetContextWindowTokens(), MaxOutputTokens: s.GetMaxOutputTokens(),
+		CustomHeaders: s.GetCustomHeaders(), SupportsImages: s.GetSupportsImages(), SupportsTools: s.GetSupportsTools()}
+	if p := strings.TrimSpace(s.GetExtraParamsJson()); p != "" {
+		out.ExtraParams = json.RawMessage(p)
+	}
+	return out
+}
+
+func modelToProto(m appcontrol.Model) *controlv1.Model {
+	s := m.Settings
+	return &controlv1.Model{Id: m.Config.ID, SortOrder: int32(m.Config.SortOrder), Enabled: m.Config.Enabled,
+		HasApiKey: m.HasAPIKey, ApiKeyHint: m.KeyHint,
+		CreateTime: timestamppb.New(m.Config.CreatedAt), UpdateTime: timestamppb.New(m.Config.UpdatedAt),
+		Settings: &controlv1.ModelSettings{DisplayName: s.DisplayName, GroupName: s.GroupName,
+			ProviderKind: kindToProto(s.ProviderKind), BaseUrl: s.BaseURL, UseFullUrl: s.UseFullURL,
+			ModelId: s.ModelID, Tooltip: s.Tooltip, ReasoningEffort: s.ReasoningEffort,
+			ContextWindowTokens: s.ContextWindowTokens, MaxOutputTokens: s.MaxOutputTokens,
+			ExtraParamsJson: string(s.ExtraParams), CustomHeaders: s.CustomHeaders,
+			SupportsImages: s.SupportsImages, SupportsTools: s.SupportsTools}}
+}
+
+func modelsToProto(ms []appcontrol.Model) []*controlv1.Model {
+	out := make([]*controlv1.Model, len(ms))
+	for i, m := range ms {
+		out[i] = modelToProto(m)
+	}
+	return out
+}
+
+func (h *modelService) ListModels(ctx context.Context, _ *connect.Request[controlv1.ListModelsRequest]) (*connect.Response[controlv1.ListModelsResponse], error) {
+	ms, err := h.models.List(ctx)
+	if err != nil {
+		return nil, toConnect(h.log, "ListModels", err)
+	}
+	return connect.NewResponse(&controlv1.ListModelsResponse{Models: modelsToProto(ms)}), nil
+}
+
+func (h *modelService) CreateModel(ctx context.Context, req *connect.Request[controlv1.CreateModelRequest]) (*connect.Response[controlv1.CreateModelResponse], error) {
+	m, err := h.models.Create(ctx, settingsFromProto(req.Msg.GetSettings()), req.Msg.GetApiKey(), req.Msg.GetEnabled())
+	if err != nil {
+		return nil, toConnect(h.log, "CreateModel", err)
+	}
+	return connect.NewResponse(&controlv1.CreateModelResponse{Model: modelToProto(m)}), nil
+}
+
+func (h *modelService) UpdateModel(ctx context.Context, req *connect.Request[controlv1.UpdateModelRequest]) (*connect.Response[controlv1.UpdateModelResponse], error) {
+	m, err := h.models.Update(ctx, req.Msg.GetId(), settingsFromProto(req.Msg.GetSettings()), req.Msg.GetApiKey())
+	if err != nil {
+		return nil, toConnect(h.log, "UpdateModel", err)
+	}
+	return connect.NewResponse(&controlv1.UpdateModelResponse{Model: modelToProto(m)}), nil
+}
+
+func (h *modelService) DeleteModel(ctx context.Context, req *connect.Request[controlv1.DeleteModelRequest]) (*connect.Response[controlv1.DeleteModelResponse], error) {
+	if err := h.models.Delete(ctx, req.Msg.GetId()); err != nil {
+		return nil, toConnect(h.log, "DeleteModel", err)
+	}
+	return connect.NewResponse(&controlv1.DeleteModelResponse{}), nil
+}
+
+func (h *modelService) SetModelEnabled(ctx context.Context, req *connect.Request[controlv1.SetModelEnabledRequest]) (*connect.Response[controlv1.SetModelEnabledResponse], error) {
+	m, err := h.models.SetEnabled(ctx, req.Msg.GetId(), req.Msg.GetEnabled())
+	if err != nil {
+		return nil, toConnect(h.log, "SetModelEnabled", err)
+	}
+	return connect.NewResponse(&controlv1.SetModelEnabledResponse{Model: modelToProto(m)}), nil
+}
+
+func (h *modelService) ReorderModels(ctx context.Context, req *connect.Request[controlv1.ReorderModelsRequest]) (*connect.Response[controlv1.ReorderModelsResponse], error) {
+	ms, err := h.models.Reorder(ctx, req.Msg.GetIds())
+	if err != nil {
+		return nil, toConnect(h.log, "ReorderModels", err)
+	}
+	return connect.NewResponse(&controlv1.ReorderModelsResponse{Models: modelsToProto(ms)}), nil
+}
+
+func (h *modelService) DuplicateModel(ctx context.Context, req *connect.Request[controlv1.DuplicateModelRequest]) (*connect.Response[controlv1.DuplicateModelResponse], error) {
+	m, err := h.models.Duplicate(ctx, req.Msg.GetId())
+	if err != nil {
+		return nil, toConnect(h.log, "DuplicateModel", err)
+	}
+	return connect.NewResponse(&controlv1.DuplicateModelResponse{Model: modelToProto(m)}), nil
+}
+
+func (h *modelService) DiscoverModels(ctx context.Context, req *connect.Request[controlv1.DiscoverModelsRequest]) (*connect.Response[controlv1.DiscoverModelsResponse], error) {
+	ids, err := h.models.Discover(ctx, appcontrol.DiscoverQuery{KeyFromModel: req.Msg.GetKeyFromModelId(),
+		ModelListQuery: ports.ModelListQuery{Kind: kindFromProto(req.Msg.GetProviderKind()), BaseURL: req.Msg.GetBaseUrl(),
+			APIKey: req.Msg.GetApiKey(), Headers: req.Msg.GetCustomHeaders()}})
+	if err != nil {
+		return nil, toConnect(h.log, "DiscoverModels", err)
+	}
+	return connect.NewResponse(&controlv1.DiscoverModelsResponse{ModelIds: ids}), nil
+}
+
+func (h *modelService) TestModel(ctx context.Context, req *connect.Request[controlv1.TestModelRequest], out *connect.ServerStream[controlv1.TestModelResponse]) error {
+	var sendErr error
+	res, err := h.models.Test(ctx, req.Msg.GetId(), func(p appcontrol.TestProgress) {
+		if sendErr == nil {
+			sendErr = out.Send(&controlv1.TestModelResponse{Phase: controlv1.TestPhase(p.Phase), ReceivedChars: int64(p.ReceivedChars)})
+		}
+	})
+	if err != nil {
+		return toConnect(h.log, "TestModel", err)
+	}
+	result := &controlv1.TestResult{Ok: res.OK, Error: res.Error, TimeToFirstTokenMs: res.TimeToFirstText.Milliseconds(),
+		DurationMs: res.Duration.Milliseconds(), OutputTokens: res.OutputTokens, TokensEstimated: res.TokensEstimated,
+		TokensPerSecond: res.TokensPerSecond, OutputText: res.Text, CallId: res.CallID}
+	if d, err := h.calls.Get(ctx, res.CallID); err == nil {
+		var raw strings.Builder
+		for _, c := range d.Chunks {
+			raw.Write(c.Data)
+		}
+		result.RawResponse = raw.String()
+	}
+	return out.Send(&controlv1.TestModelResponse{Phase: controlv1.TestPhase_TEST_PHASE_DONE, Result: result})
+}

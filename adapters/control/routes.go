@@ -1,0 +1,59 @@
+package control
+
+import (
+	"context"
+	"io/fs"
+	"net/http"
+
+	"go.uber.org/zap"
+
+	appcontrol "keygate/app/control"
+	"keygate/gen/keygate/control/v1/controlv1connect"
+)
+
+// Options are the use cases the control API serves. Conversations may be
+// nil while no store lists conversations; its service then answers
+// Unimplemented. Console nil serves no console.
+type Options struct {
+	Models        *appcontrol.Models
+	Calls         *appcontrol.Calls
+	Dashboard     *appcontrol.Dashboard
+	Settings      *appcontrol.Settings
+	Conversations *appcontrol.Conversations
+	// Setup answers the Connect Cursor page.
+	Setup   func(ctx context.Context) (Setup, error)
+	Console fs.FS
+	Logger  *zap.Logger
+}
+
+// Routes returns the Connect services under /keygate.control.v1.* and the
+// console at "/" (the catch-all; it answers GET and HEAD only), as patterns
+// for net/http.ServeMux. "/" rather than "GET /": the latter would conflict
+// with the method-less Connect prefixes in ServeMux.
+func Routes(o Options) map[string]http.Handler {
+	log := o.Logger
+	if log == nil {
+		log = zap.NewNop()
+	}
+	log = log.Named("control")
+	routes := map[string]http.Handler{}
+	add := func(p string, h http.Handler) { routes[p] = h }
+	add(controlv1connect.NewModelServiceHandler(&modelService{models: o.Models, calls: o.Calls, log: log}))
+	add(controlv1connect.NewCallServiceHandler(&callService{calls: o.Calls, log: log}))
+	add(controlv1connect.NewDashboardServiceHandler(&dashboardService{dashboard: o.Dashboard, log: log}))
+	add(controlv1connect.NewSettingServiceHandler(&settingService{settings: o.Settings, log: log}))
+	if o.Conversations != nil {
+		add(controlv1connect.NewConversationServiceHandler(&conversationService{conversations: o.Conversations, log: log}))
+	} else {
+		add(controlv1connect.NewConversationServiceHandler(controlv1connect.UnimplementedConversationServiceHandler{}))
+	}
+	setup := o.Setup
+	if setup == nil {
+		setup = func(context.Context) (Setup, error) { return Setup{}, nil }
+	}
+	add(controlv1connect.NewSetupServiceHandler(&setupService{setup: setup}))
+	if o.Console != nil {
+		routes["/"] = Assets(o.Console)
+	}
+	return routes
+}
