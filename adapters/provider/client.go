@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -163,7 +164,17 @@ func (c *Client) transportError(label, stage string, err error, cause func() err
 	if perr := parentErr(); perr != nil {
 		return fmt.Errorf("provider %s: %w", stage, perr)
 	}
-	return failure.Transient(label, stage+" error: "+scrub(err.Error(), apiKey), err)
+	return failure.Transient(label, stage+" error: "+scrub(err.Error(), apiKey), redactErrURL(err, apiKey))
+}
+
+// redactErrURL removes credentials from the URL a transport error carries,
+// so that a ProviderError's cause can be logged or recorded safely.
+func redactErrURL(err error, apiKey string) error {
+	var ue *url.Error
+	if !errors.As(err, &ue) {
+		return err
+	}
+	return &url.Error{Op: ue.Op, URL: redactURL(ue.URL, apiKey), Err: ue.Err}
 }
 
 // template replaces the session template; in JSON the id is escaped as the

@@ -3,6 +3,7 @@ package provider_test
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -231,5 +232,19 @@ var _ = Describe("Client.Stream", func() {
 		DeferCleanup(s.Close)
 		_, err = drain(s)
 		Expect(providerError(err).Class).To(Equal(llm.ErrorTransient))
+	})
+	It("keeps a key in the URL out of a transport error and its cause", func() {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		Expect(err).NotTo(HaveOccurred())
+		closed := "http://" + ln.Addr().String()
+		Expect(ln.Close()).To(Succeed())
+		c := call(llm.ProviderOpenAIChat, "")
+		c.Endpoint.URL = closed + "/v1/chat/completions?key=" + apiKey
+		_, err = client.Stream(context.Background(), c)
+		perr := providerError(err)
+		Expect(perr.Class).To(Equal(llm.ErrorTransient))
+		Expect(err.Error()).NotTo(ContainSubstring(apiKey))
+		Expect(perr.Err).To(HaveOccurred())
+		Expect(perr.Err.Error()).NotTo(ContainSubstring(apiKey))
 	})
 })
