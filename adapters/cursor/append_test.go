@@ -1,8 +1,6 @@
 package cursor_test
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/hex"
 	"net/http"
@@ -295,27 +293,14 @@ var _ = Describe("BidiAppend", func() {
 			Expect(err).NotTo(HaveOccurred())
 			body, err := proto.Marshal(&aiserverv1.BidiAppendRequest{Data: hex.EncodeToString(data), RequestId: &aiserverv1.BidiRequestId{RequestId: client.RequestID}})
 			Expect(err).NotTo(HaveOccurred())
-			var zipped bytes.Buffer
-			zw := gzip.NewWriter(&zipped)
-			_, _ = zw.Write(frame.Encode(0, body))
-			Expect(zw.Close()).To(Succeed())
-			req, _ := http.NewRequest(http.MethodPost, env.URL+"/aiserver.v1.BidiService/BidiAppend", &zipped)
-			req.Header.Set("Content-Type", "application/proto")
-			req.Header.Set("Content-Encoding", "gzip")
-			resp, err := env.HTTP1.Do(req)
-			Expect(err).NotTo(HaveOccurred())
-			resp.Body.Close()
+			resp := postProto(env.HTTP1, env.URL+"/aiserver.v1.BidiService/BidiAppend", frame.Encode(0, body), true)
 			Expect(resp.StatusCode).To(Equal(http.StatusOK))
 			Expect(resp.Header.Get("Content-Type")).To(Equal("application/proto"))
 			Eventually(handler.Turns).Should(HaveLen(1))
 		})
 
 		It("answers garbage with a Connect error and keeps serving", func() {
-			req, _ := http.NewRequest(http.MethodPost, env.URL+"/aiserver.v1.BidiService/BidiAppend", bytes.NewReader([]byte{0xff, 0xff, 0xff, 0x01}))
-			req.Header.Set("Content-Type", "application/proto")
-			resp, err := env.HTTP1.Do(req)
-			Expect(err).NotTo(HaveOccurred())
-			resp.Body.Close()
+			resp := postProto(env.HTTP1, env.URL+"/aiserver.v1.BidiService/BidiAppend", []byte{0xff, 0xff, 0xff, 0x01}, false)
 			Expect(resp.StatusCode).To(Equal(http.StatusBadRequest))
 			Expect(resp.Header.Get("Content-Type")).To(Equal("application/json"))
 

@@ -1,10 +1,14 @@
 package cursor_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
+	"net/http"
 
 	"connectrpc.com/connect"
+	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gcustom"
 	"github.com/onsi/gomega/types"
 
@@ -51,4 +55,27 @@ var requestSeq int
 func newRequestID() string {
 	requestSeq++
 	return fmt.Sprintf("req-%04d", requestSeq)
+}
+
+// postProto posts a raw unary body as the client would, gzip-compressed
+// when zipped, and returns the response with its body drained.
+func postProto(hc *http.Client, url string, body []byte, zipped bool) *http.Response {
+	var buf bytes.Buffer
+	if zipped {
+		zw := gzip.NewWriter(&buf)
+		_, _ = zw.Write(body)
+		Expect(zw.Close()).To(Succeed())
+	} else {
+		buf.Write(body)
+	}
+	req, err := http.NewRequest(http.MethodPost, url, &buf)
+	Expect(err).NotTo(HaveOccurred())
+	req.Header.Set("Content-Type", "application/proto")
+	if zipped {
+		req.Header.Set("Content-Encoding", "gzip")
+	}
+	resp, err := hc.Do(req)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(resp.Body.Close()).To(Succeed())
+	return resp
 }

@@ -1,8 +1,6 @@
 package cursor_test
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"net/http"
@@ -171,16 +169,7 @@ var _ = Describe("Unary services", func() {
 
 		It("accepts a gzip, enveloped request body", func() {
 			body, _ := proto.Marshal(&aiserverv1.AvailableModelsRequest{IsNightly: true})
-			var zipped bytes.Buffer
-			zw := gzip.NewWriter(&zipped)
-			_, _ = zw.Write(frame.Encode(0, body))
-			Expect(zw.Close()).To(Succeed())
-			req, _ := http.NewRequest(http.MethodPost, env.URL+aiserverv1connect.AiServiceAvailableModelsProcedure, &zipped)
-			req.Header.Set("Content-Type", "application/proto")
-			req.Header.Set("Content-Encoding", "gzip")
-			resp, err := env.HTTP1.Do(req)
-			Expect(err).NotTo(HaveOccurred())
-			defer resp.Body.Close()
+			resp := postProto(env.HTTP1, env.URL+aiserverv1connect.AiServiceAvailableModelsProcedure, frame.Encode(0, body), true)
 			Expect(resp.StatusCode).To(Equal(http.StatusOK))
 		})
 	})

@@ -35,9 +35,7 @@ func NewRun(reg *transport.Registry, maxSize int64, log *zap.Logger) *Run {
 
 // ServeHTTP implements http.Handler.
 func (h *Run) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	if !onlyPost(w, r) {
 		return
 	}
 	rc := startStream(w, ContentTypeConnect)

@@ -31,9 +31,7 @@ func NewRunSSE(reg *transport.Registry, maxSize int64, log *zap.Logger) *RunSSE 
 // ServeHTTP implements http.Handler. The request body is a BidiRequestId,
 // enveloped (application/connect+proto) or bare.
 func (h *RunSSE) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	if !onlyPost(w, r) {
 		return
 	}
 	body, bodyErr := frame.UnaryBody(r.Body, r.Header.Get("Content-Encoding"), h.maxSize)

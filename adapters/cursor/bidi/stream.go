@@ -56,3 +56,13 @@ func endWith(w io.Writer, rc *http.ResponseController, err error) {
 	_, _ = w.Write(frame.EndFrame(connectError(err)))
 	_ = rc.Flush()
 }
+
+// onlyPost answers anything but POST with 405 and reports whether r may go on.
+func onlyPost(w http.ResponseWriter, r *http.Request) bool {
+	if r.Method == http.MethodPost {
+		return true
+	}
+	w.Header().Set("Allow", http.MethodPost)
+	http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	return false
+}

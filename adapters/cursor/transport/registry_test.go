@@ -1,0 +1,142 @@
+package transport_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"go.uber.org/zap"
+	"google.golang.org/protobuf/proto"
+
+	"keygate/adapters/cursor/cursortest"
+	"keygate/adapters/cursor/frame"
+	"keygate/adapters/cursor/transport"
+	agentv1 "keygate/gen/cursor/agent/v1"
+)
+
+// turnProbe lets a spec act as the run layer from outside the turn.
+type turnProbe struct {
+	turns chan *transport.Turn
+	end   chan error
+}
+
+func (p *turnProbe) ServeRun(ctx context.Context, turn *transport.Turn) error {
+	p.turns <- turn
+	select {
+	case err := <-p.end:
+		return err
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+func opening(model string) transport.Append {
+	msg := cursortest.RunRequest("conv", model, "hi")
+	raw, err := proto.Marshal(msg)
+	Expect(err).NotTo(HaveOccurred())
+	return transport.Append{RequestID: "r1", Seqno: 0, Message: msg, Raw: raw}
+}
+
+var _ = Describe("Registry", func() {
+	var (
+		ctx   context.Context
+		probe *turnProbe
+		reg   *transport.Registry
+		turn  *transport.Turn
+	)
+
+	BeforeEach(func() {
+		ctx = context.Background()
+		probe = &turnProbe{turns: make(chan *transport.Turn, 4), end: make(chan error, 4)}
+		cfg := cursortest.FastTimings()
+		cfg.OrphanGrace = time.Hour
+		reg = transport.NewRegistry(probe, cfg, zap.NewNop())
+		DeferCleanup(func() { Expect(reg.Close(context.Background())).To(Succeed()) })
+		Expect(reg.Append(ctx, opening("m"))).To(Succeed())
+		Eventually(probe.turns).Should(Receive(&turn))
+	})
+
+	It("fills in the documented defaults", func() {
+		cfg := transport.NewRegistry(probe, transport.Config{}, zap.NewNop()).Config()
+		Expect(cfg).To(Equal(transport.Config{
+			RouteWait: 30 * time.Second, OrphanGrace: 30 * time.Second, Linger: 2 * time.Second,
+			Heartbeat: 5 * time.Second, Retain: 60 * time.Second, MaxPending: 1024,
+		}))
+	})
+
+	DescribeTable("hands out wire ids that are never 0 and never reused",
+		func(next func(transport.Output) (uint32, error)) {
+			seen := map[uint32]bool{}
+			for range 100 {
+				id, err := next(turn.Output)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(id).NotTo(BeZero())
+				Expect(seen).NotTo(HaveKey(id))
+				seen[id] = true
+			}
+		},
+		Entry("for ExecServerMessage.id", transport.Output.NextExecID),
+		Entry("for InteractionQuery.id", transport.Output.NextInteractionID),
+		Entry("for KvServerMessage.id", transport.Output.NextKvID),
+	)
+
+	It("keeps the three id spaces apart", func() {
+		e, _ := turn.Output.NextExecID()
+		i, _ := turn.Output.NextInteractionID()
+		k, _ := turn.Output.NextKvID()
+		Expect([]uint32{e, i, k}).To(Equal([]uint32{1, 1, 1}))
+	})
+
+	It("refuses sends once the turn has returned", func() {
+		probe.end <- nil
+		Eventually(func() error { return turn.Output.Send(cursortest.TextDelta("late")) }).Should(MatchError(transport.ErrTurnOver))
+	})
+
+	It("replays the log to a subscriber and ends it with the end-of-stream frame", func() {
+		Expect(turn.Output.Send(cursortest.TextDelta("one"))).To(Succeed())
+		probe.end <- nil
+		sub, err := reg.Subscribe(ctx, "r1")
+		Expect(err).NotTo(HaveOccurred())
+		defer sub.Close()
+		var got []*agentv1.AgentServerMessage
+		var end []byte
+		for {
+			f, err := sub.Next(ctx)
+			if err == io.EOF {
+				break
+			}
+			Expect(err).NotTo(HaveOccurred())
+			fr, err := frame.NewReader(bytes.NewReader(f), 0).Next()
+			Expect(err).NotTo(HaveOccurred())
+			if fr.EndStream() {
+				end = fr.Payload
+				continue
+			}
+			m := &agentv1.AgentServerMessage{}
+			Expect(proto.Unmarshal(fr.Payload, m)).To(Succeed())
+			got = append(got, m)
+		}
+		Expect(got).To(HaveLen(1))
+		Expect(cursortest.TextOf(got[0])).To(Equal("one"))
+		Expect(string(end)).To(Equal("{}"))
+	})
+
+	It("refuses an empty request id", func() {
+		Expect(reg.Append(ctx, transport.Append{Message: cursortest.Heartbeat(), Seqno: 1})).To(MatchError(transport.ErrEmptyRequestID))
+		_, err := reg.Subscribe(ctx, "")
+		Expect(err).To(MatchError(transport.ErrEmptyRequestID))
+	})
+
+	It("refuses appends after Close", func() {
+		Expect(reg.Close(ctx)).To(Succeed())
+		Expect(reg.Append(ctx, transport.Append{RequestID: "r2", Message: cursortest.Heartbeat(), Seqno: 1})).To(MatchError(transport.ErrRegistryClosed))
+	})
+
+	It("reports whether a request id has a live local transport", func() {
+		Expect(reg.Owns("r1")).To(BeTrue())
+		Expect(reg.Owns("elsewhere")).To(BeFalse())
+	})
+})
