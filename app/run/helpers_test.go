@@ -66,6 +66,10 @@ type harness struct {
 	engine   *run.Engine
 	limits   run.Limits
 	conv     string
+	// ctx is the current generation's life; crash ends it.
+	ctx      context.Context
+	life     *mortal
+	cancel   context.CancelFunc
 	model    run.Model
 	prompt   projection.Prompt
 }
@@ -89,16 +93,28 @@ func newHarness(open func() backend, limits run.Limits) *harness {
 	return h
 }
 
-// restart drops the engine and builds a fresh one over the same data.
+// restart builds a fresh engine over the same data, as a new process
+// would; the previous engine keeps running unless crash stopped it.
 func (h *harness) restart() {
 	h.b = h.b.reopen()
 	h.provider = &runtest.Provider{Next: provider.New(provider.Options{Recorder: h.b.calls, Now: h.clock.Now})}
+	h.life = &mortal{convs: h.b.convs, runs: h.b.runs, rounds: h.b.rounds, provider: h.provider}
+	h.ctx, h.cancel = context.WithCancel(context.Background())
+	DeferCleanup(h.cancel)
 	e, err := run.New(run.Options{
-		Conversations: h.b.convs, Runs: h.b.runs, ToolRounds: h.b.rounds, Anchors: h.b.anchors, Blobs: h.b.blobs,
-		Provider: h.provider, Clock: h.clock, Logger: zap.NewNop(), Limits: h.limits,
+		Conversations: mortalConvs{h.life}, Runs: mortalRuns{h.life}, ToolRounds: mortalRounds{h.life},
+		Anchors: h.b.anchors, Blobs: h.b.blobs, Provider: mortalProvider{h.life}, Clock: h.clock,
+		Logger: zap.NewNop(), Limits: h.limits,
 	})
 	Expect(err).NotTo(HaveOccurred())
 	h.engine = e
+}
+
+// crash kills the current engine: from now on its store and provider
+// calls fail and its runs' context is cancelled, so it writes nothing more.
+func (h *harness) crash() {
+	h.life.dead.Store(true)
+	h.cancel()
 }
 
 // prepared is a Start run of the harness's conversation with msgs.
@@ -110,7 +126,7 @@ func (h *harness) prepared(msgs ...conversation.Message) run.PreparedRun {
 
 // start starts p with t draining its events.
 func (h *harness) start(p run.PreparedRun, t *runtest.Transport) *run.Handle {
-	hd, err := h.engine.Start(context.Background(), p)
+	hd, err := h.engine.Start(h.ctx, p)
 	Expect(err).NotTo(HaveOccurred())
 	t.Drive(hd)
 	return hd
