@@ -67,11 +67,11 @@ type harness struct {
 	limits   run.Limits
 	conv     string
 	// ctx is the current generation's life; crash ends it.
-	ctx      context.Context
-	life     *mortal
-	cancel   context.CancelFunc
-	model    run.Model
-	prompt   projection.Prompt
+	ctx    context.Context
+	life   *mortal
+	cancel context.CancelFunc
+	model  run.Model
+	prompt projection.Prompt
 }
 
 func newHarness(open func() backend, limits run.Limits) *harness {
