@@ -119,3 +119,7 @@ func HaveConnectCode(code connect.Code) types.GomegaMatcher {
 
 // at is a fixed instant for records made by hand.
 var at = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+
+func newRecorder() *httptest.ResponseRecorder { return httptest.NewRecorder() }
+
+func mustRequest(method, target string) *http.Request { return httptest.NewRequest(method, target, nil) }

@@ -1,0 +1,201 @@
+package control_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"connectrpc.com/connect"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"keygate/adapters/provider/providertest"
+	"keygate/domain/callrecord"
+	"keygate/domain/llm"
+	controlv1 "keygate/gen/keygate/control/v1"
+	"keygate/ports"
+)
+
+// record stores a finished call made by hand.
+func (a *api) record(id, model string, status callrecord.Status, started time.Time, u *llm.Usage) {
+	rec := callrecord.Record{CallID: id, RunID: "run", ConversationID: "conv", Status: callrecord.StatusRunning,
+		Model: callrecord.ModelSnapshot{ModelID: model, ProviderKind: llm.ProviderOpenAIChat},
+		Timing: callrecord.Timing{RequestStarted: started}}
+	Expect(a.store.Start(context.Background(), rec)).To(Succeed())
+	rec.Status, rec.Usage = status, u
+	rec.Timing.FirstText = started.Add(200 * time.Millisecond)
+	rec.Timing.Finished = started.Add(time.Second)
+	Expect(a.store.Finish(context.Background(), rec)).To(Succeed())
+}
+
+// converse sends req through the prompt tap and the real provider client,
+// as the run engine would, and drains the answer.
+func (a *api) converse(callID, conversationID string, req llm.Request) {
+	a.upstream.Enqueue(providertest.Stream(providertest.ChatSSE(providertest.Turn{Text: []string{"ok"}})))
+	s, err := a.tap.Stream(context.Background(), ports.ModelCall{CallID: callID, RunID: "run", ConversationID: conversationID,
+		Endpoint: ports.Endpoint{Kind: llm.ProviderOpenAIChat, URL: a.upstream.URL + "/v1/chat/completions", APIKey: "sk-x"},
+		Request:  req})
+	Expect(err).NotTo(HaveOccurred())
+	for s.Next() {
+	}
+	Expect(s.Err()).NotTo(HaveOccurred())
+	Expect(s.Close()).To(Succeed())
+}
+
+func user(id, text string) llm.Message {
+	return llm.Message{ID: id, Role: llm.RoleUser, Parts: []llm.Part{{Kind: llm.PartText, Text: text}}}
+}
+
+func reply(id, text string) llm.Message {
+	return llm.Message{ID: id, Role: llm.RoleAssistant, Assistant: &llm.Assistant{Text: text}}
+}
+
+var _ = Describe("CallService", func() {
+	var (
+		a   *api
+		ctx context.Context
+	)
+	BeforeEach(func() {
+		a = newAPI()
+		ctx = context.Background()
+	})
+
+	Describe("ListCalls", func() {
+		BeforeEach(func() {
+			for i := range 5 {
+				status := callrecord.StatusCompleted
+				if i == 3 {
+					status = callrecord.StatusError
+				}
+				model := "gpt-a"
+				if i%2 == 1 {
+					model = "claude-b"
+				}
+				a.record(fmt.Sprintf("call-%d", i), model, status, at.Add(time.Duration(i)*time.Minute), nil)
+			}
+		})
+		list := func(req *controlv1.ListCallsRequest) ([]string, string) {
+			resp, err := a.calls.ListCalls(ctx, connect.NewRequest(req))
+			Expect(err).NotTo(HaveOccurred())
+			var ids []string
+			for _, c := range resp.Msg.GetCalls() {
+				ids = append(ids, c.GetCallId())
+			}
+			return ids, resp.Msg.GetNextPageToken()
+		}
+
+		It("lists newest first", func() {
+			ids, next := list(&controlv1.ListCallsRequest{})
+			Expect(ids).To(Equal([]string{"call-4", "call-3", "call-2", "call-1", "call-0"}))
+			Expect(next).To(BeEmpty())
+		})
+
+		It("pages with the token of the previous page", func() {
+			ids, next := list(&controlv1.ListCallsRequest{PageSize: 2})
+			Expect(ids).To(Equal([]string{"call-4", "call-3"}))
+			ids, next = list(&controlv1.ListCallsRequest{PageSize: 2, PageToken: next})
+			Expect(ids).To(Equal([]string{"call-2", "call-1"}))
+			ids, next = list(&controlv1.ListCallsRequest{PageSize: 2, PageToken: next})
+			Expect(ids).To(Equal([]string{"call-0"}))
+			Expect(next).To(BeEmpty())
+		})
+
+		DescribeTable("filters",
+			func(f *controlv1.CallFilter, want []string) {
+				ids, _ := list(&controlv1.ListCallsRequest{Filter: f})
+				Expect(ids).To(Equal(want))
+			},
+			Entry("by model", &controlv1.CallFilter{ModelId: "claude-b"}, []string{"call-3", "call-1"}),
+			Entry("by status", &controlv1.CallFilter{Status: controlv1.CallStatus_CALL_STATUS_ERROR}, []string{"call-3"}),
+			Entry("by a time range that includes its start and excludes its end",
+				&controlv1.CallFilter{StartTime: timestamppb.New(at.Add(time.Minute)), EndTime: timestamppb.New(at.Add(3 * time.Minute))},
+				[]string{"call-2", "call-1"}),
+		)
+
+		It("refuses a page token it did not issue", func() {
+			_, err := a.calls.ListCalls(ctx, connect.NewRequest(&controlv1.ListCallsRequest{PageToken: "%%%"}))
+			Expect(err).To(HaveConnectCode(connect.CodeInvalidArgument))
+		})
+	})
+
+	Describe("GetCall", func() {
+		It("shows timings and usage of a call", func() {
+			a.record("c1", "gpt-a", callrecord.StatusCompleted, at, &llm.Usage{Input: 10, CacheRead: 90, Output: 5})
+			resp, err := a.calls.GetCall(ctx, connect.NewRequest(&controlv1.GetCallRequest{CallId: "c1"}))
+			Expect(err).NotTo(HaveOccurred())
+			c := resp.Msg.GetCall()
+			Expect(c.GetTiming().GetTtftMs()).To(Equal(int64(200)))
+			Expect(c.GetTiming().GetDurationMs()).To(Equal(int64(1000)))
+			Expect(c.GetUsage().GetCacheReadTokens()).To(Equal(int64(90)))
+			Expect(resp.Msg.GetRequest()).To(BeNil())
+		})
+
+		It("answers NotFound for an unknown call", func() {
+			_, err := a.calls.GetCall(ctx, connect.NewRequest(&controlv1.GetCallRequest{CallId: "nope"}))
+			Expect(err).To(HaveConnectCode(connect.CodeNotFound))
+		})
+	})
+
+	Describe("cache insight", func() {
+		base := llm.Request{Model: "gpt-a", Instructions: "be brief", Messages: []llm.Message{user("u1", "hi")}}
+		insight := func(callID string) *controlv1.CacheInsight {
+			resp, err := a.calls.GetCall(ctx, connect.NewRequest(&controlv1.GetCallRequest{CallId: callID}))
+			Expect(err).NotTo(HaveOccurred())
+			return resp.Msg.GetCacheInsight()
+		}
+
+		It("calls the first call of a conversation its first", func() {
+			a.converse("k1", "conv-1", base)
+			Expect(insight("k1").GetState()).To(Equal(controlv1.CacheInsightState_CACHE_INSIGHT_STATE_FIRST))
+		})
+
+		It("finds a prompt that extends the previous call's stable", func() {
+			a.converse("k1", "conv-1", base)
+			next := base
+			next.Messages = []llm.Message{user("u1", "hi"), reply("a1", "hello"), user("u2", "more")}
+			a.converse("k2", "conv-1", next)
+			in := insight("k2")
+			Expect(in.GetState()).To(Equal(controlv1.CacheInsightState_CACHE_INSIGHT_STATE_STABLE))
+			Expect(in.GetPreviousCallId()).To(Equal("k1"))
+			Expect(in.GetCommonMessages()).To(Equal(int32(1)))
+		})
+
+		It("locates an edited message and says why the prefix broke", func() {
+			first := base
+			first.Messages = []llm.Message{user("u1", "hi"), reply("a1", "hello"), user("u2", "more")}
+			a.converse("k1", "conv-1", first)
+			edited := first
+			edited.Messages = []llm.Message{user("u1", "hi"), reply("a1", "HELLO"), user("u2", "more"), user("u3", "again")}
+			a.converse("k2", "conv-1", edited)
+			in := insight("k2")
+			Expect(in.GetState()).To(Equal(controlv1.CacheInsightState_CACHE_INSIGHT_STATE_BROKEN))
+			Expect(in.GetBreakField()).To(Equal("messages[1].assistant.text"))
+			Expect(in.GetBreakMessageId()).To(Equal("a1"))
+			Expect(in.GetCommonMessages()).To(Equal(int32(1)))
+			Expect(in.GetExplanation()).To(ContainSubstring("only 1 messages could be reused"))
+		})
+
+		It("reports changed instructions as a break before any message", func() {
+			a.converse("k1", "conv-1", base)
+			changed := base
+			changed.Instructions = "be verbose"
+			a.converse("k2", "conv-1", changed)
+			in := insight("k2")
+			Expect(in.GetState()).To(Equal(controlv1.CacheInsightState_CACHE_INSIGHT_STATE_BROKEN))
+			Expect(in.GetBreakField()).To(Equal("instructions"))
+		})
+
+		It("compares only calls of the same conversation", func() {
+			a.converse("k1", "conv-1", base)
+			a.converse("k2", "conv-2", base)
+			Expect(insight("k2").GetState()).To(Equal(controlv1.CacheInsightState_CACHE_INSIGHT_STATE_FIRST))
+		})
+
+		It("says unknown when the previous prompt is no longer kept", func() {
+			a.record("old", "gpt-a", callrecord.StatusCompleted, time.Now().Add(-time.Hour), nil)
+			a.converse("k2", "conv", base)
+			Expect(insight("k2").GetState()).To(Equal(controlv1.CacheInsightState_CACHE_INSIGHT_STATE_UNKNOWN))
+		})
+	})
+})

@@ -1,0 +1,72 @@
+package control_test
+
+import (
+	"context"
+	"time"
+
+	"connectrpc.com/connect"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"keygate/domain/callrecord"
+	"keygate/domain/llm"
+	controlv1 "keygate/gen/keygate/control/v1"
+)
+
+var _ = Describe("DashboardService", func() {
+	var (
+		a    *api
+		ctx  context.Context
+		resp *controlv1.GetDashboardResponse
+	)
+	BeforeEach(func() {
+		a = newAPI()
+		ctx = context.Background()
+		_, err := a.setting.UpdateSettings(ctx, connect.NewRequest(&controlv1.UpdateSettingsRequest{Settings: &controlv1.Settings{
+			Prices: []*controlv1.ModelPrice{{ModelId: "gpt-a", InputPerMillion: 2, OutputPerMillion: 8, CacheReadPerMillion: 0.5}}}}))
+		Expect(err).NotTo(HaveOccurred())
+		a.record("1", "gpt-a", callrecord.StatusCompleted, at, &llm.Usage{Input: 1_000_000, CacheRead: 3_000_000, Output: 500_000})
+		a.record("2", "gpt-a", callrecord.StatusError, at.Add(2*time.Hour), nil)
+		a.record("3", "claude-b", callrecord.StatusCompleted, at.Add(26*time.Hour), &llm.Usage{Input: 100, Output: 10})
+		a.record("outside", "gpt-a", callrecord.StatusCompleted, at.Add(-time.Hour), &llm.Usage{Input: 7})
+		r, err := a.dashboard.GetDashboard(ctx, connect.NewRequest(&controlv1.GetDashboardRequest{
+			StartTime: timestamppb.New(at), EndTime: timestamppb.New(at.Add(48 * time.Hour))}))
+		Expect(err).NotTo(HaveOccurred())
+		resp = r.Msg
+	})
+
+	It("counts calls in the range by outcome", func() {
+		t := resp.GetTotals()
+		Expect([]int64{t.GetCalls(), t.GetCompleted(), t.GetFailed()}).To(Equal([]int64{3, 2, 1}))
+		Expect(t.GetInputTokens()).To(Equal(int64(1_000_100)))
+	})
+
+	It("computes the cache hit rate as cache read over cache read plus fresh input", func() {
+		per := map[string]*controlv1.Aggregate{}
+		for _, m := range resp.GetPerModel() {
+			per[m.GetModelId()] = m.GetAggregate()
+		}
+		Expect(per["gpt-a"].GetCacheHitRate()).To(BeNumerically("~", 0.75, 1e-9))
+		Expect(per["claude-b"].GetCacheHitRate()).To(BeZero())
+	})
+
+	It("estimates cost from configured prices and counts calls it could not price", func() {
+		Expect(resp.GetTotals().GetCostUsd()).To(BeNumerically("~", 2+1.5+4, 1e-9))
+		Expect(resp.GetTotals().GetUnpricedCalls()).To(Equal(int64(1)))
+	})
+
+	It("buckets a two-day range by hour, with empty hours present", func() {
+		Expect(resp.GetBucketSize()).To(Equal(controlv1.BucketSize_BUCKET_SIZE_HOUR))
+		Expect(resp.GetSeries()).To(HaveLen(48))
+		Expect(resp.GetSeries()[0].GetAggregate().GetCalls()).To(Equal(int64(1)))
+		Expect(resp.GetSeries()[1].GetAggregate().GetCalls()).To(BeZero())
+		Expect(resp.GetSeries()[26].GetAggregate().GetCalls()).To(Equal(int64(1)))
+	})
+
+	It("refuses a range that ends before it starts", func() {
+		_, err := a.dashboard.GetDashboard(ctx, connect.NewRequest(&controlv1.GetDashboardRequest{
+			StartTime: timestamppb.New(at), EndTime: timestamppb.New(at.Add(-time.Hour))}))
+		Expect(err).To(HaveConnectCode(connect.CodeInvalidArgument))
+	})
+})
