@@ -299,6 +299,15 @@ var _ = Describe("BidiAppend", func() {
 			Eventually(handler.Turns).Should(HaveLen(1))
 		})
 
+		It("refuses a body beyond the frame size limit with resource_exhausted", func() {
+			opts.MaxFrameSize = 1024
+			env.Close()
+			startEnv()
+			big := cursortest.RunRequest("conv-1", "byok-model", string(make([]byte, 4096)))
+			Expect(client.SendAt(ctx, 0, big)).To(HaveConnectCode(connect.CodeResourceExhausted))
+			Expect(client.SendAt(ctx, 0, run)).To(Succeed())
+		})
+
 		It("answers garbage with a Connect error and keeps serving", func() {
 			resp := postProto(env.HTTP1, env.URL+"/aiserver.v1.BidiService/BidiAppend", []byte{0xff, 0xff, 0xff, 0x01}, false)
 			Expect(resp.StatusCode).To(Equal(http.StatusBadRequest))

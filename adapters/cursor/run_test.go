@@ -128,6 +128,17 @@ var _ = Describe("AgentService/Run over HTTP/2", func() {
 		})
 	})
 
+	Context("with a small frame limit", func() {
+		BeforeEach(func() { opts.MaxFrameSize = 1024 })
+
+		It("ends with resource_exhausted when a client frame is larger", func() {
+			run = cursortest.RunRequest("conv-1", "byok-model", string(make([]byte, 4096)))
+			rs := open(false)
+			Eventually(rs.Done()).Should(BeClosed())
+			Expect(rs.EndError()).To(HaveConnectCode(connect.CodeResourceExhausted))
+		})
+	})
+
 	It("ends with invalid_argument when the first frame names no model", func() {
 		run = cursortest.RunRequest("conv-1", "", "hello")
 		rs := open(false)
