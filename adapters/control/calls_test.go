@@ -20,7 +20,7 @@ import (
 // record stores a finished call made by hand.
 func (a *api) record(id, model string, status callrecord.Status, started time.Time, u *llm.Usage) {
 	rec := callrecord.Record{CallID: id, RunID: "run", ConversationID: "conv", Status: callrecord.StatusRunning,
-		Model: callrecord.ModelSnapshot{ModelID: model, ProviderKind: llm.ProviderOpenAIChat},
+		Model:  callrecord.ModelSnapshot{ModelID: model, ProviderKind: llm.ProviderOpenAIChat},
 		Timing: callrecord.Timing{RequestStarted: started}}
 	Expect(a.store.Start(context.Background(), rec)).To(Succeed())
 	rec.Status, rec.Usage = status, u

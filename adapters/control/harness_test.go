@@ -122,4 +122,6 @@ var at = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 
 func newRecorder() *httptest.ResponseRecorder { return httptest.NewRecorder() }
 
-func mustRequest(method, target string) *http.Request { return httptest.NewRequest(method, target, nil) }
+func mustRequest(method, target string) *http.Request {
+	return httptest.NewRequest(method, target, nil)
+}

@@ -10,9 +10,9 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	appcontrol "keygate/app/control"
+	"keygate/domain/llm"
 	controlv1 "keygate/gen/keygate/control/v1"
 	"keygate/gen/keygate/control/v1/controlv1connect"
-	"keygate/domain/llm"
 	"keygate/ports"
 )
 

@@ -8,10 +8,10 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	appcontrol "keygate/app/control"
 	"keygate/domain/callrecord"
 	"keygate/domain/llm"
 	controlv1 "keygate/gen/keygate/control/v1"
-	appcontrol "keygate/app/control"
 )
 
 var _ = Describe("SettingService", func() {

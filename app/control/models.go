@@ -259,4 +259,3 @@ func nextOrder(all []ports.ModelConfig) int {
 	}
 	return n
 }
-
