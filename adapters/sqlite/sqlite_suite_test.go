@@ -1,6 +1,7 @@
 package sqlite_test
 
 import (
+	"os"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -8,6 +9,9 @@ import (
 )
 
 func TestSQLite(t *testing.T) {
+	if dir := os.Getenv(crashDirEnv); dir != "" {
+		crashChild(dir, os.Getenv(crashModeEnv)) // see crash_test.go; never returns
+	}
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "SQLite store")
 }
