@@ -1,0 +1,168 @@
+package cursorproxy_test
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"go.uber.org/zap"
+
+	"keygate/adapters/ca"
+	"keygate/adapters/cursorproxy"
+	"keygate/adapters/upstream"
+	"keygate/adapters/upstream/upstreamtest"
+	"keygate/domain/identity"
+	"keygate/ports"
+)
+
+// env is a running proxy between a client and three stand-ins: Keygate's
+// handlers, a fake Cursor posing as every *.cursor.sh host, and an
+// unrelated TLS site (example.com) that must only ever be tunnelled.
+type env struct {
+	Root      *ca.Authority
+	ProxyAddr string
+	Fake      *upstreamtest.FakeCursor
+	Other     *httptest.Server
+	Plain     *httptest.Server
+	Forwarder *upstream.Forwarder
+	// Pool trusts the installation root and the unrelated site, as a
+	// client set up by `keygate cursor setup` would.
+	Pool *x509.CertPool
+}
+
+// envOptions vary the proxy under test.
+type envOptions struct {
+	Auth    ports.ProxyAuthenticator
+	Routes  map[string]http.Handler
+	Cursor  http.Handler // the fake Cursor's handler
+	Proxied func(*cursorproxy.Options)
+}
+
+func startEnv(o envOptions) *env {
+	root, _, err := ca.Generate(time.Now(), "installation root")
+	Expect(err).NotTo(HaveOccurred())
+	e := &env{Root: root}
+
+	e.Fake, err = upstreamtest.NewFakeCursor(o.Cursor)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(e.Fake.Close)
+	e.Other = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = io.WriteString(w, "the real example.com")
+	}))
+	DeferCleanup(e.Other.Close)
+	e.Plain = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = fmt.Fprintf(w, "plain %s %s", r.Host, r.Header.Get("Proxy-Authorization"))
+	}))
+	DeferCleanup(e.Plain.Close)
+
+	e.Forwarder, err = upstream.New(upstream.Options{
+		Dial: upstreamtest.Dialer(map[string]string{
+			"api2.cursor.sh:443": e.Fake.Addr, "api3.cursor.sh:443": e.Fake.Addr,
+			"example.com:443": e.Other.Listener.Addr().String(), "plain.example:80": e.Plain.Listener.Addr().String(),
+		}),
+		RootCAs: e.Fake.Pool,
+		Getenv:  func(string) string { return "" },
+	}, zap.NewNop())
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(e.Forwarder.CloseIdleConnections)
+
+	keygate, isKeygate := cursorproxy.RouteTable(o.Routes)
+	opts := cursorproxy.Options{
+		Addr:          "127.0.0.1:0",
+		Certificate:   ca.NewLeaves(root, ca.LeafOptions{}).Leaf,
+		Keygate:       keygate,
+		IsKeygatePath: isKeygate,
+		Upstream:      e.Forwarder,
+		Tunnel:        e.Forwarder.DialTunnel,
+		Auth:          o.Auth,
+	}
+	if o.Proxied != nil {
+		o.Proxied(&opts)
+	}
+	proxy, err := cursorproxy.New(opts, zap.NewNop())
+	Expect(err).NotTo(HaveOccurred())
+	ctx, cancel := context.WithCancel(context.Background())
+	addr := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	go func() { done <- proxy.Run(ctx, func(a net.Addr) { addr <- a }) }()
+	var bound net.Addr
+	Eventually(addr, 5*time.Second).Should(Receive(&bound))
+	e.ProxyAddr = bound.String()
+	DeferCleanup(func() {
+		cancel()
+		Eventually(done, 10*time.Second).Should(Receive(Succeed()))
+	})
+
+	e.Pool = root.Pool()
+	e.Pool.AddCert(e.Other.Certificate())
+	return e
+}
+
+// Client is an HTTPS client configured with the proxy (credentials from
+// user, if any) and trusting Pool; it reaches nothing but loopback.
+func (e *env) Client(user *url.Userinfo) *http.Client {
+	proxyURL := &url.URL{Scheme: "http", Host: e.ProxyAddr, User: user}
+	tr := &http.Transport{
+		Proxy:           http.ProxyURL(proxyURL),
+		DialContext:     upstreamtest.Dialer(nil),
+		TLSClientConfig: &tls.Config{RootCAs: e.Pool},
+	}
+	DeferCleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr}
+}
+
+// connect sends a raw CONNECT with the given Proxy-Authorization (none when
+// empty) and returns the proxy's answer.
+func (e *env) connect(target, auth string) *http.Response {
+	conn, err := net.Dial("tcp", e.ProxyAddr)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(conn.Close)
+	req := fmt.Sprintf("CONNECT %s HTTP/1.1\r\nHost: %s\r\n", target, target)
+	if auth != "" {
+		req += "Proxy-Authorization: " + auth + "\r\n"
+	}
+	_, err = io.WriteString(conn, req+"\r\n")
+	Expect(err).NotTo(HaveOccurred())
+	resp, err := http.ReadResponse(bufio.NewReader(conn), &http.Request{Method: http.MethodConnect})
+	Expect(err).NotTo(HaveOccurred())
+	return resp
+}
+
+// whoami is a Keygate route that reports what the proxy told it.
+var whoami = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	id, ok := identity.FromContext(r.Context())
+	if !ok {
+		id.UserID = "<none>"
+	}
+	w.Header().Set("X-User", id.UserID)
+	w.Header().Set("X-Original-URL", r.Header.Get(upstream.HeaderUpstreamURL))
+	_, _ = io.WriteString(w, "keygate")
+})
+
+// tokens is a fake authenticator: a fixed token table, or an outage.
+type tokens struct {
+	users map[string]string
+	down  bool
+}
+
+func (t tokens) Authenticate(_ context.Context, token string) (identity.Identity, error) {
+	if t.down {
+		return identity.Identity{}, fmt.Errorf("token store: %w", net.ErrClosed)
+	}
+	if u, ok := t.users[token]; ok {
+		return identity.Identity{UserID: u}, nil
+	}
+	return identity.Identity{}, fmt.Errorf("token %q: %w", token, ports.ErrNotAuthorized)
+}
+
+var _ ports.ProxyAuthenticator = tokens{}
