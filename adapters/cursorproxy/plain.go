@@ -16,7 +16,7 @@ import (
 // tunnel, so the outbound proxy applies to them too.
 func newPlainForwarder(tunnel func(context.Context, string) (net.Conn, error), log *zap.Logger) http.Handler {
 	transport := &http.Transport{
-		DialContext: func(ctx context.Context, _, addr string) (net.Conn, error) { return tunnel(ctx, addr) },
+		DialContext:     func(ctx context.Context, _, addr string) (net.Conn, error) { return tunnel(ctx, addr) },
 		IdleConnTimeout: 90 * time.Second,
 	}
 	rp := &httputil.ReverseProxy{
