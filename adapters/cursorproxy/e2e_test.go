@@ -1,0 +1,102 @@
+package cursorproxy_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"time"
+
+	"connectrpc.com/connect"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"go.uber.org/zap"
+	"google.golang.org/protobuf/proto"
+
+	"keygate/adapters/cursor"
+	"keygate/adapters/cursor/cursortest"
+	"keygate/adapters/upstream"
+	aiserverv1 "keygate/gen/cursor/aiserver/v1"
+	"keygate/gen/cursor/aiserver/v1/aiserverv1connect"
+)
+
+// foreignToCursor is how the Cursor adapter hands a foreign BidiAppend
+// (speech-to-text, pitfall P7) to the real Cursor: a Connect client over
+// the Forwarder, with the original URL copied from the inbound request.
+type foreignToCursor struct {
+	client aiserverv1connect.BidiServiceClient
+}
+
+func (f foreignToCursor) ForeignAppend(ctx context.Context, req *connect.Request[aiserverv1.BidiAppendRequest]) (*connect.Response[aiserverv1.BidiAppendResponse], error) {
+	out := connect.NewRequest(req.Msg)
+	out.Header().Set(upstream.HeaderUpstreamURL, req.Header().Get(upstream.HeaderUpstreamURL))
+	return f.client.BidiAppend(ctx, out)
+}
+
+var _ = Describe("Proxy in front of the Cursor adapter", func() {
+	var (
+		e       *env
+		server  *cursor.Server
+		appends chan []byte
+		ctx     context.Context
+	)
+
+	BeforeEach(func() {
+		ctx = context.Background()
+		appends = make(chan []byte, 4)
+		var fwd *upstream.Forwarder
+		server = cursor.New(cursortest.NewScriptedRunHandler(cursortest.Reply("Hel", "lo")), cursor.Options{
+			Transport: cursortest.FastTimings(),
+			// The Forwarder exists only once the env runs; resolve it lazily.
+			Foreign: lazyForeign(func() *upstream.Forwarder { return fwd }),
+		}, zap.NewNop())
+		DeferCleanup(func() {
+			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_ = server.Close(sctx)
+		})
+		e = startEnv(envOptions{
+			Routes: server.Routes(),
+			Cursor: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				appends <- body
+				w.Header().Set("Content-Type", "application/proto")
+			}),
+		})
+		fwd = e.Forwarder
+	})
+
+	It("runs the simulator's turn against https://api2.cursor.sh through the proxy", func() {
+		client := cursortest.NewClient("https://api2.cursor.sh", e.Client(nil), "req-e2e-1")
+		stream, err := client.Subscribe(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(stream.Close)
+		Expect(client.Send(ctx, cursortest.RunRequest("conv-e2e", "byok-model", "hello"))).To(Succeed())
+		Eventually(stream.Done(), 5*time.Second).Should(BeClosed())
+		Expect(stream.ReadError()).NotTo(HaveOccurred())
+		Expect(stream.Status).To(Equal(http.StatusOK))
+		Expect(stream.Header.Get("Content-Type")).To(Equal("text/event-stream"))
+		Expect(stream.Texts()).To(Equal([]string{"Hel", "lo"}))
+		Expect(stream.EndError()).To(BeNil())
+	})
+
+	It("sends a speech-to-text append, which is no agent message, on to Cursor", func() {
+		client := cursortest.NewClient("https://api2.cursor.sh", e.Client(nil), "req-e2e-stt")
+		Expect(client.SendRaw(ctx, &aiserverv1.BidiAppendRequest{
+			Data:      "not hex: audio chunk",
+			RequestId: &aiserverv1.BidiRequestId{RequestId: "req-e2e-stt"},
+		})).To(Succeed())
+		var body []byte
+		Eventually(appends).Should(Receive(&body))
+		var got aiserverv1.BidiAppendRequest
+		Expect(proto.Unmarshal(body, &got)).To(Succeed())
+		Expect(got.GetData()).To(Equal("not hex: audio chunk"))
+	})
+})
+
+// lazyForeign resolves the forwarder on first use.
+type lazyForeign func() *upstream.Forwarder
+
+func (l lazyForeign) ForeignAppend(ctx context.Context, req *connect.Request[aiserverv1.BidiAppendRequest]) (*connect.Response[aiserverv1.BidiAppendResponse], error) {
+	f := foreignToCursor{client: aiserverv1connect.NewBidiServiceClient(l().Client(), upstream.DefaultURL)}
+	return f.ForeignAppend(ctx, req)
+}
