@@ -24,6 +24,10 @@ type Client struct {
 	RequestID string
 	// Header is sent with every request (e.g. subagent parent headers).
 	Header http.Header
+	// OnMessage, when set, sees every server message that is not a KV
+	// request, in stream order, with a sender for replies on the same
+	// uplink. Exec execution against a workspace plugs in here.
+	OnMessage func(ctx context.Context, msg *agentv1.AgentServerMessage, reply Sender) error
 
 	mu    sync.Mutex
 	next  int64
@@ -102,9 +106,28 @@ func (c *Client) PutBlob(data []byte) []byte {
 	return id[:]
 }
 
+// Sender sends one client message on a stream's uplink (BidiAppend for
+// RunSSE, the request body for HTTP/2 Run).
+type Sender func(context.Context, *agentv1.AgentClientMessage) error
+
+// react answers a server message: KV requests like the client's store,
+// everything else through OnMessage.
+func (c *Client) react(ctx context.Context, msg *agentv1.AgentServerMessage, reply Sender) error {
+	if kv := msg.GetKvServerMessage(); kv != nil {
+		if err := c.answerKV(ctx, kv, reply); err != nil {
+			return fmt.Errorf("answer kv %d: %w", kv.GetId(), err)
+		}
+		return nil
+	}
+	if c.OnMessage != nil {
+		return c.OnMessage(ctx, msg, reply)
+	}
+	return nil
+}
+
 // answerKV is the client's side of the KV protocol: SET stores and ACKs,
 // GET returns the blob or an error.
-func (c *Client) answerKV(ctx context.Context, kv *agentv1.KvServerMessage, send func(context.Context, *agentv1.AgentClientMessage) error) error {
+func (c *Client) answerKV(ctx context.Context, kv *agentv1.KvServerMessage, send Sender) error {
 	reply := &agentv1.KvClientMessage{Id: kv.GetId()}
 	switch {
 	case kv.GetSetBlobArgs() != nil:

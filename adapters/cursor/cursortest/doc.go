@@ -7,8 +7,8 @@
 // request), reads RunSSE and HTTP/2 Run streams frame by frame, and answers
 // KV GET/SET the way the client does (a per-client blob store, ACK on SET).
 // Exec execution against a workspace and resume after restart are not
-// simulated yet; the Stream's per-message hook (Client.OnMessage) is where
-// they plug in.
+// simulated yet; Client.OnMessage, which sees every other server message
+// with a sender for the reply, is where they plug in.
 //
 // Place in the hexagon: test support for the Cursor inbound adapter; only
 // specs import it.

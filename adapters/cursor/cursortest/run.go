@@ -57,8 +57,8 @@ func (c *Client) Run(ctx context.Context, hc *http.Client, first *agentv1.AgentC
 		return nil, err
 	}
 	rs.Stream = &Stream{Status: resp.StatusCode, ProtoMajor: resp.ProtoMajor, Header: resp.Header, cancel: cancel, done: make(chan struct{})}
-	go rs.read(ctx, resp.Body, func(ctx context.Context, kv *agentv1.KvServerMessage) error {
-		return c.answerKV(ctx, kv, rs.Send)
+	go rs.read(ctx, resp.Body, func(ctx context.Context, m *agentv1.AgentServerMessage) error {
+		return c.react(ctx, m, rs.Send)
 	})
 	return rs, nil
 }

@@ -58,14 +58,14 @@ func (c *Client) Subscribe(ctx context.Context) (*Stream, error) {
 		return nil, fmt.Errorf("open RunSSE: %w", err)
 	}
 	s := &Stream{Status: resp.StatusCode, ProtoMajor: resp.ProtoMajor, Header: resp.Header, cancel: cancel, done: make(chan struct{})}
-	go s.read(ctx, resp.Body, func(ctx context.Context, kv *agentv1.KvServerMessage) error {
-		return c.answerKV(ctx, kv, c.Send)
+	go s.read(ctx, resp.Body, func(ctx context.Context, m *agentv1.AgentServerMessage) error {
+		return c.react(ctx, m, c.Send)
 	})
 	return s, nil
 }
 
 // read decodes frames until the end-of-stream frame or an error.
-func (s *Stream) read(ctx context.Context, body io.ReadCloser, kv func(context.Context, *agentv1.KvServerMessage) error) {
+func (s *Stream) read(ctx context.Context, body io.ReadCloser, react func(context.Context, *agentv1.AgentServerMessage) error) {
 	defer close(s.done)
 	defer body.Close()
 	frames := frame.NewReader(body, 0)
@@ -90,11 +90,9 @@ func (s *Stream) read(ctx context.Context, body io.ReadCloser, kv func(context.C
 		s.mu.Lock()
 		s.msgs = append(s.msgs, msg)
 		s.mu.Unlock()
-		if m := msg.GetKvServerMessage(); m != nil {
-			if err := kv(ctx, m); err != nil && !errors.Is(ctx.Err(), context.Canceled) {
-				s.fail(fmt.Errorf("answer kv %d: %w", m.GetId(), err))
-				return
-			}
+		if err := react(ctx, msg); err != nil && !errors.Is(ctx.Err(), context.Canceled) {
+			s.fail(err)
+			return
 		}
 	}
 }

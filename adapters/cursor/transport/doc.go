@@ -31,4 +31,16 @@
 //
 // An append returns as soon as its message is queued; runs never execute on
 // the request's goroutine.
+//
+// Stream lifecycle, per transport: every frame a turn sends is kept and
+// replayed from the start to each (re)subscriber. Heartbeats go live to the
+// connected subscribers only: after Config.Heartbeat without output, and in
+// answer to each client heartbeat. After a successful turn the transport
+// lingers (Config.Linger) so that a run_request or a stand-alone
+// conversation action can open another turn on the same stream; then it
+// writes {}. A failed turn ends the stream with its error at once. When no
+// subscriber is attached for Config.OrphanGrace (counted from creation or
+// from the last one leaving) the running turn is cancelled and the stream
+// ends with canceled. An ended transport stays replayable for
+// Config.Retain.
 package transport

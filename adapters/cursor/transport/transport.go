@@ -65,9 +65,6 @@ func newTransport(reg *Registry, a Append) *Transport {
 	return t
 }
 
-// RequestID is the transport's identity.
-func (t *Transport) RequestID() string { return t.id }
-
 func (t *Transport) pushLocked(ev event) {
 	t.events = append(t.events, ev)
 	select {
