@@ -1,0 +1,46 @@
+package setup
+
+import (
+	"errors"
+	"net/url"
+	"path/filepath"
+)
+
+// ErrNoSettingsDir: the environment names no directory for Cursor's
+// settings (no APPDATA on Windows, no home directory elsewhere).
+var ErrNoSettingsDir = errors.New("cannot locate Cursor's settings directory")
+
+// SettingsPath is where Cursor keeps its user settings on goos
+// (runtime.GOOS): under Application Support on macOS, %APPDATA% on Windows,
+// and $XDG_CONFIG_HOME (default ~/.config) elsewhere.
+func SettingsPath(goos string, getenv func(string) string, home string) (string, error) {
+	var base string
+	switch goos {
+	case "darwin":
+		if home != "" {
+			base = filepath.Join(home, "Library", "Application Support")
+		}
+	case "windows":
+		base = getenv("APPDATA")
+	default:
+		base = getenv("XDG_CONFIG_HOME")
+		if base == "" && home != "" {
+			base = filepath.Join(home, ".config")
+		}
+	}
+	if base == "" {
+		return "", ErrNoSettingsDir
+	}
+	return filepath.Join(base, "Cursor", "User", "settings.json"), nil
+}
+
+// ProxyURL is the http.proxy value for a proxy at addr (host:port). A
+// non-empty token (company mode) becomes the password of the credentials,
+// which Cursor sends as Basic Proxy-Authorization.
+func ProxyURL(addr, token string) string {
+	u := url.URL{Scheme: "http", Host: addr}
+	if token != "" {
+		u.User = url.UserPassword("keygate", token)
+	}
+	return u.String()
+}
