@@ -1,0 +1,33 @@
+// One Connect transport for every control service, on the origin that
+// served the console (Keygate itself, or the Vite dev proxy).
+import { createClient, ConnectError, Code } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-web";
+import { ModelService } from "./gen/control/v1/model_pb";
+import { CallService } from "./gen/control/v1/call_pb";
+import { DashboardService } from "./gen/control/v1/dashboard_pb";
+import { SettingService } from "./gen/control/v1/setting_pb";
+import { ConversationService } from "./gen/control/v1/conversation_pb";
+import { SetupService } from "./gen/control/v1/setup_pb";
+
+const transport = createConnectTransport({ baseUrl: window.location.origin });
+
+export const models = createClient(ModelService, transport);
+export const calls = createClient(CallService, transport);
+export const dashboard = createClient(DashboardService, transport);
+export const settings = createClient(SettingService, transport);
+export const conversations = createClient(ConversationService, transport);
+export const setup = createClient(SetupService, transport);
+
+// describe turns an error into a sentence that says what to do. The server
+// already phrases its messages that way; transport failures get advice here.
+export function describe(err: unknown): string {
+  const e = ConnectError.from(err);
+  switch (e.code) {
+    case Code.Unavailable:
+      return e.rawMessage.startsWith("the provider") ? e.rawMessage : `Keygate is not reachable: check that it is running. (${e.rawMessage})`;
+    case Code.Unimplemented:
+      return "This Keygate does not offer this yet (the store behind it is missing); upgrade Keygate.";
+    default:
+      return e.rawMessage;
+  }
+}

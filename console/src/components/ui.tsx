@@ -1,0 +1,92 @@
+import { useCallback, useEffect, useState, type ReactNode } from "react";
+import { describe } from "../api";
+
+export function Page({ title, actions, children }: { title: string; actions?: ReactNode; children: ReactNode }) {
+  return (
+    <section className="space-y-4">
+      <header className="flex items-center justify-between">
+        <h1 className="text-2xl font-semibold">{title}</h1>
+        <div className="flex gap-2">{actions}</div>
+      </header>
+      {children}
+    </section>
+  );
+}
+
+export function Card({ title, children, className = "" }: { title?: ReactNode; children: ReactNode; className?: string }) {
+  return (
+    <div className={`rounded-lg border border-slate-200 bg-white p-4 shadow-sm ${className}`}>
+      {title && <h2 className="mb-3 font-medium text-slate-700">{title}</h2>}
+      {children}
+    </div>
+  );
+}
+
+type ButtonProps = { children: ReactNode; onClick?: () => void; kind?: "primary" | "plain" | "danger"; disabled?: boolean; type?: "button" | "submit"; title?: string };
+
+export function Button({ children, onClick, kind = "plain", disabled, type = "button", title }: ButtonProps) {
+  const style = {
+    primary: "bg-indigo-600 text-white hover:bg-indigo-500",
+    plain: "border border-slate-300 bg-white hover:bg-slate-100",
+    danger: "border border-red-300 bg-white text-red-700 hover:bg-red-50",
+  }[kind];
+  return (
+    <button type={type} title={title} onClick={onClick} disabled={disabled}
+      className={`rounded-md px-3 py-1.5 text-sm font-medium disabled:opacity-50 ${style}`}>
+      {children}
+    </button>
+  );
+}
+
+export function ErrorBox({ error }: { error: unknown }) {
+  if (!error) return null;
+  return (
+    <div role="alert" className="rounded-md border border-red-200 bg-red-50 p-3 text-sm text-red-800">
+      {describe(error)}
+    </div>
+  );
+}
+
+export function Spinner({ label }: { label: string }) {
+  return (
+    <div className="flex items-center gap-2 text-sm text-slate-500" role="status">
+      <span className="h-4 w-4 animate-spin rounded-full border-2 border-slate-300 border-t-indigo-600" />
+      {label}
+    </div>
+  );
+}
+
+export function Field({ label, children, hint }: { label: string; children: ReactNode; hint?: string }) {
+  return (
+    <label className="block text-sm">
+      <span className="mb-1 block font-medium text-slate-700">{label}</span>
+      {children}
+      {hint && <span className="mt-1 block text-xs text-slate-500">{hint}</span>}
+    </label>
+  );
+}
+
+export const inputClass = "w-full rounded-md border border-slate-300 px-2 py-1.5 text-sm focus:border-indigo-500 focus:outline-none";
+
+// useLoad runs load on mount and whenever deps change, and offers reload.
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
+  const [data, setData] = useState<T>();
+  const [error, setError] = useState<unknown>();
+  const [loading, setLoading] = useState(true);
+  // eslint-disable-next-line react-hooks/exhaustive-deps
+  const run = useCallback(load, deps);
+  const reload = useCallback(() => {
+    setLoading(true);
+    run().then((d) => { setData(d); setError(undefined); }, setError).finally(() => setLoading(false));
+  }, [run]);
+  useEffect(reload, [reload]);
+  return { data, error, loading, reload };
+}
+
+export function Badge({ children, tone = "slate" }: { children: ReactNode; tone?: "slate" | "green" | "red" | "amber" | "indigo" }) {
+  const tones = {
+    slate: "bg-slate-100 text-slate-700", green: "bg-green-100 text-green-800", red: "bg-red-100 text-red-800",
+    amber: "bg-amber-100 text-amber-800", indigo: "bg-indigo-100 text-indigo-800",
+  };
+  return <span className={`inline-block rounded px-1.5 py-0.5 text-xs font-medium ${tones[tone]}`}>{children}</span>;
+}

@@ -1,0 +1,99 @@
+import { useState } from "react";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { calls as api } from "../api";
+import { CallStatus, type Call } from "../gen/control/v1/call_pb";
+import { Badge, Button, Card, ErrorBox, inputClass, Page, Spinner, useLoad } from "../components/ui";
+import { Link, navigate } from "../App";
+import { ms, time, tokens } from "../format";
+
+export function StatusBadge({ status }: { status: CallStatus }) {
+  switch (status) {
+    case CallStatus.COMPLETED: return <Badge tone="green">completed</Badge>;
+    case CallStatus.ERROR: return <Badge tone="red">error</Badge>;
+    case CallStatus.CANCELLED: return <Badge tone="amber">cancelled</Badge>;
+    case CallStatus.RUNNING: return <Badge tone="indigo">running</Badge>;
+    default: return <Badge>unknown</Badge>;
+  }
+}
+
+const ranges: [string, number][] = [["Last hour", 1], ["Last 24 hours", 24], ["Last 7 days", 24 * 7], ["Last 30 days", 24 * 30], ["All time", 0]];
+
+export function CallsPage() {
+  const [hours, setHours] = useState(24 * 7);
+  const [model, setModel] = useState("");
+  const [status, setStatus] = useState(CallStatus.UNSPECIFIED);
+  const [conversation, setConversation] = useState(() => new URLSearchParams(window.location.search).get("conversation") ?? "");
+  const [more, setMore] = useState<Call[]>([]);
+  const [token, setToken] = useState("");
+  const [moreError, setMoreError] = useState<unknown>();
+
+  const filter = () => ({
+    startTime: hours ? timestampFromDate(new Date(Date.now() - hours * 3600_000)) : undefined,
+    modelId: model.trim(), status, conversationId: conversation.trim(),
+  });
+  const { data, error, loading, reload } = useLoad(async () => {
+    const r = await api.listCalls({ filter: filter(), pageSize: 50 });
+    setMore([]); setToken(r.nextPageToken);
+    return r;
+  }, [hours, model, status, conversation]);
+  const loadMore = async () => {
+    try {
+      const r = await api.listCalls({ filter: filter(), pageSize: 50, pageToken: token });
+      setMore([...more, ...r.calls]); setToken(r.nextPageToken);
+    } catch (e) { setMoreError(e); }
+  };
+  const rows = [...(data?.calls ?? []), ...more];
+
+  return (
+    <Page title="Calls" actions={<Button onClick={reload}>Refresh</Button>}>
+      <Card>
+        <div className="grid grid-cols-4 gap-3">
+          <select aria-label="Time range" className={inputClass} value={hours} onChange={(e) => setHours(Number(e.target.value))}>
+            {ranges.map(([l, h]) => <option key={h} value={h}>{l}</option>)}
+          </select>
+          <input aria-label="Model filter" className={inputClass} placeholder="Upstream model id" value={model} onChange={(e) => setModel(e.target.value)} />
+          <select aria-label="Status filter" className={inputClass} value={status} onChange={(e) => setStatus(Number(e.target.value))}>
+            <option value={CallStatus.UNSPECIFIED}>Any status</option>
+            <option value={CallStatus.COMPLETED}>Completed</option>
+            <option value={CallStatus.ERROR}>Error</option>
+            <option value={CallStatus.CANCELLED}>Cancelled</option>
+            <option value={CallStatus.RUNNING}>Running</option>
+          </select>
+          <input aria-label="Conversation filter" className={inputClass} placeholder="Conversation id" value={conversation} onChange={(e) => setConversation(e.target.value)} />
+        </div>
+      </Card>
+      <ErrorBox error={error ?? moreError} />
+      {loading && !data && <Spinner label="Loading calls…" />}
+      <Card>
+        <table className="w-full text-sm">
+          <thead>
+            <tr className="border-b border-slate-200 text-left text-slate-500">
+              <th className="py-2">Started</th><th>Model</th><th>Status</th><th>TTFT</th><th>Duration</th>
+              <th>Input</th><th>Cached</th><th>Output</th><th>Conversation</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((c) => (
+              <tr key={c.callId} data-testid="call-row" className="cursor-pointer border-b border-slate-100 hover:bg-indigo-50"
+                onClick={() => navigate(`/calls/${encodeURIComponent(c.callId)}`)}>
+                <td className="py-2">{time(c.timing?.requestStartTime)}</td>
+                <td>{c.model?.modelId}</td>
+                <td><StatusBadge status={c.status} /></td>
+                <td>{ms(c.timing?.ttftMs)}</td>
+                <td>{ms(c.timing?.durationMs)}</td>
+                <td>{tokens(c.usage?.inputTokens)}</td>
+                <td>{tokens(c.usage?.cacheReadTokens)}</td>
+                <td>{tokens(c.usage?.outputTokens)}</td>
+                <td className="max-w-40 truncate text-xs text-slate-500">
+                  {c.conversationId && <Link to={`/conversations/${encodeURIComponent(c.conversationId)}`}>{c.conversationId}</Link>}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {data && rows.length === 0 && <p className="py-4 text-sm text-slate-500">No calls match. Widen the time range or clear the filters.</p>}
+        {token && <div className="mt-3"><Button onClick={loadMore}>Load more</Button></div>}
+      </Card>
+    </Page>
+  );
+}

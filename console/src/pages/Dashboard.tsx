@@ -1,0 +1,104 @@
+import { useState } from "react";
+import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { dashboard as api } from "../api";
+import { BucketSize, type SeriesPoint } from "../gen/control/v1/dashboard_pb";
+import { Card, ErrorBox, inputClass, Page, Spinner, useLoad } from "../components/ui";
+import { ms, percent, tokens, usd } from "../format";
+
+const ranges: [string, number][] = [["Last hour", 1], ["Last 24 hours", 24], ["Last 7 days", 24 * 7], ["Last 30 days", 24 * 30]];
+
+const series = [
+  { key: "inputTokens", label: "Fresh input", color: "#6366f1" },
+  { key: "cacheReadTokens", label: "Cache read", color: "#22c55e" },
+  { key: "cacheWriteTokens", label: "Cache write", color: "#f59e0b" },
+  { key: "outputTokens", label: "Output", color: "#0ea5e9" },
+] as const;
+
+// TokenChart stacks the token kinds of each bucket; drawn as plain SVG so
+// the console needs no chart library.
+function TokenChart({ points, bucket }: { points: SeriesPoint[]; bucket: BucketSize }) {
+  const totals = points.map((p) => series.reduce((s, k) => s + Number(p.aggregate?.[k.key] ?? 0), 0));
+  const max = Math.max(1, ...totals);
+  const w = 800, h = 200, bw = w / Math.max(points.length, 1);
+  const label = (p: SeriesPoint) => {
+    const d = timestampDate(p.startTime!);
+    return bucket === BucketSize.DAY ? d.toLocaleDateString() : d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  };
+  return (
+    <div>
+      <svg viewBox={`0 0 ${w} ${h + 20}`} className="w-full" role="img" aria-label="Tokens over time">
+        {points.map((p, i) => {
+          let y = h;
+          return (
+            <g key={i}>
+              <title>{`${label(p)}: ${tokens(totals[i])} tokens, ${Number(p.aggregate?.calls ?? 0)} calls`}</title>
+              {series.map((s) => {
+                const v = (Number(p.aggregate?.[s.key] ?? 0) / max) * h;
+                y -= v;
+                return <rect key={s.key} x={i * bw + 1} y={y} width={Math.max(bw - 2, 1)} height={v} fill={s.color} />;
+              })}
+              {i % Math.ceil(points.length / 8) === 0 && <text x={i * bw} y={h + 14} fontSize="10" fill="#64748b">{label(p)}</text>}
+            </g>
+          );
+        })}
+      </svg>
+      <div className="mt-2 flex gap-4 text-xs">
+        {series.map((s) => <span key={s.key} className="flex items-center gap-1"><span className="h-2 w-2 rounded-sm" style={{ background: s.color }} />{s.label}</span>)}
+      </div>
+    </div>
+  );
+}
+
+function Metric({ label, value, sub }: { label: string; value: string; sub?: string }) {
+  return (
+    <Card>
+      <div className="text-xs uppercase tracking-wide text-slate-500">{label}</div>
+      <div className="mt-1 text-2xl font-semibold">{value}</div>
+      {sub && <div className="text-xs text-slate-500">{sub}</div>}
+    </Card>
+  );
+}
+
+export function DashboardPage() {
+  const [hours, setHours] = useState(24);
+  const { data, error, loading } = useLoad(() => {
+    const end = new Date();
+    return api.getDashboard({ startTime: timestampFromDate(new Date(end.getTime() - hours * 3600_000)), endTime: timestampFromDate(end) });
+  }, [hours]);
+  const t = data?.totals;
+  return (
+    <Page title="Dashboard" actions={
+      <select aria-label="Time range" className={inputClass} value={hours} onChange={(e) => setHours(Number(e.target.value))}>
+        {ranges.map(([l, h]) => <option key={h} value={h}>{l}</option>)}
+      </select>}>
+      <ErrorBox error={error} />
+      {loading && !data && <Spinner label="Aggregating calls…" />}
+      {t && (
+        <>
+          <div className="grid grid-cols-4 gap-4">
+            <Metric label="Calls" value={Number(t.calls).toLocaleString()} sub={`${Number(t.completed)} completed · ${Number(t.failed)} failed · ${Number(t.cancelled)} cancelled`} />
+            <Metric label="Cache hit rate" value={percent(t.cacheHitRate)} sub={`${tokens(t.cacheReadTokens)} of ${tokens(t.cacheReadTokens + t.inputTokens)} input tokens from cache`} />
+            <Metric label="Tokens" value={tokens(t.inputTokens + t.cacheReadTokens + t.cacheWriteTokens + t.outputTokens)} sub={`${tokens(t.outputTokens)} output`} />
+            <Metric label="Estimated cost" value={usd(t.costUsd)} sub={t.unpricedCalls > 0n ? `${Number(t.unpricedCalls)} calls without a price (set prices in Settings)` : `mean TTFT ${ms(Math.round(t.meanTtftMs))}`} />
+          </div>
+          <Card title="Tokens over time"><TokenChart points={data!.series} bucket={data!.bucketSize} /></Card>
+          <Card title="Per model">
+            <table className="w-full text-sm">
+              <thead><tr className="text-left text-slate-500"><th>Model</th><th>Calls</th><th>Failed</th><th>Cache hit</th><th>Input</th><th>Output</th><th>Mean TTFT</th><th>Cost</th></tr></thead>
+              <tbody>
+                {data!.perModel.map((m) => (
+                  <tr key={m.modelId} className="border-t border-slate-100">
+                    <td className="py-1">{m.modelId}</td><td>{Number(m.aggregate?.calls)}</td><td>{Number(m.aggregate?.failed)}</td>
+                    <td>{percent(m.aggregate?.cacheHitRate ?? 0)}</td><td>{tokens(m.aggregate?.inputTokens)}</td><td>{tokens(m.aggregate?.outputTokens)}</td>
+                    <td>{ms(Math.round(m.aggregate?.meanTtftMs ?? 0))}</td><td>{usd(m.aggregate?.costUsd ?? 0)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            {data!.perModel.length === 0 && <p className="py-2 text-sm text-slate-500">No finished calls in this range.</p>}
+          </Card>
+        </>
+      )}
+    </Page>
+  );
+}

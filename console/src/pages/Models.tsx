@@ -1,0 +1,80 @@
+import { useState } from "react";
+import { models as api } from "../api";
+import { ProviderKind, type Model } from "../gen/control/v1/model_pb";
+import { Badge, Button, Card, ErrorBox, Page, Spinner, useLoad } from "../components/ui";
+import { ModelForm } from "./ModelForm";
+import { ModelTest } from "./ModelTest";
+
+const kindName: Record<number, string> = {
+  [ProviderKind.OPENAI_CHAT]: "OpenAI Chat", [ProviderKind.OPENAI_RESPONSES]: "OpenAI Responses", [ProviderKind.ANTHROPIC]: "Anthropic",
+};
+
+// providerOf groups models by endpoint: models sharing protocol and base
+// URL come from one provider account.
+function providerOf(m: Model) {
+  return `${kindName[m.settings?.providerKind ?? 0] ?? "?"} · ${m.settings?.baseUrl}`;
+}
+
+export function ModelsPage() {
+  const { data, error, loading, reload } = useLoad(() => api.listModels({}), []);
+  const [editing, setEditing] = useState<Model | "new">();
+  const [actionError, setActionError] = useState<unknown>();
+  const list = data?.models ?? [];
+
+  const act = async (f: () => Promise<unknown>) => {
+    try { await f(); setActionError(undefined); reload(); } catch (e) { setActionError(e); }
+  };
+  const move = (i: number, by: number) => {
+    const ids = list.map((m) => m.id);
+    const [id] = ids.splice(i, 1);
+    ids.splice(i + by, 0, id);
+    void act(() => api.reorderModels({ ids }));
+  };
+  const groups = new Map<string, { model: Model; index: number }[]>();
+  list.forEach((model, index) => {
+    const key = providerOf(model);
+    groups.set(key, [...(groups.get(key) ?? []), { model, index }]);
+  });
+
+  return (
+    <Page title="Providers & Models" actions={<Button kind="primary" onClick={() => setEditing("new")}>Add model</Button>}>
+      <ErrorBox error={error ?? actionError} />
+      {editing && (
+        <ModelForm model={editing === "new" ? undefined : editing} onCancel={() => setEditing(undefined)}
+          onDone={() => { setEditing(undefined); reload(); }} />
+      )}
+      {loading && !data && <Spinner label="Loading models…" />}
+      {data && list.length === 0 && !editing && (
+        <Card><p className="text-sm text-slate-600">No models yet. Add one: choose the protocol, paste the base URL and key, then discover the provider's models.</p></Card>
+      )}
+      {[...groups].map(([provider, items]) => (
+        <Card key={provider} title={provider}>
+          <ul className="divide-y divide-slate-100">
+            {items.map(({ model: m, index }) => (
+              <li key={m.id} className="space-y-2 py-3" data-testid="model-row">
+                <div className="flex flex-wrap items-center gap-3">
+                  <div className="min-w-0 flex-1">
+                    <div className="font-medium">{m.settings?.displayName} {m.settings?.groupName && <Badge>{m.settings.groupName}</Badge>}</div>
+                    <div className="text-xs text-slate-500">
+                      {m.settings?.modelId} · key {m.hasApiKey ? m.apiKeyHint : "missing"} · id {m.id}
+                    </div>
+                  </div>
+                  <label className="flex items-center gap-1 text-sm">
+                    <input type="checkbox" checked={m.enabled} onChange={(e) => act(() => api.setModelEnabled({ id: m.id, enabled: e.target.checked }))} />
+                    In Cursor
+                  </label>
+                  <Button title="Move up" disabled={index === 0} onClick={() => move(index, -1)}>↑</Button>
+                  <Button title="Move down" disabled={index === list.length - 1} onClick={() => move(index, 1)}>↓</Button>
+                  <Button onClick={() => setEditing(m)}>Edit</Button>
+                  <Button onClick={() => act(() => api.duplicateModel({ id: m.id }))}>Duplicate</Button>
+                  <Button kind="danger" onClick={() => confirm(`Delete ${m.settings?.displayName}?`) && act(() => api.deleteModel({ id: m.id }))}>Delete</Button>
+                </div>
+                <ModelTest modelId={m.id} />
+              </li>
+            ))}
+          </ul>
+        </Card>
+      ))}
+    </Page>
+  );
+}
