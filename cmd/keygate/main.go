@@ -31,6 +31,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch cmd {
 	case "serve":
 		return serve(args, stderr)
+	case "cursor":
+		return cursorCommand(args, stdout, stderr)
+	case "ca":
+		return caCommand(args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, versionString())
 		return 0

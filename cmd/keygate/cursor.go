@@ -1,0 +1,143 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"keygate/adapters/ca"
+	"keygate/adapters/cursorproxy"
+	"keygate/adapters/cursorproxy/setup"
+	"keygate/app/config"
+)
+
+// EnvProxyToken passes a personal gateway token to `keygate cursor setup`
+// without putting it on the command line, where other users could see it.
+const EnvProxyToken = "KEYGATE_PROXY_TOKEN"
+
+// cursorCommand runs `keygate cursor setup [--undo]`.
+func cursorCommand(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] != "setup" {
+		fmt.Fprintln(stderr, "usage: keygate cursor setup [--undo] [flags] (keygate cursor setup -h)")
+		return 2
+	}
+	fs := flag.NewFlagSet("keygate cursor setup", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dataDir := dataDirFlag(fs)
+	settings := fs.String("settings", "", "Cursor settings.json to edit (default: Cursor's user settings for this OS)")
+	proxyAddr := fs.String("proxy", cursorproxy.DefaultAddr, "host:port of Keygate's Cursor proxy")
+	token := fs.String("token", os.Getenv(EnvProxyToken), "personal gateway token for a company proxy (env "+EnvProxyToken+")")
+	caCert := fs.String("ca-cert", "", "company CA certificate to trust instead of this installation's CA")
+	undo := fs.Bool("undo", false, "remove the settings setup wrote")
+	if err := fs.Parse(args[1:]); err != nil {
+		return exitFlag(err)
+	}
+	path := *settings
+	if path == "" {
+		home, _ := os.UserHomeDir()
+		p, err := setup.SettingsPath(runtime.GOOS, os.Getenv, home)
+		if err != nil {
+			fmt.Fprintf(stderr, "keygate: %v; pass --settings\n", err)
+			return 1
+		}
+		path = p
+	}
+	if *undo {
+		changes, err := setup.Undo(path)
+		if err != nil {
+			fmt.Fprintf(stderr, "keygate: undo Cursor settings: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "Removed %d Keygate settings from %s. Restart Cursor.\n", len(changes), path)
+		return 0
+	}
+	certPath, err := trustedCert(*caCert, *dataDir, stdout)
+	if err != nil {
+		fmt.Fprintf(stderr, "keygate: %v\n", err)
+		return 1
+	}
+	changes, err := setup.Apply(path, setup.ProxyURL(*proxyAddr, *token))
+	if err != nil {
+		fmt.Fprintf(stderr, "keygate: write Cursor settings: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "Updated %s:\n", path)
+	for _, c := range changes {
+		fmt.Fprintf(stdout, "  %s = %s\n", c.Key, redact(c.New))
+		if c.Key == "http.proxy" && c.Old != "" && c.Old != c.New {
+			fmt.Fprintf(stdout, "    (it was %s; `keygate cursor setup --undo` removes the key, it does not restore that value)\n", redact(c.Old))
+		}
+	}
+	fmt.Fprintln(stdout)
+	fmt.Fprint(stdout, setup.TrustInstructions(certPath))
+	return 0
+}
+
+// trustedCert returns the CA certificate the user must trust: the company's
+// when given, else this installation's (generated now if Keygate never ran).
+func trustedCert(companyCert, dataDir string, stdout io.Writer) (string, error) {
+	if companyCert != "" {
+		return filepath.Abs(companyCert)
+	}
+	dir, err := prepareDataDir(dataDir)
+	if err != nil {
+		return "", err
+	}
+	_, created, err := ca.LoadOrCreate(dir, time.Now())
+	if err != nil {
+		return "", fmt.Errorf("installation CA: %w", err)
+	}
+	if created {
+		fmt.Fprintf(stdout, "Created this installation's CA in %s.\n", dir)
+	}
+	return filepath.Join(dir, ca.CertFile), nil
+}
+
+// redact hides the token in a JSON-quoted proxy URL.
+func redact(quoted string) string {
+	var s string
+	if _, err := fmt.Sscanf(quoted, "%q", &s); err != nil {
+		return quoted
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.User == nil {
+		return quoted
+	}
+	return fmt.Sprintf("%q", u.Redacted())
+}
+
+// dataDirFlag registers --data-dir with the same default and environment
+// variable as `keygate serve`.
+func dataDirFlag(fs *flag.FlagSet) *string {
+	def := config.Default().DataDir
+	if v := os.Getenv(config.EnvDataDir); v != "" {
+		def = v
+	}
+	return fs.String("data-dir", def, "data directory (env "+config.EnvDataDir+")")
+}
+
+// prepareDataDir creates the data directory (mode 0700) like serve does.
+func prepareDataDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("resolve data dir: %w", err)
+	}
+	if err := os.MkdirAll(abs, 0o700); err != nil {
+		return "", fmt.Errorf("create data dir: %w", err)
+	}
+	return abs, nil
+}
+
+// exitFlag maps a flag parse error to an exit code (-h is not a failure).
+func exitFlag(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	return 2
+}
