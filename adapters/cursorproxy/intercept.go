@@ -90,6 +90,9 @@ func (p *Proxy) route(w http.ResponseWriter, r *http.Request) {
 		p.opts.Keygate.ServeHTTP(w, r)
 		return
 	}
+	// A proxy must be able to read the client's body while the answer
+	// already streams back; HTTP/1 servers refuse that unless told.
+	_ = http.NewResponseController(w).EnableFullDuplex()
 	p.opts.Upstream.ServeHTTP(w, r)
 }
 
