@@ -25,7 +25,7 @@ type Options struct {
 	// AgentService/Run (e.g. "https://127.0.0.1:47321"). When empty the
 	// client is told to keep HTTP/2 off and use RunSSE + BidiAppend.
 	AgentURL string
-	// Catalog lists Keygate's models (required).
+	// Catalog lists Keygate's models; nil means Keygate offers none.
 	Catalog Catalog
 	// Upstream is Cursor's backend for merged model lists; nil means local
 	// answers only.
@@ -87,6 +87,9 @@ func (s *Services) ServerTime(context.Context, *connect.Request[aiserverv1.Serve
 // models asks the catalog; a failing catalog is logged and treated as empty
 // so that the client still gets Cursor's own models.
 func (s *Services) models(ctx context.Context, h http.Header) []Model {
+	if s.opts.Catalog == nil {
+		return nil
+	}
 	ms, err := s.opts.Catalog.Models(ctx, h)
 	if err != nil {
 		s.log.Warn("model catalog unavailable; answering without Keygate models", zap.Error(err))
