@@ -16,7 +16,7 @@ export function navigate(path: string) {
 
 export function Link({ to, children, className = "" }: { to: string; children: React.ReactNode; className?: string }) {
   return (
-    <a href={to} className={className} onClick={(e) => { e.preventDefault(); navigate(to); }}>
+    <a href={to} className={className} onClick={(e) => { e.preventDefault(); e.stopPropagation(); navigate(to); }}>
       {children}
     </a>
   );

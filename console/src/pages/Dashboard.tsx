@@ -37,7 +37,7 @@ function TokenChart({ points, bucket }: { points: SeriesPoint[]; bucket: BucketS
                 y -= v;
                 return <rect key={s.key} x={i * bw + 1} y={y} width={Math.max(bw - 2, 1)} height={v} fill={s.color} />;
               })}
-              {i % Math.ceil(points.length / 8) === 0 && <text x={i * bw} y={h + 14} fontSize="10" fill="#64748b">{label(p)}</text>}
+              {i % Math.ceil(points.length / 8) === 0 && i * bw < w - 60 && <text x={i * bw} y={h + 14} fontSize="10" fill="#64748b">{label(p)}</text>}
             </g>
           );
         })}

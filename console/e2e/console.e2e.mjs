@@ -1,0 +1,144 @@
+// Browser test of the console against a Keygate started here (e2e/server):
+// add a provider pointing at the fake provider, discover its models, run the
+// connection test, run one turn with the Cursor client simulator, then find
+// that call on the Calls page and open its details.
+//
+// Needs: the console built (npm run build), Go, and Debian's chromium
+// (CHROMIUM, default /usr/bin/chromium). Screenshots go to E2E_SHOTS
+// (default: a new temporary directory). Prints "N passed, N failed".
+import { spawn, execFileSync } from "node:child_process";
+import { mkdtempSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const shots = process.env.E2E_SHOTS ?? mkdtempSync(join(tmpdir(), "keygate-e2e-"));
+mkdirSync(shots, { recursive: true });
+const timeout = 15_000;
+
+function startServer() {
+  const bin = join(mkdtempSync(join(tmpdir(), "keygate-e2e-bin-")), "server");
+  execFileSync("go", ["build", "-o", bin, "./console/e2e/server"], { cwd: repo, stdio: "inherit" });
+  const proc = spawn(bin, [], { stdio: ["pipe", "pipe", "inherit"] });
+  return new Promise((resolve, reject) => {
+    let out = "";
+    proc.stdout.on("data", (d) => {
+      out += d;
+      const m = out.match(/KEYGATE_E2E_URL=(\S+)/);
+      if (m) resolve({ proc, url: m[1] });
+    });
+    proc.on("exit", (code) => reject(new Error(`e2e server exited with ${code}`)));
+  });
+}
+
+const results = [];
+async function step(name, fn) {
+  try {
+    await fn();
+    results.push(true);
+    console.log(`ok - ${name}`);
+  } catch (err) {
+    results.push(false);
+    console.log(`not ok - ${name}\n  ${String(err?.stack ?? err).split("\n").join("\n  ")}`);
+    throw err;
+  }
+}
+
+const { proc, url } = await startServer();
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync"],
+});
+const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+page.setDefaultTimeout(timeout);
+const shot = (name) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+const api = async (path, body) => {
+  const r = await fetch(url + path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body ?? {}) });
+  if (!r.ok) throw new Error(`${path}: ${r.status} ${await r.text()}`);
+  return r.json();
+};
+
+try {
+  const providerURL = await (await fetch(url + "/e2e/provider")).text();
+
+  await step("turns on detailed mode in Settings", async () => {
+    await page.goto(url + "/settings");
+    await page.getByText("Detailed mode").click();
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByText("Saved.").waitFor();
+    await shot("1-settings");
+  });
+
+  await step("adds a provider and picks a discovered model", async () => {
+    await page.goto(url + "/models");
+    await page.getByRole("button", { name: "Add model" }).click();
+    await page.getByLabel("Base URL", { exact: true }).fill(providerURL);
+    await page.getByLabel("API key", { exact: true }).fill("sk-e2e-0123456789abcdef");
+    await page.getByRole("button", { name: "Discover models" }).click();
+    await page.getByRole("button", { name: "fake-small" }).waitFor();
+    await shot("2-discovered");
+    await page.getByRole("button", { name: "fake-large" }).click();
+    await page.getByLabel("Display name", { exact: true }).fill("Fake Large");
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.getByTestId("model-row").filter({ hasText: "Fake Large" }).waitFor();
+    const row = await page.getByTestId("model-row").innerText();
+    if (!row.includes("sk-…cdef")) throw new Error(`key hint missing in: ${row}`);
+    if (row.includes("0123456789")) throw new Error("the model row shows the API key");
+  });
+
+  await step("runs the connection test", async () => {
+    await page.getByRole("button", { name: "Test connection" }).click();
+    const result = page.getByTestId("test-result");
+    await result.getByText("Connection works").waitFor();
+    await result.getByText("Show raw response").click();
+    await page.getByText("data: [DONE]").first().waitFor();
+    await shot("3-connection-test");
+  });
+
+  let turnText = "";
+  await step("runs one turn with the Cursor client simulator", async () => {
+    const { models } = await api("/keygate.control.v1.ModelService/ListModels");
+    const r = await fetch(`${url}/e2e/turn?conversation=e2e-conv&model=${models[0].id}&text=hello`, { method: "POST" });
+    if (!r.ok) throw new Error(`turn: ${r.status} ${await r.text()}`);
+    turnText = (await r.json()).texts.join("");
+    if (turnText !== "Hello from the fake provider.") throw new Error(`turn answered ${JSON.stringify(turnText)}`);
+  });
+
+  await step("finds the turn's call on the Calls page", async () => {
+    await page.goto(url + "/calls");
+    const row = page.getByTestId("call-row").filter({ hasText: "e2e-conv" });
+    await row.waitFor();
+    if ((await page.getByTestId("call-row").count()) !== 2) throw new Error("expected the test call and the turn's call");
+    await shot("4-calls");
+    await row.click();
+  });
+
+  await step("opens the call's details with timeline, cache insight and raw stream", async () => {
+    await page.getByTestId("timeline").waitFor();
+    await page.getByTestId("cache-insight").getByText("first call of the conversation").waitFor();
+    const raw = await page.getByTestId("raw-stream").innerText();
+    if (!raw.includes("Hello")) throw new Error("raw stream lacks the answer");
+    await page.getByText('"content": "hello"').waitFor();
+    await shot("5-call-details");
+  });
+
+  await step("shows the calls on the dashboard", async () => {
+    await page.goto(url + "/");
+    await page.getByText("Cache hit rate").waitFor();
+    await page.getByRole("cell", { name: "fake-large" }).waitFor();
+    await shot("6-dashboard");
+  });
+} catch {
+  await shot("failure").catch(() => {});
+} finally {
+  await browser.close();
+  proc.stdin.end();
+  proc.kill("SIGTERM");
+  const passed = results.filter(Boolean).length;
+  console.log(`screenshots: ${shots}`);
+  console.log(`${passed} passed, ${results.length - passed} failed`);
+  process.exitCode = results.length - passed === 0 && results.length === 7 ? 0 : 1;
+}
