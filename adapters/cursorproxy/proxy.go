@@ -109,7 +109,6 @@ func New(opts Options, log *zap.Logger) (*Proxy, error) {
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          zap.NewStdLog(log.Named("intercepted")),
 	}
-	p.inner.SetKeepAlivesEnabled(true)
 	go func() { _ = p.inner.Serve(p.conns) }()
 	return p, nil
 }
