@@ -298,6 +298,16 @@ var _ = Describe("RunSSE", func() {
 			Expect(proto.Equal(turns[1].Request, run.GetRunRequest())).To(BeTrue())
 		})
 
+		It("a cancel during the linger opens no turn", func() {
+			s := subscribe()
+			Expect(client.Send(ctx, run)).To(Succeed())
+			Eventually(s.Texts).Should(HaveLen(1))
+			Expect(client.Send(ctx, cursortest.Cancel("too late"))).To(Succeed())
+			Eventually(s.Done()).WithTimeout(5 * time.Second).Should(BeClosed())
+			Expect(handler.Turns()).To(HaveLen(1))
+			Expect(s.EndError()).To(BeNil())
+		})
+
 		It("a run request during the linger opens another turn on the same stream", func() {
 			s := subscribe()
 			Expect(client.Send(ctx, run)).To(Succeed())

@@ -37,8 +37,9 @@
 // connected subscribers only: after Config.Heartbeat without output, and in
 // answer to each client heartbeat. After a successful turn the transport
 // lingers (Config.Linger) so that a run_request or a stand-alone
-// conversation action can open another turn on the same stream; then it
-// writes {}. A failed turn ends the stream with its error at once. When no
+// conversation action (not a cancel) can open another turn on the same
+// stream; then it writes {}. Other client messages between turns are
+// dropped. A failed turn ends the stream with its error at once. When no
 // subscriber is attached for Config.OrphanGrace (counted from creation or
 // from the last one leaving) the running turn is cancelled and the stream
 // ends with canceled. An ended transport stays replayable for

@@ -29,8 +29,8 @@ type Turn struct {
 	// stand-alone conversation action while the transport lingered, it is the
 	// previous turn's run_request.
 	Request *agentv1.AgentRunRequest
-	// FollowUp is the conversation action that opened the turn during the
-	// linger, or nil when a run_request opened it.
+	// FollowUp is the stand-alone conversation action (never a cancel) that
+	// opened the turn during the linger, or nil when a run_request opened it.
 	FollowUp *agentv1.ConversationAction
 	// Parent names the parent run of a subagent (both fields or neither).
 	Parent Parent

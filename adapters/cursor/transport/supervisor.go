@@ -127,7 +127,7 @@ func (s *supervisor) handle(ev event) {
 		switch target := s.target(); {
 		case target != nil:
 			target.inbox.push(ev.msg)
-		case ev.msg.GetConversationAction() != nil && s.last != nil:
+		case opensFollowUp(ev.msg.GetConversationAction()) && s.last != nil:
 			s.enqueue(s.t.newTurnRun(s.last, ev.msg.GetConversationAction(), s.lastParent))
 		default:
 			s.t.reg.log.Debug("client message outside a turn dropped",
@@ -240,4 +240,10 @@ func messageKind(m *agentv1.AgentClientMessage) string {
 		return "none"
 	}
 	return string(m.ProtoReflect().WhichOneof(m.ProtoReflect().Descriptor().Oneofs().ByName("message")).Name())
+}
+
+// opensFollowUp reports whether a stand-alone action that arrives between
+// turns starts one. Cancels have nothing to act on then.
+func opensFollowUp(a *agentv1.ConversationAction) bool {
+	return a != nil && a.GetCancelAction() == nil && a.GetCancelSubagentAction() == nil
 }
