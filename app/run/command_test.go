@@ -58,6 +58,9 @@ var _ = Describe("Handle commands", func() {
 					Expect(delivery).To(Equal(run.Applied))
 					Expect(kindsOf(t.Events())).To(Equal([]string{
 						"initial_messages", "interrupted", "interrupted_output", "runtime_event", "final_turn", "ended"}))
+					appended := eventsOf[run.MessagesCommitted](t.Events())[2]
+					Expect(appended.Cause.EventID).To(Equal("e2"))
+					Expect(appended.Barrier).NotTo(BeNil())
 				})
 
 				It("restarts only the model cycle, with the follow-up in the next call", func() {

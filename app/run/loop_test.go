@@ -122,6 +122,13 @@ var _ = Describe("Engine.Start", func() {
 					}))
 				})
 
+				It("sums the usage of both cycles into the run", func() {
+					stored, err := h.b.runs.Run(context.Background(), hd.RunID())
+					Expect(err).NotTo(HaveOccurred())
+					Expect(stored.Usage.Input).To(Equal(int64(200)))
+					Expect(stored.Usage.Output).To(Equal(int64(20)))
+				})
+
 				It("sends the call and its result in the second request", func() {
 					req := h.provider.Calls()[1].Request
 					Expect(texts(req.Messages)).To(Equal([]string{"user: read a.go", "assistant: Read", "tool: package a"}))
