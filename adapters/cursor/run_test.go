@@ -139,6 +139,14 @@ var _ = Describe("AgentService/Run over HTTP/2", func() {
 		})
 	})
 
+	It("falls back to a random request id when x-request-id is missing", func() {
+		client = cursortest.NewClient(env.URL, env.H2C, "")
+		rs := open(false)
+		Eventually(rs.Done()).Should(BeClosed())
+		Expect(rs.Texts()).To(Equal([]string{"over", " h2"}))
+		Expect(handler.Turns()[0].RequestID).NotTo(BeEmpty())
+	})
+
 	It("ends with invalid_argument when the first frame names no model", func() {
 		run = cursortest.RunRequest("conv-1", "", "hello")
 		rs := open(false)
