@@ -71,6 +71,19 @@ var _ = Describe("Handle commands", func() {
 				})
 			})
 
+			When("a newer user message arrives while the provider holds back its headers", func() {
+				It("stops waiting and runs the model with the new message", func() {
+					h.server.Enqueue(headersStalled())
+					h.enqueue(text("fresh answer"))
+					hd = h.start(h.prepared(userText("e1", "first")), t)
+					Eventually(h.server.Requests).Should(HaveLen(1))
+					Expect(hd.BreakMessages([]conversation.Message{userText("e2", "never mind")})).To(Equal(run.Applied))
+					Expect(finish(hd).Status).To(Equal(run.Completed))
+					Eventually(h.server.Gone()).Should(Receive())
+					Expect(texts(h.provider.Calls()[1].Request.Messages)).To(Equal([]string{"user: first", "user: never mind"}))
+				})
+			})
+
 			When("messages are inserted while the model runs", func() {
 				It("appends them after the answer and runs the model again", func() {
 					h.server.Enqueue(stalled("first answer"))

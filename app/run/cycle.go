@@ -148,18 +148,12 @@ type pumped struct {
 func (r *runner) attempt(parent context.Context, req llm.Request, idx int, callID string, listen bool) (modelcycle.Result, error) {
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
-	stream, err := r.e.provider.Stream(ctx, ports.ModelCall{
+	call := ports.ModelCall{
 		CallID: callID, RunID: r.p.RunID, ConversationID: r.p.ConversationID,
 		ProviderCallIndex: idx, Endpoint: r.p.Model.Endpoint, Request: req,
-	})
-	if err != nil {
-		if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
-			return modelcycle.Result{}, cause
-		}
-		return modelcycle.Result{}, err
 	}
 	events := make(chan pumped, 64)
-	go pump(ctx, stream, events)
+	go pump(ctx, r.e.provider, call, events)
 	cyc := modelcycle.New()
 	v := visible{r: r, callID: callID, on: listen, calls: map[int]string{}}
 	stop := func(cause error) (modelcycle.Result, error) {
@@ -211,11 +205,16 @@ func (r *runner) attempt(parent context.Context, req llm.Request, idx int, callI
 	}
 }
 
-// pump reads the stream on its own goroutine so the engine can watch
-// commands meanwhile. It always ends with one end value and closes the
-// stream.
-func pump(ctx context.Context, s ports.ModelStream, out chan<- pumped) {
+// pump makes the provider call and reads its stream on its own goroutine,
+// so the engine watches commands while it waits for headers or events. It
+// always ends with one end value and closes the stream.
+func pump(ctx context.Context, p ports.ModelProvider, call ports.ModelCall, out chan<- pumped) {
 	defer close(out)
+	s, err := p.Stream(ctx, call)
+	if err != nil {
+		out <- pumped{end: true, err: err}
+		return
+	}
 	for s.Next() {
 		select {
 		case out <- pumped{ev: s.Event()}:
@@ -225,7 +224,7 @@ func pump(ctx context.Context, s ports.ModelStream, out chan<- pumped) {
 			return
 		}
 	}
-	err := s.Err()
+	err = s.Err()
 	_ = s.Close()
 	out <- pumped{end: true, err: err}
 }
