@@ -29,6 +29,7 @@ import (
 // to a fake provider.
 type api struct {
 	store    *controltest.Store
+	convs    *controltest.Conversations
 	upstream *providertest.Server
 	prompts  *control.PromptCache
 	tap      *appcontrol.PromptTap
@@ -39,10 +40,11 @@ type api struct {
 	calls     controlv1connect.CallServiceClient
 	dashboard controlv1connect.DashboardServiceClient
 	setting   controlv1connect.SettingServiceClient
+	talks     controlv1connect.ConversationServiceClient
 }
 
 func newAPI() *api {
-	a := &api{store: controltest.NewStore(nil), upstream: providertest.NewServer(), prompts: control.NewPromptCache(100)}
+	a := &api{store: controltest.NewStore(nil), convs: controltest.NewConversations(nil), upstream: providertest.NewServer(), prompts: control.NewPromptCache(100)}
 	DeferCleanup(a.upstream.Close)
 	box, err := secretbox.New([]byte("0123456789abcdef0123456789abcdef"))
 	Expect(err).NotTo(HaveOccurred())
@@ -53,9 +55,10 @@ func newAPI() *api {
 	routes := control.Routes(control.Options{
 		Models: appcontrol.NewModels(appcontrol.ModelsOptions{Store: a.store, Secrets: box,
 			Lister: control.NewDiscovery(discovery.New(nil)), Provider: a.tap, RequestURL: provider.RequestURL}),
-		Calls:     calls,
-		Dashboard: appcontrol.NewDashboard(a.store, a.settings, nil),
-		Settings:  a.settings,
+		Calls:         calls,
+		Dashboard:     appcontrol.NewDashboard(a.store, a.settings, nil),
+		Settings:      a.settings,
+		Conversations: appcontrol.NewConversations(a.convs, a.convs),
 		Setup: func(context.Context) (control.Setup, error) {
 			return control.Setup{ProxyURL: "http://127.0.0.1:7878"}, nil
 		},
@@ -72,6 +75,7 @@ func newAPI() *api {
 	a.calls = controlv1connect.NewCallServiceClient(a.server.Client(), a.server.URL)
 	a.dashboard = controlv1connect.NewDashboardServiceClient(a.server.Client(), a.server.URL)
 	a.setting = controlv1connect.NewSettingServiceClient(a.server.Client(), a.server.URL)
+	a.talks = controlv1connect.NewConversationServiceClient(a.server.Client(), a.server.URL)
 	return a
 }
 
