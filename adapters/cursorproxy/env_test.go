@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -38,6 +39,8 @@ type env struct {
 	// Pool trusts the installation root and the unrelated site, as a
 	// client set up by `keygate cursor setup` would.
 	Pool *x509.CertPool
+	// Stop cancels Run and waits for it to return its error.
+	Stop func() error
 }
 
 // envOptions vary the proxy under test.
@@ -98,10 +101,14 @@ func startEnv(o envOptions) *env {
 	var bound net.Addr
 	Eventually(addr, 5*time.Second).Should(Receive(&bound))
 	e.ProxyAddr = bound.String()
-	DeferCleanup(func() {
+	var stopped error
+	stop := sync.OnceValue(func() error {
 		cancel()
-		Eventually(done, 10*time.Second).Should(Receive(Succeed()))
+		Eventually(done, 10*time.Second).Should(Receive(&stopped))
+		return stopped
 	})
+	e.Stop = stop
+	DeferCleanup(func() { Expect(stop()).To(Succeed()) })
 
 	e.Pool = root.Pool()
 	e.Pool.AddCert(e.Other.Certificate())
@@ -124,6 +131,13 @@ func (e *env) Client(user *url.Userinfo) *http.Client {
 // connect sends a raw CONNECT with the given Proxy-Authorization (none when
 // empty) and returns the proxy's answer.
 func (e *env) connect(target, auth string) *http.Response {
+	_, resp := e.dialConnect(target, auth)
+	return resp
+}
+
+// dialConnect is connect that also returns the connection, which is the
+// tunnel after a 200.
+func (e *env) dialConnect(target, auth string) (net.Conn, *http.Response) {
 	conn, err := net.Dial("tcp", e.ProxyAddr)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(conn.Close)
@@ -135,7 +149,7 @@ func (e *env) connect(target, auth string) *http.Response {
 	Expect(err).NotTo(HaveOccurred())
 	resp, err := http.ReadResponse(bufio.NewReader(conn), &http.Request{Method: http.MethodConnect})
 	Expect(err).NotTo(HaveOccurred())
-	return resp
+	return conn, resp
 }
 
 // whoami is a Keygate route that reports what the proxy told it.

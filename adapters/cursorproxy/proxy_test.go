@@ -6,7 +6,9 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -222,6 +224,16 @@ var _ = Describe("Proxy", func() {
 		_, err := hc.Get("https://api2.cursor.sh/aiserver.v1.AiService/GetServerConfig")
 		By("failing in the proxy's handshake, not in the client's certificate check")
 		Expect(err).To(MatchError(ContainSubstring("remote error")))
+	})
+
+	It("cuts open tunnels when it shuts down", func() {
+		conn, resp := e.dialConnect("example.com:443", "")
+		Expect(resp).To(HaveHTTPStatus(http.StatusOK))
+		Expect(e.Stop()).To(Succeed())
+		Expect(conn.SetReadDeadline(time.Now().Add(10 * time.Second))).To(Succeed())
+		_, err := conn.Read(make([]byte, 1))
+		Expect(err).To(HaveOccurred())
+		Expect(err).NotTo(MatchError(os.ErrDeadlineExceeded), "the proxy closed the tunnel")
 	})
 
 	It("turns away requests that are not proxy requests", func() {
