@@ -113,6 +113,11 @@ func (r Runs) Finish(ctx context.Context, runID string, end ports.RunEnd) error 
 		if err != nil {
 			return err
 		}
+		// Lock the conversation before the run row, the order Claim and
+		// Apply use, so a finish racing a claim cannot deadlock.
+		if _, err := tx.LockConversation(ctx, run.ConversationID); err != nil {
+			return err
+		}
 		now := r.s.now()
 		ok, err := tx.FinishRun(ctx, runID, end, now)
 		if err != nil {

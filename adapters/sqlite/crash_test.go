@@ -1,6 +1,7 @@
 package sqlite_test
 
 import (
+	"bufio"
 	"context"
 	"database/sql"
 	"errors"
@@ -31,6 +32,7 @@ const (
 	crashDirEnv  = "KEYGATE_CRASH_CHILD_DIR"
 	crashModeEnv = "KEYGATE_CRASH_CHILD_MODE"
 	crashConv    = "crash-conv"
+	childReady   = "crash child ready"
 )
 
 // crashChild is the child's body; it never returns normally.
@@ -79,16 +81,31 @@ func crashChild(dir, mode string) {
 			must(err)
 		}
 		must(s.Runs.Finish(ctx, run, ports.RunEnd{Status: ports.RunCompleted}))
+		if i == 0 {
+			fmt.Println(childReady) // one whole round is stored; the parent may kill from now on
+		}
 	}
 }
 
-// runChild starts the child on dir and returns it.
-func runChild(dir, mode string) *exec.Cmd {
+// runChild starts the child on dir and returns it with a channel that is
+// closed once the child reports a first complete round.
+func runChild(dir, mode string) (*exec.Cmd, <-chan struct{}) {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestSQLite$")
 	cmd.Env = append(os.Environ(), crashDirEnv+"="+dir, crashModeEnv+"="+mode)
 	cmd.Stderr = GinkgoWriter
+	out, err := cmd.StdoutPipe()
+	Expect(err).NotTo(HaveOccurred())
 	Expect(cmd.Start()).To(Succeed())
-	return cmd
+	ready := make(chan struct{})
+	go func() {
+		lines := bufio.NewScanner(out)
+		for lines.Scan() {
+			if lines.Text() == childReady {
+				close(ready)
+			}
+		}
+	}()
+	return cmd, ready
 }
 
 // expectKilled waits for the child and checks that SIGKILL ended it.
@@ -159,8 +176,9 @@ var _ = Describe("The SQLite store after a crash", func() {
 
 	It("has every checkpoint complete after writers are killed at random moments", func() {
 		for range 3 {
-			child := runChild(dir, "loop")
-			time.Sleep(time.Duration(100+rand.IntN(250)) * time.Millisecond)
+			child, ready := runChild(dir, "loop")
+			Eventually(ready).WithTimeout(time.Minute).Should(BeClosed())
+			time.Sleep(time.Duration(rand.IntN(200)) * time.Millisecond)
 			Expect(child.Process.Signal(syscall.SIGKILL)).To(Succeed())
 			expectKilled(child)
 			expectComplete(dir)
@@ -168,7 +186,7 @@ var _ = Describe("The SQLite store after a crash", func() {
 	})
 
 	It("keeps neither the completion nor the checkpoint of a tool result whose transaction died before commit", func() {
-		child := runChild(dir, "in-tx")
+		child, _ := runChild(dir, "in-tx")
 		expectKilled(child)
 		expectComplete(dir)
 
