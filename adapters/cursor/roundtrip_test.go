@@ -90,17 +90,7 @@ var _ = Describe("Client round trips on a turn", func() {
 
 	Context("with a turn that stores and reads a blob", func() {
 		BeforeEach(func() {
-			script = func(ctx context.Context, turn *transport.Turn) error {
-				id, _, err := cursortest.SetBlob(ctx, turn, []byte("turn blob"))
-				if err != nil {
-					return err
-				}
-				data, err := cursortest.GetBlob(ctx, turn, id)
-				if err != nil {
-					return err
-				}
-				return turn.Output.Send(cursortest.TextDelta(string(data)))
-			}
+			script = cursortest.StoreAndReadBack([]byte("turn blob"))
 		})
 
 		It("gets its SET acknowledged and its GET answered by the client's store", func() {

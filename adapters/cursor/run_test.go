@@ -107,17 +107,7 @@ var _ = Describe("AgentService/Run over HTTP/2", func() {
 
 	Context("with a turn that stores a blob", func() {
 		BeforeEach(func() {
-			script = func(ctx context.Context, turn *transport.Turn) error {
-				id, _, err := cursortest.SetBlob(ctx, turn, []byte("checkpoint bytes"))
-				if err != nil {
-					return err
-				}
-				data, err := cursortest.GetBlob(ctx, turn, id)
-				if err != nil {
-					return err
-				}
-				return turn.Output.Send(cursortest.TextDelta(string(data)))
-			}
+			script = cursortest.StoreAndReadBack([]byte("checkpoint bytes"))
 		})
 
 		It("answers KV requests on the same stream", func() {

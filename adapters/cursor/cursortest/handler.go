@@ -157,6 +157,22 @@ func SetBlob(ctx context.Context, turn *transport.Turn, data []byte) (id []byte,
 	}
 }
 
+// StoreAndReadBack stores data in the client's KV store, reads it back by
+// its id and sends it as a text delta: a KV round trip in one turn.
+func StoreAndReadBack(data []byte) Script {
+	return func(ctx context.Context, turn *transport.Turn) error {
+		id, _, err := SetBlob(ctx, turn, data)
+		if err != nil {
+			return err
+		}
+		got, err := GetBlob(ctx, turn, id)
+		if err != nil {
+			return err
+		}
+		return turn.Output.Send(TextDelta(string(got)))
+	}
+}
+
 // GetBlob asks the client's KV store for a blob and waits for the answer.
 func GetBlob(ctx context.Context, turn *transport.Turn, id []byte) ([]byte, error) {
 	kvID, err := turn.Output.NextKvID()
