@@ -1,11 +1,13 @@
 package upstream
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -94,10 +96,7 @@ func New(opts Options, log *zap.Logger) (*Forwarder, error) {
 // back: method, path, query, headers and body as they came, minus the
 // hop-by-hop headers, Host and HeaderUpstreamURL. A target that is not a
 // Cursor HTTPS URL gets 400; an unreachable upstream gets 502.
-//
-// To send a request upstream after reading its body (a RunSSE whose run
-// belongs to Cursor), restore the body first:
-// r.Body = io.NopCloser(bytes.NewReader(body)); r.ContentLength = int64(len(body)).
+// A handler that already read the body uses ServeBody instead.
 func (f *Forwarder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	target, err := Target(r, f.base)
 	if err != nil {
@@ -105,6 +104,18 @@ func (f *Forwarder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.reverse.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), targetKey{}, target)))
+}
+
+// ServeBody is ServeHTTP for a request whose body the caller has already
+// read, for example a RunSSE that had to be decoded to learn that its run
+// belongs to Cursor: body is sent in its place.
+func (f *Forwarder) ServeBody(w http.ResponseWriter, r *http.Request, body []byte) {
+	r = r.Clone(r.Context())
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	r.Header.Del("Content-Length")
+	r.TransferEncoding = nil
+	f.ServeHTTP(w, r)
 }
 
 func (f *Forwarder) rewrite(pr *httputil.ProxyRequest) {

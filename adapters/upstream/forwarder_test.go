@@ -1,7 +1,6 @@
 package upstream_test
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"net/http"
@@ -113,13 +112,19 @@ var _ = Describe("Forwarder.ServeHTTP", func() {
 		Expect(w.Code).To(Equal(http.StatusBadGateway))
 	})
 
-	It("sends a request whose body was already read once it is restored", func() {
+})
+
+var _ = Describe("Forwarder.ServeBody", func() {
+	It("sends a request whose body a handler already read, as the Cursor adapter does for a run that belongs to Cursor", func() {
 		fwd, got, _ := newForwarder(teapot, upstream.Options{})
 		r := httptest.NewRequest(http.MethodPost, "http://keygate/agent.v1.AgentService/RunSSE", strings.NewReader("run id"))
-		body, _ := io.ReadAll(r.Body)
-		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
-		fwd.ServeHTTP(httptest.NewRecorder(), r)
-		Expect(got).To(Receive(HaveField("Body", "run id")))
+		r.Header.Set(upstream.HeaderUpstreamURL, "https://api2.cursor.sh/agent.v1.AgentService/RunSSE")
+		body, err := io.ReadAll(r.Body)
+		Expect(err).NotTo(HaveOccurred())
+		w := httptest.NewRecorder()
+		fwd.ServeBody(w, r, body)
+		Expect(w.Code).To(Equal(http.StatusTeapot))
+		Expect(got).To(Receive(And(HaveField("Body", "run id"), HaveField("URI", "/agent.v1.AgentService/RunSSE"))))
 	})
 })
 
