@@ -125,11 +125,19 @@ try {
     await shot("5-call-details");
   });
 
+  await step("shows the turn in the conversation's branch tree", async () => {
+    await page.goto(url + "/conversations");
+    await page.getByRole("link", { name: "e2e-conv" }).click();
+    await page.getByTestId("branch-tree").getByText("head").waitFor();
+    await page.getByText("Hello from the fake provider.").waitFor();
+    await shot("6-conversation");
+  });
+
   await step("shows the calls on the dashboard", async () => {
     await page.goto(url + "/");
     await page.getByText("Cache hit rate").waitFor();
     await page.getByRole("cell", { name: "fake-large" }).waitFor();
-    await shot("6-dashboard");
+    await shot("7-dashboard");
   });
 } catch {
   await shot("failure").catch(() => {});
@@ -140,5 +148,5 @@ try {
   const passed = results.filter(Boolean).length;
   console.log(`screenshots: ${shots}`);
   console.log(`${passed} passed, ${results.length - passed} failed`);
-  process.exitCode = results.length - passed === 0 && results.length === 7 ? 0 : 1;
+  process.exitCode = results.length - passed === 0 && results.length === 8 ? 0 : 1;
 }

@@ -77,11 +77,13 @@ func run(addr string) error {
 		return err
 	}
 	base := "http://" + ln.Addr().String()
-	cur := cursor.New(turnHandler{models: models, provider: tap}, cursor.Options{Transport: cursortest.FastTimings()}, zap.NewNop())
+	convs := controltest.NewConversations(nil)
+	cur := cursor.New(turnHandler{models: models, provider: tap, convs: convs}, cursor.Options{Transport: cursortest.FastTimings()}, zap.NewNop())
 	mux := http.NewServeMux()
 	routes := control.Routes(control.Options{Models: models, Settings: settings,
-		Calls:     appcontrol.NewCalls(appcontrol.CallsOptions{Lister: store, Reader: store, Prompts: prompts}),
-		Dashboard: appcontrol.NewDashboard(store, settings, nil),
+		Calls:         appcontrol.NewCalls(appcontrol.CallsOptions{Lister: store, Reader: store, Prompts: prompts}),
+		Dashboard:     appcontrol.NewDashboard(store, settings, nil),
+		Conversations: appcontrol.NewConversations(convs, convs),
 		Setup: func(context.Context) (control.Setup, error) {
 			return control.Setup{ProxyURL: base, PersonalToken: "kg_e2e_personal_token", CACertificateURL: "/ca.pem",
 				SetupCommand: "keygate cursor setup --proxy " + base}, nil
