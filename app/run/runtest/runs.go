@@ -1,0 +1,119 @@
+package runtest
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"keygate/domain/callrecord"
+	"keygate/ports"
+)
+
+// Runs returns the store's ports.RunStore.
+func (s *Store) Runs() Runs { return Runs{s} }
+
+// Runs implements ports.RunStore over a Store.
+type Runs struct{ s *Store }
+
+// Claim implements ports.RunStore.
+func (r Runs) Claim(ctx context.Context, c ports.RunClaim) (string, error) {
+	s := r.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.fail(ctx, "claim"); err != nil {
+		return "", err
+	}
+	l, ok := s.logs[c.ConversationID]
+	if !ok {
+		return "", fmt.Errorf("conversation %q: %w", c.ConversationID, ports.ErrNotFound)
+	}
+	if c.BaseCheckpointID == "" {
+		c.BaseCheckpointID = l.Head().ID()
+	}
+	if _, ok := l.Checkpoint(c.BaseCheckpointID); !ok {
+		return "", fmt.Errorf("base %q: %w", c.BaseCheckpointID, ports.ErrNotFound)
+	}
+	if _, ok := s.runs[c.RunID]; ok {
+		return "", fmt.Errorf("run %q: %w", c.RunID, ports.ErrConflict)
+	}
+	now := time.Now()
+	s.runs[c.RunID] = &ports.Run{RunClaim: c, HeadCheckpointID: c.BaseCheckpointID, Status: ports.RunRunning,
+		ProviderCallIndex: -1, CreatedAt: now, UpdatedAt: now}
+	s.runOrder = append(s.runOrder, c.RunID)
+	replaced := ""
+	if prev, ok := s.runs[s.active[c.ConversationID]]; ok && prev.Status == ports.RunRunning {
+		prev.Status, prev.UpdatedAt, replaced = ports.RunCancelled, now, prev.RunID
+		for id, rec := range s.calls {
+			if rec.RunID == prev.RunID && rec.Status == callrecord.StatusRunning {
+				s.calls[id], _ = rec.Cancel(now)
+			}
+		}
+	}
+	s.active[c.ConversationID] = c.RunID
+	return replaced, nil
+}
+
+// Run implements ports.RunStore.
+func (r Runs) Run(ctx context.Context, runID string) (ports.Run, error) {
+	r.s.mu.Lock()
+	defer r.s.mu.Unlock()
+	run, ok := r.s.runs[runID]
+	if !ok {
+		return ports.Run{}, fmt.Errorf("run %q: %w", runID, ports.ErrNotFound)
+	}
+	return *run, ctx.Err()
+}
+
+// LatestForRequest implements ports.RunStore.
+func (r Runs) LatestForRequest(ctx context.Context, cursorRequestID string) (ports.Run, error) {
+	r.s.mu.Lock()
+	defer r.s.mu.Unlock()
+	for i := len(r.s.runOrder) - 1; i >= 0; i-- {
+		if run := r.s.runs[r.s.runOrder[i]]; run.CursorRequestID == cursorRequestID {
+			return *run, ctx.Err()
+		}
+	}
+	return ports.Run{}, ports.ErrNotFound
+}
+
+// BeginProviderCall implements ports.RunStore.
+func (r Runs) BeginProviderCall(ctx context.Context, runID string) (int, error) {
+	s := r.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.fail(ctx, "begin_provider_call"); err != nil {
+		return 0, err
+	}
+	run, ok := s.runs[runID]
+	if !ok {
+		return 0, ports.ErrNotFound
+	}
+	if !s.owns(runID, run.ConversationID) {
+		return 0, fmt.Errorf("run %q: %w", runID, ports.ErrNotOwner)
+	}
+	run.ProviderCallIndex++
+	return run.ProviderCallIndex, nil
+}
+
+// Finish implements ports.RunStore.
+func (r Runs) Finish(ctx context.Context, runID string, end ports.RunEnd) error {
+	s := r.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	run, ok := s.runs[runID]
+	if !ok {
+		return ports.ErrNotFound
+	}
+	if run.Status != ports.RunRunning {
+		return fmt.Errorf("run %q: %w", runID, ports.ErrNotOwner)
+	}
+	run.Status, run.Usage, run.FailureCategory, run.FailureSummary = end.Status, end.Usage, end.FailureCategory, end.FailureSummary
+	run.UpdatedAt = time.Now()
+	if s.active[run.ConversationID] == runID {
+		delete(s.active, run.ConversationID)
+	}
+	return nil
+}
