@@ -71,22 +71,35 @@ type Proxy struct {
 
 var _ http.Handler = (*Proxy)(nil)
 
-// ErrMissingOption: a required Options field is nil.
-var ErrMissingOption = errors.New("missing proxy option")
+// Errors New reports for options it cannot run with.
+var (
+	// ErrMissingOption: a required Options field is nil.
+	ErrMissingOption = errors.New("missing proxy option")
+	// ErrOpenProxy: the proxy would listen beyond loopback without asking
+	// for credentials, letting anyone who reaches it use Keygate's keys
+	// and tunnel anywhere.
+	ErrOpenProxy = errors.New("a proxy reachable from the network needs an authenticator")
+)
 
 // New builds a Proxy and starts its internal server for intercepted
 // connections; Close stops it.
 func New(opts Options, log *zap.Logger) (*Proxy, error) {
-	for name, missing := range map[string]bool{
-		"Certificate": opts.Certificate == nil, "Keygate": opts.Keygate == nil,
-		"IsKeygatePath": opts.IsKeygatePath == nil, "Upstream": opts.Upstream == nil, "Tunnel": opts.Tunnel == nil,
+	for _, o := range []struct {
+		name    string
+		missing bool
+	}{
+		{"Certificate", opts.Certificate == nil}, {"Keygate", opts.Keygate == nil},
+		{"IsKeygatePath", opts.IsKeygatePath == nil}, {"Upstream", opts.Upstream == nil}, {"Tunnel", opts.Tunnel == nil},
 	} {
-		if missing {
-			return nil, fmt.Errorf("%s: %w", name, ErrMissingOption)
+		if o.missing {
+			return nil, fmt.Errorf("%s: %w", o.name, ErrMissingOption)
 		}
 	}
 	if opts.Addr == "" {
 		opts.Addr = DefaultAddr
+	}
+	if opts.Auth == nil && !isLoopback(opts.Addr) {
+		return nil, fmt.Errorf("listen address %s: %w", opts.Addr, ErrOpenProxy)
 	}
 	if opts.Intercept == nil {
 		opts.Intercept = upstream.IsCursorHost
@@ -204,4 +217,17 @@ func (p *Proxy) untrack(c net.Conn) {
 	p.mu.Lock()
 	delete(p.tunnels, c)
 	p.mu.Unlock()
+}
+
+// isLoopback reports whether addr (host:port) only listens on loopback.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

@@ -2,8 +2,11 @@ package cursorproxy_test
 
 import (
 	"bufio"
+	"context"
+	"crypto/tls"
 	"encoding/base64"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -12,6 +15,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"go.uber.org/zap"
 
 	"keygate/adapters/cursorproxy"
 	"keygate/adapters/upstream"
@@ -301,5 +305,29 @@ var _ = Describe("cursorproxy.New", func() {
 	It("names the missing handler when a required option is absent", func() {
 		_, err := cursorproxy.New(cursorproxy.Options{}, nil)
 		Expect(err).To(MatchError(cursorproxy.ErrMissingOption))
+		Expect(err).To(MatchError(ContainSubstring("Certificate")))
 	})
+
+	DescribeTable("refuses to listen beyond loopback without an authenticator",
+		func(addr string, allowed bool) {
+			opts := cursorproxy.Options{
+				Addr:        addr,
+				Certificate: func(string) (*tls.Certificate, error) { return nil, nil },
+				Keygate:     http.NotFoundHandler(), IsKeygatePath: func(string) bool { return false },
+				Upstream: http.NotFoundHandler(), Tunnel: func(context.Context, string) (net.Conn, error) { return nil, nil },
+			}
+			p, err := cursorproxy.New(opts, zap.NewNop())
+			if allowed {
+				Expect(err).NotTo(HaveOccurred())
+				Expect(p.Close(context.Background())).To(Succeed())
+			} else {
+				Expect(err).To(MatchError(cursorproxy.ErrOpenProxy))
+			}
+		},
+		Entry("a laptop proxy on 127.0.0.1 needs none", "127.0.0.1:7879", true),
+		Entry("nor does one on localhost", "localhost:7879", true),
+		Entry("nor one on IPv6 loopback", "[::1]:7879", true),
+		Entry("one on every interface does", "0.0.0.0:7879", false),
+		Entry("one with only a port does", ":7879", false),
+	)
 })
