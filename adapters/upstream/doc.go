@@ -4,8 +4,9 @@
 //
 // Place in the hexagon: an outbound adapter. The Cursor proxy hands it the
 // requests it does not route to Keygate; the Cursor adapter calls it for
-// runs and foreign BidiAppends that belong to Cursor; the composition root
-// builds it from configuration.
+// runs and foreign BidiAppends that belong to Cursor (ServeHTTP, ServeBody,
+// or RoundTrip under a Connect client) and for Cursor's half of merged
+// model lists (Call); the composition root builds it from configuration.
 //
 // The original URL travels in the X-Server-Upstream-URL header, which the
 // proxy sets on every intercepted request; only HTTPS URLs on a Cursor host
