@@ -60,8 +60,9 @@ func unwrapEnvelope(raw []byte, maxSize int64) ([]byte, error) {
 }
 
 // NormalizeUnary wraps a unary Connect handler so that it accepts what the
-// Cursor client may send: a gzip body and/or an enveloped body. The wrapped
-// handler sees a bare, uncompressed body. Bad bodies are answered with a
+// Cursor client may send: a gzip body and/or an enveloped body, labelled
+// application/proto, application/connect+proto or not at all. The wrapped
+// handler sees a bare, uncompressed application/proto body. Bad bodies are answered with a
 // Connect invalid_argument (resource_exhausted when too large) error.
 func NormalizeUnary(next http.Handler, maxSize int64) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -76,6 +77,11 @@ func NormalizeUnary(next http.Handler, maxSize int64) http.Handler {
 			return
 		}
 		r.Header.Del("Content-Encoding")
+		// An enveloped unary body may come labelled as a stream; the handler
+		// below speaks Connect unary, which wants the unary content type.
+		if ct := r.Header.Get("Content-Type"); ct == "" || ct == "application/connect+proto" {
+			r.Header.Set("Content-Type", "application/proto")
+		}
 		r.Header.Set("Content-Length", strconv.Itoa(len(body)))
 		r.ContentLength = int64(len(body))
 		r.Body = io.NopCloser(bytes.NewReader(body))

@@ -61,14 +61,16 @@ var _ = Describe("UnaryBody", func() {
 
 var _ = Describe("NormalizeUnary", func() {
 	var (
-		seen []byte
-		h    http.Handler
+		seen     []byte
+		seenType string
+		h        http.Handler
 	)
 
 	BeforeEach(func() {
-		seen = nil
+		seen, seenType = nil, ""
 		h = frame.NormalizeUnary(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			seen, _ = io.ReadAll(r.Body)
+			seenType = r.Header.Get("Content-Type")
 			Expect(r.Header.Get("Content-Encoding")).To(BeEmpty())
 			w.WriteHeader(http.StatusOK)
 		}), 1024)
@@ -82,6 +84,21 @@ var _ = Describe("NormalizeUnary", func() {
 		Expect(rec.Code).To(Equal(http.StatusOK))
 		Expect(seen).To(Equal([]byte{0x0a, 0x00}))
 	})
+
+	DescribeTable("labels the body application/proto for the unary handler",
+		func(contentType, want string) {
+			req := httptest.NewRequest(http.MethodPost, "/x", bytes.NewReader(frame.Encode(0, []byte{0x0a, 0x00})))
+			if contentType != "" {
+				req.Header.Set("Content-Type", contentType)
+			}
+			h.ServeHTTP(httptest.NewRecorder(), req)
+			Expect(seenType).To(Equal(want))
+		},
+		Entry("when it came as application/proto", "application/proto", "application/proto"),
+		Entry("when it came labelled as a stream", "application/connect+proto", "application/proto"),
+		Entry("when it came without a content type", "", "application/proto"),
+		Entry("but leaves JSON alone", "application/json", "application/json"),
+	)
 
 	It("answers a broken gzip body with a Connect invalid_argument error", func() {
 		req := httptest.NewRequest(http.MethodPost, "/x", bytes.NewReader([]byte("nope")))
