@@ -96,8 +96,13 @@ func newHarness(open func() backend, limits run.Limits) *harness {
 // restart builds a fresh engine over the same data, as a new process
 // would; the previous engine keeps running unless crash stopped it.
 func (h *harness) restart() {
+	h.restartWith(provider.New(provider.Options{Recorder: h.b.calls, Now: h.clock.Now}))
+}
+
+// restartWith is restart with another model provider.
+func (h *harness) restartWith(p ports.ModelProvider) {
 	h.b = h.b.reopen()
-	h.provider = &runtest.Provider{Next: provider.New(provider.Options{Recorder: h.b.calls, Now: h.clock.Now})}
+	h.provider = &runtest.Provider{Next: p}
 	h.life = &mortal{convs: h.b.convs, runs: h.b.runs, rounds: h.b.rounds, provider: h.provider}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	DeferCleanup(h.cancel)

@@ -255,6 +255,41 @@ var _ = Describe("Engine.Start", func() {
 				})
 			})
 
+			When("the user edits the first message (a base older than the head)", func() {
+				It("branches from the base, keeps the old branch and sends only the new branch", func() {
+					h.enqueue(text("answer one"), text("answer two"))
+					first := h.start(h.prepared(userText("e1", "original")), &runtest.Transport{})
+					finish(first)
+					oldHead, err := h.b.convs.Head(context.Background(), h.conv)
+					Expect(err).NotTo(HaveOccurred())
+					root, err := conversation.Root(h.conv)
+					Expect(err).NotTo(HaveOccurred())
+					p := h.prepared(userText("e1-edited", "edited"))
+					p.BaseCheckpointID = root.ID()
+					Expect(finish(h.start(p, &runtest.Transport{})).Status).To(Equal(run.Completed))
+					Expect(texts(h.provider.Calls()[1].Request.Messages)).To(Equal([]string{"user: edited"}))
+					_, old, err := h.b.convs.Load(context.Background(), oldHead.ID())
+					Expect(err).NotTo(HaveOccurred())
+					Expect(ids(old)).To(Equal([]string{"runtime:e1", conversation.AssistantID(first.RunID(), 0)}))
+				})
+			})
+
+			When("a resumed run carries tool calls the client still holds", func() {
+				It("runs them as the round \"<run>:round:resume\" before calling the model", func() {
+					h.enqueue(text("hello"), text("after the resumed round"))
+					finish(h.start(h.prepared(userText("e1", "hi")), &runtest.Transport{}))
+					p := h.prepared()
+					p.Action = run.Action{Kind: run.ActionResume, PendingCalls: &llm.Assistant{Text: "reading",
+						Calls: []llm.ToolCall{{Index: 0, CallID: "held-1", Name: "Read", Arguments: []byte(`{"path":"x"}`)}}}}
+					hd := h.start(p, &runtest.Transport{OnEvent: answerCalls})
+					Expect(finish(hd).Status).To(Equal(run.Completed))
+					round := conversation.ResumedToolRoundID(hd.RunID())
+					Expect(ids(h.history())[2:4]).To(Equal([]string{
+						conversation.ToolCallPartID(round, "held-1"), conversation.ToolResultID(round, "held-1")}))
+					Expect(h.provider.Calls()).To(HaveLen(2))
+				})
+			})
+
 			When("a tool result is larger than the provider limit", func() {
 				It("bounds it only in the provider request and stores it unchanged", func() {
 					big := strings.Repeat("0123456789abcdef", 1<<16)
