@@ -14,6 +14,7 @@ import (
 
 	"keygate/adapters/cursor"
 	"keygate/adapters/cursor/cursortest"
+	"keygate/adapters/cursor/unary"
 	"keygate/adapters/upstream"
 	aiserverv1 "keygate/gen/cursor/aiserver/v1"
 	"keygate/gen/cursor/aiserver/v1/aiserverv1connect"
@@ -48,6 +49,10 @@ var _ = Describe("Proxy in front of the Cursor adapter", func() {
 			Transport: cursortest.FastTimings(),
 			// The Forwarder exists only once the env runs; resolve it lazily.
 			Foreign: lazyForeign(func() *upstream.Forwarder { return fwd }),
+			Unary: unary.Options{
+				Catalog:  catalog{{ID: "byok-model", DisplayName: "BYOK"}},
+				Upstream: lazyUpstream(func() *upstream.Forwarder { return fwd }),
+			},
 		}, zap.NewNop())
 		DeferCleanup(func() {
 			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -58,8 +63,13 @@ var _ = Describe("Proxy in front of the Cursor adapter", func() {
 			Routes: server.Routes(),
 			Cursor: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				body, _ := io.ReadAll(r.Body)
-				appends <- body
 				w.Header().Set("Content-Type", "application/proto")
+				if r.URL.Path == aiserverv1connect.AiServiceAvailableModelsProcedure {
+					answer, _ := proto.Marshal(&aiserverv1.AvailableModelsResponse{ModelNames: []string{"cursor-model"}})
+					_, _ = w.Write(answer)
+					return
+				}
+				appends <- body
 			}),
 		})
 		fwd = e.Forwarder
@@ -91,7 +101,29 @@ var _ = Describe("Proxy in front of the Cursor adapter", func() {
 		Expect(proto.Unmarshal(body, &got)).To(Succeed())
 		Expect(got.GetData()).To(Equal("not hex: audio chunk"))
 	})
+
+	It("merges Cursor's model list, fetched through the Forwarder, with Keygate's", func() {
+		models := aiserverv1connect.NewAiServiceClient(e.Client(nil), "https://api2.cursor.sh")
+		resp, err := models.AvailableModels(ctx, connect.NewRequest(&aiserverv1.AvailableModelsRequest{}))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(resp.Msg.GetModelNames()).To(Equal([]string{"cursor-model", "byok-model"}))
+	})
 })
+
+// The Forwarder is the Cursor adapter's way to Cursor's own model lists.
+var _ unary.Upstream = (*upstream.Forwarder)(nil)
+
+// catalog is a fixed Keygate model list.
+type catalog []unary.Model
+
+func (c catalog) Models(context.Context, http.Header) ([]unary.Model, error) { return c, nil }
+
+// lazyUpstream resolves the forwarder on first use.
+type lazyUpstream func() *upstream.Forwarder
+
+func (l lazyUpstream) Call(ctx context.Context, procedure string, h http.Header, req, resp proto.Message) error {
+	return l().Call(ctx, procedure, h, req, resp)
+}
 
 // lazyForeign resolves the forwarder on first use.
 type lazyForeign func() *upstream.Forwarder
