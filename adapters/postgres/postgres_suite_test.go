@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"os"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -11,6 +12,9 @@ import (
 )
 
 func TestPostgres(t *testing.T) {
+	if child := os.Getenv(crashDSNEnv); child != "" {
+		crashChild(child, os.Getenv(crashModeEnv), os.Getenv(crashConvEnv)) // see crash_test.go
+	}
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "PostgreSQL store")
 }

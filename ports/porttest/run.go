@@ -2,6 +2,7 @@ package porttest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -69,6 +70,33 @@ func describeRuns(open Factory) {
 					}
 				}
 				Expect(running).To(Equal(1))
+			})
+
+			It("lets finishes race claims on one conversation without failing either", func() {
+				const n = 6
+				for i := range n {
+					claim(fmt.Sprintf("%s-fin-%d", conv, i))
+				}
+				var wg sync.WaitGroup
+				errs := make([]error, 2*n)
+				for i := range n {
+					wg.Add(2)
+					go func() {
+						defer wg.Done()
+						err := rs.Finish(ctx, fmt.Sprintf("%s-fin-%d", conv, i), ports.RunEnd{Status: ports.RunCompleted})
+						if !errors.Is(err, ports.ErrNotOwner) {
+							errs[i] = err
+						}
+					}()
+					go func() {
+						defer wg.Done()
+						_, errs[n+i] = rs.Claim(ctx, ports.RunClaim{RunID: fmt.Sprintf("%s-next-%d", conv, i), ConversationID: conv, Kind: "root"})
+					}()
+				}
+				wg.Wait()
+				for _, err := range errs {
+					Expect(err).NotTo(HaveOccurred())
+				}
 			})
 
 			It("preempts the previous run, which can then neither write nor finish", func() {
