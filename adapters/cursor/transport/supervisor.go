@@ -84,6 +84,9 @@ func (t *Transport) supervise() {
 			s.finish(nil)
 			return
 		case <-s.orphan.C:
+			if s.t.subscribers() > 0 {
+				continue // one attached just now; its event is on its way
+			}
 			if s.active == nil {
 				s.finish(nil)
 				return
@@ -236,10 +239,11 @@ func cancelled(cause error) error {
 }
 
 func messageKind(m *agentv1.AgentClientMessage) string {
-	if m == nil || m.ProtoReflect().WhichOneof(m.ProtoReflect().Descriptor().Oneofs().ByName("message")) == nil {
-		return "none"
+	r := m.ProtoReflect()
+	if f := r.WhichOneof(r.Descriptor().Oneofs().ByName("message")); f != nil {
+		return string(f.Name())
 	}
-	return string(m.ProtoReflect().WhichOneof(m.ProtoReflect().Descriptor().Oneofs().ByName("message")).Name())
+	return "none"
 }
 
 // opensFollowUp reports whether a stand-alone action that arrives between

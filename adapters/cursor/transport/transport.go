@@ -150,6 +150,12 @@ func (t *Transport) isEnded() bool {
 	return t.ended
 }
 
+func (t *Transport) subscribers() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.subs
+}
+
 // awaitsSubscriber reports whether a new subscriber belongs to this
 // transport: it is live, or it ended before anyone watched it (a RunSSE that
 // lost the race against a quickly failing turn).
