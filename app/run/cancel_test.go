@@ -154,6 +154,32 @@ var _ = Describe("Engine cancellation", func() {
 				})
 			})
 
+			When("the engine shuts down", func() {
+				It("cancels every run and waits for them", func() {
+					h.server.Enqueue(headersStalled(), headersStalled())
+					first := h.start(h.prepared(userText("e1", "go")), &runtest.Transport{})
+					other := *h
+					other.conv = h.conv + "-other"
+					second := other.start(other.prepared(userText("e1", "go")), &runtest.Transport{})
+					Eventually(h.server.Requests).Should(HaveLen(2))
+					Expect(h.engine.Shutdown(context.Background())).To(Succeed())
+					for _, hd := range []*run.Handle{first, second} {
+						Expect(hd.Done()).To(BeClosed())
+						Expect(hd.Outcome().Reason).To(Equal(run.ReasonShutdown))
+					}
+				})
+			})
+
+			When("a run id is started twice", func() {
+				It("refuses the second start", func() {
+					h.enqueue(text("once"))
+					p := h.prepared(userText("e1", "go"))
+					finish(h.start(p, &runtest.Transport{}))
+					_, err := h.engine.Start(h.ctx, p)
+					Expect(err).To(MatchError(ports.ErrConflict))
+				})
+			})
+
 			When("the context given to Start is cancelled", func() {
 				It("ends the run cancelled and closes its events", func() {
 					h.server.Enqueue(headersStalled())

@@ -29,9 +29,8 @@ type Engine struct {
 	log      *zap.Logger
 	limits   Limits
 
-	mu       sync.Mutex
-	active   map[string]*Handle
-	replaced map[string]bool
+	mu     sync.Mutex
+	active map[string]*Handle
 }
 
 // New checks o and returns an engine.
@@ -42,7 +41,7 @@ func New(o Options) (*Engine, error) {
 	e := &Engine{
 		convs: o.Conversations, runs: o.Runs, rounds: o.ToolRounds, blobs: o.Blobs, anchors: o.Anchors,
 		provider: o.Provider, clock: o.Clock, log: o.Logger, limits: o.Limits.withDefaults(),
-		active: map[string]*Handle{}, replaced: map[string]bool{},
+		active: map[string]*Handle{},
 	}
 	if e.clock == nil {
 		e.clock = SystemClock{}
@@ -77,17 +76,25 @@ func (e *Engine) Start(ctx context.Context, p PreparedRun) (*Handle, error) {
 	if _, err := e.convs.Open(ctx, p.ConversationID); err != nil {
 		return nil, fmt.Errorf("start run %q: %w", p.RunID, err)
 	}
+	runCtx, cancel := context.WithCancelCause(ctx)
+	h := newHandle(p.RunID, e.limits.EventBuffer, cancel)
+	// Registering before the claim means a newer run's claim, which the
+	// store orders after this one, always finds this handle to cancel.
+	if err := e.register(h); err != nil {
+		cancel(nil)
+		return nil, fmt.Errorf("start run %q: %w", p.RunID, err)
+	}
 	replaced, err := e.runs.Claim(ctx, ports.RunClaim{
 		RunID: p.RunID, ConversationID: p.ConversationID, CursorRequestID: p.CursorRequestID,
 		Kind: p.Kind.String(), ParentRunID: p.ParentRunID, ParentToolCallID: p.ParentToolCallID,
 		BaseCheckpointID: p.BaseCheckpointID,
 	})
 	if err != nil {
+		e.unregister(h)
+		cancel(nil)
 		return nil, fmt.Errorf("start run %q: %w", p.RunID, err)
 	}
-	runCtx, cancel := context.WithCancelCause(ctx)
-	h := newHandle(p.RunID, e.limits.EventBuffer, cancel)
-	e.register(h, replaced)
+	e.preempt(replaced)
 	r := &runner{
 		e: e, p: p, h: h, ctx: runCtx, outer: ctx,
 		log: e.log.With(zap.String("run_id", p.RunID), zap.String("conversation_id", p.ConversationID),
@@ -101,23 +108,46 @@ func (e *Engine) Start(ctx context.Context, p PreparedRun) (*Handle, error) {
 	return h, nil
 }
 
-// register records h as running and cancels the run it replaced, if that
-// run is local. A replaced run that registers late is cancelled at once.
-func (e *Engine) register(h *Handle, replaced string) {
+// register records h as a local run. A run id already running here is a
+// conflict, as the store would say.
+func (e *Engine) register(h *Handle) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if replaced != "" {
-		if old, ok := e.active[replaced]; ok {
-			old.Cancel(ReasonPreempted)
-		} else {
-			e.replaced[replaced] = true
-		}
-	}
-	if e.replaced[h.runID] {
-		delete(e.replaced, h.runID)
-		h.Cancel(ReasonPreempted)
+	if _, ok := e.active[h.runID]; ok {
+		return ports.ErrConflict
 	}
 	e.active[h.runID] = h
+	return nil
+}
+
+// preempt cancels the run a claim replaced, when it runs in this engine;
+// a run of another engine or process finds out at its next write.
+func (e *Engine) preempt(replaced string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if old, ok := e.active[replaced]; ok {
+		old.Cancel(ReasonPreempted)
+	}
+}
+
+// Shutdown cancels every run of the engine and waits until they ended or
+// ctx is done. Each run ends Cancelled with reason "shutdown".
+func (e *Engine) Shutdown(ctx context.Context) error {
+	e.mu.Lock()
+	handles := make([]*Handle, 0, len(e.active))
+	for _, h := range e.active {
+		handles = append(handles, h)
+	}
+	e.mu.Unlock()
+	for _, h := range handles {
+		h.Cancel(ReasonShutdown)
+	}
+	for _, h := range handles {
+		if _, err := h.Wait(ctx); err != nil {
+			return fmt.Errorf("shut down run engine: %w", err)
+		}
+	}
+	return nil
 }
 
 func (e *Engine) unregister(h *Handle) {

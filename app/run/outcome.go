@@ -72,8 +72,13 @@ func (f *Failure) Error() string { return fmt.Sprintf("run failed (%s): %s", f.C
 
 func (f *Failure) Unwrap() error { return f.Err }
 
-// ReasonPreempted is the cancel reason of a run replaced by a newer run.
-const ReasonPreempted = "preempted"
+// Cancel reasons the engine itself gives.
+const (
+	// ReasonPreempted: a newer run claimed the conversation.
+	ReasonPreempted = "preempted"
+	// ReasonShutdown: the engine was shut down.
+	ReasonShutdown = "shutdown"
+)
 
 // errCancelled carries a cancel reason through the run's context cause.
 type errCancelled struct{ reason string }
