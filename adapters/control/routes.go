@@ -23,7 +23,11 @@ type Options struct {
 	// Setup answers the Connect Cursor page.
 	Setup   func(ctx context.Context) (Setup, error)
 	Console fs.FS
-	Logger  *zap.Logger
+	// Guard wraps every control route and the console, for example with
+	// the administrator login. Without one the API is open to anyone who
+	// reaches the listener, so mount it only on a trusted address.
+	Guard  func(http.Handler) http.Handler
+	Logger *zap.Logger
 }
 
 // Routes returns the Connect services under /keygate.control.v1.* and the
@@ -37,7 +41,11 @@ func Routes(o Options) map[string]http.Handler {
 	}
 	log = log.Named("control")
 	routes := map[string]http.Handler{}
-	add := func(p string, h http.Handler) { routes[p] = h }
+	guard := o.Guard
+	if guard == nil {
+		guard = func(h http.Handler) http.Handler { return h }
+	}
+	add := func(p string, h http.Handler) { routes[p] = guard(h) }
 	add(controlv1connect.NewModelServiceHandler(&modelService{models: o.Models, calls: o.Calls, log: log}))
 	add(controlv1connect.NewCallServiceHandler(&callService{calls: o.Calls, log: log}))
 	add(controlv1connect.NewDashboardServiceHandler(&dashboardService{dashboard: o.Dashboard, log: log}))
@@ -53,7 +61,7 @@ func Routes(o Options) map[string]http.Handler {
 	}
 	add(controlv1connect.NewSetupServiceHandler(&setupService{setup: setup}))
 	if o.Console != nil {
-		routes["/"] = Assets(o.Console)
+		add("/", Assets(o.Console))
 	}
 	return routes
 }
