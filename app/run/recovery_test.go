@@ -34,6 +34,34 @@ func answerCalls(hd *run.Handle, ev run.Event) {
 	answer(func(c llm.ToolCall) string { return "r-" + c.CallID })(hd, ev)
 }
 
+// oneByOne answers the calls of a round one at a time, each after the
+// previous result was committed, so every commit point is reached alone.
+func oneByOne() func(*run.Handle, run.Event) {
+	var pending []llm.ToolCall
+	next := func(hd *run.Handle) {
+		if len(pending) > 0 {
+			c := pending[0]
+			pending = pending[1:]
+			hd.ToolResult(llm.ToolResult{CallID: c.CallID, Content: "r-" + c.CallID})
+		}
+	}
+	return func(hd *run.Handle, ev run.Event) {
+		switch x := ev.(type) {
+		case run.ExecuteToolRound:
+			pending = append(pending, x.Calls...)
+			next(hd)
+		case run.MessagesCommitted:
+			if x.Cause.Kind == run.CauseToolResult {
+				next(hd)
+			}
+		}
+	}
+}
+
+// committedAt is how many messages are stored when the commit point with
+// that index is announced.
+var committedAt = []int{1, 1, 3, 3, 5, 7, 7, 9, 10}
+
 var _ = Describe("Engine crash recovery", func() {
 	for _, be := range backends {
 		Context("on "+be.name, func() {
@@ -65,6 +93,7 @@ var _ = Describe("Engine crash recovery", func() {
 						seen    int
 					)
 					t := &runtest.Transport{Hold: true}
+					answerNext := oneByOne()
 					t.OnEvent = func(hd *run.Handle, ev run.Event) {
 						select {
 						case <-crashed:
@@ -81,11 +110,12 @@ var _ = Describe("Engine crash recovery", func() {
 								c.Barrier.Ack()
 							}
 						}
-						answerCalls(hd, ev)
+						answerNext(hd, ev)
 					}
 					older := h.start(h.prepared(userText("e1", "go")), t)
 					Eventually(crashed).Should(BeClosed())
 					finish(older)
+					Expect(h.history()).To(HaveLen(committedAt[point]), "the crash leaves exactly what was committed")
 
 					h.restart()
 					p := h.prepared(userText("e1", "go"))
