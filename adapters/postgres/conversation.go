@@ -32,58 +32,41 @@ func (t tx) SetConversationHead(ctx context.Context, id, headID string, now time
 	return interpretError(ctx, err)
 }
 
-func (t tx) InsertCheckpoint(ctx context.Context, rec conversation.CheckpointRecord, now time.Time) error {
+func (t tx) InsertCheckpointHeader(ctx context.Context, rec conversation.CheckpointRecord, now time.Time) error {
 	err := t.q.InsertCheckpoint(ctx, pgdb.InsertCheckpointParams{
 		ID: rec.ID, ConversationID: rec.ConversationID, ParentID: pgText(rec.ParentID),
 		Length: int64(rec.Length), Digest: rec.Digest[:], CreatedAt: now,
 	})
-	if err != nil {
-		return interpretError(ctx, err)
-	}
-	first := rec.Length - len(rec.Delta)
-	for i, id := range rec.Delta {
-		err := t.q.InsertCheckpointMessage(ctx, pgdb.InsertCheckpointMessageParams{
-			CheckpointID: rec.ID, Ordinal: int64(first + i), ConversationID: rec.ConversationID, MessageID: id,
-		})
-		if err != nil {
-			return interpretError(ctx, err)
-		}
-	}
-	return nil
+	return interpretError(ctx, err)
 }
 
-func (t tx) GetCheckpoint(ctx context.Context, id string) (conversation.CheckpointRecord, error) {
-	row, err := t.q.GetCheckpoint(ctx, id)
-	if err != nil {
-		return conversation.CheckpointRecord{}, interpretError(ctx, err)
-	}
+func (t tx) InsertCheckpointMessage(ctx context.Context, rec conversation.CheckpointRecord, ordinal int, messageID string) error {
+	err := t.q.InsertCheckpointMessage(ctx, pgdb.InsertCheckpointMessageParams{
+		CheckpointID: rec.ID, Ordinal: int64(ordinal), ConversationID: rec.ConversationID, MessageID: messageID,
+	})
+	return interpretError(ctx, err)
+}
+
+func (t tx) GetCheckpointHeader(ctx context.Context, id string) (conversation.CheckpointRecord, error) {
+	r, err := t.q.GetCheckpoint(ctx, id)
+	return checkpointFromRow(r.ID, r.ConversationID, r.ParentID.String, r.Length, r.Digest), interpretError(ctx, err)
+}
+
+func (t tx) CheckpointDelta(ctx context.Context, id string) ([]string, error) {
 	delta, err := t.q.CheckpointDelta(ctx, id)
-	if err != nil {
-		return conversation.CheckpointRecord{}, interpretError(ctx, err)
-	}
-	rec := checkpointFromRow(row.ID, row.ConversationID, row.ParentID.String, row.Length, row.Digest)
-	rec.Delta = delta
-	return rec, nil
+	return delta, interpretError(ctx, err)
 }
 
-func (t tx) CheckpointChain(ctx context.Context, id string) ([]relstore.ChainLink, error) {
+func (t tx) CheckpointChain(ctx context.Context, id string) ([]relstore.ChainRow, error) {
 	rows, err := t.q.CheckpointChain(ctx, id)
-	if err != nil {
-		return nil, interpretError(ctx, err)
-	}
-	var links []relstore.ChainLink
-	for _, r := range rows {
-		if len(links) == 0 || links[len(links)-1].Record.ID != r.ID {
-			rec := checkpointFromRow(r.ID, r.ConversationID, r.ParentID.String, r.Length, r.Digest)
-			links = append(links, relstore.ChainLink{Record: rec})
-		}
-		if r.MessageID.Valid {
-			l := &links[len(links)-1]
-			l.Record.Delta = append(l.Record.Delta, r.MessageID.String)
-			l.Bodies = append(l.Bodies, r.Body)
+	out := make([]relstore.ChainRow, len(rows))
+	for i, r := range rows {
+		out[i] = relstore.ChainRow{
+			Header:    checkpointFromRow(r.ID, r.ConversationID, r.ParentID.String, r.Length, r.Digest),
+			MessageID: r.MessageID.String, Body: r.Body,
 		}
 	}
-	return links, nil
+	return out, interpretError(ctx, err)
 }
 
 func (t tx) ExistingCheckpoints(ctx context.Context, conversationID string, ids []string) ([]string, error) {

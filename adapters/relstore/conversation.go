@@ -30,7 +30,7 @@ func (c Conversations) Open(ctx context.Context, conversationID string) (convers
 		if err := tx.InsertConversation(ctx, conversationID, root.ID(), now); err != nil {
 			return err
 		}
-		if err := tx.InsertCheckpoint(ctx, root.Record(), now); err != nil {
+		if err := insertCheckpoint(ctx, tx, root.Record(), now); err != nil {
 			return err
 		}
 		head, err = headOf(ctx, tx, conversationID)
@@ -110,29 +110,70 @@ func headOf(ctx context.Context, tx Tx, conversationID string) (conversation.Che
 }
 
 func checkpointByID(ctx context.Context, tx Tx, id string) (conversation.Checkpoint, error) {
-	rec, err := tx.GetCheckpoint(ctx, id)
+	rec, err := tx.GetCheckpointHeader(ctx, id)
 	if err != nil {
+		return conversation.Checkpoint{}, err
+	}
+	if rec.Delta, err = tx.CheckpointDelta(ctx, id); err != nil {
 		return conversation.Checkpoint{}, err
 	}
 	return conversation.RehydrateCheckpoint(rec)
 }
 
+// insertCheckpoint stores a header and its delta rows at ordinals
+// parent length .. length-1.
+func insertCheckpoint(ctx context.Context, tx Tx, rec conversation.CheckpointRecord, now time.Time) error {
+	if err := tx.InsertCheckpointHeader(ctx, rec, now); err != nil {
+		return err
+	}
+	first := rec.Length - len(rec.Delta)
+	for i, id := range rec.Delta {
+		if err := tx.InsertCheckpointMessage(ctx, rec, first+i, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// chainLink is one checkpoint of a loaded chain with its delta bodies.
+type chainLink struct {
+	record conversation.CheckpointRecord
+	bodies [][]byte
+}
+
+// groupChain folds chain rows into one link per checkpoint.
+func groupChain(rows []ChainRow) []chainLink {
+	var links []chainLink
+	for _, r := range rows {
+		if len(links) == 0 || links[len(links)-1].record.ID != r.Header.ID {
+			links = append(links, chainLink{record: r.Header})
+		}
+		if r.MessageID != "" {
+			l := &links[len(links)-1]
+			l.record.Delta = append(l.record.Delta, r.MessageID)
+			l.bodies = append(l.bodies, r.Body)
+		}
+	}
+	return links
+}
+
 // loadChain reads a checkpoint's chain in one query and verifies it.
 func loadChain(ctx context.Context, tx Tx, id string) (conversation.Checkpoint, []conversation.Message, error) {
-	links, err := tx.CheckpointChain(ctx, id)
+	rows, err := tx.CheckpointChain(ctx, id)
 	if err != nil {
 		return conversation.Checkpoint{}, nil, err
 	}
+	links := groupChain(rows)
 	if len(links) == 0 {
 		return conversation.Checkpoint{}, nil, ports.ErrNotFound
 	}
 	chain := make([]conversation.Checkpoint, len(links))
 	byID := make(map[string]conversation.Message)
 	for i, l := range links {
-		if chain[i], err = conversation.RehydrateCheckpoint(l.Record); err != nil {
+		if chain[i], err = conversation.RehydrateCheckpoint(l.record); err != nil {
 			return conversation.Checkpoint{}, nil, err
 		}
-		for _, body := range l.Bodies {
+		for _, body := range l.bodies {
 			if body == nil {
 				continue // Materialize names the missing message
 			}
@@ -195,7 +236,7 @@ func applyPlan(ctx context.Context, tx Tx, conv ConversationRow, plan conversati
 		if err := insertMessages(ctx, tx, conv.ID, d.NewMessages, now); err != nil {
 			return conversation.Decision{}, err
 		}
-		if err := tx.InsertCheckpoint(ctx, d.Checkpoint.Record(), now); err != nil {
+		if err := insertCheckpoint(ctx, tx, d.Checkpoint.Record(), now); err != nil {
 			return conversation.Decision{}, err
 		}
 		fallthrough

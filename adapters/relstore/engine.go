@@ -43,11 +43,13 @@ type ConversationRow struct {
 	ActiveRunID string
 }
 
-// ChainLink is one checkpoint of a loaded chain with the bodies of its delta
-// messages in delta order (nil where a message row is missing).
-type ChainLink struct {
-	Record conversation.CheckpointRecord
-	Bodies [][]byte
+// ChainRow is one row of a chain query: a checkpoint header and, unless
+// the checkpoint appends nothing, one of its delta messages with its body
+// (nil where the message row is missing).
+type ChainRow struct {
+	Header    conversation.CheckpointRecord
+	MessageID string
+	Body      []byte
 }
 
 type conversationRows interface {
@@ -57,13 +59,16 @@ type conversationRows interface {
 	LockConversation(ctx context.Context, id string) (ConversationRow, error)
 	InsertConversation(ctx context.Context, id, rootID string, now time.Time) error
 	SetConversationHead(ctx context.Context, id, headID string, now time.Time) error
-	// InsertCheckpoint inserts the header and delta rows, doing nothing for
+	// InsertCheckpointHeader and InsertCheckpointMessage do nothing for
 	// rows that exist.
-	InsertCheckpoint(ctx context.Context, rec conversation.CheckpointRecord, now time.Time) error
-	GetCheckpoint(ctx context.Context, id string) (conversation.CheckpointRecord, error)
-	// CheckpointChain returns the chain from the root to id, root first;
-	// empty when id is unknown.
-	CheckpointChain(ctx context.Context, id string) ([]ChainLink, error)
+	InsertCheckpointHeader(ctx context.Context, rec conversation.CheckpointRecord, now time.Time) error
+	InsertCheckpointMessage(ctx context.Context, rec conversation.CheckpointRecord, ordinal int, messageID string) error
+	// GetCheckpointHeader returns a checkpoint without its delta.
+	GetCheckpointHeader(ctx context.Context, id string) (conversation.CheckpointRecord, error)
+	CheckpointDelta(ctx context.Context, id string) ([]string, error)
+	// CheckpointChain returns the rows of the chain from the root to id,
+	// root first, delta rows in ordinal order; empty when id is unknown.
+	CheckpointChain(ctx context.Context, id string) ([]ChainRow, error)
 	ExistingCheckpoints(ctx context.Context, conversationID string, ids []string) ([]string, error)
 	StoredMessages(ctx context.Context, conversationID string, ids, eventIDs []string) ([][]byte, error)
 	ChainHolds(ctx context.Context, checkpointID string, ids []string) ([]string, error)
