@@ -154,6 +154,45 @@ var _ = Describe("Engine cancellation", func() {
 				})
 			})
 
+			When("the transport reads slowly through a one-event buffer", func() {
+				It("delivers every event in order and the run completes", func() {
+					h.limits.EventBuffer = 1
+					h.restart()
+					h.enqueue(providertest.Turn{Text: providertest.Tokens(300)})
+					hd, err := h.engine.Start(h.ctx, h.prepared(userText("e1", "go")))
+					Expect(err).NotTo(HaveOccurred())
+					var got string
+					for ev := range hd.Events() {
+						switch x := ev.(type) {
+						case run.TextDelta:
+							got += x.Text
+						case run.MessagesCommitted:
+							if x.Barrier != nil {
+								x.Barrier.Ack()
+							}
+						}
+					}
+					Expect(got).To(Equal(strings.Join(providertest.Tokens(300), "")))
+					Expect(hd.Outcome().Status).To(Equal(run.Completed))
+				})
+
+				It("still ends promptly when cancelled while nobody reads", func() {
+					h.limits.EventBuffer = 1
+					h.restart()
+					h.enqueue(providertest.Turn{Text: providertest.Tokens(300)})
+					ctx, cancel := context.WithCancel(h.ctx)
+					hd, err := h.engine.Start(ctx, h.prepared(userText("e1", "go")))
+					Expect(err).NotTo(HaveOccurred())
+					first := <-hd.Events()
+					Expect(first).To(BeAssignableToTypeOf(run.MessagesCommitted{}))
+					first.(run.MessagesCommitted).Barrier.Ack()
+					Eventually(h.server.Requests).Should(HaveLen(1))
+					cancel()
+					Eventually(hd.Done()).Should(BeClosed())
+					Expect(hd.Outcome().Status).To(Equal(run.Cancelled))
+				})
+			})
+
 			When("the engine shuts down", func() {
 				It("cancels every run and waits for them", func() {
 					h.server.Enqueue(headersStalled(), headersStalled())
