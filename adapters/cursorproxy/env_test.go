@@ -32,10 +32,12 @@ import (
 type env struct {
 	Root      *ca.Authority
 	ProxyAddr string
-	Fake      *upstreamtest.FakeCursor
-	Other     *httptest.Server
-	Plain     *httptest.Server
-	Forwarder *upstream.Forwarder
+	// ProxyScheme is "http", or "https" when the proxy itself speaks TLS.
+	ProxyScheme string
+	Fake        *upstreamtest.FakeCursor
+	Other       *httptest.Server
+	Plain       *httptest.Server
+	Forwarder   *upstream.Forwarder
 	// Pool trusts the installation root and the unrelated site, as a
 	// client set up by `keygate cursor setup` would.
 	Pool *x509.CertPool
@@ -45,16 +47,17 @@ type env struct {
 
 // envOptions vary the proxy under test.
 type envOptions struct {
-	Auth    ports.ProxyAuthenticator
-	Routes  map[string]http.Handler
-	Cursor  http.Handler // the fake Cursor's handler
-	Proxied func(*cursorproxy.Options)
+	Auth   ports.ProxyAuthenticator
+	Routes map[string]http.Handler
+	Cursor http.Handler // the fake Cursor's handler
+	// ListenTLS serves the proxy itself over TLS with a leaf for 127.0.0.1.
+	ListenTLS bool
 }
 
 func startEnv(o envOptions) *env {
 	root, _, err := ca.Generate(time.Now(), "installation root")
 	Expect(err).NotTo(HaveOccurred())
-	e := &env{Root: root}
+	e := &env{Root: root, ProxyScheme: "http"}
 
 	e.Fake, err = upstreamtest.NewFakeCursor(o.Cursor)
 	Expect(err).NotTo(HaveOccurred())
@@ -89,8 +92,9 @@ func startEnv(o envOptions) *env {
 		Tunnel:        e.Forwarder.DialTunnel,
 		Auth:          o.Auth,
 	}
-	if o.Proxied != nil {
-		o.Proxied(&opts)
+	if o.ListenTLS {
+		opts.ListenTLS = &tls.Config{GetCertificate: ca.NewLeaves(root, ca.LeafOptions{}).ForHost("127.0.0.1")}
+		e.ProxyScheme = "https"
 	}
 	proxy, err := cursorproxy.New(opts, zap.NewNop())
 	Expect(err).NotTo(HaveOccurred())
@@ -118,7 +122,7 @@ func startEnv(o envOptions) *env {
 // Client is an HTTPS client configured with the proxy (credentials from
 // user, if any) and trusting Pool; it reaches nothing but loopback.
 func (e *env) Client(user *url.Userinfo) *http.Client {
-	proxyURL := &url.URL{Scheme: "http", Host: e.ProxyAddr, User: user}
+	proxyURL := &url.URL{Scheme: e.ProxyScheme, Host: e.ProxyAddr, User: user}
 	tr := &http.Transport{
 		Proxy:           http.ProxyURL(proxyURL),
 		DialContext:     upstreamtest.Dialer(nil),

@@ -53,6 +53,11 @@ type Options struct {
 	HandshakeTimeout time.Duration
 	// ShutdownTimeout bounds Run's graceful shutdown (5 s when <= 0).
 	ShutdownTimeout time.Duration
+	// ListenTLS, when set, makes Run serve the proxy itself over TLS
+	// (an https:// proxy URL), so that gateway tokens never cross a
+	// company network in clear text. Nil serves plain HTTP, which is
+	// right on loopback.
+	ListenTLS *tls.Config
 }
 
 // Proxy is the forward proxy. Serve it with Run, or mount it as the
@@ -165,7 +170,10 @@ func (p *Proxy) Run(ctx context.Context, ready func(net.Addr)) error {
 		ErrorLog:          zap.NewStdLog(p.log),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
-	p.log.Info("proxy listening", zap.String("addr", ln.Addr().String()))
+	if p.opts.ListenTLS != nil {
+		ln = tls.NewListener(ln, p.opts.ListenTLS)
+	}
+	p.log.Info("proxy listening", zap.String("addr", ln.Addr().String()), zap.Bool("tls", p.opts.ListenTLS != nil))
 	if ready != nil {
 		ready(ln.Addr())
 	}

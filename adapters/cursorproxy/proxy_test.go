@@ -291,6 +291,16 @@ var _ = Describe("Proxy", func() {
 			Expect(e.connect("api2.cursor.sh:443", basic("tok-bob", ""))).To(HaveHTTPStatus(http.StatusOK))
 		})
 
+		When("the proxy itself speaks TLS", func() {
+			BeforeEach(func() { opts.ListenTLS = true })
+
+			It("takes the token over an encrypted connection and serves as before", func() {
+				resp, err := e.Client(url.UserPassword("cursor", "tok-ada")).Get("https://api2.cursor.sh/aiserver.v1.AiService/GetServerConfig")
+				Expect(err).NotTo(HaveOccurred())
+				Expect(resp).To(HaveHTTPHeaderWithValue("X-User", "ada"))
+			})
+		})
+
 		When("the token store is down", func() {
 			BeforeEach(func() { opts.Auth = tokens{down: true} })
 

@@ -31,7 +31,7 @@ func cursorCommand(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	dataDir := dataDirFlag(fs)
 	settings := fs.String("settings", "", "Cursor settings.json to edit (default: Cursor's user settings for this OS)")
-	proxyAddr := fs.String("proxy", cursorproxy.DefaultAddr, "host:port of Keygate's Cursor proxy")
+	proxyAddr := fs.String("proxy", cursorproxy.DefaultAddr, "Keygate's Cursor proxy: host:port, or https://host:port when it speaks TLS")
 	token := fs.String("token", os.Getenv(EnvProxyToken), "personal gateway token for a company proxy (env "+EnvProxyToken+")")
 	caCert := fs.String("ca-cert", "", "company CA certificate to trust instead of this installation's CA")
 	undo := fs.Bool("undo", false, "remove the settings setup wrote")
@@ -57,12 +57,17 @@ func cursorCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "Removed %d Keygate settings from %s. Restart Cursor.\n", len(changes), path)
 		return 0
 	}
+	proxyURL, err := setup.ProxyURL(*proxyAddr, *token)
+	if err != nil {
+		fmt.Fprintf(stderr, "keygate: %v\n", err)
+		return 2
+	}
 	certPath, err := trustedCert(*caCert, *dataDir, stdout)
 	if err != nil {
 		fmt.Fprintf(stderr, "keygate: %v\n", err)
 		return 1
 	}
-	changes, err := setup.Apply(path, setup.ProxyURL(*proxyAddr, *token))
+	changes, err := setup.Apply(path, proxyURL)
 	if err != nil {
 		fmt.Fprintf(stderr, "keygate: write Cursor settings: %v\n", err)
 		return 1

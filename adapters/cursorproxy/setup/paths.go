@@ -2,8 +2,10 @@ package setup
 
 import (
 	"errors"
+	"fmt"
 	"net/url"
 	"path/filepath"
+	"strings"
 )
 
 // ErrNoSettingsDir: the environment names no directory for Cursor's
@@ -34,13 +36,28 @@ func SettingsPath(goos string, getenv func(string) string, home string) (string,
 	return filepath.Join(base, "Cursor", "User", "settings.json"), nil
 }
 
-// ProxyURL is the http.proxy value for a proxy at addr (host:port). A
-// non-empty token (company mode) becomes the password of the credentials,
-// which Cursor sends as Basic Proxy-Authorization.
-func ProxyURL(addr, token string) string {
-	u := url.URL{Scheme: "http", Host: addr}
+// ProxyURL is the http.proxy value for the proxy at addr: host:port for a
+// plain-HTTP proxy (a laptop's loopback one), or a full http:// or
+// https:// URL (a company proxy that speaks TLS). A non-empty token
+// (company mode) becomes the password of the credentials, which Cursor
+// sends as Basic Proxy-Authorization.
+func ProxyURL(addr, token string) (string, error) {
+	u := &url.URL{Scheme: "http", Host: addr}
+	if strings.Contains(addr, "://") {
+		var err error
+		if u, err = url.Parse(addr); err != nil {
+			return "", fmt.Errorf("proxy URL %q: %w", addr, err)
+		}
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" {
+		return "", fmt.Errorf("proxy %q: %w", addr, ErrBadProxy)
+	}
 	if token != "" {
 		u.User = url.UserPassword("keygate", token)
 	}
-	return u.String()
+	return u.String(), nil
 }
+
+// ErrBadProxy: the proxy address is neither host:port nor an http(s) URL
+// of a host without a path.
+var ErrBadProxy = errors.New("want host:port, http://host:port or https://host:port")

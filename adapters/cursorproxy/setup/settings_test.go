@@ -182,15 +182,22 @@ var _ = DescribeTable("setup.SettingsPath",
 	Entry("Linux falls back to ~/.config", "linux", nil, "/home/ada", "/home/ada/.config/Cursor/User/settings.json"),
 )
 
-var _ = Describe("setup.ProxyURL", func() {
-	It("puts a company token into the URL as Basic credentials", func() {
-		Expect(setup.ProxyURL("proxy.corp:7879", "t/k n")).To(Equal("http://keygate:t%2Fk%20n@proxy.corp:7879"))
-	})
-
-	It("has no credentials on a laptop", func() {
-		Expect(setup.ProxyURL("127.0.0.1:7879", "")).To(Equal("http://127.0.0.1:7879"))
-	})
-})
+var _ = DescribeTable("setup.ProxyURL",
+	func(addr, token, want string) {
+		got, err := setup.ProxyURL(addr, token)
+		if want == "" {
+			Expect(err).To(MatchError(setup.ErrBadProxy))
+			return
+		}
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got).To(Equal(want))
+	},
+	Entry("a laptop proxy has no credentials", "127.0.0.1:7879", "", "http://127.0.0.1:7879"),
+	Entry("a company token becomes Basic credentials, escaped", "proxy.corp:7879", "t/k n", "http://keygate:t%2Fk%20n@proxy.corp:7879"),
+	Entry("a company proxy may speak TLS", "https://proxy.corp:7879", "tok", "https://keygate:tok@proxy.corp:7879"),
+	Entry("other schemes are refused", "socks5://proxy.corp:1080", "", ""),
+	Entry("a URL with a path is refused", "http://proxy.corp:7879/x", "", ""),
+)
 
 var _ = Describe("setup.TrustInstructions", func() {
 	It("covers macOS, Windows and Linux and Node's own certificate list", func() {
