@@ -72,14 +72,22 @@ try {
     await shot("1-settings");
   });
 
-  await step("adds a provider and picks a discovered model", async () => {
+  await step("says what to do when discovery cannot reach the provider", async () => {
     await page.goto(url + "/models");
     await page.getByRole("button", { name: "Add model" }).click();
+    await page.getByLabel("Base URL", { exact: true }).fill("http://127.0.0.1:9/v1");
+    await page.getByLabel("API key", { exact: true }).fill("sk-e2e-0123456789abcdef");
+    await page.getByRole("button", { name: "Discover models" }).click();
+    await page.getByRole("alert").getByText("check the base URL").waitFor();
+    await shot("2-discovery-error");
+  });
+
+  await step("adds a provider and picks a discovered model", async () => {
     await page.getByLabel("Base URL", { exact: true }).fill(providerURL);
     await page.getByLabel("API key", { exact: true }).fill("sk-e2e-0123456789abcdef");
     await page.getByRole("button", { name: "Discover models" }).click();
     await page.getByRole("button", { name: "fake-small" }).waitFor();
-    await shot("2-discovered");
+    await shot("3-discovered");
     await page.getByRole("button", { name: "fake-large" }).click();
     await page.getByLabel("Display name", { exact: true }).fill("Fake Large");
     await page.getByRole("button", { name: "Save", exact: true }).click();
@@ -95,7 +103,7 @@ try {
     await result.getByText("Connection works").waitFor();
     await result.getByText("Show raw response").click();
     await page.getByText("data: [DONE]").first().waitFor();
-    await shot("3-connection-test");
+    await shot("4-connection-test");
   });
 
   let turnText = "";
@@ -112,7 +120,7 @@ try {
     const row = page.getByTestId("call-row").filter({ hasText: "e2e-conv" });
     await row.waitFor();
     if ((await page.getByTestId("call-row").count()) !== 2) throw new Error("expected the test call and the turn's call");
-    await shot("4-calls");
+    await shot("5-calls");
     await row.click();
   });
 
@@ -122,7 +130,7 @@ try {
     const raw = await page.getByTestId("raw-stream").innerText();
     if (!raw.includes("Hello")) throw new Error("raw stream lacks the answer");
     await page.getByText('"content": "hello"').waitFor();
-    await shot("5-call-details");
+    await shot("6-call-details");
   });
 
   await step("shows the turn in the conversation's branch tree", async () => {
@@ -130,14 +138,21 @@ try {
     await page.getByRole("link", { name: "e2e-conv" }).click();
     await page.getByTestId("branch-tree").getByText("head").waitFor();
     await page.getByText("Hello from the fake provider.").waitFor();
-    await shot("6-conversation");
+    await shot("7-conversation");
+  });
+
+  await step("shows the Connect Cursor page", async () => {
+    await page.goto(url + "/setup");
+    await page.getByText("Download CA certificate").waitFor();
+    await page.getByText("keygate cursor setup --proxy").waitFor();
+    await shot("9-setup");
   });
 
   await step("shows the calls on the dashboard", async () => {
     await page.goto(url + "/");
     await page.getByText("Cache hit rate").waitFor();
     await page.getByRole("cell", { name: "fake-large" }).waitFor();
-    await shot("7-dashboard");
+    await shot("8-dashboard");
   });
 } catch {
   await shot("failure").catch(() => {});
@@ -148,5 +163,5 @@ try {
   const passed = results.filter(Boolean).length;
   console.log(`screenshots: ${shots}`);
   console.log(`${passed} passed, ${results.length - passed} failed`);
-  process.exitCode = results.length - passed === 0 && results.length === 8 ? 0 : 1;
+  process.exitCode = results.length - passed === 0 && results.length === 10 ? 0 : 1;
 }
