@@ -30,6 +30,8 @@
 //     (Applied, RunClosing while the final turn is committed, RunEnded),
 //     and [Handle.Cancel] stops the run.
 //
+// [Engine.Shutdown] cancels every local run and waits for them to end.
+//
 // The event channel is bounded. A slow transport makes the engine wait;
 // a cancelled run never waits for it, and cancelling the context given to
 // Start ends delivery altogether.
