@@ -104,7 +104,7 @@ func callToProto(r callrecord.Record) *controlv1.Call {
 func insightToProto(in appcontrol.Insight) *controlv1.CacheInsight {
 	out := &controlv1.CacheInsight{State: controlv1.CacheInsightState(in.State), PreviousCallId: in.PreviousCallID,
 		CommonMessages: int32(in.Common), PreviousMessages: int32(in.PreviousMessages), Messages: int32(in.Messages),
-		Explanation: in.Explanation}
+		Explanation: in.Explanation, PromptTokensEstimate: in.PromptTokens, PrefixTokensEstimate: in.PrefixTokens}
 	if d := in.Divergence; d != nil {
 		out.BreakField, out.BreakCause, out.BreakMessageId = d.Field, d.Cause.String(), d.MessageID
 	}

@@ -159,6 +159,8 @@ var _ = Describe("CallService", func() {
 			Expect(in.GetState()).To(Equal(controlv1.CacheInsightState_CACHE_INSIGHT_STATE_STABLE))
 			Expect(in.GetPreviousCallId()).To(Equal("k1"))
 			Expect(in.GetCommonMessages()).To(Equal(int32(1)))
+			Expect(in.GetPrefixTokensEstimate()).To(BeNumerically(">", 0))
+			Expect(in.GetPrefixTokensEstimate()).To(BeNumerically("<", in.GetPromptTokensEstimate()))
 		})
 
 		It("locates an edited message and says why the prefix broke", func() {
@@ -173,7 +175,7 @@ var _ = Describe("CallService", func() {
 			Expect(in.GetBreakField()).To(Equal("messages[1].assistant.text"))
 			Expect(in.GetBreakMessageId()).To(Equal("a1"))
 			Expect(in.GetCommonMessages()).To(Equal(int32(1)))
-			Expect(in.GetExplanation()).To(ContainSubstring("only 1 messages could be reused"))
+			Expect(in.GetExplanation()).To(ContainSubstring("only 1 messages (about"))
 		})
 
 		It("reports changed instructions as a break before any message", func() {
@@ -184,6 +186,7 @@ var _ = Describe("CallService", func() {
 			in := insight("k2")
 			Expect(in.GetState()).To(Equal(controlv1.CacheInsightState_CACHE_INSIGHT_STATE_BROKEN))
 			Expect(in.GetBreakField()).To(Equal("instructions"))
+			Expect(in.GetPrefixTokensEstimate()).To(BeZero())
 		})
 
 		It("compares only calls of the same conversation", func() {

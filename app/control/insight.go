@@ -36,6 +36,9 @@ type Insight struct {
 	Messages         int
 	// Divergence locates the break; nil unless State is InsightBroken.
 	Divergence *prefix.Divergence
+	// PromptTokens estimates the call's prompt; PrefixTokens the part of it
+	// shared with the previous call, which a provider cache can serve.
+	PromptTokens, PrefixTokens int64
 	// Explanation is one sentence for people.
 	Explanation string
 }
@@ -56,10 +59,10 @@ func (c *Calls) insight(ctx context.Context, rec callrecord.Record) (Insight, er
 		return Insight{State: InsightUnknown, Explanation: "the prompt of this call was not kept"}, err
 	}
 	if len(prev) == 0 {
-		return Insight{State: InsightFirst, Messages: len(next.Messages),
+		return Insight{State: InsightFirst, Messages: len(next.Messages), PromptTokens: llm.EstimateRequest(next),
 			Explanation: "first call of the conversation: the provider had nothing cached yet"}, nil
 	}
-	in := Insight{PreviousCallID: prev[0].CallID, Messages: len(next.Messages)}
+	in := Insight{PreviousCallID: prev[0].CallID, Messages: len(next.Messages), PromptTokens: llm.EstimateRequest(next)}
 	previous, ok, err := c.prompt(ctx, prev[0].CallID)
 	if err != nil || !ok {
 		in.State, in.Explanation = InsightUnknown, "the prompt of the previous call was not kept"
@@ -83,9 +86,17 @@ func (c *Calls) prompt(ctx context.Context, callID string) (llm.Request, bool, e
 func explain(in Insight, previous, next llm.Request) Insight {
 	r := prefix.IsStablePrefix(previous, next)
 	in.Common, in.PreviousMessages = r.Common, len(previous.Messages)
+	if r.Divergence == nil || r.Divergence.Index >= 0 {
+		// Instructions and tools lead the prompt, so they are part of any
+		// prefix that reaches the messages.
+		shared := next
+		shared.Messages = next.Messages[:min(r.Common, len(next.Messages))]
+		in.PrefixTokens = llm.EstimateRequest(shared)
+	}
 	if r.Stable {
 		in.State = InsightStable
-		in.Explanation = fmt.Sprintf("stable: the prompt extends the previous call's %d messages, so the provider can reuse its cache", r.Common)
+		in.Explanation = fmt.Sprintf("stable: the prompt extends the previous call's %d messages (about %d of %d tokens), so the provider can reuse its cache",
+			r.Common, in.PrefixTokens, in.PromptTokens)
 		return in
 	}
 	in.State, in.Divergence = InsightBroken, r.Divergence
@@ -93,9 +104,11 @@ func explain(in Insight, previous, next llm.Request) Insight {
 	case d.Index < 0:
 		in.Explanation = fmt.Sprintf("broken before any message: %s %s, so nothing of the previous prompt could be reused", d.Field, d.Cause)
 	case d.Cause == prefix.CauseRemoved:
-		in.Explanation = fmt.Sprintf("broken at message %d: it was %s (history shrank, for example by compaction or an edit), so only %d messages could be reused", d.Index, d.Cause, r.Common)
+		in.Explanation = fmt.Sprintf("broken at message %d: it was %s (history shrank, for example by compaction or an edit), so only %d messages (about %d of %d tokens) could be reused",
+			d.Index, d.Cause, r.Common, in.PrefixTokens, in.PromptTokens)
 	default:
-		in.Explanation = fmt.Sprintf("broken at %s: the message %s since the previous call, so only %d messages could be reused", d.Field, d.Cause, r.Common)
+		in.Explanation = fmt.Sprintf("broken at %s: the message %s since the previous call, so only %d messages (about %d of %d tokens) could be reused",
+			d.Field, d.Cause, r.Common, in.PrefixTokens, in.PromptTokens)
 	}
 	return in
 }

@@ -38,6 +38,16 @@ function Insight({ insight }: { insight?: CacheInsight }) {
   return (
     <Card title={<span>Prompt cache <Badge tone={tone ?? "slate"}>{label}</Badge></span>}>
       <p className="text-sm" data-testid="cache-insight">{insight.explanation}</p>
+      {insight.promptTokensEstimate > 0n && (
+        <div className="mt-2" title="Estimated tokens of this call's prompt; green is the part repeated from the previous call">
+          <div className="h-2 w-full overflow-hidden rounded bg-slate-200">
+            <div className="h-full bg-green-500" style={{ width: `${(Number(insight.prefixTokensEstimate) / Number(insight.promptTokensEstimate)) * 100}%` }} />
+          </div>
+          <div className="mt-1 text-xs text-slate-500">
+            about {tokens(insight.prefixTokensEstimate)} of {tokens(insight.promptTokensEstimate)} prompt tokens repeat the previous call
+          </div>
+        </div>
+      )}
       {insight.state === CacheInsightState.BROKEN && (
         <dl className="mt-2 grid grid-cols-3 gap-2 text-xs">
           <div><dt className="text-slate-500">Broke at</dt><dd className="font-mono">{insight.breakField}</dd></div>

@@ -1090,9 +1090,14 @@ type CacheInsight struct {
 	BreakCause     string `protobuf:"bytes,7,opt,name=break_cause,json=breakCause,proto3" json:"break_cause,omitempty"`
 	BreakMessageId string `protobuf:"bytes,8,opt,name=break_message_id,json=breakMessageId,proto3" json:"break_message_id,omitempty"`
 	// explanation is a sentence for people.
-	Explanation   string `protobuf:"bytes,9,opt,name=explanation,proto3" json:"explanation,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Explanation string `protobuf:"bytes,9,opt,name=explanation,proto3" json:"explanation,omitempty"`
+	// prompt_tokens_estimate estimates this call's prompt (instructions,
+	// tools, messages); prefix_tokens_estimate the part of it that repeats
+	// the previous call and so may be served from the provider's cache.
+	PromptTokensEstimate int64 `protobuf:"varint,10,opt,name=prompt_tokens_estimate,json=promptTokensEstimate,proto3" json:"prompt_tokens_estimate,omitempty"`
+	PrefixTokensEstimate int64 `protobuf:"varint,11,opt,name=prefix_tokens_estimate,json=prefixTokensEstimate,proto3" json:"prefix_tokens_estimate,omitempty"`
+	unknownFields        protoimpl.UnknownFields
+	sizeCache            protoimpl.SizeCache
 }
 
 func (x *CacheInsight) Reset() {
@@ -1188,6 +1193,20 @@ func (x *CacheInsight) GetExplanation() string {
 	return ""
 }
 
+func (x *CacheInsight) GetPromptTokensEstimate() int64 {
+	if x != nil {
+		return x.PromptTokensEstimate
+	}
+	return 0
+}
+
+func (x *CacheInsight) GetPrefixTokensEstimate() int64 {
+	if x != nil {
+		return x.PrefixTokensEstimate
+	}
+	return 0
+}
+
 var File_control_v1_call_proto protoreflect.FileDescriptor
 
 const file_control_v1_call_proto_rawDesc = "" +
@@ -1279,7 +1298,7 @@ const file_control_v1_call_proto_rawDesc = "" +
 	"\rResponseChunk\x12\x10\n" +
 	"\x03seq\x18\x01 \x01(\x05R\x03seq\x12\x1b\n" +
 	"\toffset_ms\x18\x02 \x01(\x03R\boffsetMs\x12\x12\n" +
-	"\x04data\x18\x03 \x01(\tR\x04data\"\xf5\x02\n" +
+	"\x04data\x18\x03 \x01(\tR\x04data\"\xe1\x03\n" +
 	"\fCacheInsight\x12;\n" +
 	"\x05state\x18\x01 \x01(\x0e2%.keygate.control.v1.CacheInsightStateR\x05state\x12(\n" +
 	"\x10previous_call_id\x18\x02 \x01(\tR\x0epreviousCallId\x12'\n" +
@@ -1291,7 +1310,10 @@ const file_control_v1_call_proto_rawDesc = "" +
 	"\vbreak_cause\x18\a \x01(\tR\n" +
 	"breakCause\x12(\n" +
 	"\x10break_message_id\x18\b \x01(\tR\x0ebreakMessageId\x12 \n" +
-	"\vexplanation\x18\t \x01(\tR\vexplanation*\x8f\x01\n" +
+	"\vexplanation\x18\t \x01(\tR\vexplanation\x124\n" +
+	"\x16prompt_tokens_estimate\x18\n" +
+	" \x01(\x03R\x14promptTokensEstimate\x124\n" +
+	"\x16prefix_tokens_estimate\x18\v \x01(\x03R\x14prefixTokensEstimate*\x8f\x01\n" +
 	"\n" +
 	"CallStatus\x12\x1b\n" +
 	"\x17CALL_STATUS_UNSPECIFIED\x10\x00\x12\x17\n" +
