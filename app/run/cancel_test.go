@@ -121,6 +121,7 @@ var _ = Describe("Engine cancellation", func() {
 					hd.Cancel("stop")
 					Expect(finish(hd).Status).To(Equal(run.Cancelled))
 					Expect(h.requestBodies()).To(HaveLen(1))
+					Expect(h.clock.Waiters()).To(BeZero(), "the retry timer is released")
 				})
 			})
 

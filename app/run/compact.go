@@ -110,9 +110,11 @@ func (r *runner) summarize(req llm.Request) (string, int, error) {
 	}
 	ctx, cancel := context.WithCancelCause(r.ctx)
 	defer cancel(nil)
+	timer := r.e.clock.NewTimer(r.e.limits.CompactionTimeout)
+	defer timer.Stop()
 	go func() {
 		select {
-		case <-r.e.clock.After(r.e.limits.CompactionTimeout):
+		case <-timer.C():
 			cancel(errCompactionTimeout)
 		case <-ctx.Done():
 		}

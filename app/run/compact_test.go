@@ -110,6 +110,7 @@ var _ = Describe("Engine compaction", func() {
 					Expect(compactionKinds(t.Events())).To(Equal([]string{"snapshot", "started", "committed", "completed", "snapshot 0"}))
 					snap := eventsOf[run.UsageSnapshot](t.Events())[0]
 					Expect(snap.Tokens).To(BeNumerically(">", 90_000))
+					Expect(h.clock.Waiters()).To(BeZero(), "the compaction deadline is released")
 				})
 
 				It("sends the summary and the current input instead of the huge answer", func() {

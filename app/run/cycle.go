@@ -88,14 +88,15 @@ func cycleFailure(err error) error {
 // retryWait sleeps the retry delay on the engine's clock; a cancel or a
 // break ends the wait.
 func (r *runner) retryWait(listen bool) error {
-	timer := r.e.clock.After(r.e.limits.RetryDelay)
+	timer := r.e.clock.NewTimer(r.e.limits.RetryDelay)
+	defer timer.Stop()
 	for {
 		var notify <-chan struct{}
 		if listen {
 			notify = r.h.notify
 		}
 		select {
-		case <-timer:
+		case <-timer.C():
 			return nil
 		case <-r.ctx.Done():
 			return r.ctx.Err()

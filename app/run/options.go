@@ -80,5 +80,10 @@ var _ ports.Clock = SystemClock{}
 // Now returns time.Now().
 func (SystemClock) Now() time.Time { return time.Now() }
 
-// After is time.After.
-func (SystemClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+// NewTimer starts a time.Timer.
+func (SystemClock) NewTimer(d time.Duration) ports.Timer { return systemTimer{time.NewTimer(d)} }
+
+type systemTimer struct{ t *time.Timer }
+
+func (t systemTimer) C() <-chan time.Time { return t.t.C }
+func (t systemTimer) Stop() bool          { return t.t.Stop() }

@@ -1,6 +1,7 @@
 package runtest
 
 import (
+	"slices"
 	"sync"
 	"time"
 
@@ -13,12 +14,13 @@ var _ ports.Clock = (*Clock)(nil)
 // and timers fire only then. Specs wait for Waiters to reach a count before
 // advancing, so they never depend on real time.
 type Clock struct {
-	mu      sync.Mutex
-	now     time.Time
-	waiters []waiter
+	mu     sync.Mutex
+	now    time.Time
+	timers []*timer
 }
 
-type waiter struct {
+type timer struct {
+	c  *Clock
 	at time.Time
 	ch chan time.Time
 }
@@ -35,24 +37,24 @@ func (c *Clock) Now() time.Time {
 	return c.now
 }
 
-// After returns a channel that receives once the clock was advanced by d.
-func (c *Clock) After(d time.Duration) <-chan time.Time {
+// NewTimer returns a timer that fires once the clock was advanced by d.
+func (c *Clock) NewTimer(d time.Duration) ports.Timer {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	ch := make(chan time.Time, 1)
+	t := &timer{c: c, at: c.now.Add(d), ch: make(chan time.Time, 1)}
 	if d <= 0 {
-		ch <- c.now
-		return ch
+		t.ch <- c.now
+		return t
 	}
-	c.waiters = append(c.waiters, waiter{at: c.now.Add(d), ch: ch})
-	return ch
+	c.timers = append(c.timers, t)
+	return t
 }
 
-// Waiters returns how many timers have not fired yet.
+// Waiters returns how many timers are pending (not fired, not stopped).
 func (c *Clock) Waiters() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.waiters)
+	return len(c.timers)
 }
 
 // Advance moves the clock by d and fires every timer that became due.
@@ -60,13 +62,21 @@ func (c *Clock) Advance(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.now = c.now.Add(d)
-	kept := c.waiters[:0]
-	for _, w := range c.waiters {
-		if w.at.After(c.now) {
-			kept = append(kept, w)
-			continue
+	c.timers = slices.DeleteFunc(c.timers, func(t *timer) bool {
+		if t.at.After(c.now) {
+			return false
 		}
-		w.ch <- c.now
-	}
-	c.waiters = kept
+		t.ch <- c.now
+		return true
+	})
+}
+
+func (t *timer) C() <-chan time.Time { return t.ch }
+
+func (t *timer) Stop() bool {
+	t.c.mu.Lock()
+	defer t.c.mu.Unlock()
+	n := len(t.c.timers)
+	t.c.timers = slices.DeleteFunc(t.c.timers, func(o *timer) bool { return o == t })
+	return len(t.c.timers) < n
 }
