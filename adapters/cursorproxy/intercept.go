@@ -47,8 +47,9 @@ func (p *Proxy) intercept(w http.ResponseWriter, r *http.Request, id identity.Id
 		MinVersion:     tls.VersionTLS12,
 	})
 	if err := tlsConn.HandshakeContext(r.Context()); err != nil {
-		// Usually a client that does not trust the CA yet.
-		p.log.Debug("TLS handshake with client", zap.String("host", host), zap.Error(err))
+		// Usually a client that does not trust the CA yet: the most common
+		// setup mistake, so it is worth an info line.
+		p.log.Info("TLS handshake with client failed; does it trust Keygate's CA?", zap.String("host", host), zap.Error(err))
 		_ = conn.Close()
 		return
 	}
