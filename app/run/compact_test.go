@@ -247,25 +247,32 @@ var _ = Describe("Engine compaction", func() {
 				})
 			})
 
-			When("the summary call never answers", func() {
-				It("falls back to the durable recent state after the deadline and continues", func() {
+			DescribeTable("a summary call that gives no summary falls back to the durable recent state and the run continues",
+				func(reply providertest.Reply, stalls bool) {
 					h.enqueue(withUsage("old answer", 95_000))
 					finish(h.start(h.prepared(userText("e1", "first")), &runtest.Transport{}))
 					h.model.ContextWindow = 100_000
-					h.server.Enqueue(headersStalled())
+					h.server.Enqueue(reply)
 					h.enqueue(text("went on"))
 					t := &runtest.Transport{}
 					hd := h.start(h.prepared(userText("e2", "second")), t)
-					Eventually(h.server.Requests).Should(HaveLen(2))
-					Eventually(h.clock.Waiters).Should(Equal(1))
-					h.clock.Advance(30 * time.Second)
+					if stalls {
+						Eventually(h.server.Requests).Should(HaveLen(2))
+						Eventually(h.clock.Waiters).Should(Equal(1))
+						h.clock.Advance(30 * time.Second)
+					}
 					Expect(finish(hd).Status).To(Equal(run.Completed))
 					Eventually(t.Done()).Should(BeClosed())
 					Expect(eventsOf[run.CompactionCompleted](t.Events())).To(Equal([]run.CompactionCompleted{{Fallback: true}}))
 					Expect(h.history()[0].Text()).To(ContainSubstring("Durable recent conversation state"))
 					Expect(h.history()[0].Text()).To(ContainSubstring("old answer"))
-				})
-			})
+					Expect(h.requestBodies()).To(HaveLen(3), "the summary call is not retried")
+				},
+				Entry("it never answers within the 30 s deadline", headersStalled(), true),
+				Entry("it fails", providertest.Status(500, serverError), false),
+				Entry("it calls a tool", providertest.Stream(providertest.ChatSSE(tools(call("c", "Read", `{}`)))), false),
+				Entry("it answers with nothing", providertest.Stream(providertest.ChatSSE(providertest.Turn{})), false),
+			)
 
 			When("history holds two request contexts", func() {
 				It("compacts the older and keeps the latest verbatim", func() {
