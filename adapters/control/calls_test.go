@@ -175,7 +175,7 @@ var _ = Describe("CallService", func() {
 			Expect(in.GetBreakField()).To(Equal("messages[1].assistant.text"))
 			Expect(in.GetBreakMessageId()).To(Equal("a1"))
 			Expect(in.GetCommonMessages()).To(Equal(int32(1)))
-			Expect(in.GetExplanation()).To(ContainSubstring("only 1 messages (about"))
+			Expect(in.GetExplanation()).To(ContainSubstring("only 1 message (about"))
 		})
 
 		It("reports changed instructions as a break before any message", func() {

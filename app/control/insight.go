@@ -95,8 +95,8 @@ func explain(in Insight, previous, next llm.Request) Insight {
 	}
 	if r.Stable {
 		in.State = InsightStable
-		in.Explanation = fmt.Sprintf("stable: the prompt extends the previous call's %d messages (about %d of %d tokens), so the provider can reuse its cache",
-			r.Common, in.PrefixTokens, in.PromptTokens)
+		in.Explanation = fmt.Sprintf("stable: the prompt extends the previous call's %s (about %d of %d tokens), so the provider can reuse its cache",
+			messages(r.Common), in.PrefixTokens, in.PromptTokens)
 		return in
 	}
 	in.State, in.Divergence = InsightBroken, r.Divergence
@@ -104,11 +104,18 @@ func explain(in Insight, previous, next llm.Request) Insight {
 	case d.Index < 0:
 		in.Explanation = fmt.Sprintf("broken before any message: %s %s, so nothing of the previous prompt could be reused", d.Field, d.Cause)
 	case d.Cause == prefix.CauseRemoved:
-		in.Explanation = fmt.Sprintf("broken at message %d: it was %s (history shrank, for example by compaction or an edit), so only %d messages (about %d of %d tokens) could be reused",
-			d.Index, d.Cause, r.Common, in.PrefixTokens, in.PromptTokens)
+		in.Explanation = fmt.Sprintf("broken at message %d: it was %s (history shrank, for example by compaction or an edit), so only %s (about %d of %d tokens) could be reused",
+			d.Index, d.Cause, messages(r.Common), in.PrefixTokens, in.PromptTokens)
 	default:
-		in.Explanation = fmt.Sprintf("broken at %s: the message %s since the previous call, so only %d messages (about %d of %d tokens) could be reused",
-			d.Field, d.Cause, r.Common, in.PrefixTokens, in.PromptTokens)
+		in.Explanation = fmt.Sprintf("broken at %s: the message %s since the previous call, so only %s (about %d of %d tokens) could be reused",
+			d.Field, d.Cause, messages(r.Common), in.PrefixTokens, in.PromptTokens)
 	}
 	return in
+}
+
+func messages(n int) string {
+	if n == 1 {
+		return "1 message"
+	}
+	return fmt.Sprintf("%d messages", n)
 }

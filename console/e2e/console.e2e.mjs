@@ -133,12 +133,25 @@ try {
     await shot("6-call-details");
   });
 
+  await step("shows a follow-up turn's prompt as a stable prefix of the first", async () => {
+    const { models } = await api("/keygate.control.v1.ModelService/ListModels");
+    const r = await fetch(`${url}/e2e/turn?conversation=e2e-conv&model=${models[0].id}&text=and+again`, { method: "POST" });
+    if (!r.ok) throw new Error(`turn: ${r.status} ${await r.text()}`);
+    await page.goto(url + "/calls?conversation=e2e-conv");
+    const rows = page.getByTestId("call-row");
+    await rows.nth(1).waitFor();
+    await rows.first().click();
+    await page.getByTestId("cache-insight").getByText("stable: the prompt extends the previous call's 1 message").waitFor();
+    await shot("7-cache-insight");
+  });
+
   await step("shows the turn in the conversation's branch tree", async () => {
     await page.goto(url + "/conversations");
     await page.getByRole("link", { name: "e2e-conv" }).click();
     await page.getByTestId("branch-tree").getByText("head").waitFor();
-    await page.getByText("Hello from the fake provider.").waitFor();
-    await shot("7-conversation");
+    await page.getByText("and again").waitFor();
+    if ((await page.getByText("Hello from the fake provider.").count()) !== 2) throw new Error("expected both answers in the head checkpoint");
+    await shot("8-conversation");
   });
 
   await step("shows the Connect Cursor page", async () => {
@@ -152,7 +165,7 @@ try {
     await page.goto(url + "/");
     await page.getByText("Cache hit rate").waitFor();
     await page.getByRole("cell", { name: "fake-large" }).waitFor();
-    await shot("8-dashboard");
+    await shot("10-dashboard");
   });
 } catch {
   await shot("failure").catch(() => {});
@@ -163,5 +176,5 @@ try {
   const passed = results.filter(Boolean).length;
   console.log(`screenshots: ${shots}`);
   console.log(`${passed} passed, ${results.length - passed} failed`);
-  process.exitCode = results.length - passed === 0 && results.length === 10 ? 0 : 1;
+  process.exitCode = results.length - passed === 0 && results.length === 11 ? 0 : 1;
 }

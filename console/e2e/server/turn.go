@@ -14,7 +14,9 @@ import (
 )
 
 // turnHandler answers a Cursor turn with one provider call of the model the
-// client selected, streaming its text back as Cursor text deltas.
+// client selected: the conversation's history plus the new question. It
+// streams the answer back as Cursor text deltas and appends question and
+// answer to the conversation.
 type turnHandler struct {
 	models   *appcontrol.Models
 	provider ports.ModelProvider
@@ -29,18 +31,33 @@ func (h turnHandler) ServeRun(ctx context.Context, turn *transport.Turn) error {
 	if err != nil {
 		return fmt.Errorf("resolve model: %w", err)
 	}
-	text := req.GetAction().GetUserMessageAction().GetUserMessage().GetText()
+	head, err := h.convs.Open(ctx, req.GetConversationId())
+	if err != nil {
+		return err
+	}
+	_, history, err := h.convs.Load(ctx, head.ID())
+	if err != nil {
+		return err
+	}
+	question, err := conversation.NewText(turn.RequestID+":user", llm.RoleUser, conversation.OriginUser,
+		req.GetAction().GetUserMessageAction().GetUserMessage().GetText())
+	if err != nil {
+		return err
+	}
+	prompt := llm.Request{Model: cfg.ModelID, Instructions: "You are a helpful assistant."}
+	for _, m := range append(history, question) {
+		prompt.Messages = append(prompt.Messages, m.LLM())
+	}
 	stream, err := h.provider.Stream(ctx, ports.ModelCall{CallID: turn.RequestID + ":0", RunID: turn.RequestID,
-		ConversationID: req.GetConversationId(), Endpoint: ep, Request: llm.Request{Model: cfg.ModelID,
-			Messages: []llm.Message{{ID: "u1", Role: llm.RoleUser, Parts: []llm.Part{{Kind: llm.PartText, Text: text}}}}}})
+		ConversationID: req.GetConversationId(), Endpoint: ep, Request: prompt})
 	if err != nil {
 		return fmt.Errorf("call provider: %w", err)
 	}
 	defer stream.Close()
-	var answer strings.Builder
+	var text strings.Builder
 	for stream.Next() {
 		if ev := stream.Event(); ev.Kind == llm.EventTextDelta {
-			answer.WriteString(ev.Text)
+			text.WriteString(ev.Text)
 			if err := turn.Output.Send(cursortest.TextDelta(ev.Text)); err != nil {
 				return err
 			}
@@ -49,25 +66,11 @@ func (h turnHandler) ServeRun(ctx context.Context, turn *transport.Turn) error {
 	if err := stream.Err(); err != nil {
 		return err
 	}
-	return h.remember(ctx, req.GetConversationId(), turn.RequestID, text, answer.String())
-}
-
-// remember appends the question and the answer to the conversation, so the
-// Conversations page has something to show.
-func (h turnHandler) remember(ctx context.Context, convID, requestID, question, answer string) error {
-	head, err := h.convs.Open(ctx, convID)
+	answer, err := conversation.NewMessage(conversation.MessageSpec{ID: turn.RequestID + ":assistant", Role: llm.RoleAssistant,
+		Origin: conversation.OriginAssistant, Assistant: &llm.Assistant{Text: text.String()}})
 	if err != nil {
 		return err
 	}
-	q, err := conversation.NewText(requestID+":user", llm.RoleUser, conversation.OriginUser, question)
-	if err != nil {
-		return err
-	}
-	a, err := conversation.NewMessage(conversation.MessageSpec{ID: requestID + ":assistant", Role: llm.RoleAssistant,
-		Origin: conversation.OriginAssistant, Assistant: &llm.Assistant{Text: answer}})
-	if err != nil {
-		return err
-	}
-	_, err = h.convs.Apply(ctx, ports.Write{Change: conversation.AppendTo(head, q, a)})
+	_, err = h.convs.Apply(ctx, ports.Write{Change: conversation.AppendTo(head, question, answer)})
 	return err
 }

@@ -25,7 +25,7 @@ function Timeline({ call }: { call: Call }) {
         ))}
       </div>
       <div className="grid grid-cols-4 gap-2 text-xs">
-        {marks.map((m) => <div key={m.label}><div className="text-slate-500">{m.label}</div><div className="font-medium">+{ms(m.at)}</div></div>)}
+        {marks.map((m) => <div key={m.label}><div className="text-slate-500">{m.label}</div><div className="font-medium">+{m.at} ms</div></div>)}
       </div>
     </div>
   );
