@@ -12,6 +12,8 @@ type Stores struct {
 	Settings      SettingStore
 	ModelConfigs  ModelConfigStore
 	Calls         CallRecorder
+	Context       ContextAnchorStore
+	Prompts       PromptStore
 }
 
 // Transactor runs several store operations atomically. Transactions are

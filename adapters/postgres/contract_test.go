@@ -24,7 +24,10 @@ func open() porttest.Harness {
 	})
 	st := postgres.NewStore(db)
 	return porttest.Harness{
-		Stores: st.Stores(), Tx: st, Calls: st.CallRecords(),
+		Stores: st.Stores(), Tx: st, Calls: st.CallRecords(), Console: porttest.ConsoleHarness{
+			Recorder: st.CallRecords(), Reader: st.CallRecords(), Calls: st.CallRecords(), Purger: st.CallRecords(),
+			Conversations: st.Conversations(), Lister: st.Conversations(),
+		},
 		Reopen: func() porttest.Harness {
 			closed = true
 			db.Close()
@@ -34,3 +37,5 @@ func open() porttest.Harness {
 }
 
 var _ = porttest.DescribeStores("PostgreSQL", open)
+
+var _ = porttest.DescribeConsoleStores("PostgreSQL", func() porttest.ConsoleHarness { return open().Console })

@@ -137,8 +137,9 @@ func insertCheckpoint(ctx context.Context, tx Tx, rec conversation.CheckpointRec
 
 // chainLink is one checkpoint of a loaded chain with its delta bodies.
 type chainLink struct {
-	record conversation.CheckpointRecord
-	bodies [][]byte
+	record    conversation.CheckpointRecord
+	createdAt time.Time
+	bodies    [][]byte
 }
 
 // groupChain folds chain rows into one link per checkpoint.
@@ -146,7 +147,7 @@ func groupChain(rows []ChainRow) []chainLink {
 	var links []chainLink
 	for _, r := range rows {
 		if len(links) == 0 || links[len(links)-1].record.ID != r.Header.ID {
-			links = append(links, chainLink{record: r.Header})
+			links = append(links, chainLink{record: r.Header, createdAt: r.CreatedAt})
 		}
 		if r.MessageID != "" {
 			l := &links[len(links)-1]

@@ -33,6 +33,7 @@ type Tx interface {
 	settingRows
 	modelConfigRows
 	callRecordRows
+	consoleRows
 }
 
 // ConversationRow is the head pointer row of a conversation.
@@ -48,6 +49,7 @@ type ConversationRow struct {
 // (nil where the message row is missing).
 type ChainRow struct {
 	Header    conversation.CheckpointRecord
+	CreatedAt time.Time
 	MessageID string
 	Body      []byte
 }

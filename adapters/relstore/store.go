@@ -34,6 +34,8 @@ func (s *Store) Stores() ports.Stores {
 		Settings:      Settings{s},
 		ModelConfigs:  ModelConfigs{s},
 		Calls:         Calls{s},
+		Context:       ContextAnchors{s},
+		Prompts:       Prompts{s},
 	}
 }
 
@@ -61,5 +63,14 @@ func (b boundEngine) run(ctx context.Context, fn func(Tx) error) error {
 	return fn(b.tx)
 }
 
-// CallRecords returns the reader of what the call recorder stored.
-func (s *Store) CallRecords() ports.CallRecordReader { return Calls{s} }
+// CallRecords returns the call records: recorder, reader, lister, purger.
+func (s *Store) CallRecords() Calls { return Calls{s} }
+
+// Conversations returns the conversation store and lister.
+func (s *Store) Conversations() Conversations { return Conversations{s} }
+
+// ContextAnchors returns the context anchor store.
+func (s *Store) ContextAnchors() ContextAnchors { return ContextAnchors{s} }
+
+// Prompts returns the prompt store.
+func (s *Store) Prompts() Prompts { return Prompts{s} }

@@ -23,7 +23,10 @@ func openIn(dir string) porttest.Harness {
 	})
 	st := sqlite.NewStore(db)
 	return porttest.Harness{
-		Stores: st.Stores(), Tx: st, Calls: st.CallRecords(),
+		Stores: st.Stores(), Tx: st, Calls: st.CallRecords(), Console: porttest.ConsoleHarness{
+			Recorder: st.CallRecords(), Reader: st.CallRecords(), Calls: st.CallRecords(), Purger: st.CallRecords(),
+			Conversations: st.Conversations(), Lister: st.Conversations(),
+		},
 		Reopen: func() porttest.Harness {
 			closed = true
 			Expect(db.Close()).To(Succeed())
@@ -33,3 +36,7 @@ func openIn(dir string) porttest.Harness {
 }
 
 var _ = porttest.DescribeStores("SQLite", func() porttest.Harness { return openIn(GinkgoT().TempDir()) })
+
+var _ = porttest.DescribeConsoleStores("SQLite", func() porttest.ConsoleHarness {
+	return openIn(GinkgoT().TempDir()).Console
+})

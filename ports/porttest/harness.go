@@ -18,6 +18,8 @@ type Harness struct {
 	Stores ports.Stores
 	Tx     ports.Transactor
 	Calls  ports.CallRecordReader
+	// Console is the same store seen through the console's ports.
+	Console ConsoleHarness
 	// Reopen closes the store and opens it again on the same data.
 	Reopen func() Harness
 }

@@ -19,5 +19,7 @@ func DescribeStores(name string, open Factory) bool {
 		describeModelConfigs(open)
 		describeCallRecords(open)
 		describeTransactions(open)
+		describeContextAnchors(open)
+		describePrompts(open)
 	})
 }

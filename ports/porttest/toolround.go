@@ -121,6 +121,9 @@ func describeToolRounds(open Factory) {
 				Expect(ts.Start(ctx, run, "ck_elsewhere", r2)).To(MatchError(conversation.ErrStaleHead))
 			})
 
+		})
+
+		Describe("Round", func() {
 			It("returns ErrNotFound for an unknown round", func() {
 				_, err := ts.Round(ctx, uniq("round"))
 				Expect(err).To(MatchError(ports.ErrNotFound))

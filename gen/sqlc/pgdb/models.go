@@ -90,6 +90,13 @@ type CheckpointMessage struct {
 	MessageID      string
 }
 
+type ContextAnchor struct {
+	ConversationID string
+	ContextTokens  int64
+	MessageCount   int64
+	UpdatedAt      time.Time
+}
+
 type Conversation struct {
 	ID               string
 	RootCheckpointID string
@@ -141,6 +148,12 @@ type ModelConfig struct {
 	SupportsTools       bool
 	CreatedAt           time.Time
 	UpdatedAt           time.Time
+}
+
+type Prompt struct {
+	CallID    string
+	Request   []byte
+	CreatedAt time.Time
 }
 
 type Run struct {

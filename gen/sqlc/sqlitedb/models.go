@@ -88,6 +88,13 @@ type CheckpointMessage struct {
 	MessageID      string
 }
 
+type ContextAnchor struct {
+	ConversationID string
+	ContextTokens  int64
+	MessageCount   int64
+	UpdatedAt      int64
+}
+
 type Conversation struct {
 	ID               string
 	RootCheckpointID string
@@ -139,6 +146,12 @@ type ModelConfig struct {
 	SupportsTools       bool
 	CreatedAt           int64
 	UpdatedAt           int64
+}
+
+type Prompt struct {
+	CallID    string
+	Request   []byte
+	CreatedAt int64
 }
 
 type Run struct {

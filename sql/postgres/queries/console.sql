@@ -1,0 +1,61 @@
+-- name: ListCallRecords :many
+-- Newest first; empty filters match everything; the cursor bound is
+-- "after" in that order (the adapter passes +infinity for no cursor).
+SELECT * FROM call_records
+WHERE (model_id = sqlc.arg(model_id) OR sqlc.arg(model_id) = '')
+  AND (status = sqlc.arg(status) OR sqlc.arg(status) = '')
+  AND (conversation_id = sqlc.arg(conversation_id) OR sqlc.arg(conversation_id) = '')
+  AND request_started_at >= sqlc.arg(since) AND request_started_at < sqlc.arg(until)
+  AND (request_started_at < sqlc.arg(after_started)
+       OR (request_started_at = sqlc.arg(after_started) AND call_id < sqlc.arg(after_call_id)))
+ORDER BY request_started_at DESC, call_id DESC
+LIMIT sqlc.arg(max_rows);
+
+-- name: CountDetailedBefore :one
+SELECT COUNT(*) FROM call_records r
+WHERE r.request_started_at < sqlc.arg(cutoff)
+  AND (EXISTS (SELECT 1 FROM call_requests q WHERE q.call_id = r.call_id)
+       OR EXISTS (SELECT 1 FROM call_chunks c WHERE c.call_id = r.call_id));
+
+-- name: DeleteChunksBefore :exec
+DELETE FROM call_chunks
+WHERE call_id IN (SELECT r.call_id FROM call_records r WHERE r.request_started_at < sqlc.arg(cutoff));
+
+-- name: DeleteRequestsBefore :exec
+DELETE FROM call_requests
+WHERE call_id IN (SELECT r.call_id FROM call_records r WHERE r.request_started_at < sqlc.arg(cutoff));
+
+-- name: ListConversations :many
+SELECT * FROM conversations
+WHERE updated_at < sqlc.arg(after_updated)
+   OR (updated_at = sqlc.arg(after_updated) AND id < sqlc.arg(after_id))
+ORDER BY updated_at DESC, id DESC
+LIMIT sqlc.arg(max_rows);
+
+-- name: ConversationCheckpoints :many
+-- Every checkpoint of a conversation with its delta ids; lengths grow from
+-- parent to child, so ordering by length lists parents first.
+SELECT c.id, c.conversation_id, c.parent_id, c.length, c.digest, c.created_at, cm.message_id
+FROM checkpoints c
+LEFT JOIN checkpoint_messages cm ON cm.checkpoint_id = c.id
+WHERE c.conversation_id = sqlc.arg(conversation_id)
+ORDER BY c.length, c.id, cm.ordinal;
+
+-- name: GetContextAnchor :one
+SELECT * FROM context_anchors WHERE conversation_id = sqlc.arg(conversation_id);
+
+-- name: PutContextAnchor :exec
+INSERT INTO context_anchors (conversation_id, context_tokens, message_count, updated_at)
+VALUES (sqlc.arg(conversation_id), sqlc.arg(context_tokens), sqlc.arg(message_count), sqlc.arg(updated_at))
+ON CONFLICT (conversation_id) DO UPDATE SET context_tokens = excluded.context_tokens,
+    message_count = excluded.message_count, updated_at = excluded.updated_at;
+
+-- name: DeleteContextAnchor :exec
+DELETE FROM context_anchors WHERE conversation_id = sqlc.arg(conversation_id);
+
+-- name: PutPrompt :exec
+INSERT INTO prompts (call_id, request, created_at) VALUES (sqlc.arg(call_id), sqlc.arg(request), sqlc.arg(created_at))
+ON CONFLICT (call_id) DO UPDATE SET request = excluded.request, created_at = excluded.created_at;
+
+-- name: GetPrompt :one
+SELECT request FROM prompts WHERE call_id = sqlc.arg(call_id);
