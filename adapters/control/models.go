@@ -141,6 +141,9 @@ func (h *modelService) DiscoverModels(ctx context.Context, req *connect.Request[
 }
 
 func (h *modelService) TestModel(ctx context.Context, req *connect.Request[controlv1.TestModelRequest], out *connect.ServerStream[controlv1.TestModelResponse]) error {
+	// The use case's phases are numbered like the API's (1 connecting,
+	// 2 streaming, 3 done). A failed Send (client gone) stops reporting;
+	// the test itself ends with the request's context.
 	var sendErr error
 	res, err := h.models.Test(ctx, req.Msg.GetId(), func(p appcontrol.TestProgress) {
 		if sendErr == nil {

@@ -53,6 +53,7 @@ const browser = await chromium.launch({
     "--disable-component-update", "--disable-sync"],
 });
 const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+page.on("dialog", (d) => d.accept()); // the delete confirmation
 page.setDefaultTimeout(timeout);
 const shot = (name) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
 const api = async (path, body) => {
@@ -95,6 +96,21 @@ try {
     const row = await page.getByTestId("model-row").innerText();
     if (!row.includes("sk-…cdef")) throw new Error(`key hint missing in: ${row}`);
     if (row.includes("0123456789")) throw new Error("the model row shows the API key");
+  });
+
+  await step("edits, duplicates and reorders models, keeping the key", async () => {
+    await page.getByRole("button", { name: "Edit" }).click();
+    await page.getByLabel("Display name", { exact: true }).fill("Fake Large (edited)");
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.getByTestId("model-row").filter({ hasText: "Fake Large (edited)" }).waitFor();
+    await page.getByRole("button", { name: "Duplicate" }).click();
+    await page.getByText("Fake Large (edited) (copy)").waitFor();
+    await page.getByTestId("model-row").nth(1).getByTitle("Move up").click();
+    await page.getByTestId("model-row").first().getByText("Fake Large (edited) (copy)").waitFor();
+    const { models } = await api("/keygate.control.v1.ModelService/ListModels");
+    if (models.length !== 2 || !models.every((m) => m.apiKeyHint === "sk-…cdef")) throw new Error(JSON.stringify(models));
+    await page.getByTestId("model-row").first().getByRole("button", { name: "Delete" }).click();
+    await page.getByTestId("model-row").nth(1).waitFor({ state: "detached" });
   });
 
   await step("runs the connection test", async () => {
@@ -176,5 +192,5 @@ try {
   const passed = results.filter(Boolean).length;
   console.log(`screenshots: ${shots}`);
   console.log(`${passed} passed, ${results.length - passed} failed`);
-  process.exitCode = results.length - passed === 0 && results.length === 11 ? 0 : 1;
+  process.exitCode = results.length - passed === 0 && results.length === 12 ? 0 : 1;
 }
