@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"keygate/adapters/httpserver"
+	"keygate/adapters/relstore"
 	"keygate/app/config"
 )
 
@@ -53,12 +54,13 @@ func PrepareDataDir(cfg config.Config) (DataDir, error) {
 }
 
 // NewHTTPServer mounts the routes and readiness checks of every adapter.
-func NewHTTPServer(cfg config.Config, logger *zap.Logger, dir DataDir) *httpserver.Server {
+func NewHTTPServer(cfg config.Config, logger *zap.Logger, dir DataDir, store *relstore.Store) *httpserver.Server {
 	return httpserver.New(logger, httpserver.Options{
 		Addr:            cfg.Listen,
 		ShutdownTimeout: cfg.ShutdownTimeout,
 		Checks: []httpserver.Check{
 			{Name: "data_dir", Fn: func(context.Context) error { return checkWritable(string(dir)) }},
+			{Name: "store", Fn: storeReady(store)},
 		},
 	})
 }

@@ -3,6 +3,8 @@
 package app
 
 import (
+	"context"
+
 	"github.com/google/wire"
 
 	"keygate/app/config"
@@ -10,10 +12,11 @@ import (
 
 // Initialize builds a Keygate from a validated configuration. The cleanup
 // releases what the providers opened, in reverse order.
-func Initialize(cfg config.Config) (*Keygate, func(), error) {
+func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error) {
 	wire.Build(
 		NewLogger,
 		PrepareDataDir,
+		OpenStore,
 		NewHTTPServer,
 		NewKeygate,
 	)

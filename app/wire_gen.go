@@ -7,6 +7,7 @@
 package app
 
 import (
+	"context"
 	"keygate/app/config"
 )
 
@@ -14,7 +15,7 @@ import (
 
 // Initialize builds a Keygate from a validated configuration. The cleanup
 // releases what the providers opened, in reverse order.
-func Initialize(cfg config.Config) (*Keygate, func(), error) {
+func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error) {
 	logger, cleanup, err := NewLogger(cfg)
 	if err != nil {
 		return nil, nil, err
@@ -24,9 +25,15 @@ func Initialize(cfg config.Config) (*Keygate, func(), error) {
 		cleanup()
 		return nil, nil, err
 	}
-	server := NewHTTPServer(cfg, logger, dataDir)
+	store, cleanup2, err := OpenStore(ctx, cfg, logger, dataDir)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	server := NewHTTPServer(cfg, logger, dataDir, store)
 	keygate := NewKeygate(cfg, logger, server)
 	return keygate, func() {
+		cleanup2()
 		cleanup()
 	}, nil
 }

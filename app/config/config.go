@@ -28,6 +28,18 @@ type Config struct {
 	LogLevel string
 	// ShutdownTimeout bounds graceful shutdown after SIGINT/SIGTERM.
 	ShutdownTimeout time.Duration
+	// DatabaseURL selects PostgreSQL (postgres://…); empty means the
+	// embedded SQLite file in DataDir.
+	DatabaseURL string
+	// ProxyListen is the address of the forward proxy Cursor is pointed at
+	// (http.proxy); empty disables the proxy.
+	ProxyListen string
+	// OutboundProxy is the proxy Keygate itself uses for upstream traffic:
+	// a URL, "direct", or empty to follow HTTPS_PROXY/NO_PROXY.
+	OutboundProxy string
+	// CACert and CAKey name a company CA (PEM files); empty means the
+	// installation CA generated in DataDir.
+	CACert, CAKey string
 }
 
 // Environment variable names, one per flag.
@@ -36,11 +48,20 @@ const (
 	EnvListen    = "KEYGATE_LISTEN"
 	EnvLogFormat = "KEYGATE_LOG_FORMAT"
 	EnvLogLevel  = "KEYGATE_LOG_LEVEL"
+	// EnvDatabaseURL is a secret-bearing value: it is never logged.
+	EnvDatabaseURL   = "KEYGATE_DATABASE_URL"
+	EnvProxyListen   = "KEYGATE_PROXY_LISTEN"
+	EnvOutboundProxy = "KEYGATE_OUTBOUND_PROXY"
+	EnvCACert        = "KEYGATE_CA_CERT"
+	EnvCAKey         = "KEYGATE_CA_KEY"
 )
 
-// DefaultListen is loopback only: a laptop install must not expose the
-// gateway to the network unless the operator asks for it.
-const DefaultListen = "127.0.0.1:7878"
+// DefaultListen and DefaultProxyListen are loopback only: a laptop install
+// must not expose the gateway to the network unless the operator asks for it.
+const (
+	DefaultListen      = "127.0.0.1:7878"
+	DefaultProxyListen = "127.0.0.1:7879"
+)
 
 // Default returns the defaults. The data directory defaults to
 // "<user config dir>/keygate" (for example ~/.config/keygate on Linux).
@@ -55,6 +76,7 @@ func Default() Config {
 		LogFormat:       "auto",
 		LogLevel:        "info",
 		ShutdownTimeout: 5 * time.Second,
+		ProxyListen:     DefaultProxyListen,
 	}
 }
 
@@ -67,6 +89,11 @@ func Load(args []string, getenv func(string) string, out io.Writer) (Config, err
 	envString(getenv, EnvListen, &cfg.Listen)
 	envString(getenv, EnvLogFormat, &cfg.LogFormat)
 	envString(getenv, EnvLogLevel, &cfg.LogLevel)
+	envString(getenv, EnvDatabaseURL, &cfg.DatabaseURL)
+	envString(getenv, EnvProxyListen, &cfg.ProxyListen)
+	envString(getenv, EnvOutboundProxy, &cfg.OutboundProxy)
+	envString(getenv, EnvCACert, &cfg.CACert)
+	envString(getenv, EnvCAKey, &cfg.CAKey)
 
 	fs := flag.NewFlagSet("keygate serve", flag.ContinueOnError)
 	fs.SetOutput(out)
@@ -74,6 +101,11 @@ func Load(args []string, getenv func(string) string, out io.Writer) (Config, err
 	fs.StringVar(&cfg.Listen, "listen", cfg.Listen, "HTTP listen address (env "+EnvListen+")")
 	fs.StringVar(&cfg.LogFormat, "log-format", cfg.LogFormat, "console, json or auto (env "+EnvLogFormat+")")
 	fs.StringVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "debug, info, warn or error (env "+EnvLogLevel+")")
+	fs.StringVar(&cfg.DatabaseURL, "database-url", cfg.DatabaseURL, "PostgreSQL URL; empty uses SQLite in the data dir (env "+EnvDatabaseURL+")")
+	fs.StringVar(&cfg.ProxyListen, "proxy-listen", cfg.ProxyListen, "forward proxy address for Cursor; empty disables it (env "+EnvProxyListen+")")
+	fs.StringVar(&cfg.OutboundProxy, "outbound-proxy", cfg.OutboundProxy, "proxy URL for upstream traffic, or direct (env "+EnvOutboundProxy+")")
+	fs.StringVar(&cfg.CACert, "ca-cert", cfg.CACert, "company CA certificate (PEM) (env "+EnvCACert+")")
+	fs.StringVar(&cfg.CAKey, "ca-key", cfg.CAKey, "company CA key (PEM) (env "+EnvCAKey+")")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
@@ -113,6 +145,17 @@ func (c Config) Validate() error {
 	case "debug", "info", "warn", "error":
 	default:
 		errs = append(errs, fmt.Errorf("log level %q is not one of debug, info, warn, error", c.LogLevel))
+	}
+	if c.DatabaseURL != "" && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
+		errs = append(errs, errors.New("database url must start with postgres:// or postgresql://"))
+	}
+	if c.ProxyListen != "" {
+		if _, _, err := net.SplitHostPort(c.ProxyListen); err != nil {
+			errs = append(errs, fmt.Errorf("proxy listen address %q: %w", c.ProxyListen, err))
+		}
+	}
+	if (c.CACert == "") != (c.CAKey == "") {
+		errs = append(errs, errors.New("a company CA needs both --ca-cert and --ca-key"))
 	}
 	if c.ShutdownTimeout <= 0 {
 		errs = append(errs, errors.New("shutdown timeout must be positive"))

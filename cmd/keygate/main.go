@@ -59,7 +59,7 @@ func serve(args []string, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	kg, cleanup, err := app.Initialize(cfg)
+	kg, cleanup, err := app.Initialize(ctx, cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "keygate: start: %v\n", err)
 		return 1

@@ -1,0 +1,55 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.uber.org/zap"
+
+	"keygate/adapters/postgres"
+	"keygate/adapters/relstore"
+	"keygate/adapters/sqlite"
+	"keygate/app/config"
+	"keygate/ports"
+)
+
+// readinessKey is a setting that is never written: reading it proves the
+// database answers queries (ErrNotFound is the healthy answer).
+const readinessKey = "keygate.readiness-probe"
+
+// OpenStore opens the configured store and applies pending migrations:
+// PostgreSQL when a database URL is configured, otherwise the embedded
+// SQLite file in the data directory (created on first start).
+func OpenStore(ctx context.Context, cfg config.Config, logger *zap.Logger, dir DataDir) (*relstore.Store, func(), error) {
+	if cfg.DatabaseURL != "" {
+		db, err := postgres.Open(ctx, cfg.DatabaseURL, logger.Named("postgres"))
+		if err != nil {
+			return nil, nil, fmt.Errorf("open postgres store: %w", err)
+		}
+		logger.Info("store", zap.String("engine", "postgres"))
+		return postgres.NewStore(db), db.Close, nil
+	}
+	db, err := sqlite.Open(ctx, string(dir), logger.Named("sqlite"))
+	if err != nil {
+		return nil, nil, fmt.Errorf("open sqlite store: %w", err)
+	}
+	logger.Info("store", zap.String("engine", "sqlite"), zap.String("path", db.Path()))
+	return sqlite.NewStore(db), func() {
+		if err := db.Close(); err != nil {
+			logger.Warn("close sqlite store", zap.Error(err))
+		}
+	}, nil
+}
+
+// storeReady is the store's readiness check.
+func storeReady(s *relstore.Store) func(context.Context) error {
+	settings := s.Stores().Settings
+	return func(ctx context.Context) error {
+		_, err := settings.Setting(ctx, readinessKey)
+		if err == nil || errors.Is(err, ports.ErrNotFound) {
+			return nil
+		}
+		return err
+	}
+}
