@@ -68,6 +68,12 @@ try {
   await step("turns on detailed mode in Settings", async () => {
     await page.goto(url + "/settings");
     await page.getByText("Detailed mode").click();
+    await page.getByRole("button", { name: "Add price" }).click();
+    const price = page.locator("tbody tr").first().locator("input");
+    await price.nth(0).fill("fake-large");
+    await price.nth(1).fill("2");
+    await price.nth(2).fill("8");
+    await price.nth(3).fill("0.5");
     await page.getByRole("button", { name: "Save" }).click();
     await page.getByText("Saved.").waitFor();
     await shot("1-settings");
@@ -181,6 +187,8 @@ try {
     await page.goto(url + "/");
     await page.getByText("Cache hit rate").waitFor();
     await page.getByRole("cell", { name: "fake-large" }).waitFor();
+    // 3 calls, each 120 fresh input, 880 cache read, 20 output tokens at 2/8/0.5 USD per million.
+    await page.getByText("$0.0025").first().waitFor();
     await shot("10-dashboard");
   });
 } catch {
