@@ -11,6 +11,7 @@ import (
 func DescribeStores(name string, open Factory) bool {
 	return Describe(name+" stores", func() {
 		describeConversations(open)
+		describeReference(open)
 		describeAnchors(open)
 		describeRuns(open)
 		describeToolRounds(open)
