@@ -35,6 +35,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cursorCommand(args, stdout, stderr)
 	case "ca":
 		return caCommand(args, stdout, stderr)
+	case "secret":
+		return secretCommand(args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, versionString())
 		return 0

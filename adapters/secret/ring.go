@@ -1,0 +1,162 @@
+package secret
+
+import (
+	"bytes"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+
+	"keygate/ports"
+)
+
+// KeySize is the length of every key: AES-256.
+const KeySize = 32
+
+const (
+	legacyVersion byte = 1 // adapters/secretbox: version, nonce, ciphertext
+	version       byte = 2 // version, key id, nonce, ciphertext
+	idSize             = 4
+)
+
+// ErrBadKey: a key is not KeySize bytes (or not valid base64 where text
+// was expected). The message never contains key material.
+var ErrBadKey = errors.New("secret key must be 32 bytes")
+
+// ErrNoKey: a keyring was built without any key.
+var ErrNoKey = errors.New("no secret key")
+
+// Ring seals with its primary key and opens with any of its keys. It is
+// immutable and safe for concurrent use.
+type Ring struct {
+	primary sealer
+	all     []sealer
+}
+
+type sealer struct {
+	id   [idSize]byte
+	aead cipher.AEAD
+}
+
+var _ ports.SecretBox = (*Ring)(nil)
+
+// NewRing returns a ring that seals with primary and also opens values
+// sealed with any of older. Duplicate keys are ignored.
+func NewRing(primary []byte, older ...[]byte) (*Ring, error) {
+	if primary == nil {
+		return nil, ErrNoKey
+	}
+	r := &Ring{}
+	for i, k := range append([][]byte{primary}, older...) {
+		s, err := newSealer(k)
+		if err != nil {
+			return nil, fmt.Errorf("secret key %d: %w", i+1, err)
+		}
+		if r.has(s.id) {
+			continue
+		}
+		r.all = append(r.all, s)
+	}
+	r.primary = r.all[0]
+	return r, nil
+}
+
+func newSealer(key []byte) (sealer, error) {
+	if len(key) != KeySize {
+		return sealer{}, ErrBadKey
+	}
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		return sealer{}, ErrBadKey
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		return sealer{}, fmt.Errorf("gcm: %w", err)
+	}
+	return sealer{id: KeyID(key), aead: aead}, nil
+}
+
+// KeyID is the public 4-byte identifier of key written into sealed values.
+// It is a domain-separated SHA-256 prefix: it names the key without
+// helping anyone guess it.
+func KeyID(key []byte) [idSize]byte {
+	sum := sha256.Sum256(append([]byte("keygate secret key id\x00"), key...))
+	var id [idSize]byte
+	copy(id[:], sum[:idSize])
+	return id
+}
+
+func (r *Ring) has(id [idSize]byte) bool {
+	for _, s := range r.all {
+		if s.id == id {
+			return true
+		}
+	}
+	return false
+}
+
+// PrimaryID is the id of the key Seal uses.
+func (r *Ring) PrimaryID() [idSize]byte { return r.primary.id }
+
+// Seal implements ports.SecretBox.
+func (r *Ring) Seal(plaintext []byte) ([]byte, error) {
+	header := append([]byte{version}, r.primary.id[:]...)
+	nonce := make([]byte, r.primary.aead.NonceSize())
+	if _, err := rand.Read(nonce); err != nil {
+		return nil, fmt.Errorf("seal secret: %w", err)
+	}
+	out := append(bytes.Clone(header), nonce...)
+	return r.primary.aead.Seal(out, nonce, plaintext, header), nil
+}
+
+// Open implements ports.SecretBox: it returns ports.ErrUnsealable (wrapped)
+// for an unknown format, a key id not in the ring, or any tampering.
+func (r *Ring) Open(sealed []byte) ([]byte, error) {
+	if len(sealed) > 0 && sealed[0] == legacyVersion {
+		return r.openLegacy(sealed)
+	}
+	if len(sealed) < 1+idSize || sealed[0] != version {
+		return nil, fmt.Errorf("open secret: %w", ports.ErrUnsealable)
+	}
+	var id [idSize]byte
+	copy(id[:], sealed[1:1+idSize])
+	for _, s := range r.all {
+		if s.id != id {
+			continue
+		}
+		n := s.aead.NonceSize()
+		rest := sealed[1+idSize:]
+		if len(rest) < n {
+			break
+		}
+		out, err := s.aead.Open(nil, rest[:n], rest[n:], sealed[:1+idSize])
+		if err != nil {
+			break
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("open secret: %w", ports.ErrUnsealable)
+}
+
+// openLegacy opens the adapters/secretbox format, which names no key: each
+// key of the ring is tried (GCM authentication tells the right one).
+func (r *Ring) openLegacy(sealed []byte) ([]byte, error) {
+	for _, s := range r.all {
+		n := s.aead.NonceSize()
+		if len(sealed) < 1+n {
+			break
+		}
+		if out, err := s.aead.Open(nil, sealed[1:1+n], sealed[1+n:], sealed[:1]); err == nil {
+			return out, nil
+		}
+	}
+	return nil, fmt.Errorf("open secret: %w", ports.ErrUnsealable)
+}
+
+// Current reports whether sealed is already sealed under the primary key
+// in the current format, so rotation can skip it.
+func (r *Ring) Current(sealed []byte) bool {
+	return len(sealed) >= 1+idSize && sealed[0] == version && bytes.Equal(sealed[1:1+idSize], r.primary.id[:])
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"go.uber.org/zap"
+
+	"keygate/adapters/postgres"
+	"keygate/adapters/relstore"
+	"keygate/adapters/secret"
+	"keygate/adapters/sqlite"
+	"keygate/app/company"
+	"keygate/app/config"
+)
+
+// secretCommand runs `keygate secret rotate`: it re-seals every stored
+// provider key under a new secret key. With the generated data-directory
+// key (laptop) the new key replaces the old file when every key is
+// re-sealed; stop `keygate serve` first. With a key from KEYGATE_SECRET_KEY
+// or KEYGATE_SECRET_KEY_FILE (company) the new key goes to --new-key-file
+// (created 0600 if missing); then point KEYGATE_SECRET_KEY_FILE at it and
+// list the old key in KEYGATE_SECRET_PREVIOUS_KEY_FILE until every replica
+// has restarted.
+func secretCommand(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] != "rotate" {
+		fmt.Fprintln(stderr, "usage: keygate secret rotate [--data-dir DIR] [--database-url URL] [--new-key-file FILE]")
+		return 2
+	}
+	fs := flag.NewFlagSet("keygate secret rotate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dataDir := dataDirFlag(fs)
+	dbURL := fs.String("database-url", os.Getenv(config.EnvDatabaseURL), "PostgreSQL URL (env "+config.EnvDatabaseURL+"); empty: the SQLite file in the data directory")
+	newKeyFile := fs.String("new-key-file", "", "file for the new key when the key comes from the environment or a file (created 0600 if missing)")
+	if err := fs.Parse(args[1:]); err != nil {
+		return exitFlag(err)
+	}
+	dir, err := prepareDataDir(*dataDir)
+	if err != nil {
+		fmt.Fprintf(stderr, "keygate: %v\n", err)
+		return 1
+	}
+	rot, err := secret.BeginRotation(secret.SourceFromEnv(os.Getenv, dir), *newKeyFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "keygate: %v\n", err)
+		return 1
+	}
+	ctx := context.Background()
+	store, closeStore, err := openStore(ctx, dir, *dbURL)
+	if err != nil {
+		fmt.Fprintf(stderr, "keygate: %v\n", err)
+		return 1
+	}
+	defer closeStore()
+	n, err := company.Reseal(ctx, store.Stores().ModelConfigs, rot.Ring)
+	if err != nil {
+		fmt.Fprintf(stderr, "keygate: %v (%d keys re-sealed; run the command again)\n", err, n)
+		return 1
+	}
+	if err := rot.Commit(); err != nil {
+		fmt.Fprintf(stderr, "keygate: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "Re-sealed %d provider keys under the new secret key.\n", n)
+	if *newKeyFile != "" {
+		fmt.Fprintf(stdout, "Set %s=%s and restart every replica; keep the old key in %s until then.\n",
+			secret.EnvKeyFile, *newKeyFile, secret.EnvPreviousFile)
+	}
+	return 0
+}
+
+// openStore opens the configured database for a one-off command.
+func openStore(ctx context.Context, dataDir, dbURL string) (*relstore.Store, func(), error) {
+	if dbURL != "" {
+		db, err := postgres.Open(ctx, dbURL, zap.NewNop())
+		if err != nil {
+			return nil, nil, err
+		}
+		return postgres.NewStore(db), db.Close, nil
+	}
+	db, err := sqlite.Open(ctx, dataDir, zap.NewNop())
+	if err != nil {
+		return nil, nil, err
+	}
+	return sqlite.NewStore(db), func() { _ = db.Close() }, nil
+}

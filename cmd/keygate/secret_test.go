@@ -1,0 +1,71 @@
+package main_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gexec"
+	"go.uber.org/zap"
+
+	"keygate/adapters/secret"
+	"keygate/adapters/sqlite"
+	"keygate/domain/llm"
+	"keygate/ports"
+)
+
+var _ = Describe("keygate secret rotate", func() {
+	var dir string
+	BeforeEach(func() { dir = GinkgoT().TempDir() })
+
+	// seed stores one model whose key is sealed under the data-directory key.
+	seed := func() {
+		ctx := context.Background()
+		ring, err := secret.Load(secret.Source{DataDir: dir})
+		Expect(err).NotTo(HaveOccurred())
+		sealed, _ := ring.Seal([]byte("sk-rotate-me"))
+		db, err := sqlite.Open(ctx, dir, zap.NewNop())
+		Expect(err).NotTo(HaveOccurred())
+		defer func() { Expect(db.Close()).To(Succeed()) }()
+		Expect(sqlite.NewStore(db).Stores().ModelConfigs.PutModelConfig(ctx, ports.ModelConfig{
+			ID: "m1", ProviderKind: llm.ProviderOpenAIResponses, SealedAPIKey: sealed})).To(Succeed())
+	}
+
+	stored := func() []byte {
+		db, err := sqlite.Open(context.Background(), dir, zap.NewNop())
+		Expect(err).NotTo(HaveOccurred())
+		defer func() { Expect(db.Close()).To(Succeed()) }()
+		cfg, err := sqlite.NewStore(db).Stores().ModelConfigs.ModelConfig(context.Background(), "m1")
+		Expect(err).NotTo(HaveOccurred())
+		return cfg.SealedAPIKey
+	}
+
+	It("re-seals the laptop's provider keys under a new data-directory key", func() {
+		seed()
+		oldKey, _ := os.ReadFile(filepath.Join(dir, secret.KeyFile))
+		cmd := exec.Command(binary, "secret", "rotate", "--data-dir", dir)
+		cmd.Env = append(os.Environ(), secret.EnvKey+"=", secret.EnvKeyFile+"=")
+		session, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(session, "20s").Should(gexec.Exit(0))
+		Expect(string(session.Out.Contents())).To(ContainSubstring("Re-sealed 1 provider keys"))
+		Expect(string(session.Out.Contents()) + string(session.Err.Contents())).NotTo(ContainSubstring("sk-rotate-me"))
+
+		newKey, _ := os.ReadFile(filepath.Join(dir, secret.KeyFile))
+		Expect(newKey).NotTo(Equal(oldKey))
+		onlyNew, _ := secret.NewRing(newKey)
+		Expect(onlyNew.Open(stored())).To(Equal([]byte("sk-rotate-me")))
+	})
+
+	It("refuses to guess where a company's new key goes", func() {
+		cmd := exec.Command(binary, "secret", "rotate", "--data-dir", dir)
+		cmd.Env = append(os.Environ(), secret.EnvKey+"="+secret.EncodeKey(secret.NewKey()))
+		session, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(session, "20s").Should(gexec.Exit(1))
+		Expect(string(session.Err.Contents())).To(ContainSubstring("new key file"))
+	})
+})
