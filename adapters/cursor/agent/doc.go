@@ -1,0 +1,20 @@
+// Package agent is the run layer of the Cursor adapter: it implements
+// transport.RunHandler, so each turn a stock Cursor client opens becomes a
+// run of the engine (app/run), and the run's events become the server
+// messages of §5 of the protocol notes.
+//
+// One turn, in order: resolve the model (a model that is not configured in
+// Keygate ends the turn, or goes to Options.Foreign); resolve
+// request-context part blobs (pre_fetched_blobs, else KV GET); read the
+// conversation's history (or the base of an edited message); compile the
+// turn (package compile); start the run; then relay events out and client
+// messages in until the run ends. Tool calls go to the client as execs
+// (package tools); every checkpoint is projected (package checkpoint), its
+// new blobs are SET and ACKed before it is published, and only then is the
+// engine's commit barrier released. The final turn is published as
+// turn_ended, staged, settled, settled.
+//
+// Place in the hexagon: part of the Cursor inbound adapter. It drives the
+// engine through its exported API and reads the conversation store through
+// ports; it never writes the store itself.
+package agent

@@ -1,0 +1,183 @@
+package agent
+
+import (
+	"context"
+	"errors"
+
+	"connectrpc.com/connect"
+	"go.uber.org/zap"
+
+	"keygate/adapters/cursor/checkpoint"
+	"keygate/adapters/cursor/output"
+	"keygate/adapters/cursor/tools"
+	"keygate/app/run"
+	agentv1 "keygate/gen/cursor/agent/v1"
+)
+
+// serve relays the run's events and the client's messages until the run
+// ends, and returns how the turn ends.
+func (s *session) serve() error {
+	if s.compacting {
+		_ = s.send(output.SummaryStarted())
+	}
+	events := s.handle.Events()
+	done := s.ctx.Done()
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return s.end(s.handle.Outcome())
+			}
+			if end, ok := ev.(run.Ended); ok {
+				return s.end(end.Outcome)
+			}
+			s.onEvent(ev)
+		case m := <-s.inbox:
+			s.onClient(m)
+		case <-done:
+			// The transport stopped the turn (superseded, orphaned or
+			// closing): abort the client's execs and let the run end; the
+			// run's context is this one, so the engine stops too.
+			s.abortAll()
+			s.handle.Cancel(context.Cause(s.ctx).Error())
+			done = nil
+		}
+	}
+}
+
+func (s *session) onEvent(ev run.Event) {
+	switch e := ev.(type) {
+	case run.TextDelta:
+		if s.compacting {
+			_ = s.send(output.Summary(e.Text))
+			return
+		}
+		s.ui.Text(e.Text)
+		_ = s.send(output.Text(e.Text))
+	case run.ThinkingDelta:
+		s.ui.Thinking(e.Text)
+		_ = s.send(output.Thinking(e.Text))
+	case run.ThinkingEnd:
+		s.ui.ThinkingDone(e.Duration)
+		_ = s.send(output.ThinkingCompleted(e.Duration))
+	case run.ToolCallStart:
+		s.names[e.CallID] = e.Name
+		s.modelCall[e.CallID] = e.ModelCallID
+		_ = s.send(output.PartialToolCall(e.CallID, placeholder(e.CallID), "", e.ModelCallID))
+	case run.ToolCallArgsDelta:
+		_ = s.send(output.PartialToolCall(e.CallID, placeholder(e.CallID), e.Text, s.modelCall[e.CallID]))
+	case run.ToolCallFailed:
+		card := placeholder(e.CallID)
+		_ = s.send(output.ToolCallCompleted(e.CallID, card, s.modelCall[e.CallID]))
+	case run.Usage:
+		s.usage = s.usage.Add(e.Usage)
+		s.usedTok = e.Usage.ContextInput() + e.Usage.Output
+		_ = s.send(output.Tokens(e.Usage.Output))
+	case run.UsageSnapshot:
+		s.usedTok = e.Tokens
+	case run.CompactionStarted:
+		_ = s.send(output.SummaryStarted())
+	case run.ExecuteToolRound:
+		s.startRound(e)
+	case run.MessagesCommitted:
+		s.onCommit(e)
+	case run.ModelAttemptFailed:
+		s.log.Info("model attempt failed", zap.Int("attempt", e.Attempt), zap.Bool("retrying", e.Retrying), zap.String("message", e.Message))
+	}
+}
+
+func placeholder(callID string) *agentv1.ToolCall {
+	id := callID
+	return &agentv1.ToolCall{ToolCallId: &id}
+}
+
+// startRound dispatches a round's calls, then publishes the staged
+// checkpoint of the open round.
+func (s *session) startRound(e run.ExecuteToolRound) {
+	s.calls = map[string]*tools.Call{}
+	for _, c := range e.Calls {
+		call := tools.New(c, s.env())
+		s.calls[c.CallID] = call
+		a := call.Start()
+		s.ui.Tool(call.Card())
+		_ = s.send(output.ToolCallStarted(c.CallID, call.Card(), s.modelCall[c.CallID]))
+		s.apply(call, a)
+	}
+	p, err := s.project(s.headID(), "")
+	if err != nil {
+		s.log.Warn("staged checkpoint not built", zap.Error(err))
+		return
+	}
+	st, blobs := checkpoint.Staged(p, checkpoint.Pending{RoundID: e.RoundID, Calls: e.Calls})
+	s.publish(blobs, st)
+}
+
+// apply carries out a call's next action.
+func (s *session) apply(call *tools.Call, a tools.Action) {
+	if a.Exec != nil {
+		id, err := s.turn.Output.NextExecID()
+		if err != nil {
+			a = call.Abort("no exec id left: " + err.Error())
+		} else {
+			s.execs[id] = call
+			_ = s.send(output.Exec(id, a.Exec))
+		}
+	}
+	if a.Query != nil {
+		id, err := s.turn.Output.NextInteractionID()
+		if err == nil {
+			_ = s.send(output.Query(id, a.Query))
+		}
+	}
+	if a.Delta != nil {
+		_ = s.send(output.ToolCallDelta(call.ID(), a.Delta, s.modelCall[call.ID()]))
+	}
+	if a.Result != nil {
+		for id, c := range s.execs {
+			if c == call {
+				delete(s.execs, id)
+			}
+		}
+		s.ui.Tool(call.Card())
+		_ = s.send(output.ToolCallCompleted(call.ID(), call.Card(), s.modelCall[call.ID()]))
+		s.handle.ToolResult(*a.Result)
+	}
+}
+
+// abortAll sends an abort for every running exec.
+func (s *session) abortAll() {
+	for id := range s.execs {
+		_ = s.send(output.Abort(id))
+		delete(s.execs, id)
+	}
+}
+
+// end maps the run's outcome to the turn's end.
+func (s *session) end(o run.Outcome) error {
+	switch o.Status {
+	case run.Completed:
+		return nil
+	case run.Cancelled:
+		return connect.NewError(connect.CodeCanceled, errors.New("run cancelled: "+o.Reason))
+	}
+	f := o.Failure
+	code := connect.CodeInternal
+	switch f.Category {
+	case run.CategoryProvider:
+		code = connect.CodeUnavailable
+	case run.CategoryClient:
+		code = connect.CodeInvalidArgument
+	case run.CategoryLimit:
+		code = connect.CodeResourceExhausted
+	}
+	return connect.NewError(code, errors.New(f.Message))
+}
+
+// asConnect keeps Connect errors and makes others internal.
+func asConnect(err error) error {
+	var ce *connect.Error
+	if errors.As(err, &ce) {
+		return ce
+	}
+	return connect.NewError(connect.CodeInternal, err)
+}

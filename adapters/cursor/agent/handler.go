@@ -1,0 +1,148 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"connectrpc.com/connect"
+	"go.uber.org/zap"
+
+	"keygate/adapters/cursor/transport"
+	"keygate/app/run"
+	agentv1 "keygate/gen/cursor/agent/v1"
+	"keygate/ports"
+)
+
+// Resolver resolves a Cursor model id to a configured Keygate model: the
+// endpoint to call (URL per the provider's RequestURL rules, opened API
+// key) and its configuration. It returns an error matching
+// ports.ErrNotFound when the id is not configured. app/control.Models
+// implements it.
+type Resolver interface {
+	Endpoint(ctx context.Context, modelID string) (ports.Endpoint, ports.ModelConfig, error)
+}
+
+// Foreign serves a turn whose model is not a Keygate model (for example by
+// relaying it to Cursor). It has the contract of transport.RunHandler.
+type Foreign func(ctx context.Context, turn *transport.Turn) error
+
+// Options configure a Handler.
+type Options struct {
+	// Engine, Conversations and Models are required.
+	Engine        *run.Engine
+	Conversations ports.ConversationStore
+	Models        Resolver
+	// Foreign, when set, serves turns for models Keygate does not know;
+	// otherwise those turns end with a NotFound error naming the model.
+	Foreign Foreign
+	// Tenant is passed to the engine for its logs.
+	Tenant string
+	// AckTimeout bounds the wait for the client's KV replies (default 10 s).
+	// A checkpoint whose blobs are not acknowledged in time is not published.
+	AckTimeout time.Duration
+	// Now defaults to time.Now.
+	Now    func() time.Time
+	Logger *zap.Logger
+}
+
+// Handler serves Cursor turns with the run engine.
+type Handler struct {
+	o   Options
+	log *zap.Logger
+
+	mu sync.Mutex
+	// convs remembers, per conversation, the blobs the client confirmed and
+	// the last state published, for follow-up turns on the same stream.
+	convs map[string]*convState
+}
+
+type convState struct {
+	confirmed map[string]bool
+	latest    *agentv1.ConversationStateStructure
+}
+
+var _ transport.RunHandler = (*Handler)(nil)
+
+// New checks o and returns a Handler.
+func New(o Options) (*Handler, error) {
+	if o.Engine == nil || o.Conversations == nil || o.Models == nil {
+		return nil, errors.New("new cursor run handler: engine, conversations and models are required")
+	}
+	if o.AckTimeout <= 0 {
+		o.AckTimeout = 10 * time.Second
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = zap.NewNop()
+	}
+	return &Handler{o: o, log: o.Logger, convs: map[string]*convState{}}, nil
+}
+
+// ServeRun implements transport.RunHandler.
+func (h *Handler) ServeRun(ctx context.Context, turn *transport.Turn) error {
+	s := newSession(ctx, h, turn)
+	defer s.stop()
+	err := s.prepare()
+	var foreign *foreignModelError
+	switch {
+	case errors.As(err, &foreign) && h.o.Foreign != nil:
+		s.stop()
+		return h.o.Foreign(ctx, turn)
+	case errors.As(err, &foreign):
+		return connect.NewError(connect.CodeNotFound, err)
+	case err != nil:
+		return asConnect(err)
+	}
+	return s.serve()
+}
+
+// foreignModelError is a model id that is not configured in Keygate.
+type foreignModelError struct{ model string }
+
+func (e *foreignModelError) Error() string {
+	return fmt.Sprintf("model %q is not configured in Keygate", e.model)
+}
+
+func (h *Handler) conv(id string) *convState {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	c, ok := h.convs[id]
+	if !ok {
+		c = &convState{confirmed: map[string]bool{}}
+		h.convs[id] = c
+	}
+	return c
+}
+
+func (h *Handler) confirmed(conv, blob string) bool {
+	c := h.conv(conv)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return c.confirmed[blob]
+}
+
+func (h *Handler) confirm(conv, blob string) {
+	c := h.conv(conv)
+	h.mu.Lock()
+	c.confirmed[blob] = true
+	h.mu.Unlock()
+}
+
+func (h *Handler) latest(conv string) *agentv1.ConversationStateStructure {
+	c := h.conv(conv)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return c.latest
+}
+
+func (h *Handler) setLatest(conv string, s *agentv1.ConversationStateStructure) {
+	c := h.conv(conv)
+	h.mu.Lock()
+	c.latest = s
+	h.mu.Unlock()
+}

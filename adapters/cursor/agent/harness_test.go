@@ -1,0 +1,130 @@
+package agent_test
+
+import (
+	"context"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"go.uber.org/zap"
+
+	"keygate/adapters/cursor"
+	"keygate/adapters/cursor/agent"
+	"keygate/adapters/cursor/cursortest"
+	"keygate/adapters/provider"
+	"keygate/adapters/provider/providertest"
+	"keygate/adapters/relstore"
+	"keygate/adapters/sqlite"
+	"keygate/app/run"
+	"keygate/domain/llm"
+	agentv1 "keygate/gen/cursor/agent/v1"
+	"keygate/ports"
+)
+
+// kinds are the three provider protocols every end-to-end spec runs with.
+var kinds = []llm.ProviderKind{llm.ProviderOpenAIChat, llm.ProviderOpenAIResponses, llm.ProviderAnthropic}
+
+// models is a fake resolver: the ids it knows point at the fake provider.
+type models struct {
+	url  string
+	kind llm.ProviderKind
+}
+
+func (m models) Endpoint(_ context.Context, id string) (ports.Endpoint, ports.ModelConfig, error) {
+	if id != "kg-model" && id != "kg-other" {
+		return ports.Endpoint{}, ports.ModelConfig{}, ports.ErrNotFound
+	}
+	u, err := provider.RequestURL(m.url, false, m.kind)
+	if err != nil {
+		return ports.Endpoint{}, ports.ModelConfig{}, err
+	}
+	return ports.Endpoint{Kind: m.kind, URL: u, APIKey: "sk-test"},
+		ports.ModelConfig{ID: id, ModelID: "upstream-" + id, DisplayName: "Test " + id, Enabled: true, ProviderKind: m.kind}, nil
+}
+
+// harness is the whole stack: the Cursor adapter over real HTTP, the run
+// layer, the engine, the SQLite store and the fake provider behind the real
+// provider client.
+type harness struct {
+	kind     llm.ProviderKind
+	dir      string
+	provider *providertest.Server
+	stores   ports.Stores
+	engine   *run.Engine
+	env      *cursortest.Env
+	close    func()
+}
+
+func newHarness(kind llm.ProviderKind) *harness {
+	h := &harness{kind: kind, dir: GinkgoT().TempDir(), provider: providertest.NewServer()}
+	DeferCleanup(h.provider.Close)
+	h.start()
+	DeferCleanup(func() { h.close() })
+	return h
+}
+
+// start opens the store and serves the stack; restart stops it first, as a
+// server process that dies and comes back on the same database.
+func (h *harness) start() {
+	db, err := sqlite.Open(context.Background(), h.dir, zap.NewNop())
+	Expect(err).NotTo(HaveOccurred())
+	h.stores = relstore.New(db, nil).Stores()
+	h.engine, err = run.New(run.Options{
+		Conversations: h.stores.Conversations, Runs: h.stores.Runs, ToolRounds: h.stores.ToolRounds, Blobs: h.stores.Blobs,
+		Provider: provider.New(provider.Options{Recorder: h.stores.Calls}),
+		Limits:   run.Limits{RetryDelay: 10 * time.Millisecond, MaxRetries: -1},
+	})
+	Expect(err).NotTo(HaveOccurred())
+	handler, err := agent.New(agent.Options{Engine: h.engine, Conversations: h.stores.Conversations,
+		Models: models{url: h.provider.URL, kind: h.kind}, AckTimeout: 5 * time.Second})
+	Expect(err).NotTo(HaveOccurred())
+	timings := cursortest.FastTimings()
+	timings.OrphanGrace = 5 * time.Second
+	h.env = cursortest.Serve(handler, cursor.Options{Transport: timings})
+	h.close = func() {
+		h.env.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = h.engine.Shutdown(ctx)
+		_ = db.Close()
+	}
+}
+
+func (h *harness) restart() {
+	h.close()
+	h.start()
+}
+
+// reply scripts the fake provider's next answers in the harness's protocol.
+func (h *harness) reply(turns ...providertest.Turn) {
+	for _, t := range turns {
+		h.provider.Enqueue(providertest.Stream(sse(h.kind, t)))
+	}
+}
+
+func sse(kind llm.ProviderKind, t providertest.Turn) []byte {
+	switch kind {
+	case llm.ProviderOpenAIChat:
+		return providertest.ChatSSE(t)
+	case llm.ProviderOpenAIResponses:
+		return providertest.ResponsesSSE(t)
+	default:
+		return providertest.AnthropicSSE(t)
+	}
+}
+
+// open subscribes c's stream and sends the opening message.
+func open(c *cursortest.Client, first *agentv1.AgentClientMessage) *cursortest.Stream {
+	st, err := c.Subscribe(context.Background())
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(st.Close)
+	Expect(c.Send(context.Background(), first)).To(Succeed())
+	return st
+}
+
+// finished waits for the end of st's stream.
+func finished(st *cursortest.Stream) *cursortest.Stream {
+	Eventually(st.Done()).WithTimeout(15 * time.Second).Should(BeClosed())
+	Expect(st.ReadError()).NotTo(HaveOccurred())
+	return st
+}

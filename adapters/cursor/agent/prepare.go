@@ -1,0 +1,163 @@
+package agent
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strings"
+
+	"connectrpc.com/connect"
+
+	"keygate/adapters/cursor/checkpoint"
+	"keygate/adapters/cursor/compile"
+	"keygate/app/run"
+	"keygate/domain/conversation"
+	agentv1 "keygate/gen/cursor/agent/v1"
+	"keygate/ports"
+)
+
+// prepare compiles the turn and starts its run.
+func (s *session) prepare() error {
+	req := s.turn.Request
+	s.action = req.GetAction()
+	s.base = req.GetConversationState()
+	s.convID = req.GetConversationId()
+	if s.convID == "" {
+		return connect.NewError(connect.CodeInvalidArgument, errors.New("run request has no conversation id"))
+	}
+	if s.turn.FollowUp != nil {
+		s.action = s.turn.FollowUp
+		if l := s.h.latest(s.convID); l != nil {
+			s.base = l
+		}
+	}
+	modelID := compile.ModelID(req)
+	ep, cfg, err := s.h.o.Models.Endpoint(s.ctx, modelID)
+	switch {
+	case errors.Is(err, ports.ErrNotFound) || (err == nil && !cfg.Enabled):
+		return &foreignModelError{model: modelID}
+	case err != nil:
+		return connect.NewError(connect.CodeUnavailable, fmt.Errorf("resolve model %q: %w", modelID, err))
+	}
+	blobs, err := s.partBlobs(req)
+	if err != nil {
+		return err
+	}
+	head, err := s.h.o.Conversations.Open(s.ctx, s.convID)
+	if err != nil {
+		return fmt.Errorf("open conversation: %w", err)
+	}
+	_, history, err := s.h.o.Conversations.Load(s.ctx, head.ID())
+	if err != nil {
+		return fmt.Errorf("load conversation: %w", err)
+	}
+	in := compile.Input{
+		RequestID: s.turn.RequestID, RunID: conversation.RunID(s.turn.RequestID, nonce()), Request: req,
+		Action: s.action, ConversationID: s.convID, History: history, ConversationMode: s.base.GetMode(),
+		Model: compile.Model(ep, cfg, req.GetRequestedModel()), ModelName: cfg.DisplayName, Blobs: blobs,
+		Now: s.h.o.Now(),
+	}
+	if um := s.action.GetUserMessageAction().GetUserMessage(); um != nil && um.GetMessageId() != "" {
+		base, msgs, ok, err := s.editBase(head, history, um.GetMessageId())
+		if err != nil {
+			return err
+		}
+		if ok {
+			in.BaseCheckpointID, in.History = base, msgs
+		}
+	}
+	if s.action.GetResumeAction() != nil {
+		if in.PendingRoundID, err = checkpoint.PendingRoundID(s.base); err != nil {
+			return connect.NewError(connect.CodeInvalidArgument, err)
+		}
+	}
+	s.cur = head.ID()
+	if in.BaseCheckpointID != "" {
+		s.cur = in.BaseCheckpointID
+	}
+	s.compiled, err = compile.Compile(in)
+	if err != nil {
+		return connect.NewError(connect.CodeInvalidArgument, err)
+	}
+	s.compiled.Run.Tenant = s.h.o.Tenant
+	if s.turn.Parent.RequestID != "" {
+		s.compiled.Run.ParentToolCallID = s.turn.Parent.ToolCallID
+		s.compiled.Run.ParentRunID = s.turn.Parent.RequestID
+	}
+	s.compacting = s.compiled.Run.Action.Kind == run.ActionCompact
+	s.maxTok = in.Model.ContextWindow
+	s.ui = &checkpoint.Turn{RequestID: s.turn.RequestID, User: s.compiled.UserMessage}
+	s.handle, err = s.h.o.Engine.Start(s.ctx, s.compiled.Run)
+	if err != nil {
+		return fmt.Errorf("start run: %w", err)
+	}
+	return nil
+}
+
+// editBase finds the checkpoint an edited or re-sent user message branches
+// from: the last checkpoint before the first message of that input's
+// event. ok is false when history does not hold the input (a new message)
+// or holds it as its last turn without anything after (a retry).
+func (s *session) editBase(head conversation.Checkpoint, history []conversation.Message, messageID string) (string, []conversation.Message, bool, error) {
+	prefix := "cursor:user:" + messageID + ":"
+	idx := -1
+	for i, m := range history {
+		ev, isCtx := conversation.RequestContextEvent(m.ID())
+		if !isCtx {
+			ev = m.RuntimeEventID()
+		}
+		if strings.HasPrefix(ev, prefix) {
+			idx = i
+			break
+		}
+	}
+	if idx < 0 {
+		return "", nil, false, nil
+	}
+	cp := head
+	for cp.Len() > idx {
+		if cp.ParentID() == "" {
+			return "", nil, false, nil
+		}
+		var err error
+		if cp, _, err = s.h.o.Conversations.Load(s.ctx, cp.ParentID()); err != nil {
+			return "", nil, false, fmt.Errorf("find edit base: %w", err)
+		}
+	}
+	_, msgs, err := s.h.o.Conversations.Load(s.ctx, cp.ID())
+	if err != nil {
+		return "", nil, false, fmt.Errorf("load edit base: %w", err)
+	}
+	return cp.ID(), msgs, true, nil
+}
+
+// partBlobs resolves the request-context part blobs: from
+// pre_fetched_blobs, else from the client's KV store.
+func (s *session) partBlobs(req *agentv1.AgentRunRequest) (map[string][]byte, error) {
+	ids := compile.PartIDs(s.action)
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	blobs := map[string][]byte{}
+	for _, b := range req.GetPreFetchedBlobs() {
+		blobs[string(b.GetId())] = b.GetValue()
+	}
+	for _, id := range ids {
+		if _, ok := blobs[string(id)]; ok {
+			continue
+		}
+		data, err := s.getBlob(id)
+		if err != nil {
+			return nil, err
+		}
+		blobs[string(id)] = data
+	}
+	return blobs, nil
+}
+
+func nonce() uint32 {
+	var b [4]byte
+	_, _ = rand.Read(b[:]) // crypto/rand never fails on supported platforms
+	return binary.BigEndian.Uint32(b[:])
+}

@@ -1,0 +1,162 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"go.uber.org/zap"
+
+	"keygate/adapters/cursor/checkpoint"
+	"keygate/adapters/cursor/output"
+	agentv1 "keygate/gen/cursor/agent/v1"
+)
+
+// ErrAckTimeout marks blobs the client did not acknowledge in time.
+var ErrAckTimeout = errors.New("client did not acknowledge blobs in time")
+
+// BlobError is a KV reply with an error.
+type BlobError struct {
+	Op      string
+	Message string
+}
+
+func (e *BlobError) Error() string { return fmt.Sprintf("kv %s: %s", e.Op, e.Message) }
+
+// syncBlobs SETs every blob the client has not confirmed and waits for all
+// ACKs, handling other client messages meanwhile.
+func (s *session) syncBlobs(blobs checkpoint.Blobs) error {
+	ids := make([]string, 0, len(blobs))
+	for id := range blobs {
+		if !s.h.confirmed(s.convID, id) {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	waiting := map[uint32]string{}
+	for _, id := range ids {
+		kv, err := s.turn.Output.NextKvID()
+		if err != nil {
+			return err
+		}
+		if err := s.send(output.SetBlob(kv, []byte(id), blobs[id])); err != nil {
+			return err
+		}
+		waiting[kv] = id
+	}
+	return s.await(func(m *agentv1.KvClientMessage) (bool, error) {
+		id, ok := waiting[m.GetId()]
+		if !ok || m.GetSetBlobResult() == nil {
+			return false, nil
+		}
+		if e := m.GetSetBlobResult().GetError(); e != nil {
+			return true, &BlobError{Op: "set", Message: e.GetMessage()}
+		}
+		delete(waiting, m.GetId())
+		s.h.confirm(s.convID, id)
+		return len(waiting) == 0, nil
+	}, len(waiting) == 0)
+}
+
+// getBlob reads a blob from the client's KV store.
+func (s *session) getBlob(id []byte) ([]byte, error) {
+	kv, err := s.turn.Output.NextKvID()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.send(output.GetBlob(kv, id)); err != nil {
+		return nil, err
+	}
+	var data []byte
+	err = s.await(func(m *agentv1.KvClientMessage) (bool, error) {
+		if m.GetId() != kv || m.GetGetBlobResult() == nil {
+			return false, nil
+		}
+		r := m.GetGetBlobResult()
+		if r.Error != nil || r.BlobData == nil {
+			// An empty answer for a blob history needs is an error, never
+			// an empty history (§6.3 rule 5).
+			return true, &BlobError{Op: "get", Message: fmt.Sprintf("blob %x: %s", id, r.GetError().GetMessage())}
+		}
+		data = r.GetBlobData()
+		return true, nil
+	}, false)
+	return data, err
+}
+
+// await handles client messages until match accepts a KV reply. Other
+// messages go through onClient, unless the run has not started yet, when
+// they are kept for it.
+func (s *session) await(match func(*agentv1.KvClientMessage) (bool, error), done bool) error {
+	if done {
+		return nil
+	}
+	timer := time.NewTimer(s.h.o.AckTimeout)
+	defer timer.Stop()
+	var held []*agentv1.AgentClientMessage
+	defer func() {
+		for _, m := range held {
+			s.inbox <- m
+		}
+	}()
+	for {
+		select {
+		case m := <-s.inbox:
+			if kv := m.GetKvClientMessage(); kv != nil {
+				ok, err := match(kv)
+				if err != nil || ok {
+					return err
+				}
+				continue
+			}
+			if s.handle == nil {
+				held = append(held, m)
+				continue
+			}
+			s.onClient(m)
+		case err := <-s.readErr:
+			s.readErr <- err
+			return fmt.Errorf("wait for kv reply: %w", err)
+		case <-s.ctx.Done():
+			return s.ctx.Err()
+		case <-timer.C:
+			return ErrAckTimeout
+		}
+	}
+}
+
+// publish sends states once their blobs are acknowledged. If they are not,
+// the states are skipped (never sent with blobs the client lacks) and the
+// turn goes on.
+func (s *session) publish(blobs checkpoint.Blobs, states ...*agentv1.ConversationStateStructure) {
+	if err := s.syncBlobs(blobs); err != nil {
+		s.log.Warn("checkpoint not published", zap.Error(err))
+		return
+	}
+	for _, st := range states {
+		if err := s.send(output.Checkpoint(st)); err != nil {
+			return
+		}
+	}
+	if n := len(states); n > 0 {
+		s.h.setLatest(s.convID, states[n-1])
+	}
+}
+
+// project builds a checkpoint of the run's checkpoint id.
+func (s *session) project(checkpointID string, summary string) (checkpoint.Projection, error) {
+	_, msgs, err := s.h.o.Conversations.Load(s.ctx, checkpointID)
+	if err != nil {
+		return checkpoint.Projection{}, fmt.Errorf("load checkpoint %s: %w", checkpointID, err)
+	}
+	return checkpoint.Projection{Base: s.base, Messages: msgs, Turn: s.ui, Mode: s.compiled.Mode.Wire(),
+		UsedTokens: s.usedTok, MaxTokens: s.maxTok, Summary: summary}, nil
+}
+
+func merge(a, b checkpoint.Blobs) checkpoint.Blobs {
+	for k, v := range b {
+		a[k] = v
+	}
+	return a
+}

@@ -1,0 +1,101 @@
+package agent
+
+import (
+	"context"
+	"sync"
+
+	"go.uber.org/zap"
+
+	"keygate/adapters/cursor/checkpoint"
+	"keygate/adapters/cursor/compile"
+	"keygate/adapters/cursor/tools"
+	"keygate/adapters/cursor/transport"
+	"keygate/app/run"
+	"keygate/domain/llm"
+	agentv1 "keygate/gen/cursor/agent/v1"
+)
+
+// session is one turn: the compiled run, its handle and the wire state.
+// Only the turn's goroutine touches it, except the inbox reader.
+type session struct {
+	h    *Handler
+	ctx  context.Context
+	turn *transport.Turn
+	log  *zap.Logger
+
+	// inbox is fed by a reader goroutine until stop.
+	inbox    chan *agentv1.AgentClientMessage
+	readErr  chan error
+	stopRead context.CancelFunc
+	once     sync.Once
+
+	action   *agentv1.ConversationAction
+	convID   string
+	compiled compile.Output
+	handle   *run.Handle
+	base     *agentv1.ConversationStateStructure
+	ui       *checkpoint.Turn
+	maxTok   int64
+	usedTok  int64
+	usage    llm.Usage
+
+	// calls of the current round by call id; execs maps exec ids to them.
+	calls map[string]*tools.Call
+	execs map[uint32]*tools.Call
+	// modelCall is the provider call id of each tool call, for the cards.
+	modelCall map[string]string
+	// names of tool calls seen streaming, for placeholder cards.
+	names map[string]string
+	// injections queued in this run: event id -> injection.
+	injections map[string]injection
+	seenInject map[string]bool
+	// cur is the run's latest committed checkpoint id.
+	cur string
+	// compacting says the run is a /summarize run.
+	compacting bool
+}
+
+type injection struct {
+	id   string
+	user *agentv1.UserMessage
+}
+
+func newSession(ctx context.Context, h *Handler, turn *transport.Turn) *session {
+	rctx, cancel := context.WithCancel(ctx)
+	s := &session{
+		h: h, ctx: ctx, turn: turn, log: h.log.With(zap.String("request_id", turn.RequestID)),
+		inbox: make(chan *agentv1.AgentClientMessage, 64), readErr: make(chan error, 1), stopRead: cancel,
+		calls: map[string]*tools.Call{}, execs: map[uint32]*tools.Call{}, modelCall: map[string]string{},
+		names: map[string]string{}, injections: map[string]injection{}, seenInject: map[string]bool{},
+	}
+	go s.read(rctx)
+	return s
+}
+
+// read moves the transport's inbox into s.inbox until ctx ends.
+func (s *session) read(ctx context.Context) {
+	for {
+		m, err := s.turn.Inbox.Next(ctx)
+		if err != nil {
+			s.readErr <- err
+			return
+		}
+		select {
+		case s.inbox <- m:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+func (s *session) stop() { s.once.Do(s.stopRead) }
+
+func (s *session) headID() string { return s.cur }
+
+func (s *session) send(m *agentv1.AgentServerMessage) error {
+	return s.turn.Output.Send(m)
+}
+
+func (s *session) env() tools.Env {
+	return tools.Env{ConversationID: s.convID, Now: s.h.o.Now}
+}

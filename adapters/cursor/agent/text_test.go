@@ -1,0 +1,100 @@
+package agent_test
+
+import (
+	"fmt"
+	"slices"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"keygate/adapters/cursor/cursortest"
+	"keygate/adapters/provider/providertest"
+	"keygate/domain/conversation"
+	"keygate/domain/llm"
+	agentv1 "keygate/gen/cursor/agent/v1"
+)
+
+var _ = Describe("Handler serving a text-only turn", func() {
+	for _, kind := range kinds {
+		Context(fmt.Sprintf("with a %s model", kind), func() {
+			var (
+				h  *harness
+				c  *cursortest.Client
+				st *cursortest.Stream
+			)
+			BeforeEach(func() {
+				h = newHarness(kind)
+				h.reply(providertest.Turn{ID: "resp-1", Model: "upstream-kg-model", Text: providertest.Words("Hello from Keygate."),
+					Usage: providertest.Usage{Input: 120, Output: 5}})
+				c = h.env.Client("req-text")
+				st = finished(open(c, cursortest.RunRequest("conv-text", "kg-model", "Say hello")))
+			})
+
+			It("streams the model's text and ends the stream cleanly", func() {
+				Expect(st.EndError()).To(BeNil())
+				Expect(st.Texts()).To(Equal(providertest.Words("Hello from Keygate.")))
+			})
+
+			It("publishes the user turn before any text and ends with turn_ended, staged, settled, settled", func() {
+				ks := cursortest.Kinds(st.Content())
+				firstText := slices.Index(ks, "text")
+				Expect(slices.Index(ks, "checkpoint:settled")).To(BeNumerically("<", firstText))
+				n := len(ks)
+				Expect(ks[n-4:]).To(Equal([]string{"turn_ended", "checkpoint:staged", "checkpoint:settled", "checkpoint:settled"}))
+			})
+
+			It("never publishes a checkpoint before the client holds every blob it refers to", func() {
+				Expect(st.Content()).To(HaveEach(WithTransform(func(m *agentv1.AgentServerMessage) []string {
+					return missingBlobs(c, m.GetConversationCheckpointUpdate())
+				}, BeEmpty())))
+			})
+
+			It("reports the provider's usage in turn_ended", func() {
+				var ended *agentv1.TurnEndedUpdate
+				for _, m := range st.Content() {
+					if te := m.GetInteractionUpdate().GetTurnEnded(); te != nil {
+						ended = te
+					}
+				}
+				Expect(ended).NotTo(BeNil())
+				Expect(ended.GetOutputTokens()).To(BeEquivalentTo(5))
+				Expect(ended.GetInputTokens()).To(BeEquivalentTo(120))
+			})
+
+			It("stores the request context, the runtime message and the answer", func() {
+				head, err := h.stores.Conversations.Head(ctx(), "conv-text")
+				Expect(err).NotTo(HaveOccurred())
+				_, msgs, err := h.stores.Conversations.Load(ctx(), head.ID())
+				Expect(err).NotTo(HaveOccurred())
+				Expect(msgs).To(HaveLen(2))
+				Expect(msgs[0].Origin()).To(Equal(conversation.OriginRuntime))
+				Expect(msgs[0].Text()).To(ContainSubstring("Say hello"))
+				Expect(msgs[1].Role()).To(Equal(llm.RoleAssistant))
+				Expect(msgs[1].Text()).To(Equal("Hello from Keygate."))
+			})
+
+			It("sends the mode's system prompt and tools to the provider", func() {
+				reqs := h.provider.Requests()
+				Expect(reqs).To(HaveLen(1))
+				Expect(string(reqs[0].Body)).To(ContainSubstring("Mode: agent"))
+				Expect(string(reqs[0].Body)).To(ContainSubstring(`"StrReplace"`))
+			})
+
+			It("projects the stored messages into the checkpoint's roots and the turn into its turns", func() {
+				last := lastCheckpoint(st)
+				Expect(last.GetRootPromptMessagesJson()).To(HaveLen(2))
+				Expect(last.GetTurns()).To(HaveLen(1))
+				Expect(last.GetPendingToolCalls()).To(BeEmpty())
+			})
+		})
+	}
+
+	It("ends the turn with NotFound naming a model that is not configured in Keygate", func() {
+		h := newHarness(llm.ProviderOpenAIChat)
+		st := finished(open(h.env.Client("req-foreign"), cursortest.RunRequest("conv-f", "gpt-unknown", "hi")))
+		Expect(st.EndError()).NotTo(BeNil())
+		Expect(st.EndError().Code().String()).To(Equal("not_found"))
+		Expect(st.EndError().Message()).To(ContainSubstring(`model "gpt-unknown" is not configured in Keygate`))
+		Expect(h.provider.Requests()).To(BeEmpty())
+	})
+})

@@ -1,0 +1,151 @@
+package checkpoint
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"google.golang.org/protobuf/proto"
+
+	"keygate/domain/conversation"
+	"keygate/domain/llm"
+	agentv1 "keygate/gen/cursor/agent/v1"
+)
+
+// DefaultMaxTokens is the context size shown when the model's window is
+// unknown (both earlier backends used it).
+const DefaultMaxTokens = 200000
+
+// Projection is what a checkpoint is built from.
+type Projection struct {
+	// Base is the client's state the turn started from; its turns and the
+	// fields Keygate does not manage are carried over. nil starts empty.
+	Base *agentv1.ConversationStateStructure
+	// Messages are the committed messages of the checkpoint, oldest first.
+	Messages []conversation.Message
+	// Turn is the current turn; nil adds none.
+	Turn *Turn
+	Mode agentv1.AgentMode
+	// UsedTokens and MaxTokens drive the context ring; MaxTokens 0 means
+	// DefaultMaxTokens.
+	UsedTokens, MaxTokens int64
+	// Summary, when set, records a compaction.
+	Summary string
+}
+
+// Pending is the open tool round of a staged checkpoint.
+type Pending struct {
+	RoundID string
+	// Text is the assistant text before the calls (the whole answer of a
+	// staged final state).
+	Text  string
+	Calls []llm.ToolCall
+}
+
+// Settled returns the settled state and the blobs it refers to.
+func Settled(p Projection) (*agentv1.ConversationStateStructure, Blobs) {
+	return build(p, nil)
+}
+
+// Staged returns the staged state of an open tool round and its blobs.
+func Staged(p Projection, pending Pending) (*agentv1.ConversationStateStructure, Blobs) {
+	return build(p, &pending)
+}
+
+// StagedFinal returns the staged state of a finished turn: the final
+// assistant message moves from the roots to the pending entry.
+func StagedFinal(p Projection) (*agentv1.ConversationStateStructure, Blobs) {
+	n := len(p.Messages)
+	if n == 0 || p.Messages[n-1].Role() != llm.RoleAssistant {
+		return build(p, &Pending{})
+	}
+	last := p.Messages[n-1]
+	a, _ := last.Assistant()
+	p.Messages = p.Messages[:n-1]
+	return build(p, &Pending{RoundID: last.ID(), Text: a.Text, Calls: a.Calls})
+}
+
+func build(p Projection, pending *Pending) (*agentv1.ConversationStateStructure, Blobs) {
+	b := Blobs{}
+	s := &agentv1.ConversationStateStructure{}
+	if p.Base != nil {
+		s = proto.Clone(p.Base).(*agentv1.ConversationStateStructure)
+	}
+	s.RootPromptMessagesJson = nil
+	for _, m := range p.Messages {
+		s.RootPromptMessagesJson = append(s.RootPromptMessagesJson, b.Put(m.Encode()))
+	}
+	if p.Turn != nil {
+		s.Turns = append(s.Turns, p.Turn.structure(b))
+	}
+	s.PendingToolCalls = nil
+	if pending != nil {
+		s.PendingToolCalls = []string{pendingEntry(*pending)}
+	}
+	mode := p.Mode
+	s.Mode = &mode
+	max := p.MaxTokens
+	if max <= 0 {
+		max = DefaultMaxTokens
+	}
+	s.TokenDetails = &agentv1.ConversationTokenDetails{UsedTokens: uint32(p.UsedTokens), MaxTokens: uint32(max)}
+	if p.Summary != "" {
+		id := b.PutProto(&agentv1.ConversationSummary{Summary: p.Summary})
+		s.Summary = id
+		s.SelfSummaryCount++
+	}
+	return s, b
+}
+
+// entry is the JSON of a pending assistant message, in the shape the
+// client's earlier backends used, plus Keygate's round id.
+type entry struct {
+	ID      string    `json:"id"`
+	Role    string    `json:"role"`
+	RoundID string    `json:"keygate_round_id,omitempty"`
+	Content []content `json:"content"`
+}
+
+type content struct {
+	Type       string          `json:"type"`
+	Text       string          `json:"text,omitempty"`
+	ToolCallID string          `json:"toolCallId,omitempty"`
+	ToolName   string          `json:"toolName,omitempty"`
+	Args       json.RawMessage `json:"args,omitempty"`
+}
+
+func pendingEntry(p Pending) string {
+	e := entry{ID: p.RoundID, Role: "assistant", RoundID: p.RoundID, Content: []content{}}
+	if p.Text != "" {
+		e.Content = append(e.Content, content{Type: "text", Text: p.Text})
+	}
+	for _, c := range p.Calls {
+		args := json.RawMessage(c.Arguments)
+		if !json.Valid(args) {
+			args = json.RawMessage(`{}`)
+		}
+		e.Content = append(e.Content, content{Type: "tool-call", ToolCallID: c.CallID, ToolName: c.Name, Args: args})
+	}
+	out, _ := json.Marshal(e) // plain structs always marshal
+	return string(out)
+}
+
+// ErrManyPending marks a checkpoint with more than one pending assistant
+// message, which no resume can continue.
+var ErrManyPending = errors.New("checkpoint has more than one pending assistant message")
+
+// PendingRoundID returns the Keygate round id of a staged state's pending
+// entry; "" when the state is settled or the entry carries none.
+func PendingRoundID(s *agentv1.ConversationStateStructure) (string, error) {
+	switch n := len(s.GetPendingToolCalls()); {
+	case n == 0:
+		return "", nil
+	case n > 1:
+		return "", fmt.Errorf("resume: %w (%d)", ErrManyPending, n)
+	}
+	var e entry
+	if err := json.Unmarshal([]byte(s.GetPendingToolCalls()[0]), &e); err != nil {
+		return "", fmt.Errorf("resume: decode pending entry: %w", err)
+	}
+	return e.RoundID, nil
+}

@@ -1,0 +1,82 @@
+package checkpoint
+
+import (
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	agentv1 "keygate/gen/cursor/agent/v1"
+)
+
+// Turn records what the client shows of the current turn: the user message
+// and the steps in the order they happened.
+type Turn struct {
+	RequestID string
+	// User is the turn's user message; nil for a resume or a compaction.
+	User  *agentv1.UserMessage
+	steps []*agentv1.ConversationStep
+}
+
+// Text appends assistant text, extending the last step when it is text.
+func (t *Turn) Text(s string) {
+	if n := len(t.steps); n > 0 {
+		if a := t.steps[n-1].GetAssistantMessage(); a != nil {
+			a.Text += s
+			return
+		}
+	}
+	t.steps = append(t.steps, &agentv1.ConversationStep{Message: &agentv1.ConversationStep_AssistantMessage{
+		AssistantMessage: &agentv1.AssistantMessage{Text: s}}})
+}
+
+// Thinking appends thinking text, extending the last step when it is
+// thinking.
+func (t *Turn) Thinking(s string) {
+	if n := len(t.steps); n > 0 {
+		if m := t.steps[n-1].GetThinkingMessage(); m != nil {
+			m.Text += s
+			return
+		}
+	}
+	t.steps = append(t.steps, &agentv1.ConversationStep{Message: &agentv1.ConversationStep_ThinkingMessage{
+		ThinkingMessage: &agentv1.ThinkingMessage{Text: s}}})
+}
+
+// ThinkingDone records the duration of the last thinking step.
+func (t *Turn) ThinkingDone(d time.Duration) {
+	if n := len(t.steps); n > 0 {
+		if m := t.steps[n-1].GetThinkingMessage(); m != nil {
+			m.DurationMs = uint32(d.Milliseconds())
+		}
+	}
+}
+
+// Tool records a tool card; a later card with the same call id replaces
+// the earlier one (started, then completed).
+func (t *Turn) Tool(card *agentv1.ToolCall) {
+	card = proto.Clone(card).(*agentv1.ToolCall)
+	for i, s := range t.steps {
+		if tc := s.GetToolCall(); tc != nil && tc.GetToolCallId() == card.GetToolCallId() {
+			t.steps[i] = &agentv1.ConversationStep{Message: &agentv1.ConversationStep_ToolCall{ToolCall: card}}
+			return
+		}
+	}
+	t.steps = append(t.steps, &agentv1.ConversationStep{Message: &agentv1.ConversationStep_ToolCall{ToolCall: card}})
+}
+
+// structure stores the turn's blobs and returns the id of its
+// ConversationTurnStructure.
+func (t *Turn) structure(b Blobs) []byte {
+	at := &agentv1.AgentConversationTurnStructure{}
+	if t.RequestID != "" {
+		id := t.RequestID
+		at.RequestId = &id
+	}
+	if t.User != nil {
+		at.UserMessage = b.PutProto(t.User)
+	}
+	for _, s := range t.steps {
+		at.Steps = append(at.Steps, b.PutProto(s))
+	}
+	return b.PutProto(&agentv1.ConversationTurnStructure{Turn: &agentv1.ConversationTurnStructure_AgentConversationTurn{AgentConversationTurn: at}})
+}

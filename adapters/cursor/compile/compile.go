@@ -1,0 +1,148 @@
+package compile
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"keygate/app/run"
+	"keygate/domain/conversation"
+	"keygate/domain/llm"
+	"keygate/domain/turn"
+	agentv1 "keygate/gen/cursor/agent/v1"
+)
+
+// Input is one turn to compile.
+type Input struct {
+	RequestID string
+	// RunID is the run's id (conversation.RunID of RequestID and a nonce).
+	RunID   string
+	Request *agentv1.AgentRunRequest
+	// Action opened the turn: Request.Action, or a follow-up action.
+	Action *agentv1.ConversationAction
+	// ConversationID is the conversation the turn belongs to.
+	ConversationID string
+	// History is the message list of the conversation's head.
+	History []conversation.Message
+	// ConversationMode is the mode of the client's latest checkpoint.
+	ConversationMode agentv1.AgentMode
+	// Model is the resolved model; ModelName fills the prompt's model name.
+	Model     run.Model
+	ModelName string
+	// Blobs holds the resolved request-context part blobs, by raw id.
+	Blobs map[string][]byte
+	// PendingRoundID names the tool round a resumed checkpoint left open.
+	PendingRoundID string
+	// BaseCheckpointID is the checkpoint an edited message branches from.
+	BaseCheckpointID string
+	Now              time.Time
+}
+
+// Output is a compiled turn.
+type Output struct {
+	Run  run.PreparedRun
+	Mode Mode
+	// UserMessage is the user message the turn shows (nil for resume and
+	// compaction); EventID is its event id.
+	UserMessage *agentv1.UserMessage
+	EventID     string
+}
+
+// ErrUnsupportedAction marks an action that cannot open a turn.
+var ErrUnsupportedAction = errors.New("action cannot start a turn")
+
+// summarizeCommand is the user text that asks for a compaction.
+const summarizeCommand = "/summarize"
+
+// Compile builds the run of one turn.
+func Compile(in Input) (Output, error) {
+	a := in.Action
+	um := a.GetUserMessageAction().GetUserMessage()
+	mode, err := ModeOf(um.GetMode(), in.ConversationMode, in.Request.GetSubagentTypeName())
+	if err != nil {
+		return Output{}, err
+	}
+	p := run.PreparedRun{
+		RunID: in.RunID, CursorRequestID: in.RequestID, ConversationID: in.ConversationID,
+		Model: in.Model, BaseCheckpointID: in.BaseCheckpointID, Kind: run.KindRoot,
+	}
+	if in.Request.GetSubagentTypeName() != "" {
+		p.Kind = run.KindSubagent
+	}
+	p.Prompt, err = Prompt(mode, in.ModelName, in.Request.GetMcpTools().GetMcpTools())
+	if err != nil {
+		return Output{}, err
+	}
+	out := Output{Mode: mode}
+	switch {
+	case a.GetSummarizeAction() != nil || (um != nil && strings.TrimSpace(um.GetText()) == summarizeCommand):
+		p.Action = run.Action{Kind: run.ActionCompact}
+		p.Prompt = CompactionPrompt()
+		out.Run = p
+		return out, nil
+	case a.GetResumeAction() != nil:
+		p.Action = run.Action{Kind: run.ActionResume, PendingRoundID: in.PendingRoundID}
+		msgs, err := initial(in, turn.Input{EventID: "cursor:resume:" + in.RequestID, Trigger: turn.TriggerResume})
+		if err != nil {
+			return Output{}, err
+		}
+		p.InitialMessages = msgs
+		out.Run = p
+		return out, nil
+	case um != nil:
+		text := Runtime(mode, um.GetText())
+		parts := turn.RuntimeParts(text, selection(um.GetSelectedContext()))
+		stable := um.GetMessageId()
+		if stable == "" {
+			stable = in.RequestID
+		}
+		out.EventID = conversation.UserEventID(stable, renderedOf(parts))
+		msgs, err := initial(in, turn.Input{EventID: out.EventID, Trigger: turn.TriggerUserMessage, Runtime: parts})
+		if err != nil {
+			return Output{}, err
+		}
+		p.Action = run.Action{Kind: run.ActionStart}
+		p.InitialMessages = msgs
+		out.UserMessage = um
+		out.Run = p
+		return out, nil
+	}
+	return Output{}, fmt.Errorf("compile turn: %w", ErrUnsupportedAction)
+}
+
+// initial adds the request context to in and asks domain/turn which
+// messages history needs; a stored request context of the same event is
+// reused so a retry keeps the prefix byte-stable.
+func initial(in Input, ti turn.Input) ([]conversation.Message, error) {
+	rc, err := requestContext(in.Action, in.Blobs)
+	if err != nil {
+		return nil, err
+	}
+	ti.Context = compileContext(rc, in.Now)
+	for _, m := range in.History {
+		if m.ID() == conversation.RequestContextID(ti.EventID) {
+			stored := m
+			ti.Stored = &stored
+		}
+	}
+	msgs, err := turn.InitialMessages(in.History, ti)
+	if err != nil {
+		return nil, fmt.Errorf("compile turn: %w", err)
+	}
+	return msgs, nil
+}
+
+// renderedOf is the runtime content an event id hashes: the text parts and
+// the image count, so an edited message becomes a new event.
+func renderedOf(parts []llm.Part) string {
+	var b strings.Builder
+	for _, p := range parts {
+		if p.Kind == llm.PartText {
+			b.WriteString(p.Text)
+		} else {
+			b.WriteString("\x00image")
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,194 @@
+package compile
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"keygate/domain/llm"
+	"keygate/domain/turn"
+	agentv1 "keygate/gen/cursor/agent/v1"
+)
+
+// PartIDs returns the blob ids of the action's request-context parts that
+// must be resolved (pre_fetched_blobs or KV GET) before Compile.
+func PartIDs(a *agentv1.ConversationAction) [][]byte {
+	p := a.GetRequestContextParts()
+	var ids [][]byte
+	for _, id := range [][]byte{p.GetRulesBlobId(), p.GetSkillsBlobId(), p.GetSubagentsBlobId(), p.GetMcpsBlobId()} {
+		if len(id) > 0 {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// BadPartError is a request-context part blob that does not match its
+// reference (length, digest or encoding).
+type BadPartError struct {
+	Part   string
+	Reason string
+}
+
+func (e *BadPartError) Error() string {
+	return fmt.Sprintf("request context part %s: %s", e.Part, e.Reason)
+}
+
+// requestContext assembles the action's request context: the inline one,
+// or with request_context_parts the dynamic part plus the static parts
+// decoded from their blobs.
+func requestContext(a *agentv1.ConversationAction, blobs map[string][]byte) (*agentv1.RequestContext, error) {
+	inline := inlineContext(a)
+	p := a.GetRequestContextParts()
+	if p == nil {
+		return inline, nil
+	}
+	rc := proto.Clone(p.GetDynamicContext()).(*agentv1.RequestContext)
+	if p.GetDynamicContext() == nil {
+		rc = &agentv1.RequestContext{}
+		if inline != nil {
+			rc = proto.Clone(inline).(*agentv1.RequestContext)
+		}
+	}
+	var rules agentv1.RequestContextRulesPart
+	if err := decodePart("rules", p.GetRulesBlobId(), p.GetRulesByteLength(), blobs, &rules); err != nil {
+		return nil, err
+	}
+	var skills agentv1.RequestContextSkillsPart
+	if err := decodePart("skills", p.GetSkillsBlobId(), p.GetSkillsByteLength(), blobs, &skills); err != nil {
+		return nil, err
+	}
+	var subs agentv1.RequestContextSubagentsPart
+	if err := decodePart("subagents", p.GetSubagentsBlobId(), p.GetSubagentsByteLength(), blobs, &subs); err != nil {
+		return nil, err
+	}
+	var mcps agentv1.RequestContextMcpsPart
+	if err := decodePart("mcps", p.GetMcpsBlobId(), p.GetMcpsByteLength(), blobs, &mcps); err != nil {
+		return nil, err
+	}
+	rc.Rules = append(rc.Rules, rules.GetRules()...)
+	rc.NonFileRules = append(rc.NonFileRules, rules.GetNonFileRules()...)
+	rc.AgentSkills = append(rc.AgentSkills, skills.GetAgentSkills()...)
+	rc.CustomSubagents = append(rc.CustomSubagents, subs.GetCustomSubagents()...)
+	rc.Tools = append(rc.Tools, mcps.GetTools()...)
+	if mcps.GetMcpMetaToolOptions() != nil {
+		rc.McpMetaToolOptions = mcps.GetMcpMetaToolOptions()
+	}
+	return rc, nil
+}
+
+func inlineContext(a *agentv1.ConversationAction) *agentv1.RequestContext {
+	switch {
+	case a.GetUserMessageAction() != nil:
+		return a.GetUserMessageAction().GetRequestContext()
+	case a.GetResumeAction() != nil:
+		return a.GetResumeAction().GetRequestContext()
+	case a.GetExecutePlanAction() != nil:
+		return a.GetExecutePlanAction().GetRequestContext()
+	}
+	return nil
+}
+
+func decodePart(name string, id []byte, length uint32, blobs map[string][]byte, into proto.Message) error {
+	if len(id) == 0 {
+		return nil
+	}
+	data, ok := blobs[string(id)]
+	switch {
+	case !ok:
+		return &BadPartError{Part: name, Reason: "blob not resolved"}
+	case uint32(len(data)) != length:
+		return &BadPartError{Part: name, Reason: fmt.Sprintf("%d bytes, reference says %d", len(data), length)}
+	}
+	if sum := sha256.Sum256(data); !bytes.Equal(sum[:], id) {
+		return &BadPartError{Part: name, Reason: "digest does not match the blob id"}
+	}
+	if err := proto.Unmarshal(data, into); err != nil {
+		return &BadPartError{Part: name, Reason: err.Error()}
+	}
+	return nil
+}
+
+// compileContext renders the request context for the request-context
+// message; "" when the client sent none.
+func compileContext(rc *agentv1.RequestContext, now time.Time) string {
+	if rc == nil {
+		return ""
+	}
+	env := rc.GetEnv()
+	c := turn.RequestContext{UserInfo: turn.UserInfo{
+		OS: env.GetOsVersion(), Shell: env.GetShell(), TerminalsFolder: env.GetTerminalsFolder(),
+		IsGitRepo: len(rc.GetGitRepos()) > 0,
+	}, TranscriptsFolder: env.GetAgentTranscriptsFolder()}
+	if ws := env.GetWorkspacePaths(); len(ws) > 0 {
+		c.UserInfo.Workspace = ws[0]
+	}
+	if env != nil {
+		loc := time.UTC
+		if l, err := time.LoadLocation(env.GetTimeZone()); err == nil && env.GetTimeZone() != "" {
+			loc = l
+		}
+		c.UserInfo.Today = now.In(loc).Format("Monday Jan 2, 2006")
+	}
+	for _, g := range rc.GetGitRepos() {
+		c.Git = append(c.Git, turn.GitRepo{Path: g.GetPath(), Status: g.GetStatus()})
+	}
+	for _, r := range append(append([]*agentv1.CursorRule{}, rc.GetRules()...), rc.GetNonFileRules()...) {
+		c.Rules = append(c.Rules, turn.Rule{Path: r.GetFullPath(), Content: r.GetContent()})
+	}
+	for _, s := range rc.GetAgentSkills() {
+		c.Skills = append(c.Skills, turn.Skill{Path: s.GetFullPath(), Description: s.GetDescription(),
+			Content: s.GetContent(), DisableModelInvocation: s.GetDisableModelInvocation()})
+	}
+	for _, s := range rc.GetCustomSubagents() {
+		c.Subagents = append(c.Subagents, turn.Subagent{Name: s.GetName(), Description: s.GetDescription()})
+	}
+	for _, d := range rc.GetMcpMetaToolOptions().GetMcpDescriptors() {
+		srv := turn.MCPServer{Name: d.GetServerName(), Identifier: d.GetServerIdentifier()}
+		for _, t := range d.GetTools() {
+			srv.Tools = append(srv.Tools, turn.MCPTool{Name: t.GetToolName(), Description: t.GetDescription(),
+				DefinitionPath: t.GetDefinitionPath(), InputSchema: t.GetInputSchemaJson()})
+		}
+		c.MCPServers = append(c.MCPServers, srv)
+	}
+	return c.Compile()
+}
+
+// selection converts the user message's attached context.
+func selection(sc *agentv1.SelectedContext) turn.Selection {
+	var s turn.Selection
+	for _, f := range sc.GetFiles() {
+		s.Files = append(s.Files, turn.File{Path: f.GetPath(), Content: f.GetContent()})
+	}
+	for _, c := range sc.GetCodeSelections() {
+		s.Code = append(s.Code, turn.CodeSelection{Path: c.GetPath(), Content: c.GetContent(),
+			StartLine: int(c.GetRange().GetStart().GetLine()), EndLine: int(c.GetRange().GetEnd().GetLine())})
+	}
+	for _, t := range sc.GetTerminals() {
+		s.Terminals = append(s.Terminals, turn.Terminal{Title: t.GetTitle(), Content: t.GetContent()})
+	}
+	for _, t := range sc.GetTerminalSelections() {
+		s.TerminalSelections = append(s.TerminalSelections, t.GetContent())
+	}
+	for _, r := range sc.GetCursorRules() {
+		s.Rules = append(s.Rules, turn.Rule{Path: r.GetRule().GetFullPath(), Content: r.GetRule().GetContent()})
+	}
+	for _, c := range sc.GetCursorCommands() {
+		s.Commands = append(s.Commands, turn.Command{Name: c.GetName(), Content: c.GetContent()})
+	}
+	for _, k := range sc.GetSelectedSkills() {
+		s.Skills = append(s.Skills, turn.Skill{Path: k.GetFullPath(), Description: k.GetDescription(), Content: k.GetContent()})
+	}
+	for _, l := range sc.GetExternalLinks() {
+		s.ExternalLinks = append(s.ExternalLinks, l.GetUrl())
+	}
+	for _, img := range sc.GetSelectedImages() {
+		if data := img.GetData(); len(data) > 0 {
+			s.Images = append(s.Images, llm.Image{MIMEType: img.GetMimeType(), Data: data})
+		}
+	}
+	return s
+}

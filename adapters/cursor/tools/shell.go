@@ -1,0 +1,107 @@
+package tools
+
+import (
+	"fmt"
+
+	agentv1 "keygate/gen/cursor/agent/v1"
+)
+
+// Shell defaults of the protocol notes: output above the threshold goes to
+// a file, long commands move to the background, a day is the hard limit.
+const (
+	shellFileThreshold = 40000
+	shellHardTimeoutMs = 86400000
+)
+
+func (c *Call) startShell() (Action, error) {
+	cmd, err := c.required("command")
+	if err != nil {
+		return Action{}, err
+	}
+	if _, ok := c.args["command"].(string); !ok {
+		return Action{}, fmt.Errorf("%s: argument %q must be a string", c.call.Name, "command")
+	}
+	block, hasBlock := c.num("block_until_ms")
+	if hasBlock && block < 0 {
+		return Action{}, fmt.Errorf("%s: block_until_ms must not be negative", c.call.Name)
+	}
+	threshold := uint64(shellFileThreshold)
+	hard := int32(shellHardTimeoutMs)
+	args := &agentv1.ShellArgs{
+		Command: cmd, WorkingDirectory: c.str("working_directory"), ToolCallId: c.call.CallID,
+		FileOutputThresholdBytes: &threshold, TimeoutBehavior: agentv1.TimeoutBehavior_TIMEOUT_BEHAVIOR_BACKGROUND,
+		HardTimeout: &hard, Description: optStr(c.str("description")), CloseStdin: true,
+		ConversationId: optStr(c.env.ConversationID),
+	}
+	if hasBlock {
+		args.Timeout = int32(block)
+	}
+	c.card.Tool = &agentv1.ToolCall_ShellToolCall{ShellToolCall: &agentv1.ShellToolCall{Args: args, Description: args.Description}}
+	c.state = stepShell
+	return c.exec(func(m *agentv1.ExecServerMessage) {
+		m.Message = &agentv1.ExecServerMessage_ShellStreamArgs{ShellStreamArgs: args}
+	}), nil
+}
+
+// onShell consumes one shell_stream event: output becomes a live delta,
+// exit (or a refusal) completes the call.
+func (c *Call) onShell(m *agentv1.ExecClientMessage) Action {
+	if r := m.GetShellResult(); r != nil { // a client that answers in one message
+		c.card.GetShellToolCall().Result = r
+		if s := r.GetSuccess(); s != nil {
+			return c.finish(shellText(s.GetExitCode(), s.GetStdout(), s.GetStderr()), false)
+		}
+		return c.fail(describe("shell", r))
+	}
+	ev := m.GetShellStream()
+	if ev == nil {
+		return Action{}
+	}
+	switch e := ev.GetEvent().(type) {
+	case *agentv1.ShellStream_Stdout:
+		c.stdout = append(c.stdout, e.Stdout.GetData()...)
+		return Action{Delta: &agentv1.ToolCallDelta{Delta: &agentv1.ToolCallDelta_ShellToolCallDelta{ShellToolCallDelta: &agentv1.ShellToolCallDelta{
+			Delta: &agentv1.ShellToolCallDelta_Stdout{Stdout: &agentv1.ShellToolCallStdoutDelta{Content: e.Stdout.GetData()}}}}}}
+	case *agentv1.ShellStream_Stderr:
+		c.stderr = append(c.stderr, e.Stderr.GetData()...)
+		return Action{Delta: &agentv1.ToolCallDelta{Delta: &agentv1.ToolCallDelta_ShellToolCallDelta{ShellToolCallDelta: &agentv1.ShellToolCallDelta{
+			Delta: &agentv1.ShellToolCallDelta_Stderr{Stderr: &agentv1.ShellToolCallStderrDelta{Content: e.Stderr.GetData()}}}}}}
+	case *agentv1.ShellStream_Exit:
+		return c.shellExit(e.Exit)
+	case *agentv1.ShellStream_Rejected:
+		c.card.GetShellToolCall().Result = &agentv1.ShellResult{Result: &agentv1.ShellResult_Rejected{Rejected: e.Rejected}}
+		return c.fail("the user rejected the command")
+	case *agentv1.ShellStream_PermissionDenied:
+		c.card.GetShellToolCall().Result = &agentv1.ShellResult{Result: &agentv1.ShellResult_PermissionDenied{PermissionDenied: e.PermissionDenied}}
+		return c.fail("permission denied for the command")
+	case *agentv1.ShellStream_Backgrounded:
+		return c.finish("The command moved to the background.\n"+shellText(0, string(c.stdout), string(c.stderr)), false)
+	}
+	return Action{}
+}
+
+func (c *Call) shellExit(e *agentv1.ShellStreamExit) Action {
+	tc := c.card.GetShellToolCall()
+	cmd, wd := tc.GetArgs().GetCommand(), e.GetCwd()
+	out, errOut := string(c.stdout), string(c.stderr)
+	if e.GetCode() == 0 && !e.GetAborted() {
+		tc.Result = &agentv1.ShellResult{Result: &agentv1.ShellResult_Success{Success: &agentv1.ShellSuccess{
+			Command: cmd, WorkingDirectory: wd, Stdout: out, Stderr: errOut}}}
+		return c.finish(shellText(0, out, errOut), false)
+	}
+	tc.Result = &agentv1.ShellResult{Result: &agentv1.ShellResult_Failure{Failure: &agentv1.ShellFailure{
+		Command: cmd, WorkingDirectory: wd, ExitCode: int32(e.GetCode()), Stdout: out, Stderr: errOut, Aborted: e.GetAborted()}}}
+	// A non-zero exit is information for the model, not a tool failure.
+	return c.finish(shellText(int32(e.GetCode()), out, errOut), false)
+}
+
+func shellText(code int32, stdout, stderr string) string {
+	s := fmt.Sprintf("Exit code: %d\n", code)
+	if stdout != "" {
+		s += "Stdout:\n" + stdout
+	}
+	if stderr != "" {
+		s += "\nStderr:\n" + stderr
+	}
+	return s
+}
