@@ -4,16 +4,16 @@ import "context"
 
 // Stores are the store ports bound to one transaction.
 type Stores struct {
-	Conversations ConversationStore
-	Anchors       InputAnchorStore
-	Runs          RunStore
-	ToolRounds    ToolRoundStore
-	Blobs         BlobStore
-	Settings      SettingStore
-	ModelConfigs  ModelConfigStore
-	Calls         CallRecorder
-	Context       ContextAnchorStore
-	Prompts       PromptStore
+	Conversations  ConversationStore
+	Anchors        InputAnchorStore
+	Runs           RunStore
+	ToolRounds     ToolRoundStore
+	Blobs          BlobStore
+	Settings       SettingStore
+	ModelConfigs   ModelConfigStore
+	Calls          CallRecorder
+	ContextAnchors ContextAnchorStore
+	Prompts        PromptStore
 }
 
 // Transactor runs several store operations atomically. Transactions are

@@ -26,16 +26,16 @@ func New(engine Engine, now func() time.Time) *Store {
 // Stores returns the store ports backed by s.
 func (s *Store) Stores() ports.Stores {
 	return ports.Stores{
-		Conversations: Conversations{s},
-		Anchors:       Anchors{s},
-		Runs:          Runs{s},
-		ToolRounds:    ToolRounds{s},
-		Blobs:         Blobs{s},
-		Settings:      Settings{s},
-		ModelConfigs:  ModelConfigs{s},
-		Calls:         Calls{s},
-		Context:       ContextAnchors{s},
-		Prompts:       Prompts{s},
+		Conversations:  Conversations{s},
+		Anchors:        Anchors{s},
+		Runs:           Runs{s},
+		ToolRounds:     ToolRounds{s},
+		Blobs:          Blobs{s},
+		Settings:       Settings{s},
+		ModelConfigs:   ModelConfigs{s},
+		Calls:          Calls{s},
+		ContextAnchors: ContextAnchors{s},
+		Prompts:        Prompts{s},
 	}
 }
 

@@ -18,7 +18,7 @@ func describeContextAnchors(open Factory) {
 			ctx  context.Context
 			conv string
 		)
-		BeforeEach(func() { cs, ctx, conv = open().Stores.Context, context.Background(), uniq("conv") })
+		BeforeEach(func() { cs, ctx, conv = open().Stores.ContextAnchors, context.Background(), uniq("conv") })
 
 		It("replaces the anchor of a conversation and forgets it on a zero anchor", func() {
 			_, err := cs.ContextAnchor(ctx, conv)
