@@ -25,13 +25,14 @@ type DB struct {
 
 var _ relstore.Engine = (*DB)(nil)
 
-// Open connects to dsn and applies pending migrations.
+// Open connects to dsn and applies pending migrations. logger is used as
+// given (the caller names it).
 func Open(ctx context.Context, dsn string, logger *zap.Logger) (*DB, error) {
 	pool, err := pgxpool.New(ctx, dsn)
 	if err != nil {
 		return nil, fmt.Errorf("connect to postgres: %w", err)
 	}
-	db := &DB{pool: pool, logger: logger.Named("postgres")}
+	db := &DB{pool: pool, logger: logger}
 	if err := db.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err

@@ -34,6 +34,7 @@ var _ relstore.Engine = (*DB)(nil)
 
 // Open opens (creating on first start) the database in dataDir and applies
 // pending migrations. The directory is created with mode 0700 if missing.
+// logger is used as given (the caller names it).
 func Open(ctx context.Context, dataDir string, logger *zap.Logger) (*DB, error) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
@@ -50,7 +51,7 @@ func Open(ctx context.Context, dataDir string, logger *zap.Logger) (*DB, error) 
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
 	reader.SetMaxOpenConns(4)
-	db := &DB{writer: writer, reader: reader, path: path, logger: logger.Named("sqlite")}
+	db := &DB{writer: writer, reader: reader, path: path, logger: logger}
 	if err := db.migrate(ctx); err != nil {
 		_ = db.Close()
 		return nil, err
