@@ -31,7 +31,17 @@ type Client struct {
 
 	mu    sync.Mutex
 	next  int64
-	blobs map[string][]byte // the client's KV store, by hex blob id
+	// kv is the client's KV store and latest checkpoint, shared by the
+	// clients of one window (WithRequestID).
+	kv *store
+}
+
+// store is what a Cursor window keeps across request ids: blobs by hex id
+// and the latest checkpoint.
+type store struct {
+	mu     sync.Mutex
+	blobs  map[string][]byte
+	latest *agentv1.ConversationStateStructure
 }
 
 // NewClient returns a client for the server at baseURL using requestID.
@@ -42,7 +52,7 @@ func NewClient(baseURL string, hc *http.Client, requestID string) *Client {
 		bidi:      aiserverv1connect.NewBidiServiceClient(hc, baseURL),
 		RequestID: requestID,
 		Header:    http.Header{},
-		blobs:     map[string][]byte{},
+		kv:        &store{blobs: map[string][]byte{}},
 	}
 }
 
@@ -90,9 +100,9 @@ func (c *Client) ResetSeqno() {
 
 // Blob returns a blob the server stored with KV SET.
 func (c *Client) Blob(id []byte) ([]byte, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	b, ok := c.blobs[hex.EncodeToString(id)]
+	c.kv.mu.Lock()
+	defer c.kv.mu.Unlock()
+	b, ok := c.kv.blobs[hex.EncodeToString(id)]
 	return b, ok
 }
 
@@ -100,9 +110,9 @@ func (c *Client) Blob(id []byte) ([]byte, bool) {
 // id (SHA-256 of the data).
 func (c *Client) PutBlob(data []byte) []byte {
 	id := sha256.Sum256(data)
-	c.mu.Lock()
-	c.blobs[hex.EncodeToString(id[:])] = data
-	c.mu.Unlock()
+	c.kv.mu.Lock()
+	c.kv.blobs[hex.EncodeToString(id[:])] = data
+	c.kv.mu.Unlock()
 	return id[:]
 }
 
@@ -113,6 +123,11 @@ type Sender func(context.Context, *agentv1.AgentClientMessage) error
 // react answers a server message: KV requests like the client's store,
 // everything else through OnMessage.
 func (c *Client) react(ctx context.Context, msg *agentv1.AgentServerMessage, reply Sender) error {
+	if cp := msg.GetConversationCheckpointUpdate(); cp != nil {
+		c.kv.mu.Lock()
+		c.kv.latest = cp
+		c.kv.mu.Unlock()
+	}
 	if kv := msg.GetKvServerMessage(); kv != nil {
 		if err := c.answerKV(ctx, kv, reply); err != nil {
 			return fmt.Errorf("answer kv %d: %w", kv.GetId(), err)
@@ -132,9 +147,9 @@ func (c *Client) answerKV(ctx context.Context, kv *agentv1.KvServerMessage, send
 	switch {
 	case kv.GetSetBlobArgs() != nil:
 		args := kv.GetSetBlobArgs()
-		c.mu.Lock()
-		c.blobs[hex.EncodeToString(args.GetBlobId())] = args.GetBlobData()
-		c.mu.Unlock()
+		c.kv.mu.Lock()
+		c.kv.blobs[hex.EncodeToString(args.GetBlobId())] = args.GetBlobData()
+		c.kv.mu.Unlock()
 		reply.Message = &agentv1.KvClientMessage_SetBlobResult{SetBlobResult: &agentv1.SetBlobResult{}}
 	case kv.GetGetBlobArgs() != nil:
 		res := &agentv1.GetBlobResult{}
@@ -148,4 +163,32 @@ func (c *Client) answerKV(ctx context.Context, kv *agentv1.KvServerMessage, send
 		return nil
 	}
 	return send(ctx, &agentv1.AgentClientMessage{Message: &agentv1.AgentClientMessage_KvClientMessage{KvClientMessage: reply}})
+}
+
+// Checkpoint returns the latest checkpoint the server published (nil before
+// the first), the state the client sends back with its next run request.
+func (c *Client) Checkpoint() *agentv1.ConversationStateStructure {
+	c.kv.mu.Lock()
+	defer c.kv.mu.Unlock()
+	return c.kv.latest
+}
+
+// Rebind points the client at another server (a restarted one), keeping its
+// KV store and latest checkpoint, as a client does across a server restart.
+func (c *Client) Rebind(baseURL string, hc *http.Client) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.baseURL, c.http = baseURL, hc
+	c.bidi = aiserverv1connect.NewBidiServiceClient(hc, baseURL)
+}
+
+// WithRequestID returns a client for another request id sharing this
+// client's KV store, latest checkpoint and hooks: the same Cursor window
+// starting its next turn.
+func (c *Client) WithRequestID(requestID string) *Client {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := &Client{baseURL: c.baseURL, http: c.http, bidi: c.bidi, RequestID: requestID, Header: c.Header.Clone(),
+		OnMessage: c.OnMessage, kv: c.kv}
+	return n
 }

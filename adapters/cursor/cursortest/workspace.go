@@ -1,0 +1,122 @@
+package cursortest
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	agentv1 "keygate/gen/cursor/agent/v1"
+)
+
+// Workspace executes the server's exec requests against a directory the
+// way the Cursor client does, and answers them on the uplink: the result,
+// then exec_client_control_message.stream_close. Each exec runs on its own
+// goroutine, so parallel calls complete in the order their work finishes.
+// Plug it in with Client.OnMessage = w.Handle.
+type Workspace struct {
+	// Root is the workspace directory; relative paths resolve against it.
+	Root string
+	// Delay, when set, holds an exec's answer for the returned duration
+	// (to make parallel calls complete out of order).
+	Delay func(*agentv1.ExecServerMessage) time.Duration
+	// CloseFirst sends stream_close before the result of non-streaming
+	// execs, which the client may do (pitfall P5).
+	CloseFirst bool
+	// Hold, when set, keeps an exec unanswered until the returned channel
+	// closes or the exec is aborted (for restarts and cancels mid-round).
+	Hold func(*agentv1.ExecServerMessage) <-chan struct{}
+
+	mu      sync.Mutex
+	seen    []*agentv1.ExecServerMessage
+	aborts  map[uint32]context.CancelFunc
+	aborted []uint32
+	wg      sync.WaitGroup
+}
+
+// NewWorkspace returns a workspace rooted at dir.
+func NewWorkspace(dir string) *Workspace {
+	return &Workspace{Root: dir, aborts: map[uint32]context.CancelFunc{}}
+}
+
+// Execs returns the exec requests received so far.
+func (w *Workspace) Execs() []*agentv1.ExecServerMessage {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]*agentv1.ExecServerMessage(nil), w.seen...)
+}
+
+// Aborted returns the exec ids the server aborted.
+func (w *Workspace) Aborted() []uint32 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]uint32(nil), w.aborted...)
+}
+
+// Wait blocks until every started exec has answered.
+func (w *Workspace) Wait() { w.wg.Wait() }
+
+// Handle is a Client.OnMessage: it runs exec requests and honours aborts;
+// other messages are ignored.
+func (w *Workspace) Handle(ctx context.Context, msg *agentv1.AgentServerMessage, reply Sender) error {
+	if a := msg.GetExecServerControlMessage().GetAbort(); a != nil {
+		w.mu.Lock()
+		w.aborted = append(w.aborted, a.GetId())
+		if cancel, ok := w.aborts[a.GetId()]; ok {
+			cancel()
+		}
+		w.mu.Unlock()
+		return nil
+	}
+	ex := msg.GetExecServerMessage()
+	if ex == nil {
+		return nil
+	}
+	ectx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	w.mu.Lock()
+	w.seen = append(w.seen, ex)
+	w.aborts[ex.GetId()] = cancel
+	w.mu.Unlock()
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		defer cancel()
+		w.run(ectx, ex, reply)
+	}()
+	return nil
+}
+
+func (w *Workspace) run(ctx context.Context, ex *agentv1.ExecServerMessage, reply Sender) {
+	if w.Hold != nil {
+		if ch := w.Hold(ex); ch != nil {
+			select {
+			case <-ch:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}
+	if w.Delay != nil {
+		select {
+		case <-time.After(w.Delay(ex)):
+		case <-ctx.Done():
+			return
+		}
+	}
+	send := func(res *agentv1.ExecClientMessage) {
+		res.Id, res.ExecId = ex.GetId(), ex.GetExecId()
+		_ = reply(ctx, &agentv1.AgentClientMessage{Message: &agentv1.AgentClientMessage_ExecClientMessage{ExecClientMessage: res}})
+	}
+	if args := ex.GetShellStreamArgs(); args != nil {
+		w.shell(ctx, args, send)
+		_ = reply(ctx, ExecStreamClose(ex.GetId()))
+		return
+	}
+	res := w.answer(ex)
+	if w.CloseFirst {
+		_ = reply(ctx, ExecStreamClose(ex.GetId()))
+		send(res)
+		return
+	}
+	send(res)
+	_ = reply(ctx, ExecStreamClose(ex.GetId()))
+}
