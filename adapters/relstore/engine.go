@@ -34,6 +34,7 @@ type Tx interface {
 	modelConfigRows
 	callRecordRows
 	consoleRows
+	tokenRows
 }
 
 // ConversationRow is the head pointer row of a conversation.

@@ -106,6 +106,19 @@ type Conversation struct {
 	UpdatedAt        time.Time
 }
 
+type GatewayToken struct {
+	ID         string
+	UserID     string
+	UserName   string
+	Name       string
+	Hash       []byte
+	Hint       string
+	CreatedAt  time.Time
+	ExpiresAt  time.Time
+	LastUsedAt time.Time
+	RevokedAt  time.Time
+}
+
 type InputAnchor struct {
 	ConversationID string
 	InputID        string

@@ -104,6 +104,19 @@ type Conversation struct {
 	UpdatedAt        int64
 }
 
+type GatewayToken struct {
+	ID         string
+	UserID     string
+	UserName   string
+	Name       string
+	Hash       []byte
+	Hint       string
+	CreatedAt  int64
+	ExpiresAt  int64
+	LastUsedAt int64
+	RevokedAt  int64
+}
+
 type InputAnchor struct {
 	ConversationID string
 	InputID        string
