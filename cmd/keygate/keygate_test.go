@@ -62,7 +62,7 @@ var _ = Describe("keygate serve", func() {
 		Expect(os.RemoveAll(dataDir)).To(Succeed())
 		Expect(os.WriteFile(dataDir, nil, 0o600)).To(Succeed())
 		Expect(status(base + "/readyz")).To(Equal(http.StatusServiceUnavailable))
-		Expect(status(base + "/healthz")).To(Equal(http.StatusOK), "liveness is not readiness")
+		Expect(status(base+"/healthz")).To(Equal(http.StatusOK), "liveness is not readiness")
 	})
 
 	It("shuts down cleanly within 5 seconds of SIGTERM", func() {
