@@ -70,6 +70,9 @@ func (s *session) finalTurn(checkpointID, summary string) {
 		return
 	}
 	if s.compacting {
+		// The summary call is not streamed to the client; its text comes
+		// with the commit.
+		_ = s.send(output.Summary(summary))
 		_ = s.send(output.SummaryCompleted())
 	}
 	_ = s.send(output.TurnEnded(s.usage))

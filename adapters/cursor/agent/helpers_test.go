@@ -6,6 +6,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"keygate/adapters/cursor/cursortest"
+	"keygate/domain/conversation"
 	agentv1 "keygate/gen/cursor/agent/v1"
 )
 
@@ -33,4 +34,12 @@ func lastCheckpoint(st *cursortest.Stream) *agentv1.ConversationStateStructure {
 	}
 	Expect(last).NotTo(BeNil())
 	return last
+}
+
+func texts(msgs []conversation.Message) []string {
+	out := make([]string, len(msgs))
+	for i, m := range msgs {
+		out[i] = m.Text()
+	}
+	return out
 }

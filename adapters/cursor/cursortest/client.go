@@ -29,8 +29,8 @@ type Client struct {
 	// uplink. Exec execution against a workspace plugs in here.
 	OnMessage func(ctx context.Context, msg *agentv1.AgentServerMessage, reply Sender) error
 
-	mu    sync.Mutex
-	next  int64
+	mu   sync.Mutex
+	next int64
 	// kv is the client's KV store and latest checkpoint, shared by the
 	// clients of one window (WithRequestID).
 	kv *store
