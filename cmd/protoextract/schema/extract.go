@@ -39,9 +39,10 @@ func PlanFor(plans []Plan, pkg string) (Plan, bool) {
 	return Plan{}, false
 }
 
-// Extract renders the part of f that plan selects. source names the input in
-// the generated header. The output depends only on f's text and the plan, so
-// extracting twice gives identical bytes.
+// Extract renders the part of f that plan selects: kept definitions in source
+// order, then the plan's services in plan order. source names the input in the
+// generated header (base name only). The output depends only on f's text, that
+// name and the plan, so extracting twice gives identical bytes.
 func Extract(f *File, source string, plan Plan) (Result, error) {
 	if f.Package != plan.Package {
 		return Result{}, fmt.Errorf("extract %s: plan is for package %s, file declares %s", source, plan.Package, f.Package)
