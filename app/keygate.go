@@ -8,32 +8,43 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"time"
 
 	"go.uber.org/zap"
 
+	"keygate/adapters/control"
 	"keygate/adapters/httpserver"
 	"keygate/adapters/relstore"
 	"keygate/app/config"
+	appcontrol "keygate/app/control"
 )
 
 // Keygate is a fully wired instance, ready to Run.
 type Keygate struct {
-	cfg    config.Config
-	logger *zap.Logger
-	server *httpserver.Server
+	cfg       config.Config
+	logger    *zap.Logger
+	server    *httpserver.Server
+	retention *appcontrol.Retention
 }
 
 // DataDir is the prepared data directory (exists, mode 0700).
 type DataDir string
 
 // NewKeygate assembles the parts wire built.
-func NewKeygate(cfg config.Config, logger *zap.Logger, server *httpserver.Server) *Keygate {
-	return &Keygate{cfg: cfg, logger: logger, server: server}
+func NewKeygate(cfg config.Config, logger *zap.Logger, server *httpserver.Server, retention *appcontrol.Retention) *Keygate {
+	return &Keygate{cfg: cfg, logger: logger, server: server, retention: retention}
 }
+
+// retentionInterval is how often detailed call records past their age are
+// deleted.
+const retentionInterval = time.Hour
 
 // Run serves until ctx is cancelled, then shuts down gracefully. ready, if
 // non-nil, receives the bound listen address.
 func (k *Keygate) Run(ctx context.Context, ready func(net.Addr)) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go control.RunRetention(ctx, k.retention, retentionInterval, k.logger)
 	return k.server.Run(ctx, ready)
 }
 
@@ -54,10 +65,11 @@ func PrepareDataDir(cfg config.Config) (DataDir, error) {
 }
 
 // NewHTTPServer mounts the routes and readiness checks of every adapter.
-func NewHTTPServer(cfg config.Config, logger *zap.Logger, dir DataDir, store *relstore.Store) *httpserver.Server {
+func NewHTTPServer(cfg config.Config, logger *zap.Logger, dir DataDir, store *relstore.Store, controlRoutes ControlRoutes) *httpserver.Server {
 	return httpserver.New(logger, httpserver.Options{
 		Addr:            cfg.Listen,
 		ShutdownTimeout: cfg.ShutdownTimeout,
+		Routes:          controlRoutes,
 		Checks: []httpserver.Check{
 			{Name: "data_dir", Fn: func(context.Context) error { return checkWritable(string(dir)) }},
 			{Name: "store", Fn: storeReady(store)},

@@ -17,6 +17,12 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		NewLogger,
 		PrepareDataDir,
 		OpenStore,
+		OpenSecretBox,
+		LoadSettings,
+		NewModelProvider,
+		NewModels,
+		NewControlRoutes,
+		NewRetention,
 		NewHTTPServer,
 		NewKeygate,
 	)

@@ -30,8 +30,24 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	server := NewHTTPServer(cfg, logger, dataDir, store)
-	keygate := NewKeygate(cfg, logger, server)
+	settings, err := LoadSettings(ctx, store)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	secretBox, err := OpenSecretBox(dataDir)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	modelProvider := NewModelProvider(logger, store, settings)
+	models := NewModels(store, secretBox, modelProvider)
+	controlRoutes := NewControlRoutes(cfg, logger, store, settings, models)
+	server := NewHTTPServer(cfg, logger, dataDir, store, controlRoutes)
+	retention := NewRetention(store, settings)
+	keygate := NewKeygate(cfg, logger, server, retention)
 	return keygate, func() {
 		cleanup2()
 		cleanup()

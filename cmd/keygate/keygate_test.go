@@ -1,11 +1,13 @@
 package main_test
 
 import (
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"syscall"
 	"time"
 
@@ -63,6 +65,24 @@ var _ = Describe("keygate serve", func() {
 		Expect(os.WriteFile(dataDir, nil, 0o600)).To(Succeed())
 		Expect(status(base + "/readyz")).To(Equal(http.StatusServiceUnavailable))
 		Expect(status(base+"/healthz")).To(Equal(http.StatusOK), "liveness is not readiness")
+	})
+
+	It("serves the console at / and the control API on the same listener, over the embedded store", func() {
+		_, base := start(dataDir)
+		Eventually(func() int { return status(base + "/healthz") }, 10*time.Second).Should(Equal(http.StatusOK))
+		resp, err := http.Get(base + "/")
+		Expect(err).NotTo(HaveOccurred())
+		page, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		Expect(resp.StatusCode).To(Equal(http.StatusOK))
+		Expect(string(page)).To(ContainSubstring(`<div id="root">`))
+
+		resp, err = http.Post(base+"/keygate.control.v1.ModelService/ListModels", "application/json", strings.NewReader("{}"))
+		Expect(err).NotTo(HaveOccurred())
+		body, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		Expect(resp.StatusCode).To(Equal(http.StatusOK), string(body))
+		Expect(filepath.Join(dataDir, "keygate.db")).To(BeARegularFile())
 	})
 
 	It("shuts down cleanly within 5 seconds of SIGTERM", func() {
