@@ -1,0 +1,24 @@
+// Package auth signs users in to the console and the control API and puts
+// the caller's access.Principal (and so its identity.Identity) on every
+// request context. It has three modes:
+//
+//   - local: a laptop install. No login; only loopback peers that address
+//     Keygate by a loopback host name are served, each as access.Local.
+//   - header: behind an authenticating proxy. The user and groups come from
+//     configured headers, and only from peers inside configured CIDRs.
+//   - oidc: single sign-on with OpenID Connect, authorization code flow with
+//     PKCE, then a session cookie.
+//
+// Place in the hexagon: inbound adapter. It imports domain (access,
+// identity) and ports (SecretBox seals the session cookies); the
+// composition root hands [Gate.Guard] to adapters/control as its Guard and
+// mounts [Gate.Routes].
+//
+// Libraries: the OIDC protocol is github.com/coreos/go-oidc (discovery, ID
+// token verification against the provider's JWKS) and golang.org/x/oauth2
+// (code exchange, PKCE). Sessions are hand-written stateless cookies sealed
+// with the installation's SecretBox rather than a session library: every
+// replica that shares the secret key can read them, and no session table is
+// needed. The price is that logout clears the cookie but cannot recall a
+// copy of it; sessions therefore expire (Config.SessionTTL).
+package auth
