@@ -1,7 +1,8 @@
 // Command protoextract writes proto/cursor from the Cursor client schema
-// files: all of agent.v1, and the closure of aiserver.v1 that Keygate answers
-// (the 1.2 MB client file would otherwise cost minutes of generation and
-// tens of thousands of lines of Go nobody calls).
+// files: all of agent.v1, and the closure of aiserver.v1 that Keygate answers.
+// Generating the whole 1.2 MB aiserver file instead gives about 16 MB of Go
+// that needs some five CPU-minutes and 7 GB of memory to compile (measured
+// here); the closure compiles in seconds.
 //
 // Usage:
 //
