@@ -35,6 +35,7 @@ type Tx interface {
 	callRecordRows
 	consoleRows
 	tokenRows
+	auditRows
 }
 
 // ConversationRow is the head pointer row of a conversation.

@@ -10,6 +10,18 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+type AuditLog struct {
+	Seq       int64
+	At        time.Time
+	ActorID   string
+	ActorName string
+	Role      string
+	Action    string
+	Target    string
+	BeforeDoc []byte
+	AfterDoc  []byte
+}
+
 type Blob struct {
 	ID        []byte
 	Data      []byte

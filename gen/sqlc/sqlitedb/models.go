@@ -8,6 +8,18 @@ import (
 	"database/sql"
 )
 
+type AuditLog struct {
+	Seq       int64
+	At        int64
+	ActorID   string
+	ActorName string
+	Role      string
+	Action    string
+	Target    string
+	BeforeDoc []byte
+	AfterDoc  []byte
+}
+
 type Blob struct {
 	ID        []byte
 	Data      []byte

@@ -1,0 +1,68 @@
+package company_test
+
+import (
+	"context"
+	"encoding/json"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"go.uber.org/zap"
+
+	"keygate/adapters/sqlite"
+	"keygate/app/company"
+	"keygate/app/run/runtest"
+	"keygate/domain/access"
+	"keygate/domain/identity"
+	"keygate/domain/llm"
+	"keygate/ports"
+)
+
+var _ = Describe("Auditor", func() {
+	var (
+		ctx     context.Context
+		auditor *company.Auditor
+		admin   = access.Principal{Identity: identity.Identity{UserID: "root", Name: "root@corp"}, Role: access.Admin}
+		member  = access.Principal{Identity: identity.Identity{UserID: "ada"}, Role: access.Member}
+	)
+	BeforeEach(func() {
+		ctx = context.Background()
+		db, err := sqlite.Open(ctx, GinkgoT().TempDir(), zap.NewNop())
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(db.Close)
+		auditor = company.NewAuditor(sqlite.NewStore(db).Audit(), runtest.NewClock())
+	})
+
+	It("records who changed a model configuration, with the keys and auth headers masked", func() {
+		before := ports.ModelConfig{ID: "m1", DisplayName: "GPT", ProviderKind: llm.ProviderOpenAIResponses,
+			SealedAPIKey: []byte("sealed-old"), CustomHeaders: json.RawMessage(`{"Authorization":"Bearer abc"}`)}
+		after := before
+		after.DisplayName, after.SealedAPIKey = "GPT 5", []byte("sealed-new")
+		Expect(auditor.Record(ctx, admin, "model.update", "m1", before, after)).To(Succeed())
+
+		got, err := auditor.Entries(ctx, admin, ports.AuditQuery{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got).To(HaveLen(1))
+		Expect(got[0].Actor).To(Equal(admin.Identity))
+		Expect(got[0].Role).To(Equal("admin"))
+		Expect(got[0].Action).To(Equal("model.update"))
+		var b, a map[string]any
+		Expect(json.Unmarshal(got[0].Before, &b)).To(Succeed())
+		Expect(json.Unmarshal(got[0].After, &a)).To(Succeed())
+		Expect(a).To(HaveKeyWithValue("DisplayName", "GPT 5"))
+		Expect(a).To(HaveKeyWithValue("SealedAPIKey", "[changed]"))
+		Expect(b).To(HaveKeyWithValue("SealedAPIKey", "[set]"))
+		Expect(a["CustomHeaders"]).To(HaveKeyWithValue("Authorization", "[set]"))
+		Expect(string(got[0].Before) + string(got[0].After)).NotTo(ContainSubstring("Bearer abc"))
+	})
+
+	It("records a deletion with no after document", func() {
+		Expect(auditor.Record(ctx, admin, "token.revoke", "tok_1", map[string]string{"name": "ci"}, nil)).To(Succeed())
+		got, _ := auditor.Entries(ctx, admin, ports.AuditQuery{})
+		Expect(got[0].After).To(BeNil())
+	})
+
+	It("shows the log only to administrators", func() {
+		_, err := auditor.Entries(ctx, member, ports.AuditQuery{})
+		Expect(err).To(MatchError(access.ErrDenied))
+	})
+})
