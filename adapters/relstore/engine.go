@@ -36,6 +36,7 @@ type Tx interface {
 	consoleRows
 	tokenRows
 	auditRows
+	budgetRows
 }
 
 // ConversationRow is the head pointer row of a conversation.

@@ -204,6 +204,12 @@ type Run struct {
 	UpdatedAt         time.Time
 }
 
+type RunLease struct {
+	RunID     string
+	UserID    string
+	ExpiresAt time.Time
+}
+
 type Setting struct {
 	Name      string
 	Value     []byte
@@ -226,4 +232,11 @@ type ToolRoundResult struct {
 	CallID       string
 	CheckpointID string
 	CreatedAt    time.Time
+}
+
+type UsageCounter struct {
+	UserID     string
+	Period     string
+	Tokens     int64
+	CostMicros int64
 }

@@ -202,6 +202,12 @@ type Run struct {
 	UpdatedAt         int64
 }
 
+type RunLease struct {
+	RunID     string
+	UserID    string
+	ExpiresAt int64
+}
+
 type Setting struct {
 	Name      string
 	Value     string
@@ -224,4 +230,11 @@ type ToolRoundResult struct {
 	CallID       string
 	CheckpointID string
 	CreatedAt    int64
+}
+
+type UsageCounter struct {
+	UserID     string
+	Period     string
+	Tokens     int64
+	CostMicros int64
 }

@@ -1,0 +1,173 @@
+package company
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.uber.org/zap"
+
+	"keygate/domain/budget"
+	"keygate/domain/identity"
+	"keygate/domain/llm"
+	"keygate/ports"
+)
+
+// BudgetPolicy is the configured limits and prices.
+type BudgetPolicy struct {
+	// Default applies to every user without an entry in PerUser.
+	Default budget.Limits
+	// PerUser overrides Default by user id.
+	PerUser map[string]budget.Limits
+	// Prices by upstream model id; an unpriced model costs nothing.
+	Prices map[string]budget.Price
+	// LeaseTTL is how long a run lease lasts without renewal (default two
+	// minutes); a replica that dies frees its users' run slots after it.
+	LeaseTTL time.Duration
+}
+
+// Budgets enforces per-user limits before provider calls and counts usage
+// after them, with counters every replica shares.
+type Budgets struct {
+	counter ports.UsageCounter
+	leases  ports.RunLeases
+	clock   ports.Clock
+	policy  BudgetPolicy
+	log     *zap.Logger
+}
+
+// NewBudgets returns the budget use case.
+func NewBudgets(counter ports.UsageCounter, leases ports.RunLeases, clock ports.Clock, policy BudgetPolicy, logger *zap.Logger) *Budgets {
+	if policy.LeaseTTL <= 0 {
+		policy.LeaseTTL = 2 * time.Minute
+	}
+	return &Budgets{counter: counter, leases: leases, clock: clock, policy: policy, log: logger.Named("budget")}
+}
+
+// Limits returns userID's limits.
+func (b *Budgets) Limits(userID string) budget.Limits {
+	if l, ok := b.policy.PerUser[userID]; ok {
+		return l
+	}
+	return b.policy.Default
+}
+
+// Check returns a *budget.ExceededError when userID may not make another
+// provider call now.
+func (b *Budgets) Check(ctx context.Context, userID string) error {
+	l := b.Limits(userID)
+	if l.TokensPerDay <= 0 && l.CostPerMonth <= 0 {
+		return nil
+	}
+	now := b.clock.Now()
+	tokens, _, err := b.counter.PeriodUsage(ctx, userID, budget.DayKey(now))
+	if err != nil {
+		return fmt.Errorf("check budget: %w", err)
+	}
+	_, cost, err := b.counter.PeriodUsage(ctx, userID, budget.MonthKey(now))
+	if err != nil {
+		return fmt.Errorf("check budget: %w", err)
+	}
+	return l.Check(budget.Usage{TokensToday: tokens, CostThisMonth: cost}, now)
+}
+
+// Record counts a finished call's usage against userID's day and month.
+func (b *Budgets) Record(ctx context.Context, userID, model string, u llm.Usage) error {
+	tokens, cost := budget.Tokens(u), b.policy.Prices[model].Cost(u)
+	if tokens == 0 && cost == 0 {
+		return nil
+	}
+	now := b.clock.Now()
+	return b.counter.AddUsage(ctx, userID, []string{budget.DayKey(now), budget.MonthKey(now)}, tokens, cost)
+}
+
+// StartRun takes one of userID's concurrent-run slots for runID, or
+// returns a *budget.ExceededError. The caller renews it with StartRun
+// again within LeaseTTL while the run lasts, and ends it with EndRun.
+func (b *Budgets) StartRun(ctx context.Context, userID, runID string) error {
+	l := b.Limits(userID)
+	if l.ConcurrentRuns <= 0 {
+		return nil
+	}
+	now := b.clock.Now()
+	ok, err := b.leases.AcquireRun(ctx, userID, runID, l.ConcurrentRuns, now, now.Add(b.policy.LeaseTTL))
+	if err != nil {
+		return fmt.Errorf("start run: %w", err)
+	}
+	if !ok {
+		return &budget.ExceededError{Limit: budget.LimitConcurrentRuns, Used: int64(l.ConcurrentRuns), Max: int64(l.ConcurrentRuns)}
+	}
+	return nil
+}
+
+// EndRun frees runID's slot.
+func (b *Budgets) EndRun(ctx context.Context, runID string) error { return b.leases.ReleaseRun(ctx, runID) }
+
+// Provider wraps next: a call is refused with the *budget.ExceededError
+// (not a provider error, so the run engine does not retry it and shows
+// its message) when the caller's budget is spent, and the usage a stream
+// reports is counted when it ends. The caller is identity.FromContext; a
+// call without one is refused, so a wiring mistake cannot bypass budgets.
+func (b *Budgets) Provider(next ports.ModelProvider) ports.ModelProvider {
+	return budgetProvider{b: b, next: next}
+}
+
+type budgetProvider struct {
+	b    *Budgets
+	next ports.ModelProvider
+}
+
+// ErrNoCaller: a provider call whose context names no user.
+var ErrNoCaller = fmt.Errorf("provider call without a caller identity: %w", identity.ErrNoUser)
+
+func (p budgetProvider) Stream(ctx context.Context, call ports.ModelCall) (ports.ModelStream, error) {
+	id, ok := identity.FromContext(ctx)
+	if !ok || id.Validate() != nil {
+		return nil, ErrNoCaller
+	}
+	if err := p.b.Check(ctx, id.UserID); err != nil {
+		return nil, err
+	}
+	s, err := p.next.Stream(ctx, call)
+	if err != nil {
+		return nil, err
+	}
+	return &budgetStream{ModelStream: s, b: p.b, user: id.UserID, model: call.Request.Model}, nil
+}
+
+// budgetStream remembers the last usage event and records it once.
+type budgetStream struct {
+	ports.ModelStream
+	b           *Budgets
+	user, model string
+	usage       *llm.Usage
+	recorded    bool
+}
+
+func (s *budgetStream) Next() bool {
+	if !s.ModelStream.Next() {
+		s.record()
+		return false
+	}
+	if ev := s.ModelStream.Event(); ev.Kind == llm.EventUsage && ev.Usage != nil {
+		u := *ev.Usage
+		s.usage = &u
+	}
+	return true
+}
+
+func (s *budgetStream) Close() error {
+	s.record()
+	return s.ModelStream.Close()
+}
+
+func (s *budgetStream) record() {
+	if s.recorded || s.usage == nil {
+		return
+	}
+	s.recorded = true
+	// The call's context may be cancelled by now; the usage still counts.
+	if err := s.b.Record(context.Background(), s.user, s.model, *s.usage); err != nil {
+		s.b.log.Warn("usage not counted", zap.String("user", s.user), zap.Error(err))
+	}
+}

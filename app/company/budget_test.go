@@ -1,0 +1,126 @@
+package company_test
+
+import (
+	"context"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"go.uber.org/zap"
+
+	"keygate/adapters/sqlite"
+	"keygate/app/company"
+	"keygate/app/run/runtest"
+	"keygate/domain/budget"
+	"keygate/domain/identity"
+	"keygate/domain/llm"
+	"keygate/ports"
+)
+
+// usageProvider streams one text delta and then reports usage.
+type usageProvider struct{ usage llm.Usage }
+
+func (p usageProvider) Stream(context.Context, ports.ModelCall) (ports.ModelStream, error) {
+	u := p.usage
+	return &eventStream{events: []llm.Event{
+		{Kind: llm.EventStart}, {Kind: llm.EventTextDelta, Text: "hi"}, {Kind: llm.EventUsage, Usage: &u},
+		{Kind: llm.EventDone, Finish: llm.FinishStop},
+	}}, nil
+}
+
+type eventStream struct {
+	events []llm.Event
+	i      int
+}
+
+func (s *eventStream) Next() bool       { s.i++; return s.i <= len(s.events) }
+func (s *eventStream) Event() llm.Event { return s.events[s.i-1] }
+func (s *eventStream) Err() error       { return nil }
+func (s *eventStream) Close() error     { return nil }
+
+var _ = Describe("Budgets", func() {
+	var (
+		ctx   context.Context
+		clock *runtest.Clock
+		store interface {
+			ports.UsageCounter
+			ports.RunLeases
+		}
+		budgets *company.Budgets
+		ada     = identity.Identity{UserID: "ada"}
+		call    = ports.ModelCall{Request: llm.Request{Model: "claude-x"}}
+	)
+	BeforeEach(func() {
+		ctx, clock = identity.NewContext(context.Background(), ada), runtest.NewClock()
+		db, err := sqlite.Open(ctx, GinkgoT().TempDir(), zap.NewNop())
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(db.Close)
+		store = sqlite.NewStore(db).Budgets()
+		budgets = company.NewBudgets(store, store, clock, company.BudgetPolicy{
+			Default: budget.Limits{TokensPerDay: 1000, CostPerMonth: 50_000, ConcurrentRuns: 1},
+			PerUser: map[string]budget.Limits{"vip": {}},
+			Prices:  map[string]budget.Price{"claude-x": {Input: 3e6, Output: 15e6}},
+		}, zap.NewNop())
+	})
+	// drain runs one call through the guarded provider.
+	drain := func(p ports.ModelProvider, u llm.Usage) error {
+		s, err := budgets.Provider(usageProvider{usage: u}).Stream(ctx, call)
+		if err != nil {
+			return err
+		}
+		for s.Next() {
+		}
+		return s.Close()
+	}
+
+	It("counts the tokens and cost a call reports against the caller's day and month", func() {
+		Expect(drain(nil, llm.Usage{Input: 600, Output: 100, Known: llm.UsageInput | llm.UsageOutput})).To(Succeed())
+		tokens, _, err := store.PeriodUsage(ctx, "ada", budget.DayKey(clock.Now()))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(tokens).To(BeEquivalentTo(700))
+		_, cost, _ := store.PeriodUsage(ctx, "ada", budget.MonthKey(clock.Now()))
+		Expect(cost).To(BeEquivalentTo(600*3 + 100*15))
+	})
+
+	It("stops the next call once the daily tokens are spent, with a message for the Cursor user", func() {
+		Expect(drain(nil, llm.Usage{Input: 1000})).To(Succeed())
+		err := drain(nil, llm.Usage{Input: 1})
+		var ex *budget.ExceededError
+		Expect(err).To(BeAssignableToTypeOf(ex))
+		Expect(err.Error()).To(ContainSubstring("tokens for today"))
+	})
+
+	It("lets the calls through again the next day", func() {
+		Expect(drain(nil, llm.Usage{Input: 1000})).To(Succeed())
+		clock.Advance(24 * time.Hour)
+		Expect(drain(nil, llm.Usage{Input: 1})).To(Succeed())
+	})
+
+	It("stops calls once the monthly cost is spent", func() {
+		Expect(drain(nil, llm.Usage{Output: 999})).To(Succeed()) // 14_985 micro-dollars
+		Expect(store.AddUsage(ctx, "ada", []string{budget.MonthKey(clock.Now())}, 0, 40_000)).To(Succeed())
+		err := drain(nil, llm.Usage{Input: 1})
+		Expect(err).To(MatchError(ContainSubstring("for this month")))
+	})
+
+	It("applies a user's own limits instead of the default", func() {
+		Expect(store.AddUsage(ctx, "vip", []string{budget.DayKey(clock.Now())}, 1e9, 0)).To(Succeed())
+		Expect(budgets.Check(ctx, "vip")).To(Succeed())
+	})
+
+	It("refuses a call whose context names no user", func() {
+		_, err := budgets.Provider(usageProvider{}).Stream(context.Background(), call)
+		Expect(err).To(MatchError(company.ErrNoCaller))
+	})
+
+	Describe("concurrent runs", func() {
+		It("refuses a second run while the first holds the user's only slot, and frees it at the end", func() {
+			Expect(budgets.StartRun(ctx, "ada", "run-1")).To(Succeed())
+			err := budgets.StartRun(ctx, "ada", "run-2")
+			Expect(err).To(MatchError(ContainSubstring("agent runs in progress")))
+			Expect(budgets.StartRun(ctx, "ada", "run-1")).To(Succeed(), "a run renews its own slot")
+			Expect(budgets.EndRun(ctx, "run-1")).To(Succeed())
+			Expect(budgets.StartRun(ctx, "ada", "run-2")).To(Succeed())
+		})
+	})
+})

@@ -1,0 +1,104 @@
+package budget
+
+import (
+	"fmt"
+	"time"
+
+	"keygate/domain/llm"
+)
+
+// Limits are one user's limits; a zero field means no limit.
+type Limits struct {
+	TokensPerDay int64
+	// CostPerMonth is in micro-dollars (1 USD = 1_000_000).
+	CostPerMonth   int64
+	ConcurrentRuns int
+}
+
+// Usage is what a user consumed in the current windows.
+type Usage struct {
+	TokensToday int64
+	// CostThisMonth is in micro-dollars.
+	CostThisMonth int64
+}
+
+// Limit names which limit stopped a call.
+type Limit string
+
+// The limits.
+const (
+	LimitTokensPerDay   Limit = "tokens_per_day"
+	LimitCostPerMonth   Limit = "cost_per_month"
+	LimitConcurrentRuns Limit = "concurrent_runs"
+)
+
+// ExceededError reports a limit that stops a turn. Its message is written
+// for the Cursor user who sees it in the chat.
+type ExceededError struct {
+	Limit Limit
+	Used  int64
+	Max   int64
+	// ResetsAt is when the window restarts; zero for concurrent runs.
+	ResetsAt time.Time
+}
+
+func (e *ExceededError) Error() string {
+	switch e.Limit {
+	case LimitTokensPerDay:
+		return fmt.Sprintf("Keygate budget reached: you used %d of your %d tokens for today. It resets at %s UTC; ask your Keygate administrator for a higher limit.",
+			e.Used, e.Max, e.ResetsAt.UTC().Format("15:04"))
+	case LimitCostPerMonth:
+		return fmt.Sprintf("Keygate budget reached: you spent $%.2f of your $%.2f for this month. It resets on %s; ask your Keygate administrator for a higher limit.",
+			float64(e.Used)/1e6, float64(e.Max)/1e6, e.ResetsAt.UTC().Format("2 January"))
+	default:
+		return fmt.Sprintf("Keygate limit reached: you already have %d agent runs in progress (limit %d). Wait for one to finish or stop it, then try again.",
+			e.Used, e.Max)
+	}
+}
+
+// Check returns an *ExceededError when u has reached a limit of l at now:
+// a call is refused once a counter is at or above its limit, so a call
+// that started below may finish above it.
+func (l Limits) Check(u Usage, now time.Time) error {
+	if l.TokensPerDay > 0 && u.TokensToday >= l.TokensPerDay {
+		return &ExceededError{Limit: LimitTokensPerDay, Used: u.TokensToday, Max: l.TokensPerDay, ResetsAt: DayStart(now).AddDate(0, 0, 1)}
+	}
+	if l.CostPerMonth > 0 && u.CostThisMonth >= l.CostPerMonth {
+		return &ExceededError{Limit: LimitCostPerMonth, Used: u.CostThisMonth, Max: l.CostPerMonth, ResetsAt: MonthStart(now).AddDate(0, 1, 0)}
+	}
+	return nil
+}
+
+// DayStart and MonthStart are the UTC starts of now's windows.
+func DayStart(now time.Time) time.Time {
+	y, m, d := now.UTC().Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}
+
+// MonthStart is the UTC start of now's month.
+func MonthStart(now time.Time) time.Time {
+	y, m, _ := now.UTC().Date()
+	return time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
+}
+
+// DayKey and MonthKey name the counters of now's windows.
+func DayKey(now time.Time) string { return "d" + now.UTC().Format("2006-01-02") }
+
+// MonthKey names the counter of now's month.
+func MonthKey(now time.Time) string { return "m" + now.UTC().Format("2006-01") }
+
+// Price is a model's price in micro-dollars per million tokens.
+type Price struct {
+	Input, Output, CacheRead, CacheWrite int64
+}
+
+// Tokens counts u for the daily token limit: every input and output token,
+// cached or not.
+func Tokens(u llm.Usage) int64 { return u.Input + u.CacheRead + u.CacheWrite + u.Output }
+
+// Cost prices u in micro-dollars, rounding up so many small calls cannot
+// stay free.
+func (p Price) Cost(u llm.Usage) int64 {
+	total := u.Input*p.Input + u.Output*p.Output + u.CacheRead*p.CacheRead + u.CacheWrite*p.CacheWrite
+	return (total + 999_999) / 1_000_000
+}
