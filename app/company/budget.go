@@ -101,7 +101,9 @@ func (b *Budgets) StartRun(ctx context.Context, userID, runID string) error {
 }
 
 // EndRun frees runID's slot.
-func (b *Budgets) EndRun(ctx context.Context, runID string) error { return b.leases.ReleaseRun(ctx, runID) }
+func (b *Budgets) EndRun(ctx context.Context, runID string) error {
+	return b.leases.ReleaseRun(ctx, runID)
+}
 
 // Provider wraps next: a call is refused with the *budget.ExceededError
 // (not a provider error, so the run engine does not retry it and shows
