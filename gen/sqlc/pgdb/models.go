@@ -181,6 +181,13 @@ type Prompt struct {
 	CreatedAt time.Time
 }
 
+type RelayInbox struct {
+	Seq       int64
+	Key       string
+	Payload   []byte
+	CreatedAt time.Time
+}
+
 type Run struct {
 	ID                string
 	ConversationID    string
