@@ -32,6 +32,11 @@ func (s *session) onClient(m *agentv1.AgentClientMessage) {
 				s.apply(call, call.OnThrow(t))
 			}
 		}
+	case m.GetInteractionResponse() != nil:
+		r := m.GetInteractionResponse()
+		if call, ok := s.queries[r.GetId()]; ok {
+			s.apply(call, call.OnInteraction(r))
+		}
 	case m.GetConversationAction() != nil:
 		s.onAction(m.GetConversationAction())
 	case m.GetRunRequest() != nil, m.GetClientHeartbeat() != nil, m.GetKvClientMessage() != nil:
@@ -102,8 +107,7 @@ func (s *session) userMessage(injectionID string, um *agentv1.UserMessage) {
 	for id, call := range s.execs {
 		_ = s.send(output.Abort(id))
 		if a := call.Abort("interrupted by a newer user message"); a.Result != nil {
-			s.ui.Tool(call.Card())
-			_ = s.send(output.ToolCallCompleted(call.ID(), call.Card(), s.modelCall[call.ID()]))
+			s.completing[call.ID()] = call
 			detached = append(detached, *a.Result)
 		}
 		delete(s.execs, id)

@@ -16,7 +16,12 @@ func (s *session) onCommit(e run.MessagesCommitted) {
 		defer e.Barrier.Ack()
 	}
 	switch e.Cause.Kind {
-	case run.CauseInitialMessages, run.CauseToolResult:
+	case run.CauseToolResult:
+		s.completedCalls(e.Cause)
+		if e.Barrier != nil {
+			s.publishSettled(e.CheckpointID, "")
+		}
+	case run.CauseInitialMessages:
 		if e.Barrier != nil {
 			s.publishSettled(e.CheckpointID, "")
 		}

@@ -125,7 +125,10 @@ func (s *session) apply(call *tools.Call, a tools.Action) {
 	}
 	if a.Query != nil {
 		id, err := s.turn.Output.NextInteractionID()
-		if err == nil {
+		if err != nil {
+			a = call.Abort("no interaction id left: " + err.Error())
+		} else {
+			s.queries[id] = call
 			_ = s.send(output.Query(id, a.Query))
 		}
 	}
@@ -138,8 +141,14 @@ func (s *session) apply(call *tools.Call, a tools.Action) {
 				delete(s.execs, id)
 			}
 		}
-		s.ui.Tool(call.Card())
-		_ = s.send(output.ToolCallCompleted(call.ID(), call.Card(), s.modelCall[call.ID()]))
+		for id, c := range s.queries {
+			if c == call {
+				delete(s.queries, id)
+			}
+		}
+		// tool_call_completed goes out once the result is committed
+		// (onCommit), so a client never shows a result the store lacks.
+		s.completing[call.ID()] = call
 		s.handle.ToolResult(*a.Result)
 	}
 }
@@ -180,4 +189,18 @@ func asConnect(err error) error {
 		return ce
 	}
 	return connect.NewError(connect.CodeInternal, err)
+}
+
+// completedCalls sends tool_call_completed for committed results: the
+// call named by a tool-result commit, or every delivered one after an
+// interruption.
+func (s *session) completedCalls(c run.Cause) {
+	for id, call := range s.completing {
+		if !c.Interrupted && id != c.CallID {
+			continue
+		}
+		delete(s.completing, id)
+		s.ui.Tool(call.Card())
+		_ = s.send(output.ToolCallCompleted(call.ID(), call.Card(), s.modelCall[call.ID()]))
+	}
 }

@@ -42,6 +42,11 @@ type session struct {
 	// calls of the current round by call id; execs maps exec ids to them.
 	calls map[string]*tools.Call
 	execs map[uint32]*tools.Call
+	// completing holds calls whose result was handed to the engine and is
+	// not committed yet.
+	completing map[string]*tools.Call
+	// queries maps interaction query ids to their calls.
+	queries map[uint32]*tools.Call
 	// modelCall is the provider call id of each tool call, for the cards.
 	modelCall map[string]string
 	// names of tool calls seen streaming, for placeholder cards.
@@ -65,7 +70,7 @@ func newSession(ctx context.Context, h *Handler, turn *transport.Turn) *session 
 	s := &session{
 		h: h, ctx: ctx, turn: turn, log: h.log.With(zap.String("request_id", turn.RequestID)),
 		inbox: make(chan *agentv1.AgentClientMessage, 64), readErr: make(chan error, 1), stopRead: cancel,
-		calls: map[string]*tools.Call{}, execs: map[uint32]*tools.Call{}, modelCall: map[string]string{},
+		calls: map[string]*tools.Call{}, execs: map[uint32]*tools.Call{}, queries: map[uint32]*tools.Call{}, completing: map[string]*tools.Call{}, modelCall: map[string]string{},
 		names: map[string]string{}, injections: map[string]injection{}, seenInject: map[string]bool{},
 	}
 	go s.read(rctx)
@@ -97,5 +102,7 @@ func (s *session) send(m *agentv1.AgentServerMessage) error {
 }
 
 func (s *session) env() tools.Env {
-	return tools.Env{ConversationID: s.convID, Now: s.h.o.Now}
+	req := s.turn.Request
+	return tools.Env{ConversationID: s.convID, RootConversationID: req.GetConversationGroupId(),
+		ModelID: compile.ModelID(req), MCP: s.compiled.MCP, Servers: s.compiled.Servers, Now: s.h.o.Now}
 }

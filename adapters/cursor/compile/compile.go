@@ -47,6 +47,10 @@ type Output struct {
 	// compaction); EventID is its event id.
 	UserMessage *agentv1.UserMessage
 	EventID     string
+	// MCP are the client's direct MCP tools (offered to the model by
+	// name); Servers the MCP servers CallMcpTool reaches.
+	MCP     []*agentv1.McpToolDefinition
+	Servers []*agentv1.McpDescriptor
 }
 
 // ErrUnsupportedAction marks an action that cannot open a turn.
@@ -70,11 +74,16 @@ func Compile(in Input) (Output, error) {
 	if in.Request.GetSubagentTypeName() != "" {
 		p.Kind = run.KindSubagent
 	}
-	p.Prompt, err = Prompt(mode, in.ModelName, in.Request.GetMcpTools().GetMcpTools())
+	rc, err := requestContext(a, in.Blobs)
 	if err != nil {
 		return Output{}, err
 	}
-	out := Output{Mode: mode}
+	out := Output{Mode: mode, MCP: directMCP(in.Request.GetMcpTools().GetMcpTools(), rc.GetTools()),
+		Servers: rc.GetMcpMetaToolOptions().GetMcpDescriptors()}
+	p.Prompt, err = Prompt(mode, in.ModelName, out.MCP)
+	if err != nil {
+		return Output{}, err
+	}
 	switch {
 	case a.GetSummarizeAction() != nil || (um != nil && strings.TrimSpace(um.GetText()) == summarizeCommand):
 		p.Action = run.Action{Kind: run.ActionCompact}
@@ -145,4 +154,21 @@ func renderedOf(parts []llm.Part) string {
 		}
 	}
 	return b.String()
+}
+
+// directMCP merges the run request's and the request context's MCP tools;
+// the first definition of a name wins.
+func directMCP(lists ...[]*agentv1.McpToolDefinition) []*agentv1.McpToolDefinition {
+	var out []*agentv1.McpToolDefinition
+	seen := map[string]bool{}
+	for _, l := range lists {
+		for _, d := range l {
+			if d.GetName() == "" || seen[d.GetName()] {
+				continue
+			}
+			seen[d.GetName()] = true
+			out = append(out, d)
+		}
+	}
+	return out
 }

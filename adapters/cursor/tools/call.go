@@ -12,6 +12,15 @@ import (
 // Env is what a call needs to know about its run.
 type Env struct {
 	ConversationID string
+	// RootConversationID is the conversation group a subagent reports to
+	// (the run request's conversation_group_id, else ConversationID).
+	RootConversationID string
+	// ModelID is the run's model; a Task without a model inherits it.
+	ModelID string
+	// MCP are the client's direct MCP tools; Servers the MCP servers the
+	// CallMcpTool meta tool reaches.
+	MCP     []*agentv1.McpToolDefinition
+	Servers []*agentv1.McpDescriptor
 	// Now stamps started_at_ms and completed_at_ms; nil uses time.Now.
 	Now func() time.Time
 }
@@ -52,6 +61,9 @@ const (
 	stepEditRead
 	stepEditWrite
 	stepShell
+	stepMCP
+	stepTask
+	stepQuery
 )
 
 // New prepares a call for dispatch.
@@ -111,9 +123,17 @@ func (c *Call) start() (Action, error) {
 		return c.startGlob()
 	case Canonical(Shell), "bash":
 		return c.startShell()
-	default:
-		return Action{}, fmt.Errorf("unknown tool %q", c.call.Name)
+	case Canonical(CallMcpTool):
+		return c.startMetaMCP()
+	case Canonical(AskQuestion):
+		return c.startAsk()
+	case Canonical(Task):
+		return c.startTask()
 	}
+	if d := c.directMCP(); d != nil {
+		return c.startMCP(d)
+	}
+	return Action{}, fmt.Errorf("unknown tool %q", c.call.Name)
 }
 
 // OnExec feeds the client's answer to the call's exec.
@@ -122,6 +142,10 @@ func (c *Call) OnExec(m *agentv1.ExecClientMessage) Action {
 		return Action{}
 	}
 	switch c.state {
+	case stepMCP:
+		return c.onMCP(m)
+	case stepTask:
+		return c.onTask(m)
 	case stepEditRead:
 		return c.onEditRead(m)
 	case stepEditWrite:

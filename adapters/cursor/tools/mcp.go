@@ -1,0 +1,114 @@
+package tools
+
+import (
+	"fmt"
+	"strings"
+
+	"google.golang.org/protobuf/types/known/structpb"
+
+	agentv1 "keygate/gen/cursor/agent/v1"
+)
+
+// directMCP returns the client's MCP tool the call names, if any.
+func (c *Call) directMCP() *agentv1.McpToolDefinition {
+	for _, d := range c.env.MCP {
+		if Canonical(d.GetName()) == Canonical(c.call.Name) {
+			return d
+		}
+	}
+	return nil
+}
+
+// startMCP sends a direct MCP tool call: the model's arguments as they are.
+func (c *Call) startMCP(d *agentv1.McpToolDefinition) (Action, error) {
+	args, err := structArgs(c.args)
+	if err != nil {
+		return Action{}, err
+	}
+	return c.mcpExec(&agentv1.McpArgs{Name: d.GetName(), Args: args, ToolCallId: c.call.CallID,
+		ProviderIdentifier: d.GetProviderIdentifier(), ToolName: d.GetToolName()}), nil
+}
+
+// startMetaMCP resolves CallMcpTool{server, toolName, arguments} against
+// the servers the client described; an unknown server or tool is a tool
+// error without asking the client.
+func (c *Call) startMetaMCP() (Action, error) {
+	server, err := c.required("server")
+	if err != nil {
+		return Action{}, err
+	}
+	tool, err := c.required("toolName", "tool_name")
+	if err != nil {
+		return Action{}, err
+	}
+	for _, d := range c.env.Servers {
+		if d.GetServerIdentifier() != server && d.GetServerName() != server {
+			continue
+		}
+		for _, t := range d.GetTools() {
+			if t.GetToolName() != tool {
+				continue
+			}
+			raw, _ := c.args["arguments"].(map[string]any)
+			args, err := structArgs(raw)
+			if err != nil {
+				return Action{}, err
+			}
+			provider := d.GetServerName()
+			if provider == "" {
+				provider = d.GetServerIdentifier()
+			}
+			return c.mcpExec(&agentv1.McpArgs{Name: d.GetServerIdentifier() + "-" + tool, Args: args, ToolCallId: c.call.CallID,
+				ProviderIdentifier: provider, ToolName: tool, ServerIdentifier: d.GetServerIdentifier()}), nil
+		}
+	}
+	return Action{}, fmt.Errorf("MCP tool descriptor not found: server %q, tool %q", server, tool)
+}
+
+func (c *Call) mcpExec(args *agentv1.McpArgs) Action {
+	c.card.Tool = &agentv1.ToolCall_McpToolCall{McpToolCall: &agentv1.McpToolCall{Args: args}}
+	c.state = stepMCP
+	return c.exec(func(m *agentv1.ExecServerMessage) { m.Message = &agentv1.ExecServerMessage_McpArgs{McpArgs: args} })
+}
+
+func (c *Call) onMCP(m *agentv1.ExecClientMessage) Action {
+	r := m.GetMcpResult()
+	if r == nil {
+		if m.GetMessage() == nil {
+			return Action{}
+		}
+		return c.fail("unexpected exec result for an MCP tool")
+	}
+	tc := c.card.GetMcpToolCall()
+	s := r.GetSuccess()
+	if s == nil {
+		msg := r.GetError().GetError()
+		if msg == "" {
+			msg = describe("mcp", r)
+		}
+		tc.Result = &agentv1.McpToolResult{Result: &agentv1.McpToolResult_Error{Error: &agentv1.McpToolError{Error: msg}}}
+		return c.fail(msg)
+	}
+	tc.Result = &agentv1.McpToolResult{Result: &agentv1.McpToolResult_Success{Success: s}}
+	var parts []string
+	for _, item := range s.GetContent() {
+		if t := item.GetText(); t != nil {
+			parts = append(parts, t.GetText())
+		} else if item.GetImage() != nil {
+			parts = append(parts, "[image]")
+		}
+	}
+	return c.finish(strings.Join(parts, "\n"), s.GetIsError())
+}
+
+func structArgs(m map[string]any) (map[string]*structpb.Value, error) {
+	out := make(map[string]*structpb.Value, len(m))
+	for k, v := range m {
+		pv, err := structpb.NewValue(v)
+		if err != nil {
+			return nil, fmt.Errorf("MCP argument %q: %w", k, err)
+		}
+		out[k] = pv
+	}
+	return out, nil
+}
