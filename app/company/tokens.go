@@ -20,6 +20,7 @@ type Tokens struct {
 	store  ports.TokenStore
 	clock  ports.Clock
 	random io.Reader
+	audit  *Auditor
 }
 
 var _ ports.ProxyAuthenticator = (*Tokens)(nil)
@@ -30,22 +31,26 @@ func NewTokens(store ports.TokenStore, clock ports.Clock, random io.Reader) *Tok
 	return &Tokens{store: store, clock: clock, random: random}
 }
 
-// Created is a new token: the stored form and the text, shown once.
-type Created struct {
-	Token token.Token
-	Text  string
+// AuditWith makes administrators' revocations of other users' tokens go to
+// the audit log.
+func (t *Tokens) AuditWith(a *Auditor) { t.audit = a }
+
+// tokenView is what the audit log keeps of a token (never its hash).
+func tokenView(t token.Token) map[string]string {
+	return map[string]string{"id": t.ID, "name": t.Name, "owner": t.Owner.UserID, "hint": t.Hint}
 }
 
-// Create mints a token for the caller. ttl <= 0 means no expiry.
-func (t *Tokens) Create(ctx context.Context, caller access.Principal, name string, ttl time.Duration) (Created, error) {
+// Create mints a token for the caller and returns its stored form and its
+// text, which is shown once. ttl <= 0 means no expiry.
+func (t *Tokens) Create(ctx context.Context, caller access.Principal, name string, ttl time.Duration) (token.Token, string, error) {
 	tok, text, err := token.New(t.random, caller.Identity, name, t.clock.Now(), ttl)
 	if err != nil {
-		return Created{}, fmt.Errorf("create gateway token: %w", err)
+		return token.Token{}, "", fmt.Errorf("create gateway token: %w", err)
 	}
 	if err := t.store.CreateToken(ctx, tok); err != nil {
-		return Created{}, err
+		return token.Token{}, "", err
 	}
-	return Created{Token: tok, Text: text}, nil
+	return tok, text, nil
 }
 
 // List returns the caller's tokens, or with all set every user's, which
@@ -63,7 +68,8 @@ func (t *Tokens) List(ctx context.Context, caller access.Principal, all bool) ([
 
 // Revoke revokes token id. A member may revoke only their own tokens;
 // another user's token is reported as ports.ErrNotFound so its existence
-// does not leak.
+// does not leak. An administrator revoking another user's token is
+// audited when an auditor is set (AuditWith).
 func (t *Tokens) Revoke(ctx context.Context, caller access.Principal, id string) (token.Token, error) {
 	owner := caller.UserID
 	if caller.IsAdmin() {
@@ -77,6 +83,11 @@ func (t *Tokens) Revoke(ctx context.Context, caller access.Principal, id string)
 		if tok.ID == id {
 			if err := t.store.RevokeToken(ctx, id, t.clock.Now()); err != nil {
 				return token.Token{}, err
+			}
+			if t.audit != nil && tok.Owner.UserID != caller.UserID {
+				if err := t.audit.Record(ctx, caller, "token.revoke", id, tokenView(tok), nil); err != nil {
+					return tok, err
+				}
 			}
 			return tok, nil
 		}

@@ -22,6 +22,7 @@ var _ = Describe("Tokens", func() {
 	var (
 		ctx    context.Context
 		store  ports.TokenStore
+		log    ports.AuditLog
 		clock  *runtest.Clock
 		tokens *company.Tokens
 		ada    = access.Principal{Identity: identity.Identity{UserID: "ada", Name: "ada@example.com"}, Role: access.Member}
@@ -33,28 +34,30 @@ var _ = Describe("Tokens", func() {
 		db, err := sqlite.Open(ctx, GinkgoT().TempDir(), zap.NewNop())
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(db.Close)
-		store = sqlite.NewStore(db).Tokens()
+		st := sqlite.NewStore(db)
+		store, log = st.Tokens(), st.Audit()
 		tokens = company.NewTokens(store, clock, rand.Reader)
+		tokens.AuditWith(company.NewAuditor(log, clock))
 	})
 
 	Describe("Create", func() {
 		It("shows the text once and stores only its hash", func() {
-			c, err := tokens.Create(ctx, ada, "work laptop", 0)
+			_, text, err := tokens.Create(ctx, ada, "work laptop", 0)
 			Expect(err).NotTo(HaveOccurred())
-			Expect(c.Text).To(HavePrefix(token.Prefix))
+			Expect(text).To(HavePrefix(token.Prefix))
 			list, err := tokens.List(ctx, ada, false)
 			Expect(err).NotTo(HaveOccurred())
-			Expect(list).To(ConsistOf(HaveField("Hash", token.HashOf(c.Text))))
-			Expect(list[0].Hint).NotTo(ContainSubstring(c.Text[len(token.Prefix)+4:]))
+			Expect(list).To(ConsistOf(HaveField("Hash", token.HashOf(text))))
+			Expect(list[0].Hint).NotTo(ContainSubstring(text[len(token.Prefix)+4:]))
 		})
 	})
 
 	Describe("Authenticate", func() {
 		var text string
 		BeforeEach(func() {
-			c, err := tokens.Create(ctx, ada, "laptop", time.Hour)
+			var err error
+			_, text, err = tokens.Create(ctx, ada, "laptop", time.Hour)
 			Expect(err).NotTo(HaveOccurred())
-			text = c.Text
 		})
 
 		It("returns the owner's identity", func() {
@@ -97,12 +100,15 @@ var _ = Describe("Tokens", func() {
 	})
 
 	Describe("List and Revoke across users", func() {
-		var adas company.Created
+		var (
+			adas     token.Token
+			adasText string
+		)
 		BeforeEach(func() {
 			var err error
-			adas, err = tokens.Create(ctx, ada, "ada's", 0)
+			adas, adasText, err = tokens.Create(ctx, ada, "ada's", 0)
 			Expect(err).NotTo(HaveOccurred())
-			_, err = tokens.Create(ctx, bob, "bob's", 0)
+			_, _, err = tokens.Create(ctx, bob, "bob's", 0)
 			Expect(err).NotTo(HaveOccurred())
 		})
 
@@ -120,16 +126,26 @@ var _ = Describe("Tokens", func() {
 		})
 
 		It("answers another member's revocation of ada's token with ErrNotFound and leaves it usable", func() {
-			_, err := tokens.Revoke(ctx, bob, adas.Token.ID)
+			_, err := tokens.Revoke(ctx, bob, adas.ID)
 			Expect(err).To(MatchError(ports.ErrNotFound))
-			Expect(tokens.Authenticate(ctx, adas.Text)).To(Equal(ada.Identity))
+			Expect(tokens.Authenticate(ctx, adasText)).To(Equal(ada.Identity))
 		})
 
-		It("lets an administrator revoke any user's token", func() {
-			_, err := tokens.Revoke(ctx, admin, adas.Token.ID)
+		It("lets an administrator revoke any user's token, and audits it", func() {
+			_, err := tokens.Revoke(ctx, admin, adas.ID)
 			Expect(err).NotTo(HaveOccurred())
-			_, err = tokens.Authenticate(ctx, adas.Text)
+			_, err = tokens.Authenticate(ctx, adasText)
 			Expect(err).To(MatchError(ports.ErrNotAuthorized))
+			entries, err := log.AuditEntries(ctx, ports.AuditQuery{})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(entries).To(ConsistOf(And(HaveField("Action", "token.revoke"), HaveField("Target", adas.ID),
+				HaveField("Actor", admin.Identity))))
+		})
+
+		It("does not audit a member revoking their own token", func() {
+			_, err := tokens.Revoke(ctx, ada, adas.ID)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(log.AuditEntries(ctx, ports.AuditQuery{})).To(BeEmpty())
 		})
 	})
 })
