@@ -12,6 +12,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"keygate/adapters/ca"
 	"keygate/adapters/control"
 	"keygate/adapters/httpserver"
 	"keygate/adapters/relstore"
@@ -25,14 +26,15 @@ type Keygate struct {
 	logger    *zap.Logger
 	server    *httpserver.Server
 	retention *appcontrol.Retention
+	proxy     CursorProxy
 }
 
 // DataDir is the prepared data directory (exists, mode 0700).
 type DataDir string
 
 // NewKeygate assembles the parts wire built.
-func NewKeygate(cfg config.Config, logger *zap.Logger, server *httpserver.Server, retention *appcontrol.Retention) *Keygate {
-	return &Keygate{cfg: cfg, logger: logger, server: server, retention: retention}
+func NewKeygate(cfg config.Config, logger *zap.Logger, server *httpserver.Server, retention *appcontrol.Retention, proxy CursorProxy) *Keygate {
+	return &Keygate{cfg: cfg, logger: logger, server: server, retention: retention, proxy: proxy}
 }
 
 // retentionInterval is how often detailed call records past their age are
@@ -40,12 +42,33 @@ func NewKeygate(cfg config.Config, logger *zap.Logger, server *httpserver.Server
 const retentionInterval = time.Hour
 
 // Run serves until ctx is cancelled, then shuts down gracefully. ready, if
-// non-nil, receives the bound listen address.
+// non-nil, receives the bound listen address of the HTTP server. A listener
+// that fails stops the others.
 func (k *Keygate) Run(ctx context.Context, ready func(net.Addr)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go control.RunRetention(ctx, k.retention, retentionInterval, k.logger)
-	return k.server.Run(ctx, ready)
+	errs := make(chan error, 2)
+	n := 1
+	go func() { errs <- k.server.Run(ctx, ready) }()
+	if k.proxy != nil {
+		n++
+		go func() {
+			if err := k.proxy.Run(ctx, nil); err != nil {
+				errs <- fmt.Errorf("cursor proxy: %w", err)
+				return
+			}
+			errs <- nil
+		}()
+	}
+	var all []error
+	for range n {
+		if err := <-errs; err != nil {
+			all = append(all, err)
+			cancel()
+		}
+	}
+	return errors.Join(all...)
 }
 
 // Handler exposes the root HTTP handler for in-process tests.
@@ -65,11 +88,15 @@ func PrepareDataDir(cfg config.Config) (DataDir, error) {
 }
 
 // NewHTTPServer mounts the routes and readiness checks of every adapter.
-func NewHTTPServer(cfg config.Config, logger *zap.Logger, dir DataDir, store *relstore.Store, controlRoutes ControlRoutes) *httpserver.Server {
+func NewHTTPServer(cfg config.Config, logger *zap.Logger, dir DataDir, store *relstore.Store, controlRoutes ControlRoutes, authority *ca.Authority) *httpserver.Server {
+	routes := map[string]http.Handler{"GET /ca.crt": caCertificate(authority)}
+	for p, h := range controlRoutes {
+		routes[p] = h
+	}
 	return httpserver.New(logger, httpserver.Options{
 		Addr:            cfg.Listen,
 		ShutdownTimeout: cfg.ShutdownTimeout,
-		Routes:          controlRoutes,
+		Routes:          routes,
 		Checks: []httpserver.Check{
 			{Name: "data_dir", Fn: func(context.Context) error { return checkWritable(string(dir)) }},
 			{Name: "store", Fn: storeReady(store)},

@@ -23,6 +23,11 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		NewModels,
 		NewControlRoutes,
 		NewRetention,
+		NewEngine,
+		NewUpstream,
+		NewCursorRoutes,
+		OpenCA,
+		NewCursorProxy,
 		NewHTTPServer,
 		NewKeygate,
 	)

@@ -45,10 +45,44 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	modelProvider := NewModelProvider(logger, store, settings)
 	models := NewModels(store, secretBox, modelProvider)
 	controlRoutes := NewControlRoutes(cfg, logger, store, settings, models)
-	server := NewHTTPServer(cfg, logger, dataDir, store, controlRoutes)
+	authority, err := OpenCA(cfg, dataDir)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	server := NewHTTPServer(cfg, logger, dataDir, store, controlRoutes, authority)
 	retention := NewRetention(store, settings)
-	keygate := NewKeygate(cfg, logger, server, retention)
+	engine, cleanup3, err := NewEngine(store, modelProvider, logger)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	forwarder, err := NewUpstream(cfg, logger)
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	cursorRoutes, err := NewCursorRoutes(engine, store, models, forwarder, logger)
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	v, err := NewCursorProxy(cfg, authority, cursorRoutes, forwarder, logger)
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	keygate := NewKeygate(cfg, logger, server, retention, v)
 	return keygate, func() {
+		cleanup3()
 		cleanup2()
 		cleanup()
 	}, nil

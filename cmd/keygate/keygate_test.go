@@ -17,12 +17,12 @@ import (
 	"github.com/onsi/gomega/gexec"
 )
 
-var listening = regexp.MustCompile(`"addr":"(127\.0\.0\.1:\d+)"`)
+var listening = regexp.MustCompile(`"msg":"listening","addr":"(127\.0\.0\.1:\d+)"`)
 
 // start runs keygate serve on an ephemeral port and returns its session and
 // base URL once it logged the bound address.
 func start(dataDir string, extra ...string) (*gexec.Session, string) {
-	args := append([]string{"serve", "--listen", "127.0.0.1:0", "--data-dir", dataDir, "--log-format", "json"}, extra...)
+	args := append([]string{"serve", "--listen", "127.0.0.1:0", "--proxy-listen", "127.0.0.1:0", "--data-dir", dataDir, "--log-format", "json"}, extra...)
 	session, err := gexec.Start(exec.Command(binary, args...), GinkgoWriter, GinkgoWriter)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { session.Kill().Wait() })

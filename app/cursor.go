@@ -1,0 +1,168 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"go.uber.org/zap"
+
+	"keygate/adapters/ca"
+	"keygate/adapters/cursor"
+	"keygate/adapters/cursor/agent"
+	"keygate/adapters/cursor/unary"
+	"keygate/adapters/cursorproxy"
+	"keygate/adapters/relstore"
+	"keygate/adapters/upstream"
+	"keygate/app/config"
+	appcontrol "keygate/app/control"
+	"keygate/app/run"
+	"keygate/ports"
+)
+
+// CursorRoutes are the routes of the Cursor protocol adapter (RunSSE,
+// BidiAppend, model lists, server config). The proxy serves them for
+// intercepted *.cursor.sh requests.
+type CursorRoutes map[string]http.Handler
+
+// NewEngine builds the run engine over the store and the provider client.
+// The cleanup stops every run still going (each ends Cancelled).
+func NewEngine(store *relstore.Store, mp ports.ModelProvider, logger *zap.Logger) (*run.Engine, func(), error) {
+	st := store.Stores()
+	e, err := run.New(run.Options{
+		Conversations: st.Conversations,
+		Runs:          st.Runs,
+		ToolRounds:    st.ToolRounds,
+		Blobs:         st.Blobs,
+		Anchors:       store.ContextAnchors(),
+		Provider:      mp,
+		Logger:        logger.Named("run"),
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("new run engine: %w", err)
+	}
+	return e, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := e.Shutdown(ctx); err != nil {
+			logger.Warn("run engine shutdown", zap.Error(err))
+		}
+	}, nil
+}
+
+// NewUpstream is the pass-through to Cursor's own service, through the
+// configured outbound proxy or the standard proxy environment.
+func NewUpstream(cfg config.Config, logger *zap.Logger) (*upstream.Forwarder, error) {
+	fwd, err := upstream.New(upstream.Options{Proxy: cfg.OutboundProxy}, logger.Named("upstream"))
+	if err != nil {
+		return nil, fmt.Errorf("new upstream forwarder: %w", err)
+	}
+	return fwd, nil
+}
+
+// NewCursorRoutes builds the Cursor protocol adapter: the run layer on the
+// engine, model lists merged with Cursor's, and the transport routes.
+func NewCursorRoutes(engine *run.Engine, store *relstore.Store, models *appcontrol.Models, fwd *upstream.Forwarder, logger *zap.Logger) (CursorRoutes, error) {
+	handler, err := agent.New(agent.Options{
+		Engine:        engine,
+		Conversations: store.Stores().Conversations,
+		Models:        models,
+		Logger:        logger.Named("cursor"),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("new cursor run handler: %w", err)
+	}
+	srv := cursor.New(handler, cursor.Options{
+		Unary: unary.Options{Catalog: modelCatalog{models}, Upstream: fwd},
+	}, logger.Named("cursor"))
+	return srv.Routes(), nil
+}
+
+// OpenCA loads the company CA when configured, otherwise the installation
+// CA in the data dir (generated on first start, key mode 0600).
+func OpenCA(cfg config.Config, dir DataDir) (*ca.Authority, error) {
+	if cfg.CACert != "" {
+		a, err := ca.LoadFiles(cfg.CACert, cfg.CAKey)
+		if err != nil {
+			return nil, fmt.Errorf("load company CA: %w", err)
+		}
+		return a, nil
+	}
+	a, _, err := ca.LoadOrCreate(string(dir), time.Now())
+	if err != nil {
+		return nil, fmt.Errorf("load installation CA: %w", err)
+	}
+	return a, nil
+}
+
+// CursorProxy is the forward proxy Cursor is pointed at; nil when disabled.
+type CursorProxy = *cursorproxy.Proxy
+
+// NewCursorProxy builds the intercepting proxy: Keygate's routes for
+// *.cursor.sh, the local stubs, and Cursor's upstream for everything else.
+func NewCursorProxy(cfg config.Config, authority *ca.Authority, routes CursorRoutes, fwd *upstream.Forwarder, logger *zap.Logger) (CursorProxy, error) {
+	if cfg.ProxyListen == "" {
+		return nil, nil
+	}
+	keygate, isKeygate := cursorproxy.RouteTable(routes)
+	p, err := cursorproxy.New(cursorproxy.Options{
+		Addr:          cfg.ProxyListen,
+		Certificate:   ca.NewLeaves(authority, ca.LeafOptions{}).Leaf,
+		Keygate:       keygate,
+		IsKeygatePath: isKeygate,
+		Upstream:      fwd,
+		Tunnel:        fwd.DialTunnel,
+	}, logger.Named("proxy"))
+	if err != nil {
+		return nil, fmt.Errorf("new cursor proxy: %w", err)
+	}
+	return p, nil
+}
+
+// caCertificate serves the CA certificate Cursor's machine must trust.
+func caCertificate(a *ca.Authority) http.Handler {
+	pem := a.CertPEM()
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/x-pem-file")
+		w.Header().Set("Content-Disposition", `attachment; filename="keygate-ca.crt"`)
+		_, _ = w.Write(pem)
+	})
+}
+
+// modelCatalog publishes the enabled models to Cursor's model picker.
+type modelCatalog struct{ models *appcontrol.Models }
+
+func (c modelCatalog) Models(ctx context.Context, _ http.Header) ([]unary.Model, error) {
+	all, err := c.models.List(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list models: %w", err)
+	}
+	out := make([]unary.Model, 0, len(all))
+	for _, m := range all {
+		cfg := m.Config
+		if !cfg.Enabled {
+			continue
+		}
+		out = append(out, unary.Model{
+			ID:          cfg.ID,
+			DisplayName: cfg.DisplayName,
+			Badge:       badge(cfg.BaseURL),
+			Description: cfg.Tooltip,
+			Thinking:    cfg.ReasoningEffort != "",
+			Images:      cfg.SupportsImages,
+		})
+	}
+	return out, nil
+}
+
+// badge labels a model with its provider host, so users see where a turn
+// goes.
+func badge(base string) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
+}
