@@ -34,6 +34,12 @@ func (w *Workspace) answer(ex *agentv1.ExecServerMessage) *agentv1.ExecClientMes
 		return &agentv1.ExecClientMessage{Message: &agentv1.ExecClientMessage_LsResult{LsResult: w.ls(ex.GetLsArgs())}}
 	case ex.GetGrepArgs() != nil:
 		return &agentv1.ExecClientMessage{Message: &agentv1.ExecClientMessage_GrepResult{GrepResult: w.grep(ex.GetGrepArgs())}}
+	case ex.GetMcpArgs() != nil:
+		r := &agentv1.McpResult{Result: &agentv1.McpResult_Error{Error: &agentv1.McpError{Error: "no MCP servers here"}}}
+		if w.MCP != nil {
+			r = w.MCP(ex.GetMcpArgs())
+		}
+		return &agentv1.ExecClientMessage{Message: &agentv1.ExecClientMessage_McpResult{McpResult: r}}
 	}
 	return &agentv1.ExecClientMessage{}
 }

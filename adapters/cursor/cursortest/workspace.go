@@ -25,6 +25,14 @@ type Workspace struct {
 	// Hold, when set, keeps an exec unanswered until the returned channel
 	// closes or the exec is aborted (for restarts and cancels mid-round).
 	Hold func(*agentv1.ExecServerMessage) <-chan struct{}
+	// MCP answers mcp_args execs; nil answers with an MCP error.
+	MCP func(*agentv1.McpArgs) *agentv1.McpResult
+	// Answer answers interaction queries (the user's choice); nil leaves
+	// them unanswered.
+	Answer func(*agentv1.InteractionQuery) *agentv1.InteractionResponse
+	// Subagent runs a subagent_args exec (see Client.RunSubagent); nil
+	// answers with a subagent error.
+	Subagent func(context.Context, *agentv1.SubagentArgs) *agentv1.SubagentResult
 
 	mu      sync.Mutex
 	seen    []*agentv1.ExecServerMessage
@@ -65,6 +73,19 @@ func (w *Workspace) Handle(ctx context.Context, msg *agentv1.AgentServerMessage,
 			cancel()
 		}
 		w.mu.Unlock()
+		return nil
+	}
+	if q := msg.GetInteractionQuery(); q != nil {
+		if w.Answer == nil {
+			return nil
+		}
+		w.wg.Add(1)
+		go func() {
+			defer w.wg.Done()
+			r := w.Answer(q)
+			r.Id = q.GetId()
+			_ = reply(context.WithoutCancel(ctx), &agentv1.AgentClientMessage{Message: &agentv1.AgentClientMessage_InteractionResponse{InteractionResponse: r}})
+		}()
 		return nil
 	}
 	ex := msg.GetExecServerMessage()
@@ -112,6 +133,13 @@ func (w *Workspace) run(ctx context.Context, ex *agentv1.ExecServerMessage, repl
 		return
 	}
 	res := w.answer(ex)
+	if args := ex.GetSubagentArgs(); args != nil {
+		r := &agentv1.SubagentResult{Result: &agentv1.SubagentResult_Error{Error: &agentv1.SubagentError{Error: "no subagents here"}}}
+		if w.Subagent != nil {
+			r = w.Subagent(ctx, args)
+		}
+		res = &agentv1.ExecClientMessage{Message: &agentv1.ExecClientMessage_SubagentResult{SubagentResult: r}}
+	}
 	if w.CloseFirst {
 		_ = reply(ctx, ExecStreamClose(ex.GetId()))
 		send(res)
