@@ -2,7 +2,6 @@ package auth
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"strings"
 	"time"
@@ -91,8 +90,7 @@ func (g *Gate) Routes() map[string]http.Handler {
 // me answers who the caller is, for the console's header.
 func (g *Gate) me(w http.ResponseWriter, r *http.Request) {
 	p, _ := access.FromContext(r.Context())
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string]string{
+	writeJSON(w, http.StatusOK, map[string]string{
 		"userId": p.UserID, "name": p.Name, "role": string(p.Role), "mode": string(g.cfg.Mode),
 	})
 }
