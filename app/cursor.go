@@ -63,8 +63,9 @@ func NewUpstream(cfg config.Config, logger *zap.Logger) (*upstream.Forwarder, er
 }
 
 // NewCursorRoutes builds the Cursor protocol adapter: the run layer on the
-// engine, model lists merged with Cursor's, and the transport routes.
-func NewCursorRoutes(engine *run.Engine, store *relstore.Store, models *appcontrol.Models, fwd *upstream.Forwarder, logger *zap.Logger) (CursorRoutes, error) {
+// engine, model lists merged with Cursor's, foreign appends relayed to
+// Cursor, and the transport routes. The cleanup ends every open transport.
+func NewCursorRoutes(engine *run.Engine, store *relstore.Store, models *appcontrol.Models, fwd *upstream.Forwarder, logger *zap.Logger) (CursorRoutes, func(), error) {
 	handler, err := agent.New(agent.Options{
 		Engine:        engine,
 		Conversations: store.Stores().Conversations,
@@ -72,12 +73,19 @@ func NewCursorRoutes(engine *run.Engine, store *relstore.Store, models *appcontr
 		Logger:        logger.Named("cursor"),
 	})
 	if err != nil {
-		return nil, fmt.Errorf("new cursor run handler: %w", err)
+		return nil, nil, fmt.Errorf("new cursor run handler: %w", err)
 	}
 	srv := cursor.New(handler, cursor.Options{
-		Unary: unary.Options{Catalog: modelCatalog{models}, Upstream: fwd},
+		Unary:   unary.Options{Catalog: modelCatalog{models}, Upstream: fwd},
+		Foreign: upstream.NewForeignAppends(fwd),
 	}, logger.Named("cursor"))
-	return srv.Routes(), nil
+	return srv.Routes(), func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := srv.Close(ctx); err != nil {
+			logger.Warn("close cursor transports", zap.Error(err))
+		}
+	}, nil
 }
 
 // OpenCA loads the company CA when configured, otherwise the installation

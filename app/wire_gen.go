@@ -66,7 +66,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	cursorRoutes, err := NewCursorRoutes(engine, store, models, forwarder, logger)
+	cursorRoutes, cleanup4, err := NewCursorRoutes(engine, store, models, forwarder, logger)
 	if err != nil {
 		cleanup3()
 		cleanup2()
@@ -75,6 +75,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	}
 	v, err := NewCursorProxy(cfg, authority, cursorRoutes, forwarder, logger)
 	if err != nil {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
@@ -82,6 +83,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	}
 	keygate := NewKeygate(cfg, logger, server, retention, v)
 	return keygate, func() {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()

@@ -20,19 +20,6 @@ import (
 	"keygate/gen/cursor/aiserver/v1/aiserverv1connect"
 )
 
-// foreignToCursor is how the Cursor adapter hands a foreign BidiAppend
-// (speech-to-text, pitfall P7) to the real Cursor: a Connect client over
-// the Forwarder, with the original URL copied from the inbound request.
-type foreignToCursor struct {
-	client aiserverv1connect.BidiServiceClient
-}
-
-func (f foreignToCursor) ForeignAppend(ctx context.Context, req *connect.Request[aiserverv1.BidiAppendRequest]) (*connect.Response[aiserverv1.BidiAppendResponse], error) {
-	out := connect.NewRequest(req.Msg)
-	out.Header().Set(upstream.HeaderUpstreamURL, req.Header().Get(upstream.HeaderUpstreamURL))
-	return f.client.BidiAppend(ctx, out)
-}
-
 var _ = Describe("Proxy in front of the Cursor adapter", func() {
 	var (
 		e       *env
@@ -129,6 +116,5 @@ func (l lazyUpstream) Call(ctx context.Context, procedure string, h http.Header,
 type lazyForeign func() *upstream.Forwarder
 
 func (l lazyForeign) ForeignAppend(ctx context.Context, req *connect.Request[aiserverv1.BidiAppendRequest]) (*connect.Response[aiserverv1.BidiAppendResponse], error) {
-	f := foreignToCursor{client: aiserverv1connect.NewBidiServiceClient(l().Client(), upstream.DefaultURL)}
-	return f.ForeignAppend(ctx, req)
+	return upstream.NewForeignAppends(l()).ForeignAppend(ctx, req)
 }
