@@ -1,6 +1,3 @@
-// Package migrations embeds Keygate's SQLite schema migrations (goose format)
-// so the binary applies them at start. sqlc reads the same files as the
-// schema of gen/sqlc/sqlitedb.
 package migrations
 
 import "embed"
