@@ -37,6 +37,7 @@ type Tx interface {
 	tokenRows
 	auditRows
 	budgetRows
+	ownerRows
 }
 
 // ConversationRow is the head pointer row of a conversation.

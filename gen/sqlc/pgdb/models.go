@@ -175,6 +175,13 @@ type ModelConfig struct {
 	UpdatedAt           time.Time
 }
 
+type Owner struct {
+	Kind      string
+	ID        string
+	UserID    string
+	CreatedAt time.Time
+}
+
 type Prompt struct {
 	CallID    string
 	Request   []byte

@@ -173,6 +173,13 @@ type ModelConfig struct {
 	UpdatedAt           int64
 }
 
+type Owner struct {
+	Kind      string
+	ID        string
+	UserID    string
+	CreatedAt int64
+}
+
 type Prompt struct {
 	CallID    string
 	Request   []byte
