@@ -64,6 +64,7 @@ const (
 	stepMCP
 	stepTask
 	stepQuery
+	stepLints
 )
 
 // New prepares a call for dispatch.
@@ -129,6 +130,12 @@ func (c *Call) start() (Action, error) {
 		return c.startAsk()
 	case Canonical(Task):
 		return c.startTask()
+	case Canonical(CreatePlan):
+		return c.startPlan()
+	case Canonical(SwitchMode):
+		return c.startSwitchMode()
+	case Canonical(ReadLints):
+		return c.startLints()
 	}
 	if d := c.directMCP(); d != nil {
 		return c.startMCP(d)
@@ -146,6 +153,8 @@ func (c *Call) OnExec(m *agentv1.ExecClientMessage) Action {
 		return c.onMCP(m)
 	case stepTask:
 		return c.onTask(m)
+	case stepLints:
+		return c.onLints(m)
 	case stepEditRead:
 		return c.onEditRead(m)
 	case stepEditWrite:

@@ -53,12 +53,15 @@ var readOnly = []string{Read, Ls, Glob, Grep, ReadLints}
 
 // modes lists the tools of each mode. Ask and plan cannot change files;
 // subagents get no interaction tools and cannot spawn further subagents.
+// WebSearch and WebFetch are in the catalog but offered in no mode: on
+// approval the server itself must search or fetch, which Keygate does not
+// do yet.
 var modes = map[string][]string{
-	"agent":     append(append([]string{}, readOnly...), Write, StrReplace, Delete, Shell, WebSearch, WebFetch, AskQuestion, SwitchMode, Task, CallMcpTool),
-	"debug":     append(append([]string{}, readOnly...), Write, StrReplace, Delete, Shell, WebSearch, WebFetch, AskQuestion, Task, CallMcpTool),
-	"multitask": append(append([]string{}, readOnly...), Write, StrReplace, Delete, Shell, WebSearch, WebFetch, AskQuestion, SwitchMode, Task, CallMcpTool),
-	"ask":       append(append([]string{}, readOnly...), WebSearch, WebFetch, AskQuestion, CallMcpTool),
-	"plan":      append(append([]string{}, readOnly...), Shell, WebSearch, WebFetch, AskQuestion, CreatePlan, Task, CallMcpTool),
+	"agent":     append(append([]string{}, readOnly...), Write, StrReplace, Delete, Shell, AskQuestion, SwitchMode, Task, CallMcpTool),
+	"debug":     append(append([]string{}, readOnly...), Write, StrReplace, Delete, Shell, AskQuestion, Task, CallMcpTool),
+	"multitask": append(append([]string{}, readOnly...), Write, StrReplace, Delete, Shell, AskQuestion, SwitchMode, Task, CallMcpTool),
+	"ask":       append(append([]string{}, readOnly...), AskQuestion, CallMcpTool),
+	"plan":      append(append([]string{}, readOnly...), Shell, AskQuestion, CreatePlan, Task, CallMcpTool),
 	"subagent":  append(append([]string{}, readOnly...), Write, StrReplace, Delete, Shell, CallMcpTool),
 }
 

@@ -32,13 +32,62 @@ func (c *Call) startAsk() (Action, error) {
 		AskQuestionInteractionQuery: &agentv1.AskQuestionInteractionQuery{Args: args, ToolCallId: c.call.CallID}}}}, nil
 }
 
+// startPlan proposes a plan for the user to review.
+func (c *Call) startPlan() (Action, error) {
+	plan, err := c.required("plan")
+	if err != nil {
+		return Action{}, err
+	}
+	args := &agentv1.CreatePlanArgs{Plan: plan, Overview: c.str("overview"), Name: c.str("name")}
+	todos, _ := c.args["todos"].([]any)
+	for _, t := range todos {
+		tm, _ := t.(map[string]any)
+		args.Todos = append(args.Todos, &agentv1.TodoItem{Id: str(tm, "id"), Content: str(tm, "content"),
+			Status: agentv1.TodoStatus_TODO_STATUS_PENDING})
+	}
+	c.card.Tool = &agentv1.ToolCall_CreatePlanToolCall{CreatePlanToolCall: &agentv1.CreatePlanToolCall{Args: args}}
+	c.state = stepQuery
+	return Action{Query: &agentv1.InteractionQuery{Query: &agentv1.InteractionQuery_CreatePlanRequestQuery{
+		CreatePlanRequestQuery: &agentv1.CreatePlanRequestQuery{Args: args, ToolCallId: c.call.CallID}}}}, nil
+}
+
+// startSwitchMode asks the user to approve a mode switch.
+func (c *Call) startSwitchMode() (Action, error) {
+	target, err := c.required("target_mode_id")
+	if err != nil {
+		return Action{}, err
+	}
+	args := &agentv1.SwitchModeArgs{TargetModeId: target, Explanation: optStr(c.str("explanation")), ToolCallId: c.call.CallID}
+	c.card.Tool = &agentv1.ToolCall_SwitchModeToolCall{SwitchModeToolCall: &agentv1.SwitchModeToolCall{Args: args}}
+	c.state = stepQuery
+	return Action{Query: &agentv1.InteractionQuery{Query: &agentv1.InteractionQuery_SwitchModeRequestQuery{
+		SwitchModeRequestQuery: &agentv1.SwitchModeRequestQuery{Args: args}}}}, nil
+}
+
 // OnInteraction feeds the user's answer to the call's query.
 func (c *Call) OnInteraction(r *agentv1.InteractionResponse) Action {
 	if c.done || c.state != stepQuery {
 		return Action{}
 	}
+	if p := r.GetCreatePlanRequestResponse(); p != nil && c.card.GetCreatePlanToolCall() != nil {
+		c.card.GetCreatePlanToolCall().Result = p.GetResult()
+		if p.GetResult().GetSuccess() == nil {
+			return c.fail("the plan was not accepted: " + p.GetResult().GetError().GetError())
+		}
+		return c.finish("The user received the plan.", false)
+	}
+	if m := r.GetSwitchModeRequestResponse(); m != nil && c.card.GetSwitchModeToolCall() != nil {
+		tc := c.card.GetSwitchModeToolCall()
+		if rej := m.GetRejected(); rej != nil || m.GetApproved() == nil {
+			tc.Result = &agentv1.SwitchModeResult{Result: &agentv1.SwitchModeResult_Rejected{Rejected: &agentv1.SwitchModeRejected{Reason: rej.GetReason()}}}
+			return c.finish("The user declined the mode switch. "+rej.GetReason(), false)
+		}
+		to := tc.GetArgs().GetTargetModeId()
+		tc.Result = &agentv1.SwitchModeResult{Result: &agentv1.SwitchModeResult_Success{Success: &agentv1.SwitchModeSuccess{ToModeId: to}}}
+		return c.finish("Switched to "+to+" mode.", false)
+	}
 	ask := r.GetAskQuestionInteractionResponse()
-	if ask == nil {
+	if ask == nil || c.card.GetAskQuestionToolCall() == nil {
 		return c.fail("unexpected interaction response")
 	}
 	c.card.GetAskQuestionToolCall().Result = ask.GetResult()
