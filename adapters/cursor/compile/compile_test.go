@@ -1,0 +1,178 @@
+package compile_test
+
+import (
+	"crypto/sha256"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"google.golang.org/protobuf/proto"
+
+	"keygate/adapters/cursor/compile"
+	"keygate/app/run"
+	"keygate/domain/conversation"
+	"keygate/domain/llm"
+	agentv1 "keygate/gen/cursor/agent/v1"
+	"keygate/ports"
+)
+
+var _ = Describe("ModeOf", func() {
+	DescribeTable("picks the turn's mode",
+		func(msg, conv agentv1.AgentMode, subagent string, want compile.Mode) {
+			m, err := compile.ModeOf(msg, conv, subagent)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(m).To(Equal(want))
+		},
+		Entry("the user message's mode wins", agentv1.AgentMode_AGENT_MODE_PLAN, agentv1.AgentMode_AGENT_MODE_ASK, "", compile.ModePlan),
+		Entry("an unspecified message mode falls back to the conversation's", agentv1.AgentMode_AGENT_MODE_UNSPECIFIED, agentv1.AgentMode_AGENT_MODE_ASK, "", compile.ModeAsk),
+		Entry("nothing specified is agent", agentv1.AgentMode_AGENT_MODE_UNSPECIFIED, agentv1.AgentMode_AGENT_MODE_UNSPECIFIED, "", compile.ModeAgent),
+		Entry("a subagent type makes a subagent whatever the mode", agentv1.AgentMode_AGENT_MODE_ASK, agentv1.AgentMode_AGENT_MODE_UNSPECIFIED, "explore", compile.ModeSubagent),
+	)
+
+	It("refuses a mode Keygate has no prompt for", func() {
+		_, err := compile.ModeOf(agentv1.AgentMode_AGENT_MODE_TRIAGE, agentv1.AgentMode_AGENT_MODE_UNSPECIFIED, "")
+		var unsupported *compile.UnsupportedModeError
+		Expect(err).To(BeAssignableToTypeOf(unsupported))
+	})
+})
+
+var _ = Describe("Model", func() {
+	DescribeTable("applies the picker's parameters to the configured model",
+		func(params map[string]string, check func(run.Model)) {
+			rm := &agentv1.RequestedModel{ModelId: "m"}
+			for k, v := range params {
+				rm.Parameters = append(rm.Parameters, &agentv1.RequestedModel_ModelParameterValue{Id: k, Value: v})
+			}
+			check(compile.Model(ports.Endpoint{}, ports.ModelConfig{ModelID: "gpt", ContextWindowTokens: 400000, ReasoningEffort: "low"}, rm))
+		},
+		Entry("the configured effort applies without parameters", map[string]string{}, func(m run.Model) {
+			Expect(m.Settings.Reasoning).To(Equal(llm.Reasoning{Enabled: true, Effort: "low"}))
+			Expect(m.Settings.Model).To(Equal("gpt"))
+		}),
+		Entry("reasoning overrides the configured effort", map[string]string{"reasoning": "high"}, func(m run.Model) {
+			Expect(m.Settings.Reasoning.Effort).To(Equal("high"))
+		}),
+		Entry("fast asks for the fast tier", map[string]string{"fast": "true"}, func(m run.Model) {
+			Expect(m.Settings.ServiceTier).To(Equal("fast"))
+		}),
+		Entry("a smaller context narrows the window", map[string]string{"context": "200k"}, func(m run.Model) {
+			Expect(m.ContextWindow).To(BeEquivalentTo(200000))
+		}),
+		Entry("a larger context keeps the configured window", map[string]string{"context": "1m"}, func(m run.Model) {
+			Expect(m.ContextWindow).To(BeEquivalentTo(400000))
+		}),
+	)
+})
+
+var _ = Describe("Compile", func() {
+	var in compile.Input
+	BeforeEach(func() {
+		in = compile.Input{RequestID: "req", RunID: "req:00000001", ConversationID: "conv", Now: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC),
+			Request: &agentv1.AgentRunRequest{}, ModelName: "Test Model"}
+	})
+
+	userAction := func(text string, rc *agentv1.RequestContext) *agentv1.ConversationAction {
+		return &agentv1.ConversationAction{Action: &agentv1.ConversationAction_UserMessageAction{UserMessageAction: &agentv1.UserMessageAction{
+			UserMessage: &agentv1.UserMessage{Text: text, MessageId: "m1"}, RequestContext: rc}}}
+	}
+	rc := &agentv1.RequestContext{Env: &agentv1.RequestContextEnv{OsVersion: "linux", Shell: "bash", WorkspacePaths: []string{"/ws"}}}
+
+	It("adds the request context as its own message before the runtime message", func() {
+		in.Action = userAction("Fix it", rc)
+		out, err := compile.Compile(in)
+		Expect(err).NotTo(HaveOccurred())
+		msgs := out.Run.InitialMessages
+		Expect(msgs).To(HaveLen(2))
+		Expect(msgs[0].ID()).To(Equal(conversation.RequestContextID(out.EventID)))
+		Expect(msgs[0].Text()).To(And(ContainSubstring("linux"), ContainSubstring("/ws")))
+		Expect(msgs[1].ID()).To(Equal(conversation.RuntimeID(out.EventID)))
+		Expect(msgs[1].Text()).To(ContainSubstring("<user_query>\nFix it\n</user_query>"))
+		Expect(out.Run.Action.Kind).To(Equal(run.ActionStart))
+		Expect(out.Run.Prompt.Instructions).To(And(ContainSubstring("Test Model"), ContainSubstring("Mode: agent")))
+	})
+
+	It("leaves an unchanged request context out of the next turn", func() {
+		in.Action = userAction("Fix it", rc)
+		first, err := compile.Compile(in)
+		Expect(err).NotTo(HaveOccurred())
+		in.History = first.Run.InitialMessages
+		in.Action = userAction("And this", rc)
+		in.Action.GetUserMessageAction().GetUserMessage().MessageId = "m2"
+		next, err := compile.Compile(in)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(next.Run.InitialMessages).To(HaveLen(1))
+		Expect(next.Run.InitialMessages[0].Text()).To(ContainSubstring("And this"))
+	})
+
+	It("gives an edited message a new event and a re-sent one the same", func() {
+		in.Action = userAction("Fix it", nil)
+		a, _ := compile.Compile(in)
+		b, _ := compile.Compile(in)
+		in.Action = userAction("Fix it now", nil)
+		c, _ := compile.Compile(in)
+		Expect(a.EventID).To(Equal(b.EventID))
+		Expect(c.EventID).NotTo(Equal(a.EventID))
+	})
+
+	It("maps /summarize and SummarizeAction to a compaction with the compaction prompt and no tools", func() {
+		in.Action = userAction("/summarize", nil)
+		out, err := compile.Compile(in)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(out.Run.Action.Kind).To(Equal(run.ActionCompact))
+		Expect(out.Run.Prompt.Tools).To(BeEmpty())
+		in.Action = &agentv1.ConversationAction{Action: &agentv1.ConversationAction_SummarizeAction{SummarizeAction: &agentv1.SummarizeAction{}}}
+		out, err = compile.Compile(in)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(out.Run.Action.Kind).To(Equal(run.ActionCompact))
+	})
+
+	It("resumes the pending round it is given", func() {
+		in.Action = &agentv1.ConversationAction{Action: &agentv1.ConversationAction_ResumeAction{ResumeAction: &agentv1.ResumeAction{}}}
+		in.PendingRoundID = "run:round:0"
+		out, err := compile.Compile(in)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(out.Run.Action).To(Equal(run.Action{Kind: run.ActionResume, PendingRoundID: "run:round:0"}))
+		Expect(out.Run.InitialMessages).To(BeEmpty())
+	})
+
+	Context("with request_context_parts", func() {
+		var rules []byte
+		BeforeEach(func() {
+			var err error
+			rules, err = proto.Marshal(&agentv1.RequestContextRulesPart{Rules: []*agentv1.CursorRule{{FullPath: "/ws/.cursor/rules/go.mdc", Content: "Use gofmt."}}})
+			Expect(err).NotTo(HaveOccurred())
+		})
+		parts := func(data []byte, length uint32) *agentv1.ConversationAction {
+			sum := sha256.Sum256(data)
+			a := userAction("Go", nil)
+			a.RequestContextParts = &agentv1.RequestContextPartReferences{RulesBlobId: sum[:], RulesByteLength: length,
+				DynamicContext: &agentv1.RequestContext{Env: &agentv1.RequestContextEnv{Shell: "zsh"}}}
+			return a
+		}
+
+		It("merges the resolved parts into the dynamic context", func() {
+			in.Action = parts(rules, uint32(len(rules)))
+			Expect(compile.PartIDs(in.Action)).To(HaveLen(1))
+			sum := sha256.Sum256(rules)
+			in.Blobs = map[string][]byte{string(sum[:]): rules}
+			out, err := compile.Compile(in)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(out.Run.InitialMessages[0].Text()).To(And(ContainSubstring("Use gofmt."), ContainSubstring("zsh")))
+		})
+
+		DescribeTable("refuses a part that does not match its reference",
+			func(mutate func(*compile.Input, []byte)) {
+				mutate(&in, rules)
+				_, err := compile.Compile(in)
+				var bad *compile.BadPartError
+				Expect(err).To(BeAssignableToTypeOf(bad))
+			},
+			Entry("an unresolved blob", func(in *compile.Input, r []byte) { in.Action = parts(r, uint32(len(r))) }),
+			Entry("a wrong byte length", func(in *compile.Input, r []byte) {
+				in.Action = parts(r, 3)
+				sum := sha256.Sum256(r)
+				in.Blobs = map[string][]byte{string(sum[:]): r}
+			}),
+		)
+	})
+})
