@@ -124,3 +124,43 @@ var _ = Describe("Budgets", func() {
 		})
 	})
 })
+
+var _ = Describe("Budgets.HoldRun", func() {
+	var (
+		ctx     context.Context
+		clock   *runtest.Clock
+		budgets *company.Budgets
+	)
+	BeforeEach(func() {
+		ctx, clock = context.Background(), runtest.NewClock()
+		db, err := sqlite.Open(ctx, GinkgoT().TempDir(), zap.NewNop())
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(db.Close)
+		st := sqlite.NewStore(db).Budgets()
+		budgets = company.NewBudgets(st, st, clock, company.BudgetPolicy{
+			Default: budget.Limits{ConcurrentRuns: 1}, LeaseTTL: 3 * time.Minute,
+		}, zap.NewNop())
+	})
+
+	It("keeps the slot past the lease lifetime while the run lasts, and frees it at release", func() {
+		release, err := budgets.HoldRun(ctx, "ada", "run-1")
+		Expect(err).NotTo(HaveOccurred())
+		for range 5 { // 5 minutes: longer than the 3-minute lease
+			Eventually(clock.Waiters).Should(Equal(1), "the renewer waits for its next tick")
+			clock.Advance(time.Minute)
+		}
+		Eventually(clock.Waiters).Should(Equal(1))
+		Expect(budgets.StartRun(ctx, "ada", "run-2")).To(MatchError(ContainSubstring("agent runs in progress")))
+		release()
+		release()
+		Expect(budgets.StartRun(ctx, "ada", "run-2")).To(Succeed())
+	})
+
+	It("lets an unlimited user run without taking a slot", func() {
+		unlimited := company.NewBudgets(nil, nil, clock, company.BudgetPolicy{}, zap.NewNop())
+		release, err := unlimited.HoldRun(ctx, "ada", "run-1")
+		Expect(err).NotTo(HaveOccurred())
+		release()
+		Expect(clock.Waiters()).To(Equal(0))
+	})
+})
