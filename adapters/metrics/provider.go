@@ -5,6 +5,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"keygate/domain/llm"
 	"keygate/ports"
 )
@@ -28,7 +30,8 @@ func (p provider) Stream(ctx context.Context, call ports.ModelCall) (ports.Model
 		return nil, err
 	}
 	p.m.inFlight.Inc()
-	return &stream{ModelStream: s, m: p.m, labels: labels, start: start}, nil
+	return &stream{ModelStream: s, m: p.m, labels: labels, start: start,
+		ttft: p.m.ttft.WithLabelValues(labels...), gaps: p.m.interToken.WithLabelValues(labels...)}, nil
 }
 
 // stream observes the events of one call as the caller reads them.
@@ -36,9 +39,12 @@ type stream struct {
 	ports.ModelStream
 	m      *Metrics
 	labels []string
-	start  time.Time
-	last   time.Time // last delta; zero before the first
-	done   bool
+	// ttft and gaps are resolved once per call: label lookup per token
+	// would cost more than the observation.
+	ttft, gaps prometheus.Observer
+	start      time.Time
+	last       time.Time // last delta; zero before the first
+	done       bool
 }
 
 func (s *stream) Next() bool {
@@ -53,10 +59,10 @@ func (s *stream) Next() bool {
 		now := s.m.now()
 		if s.last.IsZero() {
 			if ev.Kind != llm.EventToolCallArgumentsDelta {
-				s.m.ttft.WithLabelValues(s.labels...).Observe(now.Sub(s.start).Seconds())
+				s.ttft.Observe(now.Sub(s.start).Seconds())
 			}
 		} else {
-			s.m.interToken.WithLabelValues(s.labels...).Observe(now.Sub(s.last).Seconds())
+			s.gaps.Observe(now.Sub(s.last).Seconds())
 		}
 		s.last = now
 	case llm.EventUsage:
