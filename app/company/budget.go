@@ -21,6 +21,10 @@ type BudgetPolicy struct {
 	PerUser map[string]budget.Limits
 	// Prices by upstream model id; an unpriced model costs nothing.
 	Prices map[string]budget.Price
+	// PriceOf, when set, replaces Prices, so prices can follow the
+	// console's price settings (app/control: USD per million tokens, so
+	// multiply by 1e6 for budget.Price).
+	PriceOf func(modelID string) budget.Price
 	// LeaseTTL is how long a run lease lasts without renewal (default two
 	// minutes); a replica that dies frees its users' run slots after it.
 	LeaseTTL time.Duration
@@ -73,7 +77,11 @@ func (b *Budgets) Check(ctx context.Context, userID string) error {
 
 // Record counts a finished call's usage against userID's day and month.
 func (b *Budgets) Record(ctx context.Context, userID, model string, u llm.Usage) error {
-	tokens, cost := budget.Tokens(u), b.policy.Prices[model].Cost(u)
+	price := b.policy.Prices[model]
+	if b.policy.PriceOf != nil {
+		price = b.policy.PriceOf(model)
+	}
+	tokens, cost := budget.Tokens(u), price.Cost(u)
 	if tokens == 0 && cost == 0 {
 		return nil
 	}

@@ -164,3 +164,21 @@ var _ = Describe("Budgets.HoldRun", func() {
 		Expect(clock.Waiters()).To(Equal(0))
 	})
 })
+
+var _ = Describe("BudgetPolicy.PriceOf", func() {
+	It("prices calls with the function instead of the static table, so console price edits apply", func() {
+		ctx := context.Background()
+		db, err := sqlite.Open(ctx, GinkgoT().TempDir(), zap.NewNop())
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(db.Close)
+		st, clock := sqlite.NewStore(db).Budgets(), runtest.NewClock()
+		b := company.NewBudgets(st, st, clock, company.BudgetPolicy{
+			Prices:  map[string]budget.Price{"m": {Input: 1e6}},
+			PriceOf: func(model string) budget.Price { return budget.Price{Input: 2e6} },
+		}, zap.NewNop())
+		Expect(b.Record(ctx, "ada", "m", llm.Usage{Input: 1000})).To(Succeed())
+		_, cost, err := st.PeriodUsage(ctx, "ada", budget.MonthKey(clock.Now()))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cost).To(BeEquivalentTo(2000))
+	})
+})
