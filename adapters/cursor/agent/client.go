@@ -113,6 +113,8 @@ func (s *session) userMessage(injectionID string, um *agentv1.UserMessage) {
 		delete(s.execs, id)
 	}
 	if d := s.handle.BreakMessages([]conversation.Message{msg}, detached...); d != run.Applied {
-		s.log.Info("follow-up not taken by the run", zap.String("delivery", d.String()))
+		// The run is closing: the message opens the next run of this turn.
+		s.pending = append(s.pending, injection{id: injectionID, user: um})
+		delete(s.injections, event)
 	}
 }

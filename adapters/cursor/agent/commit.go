@@ -25,6 +25,10 @@ func (s *session) onCommit(e run.MessagesCommitted) {
 		if e.Barrier != nil {
 			s.publishSettled(e.CheckpointID, "")
 		}
+		if s.late != nil && s.late.id != "" {
+			_ = s.send(output.Injection(s.late.id, output.Delivered(s.compiled.EventID, s.h.o.Now())))
+			_ = s.send(output.UserMessageAppended(s.late.user))
+		}
 	case run.CauseRuntimeEvent:
 		s.publishSettled(e.CheckpointID, "")
 		if inj, ok := s.injections[e.Cause.EventID]; ok {

@@ -11,6 +11,7 @@ import (
 	"keygate/adapters/cursor/output"
 	"keygate/adapters/cursor/tools"
 	"keygate/app/run"
+	"keygate/domain/llm"
 	agentv1 "keygate/gen/cursor/agent/v1"
 )
 
@@ -25,13 +26,22 @@ func (s *session) serve() error {
 	for {
 		select {
 		case ev, ok := <-events:
+			var o run.Outcome
 			if !ok {
-				return s.end(s.handle.Outcome())
+				o = s.handle.Outcome()
+			} else if end, isEnd := ev.(run.Ended); isEnd {
+				o = end.Outcome
+			} else {
+				s.onEvent(ev)
+				continue
 			}
-			if end, ok := ev.(run.Ended); ok {
-				return s.end(end.Outcome)
+			if o.Status != run.Completed || len(s.pending) == 0 {
+				return s.end(o)
 			}
-			s.onEvent(ev)
+			if err := s.next(); err != nil {
+				return asConnect(err)
+			}
+			events = s.handle.Events()
 		case m := <-s.inbox:
 			s.onClient(m)
 		case <-done:
@@ -203,4 +213,13 @@ func (s *session) completedCalls(c run.Cause) {
 		s.ui.Tool(call.Card())
 		_ = s.send(output.ToolCallCompleted(call.ID(), call.Card(), s.modelCall[call.ID()]))
 	}
+}
+
+// next starts the run of a follow-up that missed the previous run.
+func (s *session) next() error {
+	late := s.pending[0]
+	s.pending = s.pending[1:]
+	s.late = &late
+	s.usage = llm.Usage{}
+	return s.prepare()
 }

@@ -26,8 +26,13 @@ func (s *session) prepare() error {
 	if s.convID == "" {
 		return connect.NewError(connect.CodeInvalidArgument, errors.New("run request has no conversation id"))
 	}
-	if s.turn.FollowUp != nil {
-		s.action = s.turn.FollowUp
+	next := s.turn.FollowUp
+	if s.late != nil {
+		next = &agentv1.ConversationAction{Action: &agentv1.ConversationAction_UserMessageAction{
+			UserMessageAction: &agentv1.UserMessageAction{UserMessage: s.late.user}}}
+	}
+	if next != nil {
+		s.action = next
 		if l := s.h.latest(s.convID); l != nil {
 			s.base = l
 		}
@@ -51,6 +56,11 @@ func (s *session) prepare() error {
 	_, history, err := s.h.o.Conversations.Load(s.ctx, head.ID())
 	if err != nil {
 		return fmt.Errorf("load conversation: %w", err)
+	}
+	if len(history) == 0 && len(s.base.GetRootPromptMessagesJson()) > 0 {
+		if head, history, err = s.importRoots(head, req); err != nil {
+			return err
+		}
 	}
 	in := compile.Input{
 		RequestID: s.turn.RequestID, RunID: conversation.RunID(s.turn.RequestID, nonce()), Request: req,
@@ -160,4 +170,37 @@ func nonce() uint32 {
 	var b [4]byte
 	_, _ = rand.Read(b[:]) // crypto/rand never fails on supported platforms
 	return binary.BigEndian.Uint32(b[:])
+}
+
+// importRoots restores a conversation Keygate does not hold from the
+// client's checkpoint (a forked chat, or a server that lost its store): each
+// root is a message in Keygate's canonical encoding, from pre_fetched_blobs
+// or the client's KV store. Roots in another format are not imported; the
+// conversation then starts empty.
+func (s *session) importRoots(head conversation.Checkpoint, req *agentv1.AgentRunRequest) (conversation.Checkpoint, []conversation.Message, error) {
+	pre := map[string][]byte{}
+	for _, b := range req.GetPreFetchedBlobs() {
+		pre[string(b.GetId())] = b.GetValue()
+	}
+	var msgs []conversation.Message
+	for _, id := range s.base.GetRootPromptMessagesJson() {
+		data, ok := pre[string(id)]
+		if !ok {
+			var err error
+			if data, err = s.getBlob(id); err != nil {
+				return head, nil, connect.NewError(connect.CodeFailedPrecondition, fmt.Errorf("import conversation: %w", err))
+			}
+		}
+		m, err := conversation.DecodeMessage(data)
+		if err != nil {
+			s.log.Info("checkpoint roots are not Keygate messages; starting the conversation empty")
+			return head, nil, nil
+		}
+		msgs = append(msgs, m)
+	}
+	d, err := s.h.o.Conversations.Apply(s.ctx, ports.Write{Change: conversation.AppendTo(head, msgs...)})
+	if err != nil {
+		return head, nil, fmt.Errorf("import conversation: %w", err)
+	}
+	return d.Checkpoint, msgs, nil
 }

@@ -56,6 +56,11 @@ type session struct {
 	seenInject map[string]bool
 	// cur is the run's latest committed checkpoint id.
 	cur string
+	// late is a follow-up that arrived while the run committed its final
+	// turn (the engine answered RunClosing); pending are later ones. The
+	// turn runs again for each, so none is lost (pitfall P9).
+	late    *injection
+	pending []injection
 	// compacting says the run is a /summarize run.
 	compacting bool
 }

@@ -1,0 +1,73 @@
+package agent_test
+
+import (
+	"fmt"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"google.golang.org/protobuf/proto"
+
+	"keygate/adapters/cursor/cursortest"
+	"keygate/adapters/provider/providertest"
+	agentv1 "keygate/gen/cursor/agent/v1"
+)
+
+var _ = Describe("Handler compiling what the client knows", func() {
+	for _, kind := range kinds {
+		Context(fmt.Sprintf("with a %s model", kind), func() {
+			var (
+				h *harness
+				c *cursortest.Client
+			)
+			BeforeEach(func() {
+				h = newHarness(kind)
+				c = h.env.Client("req-1")
+			})
+
+			It("reads request-context parts it was not given from the client's KV store", func() {
+				rules, err := proto.Marshal(&agentv1.RequestContextRulesPart{Rules: []*agentv1.CursorRule{
+					{FullPath: "/ws/.cursor/rules/style.mdc", Content: "Always answer in haiku."}}})
+				Expect(err).NotTo(HaveOccurred())
+				id := c.PutBlob(rules)
+				action := cursortest.UserMessageAction("m1", "Hello")
+				action.RequestContextParts = &agentv1.RequestContextPartReferences{RulesBlobId: id, RulesByteLength: uint32(len(rules)),
+					DynamicContext: &agentv1.RequestContext{Env: &agentv1.RequestContextEnv{OsVersion: "linux 6.1", Shell: "bash"}}}
+				h.reply(providertest.Turn{ID: "r1", Text: []string{"Quiet words here."}})
+				st := finished(open(c, cursortest.Request("conv-parts", "kg-model", action, nil)))
+				Expect(st.EndError()).To(BeNil())
+				Expect(cursortest.Kinds(st.Content())[0]).To(Equal("kv_get"))
+				body := string(h.provider.Requests()[0].Body)
+				Expect(body).To(And(ContainSubstring("Always answer in haiku."), ContainSubstring("linux 6.1")))
+			})
+
+			It("restores a forked conversation from the checkpoint the client sends", func() {
+				h.reply(providertest.Turn{ID: "r1", Text: []string{"The secret word is lantern."}})
+				finished(open(c, cursortest.RunRequest("conv-parent", "kg-model", "Pick a secret word")))
+				h.reply(providertest.Turn{ID: "r2", Text: []string{"It was lantern."}})
+				st := finished(open(c.WithRequestID("req-fork"), cursortest.Request("conv-fork", "kg-model",
+					cursortest.UserMessageAction("m2", "What was the word?"), c.Checkpoint())))
+				Expect(st.EndError()).To(BeNil())
+				Expect(cursortest.Kinds(st.Content())).To(ContainElement("kv_get"))
+				Expect(string(h.provider.Requests()[1].Body)).To(ContainSubstring("The secret word is lantern."))
+			})
+
+			It("streams thinking before the text and records it as a step", func() {
+				h.reply(providertest.Turn{ID: "r1", Thinking: []string{"Let me ", "think."}, Signature: "sig-1", Text: []string{"Answer."}})
+				st := finished(open(c, cursortest.RunRequest("conv-think", "kg-model", "Think first")))
+				Expect(st.EndError()).To(BeNil())
+				ks := cursortest.Kinds(st.Content())
+				Expect(ks).To(ContainElements("thinking", "thinking_completed", "text"))
+				Expect(indexOf(ks, "thinking_completed")).To(BeNumerically("<", indexOf(ks, "text")))
+			})
+		})
+	}
+})
+
+func indexOf(ks []string, k string) int {
+	for i, v := range ks {
+		if v == k {
+			return i
+		}
+	}
+	return -1
+}
