@@ -1,0 +1,75 @@
+package company_test
+
+import (
+	"context"
+	"encoding/json"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"go.uber.org/zap"
+
+	"keygate/adapters/sqlite"
+	"keygate/app/company"
+	"keygate/app/run/runtest"
+	"keygate/domain/access"
+	"keygate/domain/identity"
+	"keygate/domain/llm"
+	"keygate/ports"
+)
+
+var _ = Describe("Auditor store decorators", func() {
+	var (
+		ctx      context.Context
+		log      ports.AuditLog
+		models   ports.ModelConfigStore
+		settings ports.SettingStore
+		admin    = access.Principal{Identity: identity.Identity{UserID: "root"}, Role: access.Admin}
+	)
+	BeforeEach(func() {
+		ctx = access.NewContext(context.Background(), admin)
+		db, err := sqlite.Open(ctx, GinkgoT().TempDir(), zap.NewNop())
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(db.Close)
+		st := sqlite.NewStore(db)
+		log = st.Audit()
+		auditor := company.NewAuditor(log, runtest.NewClock())
+		models = auditor.ModelConfigs(st.Stores().ModelConfigs)
+		settings = auditor.Settings(st.Stores().Settings)
+	})
+	entries := func() []string {
+		list, err := log.AuditEntries(context.Background(), ports.AuditQuery{})
+		Expect(err).NotTo(HaveOccurred())
+		var out []string
+		for _, e := range list {
+			out = append(out, e.Actor.UserID+" "+e.Action+" "+e.Target)
+		}
+		return out
+	}
+
+	It("audits who created, changed and deleted a model, newest first, with the key masked", func() {
+		cfg := ports.ModelConfig{ID: "m1", DisplayName: "GPT", ProviderKind: llm.ProviderOpenAIResponses, SealedAPIKey: []byte("sealed-1")}
+		Expect(models.PutModelConfig(ctx, cfg)).To(Succeed())
+		cfg.SealedAPIKey = []byte("sealed-2")
+		Expect(models.PutModelConfig(ctx, cfg)).To(Succeed())
+		Expect(models.DeleteModelConfig(ctx, "m1")).To(Succeed())
+		Expect(entries()).To(Equal([]string{"root model.delete m1", "root model.put m1", "root model.put m1"}))
+
+		list, _ := log.AuditEntries(context.Background(), ports.AuditQuery{})
+		Expect(list[2].Before).To(BeNil(), "the first put created the model")
+		var change map[string]any
+		Expect(json.Unmarshal(list[1].After, &change)).To(Succeed())
+		Expect(change).To(HaveKeyWithValue("SealedAPIKey", "[changed]"))
+		Expect(list[0].After).To(BeNil())
+	})
+
+	It("audits nothing for a change that failed", func() {
+		Expect(models.DeleteModelConfig(ctx, "missing")).To(MatchError(ports.ErrNotFound))
+		Expect(entries()).To(BeEmpty())
+	})
+
+	It("audits settings and names a change without a signed-in user as system", func() {
+		Expect(settings.PutSetting(ctx, "llm_detailed_logging", json.RawMessage(`true`))).To(Succeed())
+		Expect(settings.PutSetting(context.Background(), "llm_detailed_logging", json.RawMessage(`false`))).To(Succeed())
+		Expect(entries()).To(Equal([]string{"system setting.put llm_detailed_logging", "root setting.put llm_detailed_logging"}))
+	})
+})
