@@ -66,28 +66,52 @@ func newHarness(kind llm.ProviderKind) *harness {
 // start opens the store and serves the stack; restart stops it first, as a
 // server process that dies and comes back on the same database.
 func (h *harness) start() {
-	db, err := sqlite.Open(context.Background(), h.dir, zap.NewNop())
+	s, err := openStack(h.dir, h.kind, h.provider.URL)
 	Expect(err).NotTo(HaveOccurred())
-	h.stores = relstore.New(db, nil).Stores()
-	h.engine, err = run.New(run.Options{
-		Conversations: h.stores.Conversations, Runs: h.stores.Runs, ToolRounds: h.stores.ToolRounds, Blobs: h.stores.Blobs,
-		Provider: provider.New(provider.Options{Recorder: h.stores.Calls}),
+	h.stores, h.engine, h.env, h.close = s.stores, s.engine, s.env, s.close
+}
+
+// stack is the served system on one database directory.
+type stack struct {
+	stores ports.Stores
+	engine *run.Engine
+	env    *cursortest.Env
+	close  func()
+}
+
+// openStack is shared by specs and benchmarks, so it reports errors
+// instead of asserting.
+func openStack(dir string, kind llm.ProviderKind, providerURL string) (*stack, error) {
+	db, err := sqlite.Open(context.Background(), dir, zap.NewNop())
+	if err != nil {
+		return nil, err
+	}
+	s := &stack{stores: relstore.New(db, nil).Stores()}
+	s.engine, err = run.New(run.Options{
+		Conversations: s.stores.Conversations, Runs: s.stores.Runs, ToolRounds: s.stores.ToolRounds, Blobs: s.stores.Blobs,
+		Provider: provider.New(provider.Options{Recorder: s.stores.Calls}),
 		Limits:   run.Limits{RetryDelay: 10 * time.Millisecond, MaxRetries: -1},
 	})
-	Expect(err).NotTo(HaveOccurred())
-	handler, err := agent.New(agent.Options{Engine: h.engine, Conversations: h.stores.Conversations,
-		Models: models{url: h.provider.URL, kind: h.kind}, AckTimeout: 5 * time.Second})
-	Expect(err).NotTo(HaveOccurred())
+	if err != nil {
+		return nil, err
+	}
+	handler, err := agent.New(agent.Options{Engine: s.engine, Conversations: s.stores.Conversations,
+		Models: models{url: providerURL, kind: kind}, AckTimeout: 5 * time.Second})
+	if err != nil {
+		return nil, err
+	}
 	timings := cursortest.FastTimings()
 	timings.OrphanGrace = 5 * time.Second
-	h.env = cursortest.Serve(handler, cursor.Options{Transport: timings})
-	h.close = func() {
-		h.env.Close()
+	timings.Linger = 20 * time.Millisecond
+	s.env = cursortest.Serve(handler, cursor.Options{Transport: timings})
+	s.close = func() {
+		s.env.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		_ = h.engine.Shutdown(ctx)
+		_ = s.engine.Shutdown(ctx)
 		_ = db.Close()
 	}
+	return s, nil
 }
 
 func (h *harness) restart() {
