@@ -1,0 +1,244 @@
+package company
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"keygate/domain/access"
+	"keygate/domain/callrecord"
+	"keygate/domain/conversation"
+	"keygate/domain/identity"
+	"keygate/ports"
+)
+
+// Store decorators that apply tenancy to the ports the console and the
+// Cursor routes read and write through. A call record belongs to the owner
+// of its conversation, so only conversations need recorded owners.
+//
+// Console side (CallReader, CallLister, Conversations): the caller is the
+// access.Principal that adapters/auth put on the context; without one
+// every read is refused with access.ErrDenied.
+//
+// Cursor side (ConversationStore): the caller is the identity the Cursor
+// proxy put on the context (identity.Local on a laptop); the first Open of
+// a conversation claims it, and an Open, Head or Load of another user's
+// conversation fails with access.ErrDenied.
+
+func principal(ctx context.Context) (access.Principal, error) {
+	p, ok := access.FromContext(ctx)
+	if !ok {
+		return access.Principal{}, access.ErrDenied
+	}
+	return p, nil
+}
+
+// CallReader wraps next: a member reads only call records of their own
+// conversations; another user's record is ports.ErrNotFound.
+func (t *Tenancy) CallReader(next ports.CallRecordReader) ports.CallRecordReader {
+	return scopedCalls{next: next, t: t}
+}
+
+type scopedCalls struct {
+	next ports.CallRecordReader
+	t    *Tenancy
+}
+
+func (s scopedCalls) CallRecord(ctx context.Context, callID string) (callrecord.Record, error) {
+	rec, err := s.next.CallRecord(ctx, callID)
+	if err != nil {
+		return rec, err
+	}
+	if err := s.authorize(ctx, rec); err != nil {
+		return callrecord.Record{}, err
+	}
+	return rec, nil
+}
+
+func (s scopedCalls) CallDetail(ctx context.Context, callID string) (callrecord.Request, []callrecord.Chunk, error) {
+	if _, err := s.CallRecord(ctx, callID); err != nil {
+		return callrecord.Request{}, nil, err
+	}
+	return s.next.CallDetail(ctx, callID)
+}
+
+func (s scopedCalls) authorize(ctx context.Context, rec callrecord.Record) error {
+	p, err := principal(ctx)
+	if err != nil {
+		return err
+	}
+	if err := s.t.Authorize(ctx, p, access.KindConversation, rec.ConversationID); err != nil {
+		return fmt.Errorf("call %s: %w", rec.CallID, ports.ErrNotFound)
+	}
+	return nil
+}
+
+// CallLister wraps next: a member's lists hold only their own
+// conversations' calls. Pages are refilled from further pages, so a page is
+// short only at the end of the list.
+func (t *Tenancy) CallLister(next ports.CallLister) ports.CallLister {
+	return scopedCallList{next: next, t: t}
+}
+
+type scopedCallList struct {
+	next ports.CallLister
+	t    *Tenancy
+}
+
+func (s scopedCallList) CallRecords(ctx context.Context, q ports.CallQuery) ([]callrecord.Record, error) {
+	p, err := principal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if p.IsAdmin() {
+		return s.next.CallRecords(ctx, q)
+	}
+	if q.ConversationID != "" {
+		if err := s.t.Authorize(ctx, p, access.KindConversation, q.ConversationID); err != nil {
+			return []callrecord.Record{}, nil
+		}
+		return s.next.CallRecords(ctx, q)
+	}
+	return refill(ctx, s.t, p, q.Limit,
+		func(ctx context.Context, limit int, last *callrecord.Record) ([]callrecord.Record, error) {
+			page := q
+			page.Limit = limit
+			if last != nil {
+				page.After = &ports.CallCursor{Started: last.Timing.RequestStarted, CallID: last.CallID}
+			}
+			return s.next.CallRecords(ctx, page)
+		},
+		func(r callrecord.Record) string { return r.ConversationID })
+}
+
+// Conversations wraps next: a member lists and opens only their own
+// conversations.
+func (t *Tenancy) Conversations(next ports.ConversationLister) ports.ConversationLister {
+	return scopedConversations{next: next, t: t}
+}
+
+type scopedConversations struct {
+	next ports.ConversationLister
+	t    *Tenancy
+}
+
+func (s scopedConversations) Conversations(ctx context.Context, after *ports.ConversationSummary, limit int) ([]ports.ConversationSummary, error) {
+	p, err := principal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if p.IsAdmin() {
+		return s.next.Conversations(ctx, after, limit)
+	}
+	return refill(ctx, s.t, p, limit,
+		func(ctx context.Context, limit int, last *ports.ConversationSummary) ([]ports.ConversationSummary, error) {
+			if last == nil {
+				return s.next.Conversations(ctx, after, limit)
+			}
+			return s.next.Conversations(ctx, last, limit)
+		},
+		func(c ports.ConversationSummary) string { return c.ID })
+}
+
+func (s scopedConversations) Checkpoints(ctx context.Context, conversationID string) ([]ports.StoredCheckpoint, error) {
+	p, err := principal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.t.Authorize(ctx, p, access.KindConversation, conversationID); err != nil {
+		return nil, err
+	}
+	return s.next.Checkpoints(ctx, conversationID)
+}
+
+// refill pages through a list with fetch until it has limit items the
+// principal may see (limit <= 0: one page of the source, filtered).
+func refill[T any](ctx context.Context, t *Tenancy, p access.Principal, limit int,
+	fetch func(ctx context.Context, limit int, last *T) ([]T, error), conv func(T) string) ([]T, error) {
+	out := []T{}
+	var last *T
+	for {
+		page, err := fetch(ctx, limit, last)
+		if err != nil {
+			return nil, err
+		}
+		ids := make([]string, 0, len(page))
+		for _, item := range page {
+			ids = append(ids, conv(item))
+		}
+		visible, err := t.Visible(ctx, p, access.KindConversation, ids)
+		if err != nil {
+			return nil, err
+		}
+		keep := make(map[string]bool, len(visible))
+		for _, id := range visible {
+			keep[id] = true
+		}
+		for _, item := range page {
+			if keep[conv(item)] && (limit <= 0 || len(out) < limit) {
+				out = append(out, item)
+			}
+		}
+		if limit <= 0 || len(page) < limit || len(out) >= limit {
+			return out, nil
+		}
+		last = &page[len(page)-1]
+	}
+}
+
+// ConversationStore wraps the store the run engine writes through: the
+// caller on ctx claims a conversation at its first Open and is refused
+// (access.ErrDenied) any conversation another user owns.
+func (t *Tenancy) ConversationStore(next ports.ConversationStore) ports.ConversationStore {
+	return scopedStore{ConversationStore: next, t: t}
+}
+
+type scopedStore struct {
+	ports.ConversationStore
+	t *Tenancy
+}
+
+func (s scopedStore) Open(ctx context.Context, conversationID string) (conversation.Checkpoint, error) {
+	if err := s.t.Claim(ctx, access.KindConversation, conversationID); err != nil {
+		return conversation.Checkpoint{}, err
+	}
+	return s.ConversationStore.Open(ctx, conversationID)
+}
+
+func (s scopedStore) Head(ctx context.Context, conversationID string) (conversation.Checkpoint, error) {
+	if err := s.mine(ctx, conversationID); err != nil {
+		return conversation.Checkpoint{}, err
+	}
+	return s.ConversationStore.Head(ctx, conversationID)
+}
+
+func (s scopedStore) Load(ctx context.Context, checkpointID string) (conversation.Checkpoint, []conversation.Message, error) {
+	cp, msgs, err := s.ConversationStore.Load(ctx, checkpointID)
+	if err != nil {
+		return cp, msgs, err
+	}
+	if err := s.mine(ctx, cp.ConversationID()); err != nil {
+		return conversation.Checkpoint{}, nil, err
+	}
+	return cp, msgs, nil
+}
+
+// mine refuses a conversation owned by another user than the caller; an
+// unowned conversation (created before ownership existed) is allowed.
+func (s scopedStore) mine(ctx context.Context, conversationID string) error {
+	who, ok := identity.FromContext(ctx)
+	if !ok || who.Validate() != nil {
+		return fmt.Errorf("conversation %s: %w", conversationID, access.ErrDenied)
+	}
+	owner, err := s.t.owners.Owner(ctx, access.KindConversation, conversationID)
+	if errors.Is(err, ports.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if owner != who.UserID {
+		return fmt.Errorf("conversation %s: %w", conversationID, access.ErrDenied)
+	}
+	return nil
+}
