@@ -43,10 +43,10 @@ func New(now func() time.Time) *Metrics {
 			Name: "keygate_runs_finished_total", Help: "Agent runs finished, by final status.",
 		}, []string{"status"}),
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "keygate_provider_calls_total", Help: "Provider call attempts, by provider kind, model and outcome (completed, error, cancelled).",
+			Name: "keygate_provider_calls_total", Help: "Provider call attempts, by provider kind, model and outcome (completed, error, cancelled, refused by a budget).",
 		}, []string{"provider", "model", "outcome"}),
 		callErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "keygate_provider_errors_total", Help: "Failed provider call attempts, by error class.",
+			Name: "keygate_provider_errors_total", Help: "Failed or refused provider call attempts, by error class (budget_* for a budget limit).",
 		}, []string{"provider", "model", "class"}),
 		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "keygate_provider_calls_in_flight", Help: "Provider calls streaming now in this process.",

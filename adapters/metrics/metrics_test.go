@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"keygate/adapters/metrics"
+	"keygate/domain/budget"
 	"keygate/domain/llm"
 	"keygate/ports"
 )
@@ -111,6 +112,13 @@ var _ = Describe("Metrics", func() {
 		Entry("a refused request is counted before any stream exists", scripted{err: &llm.ProviderError{Class: llm.ErrorRateLimit, Status: 429}}, "rate_limit"),
 		Entry("a stream that breaks is counted when it ends", scripted{events: []llm.Event{{Kind: llm.EventStart}}, end: &llm.ProviderError{Class: llm.ErrorProtocol}}, "protocol"),
 	)
+
+	It("counts a call a budget refused as refused, by limit", func() {
+		drain(m.Provider(scripted{err: &budget.ExceededError{Limit: budget.LimitTokensPerDay}}))
+		out := scrape()
+		Expect(out).To(ContainSubstring(`keygate_provider_calls_total{model="claude-x",outcome="refused",provider="anthropic"} 1`))
+		Expect(out).To(ContainSubstring(`keygate_provider_errors_total{class="budget_tokens_per_day",model="claude-x",provider="anthropic"} 1`))
+	})
 
 	It("counts a call the caller abandoned as cancelled, once", func() {
 		s, err := m.Provider(scripted{events: []llm.Event{{Kind: llm.EventStart}, {Kind: llm.EventTextStart}}}).Stream(context.Background(), call)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"keygate/domain/budget"
 	"keygate/domain/llm"
 	"keygate/ports"
 )
@@ -91,9 +92,15 @@ func (s *stream) end(err error) {
 // finish counts one attempt's outcome.
 func (m *Metrics) finish(labels []string, start time.Time, err error) {
 	outcome := "completed"
-	var pe *llm.ProviderError
+	var (
+		pe *llm.ProviderError
+		be *budget.ExceededError
+	)
 	switch {
 	case err == nil:
+	case errors.As(err, &be):
+		outcome = "refused"
+		m.callErrors.WithLabelValues(labels[0], labels[1], "budget_"+string(be.Limit)).Inc()
 	case errors.As(err, &pe):
 		outcome = "error"
 		m.callErrors.WithLabelValues(labels[0], labels[1], pe.Class.String()).Inc()
