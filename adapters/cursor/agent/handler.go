@@ -62,7 +62,12 @@ type Handler struct {
 type convState struct {
 	confirmed map[string]bool
 	latest    *agentv1.ConversationStateStructure
+	used      time.Time
 }
+
+// maxConvs bounds the per-conversation memory; the least recently used
+// conversation is forgotten first, which costs it only re-sent blobs.
+const maxConvs = 1024
 
 var _ transport.RunHandler = (*Handler)(nil)
 
@@ -87,15 +92,18 @@ func New(o Options) (*Handler, error) {
 func (h *Handler) ServeRun(ctx context.Context, turn *transport.Turn) error {
 	s := newSession(ctx, h, turn)
 	defer s.stop()
-	err := s.prepare()
+	err := s.resolve()
 	var foreign *foreignModelError
 	switch {
 	case errors.As(err, &foreign) && h.o.Foreign != nil:
-		s.stop()
 		return h.o.Foreign(ctx, turn)
 	case errors.As(err, &foreign):
 		return connect.NewError(connect.CodeNotFound, err)
 	case err != nil:
+		return asConnect(err)
+	}
+	s.listen()
+	if err := s.prepare(); err != nil {
 		return asConnect(err)
 	}
 	return s.serve()
@@ -113,9 +121,13 @@ func (h *Handler) conv(id string) *convState {
 	defer h.mu.Unlock()
 	c, ok := h.convs[id]
 	if !ok {
+		if len(h.convs) >= maxConvs {
+			h.evict()
+		}
 		c = &convState{confirmed: map[string]bool{}}
 		h.convs[id] = c
 	}
+	c.used = h.o.Now()
 	return c
 }
 
@@ -145,4 +157,16 @@ func (h *Handler) setLatest(conv string, s *agentv1.ConversationStateStructure) 
 	h.mu.Lock()
 	c.latest = s
 	h.mu.Unlock()
+}
+
+// evict forgets the least recently used conversation; h.mu is held.
+func (h *Handler) evict() {
+	var oldest string
+	var at time.Time
+	for id, c := range h.convs {
+		if oldest == "" || c.used.Before(at) {
+			oldest, at = id, c.used
+		}
+	}
+	delete(h.convs, oldest)
 }

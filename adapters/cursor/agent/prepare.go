@@ -37,14 +37,7 @@ func (s *session) prepare() error {
 			s.base = l
 		}
 	}
-	modelID := compile.ModelID(req)
-	ep, cfg, err := s.h.o.Models.Endpoint(s.ctx, modelID)
-	switch {
-	case errors.Is(err, ports.ErrNotFound) || (err == nil && !cfg.Enabled):
-		return &foreignModelError{model: modelID}
-	case err != nil:
-		return connect.NewError(connect.CodeUnavailable, fmt.Errorf("resolve model %q: %w", modelID, err))
-	}
+	ep, cfg := s.endpoint, s.config
 	blobs, err := s.partBlobs(req)
 	if err != nil {
 		return err
@@ -102,6 +95,20 @@ func (s *session) prepare() error {
 	if err != nil {
 		return fmt.Errorf("start run: %w", err)
 	}
+	return nil
+}
+
+// resolve finds the turn's model among Keygate's models.
+func (s *session) resolve() error {
+	modelID := compile.ModelID(s.turn.Request)
+	ep, cfg, err := s.h.o.Models.Endpoint(s.ctx, modelID)
+	switch {
+	case errors.Is(err, ports.ErrNotFound) || (err == nil && !cfg.Enabled):
+		return &foreignModelError{model: modelID}
+	case err != nil:
+		return connect.NewError(connect.CodeUnavailable, fmt.Errorf("resolve model %q: %w", modelID, err))
+	}
+	s.endpoint, s.config = ep, cfg
 	return nil
 }
 

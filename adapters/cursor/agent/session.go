@@ -12,6 +12,7 @@ import (
 	"keygate/adapters/cursor/transport"
 	"keygate/app/run"
 	"keygate/domain/llm"
+	"keygate/ports"
 	agentv1 "keygate/gen/cursor/agent/v1"
 )
 
@@ -27,8 +28,11 @@ type session struct {
 	inbox    chan *agentv1.AgentClientMessage
 	readErr  chan error
 	stopRead context.CancelFunc
+	readCtx  context.Context
 	once     sync.Once
 
+	endpoint ports.Endpoint
+	config   ports.ModelConfig
 	action   *agentv1.ConversationAction
 	convID   string
 	compiled compile.Output
@@ -78,9 +82,14 @@ func newSession(ctx context.Context, h *Handler, turn *transport.Turn) *session 
 		calls: map[string]*tools.Call{}, execs: map[uint32]*tools.Call{}, queries: map[uint32]*tools.Call{}, completing: map[string]*tools.Call{}, modelCall: map[string]string{},
 		names: map[string]string{}, injections: map[string]injection{}, seenInject: map[string]bool{},
 	}
-	go s.read(rctx)
+	s.readCtx = rctx
 	return s
 }
+
+// listen starts moving the turn's inbox into the session. It starts only
+// once the turn is known to be Keygate's, so a foreign turn gets its inbox
+// untouched.
+func (s *session) listen() { go s.read(s.readCtx) }
 
 // read moves the transport's inbox into s.inbox until ctx ends.
 func (s *session) read(ctx context.Context) {

@@ -1,13 +1,17 @@
 package agent_test
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"keygate/adapters/cursor"
+	"keygate/adapters/cursor/agent"
 	"keygate/adapters/cursor/cursortest"
+	"keygate/adapters/cursor/transport"
 	"keygate/adapters/provider/providertest"
 	"keygate/domain/conversation"
 	"keygate/domain/llm"
@@ -95,6 +99,34 @@ var _ = Describe("Handler serving a text-only turn", func() {
 		Expect(st.EndError()).NotTo(BeNil())
 		Expect(st.EndError().Code().String()).To(Equal("not_found"))
 		Expect(st.EndError().Message()).To(ContainSubstring(`model "gpt-unknown" is not configured in Keygate`))
+		Expect(h.provider.Requests()).To(BeEmpty())
+	})
+})
+
+var _ = Describe("Handler with a Foreign hook", func() {
+	It("hands a turn for a model Keygate does not know to the hook with its inbox untouched", func() {
+		h := newHarness(llm.ProviderOpenAIChat)
+		got := make(chan *agentv1.AgentClientMessage, 1)
+		handler, err := agent.New(agent.Options{Engine: h.engine, Conversations: h.stores.Conversations,
+			Models: models{url: h.provider.URL, kind: llm.ProviderOpenAIChat},
+			Foreign: func(ctx context.Context, turn *transport.Turn) error {
+				m, err := turn.Inbox.Next(ctx)
+				if err != nil {
+					return err
+				}
+				got <- m
+				return turn.Output.Send(cursortest.TextDelta("from upstream"))
+			}})
+		Expect(err).NotTo(HaveOccurred())
+		env := cursortest.Serve(handler, cursor.Options{Transport: cursortest.FastTimings()})
+		DeferCleanup(env.Close)
+		c := env.Client("req-up")
+		st := open(c, cursortest.RunRequest("conv-up", "claude-cursor", "hi"))
+		Expect(c.Send(ctx(), cursortest.FollowUp("more"))).To(Succeed())
+		finished(st)
+		Expect(st.EndError()).To(BeNil())
+		Expect(st.Texts()).To(Equal([]string{"from upstream"}))
+		Expect((<-got).GetConversationAction().GetUserMessageAction().GetUserMessage().GetText()).To(Equal("more"))
 		Expect(h.provider.Requests()).To(BeEmpty())
 	})
 })
