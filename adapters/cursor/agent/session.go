@@ -12,8 +12,8 @@ import (
 	"keygate/adapters/cursor/transport"
 	"keygate/app/run"
 	"keygate/domain/llm"
-	"keygate/ports"
 	agentv1 "keygate/gen/cursor/agent/v1"
+	"keygate/ports"
 )
 
 // session is one turn: the compiled run, its handle and the wire state.
