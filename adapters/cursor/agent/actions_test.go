@@ -145,6 +145,23 @@ var _ = Describe("Handler serving conversation actions", func() {
 				finished(st)
 			})
 
+			It("compacts automatically before a call that would not fit, shows the summary and answers", func() {
+				h.reply(providertest.Turn{ID: "r1", Text: []string{"A long answer."}, Usage: providertest.Usage{Input: 30000, Output: 10}})
+				finished(open(c, cursortest.RunRequest("conv-auto", "kg-small", "Tell me everything")))
+				h.reply(
+					providertest.Turn{ID: "sum", Text: []string{"Earlier the user asked for everything."}},
+					providertest.Turn{ID: "r2", Text: []string{"Short now."}},
+				)
+				st := finished(open(c.WithRequestID("req-2"), cursortest.Request("conv-auto", "kg-small",
+					cursortest.UserMessageAction("m2", "Go on"), c.Checkpoint())))
+				Expect(st.EndError()).To(BeNil())
+				ks := cursortest.Kinds(st.Content())
+				Expect(ks).To(ContainElements("summary_started", "summary", "summary_completed"))
+				Expect(indexOf(ks, "summary_completed")).To(BeNumerically("<", indexOf(ks, "text")))
+				Expect(st.Texts()).To(Equal([]string{"Short now."}))
+				Expect(string(h.provider.Requests()[2].Body)).To(ContainSubstring("Earlier the user asked for everything."))
+			})
+
 			When("the user summarizes the conversation", func() {
 				var st *cursortest.Stream
 				BeforeEach(func() {

@@ -31,7 +31,9 @@ type models struct {
 }
 
 func (m models) Endpoint(_ context.Context, id string) (ports.Endpoint, ports.ModelConfig, error) {
-	if id != "kg-model" && id != "kg-other" {
+	window := map[string]int64{"kg-model": 0, "kg-other": 0, "kg-small": 20000}
+	w, ok := window[id]
+	if !ok {
 		return ports.Endpoint{}, ports.ModelConfig{}, ports.ErrNotFound
 	}
 	u, err := provider.RequestURL(m.url, false, m.kind)
@@ -39,7 +41,8 @@ func (m models) Endpoint(_ context.Context, id string) (ports.Endpoint, ports.Mo
 		return ports.Endpoint{}, ports.ModelConfig{}, err
 	}
 	return ports.Endpoint{Kind: m.kind, URL: u, APIKey: "sk-test"},
-		ports.ModelConfig{ID: id, ModelID: "upstream-" + id, DisplayName: "Test " + id, Enabled: true, ProviderKind: m.kind}, nil
+		ports.ModelConfig{ID: id, ModelID: "upstream-" + id, DisplayName: "Test " + id, Enabled: true, ProviderKind: m.kind,
+			ContextWindowTokens: w}, nil
 }
 
 // harness is the whole stack: the Cursor adapter over real HTTP, the run

@@ -12,6 +12,7 @@ import (
 
 	"keygate/adapters/cursor/cursortest"
 	"keygate/adapters/provider/providertest"
+	"keygate/domain/llm"
 	agentv1 "keygate/gen/cursor/agent/v1"
 )
 
@@ -180,4 +181,29 @@ var _ = Describe("Handler serving a tool round", func() {
 			})
 		})
 	}
+})
+
+var _ = Describe("Handler over HTTP/2 AgentService/Run", func() {
+	It("serves a tool round with exec results and KV replies on the request body", func() {
+		h := newHarness(llm.ProviderAnthropic)
+		ws := cursortest.NewWorkspace(GinkgoT().TempDir())
+		Expect(os.WriteFile(filepath.Join(ws.Root, "a.txt"), []byte("over h2\n"), 0o644)).To(Succeed())
+		c := h.env.Client("req-h2")
+		c.OnMessage = ws.Handle
+		h.reply(
+			providertest.Turn{ID: "r1", Calls: []providertest.Call{call("c_read", "Read", `{"path":"a.txt"}`)}},
+			providertest.Turn{ID: "r2", Text: []string{"Read it."}},
+		)
+		rs, err := c.Run(ctx(), h.env.H2C, cursortest.RunRequest("conv-h2", "kg-model", "Read a"), true)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(rs.Close)
+		Eventually(rs.Done()).WithTimeout(15 * time.Second).Should(BeClosed())
+		Expect(rs.EndError()).To(BeNil())
+		Expect(rs.ProtoMajor).To(Equal(2))
+		Expect(rs.Texts()).To(Equal([]string{"Read it."}))
+		Expect(string(h.provider.Requests()[1].Body)).To(ContainSubstring("over h2"))
+		for _, m := range rs.Content() {
+			Expect(missingBlobs(c, m.GetConversationCheckpointUpdate())).To(BeEmpty())
+		}
+	})
 })

@@ -4,11 +4,20 @@
 //
 // The Client sends BidiAppends (hex data, explicit or automatic seqnos,
 // so appends can be sent out of order, duplicated or ahead of the run
-// request), reads RunSSE and HTTP/2 Run streams frame by frame, and answers
-// KV GET/SET the way the client does (a per-client blob store, ACK on SET).
-// Exec execution against a workspace and resume after restart are not
-// simulated yet; Client.OnMessage, which sees every other server message
-// with a sender for the reply, is where they plug in.
+// request), reads RunSSE and HTTP/2 Run streams frame by frame, answers
+// KV GET/SET the way the client does (a blob store shared by the clients
+// of one window, ACK on SET) and keeps the latest checkpoint the server
+// published, to send it back with the next run request or a resume
+// (Checkpoint, WithRequestID; Rebind after a server restart).
+//
+// A Workspace plugged into Client.OnMessage executes exec requests against
+// a temporary directory as the client does (read, write, delete, ls, grep,
+// glob, shell with streamed output; result then stream_close, or the
+// reverse order with CloseFirst), honours aborts, can delay or hold execs
+// so parallel calls complete out of order or a round stays open across a
+// restart, and answers MCP calls, interaction queries and subagent execs
+// through hooks; Client.RunSubagent runs a subagent as the client does, as
+// a child run with the parent headers.
 //
 // Place in the hexagon: test support for the Cursor inbound adapter; only
 // specs import it.
