@@ -35,6 +35,10 @@ type Options struct {
 	Engine        *run.Engine
 	Conversations ports.ConversationStore
 	Models        Resolver
+	// Runs, when set, names a subagent's parent run by its run id (the
+	// latest run of the parent request id); without it the parent request
+	// id stands in.
+	Runs ports.RunStore
 	// Foreign, when set, serves turns for models Keygate does not know;
 	// otherwise those turns end with a NotFound error naming the model.
 	Foreign Foreign

@@ -120,6 +120,10 @@ var _ = Describe("Handler serving MCP, questions and subagents", func() {
 				run, err := h.stores.Runs.LatestForRequest(ctx(), "sub-c_task")
 				Expect(err).NotTo(HaveOccurred())
 				Expect(run.Kind).To(Equal("subagent"))
+				parent, err := h.stores.Runs.LatestForRequest(ctx(), "req-1")
+				Expect(err).NotTo(HaveOccurred())
+				Expect(run.ParentRunID).To(Equal(parent.RunID))
+				Expect(run.ParentToolCallID).To(Equal("c_task"))
 			})
 		})
 	}

@@ -87,6 +87,11 @@ func (s *session) prepare() error {
 	if s.turn.Parent.RequestID != "" {
 		s.compiled.Run.ParentToolCallID = s.turn.Parent.ToolCallID
 		s.compiled.Run.ParentRunID = s.turn.Parent.RequestID
+		if s.h.o.Runs != nil {
+			if parent, err := s.h.o.Runs.LatestForRequest(s.ctx, s.turn.Parent.RequestID); err == nil {
+				s.compiled.Run.ParentRunID = parent.RunID
+			}
+		}
 	}
 	s.compacting = s.compiled.Run.Action.Kind == run.ActionCompact
 	s.maxTok = in.Model.ContextWindow

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -130,3 +131,39 @@ var _ = Describe("Handler with a Foreign hook", func() {
 		Expect(h.provider.Requests()).To(BeEmpty())
 	})
 })
+
+var _ = Describe("Handler serving a follow-up on the same stream", func() {
+	for _, kind := range kinds {
+		It(fmt.Sprintf("starts the next turn from the previous one's history (%s)", kind), func() {
+			h := newHarness(kind)
+			handler, err := agent.New(agent.Options{Engine: h.engine, Conversations: h.stores.Conversations,
+				Models: models{url: h.provider.URL, kind: kind}})
+			Expect(err).NotTo(HaveOccurred())
+			timings := cursortest.FastTimings()
+			timings.Linger = 3 * time.Second
+			env := cursortest.Serve(handler, cursor.Options{Transport: timings})
+			DeferCleanup(env.Close)
+			c := env.Client("req-linger")
+			h.reply(providertest.Turn{ID: "r1", Text: []string{"First answer."}},
+				providertest.Turn{ID: "r2", Text: []string{"Second answer."}})
+			st := open(c, cursortest.RunRequest("conv-linger", "kg-model", "First"))
+			Eventually(func() int { return countOf(cursortest.Kinds(st.Content()), "turn_ended") }).Should(Equal(1))
+			Expect(c.Send(ctx(), cursortest.FollowUp("Second"))).To(Succeed())
+			Eventually(func() int { return countOf(cursortest.Kinds(st.Content()), "turn_ended") }).Should(Equal(2))
+			Expect(st.Texts()).To(Equal([]string{"First answer.", "Second answer."}))
+			body := string(h.provider.Requests()[1].Body)
+			Expect(body).To(And(ContainSubstring("First answer."), ContainSubstring("Second")))
+			Expect(lastCheckpoint(st).GetTurns()).To(HaveLen(2))
+		})
+	}
+})
+
+func countOf(ks []string, k string) int {
+	n := 0
+	for _, v := range ks {
+		if v == k {
+			n++
+		}
+	}
+	return n
+}
