@@ -16,5 +16,12 @@
 //
 // Place in the hexagon: part of the Cursor inbound adapter. It drives the
 // engine through its exported API and reads the conversation store through
-// ports; it never writes the store itself.
+// ports; it writes the store only to import a conversation the store lacks
+// from the client's checkpoint (a forked chat). Everything else is written
+// by the engine.
+//
+// Blob bookkeeping: the blobs a client confirmed (ACKed, or referred to by
+// the checkpoint it sent) are remembered per conversation in memory, so a
+// blob is SET once; after a process restart the first checkpoint re-sends
+// what the client's run request did not mention.
 package agent

@@ -38,6 +38,10 @@ func (s *session) prepare() error {
 		}
 	}
 	ep, cfg := s.endpoint, s.config
+	// Whatever the client's checkpoint refers to, the client holds.
+	for _, id := range append(append([][]byte{}, s.base.GetRootPromptMessagesJson()...), s.base.GetTurns()...) {
+		s.h.confirm(s.convID, string(id))
+	}
 	blobs, err := s.partBlobs(req)
 	if err != nil {
 		return err
