@@ -148,13 +148,18 @@ var _ = Describe("Client.Stream", func() {
 		Expect(got.Header.Get("Authorization")).To(BeEmpty())
 	})
 
+	// The client's clock is fixed here, so an HTTP-date Retry-After gives an
+	// exact wait however long the machine takes to reach the spec.
+	fixedNow := time.Date(2026, time.November, 30, 12, 0, 0, 0, time.UTC)
+
 	DescribeTable("classifies a non-2xx answer and records it",
 		func(reply providertest.Reply, class llm.ErrorClass, retryAfter time.Duration) {
 			srv.Enqueue(reply)
-			_, err := client.Stream(context.Background(), call(llm.ProviderOpenAIResponses, "/v1/responses"))
+			fixed := provider.New(provider.Options{Recorder: recorder, Now: func() time.Time { return fixedNow }})
+			_, err := fixed.Stream(context.Background(), call(llm.ProviderOpenAIResponses, "/v1/responses"))
 			perr := providerError(err)
 			Expect(perr.Class).To(Equal(class))
-			Expect(perr.RetryAfter).To(BeNumerically("~", retryAfter, time.Second))
+			Expect(perr.RetryAfter).To(Equal(retryAfter))
 			Expect(perr.Message).NotTo(ContainSubstring(apiKey))
 			rec, _ := recorder.Record("run-1:0")
 			Expect(rec.Status).To(Equal(callrecord.StatusError))
@@ -162,7 +167,7 @@ var _ = Describe("Client.Stream", func() {
 			Expect(rec.HTTPStatus).To(Equal(reply.Status))
 		},
 		Entry("429 with Retry-After seconds is a rate limit with that wait", providertest.RateLimited(7*time.Second), llm.ErrorRateLimit, 7*time.Second),
-		Entry("429 with Retry-After as an HTTP date", providertest.Status(429, `{}`, "Retry-After", time.Now().Add(30*time.Second).UTC().Format(http.TimeFormat)), llm.ErrorRateLimit, 30*time.Second),
+		Entry("429 with Retry-After as an HTTP date", providertest.Status(429, `{}`, "Retry-After", fixedNow.Add(30*time.Second).Format(http.TimeFormat)), llm.ErrorRateLimit, 30*time.Second),
 		Entry("429 with x-ratelimit-reset-requests 1m30s", providertest.Status(429, `{}`, "X-Ratelimit-Reset-Requests", "1m30s", "X-Ratelimit-Reset-Tokens", "250ms"), llm.ErrorRateLimit, 90*time.Second),
 		Entry("401 is authorization", providertest.Status(401, `{"error":{"message":"Incorrect API key provided: sk-test-SECRET-0123456789"}}`), llm.ErrorAuthorization, time.Duration(0)),
 		Entry("403 is authorization", providertest.Status(403, `{}`), llm.ErrorAuthorization, time.Duration(0)),
