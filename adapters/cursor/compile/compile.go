@@ -59,11 +59,21 @@ var ErrUnsupportedAction = errors.New("action cannot start a turn")
 // summarizeCommand is the user text that asks for a compaction.
 const summarizeCommand = "/summarize"
 
+// executePlanText is the user turn an ExecutePlanAction stands for.
+const executePlanText = "Execute the approved plan."
+
 // Compile builds the run of one turn.
 func Compile(in Input) (Output, error) {
 	a := in.Action
 	um := a.GetUserMessageAction().GetUserMessage()
-	mode, err := ModeOf(um.GetMode(), in.ConversationMode, in.Request.GetSubagentTypeName())
+	msgMode := um.GetMode()
+	if ep := a.GetExecutePlanAction(); ep != nil {
+		msgMode = ep.GetExecutionMode()
+		if msgMode == agentv1.AgentMode_AGENT_MODE_UNSPECIFIED {
+			msgMode = agentv1.AgentMode_AGENT_MODE_AGENT
+		}
+	}
+	mode, err := ModeOf(msgMode, in.ConversationMode, in.Request.GetSubagentTypeName())
 	if err != nil {
 		return Output{}, err
 	}
@@ -97,6 +107,28 @@ func Compile(in Input) (Output, error) {
 			return Output{}, err
 		}
 		p.InitialMessages = msgs
+		out.Run = p
+		return out, nil
+	case a.GetExecutePlanAction() != nil:
+		ep := a.GetExecutePlanAction()
+		plan := ep.GetPlan().GetPlan()
+		if plan == "" {
+			plan = ep.GetPlanFileContent()
+		}
+		stable := ep.GetKickoffMessageId()
+		if stable == "" {
+			stable = in.RequestID
+		}
+		text := "<approved_plan>\n" + plan + "\n</approved_plan>\n\n" + Runtime(mode, executePlanText)
+		parts := turn.RuntimeParts(text, turn.Selection{})
+		out.EventID = conversation.UserEventID(stable, renderedOf(parts))
+		msgs, err := initial(in, turn.Input{EventID: out.EventID, Trigger: turn.TriggerExecutePlan, Runtime: parts})
+		if err != nil {
+			return Output{}, err
+		}
+		p.Action = run.Action{Kind: run.ActionStart}
+		p.InitialMessages = msgs
+		out.UserMessage = &agentv1.UserMessage{Text: executePlanText, MessageId: stable, Mode: msgMode}
 		out.Run = p
 		return out, nil
 	case um != nil:

@@ -126,6 +126,20 @@ var _ = Describe("Compile", func() {
 		Expect(out.Run.Action.Kind).To(Equal(run.ActionCompact))
 	})
 
+	It("turns an approved plan into a user turn in the plan's execution mode", func() {
+		in.Action = &agentv1.ConversationAction{Action: &agentv1.ConversationAction_ExecutePlanAction{ExecutePlanAction: &agentv1.ExecutePlanAction{
+			Plan: &agentv1.ConversationPlan{Plan: "1. add tests"}, ExecutionMode: agentv1.AgentMode_AGENT_MODE_AGENT, KickoffMessageId: proto.String("k1"),
+			RequestContext: rc}}}
+		in.ConversationMode = agentv1.AgentMode_AGENT_MODE_PLAN
+		out, err := compile.Compile(in)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(out.Mode).To(Equal(compile.ModeAgent))
+		Expect(out.Run.InitialMessages).To(HaveLen(2))
+		Expect(out.Run.InitialMessages[1].Text()).To(And(ContainSubstring("<approved_plan>\n1. add tests\n</approved_plan>"),
+			ContainSubstring("Execute the approved plan.")))
+		Expect(out.UserMessage.GetMessageId()).To(Equal("k1"))
+	})
+
 	It("resumes the pending round it is given", func() {
 		in.Action = &agentv1.ConversationAction{Action: &agentv1.ConversationAction_ResumeAction{ResumeAction: &agentv1.ResumeAction{}}}
 		in.PendingRoundID = "run:round:0"
