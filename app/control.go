@@ -3,17 +3,18 @@ package app
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"time"
 
 	"go.uber.org/zap"
 
+	"keygate/adapters/auth"
 	"keygate/adapters/control"
+	"keygate/adapters/metrics"
 	"keygate/adapters/provider"
 	"keygate/adapters/provider/discovery"
 	"keygate/adapters/relstore"
-	"keygate/adapters/secretbox"
+	"keygate/app/company"
 	"keygate/app/config"
 	appcontrol "keygate/app/control"
 	"keygate/console"
@@ -27,20 +28,10 @@ const providerIdleTimeout = 90 * time.Second
 // ControlRoutes are the control API's and the console's HTTP routes.
 type ControlRoutes map[string]http.Handler
 
-// OpenSecretBox opens the key that seals provider keys at rest; a laptop
-// install generates it in the data dir on first start (mode 0600).
-func OpenSecretBox(dir DataDir) (ports.SecretBox, error) {
-	box, err := secretbox.Open(string(dir))
-	if err != nil {
-		return nil, fmt.Errorf("open secret box: %w", err)
-	}
-	return box, nil
-}
-
 // LoadSettings reads the service settings (detailed mode, retention,
 // prices) once at start; later changes go through the control API.
-func LoadSettings(ctx context.Context, store *relstore.Store) (*appcontrol.Settings, error) {
-	s := appcontrol.NewSettings(store.Stores().Settings)
+func LoadSettings(ctx context.Context, store *relstore.Store, auditor *company.Auditor) (*appcontrol.Settings, error) {
+	s := appcontrol.NewSettings(auditor.Settings(store.Stores().Settings))
 	if _, err := s.Load(ctx); err != nil {
 		return nil, fmt.Errorf("load settings: %w", err)
 	}
@@ -50,21 +41,21 @@ func LoadSettings(ctx context.Context, store *relstore.Store) (*appcontrol.Setti
 // NewModelProvider is the provider client every model call goes through:
 // one call record per attempt in the store, detailed mode as configured,
 // and each prompt kept so the console can explain cache breaks.
-func NewModelProvider(logger *zap.Logger, store *relstore.Store, settings *appcontrol.Settings) ports.ModelProvider {
+func NewModelProvider(logger *zap.Logger, store *relstore.Store, settings *appcontrol.Settings, m *metrics.Metrics) ports.ModelProvider {
 	client := provider.New(provider.Options{
 		Recorder:    store.CallRecords(),
 		Detailed:    settings.Detailed,
 		Logger:      logger.Named("provider"),
 		IdleTimeout: providerIdleTimeout,
 	})
-	return appcontrol.NewPromptTap(client, store.Prompts())
+	return m.Provider(appcontrol.NewPromptTap(client, store.Prompts()))
 }
 
 // NewModels is the model-configuration use case: keys sealed, discovery,
 // connection tests, and endpoint resolution for runs.
-func NewModels(store *relstore.Store, box ports.SecretBox, mp ports.ModelProvider) *appcontrol.Models {
+func NewModels(store *relstore.Store, box ports.SecretBox, mp ports.ModelProvider, auditor *company.Auditor) *appcontrol.Models {
 	return appcontrol.NewModels(appcontrol.ModelsOptions{
-		Store:      store.Stores().ModelConfigs,
+		Store:      auditor.ModelConfigs(store.Stores().ModelConfigs),
 		Secrets:    box,
 		Provider:   mp,
 		Lister:     control.NewDiscovery(discovery.New(nil)),
@@ -73,7 +64,7 @@ func NewModels(store *relstore.Store, box ports.SecretBox, mp ports.ModelProvide
 }
 
 // NewControlRoutes mounts the control API and the console.
-func NewControlRoutes(cfg config.Config, logger *zap.Logger, store *relstore.Store, settings *appcontrol.Settings, models *appcontrol.Models) ControlRoutes {
+func NewControlRoutes(cfg config.Config, logger *zap.Logger, store *relstore.Store, settings *appcontrol.Settings, models *appcontrol.Models, gate *auth.Gate) ControlRoutes {
 	calls := store.CallRecords()
 	return control.Routes(control.Options{
 		Models:        models,
@@ -83,7 +74,7 @@ func NewControlRoutes(cfg config.Config, logger *zap.Logger, store *relstore.Sto
 		Conversations: appcontrol.NewConversations(store.Conversations(), store.Stores().Conversations),
 		Setup:         cursorSetup(cfg),
 		Console:       console.Dist(),
-		Guard:         loopbackOnly(logger),
+		Guard:         gate.Guard,
 		Logger:        logger,
 	})
 }
@@ -102,22 +93,5 @@ func cursorSetup(cfg config.Config) func(context.Context) (control.Setup, error)
 			s.SetupCommand = "keygate cursor setup --proxy " + cfg.ProxyListen
 		}
 		return s, nil
-	}
-}
-
-// loopbackOnly is the laptop mode of the console: no login, so only
-// connections from this machine are served. Company mode replaces it with
-// SSO.
-func loopbackOnly(logger *zap.Logger) func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			host, _, err := net.SplitHostPort(r.RemoteAddr)
-			if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
-				logger.Warn("refused non-loopback console request", zap.String("remote", r.RemoteAddr))
-				http.Error(w, "the console and control API answer loopback clients only unless SSO is configured", http.StatusForbidden)
-				return
-			}
-			next.ServeHTTP(w, r)
-		})
 	}
 }

@@ -9,13 +9,16 @@ import (
 
 	"go.uber.org/zap"
 
+	"keygate/adapters/auth"
 	"keygate/adapters/ca"
 	"keygate/adapters/cursor"
 	"keygate/adapters/cursor/agent"
 	"keygate/adapters/cursor/unary"
 	"keygate/adapters/cursorproxy"
+	"keygate/adapters/metrics"
 	"keygate/adapters/relstore"
 	"keygate/adapters/upstream"
+	"keygate/app/company"
 	"keygate/app/config"
 	appcontrol "keygate/app/control"
 	"keygate/app/run"
@@ -29,11 +32,11 @@ type CursorRoutes map[string]http.Handler
 
 // NewEngine builds the run engine over the store and the provider client.
 // The cleanup stops every run still going (each ends Cancelled).
-func NewEngine(store *relstore.Store, mp ports.ModelProvider, logger *zap.Logger) (*run.Engine, func(), error) {
+func NewEngine(store *relstore.Store, mp ports.ModelProvider, m *metrics.Metrics, logger *zap.Logger) (*run.Engine, func(), error) {
 	st := store.Stores()
 	e, err := run.New(run.Options{
 		Conversations: st.Conversations,
-		Runs:          st.Runs,
+		Runs:          m.Runs(st.Runs),
 		ToolRounds:    st.ToolRounds,
 		Blobs:         st.Blobs,
 		Anchors:       store.ContextAnchors(),
@@ -110,7 +113,7 @@ type CursorProxy = *cursorproxy.Proxy
 
 // NewCursorProxy builds the intercepting proxy: Keygate's routes for
 // *.cursor.sh, the local stubs, and Cursor's upstream for everything else.
-func NewCursorProxy(cfg config.Config, authority *ca.Authority, routes CursorRoutes, fwd *upstream.Forwarder, logger *zap.Logger) (CursorProxy, error) {
+func NewCursorProxy(cfg config.Config, authority *ca.Authority, routes CursorRoutes, fwd *upstream.Forwarder, gate *auth.Gate, tokens *company.Tokens, logger *zap.Logger) (CursorProxy, error) {
 	if cfg.ProxyListen == "" {
 		return nil, nil
 	}
@@ -122,6 +125,7 @@ func NewCursorProxy(cfg config.Config, authority *ca.Authority, routes CursorRou
 		IsKeygatePath: isKeygate,
 		Upstream:      fwd,
 		Tunnel:        fwd.DialTunnel,
+		Auth:          proxyAuth(gate, tokens),
 	}, logger.Named("proxy"))
 	if err != nil {
 		return nil, fmt.Errorf("new cursor proxy: %w", err)

@@ -88,9 +88,12 @@ func PrepareDataDir(cfg config.Config) (DataDir, error) {
 }
 
 // NewHTTPServer mounts the routes and readiness checks of every adapter.
-func NewHTTPServer(cfg config.Config, logger *zap.Logger, dir DataDir, store *relstore.Store, controlRoutes ControlRoutes, authority *ca.Authority) *httpserver.Server {
+func NewHTTPServer(cfg config.Config, logger *zap.Logger, dir DataDir, store *relstore.Store, controlRoutes ControlRoutes, accountRoutes AccountRoutes, authority *ca.Authority) *httpserver.Server {
 	routes := map[string]http.Handler{"GET /ca.crt": caCertificate(authority)}
 	for p, h := range controlRoutes {
+		routes[p] = h
+	}
+	for p, h := range accountRoutes {
 		routes[p] = h
 	}
 	return httpserver.New(logger, httpserver.Options{

@@ -28,6 +28,11 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		NewCursorRoutes,
 		OpenCA,
 		NewCursorProxy,
+		NewAuthGate,
+		NewAuditor,
+		NewTokens,
+		NewMetrics,
+		NewAccountRoutes,
 		NewHTTPServer,
 		NewKeygate,
 	)

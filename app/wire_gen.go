@@ -30,7 +30,8 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	settings, err := LoadSettings(ctx, store)
+	auditor := NewAuditor(store)
+	settings, err := LoadSettings(ctx, store, auditor)
 	if err != nil {
 		cleanup2()
 		cleanup()
@@ -42,18 +43,27 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	modelProvider := NewModelProvider(logger, store, settings)
-	models := NewModels(store, secretBox, modelProvider)
-	controlRoutes := NewControlRoutes(cfg, logger, store, settings, models)
+	metrics := NewMetrics()
+	modelProvider := NewModelProvider(logger, store, settings, metrics)
+	models := NewModels(store, secretBox, modelProvider, auditor)
+	gate, err := NewAuthGate(ctx, secretBox, logger)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	controlRoutes := NewControlRoutes(cfg, logger, store, settings, models, gate)
+	tokens := NewTokens(store, auditor)
+	accountRoutes := NewAccountRoutes(gate, tokens, auditor, metrics)
 	authority, err := OpenCA(cfg, dataDir)
 	if err != nil {
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	server := NewHTTPServer(cfg, logger, dataDir, store, controlRoutes, authority)
+	server := NewHTTPServer(cfg, logger, dataDir, store, controlRoutes, accountRoutes, authority)
 	retention := NewRetention(store, settings)
-	engine, cleanup3, err := NewEngine(store, modelProvider, logger)
+	engine, cleanup3, err := NewEngine(store, modelProvider, metrics, logger)
 	if err != nil {
 		cleanup2()
 		cleanup()
@@ -73,7 +83,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	v, err := NewCursorProxy(cfg, authority, cursorRoutes, forwarder, logger)
+	v, err := NewCursorProxy(cfg, authority, cursorRoutes, forwarder, gate, tokens, logger)
 	if err != nil {
 		cleanup4()
 		cleanup3()

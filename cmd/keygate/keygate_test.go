@@ -83,6 +83,26 @@ var _ = Describe("keygate serve", func() {
 		_ = resp.Body.Close()
 		Expect(resp.StatusCode).To(Equal(http.StatusOK), string(body))
 		Expect(filepath.Join(dataDir, "keygate.db")).To(BeARegularFile())
+
+		By("signing in the loopback user as the local administrator, with no login")
+		resp, err = http.Get(base + "/auth/me")
+		Expect(err).NotTo(HaveOccurred())
+		body, _ = io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		Expect(resp.StatusCode).To(Equal(http.StatusOK), string(body))
+
+		By("exposing Prometheus metrics and the CA certificate Cursor's machine must trust")
+		resp, err = http.Get(base + "/metrics")
+		Expect(err).NotTo(HaveOccurred())
+		body, _ = io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		Expect(string(body)).To(ContainSubstring("# TYPE"))
+		resp, err = http.Get(base + "/ca.crt")
+		Expect(err).NotTo(HaveOccurred())
+		body, _ = io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		Expect(string(body)).To(HavePrefix("-----BEGIN CERTIFICATE-----"))
+		Expect(filepath.Join(dataDir, "ca.key")).To(BeARegularFile())
 	})
 
 	It("shuts down cleanly within 5 seconds of SIGTERM", func() {

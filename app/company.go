@@ -1,0 +1,87 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"net/http"
+	"os"
+
+	"go.uber.org/zap"
+
+	"keygate/adapters/auth"
+	"keygate/adapters/metrics"
+	"keygate/adapters/relstore"
+	"keygate/adapters/secret"
+	"keygate/app/company"
+	"keygate/app/run"
+	"keygate/ports"
+)
+
+// AccountRoutes are the sign-in, token and audit routes of the console.
+type AccountRoutes map[string]http.Handler
+
+// OpenSecretBox opens the keyring that seals provider keys and session
+// cookies: KEYGATE_SECRET_KEY or KEYGATE_SECRET_KEY_FILE for a company,
+// otherwise a key generated in the data dir on first start (mode 0600).
+func OpenSecretBox(dir DataDir) (ports.SecretBox, error) {
+	ring, err := secret.Load(secret.SourceFromEnv(os.Getenv, string(dir)))
+	if err != nil {
+		return nil, fmt.Errorf("open secret keyring: %w", err)
+	}
+	return ring, nil
+}
+
+// NewAuthGate decides who may use the console and the control API: local
+// mode (loopback, no login) unless KEYGATE_AUTH_MODE selects trusted
+// headers or OIDC single sign-on.
+func NewAuthGate(ctx context.Context, box ports.SecretBox, logger *zap.Logger) (*auth.Gate, error) {
+	cfg, err := auth.ConfigFromEnv(os.Getenv)
+	if err != nil {
+		return nil, fmt.Errorf("auth configuration: %w", err)
+	}
+	g, err := auth.New(ctx, cfg, box, logger)
+	if err != nil {
+		return nil, fmt.Errorf("new auth gate: %w", err)
+	}
+	logger.Info("console sign-in", zap.String("mode", string(g.Mode())))
+	return g, nil
+}
+
+// NewAuditor records administrative changes with secrets masked.
+func NewAuditor(store *relstore.Store) *company.Auditor {
+	return company.NewAuditor(store.Audit(), run.SystemClock{})
+}
+
+// NewTokens manages personal gateway tokens, the proxy credentials of
+// company mode.
+func NewTokens(store *relstore.Store, auditor *company.Auditor) *company.Tokens {
+	t := company.NewTokens(store.Tokens(), run.SystemClock{}, rand.Reader)
+	t.AuditWith(auditor)
+	return t
+}
+
+// NewMetrics is the Prometheus registry behind GET /metrics.
+func NewMetrics() *metrics.Metrics { return metrics.New(nil) }
+
+// NewAccountRoutes mounts sign-in (/auth/...), personal tokens, the audit
+// log and /metrics.
+func NewAccountRoutes(gate *auth.Gate, tokens *company.Tokens, auditor *company.Auditor, m *metrics.Metrics) AccountRoutes {
+	routes := AccountRoutes{"GET /metrics": m.Handler()}
+	for p, h := range gate.Routes() {
+		routes[p] = h
+	}
+	for p, h := range gate.AccountRoutes(tokens, auditor) {
+		routes[p] = h
+	}
+	return routes
+}
+
+// proxyAuth is the proxy's credential check: none in local mode (the proxy
+// then only listens on loopback), personal gateway tokens otherwise.
+func proxyAuth(gate *auth.Gate, tokens *company.Tokens) ports.ProxyAuthenticator {
+	if gate.Mode() == auth.ModeLocal {
+		return nil
+	}
+	return tokens
+}
