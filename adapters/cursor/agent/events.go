@@ -44,6 +44,8 @@ func (s *session) serve() error {
 			events = s.handle.Events()
 		case m := <-s.inbox:
 			s.onClient(m)
+		case w := <-s.webDone:
+			s.apply(w.call, w.call.OnWeb(w.content, w.err))
 		case <-done:
 			// The transport stopped the turn (superseded, orphaned or
 			// closing): abort the client's execs and let the run end; the
@@ -140,6 +142,13 @@ func (s *session) apply(call *tools.Call, a tools.Action) {
 		} else {
 			s.queries[id] = call
 			_ = s.send(output.Query(id, a.Query))
+		}
+	}
+	if a.Web != nil {
+		if s.h.o.Web == nil {
+			a = call.Abort("web access is not configured")
+		} else {
+			s.web(call, a.Web)
 		}
 	}
 	if a.Delta != nil {

@@ -25,6 +25,14 @@ type Resolver interface {
 	Endpoint(ctx context.Context, modelID string) (ports.Endpoint, ports.ModelConfig, error)
 }
 
+// Web runs the web searches and fetches the user approved (WebSearch and
+// WebFetch). Results are plain text for the model. Both block until done
+// or ctx is cancelled.
+type Web interface {
+	Search(ctx context.Context, term string) (string, error)
+	Fetch(ctx context.Context, url string) (string, error)
+}
+
 // Foreign serves a turn whose model is not a Keygate model (for example by
 // relaying it to Cursor). It has the contract of transport.RunHandler.
 type Foreign func(ctx context.Context, turn *transport.Turn) error
@@ -42,6 +50,8 @@ type Options struct {
 	// Foreign, when set, serves turns for models Keygate does not know;
 	// otherwise those turns end with a NotFound error naming the model.
 	Foreign Foreign
+	// Web, when set, offers WebSearch and WebFetch to the model.
+	Web Web
 	// Tenant is passed to the engine for its logs.
 	Tenant string
 	// AckTimeout bounds the wait for the client's KV replies (default 10 s).

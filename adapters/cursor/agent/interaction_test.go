@@ -7,6 +7,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"keygate/adapters/cursor"
+	"keygate/adapters/cursor/agent"
 	"keygate/adapters/cursor/cursortest"
 	"keygate/adapters/provider/providertest"
 	agentv1 "keygate/gen/cursor/agent/v1"
@@ -130,3 +132,54 @@ var _ = Describe("Handler serving MCP, questions and subagents", func() {
 })
 
 func ptr[T any](v T) *T { return &v }
+
+// fakeWeb answers searches and fetches from memory.
+type fakeWeb struct{ pages map[string]string }
+
+func (w fakeWeb) Search(_ context.Context, term string) (string, error) {
+	return "results for " + term, nil
+}
+
+func (w fakeWeb) Fetch(_ context.Context, url string) (string, error) {
+	if p, ok := w.pages[url]; ok {
+		return p, nil
+	}
+	return "", fmt.Errorf("fetch %s: 404", url)
+}
+
+var _ = Describe("Handler with web access", func() {
+	for _, kind := range kinds {
+		It(fmt.Sprintf("fetches an approved page on the server and reports a declined search (%s)", kind), func() {
+			h := newHarness(kind)
+			handler, err := agent.New(agent.Options{Engine: h.engine, Conversations: h.stores.Conversations,
+				Models: models{url: h.provider.URL, kind: kind}, Web: fakeWeb{pages: map[string]string{"https://example.test/": "Example page text"}}})
+			Expect(err).NotTo(HaveOccurred())
+			env := cursortest.Serve(handler, cursor.Options{Transport: cursortest.FastTimings()})
+			DeferCleanup(env.Close)
+			ws := cursortest.NewWorkspace(GinkgoT().TempDir())
+			ws.Answer = func(q *agentv1.InteractionQuery) *agentv1.InteractionResponse {
+				if q.GetWebFetchRequestQuery() != nil {
+					return &agentv1.InteractionResponse{Result: &agentv1.InteractionResponse_WebFetchRequestResponse{WebFetchRequestResponse: &agentv1.WebFetchRequestResponse{
+						Result: &agentv1.WebFetchRequestResponse_Approved_{Approved: &agentv1.WebFetchRequestResponse_Approved{}}}}}
+				}
+				return &agentv1.InteractionResponse{Result: &agentv1.InteractionResponse_WebSearchRequestResponse{WebSearchRequestResponse: &agentv1.WebSearchRequestResponse{
+					Result: &agentv1.WebSearchRequestResponse_Rejected_{Rejected: &agentv1.WebSearchRequestResponse_Rejected{Reason: "not now"}}}}}
+			}
+			c := env.Client("req-web")
+			c.OnMessage = ws.Handle
+			h.reply(
+				providertest.Turn{ID: "r1", Calls: []providertest.Call{
+					call("c_fetch", "WebFetch", `{"url":"https://example.test/"}`),
+					call("c_search", "WebSearch", `{"search_term":"keygate"}`),
+				}},
+				providertest.Turn{ID: "r2", Text: []string{"Read the page."}},
+			)
+			st := finished(open(c, cursortest.RunRequest("conv-web", "kg-model", "Look it up")))
+			Expect(st.EndError()).To(BeNil())
+			Expect(string(h.provider.Requests()[0].Body)).To(ContainSubstring(`"WebFetch"`))
+			body := string(h.provider.Requests()[1].Body)
+			Expect(body).To(And(ContainSubstring("Example page text"), ContainSubstring("declined the web search")))
+			Expect(completed(st, "c_fetch").GetFetchToolCall().GetResult().GetSuccess().GetContent()).To(Equal("Example page text"))
+		})
+	}
+})

@@ -63,7 +63,7 @@ func (s *session) prepare() error {
 		RequestID: s.turn.RequestID, RunID: conversation.RunID(s.turn.RequestID, nonce()), Request: req,
 		Action: s.action, ConversationID: s.convID, History: history, ConversationMode: s.base.GetMode(),
 		Model: compile.Model(ep, cfg, req.GetRequestedModel()), ModelName: cfg.DisplayName, Blobs: blobs,
-		Now: s.h.o.Now(),
+		Now: s.h.o.Now(), Web: s.h.o.Web != nil,
 	}
 	if um := s.action.GetUserMessageAction().GetUserMessage(); um != nil && um.GetMessageId() != "" {
 		base, msgs, ok, err := s.editBase(head, history, um.GetMessageId())

@@ -60,6 +60,8 @@ type session struct {
 	seenInject map[string]bool
 	// cur is the run's latest committed checkpoint id.
 	cur string
+	// webDone delivers the outcome of approved web requests.
+	webDone chan webOutcome
 	// late is a follow-up that arrived while the run committed its final
 	// turn (the engine answered RunClosing); pending are later ones. The
 	// turn runs again for each, so none is lost (pitfall P9).
@@ -79,7 +81,8 @@ func newSession(ctx context.Context, h *Handler, turn *transport.Turn) *session 
 	s := &session{
 		h: h, ctx: ctx, turn: turn, log: h.log.With(zap.String("request_id", turn.RequestID)),
 		inbox: make(chan *agentv1.AgentClientMessage, 64), readErr: make(chan error, 1), stopRead: cancel,
-		calls: map[string]*tools.Call{}, execs: map[uint32]*tools.Call{}, queries: map[uint32]*tools.Call{}, completing: map[string]*tools.Call{}, modelCall: map[string]string{},
+		calls: map[string]*tools.Call{}, execs: map[uint32]*tools.Call{}, queries: map[uint32]*tools.Call{}, completing: map[string]*tools.Call{},
+		webDone: make(chan webOutcome, 8), modelCall: map[string]string{},
 		names: map[string]string{}, injections: map[string]injection{}, seenInject: map[string]bool{},
 	}
 	s.readCtx = rctx
@@ -119,4 +122,27 @@ func (s *session) env() tools.Env {
 	req := s.turn.Request
 	return tools.Env{ConversationID: s.convID, RootConversationID: req.GetConversationGroupId(),
 		ModelID: compile.ModelID(req), MCP: s.compiled.MCP, Servers: s.compiled.Servers, Now: s.h.o.Now}
+}
+
+type webOutcome struct {
+	call    *tools.Call
+	content string
+	err     error
+}
+
+// web runs an approved search or fetch off the turn's goroutine.
+func (s *session) web(call *tools.Call, w *tools.Web) {
+	go func() {
+		var o webOutcome
+		o.call = call
+		if w.Fetch != "" {
+			o.content, o.err = s.h.o.Web.Fetch(s.ctx, w.Fetch)
+		} else {
+			o.content, o.err = s.h.o.Web.Search(s.ctx, w.Search)
+		}
+		select {
+		case s.webDone <- o:
+		case <-s.readCtx.Done():
+		}
+	}()
 }

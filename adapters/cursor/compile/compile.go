@@ -37,6 +37,8 @@ type Input struct {
 	// BaseCheckpointID is the checkpoint an edited message branches from.
 	BaseCheckpointID string
 	Now              time.Time
+	// Web says the server can search and fetch (WebSearch, WebFetch).
+	Web bool
 }
 
 // Output is a compiled turn.
@@ -90,7 +92,7 @@ func Compile(in Input) (Output, error) {
 	}
 	out := Output{Mode: mode, MCP: directMCP(in.Request.GetMcpTools().GetMcpTools(), rc.GetTools()),
 		Servers: rc.GetMcpMetaToolOptions().GetMcpDescriptors()}
-	p.Prompt, err = Prompt(mode, in.ModelName, out.MCP)
+	p.Prompt, err = Prompt(mode, in.ModelName, out.MCP, in.Web)
 	if err != nil {
 		return Output{}, err
 	}

@@ -27,8 +27,9 @@ func asset(name string) string {
 
 // Prompt returns the system instructions and tools of mode. modelName
 // fills {{MODEL_NAME}}; mcp are the client's direct MCP tools, appended
-// after the mode's tools, sorted by name.
-func Prompt(mode Mode, modelName string, mcp []*agentv1.McpToolDefinition) (projection.Prompt, error) {
+// after the mode's tools, sorted by name; web offers WebSearch and
+// WebFetch.
+func Prompt(mode Mode, modelName string, mcp []*agentv1.McpToolDefinition, web bool) (projection.Prompt, error) {
 	if modelName == "" {
 		modelName = "an AI model"
 	}
@@ -38,7 +39,7 @@ func Prompt(mode Mode, modelName string, mcp []*agentv1.McpToolDefinition) (proj
 	for _, d := range mcp {
 		extra = append(extra, llm.Tool{Name: d.GetName(), Description: d.GetDescription(), Parameters: mcpSchema(d)})
 	}
-	ts, err := tools.ForMode(string(mode), extra)
+	ts, err := tools.ForMode(string(mode), extra, web)
 	if err != nil {
 		return projection.Prompt{}, fmt.Errorf("prompt of mode %s: %w", mode, err)
 	}

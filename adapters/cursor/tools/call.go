@@ -34,8 +34,17 @@ type Action struct {
 	Query *agentv1.InteractionQuery
 	// Delta is live output for the tool card (shell stdout and stderr).
 	Delta *agentv1.ToolCallDelta
+	// Web is a search or fetch the server runs now that the user approved
+	// it; its outcome goes to OnWeb.
+	Web *Web
 	// Result completes the call with what the model sees.
 	Result *llm.ToolResult
+}
+
+// Web is one server-side web request: a search term or a URL.
+type Web struct {
+	Search string
+	Fetch  string
 }
 
 // Call is one tool call of a round, from dispatch to its result. It is not
@@ -65,6 +74,7 @@ const (
 	stepTask
 	stepQuery
 	stepLints
+	stepWeb
 )
 
 // New prepares a call for dispatch.
@@ -136,6 +146,10 @@ func (c *Call) start() (Action, error) {
 		return c.startSwitchMode()
 	case Canonical(ReadLints):
 		return c.startLints()
+	case Canonical(WebSearch):
+		return c.startSearch()
+	case Canonical(WebFetch):
+		return c.startFetch()
 	}
 	if d := c.directMCP(); d != nil {
 		return c.startMCP(d)

@@ -167,7 +167,7 @@ var _ = Describe("Call.OnInteraction", func() {
 var _ = Describe("ForMode", func() {
 	DescribeTable("offers file changes only in modes that may change files",
 		func(mode string, edits bool) {
-			ts, err := tools.ForMode(mode, nil)
+			ts, err := tools.ForMode(mode, nil, false)
 			Expect(err).NotTo(HaveOccurred())
 			names := make([]string, len(ts))
 			for i, t := range ts {
@@ -189,16 +189,31 @@ var _ = Describe("ForMode", func() {
 	)
 
 	It("appends MCP tools sorted by name and refuses one that shadows a mode tool", func() {
-		ts, err := tools.ForMode("ask", []llm.Tool{{Name: "zeta"}, {Name: "alpha"}})
+		ts, err := tools.ForMode("ask", []llm.Tool{{Name: "zeta"}, {Name: "alpha"}}, false)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(ts[len(ts)-2].Name).To(Equal("alpha"))
 		Expect(ts[len(ts)-1].Name).To(Equal("zeta"))
-		_, err = tools.ForMode("agent", []llm.Tool{{Name: "read"}})
+		_, err = tools.ForMode("agent", []llm.Tool{{Name: "read"}}, false)
 		Expect(err).To(MatchError(ContainSubstring("collides")))
 	})
 
+	It("offers WebSearch and WebFetch only when the server can search and fetch, and never to a subagent", func() {
+		names := func(mode string, web bool) []string {
+			ts, err := tools.ForMode(mode, nil, web)
+			Expect(err).NotTo(HaveOccurred())
+			var out []string
+			for _, t := range ts {
+				out = append(out, t.Name)
+			}
+			return out
+		}
+		Expect(names("agent", false)).NotTo(ContainElement("WebSearch"))
+		Expect(names("agent", true)).To(ContainElements("WebSearch", "WebFetch"))
+		Expect(names("subagent", true)).NotTo(ContainElement("WebFetch"))
+	})
+
 	It("refuses a mode without a tool list", func() {
-		_, err := tools.ForMode("triage", nil)
+		_, err := tools.ForMode("triage", nil, false)
 		Expect(err).To(MatchError(tools.ErrUnknownMode))
 	})
 })

@@ -53,9 +53,8 @@ var readOnly = []string{Read, Ls, Glob, Grep, ReadLints}
 
 // modes lists the tools of each mode. Ask and plan cannot change files;
 // subagents get no interaction tools and cannot spawn further subagents.
-// WebSearch and WebFetch are in the catalog but offered in no mode: on
-// approval the server itself must search or fetch, which Keygate does not
-// do yet.
+// WebSearch and WebFetch are added by ForMode only when the server can
+// search and fetch (on approval the server does it, not the client).
 var modes = map[string][]string{
 	"agent":     append(append([]string{}, readOnly...), Write, StrReplace, Delete, Shell, AskQuestion, SwitchMode, Task, CallMcpTool),
 	"debug":     append(append([]string{}, readOnly...), Write, StrReplace, Delete, Shell, AskQuestion, Task, CallMcpTool),
@@ -70,11 +69,16 @@ var ErrUnknownMode = fmt.Errorf("unknown mode")
 
 // ForMode returns the tools of mode, in catalog order, followed by extra
 // (dynamic MCP tools) sorted by name. An extra tool whose name collides
-// with a mode tool is an error: the model could not tell them apart.
-func ForMode(mode string, extra []llm.Tool) ([]llm.Tool, error) {
+// with a mode tool is an error: the model could not tell them apart. web
+// adds WebSearch and WebFetch to every mode but subagent, for a server that
+// can search and fetch once the user approved.
+func ForMode(mode string, extra []llm.Tool, web bool) ([]llm.Tool, error) {
 	names, ok := modes[mode]
 	if !ok {
 		return nil, fmt.Errorf("tools of mode %q: %w", mode, ErrUnknownMode)
+	}
+	if web && mode != "subagent" {
+		names = append(append([]string{}, names...), WebSearch, WebFetch)
 	}
 	out := make([]llm.Tool, 0, len(names)+len(extra))
 	taken := map[string]bool{}

@@ -86,6 +86,20 @@ func (c *Call) OnInteraction(r *agentv1.InteractionResponse) Action {
 		tc.Result = &agentv1.SwitchModeResult{Result: &agentv1.SwitchModeResult_Success{Success: &agentv1.SwitchModeSuccess{ToModeId: to}}}
 		return c.finish("Switched to "+to+" mode.", false)
 	}
+	if w := r.GetWebSearchRequestResponse(); w != nil && c.card.GetWebSearchToolCall() != nil {
+		if w.GetApproved() == nil {
+			return c.finish("The user declined the web search. "+w.GetRejected().GetReason(), false)
+		}
+		c.state = stepWeb
+		return Action{Web: &Web{Search: c.card.GetWebSearchToolCall().GetArgs().GetSearchTerm()}}
+	}
+	if w := r.GetWebFetchRequestResponse(); w != nil && c.card.GetFetchToolCall() != nil {
+		if w.GetApproved() == nil {
+			return c.finish("The user declined fetching the page. "+w.GetRejected().GetReason(), false)
+		}
+		c.state = stepWeb
+		return Action{Web: &Web{Fetch: c.card.GetFetchToolCall().GetArgs().GetUrl()}}
+	}
 	ask := r.GetAskQuestionInteractionResponse()
 	if ask == nil || c.card.GetAskQuestionToolCall() == nil {
 		return c.fail("unexpected interaction response")
