@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"runtime/debug"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -13,6 +15,7 @@ import (
 	"keygate/adapters/metrics"
 	"keygate/adapters/relstore"
 	"keygate/adapters/secret"
+	"keygate/adapters/tracing"
 	"keygate/app/company"
 	"keygate/app/run"
 	"keygate/ports"
@@ -61,6 +64,23 @@ func NewTokens(store *relstore.Store, auditor *company.Auditor) *company.Tokens 
 	return t
 }
 
+// NewTracing exports OpenTelemetry spans over OTLP/HTTP when
+// OTEL_EXPORTER_OTLP_ENDPOINT is set, and is a no-op otherwise. The cleanup
+// flushes pending spans.
+func NewTracing(ctx context.Context, logger *zap.Logger) (*tracing.Tracing, func(), error) {
+	t, err := tracing.New(ctx, os.Getenv, versionOf())
+	if err != nil {
+		return nil, nil, fmt.Errorf("new tracing: %w", err)
+	}
+	return t, func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := t.Shutdown(sctx); err != nil {
+			logger.Warn("flush traces", zap.Error(err))
+		}
+	}, nil
+}
+
 // NewMetrics is the Prometheus registry behind GET /metrics.
 func NewMetrics() *metrics.Metrics { return metrics.New(nil) }
 
@@ -84,4 +104,22 @@ func proxyAuth(gate *auth.Gate, tokens *company.Tokens) ports.ProxyAuthenticator
 		return nil
 	}
 	return tokens
+}
+
+// versionOf names the build for trace resources: the module version when
+// built from a tagged module, else the VCS revision.
+func versionOf() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "dev"
+	}
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			return s.Value[:12]
+		}
+	}
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	return "dev"
 }

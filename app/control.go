@@ -14,6 +14,7 @@ import (
 	"keygate/adapters/provider"
 	"keygate/adapters/provider/discovery"
 	"keygate/adapters/relstore"
+	"keygate/adapters/tracing"
 	"keygate/app/company"
 	"keygate/app/config"
 	appcontrol "keygate/app/control"
@@ -41,14 +42,14 @@ func LoadSettings(ctx context.Context, store *relstore.Store, auditor *company.A
 // NewModelProvider is the provider client every model call goes through:
 // one call record per attempt in the store, detailed mode as configured,
 // and each prompt kept so the console can explain cache breaks.
-func NewModelProvider(logger *zap.Logger, store *relstore.Store, settings *appcontrol.Settings, m *metrics.Metrics) ports.ModelProvider {
+func NewModelProvider(logger *zap.Logger, store *relstore.Store, settings *appcontrol.Settings, m *metrics.Metrics, tr *tracing.Tracing) ports.ModelProvider {
 	client := provider.New(provider.Options{
 		Recorder:    store.CallRecords(),
 		Detailed:    settings.Detailed,
 		Logger:      logger.Named("provider"),
 		IdleTimeout: providerIdleTimeout,
 	})
-	return m.Provider(appcontrol.NewPromptTap(client, store.Prompts()))
+	return m.Provider(tr.Provider(appcontrol.NewPromptTap(client, store.Prompts())))
 }
 
 // NewModels is the model-configuration use case: keys sealed, discovery,

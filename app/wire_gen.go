@@ -44,10 +44,17 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		return nil, nil, err
 	}
 	metrics := NewMetrics()
-	modelProvider := NewModelProvider(logger, store, settings, metrics)
+	tracing, cleanup3, err := NewTracing(ctx, logger)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	modelProvider := NewModelProvider(logger, store, settings, metrics, tracing)
 	models := NewModels(store, secretBox, modelProvider, auditor)
 	gate, err := NewAuthGate(ctx, secretBox, logger)
 	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
@@ -57,27 +64,31 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	accountRoutes := NewAccountRoutes(gate, tokens, auditor, metrics)
 	authority, err := OpenCA(cfg, dataDir)
 	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
 	server := NewHTTPServer(cfg, logger, dataDir, store, controlRoutes, accountRoutes, authority)
 	retention := NewRetention(store, settings)
-	engine, cleanup3, err := NewEngine(store, modelProvider, metrics, logger)
-	if err != nil {
-		cleanup2()
-		cleanup()
-		return nil, nil, err
-	}
-	forwarder, err := NewUpstream(cfg, logger)
+	engine, cleanup4, err := NewEngine(store, modelProvider, metrics, logger)
 	if err != nil {
 		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	cursorRoutes, cleanup4, err := NewCursorRoutes(engine, store, models, forwarder, logger)
+	forwarder, err := NewUpstream(cfg, logger)
 	if err != nil {
+		cleanup4()
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	cursorRoutes, cleanup5, err := NewCursorRoutes(engine, store, models, forwarder, logger)
+	if err != nil {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
@@ -85,6 +96,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	}
 	v, err := NewCursorProxy(cfg, authority, cursorRoutes, forwarder, gate, tokens, logger)
 	if err != nil {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -93,6 +105,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	}
 	keygate := NewKeygate(cfg, logger, server, retention, v)
 	return keygate, func() {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
