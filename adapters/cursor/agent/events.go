@@ -168,6 +168,9 @@ func (s *session) apply(call *tools.Call, a tools.Action) {
 		// tool_call_completed goes out once the result is committed
 		// (onCommit), so a client never shows a result the store lacks.
 		s.completing[call.ID()] = call
+		if todos, ok := call.Todos(); ok {
+			s.todos, s.todosSet = todos, true
+		}
 		s.handle.ToolResult(*a.Result)
 	}
 }

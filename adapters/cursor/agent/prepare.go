@@ -38,6 +38,7 @@ func (s *session) prepare() error {
 		}
 	}
 	ep, cfg := s.endpoint, s.config
+	s.todos, s.todosSet = checkpoint.Todos(s.base), false
 	// Whatever the client's checkpoint refers to, the client holds.
 	for _, id := range append(append([][]byte{}, s.base.GetRootPromptMessagesJson()...), s.base.GetTurns()...) {
 		s.h.confirm(s.convID, string(id))

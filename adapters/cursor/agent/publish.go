@@ -150,8 +150,12 @@ func (s *session) project(checkpointID string, summary string) (checkpoint.Proje
 	if err != nil {
 		return checkpoint.Projection{}, fmt.Errorf("load checkpoint %s: %w", checkpointID, err)
 	}
-	return checkpoint.Projection{Base: s.base, Messages: msgs, Turn: s.ui, Mode: s.compiled.Mode.Wire(),
-		UsedTokens: s.usedTok, MaxTokens: s.maxTok, Summary: summary}, nil
+	p := checkpoint.Projection{Base: s.base, Messages: msgs, Turn: s.ui, Mode: s.compiled.Mode.Wire(),
+		UsedTokens: s.usedTok, MaxTokens: s.maxTok, Summary: summary}
+	if s.todosSet {
+		p.Todos = append([]*agentv1.TodoItem{}, s.todos...)
+	}
+	return p, nil
 }
 
 func merge(a, b checkpoint.Blobs) checkpoint.Blobs {

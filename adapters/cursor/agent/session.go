@@ -60,6 +60,10 @@ type session struct {
 	seenInject map[string]bool
 	// cur is the run's latest committed checkpoint id.
 	cur string
+	// todos is the conversation's todo list; todosSet says this turn
+	// changed it.
+	todos    []*agentv1.TodoItem
+	todosSet bool
 	// webDone delivers the outcome of approved web requests.
 	webDone chan webOutcome
 	// late is a follow-up that arrived while the run committed its final
@@ -121,7 +125,7 @@ func (s *session) send(m *agentv1.AgentServerMessage) error {
 func (s *session) env() tools.Env {
 	req := s.turn.Request
 	return tools.Env{ConversationID: s.convID, RootConversationID: req.GetConversationGroupId(),
-		ModelID: compile.ModelID(req), MCP: s.compiled.MCP, Servers: s.compiled.Servers, Now: s.h.o.Now}
+		ModelID: compile.ModelID(req), MCP: s.compiled.MCP, Servers: s.compiled.Servers, Todos: s.todos, Now: s.h.o.Now}
 }
 
 type webOutcome struct {

@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"keygate/adapters/cursor/checkpoint"
 	"keygate/adapters/cursor/cursortest"
 	"keygate/adapters/provider/providertest"
 	"keygate/domain/llm"
@@ -205,5 +206,33 @@ var _ = Describe("Handler over HTTP/2 AgentService/Run", func() {
 		for _, m := range rs.Content() {
 			Expect(missingBlobs(c, m.GetConversationCheckpointUpdate())).To(BeEmpty())
 		}
+	})
+})
+
+var _ = Describe("Handler serving TodoWrite", func() {
+	It("keeps the todo list in the checkpoint and merges updates from a later turn", func() {
+		h := newHarness(llm.ProviderOpenAIResponses)
+		c := h.env.Client("req-todo")
+		h.reply(
+			providertest.Turn{ID: "r1", Calls: []providertest.Call{call("c_todo", "TodoWrite",
+				`{"merge":false,"todos":[{"id":"1","content":"write code","status":"in_progress"},{"id":"2","content":"test it","status":"pending"}]}`)}},
+			providertest.Turn{ID: "r2", Text: []string{"Planned."}},
+		)
+		st := finished(open(c, cursortest.RunRequest("conv-todo", "kg-model", "Plan it")))
+		Expect(st.EndError()).To(BeNil())
+		Expect(checkpoint.Todos(lastCheckpoint(st))).To(HaveLen(2))
+		Expect(h.provider.Requests()[1].Body).To(ContainSubstring("[in_progress] write code"))
+
+		h.reply(
+			providertest.Turn{ID: "r3", Calls: []providertest.Call{call("c_todo2", "TodoWrite",
+				`{"merge":true,"todos":[{"id":"1","content":"write code","status":"completed"}]}`)}},
+			providertest.Turn{ID: "r4", Text: []string{"One done."}},
+		)
+		st = finished(open(c.WithRequestID("req-todo-2"), cursortest.Request("conv-todo", "kg-model",
+			cursortest.UserMessageAction("m2", "Progress?"), c.Checkpoint())))
+		todos := checkpoint.Todos(lastCheckpoint(st))
+		Expect(todos).To(HaveLen(2))
+		Expect(todos[0].GetStatus()).To(Equal(agentv1.TodoStatus_TODO_STATUS_COMPLETED))
+		Expect(todos[1].GetStatus()).To(Equal(agentv1.TodoStatus_TODO_STATUS_PENDING))
 	})
 })

@@ -31,6 +31,9 @@ type Projection struct {
 	UsedTokens, MaxTokens int64
 	// Summary, when set, records a compaction.
 	Summary string
+	// Todos, when not nil, replaces the todo list; each item is stored
+	// inline as its encoding.
+	Todos []*agentv1.TodoItem
 }
 
 // Pending is the open tool round of a staged checkpoint.
@@ -81,6 +84,13 @@ func build(p Projection, pending *Pending) (*agentv1.ConversationStateStructure,
 	s.PendingToolCalls = nil
 	if pending != nil {
 		s.PendingToolCalls = []string{pendingEntry(*pending)}
+	}
+	if p.Todos != nil {
+		s.Todos = make([][]byte, 0, len(p.Todos))
+		for _, t := range p.Todos {
+			data, _ := proto.MarshalOptions{Deterministic: true}.Marshal(t) // a TodoItem always marshals
+			s.Todos = append(s.Todos, data)
+		}
 	}
 	mode := p.Mode
 	s.Mode = &mode
@@ -148,4 +158,18 @@ func PendingRoundID(s *agentv1.ConversationStateStructure) (string, error) {
 		return "", fmt.Errorf("resume: decode pending entry: %w", err)
 	}
 	return e.RoundID, nil
+}
+
+// Todos decodes a state's todo list when its items are inline; items held
+// as blob ids (another backend's format) yield nil.
+func Todos(s *agentv1.ConversationStateStructure) []*agentv1.TodoItem {
+	var out []*agentv1.TodoItem
+	for _, b := range s.GetTodos() {
+		var t agentv1.TodoItem
+		if err := proto.Unmarshal(b, &t); err != nil || t.GetId() == "" {
+			return nil
+		}
+		out = append(out, &t)
+	}
+	return out
 }

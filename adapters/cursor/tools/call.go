@@ -21,6 +21,9 @@ type Env struct {
 	// CallMcpTool meta tool reaches.
 	MCP     []*agentv1.McpToolDefinition
 	Servers []*agentv1.McpDescriptor
+	// Todos is the conversation's todo list, which TodoWrite replaces or
+	// merges into.
+	Todos []*agentv1.TodoItem
 	// Now stamps started_at_ms and completed_at_ms; nil uses time.Now.
 	Now func() time.Time
 }
@@ -146,6 +149,8 @@ func (c *Call) start() (Action, error) {
 		return c.startSwitchMode()
 	case Canonical(ReadLints):
 		return c.startLints()
+	case Canonical(TodoWrite):
+		return c.todos()
 	case Canonical(WebSearch):
 		return c.startSearch()
 	case Canonical(WebFetch):

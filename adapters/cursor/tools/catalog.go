@@ -47,6 +47,7 @@ const (
 	SwitchMode  = "SwitchMode"
 	Task        = "Task"
 	CallMcpTool = "CallMcpTool"
+	TodoWrite   = "TodoWrite"
 )
 
 var readOnly = []string{Read, Ls, Glob, Grep, ReadLints}
@@ -56,11 +57,11 @@ var readOnly = []string{Read, Ls, Glob, Grep, ReadLints}
 // WebSearch and WebFetch are added by ForMode only when the server can
 // search and fetch (on approval the server does it, not the client).
 var modes = map[string][]string{
-	"agent":     append(append([]string{}, readOnly...), Write, StrReplace, Delete, Shell, AskQuestion, SwitchMode, Task, CallMcpTool),
-	"debug":     append(append([]string{}, readOnly...), Write, StrReplace, Delete, Shell, AskQuestion, Task, CallMcpTool),
-	"multitask": append(append([]string{}, readOnly...), Write, StrReplace, Delete, Shell, AskQuestion, SwitchMode, Task, CallMcpTool),
-	"ask":       append(append([]string{}, readOnly...), AskQuestion, CallMcpTool),
-	"plan":      append(append([]string{}, readOnly...), Shell, AskQuestion, CreatePlan, Task, CallMcpTool),
+	"agent":     append(append([]string{}, readOnly...), Write, StrReplace, Delete, Shell, TodoWrite, AskQuestion, SwitchMode, Task, CallMcpTool),
+	"debug":     append(append([]string{}, readOnly...), Write, StrReplace, Delete, Shell, TodoWrite, AskQuestion, Task, CallMcpTool),
+	"multitask": append(append([]string{}, readOnly...), Write, StrReplace, Delete, Shell, TodoWrite, AskQuestion, SwitchMode, Task, CallMcpTool),
+	"ask":       append(append([]string{}, readOnly...), TodoWrite, AskQuestion, CallMcpTool),
+	"plan":      append(append([]string{}, readOnly...), Shell, TodoWrite, AskQuestion, CreatePlan, Task, CallMcpTool),
 	"subagent":  append(append([]string{}, readOnly...), Write, StrReplace, Delete, Shell, CallMcpTool),
 }
 
