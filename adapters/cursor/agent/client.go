@@ -57,6 +57,8 @@ func (s *session) onAction(a *agentv1.ConversationAction) {
 		s.inject(a.GetInjectContextAction())
 	case a.GetUserMessageAction() != nil:
 		s.userMessage("", a.GetUserMessageAction().GetUserMessage())
+	case a.GetCancelSubagentAction() != nil:
+		s.cancelSubagent(a.GetCancelSubagentAction().GetSubagentId())
 	default:
 		s.log.Info("conversation action ignored during a run")
 	}
@@ -116,5 +118,17 @@ func (s *session) userMessage(injectionID string, um *agentv1.UserMessage) {
 		// The run is closing: the message opens the next run of this turn.
 		s.pending = append(s.pending, injection{id: injectionID, user: um})
 		delete(s.injections, event)
+	}
+}
+
+// cancelSubagent aborts the Task exec of a subagent, named by its tool call
+// id; the Task completes as a tool error and the run goes on.
+func (s *session) cancelSubagent(id string) {
+	for execID, call := range s.execs {
+		if call.ID() != id || call.Card().GetTaskToolCall() == nil {
+			continue
+		}
+		_ = s.send(output.Abort(execID))
+		s.apply(call, call.Abort("the user cancelled the subagent"))
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"keygate/adapters/cursor/agent"
 	"keygate/adapters/cursor/cursortest"
 	"keygate/adapters/provider/providertest"
+	"keygate/domain/llm"
 	agentv1 "keygate/gen/cursor/agent/v1"
 )
 
@@ -182,4 +183,26 @@ var _ = Describe("Handler with web access", func() {
 			Expect(completed(st, "c_fetch").GetFetchToolCall().GetResult().GetSuccess().GetContent()).To(Equal("Example page text"))
 		})
 	}
+})
+
+var _ = Describe("Handler cancelling a subagent", func() {
+	It("aborts the Task exec and lets the parent model go on", func() {
+		h := newHarness(llm.ProviderOpenAIChat)
+		ws := cursortest.NewWorkspace(GinkgoT().TempDir())
+		ws.Hold = never
+		c := h.env.Client("req-1")
+		c.OnMessage = ws.Handle
+		h.reply(
+			providertest.Turn{ID: "r1", Calls: []providertest.Call{call("c_task", "Task", `{"description":"d","prompt":"p"}`)}},
+			providertest.Turn{ID: "r2", Text: []string{"Without the subagent."}},
+		)
+		st := open(c, cursortest.RunRequest("conv-cs", "kg-model", "Delegate"))
+		Eventually(ws.Execs).Should(HaveLen(1))
+		Expect(c.Send(ctx(), cursortest.Action(&agentv1.ConversationAction{Action: &agentv1.ConversationAction_CancelSubagentAction{
+			CancelSubagentAction: &agentv1.CancelSubagentAction{SubagentId: "c_task"}}}))).To(Succeed())
+		finished(st)
+		Expect(st.EndError()).To(BeNil())
+		Expect(ws.Aborted()).To(HaveLen(1))
+		Expect(string(h.provider.Requests()[1].Body)).To(ContainSubstring("the user cancelled the subagent"))
+	})
 })
