@@ -24,6 +24,11 @@ func (s *session) serve() error {
 	events := s.handle.Events()
 	done := s.ctx.Done()
 	for {
+		for len(s.backlog) > 0 {
+			m := s.backlog[0]
+			s.backlog = s.backlog[1:]
+			s.onClient(m)
+		}
 		select {
 		case ev, ok := <-events:
 			var o run.Outcome

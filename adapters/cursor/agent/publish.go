@@ -87,19 +87,13 @@ func (s *session) getBlob(id []byte) ([]byte, error) {
 
 // await handles client messages until match accepts a KV reply. Other
 // messages go through onClient, unless the run has not started yet, when
-// they are kept for it.
+// they wait in the backlog for it.
 func (s *session) await(match func(*agentv1.KvClientMessage) (bool, error), done bool) error {
 	if done {
 		return nil
 	}
 	timer := time.NewTimer(s.h.o.AckTimeout)
 	defer timer.Stop()
-	var held []*agentv1.AgentClientMessage
-	defer func() {
-		for _, m := range held {
-			s.inbox <- m
-		}
-	}()
 	for {
 		select {
 		case m := <-s.inbox:
@@ -111,7 +105,7 @@ func (s *session) await(match func(*agentv1.KvClientMessage) (bool, error), done
 				continue
 			}
 			if s.handle == nil {
-				held = append(held, m)
+				s.backlog = append(s.backlog, m)
 				continue
 			}
 			s.onClient(m)

@@ -64,6 +64,8 @@ type session struct {
 	// changed it.
 	todos    []*agentv1.TodoItem
 	todosSet bool
+	// backlog holds client messages that arrived before the run started.
+	backlog []*agentv1.AgentClientMessage
 	// webDone delivers the outcome of approved web requests.
 	webDone chan webOutcome
 	// late is a follow-up that arrived while the run committed its final
