@@ -1,6 +1,7 @@
 package agent_test
 
 import (
+	"encoding/base64"
 	"fmt"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -10,6 +11,7 @@ import (
 	"keygate/adapters/cursor/cursortest"
 	"keygate/adapters/provider/providertest"
 	agentv1 "keygate/gen/cursor/agent/v1"
+	"keygate/ports"
 )
 
 var _ = Describe("Handler compiling what the client knows", func() {
@@ -71,3 +73,25 @@ func indexOf(ks []string, k string) int {
 	}
 	return -1
 }
+
+var _ = Describe("Handler receiving an attached image", func() {
+	for _, kind := range kinds {
+		It(fmt.Sprintf("stores the image as a blob and sends its bytes to the model (%s)", kind), func() {
+			h := newHarness(kind)
+			c := h.env.Client("req-img")
+			png := []byte("\x89PNG\r\n\x1a\nfake-image-bytes")
+			id := c.PutBlob(png)
+			action := cursortest.UserMessageAction("m1", "What is in this picture?")
+			action.GetUserMessageAction().GetUserMessage().SelectedContext = &agentv1.SelectedContext{SelectedImages: []*agentv1.SelectedImage{{
+				Uuid: "img-1", MimeType: "image/png", DataOrBlobId: &agentv1.SelectedImage_BlobId{BlobId: id}}}}
+			h.reply(providertest.Turn{ID: "r1", Text: []string{"A fake image."}})
+			st := finished(open(c, cursortest.Request("conv-img", "kg-model", action, nil)))
+			Expect(st.EndError()).To(BeNil())
+			Expect(cursortest.Kinds(st.Content())[0]).To(Equal("kv_get"))
+			Expect(string(h.provider.Requests()[0].Body)).To(ContainSubstring(base64.StdEncoding.EncodeToString(png)))
+			ok, err := h.stores.Blobs.Has(ctx(), ports.BlobID(png))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(ok).To(BeTrue())
+		})
+	}
+})

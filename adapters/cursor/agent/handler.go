@@ -50,6 +50,10 @@ type Options struct {
 	// Foreign, when set, serves turns for models Keygate does not know;
 	// otherwise those turns end with a NotFound error naming the model.
 	Foreign Foreign
+	// Blobs, when set, stores the images a user attaches; the engine reads
+	// them back for the provider (run.Options.Blobs must be the same
+	// store). Without it only inline image bytes reach the model.
+	Blobs ports.BlobStore
 	// Web, when set, offers WebSearch and WebFetch to the model.
 	Web Web
 	// Tenant is passed to the engine for its logs.

@@ -98,7 +98,7 @@ func openStack(dir string, kind llm.ProviderKind, providerURL string) (*stack, e
 	if err != nil {
 		return nil, err
 	}
-	handler, err := agent.New(agent.Options{Engine: s.engine, Conversations: s.stores.Conversations, Runs: s.stores.Runs,
+	handler, err := agent.New(agent.Options{Engine: s.engine, Conversations: s.stores.Conversations, Runs: s.stores.Runs, Blobs: s.stores.Blobs,
 		Models: models{url: providerURL, kind: kind}, AckTimeout: 5 * time.Second})
 	if err != nil {
 		return nil, err

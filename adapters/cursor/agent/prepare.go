@@ -13,6 +13,7 @@ import (
 	"keygate/adapters/cursor/compile"
 	"keygate/app/run"
 	"keygate/domain/conversation"
+	"keygate/domain/llm"
 	agentv1 "keygate/gen/cursor/agent/v1"
 	"keygate/ports"
 )
@@ -60,7 +61,11 @@ func (s *session) prepare() error {
 			return err
 		}
 	}
-	in := compile.Input{
+	images, err := s.images(req)
+	if err != nil {
+		return err
+	}
+	in := compile.Input{Images: images,
 		RequestID: s.turn.RequestID, RunID: conversation.RunID(s.turn.RequestID, nonce()), Request: req,
 		Action: s.action, ConversationID: s.convID, History: history, ConversationMode: s.base.GetMode(),
 		Model: compile.Model(ep, cfg, req.GetRequestedModel()), ModelName: cfg.DisplayName, Blobs: blobs,
@@ -220,4 +225,41 @@ func (s *session) importRoots(head conversation.Checkpoint, req *agentv1.AgentRu
 		return head, nil, fmt.Errorf("import conversation: %w", err)
 	}
 	return d.Checkpoint, msgs, nil
+}
+
+// images resolves the user's attached images (inline, pre-fetched or KV
+// GET) and stores them, so messages refer to them by blob id. nil leaves
+// the choice to Compile (no blob store configured, or no images).
+func (s *session) images(req *agentv1.AgentRunRequest) ([]llm.Image, error) {
+	refs := compile.ImageRefs(s.action)
+	if s.h.o.Blobs == nil || len(refs) == 0 {
+		return nil, nil
+	}
+	pre := map[string][]byte{}
+	for _, b := range req.GetPreFetchedBlobs() {
+		pre[string(b.GetId())] = b.GetValue()
+	}
+	out := []llm.Image{}
+	for _, r := range refs {
+		data := r.Data
+		if len(data) == 0 {
+			var ok bool
+			if data, ok = pre[string(r.BlobID)]; !ok {
+				var err error
+				if data, err = s.getBlob(r.BlobID); err != nil {
+					return nil, connect.NewError(connect.CodeFailedPrecondition, fmt.Errorf("attached image: %w", err))
+				}
+			}
+		}
+		id := ports.BlobID(data)
+		if err := s.h.o.Blobs.Put(s.ctx, id, data); err != nil {
+			return nil, fmt.Errorf("store attached image: %w", err)
+		}
+		mime := r.MIMEType
+		if mime == "" {
+			mime = "image/png"
+		}
+		out = append(out, llm.Image{MIMEType: mime, BlobID: id, Path: r.Path})
+	}
+	return out, nil
 }

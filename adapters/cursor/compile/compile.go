@@ -39,6 +39,9 @@ type Input struct {
 	Now              time.Time
 	// Web says the server can search and fetch (WebSearch, WebFetch).
 	Web bool
+	// Images, when not nil, are the user message's images already
+	// resolved (stored as blobs); otherwise only inline image bytes count.
+	Images []llm.Image
 }
 
 // Output is a compiled turn.
@@ -135,7 +138,11 @@ func Compile(in Input) (Output, error) {
 		return out, nil
 	case um != nil:
 		text := Runtime(mode, um.GetText())
-		parts := turn.RuntimeParts(text, selection(um.GetSelectedContext()))
+		sel := selection(um.GetSelectedContext())
+		if in.Images != nil {
+			sel.Images = in.Images
+		}
+		parts := turn.RuntimeParts(text, sel)
 		stable := um.GetMessageId()
 		if stable == "" {
 			stable = in.RequestID
@@ -205,4 +212,31 @@ func directMCP(lists ...[]*agentv1.McpToolDefinition) []*agentv1.McpToolDefiniti
 		}
 	}
 	return out
+}
+
+// ImageRefs lists the user message's images as (blob id, inline data,
+// MIME type), for the run layer to resolve and store before Compile.
+func ImageRefs(a *agentv1.ConversationAction) []ImageRef {
+	var out []ImageRef
+	for _, img := range a.GetUserMessageAction().GetUserMessage().GetSelectedContext().GetSelectedImages() {
+		r := ImageRef{MIMEType: img.GetMimeType(), Path: img.GetPath()}
+		switch {
+		case len(img.GetData()) > 0:
+			r.Data = img.GetData()
+		case img.GetBlobIdWithData() != nil:
+			r.BlobID, r.Data = img.GetBlobIdWithData().GetBlobId(), img.GetBlobIdWithData().GetData()
+		default:
+			r.BlobID = img.GetBlobId()
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// ImageRef is one selected image before resolution.
+type ImageRef struct {
+	BlobID   []byte
+	Data     []byte
+	MIMEType string
+	Path     string
 }
