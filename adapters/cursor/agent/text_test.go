@@ -167,3 +167,19 @@ func countOf(ks []string, k string) int {
 	}
 	return n
 }
+
+var _ = Describe("Handler facing a client that cannot store blobs", func() {
+	It("publishes no checkpoint the client could not resolve and still finishes the turn", func() {
+		h := newHarness(llm.ProviderAnthropic)
+		c := h.env.Client("req-full")
+		c.RejectSets = true
+		h.reply(providertest.Turn{ID: "r1", Text: []string{"Still answering."}})
+		st := finished(open(c, cursortest.RunRequest("conv-full", "kg-model", "Hi")))
+		Expect(st.EndError()).To(BeNil())
+		ks := cursortest.Kinds(st.Content())
+		Expect(ks).To(ContainElements("kv_set", "text", "turn_ended"))
+		Expect(ks).NotTo(ContainElement("checkpoint:settled"))
+		Expect(ks).NotTo(ContainElement("checkpoint:staged"))
+		Expect(st.Texts()).To(Equal([]string{"Still answering."}))
+	})
+})

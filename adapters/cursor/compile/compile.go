@@ -99,6 +99,9 @@ func Compile(in Input) (Output, error) {
 	if err != nil {
 		return Output{}, err
 	}
+	if custom := strings.TrimSpace(in.Request.GetCustomSystemPrompt()); custom != "" {
+		p.Prompt.Instructions += "\n\n" + custom
+	}
 	switch {
 	case a.GetSummarizeAction() != nil || (um != nil && strings.TrimSpace(um.GetText()) == summarizeCommand):
 		p.Action = run.Action{Kind: run.ActionCompact}

@@ -91,6 +91,14 @@ var _ = Describe("Compile", func() {
 		Expect(out.Run.Prompt.Instructions).To(And(ContainSubstring("Test Model"), ContainSubstring("Mode: agent")))
 	})
 
+	It("appends the client's custom system prompt to the mode's instructions", func() {
+		in.Action = userAction("Fix it", nil)
+		in.Request = &agentv1.AgentRunRequest{CustomSystemPrompt: proto.String("Answer in French.")}
+		out, err := compile.Compile(in)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(out.Run.Prompt.Instructions).To(HaveSuffix("\n\nAnswer in French."))
+	})
+
 	It("leaves an unchanged request context out of the next turn", func() {
 		in.Action = userAction("Fix it", rc)
 		first, err := compile.Compile(in)

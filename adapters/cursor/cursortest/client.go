@@ -24,6 +24,9 @@ type Client struct {
 	RequestID string
 	// Header is sent with every request (e.g. subagent parent headers).
 	Header http.Header
+	// RejectSets makes the client answer every KV SET with an error (a
+	// full or broken client store).
+	RejectSets bool
 	// OnMessage, when set, sees every server message that is not a KV
 	// request, in stream order, with a sender for replies on the same
 	// uplink. Exec execution against a workspace plugs in here.
@@ -145,6 +148,8 @@ func (c *Client) react(ctx context.Context, msg *agentv1.AgentServerMessage, rep
 func (c *Client) answerKV(ctx context.Context, kv *agentv1.KvServerMessage, send Sender) error {
 	reply := &agentv1.KvClientMessage{Id: kv.GetId()}
 	switch {
+	case kv.GetSetBlobArgs() != nil && c.RejectSets:
+		reply.Message = &agentv1.KvClientMessage_SetBlobResult{SetBlobResult: &agentv1.SetBlobResult{Error: &agentv1.Error{Message: "store full"}}}
 	case kv.GetSetBlobArgs() != nil:
 		args := kv.GetSetBlobArgs()
 		c.kv.mu.Lock()
