@@ -183,3 +183,17 @@ var _ = Describe("Handler facing a client that cannot store blobs", func() {
 		Expect(st.Texts()).To(Equal([]string{"Still answering."}))
 	})
 })
+
+var _ = Describe("Handler when the provider fails", func() {
+	It("ends the stream as unavailable with the provider's message and keeps the user turn", func() {
+		h := newHarness(llm.ProviderOpenAIChat)
+		h.provider.Enqueue(providertest.Status(500, string(providertest.ChatError("server_error", "upstream exploded"))))
+		c := h.env.Client("req-fail")
+		st := finished(open(c, cursortest.RunRequest("conv-fail", "kg-model", "Hi")))
+		Expect(st.EndError()).NotTo(BeNil())
+		Expect(st.EndError().Code().String()).To(Equal("unavailable"))
+		Expect(st.EndError().Message()).To(ContainSubstring("upstream exploded"))
+		Expect(cursortest.Kinds(st.Content())).NotTo(ContainElement("turn_ended"))
+		Expect(lastCheckpoint(st).GetRootPromptMessagesJson()).To(HaveLen(1))
+	})
+})

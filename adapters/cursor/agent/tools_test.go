@@ -236,3 +236,23 @@ var _ = Describe("Handler serving TodoWrite", func() {
 		Expect(todos[1].GetStatus()).To(Equal(agentv1.TodoStatus_TODO_STATUS_PENDING))
 	})
 })
+
+var _ = Describe("Handler across rounds that reuse a call id", func() {
+	It("runs both rounds and finishes (P10)", func() {
+		h := newHarness(llm.ProviderOpenAIChat)
+		ws := cursortest.NewWorkspace(GinkgoT().TempDir())
+		Expect(os.WriteFile(filepath.Join(ws.Root, "a.txt"), []byte("alpha\n"), 0o644)).To(Succeed())
+		c := h.env.Client("req-dup")
+		c.OnMessage = ws.Handle
+		h.reply(
+			providertest.Turn{ID: "r1", Calls: []providertest.Call{call("call-1", "Read", `{"path":"a.txt"}`)}},
+			providertest.Turn{ID: "r2", Calls: []providertest.Call{call("call-1", "Ls", `{"path":"."}`)}},
+			providertest.Turn{ID: "r3", Text: []string{"Both done."}},
+		)
+		st := finished(open(c, cursortest.RunRequest("conv-dup", "kg-model", "Twice")))
+		Expect(st.EndError()).To(BeNil())
+		Expect(ws.Execs()).To(HaveLen(2))
+		Expect(h.provider.Requests()).To(HaveLen(3))
+		Expect(st.Texts()).To(Equal([]string{"Both done."}))
+	})
+})
