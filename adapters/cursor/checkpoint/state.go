@@ -1,9 +1,11 @@
 package checkpoint
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"google.golang.org/protobuf/proto"
 
@@ -17,6 +19,10 @@ import (
 const DefaultMaxTokens = 200000
 
 // Projection is what a checkpoint is built from.
+//
+// A compaction (Summary set) also records a ConversationSummaryArchive
+// blob (summary_archive, appended to summary_archives) naming the roots it
+// replaced.
 type Projection struct {
 	// Base is the client's state the turn started from; its turns and the
 	// fields Keygate does not manage are carried over. nil starts empty.
@@ -100,8 +106,21 @@ func build(p Projection, pending *Pending) (*agentv1.ConversationStateStructure,
 	}
 	s.TokenDetails = &agentv1.ConversationTokenDetails{UsedTokens: uint32(p.UsedTokens), MaxTokens: uint32(max)}
 	if p.Summary != "" {
-		id := b.PutProto(&agentv1.ConversationSummary{Summary: p.Summary})
-		s.Summary = id
+		s.Summary = b.PutProto(&agentv1.ConversationSummary{Summary: p.Summary})
+		// The archive names the roots the summary replaced (the client's
+		// previous roots) and the root that now carries the summary.
+		archive := &agentv1.ConversationSummaryArchive{Summary: p.Summary}
+		if p.Base != nil {
+			archive.SummarizedMessages = p.Base.GetRootPromptMessagesJson()
+		}
+		if n := len(s.RootPromptMessagesJson); n > 0 {
+			archive.SummaryMessage = s.RootPromptMessagesJson[n-1]
+		}
+		id := b.PutProto(archive)
+		s.SummaryArchive = id
+		if !slices.ContainsFunc(s.SummaryArchives, func(a []byte) bool { return bytes.Equal(a, id) }) {
+			s.SummaryArchives = append(s.SummaryArchives, id)
+		}
 		s.SelfSummaryCount++
 	}
 	return s, b

@@ -114,5 +114,9 @@ var _ = Describe("Settled and Staged", func() {
 		var sum agentv1.ConversationSummary
 		Expect(proto.Unmarshal(blobs[string(s.GetSummary())], &sum)).To(Succeed())
 		Expect(sum.GetSummary()).To(Equal("the gist"))
+		var archive agentv1.ConversationSummaryArchive
+		Expect(proto.Unmarshal(blobs[string(s.GetSummaryArchive())], &archive)).To(Succeed())
+		Expect(archive.GetSummaryMessage()).To(Equal(s.GetRootPromptMessagesJson()[1]))
+		Expect(s.GetSummaryArchives()).To(Equal([][]byte{s.GetSummaryArchive()}))
 	})
 })
