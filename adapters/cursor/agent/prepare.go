@@ -13,7 +13,6 @@ import (
 	"keygate/adapters/cursor/compile"
 	"keygate/app/run"
 	"keygate/domain/conversation"
-	"keygate/domain/llm"
 	agentv1 "keygate/gen/cursor/agent/v1"
 	"keygate/ports"
 )
@@ -48,18 +47,9 @@ func (s *session) prepare() error {
 	if err != nil {
 		return err
 	}
-	head, err := s.h.o.Conversations.Open(s.ctx, s.convID)
+	head, history, err := s.history(req)
 	if err != nil {
-		return fmt.Errorf("open conversation: %w", err)
-	}
-	_, history, err := s.h.o.Conversations.Load(s.ctx, head.ID())
-	if err != nil {
-		return fmt.Errorf("load conversation: %w", err)
-	}
-	if len(history) == 0 && len(s.base.GetRootPromptMessagesJson()) > 0 {
-		if head, history, err = s.importRoots(head, req); err != nil {
-			return err
-		}
+		return err
 	}
 	images, err := s.images(req)
 	if err != nil {
@@ -94,15 +84,7 @@ func (s *session) prepare() error {
 		return connect.NewError(connect.CodeInvalidArgument, err)
 	}
 	s.compiled.Run.Tenant = s.h.o.Tenant
-	if s.turn.Parent.RequestID != "" {
-		s.compiled.Run.ParentToolCallID = s.turn.Parent.ToolCallID
-		s.compiled.Run.ParentRunID = s.turn.Parent.RequestID
-		if s.h.o.Runs != nil {
-			if parent, err := s.h.o.Runs.LatestForRequest(s.ctx, s.turn.Parent.RequestID); err == nil {
-				s.compiled.Run.ParentRunID = parent.RunID
-			}
-		}
-	}
+	s.compiled.Run.ParentRunID, s.compiled.Run.ParentToolCallID = s.parent()
 	s.compacting = s.compiled.Run.Action.Kind == run.ActionCompact
 	s.maxTok = in.Model.ContextWindow
 	s.ui = &checkpoint.Turn{RequestID: s.turn.RequestID, User: s.compiled.UserMessage}
@@ -111,6 +93,39 @@ func (s *session) prepare() error {
 		return fmt.Errorf("start run: %w", err)
 	}
 	return nil
+}
+
+// history returns the conversation's head and messages, importing them
+// from the client's checkpoint when the store has none.
+func (s *session) history(req *agentv1.AgentRunRequest) (conversation.Checkpoint, []conversation.Message, error) {
+	head, err := s.h.o.Conversations.Open(s.ctx, s.convID)
+	if err != nil {
+		return head, nil, fmt.Errorf("open conversation: %w", err)
+	}
+	_, msgs, err := s.h.o.Conversations.Load(s.ctx, head.ID())
+	if err != nil {
+		return head, nil, fmt.Errorf("load conversation: %w", err)
+	}
+	if len(msgs) == 0 && len(s.base.GetRootPromptMessagesJson()) > 0 {
+		return s.importRoots(head, req)
+	}
+	return head, msgs, nil
+}
+
+// parent names a subagent's parent run and tool call (empty for a root
+// run): the parent request's latest run when Options.Runs can tell,
+// otherwise the parent request id.
+func (s *session) parent() (runID, toolCallID string) {
+	p := s.turn.Parent
+	if p.RequestID == "" {
+		return "", ""
+	}
+	if s.h.o.Runs != nil {
+		if r, err := s.h.o.Runs.LatestForRequest(s.ctx, p.RequestID); err == nil {
+			return r.RunID, p.ToolCallID
+		}
+	}
+	return p.RequestID, p.ToolCallID
 }
 
 // resolve finds the turn's model among Keygate's models.
@@ -164,102 +179,8 @@ func (s *session) editBase(head conversation.Checkpoint, history []conversation.
 	return cp.ID(), msgs, true, nil
 }
 
-// partBlobs resolves the request-context part blobs: from
-// pre_fetched_blobs, else from the client's KV store.
-func (s *session) partBlobs(req *agentv1.AgentRunRequest) (map[string][]byte, error) {
-	ids := compile.PartIDs(s.action)
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	blobs := map[string][]byte{}
-	for _, b := range req.GetPreFetchedBlobs() {
-		blobs[string(b.GetId())] = b.GetValue()
-	}
-	for _, id := range ids {
-		if _, ok := blobs[string(id)]; ok {
-			continue
-		}
-		data, err := s.getBlob(id)
-		if err != nil {
-			return nil, err
-		}
-		blobs[string(id)] = data
-	}
-	return blobs, nil
-}
-
 func nonce() uint32 {
 	var b [4]byte
 	_, _ = rand.Read(b[:]) // crypto/rand never fails on supported platforms
 	return binary.BigEndian.Uint32(b[:])
-}
-
-// importRoots restores a conversation Keygate does not hold from the
-// client's checkpoint (a forked chat, or a server that lost its store): each
-// root is a message in Keygate's canonical encoding, from pre_fetched_blobs
-// or the client's KV store. Roots in another format are not imported; the
-// conversation then starts empty.
-func (s *session) importRoots(head conversation.Checkpoint, req *agentv1.AgentRunRequest) (conversation.Checkpoint, []conversation.Message, error) {
-	pre := map[string][]byte{}
-	for _, b := range req.GetPreFetchedBlobs() {
-		pre[string(b.GetId())] = b.GetValue()
-	}
-	var msgs []conversation.Message
-	for _, id := range s.base.GetRootPromptMessagesJson() {
-		data, ok := pre[string(id)]
-		if !ok {
-			var err error
-			if data, err = s.getBlob(id); err != nil {
-				return head, nil, connect.NewError(connect.CodeFailedPrecondition, fmt.Errorf("import conversation: %w", err))
-			}
-		}
-		m, err := conversation.DecodeMessage(data)
-		if err != nil {
-			s.log.Info("checkpoint roots are not Keygate messages; starting the conversation empty")
-			return head, nil, nil
-		}
-		msgs = append(msgs, m)
-	}
-	d, err := s.h.o.Conversations.Apply(s.ctx, ports.Write{Change: conversation.AppendTo(head, msgs...)})
-	if err != nil {
-		return head, nil, fmt.Errorf("import conversation: %w", err)
-	}
-	return d.Checkpoint, msgs, nil
-}
-
-// images resolves the user's attached images (inline, pre-fetched or KV
-// GET) and stores them, so messages refer to them by blob id. nil leaves
-// the choice to Compile (no blob store configured, or no images).
-func (s *session) images(req *agentv1.AgentRunRequest) ([]llm.Image, error) {
-	refs := compile.ImageRefs(s.action)
-	if s.h.o.Blobs == nil || len(refs) == 0 {
-		return nil, nil
-	}
-	pre := map[string][]byte{}
-	for _, b := range req.GetPreFetchedBlobs() {
-		pre[string(b.GetId())] = b.GetValue()
-	}
-	out := []llm.Image{}
-	for _, r := range refs {
-		data := r.Data
-		if len(data) == 0 {
-			var ok bool
-			if data, ok = pre[string(r.BlobID)]; !ok {
-				var err error
-				if data, err = s.getBlob(r.BlobID); err != nil {
-					return nil, connect.NewError(connect.CodeFailedPrecondition, fmt.Errorf("attached image: %w", err))
-				}
-			}
-		}
-		id := ports.BlobID(data)
-		if err := s.h.o.Blobs.Put(s.ctx, id, data); err != nil {
-			return nil, fmt.Errorf("store attached image: %w", err)
-		}
-		mime := r.MIMEType
-		if mime == "" {
-			mime = "image/png"
-		}
-		out = append(out, llm.Image{MIMEType: mime, BlobID: id, Path: r.Path})
-	}
-	return out, nil
 }

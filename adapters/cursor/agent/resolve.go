@@ -1,0 +1,107 @@
+package agent
+
+import (
+	"fmt"
+
+	"connectrpc.com/connect"
+
+	"keygate/adapters/cursor/compile"
+	"keygate/domain/conversation"
+	"keygate/domain/llm"
+	agentv1 "keygate/gen/cursor/agent/v1"
+	"keygate/ports"
+)
+
+// importRoots restores a conversation Keygate does not hold from the
+// client's checkpoint (a forked chat, or a server that lost its store): each
+// root is a message in Keygate's canonical encoding, from pre_fetched_blobs
+// or the client's KV store. Roots in another format are not imported; the
+// conversation then starts empty.
+func (s *session) importRoots(head conversation.Checkpoint, req *agentv1.AgentRunRequest) (conversation.Checkpoint, []conversation.Message, error) {
+	pre := map[string][]byte{}
+	for _, b := range req.GetPreFetchedBlobs() {
+		pre[string(b.GetId())] = b.GetValue()
+	}
+	var msgs []conversation.Message
+	for _, id := range s.base.GetRootPromptMessagesJson() {
+		data, ok := pre[string(id)]
+		if !ok {
+			var err error
+			if data, err = s.getBlob(id); err != nil {
+				return head, nil, connect.NewError(connect.CodeFailedPrecondition, fmt.Errorf("import conversation: %w", err))
+			}
+		}
+		m, err := conversation.DecodeMessage(data)
+		if err != nil {
+			s.log.Info("checkpoint roots are not Keygate messages; starting the conversation empty")
+			return head, nil, nil
+		}
+		msgs = append(msgs, m)
+	}
+	d, err := s.h.o.Conversations.Apply(s.ctx, ports.Write{Change: conversation.AppendTo(head, msgs...)})
+	if err != nil {
+		return head, nil, fmt.Errorf("import conversation: %w", err)
+	}
+	return d.Checkpoint, msgs, nil
+}
+
+// images resolves the user's attached images (inline, pre-fetched or KV
+// GET) and stores them, so messages refer to them by blob id. nil leaves
+// the choice to Compile (no blob store configured, or no images).
+func (s *session) images(req *agentv1.AgentRunRequest) ([]llm.Image, error) {
+	refs := compile.ImageRefs(s.action)
+	if s.h.o.Blobs == nil || len(refs) == 0 {
+		return nil, nil
+	}
+	pre := map[string][]byte{}
+	for _, b := range req.GetPreFetchedBlobs() {
+		pre[string(b.GetId())] = b.GetValue()
+	}
+	out := []llm.Image{}
+	for _, r := range refs {
+		data := r.Data
+		if len(data) == 0 {
+			var ok bool
+			if data, ok = pre[string(r.BlobID)]; !ok {
+				var err error
+				if data, err = s.getBlob(r.BlobID); err != nil {
+					return nil, connect.NewError(connect.CodeFailedPrecondition, fmt.Errorf("attached image: %w", err))
+				}
+			}
+		}
+		id := ports.BlobID(data)
+		if err := s.h.o.Blobs.Put(s.ctx, id, data); err != nil {
+			return nil, fmt.Errorf("store attached image: %w", err)
+		}
+		mime := r.MIMEType
+		if mime == "" {
+			mime = "image/png"
+		}
+		out = append(out, llm.Image{MIMEType: mime, BlobID: id, Path: r.Path})
+	}
+	return out, nil
+}
+
+// partBlobs resolves the request-context part blobs: from
+// pre_fetched_blobs, else from the client's KV store.
+func (s *session) partBlobs(req *agentv1.AgentRunRequest) (map[string][]byte, error) {
+	ids := compile.PartIDs(s.action)
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	blobs := map[string][]byte{}
+	for _, b := range req.GetPreFetchedBlobs() {
+		blobs[string(b.GetId())] = b.GetValue()
+	}
+	for _, id := range ids {
+		if _, ok := blobs[string(id)]; ok {
+			continue
+		}
+		data, err := s.getBlob(id)
+		if err != nil {
+			return nil, err
+		}
+		blobs[string(id)] = data
+	}
+	return blobs, nil
+}
