@@ -1,5 +1,9 @@
 package agent
 
+// This file resolves what a run request refers to but does not carry:
+// request-context part blobs, attached images and, for a conversation the
+// store lacks, the checkpoint's roots.
+
 import (
 	"fmt"
 
