@@ -139,6 +139,18 @@ func Compile(in Input) (Output, error) {
 		out.UserMessage = &agentv1.UserMessage{Text: executePlanText, MessageId: stable, Mode: msgMode}
 		out.Run = p
 		return out, nil
+	case a.GetBackgroundTaskCompletionAction() != nil:
+		text := completions(a.GetBackgroundTaskCompletionAction())
+		parts := []llm.Part{{Kind: llm.PartText, Text: text}}
+		out.EventID = conversation.UserEventID("background:"+in.RequestID, text)
+		msgs, err := initial(in, turn.Input{EventID: out.EventID, Trigger: turn.TriggerBackgroundCompletion, Runtime: parts})
+		if err != nil {
+			return Output{}, err
+		}
+		p.Action = run.Action{Kind: run.ActionStart}
+		p.InitialMessages = msgs
+		out.Run = p
+		return out, nil
 	case um != nil:
 		text := Runtime(mode, um.GetText())
 		sel := selection(um.GetSelectedContext())
@@ -242,4 +254,24 @@ type ImageRef struct {
 	Data     []byte
 	MIMEType string
 	Path     string
+}
+
+// completions renders finished background tasks (shells, subagents) as the
+// message that tells the model about them.
+func completions(a *agentv1.BackgroundTaskCompletionAction) string {
+	var b strings.Builder
+	b.WriteString("<background_task_completions>\n")
+	for _, c := range a.GetCompletions() {
+		kind := strings.ToLower(strings.TrimPrefix(c.GetKind().String(), "BACKGROUND_TASK_KIND_"))
+		status := strings.ToLower(strings.TrimPrefix(c.GetStatus().String(), "BACKGROUND_TASK_STATUS_"))
+		fmt.Fprintf(&b, "<task id=%q kind=%q status=%q title=%q", c.GetTaskId(), kind, status, c.GetTitle())
+		if c.GetOutputPath() != "" {
+			fmt.Fprintf(&b, " output_path=%q", c.GetOutputPath())
+		}
+		b.WriteString(">")
+		b.WriteString(c.GetDetail())
+		b.WriteString("</task>\n")
+	}
+	b.WriteString("</background_task_completions>")
+	return b.String()
 }

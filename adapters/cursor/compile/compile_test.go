@@ -148,6 +148,17 @@ var _ = Describe("Compile", func() {
 		Expect(out.UserMessage.GetMessageId()).To(Equal("k1"))
 	})
 
+	It("tells the model about finished background tasks in a message of their own, without a request context", func() {
+		in.Action = &agentv1.ConversationAction{Action: &agentv1.ConversationAction_BackgroundTaskCompletionAction{
+			BackgroundTaskCompletionAction: &agentv1.BackgroundTaskCompletionAction{Completions: []*agentv1.BackgroundTaskCompletion{{
+				TaskId: "t1", Kind: agentv1.BackgroundTaskKind_BACKGROUND_TASK_KIND_SHELL, Status: agentv1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_SUCCESS,
+				Title: "npm test", Detail: proto.String("42 passed")}}}}}
+		out, err := compile.Compile(in)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(out.Run.InitialMessages).To(HaveLen(1))
+		Expect(out.Run.InitialMessages[0].Text()).To(And(ContainSubstring(`kind="shell" status="success" title="npm test"`), ContainSubstring("42 passed")))
+	})
+
 	It("resumes the pending round it is given", func() {
 		in.Action = &agentv1.ConversationAction{Action: &agentv1.ConversationAction_ResumeAction{ResumeAction: &agentv1.ResumeAction{}}}
 		in.PendingRoundID = "run:round:0"
