@@ -26,8 +26,9 @@ function startServer() {
     let out = "";
     proc.stdout.on("data", (d) => {
       out += d;
-      const m = out.match(/KEYGATE_E2E_URL=(\S+)/);
-      if (m) resolve({ proc, url: m[1] });
+      const u = out.match(/KEYGATE_E2E_URL=(\S+)/);
+      const h = out.match(/KEYGATE_E2E_HOOKS=(\S+)/);
+      if (u && h) resolve({ proc, url: u[1], hooks: h[1] });
     });
     proc.on("exit", (code) => reject(new Error(`e2e server exited with ${code}`)));
   });
@@ -46,7 +47,7 @@ async function step(name, fn) {
   }
 }
 
-const { proc, url } = await startServer();
+const { proc, url, hooks } = await startServer();
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
   args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
@@ -63,7 +64,7 @@ const api = async (path, body) => {
 };
 
 try {
-  const providerURL = await (await fetch(url + "/e2e/provider")).text();
+  const providerURL = await (await fetch(hooks + "/e2e/provider")).text();
 
   await step("turns on detailed mode in Settings", async () => {
     await page.goto(url + "/settings");
@@ -131,7 +132,7 @@ try {
   let turnText = "";
   await step("runs one turn with the Cursor client simulator", async () => {
     const { models } = await api("/keygate.control.v1.ModelService/ListModels");
-    const r = await fetch(`${url}/e2e/turn?conversation=e2e-conv&model=${models[0].id}&text=hello`, { method: "POST" });
+    const r = await fetch(`${hooks}/e2e/turn?conversation=e2e-conv&model=${models[0].id}&text=hello`, { method: "POST" });
     if (!r.ok) throw new Error(`turn: ${r.status} ${await r.text()}`);
     turnText = (await r.json()).texts.join("");
     if (turnText !== "Hello from the fake provider.") throw new Error(`turn answered ${JSON.stringify(turnText)}`);
@@ -151,13 +152,13 @@ try {
     await page.getByTestId("cache-insight").getByText("first call of the conversation").waitFor();
     const raw = await page.getByTestId("raw-stream").innerText();
     if (!raw.includes("Hello")) throw new Error("raw stream lacks the answer");
-    await page.getByText('"content": "hello"').waitFor();
+    await page.getByText('"content": "<user_query>\\nhello').waitFor();
     await shot("6-call-details");
   });
 
   await step("shows a follow-up turn's prompt as a stable prefix of the first", async () => {
     const { models } = await api("/keygate.control.v1.ModelService/ListModels");
-    const r = await fetch(`${url}/e2e/turn?conversation=e2e-conv&model=${models[0].id}&text=and+again`, { method: "POST" });
+    const r = await fetch(`${hooks}/e2e/turn?conversation=e2e-conv&model=${models[0].id}&text=and+again`, { method: "POST" });
     if (!r.ok) throw new Error(`turn: ${r.status} ${await r.text()}`);
     await page.goto(url + "/calls?conversation=e2e-conv");
     const rows = page.getByTestId("call-row");

@@ -1,18 +1,16 @@
 // Command server is the Keygate the console's browser test drives: the real
-// control API, console assets and Cursor adapter over an in-memory store, a
-// fake OpenAI-compatible provider, and a trigger that runs one Cursor turn
-// with the Cursor client simulator.
+// composition root (app.Initialize) over a temporary data directory, with
+// the SQLite store, run engine, Cursor adapter and forward proxy, plus a
+// fake OpenAI-compatible provider and a hooks listener whose trigger runs a
+// Cursor turn with the Cursor client simulator through Keygate's proxy.
 //
-// The turn is served by a small run handler here that makes one provider
-// call through the real provider client (recorded like any call), because
-// the run engine is not yet bridged to the Cursor adapter in the
-// composition root. It prints KEYGATE_E2E_URL=<url> once it listens and
-// stops on SIGINT/SIGTERM or when stdin closes.
+// It prints KEYGATE_E2E_URL=<console url> and KEYGATE_E2E_HOOKS=<hooks url>
+// once both listen, and stops on SIGINT/SIGTERM or when stdin closes.
 package main
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -23,22 +21,12 @@ import (
 	"syscall"
 	"time"
 
-	"go.uber.org/zap"
-
-	"keygate/adapters/control"
-	"keygate/adapters/control/controltest"
-	"keygate/adapters/cursor"
-	"keygate/adapters/cursor/cursortest"
-	"keygate/adapters/provider"
-	"keygate/adapters/provider/discovery"
-	"keygate/adapters/provider/providertest"
-	"keygate/adapters/secretbox"
-	appcontrol "keygate/app/control"
-	"keygate/console"
+	"keygate/app"
+	"keygate/app/config"
 )
 
 func main() {
-	addr := flag.String("addr", "127.0.0.1:0", "listen address")
+	addr := flag.String("addr", "127.0.0.1:0", "listen address of Keygate's HTTP server")
 	flag.Parse()
 	if err := run(*addr); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e server:", err)
@@ -51,121 +39,92 @@ func run(addr string) error {
 	defer stop()
 	go func() { _, _ = io.Copy(io.Discard, os.Stdin); stop() }()
 
-	fake := http.Server{Handler: fakeProvider()}
-	fakeLn, err := net.Listen("tcp", "127.0.0.1:0")
+	dataDir, err := os.MkdirTemp("", "keygate-e2e-data-")
 	if err != nil {
 		return err
 	}
-	go func() { _ = fake.Serve(fakeLn) }()
-	defer fake.Close()
+	defer os.RemoveAll(dataDir)
 
-	store := controltest.NewStore(nil)
-	key := make([]byte, 32)
-	box, err := secretbox.New(key)
+	provider, err := serve(fakeProvider())
 	if err != nil {
 		return err
 	}
-	settings := appcontrol.NewSettings(store)
-	client := provider.New(provider.Options{Recorder: store, Detailed: settings.Detailed})
-	prompts := control.NewPromptCache(1000)
-	tap := appcontrol.NewPromptTap(client, prompts)
-	models := appcontrol.NewModels(appcontrol.ModelsOptions{Store: store, Secrets: box,
-		Lister: control.NewDiscovery(discovery.New(nil)), Provider: tap, RequestURL: provider.RequestURL})
+	defer provider.Close()
 
-	ln, err := net.Listen("tcp", addr)
+	proxyAddr, err := freeAddr()
 	if err != nil {
 		return err
 	}
-	base := "http://" + ln.Addr().String()
-	convs := controltest.NewConversations(nil)
-	cur := cursor.New(turnHandler{models: models, provider: tap, convs: convs}, cursor.Options{Transport: cursortest.FastTimings()}, zap.NewNop())
+	// The auth gate reads its mode from the environment; the console test
+	// is the laptop install: local mode, loopback only, the user is admin.
+	if err := os.Setenv("KEYGATE_AUTH_MODE", "local"); err != nil {
+		return err
+	}
+	cfg := config.Default()
+	cfg.DataDir, cfg.Listen, cfg.ProxyListen = dataDir, addr, proxyAddr
+	cfg.LogFormat, cfg.LogLevel = "json", "warn"
+	cfg.OutboundProxy = "direct"
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	kg, cleanup, err := app.Initialize(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("initialize keygate: %w", err)
+	}
+	defer cleanup()
+
+	ready := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	go func() { done <- kg.Run(ctx, func(a net.Addr) { ready <- a }) }()
+	var base string
+	select {
+	case a := <-ready:
+		base = "http://" + a.String()
+	case err := <-done:
+		return fmt.Errorf("run keygate: %w", err)
+	}
+
+	turns, err := newTurns(proxyAddr, dataDir)
+	if err != nil {
+		return err
+	}
 	mux := http.NewServeMux()
-	routes := control.Routes(control.Options{Models: models, Settings: settings,
-		Calls:         appcontrol.NewCalls(appcontrol.CallsOptions{Lister: store, Reader: store, Prompts: prompts}),
-		Dashboard:     appcontrol.NewDashboard(store, settings, nil),
-		Conversations: appcontrol.NewConversations(convs, convs),
-		Setup: func(context.Context) (control.Setup, error) {
-			return control.Setup{ProxyURL: base, PersonalToken: "kg_e2e_personal_token", CACertificateURL: "/ca.pem",
-				SetupCommand: "keygate cursor setup --proxy " + base}, nil
-		},
-		Console: console.Dist(), Logger: zap.NewNop()})
-	for p, h := range routes {
-		mux.Handle(p, h)
-	}
-	for p, h := range cur.Routes() {
-		mux.Handle(p, h)
-	}
-	mux.Handle("POST /e2e/turn", turnTrigger(base))
+	mux.Handle("POST /e2e/turn", turns)
 	mux.HandleFunc("GET /e2e/provider", func(w http.ResponseWriter, _ *http.Request) {
-		_, _ = io.WriteString(w, "http://"+fakeLn.Addr().String()+"/v1")
+		_, _ = io.WriteString(w, "http://"+provider.Addr+"/v1")
 	})
-	srv := http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	hooks, err := serve(mux)
+	if err != nil {
+		return err
+	}
+	defer hooks.Close()
+
+	fmt.Printf("KEYGATE_E2E_URL=%s\nKEYGATE_E2E_HOOKS=http://%s\n", base, hooks.Addr)
+	if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("run keygate: %w", err)
+	}
+	return nil
+}
+
+// serve starts an HTTP server for h on a free loopback port.
+func serve(h http.Handler) (*http.Server, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	srv := &http.Server{Addr: ln.Addr().String(), Handler: h, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
-	fmt.Printf("KEYGATE_E2E_URL=%s\n", base)
-	<-ctx.Done()
-	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	_ = cur.Close(sctx)
-	return srv.Shutdown(sctx)
+	return srv, nil
 }
 
-// turnTrigger runs one turn with the Cursor client simulator against this
-// server's Cursor routes and answers with the texts the simulator received.
-func turnTrigger(base string) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		conv, model, text := r.URL.Query().Get("conversation"), r.URL.Query().Get("model"), r.URL.Query().Get("text")
-		ctx, cancel := context.WithTimeout(r.Context(), 20*time.Second)
-		defer cancel()
-		c := cursortest.NewClient(base, http.DefaultClient, fmt.Sprintf("req-%d", time.Now().UnixNano()))
-		stream, err := c.Subscribe(ctx)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		defer stream.Close()
-		if err := c.Send(ctx, cursortest.RunRequest(conv, model, text)); err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		select {
-		case <-stream.Done():
-		case <-ctx.Done():
-			http.Error(w, "turn did not finish", http.StatusGatewayTimeout)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]any{"texts": stream.Texts()})
-	})
-}
-
-// fakeProvider answers model listing and Chat Completions streams.
-func fakeProvider() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, `{"object":"list","data":[{"id":"fake-large"},{"id":"fake-small"}]}`)
-	})
-	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			Messages []struct {
-				Content any `json:"content"`
-			} `json:"messages"`
-		}
-		_ = json.NewDecoder(r.Body).Decode(&body)
-		text := "Hello from the fake provider."
-		if len(body.Messages) > 0 {
-			if s, ok := body.Messages[len(body.Messages)-1].Content.(string); ok && len(s) > 20 && s[:20] == "Output the numbers 1" {
-				text = "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20"
-			}
-		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		flusher, _ := w.(http.Flusher)
-		for _, step := range providertest.Events(providertest.ChatSSE(providertest.Turn{Model: "fake-large",
-			Text: providertest.Words(text), Usage: providertest.Usage{Input: 120, CacheRead: 880, Output: 20}})) {
-			_, _ = w.Write(step.Data)
-			flusher.Flush()
-			time.Sleep(5 * time.Millisecond)
-		}
-	})
-	return mux
+// freeAddr picks a free loopback port for the proxy. Keygate would bind
+// 127.0.0.1:0 too, but the Connect Cursor page shows the configured
+// address, and the browser test checks it names a real port.
+func freeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
 }

@@ -2,75 +2,106 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
 	"fmt"
-	"strings"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
 
 	"keygate/adapters/cursor/cursortest"
-	"keygate/adapters/cursor/transport"
-	appcontrol "keygate/app/control"
-	"keygate/domain/conversation"
-	"keygate/domain/llm"
-	"keygate/ports"
+	agentv1 "keygate/gen/cursor/agent/v1"
 )
 
-// turnHandler answers a Cursor turn with one provider call of the model the
-// client selected: the conversation's history plus the new question. It
-// streams the answer back as Cursor text deltas and appends question and
-// answer to the conversation.
-type turnHandler struct {
-	models   *appcontrol.Models
-	provider ports.ModelProvider
-	convs    ports.ConversationStore
+// turns runs Cursor turns the way a Cursor window does: the client
+// simulator talks to https://api2.cursor.sh through Keygate's forward proxy,
+// trusting the installation CA from the data dir, runs client-side tools in
+// a scratch workspace, and sends the checkpoint Keygate published with the
+// next turn of the same conversation.
+type turns struct {
+	http      *http.Client
+	workspace *cursortest.Workspace
+
+	mu      sync.Mutex
+	clients map[string]*cursortest.Client // by conversation id
+	n       int
 }
 
-var _ transport.RunHandler = turnHandler{}
+func newTurns(proxyAddr, dataDir string) (*turns, error) {
+	pem, err := os.ReadFile(filepath.Join(dataDir, "ca.crt"))
+	if err != nil {
+		return nil, fmt.Errorf("read installation CA: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, errors.New("installation CA is not PEM")
+	}
+	ws, err := os.MkdirTemp(dataDir, "workspace-")
+	if err != nil {
+		return nil, err
+	}
+	tr := &http.Transport{
+		Proxy:           http.ProxyURL(&url.URL{Scheme: "http", Host: proxyAddr}),
+		TLSClientConfig: &tls.Config{RootCAs: pool},
+	}
+	return &turns{http: &http.Client{Transport: tr}, workspace: cursortest.NewWorkspace(ws), clients: map[string]*cursortest.Client{}}, nil
+}
 
-func (h turnHandler) ServeRun(ctx context.Context, turn *transport.Turn) error {
-	req := turn.Request
-	ep, cfg, err := h.models.Endpoint(ctx, req.GetRequestedModel().GetModelId())
-	if err != nil {
-		return fmt.Errorf("resolve model: %w", err)
+// client returns the conversation's client for its next turn and the
+// message that opens it: the first turn has no state, later ones send the
+// latest checkpoint.
+func (t *turns) client(conv, model, text string) (*cursortest.Client, *agentv1.AgentClientMessage) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.n++
+	id := fmt.Sprintf("req-e2e-%d", t.n)
+	prev, ok := t.clients[conv]
+	if !ok {
+		c := cursortest.NewClient("https://api2.cursor.sh", t.http, id)
+		c.OnMessage = t.workspace.Handle
+		t.clients[conv] = c
+		return c, cursortest.RunRequest(conv, model, text)
 	}
-	head, err := h.convs.Open(ctx, req.GetConversationId())
+	c := prev.WithRequestID(id)
+	return c, cursortest.Request(conv, model, cursortest.UserMessageAction(fmt.Sprintf("%s:%d", conv, t.n), text), prev.Checkpoint())
+}
+
+// ServeHTTP runs one turn (?conversation=&model=&text=) and answers with
+// the texts the client received.
+func (t *turns) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	c, open := t.client(q.Get("conversation"), q.Get("model"), q.Get("text"))
+	ctx, cancel := context.WithTimeout(r.Context(), 20*time.Second)
+	defer cancel()
+	stream, err := c.Subscribe(ctx)
 	if err != nil {
-		return err
-	}
-	_, history, err := h.convs.Load(ctx, head.ID())
-	if err != nil {
-		return err
-	}
-	question, err := conversation.NewText(turn.RequestID+":user", llm.RoleUser, conversation.OriginUser,
-		req.GetAction().GetUserMessageAction().GetUserMessage().GetText())
-	if err != nil {
-		return err
-	}
-	prompt := llm.Request{Model: cfg.ModelID, Instructions: "You are a helpful assistant."}
-	for _, m := range append(history, question) {
-		prompt.Messages = append(prompt.Messages, m.LLM())
-	}
-	stream, err := h.provider.Stream(ctx, ports.ModelCall{CallID: turn.RequestID + ":0", RunID: turn.RequestID,
-		ConversationID: req.GetConversationId(), Endpoint: ep, Request: prompt})
-	if err != nil {
-		return fmt.Errorf("call provider: %w", err)
+		http.Error(w, "subscribe: "+err.Error(), http.StatusBadGateway)
+		return
 	}
 	defer stream.Close()
-	var text strings.Builder
-	for stream.Next() {
-		if ev := stream.Event(); ev.Kind == llm.EventTextDelta {
-			text.WriteString(ev.Text)
-			if err := turn.Output.Send(cursortest.TextDelta(ev.Text)); err != nil {
-				return err
-			}
-		}
+	if err := c.Send(ctx, open); err != nil {
+		http.Error(w, "send run request: "+err.Error(), http.StatusBadGateway)
+		return
 	}
-	if err := stream.Err(); err != nil {
-		return err
+	select {
+	case <-stream.Done():
+	case <-ctx.Done():
+		http.Error(w, "turn did not finish", http.StatusGatewayTimeout)
+		return
 	}
-	answer, err := conversation.NewMessage(conversation.MessageSpec{ID: turn.RequestID + ":assistant", Role: llm.RoleAssistant,
-		Origin: conversation.OriginAssistant, Assistant: &llm.Assistant{Text: text.String()}})
-	if err != nil {
-		return err
+	if err := stream.ReadError(); err != nil {
+		http.Error(w, "read stream: "+err.Error(), http.StatusBadGateway)
+		return
 	}
-	_, err = h.convs.Apply(ctx, ports.Write{Change: conversation.AppendTo(head, question, answer)})
-	return err
+	if err := stream.EndError(); err != nil {
+		http.Error(w, fmt.Sprintf("turn ended with %v", err), http.StatusBadGateway)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"texts": stream.Texts()})
 }
