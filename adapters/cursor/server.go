@@ -29,6 +29,15 @@ type Options struct {
 	// Foreign receives BidiAppends that are not agent messages; nil refuses
 	// them.
 	Foreign bidi.ForeignAppends
+	// Upstream reaches Cursor's own service (the upstream.Forwarder): it
+	// must send a request to the URL in X-Server-Upstream-URL, or else to
+	// the request's URL. With KeygateModel it routes every turn whose
+	// model is not a Keygate model to Cursor whole: its BidiAppends, its
+	// RunSSE, or its HTTP/2 Run. Either nil: every turn is served locally
+	// (the run layer ends an unknown model's turn with NotFound).
+	Upstream http.RoundTripper
+	// KeygateModel reports whether Keygate serves a model id.
+	KeygateModel transport.KeygateModel
 }
 
 // Server holds the adapter's routes and its transport registry.
@@ -43,17 +52,24 @@ func New(handler transport.RunHandler, opts Options, log *zap.Logger) *Server {
 	if opts.MaxFrameSize <= 0 {
 		opts.MaxFrameSize = frame.DefaultMaxSize
 	}
-	reg := transport.NewRegistry(handler, opts.Transport, log.Named("transport"))
+	var keygate transport.KeygateModel
+	if opts.Upstream != nil && opts.KeygateModel != nil {
+		keygate = opts.KeygateModel
+	} else {
+		opts.Upstream = nil
+	}
+	reg := transport.NewRegistry(handler, keygate, opts.Transport, log.Named("transport"))
+	up := bidi.NewUpstream(opts.Upstream, log.Named("upstream"))
 	svc := unary.New(opts.Unary, log.Named("unary"))
 	s := &Server{reg: reg, routes: map[string]http.Handler{}, agent: map[string]http.Handler{}}
 
 	connectOpts := []connect.HandlerOption{connect.WithReadMaxBytes(int(opts.MaxFrameSize))}
 	unaryRoute := func(h http.Handler) http.Handler { return frame.NormalizeUnary(h, opts.MaxFrameSize) }
 
-	_, appends := aiserverv1connect.NewBidiServiceHandler(bidi.NewAppends(reg, opts.Foreign, log.Named("bidi")), connectOpts...)
+	_, appends := aiserverv1connect.NewBidiServiceHandler(bidi.NewAppends(reg, opts.Foreign, up, log.Named("bidi")), connectOpts...)
 	s.routes[aiserverv1connect.BidiServiceBidiAppendProcedure] = unaryRoute(appends)
-	s.routes[agentv1connect.AgentServiceRunSSEProcedure] = bidi.NewRunSSE(reg, opts.MaxFrameSize, log.Named("runsse"))
-	run := bidi.NewRun(reg, opts.MaxFrameSize, log.Named("run"))
+	s.routes[agentv1connect.AgentServiceRunSSEProcedure] = bidi.NewRunSSE(reg, up, opts.MaxFrameSize, log.Named("runsse"))
+	run := bidi.NewRun(reg, up, opts.MaxFrameSize, log.Named("run"))
 	s.routes[agentv1connect.AgentServiceRunProcedure] = run
 	s.agent[agentv1connect.AgentServiceRunProcedure] = run
 

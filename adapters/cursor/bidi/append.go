@@ -26,17 +26,19 @@ type ForeignAppends interface {
 // Appends is the BidiService: it decodes each append and queues it on the
 // registry, answering as soon as the message is queued.
 type Appends struct {
-	reg     *transport.Registry
-	foreign ForeignAppends
-	log     *zap.Logger
+	reg      *transport.Registry
+	foreign  ForeignAppends
+	upstream *Upstream
+	log      *zap.Logger
 }
 
 var _ aiserverv1connect.BidiServiceHandler = (*Appends)(nil)
 
 // NewAppends returns the BidiService. foreign may be nil: foreign payloads
-// are then refused with invalid_argument.
-func NewAppends(reg *transport.Registry, foreign ForeignAppends, log *zap.Logger) *Appends {
-	return &Appends{reg: reg, foreign: foreign, log: log}
+// are then refused with invalid_argument. upstream receives the appends of
+// turns the registry routes to Cursor; nil fails them with unavailable.
+func NewAppends(reg *transport.Registry, foreign ForeignAppends, upstream *Upstream, log *zap.Logger) *Appends {
+	return &Appends{reg: reg, foreign: foreign, upstream: upstream, log: log}
 }
 
 // BidiAppend implements aiserverv1connect.BidiServiceHandler.
@@ -53,9 +55,12 @@ func (a *Appends) BidiAppend(ctx context.Context, req *connect.Request[aiserverv
 	if err != nil {
 		return nil, connectError(err)
 	}
-	err = a.reg.Append(ctx, transport.Append{RequestID: id, Seqno: req.Msg.GetAppendSeqno(), Message: msg, Raw: raw, Parent: parent})
+	route, err := a.reg.Append(ctx, transport.Append{RequestID: id, Seqno: req.Msg.GetAppendSeqno(), Message: msg, Raw: raw, Parent: parent})
 	if err != nil {
 		return nil, connectError(err)
+	}
+	if route == transport.Upstream {
+		return a.upstream.Append(ctx, req)
 	}
 	return connect.NewResponse(&aiserverv1.BidiAppendResponse{}), nil
 }

@@ -1,6 +1,7 @@
 package bidi
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"net/http"
@@ -20,17 +21,19 @@ import (
 // implicit seqnos 0, 1, 2, ...; the request id is the x-request-id header.
 // The response carries the same frames as RunSSE.
 type Run struct {
-	reg     *transport.Registry
-	maxSize int64
-	log     *zap.Logger
+	reg      *transport.Registry
+	upstream *Upstream
+	maxSize  int64
+	log      *zap.Logger
 }
 
 var _ http.Handler = (*Run)(nil)
 
 // NewRun returns the Run handler; maxSize bounds each frame (<= 0:
-// frame.DefaultMaxSize).
-func NewRun(reg *transport.Registry, maxSize int64, log *zap.Logger) *Run {
-	return &Run{reg: reg, maxSize: maxSize, log: log}
+// frame.DefaultMaxSize). A run whose first run_request is routed to Cursor
+// is relayed whole through upstream.
+func NewRun(reg *transport.Registry, upstream *Upstream, maxSize int64, log *zap.Logger) *Run {
+	return &Run{reg: reg, upstream: upstream, maxSize: maxSize, log: log}
 }
 
 // ServeHTTP implements http.Handler.
@@ -53,16 +56,27 @@ func (h *Run) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		endWith(w, rc, err)
 		return
 	}
-	frames := frame.NewReader(r.Body, h.maxSize)
+	read := &recorder{r: r.Body}
+	frames := frame.NewReader(read, h.maxSize)
 	first, raw, err := readMessage(frames)
+	if err == nil && first.GetRunRequest() != nil && h.reg.RouteOf(r.Context(), first.GetRunRequest()) == transport.Upstream {
+		// Cursor's run: replay what was read, then the rest of the body.
+		h.upstream.relay(w, rc, r, io.MultiReader(bytes.NewReader(read.seen), r.Body), -1, AgentURL)
+		return
+	}
+	read.off = true
 	if err == nil {
-		err = h.reg.Append(r.Context(), transport.Append{RequestID: id, Seqno: 0, Message: first, Raw: raw, Parent: parent})
+		_, err = h.reg.Append(r.Context(), transport.Append{RequestID: id, Seqno: 0, Message: first, Raw: raw, Parent: parent})
 	}
 	if err != nil {
 		endWith(w, rc, err)
 		return
 	}
-	sub, err := h.reg.Subscribe(r.Context(), id)
+	sub, relay, err := h.reg.Subscribe(r.Context(), id)
+	if relay != nil {
+		relay.Close(false) // a RunSSE of the same request id took the turn to Cursor meanwhile
+		err = transport.ErrSuperseded
+	}
 	if err != nil {
 		endWith(w, rc, err)
 		return
@@ -89,7 +103,7 @@ func (h *Run) uplink(r *http.Request, id string, parent transport.Parent, frames
 			return
 		}
 		if err == nil {
-			err = h.reg.Append(r.Context(), transport.Append{RequestID: id, Seqno: seq, Message: msg, Raw: raw, Parent: parent})
+			_, err = h.reg.Append(r.Context(), transport.Append{RequestID: id, Seqno: seq, Message: msg, Raw: raw, Parent: parent})
 		}
 		if err != nil {
 			if !over.Load() {
@@ -118,4 +132,21 @@ func readMessage(frames *frame.Reader) (*agentv1.AgentClientMessage, []byte, err
 		return nil, nil, ErrNotAgentMessage
 	}
 	return msg, f.Payload, nil
+}
+
+// recorder keeps the bytes read from a Run body until the route is known,
+// so that a run for Cursor can be replayed from its first byte (whatever
+// the frame reader buffered included). Once off it is a plain pass-through.
+type recorder struct {
+	r    io.Reader
+	seen []byte
+	off  bool
+}
+
+func (c *recorder) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if !c.off {
+		c.seen = append(c.seen, p[:n]...)
+	}
+	return n, err
 }

@@ -1,6 +1,9 @@
 package bidi
 
 import (
+	"bytes"
+	"fmt"
+	"io"
 	"net/http"
 
 	"go.uber.org/zap"
@@ -15,17 +18,19 @@ import (
 // HTTP/1.1. Each (re)subscriber gets every frame from the start, then live
 // frames, heartbeats while idle, and the end-of-stream frame.
 type RunSSE struct {
-	reg     *transport.Registry
-	maxSize int64
-	log     *zap.Logger
+	reg      *transport.Registry
+	upstream *Upstream
+	maxSize  int64
+	log      *zap.Logger
 }
 
 var _ http.Handler = (*RunSSE)(nil)
 
 // NewRunSSE returns the RunSSE handler; maxSize bounds the request body
-// (<= 0: frame.DefaultMaxSize).
-func NewRunSSE(reg *transport.Registry, maxSize int64, log *zap.Logger) *RunSSE {
-	return &RunSSE{reg: reg, maxSize: maxSize, log: log}
+// (<= 0: frame.DefaultMaxSize). The RunSSE of a turn routed to Cursor is
+// relayed through upstream with its original body.
+func NewRunSSE(reg *transport.Registry, upstream *Upstream, maxSize int64, log *zap.Logger) *RunSSE {
+	return &RunSSE{reg: reg, upstream: upstream, maxSize: maxSize, log: log}
 }
 
 // ServeHTTP implements http.Handler. The request body is a BidiRequestId,
@@ -34,7 +39,11 @@ func (h *RunSSE) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !onlyPost(w, r) {
 		return
 	}
-	body, bodyErr := frame.UnaryBody(r.Body, r.Header.Get("Content-Encoding"), h.maxSize)
+	raw, bodyErr := readRaw(r.Body, h.maxSize)
+	var body []byte
+	if bodyErr == nil {
+		body, bodyErr = frame.UnaryBody(bytes.NewReader(raw), r.Header.Get("Content-Encoding"), h.maxSize)
+	}
 	rc := startStream(w, ContentTypeSSE)
 	if bodyErr != nil {
 		endWith(w, rc, BadRequestBodyError{Err: bodyErr})
@@ -45,13 +54,34 @@ func (h *RunSSE) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		endWith(w, rc, BadRequestBodyError{Err: err})
 		return
 	}
-	sub, err := h.reg.Subscribe(r.Context(), id.GetRequestId())
+	sub, relay, err := h.reg.Subscribe(r.Context(), id.GetRequestId())
 	if err != nil {
 		endWith(w, rc, err)
+		return
+	}
+	if relay != nil {
+		relay.Close(h.upstream.relay(w, rc, r, bytes.NewReader(raw), int64(len(raw)), APIURL))
 		return
 	}
 	defer sub.Close()
 	if err := pump(r.Context(), w, rc, sub); err != nil {
 		h.log.Debug("RunSSE subscriber left", zap.String("request_id", id.GetRequestId()), zap.Error(err))
 	}
+}
+
+// readRaw reads a request body as it came, up to limit bytes (<= 0:
+// frame.DefaultMaxSize); a relay to Cursor re-sends exactly these bytes.
+func readRaw(body io.Reader, limit int64) ([]byte, error) {
+	if limit <= 0 {
+		limit = frame.DefaultMaxSize
+	}
+	limit += frame.HeaderSize
+	raw, err := io.ReadAll(io.LimitReader(body, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("read request body: %w", err)
+	}
+	if int64(len(raw)) > limit {
+		return nil, &frame.TooLargeError{Size: int64(len(raw)), Limit: limit}
+	}
+	return raw, nil
 }

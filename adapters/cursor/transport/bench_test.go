@@ -27,20 +27,20 @@ func (drain) ServeRun(ctx context.Context, turn *transport.Turn) error {
 // BenchmarkAppend measures queuing in-order appends on one request id
 // (reported, not asserted).
 func BenchmarkAppend(b *testing.B) {
-	reg := transport.NewRegistry(drain{}, transport.Config{OrphanGrace: time.Hour}, zap.NewNop())
+	reg := transport.NewRegistry(drain{}, nil, transport.Config{OrphanGrace: time.Hour}, zap.NewNop())
 	b.Cleanup(func() { _ = reg.Close(context.Background()) })
 	ctx := context.Background()
 	msg := cursortest.RunRequest("conv", "m", "hi")
 	raw, _ := proto.Marshal(msg)
 	id := fmt.Sprintf("bench-%d", b.N)
-	if err := reg.Append(ctx, transport.Append{RequestID: id, Message: msg, Raw: raw}); err != nil {
+	if _, err := reg.Append(ctx, transport.Append{RequestID: id, Message: msg, Raw: raw}); err != nil {
 		b.Fatal(err)
 	}
 	hb := cursortest.Heartbeat()
 	b.ReportAllocs()
 	seq := int64(1)
 	for b.Loop() {
-		if err := reg.Append(ctx, transport.Append{RequestID: id, Seqno: seq, Message: hb}); err != nil {
+		if _, err := reg.Append(ctx, transport.Append{RequestID: id, Seqno: seq, Message: hb}); err != nil {
 			b.Fatal(err)
 		}
 		seq++

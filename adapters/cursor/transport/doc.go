@@ -38,8 +38,10 @@
 // answer to each client heartbeat. After a successful turn the transport
 // lingers (Config.Linger) so that a run_request or a stand-alone
 // conversation action (not a cancel) can open another turn on the same
-// stream; then it writes {}. Other client messages between turns are
-// dropped. A failed turn ends the stream with its error at once. When no
+// stream; then it writes {}. Messages a successful turn left unread in its
+// inbox are handled as if they arrived after it, so a follow-up sent as the
+// turn finished opens the next turn. Other client messages between turns
+// are dropped. A failed turn ends the stream with its error at once. When no
 // subscriber is attached for Config.OrphanGrace (counted from creation or
 // from the last one leaving) the running turn is cancelled and the stream
 // ends with canceled. An ended transport stays replayable for

@@ -54,3 +54,12 @@ func (q *queue) Next(ctx context.Context) (*agentv1.AgentClientMessage, error) {
 		}
 	}
 }
+
+// drain removes and returns every message not read yet.
+func (q *queue) drain() []*agentv1.AgentClientMessage {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	items := q.items
+	q.items = nil
+	return items
+}

@@ -34,21 +34,27 @@ type routeWait struct {
 type Registry struct {
 	cfg      Config
 	handler  RunHandler
+	keygate  KeygateModel
 	log      *zap.Logger
 	stopping chan struct{}
 
 	mu         sync.Mutex
 	transports map[string]*Transport
 	waits      map[string]*routeWait
+	upstream   map[string]*upstreamMark
 	closed     bool
 	wg         sync.WaitGroup
 }
 
-// NewRegistry returns a Registry that serves turns with handler.
-func NewRegistry(handler RunHandler, cfg Config, log *zap.Logger) *Registry {
+// NewRegistry returns a Registry that serves turns with handler. With a
+// keygate predicate, a turn whose model it does not know is routed
+// Upstream (see Append and Subscribe); with nil every turn is Local.
+func NewRegistry(handler RunHandler, keygate KeygateModel, cfg Config, log *zap.Logger) *Registry {
 	return &Registry{
 		cfg:        cfg.withDefaults(),
 		handler:    handler,
+		keygate:    keygate,
+		upstream:   map[string]*upstreamMark{},
 		log:        log,
 		stopping:   make(chan struct{}),
 		transports: map[string]*Transport{},
@@ -59,67 +65,85 @@ func NewRegistry(handler RunHandler, cfg Config, log *zap.Logger) *Registry {
 // Config returns the effective configuration (defaults filled in).
 func (r *Registry) Config() Config { return r.cfg }
 
-// Append queues one client message under the ordering rules of the package
-// doc and returns once it is queued. It fails with ErrNoModel,
-// ErrRouteTimeout, *TooManyPendingError, ErrEmptyRequestID,
-// ErrRegistryClosed, or ctx's error while it waits for the request id.
-func (r *Registry) Append(ctx context.Context, a Append) error {
+// Append routes one client message. A seqno-0 run_request decides the
+// route of its request id's turn (RouteOf). Local: the message is queued
+// under the ordering rules of the package doc and Append returns once it is
+// queued. Upstream: nothing is queued and the caller forwards the message
+// unchanged; every later append of the request id is Upstream too, until a
+// seqno-0 run_request for a Keygate model takes the request id back. An
+// append that overtakes its request id's first run_request waits for the
+// route. It fails with ErrNoModel, ErrRouteTimeout, *TooManyPendingError,
+// ErrEmptyRequestID, ErrRegistryClosed, or ctx's error while it waits.
+func (r *Registry) Append(ctx context.Context, a Append) (Route, error) {
 	if a.RequestID == "" {
-		return ErrEmptyRequestID
+		return Local, ErrEmptyRequestID
+	}
+	route := Local
+	if a.Seqno == 0 && a.Message.GetRunRequest() != nil {
+		route = r.RouteOf(ctx, a.Message.GetRunRequest())
 	}
 	timeout := time.NewTimer(r.cfg.RouteWait)
 	defer timeout.Stop()
 	for {
-		w, err := r.tryAppend(a)
+		got, w, err := r.tryAppend(a, route)
 		if w == nil {
-			return err
+			return got, err
 		}
 		select {
 		case <-w.done:
 			if w.err != nil {
-				return w.err
+				return Local, w.err
 			}
 		case <-timeout.C:
-			return ErrRouteTimeout
+			return Local, ErrRouteTimeout
 		case <-ctx.Done():
-			return ctx.Err()
+			return Local, ctx.Err()
 		case <-r.stopping:
-			return ErrRegistryClosed
+			return Local, ErrRegistryClosed
 		}
 	}
 }
 
 // tryAppend applies a to the request id's transport, creating it for an
-// opening append. It returns a routeWait when a must wait for the opening
-// append of its request id.
-func (r *Registry) tryAppend(a Append) (*routeWait, error) {
+// opening append, or marks or finds the request id upstream. It returns a
+// routeWait when a must wait for the opening append of its request id.
+func (r *Registry) tryAppend(a Append, route Route) (Route, *routeWait, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
-		return nil, ErrRegistryClosed
+		return Local, nil, ErrRegistryClosed
 	}
 	opening := a.Seqno == 0 && a.Message.GetRunRequest() != nil
 	if opening && !SelectsModel(a.Message.GetRunRequest()) {
 		r.refuseRouteLocked(a.RequestID)
-		return nil, ErrNoModel
+		return Local, nil, ErrNoModel
+	}
+	switch {
+	case opening && route == Upstream:
+		r.markUpstreamLocked(a)
+		return Upstream, nil, nil
+	case opening:
+		delete(r.upstream, a.RequestID) // the request id is reused for a Keygate turn
+	case r.upstreamLocked(a.RequestID) != nil:
+		return Upstream, nil, nil
 	}
 	t := r.transports[a.RequestID]
 	if t != nil {
 		if err := t.accept(a); err != errEnded {
-			return nil, err
+			return Local, nil, err
 		}
 	}
 	switch {
 	case opening:
 		r.openLocked(a)
-		return nil, nil
+		return Local, nil, nil
 	case a.Seqno == 0:
 		r.refuseRouteLocked(a.RequestID)
-		return nil, ErrNoModel
+		return Local, nil, ErrNoModel
 	case t != nil && t.stale(a.Seqno):
-		return nil, nil // a late duplicate for the ended generation
+		return Local, nil, nil // a late duplicate for the ended generation
 	}
-	return r.waitLocked(a.RequestID), nil
+	return Local, r.waitLocked(a.RequestID), nil
 }
 
 func (r *Registry) openLocked(a Append) {
@@ -154,17 +178,20 @@ func (r *Registry) waitLocked(id string) *routeWait {
 }
 
 // Subscribe attaches a reader to the request id's output, replayed from the
-// first frame. An early RunSSE waits up to Config.RouteWait for the opening
-// append. A transport that ended before anyone subscribed is replayed at
-// once (the turn was faster than the client's RunSSE). A RunSSE after an
-// ended and already watched transport waits up to Config.RouteWait for the
-// next turn on the reused request id, then falls back to the ended
-// transport's replay (ending with its end-of-stream frame). It fails
-// with ErrRouteTimeout when the request id never appears, ErrEmptyRequestID,
-// ErrRegistryClosed or ctx's error. The caller must Close the Subscription.
-func (r *Registry) Subscribe(ctx context.Context, requestID string) (*Subscription, error) {
+// first frame, or returns a Relay when the request id's current turn is
+// Upstream (the caller then relays Cursor's RunSSE). An early RunSSE waits
+// up to Config.RouteWait for the opening append. A transport that ended
+// before anyone subscribed is replayed at once (the turn was faster than
+// the client's RunSSE). A RunSSE after an ended and already watched
+// transport, or after a relay that saw Cursor's stream end, waits up to
+// Config.RouteWait for the next turn on the reused request id, then falls
+// back to the ended transport's replay (ending with its end-of-stream
+// frame) or to Cursor. It fails with ErrRouteTimeout when the request id
+// never appears, ErrEmptyRequestID, ErrRegistryClosed or ctx's error. The
+// caller must Close the Subscription or the Relay.
+func (r *Registry) Subscribe(ctx context.Context, requestID string) (*Subscription, *Relay, error) {
 	if requestID == "" {
-		return nil, ErrEmptyRequestID
+		return nil, nil, ErrEmptyRequestID
 	}
 	timeout := time.NewTimer(r.cfg.RouteWait)
 	defer timeout.Stop()
@@ -172,31 +199,50 @@ func (r *Registry) Subscribe(ctx context.Context, requestID string) (*Subscripti
 		r.mu.Lock()
 		if r.closed {
 			r.mu.Unlock()
-			return nil, ErrRegistryClosed
+			return nil, nil, ErrRegistryClosed
+		}
+		m := r.upstreamLocked(requestID)
+		if m != nil && !m.ended {
+			m.relays++
+			r.mu.Unlock()
+			return nil, &Relay{reg: r, mark: m}, nil
 		}
 		t := r.transports[requestID]
-		if t != nil && t.awaitsSubscriber() {
+		if m == nil && t != nil && t.awaitsSubscriber() {
 			r.mu.Unlock()
-			return t.subscribe(), nil
+			return t.subscribe(), nil, nil
 		}
 		w := r.waitLocked(requestID)
 		r.mu.Unlock()
 		select {
 		case <-w.done:
 			if w.err != nil {
-				return nil, w.err
+				return nil, nil, w.err
 			}
 		case <-timeout.C:
-			if t != nil {
-				return t.subscribe(), nil
-			}
-			return nil, ErrRouteTimeout
+			return r.fallback(requestID, t)
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, nil, ctx.Err()
 		case <-r.stopping:
-			return nil, ErrRegistryClosed
+			return nil, nil, ErrRegistryClosed
 		}
 	}
+}
+
+// fallback is where a RunSSE goes when no new turn came in time: Cursor for
+// an upstream request id, else the ended transport's replay.
+func (r *Registry) fallback(requestID string, t *Transport) (*Subscription, *Relay, error) {
+	r.mu.Lock()
+	if m := r.upstreamLocked(requestID); m != nil {
+		m.relays++
+		r.mu.Unlock()
+		return nil, &Relay{reg: r, mark: m}, nil
+	}
+	r.mu.Unlock()
+	if t != nil {
+		return t.subscribe(), nil, nil
+	}
+	return nil, nil, ErrRouteTimeout
 }
 
 // Owns reports whether the request id has a live local transport (used to

@@ -33,6 +33,12 @@ func (p *turnProbe) ServeRun(ctx context.Context, turn *transport.Turn) error {
 	}
 }
 
+// appendTo appends a and keeps only the error.
+func appendTo(reg *transport.Registry, a transport.Append) error {
+	_, err := reg.Append(context.Background(), a)
+	return err
+}
+
 func opening(model string) transport.Append {
 	msg := cursortest.RunRequest("conv", model, "hi")
 	raw, err := proto.Marshal(msg)
@@ -53,14 +59,14 @@ var _ = Describe("Registry", func() {
 		probe = &turnProbe{turns: make(chan *transport.Turn, 4), end: make(chan error, 4)}
 		cfg := cursortest.FastTimings()
 		cfg.OrphanGrace = time.Hour
-		reg = transport.NewRegistry(probe, cfg, zap.NewNop())
+		reg = transport.NewRegistry(probe, nil, cfg, zap.NewNop())
 		DeferCleanup(func() { Expect(reg.Close(context.Background())).To(Succeed()) })
-		Expect(reg.Append(ctx, opening("m"))).To(Succeed())
+		Expect(appendTo(reg, opening("m"))).To(Succeed())
 		Eventually(probe.turns).Should(Receive(&turn))
 	})
 
 	It("fills in the documented defaults", func() {
-		cfg := transport.NewRegistry(probe, transport.Config{}, zap.NewNop()).Config()
+		cfg := transport.NewRegistry(probe, nil, transport.Config{}, zap.NewNop()).Config()
 		Expect(cfg).To(Equal(transport.Config{
 			RouteWait: 30 * time.Second, OrphanGrace: 30 * time.Second, Linger: 2 * time.Second,
 			Heartbeat: 5 * time.Second, Retain: 60 * time.Second, MaxPending: 1024,
@@ -98,7 +104,7 @@ var _ = Describe("Registry", func() {
 	It("replays the log to a subscriber and ends it with the end-of-stream frame", func() {
 		Expect(turn.Output.Send(cursortest.TextDelta("one"))).To(Succeed())
 		probe.end <- nil
-		sub, err := reg.Subscribe(ctx, "r1")
+		sub, _, err := reg.Subscribe(ctx, "r1")
 		Expect(err).NotTo(HaveOccurred())
 		defer sub.Close()
 		var got []*agentv1.AgentServerMessage
@@ -125,14 +131,14 @@ var _ = Describe("Registry", func() {
 	})
 
 	It("refuses an empty request id", func() {
-		Expect(reg.Append(ctx, transport.Append{Message: cursortest.Heartbeat(), Seqno: 1})).To(MatchError(transport.ErrEmptyRequestID))
-		_, err := reg.Subscribe(ctx, "")
+		Expect(appendTo(reg, transport.Append{Message: cursortest.Heartbeat(), Seqno: 1})).To(MatchError(transport.ErrEmptyRequestID))
+		_, _, err := reg.Subscribe(ctx, "")
 		Expect(err).To(MatchError(transport.ErrEmptyRequestID))
 	})
 
 	It("refuses appends after Close", func() {
 		Expect(reg.Close(ctx)).To(Succeed())
-		Expect(reg.Append(ctx, transport.Append{RequestID: "r2", Message: cursortest.Heartbeat(), Seqno: 1})).To(MatchError(transport.ErrRegistryClosed))
+		Expect(appendTo(reg, transport.Append{RequestID: "r2", Message: cursortest.Heartbeat(), Seqno: 1})).To(MatchError(transport.ErrRegistryClosed))
 	})
 
 	It("reports whether a request id has a live local transport", func() {

@@ -202,6 +202,15 @@ func (s *supervisor) runDone(res runResult) (end error, finished bool) {
 	if res.err != nil {
 		return res.err, true
 	}
+	// Messages that reached the turn after its handler stopped reading
+	// (a follow-up typed just as the turn finished) are handled as if they
+	// arrived now, so a follow-up among them opens the next turn.
+	for _, m := range res.run.inbox.drain() {
+		s.handle(event{kind: evMessage, msg: m})
+	}
+	if s.active != nil {
+		return nil, false
+	}
 	s.linger = time.NewTimer(s.t.reg.cfg.Linger)
 	return nil, false
 }

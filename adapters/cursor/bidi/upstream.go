@@ -1,0 +1,176 @@
+package bidi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"connectrpc.com/connect"
+	"go.uber.org/zap"
+
+	aiserverv1 "keygate/gen/cursor/aiserver/v1"
+	"keygate/gen/cursor/aiserver/v1/aiserverv1connect"
+)
+
+// Where Cursor's own run routes live. HeaderUpstreamURL carries the URL
+// the client originally asked for (the proxy sets it on every intercepted
+// request); the RoundTripper given to NewUpstream sends a request there,
+// or to the request's own URL without it. Both names mirror
+// adapters/upstream, which this package does not import (adapters stay
+// independent; the composition root joins them).
+const (
+	HeaderUpstreamURL = "X-Server-Upstream-URL"
+	// APIURL is the host of BidiAppend and RunSSE.
+	APIURL = "https://api2.cursor.sh"
+	// AgentURL is the host of the HTTP/2 AgentService/Run.
+	AgentURL = "https://agentn.api5.cursor.sh"
+)
+
+// ErrNoUpstream: a turn was routed to Cursor but no upstream is configured.
+var ErrNoUpstream = errors.New("no upstream to Cursor is configured")
+
+// UpstreamStatusError: Cursor answered a relayed run route with an HTTP
+// status other than 200.
+type UpstreamStatusError struct{ Status int }
+
+func (e *UpstreamStatusError) Error() string {
+	return fmt.Sprintf("cursor answered HTTP %d", e.Status)
+}
+
+// notForwarded are the inbound headers a relayed request does not carry:
+// hop-by-hop headers, the body's framing (the outbound body is re-sent or
+// re-encoded) and the response encodings, so that Cursor answers frames
+// this package can pass on under the stream headers it already wrote.
+var notForwarded = []string{
+	"Connection", "Keep-Alive", "Proxy-Authorization", "Proxy-Connection", "Te", "Trailer",
+	"Transfer-Encoding", "Upgrade", "Host", "Content-Length", "Accept-Encoding", "Connect-Accept-Encoding",
+}
+
+// Upstream relays the run routes of turns whose model is not a Keygate
+// model to Cursor, unchanged.
+type Upstream struct {
+	rt      http.RoundTripper
+	appends aiserverv1connect.BidiServiceClient
+	log     *zap.Logger
+}
+
+// NewUpstream relays through rt, which must honour HeaderUpstreamURL (the
+// upstream.Forwarder does). A nil rt gives a nil *Upstream: no relaying.
+func NewUpstream(rt http.RoundTripper, log *zap.Logger) *Upstream {
+	if rt == nil {
+		return nil
+	}
+	return &Upstream{
+		rt:      rt,
+		appends: aiserverv1connect.NewBidiServiceClient(&http.Client{Transport: rt}, APIURL),
+		log:     log,
+	}
+}
+
+// Append forwards one BidiAppend as it came (hex data, request id, seqno
+// and unknown fields) with the client's headers, and returns Cursor's
+// answer; a failure is a *connect.Error naming the cause.
+func (u *Upstream) Append(ctx context.Context, req *connect.Request[aiserverv1.BidiAppendRequest]) (*connect.Response[aiserverv1.BidiAppendResponse], error) {
+	if u == nil {
+		return nil, connect.NewError(connect.CodeUnavailable, ErrNoUpstream)
+	}
+	out := connect.NewRequest(req.Msg)
+	copyHeader(out.Header(), req.Header())
+	for _, h := range []string{"Content-Type", "Content-Encoding", "Connect-Protocol-Version",
+		"Connect-Timeout-Ms", "Connect-Content-Encoding", "User-Agent"} {
+		out.Header().Del(h)
+	}
+	resp, err := u.appends.BidiAppend(ctx, out)
+	if err != nil {
+		var ce *connect.Error
+		if errors.As(err, &ce) {
+			return nil, ce
+		}
+		return nil, connect.NewError(connect.CodeUnavailable, fmt.Errorf("forward append to cursor: %w", err))
+	}
+	return resp, nil
+}
+
+// relay sends r (path and headers) with body to Cursor at base, unless r
+// names its original URL, and copies Cursor's answer into the stream
+// already started on w, flushing after every read. Failures end the stream
+// with a Connect error naming the cause. ended reports that Cursor's answer
+// was passed on to its end.
+func (u *Upstream) relay(w io.Writer, rc *http.ResponseController, r *http.Request, body io.Reader, size int64, base string) (ended bool) {
+	if u == nil {
+		endWith(w, rc, connect.NewError(connect.CodeUnavailable, ErrNoUpstream))
+		return false
+	}
+	out, err := http.NewRequestWithContext(r.Context(), http.MethodPost, base+r.URL.RequestURI(), body)
+	if err != nil {
+		endWith(w, rc, fmt.Errorf("build upstream request: %w", err))
+		return false
+	}
+	copyHeader(out.Header, r.Header)
+	out.ContentLength = size
+	resp, err := u.rt.RoundTrip(out)
+	if err != nil {
+		endWith(w, rc, connect.NewError(connect.CodeUnavailable, fmt.Errorf("relay %s to cursor: %w", r.URL.Path, err)))
+		return false
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		endWith(w, rc, connect.NewError(statusCode(resp.StatusCode), &UpstreamStatusError{Status: resp.StatusCode}))
+		return false
+	}
+	err = copyFlushing(w, rc, resp.Body)
+	if err != nil && r.Context().Err() == nil {
+		u.log.Debug("upstream relay cut", zap.String("path", r.URL.Path), zap.Error(err))
+		endWith(w, rc, connect.NewError(connect.CodeUnavailable, fmt.Errorf("relay %s from cursor: %w", r.URL.Path, err)))
+	}
+	return err == nil
+}
+
+// copyFlushing copies src to w and flushes after every read, so that each
+// frame reaches the client when Cursor sends it.
+func copyFlushing(w io.Writer, rc *http.ResponseController, src io.Reader) error {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return werr
+			}
+			if ferr := rc.Flush(); ferr != nil {
+				return ferr
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func copyHeader(dst, src http.Header) {
+	for k, vs := range src {
+		dst[k] = append([]string(nil), vs...)
+	}
+	for _, h := range notForwarded {
+		dst.Del(h)
+	}
+}
+
+// statusCode maps the HTTP status of a failed relay to a Connect code.
+func statusCode(status int) connect.Code {
+	switch status {
+	case http.StatusBadRequest:
+		return connect.CodeInvalidArgument
+	case http.StatusUnauthorized:
+		return connect.CodeUnauthenticated
+	case http.StatusForbidden:
+		return connect.CodePermissionDenied
+	case http.StatusNotFound:
+		return connect.CodeUnimplemented
+	}
+	return connect.CodeUnavailable
+}

@@ -1,0 +1,100 @@
+package transport
+
+import (
+	"context"
+	"time"
+
+	agentv1 "keygate/gen/cursor/agent/v1"
+)
+
+// Route says where the current turn of a request id is served.
+type Route int
+
+const (
+	// Local: Keygate serves the turn through the RunHandler.
+	Local Route = iota
+	// Upstream: the turn belongs to Cursor's own service; the caller
+	// forwards the append or the RunSSE unchanged.
+	Upstream
+)
+
+// KeygateModel reports whether a model id is served by Keygate. It may do
+// I/O and is never called with the registry's lock held. An error it cannot
+// decide on should answer true, so the run layer reports it.
+type KeygateModel func(ctx context.Context, modelID string) bool
+
+// upstreamIdle is how long an upstream mark survives without an append or
+// an attached relay (the Go-era expiry of per-request state).
+const upstreamIdle = 10 * time.Minute
+
+// upstreamMark records that the current turn of a request id is Cursor's.
+type upstreamMark struct {
+	opening []byte // the seqno-0 run_request that chose the route
+	touched time.Time
+	relays  int  // RunSSE relays attached now
+	ended   bool // a relay saw Cursor's stream end
+}
+
+// Relay is an upstream RunSSE attachment; Close it when the relay returns.
+type Relay struct {
+	reg  *Registry
+	mark *upstreamMark
+}
+
+// Close detaches the relay. ended reports that Cursor's stream reached its
+// end, so a later RunSSE on the request id waits for the next turn.
+func (rl *Relay) Close(ended bool) {
+	r := rl.reg
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rl.mark.relays--
+	rl.mark.ended = rl.mark.ended || ended
+	rl.mark.touched = time.Now()
+}
+
+// ModelID is the model a run request names: requested_model.model_id, or
+// else model_details.model_id.
+func ModelID(req *agentv1.AgentRunRequest) string {
+	if id := req.GetRequestedModel().GetModelId(); id != "" {
+		return id
+	}
+	return req.GetModelDetails().GetModelId()
+}
+
+// RouteOf decides the route of a turn opened by req: Upstream when the
+// registry has a KeygateModel and it does not know the model.
+func (r *Registry) RouteOf(ctx context.Context, req *agentv1.AgentRunRequest) Route {
+	if r.keygate == nil || !SelectsModel(req) || r.keygate(ctx, ModelID(req)) {
+		return Local
+	}
+	return Upstream
+}
+
+// markUpstreamLocked marks the request id's current turn as Cursor's and
+// releases everything waiting for its route.
+func (r *Registry) markUpstreamLocked(a Append) {
+	now := time.Now()
+	for id, m := range r.upstream {
+		if m.relays == 0 && now.Sub(m.touched) > upstreamIdle {
+			delete(r.upstream, id)
+		}
+	}
+	if m := r.upstream[a.RequestID]; m != nil && string(m.opening) == string(a.Raw) {
+		m.touched = now // a retried opening append
+	} else {
+		r.upstream[a.RequestID] = &upstreamMark{opening: a.Raw, touched: now}
+	}
+	if w := r.waits[a.RequestID]; w != nil {
+		delete(r.waits, a.RequestID)
+		close(w.done)
+	}
+}
+
+// upstreamLocked returns the request id's mark, touched, or nil.
+func (r *Registry) upstreamLocked(id string) *upstreamMark {
+	m := r.upstream[id]
+	if m != nil {
+		m.touched = time.Now()
+	}
+	return m
+}
