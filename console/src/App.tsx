@@ -6,6 +6,10 @@ import { CallDetailPage } from "./pages/CallDetail";
 import { DashboardPage } from "./pages/Dashboard";
 import { ConversationsPage } from "./pages/Conversations";
 import { SettingsPage } from "./pages/Settings";
+import { AccessPage } from "./pages/Access";
+import { me as loadMe, type Me } from "./account";
+import { describe } from "./api";
+import { useLoad } from "./components/ui";
 
 // navigate changes the path without a reload; the server answers every
 // console path with index.html, so deep links and reloads work too.
@@ -28,10 +32,11 @@ const nav = [
   { path: "/models", label: "Providers & Models" },
   { path: "/calls", label: "Calls" },
   { path: "/conversations", label: "Conversations" },
+  { path: "/access", label: "Access" },
   { path: "/settings", label: "Settings" },
 ];
 
-function route(path: string) {
+function route(path: string, me?: Me) {
   if (path.startsWith("/calls/")) return <CallDetailPage callId={decodeURIComponent(path.slice("/calls/".length))} />;
   if (path.startsWith("/conversations/")) return <ConversationsPage conversationId={decodeURIComponent(path.slice("/conversations/".length))} />;
   switch (path) {
@@ -40,6 +45,7 @@ function route(path: string) {
     case "/calls": return <CallsPage />;
     case "/conversations": return <ConversationsPage />;
     case "/settings": return <SettingsPage />;
+    case "/access": return <AccessPage me={me} />;
     default: return <DashboardPage />;
   }
 }
@@ -52,11 +58,12 @@ export function App() {
     return () => window.removeEventListener("popstate", on);
   }, []);
   const section = "/" + (path.split("/")[1] ?? "");
+  const who = useLoad(loadMe, []);
   return (
     <div className="flex min-h-screen">
-      <nav className="w-56 shrink-0 border-r border-slate-200 bg-white p-4">
+      <nav className="flex w-56 shrink-0 flex-col border-r border-slate-200 bg-white p-4">
         <div className="mb-6 text-lg font-bold text-indigo-700">Keygate</div>
-        <ul className="space-y-1">
+        <ul className="flex-1 space-y-1">
           {nav.map((n) => (
             <li key={n.path}>
               <Link to={n.path}
@@ -66,8 +73,24 @@ export function App() {
             </li>
           ))}
         </ul>
+        <User me={who.data} error={who.error} />
       </nav>
-      <main className="min-w-0 flex-1 p-6">{route(path)}</main>
+      <main className="min-w-0 flex-1 p-6">{route(path, who.data)}</main>
+    </div>
+  );
+}
+
+// User names the signed-in user and their role at the foot of the nav.
+function User({ me, error }: { me?: Me; error: unknown }) {
+  if (error) return <div role="alert" className="mt-6 text-xs text-red-700">{describe(error)}</div>;
+  if (!me) return null;
+  return (
+    <div data-testid="whoami" className="mt-6 border-t border-slate-200 pt-3 text-sm">
+      <div className="truncate font-medium text-slate-700" title={me.userId}>{me.name || me.userId}</div>
+      <div className="text-xs text-slate-500">{me.role}{me.mode === "local" ? " · local install" : ""}</div>
+      {me.mode === "oidc" && (
+        <form method="post" action="/auth/logout"><button className="mt-1 text-xs text-indigo-700 hover:underline">Sign out</button></form>
+      )}
     </div>
   );
 }

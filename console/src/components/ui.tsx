@@ -90,3 +90,22 @@ export function Badge({ children, tone = "slate" }: { children: ReactNode; tone?
   };
   return <span className={`inline-block rounded px-1.5 py-0.5 text-xs font-medium ${tones[tone]}`}>{children}</span>;
 }
+
+// Copyable shows a value with a Copy button; a secret starts hidden.
+export function Copyable({ label, value, secret, testId }: { label: string; value: string; secret?: boolean; testId?: string }) {
+  const [shown, setShown] = useState(!secret);
+  const [copied, setCopied] = useState<"" | "Copied" | "Select and copy it">("");
+  const flash = (s: typeof copied) => { setCopied(s); setTimeout(() => setCopied(""), 2000); };
+  // The clipboard API exists only in secure contexts (https or loopback).
+  const copy = () => navigator.clipboard ? navigator.clipboard.writeText(value).then(() => flash("Copied"), () => flash("Select and copy it")) : flash("Select and copy it");
+  return (
+    <div className="space-y-1">
+      <div className="text-sm font-medium text-slate-700">{label}</div>
+      <div className="flex items-center gap-2">
+        <code data-testid={testId} className="flex-1 overflow-x-auto rounded bg-slate-100 px-2 py-1.5 text-sm">{shown ? value : "•".repeat(24)}</code>
+        {secret && <Button onClick={() => setShown(!shown)}>{shown ? "Hide" : "Show"}</Button>}
+        <Button onClick={() => { setShown(true); void copy(); }}>{copied || "Copy"}</Button>
+      </div>
+    </div>
+  );
+}

@@ -1,23 +1,5 @@
-import { useState } from "react";
 import { setup } from "../api";
-import { Button, Card, ErrorBox, Page, Spinner, useLoad } from "../components/ui";
-
-function Copyable({ label, value, secret }: { label: string; value: string; secret?: boolean }) {
-  const [shown, setShown] = useState(!secret);
-  const [copied, setCopied] = useState(false);
-  return (
-    <div className="space-y-1">
-      <div className="text-sm font-medium text-slate-700">{label}</div>
-      <div className="flex items-center gap-2">
-        <code className="flex-1 overflow-x-auto rounded bg-slate-100 px-2 py-1.5 text-sm">{shown ? value : "•".repeat(24)}</code>
-        {secret && <Button onClick={() => setShown(!shown)}>{shown ? "Hide" : "Show"}</Button>}
-        <Button onClick={() => navigator.clipboard?.writeText(value).then(() => { setCopied(true); setTimeout(() => setCopied(false), 1500); })}>
-          {copied ? "Copied" : "Copy"}
-        </Button>
-      </div>
-    </div>
-  );
-}
+import { Card, Copyable, ErrorBox, Page, Spinner, useLoad } from "../components/ui";
 
 export function SetupPage() {
   const { data, error, loading } = useLoad(() => setup.getCursorSetup({}), []);

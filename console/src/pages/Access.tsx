@@ -1,0 +1,16 @@
+import type { Me } from "../account";
+import { Page } from "../components/ui";
+import { AuditCard } from "./Audit";
+import { TokensCard } from "./Tokens";
+
+// AccessPage gathers who may reach Keygate: the signed-in user's personal
+// gateway tokens and, for administrators, the audit log.
+export function AccessPage({ me }: { me?: Me }) {
+  const admin = me?.role === "admin";
+  return (
+    <Page title="Access">
+      <TokensCard admin={admin} />
+      {me && <AuditCard admin={admin} />}
+    </Page>
+  );
+}

@@ -1,0 +1,86 @@
+import { useState } from "react";
+import { auditEntries, type AuditEntry } from "../account";
+import { Badge, Button, Card, ErrorBox, Spinner, useLoad } from "../components/ui";
+
+function show(v: unknown): string {
+  return v === undefined ? "–" : typeof v === "string" ? v : JSON.stringify(v);
+}
+
+// changes lists the top-level fields that differ between before and after;
+// a creation or deletion (one side missing) lists the side that exists.
+function changes(e: AuditEntry): { field: string; before: unknown; after: unknown }[] {
+  const obj = (v: unknown) => (v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
+  const b = obj(e.before), a = obj(e.after);
+  if (!b && !a) return e.before === undefined && e.after === undefined ? [] : [{ field: "value", before: e.before, after: e.after }];
+  const keys = [...new Set([...Object.keys(b ?? {}), ...Object.keys(a ?? {})])];
+  return keys.filter((k) => JSON.stringify(b?.[k]) !== JSON.stringify(a?.[k])).map((k) => ({ field: k, before: b?.[k], after: a?.[k] }));
+}
+
+function Change({ e }: { e: AuditEntry }) {
+  const list = changes(e);
+  if (list.length === 0) return <span className="text-slate-400">no recorded change</span>;
+  return (
+    <ul className="space-y-0.5 font-mono text-xs">
+      {list.map((c) => (
+        <li key={c.field}>
+          <span className="text-slate-500">{c.field}:</span>{" "}
+          {e.before !== undefined && <span className="text-red-700 line-through decoration-red-300">{show(c.before)}</span>}
+          {e.before !== undefined && e.after !== undefined && " → "}
+          {e.after !== undefined && <span className="text-green-800">{show(c.after)}</span>}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export function AuditCard({ admin }: { admin: boolean }) {
+  const { data, error, loading, reload } = useLoad(() => (admin ? auditEntries() : Promise.resolve([])), [admin]);
+  const [older, setOlder] = useState<AuditEntry[]>([]);
+  const [end, setEnd] = useState(false);
+  const [moreError, setMoreError] = useState<unknown>();
+  const shown = [...(data ?? []), ...older];
+
+  const more = async () => {
+    try {
+      const next = await auditEntries(shown[shown.length - 1]?.seq);
+      setOlder([...older, ...next]); setEnd(next.length === 0); setMoreError(undefined);
+    } catch (e) { setMoreError(e); }
+  };
+
+  if (!admin) {
+    return (
+      <Card title="Audit log">
+        <p className="text-sm text-slate-600">Only administrators can read the audit log; ask one if you need to know who changed what.</p>
+      </Card>
+    );
+  }
+  return (
+    <Card title={<span className="flex items-center justify-between">Audit log <Button onClick={() => { setOlder([]); setEnd(false); reload(); }}>Refresh</Button></span>}>
+      <div className="space-y-3">
+        <p className="text-sm text-slate-600">Every administrative change, newest first. Secrets appear masked, as Keygate stored them.</p>
+        <ErrorBox error={error ?? moreError} />
+        {loading && <Spinner label="Loading the audit log…" />}
+        {data && shown.length === 0 && <p className="text-sm text-slate-500">Nothing recorded yet.</p>}
+        {shown.length > 0 && (
+          <table className="w-full text-sm">
+            <thead>
+              <tr className="border-b text-left text-slate-500"><th className="py-1">When</th><th>Who</th><th>What</th><th>Target</th><th>Change</th></tr>
+            </thead>
+            <tbody>
+              {shown.map((e) => (
+                <tr key={e.seq} data-testid="audit-row" className="border-b align-top last:border-0">
+                  <td className="whitespace-nowrap py-2 pr-3">{new Date(e.at).toLocaleString()}</td>
+                  <td className="pr-3">{e.actorName || e.actorId} <Badge>{e.role}</Badge></td>
+                  <td className="pr-3"><code className="text-xs">{e.action}</code></td>
+                  <td className="pr-3"><code className="text-xs">{e.target}</code></td>
+                  <td><Change e={e} /></td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        {data && data.length >= 50 && !end && <Button onClick={() => void more()}>Load older entries</Button>}
+      </div>
+    </Card>
+  );
+}
