@@ -1,7 +1,10 @@
-// Browser test of the console against a Keygate started here (e2e/server):
-// add a provider pointing at the fake provider, discover its models, run the
-// connection test, run one turn with the Cursor client simulator, then find
-// that call on the Calls page and open its details.
+// Browser test of the console against the real Keygate started here
+// (e2e/server: app.Initialize over a temporary data dir): add a provider
+// pointing at the fake provider, discover its models, run the connection
+// test, run two turns of one conversation with the Cursor client simulator
+// through Keygate's proxy, find the calls and their cache insight, the
+// branch tree and the dashboard, then create and revoke a personal token and
+// read the audit log.
 //
 // Needs: the console built (npm run build), Go, and Debian's chromium
 // (CHROMIUM, default /usr/bin/chromium). Screenshots go to E2E_SHOTS

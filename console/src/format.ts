@@ -24,3 +24,8 @@ export function percent(v: number): string {
 export function usd(v: number): string {
   return v < 0.01 && v > 0 ? `$${v.toFixed(4)}` : `$${v.toFixed(2)}`;
 }
+
+// plural writes "1 message", "3 messages".
+export function plural(n: number | bigint, noun: string): string {
+  return `${n} ${noun}${Number(n) === 1 ? "" : "s"}`;
+}

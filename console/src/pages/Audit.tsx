@@ -19,7 +19,7 @@ function changes(e: AuditEntry): { field: string; before: unknown; after: unknow
 function Change({ e }: { e: AuditEntry }) {
   const list = changes(e);
   if (list.length === 0) return <span className="text-slate-400">no recorded change</span>;
-  return (
+  const fields = (
     <ul className="space-y-0.5 font-mono text-xs">
       {list.map((c) => (
         <li key={c.field}>
@@ -31,6 +31,16 @@ function Change({ e }: { e: AuditEntry }) {
       ))}
     </ul>
   );
+  // A creation or deletion carries the whole object: fold it away.
+  if (list.length > 3 && (e.before === undefined || e.after === undefined)) {
+    return (
+      <details>
+        <summary className="cursor-pointer text-xs text-slate-600">{e.before === undefined ? "created with" : "deleted; had"} {list.length} fields</summary>
+        <div className="mt-1">{fields}</div>
+      </details>
+    );
+  }
+  return fields;
 }
 
 export function AuditCard({ admin }: { admin: boolean }) {
@@ -64,11 +74,11 @@ export function AuditCard({ admin }: { admin: boolean }) {
         {shown.length > 0 && (
           <table className="w-full text-sm">
             <thead>
-              <tr className="border-b text-left text-slate-500"><th className="py-1">When</th><th>Who</th><th>What</th><th>Target</th><th>Change</th></tr>
+              <tr className="border-b border-slate-200 text-left text-slate-500"><th className="py-1">When</th><th>Who</th><th>What</th><th>Target</th><th>Change</th></tr>
             </thead>
             <tbody>
               {shown.map((e) => (
-                <tr key={e.seq} data-testid="audit-row" className="border-b align-top last:border-0">
+                <tr key={e.seq} data-testid="audit-row" className="border-b border-slate-100 align-top last:border-0">
                   <td className="whitespace-nowrap py-2 pr-3">{new Date(e.at).toLocaleString()}</td>
                   <td className="pr-3">{e.actorName || e.actorId} <Badge>{e.role}</Badge></td>
                   <td className="pr-3"><code className="text-xs">{e.action}</code></td>

@@ -4,7 +4,7 @@ import { calls as api } from "../api";
 import { CacheInsightState, type CacheInsight, type Call, type ResponseChunk } from "../gen/control/v1/call_pb";
 import { Badge, Card, ErrorBox, Page, Spinner, useLoad } from "../components/ui";
 import { Link } from "../App";
-import { ms, time, tokens } from "../format";
+import { ms, plural, time, tokens } from "../format";
 import { StatusBadge } from "./Calls";
 
 // Timeline draws the milestones of a call on one axis from request start.
@@ -57,7 +57,7 @@ function Insight({ insight }: { insight?: CacheInsight }) {
       )}
       {insight.previousCallId && (
         <p className="mt-2 text-xs text-slate-500">
-          Shared {insight.commonMessages} of the previous call's {insight.previousMessages} messages (this call sends {insight.messages}).{" "}
+          Shared {insight.commonMessages} of the previous call's {plural(insight.previousMessages, "message")} (this call sends {insight.messages}).{" "}
           <Link className="text-indigo-700 underline" to={`/calls/${encodeURIComponent(insight.previousCallId)}`}>Previous call</Link>
         </p>
       )}

@@ -90,7 +90,7 @@ export function TokensCard({ admin }: { admin: boolean }) {
         {data && data.length > 0 && (
           <table className="w-full text-sm">
             <thead>
-              <tr className="border-b text-left text-slate-500">
+              <tr className="border-b border-slate-200 text-left text-slate-500">
                 <th className="py-1">Name</th><th>Token</th>{all && <th>Owner</th>}<th>Created</th><th>Last used</th><th>Expires</th><th>Status</th><th />
               </tr>
             </thead>
@@ -98,7 +98,7 @@ export function TokensCard({ admin }: { admin: boolean }) {
               {data.map((t) => {
                 const s = status(t);
                 return (
-                  <tr key={t.id} data-testid="token-row" className="border-b last:border-0">
+                  <tr key={t.id} data-testid="token-row" className="border-b border-slate-100 last:border-0">
                     <td className="py-2 font-medium">{t.name}</td>
                     <td><code className="text-xs">{t.hint}</code></td>
                     {all && <td>{t.ownerName || t.ownerId}</td>}
