@@ -236,6 +236,9 @@ try {
     await rows.filter({ hasText: "model.delete" }).first().waitFor();
     await rows.filter({ hasText: "model.put" }).first().waitFor();
     await rows.filter({ hasText: "setting.put" }).first().waitFor();
+    const created = rows.filter({ hasText: "created" }).last();
+    await created.getByText("created “Fake Large”").click();
+    await created.getByText("SealedAPIKey: [set]").waitFor();
     const text = await page.locator("main").innerText();
     if (text.includes("0123456789")) throw new Error("the audit log shows the provider API key");
     await shot("13-audit-log");

@@ -9,7 +9,7 @@ export function AccessPage({ me }: { me?: Me }) {
   const admin = me?.role === "admin";
   return (
     <Page title="Access">
-      <TokensCard admin={admin} />
+      <TokensCard admin={admin} local={me?.mode === "local"} />
       {me && <AuditCard admin={admin} />}
     </Page>
   );

@@ -16,6 +16,13 @@ function changes(e: AuditEntry): { field: string; before: unknown; after: unknow
   return keys.filter((k) => JSON.stringify(b?.[k]) !== JSON.stringify(a?.[k])).map((k) => ({ field: k, before: b?.[k], after: a?.[k] }));
 }
 
+// label names an audited object by its display name, if it has one.
+function label(v: unknown): string {
+  const o = (v ?? {}) as Record<string, unknown>;
+  const name = o.DisplayName ?? o.displayName ?? o.name;
+  return typeof name === "string" && name ? `“${name}”` : "";
+}
+
 function Change({ e }: { e: AuditEntry }) {
   const list = changes(e);
   if (list.length === 0) return <span className="text-slate-400">no recorded change</span>;
@@ -35,7 +42,9 @@ function Change({ e }: { e: AuditEntry }) {
   if (list.length > 3 && (e.before === undefined || e.after === undefined)) {
     return (
       <details>
-        <summary className="cursor-pointer text-xs text-slate-600">{e.before === undefined ? "created with" : "deleted; had"} {list.length} fields</summary>
+        <summary className="cursor-pointer text-xs text-slate-600">
+          {e.before === undefined ? "created" : "deleted"} {label(e.before ?? e.after)} ({list.length} fields)
+        </summary>
         <div className="mt-1">{fields}</div>
       </details>
     );
@@ -80,7 +89,7 @@ export function AuditCard({ admin }: { admin: boolean }) {
               {shown.map((e) => (
                 <tr key={e.seq} data-testid="audit-row" className="border-b border-slate-100 align-top last:border-0">
                   <td className="whitespace-nowrap py-2 pr-3">{new Date(e.at).toLocaleString()}</td>
-                  <td className="pr-3">{e.actorName || e.actorId} <Badge>{e.role}</Badge></td>
+                  <td className="whitespace-nowrap pr-3">{e.actorName || e.actorId} <Badge>{e.role}</Badge></td>
                   <td className="pr-3"><code className="text-xs">{e.action}</code></td>
                   <td className="pr-3"><code className="text-xs">{e.target}</code></td>
                   <td><Change e={e} /></td>

@@ -35,7 +35,7 @@ function Created({ secret, name, onDone }: { secret: string; name: string; onDon
   );
 }
 
-export function TokensCard({ admin }: { admin: boolean }) {
+export function TokensCard({ admin, local }: { admin: boolean; local: boolean }) {
   const [all, setAll] = useState(false);
   const { data, error, loading, reload } = useLoad(() => listTokens(all), [all]);
   const [name, setName] = useState("");
@@ -62,6 +62,7 @@ export function TokensCard({ admin }: { admin: boolean }) {
       <div className="space-y-4">
         <p className="text-sm text-slate-600">
           A personal token lets Cursor use Keygate's proxy as you. Create one per machine, and revoke it when the machine is gone.
+          {local && " This is a local install: its proxy serves only this machine and does not ask for a token; tokens matter once Keygate serves a team."}
         </p>
         <ErrorBox error={error ?? actionError} />
         {created && <Created secret={created.secret} name={created.name} onDone={() => setCreated(undefined)} />}
