@@ -121,7 +121,7 @@ var _ = Describe("BidiAppend", func() {
 			startEnv()
 			Expect(client.SendAt(ctx, 0, run)).To(Succeed())
 			Expect(client.SendAt(ctx, 1, label(1))).To(Succeed())
-			Expect(handler.Turns()).To(HaveLen(1))
+			Eventually(handler.Turns).Should(HaveLen(1)) // the turn starts on its own goroutine
 			Expect(handler.Ended()).To(BeZero())
 		})
 

@@ -60,6 +60,9 @@ func (a *Appends) BidiAppend(ctx context.Context, req *connect.Request[aiserverv
 		return nil, connectError(err)
 	}
 	if route == transport.Upstream {
+		if req.Msg.GetAppendSeqno() == 0 && msg.GetRunRequest() != nil {
+			defer a.reg.OpeningForwarded(id)
+		}
 		return a.upstream.Append(ctx, req)
 	}
 	return connect.NewResponse(&aiserverv1.BidiAppendResponse{}), nil

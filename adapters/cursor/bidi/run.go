@@ -61,7 +61,7 @@ func (h *Run) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	first, raw, err := readMessage(frames)
 	if err == nil && first.GetRunRequest() != nil && h.reg.RouteOf(r.Context(), first.GetRunRequest()) == transport.Upstream {
 		// Cursor's run: replay what was read, then the rest of the body.
-		h.upstream.relay(w, rc, r, io.MultiReader(bytes.NewReader(read.seen), r.Body), -1, AgentURL)
+		h.upstream.relay(w, rc, r, io.MultiReader(bytes.NewReader(read.seen), r.Body), -1, AgentURL, nil)
 		return
 	}
 	read.off = true
@@ -74,7 +74,7 @@ func (h *Run) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	sub, relay, err := h.reg.Subscribe(r.Context(), id)
 	if relay != nil {
-		relay.Close(false) // a RunSSE of the same request id took the turn to Cursor meanwhile
+		relay.Close() // a RunSSE of the same request id took the turn to Cursor meanwhile
 		err = transport.ErrSuperseded
 	}
 	if err != nil {

@@ -60,7 +60,8 @@ func (h *RunSSE) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if relay != nil {
-		relay.Close(h.upstream.relay(w, rc, r, bytes.NewReader(raw), int64(len(raw)), APIURL))
+		defer relay.Close()
+		h.upstream.relay(w, rc, r, bytes.NewReader(raw), int64(len(raw)), APIURL, relay.Ended)
 		return
 	}
 	defer sub.Close()

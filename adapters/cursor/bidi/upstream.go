@@ -10,6 +10,7 @@ import (
 	"connectrpc.com/connect"
 	"go.uber.org/zap"
 
+	"keygate/adapters/cursor/frame"
 	aiserverv1 "keygate/gen/cursor/aiserver/v1"
 	"keygate/gen/cursor/aiserver/v1/aiserverv1connect"
 )
@@ -28,8 +29,13 @@ const (
 	AgentURL = "https://agentn.api5.cursor.sh"
 )
 
-// ErrNoUpstream: a turn was routed to Cursor but no upstream is configured.
-var ErrNoUpstream = errors.New("no upstream to Cursor is configured")
+var (
+	// ErrNoUpstream: a turn was routed to Cursor but no upstream is
+	// configured.
+	ErrNoUpstream = errors.New("no upstream to Cursor is configured")
+	// ErrUpstreamCut: Cursor's stream ended without an end-of-stream frame.
+	ErrUpstreamCut = errors.New("cursor stream ended without end-of-stream")
+)
 
 // UpstreamStatusError: Cursor answered a relayed run route with an HTTP
 // status other than 200.
@@ -94,59 +100,64 @@ func (u *Upstream) Append(ctx context.Context, req *connect.Request[aiserverv1.B
 }
 
 // relay sends r (path and headers) with body to Cursor at base, unless r
-// names its original URL, and copies Cursor's answer into the stream
-// already started on w, flushing after every read. Failures end the stream
-// with a Connect error naming the cause. ended reports that Cursor's answer
-// was passed on to its end.
-func (u *Upstream) relay(w io.Writer, rc *http.ResponseController, r *http.Request, body io.Reader, size int64, base string) (ended bool) {
+// names its original URL, and passes Cursor's answer frame by frame into
+// the stream already started on w, flushing after each. ended, when set, is
+// called just before Cursor's end-of-stream frame goes out. Failures end
+// the stream with a Connect error naming the cause.
+func (u *Upstream) relay(w io.Writer, rc *http.ResponseController, r *http.Request, body io.Reader, size int64, base string, ended func()) {
 	if u == nil {
 		endWith(w, rc, connect.NewError(connect.CodeUnavailable, ErrNoUpstream))
-		return false
+		return
 	}
 	out, err := http.NewRequestWithContext(r.Context(), http.MethodPost, base+r.URL.RequestURI(), body)
 	if err != nil {
 		endWith(w, rc, fmt.Errorf("build upstream request: %w", err))
-		return false
+		return
 	}
 	copyHeader(out.Header, r.Header)
 	out.ContentLength = size
 	resp, err := u.rt.RoundTrip(out)
 	if err != nil {
 		endWith(w, rc, connect.NewError(connect.CodeUnavailable, fmt.Errorf("relay %s to cursor: %w", r.URL.Path, err)))
-		return false
+		return
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		endWith(w, rc, connect.NewError(statusCode(resp.StatusCode), &UpstreamStatusError{Status: resp.StatusCode}))
-		return false
+		return
 	}
-	err = copyFlushing(w, rc, resp.Body)
+	err = passFrames(w, rc, resp.Body, ended)
 	if err != nil && r.Context().Err() == nil {
 		u.log.Debug("upstream relay cut", zap.String("path", r.URL.Path), zap.Error(err))
 		endWith(w, rc, connect.NewError(connect.CodeUnavailable, fmt.Errorf("relay %s from cursor: %w", r.URL.Path, err)))
 	}
-	return err == nil
 }
 
-// copyFlushing copies src to w and flushes after every read, so that each
-// frame reaches the client when Cursor sends it.
-func copyFlushing(w io.Writer, rc *http.ResponseController, src io.Reader) error {
-	buf := make([]byte, 32<<10)
+// passFrames copies Cursor's frames to w, flushing after each, up to and
+// including the end-of-stream frame. Cursor was not offered compression
+// (notForwarded), and a frame that comes compressed anyway is passed on
+// decompressed, since the client saw no encoding in the stream headers.
+func passFrames(w io.Writer, rc *http.ResponseController, src io.Reader, ended func()) error {
+	frames := frame.NewReader(src, 0)
 	for {
-		n, err := src.Read(buf)
-		if n > 0 {
-			if _, werr := w.Write(buf[:n]); werr != nil {
-				return werr
-			}
-			if ferr := rc.Flush(); ferr != nil {
-				return ferr
-			}
-		}
+		f, err := frames.Next()
 		if errors.Is(err, io.EOF) {
-			return nil
+			return ErrUpstreamCut
 		}
 		if err != nil {
 			return err
+		}
+		if f.EndStream() && ended != nil {
+			ended()
+		}
+		if _, err := w.Write(frame.Encode(f.Flags&^frame.FlagCompressed, f.Payload)); err != nil {
+			return err
+		}
+		if err := rc.Flush(); err != nil {
+			return err
+		}
+		if f.EndStream() {
+			return nil
 		}
 	}
 }

@@ -72,7 +72,8 @@ func (r *Registry) Config() Config { return r.cfg }
 // unchanged; every later append of the request id is Upstream too, until a
 // seqno-0 run_request for a Keygate model takes the request id back. An
 // append that overtakes its request id's first run_request waits for the
-// route. It fails with ErrNoModel, ErrRouteTimeout, *TooManyPendingError,
+// route, and an Upstream append also waits until the opening append has
+// been forwarded (OpeningForwarded). It fails with ErrNoModel, ErrRouteTimeout, *TooManyPendingError,
 // ErrEmptyRequestID, ErrRegistryClosed, or ctx's error while it waits.
 func (r *Registry) Append(ctx context.Context, a Append) (Route, error) {
 	if a.RequestID == "" {
@@ -124,7 +125,10 @@ func (r *Registry) tryAppend(a Append, route Route) (Route, *routeWait, error) {
 		return Upstream, nil, nil
 	case opening:
 		delete(r.upstream, a.RequestID) // the request id is reused for a Keygate turn
-	case r.upstreamLocked(a.RequestID) != nil:
+	case r.upstream[a.RequestID] != nil:
+		if m := r.upstreamLocked(a.RequestID); !m.isSent {
+			return Upstream, &routeWait{done: m.sent}, nil // after the run request
+		}
 		return Upstream, nil, nil
 	}
 	t := r.transports[a.RequestID]

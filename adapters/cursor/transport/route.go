@@ -29,7 +29,9 @@ const upstreamIdle = 10 * time.Minute
 
 // upstreamMark records that the current turn of a request id is Cursor's.
 type upstreamMark struct {
-	opening []byte // the seqno-0 run_request that chose the route
+	opening []byte        // the seqno-0 run_request that chose the route
+	sent    chan struct{} // closed once that append has gone to Cursor
+	isSent  bool
 	touched time.Time
 	relays  int  // RunSSE relays attached now
 	ended   bool // a relay saw Cursor's stream end
@@ -41,14 +43,23 @@ type Relay struct {
 	mark *upstreamMark
 }
 
-// Close detaches the relay. ended reports that Cursor's stream reached its
-// end, so a later RunSSE on the request id waits for the next turn.
-func (rl *Relay) Close(ended bool) {
+// Ended records that Cursor's stream reached its end-of-stream frame: a
+// later RunSSE on the request id then waits for the next turn. Call it
+// before passing that frame on, so a client that reuses the request id at
+// once finds the route already settled.
+func (rl *Relay) Ended() {
+	r := rl.reg
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rl.mark.ended = true
+}
+
+// Close detaches the relay.
+func (rl *Relay) Close() {
 	r := rl.reg
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	rl.mark.relays--
-	rl.mark.ended = rl.mark.ended || ended
 	rl.mark.touched = time.Now()
 }
 
@@ -82,7 +93,7 @@ func (r *Registry) markUpstreamLocked(a Append) {
 	if m := r.upstream[a.RequestID]; m != nil && string(m.opening) == string(a.Raw) {
 		m.touched = now // a retried opening append
 	} else {
-		r.upstream[a.RequestID] = &upstreamMark{opening: a.Raw, touched: now}
+		r.upstream[a.RequestID] = &upstreamMark{opening: a.Raw, sent: make(chan struct{}), touched: now}
 	}
 	if w := r.waits[a.RequestID]; w != nil {
 		delete(r.waits, a.RequestID)
@@ -97,4 +108,17 @@ func (r *Registry) upstreamLocked(id string) *upstreamMark {
 		m.touched = time.Now()
 	}
 	return m
+}
+
+// OpeningForwarded records that the seqno-0 run_request that routed the
+// request id upstream has been sent to Cursor (or failed to be): appends
+// that overtook it are held until then, so Cursor sees the run request
+// first. The caller of an Upstream opening append must call it.
+func (r *Registry) OpeningForwarded(requestID string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if m := r.upstream[requestID]; m != nil && !m.isSent {
+		m.isSent = true
+		close(m.sent)
+	}
 }
