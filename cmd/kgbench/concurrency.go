@@ -1,0 +1,184 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"keygate/adapters/cursor/cursortest"
+	"keygate/adapters/provider"
+)
+
+// concSettings pace one level of scenario 2.
+type concSettings struct {
+	N, Tokens int
+	Interval  time.Duration
+}
+
+// side is one path (direct or Keygate) at one concurrency level.
+type side struct {
+	Transit, Gaps dist
+	Errors        int
+	FirstErr      string
+	TokensPerSec  float64
+	// RSSPerTurn is (peak RSS while streaming − RSS before) / N.
+	RSSPerTurn float64
+	// Goroutines before the turns and after they ended and settled.
+	GoBefore, GoAfter int
+	// Steady is the transit of the middle three fifths of each turn's
+	// tokens, away from the turns' starts and ends.
+	Steady dist
+	// CPUPerToken is the process's CPU time over the tokens delivered.
+	CPUPerToken time.Duration
+	// HeapPerTurn and GoPerTurn are the peak live heap objects and
+	// goroutines above the start, per turn.
+	HeapPerTurn, GoPerTurn float64
+	// Other is the other processes' average busy cores meanwhile.
+	Other float64
+}
+
+type concRow struct {
+	concSettings
+	Direct, Relay, Keygate side
+}
+
+// measureConcurrency runs N turns at once, first directly against the fake
+// provider, then through Keygate (OpenAI Chat protocol, SQLite store). The
+// provider holds every reply's tokens until all N requests arrived, so the
+// N turns really stream at the same time.
+func measureConcurrency(ctx context.Context, s *stack, prov *paced, rel *relay, clk *clock, set concSettings) (concRow, error) {
+	row := concRow{concSettings: set}
+	k := kinds[0]
+	url, err := provider.RequestURL(prov.srv.URL, false, k.kind)
+	if err != nil {
+		return row, err
+	}
+	relayURL, err := provider.RequestURL(rel.srv.URL, false, k.kind)
+	if err != nil {
+		return row, err
+	}
+	direct := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4096}}
+	row.Direct = runConcurrent(prov, set, clk, func() { direct.CloseIdleConnections() }, func(ctx context.Context, id string, n int) turnResult {
+		return directTurn(ctx, direct, url, id, n, clk, prov)
+	}, ctx, "d")
+	row.Relay = runConcurrent(prov, set, clk, func() { direct.CloseIdleConnections(); rel.client.CloseIdleConnections() }, func(ctx context.Context, id string, n int) turnResult {
+		return directTurn(ctx, direct, relayURL, id, n, clk, prov)
+	}, ctx, "r")
+	row.Keygate = runConcurrent(prov, set, clk, s.closeIdle, func(ctx context.Context, id string, n int) turnResult {
+		base, hc := s.baseURL(false)
+		return keygateTurn(ctx, cursortest.NewClient(base, hc, "req-"+id), newTurn(id, k.model), id, n, clk, prov)
+	}, ctx, "k")
+	return row, nil
+}
+
+// turnTokens spreads the turns' lengths evenly between three quarters of
+// the pace's token count and all of it, so that turns end over the last
+// quarter of the run as independent users' turns would, instead of all in
+// one pacing interval.
+func turnTokens(set concSettings, i int) int {
+	return set.Tokens - (i*set.Tokens/4)/max(set.N, 1)
+}
+
+func runConcurrent(prov *paced, set concSettings, clk *clock, closeIdle func(), turn func(context.Context, string, int) turnResult, ctx context.Context, tag string) side {
+	var out side
+	runtime.GC()
+	debug.FreeOSMemory()
+	before := rss()
+	out.GoBefore = runtime.NumGoroutine()
+	prov.set(pace{Tokens: set.Tokens, Interval: set.Interval, Barrier: set.N, BarrierWait: 2 * time.Minute})
+
+	load := startLoad()
+	heap0, _ := heapAndGoroutines()
+	var peak, peakHeap, peakGo atomic.Int64
+	cpu0 := cpuTime()
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			if r := rss(); r > peak.Load() {
+				peak.Store(r)
+			}
+			h, g := heapAndGoroutines()
+			if h > peakHeap.Load() {
+				peakHeap.Store(h)
+			}
+			if g > peakGo.Load() {
+				peakGo.Store(g)
+			}
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	ctx, cancel := context.WithTimeout(ctx, 4*time.Minute)
+	defer cancel()
+	results := make([]turnResult, set.N)
+	var wg sync.WaitGroup
+	for i := range set.N {
+		n := turnTokens(set, i)
+		wg.Go(func() { results[i] = turn(ctx, fmt.Sprintf("kgb-c%d-%s-%d-n%d", set.N, tag, i, n), n) })
+	}
+	wg.Wait()
+	close(stop)
+	<-sampled
+	cpu := cpuTime() - cpu0
+	out.Other = load.cores()
+	out.RSSPerTurn = float64(peak.Load()-before) / float64(set.N)
+	out.HeapPerTurn = float64(peakHeap.Load()-heap0) / float64(set.N)
+	out.GoPerTurn = float64(peakGo.Load()-int64(out.GoBefore)) / float64(set.N)
+
+	var transit, gaps, steady []time.Duration
+	first, last := time.Duration(1<<62), time.Duration(0)
+	tokens := 0
+	for _, r := range results {
+		if r.err != nil {
+			if out.Errors == 0 {
+				out.FirstErr = r.err.Error()
+			}
+			out.Errors++
+			continue
+		}
+		l := r.latencies()
+		transit = append(transit, l...)
+		steady = append(steady, l[len(l)/5:len(l)-len(l)/5]...)
+		gaps = append(gaps, r.gaps()...)
+		tokens += len(r.recv)
+		first, last = min(first, r.recv[0]), max(last, r.recv[len(r.recv)-1])
+	}
+	out.Transit, out.Gaps, out.Steady = newDist(transit), newDist(gaps), newDist(steady)
+	if last > first {
+		out.TokensPerSec = float64(tokens) / (last - first).Seconds()
+	}
+	if tokens > 0 {
+		out.CPUPerToken = cpu / time.Duration(tokens)
+	}
+	// Let lingering streams end, drop the clients' idle connections, then
+	// give the goroutines a moment to finish.
+	closeIdle()
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > out.GoBefore && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+		closeIdle()
+	}
+	out.GoAfter = runtime.NumGoroutine()
+	return out
+}
+
+// heapAndGoroutines reads the live heap object bytes and the goroutine
+// count from runtime/metrics (no stop-the-world).
+func heapAndGoroutines() (int64, int64) {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/sched/goroutines:goroutines"}}
+	metrics.Read(s)
+	return int64(s[0].Value.Uint64()), int64(s[1].Value.Uint64())
+}

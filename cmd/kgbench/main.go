@@ -1,0 +1,167 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime/pprof"
+	"runtime/trace"
+	"strings"
+	"testing"
+	"time"
+)
+
+func main() {
+	if err := execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "kgbench:", err)
+		os.Exit(1)
+	}
+}
+
+// execute parses the flags, starts the requested recorders and runs the
+// scenarios; the recorders stop before main exits.
+func execute() error {
+	testing.Init()
+	out := flag.String("out", "BENCHMARKS.md", "file the report is written to")
+	quick := flag.Bool("quick", false, "smaller runs, to try the program out (not for the committed report)")
+	only := flag.String("only", "", "run one scenario: latency, concurrency, checkpoint or store")
+	profile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	traceTo := flag.String("trace", "", "write a runtime execution trace of the whole run to this file")
+	flag.Parse()
+	stopTrace, err := record(*traceTo, trace.Start, trace.Stop)
+	if err != nil {
+		return err
+	}
+	defer stopTrace()
+	stopProfile, err := record(*profile, pprof.StartCPUProfile, pprof.StopCPUProfile)
+	if err != nil {
+		return err
+	}
+	defer stopProfile()
+	return runAll(*out, *quick, *only)
+}
+
+// record starts a recorder (CPU profile, execution trace) writing to path,
+// none when path is empty, and returns the function that stops it.
+func record(path string, start func(io.Writer) error, stop func()) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return func() {}, err
+	}
+	if err := start(f); err != nil {
+		_ = f.Close()
+		return func() {}, fmt.Errorf("record %s: %w", path, err)
+	}
+	return func() { stop(); _ = f.Close() }, nil
+}
+
+// report collects every scenario's results for the markdown.
+type report struct {
+	Machine      machine
+	Started      time.Time
+	Took         time.Duration
+	Command      string
+	Latency      latencySettings
+	LatencyRows  []latencyRow
+	Concurrency  []concRow
+	CheckpointAt []int
+	Checkpoint   []checkpointRow
+	Stores       []storeRow
+	Notes        []string
+	// Other* are the other processes' average busy cores during a scenario.
+	OtherLatency, OtherCheckpoint, OtherStore float64
+	// LoadStart and LoadEnd are /proc/loadavg at the start and the end.
+	LoadStart, LoadEnd string
+}
+
+func runAll(out string, quick bool, only string) error {
+	ctx := context.Background()
+	r := &report{Machine: describeMachine(), Started: time.Now().UTC(), Command: commandLine(), LoadStart: loadavg()}
+	clk := newClock()
+	prov := newPaced(clk)
+	defer prov.close()
+	dir, err := os.MkdirTemp("", "kgbench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	s, err := newStack(ctx, dir, prov.srv.URL)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	rel := newRelay(prov.srv.URL)
+	defer rel.close()
+	want := func(name string) bool { return only == "" || only == name }
+
+	r.Latency = latencySettings{Turns: 40, Warmup: 5, Tokens: 100, Interval: 2 * time.Millisecond}
+	if quick {
+		r.Latency.Turns = 5
+	}
+	if want("latency") {
+		step("latency")
+		load := startLoad()
+		if r.LatencyRows, err = measureLatency(ctx, s, prov, rel, clk, r.Latency); err != nil {
+			return fmt.Errorf("latency: %w", err)
+		}
+		r.OtherLatency = load.cores()
+	}
+	levels := []concSettings{{N: 1, Tokens: 200, Interval: 5 * time.Millisecond}, {N: 100, Tokens: 100, Interval: 20 * time.Millisecond},
+		{N: 1000, Tokens: 50, Interval: 100 * time.Millisecond}}
+	if quick {
+		levels[2].N = 200
+	}
+	if want("concurrency") {
+		for _, l := range levels {
+			step(fmt.Sprintf("concurrency %d", l.N))
+			row, err := measureConcurrency(ctx, s, prov, rel, clk, l)
+			if err != nil {
+				return fmt.Errorf("concurrency %d: %w", l.N, err)
+			}
+			r.Concurrency = append(r.Concurrency, row)
+		}
+	}
+	r.CheckpointAt = []int{10, 100, 1000}
+	if quick {
+		r.CheckpointAt = []int{10, 100}
+	}
+	if want("checkpoint") {
+		step("checkpoint")
+		load := startLoad()
+		if r.Checkpoint, err = measureCheckpoints(ctx, s, prov, clk, r.CheckpointAt, checkpointWindow, checkpointTokens); err != nil {
+			return fmt.Errorf("checkpoint: %w", err)
+		}
+		r.OtherCheckpoint = load.cores()
+	}
+	if want("store") {
+		step("store")
+		load := startLoad()
+		r.Stores = measureStores(ctx)
+		r.OtherStore = load.cores()
+	}
+	r.Took, r.LoadEnd = time.Since(r.Started), loadavg()
+	return writeReport(out, r)
+}
+
+// checkpointWindow turns are averaged at each measured length; each turn
+// streams checkpointTokens tokens without pacing.
+const (
+	checkpointWindow = 5
+	checkpointTokens = 10
+)
+
+func step(name string) {
+	fmt.Fprintf(os.Stderr, "kgbench: %s (%s)\n", name, time.Now().UTC().Format(time.TimeOnly))
+}
+
+func commandLine() string {
+	if c := os.Getenv("KGBENCH_COMMAND"); c != "" {
+		return c
+	}
+	return strings.TrimSpace("go run ./cmd/kgbench " + strings.Join(os.Args[1:], " "))
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"fmt"
+	"time"
+)
+
+// target is one goal of the issue, judged on this run's numbers.
+type target struct {
+	Goal, Measured string
+	Met            bool
+	// Judged is false when the scenario did not run.
+	Judged bool
+	Note   string
+}
+
+// Target thresholds from the issue.
+const (
+	targetAddedP99     = 50 * time.Microsecond
+	targetAddedTTFT    = 2 * time.Millisecond
+	targetRSSPerTurn   = 256 * 1024
+	targetCheckpointX  = 1.5
+	targetConcurrentAt = 100
+	targetManyTurns    = 1000
+)
+
+func judge(r *report) []target {
+	var out []target
+
+	t := target{Goal: fmt.Sprintf("p99 added latency per token ≤ %s at %d concurrent turns", us(targetAddedP99), targetConcurrentAt)}
+	for _, c := range r.Concurrency {
+		if c.N == targetConcurrentAt {
+			added := c.Keygate.Transit.p99() - c.Direct.Transit.p99()
+			t.Judged, t.Met = true, added <= targetAddedP99
+			t.Measured = fmt.Sprintf("%s (Keygate p99 %s − direct p99 %s)", us(added), us(c.Keygate.Transit.p99()), us(c.Direct.Transit.p99()))
+			if !t.Met {
+				t.Note = fmt.Sprintf("missed by %s (%.1f× the target).", us(added-targetAddedP99), float64(added)/float64(targetAddedP99))
+			}
+		}
+	}
+	out = append(out, t)
+
+	t = target{Goal: fmt.Sprintf("added time to first token ≤ %s on SQLite", ms(targetAddedTTFT))}
+	var worst latencyRow
+	for _, l := range r.LatencyRows {
+		if l.Path == pathPlain && (!t.Judged || l.addedTTFTP50() > worst.addedTTFTP50()) {
+			worst, t.Judged = l, true
+		}
+	}
+	if t.Judged {
+		added := worst.addedTTFTP50()
+		t.Met = added <= targetAddedTTFT
+		t.Measured = fmt.Sprintf("%s p50 (worst protocol: %s; p99 %s)", ms(added), worst.Kind, ms(worst.addedTTFTP99()))
+		if !t.Met {
+			t.Note = fmt.Sprintf("missed by %s (%.1f× the target).", ms(added-targetAddedTTFT), float64(added)/float64(targetAddedTTFT))
+		}
+	}
+	out = append(out, t)
+
+	t = target{Goal: fmt.Sprintf("%d concurrent turns with 0 errors and ≤ %s resident memory per turn", targetManyTurns, kib(targetRSSPerTurn))}
+	for _, c := range r.Concurrency {
+		if c.N == targetManyTurns {
+			t.Judged = true
+			t.Met = c.Keygate.Errors == 0 && c.Keygate.RSSPerTurn <= targetRSSPerTurn
+			t.Measured = fmt.Sprintf("%d errors; %s per turn for the whole process, %s above the direct run's (fake provider and plain clients)",
+				c.Keygate.Errors, kib(c.Keygate.RSSPerTurn), kib(c.Keygate.RSSPerTurn-c.Direct.RSSPerTurn))
+			if !t.Met {
+				t.Note = fmt.Sprintf("memory over by %s per turn (%.2f× the target) counting the whole process.",
+					kib(c.Keygate.RSSPerTurn-targetRSSPerTurn), c.Keygate.RSSPerTurn/targetRSSPerTurn)
+			}
+		}
+	}
+	out = append(out, t)
+
+	t = target{Goal: fmt.Sprintf("checkpoint bytes per turn at turn 1,000 ≤ %.1f × turn 10", targetCheckpointX)}
+	var first, last *checkpointRow
+	for i := range r.Checkpoint {
+		switch r.Checkpoint[i].Turn {
+		case 10:
+			first = &r.Checkpoint[i]
+		case 1000:
+			last = &r.Checkpoint[i]
+		}
+	}
+	if first != nil && last != nil {
+		stored, sent := last.Stored/first.Stored, last.Down/first.Down
+		t.Judged = true
+		t.Met = stored <= targetCheckpointX && sent <= targetCheckpointX
+		t.Measured = fmt.Sprintf("stored: %.0f → %.0f B (%.2f×); sent to the client: %.0f → %.0f B (%.1f×)",
+			first.Stored, last.Stored, stored, first.Down, last.Down, sent)
+		switch {
+		case stored <= targetCheckpointX && sent > targetCheckpointX:
+			t.Note = fmt.Sprintf("met for storage; missed for the bytes sent to the client by %.1f× the allowed %.1f×.", sent/targetCheckpointX, targetCheckpointX)
+		case !t.Met:
+			t.Note = fmt.Sprintf("missed: storage %.2f×, sent %.1f× (allowed %.1f×).", stored, sent, targetCheckpointX)
+		}
+	}
+	return append(out, t)
+}
