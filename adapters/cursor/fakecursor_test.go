@@ -12,8 +12,8 @@ import (
 
 	"keygate/adapters/cursor/cursortest"
 	"keygate/adapters/cursor/frame"
-	aiserverv1 "keygate/gen/cursor/aiserver/v1"
 	"keygate/gen/cursor/agent/v1/agentv1connect"
+	aiserverv1 "keygate/gen/cursor/aiserver/v1"
 	"keygate/gen/cursor/aiserver/v1/aiserverv1connect"
 )
 

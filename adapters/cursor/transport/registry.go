@@ -121,6 +121,9 @@ func (r *Registry) tryAppend(a Append, route Route) (Route, *routeWait, error) {
 	}
 	switch {
 	case opening && route == Upstream:
+		if t := r.transports[a.RequestID]; t != nil {
+			t.handOver()
+		}
 		r.markUpstreamLocked(a)
 		return Upstream, nil, nil
 	case opening:

@@ -48,8 +48,9 @@ type supervisor struct {
 	orphan     *time.Timer
 	orphaned   bool
 	stopping   bool
-	endWith    error // set when the uplink closed: how the stream ends
-	uplinkGone bool
+	endWith    error // how the stream ends once closing
+	closing    bool  // no more turns: the uplink closed or the request id went upstream
+	handedOver bool  // closing because the request id went upstream
 }
 
 func (t *Transport) supervise() {
@@ -71,7 +72,7 @@ func (t *Transport) supervise() {
 			for _, ev := range t.takeEvents() {
 				s.handle(ev)
 			}
-			if s.uplinkGone && s.active == nil {
+			if s.closing && s.active == nil {
 				s.finish(s.endWith)
 				return
 			}
@@ -113,7 +114,7 @@ func (s *supervisor) handle(ev event) {
 			s.orphan.Reset(s.t.reg.cfg.OrphanGrace)
 		}
 	case evUplinkClosed:
-		s.uplinkGone = true
+		s.closing = true
 		if s.active != nil {
 			s.endWith = ev.err
 			if s.endWith == nil {
@@ -122,6 +123,14 @@ func (s *supervisor) handle(ev event) {
 			s.cancelAll(ErrUplinkClosed)
 		} else {
 			s.endWith = ev.err
+		}
+	case evHandOver:
+		// The request id's next turn is Cursor's: a lingering stream ends
+		// as a success, a running turn is superseded.
+		s.closing, s.handedOver = true, true
+		if s.active != nil {
+			s.endWith = cancelled(ErrSuperseded)
+			s.cancelAll(ErrSuperseded)
 		}
 	case evTurn:
 		s.last, s.lastParent = ev.msg.GetRunRequest(), ev.parent
@@ -149,7 +158,7 @@ func (s *supervisor) target() *turnRun {
 // enqueue starts tr now, or supersedes the running turn and starts tr once
 // that one has returned.
 func (s *supervisor) enqueue(tr *turnRun) {
-	if s.orphaned || s.stopping || s.uplinkGone {
+	if s.orphaned || s.stopping || s.closing {
 		return
 	}
 	if s.active == nil {
@@ -196,7 +205,10 @@ func (s *supervisor) runDone(res runResult) (end error, finished bool) {
 	if cause := context.Cause(res.run.ctx); s.orphaned || s.stopping {
 		return cancelled(cause), true
 	}
-	if s.uplinkGone {
+	if s.handedOver && res.err == nil {
+		return nil, true // the turn was over before the hand-over reached it
+	}
+	if s.closing {
 		return s.endWith, true
 	}
 	if res.err != nil {

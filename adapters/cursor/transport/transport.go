@@ -19,6 +19,7 @@ const (
 	evTurn                          // a run_request: start or supersede a turn
 	evSubs                          // the subscriber count changed
 	evUplinkClosed                  // the HTTP/2 request body ended
+	evHandOver                      // the request id's next turn went upstream
 )
 
 type event struct {
@@ -186,5 +187,15 @@ func (t *Transport) closeUplink(err error) {
 	defer t.mu.Unlock()
 	if !t.ended {
 		t.pushLocked(event{kind: evUplinkClosed, err: err})
+	}
+}
+
+// handOver ends the transport because its request id's next turn is
+// Cursor's (see the evHandOver handling).
+func (t *Transport) handOver() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.ended {
+		t.pushLocked(event{kind: evHandOver})
 	}
 }
