@@ -1,7 +1,13 @@
 // Package bidi serves the three HTTP routes that carry an agent run:
 // BidiAppend (the uplink over HTTP/1.1, unary), RunSSE (the downlink over
 // HTTP/1.1, a Connect server stream) and AgentService/Run (both directions
-// on one HTTP/2 stream). All three feed one transport.Registry.
+// on one HTTP/2 stream). All three feed one transport.Registry, which also
+// routes each turn: a turn whose model is not a Keygate model goes to
+// Cursor whole (upstream.go). Its BidiAppends are re-sent unchanged through
+// a Connect client, its RunSSE is re-sent with the original body, and an
+// HTTP/2 Run is relayed after replaying the bytes read to find its model;
+// Cursor's frames are passed on one by one and a failure ends the stream
+// with a Connect error naming the cause.
 //
 // Place in the hexagon: the HTTP edge of the Cursor inbound adapter. It
 // decodes and encodes; ordering, replay and runs live in package transport.

@@ -32,6 +32,22 @@
 // An append returns as soon as its message is queued; runs never execute on
 // the request's goroutine.
 //
+// Routing, per turn (§2.3 of the protocol notes): with a KeygateModel
+// predicate, the seqno-0 run_request decides where its turn runs. A model
+// Keygate serves is Local, as above. Any other model marks the request id
+// Upstream: nothing is queued or run here, Append answers Upstream for that
+// append and every later one, and Subscribe hands an early or later RunSSE a
+// Relay; the caller forwards both to Cursor unchanged. Appends that
+// overtook the run request wait for the route as above and, when it is
+// Upstream, also until the run request itself has gone to Cursor
+// (OpeningForwarded), so Cursor sees it first. A live local transport whose
+// request id is reused for an Upstream turn ends: {} when it lingers, the
+// running turn superseded otherwise. A later seqno-0 run_request for a
+// Keygate model takes the request id back. Once a relay has passed on
+// Cursor's end-of-stream frame, a new RunSSE waits for the next turn, as it
+// does after an ended local transport. Marks without an append or relay for
+// ten minutes are forgotten.
+//
 // Stream lifecycle, per transport: every frame a turn sends is kept and
 // replayed from the start to each (re)subscriber. Heartbeats go live to the
 // connected subscribers only: after Config.Heartbeat without output, and in
