@@ -40,6 +40,9 @@ func (s *session) serve() error {
 				s.onEvent(ev)
 				continue
 			}
+			if o.Status == run.Completed && len(s.pending) == 0 {
+				s.leftovers()
+			}
 			if o.Status != run.Completed || len(s.pending) == 0 {
 				return s.end(o)
 			}
@@ -239,4 +242,28 @@ func (s *session) next() error {
 	s.late = &late
 	s.usage = llm.Usage{}
 	return s.prepare()
+}
+
+// leftovers takes the messages read but not handled when the run ended: a
+// follow-up among them starts the next run of this turn (the transport
+// would otherwise never see it), anything else is moot now.
+func (s *session) leftovers() {
+	for _, m := range s.quiesce() {
+		a := m.GetConversationAction()
+		switch {
+		case a.GetInjectContextAction().GetUserContext().GetUserMessage() != nil:
+			in := a.GetInjectContextAction()
+			if s.seenInject[in.GetInjectionId()] {
+				continue
+			}
+			s.seenInject[in.GetInjectionId()] = true
+			_ = s.send(output.Injection(in.GetInjectionId(), output.Queued()))
+			s.pending = append(s.pending, injection{id: in.GetInjectionId(), user: in.GetUserContext().GetUserMessage()})
+		case a.GetUserMessageAction().GetUserMessage() != nil:
+			s.pending = append(s.pending, injection{user: a.GetUserMessageAction().GetUserMessage()})
+		}
+	}
+	if len(s.pending) > 0 {
+		s.listen()
+	}
 }

@@ -109,7 +109,7 @@ func New(o Options) (*Handler, error) {
 // ServeRun implements transport.RunHandler.
 func (h *Handler) ServeRun(ctx context.Context, turn *transport.Turn) error {
 	s := newSession(ctx, h, turn)
-	defer s.stop()
+	defer s.finish()
 	err := s.resolve()
 	var foreign *foreignModelError
 	switch {

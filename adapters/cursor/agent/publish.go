@@ -45,18 +45,28 @@ func (s *session) syncBlobs(blobs checkpoint.Blobs) error {
 		}
 		waiting[kv] = id
 	}
-	return s.await(func(m *agentv1.KvClientMessage) (bool, error) {
+	// Every SET is waited for, even after one failed, so no KV request is
+	// left unanswered when the turn moves on.
+	var failed error
+	err := s.await(func(m *agentv1.KvClientMessage) (bool, error) {
 		id, ok := waiting[m.GetId()]
 		if !ok || m.GetSetBlobResult() == nil {
 			return false, nil
 		}
-		if e := m.GetSetBlobResult().GetError(); e != nil {
-			return true, &BlobError{Op: "set", Message: e.GetMessage()}
-		}
 		delete(waiting, m.GetId())
-		s.h.confirm(s.convID, id)
+		if e := m.GetSetBlobResult().GetError(); e != nil {
+			if failed == nil {
+				failed = &BlobError{Op: "set", Message: e.GetMessage()}
+			}
+		} else {
+			s.h.confirm(s.convID, id)
+		}
 		return len(waiting) == 0, nil
 	}, len(waiting) == 0)
+	if err != nil {
+		return err
+	}
+	return failed
 }
 
 // getBlob reads a blob from the client's KV store.

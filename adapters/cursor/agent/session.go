@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"sync"
 
 	"go.uber.org/zap"
 
@@ -28,8 +27,9 @@ type session struct {
 	inbox    chan *agentv1.AgentClientMessage
 	readErr  chan error
 	stopRead context.CancelFunc
-	readCtx  context.Context
-	once     sync.Once
+	readDone chan struct{}
+	// over is closed when the turn is over.
+	over chan struct{}
 
 	endpoint ports.Endpoint
 	config   ports.ModelConfig
@@ -83,40 +83,79 @@ type injection struct {
 }
 
 func newSession(ctx context.Context, h *Handler, turn *transport.Turn) *session {
-	rctx, cancel := context.WithCancel(ctx)
-	s := &session{
+	return &session{
 		h: h, ctx: ctx, turn: turn, log: h.log.With(zap.String("request_id", turn.RequestID)),
-		inbox: make(chan *agentv1.AgentClientMessage, 64), readErr: make(chan error, 1), stopRead: cancel,
+		inbox: make(chan *agentv1.AgentClientMessage, 64), readErr: make(chan error, 1), over: make(chan struct{}),
 		calls: map[string]*tools.Call{}, execs: map[uint32]*tools.Call{}, queries: map[uint32]*tools.Call{}, completing: map[string]*tools.Call{},
 		webDone: make(chan webOutcome, 8), modelCall: map[string]string{},
 		names: map[string]string{}, injections: map[string]injection{}, seenInject: map[string]bool{},
 	}
-	s.readCtx = rctx
-	return s
 }
 
 // listen starts moving the turn's inbox into the session. It starts only
 // once the turn is known to be Keygate's, so a foreign turn gets its inbox
 // untouched.
-func (s *session) listen() { go s.read(s.readCtx) }
+func (s *session) listen() {
+	ctx, cancel := context.WithCancel(s.ctx)
+	s.stopRead, s.readDone = cancel, make(chan struct{})
+	go s.read(ctx, s.readDone)
+}
 
-// read moves the transport's inbox into s.inbox until ctx ends.
-func (s *session) read(ctx context.Context) {
+// read moves the transport's inbox into s.inbox until ctx ends. A message
+// it took is always delivered (or the whole turn is over), so stopping the
+// reader never loses one.
+func (s *session) read(ctx context.Context, done chan<- struct{}) {
+	defer close(done)
 	for {
 		m, err := s.turn.Inbox.Next(ctx)
 		if err != nil {
-			s.readErr <- err
+			select {
+			case s.readErr <- err:
+			default:
+			}
 			return
 		}
 		select {
 		case s.inbox <- m:
-		case <-ctx.Done():
+		case <-s.over:
 			return
 		}
 	}
 }
 
-func (s *session) stop() { s.once.Do(s.stopRead) }
+// quiesce stops the reader and returns the messages it read that nobody
+// handled yet; the transport keeps everything after them.
+func (s *session) quiesce() []*agentv1.AgentClientMessage {
+	if s.stopRead == nil {
+		return nil
+	}
+	s.stopRead()
+	var left []*agentv1.AgentClientMessage
+	for {
+		select {
+		case m := <-s.inbox:
+			left = append(left, m)
+		case <-s.readDone:
+			for {
+				select {
+				case m := <-s.inbox:
+					left = append(left, m)
+				default:
+					s.stopRead = nil
+					return left
+				}
+			}
+		}
+	}
+}
+
+// finish ends the session: the reader stops and background work gives up.
+func (s *session) finish() {
+	if s.stopRead != nil {
+		s.stopRead()
+	}
+	close(s.over)
+}
 
 func (s *session) headID() string { return s.cur }
 
@@ -148,7 +187,7 @@ func (s *session) web(call *tools.Call, w *tools.Web) {
 		}
 		select {
 		case s.webDone <- o:
-		case <-s.readCtx.Done():
+		case <-s.over:
 		}
 	}()
 }

@@ -140,7 +140,7 @@ var _ = Describe("Handler serving a follow-up on the same stream", func() {
 				Models: models{url: h.provider.URL, kind: kind}})
 			Expect(err).NotTo(HaveOccurred())
 			timings := cursortest.FastTimings()
-			timings.Linger = 3 * time.Second
+			timings.Linger = time.Second
 			env := cursortest.Serve(handler, cursor.Options{Transport: timings})
 			DeferCleanup(env.Close)
 			c := env.Client("req-linger")
@@ -149,7 +149,9 @@ var _ = Describe("Handler serving a follow-up on the same stream", func() {
 			st := open(c, cursortest.RunRequest("conv-linger", "kg-model", "First"))
 			Eventually(func() int { return countOf(cursortest.Kinds(st.Content()), "turn_ended") }).Should(Equal(1))
 			Expect(c.Send(ctx(), cursortest.FollowUp("Second"))).To(Succeed())
-			Eventually(func() int { return countOf(cursortest.Kinds(st.Content()), "turn_ended") }).Should(Equal(2))
+			finished(st)
+			Expect(st.EndError()).To(BeNil())
+			Expect(countOf(cursortest.Kinds(st.Content()), "turn_ended")).To(Equal(2))
 			Expect(st.Texts()).To(Equal([]string{"First answer.", "Second answer."}))
 			body := string(h.provider.Requests()[1].Body)
 			Expect(body).To(And(ContainSubstring("First answer."), ContainSubstring("Second")))
