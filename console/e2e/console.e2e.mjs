@@ -231,11 +231,13 @@ try {
     await shot("12-token-revoked");
   });
 
-  await step("lists administrative changes in the audit log with the API key masked", async () => {
+  await step("lists model, setting and token changes in the audit log with the API key masked", async () => {
     const rows = page.getByTestId("audit-row");
     await rows.filter({ hasText: "model.delete" }).first().waitFor();
     await rows.filter({ hasText: "model.put" }).first().waitFor();
     await rows.filter({ hasText: "setting.put" }).first().waitFor();
+    await rows.filter({ hasText: "token.create" }).first().waitFor();
+    await rows.filter({ hasText: "token.revoke" }).first().waitFor();
     const created = rows.filter({ hasText: "created" }).last();
     await created.getByText("created “Fake Large”").click();
     await created.getByText("SealedAPIKey: [set]").waitFor();

@@ -52,8 +52,10 @@ function Change({ e }: { e: AuditEntry }) {
   return fields;
 }
 
-export function AuditCard({ admin }: { admin: boolean }) {
-  const { data, error, loading, reload } = useLoad(() => (admin ? auditEntries() : Promise.resolve([])), [admin]);
+// changes counts the audited actions taken on this page; each one reloads
+// the log so it shows them.
+export function AuditCard({ admin, changes = 0 }: { admin: boolean; changes?: number }) {
+  const { data, error, loading, reload } = useLoad(() => (admin ? auditEntries() : Promise.resolve([])), [admin, changes]);
   const [older, setOlder] = useState<AuditEntry[]>([]);
   const [end, setEnd] = useState(false);
   const [moreError, setMoreError] = useState<unknown>();

@@ -35,7 +35,8 @@ function Created({ secret, name, onDone }: { secret: string; name: string; onDon
   );
 }
 
-export function TokensCard({ admin, local }: { admin: boolean; local: boolean }) {
+// onChange runs after a token was created or revoked (both are audited).
+export function TokensCard({ admin, local, onChange }: { admin: boolean; local: boolean; onChange?: () => void }) {
   const [all, setAll] = useState(false);
   const { data, error, loading, reload } = useLoad(() => listTokens(all), [all]);
   const [name, setName] = useState("");
@@ -49,12 +50,12 @@ export function TokensCard({ admin, local }: { admin: boolean; local: boolean })
     try {
       const r = await createToken(name.trim(), days);
       setCreated({ secret: r.secret, name: r.token.name });
-      setName(""); setActionError(undefined); reload();
+      setName(""); setActionError(undefined); reload(); onChange?.();
     } catch (e) { setActionError(e); } finally { setBusy(false); }
   };
   const revoke = async (t: GatewayToken) => {
     if (!window.confirm(`Revoke the token “${t.name}”? Cursor windows that use it stop reaching Keygate.`)) return;
-    try { await revokeToken(t.id); setActionError(undefined); reload(); } catch (e) { setActionError(e); }
+    try { await revokeToken(t.id); setActionError(undefined); reload(); onChange?.(); } catch (e) { setActionError(e); }
   };
 
   return (
