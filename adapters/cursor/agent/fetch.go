@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"connectrpc.com/connect"
+	"go.uber.org/zap"
 
 	"keygate/adapters/cursor/compile"
 	"keygate/domain/conversation"
@@ -108,4 +109,31 @@ func (s *session) partBlobs(req *agentv1.AgentRunRequest) (map[string][]byte, er
 		blobs[string(id)] = data
 	}
 	return blobs, nil
+}
+
+// continueTurn makes a resumed run continue the client's last turn (its
+// user message and earlier steps stay, the resumed steps follow). When the
+// turn cannot be read the resumed steps show as a turn of their own.
+func (s *session) continueTurn(req *agentv1.AgentRunRequest) {
+	turns := s.base.GetTurns()
+	if len(turns) == 0 {
+		return
+	}
+	last := turns[len(turns)-1]
+	data, ok := []byte(nil), false
+	for _, b := range req.GetPreFetchedBlobs() {
+		if string(b.GetId()) == string(last) {
+			data, ok = b.GetValue(), true
+		}
+	}
+	if !ok {
+		var err error
+		if data, err = s.getBlob(last); err != nil {
+			s.log.Info("last turn not readable; the resumed steps get a turn of their own", zap.Error(err))
+			return
+		}
+	}
+	if err := s.ui.Continue(data); err != nil {
+		s.log.Info("last turn not continued", zap.Error(err))
+	}
 }

@@ -88,6 +88,9 @@ func (s *session) prepare() error {
 	s.compacting = s.compiled.Run.Action.Kind == run.ActionCompact
 	s.maxTok = in.Model.ContextWindow
 	s.ui = &checkpoint.Turn{RequestID: s.turn.RequestID, User: s.compiled.UserMessage}
+	if s.action.GetResumeAction() != nil {
+		s.continueTurn(req)
+	}
 	s.handle, err = s.h.o.Engine.Start(s.ctx, s.compiled.Run)
 	if err != nil {
 		return fmt.Errorf("start run: %w", err)

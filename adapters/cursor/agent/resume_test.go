@@ -7,6 +7,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"google.golang.org/protobuf/proto"
 
 	"keygate/adapters/cursor/cursortest"
 	"keygate/adapters/provider/providertest"
@@ -63,6 +64,27 @@ var _ = Describe("Handler across restarts, edits and model switches", func() {
 						}
 					}
 					Expect(execs).To(Equal([]string{"c_shell"}))
+				})
+
+				It("continues the interrupted turn in the client's history instead of adding one", func() {
+					cp := lastCheckpoint(st)
+					Expect(cp.GetTurns()).To(HaveLen(1))
+					data, ok := c.Blob(cp.GetTurns()[0])
+					Expect(ok).To(BeTrue())
+					var ts agentv1.ConversationTurnStructure
+					Expect(proto.Unmarshal(data, &ts)).To(Succeed())
+					Expect(ts.GetAgentConversationTurn().GetUserMessage()).NotTo(BeEmpty())
+					var cards []string
+					for _, id := range ts.GetAgentConversationTurn().GetSteps() {
+						raw, ok := c.Blob(id)
+						Expect(ok).To(BeTrue())
+						var step agentv1.ConversationStep
+						Expect(proto.Unmarshal(raw, &step)).To(Succeed())
+						if tc := step.GetToolCall(); tc != nil {
+							cards = append(cards, tc.GetToolCallId())
+						}
+					}
+					Expect(cards).To(ContainElements("c_read", "c_shell"))
 				})
 
 				It("does not repeat the finished model cycle and gives the model both results", func() {

@@ -85,6 +85,9 @@ func build(p Projection, pending *Pending) (*agentv1.ConversationStateStructure,
 		s.RootPromptMessagesJson = append(s.RootPromptMessagesJson, b.Put(m.Encode()))
 	}
 	if p.Turn != nil {
+		if p.Turn.Continues() && len(s.Turns) > 0 {
+			s.Turns = s.Turns[:len(s.Turns)-1]
+		}
 		s.Turns = append(s.Turns, p.Turn.structure(b))
 	}
 	s.PendingToolCalls = nil

@@ -78,6 +78,22 @@ var _ = Describe("Settled and Staged", func() {
 		Expect(first.GetAssistantMessage().GetText()).To(Equal("hello"))
 	})
 
+	It("replaces the client's last turn with a continued one, keeping its user message and steps", func() {
+		prior, err := proto.Marshal(&agentv1.ConversationTurnStructure{Turn: &agentv1.ConversationTurnStructure_AgentConversationTurn{
+			AgentConversationTurn: &agentv1.AgentConversationTurnStructure{UserMessage: []byte("user-blob"), Steps: [][]byte{[]byte("step-blob")}}}})
+		Expect(err).NotTo(HaveOccurred())
+		p.Turn.User = nil
+		Expect(p.Turn.Continue(prior)).To(Succeed())
+		s, blobs := checkpoint.Settled(p)
+		Expect(s.GetTurns()).To(HaveLen(1))
+		var ts agentv1.ConversationTurnStructure
+		Expect(proto.Unmarshal(blobs[string(s.GetTurns()[0])], &ts)).To(Succeed())
+		at := ts.GetAgentConversationTurn()
+		Expect(at.GetUserMessage()).To(Equal([]byte("user-blob")))
+		Expect(at.GetSteps()).To(HaveLen(3))
+		Expect(at.GetSteps()[0]).To(Equal([]byte("step-blob")))
+	})
+
 	It("sets the mode and the context ring, 200k when the window is unknown", func() {
 		s, _ := checkpoint.Settled(p)
 		Expect(s.GetMode()).To(Equal(agentv1.AgentMode_AGENT_MODE_ASK))

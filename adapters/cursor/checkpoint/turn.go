@@ -1,6 +1,8 @@
 package checkpoint
 
 import (
+	"errors"
+	"fmt"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -15,7 +17,28 @@ type Turn struct {
 	// User is the turn's user message; nil for a resume or a compaction.
 	User  *agentv1.UserMessage
 	steps []*agentv1.ConversationStep
+	// prior is the client's turn this one continues (a resume): its user
+	// message and steps are kept by blob id and it replaces the client's
+	// last turn instead of following it.
+	prior *agentv1.AgentConversationTurnStructure
 }
+
+// Continue makes t continue the client's last turn, given as the bytes of
+// its ConversationTurnStructure blob.
+func (t *Turn) Continue(data []byte) error {
+	var ts agentv1.ConversationTurnStructure
+	if err := proto.Unmarshal(data, &ts); err != nil {
+		return fmt.Errorf("decode the turn to continue: %w", err)
+	}
+	if ts.GetAgentConversationTurn() == nil {
+		return errors.New("decode the turn to continue: not an agent turn")
+	}
+	t.prior = ts.GetAgentConversationTurn()
+	return nil
+}
+
+// Continues reports whether t replaces the client's last turn.
+func (t *Turn) Continues() bool { return t.prior != nil }
 
 // Text appends assistant text, extending the last step when it is text.
 func (t *Turn) Text(s string) {
@@ -68,7 +91,10 @@ func (t *Turn) Tool(card *agentv1.ToolCall) {
 // ConversationTurnStructure.
 func (t *Turn) structure(b Blobs) []byte {
 	at := &agentv1.AgentConversationTurnStructure{}
-	if t.RequestID != "" {
+	if t.prior != nil {
+		at = proto.Clone(t.prior).(*agentv1.AgentConversationTurnStructure)
+	}
+	if t.RequestID != "" && at.RequestId == nil {
 		id := t.RequestID
 		at.RequestId = &id
 	}
