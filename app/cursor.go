@@ -69,9 +69,12 @@ func NewUpstream(cfg config.Config, logger *zap.Logger) (*upstream.Forwarder, er
 // engine, model lists merged with Cursor's, foreign appends relayed to
 // Cursor, and the transport routes. The cleanup ends every open transport.
 func NewCursorRoutes(engine *run.Engine, store *relstore.Store, models *appcontrol.Models, fwd *upstream.Forwarder, logger *zap.Logger) (CursorRoutes, func(), error) {
+	st := store.Stores()
 	handler, err := agent.New(agent.Options{
 		Engine:        engine,
-		Conversations: store.Stores().Conversations,
+		Conversations: st.Conversations,
+		Runs:          st.Runs,
+		Blobs:         st.Blobs,
 		Models:        models,
 		Logger:        logger.Named("cursor"),
 	})
