@@ -22,6 +22,10 @@ type checkpointRow struct {
 	Down, Up, Checkpoint, Stored float64
 	CPU, Wall                    time.Duration
 	Errors                       int
+	// Loads, LoadTime and LoadedMessages are the full conversation loads
+	// per turn, their time and the messages they decoded.
+	Loads, LoadedMessages float64
+	LoadTime              time.Duration
 }
 
 // measureCheckpoints runs one conversation of up to last turns through
@@ -40,7 +44,8 @@ func measureCheckpoints(ctx context.Context, s *stack, prov *paced, clk *clock, 
 	var rows []checkpointRow
 	var row checkpointRow
 	var stored0 int64
-	var cpu0 time.Duration
+	var cpu0, loadTime0 time.Duration
+	var loads0, loaded0 int64
 	var wall0 time.Time
 	next := 0
 	for turn := 1; turn <= at[len(at)-1]; turn++ {
@@ -51,6 +56,7 @@ func measureCheckpoints(ctx context.Context, s *stack, prov *paced, clk *clock, 
 				return nil, err
 			}
 			row, stored0, cpu0, wall0 = checkpointRow{Turn: at[next], Window: window}, st.Bytes(), cpuTime(), time.Now()
+			loads0, loadTime0, loaded0 = s.loads.snapshot()
 			bytes.reset()
 		}
 		id := fmt.Sprintf("kgb-cp-%d", turn)
@@ -80,6 +86,9 @@ func measureCheckpoints(ctx context.Context, s *stack, prov *paced, clk *clock, 
 			row.Checkpoint /= w
 			row.Stored = float64(st.Bytes()-stored0) / w
 			row.CPU, row.Wall = row.CPU/time.Duration(window), row.Wall/time.Duration(window)
+			loads, loadTime, loaded := s.loads.snapshot()
+			row.Loads, row.LoadedMessages = float64(loads-loads0)/w, float64(loaded-loaded0)/w
+			row.LoadTime = (loadTime - loadTime0) / time.Duration(window)
 			rows = append(rows, row)
 			next++
 		}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -39,8 +41,9 @@ type side struct {
 	// HeapPerTurn and GoPerTurn are the peak live heap objects and
 	// goroutines above the start, per turn.
 	HeapPerTurn, GoPerTurn float64
-	// Other is the other processes' average busy cores meanwhile.
-	Other float64
+	// Other is the other processes' average busy cores meanwhile; Cores
+	// this process's.
+	Other, Cores float64
 }
 
 type concRow struct {
@@ -125,6 +128,9 @@ func runConcurrent(prov *paced, set concSettings, clk *clock, closeIdle func(), 
 	defer cancel()
 	results := make([]turnResult, set.N)
 	var wg sync.WaitGroup
+	if heapProfile != "" && tag == "k" {
+		wg.Go(func() { writeHeapProfile(ctx, prov, set) })
+	}
 	for i := range set.N {
 		n := turnTokens(set, i)
 		wg.Go(func() { results[i] = turn(ctx, fmt.Sprintf("kgb-c%d-%s-%d-n%d", set.N, tag, i, n), n) })
@@ -134,6 +140,7 @@ func runConcurrent(prov *paced, set concSettings, clk *clock, closeIdle func(), 
 	<-sampled
 	cpu := cpuTime() - cpu0
 	out.Other = load.cores()
+	out.Cores = cpu.Seconds() / time.Since(load.at0).Seconds()
 	out.RSSPerTurn = float64(peak.Load()-before) / float64(set.N)
 	out.HeapPerTurn = float64(peakHeap.Load()-heap0) / float64(set.N)
 	out.GoPerTurn = float64(peakGo.Load()-int64(out.GoBefore)) / float64(set.N)
@@ -181,4 +188,28 @@ func heapAndGoroutines() (int64, int64) {
 	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/sched/goroutines:goroutines"}}
 	metrics.Read(s)
 	return int64(s[0].Value.Uint64()), int64(s[1].Value.Uint64())
+}
+
+// heapProfile, when set (-memprofile), receives a heap profile taken while
+// the Keygate turns of each concurrency level stream (one file per level).
+var heapProfile string
+
+// writeHeapProfile waits until every turn's request reached the provider
+// and a few tokens went out, then writes the heap profile.
+func writeHeapProfile(ctx context.Context, prov *paced, set concSettings) {
+	for prov.arrivedCount() < set.N {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	time.Sleep(3 * set.Interval)
+	f, err := os.Create(fmt.Sprintf("%s.%d", heapProfile, set.N))
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	runtime.GC()
+	_ = pprof.WriteHeapProfile(f)
 }

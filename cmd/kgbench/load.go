@@ -4,6 +4,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -59,4 +60,28 @@ func loadavg() string {
 		return strings.Join(f[:3], " ")
 	}
 	return "unknown"
+}
+
+// raisePriority sets the nice value of every thread of this process (new
+// threads inherit it from the thread that creates them), so that other
+// work on a shared machine does not set the tails. Lowering the nice value
+// needs root; the result says what was done.
+func raisePriority(nice int) string {
+	if nice == 0 {
+		return "default (nice 0)"
+	}
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return "default (nice 0): " + err.Error()
+	}
+	for _, t := range tasks {
+		tid, err := strconv.Atoi(t.Name())
+		if err != nil {
+			continue
+		}
+		if err := syscall.Setpriority(syscall.PRIO_PROCESS, tid, nice); err != nil {
+			return "default (nice 0): setpriority: " + err.Error()
+		}
+	}
+	return "nice " + strconv.Itoa(nice) + " on every thread"
 }

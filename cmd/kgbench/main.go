@@ -28,7 +28,9 @@ func execute() error {
 	quick := flag.Bool("quick", false, "smaller runs, to try the program out (not for the committed report)")
 	only := flag.String("only", "", "run one scenario: latency, concurrency, checkpoint or store")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	nice := flag.Int("nice", 0, "nice value for the whole run (negative needs root): keeps other work on a shared machine out of the tails")
 	traceTo := flag.String("trace", "", "write a runtime execution trace of the whole run to this file")
+	flag.StringVar(&heapProfile, "memprofile", "", "write heap profiles (FILE.N) while N Keygate turns stream")
 	flag.Parse()
 	stopTrace, err := record(*traceTo, trace.Start, trace.Stop)
 	if err != nil {
@@ -40,7 +42,7 @@ func execute() error {
 		return err
 	}
 	defer stopProfile()
-	return runAll(*out, *quick, *only)
+	return runAll(*out, *quick, *only, raisePriority(*nice))
 }
 
 // record starts a recorder (CPU profile, execution trace) writing to path,
@@ -75,13 +77,15 @@ type report struct {
 	Notes        []string
 	// Other* are the other processes' average busy cores during a scenario.
 	OtherLatency, OtherCheckpoint, OtherStore float64
+	// Priority says how the process was scheduled.
+	Priority string
 	// LoadStart and LoadEnd are /proc/loadavg at the start and the end.
 	LoadStart, LoadEnd string
 }
 
-func runAll(out string, quick bool, only string) error {
+func runAll(out string, quick bool, only, priority string) error {
 	ctx := context.Background()
-	r := &report{Machine: describeMachine(), Started: time.Now().UTC(), Command: commandLine(), LoadStart: loadavg()}
+	r := &report{Machine: describeMachine(), Started: time.Now().UTC(), Command: commandLine(), LoadStart: loadavg(), Priority: priority}
 	clk := newClock()
 	prov := newPaced(clk)
 	defer prov.close()
@@ -111,8 +115,12 @@ func runAll(out string, quick bool, only string) error {
 		}
 		r.OtherLatency = load.cores()
 	}
-	levels := []concSettings{{N: 1, Tokens: 200, Interval: 5 * time.Millisecond}, {N: 100, Tokens: 100, Interval: 20 * time.Millisecond},
-		{N: 1000, Tokens: 50, Interval: 100 * time.Millisecond}}
+	// The paces keep the whole process (fake provider, Keygate and the
+	// simulated clients) under the 2 cores' capacity, at a few hundred µs of
+	// CPU per delivered token, so the figures show latency, not a backlog:
+	// 100 turns × 25 tokens/s and 1,000 turns × 2.5 tokens/s.
+	levels := []concSettings{{N: 1, Tokens: 200, Interval: 5 * time.Millisecond}, {N: 100, Tokens: 80, Interval: 40 * time.Millisecond},
+		{N: 1000, Tokens: 30, Interval: 400 * time.Millisecond}}
 	if quick {
 		levels[2].N = 200
 	}

@@ -89,6 +89,13 @@ func (p *paced) sentTimes(id string) []time.Duration {
 
 func (p *paced) close() { p.srv.Close() }
 
+// arrivedCount is how many requests arrived since the last set.
+func (p *paced) arrivedCount() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.arrived
+}
+
 // arrival returns when turn id's request reached the provider.
 func (p *paced) arrival(id string) (time.Duration, bool) {
 	p.mu.Lock()

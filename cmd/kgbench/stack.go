@@ -66,7 +66,9 @@ func (m models) Endpoint(_ context.Context, id string) (ports.Endpoint, ports.Mo
 type stack struct {
 	store  *relstore.Store
 	engine *run.Engine
-	env    *cursortest.Env
+	// loads counts the full conversation loads of the engine and run layer.
+	loads countedLoads
+	env   *cursortest.Env
 	// client reaches the adapter directly; proxied through the proxy with
 	// TLS interception, as a Cursor client set up for Keygate does.
 	client, proxied *http.Client
@@ -82,6 +84,8 @@ func newStack(ctx context.Context, dir, providerURL string) (*stack, error) {
 	s.closers = append(s.closers, func() { _ = db.Close() })
 	s.store = relstore.New(db, nil)
 	st := s.store.Stores()
+	s.loads = newCountedLoads(st.Conversations)
+	st.Conversations = s.loads
 	s.engine, err = run.New(run.Options{
 		Conversations: st.Conversations, Runs: st.Runs, ToolRounds: st.ToolRounds, Blobs: st.Blobs,
 		Provider: provider.New(provider.Options{Recorder: st.Calls}),

@@ -34,7 +34,9 @@ func judge(r *report) []target {
 			t.Judged, t.Met = true, added <= targetAddedP99
 			t.Measured = fmt.Sprintf("%s (Keygate p99 %s − direct p99 %s)", us(added), us(c.Keygate.Transit.p99()), us(c.Direct.Transit.p99()))
 			if !t.Met {
-				t.Note = fmt.Sprintf("missed by %s (%.1f× the target).", us(added-targetAddedP99), float64(added)/float64(targetAddedP99))
+				t.Note = fmt.Sprintf("missed by %s (%.1f× the target). The byte-copying relay alone adds %s at p99; Keygate beyond the relay %s; steady p99 (middle of the turns) %s.",
+					us(added-targetAddedP99), float64(added)/float64(targetAddedP99), us(c.Relay.Transit.p99()-c.Direct.Transit.p99()),
+					us(c.Keygate.Transit.p99()-c.Relay.Transit.p99()), us(c.Keygate.Steady.p99()))
 			}
 		}
 	}
@@ -52,7 +54,8 @@ func judge(r *report) []target {
 		t.Met = added <= targetAddedTTFT
 		t.Measured = fmt.Sprintf("%s p50 (worst protocol: %s; p99 %s)", ms(added), worst.Kind, ms(worst.addedTTFTP99()))
 		if !t.Met {
-			t.Note = fmt.Sprintf("missed by %s (%.1f× the target).", ms(added-targetAddedTTFT), float64(added)/float64(targetAddedTTFT))
+			t.Note = fmt.Sprintf("missed by %s (%.1f× the target); %s of Keygate's TTFT pass before the provider gets the request, %s of them waiting for the client's KV replies.",
+				ms(added-targetAddedTTFT), float64(added)/float64(targetAddedTTFT), ms(worst.KeygateR.p50()), ms(worst.KV.p50()))
 		}
 	}
 	out = append(out, t)
@@ -65,8 +68,11 @@ func judge(r *report) []target {
 			t.Measured = fmt.Sprintf("%d errors; %s per turn for the whole process, %s above the direct run's (fake provider and plain clients)",
 				c.Keygate.Errors, kib(c.Keygate.RSSPerTurn), kib(c.Keygate.RSSPerTurn-c.Direct.RSSPerTurn))
 			if !t.Met {
-				t.Note = fmt.Sprintf("memory over by %s per turn (%.2f× the target) counting the whole process.",
-					kib(c.Keygate.RSSPerTurn-targetRSSPerTurn), c.Keygate.RSSPerTurn/targetRSSPerTurn)
+				t.Note = fmt.Sprintf("memory over by %s per turn (%.2f× the target) counting the whole process; live heap at peak %s per turn.",
+					kib(c.Keygate.RSSPerTurn-targetRSSPerTurn), c.Keygate.RSSPerTurn/targetRSSPerTurn, kib(c.Keygate.HeapPerTurn))
+			}
+			if c.Keygate.Errors > 0 {
+				t.Note += fmt.Sprintf(" %d of %d turns failed.", c.Keygate.Errors, c.N)
 			}
 		}
 	}
