@@ -30,8 +30,9 @@ type cursorCall struct {
 // a text naming its index.
 type fakeCursor struct {
 	aiserverv1connect.UnimplementedBidiServiceHandler
-	texts []string
-	gate  chan struct{}
+	texts  []string
+	gate   chan struct{}
+	status int // when set, RunSSE answers this HTTP status and nothing else
 
 	mu        sync.Mutex
 	appends   []*aiserverv1.BidiAppendRequest
@@ -63,6 +64,10 @@ func (c *fakeCursor) runSSE(w http.ResponseWriter, r *http.Request) {
 	c.mu.Lock()
 	c.sse = append(c.sse, cursorCall{Host: r.Host, Header: r.Header.Clone(), Body: body})
 	c.mu.Unlock()
+	if c.status != 0 {
+		http.Error(w, "refused", c.status)
+		return
+	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	rc := http.NewResponseController(w)
 	for i, t := range c.texts {

@@ -3,6 +3,7 @@ package cursor_test
 import (
 	"context"
 	"net"
+	"net/http"
 
 	"connectrpc.com/connect"
 	. "github.com/onsi/ginkgo/v2"
@@ -111,7 +112,7 @@ var _ = Describe("Per-run routing to Cursor", func() {
 				Expect(client.Send(ctx, m)).To(Succeed())
 			}
 			Eventually(s.Texts).Should(Equal([]string{"from"}))
-			fake.gate <- struct{}{}
+			Eventually(fake.gate).Should(BeSent(struct{}{}))
 			Eventually(s.Done()).Should(BeClosed())
 			Expect(s.Texts()).To(Equal([]string{"from", " cursor"}))
 			Expect(s.Ended()).To(BeTrue())
@@ -135,7 +136,7 @@ var _ = Describe("Per-run routing to Cursor", func() {
 		It("relays a RunSSE that arrived before the first append once the append routes it", func() {
 			s := subscribe()
 			Expect(client.Send(ctx, cursorRun)).To(Succeed())
-			fake.gate <- struct{}{}
+			Eventually(fake.gate).Should(BeSent(struct{}{}))
 			Eventually(s.Done()).Should(BeClosed())
 			Expect(s.Texts()).To(Equal([]string{"from", " cursor"}))
 			Expect(fake.SSE()).To(HaveLen(1))
@@ -183,24 +184,28 @@ var _ = Describe("Per-run routing to Cursor", func() {
 	})
 
 	Context("with an HTTP/2 Run for a Cursor model", func() {
-		It("replays the frames read to choose the route, then relays both directions", func() {
-			rs, err := client.Run(ctx, env.H2C, cursorRun, false)
-			Expect(err).NotTo(HaveOccurred())
-			DeferCleanup(rs.Close)
-			Eventually(rs.Texts).Should(Equal([]string{"frame 0"}))
-			Expect(rs.Send(ctx, cursortest.Heartbeat())).To(Succeed())
-			Eventually(rs.Texts).Should(Equal([]string{"frame 0", "frame 1"}))
-			Expect(rs.CloseSend()).To(Succeed())
-			Eventually(rs.Done()).Should(BeClosed())
-			Expect(rs.Ended()).To(BeTrue())
-			Expect(rs.EndError()).To(BeNil())
-			Expect(fake.RunFrames()).To(Equal([][]byte{wire(cursorRun), wire(cursortest.Heartbeat())}))
-			runs := fake.Runs()
-			Expect(runs).To(HaveLen(1))
-			Expect(runs[0].Host).To(Equal("agentn.api5.cursor.sh"))
-			Expect(runs[0].Header.Get("X-Request-Id")).To(Equal(client.RequestID))
-			Expect(handler.Turns()).To(BeEmpty())
-		})
+		DescribeTable("replays the frames read to choose the route, then relays both directions",
+			func(gzip bool) {
+				rs, err := client.Run(ctx, env.H2C, cursorRun, gzip)
+				Expect(err).NotTo(HaveOccurred())
+				DeferCleanup(rs.Close)
+				Eventually(rs.Texts).Should(Equal([]string{"frame 0"}))
+				Expect(rs.Send(ctx, cursortest.Heartbeat())).To(Succeed())
+				Eventually(rs.Texts).Should(Equal([]string{"frame 0", "frame 1"}))
+				Expect(rs.CloseSend()).To(Succeed())
+				Eventually(rs.Done()).Should(BeClosed())
+				Expect(rs.Ended()).To(BeTrue())
+				Expect(rs.EndError()).To(BeNil())
+				Expect(fake.RunFrames()).To(Equal([][]byte{wire(cursorRun), wire(cursortest.Heartbeat())}))
+				runs := fake.Runs()
+				Expect(runs).To(HaveLen(1))
+				Expect(runs[0].Host).To(Equal("agentn.api5.cursor.sh"))
+				Expect(runs[0].Header.Get("X-Request-Id")).To(Equal(client.RequestID))
+				Expect(handler.Turns()).To(BeEmpty())
+			},
+			Entry("with plain frames", false),
+			Entry("with gzip frames", true),
+		)
 
 		It("goes to the host named in X-Server-Upstream-URL", func() {
 			client.Header.Set(upstream.HeaderUpstreamURL, "https://agent.api5.cursor.sh/agent.v1.AgentService/Run")
@@ -243,6 +248,18 @@ var _ = Describe("Per-run routing to Cursor", func() {
 			Eventually(rs.Done()).Should(BeClosed())
 			Expect(rs.EndError()).To(HaveConnectCode(connect.CodeUnavailable))
 			Expect(rs.EndError().Message()).To(ContainSubstring("connection refused"))
+		})
+	})
+
+	Context("when Cursor refuses the RunSSE with an HTTP status", func() {
+		BeforeEach(func() { fake.status = http.StatusUnauthorized })
+
+		It("ends the stream with the matching Connect code and the status", func() {
+			Expect(client.Send(ctx, cursorRun)).To(Succeed())
+			s := subscribe()
+			Eventually(s.Done()).Should(BeClosed())
+			Expect(s.EndError()).To(HaveConnectCode(connect.CodeUnauthenticated))
+			Expect(s.EndError().Message()).To(ContainSubstring("401"))
 		})
 	})
 

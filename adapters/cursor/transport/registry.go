@@ -236,22 +236,6 @@ func (r *Registry) Subscribe(ctx context.Context, requestID string) (*Subscripti
 	}
 }
 
-// fallback is where a RunSSE goes when no new turn came in time: Cursor for
-// an upstream request id, else the ended transport's replay.
-func (r *Registry) fallback(requestID string, t *Transport) (*Subscription, *Relay, error) {
-	r.mu.Lock()
-	if m := r.upstreamLocked(requestID); m != nil {
-		m.relays++
-		r.mu.Unlock()
-		return nil, &Relay{reg: r, mark: m}, nil
-	}
-	r.mu.Unlock()
-	if t != nil {
-		return t.subscribe(), nil, nil
-	}
-	return nil, nil, ErrRouteTimeout
-}
-
 // Owns reports whether the request id has a live local transport (used to
 // keep foreign payloads of a local run from going upstream).
 func (r *Registry) Owns(requestID string) bool {

@@ -110,6 +110,22 @@ func (r *Registry) upstreamLocked(id string) *upstreamMark {
 	return m
 }
 
+// fallback is where a RunSSE goes when no new turn came in time: Cursor for
+// an upstream request id, else the ended transport's replay.
+func (r *Registry) fallback(requestID string, t *Transport) (*Subscription, *Relay, error) {
+	r.mu.Lock()
+	if m := r.upstreamLocked(requestID); m != nil {
+		m.relays++
+		r.mu.Unlock()
+		return nil, &Relay{reg: r, mark: m}, nil
+	}
+	r.mu.Unlock()
+	if t != nil {
+		return t.subscribe(), nil, nil
+	}
+	return nil, nil, ErrRouteTimeout
+}
+
 // OpeningForwarded records that the seqno-0 run_request that routed the
 // request id upstream has been sent to Cursor (or failed to be): appends
 // that overtook it are held until then, so Cursor sees the run request
