@@ -263,6 +263,20 @@ var _ = Describe("Per-run routing to Cursor", func() {
 		})
 	})
 
+	It("forwards a foreign payload (speech-to-text) unchanged when no Foreign hook is set", func() {
+		raw := &aiserverv1.BidiAppendRequest{
+			Data:        "not hex at all",
+			DataBinary:  []byte{1, 2, 3},
+			RequestId:   &aiserverv1.BidiRequestId{RequestId: client.RequestID},
+			AppendSeqno: 4,
+		}
+		Expect(client.SendRaw(ctx, raw)).To(Succeed())
+		got := fake.Appends()
+		Expect(got).To(HaveLen(1))
+		Expect(proto.Equal(got[0], raw)).To(BeTrue())
+		Expect(fake.AppendHeaders()[0].Get("Authorization")).To(Equal("Bearer cursor-token"))
+	})
+
 	Context("without an upstream", func() {
 		BeforeEach(func() { noUp = true })
 

@@ -26,8 +26,9 @@ type Options struct {
 	MaxFrameSize int64
 	// Unary configures server config and model lists.
 	Unary unary.Options
-	// Foreign receives BidiAppends that are not agent messages; nil refuses
-	// them.
+	// Foreign receives BidiAppends that are not agent messages; nil sends
+	// them to Upstream (with the client's headers), or refuses them when
+	// there is no Upstream either.
 	Foreign bidi.ForeignAppends
 	// Upstream reaches Cursor's own service (the upstream.Forwarder): it
 	// must send a request to the URL in X-Server-Upstream-URL, or else to

@@ -34,8 +34,9 @@ type Appends struct {
 
 var _ aiserverv1connect.BidiServiceHandler = (*Appends)(nil)
 
-// NewAppends returns the BidiService. foreign may be nil: foreign payloads
-// are then refused with invalid_argument. upstream receives the appends of
+// NewAppends returns the BidiService. Foreign payloads go to foreign, or
+// else to upstream with the client's headers, or else are refused with
+// invalid_argument. upstream receives the appends of
 // turns the registry routes to Cursor; nil fails them with unavailable.
 func NewAppends(reg *transport.Registry, foreign ForeignAppends, upstream *Upstream, log *zap.Logger) *Appends {
 	return &Appends{reg: reg, foreign: foreign, upstream: upstream, log: log}
@@ -73,10 +74,13 @@ func (a *Appends) foreignAppend(ctx context.Context, id string, req *connect.Req
 		a.log.Debug("foreign payload on a local run ignored", zap.String("request_id", id))
 		return connect.NewResponse(&aiserverv1.BidiAppendResponse{}), nil
 	}
-	if a.foreign == nil {
-		return nil, connectError(ErrNotAgentMessage)
+	switch {
+	case a.foreign != nil:
+		return a.foreign.ForeignAppend(ctx, req)
+	case a.upstream != nil:
+		return a.upstream.Append(ctx, req)
 	}
-	return a.foreign.ForeignAppend(ctx, req)
+	return nil, connectError(ErrNotAgentMessage)
 }
 
 // DecodeAppendData decodes BidiAppendRequest.data: hex of an
