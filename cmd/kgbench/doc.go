@@ -6,8 +6,12 @@
 // operation latency on SQLite and PostgreSQL.
 //
 // Every figure comes from one process run: each Keygate number is printed
-// next to its baseline measured in the same run (a plain SSE client reading
-// the same paced fake provider), never against a stored constant.
+// next to its baselines measured in the same run (a plain SSE client reading
+// the same paced fake provider, and the same client through a relay that
+// only copies bytes, the floor of any gateway), never against a stored
+// constant. The machine may be shared, so each scenario also reports how
+// many cores other processes used meanwhile, and -nice raises the run's
+// priority when allowed.
 //
 // Place in the hexagon: a command, like cmd/keygate, so it may assemble
 // adapters directly. It builds the stack the way the run layer's end-to-end
