@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -82,8 +83,11 @@ func NewCursorRoutes(engine *run.Engine, store *relstore.Store, models *appcontr
 		return nil, nil, fmt.Errorf("new cursor run handler: %w", err)
 	}
 	srv := cursor.New(handler, cursor.Options{
-		Unary:   unary.Options{Catalog: modelCatalog{models}, Upstream: fwd},
-		Foreign: upstream.NewForeignAppends(fwd),
+		Unary: unary.Options{Catalog: modelCatalog{models}, Upstream: fwd},
+		// A turn whose model Keygate does not serve (and speech-to-text
+		// appends) goes to Cursor whole: its appends and its RunSSE.
+		Upstream:     fwd,
+		KeygateModel: keygateModel(models),
 	}, logger.Named("cursor"))
 	return srv.Routes(), func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -92,6 +96,19 @@ func NewCursorRoutes(engine *run.Engine, store *relstore.Store, models *appcontr
 			logger.Warn("close cursor transports", zap.Error(err))
 		}
 	}, nil
+}
+
+// keygateModel tells the Cursor adapter which turns Keygate serves: an
+// enabled configured model. A store error keeps the turn local, so the run
+// layer reports it instead of Cursor seeing an unknown model.
+func keygateModel(models *appcontrol.Models) func(context.Context, string) bool {
+	return func(ctx context.Context, id string) bool {
+		m, err := models.Get(ctx, id)
+		if errors.Is(err, ports.ErrNotFound) {
+			return false
+		}
+		return err != nil || m.Config.Enabled
+	}
 }
 
 // OpenCA loads the company CA when configured, otherwise the installation

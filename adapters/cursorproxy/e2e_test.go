@@ -35,7 +35,9 @@ var _ = Describe("Proxy in front of the Cursor adapter", func() {
 		server = cursor.New(cursortest.NewScriptedRunHandler(cursortest.Reply("Hel", "lo")), cursor.Options{
 			Transport: cursortest.FastTimings(),
 			// The Forwarder exists only once the env runs; resolve it lazily.
-			Foreign: lazyForeign(func() *upstream.Forwarder { return fwd }),
+			// Turns for other models and speech-to-text appends go to Cursor.
+			Upstream:     lazyRoundTrip(func() *upstream.Forwarder { return fwd }),
+			KeygateModel: func(_ context.Context, id string) bool { return id == "byok-model" },
 			Unary: unary.Options{
 				Catalog:  catalog{{ID: "byok-model", DisplayName: "BYOK"}},
 				Upstream: lazyUpstream(func() *upstream.Forwarder { return fwd }),
@@ -112,9 +114,7 @@ func (l lazyUpstream) Call(ctx context.Context, procedure string, h http.Header,
 	return l().Call(ctx, procedure, h, req, resp)
 }
 
-// lazyForeign resolves the forwarder on first use.
-type lazyForeign func() *upstream.Forwarder
+// lazyRoundTrip resolves the forwarder on first use.
+type lazyRoundTrip func() *upstream.Forwarder
 
-func (l lazyForeign) ForeignAppend(ctx context.Context, req *connect.Request[aiserverv1.BidiAppendRequest]) (*connect.Response[aiserverv1.BidiAppendResponse], error) {
-	return upstream.NewForeignAppends(l()).ForeignAppend(ctx, req)
-}
+func (l lazyRoundTrip) RoundTrip(req *http.Request) (*http.Response, error) { return l().RoundTrip(req) }
