@@ -117,4 +117,6 @@ func (l lazyUpstream) Call(ctx context.Context, procedure string, h http.Header,
 // lazyRoundTrip resolves the forwarder on first use.
 type lazyRoundTrip func() *upstream.Forwarder
 
-func (l lazyRoundTrip) RoundTrip(req *http.Request) (*http.Response, error) { return l().RoundTrip(req) }
+func (l lazyRoundTrip) RoundTrip(req *http.Request) (*http.Response, error) {
+	return l().RoundTrip(req)
+}
