@@ -3,11 +3,11 @@
 // Keygate intercepts the TLS of *.cursor.sh instead (cursor-protocol.md
 // §1): every CONNECT to a Cursor host is answered by Keygate itself with a
 // leaf certificate minted from the installation's or the company's CA, and
-// each request inside goes to one of three places:
+// each request inside goes to one of two places:
 //
-//   - Keygate's own handlers, when Keygate implements the route (§2.1);
-//   - a fixed local answer for the probes that must never leave the machine
-//     (§2.2, pitfall P16);
+//   - Keygate's own handlers, when Keygate implements the route (§2.1),
+//     which include the fixed local answers of the probes that must never
+//     leave the machine (§2.2, pitfall P16; adapters/cursor/unary.Stubs);
 //   - the real Cursor service, streamed unchanged (§2.3), through the
 //     upstream forwarder and thus through the outbound proxy (P14).
 //

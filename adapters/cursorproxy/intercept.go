@@ -83,10 +83,6 @@ func (p *Proxy) certificateFor(connectHost string) func(*tls.ClientHelloInfo) (*
 func (p *Proxy) route(w http.ResponseWriter, r *http.Request) {
 	authority, _ := r.Context().Value(authorityKey{}).(string)
 	r.Header.Set(upstream.HeaderUpstreamURL, upstream.OriginalURL(authority, r))
-	if status, ok := p.opts.Stubs[r.URL.Path]; ok {
-		stub(w, r, status)
-		return
-	}
 	if p.opts.IsKeygatePath(r.URL.Path) {
 		p.opts.Keygate.ServeHTTP(w, r)
 		return

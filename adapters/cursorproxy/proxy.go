@@ -45,9 +45,6 @@ type Options struct {
 	// Intercept says which CONNECT hosts are intercepted
 	// (upstream.IsCursorHost when nil).
 	Intercept func(host string) bool
-	// Stubs maps paths to the fixed status answered locally (DefaultStubs
-	// when nil).
-	Stubs map[string]int
 	// HandshakeTimeout bounds the CONNECT reply plus the TLS handshake, and
 	// dialling a tunnel (10 s when <= 0).
 	HandshakeTimeout time.Duration
@@ -108,9 +105,6 @@ func New(opts Options, log *zap.Logger) (*Proxy, error) {
 	}
 	if opts.Intercept == nil {
 		opts.Intercept = upstream.IsCursorHost
-	}
-	if opts.Stubs == nil {
-		opts.Stubs = DefaultStubs
 	}
 	if opts.HandshakeTimeout <= 0 {
 		opts.HandshakeTimeout = 10 * time.Second

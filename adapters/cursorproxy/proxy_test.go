@@ -17,6 +17,7 @@ import (
 	. "github.com/onsi/gomega"
 	"go.uber.org/zap"
 
+	"keygate/adapters/cursor/unary"
 	"keygate/adapters/cursorproxy"
 	"keygate/adapters/upstream"
 )
@@ -37,8 +38,14 @@ var _ = Describe("Proxy", func() {
 
 	BeforeEach(func() {
 		cursor = make(chan received, 16)
+		routes := map[string]http.Handler{"/aiserver.v1.AiService/GetServerConfig": whoami}
+		// The probes of §2.2 are Keygate routes (the Cursor adapter serves
+		// them), so they are answered without leaving the machine.
+		for path, status := range unary.Stubs {
+			routes[path] = unary.Stub(status)
+		}
 		opts = envOptions{
-			Routes: map[string]http.Handler{"/aiserver.v1.AiService/GetServerConfig": whoami},
+			Routes: routes,
 			Cursor: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				body, _ := io.ReadAll(r.Body)
 				cursor <- received{Method: r.Method, Host: r.Host, URI: r.RequestURI, Body: string(body), Header: r.Header.Clone()}
