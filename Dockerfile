@@ -10,7 +10,7 @@ COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 # Pure Go (modernc SQLite, pgx): no cgo, so the binary runs on a static base.
-RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/keygate ./cmd/keygate \
+RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X keygate/app.version=${VERSION}" -o /out/keygate ./cmd/keygate \
  && mkdir -p /out/data
 
 FROM gcr.io/distroless/static-debian12:nonroot

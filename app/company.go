@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"runtime/debug"
 	"time"
 
 	"go.uber.org/zap"
@@ -68,7 +67,7 @@ func NewTokens(store *relstore.Store, auditor *company.Auditor) *company.Tokens 
 // OTEL_EXPORTER_OTLP_ENDPOINT is set, and is a no-op otherwise. The cleanup
 // flushes pending spans.
 func NewTracing(ctx context.Context, logger *zap.Logger) (*tracing.Tracing, func(), error) {
-	t, err := tracing.New(ctx, os.Getenv, versionOf())
+	t, err := tracing.New(ctx, os.Getenv, Version())
 	if err != nil {
 		return nil, nil, fmt.Errorf("new tracing: %w", err)
 	}
@@ -104,22 +103,4 @@ func proxyAuth(gate *auth.Gate, tokens *company.Tokens) ports.ProxyAuthenticator
 		return nil
 	}
 	return tokens
-}
-
-// versionOf names the build for trace resources: the module version when
-// built from a tagged module, else the VCS revision.
-func versionOf() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "dev"
-	}
-	for _, s := range info.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			return s.Value[:12]
-		}
-	}
-	if v := info.Main.Version; v != "" && v != "(devel)" {
-		return v
-	}
-	return "dev"
 }

@@ -8,16 +8,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 
 	"keygate/app"
 	"keygate/app/config"
 )
-
-// version is set at link time (-ldflags "-X main.version=v1.2.3"); builds
-// without it report the module version or "dev" and the VCS revision.
-var version = ""
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
@@ -38,7 +33,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "secret":
 		return secretCommand(args, stdout, stderr)
 	case "version":
-		fmt.Fprintln(stdout, versionString())
+		fmt.Fprintln(stdout, "keygate "+app.Version())
 		return 0
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, "usage: keygate [serve] [flags] | keygate version | keygate serve -h")
@@ -72,25 +67,4 @@ func serve(args []string, stderr io.Writer) int {
 		return 1
 	}
 	return 0
-}
-
-func versionString() string {
-	v, rev := version, ""
-	if info, ok := debug.ReadBuildInfo(); ok {
-		if v == "" && info.Main.Version != "" && info.Main.Version != "(devel)" {
-			v = info.Main.Version
-		}
-		for _, s := range info.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				rev = s.Value[:12]
-			}
-		}
-	}
-	if v == "" {
-		v = "dev"
-	}
-	if rev != "" {
-		return fmt.Sprintf("keygate %s (%s)", v, rev)
-	}
-	return "keygate " + v
 }
