@@ -73,12 +73,16 @@ func (r *Registry) Config() Config { return r.cfg }
 // seqno-0 run_request for a Keygate model takes the request id back. An
 // append that overtakes its request id's first run_request waits for the
 // route, and an Upstream append also waits until the opening append has
-// been forwarded (OpeningForwarded). It fails with ErrNoModel, ErrRouteTimeout, *TooManyPendingError,
-// ErrEmptyRequestID, ErrRegistryClosed, or ctx's error while it waits.
+// been forwarded (OpeningForwarded). The caller on ctx (identity.FromContext)
+// owns a request id from its opening append until the registry forgets it;
+// an append of another caller fails with ErrNotYours. It fails with
+// ErrNoModel, ErrRouteTimeout, *TooManyPendingError, ErrEmptyRequestID,
+// ErrNotYours, ErrRegistryClosed, or ctx's error while it waits.
 func (r *Registry) Append(ctx context.Context, a Append) (Route, error) {
 	if a.RequestID == "" {
 		return Local, ErrEmptyRequestID
 	}
+	who := callerOf(ctx)
 	route := Local
 	if a.Seqno == 0 && a.Message.GetRunRequest() != nil {
 		route = r.RouteOf(ctx, a.Message.GetRunRequest())
@@ -86,7 +90,7 @@ func (r *Registry) Append(ctx context.Context, a Append) (Route, error) {
 	timeout := time.NewTimer(r.cfg.RouteWait)
 	defer timeout.Stop()
 	for {
-		got, w, err := r.tryAppend(a, route)
+		got, w, err := r.tryAppend(a, route, who)
 		if w == nil {
 			return got, err
 		}
@@ -108,11 +112,14 @@ func (r *Registry) Append(ctx context.Context, a Append) (Route, error) {
 // tryAppend applies a to the request id's transport, creating it for an
 // opening append, or marks or finds the request id upstream. It returns a
 // routeWait when a must wait for the opening append of its request id.
-func (r *Registry) tryAppend(a Append, route Route) (Route, *routeWait, error) {
+func (r *Registry) tryAppend(a Append, route Route, who caller) (Route, *routeWait, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
 		return Local, nil, ErrRegistryClosed
+	}
+	if !r.mayUseLocked(a.RequestID, who) {
+		return Local, nil, ErrNotYours
 	}
 	opening := a.Seqno == 0 && a.Message.GetRunRequest() != nil
 	if opening && !SelectsModel(a.Message.GetRunRequest()) {
@@ -124,7 +131,7 @@ func (r *Registry) tryAppend(a Append, route Route) (Route, *routeWait, error) {
 		if t := r.transports[a.RequestID]; t != nil {
 			t.handOver()
 		}
-		r.markUpstreamLocked(a)
+		r.markUpstreamLocked(a, who)
 		return Upstream, nil, nil
 	case opening:
 		delete(r.upstream, a.RequestID) // the request id is reused for a Keygate turn
@@ -142,7 +149,7 @@ func (r *Registry) tryAppend(a Append, route Route) (Route, *routeWait, error) {
 	}
 	switch {
 	case opening:
-		r.openLocked(a)
+		r.openLocked(a, who)
 		return Local, nil, nil
 	case a.Seqno == 0:
 		r.refuseRouteLocked(a.RequestID)
@@ -153,8 +160,21 @@ func (r *Registry) tryAppend(a Append, route Route) (Route, *routeWait, error) {
 	return Local, r.waitLocked(a.RequestID), nil
 }
 
-func (r *Registry) openLocked(a Append) {
-	t := newTransport(r, a)
+// mayUseLocked reports whether who may append to or subscribe to the
+// request id: nobody holds it, or who does (its live or retained transport,
+// or its upstream mark).
+func (r *Registry) mayUseLocked(id string, who caller) bool {
+	if t := r.transports[id]; t != nil && !t.owner.is(who) {
+		return false
+	}
+	if m := r.upstream[id]; m != nil && !m.owner.is(who) {
+		return false
+	}
+	return true
+}
+
+func (r *Registry) openLocked(a Append, who caller) {
+	t := newTransport(r, a, who)
 	r.transports[a.RequestID] = t
 	if w := r.waits[a.RequestID]; w != nil {
 		delete(r.waits, a.RequestID)
@@ -193,13 +213,15 @@ func (r *Registry) waitLocked(id string) *routeWait {
 // transport, or after a relay that saw Cursor's stream end, waits up to
 // Config.RouteWait for the next turn on the reused request id, then falls
 // back to the ended transport's replay (ending with its end-of-stream
-// frame) or to Cursor. It fails with ErrRouteTimeout when the request id
-// never appears, ErrEmptyRequestID, ErrRegistryClosed or ctx's error. The
-// caller must Close the Subscription or the Relay.
+// frame) or to Cursor. Only the request id's owner (see Append) may
+// subscribe. It fails with ErrRouteTimeout when the request id never
+// appears, ErrNotYours, ErrEmptyRequestID, ErrRegistryClosed or ctx's
+// error. The caller must Close the Subscription or the Relay.
 func (r *Registry) Subscribe(ctx context.Context, requestID string) (*Subscription, *Relay, error) {
 	if requestID == "" {
 		return nil, nil, ErrEmptyRequestID
 	}
+	who := callerOf(ctx)
 	timeout := time.NewTimer(r.cfg.RouteWait)
 	defer timeout.Stop()
 	for {
@@ -207,6 +229,10 @@ func (r *Registry) Subscribe(ctx context.Context, requestID string) (*Subscripti
 		if r.closed {
 			r.mu.Unlock()
 			return nil, nil, ErrRegistryClosed
+		}
+		if !r.mayUseLocked(requestID, who) {
+			r.mu.Unlock()
+			return nil, nil, ErrNotYours
 		}
 		m := r.upstreamLocked(requestID)
 		if m != nil && !m.ended {
@@ -227,7 +253,7 @@ func (r *Registry) Subscribe(ctx context.Context, requestID string) (*Subscripti
 				return nil, nil, w.err
 			}
 		case <-timeout.C:
-			return r.fallback(requestID, t)
+			return r.fallback(requestID, t, who)
 		case <-ctx.Done():
 			return nil, nil, ctx.Err()
 		case <-r.stopping:

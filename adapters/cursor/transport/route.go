@@ -29,6 +29,7 @@ const upstreamIdle = 10 * time.Minute
 
 // upstreamMark records that the current turn of a request id is Cursor's.
 type upstreamMark struct {
+	owner   caller        // who sent the opening append
 	opening []byte        // the seqno-0 run_request that chose the route
 	sent    chan struct{} // closed once that append has gone to Cursor
 	isSent  bool
@@ -83,7 +84,7 @@ func (r *Registry) RouteOf(ctx context.Context, req *agentv1.AgentRunRequest) Ro
 
 // markUpstreamLocked marks the request id's current turn as Cursor's and
 // releases everything waiting for its route.
-func (r *Registry) markUpstreamLocked(a Append) {
+func (r *Registry) markUpstreamLocked(a Append, who caller) {
 	now := time.Now()
 	for id, m := range r.upstream {
 		if m.relays == 0 && now.Sub(m.touched) > upstreamIdle {
@@ -93,7 +94,7 @@ func (r *Registry) markUpstreamLocked(a Append) {
 	if m := r.upstream[a.RequestID]; m != nil && string(m.opening) == string(a.Raw) {
 		m.touched = now // a retried opening append
 	} else {
-		r.upstream[a.RequestID] = &upstreamMark{opening: a.Raw, sent: make(chan struct{}), touched: now}
+		r.upstream[a.RequestID] = &upstreamMark{owner: who, opening: a.Raw, sent: make(chan struct{}), touched: now}
 	}
 	if w := r.waits[a.RequestID]; w != nil {
 		delete(r.waits, a.RequestID)
@@ -112,8 +113,12 @@ func (r *Registry) upstreamLocked(id string) *upstreamMark {
 
 // fallback is where a RunSSE goes when no new turn came in time: Cursor for
 // an upstream request id, else the ended transport's replay.
-func (r *Registry) fallback(requestID string, t *Transport) (*Subscription, *Relay, error) {
+func (r *Registry) fallback(requestID string, t *Transport, who caller) (*Subscription, *Relay, error) {
 	r.mu.Lock()
+	if !r.mayUseLocked(requestID, who) {
+		r.mu.Unlock()
+		return nil, nil, ErrNotYours
+	}
 	if m := r.upstreamLocked(requestID); m != nil {
 		m.relays++
 		r.mu.Unlock()

@@ -28,7 +28,7 @@ type runResult struct {
 }
 
 func (t *Transport) newTurnRun(req *agentv1.AgentRunRequest, followUp *agentv1.ConversationAction, parent Parent) *turnRun {
-	ctx, cancel := context.WithCancelCause(context.Background())
+	ctx, cancel := context.WithCancelCause(t.owner.runContext())
 	tr := &turnRun{inbox: newQueue(), output: &turnOutput{t: t}, ctx: ctx, cancel: cancel}
 	tr.turn = &Turn{RequestID: t.id, Request: req, FollowUp: followUp, Parent: parent, Inbox: tr.inbox, Output: tr.output}
 	return tr

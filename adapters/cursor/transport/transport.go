@@ -35,6 +35,9 @@ type event struct {
 type Transport struct {
 	id  string
 	reg *Registry
+	// owner is the caller of the opening append; only the same user may
+	// append to, subscribe to, or reuse the request id while it is known.
+	owner caller
 	out *outlog
 	ids idCounters
 
@@ -51,10 +54,11 @@ type Transport struct {
 	exited chan struct{}
 }
 
-func newTransport(reg *Registry, a Append) *Transport {
+func newTransport(reg *Registry, a Append, owner caller) *Transport {
 	t := &Transport{
 		id:      a.RequestID,
 		reg:     reg,
+		owner:   owner,
 		out:     newOutlog(),
 		next:    1,
 		pending: map[int64]*agentv1.AgentClientMessage{},

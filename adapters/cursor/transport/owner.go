@@ -1,0 +1,37 @@
+package transport
+
+import (
+	"context"
+
+	"keygate/domain/identity"
+)
+
+// caller is who sent an append or opened a RunSSE: the identity the Cursor
+// proxy authenticated (identity.FromContext). A request without one is
+// anonymous; anonymous callers match only each other, which is what
+// adapter-level tests and an unauthenticated deployment need, while
+// anything downstream that scopes data (the tenancy store) refuses them.
+type caller struct {
+	id    identity.Identity
+	known bool
+}
+
+func callerOf(ctx context.Context) caller {
+	id, ok := identity.FromContext(ctx)
+	return caller{id: id, known: ok}
+}
+
+// is reports whether c and o are the same user.
+func (c caller) is(o caller) bool {
+	return c.known == o.known && c.id.UserID == o.id.UserID
+}
+
+// runContext is the context a turn of this caller runs under: cancellable
+// by the transport only, and carrying the caller's identity so that the
+// run engine's stores and call records know whose turn it is.
+func (c caller) runContext() context.Context {
+	if !c.known {
+		return context.Background()
+	}
+	return identity.NewContext(context.Background(), c.id)
+}
