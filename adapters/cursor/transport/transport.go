@@ -38,8 +38,8 @@ type Transport struct {
 	// owner is the caller of the opening append; only the same user may
 	// append to, subscribe to, or reuse the request id while it is known.
 	owner caller
-	out *outlog
-	ids idCounters
+	out   *outlog
+	ids   idCounters
 
 	mu      sync.Mutex
 	next    int64 // next expected append_seqno
