@@ -25,6 +25,8 @@ type CallQuery struct {
 	ModelID        string
 	Status         callrecord.Status
 	ConversationID string
+	// UserID matches the record's user exactly.
+	UserID string
 	// After continues a list: only records ordered after this one (older
 	// start, or the same start and a smaller CallID) are returned.
 	After *CallCursor

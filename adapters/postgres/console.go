@@ -13,7 +13,7 @@ import (
 
 func (t tx) ListCallRecords(ctx context.Context, q relstore.CallListQuery) ([]callrecord.Record, error) {
 	rows, err := t.q.ListCallRecords(ctx, pgdb.ListCallRecordsParams{
-		ModelID: q.ModelID, Status: q.Status, ConversationID: q.ConversationID,
+		ModelID: q.ModelID, Status: q.Status, ConversationID: q.ConversationID, UserID: q.UserID,
 		Since: q.Since, Until: q.Until, AfterStarted: q.AfterStarted, AfterCallID: q.AfterCallID,
 		MaxRows: q.Limit,
 	})

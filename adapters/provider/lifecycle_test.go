@@ -12,6 +12,7 @@ import (
 	"keygate/adapters/provider"
 	"keygate/adapters/provider/providertest"
 	"keygate/domain/callrecord"
+	"keygate/domain/identity"
 	"keygate/domain/llm"
 	"keygate/ports"
 )
@@ -113,6 +114,27 @@ var _ = Describe("Client.Stream cancellation, stalls and detailed recording", fu
 		Eventually(srv.Gone()).Should(Receive())
 		rec, _ := recorder.Record("c1")
 		Expect(rec.Status).To(Equal(callrecord.StatusCancelled))
+	})
+
+	It("records the user whose turn made the call, and no user outside a turn", func() {
+		for _, c := range []struct {
+			ctx  context.Context
+			want string
+		}{
+			{identity.NewContext(context.Background(), identity.Identity{UserID: "ada"}), "ada"},
+			{context.Background(), ""},
+		} {
+			srv.Enqueue(providertest.Reply{Steps: providertest.Events(providertest.ChatSSE(providertest.Turn{Text: providertest.Words("a")}))})
+			client := provider.New(provider.Options{Recorder: recorder})
+			s, err := client.Stream(c.ctx, call(llm.ProviderOpenAIChat, srv.URL+"/v1/chat/completions"))
+			Expect(err).NotTo(HaveOccurred())
+			for s.Next() {
+			}
+			Expect(s.Close()).To(Succeed())
+			rec, _ := recorder.Record("c1")
+			Expect(rec.UserID).To(Equal(c.want))
+			Expect(rec.Status).To(Equal(callrecord.StatusCompleted))
+		}
 	})
 
 	Describe("in detailed mode", func() {

@@ -12,6 +12,7 @@ import (
 
 	"keygate/adapters/provider/openai"
 	"keygate/domain/callrecord"
+	"keygate/domain/identity"
 	"keygate/domain/llm"
 	"keygate/ports"
 )
@@ -41,7 +42,7 @@ func (c *Client) startRecording(ctx context.Context, call ports.ModelCall, q ope
 	req := call.Request
 	r := &recording{now: c.now, recorder: c.recorder, rec: callrecord.Record{
 		CallID: call.CallID, RunID: call.RunID, ConversationID: call.ConversationID,
-		ProviderCallIndex: call.ProviderCallIndex,
+		ProviderCallIndex: call.ProviderCallIndex, UserID: callerID(ctx),
 		Model: callrecord.ModelSnapshot{
 			ProviderKind: call.Endpoint.Kind, RequestURL: redactURL(call.Endpoint.URL, call.Endpoint.APIKey),
 			ModelID: req.Model, ReasoningEffort: req.Reasoning.Effort, ServiceTier: req.ServiceTier,
@@ -67,6 +68,15 @@ func (c *Client) startRecording(ctx context.Context, call ports.ModelCall, q ope
 	rec := r.rec
 	r.save("start", func(ctx context.Context) error { return c.recorder.Start(ctx, rec) })
 	return r
+}
+
+// callerID is the user the call is made for: the identity of the turn
+// (identity.FromContext), or "" outside a user's turn.
+func callerID(ctx context.Context) string {
+	if who, ok := identity.FromContext(ctx); ok {
+		return who.UserID
+	}
+	return ""
 }
 
 // request records the request of a detailed call without credentials.

@@ -21,6 +21,7 @@ var Forever = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
 // SQL needs no optional parameters.
 type CallListQuery struct {
 	ModelID, Status, ConversationID string
+	UserID                          string
 	Since, Until                    time.Time
 	AfterStarted                    time.Time
 	AfterCallID                     string
@@ -61,7 +62,7 @@ func limit32(n int) int32 {
 // CallRecords implements ports.CallLister.
 func (c Calls) CallRecords(ctx context.Context, q ports.CallQuery) ([]callrecord.Record, error) {
 	lq := CallListQuery{
-		ModelID: q.ModelID, Status: NameOf(q.Status), ConversationID: q.ConversationID,
+		ModelID: q.ModelID, Status: NameOf(q.Status), ConversationID: q.ConversationID, UserID: q.UserID,
 		Since: q.Since, Until: q.Until, AfterStarted: Forever, Limit: limit32(q.Limit),
 	}
 	if lq.Until.IsZero() {

@@ -30,7 +30,7 @@ func (t tx) UpsertCallRecord(ctx context.Context, rec callrecord.Record) error {
 		RequestBytes: rec.RequestBytes, ResponseBytes: rec.ResponseBytes, EventCount: rec.EventCount,
 		HasUsage: rec.Usage != nil, UsageInput: u.Input, UsageCacheRead: u.CacheRead,
 		UsageCacheWrite: u.CacheWrite, UsageOutput: u.Output, UsageReasoning: u.Reasoning, UsageKnown: u.Known,
-		Detailed: rec.Detailed,
+		Detailed: rec.Detailed, UserID: rec.UserID,
 	})
 	return interpretError(ctx, err)
 }
@@ -92,7 +92,7 @@ func callRecordFromRow(r sqlitedb.CallRecord) callrecord.Record {
 			FirstEvent: fromMS(r.FirstEventAt), FirstText: fromMS(r.FirstTextAt), Finished: fromMS(r.FinishedAt),
 		},
 		RequestBytes: r.RequestBytes, ResponseBytes: r.ResponseBytes, EventCount: r.EventCount,
-		Detailed: r.Detailed,
+		Detailed: r.Detailed, UserID: r.UserID,
 	}
 	if r.HasUsage {
 		u := relstore.UsageColumns{

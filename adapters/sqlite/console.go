@@ -13,7 +13,7 @@ import (
 
 func (t tx) ListCallRecords(ctx context.Context, q relstore.CallListQuery) ([]callrecord.Record, error) {
 	rows, err := t.q.ListCallRecords(ctx, sqlitedb.ListCallRecordsParams{
-		ModelID: q.ModelID, Status: q.Status, ConversationID: q.ConversationID,
+		ModelID: q.ModelID, Status: q.Status, ConversationID: q.ConversationID, UserID: q.UserID,
 		Since: ms(q.Since), Until: ms(q.Until), AfterStarted: ms(q.AfterStarted), AfterCallID: q.AfterCallID,
 		MaxRows: int64(q.Limit),
 	})

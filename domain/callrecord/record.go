@@ -49,6 +49,10 @@ type Record struct {
 	RunID             string
 	ConversationID    string
 	ProviderCallIndex int
+	// UserID is the user whose turn made the call (the identity the run
+	// ran under); empty for a call outside any user's turn. It scopes who
+	// may read the record.
+	UserID string
 
 	// Model is what was asked of which endpoint.
 	Model ModelSnapshot

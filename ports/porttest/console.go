@@ -41,9 +41,15 @@ func DescribeConsoleStores(name string, open ConsoleFactory) bool {
 	})
 }
 
-// finished stores a completed call of model started at start.
+// finished stores a completed call of model started at start, made
+// outside any user's turn.
 func finished(ctx context.Context, h ConsoleHarness, id, model, conv string, status callrecord.Status, start time.Time) {
-	rec := callrecord.Record{CallID: id, RunID: uniq("run"), ConversationID: conv, Status: callrecord.StatusRunning,
+	finishedFor(ctx, h, "", id, model, conv, status, start)
+}
+
+// finishedFor is finished for a call made in user's turn.
+func finishedFor(ctx context.Context, h ConsoleHarness, user, id, model, conv string, status callrecord.Status, start time.Time) {
+	rec := callrecord.Record{CallID: id, RunID: uniq("run"), ConversationID: conv, UserID: user, Status: callrecord.StatusRunning,
 		Model: callrecord.ModelSnapshot{ProviderKind: llm.ProviderOpenAIChat, ModelID: model}, Timing: callrecord.Timing{RequestStarted: start}}
 	Expect(h.Recorder.Start(ctx, rec)).To(Succeed())
 	rec.Status, rec.Timing.Finished = status, start.Add(time.Second)
@@ -68,15 +74,17 @@ func describeCallLister(open ConsoleFactory) {
 			start      time.Time
 			a, b, c    string
 			tieA, tieB string
+			user       string
 		)
 		BeforeEach(func() {
 			h, ctx = open(), context.Background()
 			model, conv = uniq("model"), uniq("conv")
 			start = time.Now().UTC().Truncate(time.Millisecond).Add(-time.Hour)
 			a, b, c = uniq("call-a"), uniq("call-b"), uniq("call-c")
-			finished(ctx, h, a, model, conv, callrecord.StatusCompleted, start)
+			user = uniq("user")
+			finishedFor(ctx, h, user, a, model, conv, callrecord.StatusCompleted, start)
 			finished(ctx, h, b, model, uniq("conv"), callrecord.StatusError, start.Add(time.Minute))
-			finished(ctx, h, c, model, conv, callrecord.StatusCompleted, start.Add(2*time.Minute))
+			finishedFor(ctx, h, uniq("other-user"), c, model, conv, callrecord.StatusCompleted, start.Add(2*time.Minute))
 			// Two calls that started at the same instant are ordered by id.
 			tieA, tieB = model+"-tie-1", model+"-tie-2"
 			finished(ctx, h, tieA, model+"-tie", conv, callrecord.StatusCompleted, start.Add(3*time.Minute))
@@ -98,6 +106,10 @@ func describeCallLister(open ConsoleFactory) {
 			Expect(recs).To(HaveLen(1))
 			Expect(recs[0].Timing.Duration()).To(Equal(time.Second))
 			Expect(recs[0].Model.ModelID).To(Equal(model))
+			recs, err = h.Calls.CallRecords(ctx, ports.CallQuery{ModelID: model, Status: callrecord.StatusCompleted})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(recs).To(HaveLen(2))
+			Expect(recs[1].UserID).To(Equal(user))
 		})
 
 		DescribeTable("filters",
@@ -108,6 +120,8 @@ func describeCallLister(open ConsoleFactory) {
 			},
 			Entry("by status", func() ports.CallQuery { return ports.CallQuery{ModelID: model, Status: callrecord.StatusCompleted} },
 				func() []string { return []string{c, a} }),
+			Entry("by user", func() ports.CallQuery { return ports.CallQuery{ModelID: model, UserID: user} },
+				func() []string { return []string{a} }),
 			Entry("by conversation", func() ports.CallQuery { return ports.CallQuery{ModelID: model, ConversationID: conv} },
 				func() []string { return []string{c, a} }),
 			Entry("by start time, Since included and Until excluded",

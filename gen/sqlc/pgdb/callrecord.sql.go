@@ -51,7 +51,7 @@ func (q *Queries) CallRecordStatus(ctx context.Context, callID string) (string, 
 }
 
 const getCallRecord = `-- name: GetCallRecord :one
-SELECT call_id, run_id, conversation_id, provider_call_index, provider_kind, request_url, model_id, reasoning_effort, service_tier, message_count, tool_count, response_model, response_id, status, finish, http_status, error_class, error_message, request_started_at, response_headers_at, first_event_at, first_text_at, finished_at, request_bytes, response_bytes, event_count, has_usage, usage_input, usage_cache_read, usage_cache_write, usage_output, usage_reasoning, usage_known, detailed FROM call_records WHERE call_id = $1
+SELECT call_id, run_id, conversation_id, provider_call_index, provider_kind, request_url, model_id, reasoning_effort, service_tier, message_count, tool_count, response_model, response_id, status, finish, http_status, error_class, error_message, request_started_at, response_headers_at, first_event_at, first_text_at, finished_at, request_bytes, response_bytes, event_count, has_usage, usage_input, usage_cache_read, usage_cache_write, usage_output, usage_reasoning, usage_known, detailed, user_id FROM call_records WHERE call_id = $1
 `
 
 func (q *Queries) GetCallRecord(ctx context.Context, callID string) (CallRecord, error) {
@@ -92,6 +92,7 @@ func (q *Queries) GetCallRecord(ctx context.Context, callID string) (CallRecord,
 		&i.UsageReasoning,
 		&i.UsageKnown,
 		&i.Detailed,
+		&i.UserID,
 	)
 	return i, err
 }
@@ -167,9 +168,9 @@ INSERT INTO call_records (call_id, run_id, conversation_id, provider_call_index,
                           error_message, request_started_at, response_headers_at, first_event_at,
                           first_text_at, finished_at, request_bytes, response_bytes, event_count,
                           has_usage, usage_input, usage_cache_read, usage_cache_write, usage_output,
-                          usage_reasoning, usage_known, detailed)
+                          usage_reasoning, usage_known, detailed, user_id)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
-        $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34)
+        $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35)
 ON CONFLICT (call_id) DO UPDATE SET
     run_id = excluded.run_id, conversation_id = excluded.conversation_id,
     provider_call_index = excluded.provider_call_index, provider_kind = excluded.provider_kind,
@@ -187,7 +188,7 @@ ON CONFLICT (call_id) DO UPDATE SET
     usage_input = excluded.usage_input, usage_cache_read = excluded.usage_cache_read,
     usage_cache_write = excluded.usage_cache_write, usage_output = excluded.usage_output,
     usage_reasoning = excluded.usage_reasoning, usage_known = excluded.usage_known,
-    detailed = excluded.detailed
+    detailed = excluded.detailed, user_id = excluded.user_id
 `
 
 type UpsertCallRecordParams struct {
@@ -225,6 +226,7 @@ type UpsertCallRecordParams struct {
 	UsageReasoning    int64
 	UsageKnown        int64
 	Detailed          bool
+	UserID            string
 }
 
 func (q *Queries) UpsertCallRecord(ctx context.Context, arg UpsertCallRecordParams) error {
@@ -263,6 +265,7 @@ func (q *Queries) UpsertCallRecord(ctx context.Context, arg UpsertCallRecordPara
 		arg.UsageReasoning,
 		arg.UsageKnown,
 		arg.Detailed,
+		arg.UserID,
 	)
 	return err
 }

@@ -76,6 +76,7 @@ type CallRecord struct {
 	UsageReasoning    int64
 	UsageKnown        int64
 	Detailed          bool
+	UserID            string
 }
 
 type CallRequest struct {

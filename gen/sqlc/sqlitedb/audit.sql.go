@@ -27,7 +27,7 @@ type InsertAuditEntryParams struct {
 }
 
 func (q *Queries) InsertAuditEntry(ctx context.Context, arg InsertAuditEntryParams) (int64, error) {
-	row := q.db.QueryRowContext(ctx, insertAuditEntry,
+	row := q.queryRow(ctx, q.insertAuditEntryStmt, insertAuditEntry,
 		arg.At,
 		arg.ActorID,
 		arg.ActorName,
@@ -56,7 +56,7 @@ type ListAuditEntriesParams struct {
 }
 
 func (q *Queries) ListAuditEntries(ctx context.Context, arg ListAuditEntriesParams) ([]AuditLog, error) {
-	rows, err := q.db.QueryContext(ctx, listAuditEntries, arg.BeforeSeq, arg.ActorID, arg.Lim)
+	rows, err := q.query(ctx, q.listAuditEntriesStmt, listAuditEntries, arg.BeforeSeq, arg.ActorID, arg.Lim)
 	if err != nil {
 		return nil, err
 	}

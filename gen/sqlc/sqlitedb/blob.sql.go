@@ -14,7 +14,7 @@ SELECT child_id FROM blob_refs WHERE parent_id = ?1 ORDER BY child_id
 `
 
 func (q *Queries) BlobChildren(ctx context.Context, parentID []byte) ([][]byte, error) {
-	rows, err := q.db.QueryContext(ctx, blobChildren, parentID)
+	rows, err := q.query(ctx, q.blobChildrenStmt, blobChildren, parentID)
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +41,7 @@ SELECT data FROM blobs WHERE id = ?1
 `
 
 func (q *Queries) GetBlob(ctx context.Context, id []byte) ([]byte, error) {
-	row := q.db.QueryRowContext(ctx, getBlob, id)
+	row := q.queryRow(ctx, q.getBlobStmt, getBlob, id)
 	var data []byte
 	err := row.Scan(&data)
 	return data, err
@@ -52,7 +52,7 @@ SELECT COUNT(*) FROM blobs WHERE id = ?1
 `
 
 func (q *Queries) HasBlob(ctx context.Context, id []byte) (int64, error) {
-	row := q.db.QueryRowContext(ctx, hasBlob, id)
+	row := q.queryRow(ctx, q.hasBlobStmt, hasBlob, id)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
@@ -71,7 +71,7 @@ type InsertBlobParams struct {
 }
 
 func (q *Queries) InsertBlob(ctx context.Context, arg InsertBlobParams) error {
-	_, err := q.db.ExecContext(ctx, insertBlob,
+	_, err := q.exec(ctx, q.insertBlobStmt, insertBlob,
 		arg.ID,
 		arg.Data,
 		arg.Size,
@@ -91,6 +91,6 @@ type InsertBlobRefParams struct {
 }
 
 func (q *Queries) InsertBlobRef(ctx context.Context, arg InsertBlobRefParams) error {
-	_, err := q.db.ExecContext(ctx, insertBlobRef, arg.ParentID, arg.ChildID)
+	_, err := q.exec(ctx, q.insertBlobRefStmt, insertBlobRef, arg.ParentID, arg.ChildID)
 	return err
 }

@@ -22,7 +22,7 @@ type AddUsageParams struct {
 }
 
 func (q *Queries) AddUsage(ctx context.Context, arg AddUsageParams) error {
-	_, err := q.db.ExecContext(ctx, addUsage,
+	_, err := q.exec(ctx, q.addUsageStmt, addUsage,
 		arg.UserID,
 		arg.Period,
 		arg.Tokens,
@@ -42,7 +42,7 @@ type CountOtherLeasesParams struct {
 }
 
 func (q *Queries) CountOtherLeases(ctx context.Context, arg CountOtherLeasesParams) (int64, error) {
-	row := q.db.QueryRowContext(ctx, countOtherLeases, arg.UserID, arg.RunID, arg.ExpiresAt)
+	row := q.queryRow(ctx, q.countOtherLeasesStmt, countOtherLeases, arg.UserID, arg.RunID, arg.ExpiresAt)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
@@ -53,7 +53,7 @@ DELETE FROM run_leases WHERE run_id = ?1
 `
 
 func (q *Queries) DeleteLease(ctx context.Context, runID string) error {
-	_, err := q.db.ExecContext(ctx, deleteLease, runID)
+	_, err := q.exec(ctx, q.deleteLeaseStmt, deleteLease, runID)
 	return err
 }
 
@@ -72,7 +72,7 @@ type GetUsageRow struct {
 }
 
 func (q *Queries) GetUsage(ctx context.Context, arg GetUsageParams) (GetUsageRow, error) {
-	row := q.db.QueryRowContext(ctx, getUsage, arg.UserID, arg.Period)
+	row := q.queryRow(ctx, q.getUsageStmt, getUsage, arg.UserID, arg.Period)
 	var i GetUsageRow
 	err := row.Scan(&i.Tokens, &i.CostMicros)
 	return i, err
@@ -90,6 +90,6 @@ type UpsertLeaseParams struct {
 }
 
 func (q *Queries) UpsertLease(ctx context.Context, arg UpsertLeaseParams) error {
-	_, err := q.db.ExecContext(ctx, upsertLease, arg.RunID, arg.UserID, arg.ExpiresAt)
+	_, err := q.exec(ctx, q.upsertLeaseStmt, upsertLease, arg.RunID, arg.UserID, arg.ExpiresAt)
 	return err
 }

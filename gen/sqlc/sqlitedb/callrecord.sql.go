@@ -14,7 +14,7 @@ SELECT call_id, seq, offset_us, data FROM call_chunks WHERE call_id = ?1 ORDER B
 `
 
 func (q *Queries) CallChunks(ctx context.Context, callID string) ([]CallChunk, error) {
-	rows, err := q.db.QueryContext(ctx, callChunks, callID)
+	rows, err := q.query(ctx, q.callChunksStmt, callChunks, callID)
 	if err != nil {
 		return nil, err
 	}
@@ -46,18 +46,18 @@ SELECT status FROM call_records WHERE call_id = ?1
 `
 
 func (q *Queries) CallRecordStatus(ctx context.Context, callID string) (string, error) {
-	row := q.db.QueryRowContext(ctx, callRecordStatus, callID)
+	row := q.queryRow(ctx, q.callRecordStatusStmt, callRecordStatus, callID)
 	var status string
 	err := row.Scan(&status)
 	return status, err
 }
 
 const getCallRecord = `-- name: GetCallRecord :one
-SELECT call_id, run_id, conversation_id, provider_call_index, provider_kind, request_url, model_id, reasoning_effort, service_tier, message_count, tool_count, response_model, response_id, status, finish, http_status, error_class, error_message, request_started_at, response_headers_at, first_event_at, first_text_at, finished_at, request_bytes, response_bytes, event_count, has_usage, usage_input, usage_cache_read, usage_cache_write, usage_output, usage_reasoning, usage_known, detailed FROM call_records WHERE call_id = ?1
+SELECT call_id, run_id, conversation_id, provider_call_index, provider_kind, request_url, model_id, reasoning_effort, service_tier, message_count, tool_count, response_model, response_id, status, finish, http_status, error_class, error_message, request_started_at, response_headers_at, first_event_at, first_text_at, finished_at, request_bytes, response_bytes, event_count, has_usage, usage_input, usage_cache_read, usage_cache_write, usage_output, usage_reasoning, usage_known, detailed, user_id FROM call_records WHERE call_id = ?1
 `
 
 func (q *Queries) GetCallRecord(ctx context.Context, callID string) (CallRecord, error) {
-	row := q.db.QueryRowContext(ctx, getCallRecord, callID)
+	row := q.queryRow(ctx, q.getCallRecordStmt, getCallRecord, callID)
 	var i CallRecord
 	err := row.Scan(
 		&i.CallID,
@@ -94,6 +94,7 @@ func (q *Queries) GetCallRecord(ctx context.Context, callID string) (CallRecord,
 		&i.UsageReasoning,
 		&i.UsageKnown,
 		&i.Detailed,
+		&i.UserID,
 	)
 	return i, err
 }
@@ -103,7 +104,7 @@ SELECT call_id, method, url, headers, body FROM call_requests WHERE call_id = ?1
 `
 
 func (q *Queries) GetCallRequest(ctx context.Context, callID string) (CallRequest, error) {
-	row := q.db.QueryRowContext(ctx, getCallRequest, callID)
+	row := q.queryRow(ctx, q.getCallRequestStmt, getCallRequest, callID)
 	var i CallRequest
 	err := row.Scan(
 		&i.CallID,
@@ -128,7 +129,7 @@ type InsertCallChunkParams struct {
 }
 
 func (q *Queries) InsertCallChunk(ctx context.Context, arg InsertCallChunkParams) error {
-	_, err := q.db.ExecContext(ctx, insertCallChunk,
+	_, err := q.exec(ctx, q.insertCallChunkStmt, insertCallChunk,
 		arg.CallID,
 		arg.Seq,
 		arg.OffsetUs,
@@ -152,7 +153,7 @@ type InsertCallRequestParams struct {
 }
 
 func (q *Queries) InsertCallRequest(ctx context.Context, arg InsertCallRequestParams) error {
-	_, err := q.db.ExecContext(ctx, insertCallRequest,
+	_, err := q.exec(ctx, q.insertCallRequestStmt, insertCallRequest,
 		arg.CallID,
 		arg.Method,
 		arg.Url,
@@ -169,9 +170,9 @@ INSERT INTO call_records (call_id, run_id, conversation_id, provider_call_index,
                           error_message, request_started_at, response_headers_at, first_event_at,
                           first_text_at, finished_at, request_bytes, response_bytes, event_count,
                           has_usage, usage_input, usage_cache_read, usage_cache_write, usage_output,
-                          usage_reasoning, usage_known, detailed)
+                          usage_reasoning, usage_known, detailed, user_id)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,
-        ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34)
+        ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35)
 ON CONFLICT (call_id) DO UPDATE SET
     run_id = excluded.run_id, conversation_id = excluded.conversation_id,
     provider_call_index = excluded.provider_call_index, provider_kind = excluded.provider_kind,
@@ -189,7 +190,7 @@ ON CONFLICT (call_id) DO UPDATE SET
     usage_input = excluded.usage_input, usage_cache_read = excluded.usage_cache_read,
     usage_cache_write = excluded.usage_cache_write, usage_output = excluded.usage_output,
     usage_reasoning = excluded.usage_reasoning, usage_known = excluded.usage_known,
-    detailed = excluded.detailed
+    detailed = excluded.detailed, user_id = excluded.user_id
 `
 
 type UpsertCallRecordParams struct {
@@ -227,10 +228,11 @@ type UpsertCallRecordParams struct {
 	UsageReasoning    int64
 	UsageKnown        int64
 	Detailed          bool
+	UserID            string
 }
 
 func (q *Queries) UpsertCallRecord(ctx context.Context, arg UpsertCallRecordParams) error {
-	_, err := q.db.ExecContext(ctx, upsertCallRecord,
+	_, err := q.exec(ctx, q.upsertCallRecordStmt, upsertCallRecord,
 		arg.CallID,
 		arg.RunID,
 		arg.ConversationID,
@@ -265,6 +267,7 @@ func (q *Queries) UpsertCallRecord(ctx context.Context, arg UpsertCallRecordPara
 		arg.UsageReasoning,
 		arg.UsageKnown,
 		arg.Detailed,
+		arg.UserID,
 	)
 	return err
 }

@@ -31,7 +31,7 @@ type ConversationCheckpointsRow struct {
 // Every checkpoint of a conversation with its delta ids; lengths grow from
 // parent to child, so ordering by length lists parents first.
 func (q *Queries) ConversationCheckpoints(ctx context.Context, conversationID string) ([]ConversationCheckpointsRow, error) {
-	rows, err := q.db.QueryContext(ctx, conversationCheckpoints, conversationID)
+	rows, err := q.query(ctx, q.conversationCheckpointsStmt, conversationCheckpoints, conversationID)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +69,7 @@ WHERE r.request_started_at < ?1
 `
 
 func (q *Queries) CountDetailedBefore(ctx context.Context, cutoff int64) (int64, error) {
-	row := q.db.QueryRowContext(ctx, countDetailedBefore, cutoff)
+	row := q.queryRow(ctx, q.countDetailedBeforeStmt, countDetailedBefore, cutoff)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
@@ -81,7 +81,7 @@ WHERE call_id IN (SELECT r.call_id FROM call_records r WHERE r.request_started_a
 `
 
 func (q *Queries) DeleteChunksBefore(ctx context.Context, cutoff int64) error {
-	_, err := q.db.ExecContext(ctx, deleteChunksBefore, cutoff)
+	_, err := q.exec(ctx, q.deleteChunksBeforeStmt, deleteChunksBefore, cutoff)
 	return err
 }
 
@@ -90,7 +90,7 @@ DELETE FROM context_anchors WHERE conversation_id = ?1
 `
 
 func (q *Queries) DeleteContextAnchor(ctx context.Context, conversationID string) error {
-	_, err := q.db.ExecContext(ctx, deleteContextAnchor, conversationID)
+	_, err := q.exec(ctx, q.deleteContextAnchorStmt, deleteContextAnchor, conversationID)
 	return err
 }
 
@@ -100,7 +100,7 @@ WHERE call_id IN (SELECT r.call_id FROM call_records r WHERE r.request_started_a
 `
 
 func (q *Queries) DeleteRequestsBefore(ctx context.Context, cutoff int64) error {
-	_, err := q.db.ExecContext(ctx, deleteRequestsBefore, cutoff)
+	_, err := q.exec(ctx, q.deleteRequestsBeforeStmt, deleteRequestsBefore, cutoff)
 	return err
 }
 
@@ -109,7 +109,7 @@ SELECT conversation_id, context_tokens, message_count, updated_at FROM context_a
 `
 
 func (q *Queries) GetContextAnchor(ctx context.Context, conversationID string) (ContextAnchor, error) {
-	row := q.db.QueryRowContext(ctx, getContextAnchor, conversationID)
+	row := q.queryRow(ctx, q.getContextAnchorStmt, getContextAnchor, conversationID)
 	var i ContextAnchor
 	err := row.Scan(
 		&i.ConversationID,
@@ -125,28 +125,30 @@ SELECT request FROM prompts WHERE call_id = ?1
 `
 
 func (q *Queries) GetPrompt(ctx context.Context, callID string) ([]byte, error) {
-	row := q.db.QueryRowContext(ctx, getPrompt, callID)
+	row := q.queryRow(ctx, q.getPromptStmt, getPrompt, callID)
 	var request []byte
 	err := row.Scan(&request)
 	return request, err
 }
 
 const listCallRecords = `-- name: ListCallRecords :many
-SELECT call_id, run_id, conversation_id, provider_call_index, provider_kind, request_url, model_id, reasoning_effort, service_tier, message_count, tool_count, response_model, response_id, status, finish, http_status, error_class, error_message, request_started_at, response_headers_at, first_event_at, first_text_at, finished_at, request_bytes, response_bytes, event_count, has_usage, usage_input, usage_cache_read, usage_cache_write, usage_output, usage_reasoning, usage_known, detailed FROM call_records
+SELECT call_id, run_id, conversation_id, provider_call_index, provider_kind, request_url, model_id, reasoning_effort, service_tier, message_count, tool_count, response_model, response_id, status, finish, http_status, error_class, error_message, request_started_at, response_headers_at, first_event_at, first_text_at, finished_at, request_bytes, response_bytes, event_count, has_usage, usage_input, usage_cache_read, usage_cache_write, usage_output, usage_reasoning, usage_known, detailed, user_id FROM call_records
 WHERE (model_id = ?1 OR ?1 = '')
   AND (status = ?2 OR ?2 = '')
   AND (conversation_id = ?3 OR ?3 = '')
-  AND request_started_at >= ?4 AND request_started_at < ?5
-  AND (request_started_at < ?6
-       OR (request_started_at = ?6 AND call_id < ?7))
+  AND (user_id = ?4 OR ?4 = '')
+  AND request_started_at >= ?5 AND request_started_at < ?6
+  AND (request_started_at < ?7
+       OR (request_started_at = ?7 AND call_id < ?8))
 ORDER BY request_started_at DESC, call_id DESC
-LIMIT ?8
+LIMIT ?9
 `
 
 type ListCallRecordsParams struct {
 	ModelID        string
 	Status         string
 	ConversationID string
+	UserID         string
 	Since          int64
 	Until          int64
 	AfterStarted   int64
@@ -157,10 +159,11 @@ type ListCallRecordsParams struct {
 // Newest first; empty filters match everything; the cursor bound is
 // "after" in that order (the adapter passes +infinity for no cursor).
 func (q *Queries) ListCallRecords(ctx context.Context, arg ListCallRecordsParams) ([]CallRecord, error) {
-	rows, err := q.db.QueryContext(ctx, listCallRecords,
+	rows, err := q.query(ctx, q.listCallRecordsStmt, listCallRecords,
 		arg.ModelID,
 		arg.Status,
 		arg.ConversationID,
+		arg.UserID,
 		arg.Since,
 		arg.Until,
 		arg.AfterStarted,
@@ -209,6 +212,7 @@ func (q *Queries) ListCallRecords(ctx context.Context, arg ListCallRecordsParams
 			&i.UsageReasoning,
 			&i.UsageKnown,
 			&i.Detailed,
+			&i.UserID,
 		); err != nil {
 			return nil, err
 		}
@@ -238,7 +242,7 @@ type ListConversationsParams struct {
 }
 
 func (q *Queries) ListConversations(ctx context.Context, arg ListConversationsParams) ([]Conversation, error) {
-	rows, err := q.db.QueryContext(ctx, listConversations, arg.AfterUpdated, arg.AfterID, arg.MaxRows)
+	rows, err := q.query(ctx, q.listConversationsStmt, listConversations, arg.AfterUpdated, arg.AfterID, arg.MaxRows)
 	if err != nil {
 		return nil, err
 	}
@@ -282,7 +286,7 @@ type PutContextAnchorParams struct {
 }
 
 func (q *Queries) PutContextAnchor(ctx context.Context, arg PutContextAnchorParams) error {
-	_, err := q.db.ExecContext(ctx, putContextAnchor,
+	_, err := q.exec(ctx, q.putContextAnchorStmt, putContextAnchor,
 		arg.ConversationID,
 		arg.ContextTokens,
 		arg.MessageCount,
@@ -303,6 +307,6 @@ type PutPromptParams struct {
 }
 
 func (q *Queries) PutPrompt(ctx context.Context, arg PutPromptParams) error {
-	_, err := q.db.ExecContext(ctx, putPrompt, arg.CallID, arg.Request, arg.CreatedAt)
+	_, err := q.exec(ctx, q.putPromptStmt, putPrompt, arg.CallID, arg.Request, arg.CreatedAt)
 	return err
 }

@@ -31,7 +31,7 @@ type ChainHoldsParams struct {
 // A JSON array rather than sqlc.slice: sqlc misnumbers a slice placed after
 // a parameter inside a CTE.
 func (q *Queries) ChainHolds(ctx context.Context, arg ChainHoldsParams) ([]string, error) {
-	rows, err := q.db.QueryContext(ctx, chainHolds, arg.IdsJson, arg.CheckpointID)
+	rows, err := q.query(ctx, q.chainHoldsStmt, chainHolds, arg.IdsJson, arg.CheckpointID)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +85,7 @@ type CheckpointChainRow struct {
 // recursive step looks the parent up with a scalar subquery so it is an
 // index probe per level whatever the planner's statistics say.
 func (q *Queries) CheckpointChain(ctx context.Context, id string) ([]CheckpointChainRow, error) {
-	rows, err := q.db.QueryContext(ctx, checkpointChain, id)
+	rows, err := q.query(ctx, q.checkpointChainStmt, checkpointChain, id)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +121,7 @@ SELECT message_id FROM checkpoint_messages WHERE checkpoint_id = ?1 ORDER BY ord
 `
 
 func (q *Queries) CheckpointDelta(ctx context.Context, checkpointID string) ([]string, error) {
-	rows, err := q.db.QueryContext(ctx, checkpointDelta, checkpointID)
+	rows, err := q.query(ctx, q.checkpointDeltaStmt, checkpointDelta, checkpointID)
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +165,7 @@ type CheckpointStorageRow struct {
 // What a conversation's checkpoints occupy (logical bytes of their columns)
 // and how many list rows a layout storing every full list would need.
 func (q *Queries) CheckpointStorage(ctx context.Context, conversationID string) (CheckpointStorageRow, error) {
-	row := q.db.QueryRowContext(ctx, checkpointStorage, conversationID)
+	row := q.queryRow(ctx, q.checkpointStorageStmt, checkpointStorage, conversationID)
 	var i CheckpointStorageRow
 	err := row.Scan(
 		&i.Checkpoints,
@@ -198,7 +198,7 @@ func (q *Queries) ExistingCheckpoints(ctx context.Context, arg ExistingCheckpoin
 	} else {
 		query = strings.Replace(query, "/*SLICE:ids*/?", "NULL", 1)
 	}
-	rows, err := q.db.QueryContext(ctx, query, queryParams...)
+	rows, err := q.query(ctx, nil, query, queryParams...)
 	if err != nil {
 		return nil, err
 	}
@@ -230,7 +230,7 @@ type GetAnchorParams struct {
 }
 
 func (q *Queries) GetAnchor(ctx context.Context, arg GetAnchorParams) (string, error) {
-	row := q.db.QueryRowContext(ctx, getAnchor, arg.ConversationID, arg.InputID)
+	row := q.queryRow(ctx, q.getAnchorStmt, getAnchor, arg.ConversationID, arg.InputID)
 	var checkpoint_id string
 	err := row.Scan(&checkpoint_id)
 	return checkpoint_id, err
@@ -241,7 +241,7 @@ SELECT id, conversation_id, parent_id, length, digest, created_at FROM checkpoin
 `
 
 func (q *Queries) GetCheckpoint(ctx context.Context, id string) (Checkpoint, error) {
-	row := q.db.QueryRowContext(ctx, getCheckpoint, id)
+	row := q.queryRow(ctx, q.getCheckpointStmt, getCheckpoint, id)
 	var i Checkpoint
 	err := row.Scan(
 		&i.ID,
@@ -259,7 +259,7 @@ SELECT id, root_checkpoint_id, head_checkpoint_id, active_run_id, created_at, up
 `
 
 func (q *Queries) GetConversation(ctx context.Context, id string) (Conversation, error) {
-	row := q.db.QueryRowContext(ctx, getConversation, id)
+	row := q.queryRow(ctx, q.getConversationStmt, getConversation, id)
 	var i Conversation
 	err := row.Scan(
 		&i.ID,
@@ -288,7 +288,7 @@ type InsertCheckpointParams struct {
 }
 
 func (q *Queries) InsertCheckpoint(ctx context.Context, arg InsertCheckpointParams) error {
-	_, err := q.db.ExecContext(ctx, insertCheckpoint,
+	_, err := q.exec(ctx, q.insertCheckpointStmt, insertCheckpoint,
 		arg.ID,
 		arg.ConversationID,
 		arg.ParentID,
@@ -313,7 +313,7 @@ type InsertCheckpointMessageParams struct {
 }
 
 func (q *Queries) InsertCheckpointMessage(ctx context.Context, arg InsertCheckpointMessageParams) error {
-	_, err := q.db.ExecContext(ctx, insertCheckpointMessage,
+	_, err := q.exec(ctx, q.insertCheckpointMessageStmt, insertCheckpointMessage,
 		arg.CheckpointID,
 		arg.Ordinal,
 		arg.ConversationID,
@@ -335,7 +335,7 @@ type InsertConversationParams struct {
 }
 
 func (q *Queries) InsertConversation(ctx context.Context, arg InsertConversationParams) error {
-	_, err := q.db.ExecContext(ctx, insertConversation, arg.ID, arg.RootCheckpointID, arg.CreatedAt)
+	_, err := q.exec(ctx, q.insertConversationStmt, insertConversation, arg.ID, arg.RootCheckpointID, arg.CreatedAt)
 	return err
 }
 
@@ -353,7 +353,7 @@ type InsertMessageParams struct {
 }
 
 func (q *Queries) InsertMessage(ctx context.Context, arg InsertMessageParams) error {
-	_, err := q.db.ExecContext(ctx, insertMessage,
+	_, err := q.exec(ctx, q.insertMessageStmt, insertMessage,
 		arg.ConversationID,
 		arg.ID,
 		arg.RuntimeEventID,
@@ -375,7 +375,7 @@ type InsertMessageBlobParams struct {
 }
 
 func (q *Queries) InsertMessageBlob(ctx context.Context, arg InsertMessageBlobParams) error {
-	_, err := q.db.ExecContext(ctx, insertMessageBlob, arg.ConversationID, arg.MessageID, arg.BlobID)
+	_, err := q.exec(ctx, q.insertMessageBlobStmt, insertMessageBlob, arg.ConversationID, arg.MessageID, arg.BlobID)
 	return err
 }
 
@@ -386,7 +386,7 @@ SELECT id, root_checkpoint_id, head_checkpoint_id, active_run_id, created_at, up
 // Reads the conversation at the start of a write; on PostgreSQL it also locks
 // the row so writes to one conversation are serialized.
 func (q *Queries) LockConversation(ctx context.Context, id string) (Conversation, error) {
-	row := q.db.QueryRowContext(ctx, lockConversation, id)
+	row := q.queryRow(ctx, q.lockConversationStmt, lockConversation, id)
 	var i Conversation
 	err := row.Scan(
 		&i.ID,
@@ -410,7 +410,7 @@ type SetConversationHeadParams struct {
 }
 
 func (q *Queries) SetConversationHead(ctx context.Context, arg SetConversationHeadParams) error {
-	_, err := q.db.ExecContext(ctx, setConversationHead, arg.ID, arg.HeadCheckpointID, arg.UpdatedAt)
+	_, err := q.exec(ctx, q.setConversationHeadStmt, setConversationHead, arg.ID, arg.HeadCheckpointID, arg.UpdatedAt)
 	return err
 }
 
@@ -446,7 +446,7 @@ func (q *Queries) StoredMessages(ctx context.Context, arg StoredMessagesParams) 
 	} else {
 		query = strings.Replace(query, "/*SLICE:event_ids*/?", "NULL", 1)
 	}
-	rows, err := q.db.QueryContext(ctx, query, queryParams...)
+	rows, err := q.query(ctx, nil, query, queryParams...)
 	if err != nil {
 		return nil, err
 	}
@@ -482,7 +482,7 @@ type UpsertAnchorParams struct {
 }
 
 func (q *Queries) UpsertAnchor(ctx context.Context, arg UpsertAnchorParams) error {
-	_, err := q.db.ExecContext(ctx, upsertAnchor,
+	_, err := q.exec(ctx, q.upsertAnchorStmt, upsertAnchor,
 		arg.ConversationID,
 		arg.InputID,
 		arg.CheckpointID,

@@ -7,6 +7,7 @@ package sqlitedb
 import (
 	"context"
 	"database/sql"
+	"fmt"
 )
 
 type DBTX interface {
@@ -20,12 +21,848 @@ func New(db DBTX) *Queries {
 	return &Queries{db: db}
 }
 
+func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
+	q := Queries{db: db}
+	var err error
+	if q.addUsageStmt, err = db.PrepareContext(ctx, addUsage); err != nil {
+		return nil, fmt.Errorf("error preparing query AddUsage: %w", err)
+	}
+	if q.allGatewayTokensStmt, err = db.PrepareContext(ctx, allGatewayTokens); err != nil {
+		return nil, fmt.Errorf("error preparing query AllGatewayTokens: %w", err)
+	}
+	if q.blobChildrenStmt, err = db.PrepareContext(ctx, blobChildren); err != nil {
+		return nil, fmt.Errorf("error preparing query BlobChildren: %w", err)
+	}
+	if q.callChunksStmt, err = db.PrepareContext(ctx, callChunks); err != nil {
+		return nil, fmt.Errorf("error preparing query CallChunks: %w", err)
+	}
+	if q.callRecordStatusStmt, err = db.PrepareContext(ctx, callRecordStatus); err != nil {
+		return nil, fmt.Errorf("error preparing query CallRecordStatus: %w", err)
+	}
+	if q.cancelRunStmt, err = db.PrepareContext(ctx, cancelRun); err != nil {
+		return nil, fmt.Errorf("error preparing query CancelRun: %w", err)
+	}
+	if q.cancelRunningCallsStmt, err = db.PrepareContext(ctx, cancelRunningCalls); err != nil {
+		return nil, fmt.Errorf("error preparing query CancelRunningCalls: %w", err)
+	}
+	if q.chainHoldsStmt, err = db.PrepareContext(ctx, chainHolds); err != nil {
+		return nil, fmt.Errorf("error preparing query ChainHolds: %w", err)
+	}
+	if q.checkpointChainStmt, err = db.PrepareContext(ctx, checkpointChain); err != nil {
+		return nil, fmt.Errorf("error preparing query CheckpointChain: %w", err)
+	}
+	if q.checkpointDeltaStmt, err = db.PrepareContext(ctx, checkpointDelta); err != nil {
+		return nil, fmt.Errorf("error preparing query CheckpointDelta: %w", err)
+	}
+	if q.checkpointStorageStmt, err = db.PrepareContext(ctx, checkpointStorage); err != nil {
+		return nil, fmt.Errorf("error preparing query CheckpointStorage: %w", err)
+	}
+	if q.clearActiveRunStmt, err = db.PrepareContext(ctx, clearActiveRun); err != nil {
+		return nil, fmt.Errorf("error preparing query ClearActiveRun: %w", err)
+	}
+	if q.conversationCheckpointsStmt, err = db.PrepareContext(ctx, conversationCheckpoints); err != nil {
+		return nil, fmt.Errorf("error preparing query ConversationCheckpoints: %w", err)
+	}
+	if q.countDetailedBeforeStmt, err = db.PrepareContext(ctx, countDetailedBefore); err != nil {
+		return nil, fmt.Errorf("error preparing query CountDetailedBefore: %w", err)
+	}
+	if q.countOtherLeasesStmt, err = db.PrepareContext(ctx, countOtherLeases); err != nil {
+		return nil, fmt.Errorf("error preparing query CountOtherLeases: %w", err)
+	}
+	if q.deleteChunksBeforeStmt, err = db.PrepareContext(ctx, deleteChunksBefore); err != nil {
+		return nil, fmt.Errorf("error preparing query DeleteChunksBefore: %w", err)
+	}
+	if q.deleteContextAnchorStmt, err = db.PrepareContext(ctx, deleteContextAnchor); err != nil {
+		return nil, fmt.Errorf("error preparing query DeleteContextAnchor: %w", err)
+	}
+	if q.deleteLeaseStmt, err = db.PrepareContext(ctx, deleteLease); err != nil {
+		return nil, fmt.Errorf("error preparing query DeleteLease: %w", err)
+	}
+	if q.deleteModelConfigStmt, err = db.PrepareContext(ctx, deleteModelConfig); err != nil {
+		return nil, fmt.Errorf("error preparing query DeleteModelConfig: %w", err)
+	}
+	if q.deleteRequestsBeforeStmt, err = db.PrepareContext(ctx, deleteRequestsBefore); err != nil {
+		return nil, fmt.Errorf("error preparing query DeleteRequestsBefore: %w", err)
+	}
+	if q.deleteSettingStmt, err = db.PrepareContext(ctx, deleteSetting); err != nil {
+		return nil, fmt.Errorf("error preparing query DeleteSetting: %w", err)
+	}
+	if q.existingCheckpointsStmt, err = db.PrepareContext(ctx, existingCheckpoints); err != nil {
+		return nil, fmt.Errorf("error preparing query ExistingCheckpoints: %w", err)
+	}
+	if q.finishRunStmt, err = db.PrepareContext(ctx, finishRun); err != nil {
+		return nil, fmt.Errorf("error preparing query FinishRun: %w", err)
+	}
+	if q.gatewayTokenByHashStmt, err = db.PrepareContext(ctx, gatewayTokenByHash); err != nil {
+		return nil, fmt.Errorf("error preparing query GatewayTokenByHash: %w", err)
+	}
+	if q.gatewayTokensOfUserStmt, err = db.PrepareContext(ctx, gatewayTokensOfUser); err != nil {
+		return nil, fmt.Errorf("error preparing query GatewayTokensOfUser: %w", err)
+	}
+	if q.getAnchorStmt, err = db.PrepareContext(ctx, getAnchor); err != nil {
+		return nil, fmt.Errorf("error preparing query GetAnchor: %w", err)
+	}
+	if q.getBlobStmt, err = db.PrepareContext(ctx, getBlob); err != nil {
+		return nil, fmt.Errorf("error preparing query GetBlob: %w", err)
+	}
+	if q.getCallRecordStmt, err = db.PrepareContext(ctx, getCallRecord); err != nil {
+		return nil, fmt.Errorf("error preparing query GetCallRecord: %w", err)
+	}
+	if q.getCallRequestStmt, err = db.PrepareContext(ctx, getCallRequest); err != nil {
+		return nil, fmt.Errorf("error preparing query GetCallRequest: %w", err)
+	}
+	if q.getCheckpointStmt, err = db.PrepareContext(ctx, getCheckpoint); err != nil {
+		return nil, fmt.Errorf("error preparing query GetCheckpoint: %w", err)
+	}
+	if q.getContextAnchorStmt, err = db.PrepareContext(ctx, getContextAnchor); err != nil {
+		return nil, fmt.Errorf("error preparing query GetContextAnchor: %w", err)
+	}
+	if q.getConversationStmt, err = db.PrepareContext(ctx, getConversation); err != nil {
+		return nil, fmt.Errorf("error preparing query GetConversation: %w", err)
+	}
+	if q.getModelConfigStmt, err = db.PrepareContext(ctx, getModelConfig); err != nil {
+		return nil, fmt.Errorf("error preparing query GetModelConfig: %w", err)
+	}
+	if q.getOwnerStmt, err = db.PrepareContext(ctx, getOwner); err != nil {
+		return nil, fmt.Errorf("error preparing query GetOwner: %w", err)
+	}
+	if q.getPromptStmt, err = db.PrepareContext(ctx, getPrompt); err != nil {
+		return nil, fmt.Errorf("error preparing query GetPrompt: %w", err)
+	}
+	if q.getRunStmt, err = db.PrepareContext(ctx, getRun); err != nil {
+		return nil, fmt.Errorf("error preparing query GetRun: %w", err)
+	}
+	if q.getSettingStmt, err = db.PrepareContext(ctx, getSetting); err != nil {
+		return nil, fmt.Errorf("error preparing query GetSetting: %w", err)
+	}
+	if q.getToolRoundStmt, err = db.PrepareContext(ctx, getToolRound); err != nil {
+		return nil, fmt.Errorf("error preparing query GetToolRound: %w", err)
+	}
+	if q.getUsageStmt, err = db.PrepareContext(ctx, getUsage); err != nil {
+		return nil, fmt.Errorf("error preparing query GetUsage: %w", err)
+	}
+	if q.hasBlobStmt, err = db.PrepareContext(ctx, hasBlob); err != nil {
+		return nil, fmt.Errorf("error preparing query HasBlob: %w", err)
+	}
+	if q.insertAuditEntryStmt, err = db.PrepareContext(ctx, insertAuditEntry); err != nil {
+		return nil, fmt.Errorf("error preparing query InsertAuditEntry: %w", err)
+	}
+	if q.insertBlobStmt, err = db.PrepareContext(ctx, insertBlob); err != nil {
+		return nil, fmt.Errorf("error preparing query InsertBlob: %w", err)
+	}
+	if q.insertBlobRefStmt, err = db.PrepareContext(ctx, insertBlobRef); err != nil {
+		return nil, fmt.Errorf("error preparing query InsertBlobRef: %w", err)
+	}
+	if q.insertCallChunkStmt, err = db.PrepareContext(ctx, insertCallChunk); err != nil {
+		return nil, fmt.Errorf("error preparing query InsertCallChunk: %w", err)
+	}
+	if q.insertCallRequestStmt, err = db.PrepareContext(ctx, insertCallRequest); err != nil {
+		return nil, fmt.Errorf("error preparing query InsertCallRequest: %w", err)
+	}
+	if q.insertCheckpointStmt, err = db.PrepareContext(ctx, insertCheckpoint); err != nil {
+		return nil, fmt.Errorf("error preparing query InsertCheckpoint: %w", err)
+	}
+	if q.insertCheckpointMessageStmt, err = db.PrepareContext(ctx, insertCheckpointMessage); err != nil {
+		return nil, fmt.Errorf("error preparing query InsertCheckpointMessage: %w", err)
+	}
+	if q.insertConversationStmt, err = db.PrepareContext(ctx, insertConversation); err != nil {
+		return nil, fmt.Errorf("error preparing query InsertConversation: %w", err)
+	}
+	if q.insertGatewayTokenStmt, err = db.PrepareContext(ctx, insertGatewayToken); err != nil {
+		return nil, fmt.Errorf("error preparing query InsertGatewayToken: %w", err)
+	}
+	if q.insertMessageStmt, err = db.PrepareContext(ctx, insertMessage); err != nil {
+		return nil, fmt.Errorf("error preparing query InsertMessage: %w", err)
+	}
+	if q.insertMessageBlobStmt, err = db.PrepareContext(ctx, insertMessageBlob); err != nil {
+		return nil, fmt.Errorf("error preparing query InsertMessageBlob: %w", err)
+	}
+	if q.insertOwnerStmt, err = db.PrepareContext(ctx, insertOwner); err != nil {
+		return nil, fmt.Errorf("error preparing query InsertOwner: %w", err)
+	}
+	if q.insertRunStmt, err = db.PrepareContext(ctx, insertRun); err != nil {
+		return nil, fmt.Errorf("error preparing query InsertRun: %w", err)
+	}
+	if q.insertToolRoundStmt, err = db.PrepareContext(ctx, insertToolRound); err != nil {
+		return nil, fmt.Errorf("error preparing query InsertToolRound: %w", err)
+	}
+	if q.insertToolRoundResultStmt, err = db.PrepareContext(ctx, insertToolRoundResult); err != nil {
+		return nil, fmt.Errorf("error preparing query InsertToolRoundResult: %w", err)
+	}
+	if q.latestRunByCursorRequestStmt, err = db.PrepareContext(ctx, latestRunByCursorRequest); err != nil {
+		return nil, fmt.Errorf("error preparing query LatestRunByCursorRequest: %w", err)
+	}
+	if q.listAuditEntriesStmt, err = db.PrepareContext(ctx, listAuditEntries); err != nil {
+		return nil, fmt.Errorf("error preparing query ListAuditEntries: %w", err)
+	}
+	if q.listCallRecordsStmt, err = db.PrepareContext(ctx, listCallRecords); err != nil {
+		return nil, fmt.Errorf("error preparing query ListCallRecords: %w", err)
+	}
+	if q.listConversationsStmt, err = db.PrepareContext(ctx, listConversations); err != nil {
+		return nil, fmt.Errorf("error preparing query ListConversations: %w", err)
+	}
+	if q.listModelConfigsStmt, err = db.PrepareContext(ctx, listModelConfigs); err != nil {
+		return nil, fmt.Errorf("error preparing query ListModelConfigs: %w", err)
+	}
+	if q.lockConversationStmt, err = db.PrepareContext(ctx, lockConversation); err != nil {
+		return nil, fmt.Errorf("error preparing query LockConversation: %w", err)
+	}
+	if q.nextProviderCallStmt, err = db.PrepareContext(ctx, nextProviderCall); err != nil {
+		return nil, fmt.Errorf("error preparing query NextProviderCall: %w", err)
+	}
+	if q.ownedAmongStmt, err = db.PrepareContext(ctx, ownedAmong); err != nil {
+		return nil, fmt.Errorf("error preparing query OwnedAmong: %w", err)
+	}
+	if q.ownedRunStmt, err = db.PrepareContext(ctx, ownedRun); err != nil {
+		return nil, fmt.Errorf("error preparing query OwnedRun: %w", err)
+	}
+	if q.putContextAnchorStmt, err = db.PrepareContext(ctx, putContextAnchor); err != nil {
+		return nil, fmt.Errorf("error preparing query PutContextAnchor: %w", err)
+	}
+	if q.putPromptStmt, err = db.PrepareContext(ctx, putPrompt); err != nil {
+		return nil, fmt.Errorf("error preparing query PutPrompt: %w", err)
+	}
+	if q.putSettingStmt, err = db.PrepareContext(ctx, putSetting); err != nil {
+		return nil, fmt.Errorf("error preparing query PutSetting: %w", err)
+	}
+	if q.revokeGatewayTokenStmt, err = db.PrepareContext(ctx, revokeGatewayToken); err != nil {
+		return nil, fmt.Errorf("error preparing query RevokeGatewayToken: %w", err)
+	}
+	if q.setActiveRunStmt, err = db.PrepareContext(ctx, setActiveRun); err != nil {
+		return nil, fmt.Errorf("error preparing query SetActiveRun: %w", err)
+	}
+	if q.setConversationHeadStmt, err = db.PrepareContext(ctx, setConversationHead); err != nil {
+		return nil, fmt.Errorf("error preparing query SetConversationHead: %w", err)
+	}
+	if q.setRunHeadStmt, err = db.PrepareContext(ctx, setRunHead); err != nil {
+		return nil, fmt.Errorf("error preparing query SetRunHead: %w", err)
+	}
+	if q.storedMessagesStmt, err = db.PrepareContext(ctx, storedMessages); err != nil {
+		return nil, fmt.Errorf("error preparing query StoredMessages: %w", err)
+	}
+	if q.toolRoundResultsStmt, err = db.PrepareContext(ctx, toolRoundResults); err != nil {
+		return nil, fmt.Errorf("error preparing query ToolRoundResults: %w", err)
+	}
+	if q.touchGatewayTokenStmt, err = db.PrepareContext(ctx, touchGatewayToken); err != nil {
+		return nil, fmt.Errorf("error preparing query TouchGatewayToken: %w", err)
+	}
+	if q.touchToolRoundStmt, err = db.PrepareContext(ctx, touchToolRound); err != nil {
+		return nil, fmt.Errorf("error preparing query TouchToolRound: %w", err)
+	}
+	if q.upsertAnchorStmt, err = db.PrepareContext(ctx, upsertAnchor); err != nil {
+		return nil, fmt.Errorf("error preparing query UpsertAnchor: %w", err)
+	}
+	if q.upsertCallRecordStmt, err = db.PrepareContext(ctx, upsertCallRecord); err != nil {
+		return nil, fmt.Errorf("error preparing query UpsertCallRecord: %w", err)
+	}
+	if q.upsertLeaseStmt, err = db.PrepareContext(ctx, upsertLease); err != nil {
+		return nil, fmt.Errorf("error preparing query UpsertLease: %w", err)
+	}
+	if q.upsertModelConfigStmt, err = db.PrepareContext(ctx, upsertModelConfig); err != nil {
+		return nil, fmt.Errorf("error preparing query UpsertModelConfig: %w", err)
+	}
+	return &q, nil
+}
+
+func (q *Queries) Close() error {
+	var err error
+	if q.addUsageStmt != nil {
+		if cerr := q.addUsageStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing addUsageStmt: %w", cerr)
+		}
+	}
+	if q.allGatewayTokensStmt != nil {
+		if cerr := q.allGatewayTokensStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing allGatewayTokensStmt: %w", cerr)
+		}
+	}
+	if q.blobChildrenStmt != nil {
+		if cerr := q.blobChildrenStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing blobChildrenStmt: %w", cerr)
+		}
+	}
+	if q.callChunksStmt != nil {
+		if cerr := q.callChunksStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing callChunksStmt: %w", cerr)
+		}
+	}
+	if q.callRecordStatusStmt != nil {
+		if cerr := q.callRecordStatusStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing callRecordStatusStmt: %w", cerr)
+		}
+	}
+	if q.cancelRunStmt != nil {
+		if cerr := q.cancelRunStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing cancelRunStmt: %w", cerr)
+		}
+	}
+	if q.cancelRunningCallsStmt != nil {
+		if cerr := q.cancelRunningCallsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing cancelRunningCallsStmt: %w", cerr)
+		}
+	}
+	if q.chainHoldsStmt != nil {
+		if cerr := q.chainHoldsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing chainHoldsStmt: %w", cerr)
+		}
+	}
+	if q.checkpointChainStmt != nil {
+		if cerr := q.checkpointChainStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing checkpointChainStmt: %w", cerr)
+		}
+	}
+	if q.checkpointDeltaStmt != nil {
+		if cerr := q.checkpointDeltaStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing checkpointDeltaStmt: %w", cerr)
+		}
+	}
+	if q.checkpointStorageStmt != nil {
+		if cerr := q.checkpointStorageStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing checkpointStorageStmt: %w", cerr)
+		}
+	}
+	if q.clearActiveRunStmt != nil {
+		if cerr := q.clearActiveRunStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing clearActiveRunStmt: %w", cerr)
+		}
+	}
+	if q.conversationCheckpointsStmt != nil {
+		if cerr := q.conversationCheckpointsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing conversationCheckpointsStmt: %w", cerr)
+		}
+	}
+	if q.countDetailedBeforeStmt != nil {
+		if cerr := q.countDetailedBeforeStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing countDetailedBeforeStmt: %w", cerr)
+		}
+	}
+	if q.countOtherLeasesStmt != nil {
+		if cerr := q.countOtherLeasesStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing countOtherLeasesStmt: %w", cerr)
+		}
+	}
+	if q.deleteChunksBeforeStmt != nil {
+		if cerr := q.deleteChunksBeforeStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing deleteChunksBeforeStmt: %w", cerr)
+		}
+	}
+	if q.deleteContextAnchorStmt != nil {
+		if cerr := q.deleteContextAnchorStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing deleteContextAnchorStmt: %w", cerr)
+		}
+	}
+	if q.deleteLeaseStmt != nil {
+		if cerr := q.deleteLeaseStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing deleteLeaseStmt: %w", cerr)
+		}
+	}
+	if q.deleteModelConfigStmt != nil {
+		if cerr := q.deleteModelConfigStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing deleteModelConfigStmt: %w", cerr)
+		}
+	}
+	if q.deleteRequestsBeforeStmt != nil {
+		if cerr := q.deleteRequestsBeforeStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing deleteRequestsBeforeStmt: %w", cerr)
+		}
+	}
+	if q.deleteSettingStmt != nil {
+		if cerr := q.deleteSettingStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing deleteSettingStmt: %w", cerr)
+		}
+	}
+	if q.existingCheckpointsStmt != nil {
+		if cerr := q.existingCheckpointsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing existingCheckpointsStmt: %w", cerr)
+		}
+	}
+	if q.finishRunStmt != nil {
+		if cerr := q.finishRunStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing finishRunStmt: %w", cerr)
+		}
+	}
+	if q.gatewayTokenByHashStmt != nil {
+		if cerr := q.gatewayTokenByHashStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing gatewayTokenByHashStmt: %w", cerr)
+		}
+	}
+	if q.gatewayTokensOfUserStmt != nil {
+		if cerr := q.gatewayTokensOfUserStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing gatewayTokensOfUserStmt: %w", cerr)
+		}
+	}
+	if q.getAnchorStmt != nil {
+		if cerr := q.getAnchorStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing getAnchorStmt: %w", cerr)
+		}
+	}
+	if q.getBlobStmt != nil {
+		if cerr := q.getBlobStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing getBlobStmt: %w", cerr)
+		}
+	}
+	if q.getCallRecordStmt != nil {
+		if cerr := q.getCallRecordStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing getCallRecordStmt: %w", cerr)
+		}
+	}
+	if q.getCallRequestStmt != nil {
+		if cerr := q.getCallRequestStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing getCallRequestStmt: %w", cerr)
+		}
+	}
+	if q.getCheckpointStmt != nil {
+		if cerr := q.getCheckpointStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing getCheckpointStmt: %w", cerr)
+		}
+	}
+	if q.getContextAnchorStmt != nil {
+		if cerr := q.getContextAnchorStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing getContextAnchorStmt: %w", cerr)
+		}
+	}
+	if q.getConversationStmt != nil {
+		if cerr := q.getConversationStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing getConversationStmt: %w", cerr)
+		}
+	}
+	if q.getModelConfigStmt != nil {
+		if cerr := q.getModelConfigStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing getModelConfigStmt: %w", cerr)
+		}
+	}
+	if q.getOwnerStmt != nil {
+		if cerr := q.getOwnerStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing getOwnerStmt: %w", cerr)
+		}
+	}
+	if q.getPromptStmt != nil {
+		if cerr := q.getPromptStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing getPromptStmt: %w", cerr)
+		}
+	}
+	if q.getRunStmt != nil {
+		if cerr := q.getRunStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing getRunStmt: %w", cerr)
+		}
+	}
+	if q.getSettingStmt != nil {
+		if cerr := q.getSettingStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing getSettingStmt: %w", cerr)
+		}
+	}
+	if q.getToolRoundStmt != nil {
+		if cerr := q.getToolRoundStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing getToolRoundStmt: %w", cerr)
+		}
+	}
+	if q.getUsageStmt != nil {
+		if cerr := q.getUsageStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing getUsageStmt: %w", cerr)
+		}
+	}
+	if q.hasBlobStmt != nil {
+		if cerr := q.hasBlobStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing hasBlobStmt: %w", cerr)
+		}
+	}
+	if q.insertAuditEntryStmt != nil {
+		if cerr := q.insertAuditEntryStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing insertAuditEntryStmt: %w", cerr)
+		}
+	}
+	if q.insertBlobStmt != nil {
+		if cerr := q.insertBlobStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing insertBlobStmt: %w", cerr)
+		}
+	}
+	if q.insertBlobRefStmt != nil {
+		if cerr := q.insertBlobRefStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing insertBlobRefStmt: %w", cerr)
+		}
+	}
+	if q.insertCallChunkStmt != nil {
+		if cerr := q.insertCallChunkStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing insertCallChunkStmt: %w", cerr)
+		}
+	}
+	if q.insertCallRequestStmt != nil {
+		if cerr := q.insertCallRequestStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing insertCallRequestStmt: %w", cerr)
+		}
+	}
+	if q.insertCheckpointStmt != nil {
+		if cerr := q.insertCheckpointStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing insertCheckpointStmt: %w", cerr)
+		}
+	}
+	if q.insertCheckpointMessageStmt != nil {
+		if cerr := q.insertCheckpointMessageStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing insertCheckpointMessageStmt: %w", cerr)
+		}
+	}
+	if q.insertConversationStmt != nil {
+		if cerr := q.insertConversationStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing insertConversationStmt: %w", cerr)
+		}
+	}
+	if q.insertGatewayTokenStmt != nil {
+		if cerr := q.insertGatewayTokenStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing insertGatewayTokenStmt: %w", cerr)
+		}
+	}
+	if q.insertMessageStmt != nil {
+		if cerr := q.insertMessageStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing insertMessageStmt: %w", cerr)
+		}
+	}
+	if q.insertMessageBlobStmt != nil {
+		if cerr := q.insertMessageBlobStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing insertMessageBlobStmt: %w", cerr)
+		}
+	}
+	if q.insertOwnerStmt != nil {
+		if cerr := q.insertOwnerStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing insertOwnerStmt: %w", cerr)
+		}
+	}
+	if q.insertRunStmt != nil {
+		if cerr := q.insertRunStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing insertRunStmt: %w", cerr)
+		}
+	}
+	if q.insertToolRoundStmt != nil {
+		if cerr := q.insertToolRoundStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing insertToolRoundStmt: %w", cerr)
+		}
+	}
+	if q.insertToolRoundResultStmt != nil {
+		if cerr := q.insertToolRoundResultStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing insertToolRoundResultStmt: %w", cerr)
+		}
+	}
+	if q.latestRunByCursorRequestStmt != nil {
+		if cerr := q.latestRunByCursorRequestStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing latestRunByCursorRequestStmt: %w", cerr)
+		}
+	}
+	if q.listAuditEntriesStmt != nil {
+		if cerr := q.listAuditEntriesStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing listAuditEntriesStmt: %w", cerr)
+		}
+	}
+	if q.listCallRecordsStmt != nil {
+		if cerr := q.listCallRecordsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing listCallRecordsStmt: %w", cerr)
+		}
+	}
+	if q.listConversationsStmt != nil {
+		if cerr := q.listConversationsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing listConversationsStmt: %w", cerr)
+		}
+	}
+	if q.listModelConfigsStmt != nil {
+		if cerr := q.listModelConfigsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing listModelConfigsStmt: %w", cerr)
+		}
+	}
+	if q.lockConversationStmt != nil {
+		if cerr := q.lockConversationStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing lockConversationStmt: %w", cerr)
+		}
+	}
+	if q.nextProviderCallStmt != nil {
+		if cerr := q.nextProviderCallStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing nextProviderCallStmt: %w", cerr)
+		}
+	}
+	if q.ownedAmongStmt != nil {
+		if cerr := q.ownedAmongStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing ownedAmongStmt: %w", cerr)
+		}
+	}
+	if q.ownedRunStmt != nil {
+		if cerr := q.ownedRunStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing ownedRunStmt: %w", cerr)
+		}
+	}
+	if q.putContextAnchorStmt != nil {
+		if cerr := q.putContextAnchorStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing putContextAnchorStmt: %w", cerr)
+		}
+	}
+	if q.putPromptStmt != nil {
+		if cerr := q.putPromptStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing putPromptStmt: %w", cerr)
+		}
+	}
+	if q.putSettingStmt != nil {
+		if cerr := q.putSettingStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing putSettingStmt: %w", cerr)
+		}
+	}
+	if q.revokeGatewayTokenStmt != nil {
+		if cerr := q.revokeGatewayTokenStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing revokeGatewayTokenStmt: %w", cerr)
+		}
+	}
+	if q.setActiveRunStmt != nil {
+		if cerr := q.setActiveRunStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing setActiveRunStmt: %w", cerr)
+		}
+	}
+	if q.setConversationHeadStmt != nil {
+		if cerr := q.setConversationHeadStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing setConversationHeadStmt: %w", cerr)
+		}
+	}
+	if q.setRunHeadStmt != nil {
+		if cerr := q.setRunHeadStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing setRunHeadStmt: %w", cerr)
+		}
+	}
+	if q.storedMessagesStmt != nil {
+		if cerr := q.storedMessagesStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing storedMessagesStmt: %w", cerr)
+		}
+	}
+	if q.toolRoundResultsStmt != nil {
+		if cerr := q.toolRoundResultsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing toolRoundResultsStmt: %w", cerr)
+		}
+	}
+	if q.touchGatewayTokenStmt != nil {
+		if cerr := q.touchGatewayTokenStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing touchGatewayTokenStmt: %w", cerr)
+		}
+	}
+	if q.touchToolRoundStmt != nil {
+		if cerr := q.touchToolRoundStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing touchToolRoundStmt: %w", cerr)
+		}
+	}
+	if q.upsertAnchorStmt != nil {
+		if cerr := q.upsertAnchorStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing upsertAnchorStmt: %w", cerr)
+		}
+	}
+	if q.upsertCallRecordStmt != nil {
+		if cerr := q.upsertCallRecordStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing upsertCallRecordStmt: %w", cerr)
+		}
+	}
+	if q.upsertLeaseStmt != nil {
+		if cerr := q.upsertLeaseStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing upsertLeaseStmt: %w", cerr)
+		}
+	}
+	if q.upsertModelConfigStmt != nil {
+		if cerr := q.upsertModelConfigStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing upsertModelConfigStmt: %w", cerr)
+		}
+	}
+	return err
+}
+
+func (q *Queries) exec(ctx context.Context, stmt *sql.Stmt, query string, args ...interface{}) (sql.Result, error) {
+	switch {
+	case stmt != nil && q.tx != nil:
+		return q.tx.StmtContext(ctx, stmt).ExecContext(ctx, args...)
+	case stmt != nil:
+		return stmt.ExecContext(ctx, args...)
+	default:
+		return q.db.ExecContext(ctx, query, args...)
+	}
+}
+
+func (q *Queries) query(ctx context.Context, stmt *sql.Stmt, query string, args ...interface{}) (*sql.Rows, error) {
+	switch {
+	case stmt != nil && q.tx != nil:
+		return q.tx.StmtContext(ctx, stmt).QueryContext(ctx, args...)
+	case stmt != nil:
+		return stmt.QueryContext(ctx, args...)
+	default:
+		return q.db.QueryContext(ctx, query, args...)
+	}
+}
+
+func (q *Queries) queryRow(ctx context.Context, stmt *sql.Stmt, query string, args ...interface{}) *sql.Row {
+	switch {
+	case stmt != nil && q.tx != nil:
+		return q.tx.StmtContext(ctx, stmt).QueryRowContext(ctx, args...)
+	case stmt != nil:
+		return stmt.QueryRowContext(ctx, args...)
+	default:
+		return q.db.QueryRowContext(ctx, query, args...)
+	}
+}
+
 type Queries struct {
-	db DBTX
+	db                           DBTX
+	tx                           *sql.Tx
+	addUsageStmt                 *sql.Stmt
+	allGatewayTokensStmt         *sql.Stmt
+	blobChildrenStmt             *sql.Stmt
+	callChunksStmt               *sql.Stmt
+	callRecordStatusStmt         *sql.Stmt
+	cancelRunStmt                *sql.Stmt
+	cancelRunningCallsStmt       *sql.Stmt
+	chainHoldsStmt               *sql.Stmt
+	checkpointChainStmt          *sql.Stmt
+	checkpointDeltaStmt          *sql.Stmt
+	checkpointStorageStmt        *sql.Stmt
+	clearActiveRunStmt           *sql.Stmt
+	conversationCheckpointsStmt  *sql.Stmt
+	countDetailedBeforeStmt      *sql.Stmt
+	countOtherLeasesStmt         *sql.Stmt
+	deleteChunksBeforeStmt       *sql.Stmt
+	deleteContextAnchorStmt      *sql.Stmt
+	deleteLeaseStmt              *sql.Stmt
+	deleteModelConfigStmt        *sql.Stmt
+	deleteRequestsBeforeStmt     *sql.Stmt
+	deleteSettingStmt            *sql.Stmt
+	existingCheckpointsStmt      *sql.Stmt
+	finishRunStmt                *sql.Stmt
+	gatewayTokenByHashStmt       *sql.Stmt
+	gatewayTokensOfUserStmt      *sql.Stmt
+	getAnchorStmt                *sql.Stmt
+	getBlobStmt                  *sql.Stmt
+	getCallRecordStmt            *sql.Stmt
+	getCallRequestStmt           *sql.Stmt
+	getCheckpointStmt            *sql.Stmt
+	getContextAnchorStmt         *sql.Stmt
+	getConversationStmt          *sql.Stmt
+	getModelConfigStmt           *sql.Stmt
+	getOwnerStmt                 *sql.Stmt
+	getPromptStmt                *sql.Stmt
+	getRunStmt                   *sql.Stmt
+	getSettingStmt               *sql.Stmt
+	getToolRoundStmt             *sql.Stmt
+	getUsageStmt                 *sql.Stmt
+	hasBlobStmt                  *sql.Stmt
+	insertAuditEntryStmt         *sql.Stmt
+	insertBlobStmt               *sql.Stmt
+	insertBlobRefStmt            *sql.Stmt
+	insertCallChunkStmt          *sql.Stmt
+	insertCallRequestStmt        *sql.Stmt
+	insertCheckpointStmt         *sql.Stmt
+	insertCheckpointMessageStmt  *sql.Stmt
+	insertConversationStmt       *sql.Stmt
+	insertGatewayTokenStmt       *sql.Stmt
+	insertMessageStmt            *sql.Stmt
+	insertMessageBlobStmt        *sql.Stmt
+	insertOwnerStmt              *sql.Stmt
+	insertRunStmt                *sql.Stmt
+	insertToolRoundStmt          *sql.Stmt
+	insertToolRoundResultStmt    *sql.Stmt
+	latestRunByCursorRequestStmt *sql.Stmt
+	listAuditEntriesStmt         *sql.Stmt
+	listCallRecordsStmt          *sql.Stmt
+	listConversationsStmt        *sql.Stmt
+	listModelConfigsStmt         *sql.Stmt
+	lockConversationStmt         *sql.Stmt
+	nextProviderCallStmt         *sql.Stmt
+	ownedAmongStmt               *sql.Stmt
+	ownedRunStmt                 *sql.Stmt
+	putContextAnchorStmt         *sql.Stmt
+	putPromptStmt                *sql.Stmt
+	putSettingStmt               *sql.Stmt
+	revokeGatewayTokenStmt       *sql.Stmt
+	setActiveRunStmt             *sql.Stmt
+	setConversationHeadStmt      *sql.Stmt
+	setRunHeadStmt               *sql.Stmt
+	storedMessagesStmt           *sql.Stmt
+	toolRoundResultsStmt         *sql.Stmt
+	touchGatewayTokenStmt        *sql.Stmt
+	touchToolRoundStmt           *sql.Stmt
+	upsertAnchorStmt             *sql.Stmt
+	upsertCallRecordStmt         *sql.Stmt
+	upsertLeaseStmt              *sql.Stmt
+	upsertModelConfigStmt        *sql.Stmt
 }
 
 func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 	return &Queries{
-		db: tx,
+		db:                           tx,
+		tx:                           tx,
+		addUsageStmt:                 q.addUsageStmt,
+		allGatewayTokensStmt:         q.allGatewayTokensStmt,
+		blobChildrenStmt:             q.blobChildrenStmt,
+		callChunksStmt:               q.callChunksStmt,
+		callRecordStatusStmt:         q.callRecordStatusStmt,
+		cancelRunStmt:                q.cancelRunStmt,
+		cancelRunningCallsStmt:       q.cancelRunningCallsStmt,
+		chainHoldsStmt:               q.chainHoldsStmt,
+		checkpointChainStmt:          q.checkpointChainStmt,
+		checkpointDeltaStmt:          q.checkpointDeltaStmt,
+		checkpointStorageStmt:        q.checkpointStorageStmt,
+		clearActiveRunStmt:           q.clearActiveRunStmt,
+		conversationCheckpointsStmt:  q.conversationCheckpointsStmt,
+		countDetailedBeforeStmt:      q.countDetailedBeforeStmt,
+		countOtherLeasesStmt:         q.countOtherLeasesStmt,
+		deleteChunksBeforeStmt:       q.deleteChunksBeforeStmt,
+		deleteContextAnchorStmt:      q.deleteContextAnchorStmt,
+		deleteLeaseStmt:              q.deleteLeaseStmt,
+		deleteModelConfigStmt:        q.deleteModelConfigStmt,
+		deleteRequestsBeforeStmt:     q.deleteRequestsBeforeStmt,
+		deleteSettingStmt:            q.deleteSettingStmt,
+		existingCheckpointsStmt:      q.existingCheckpointsStmt,
+		finishRunStmt:                q.finishRunStmt,
+		gatewayTokenByHashStmt:       q.gatewayTokenByHashStmt,
+		gatewayTokensOfUserStmt:      q.gatewayTokensOfUserStmt,
+		getAnchorStmt:                q.getAnchorStmt,
+		getBlobStmt:                  q.getBlobStmt,
+		getCallRecordStmt:            q.getCallRecordStmt,
+		getCallRequestStmt:           q.getCallRequestStmt,
+		getCheckpointStmt:            q.getCheckpointStmt,
+		getContextAnchorStmt:         q.getContextAnchorStmt,
+		getConversationStmt:          q.getConversationStmt,
+		getModelConfigStmt:           q.getModelConfigStmt,
+		getOwnerStmt:                 q.getOwnerStmt,
+		getPromptStmt:                q.getPromptStmt,
+		getRunStmt:                   q.getRunStmt,
+		getSettingStmt:               q.getSettingStmt,
+		getToolRoundStmt:             q.getToolRoundStmt,
+		getUsageStmt:                 q.getUsageStmt,
+		hasBlobStmt:                  q.hasBlobStmt,
+		insertAuditEntryStmt:         q.insertAuditEntryStmt,
+		insertBlobStmt:               q.insertBlobStmt,
+		insertBlobRefStmt:            q.insertBlobRefStmt,
+		insertCallChunkStmt:          q.insertCallChunkStmt,
+		insertCallRequestStmt:        q.insertCallRequestStmt,
+		insertCheckpointStmt:         q.insertCheckpointStmt,
+		insertCheckpointMessageStmt:  q.insertCheckpointMessageStmt,
+		insertConversationStmt:       q.insertConversationStmt,
+		insertGatewayTokenStmt:       q.insertGatewayTokenStmt,
+		insertMessageStmt:            q.insertMessageStmt,
+		insertMessageBlobStmt:        q.insertMessageBlobStmt,
+		insertOwnerStmt:              q.insertOwnerStmt,
+		insertRunStmt:                q.insertRunStmt,
+		insertToolRoundStmt:          q.insertToolRoundStmt,
+		insertToolRoundResultStmt:    q.insertToolRoundResultStmt,
+		latestRunByCursorRequestStmt: q.latestRunByCursorRequestStmt,
+		listAuditEntriesStmt:         q.listAuditEntriesStmt,
+		listCallRecordsStmt:          q.listCallRecordsStmt,
+		listConversationsStmt:        q.listConversationsStmt,
+		listModelConfigsStmt:         q.listModelConfigsStmt,
+		lockConversationStmt:         q.lockConversationStmt,
+		nextProviderCallStmt:         q.nextProviderCallStmt,
+		ownedAmongStmt:               q.ownedAmongStmt,
+		ownedRunStmt:                 q.ownedRunStmt,
+		putContextAnchorStmt:         q.putContextAnchorStmt,
+		putPromptStmt:                q.putPromptStmt,
+		putSettingStmt:               q.putSettingStmt,
+		revokeGatewayTokenStmt:       q.revokeGatewayTokenStmt,
+		setActiveRunStmt:             q.setActiveRunStmt,
+		setConversationHeadStmt:      q.setConversationHeadStmt,
+		setRunHeadStmt:               q.setRunHeadStmt,
+		storedMessagesStmt:           q.storedMessagesStmt,
+		toolRoundResultsStmt:         q.toolRoundResultsStmt,
+		touchGatewayTokenStmt:        q.touchGatewayTokenStmt,
+		touchToolRoundStmt:           q.touchToolRoundStmt,
+		upsertAnchorStmt:             q.upsertAnchorStmt,
+		upsertCallRecordStmt:         q.upsertCallRecordStmt,
+		upsertLeaseStmt:              q.upsertLeaseStmt,
+		upsertModelConfigStmt:        q.upsertModelConfigStmt,
 	}
 }

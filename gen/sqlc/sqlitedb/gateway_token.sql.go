@@ -14,7 +14,7 @@ SELECT id, user_id, user_name, name, hash, hint, created_at, expires_at, last_us
 `
 
 func (q *Queries) AllGatewayTokens(ctx context.Context) ([]GatewayToken, error) {
-	rows, err := q.db.QueryContext(ctx, allGatewayTokens)
+	rows, err := q.query(ctx, q.allGatewayTokensStmt, allGatewayTokens)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +52,7 @@ SELECT id, user_id, user_name, name, hash, hint, created_at, expires_at, last_us
 `
 
 func (q *Queries) GatewayTokenByHash(ctx context.Context, hash []byte) (GatewayToken, error) {
-	row := q.db.QueryRowContext(ctx, gatewayTokenByHash, hash)
+	row := q.queryRow(ctx, q.gatewayTokenByHashStmt, gatewayTokenByHash, hash)
 	var i GatewayToken
 	err := row.Scan(
 		&i.ID,
@@ -74,7 +74,7 @@ SELECT id, user_id, user_name, name, hash, hint, created_at, expires_at, last_us
 `
 
 func (q *Queries) GatewayTokensOfUser(ctx context.Context, userID string) ([]GatewayToken, error) {
-	rows, err := q.db.QueryContext(ctx, gatewayTokensOfUser, userID)
+	rows, err := q.query(ctx, q.gatewayTokensOfUserStmt, gatewayTokensOfUser, userID)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +126,7 @@ type InsertGatewayTokenParams struct {
 }
 
 func (q *Queries) InsertGatewayToken(ctx context.Context, arg InsertGatewayTokenParams) error {
-	_, err := q.db.ExecContext(ctx, insertGatewayToken,
+	_, err := q.exec(ctx, q.insertGatewayTokenStmt, insertGatewayToken,
 		arg.ID,
 		arg.UserID,
 		arg.UserName,
@@ -151,7 +151,7 @@ type RevokeGatewayTokenParams struct {
 }
 
 func (q *Queries) RevokeGatewayToken(ctx context.Context, arg RevokeGatewayTokenParams) (int64, error) {
-	result, err := q.db.ExecContext(ctx, revokeGatewayToken, arg.ID, arg.RevokedAt)
+	result, err := q.exec(ctx, q.revokeGatewayTokenStmt, revokeGatewayToken, arg.ID, arg.RevokedAt)
 	if err != nil {
 		return 0, err
 	}
@@ -168,7 +168,7 @@ type TouchGatewayTokenParams struct {
 }
 
 func (q *Queries) TouchGatewayToken(ctx context.Context, arg TouchGatewayTokenParams) (int64, error) {
-	result, err := q.db.ExecContext(ctx, touchGatewayToken, arg.ID, arg.LastUsedAt)
+	result, err := q.exec(ctx, q.touchGatewayTokenStmt, touchGatewayToken, arg.ID, arg.LastUsedAt)
 	if err != nil {
 		return 0, err
 	}

@@ -14,7 +14,7 @@ DELETE FROM model_configs WHERE id = ?1
 `
 
 func (q *Queries) DeleteModelConfig(ctx context.Context, id string) (int64, error) {
-	result, err := q.db.ExecContext(ctx, deleteModelConfig, id)
+	result, err := q.exec(ctx, q.deleteModelConfigStmt, deleteModelConfig, id)
 	if err != nil {
 		return 0, err
 	}
@@ -26,7 +26,7 @@ SELECT id, sort_order, display_name, group_name, enabled, provider_kind, base_ur
 `
 
 func (q *Queries) GetModelConfig(ctx context.Context, id string) (ModelConfig, error) {
-	row := q.db.QueryRowContext(ctx, getModelConfig, id)
+	row := q.queryRow(ctx, q.getModelConfigStmt, getModelConfig, id)
 	var i ModelConfig
 	err := row.Scan(
 		&i.ID,
@@ -58,7 +58,7 @@ SELECT id, sort_order, display_name, group_name, enabled, provider_kind, base_ur
 `
 
 func (q *Queries) ListModelConfigs(ctx context.Context) ([]ModelConfig, error) {
-	rows, err := q.db.QueryContext(ctx, listModelConfigs)
+	rows, err := q.query(ctx, q.listModelConfigsStmt, listModelConfigs)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +143,7 @@ type UpsertModelConfigParams struct {
 }
 
 func (q *Queries) UpsertModelConfig(ctx context.Context, arg UpsertModelConfigParams) error {
-	_, err := q.db.ExecContext(ctx, upsertModelConfig,
+	_, err := q.exec(ctx, q.upsertModelConfigStmt, upsertModelConfig,
 		arg.ID,
 		arg.SortOrder,
 		arg.DisplayName,

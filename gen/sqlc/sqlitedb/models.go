@@ -74,6 +74,7 @@ type CallRecord struct {
 	UsageReasoning    int64
 	UsageKnown        int64
 	Detailed          bool
+	UserID            string
 }
 
 type CallRequest struct {

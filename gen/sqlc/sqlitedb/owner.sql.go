@@ -20,7 +20,7 @@ type GetOwnerParams struct {
 }
 
 func (q *Queries) GetOwner(ctx context.Context, arg GetOwnerParams) (string, error) {
-	row := q.db.QueryRowContext(ctx, getOwner, arg.Kind, arg.ID)
+	row := q.queryRow(ctx, q.getOwnerStmt, getOwner, arg.Kind, arg.ID)
 	var user_id string
 	err := row.Scan(&user_id)
 	return user_id, err
@@ -39,7 +39,7 @@ type InsertOwnerParams struct {
 }
 
 func (q *Queries) InsertOwner(ctx context.Context, arg InsertOwnerParams) error {
-	_, err := q.db.ExecContext(ctx, insertOwner,
+	_, err := q.exec(ctx, q.insertOwnerStmt, insertOwner,
 		arg.Kind,
 		arg.ID,
 		arg.UserID,
@@ -71,7 +71,7 @@ func (q *Queries) OwnedAmong(ctx context.Context, arg OwnedAmongParams) ([]strin
 	} else {
 		query = strings.Replace(query, "/*SLICE:ids*/?", "NULL", 1)
 	}
-	rows, err := q.db.QueryContext(ctx, query, queryParams...)
+	rows, err := q.query(ctx, nil, query, queryParams...)
 	if err != nil {
 		return nil, err
 	}

@@ -20,7 +20,7 @@ type CancelRunParams struct {
 }
 
 func (q *Queries) CancelRun(ctx context.Context, arg CancelRunParams) error {
-	_, err := q.db.ExecContext(ctx, cancelRun, arg.ID, arg.UpdatedAt)
+	_, err := q.exec(ctx, q.cancelRunStmt, cancelRun, arg.ID, arg.UpdatedAt)
 	return err
 }
 
@@ -34,7 +34,7 @@ type CancelRunningCallsParams struct {
 }
 
 func (q *Queries) CancelRunningCalls(ctx context.Context, arg CancelRunningCallsParams) error {
-	_, err := q.db.ExecContext(ctx, cancelRunningCalls, arg.RunID, arg.FinishedAt)
+	_, err := q.exec(ctx, q.cancelRunningCallsStmt, cancelRunningCalls, arg.RunID, arg.FinishedAt)
 	return err
 }
 
@@ -49,7 +49,7 @@ type ClearActiveRunParams struct {
 }
 
 func (q *Queries) ClearActiveRun(ctx context.Context, arg ClearActiveRunParams) error {
-	_, err := q.db.ExecContext(ctx, clearActiveRun, arg.ID, arg.UpdatedAt, arg.ActiveRunID)
+	_, err := q.exec(ctx, q.clearActiveRunStmt, clearActiveRun, arg.ID, arg.UpdatedAt, arg.ActiveRunID)
 	return err
 }
 
@@ -75,7 +75,7 @@ type FinishRunParams struct {
 }
 
 func (q *Queries) FinishRun(ctx context.Context, arg FinishRunParams) (int64, error) {
-	result, err := q.db.ExecContext(ctx, finishRun,
+	result, err := q.exec(ctx, q.finishRunStmt, finishRun,
 		arg.ID,
 		arg.Status,
 		arg.UsageInput,
@@ -99,7 +99,7 @@ SELECT id, conversation_id, cursor_request_id, parent_run_id, parent_tool_call_i
 `
 
 func (q *Queries) GetRun(ctx context.Context, id string) (Run, error) {
-	row := q.db.QueryRowContext(ctx, getRun, id)
+	row := q.queryRow(ctx, q.getRunStmt, getRun, id)
 	var i Run
 	err := row.Scan(
 		&i.ID,
@@ -146,7 +146,7 @@ type InsertRunParams struct {
 }
 
 func (q *Queries) InsertRun(ctx context.Context, arg InsertRunParams) error {
-	_, err := q.db.ExecContext(ctx, insertRun,
+	_, err := q.exec(ctx, q.insertRunStmt, insertRun,
 		arg.ID,
 		arg.ConversationID,
 		arg.CursorRequestID,
@@ -164,7 +164,7 @@ SELECT id, conversation_id, cursor_request_id, parent_run_id, parent_tool_call_i
 `
 
 func (q *Queries) LatestRunByCursorRequest(ctx context.Context, cursorRequestID string) (Run, error) {
-	row := q.db.QueryRowContext(ctx, latestRunByCursorRequest, cursorRequestID)
+	row := q.queryRow(ctx, q.latestRunByCursorRequestStmt, latestRunByCursorRequest, cursorRequestID)
 	var i Run
 	err := row.Scan(
 		&i.ID,
@@ -203,7 +203,7 @@ type NextProviderCallParams struct {
 }
 
 func (q *Queries) NextProviderCall(ctx context.Context, arg NextProviderCallParams) (int64, error) {
-	row := q.db.QueryRowContext(ctx, nextProviderCall, arg.ID, arg.UpdatedAt)
+	row := q.queryRow(ctx, q.nextProviderCallStmt, nextProviderCall, arg.ID, arg.UpdatedAt)
 	var provider_call_index int64
 	err := row.Scan(&provider_call_index)
 	return provider_call_index, err
@@ -216,7 +216,7 @@ WHERE r.id = ?1 AND r.status = 'running'
 
 // The run if it is running and still the active run of its conversation.
 func (q *Queries) OwnedRun(ctx context.Context, id string) (Run, error) {
-	row := q.db.QueryRowContext(ctx, ownedRun, id)
+	row := q.queryRow(ctx, q.ownedRunStmt, ownedRun, id)
 	var i Run
 	err := row.Scan(
 		&i.ID,
@@ -254,7 +254,7 @@ type SetActiveRunParams struct {
 }
 
 func (q *Queries) SetActiveRun(ctx context.Context, arg SetActiveRunParams) error {
-	_, err := q.db.ExecContext(ctx, setActiveRun, arg.ID, arg.ActiveRunID, arg.UpdatedAt)
+	_, err := q.exec(ctx, q.setActiveRunStmt, setActiveRun, arg.ID, arg.ActiveRunID, arg.UpdatedAt)
 	return err
 }
 
@@ -269,6 +269,6 @@ type SetRunHeadParams struct {
 }
 
 func (q *Queries) SetRunHead(ctx context.Context, arg SetRunHeadParams) error {
-	_, err := q.db.ExecContext(ctx, setRunHead, arg.ID, arg.HeadCheckpointID, arg.UpdatedAt)
+	_, err := q.exec(ctx, q.setRunHeadStmt, setRunHead, arg.ID, arg.HeadCheckpointID, arg.UpdatedAt)
 	return err
 }

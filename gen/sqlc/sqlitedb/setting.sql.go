@@ -14,7 +14,7 @@ DELETE FROM settings WHERE name = ?1
 `
 
 func (q *Queries) DeleteSetting(ctx context.Context, name string) (int64, error) {
-	result, err := q.db.ExecContext(ctx, deleteSetting, name)
+	result, err := q.exec(ctx, q.deleteSettingStmt, deleteSetting, name)
 	if err != nil {
 		return 0, err
 	}
@@ -26,7 +26,7 @@ SELECT value FROM settings WHERE name = ?1
 `
 
 func (q *Queries) GetSetting(ctx context.Context, name string) (string, error) {
-	row := q.db.QueryRowContext(ctx, getSetting, name)
+	row := q.queryRow(ctx, q.getSettingStmt, getSetting, name)
 	var value string
 	err := row.Scan(&value)
 	return value, err
@@ -44,6 +44,6 @@ type PutSettingParams struct {
 }
 
 func (q *Queries) PutSetting(ctx context.Context, arg PutSettingParams) error {
-	_, err := q.db.ExecContext(ctx, putSetting, arg.Name, arg.Value, arg.UpdatedAt)
+	_, err := q.exec(ctx, q.putSettingStmt, putSetting, arg.Name, arg.Value, arg.UpdatedAt)
 	return err
 }

@@ -14,7 +14,7 @@ SELECT id, run_id, conversation_id, base_checkpoint_id, "plan", created_at, upda
 `
 
 func (q *Queries) GetToolRound(ctx context.Context, id string) (ToolRound, error) {
-	row := q.db.QueryRowContext(ctx, getToolRound, id)
+	row := q.queryRow(ctx, q.getToolRoundStmt, getToolRound, id)
 	var i ToolRound
 	err := row.Scan(
 		&i.ID,
@@ -43,7 +43,7 @@ type InsertToolRoundParams struct {
 }
 
 func (q *Queries) InsertToolRound(ctx context.Context, arg InsertToolRoundParams) error {
-	_, err := q.db.ExecContext(ctx, insertToolRound,
+	_, err := q.exec(ctx, q.insertToolRoundStmt, insertToolRound,
 		arg.ID,
 		arg.RunID,
 		arg.ConversationID,
@@ -68,7 +68,7 @@ type InsertToolRoundResultParams struct {
 }
 
 func (q *Queries) InsertToolRoundResult(ctx context.Context, arg InsertToolRoundResultParams) error {
-	_, err := q.db.ExecContext(ctx, insertToolRoundResult,
+	_, err := q.exec(ctx, q.insertToolRoundResultStmt, insertToolRoundResult,
 		arg.RoundID,
 		arg.Seq,
 		arg.CallID,
@@ -83,7 +83,7 @@ SELECT round_id, seq, call_id, checkpoint_id, created_at FROM tool_round_results
 `
 
 func (q *Queries) ToolRoundResults(ctx context.Context, roundID string) ([]ToolRoundResult, error) {
-	rows, err := q.db.QueryContext(ctx, toolRoundResults, roundID)
+	rows, err := q.query(ctx, q.toolRoundResultsStmt, toolRoundResults, roundID)
 	if err != nil {
 		return nil, err
 	}
@@ -121,6 +121,6 @@ type TouchToolRoundParams struct {
 }
 
 func (q *Queries) TouchToolRound(ctx context.Context, arg TouchToolRoundParams) error {
-	_, err := q.db.ExecContext(ctx, touchToolRound, arg.ID, arg.UpdatedAt)
+	_, err := q.exec(ctx, q.touchToolRoundStmt, touchToolRound, arg.ID, arg.UpdatedAt)
 	return err
 }

@@ -5,6 +5,7 @@ SELECT * FROM call_records
 WHERE (model_id = sqlc.arg(model_id) OR sqlc.arg(model_id) = '')
   AND (status = sqlc.arg(status) OR sqlc.arg(status) = '')
   AND (conversation_id = sqlc.arg(conversation_id) OR sqlc.arg(conversation_id) = '')
+  AND (user_id = sqlc.arg(user_id) OR sqlc.arg(user_id) = '')
   AND request_started_at >= sqlc.arg(since) AND request_started_at < sqlc.arg(until)
   AND (request_started_at < sqlc.arg(after_started)
        OR (request_started_at = sqlc.arg(after_started) AND call_id < sqlc.arg(after_call_id)))
