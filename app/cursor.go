@@ -14,10 +14,12 @@ import (
 	"keygate/adapters/ca"
 	"keygate/adapters/cursor"
 	"keygate/adapters/cursor/agent"
+	"keygate/adapters/cursor/transport"
 	"keygate/adapters/cursor/unary"
 	"keygate/adapters/cursorproxy"
 	"keygate/adapters/metrics"
 	"keygate/adapters/relstore"
+	"keygate/adapters/tracing"
 	"keygate/adapters/upstream"
 	"keygate/app/company"
 	"keygate/app/config"
@@ -32,13 +34,14 @@ import (
 type CursorRoutes map[string]http.Handler
 
 // NewEngine builds the run engine over the store and the provider client.
-// The cleanup stops every run still going (each ends Cancelled).
-func NewEngine(store *relstore.Store, mp ports.ModelProvider, m *metrics.Metrics, logger *zap.Logger) (*run.Engine, func(), error) {
+// Tool rounds are traced as spans of the turn whose run stores them. The
+// cleanup stops every run still going (each ends Cancelled).
+func NewEngine(store *relstore.Store, mp ports.ModelProvider, m *metrics.Metrics, tr *tracing.Tracing, logger *zap.Logger) (*run.Engine, func(), error) {
 	st := store.Stores()
 	e, err := run.New(run.Options{
 		Conversations: st.Conversations,
 		Runs:          m.Runs(st.Runs),
-		ToolRounds:    st.ToolRounds,
+		ToolRounds:    tr.ToolRounds(st.ToolRounds),
 		Blobs:         st.Blobs,
 		Anchors:       store.ContextAnchors(),
 		Provider:      mp,
@@ -67,9 +70,10 @@ func NewUpstream(cfg config.Config, logger *zap.Logger) (*upstream.Forwarder, er
 }
 
 // NewCursorRoutes builds the Cursor protocol adapter: the run layer on the
-// engine, model lists merged with Cursor's, foreign appends relayed to
-// Cursor, and the transport routes. The cleanup ends every open transport.
-func NewCursorRoutes(engine *run.Engine, store *relstore.Store, models *appcontrol.Models, fwd *upstream.Forwarder, logger *zap.Logger) (CursorRoutes, func(), error) {
+// engine (each turn a trace of its own), model lists merged with Cursor's,
+// foreign appends relayed to Cursor, and the transport routes. The cleanup
+// ends every open transport.
+func NewCursorRoutes(engine *run.Engine, store *relstore.Store, models *appcontrol.Models, fwd *upstream.Forwarder, tr *tracing.Tracing, logger *zap.Logger) (CursorRoutes, func(), error) {
 	st := store.Stores()
 	handler, err := agent.New(agent.Options{
 		Engine:        engine,
@@ -82,7 +86,7 @@ func NewCursorRoutes(engine *run.Engine, store *relstore.Store, models *appcontr
 	if err != nil {
 		return nil, nil, fmt.Errorf("new cursor run handler: %w", err)
 	}
-	srv := cursor.New(handler, cursor.Options{
+	srv := cursor.New(tracedTurns{next: handler, tr: tr}, cursor.Options{
 		Unary: unary.Options{Catalog: modelCatalog{models}, Upstream: fwd},
 		// A turn whose model Keygate does not serve (and speech-to-text
 		// appends) goes to Cursor whole: its appends and its RunSSE.
@@ -96,6 +100,21 @@ func NewCursorRoutes(engine *run.Engine, store *relstore.Store, models *appcontr
 			logger.Warn("close cursor transports", zap.Error(err))
 		}
 	}, nil
+}
+
+// tracedTurns makes each turn the root span of a trace. The run layer
+// starts the turn's run with the context it is served with, so the spans of
+// the run's model calls and tool rounds nest under the turn's.
+type tracedTurns struct {
+	next transport.RunHandler
+	tr   *tracing.Tracing
+}
+
+func (t tracedTurns) ServeRun(ctx context.Context, turn *transport.Turn) error {
+	ctx, end := t.tr.Turn(ctx, turn.RequestID, turn.Request.GetConversationId(), transport.ModelID(turn.Request))
+	err := t.next.ServeRun(ctx, turn)
+	end(err)
+	return err
 }
 
 // keygateModel tells the Cursor adapter which turns Keygate serves: an

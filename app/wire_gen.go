@@ -71,7 +71,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	}
 	server := NewHTTPServer(cfg, logger, dataDir, store, controlRoutes, accountRoutes, authority)
 	retention := NewRetention(store, settings)
-	engine, cleanup4, err := NewEngine(store, modelProvider, metrics, logger)
+	engine, cleanup4, err := NewEngine(store, modelProvider, metrics, tracing, logger)
 	if err != nil {
 		cleanup3()
 		cleanup2()
@@ -86,7 +86,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	cursorRoutes, cleanup5, err := NewCursorRoutes(engine, store, models, forwarder, logger)
+	cursorRoutes, cleanup5, err := NewCursorRoutes(engine, store, models, forwarder, tracing, logger)
 	if err != nil {
 		cleanup4()
 		cleanup3()

@@ -4,10 +4,11 @@
 // OTEL_EXPORTER_OTLP_* variables name.
 //
 // Place in the hexagon: adapter. Model-call spans come from a decorator of
-// ports.ModelProvider ([Tracing.Provider]); the turn and tool-round spans
-// are started by whoever serves the turn ([Tracing.Turn],
-// [Tracing.ToolRound]) and ride on the context, so model calls made with
-// that context nest under them. Without an endpoint configured the tracer
+// ports.ModelProvider ([Tracing.Provider]) and tool-round spans from a
+// decorator of ports.ToolRoundStore ([Tracing.ToolRounds]); the turn span
+// is started by whoever serves the turn ([Tracing.Turn]; the composition
+// root wraps the Cursor adapter's run handler) and rides on the context,
+// so the model calls and tool rounds of the turn's run nest under it. Without an endpoint configured the tracer
 // is a no-op and costs next to nothing.
 //
 // It uses the OpenTelemetry SDK (go.opentelemetry.io/otel) rather than

@@ -51,11 +51,13 @@ func NewWithProcessor(sp sdktrace.SpanProcessor, version string) *Tracing {
 // Shutdown flushes pending spans.
 func (t *Tracing) Shutdown(ctx context.Context) error { return t.shutdown(ctx) }
 
-// Turn starts the root span of one Cursor turn. Call end with the turn's
-// error (nil on success) when it is over.
-func (t *Tracing) Turn(ctx context.Context, runID, conversationID, model string) (context.Context, func(error)) {
+// Turn starts the root span of one Cursor turn, named by its Cursor
+// request id (the run id is made later, inside the turn; the model-call
+// spans carry it). Call end with the turn's error (nil on success) when it
+// is over.
+func (t *Tracing) Turn(ctx context.Context, requestID, conversationID, model string) (context.Context, func(error)) {
 	ctx, span := t.tracer.Start(ctx, "keygate.turn", trace.WithNewRoot(), trace.WithSpanKind(trace.SpanKindServer),
-		trace.WithAttributes(attribute.String("keygate.run_id", runID),
+		trace.WithAttributes(attribute.String("keygate.request_id", requestID),
 			attribute.String("keygate.conversation_id", conversationID), attribute.String("keygate.model", model)))
 	return ctx, ender(span)
 }

@@ -1,0 +1,171 @@
+package app_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.uber.org/zap"
+
+	"keygate/adapters/cursor/cursortest"
+	"keygate/adapters/provider/providertest"
+	"keygate/adapters/tracing"
+	"keygate/app"
+	"keygate/app/config"
+	appcontrol "keygate/app/control"
+	"keygate/domain/llm"
+)
+
+// tracedStack composes Keygate's Cursor path the way app.Initialize does,
+// with the spans going to rec instead of an OTLP collector: the Cursor
+// routes, the run engine, the SQLite store and the provider client, with
+// one configured model pointing at a fake provider.
+func tracedStack(ctx context.Context, rec *tracetest.SpanRecorder, providerURL string) (ts *httptest.Server, modelID string) {
+	dir := app.DataDir(GinkgoT().TempDir())
+	log := zap.NewNop()
+	cfg := config.Config{DataDir: string(dir)}
+	store, closeStore, err := app.OpenStore(ctx, cfg, log, dir)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(closeStore)
+	box, err := app.OpenSecretBox(dir)
+	Expect(err).NotTo(HaveOccurred())
+	auditor := app.NewAuditor(store)
+	settings, err := app.LoadSettings(ctx, store, auditor)
+	Expect(err).NotTo(HaveOccurred())
+	m := app.NewMetrics()
+	tr := tracing.NewWithProcessor(rec, "test")
+	mp := app.NewModelProvider(log, store, settings, m, tr)
+	models := app.NewModels(store, box, mp, auditor)
+	engine, stopEngine, err := app.NewEngine(store, mp, m, tr, log)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(stopEngine)
+	fwd, err := app.NewUpstream(cfg, log)
+	Expect(err).NotTo(HaveOccurred())
+	routes, closeRoutes, err := app.NewCursorRoutes(engine, store, models, fwd, tr, log)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(closeRoutes)
+
+	mux := http.NewServeMux()
+	for p, h := range routes {
+		mux.Handle(p, h)
+	}
+	ts = httptest.NewServer(mux)
+	DeferCleanup(ts.Close)
+	DeferCleanup(ts.CloseClientConnections)
+
+	created, err := models.Create(ctx, appcontrol.ModelSettings{DisplayName: "Fake GPT", ProviderKind: llm.ProviderOpenAIChat,
+		BaseURL: providerURL, ModelID: "fake-gpt", SupportsTools: true}, "sk-test", true)
+	Expect(err).NotTo(HaveOccurred())
+	return ts, created.Config.ID
+}
+
+// spansOf are the ended spans of one trace, by name.
+func spansOf(spans []trace.ReadOnlySpan, root trace.ReadOnlySpan) map[string][]trace.ReadOnlySpan {
+	out := map[string][]trace.ReadOnlySpan{}
+	for _, s := range spans {
+		if s.SpanContext().TraceID() == root.SpanContext().TraceID() {
+			out[s.Name()] = append(out[s.Name()], s)
+		}
+	}
+	return out
+}
+
+func attr(s trace.ReadOnlySpan, key string) attribute.Value {
+	for _, kv := range s.Attributes() {
+		if string(kv.Key) == key {
+			return kv.Value
+		}
+	}
+	return attribute.Value{}
+}
+
+// turns are the ended turn spans, in the order they ended.
+func turns(rec *tracetest.SpanRecorder) []trace.ReadOnlySpan {
+	var out []trace.ReadOnlySpan
+	for _, s := range rec.Ended() {
+		if s.Name() == "keygate.turn" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+var _ = Describe("Tracing of Cursor turns", func() {
+	var (
+		rec      *tracetest.SpanRecorder
+		provider *providertest.Server
+		server   *httptest.Server
+		modelID  string
+	)
+	BeforeEach(func(ctx SpecContext) {
+		rec = tracetest.NewSpanRecorder()
+		provider = providertest.NewServer()
+		DeferCleanup(provider.Close)
+		server, modelID = tracedStack(ctx, rec, provider.URL)
+	})
+
+	// turn sends one turn from the Cursor client simulator, with a
+	// workspace that runs the tools the model asks for.
+	turn := func(ctx context.Context, requestID, conv, text string) *cursortest.Stream {
+		ws := cursortest.NewWorkspace(GinkgoT().TempDir())
+		Expect(os.WriteFile(filepath.Join(ws.Root, "notes.txt"), []byte("hello from the workspace\n"), 0o644)).To(Succeed())
+		c := cursortest.NewClient(server.URL, server.Client(), requestID)
+		c.OnMessage = ws.Handle
+		st, err := c.Subscribe(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(st.Close)
+		Expect(c.Send(ctx, cursortest.RunRequest(conv, modelID, text))).To(Succeed())
+		return st
+	}
+
+	It("makes each turn one trace whose root span holds its model calls and tool rounds", func(ctx SpecContext) {
+		provider.Enqueue(providertest.Stream(providertest.ChatSSE(providertest.Turn{ID: "r1", Text: []string{"Let me read it."},
+			Calls: []providertest.Call{{ID: "call_read", Name: "Read", Arguments: []string{`{"path":"notes.txt"}`}}}})))
+		provider.Enqueue(providertest.Stream(providertest.ChatSSE(providertest.Turn{ID: "r2", Text: providertest.Words("It says hello.")})))
+		provider.Enqueue(providertest.Stream(providertest.ChatSSE(providertest.Turn{ID: "r3", Text: providertest.Words("Hi.")})))
+
+		By("running a turn with one tool round, then a plain turn")
+		st := turn(ctx, "req-trace-1", "conv-trace-1", "What is in notes.txt?")
+		Eventually(func() []trace.ReadOnlySpan { return turns(rec) }).WithTimeout(15 * time.Second).Should(HaveLen(1))
+		Expect(strings.Join(st.Texts(), "")).To(Equal("Let me read it.It says hello."))
+		turn(ctx, "req-trace-2", "conv-trace-2", "Hello")
+		Eventually(func() []trace.ReadOnlySpan { return turns(rec) }).WithTimeout(15 * time.Second).Should(HaveLen(2))
+
+		first, second := turns(rec)[0], turns(rec)[1]
+		Expect(first.SpanContext().TraceID()).NotTo(Equal(second.SpanContext().TraceID()), "a trace per turn")
+		Expect(first.Parent().IsValid()).To(BeFalse(), "the turn is the root")
+		Expect(first.Status().Code).NotTo(Equal(codes.Error))
+		Expect(attr(first, "keygate.request_id").AsString()).To(Equal("req-trace-1"))
+		Expect(attr(first, "keygate.conversation_id").AsString()).To(Equal("conv-trace-1"))
+		Expect(attr(first, "keygate.model").AsString()).To(Equal(modelID))
+
+		By("nesting the tool turn's two model calls and its tool round under the turn")
+		spans := spansOf(rec.Ended(), first)
+		Expect(spans["keygate.turn"]).To(HaveLen(1))
+		Expect(spans["keygate.model_call"]).To(HaveLen(2))
+		Expect(spans["keygate.tool_round"]).To(HaveLen(1))
+		for _, s := range append(spans["keygate.model_call"], spans["keygate.tool_round"]...) {
+			Expect(s.Parent().SpanID()).To(Equal(first.SpanContext().SpanID()), s.Name())
+		}
+		round := spans["keygate.tool_round"][0]
+		Expect(attr(round, "keygate.tool_calls").AsInt64()).To(BeEquivalentTo(1))
+		Expect(attr(round, "keygate.tool_round.outcome").AsString()).To(Equal("settled"))
+		Expect(round.EndTime()).To(BeTemporally("<=", first.EndTime()))
+
+		By("giving the plain turn its own model call and no tool round")
+		spans = spansOf(rec.Ended(), second)
+		Expect(spans["keygate.model_call"]).To(HaveLen(1))
+		Expect(spans["keygate.model_call"][0].Parent().SpanID()).To(Equal(second.SpanContext().SpanID()))
+		Expect(spans).NotTo(HaveKey("keygate.tool_round"))
+	}, SpecTimeout(60*time.Second))
+})
