@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"keygate/domain/access"
 	"keygate/domain/audit"
+	"keygate/domain/llm"
 	"keygate/ports"
 )
 
@@ -25,7 +27,8 @@ func NewAuditor(log ports.AuditLog, clock ports.Clock) *Auditor {
 // Record stores that caller did action (as "noun.verb") to target.
 // before and after are the object's states, marshalled to JSON and masked
 // with audit.Mask (nil: the object did not exist). A ports.ModelConfig can
-// be passed as it is: its SealedAPIKey field is masked like any key.
+// be passed as it is: it is recorded with the control API's JSON names
+// (see modelView) and its sealed key is masked like any key.
 func (a *Auditor) Record(ctx context.Context, caller access.Principal, action, target string, before, after any) error {
 	b, err := marshal(before)
 	if err != nil {
@@ -56,8 +59,53 @@ func (a *Auditor) Entries(ctx context.Context, caller access.Principal, q ports.
 }
 
 func marshal(v any) ([]byte, error) {
-	if v == nil {
+	switch t := v.(type) {
+	case nil:
 		return nil, nil
+	case ports.ModelConfig:
+		v = newModelView(t)
 	}
 	return json.Marshal(v)
+}
+
+// modelView is what the audit log keeps of a model configuration: the
+// fields under the names the control API's JSON gives them (proto JSON,
+// lowerCamel, as in keygate.control.v1.Model and ModelSettings), flat, so
+// that the console lists each changed field on its own. The sealed key is
+// apiKey, which audit.Mask replaces by [set] or [changed]. Extra params
+// stay a JSON object (the API carries them as a string), so that a secret
+// inside them is masked too, as one in customHeaders is.
+type modelView struct {
+	ID                  string           `json:"id"`
+	SortOrder           int              `json:"sortOrder"`
+	Enabled             bool             `json:"enabled"`
+	DisplayName         string           `json:"displayName"`
+	GroupName           string           `json:"groupName"`
+	ProviderKind        llm.ProviderKind `json:"providerKind"`
+	BaseURL             string           `json:"baseUrl"`
+	UseFullURL          bool             `json:"useFullUrl"`
+	APIKey              []byte           `json:"apiKey"`
+	ModelID             string           `json:"modelId"`
+	Tooltip             string           `json:"tooltip"`
+	ReasoningEffort     string           `json:"reasoningEffort"`
+	ContextWindowTokens int64            `json:"contextWindowTokens"`
+	MaxOutputTokens     int64            `json:"maxOutputTokens"`
+	ExtraParams         json.RawMessage  `json:"extraParams"`
+	CustomHeaders       json.RawMessage  `json:"customHeaders"`
+	SupportsImages      bool             `json:"supportsImages"`
+	SupportsTools       bool             `json:"supportsTools"`
+	CreateTime          time.Time        `json:"createTime"`
+	UpdateTime          time.Time        `json:"updateTime"`
+}
+
+func newModelView(c ports.ModelConfig) modelView {
+	return modelView{
+		ID: c.ID, SortOrder: c.SortOrder, Enabled: c.Enabled, DisplayName: c.DisplayName, GroupName: c.GroupName,
+		ProviderKind: c.ProviderKind, BaseURL: c.BaseURL, UseFullURL: c.UseFullURL, APIKey: c.SealedAPIKey,
+		ModelID: c.ModelID, Tooltip: c.Tooltip, ReasoningEffort: c.ReasoningEffort,
+		ContextWindowTokens: c.ContextWindowTokens, MaxOutputTokens: c.MaxOutputTokens,
+		ExtraParams: c.ExtraParams, CustomHeaders: c.CustomHeaders,
+		SupportsImages: c.SupportsImages, SupportsTools: c.SupportsTools,
+		CreateTime: c.CreatedAt, UpdateTime: c.UpdatedAt,
+	}
 }

@@ -48,11 +48,31 @@ var _ = Describe("Auditor", func() {
 		var b, a map[string]any
 		Expect(json.Unmarshal(got[0].Before, &b)).To(Succeed())
 		Expect(json.Unmarshal(got[0].After, &a)).To(Succeed())
-		Expect(a).To(HaveKeyWithValue("DisplayName", "GPT 5"))
-		Expect(a).To(HaveKeyWithValue("SealedAPIKey", "[changed]"))
-		Expect(b).To(HaveKeyWithValue("SealedAPIKey", "[set]"))
-		Expect(a["CustomHeaders"]).To(HaveKeyWithValue("Authorization", "[set]"))
+		Expect(a).To(HaveKeyWithValue("displayName", "GPT 5"))
+		Expect(a).To(HaveKeyWithValue("providerKind", "openai_responses"))
+		Expect(a).To(HaveKeyWithValue("apiKey", "[changed]"))
+		Expect(b).To(HaveKeyWithValue("apiKey", "[set]"))
+		Expect(a["customHeaders"]).To(HaveKeyWithValue("Authorization", "[set]"))
 		Expect(string(got[0].Before) + string(got[0].After)).NotTo(ContainSubstring("Bearer abc"))
+	})
+
+	It("names a model configuration's fields as the control API's JSON does", func() {
+		cfg := ports.ModelConfig{ID: "m1", DisplayName: "GPT", ProviderKind: llm.ProviderOpenAIChat, BaseURL: "https://api.example",
+			ModelID: "gpt-x", MaxOutputTokens: 4096, SealedAPIKey: []byte("sealed"), ExtraParams: json.RawMessage(`{"api_key":"inner"}`)}
+		Expect(auditor.Record(ctx, admin, "model.put", "m1", nil, cfg)).To(Succeed())
+		got, _ := auditor.Entries(ctx, admin, ports.AuditQuery{})
+		var a map[string]any
+		Expect(json.Unmarshal(got[0].After, &a)).To(Succeed())
+		Expect(a).To(HaveKeyWithValue("id", "m1"))
+		Expect(a).To(HaveKeyWithValue("baseUrl", "https://api.example"))
+		Expect(a).To(HaveKeyWithValue("modelId", "gpt-x"))
+		Expect(a).To(HaveKeyWithValue("maxOutputTokens", BeNumerically("==", 4096)))
+		Expect(a).To(HaveKeyWithValue("apiKey", "[set]"))
+		Expect(a["extraParams"]).To(HaveKeyWithValue("api_key", "[set]"), "a secret inside extra params is masked too")
+		for k := range a {
+			Expect(k).To(MatchRegexp(`^[a-z][a-zA-Z]*$`), "lowerCamel, never a Go field name")
+		}
+		Expect(string(got[0].After)).NotTo(ContainSubstring("sealed"))
 	})
 
 	It("records a deletion with no after document", func() {

@@ -58,7 +58,8 @@ var _ = Describe("Auditor store decorators", func() {
 		Expect(list[2].Before).To(BeNil(), "the first put created the model")
 		var change map[string]any
 		Expect(json.Unmarshal(list[1].After, &change)).To(Succeed())
-		Expect(change).To(HaveKeyWithValue("SealedAPIKey", "[changed]"))
+		Expect(change).To(HaveKeyWithValue("apiKey", "[changed]"))
+		Expect(change).To(HaveKeyWithValue("displayName", "GPT"))
 		Expect(list[0].After).To(BeNil())
 	})
 

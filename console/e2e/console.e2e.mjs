@@ -240,7 +240,7 @@ try {
     await rows.filter({ hasText: "token.revoke" }).first().waitFor();
     const created = rows.filter({ hasText: "created" }).last();
     await created.getByText("created “Fake Large”").click();
-    await created.getByText("SealedAPIKey: [set]").waitFor();
+    await created.getByText("apiKey: [set]").waitFor();
     const text = await page.locator("main").innerText();
     if (text.includes("0123456789")) throw new Error("the audit log shows the provider API key");
     await shot("13-audit-log");
