@@ -27,6 +27,11 @@ type Event struct {
 	Data []byte
 }
 
+// readBuffer is the read buffer of a stream. Token events are short, and
+// one buffer per concurrent stream is most of a turn's memory when it is
+// large; a longer line grows the spill buffer instead, up to maxLine.
+const readBuffer = 4 << 10
+
 // Reader splits a byte stream into events.
 type Reader struct {
 	br      *bufio.Reader
@@ -44,7 +49,7 @@ func NewReader(r io.Reader, maxLine int) *Reader {
 	if maxLine <= 0 {
 		maxLine = DefaultMaxLine
 	}
-	return &Reader{br: bufio.NewReaderSize(r, 64<<10), maxLine: maxLine}
+	return &Reader{br: bufio.NewReaderSize(r, readBuffer), maxLine: maxLine}
 }
 
 // Next returns the next event. At the end of the stream it returns io.EOF;
