@@ -33,13 +33,17 @@ type DB struct {
 var _ relstore.Engine = (*DB)(nil)
 
 // Open opens (creating on first start) the database in dataDir and applies
-// pending migrations. The directory is created with mode 0700 if missing.
+// pending migrations. The directory is created with mode 0700 if missing,
+// the database file and its -wal and -shm files with mode 0600.
 // logger is used as given (the caller names it).
 func Open(ctx context.Context, dataDir string, logger *zap.Logger) (*DB, error) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
 	path := filepath.Join(dataDir, FileName)
+	if err := restrictFile(path); err != nil {
+		return nil, err
+	}
 	writer, err := sql.Open("sqlite", dsn(path, true))
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
