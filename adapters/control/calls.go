@@ -29,7 +29,7 @@ var _ controlv1connect.CallServiceHandler = (*callService)(nil)
 func (h *callService) ListCalls(ctx context.Context, req *connect.Request[controlv1.ListCallsRequest]) (*connect.Response[controlv1.ListCallsResponse], error) {
 	f := req.Msg.GetFilter()
 	q := ports.CallQuery{ModelID: f.GetModelId(), Status: callrecord.Status(f.GetStatus()),
-		ConversationID: f.GetConversationId(), Limit: int(req.Msg.GetPageSize())}
+		ConversationID: f.GetConversationId(), UserID: f.GetUserId(), Limit: int(req.Msg.GetPageSize())}
 	if f.GetStartTime() != nil {
 		q.Since = f.GetStartTime().AsTime()
 	}
@@ -77,7 +77,7 @@ func (h *callService) GetCall(ctx context.Context, req *connect.Request[controlv
 
 // Status values are the same numbers in the domain and in the API.
 func callToProto(r callrecord.Record) *controlv1.Call {
-	c := &controlv1.Call{CallId: r.CallID, RunId: r.RunID, ConversationId: r.ConversationID,
+	c := &controlv1.Call{CallId: r.CallID, RunId: r.RunID, ConversationId: r.ConversationID, UserId: r.UserID,
 		ProviderCallIndex: int32(r.ProviderCallIndex), Status: controlv1.CallStatus(r.Status),
 		HttpStatus: int32(r.HTTPStatus), ErrorMessage: r.ErrorMessage, RequestBytes: r.RequestBytes,
 		ResponseBytes: r.ResponseBytes, EventCount: r.EventCount, Detailed: r.Detailed,

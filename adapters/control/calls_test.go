@@ -19,7 +19,12 @@ import (
 
 // record stores a finished call made by hand.
 func (a *api) record(id, model string, status callrecord.Status, started time.Time, u *llm.Usage) {
-	rec := callrecord.Record{CallID: id, RunID: "run", ConversationID: "conv", Status: callrecord.StatusRunning,
+	a.recordFor("", id, model, status, started, u)
+}
+
+// recordFor is record for a call made in user's turn.
+func (a *api) recordFor(user, id, model string, status callrecord.Status, started time.Time, u *llm.Usage) {
+	rec := callrecord.Record{CallID: id, RunID: "run", ConversationID: "conv", UserID: user, Status: callrecord.StatusRunning,
 		Model:  callrecord.ModelSnapshot{ModelID: model, ProviderKind: llm.ProviderOpenAIChat},
 		Timing: callrecord.Timing{RequestStarted: started}}
 	Expect(a.store.Start(context.Background(), rec)).To(Succeed())
@@ -72,7 +77,7 @@ var _ = Describe("CallService", func() {
 				if i%2 == 1 {
 					model = "claude-b"
 				}
-				a.record(fmt.Sprintf("call-%d", i), model, status, at.Add(time.Duration(i)*time.Minute), nil)
+				a.recordFor([]string{"ada", "bob"}[i/3], fmt.Sprintf("call-%d", i), model, status, at.Add(time.Duration(i)*time.Minute), nil)
 			}
 		})
 		list := func(req *controlv1.ListCallsRequest) ([]string, string) {
@@ -108,6 +113,7 @@ var _ = Describe("CallService", func() {
 			},
 			Entry("by model", &controlv1.CallFilter{ModelId: "claude-b"}, []string{"call-3", "call-1"}),
 			Entry("by status", &controlv1.CallFilter{Status: controlv1.CallStatus_CALL_STATUS_ERROR}, []string{"call-3"}),
+			Entry("by user", &controlv1.CallFilter{UserId: "bob"}, []string{"call-4", "call-3"}),
 			Entry("by a time range that includes its start and excludes its end",
 				&controlv1.CallFilter{StartTime: timestamppb.New(at.Add(time.Minute)), EndTime: timestamppb.New(at.Add(3 * time.Minute))},
 				[]string{"call-2", "call-1"}),
@@ -121,10 +127,11 @@ var _ = Describe("CallService", func() {
 
 	Describe("GetCall", func() {
 		It("shows timings and usage of a call", func() {
-			a.record("c1", "gpt-a", callrecord.StatusCompleted, at, &llm.Usage{Input: 10, CacheRead: 90, Output: 5})
+			a.recordFor("ada", "c1", "gpt-a", callrecord.StatusCompleted, at, &llm.Usage{Input: 10, CacheRead: 90, Output: 5})
 			resp, err := a.calls.GetCall(ctx, connect.NewRequest(&controlv1.GetCallRequest{CallId: "c1"}))
 			Expect(err).NotTo(HaveOccurred())
 			c := resp.Msg.GetCall()
+			Expect(c.GetUserId()).To(Equal("ada"))
 			Expect(c.GetTiming().GetTtftMs()).To(Equal(int64(200)))
 			Expect(c.GetTiming().GetDurationMs()).To(Equal(int64(1000)))
 			Expect(c.GetUsage().GetCacheReadTokens()).To(Equal(int64(90)))

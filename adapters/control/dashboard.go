@@ -22,7 +22,7 @@ var _ controlv1connect.DashboardServiceHandler = (*dashboardService)(nil)
 
 // Bucket values are the same numbers in the use case and in the API.
 func (h *dashboardService) GetDashboard(ctx context.Context, req *connect.Request[controlv1.GetDashboardRequest]) (*connect.Response[controlv1.GetDashboardResponse], error) {
-	q := appcontrol.DashboardQuery{Bucket: appcontrol.Bucket(req.Msg.GetBucketSize()), ModelID: req.Msg.GetModelId()}
+	q := appcontrol.DashboardQuery{Bucket: appcontrol.Bucket(req.Msg.GetBucketSize()), ModelID: req.Msg.GetModelId(), UserID: req.Msg.GetUserId()}
 	if t := req.Msg.GetStartTime(); t != nil {
 		q.Since = t.AsTime()
 	}
@@ -36,6 +36,9 @@ func (h *dashboardService) GetDashboard(ctx context.Context, req *connect.Reques
 	resp := &controlv1.GetDashboardResponse{Totals: aggregateToProto(v.Totals), BucketSize: controlv1.BucketSize(v.Bucket)}
 	for _, p := range v.Series {
 		resp.Series = append(resp.Series, &controlv1.SeriesPoint{StartTime: timestamppb.New(p.Start), Aggregate: aggregateToProto(p.Aggregate)})
+	}
+	for _, u := range v.PerUser {
+		resp.PerUser = append(resp.PerUser, &controlv1.UserAggregate{UserId: u.UserID, Aggregate: aggregateToProto(u.Aggregate)})
 	}
 	for _, m := range v.PerModel {
 		resp.PerModel = append(resp.PerModel, &controlv1.ModelAggregate{ModelId: m.ModelID, Aggregate: aggregateToProto(m.Aggregate)})

@@ -26,9 +26,9 @@ var _ = Describe("DashboardService", func() {
 		_, err := a.setting.UpdateSettings(ctx, connect.NewRequest(&controlv1.UpdateSettingsRequest{Settings: &controlv1.Settings{
 			Prices: []*controlv1.ModelPrice{{ModelId: "gpt-a", InputPerMillion: 2, OutputPerMillion: 8, CacheReadPerMillion: 0.5}}}}))
 		Expect(err).NotTo(HaveOccurred())
-		a.record("1", "gpt-a", callrecord.StatusCompleted, at, &llm.Usage{Input: 1_000_000, CacheRead: 3_000_000, Output: 500_000})
-		a.record("2", "gpt-a", callrecord.StatusError, at.Add(2*time.Hour), nil)
-		a.record("3", "claude-b", callrecord.StatusCompleted, at.Add(26*time.Hour), &llm.Usage{Input: 100, Output: 10})
+		a.recordFor("ada", "1", "gpt-a", callrecord.StatusCompleted, at, &llm.Usage{Input: 1_000_000, CacheRead: 3_000_000, Output: 500_000})
+		a.recordFor("ada", "2", "gpt-a", callrecord.StatusError, at.Add(2*time.Hour), nil)
+		a.recordFor("bob", "3", "claude-b", callrecord.StatusCompleted, at.Add(26*time.Hour), &llm.Usage{Input: 100, Output: 10})
 		a.record("outside", "gpt-a", callrecord.StatusCompleted, at.Add(-time.Hour), &llm.Usage{Input: 7})
 		r, err := a.dashboard.GetDashboard(ctx, connect.NewRequest(&controlv1.GetDashboardRequest{
 			StartTime: timestamppb.New(at), EndTime: timestamppb.New(at.Add(48 * time.Hour))}))
@@ -62,6 +62,28 @@ var _ = Describe("DashboardService", func() {
 		Expect(resp.GetSeries()[0].GetAggregate().GetCalls()).To(Equal(int64(1)))
 		Expect(resp.GetSeries()[1].GetAggregate().GetCalls()).To(BeZero())
 		Expect(resp.GetSeries()[26].GetAggregate().GetCalls()).To(Equal(int64(1)))
+	})
+
+	It("sums each user's calls, ordered by user id", func() {
+		var users []string
+		var calls, input []int64
+		for _, u := range resp.GetPerUser() {
+			users = append(users, u.GetUserId())
+			calls = append(calls, u.GetAggregate().GetCalls())
+			input = append(input, u.GetAggregate().GetInputTokens())
+		}
+		Expect(users).To(Equal([]string{"ada", "bob"}))
+		Expect(calls).To(Equal([]int64{2, 1}))
+		Expect(input).To(Equal([]int64{1_000_000, 100}))
+	})
+
+	It("limits everything to one user on request", func() {
+		r, err := a.dashboard.GetDashboard(ctx, connect.NewRequest(&controlv1.GetDashboardRequest{
+			StartTime: timestamppb.New(at), EndTime: timestamppb.New(at.Add(48 * time.Hour)), UserId: "bob"}))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.Msg.GetTotals().GetCalls()).To(Equal(int64(1)))
+		Expect(r.Msg.GetPerUser()).To(HaveLen(1))
+		Expect(r.Msg.GetPerModel()[0].GetModelId()).To(Equal("claude-b"))
 	})
 
 	It("refuses a range that ends before it starts", func() {

@@ -13,8 +13,9 @@ import (
 )
 
 // Store decorators that apply tenancy to the ports the console and the
-// Cursor routes read and write through. A call record belongs to the owner
-// of its conversation, so only conversations need recorded owners.
+// Cursor routes read and write through. A call record carries the user
+// whose turn made it (callrecord.Record.UserID), so call reads filter on
+// that column; conversations have recorded owners (ports.OwnerStore).
 //
 // Console side (CallReader, CallLister, Conversations): the caller is the
 // access.Principal that adapters/auth put on the context; without one
@@ -33,24 +34,27 @@ func principal(ctx context.Context) (access.Principal, error) {
 	return p, nil
 }
 
-// CallReader wraps next: a member reads only call records of their own
-// conversations; another user's record is ports.ErrNotFound.
+// CallReader wraps next: a member reads only the records of calls made in
+// their own turns; another user's record is ports.ErrNotFound.
 func (t *Tenancy) CallReader(next ports.CallRecordReader) ports.CallRecordReader {
-	return scopedCalls{next: next, t: t}
+	return scopedCalls{next: next}
 }
 
 type scopedCalls struct {
 	next ports.CallRecordReader
-	t    *Tenancy
 }
 
 func (s scopedCalls) CallRecord(ctx context.Context, callID string) (callrecord.Record, error) {
+	p, err := principal(ctx)
+	if err != nil {
+		return callrecord.Record{}, err
+	}
 	rec, err := s.next.CallRecord(ctx, callID)
 	if err != nil {
 		return rec, err
 	}
-	if err := s.authorize(ctx, rec); err != nil {
-		return callrecord.Record{}, err
+	if !p.CanSee(rec.UserID) {
+		return callrecord.Record{}, fmt.Errorf("call %s: %w", callID, ports.ErrNotFound)
 	}
 	return rec, nil
 }
@@ -62,27 +66,15 @@ func (s scopedCalls) CallDetail(ctx context.Context, callID string) (callrecord.
 	return s.next.CallDetail(ctx, callID)
 }
 
-func (s scopedCalls) authorize(ctx context.Context, rec callrecord.Record) error {
-	p, err := principal(ctx)
-	if err != nil {
-		return err
-	}
-	if err := s.t.Authorize(ctx, p, access.KindConversation, rec.ConversationID); err != nil {
-		return fmt.Errorf("call %s: %w", rec.CallID, ports.ErrNotFound)
-	}
-	return nil
-}
-
-// CallLister wraps next: a member's lists hold only their own
-// conversations' calls. Pages are refilled from further pages, so a page is
-// short only at the end of the list.
+// CallLister wraps next: a member's lists (and so their dashboard) hold
+// only the calls of their own turns; asking for another user's calls
+// yields an empty list.
 func (t *Tenancy) CallLister(next ports.CallLister) ports.CallLister {
-	return scopedCallList{next: next, t: t}
+	return scopedCallList{next: next}
 }
 
 type scopedCallList struct {
 	next ports.CallLister
-	t    *Tenancy
 }
 
 func (s scopedCallList) CallRecords(ctx context.Context, q ports.CallQuery) ([]callrecord.Record, error) {
@@ -90,25 +82,13 @@ func (s scopedCallList) CallRecords(ctx context.Context, q ports.CallQuery) ([]c
 	if err != nil {
 		return nil, err
 	}
-	if p.IsAdmin() {
-		return s.next.CallRecords(ctx, q)
-	}
-	if q.ConversationID != "" {
-		if err := s.t.Authorize(ctx, p, access.KindConversation, q.ConversationID); err != nil {
+	if !p.IsAdmin() {
+		if q.UserID != "" && q.UserID != p.UserID {
 			return []callrecord.Record{}, nil
 		}
-		return s.next.CallRecords(ctx, q)
+		q.UserID = p.UserID
 	}
-	return refill(ctx, s.t, p, q.Limit,
-		func(ctx context.Context, limit int, last *callrecord.Record) ([]callrecord.Record, error) {
-			page := q
-			page.Limit = limit
-			if last != nil {
-				page.After = &ports.CallCursor{Started: last.Timing.RequestStarted, CallID: last.CallID}
-			}
-			return s.next.CallRecords(ctx, page)
-		},
-		func(r callrecord.Record) string { return r.ConversationID })
+	return s.next.CallRecords(ctx, q)
 }
 
 // Conversations wraps next: a member lists and opens only their own

@@ -33,10 +33,11 @@ var _ = Describe("Tenancy store decorators", func() {
 		convs   ports.ConversationStore
 		adaHead string
 	)
-	// record stores a running call record of conversation conv.
-	record := func(callID, conv string, at time.Time) {
+	// record stores a running call record of conversation conv, made in
+	// user's turn.
+	record := func(callID, conv, user string, at time.Time) {
 		Expect(st.CallRecords().Start(context.Background(), callrecord.Record{
-			CallID: callID, RunID: "run-" + callID, ConversationID: conv, Status: callrecord.StatusRunning,
+			CallID: callID, RunID: "run-" + callID, ConversationID: conv, UserID: user, Status: callrecord.StatusRunning,
 			Timing: callrecord.Timing{RequestStarted: at},
 		})).To(Succeed())
 	}
@@ -52,8 +53,8 @@ var _ = Describe("Tenancy store decorators", func() {
 		adaHead = head.ID()
 		_, err = convs.Open(as(bob), "conv-bob")
 		Expect(err).NotTo(HaveOccurred())
-		record("call-ada", "conv-ada", started)
-		record("call-bob", "conv-bob", started.Add(time.Second))
+		record("call-ada", "conv-ada", "ada", started)
+		record("call-bob", "conv-bob", "bob", started.Add(time.Second))
 		Expect(st.CallRecords().Request(context.Background(), "call-ada",
 			callrecord.Request{Method: "POST", URL: "https://api.example/v1/responses", Body: []byte(`{}`)})).To(Succeed())
 	})
@@ -103,15 +104,17 @@ var _ = Describe("Tenancy store decorators", func() {
 		calls := tenancy.CallLister(st.CallRecords())
 		Expect(calls.CallRecords(as(bob), ports.CallQuery{})).To(ConsistOf(HaveField("CallID", "call-bob")))
 		Expect(calls.CallRecords(as(bob), ports.CallQuery{ConversationID: "conv-ada"})).To(BeEmpty())
+		Expect(calls.CallRecords(as(bob), ports.CallQuery{UserID: "ada"})).To(BeEmpty())
+		Expect(calls.CallRecords(as(admin), ports.CallQuery{UserID: "ada"})).To(ConsistOf(HaveField("CallID", "call-ada")))
 		Expect(calls.CallRecords(as(admin), ports.CallQuery{})).To(HaveLen(2))
 		list := tenancy.Conversations(st.Conversations())
 		Expect(list.Conversations(as(ada), nil, 10)).To(ConsistOf(HaveField("ID", "conv-ada")))
 		Expect(list.Conversations(as(admin), nil, 10)).To(HaveLen(2))
 	})
 
-	It("fills a member's page from later pages when other users' calls come first", func() {
+	It("fills a member's page although other users' calls come first", func() {
 		for i := range 5 {
-			record(fmt.Sprintf("call-bob-%d", i), "conv-bob", started.Add(time.Duration(10+i)*time.Second))
+			record(fmt.Sprintf("call-bob-%d", i), "conv-bob", "bob", started.Add(time.Duration(10+i)*time.Second))
 		}
 		page, err := tenancy.CallLister(st.CallRecords()).CallRecords(as(ada), ports.CallQuery{Limit: 2})
 		Expect(err).NotTo(HaveOccurred())

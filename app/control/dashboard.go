@@ -90,12 +90,19 @@ type ModelAggregate struct {
 	Aggregate
 }
 
+// UserAggregate sums the calls made in one user's turns.
+type UserAggregate struct {
+	UserID string
+	Aggregate
+}
+
 // DashboardQuery selects what to aggregate; zero times default to the last
-// seven days.
+// seven days. An empty ModelID or UserID matches every model or user.
 type DashboardQuery struct {
 	Since, Until time.Time
 	Bucket       Bucket
 	ModelID      string
+	UserID       string
 }
 
 // DashboardView is the aggregate of a range.
@@ -103,6 +110,7 @@ type DashboardView struct {
 	Totals   Aggregate
 	Series   []Point
 	PerModel []ModelAggregate
+	PerUser  []UserAggregate
 	Bucket   Bucket
 }
 
@@ -143,13 +151,14 @@ func (d *Dashboard) Get(ctx context.Context, q DashboardQuery) (DashboardView, e
 	for i := range set.Prices {
 		prices[set.Prices[i].ModelID] = &set.Prices[i]
 	}
-	recs, err := d.calls.CallRecords(ctx, ports.CallQuery{Since: q.Since, Until: q.Until, ModelID: q.ModelID})
+	recs, err := d.calls.CallRecords(ctx, ports.CallQuery{Since: q.Since, Until: q.Until, ModelID: q.ModelID, UserID: q.UserID})
 	if err != nil {
 		return DashboardView{}, fmt.Errorf("aggregate calls: %w", err)
 	}
 	v := DashboardView{Bucket: q.Bucket}
 	points := map[time.Time]*Point{}
 	models := map[string]*ModelAggregate{}
+	users := map[string]*UserAggregate{}
 	for _, r := range recs {
 		if !r.Status.Final() {
 			continue
@@ -165,6 +174,10 @@ func (d *Dashboard) Get(ctx context.Context, q DashboardQuery) (DashboardView, e
 			models[r.Model.ModelID] = &ModelAggregate{ModelID: r.Model.ModelID}
 		}
 		models[r.Model.ModelID].add(r, p)
+		if users[r.UserID] == nil {
+			users[r.UserID] = &UserAggregate{UserID: r.UserID}
+		}
+		users[r.UserID].add(r, p)
 	}
 	for t := truncate(q.Since, q.Bucket); t.Before(q.Until); t = step(t, q.Bucket) {
 		if p := points[t]; p != nil {
@@ -177,6 +190,10 @@ func (d *Dashboard) Get(ctx context.Context, q DashboardQuery) (DashboardView, e
 		v.PerModel = append(v.PerModel, *m)
 	}
 	sort.Slice(v.PerModel, func(i, j int) bool { return v.PerModel[i].ModelID < v.PerModel[j].ModelID })
+	for _, u := range users {
+		v.PerUser = append(v.PerUser, *u)
+	}
+	sort.Slice(v.PerUser, func(i, j int) bool { return v.PerUser[i].UserID < v.PerUser[j].UserID })
 	return v, nil
 }
 

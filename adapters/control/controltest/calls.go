@@ -122,6 +122,8 @@ func matches(r callrecord.Record, q ports.CallQuery) bool {
 		return false
 	case q.Status != 0 && r.Status != q.Status:
 		return false
+	case q.UserID != "" && r.UserID != q.UserID:
+		return false
 	case q.ConversationID != "" && r.ConversationID != q.ConversationID:
 		return false
 	case q.After != nil && !newer(callrecord.Record{Timing: callrecord.Timing{RequestStarted: q.After.Started}, CallID: q.After.CallID}, t, r.CallID):

@@ -145,8 +145,11 @@ type CallFilter struct {
 	ModelId        string     `protobuf:"bytes,3,opt,name=model_id,json=modelId,proto3" json:"model_id,omitempty"`
 	Status         CallStatus `protobuf:"varint,4,opt,name=status,proto3,enum=keygate.control.v1.CallStatus" json:"status,omitempty"`
 	ConversationId string     `protobuf:"bytes,5,opt,name=conversation_id,json=conversationId,proto3" json:"conversation_id,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// user_id matches the user whose turn made the call. A member's lists are
+	// always limited to their own calls.
+	UserId        string `protobuf:"bytes,6,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CallFilter) Reset() {
@@ -210,6 +213,13 @@ func (x *CallFilter) GetStatus() CallStatus {
 func (x *CallFilter) GetConversationId() string {
 	if x != nil {
 		return x.ConversationId
+	}
+	return ""
+}
+
+func (x *CallFilter) GetUserId() string {
+	if x != nil {
+		return x.UserId
 	}
 	return ""
 }
@@ -346,8 +356,11 @@ type Call struct {
 	EventCount        int64                  `protobuf:"varint,14,opt,name=event_count,json=eventCount,proto3" json:"event_count,omitempty"`
 	Usage             *Usage                 `protobuf:"bytes,15,opt,name=usage,proto3" json:"usage,omitempty"`
 	Detailed          bool                   `protobuf:"varint,16,opt,name=detailed,proto3" json:"detailed,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// user_id is the user whose turn made the call; empty for calls made
+	// outside a user's turn.
+	UserId        string `protobuf:"bytes,17,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Call) Reset() {
@@ -490,6 +503,13 @@ func (x *Call) GetDetailed() bool {
 		return x.Detailed
 	}
 	return false
+}
+
+func (x *Call) GetUserId() string {
+	if x != nil {
+		return x.UserId
+	}
+	return ""
 }
 
 // ModelSnapshot is the model as it was when the call started.
@@ -1211,7 +1231,7 @@ var File_control_v1_call_proto protoreflect.FileDescriptor
 
 const file_control_v1_call_proto_rawDesc = "" +
 	"\n" +
-	"\x15control/v1/call.proto\x12\x12keygate.control.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16control/v1/model.proto\"\xfa\x01\n" +
+	"\x15control/v1/call.proto\x12\x12keygate.control.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16control/v1/model.proto\"\x93\x02\n" +
 	"\n" +
 	"CallFilter\x129\n" +
 	"\n" +
@@ -1219,7 +1239,8 @@ const file_control_v1_call_proto_rawDesc = "" +
 	"\bend_time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\aendTime\x12\x19\n" +
 	"\bmodel_id\x18\x03 \x01(\tR\amodelId\x126\n" +
 	"\x06status\x18\x04 \x01(\x0e2\x1e.keygate.control.v1.CallStatusR\x06status\x12'\n" +
-	"\x0fconversation_id\x18\x05 \x01(\tR\x0econversationId\"\x86\x01\n" +
+	"\x0fconversation_id\x18\x05 \x01(\tR\x0econversationId\x12\x17\n" +
+	"\auser_id\x18\x06 \x01(\tR\x06userId\"\x86\x01\n" +
 	"\x10ListCallsRequest\x126\n" +
 	"\x06filter\x18\x01 \x01(\v2\x1e.keygate.control.v1.CallFilterR\x06filter\x12\x1b\n" +
 	"\tpage_size\x18\x02 \x01(\x05R\bpageSize\x12\x1d\n" +
@@ -1227,7 +1248,7 @@ const file_control_v1_call_proto_rawDesc = "" +
 	"page_token\x18\x03 \x01(\tR\tpageToken\"k\n" +
 	"\x11ListCallsResponse\x12.\n" +
 	"\x05calls\x18\x01 \x03(\v2\x18.keygate.control.v1.CallR\x05calls\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xfe\x04\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\x97\x05\n" +
 	"\x04Call\x12\x17\n" +
 	"\acall_id\x18\x01 \x01(\tR\x06callId\x12\x15\n" +
 	"\x06run_id\x18\x02 \x01(\tR\x05runId\x12'\n" +
@@ -1248,7 +1269,8 @@ const file_control_v1_call_proto_rawDesc = "" +
 	"\vevent_count\x18\x0e \x01(\x03R\n" +
 	"eventCount\x12/\n" +
 	"\x05usage\x18\x0f \x01(\v2\x19.keygate.control.v1.UsageR\x05usage\x12\x1a\n" +
-	"\bdetailed\x18\x10 \x01(\bR\bdetailed\"\xec\x02\n" +
+	"\bdetailed\x18\x10 \x01(\bR\bdetailed\x12\x17\n" +
+	"\auser_id\x18\x11 \x01(\tR\x06userId\"\xec\x02\n" +
 	"\rModelSnapshot\x12E\n" +
 	"\rprovider_kind\x18\x01 \x01(\x0e2 .keygate.control.v1.ProviderKindR\fproviderKind\x12\x1f\n" +
 	"\vrequest_url\x18\x02 \x01(\tR\n" +

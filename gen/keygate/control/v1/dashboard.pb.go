@@ -85,7 +85,10 @@ type GetDashboardRequest struct {
 	EndTime    *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=end_time,json=endTime,proto3" json:"end_time,omitempty"`
 	BucketSize BucketSize             `protobuf:"varint,3,opt,name=bucket_size,json=bucketSize,proto3,enum=keygate.control.v1.BucketSize" json:"bucket_size,omitempty"`
 	// model_id limits everything to one upstream model.
-	ModelId       string `protobuf:"bytes,4,opt,name=model_id,json=modelId,proto3" json:"model_id,omitempty"`
+	ModelId string `protobuf:"bytes,4,opt,name=model_id,json=modelId,proto3" json:"model_id,omitempty"`
+	// user_id limits everything to one user's calls. A member's dashboard is
+	// always limited to their own calls.
+	UserId        string `protobuf:"bytes,5,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -148,12 +151,22 @@ func (x *GetDashboardRequest) GetModelId() string {
 	return ""
 }
 
+func (x *GetDashboardRequest) GetUserId() string {
+	if x != nil {
+		return x.UserId
+	}
+	return ""
+}
+
 type GetDashboardResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Totals        *Aggregate             `protobuf:"bytes,1,opt,name=totals,proto3" json:"totals,omitempty"`
-	Series        []*SeriesPoint         `protobuf:"bytes,2,rep,name=series,proto3" json:"series,omitempty"`
-	PerModel      []*ModelAggregate      `protobuf:"bytes,3,rep,name=per_model,json=perModel,proto3" json:"per_model,omitempty"`
-	BucketSize    BucketSize             `protobuf:"varint,4,opt,name=bucket_size,json=bucketSize,proto3,enum=keygate.control.v1.BucketSize" json:"bucket_size,omitempty"`
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Totals     *Aggregate             `protobuf:"bytes,1,opt,name=totals,proto3" json:"totals,omitempty"`
+	Series     []*SeriesPoint         `protobuf:"bytes,2,rep,name=series,proto3" json:"series,omitempty"`
+	PerModel   []*ModelAggregate      `protobuf:"bytes,3,rep,name=per_model,json=perModel,proto3" json:"per_model,omitempty"`
+	BucketSize BucketSize             `protobuf:"varint,4,opt,name=bucket_size,json=bucketSize,proto3,enum=keygate.control.v1.BucketSize" json:"bucket_size,omitempty"`
+	// per_user sums each user's calls, ordered by user id; calls made outside
+	// a user's turn are under the empty user id.
+	PerUser       []*UserAggregate `protobuf:"bytes,5,rep,name=per_user,json=perUser,proto3" json:"per_user,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -214,6 +227,13 @@ func (x *GetDashboardResponse) GetBucketSize() BucketSize {
 		return x.BucketSize
 	}
 	return BucketSize_BUCKET_SIZE_UNSPECIFIED
+}
+
+func (x *GetDashboardResponse) GetPerUser() []*UserAggregate {
+	if x != nil {
+		return x.PerUser
+	}
+	return nil
 }
 
 // Aggregate sums a set of finished calls.
@@ -457,24 +477,78 @@ func (x *ModelAggregate) GetAggregate() *Aggregate {
 	return nil
 }
 
+type UserAggregate struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	UserId        string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	Aggregate     *Aggregate             `protobuf:"bytes,2,opt,name=aggregate,proto3" json:"aggregate,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UserAggregate) Reset() {
+	*x = UserAggregate{}
+	mi := &file_control_v1_dashboard_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UserAggregate) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UserAggregate) ProtoMessage() {}
+
+func (x *UserAggregate) ProtoReflect() protoreflect.Message {
+	mi := &file_control_v1_dashboard_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UserAggregate.ProtoReflect.Descriptor instead.
+func (*UserAggregate) Descriptor() ([]byte, []int) {
+	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *UserAggregate) GetUserId() string {
+	if x != nil {
+		return x.UserId
+	}
+	return ""
+}
+
+func (x *UserAggregate) GetAggregate() *Aggregate {
+	if x != nil {
+		return x.Aggregate
+	}
+	return nil
+}
+
 var File_control_v1_dashboard_proto protoreflect.FileDescriptor
 
 const file_control_v1_dashboard_proto_rawDesc = "" +
 	"\n" +
-	"\x1acontrol/v1/dashboard.proto\x12\x12keygate.control.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe3\x01\n" +
+	"\x1acontrol/v1/dashboard.proto\x12\x12keygate.control.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xfc\x01\n" +
 	"\x13GetDashboardRequest\x129\n" +
 	"\n" +
 	"start_time\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\tstartTime\x125\n" +
 	"\bend_time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\aendTime\x12?\n" +
 	"\vbucket_size\x18\x03 \x01(\x0e2\x1e.keygate.control.v1.BucketSizeR\n" +
 	"bucketSize\x12\x19\n" +
-	"\bmodel_id\x18\x04 \x01(\tR\amodelId\"\x88\x02\n" +
+	"\bmodel_id\x18\x04 \x01(\tR\amodelId\x12\x17\n" +
+	"\auser_id\x18\x05 \x01(\tR\x06userId\"\xc6\x02\n" +
 	"\x14GetDashboardResponse\x125\n" +
 	"\x06totals\x18\x01 \x01(\v2\x1d.keygate.control.v1.AggregateR\x06totals\x127\n" +
 	"\x06series\x18\x02 \x03(\v2\x1f.keygate.control.v1.SeriesPointR\x06series\x12?\n" +
 	"\tper_model\x18\x03 \x03(\v2\".keygate.control.v1.ModelAggregateR\bperModel\x12?\n" +
 	"\vbucket_size\x18\x04 \x01(\x0e2\x1e.keygate.control.v1.BucketSizeR\n" +
-	"bucketSize\"\xa1\x03\n" +
+	"bucketSize\x12<\n" +
+	"\bper_user\x18\x05 \x03(\v2!.keygate.control.v1.UserAggregateR\aperUser\"\xa1\x03\n" +
 	"\tAggregate\x12\x14\n" +
 	"\x05calls\x18\x01 \x01(\x03R\x05calls\x12\x1c\n" +
 	"\tcompleted\x18\x02 \x01(\x03R\tcompleted\x12\x16\n" +
@@ -496,6 +570,9 @@ const file_control_v1_dashboard_proto_rawDesc = "" +
 	"\taggregate\x18\x02 \x01(\v2\x1d.keygate.control.v1.AggregateR\taggregate\"h\n" +
 	"\x0eModelAggregate\x12\x19\n" +
 	"\bmodel_id\x18\x01 \x01(\tR\amodelId\x12;\n" +
+	"\taggregate\x18\x02 \x01(\v2\x1d.keygate.control.v1.AggregateR\taggregate\"e\n" +
+	"\rUserAggregate\x12\x17\n" +
+	"\auser_id\x18\x01 \x01(\tR\x06userId\x12;\n" +
 	"\taggregate\x18\x02 \x01(\v2\x1d.keygate.control.v1.AggregateR\taggregate*l\n" +
 	"\n" +
 	"BucketSize\x12\x1b\n" +
@@ -520,7 +597,7 @@ func file_control_v1_dashboard_proto_rawDescGZIP() []byte {
 }
 
 var file_control_v1_dashboard_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_control_v1_dashboard_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_control_v1_dashboard_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_control_v1_dashboard_proto_goTypes = []any{
 	(BucketSize)(0),               // 0: keygate.control.v1.BucketSize
 	(*GetDashboardRequest)(nil),   // 1: keygate.control.v1.GetDashboardRequest
@@ -528,26 +605,29 @@ var file_control_v1_dashboard_proto_goTypes = []any{
 	(*Aggregate)(nil),             // 3: keygate.control.v1.Aggregate
 	(*SeriesPoint)(nil),           // 4: keygate.control.v1.SeriesPoint
 	(*ModelAggregate)(nil),        // 5: keygate.control.v1.ModelAggregate
-	(*timestamppb.Timestamp)(nil), // 6: google.protobuf.Timestamp
+	(*UserAggregate)(nil),         // 6: keygate.control.v1.UserAggregate
+	(*timestamppb.Timestamp)(nil), // 7: google.protobuf.Timestamp
 }
 var file_control_v1_dashboard_proto_depIdxs = []int32{
-	6,  // 0: keygate.control.v1.GetDashboardRequest.start_time:type_name -> google.protobuf.Timestamp
-	6,  // 1: keygate.control.v1.GetDashboardRequest.end_time:type_name -> google.protobuf.Timestamp
+	7,  // 0: keygate.control.v1.GetDashboardRequest.start_time:type_name -> google.protobuf.Timestamp
+	7,  // 1: keygate.control.v1.GetDashboardRequest.end_time:type_name -> google.protobuf.Timestamp
 	0,  // 2: keygate.control.v1.GetDashboardRequest.bucket_size:type_name -> keygate.control.v1.BucketSize
 	3,  // 3: keygate.control.v1.GetDashboardResponse.totals:type_name -> keygate.control.v1.Aggregate
 	4,  // 4: keygate.control.v1.GetDashboardResponse.series:type_name -> keygate.control.v1.SeriesPoint
 	5,  // 5: keygate.control.v1.GetDashboardResponse.per_model:type_name -> keygate.control.v1.ModelAggregate
 	0,  // 6: keygate.control.v1.GetDashboardResponse.bucket_size:type_name -> keygate.control.v1.BucketSize
-	6,  // 7: keygate.control.v1.SeriesPoint.start_time:type_name -> google.protobuf.Timestamp
-	3,  // 8: keygate.control.v1.SeriesPoint.aggregate:type_name -> keygate.control.v1.Aggregate
-	3,  // 9: keygate.control.v1.ModelAggregate.aggregate:type_name -> keygate.control.v1.Aggregate
-	1,  // 10: keygate.control.v1.DashboardService.GetDashboard:input_type -> keygate.control.v1.GetDashboardRequest
-	2,  // 11: keygate.control.v1.DashboardService.GetDashboard:output_type -> keygate.control.v1.GetDashboardResponse
-	11, // [11:12] is the sub-list for method output_type
-	10, // [10:11] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	6,  // 7: keygate.control.v1.GetDashboardResponse.per_user:type_name -> keygate.control.v1.UserAggregate
+	7,  // 8: keygate.control.v1.SeriesPoint.start_time:type_name -> google.protobuf.Timestamp
+	3,  // 9: keygate.control.v1.SeriesPoint.aggregate:type_name -> keygate.control.v1.Aggregate
+	3,  // 10: keygate.control.v1.ModelAggregate.aggregate:type_name -> keygate.control.v1.Aggregate
+	3,  // 11: keygate.control.v1.UserAggregate.aggregate:type_name -> keygate.control.v1.Aggregate
+	1,  // 12: keygate.control.v1.DashboardService.GetDashboard:input_type -> keygate.control.v1.GetDashboardRequest
+	2,  // 13: keygate.control.v1.DashboardService.GetDashboard:output_type -> keygate.control.v1.GetDashboardResponse
+	13, // [13:14] is the sub-list for method output_type
+	12, // [12:13] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_control_v1_dashboard_proto_init() }
@@ -561,7 +641,7 @@ func file_control_v1_dashboard_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_control_v1_dashboard_proto_rawDesc), len(file_control_v1_dashboard_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   5,
+			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file control/v1/dashboard.proto.
  */
 export const file_control_v1_dashboard: GenFile = /*@__PURE__*/
-  fileDesc("Chpjb250cm9sL3YxL2Rhc2hib2FyZC5wcm90bxISa2V5Z2F0ZS5jb250cm9sLnYxIroBChNHZXREYXNoYm9hcmRSZXF1ZXN0Ei4KCnN0YXJ0X3RpbWUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCgtidWNrZXRfc2l6ZRgDIAEoDjIeLmtleWdhdGUuY29udHJvbC52MS5CdWNrZXRTaXplEhAKCG1vZGVsX2lkGAQgASgJIuIBChRHZXREYXNoYm9hcmRSZXNwb25zZRItCgZ0b3RhbHMYASABKAsyHS5rZXlnYXRlLmNvbnRyb2wudjEuQWdncmVnYXRlEi8KBnNlcmllcxgCIAMoCzIfLmtleWdhdGUuY29udHJvbC52MS5TZXJpZXNQb2ludBI1CglwZXJfbW9kZWwYAyADKAsyIi5rZXlnYXRlLmNvbnRyb2wudjEuTW9kZWxBZ2dyZWdhdGUSMwoLYnVja2V0X3NpemUYBCABKA4yHi5rZXlnYXRlLmNvbnRyb2wudjEuQnVja2V0U2l6ZSKMAgoJQWdncmVnYXRlEg0KBWNhbGxzGAEgASgDEhEKCWNvbXBsZXRlZBgCIAEoAxIOCgZmYWlsZWQYAyABKAMSEQoJY2FuY2VsbGVkGAQgASgDEhQKDGlucHV0X3Rva2VucxgFIAEoAxIZChFjYWNoZV9yZWFkX3Rva2VucxgGIAEoAxIaChJjYWNoZV93cml0ZV90b2tlbnMYByABKAMSFQoNb3V0cHV0X3Rva2VucxgIIAEoAxIWCg5jYWNoZV9oaXRfcmF0ZRgJIAEoARIQCghjb3N0X3VzZBgKIAEoARIWCg51bnByaWNlZF9jYWxscxgLIAEoAxIUCgxtZWFuX3R0ZnRfbXMYDCABKAEibwoLU2VyaWVzUG9pbnQSLgoKc3RhcnRfdGltZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoJYWdncmVnYXRlGAIgASgLMh0ua2V5Z2F0ZS5jb250cm9sLnYxLkFnZ3JlZ2F0ZSJUCg5Nb2RlbEFnZ3JlZ2F0ZRIQCghtb2RlbF9pZBgBIAEoCRIwCglhZ2dyZWdhdGUYAiABKAsyHS5rZXlnYXRlLmNvbnRyb2wudjEuQWdncmVnYXRlKmwKCkJ1Y2tldFNpemUSGwoXQlVDS0VUX1NJWkVfVU5TUEVDSUZJRUQQABIWChJCVUNLRVRfU0laRV9NSU5VVEUQARIUChBCVUNLRVRfU0laRV9IT1VSEAISEwoPQlVDS0VUX1NJWkVfREFZEAMydQoQRGFzaGJvYXJkU2VydmljZRJhCgxHZXREYXNoYm9hcmQSJy5rZXlnYXRlLmNvbnRyb2wudjEuR2V0RGFzaGJvYXJkUmVxdWVzdBooLmtleWdhdGUuY29udHJvbC52MS5HZXREYXNoYm9hcmRSZXNwb25zZUK8AQoWY29tLmtleWdhdGUuY29udHJvbC52MUIORGFzaGJvYXJkUHJvdG9QAVooa2V5Z2F0ZS9nZW4va2V5Z2F0ZS9jb250cm9sL3YxO2NvbnRyb2x2MaICA0tDWKoCEktleWdhdGUuQ29udHJvbC5WMcoCEktleWdhdGVcQ29udHJvbFxWMeICHktleWdhdGVcQ29udHJvbFxWMVxHUEJNZXRhZGF0YeoCFEtleWdhdGU6OkNvbnRyb2w6OlYxYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("Chpjb250cm9sL3YxL2Rhc2hib2FyZC5wcm90bxISa2V5Z2F0ZS5jb250cm9sLnYxIssBChNHZXREYXNoYm9hcmRSZXF1ZXN0Ei4KCnN0YXJ0X3RpbWUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCgtidWNrZXRfc2l6ZRgDIAEoDjIeLmtleWdhdGUuY29udHJvbC52MS5CdWNrZXRTaXplEhAKCG1vZGVsX2lkGAQgASgJEg8KB3VzZXJfaWQYBSABKAkilwIKFEdldERhc2hib2FyZFJlc3BvbnNlEi0KBnRvdGFscxgBIAEoCzIdLmtleWdhdGUuY29udHJvbC52MS5BZ2dyZWdhdGUSLwoGc2VyaWVzGAIgAygLMh8ua2V5Z2F0ZS5jb250cm9sLnYxLlNlcmllc1BvaW50EjUKCXBlcl9tb2RlbBgDIAMoCzIiLmtleWdhdGUuY29udHJvbC52MS5Nb2RlbEFnZ3JlZ2F0ZRIzCgtidWNrZXRfc2l6ZRgEIAEoDjIeLmtleWdhdGUuY29udHJvbC52MS5CdWNrZXRTaXplEjMKCHBlcl91c2VyGAUgAygLMiEua2V5Z2F0ZS5jb250cm9sLnYxLlVzZXJBZ2dyZWdhdGUijAIKCUFnZ3JlZ2F0ZRINCgVjYWxscxgBIAEoAxIRCgljb21wbGV0ZWQYAiABKAMSDgoGZmFpbGVkGAMgASgDEhEKCWNhbmNlbGxlZBgEIAEoAxIUCgxpbnB1dF90b2tlbnMYBSABKAMSGQoRY2FjaGVfcmVhZF90b2tlbnMYBiABKAMSGgoSY2FjaGVfd3JpdGVfdG9rZW5zGAcgASgDEhUKDW91dHB1dF90b2tlbnMYCCABKAMSFgoOY2FjaGVfaGl0X3JhdGUYCSABKAESEAoIY29zdF91c2QYCiABKAESFgoOdW5wcmljZWRfY2FsbHMYCyABKAMSFAoMbWVhbl90dGZ0X21zGAwgASgBIm8KC1Nlcmllc1BvaW50Ei4KCnN0YXJ0X3RpbWUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKCWFnZ3JlZ2F0ZRgCIAEoCzIdLmtleWdhdGUuY29udHJvbC52MS5BZ2dyZWdhdGUiVAoOTW9kZWxBZ2dyZWdhdGUSEAoIbW9kZWxfaWQYASABKAkSMAoJYWdncmVnYXRlGAIgASgLMh0ua2V5Z2F0ZS5jb250cm9sLnYxLkFnZ3JlZ2F0ZSJSCg1Vc2VyQWdncmVnYXRlEg8KB3VzZXJfaWQYASABKAkSMAoJYWdncmVnYXRlGAIgASgLMh0ua2V5Z2F0ZS5jb250cm9sLnYxLkFnZ3JlZ2F0ZSpsCgpCdWNrZXRTaXplEhsKF0JVQ0tFVF9TSVpFX1VOU1BFQ0lGSUVEEAASFgoSQlVDS0VUX1NJWkVfTUlOVVRFEAESFAoQQlVDS0VUX1NJWkVfSE9VUhACEhMKD0JVQ0tFVF9TSVpFX0RBWRADMnUKEERhc2hib2FyZFNlcnZpY2USYQoMR2V0RGFzaGJvYXJkEicua2V5Z2F0ZS5jb250cm9sLnYxLkdldERhc2hib2FyZFJlcXVlc3QaKC5rZXlnYXRlLmNvbnRyb2wudjEuR2V0RGFzaGJvYXJkUmVzcG9uc2VCvAEKFmNvbS5rZXlnYXRlLmNvbnRyb2wudjFCDkRhc2hib2FyZFByb3RvUAFaKGtleWdhdGUvZ2VuL2tleWdhdGUvY29udHJvbC92MTtjb250cm9sdjGiAgNLQ1iqAhJLZXlnYXRlLkNvbnRyb2wuVjHKAhJLZXlnYXRlXENvbnRyb2xcVjHiAh5LZXlnYXRlXENvbnRyb2xcVjFcR1BCTWV0YWRhdGHqAhRLZXlnYXRlOjpDb250cm9sOjpWMWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * @generated from message keygate.control.v1.GetDashboardRequest
@@ -43,6 +43,14 @@ export type GetDashboardRequest = Message<"keygate.control.v1.GetDashboardReques
    * @generated from field: string model_id = 4;
    */
   modelId: string;
+
+  /**
+   * user_id limits everything to one user's calls. A member's dashboard is
+   * always limited to their own calls.
+   *
+   * @generated from field: string user_id = 5;
+   */
+  userId: string;
 };
 
 /**
@@ -75,6 +83,14 @@ export type GetDashboardResponse = Message<"keygate.control.v1.GetDashboardRespo
    * @generated from field: keygate.control.v1.BucketSize bucket_size = 4;
    */
   bucketSize: BucketSize;
+
+  /**
+   * per_user sums each user's calls, ordered by user id; calls made outside
+   * a user's turn are under the empty user id.
+   *
+   * @generated from field: repeated keygate.control.v1.UserAggregate per_user = 5;
+   */
+  perUser: UserAggregate[];
 };
 
 /**
@@ -208,6 +224,28 @@ export type ModelAggregate = Message<"keygate.control.v1.ModelAggregate"> & {
  */
 export const ModelAggregateSchema: GenMessage<ModelAggregate> = /*@__PURE__*/
   messageDesc(file_control_v1_dashboard, 4);
+
+/**
+ * @generated from message keygate.control.v1.UserAggregate
+ */
+export type UserAggregate = Message<"keygate.control.v1.UserAggregate"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: keygate.control.v1.Aggregate aggregate = 2;
+   */
+  aggregate?: Aggregate | undefined;
+};
+
+/**
+ * Describes the message keygate.control.v1.UserAggregate.
+ * Use `create(UserAggregateSchema)` to create a new message.
+ */
+export const UserAggregateSchema: GenMessage<UserAggregate> = /*@__PURE__*/
+  messageDesc(file_control_v1_dashboard, 5);
 
 /**
  * BucketSize is the width of one point of a time series.
