@@ -9,7 +9,6 @@ import (
 
 	"keygate/adapters/cursor"
 	"keygate/adapters/cursor/cursortest"
-	"keygate/adapters/cursor/transport"
 	agentv1 "keygate/gen/cursor/agent/v1"
 )
 
@@ -41,29 +40,7 @@ var _ = Describe("Client round trips on a turn", func() {
 
 	Context("with a turn that runs a client exec", func() {
 		BeforeEach(func() {
-			script = func(ctx context.Context, turn *transport.Turn) error {
-				id, err := turn.Output.NextExecID()
-				if err != nil {
-					return err
-				}
-				err = turn.Output.Send(&agentv1.AgentServerMessage{Message: &agentv1.AgentServerMessage_ExecServerMessage{
-					ExecServerMessage: &agentv1.ExecServerMessage{Id: id, ExecId: "call-1", Message: &agentv1.ExecServerMessage_ReadArgs{
-						ReadArgs: &agentv1.ReadArgs{Path: "README.md"},
-					}},
-				}})
-				if err != nil {
-					return err
-				}
-				for {
-					m, err := turn.Inbox.Next(ctx)
-					if err != nil {
-						return err
-					}
-					if r := m.GetExecClientMessage(); r.GetId() == id && r.GetReadResult() != nil {
-						return turn.Output.Send(cursortest.TextDelta(r.GetReadResult().GetSuccess().GetContent()))
-					}
-				}
-			}
+			script = cursortest.ReadBack("README.md")
 		})
 
 		It("routes the client's result, sent from OnMessage, back to the turn by exec id", func() {

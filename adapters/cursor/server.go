@@ -15,6 +15,7 @@ import (
 	"keygate/adapters/cursor/unary"
 	"keygate/gen/cursor/agent/v1/agentv1connect"
 	"keygate/gen/cursor/aiserver/v1/aiserverv1connect"
+	"keygate/ports"
 )
 
 // Options configure the Cursor adapter.
@@ -39,13 +40,20 @@ type Options struct {
 	Upstream http.RoundTripper
 	// KeygateModel reports whether Keygate serves a model id.
 	KeygateModel transport.KeygateModel
+	// Relay carries BidiAppends between Keygate processes that share one
+	// database behind a round-robin load balancer: a run belongs to the
+	// process holding its RunSSE, and an append that reaches another
+	// process is forwarded to it (bidi.Replicas). nil: a single process,
+	// every append applied where it arrives.
+	Relay ports.AppendRelay
 }
 
 // Server holds the adapter's routes and its transport registry.
 type Server struct {
-	reg    *transport.Registry
-	routes map[string]http.Handler
-	agent  map[string]http.Handler
+	reg      *transport.Registry
+	replicas *bidi.Replicas
+	routes   map[string]http.Handler
+	agent    map[string]http.Handler
 }
 
 // New builds the adapter around the run layer's handler.
@@ -61,15 +69,16 @@ func New(handler transport.RunHandler, opts Options, log *zap.Logger) *Server {
 	}
 	reg := transport.NewRegistry(handler, keygate, opts.Transport, log.Named("transport"))
 	up := bidi.NewUpstream(opts.Upstream, log.Named("upstream"))
+	replicas := bidi.NewReplicas(opts.Relay, reg, up, opts.MaxFrameSize, log.Named("replicas"))
 	svc := unary.New(opts.Unary, log.Named("unary"))
-	s := &Server{reg: reg, routes: map[string]http.Handler{}, agent: map[string]http.Handler{}}
+	s := &Server{reg: reg, replicas: replicas, routes: map[string]http.Handler{}, agent: map[string]http.Handler{}}
 
 	connectOpts := []connect.HandlerOption{connect.WithReadMaxBytes(int(opts.MaxFrameSize))}
 	unaryRoute := func(h http.Handler) http.Handler { return frame.NormalizeUnary(h, opts.MaxFrameSize) }
 
-	_, appends := aiserverv1connect.NewBidiServiceHandler(bidi.NewAppends(reg, opts.Foreign, up, log.Named("bidi")), connectOpts...)
+	_, appends := aiserverv1connect.NewBidiServiceHandler(bidi.NewAppends(reg, opts.Foreign, up, replicas, log.Named("bidi")), connectOpts...)
 	s.routes[aiserverv1connect.BidiServiceBidiAppendProcedure] = unaryRoute(appends)
-	s.routes[agentv1connect.AgentServiceRunSSEProcedure] = bidi.NewRunSSE(reg, up, opts.MaxFrameSize, log.Named("runsse"))
+	s.routes[agentv1connect.AgentServiceRunSSEProcedure] = bidi.NewRunSSE(reg, up, replicas, opts.MaxFrameSize, log.Named("runsse"))
 	run := bidi.NewRun(reg, up, opts.MaxFrameSize, log.Named("run"))
 	s.routes[agentv1connect.AgentServiceRunProcedure] = run
 	s.agent[agentv1connect.AgentServiceRunProcedure] = run
@@ -118,9 +127,14 @@ func (s *Server) AgentRoutes() map[string]http.Handler { return s.agent }
 // Registry exposes the transport registry (for shutdown and diagnostics).
 func (s *Server) Registry() *transport.Registry { return s.reg }
 
-// Close cancels the live runs and waits for their streams to end, or for
-// ctx.
-func (s *Server) Close(ctx context.Context) error { return s.reg.Close(ctx) }
+// Close releases the request ids this replica holds, cancels the live runs
+// and waits for their streams to end, or for ctx.
+func (s *Server) Close(ctx context.Context) error {
+	if s.replicas != nil {
+		s.replicas.Close()
+	}
+	return s.reg.Close(ctx)
+}
 
 // NewAgentListener returns an HTTP/2-only server for AgentRoutes. With a TLS
 // config it serves h2 over TLS (the config should offer ALPN "h2"); with nil

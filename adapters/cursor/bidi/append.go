@@ -29,6 +29,7 @@ type Appends struct {
 	reg      *transport.Registry
 	foreign  ForeignAppends
 	upstream *Upstream
+	replicas *Replicas
 	log      *zap.Logger
 }
 
@@ -38,8 +39,10 @@ var _ aiserverv1connect.BidiServiceHandler = (*Appends)(nil)
 // else to upstream with the client's headers, or else are refused with
 // invalid_argument. upstream receives the appends of
 // turns the registry routes to Cursor; nil fails them with unavailable.
-func NewAppends(reg *transport.Registry, foreign ForeignAppends, upstream *Upstream, log *zap.Logger) *Appends {
-	return &Appends{reg: reg, foreign: foreign, upstream: upstream, log: log}
+// With replicas, an agent append whose request id this replica does not
+// hold is forwarded to the replica that does (nil: applied here).
+func NewAppends(reg *transport.Registry, foreign ForeignAppends, upstream *Upstream, replicas *Replicas, log *zap.Logger) *Appends {
+	return &Appends{reg: reg, foreign: foreign, upstream: upstream, replicas: replicas, log: log}
 }
 
 // BidiAppend implements aiserverv1connect.BidiServiceHandler.
@@ -56,15 +59,37 @@ func (a *Appends) BidiAppend(ctx context.Context, req *connect.Request[aiserverv
 	if err != nil {
 		return nil, connectError(err)
 	}
-	route, err := a.reg.Append(ctx, transport.Append{RequestID: id, Seqno: req.Msg.GetAppendSeqno(), Message: msg, Raw: raw, Parent: parent})
+	if a.replicas != nil && !a.replicas.holds(ctx, id) {
+		// Refused here what the holder would refuse at once, since the
+		// client can no longer hear its answer.
+		if req.Msg.GetAppendSeqno() == 0 && msg.GetRunRequest() != nil && !transport.SelectsModel(msg.GetRunRequest()) {
+			return nil, connectError(transport.ErrNoModel)
+		}
+		if err := a.replicas.forward(ctx, req); err != nil {
+			return nil, connectError(err)
+		}
+		return connect.NewResponse(&aiserverv1.BidiAppendResponse{}), nil
+	}
+	resp, err := appendAgent(ctx, a.reg, a.upstream, req, transport.Append{RequestID: id, Seqno: req.Msg.GetAppendSeqno(), Message: msg, Raw: raw, Parent: parent})
 	if err != nil {
 		return nil, connectError(err)
 	}
+	return resp, nil
+}
+
+// appendAgent queues a, the decoded req, on reg, or sends req to Cursor
+// through upstream when the registry routes its turn there.
+func appendAgent(ctx context.Context, reg *transport.Registry, upstream *Upstream, req *connect.Request[aiserverv1.BidiAppendRequest],
+	a transport.Append) (*connect.Response[aiserverv1.BidiAppendResponse], error) {
+	route, err := reg.Append(ctx, a)
+	if err != nil {
+		return nil, err
+	}
 	if route == transport.Upstream {
-		if req.Msg.GetAppendSeqno() == 0 && msg.GetRunRequest() != nil {
-			defer a.reg.OpeningForwarded(id)
+		if a.Seqno == 0 && a.Message.GetRunRequest() != nil {
+			defer reg.OpeningForwarded(a.RequestID)
 		}
-		return a.upstream.Append(ctx, req)
+		return upstream.Append(ctx, req)
 	}
 	return connect.NewResponse(&aiserverv1.BidiAppendResponse{}), nil
 }

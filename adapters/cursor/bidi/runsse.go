@@ -20,6 +20,7 @@ import (
 type RunSSE struct {
 	reg      *transport.Registry
 	upstream *Upstream
+	replicas *Replicas
 	maxSize  int64
 	log      *zap.Logger
 }
@@ -28,9 +29,11 @@ var _ http.Handler = (*RunSSE)(nil)
 
 // NewRunSSE returns the RunSSE handler; maxSize bounds the request body
 // (<= 0: frame.DefaultMaxSize). The RunSSE of a turn routed to Cursor is
-// relayed through upstream with its original body.
-func NewRunSSE(reg *transport.Registry, upstream *Upstream, maxSize int64, log *zap.Logger) *RunSSE {
-	return &RunSSE{reg: reg, upstream: upstream, maxSize: maxSize, log: log}
+// relayed through upstream with its original body. With replicas, the
+// RunSSE holds its request id on this replica while it lasts, so that the
+// appends other replicas receive are applied here.
+func NewRunSSE(reg *transport.Registry, upstream *Upstream, replicas *Replicas, maxSize int64, log *zap.Logger) *RunSSE {
+	return &RunSSE{reg: reg, upstream: upstream, replicas: replicas, maxSize: maxSize, log: log}
 }
 
 // ServeHTTP implements http.Handler. The request body is a BidiRequestId,
@@ -53,6 +56,14 @@ func (h *RunSSE) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err := proto.Unmarshal(body, &id); err != nil {
 		endWith(w, rc, BadRequestBodyError{Err: err})
 		return
+	}
+	if h.replicas != nil && id.GetRequestId() != "" {
+		leave, err := h.replicas.Hold(r.Context(), id.GetRequestId())
+		if err != nil {
+			endWith(w, rc, err)
+			return
+		}
+		defer leave()
 	}
 	sub, relay, err := h.reg.Subscribe(r.Context(), id.GetRequestId())
 	if err != nil {

@@ -89,7 +89,10 @@ func (c *Client) SendRaw(ctx context.Context, req *aiserverv1.BidiAppendRequest)
 	for k, vs := range c.Header {
 		r.Header()[k] = vs
 	}
-	_, err := c.bidi.BidiAppend(ctx, r)
+	c.mu.Lock()
+	bidi := c.bidi
+	c.mu.Unlock()
+	_, err := bidi.BidiAppend(ctx, r)
 	return err
 }
 
@@ -184,6 +187,15 @@ func (c *Client) Rebind(baseURL string, hc *http.Client) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.baseURL, c.http = baseURL, hc
+	c.bidi = aiserverv1connect.NewBidiServiceClient(hc, baseURL)
+}
+
+// AppendTo sends the client's BidiAppends to another server while its
+// RunSSE stays where it is: a second replica behind a round-robin load
+// balancer. Rebind undoes it.
+func (c *Client) AppendTo(baseURL string, hc *http.Client) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.bidi = aiserverv1connect.NewBidiServiceClient(hc, baseURL)
 }
 

@@ -8,7 +8,8 @@
 // KV GET/SET the way the client does (a blob store shared by the clients
 // of one window, ACK on SET) and keeps the latest checkpoint the server
 // published, to send it back with the next run request or a resume
-// (Checkpoint, WithRequestID; Rebind after a server restart).
+// (Checkpoint, WithRequestID; Rebind after a server restart; AppendTo for
+// appends that reach another replica than the RunSSE).
 //
 // A Workspace plugged into Client.OnMessage executes exec requests against
 // a temporary directory as the client does (read, write, delete, ls, grep,

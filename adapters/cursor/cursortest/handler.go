@@ -201,3 +201,31 @@ func GetBlob(ctx context.Context, turn *transport.Turn, id []byte) ([]byte, erro
 		}
 	}
 }
+
+// ReadBack is a turn with one tool round: it asks the client to read path
+// (an exec with ReadArgs) and sends what it read as a text delta.
+func ReadBack(path string) Script {
+	return func(ctx context.Context, turn *transport.Turn) error {
+		id, err := turn.Output.NextExecID()
+		if err != nil {
+			return err
+		}
+		err = turn.Output.Send(&agentv1.AgentServerMessage{Message: &agentv1.AgentServerMessage_ExecServerMessage{
+			ExecServerMessage: &agentv1.ExecServerMessage{Id: id, ExecId: "call-read", Message: &agentv1.ExecServerMessage_ReadArgs{
+				ReadArgs: &agentv1.ReadArgs{Path: path},
+			}},
+		}})
+		if err != nil {
+			return err
+		}
+		for {
+			m, err := turn.Inbox.Next(ctx)
+			if err != nil {
+				return err
+			}
+			if r := m.GetExecClientMessage(); r.GetId() == id && r.GetReadResult() != nil {
+				return turn.Output.Send(TextDelta(r.GetReadResult().GetSuccess().GetContent()))
+			}
+		}
+	}
+}

@@ -21,6 +21,11 @@ type Append struct {
 	// append from a new turn that reuses the request id.
 	Raw    []byte
 	Parent Parent
+	// Waiting, when set, is called each time the append starts waiting
+	// for its request id's opening append (or, for a turn routed to
+	// Cursor, for that append to have been forwarded), so that a caller
+	// applying appends one after another can go on with the next one.
+	Waiting func()
 }
 
 // routeWait is signalled when a request id gets a transport (err == nil) or
@@ -93,6 +98,9 @@ func (r *Registry) Append(ctx context.Context, a Append) (Route, error) {
 		got, w, err := r.tryAppend(a, route, who)
 		if w == nil {
 			return got, err
+		}
+		if a.Waiting != nil {
+			a.Waiting()
 		}
 		select {
 		case <-w.done:

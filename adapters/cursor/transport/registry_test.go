@@ -145,4 +145,22 @@ var _ = Describe("Registry", func() {
 		Expect(reg.Owns("r1")).To(BeTrue())
 		Expect(reg.Owns("elsewhere")).To(BeFalse())
 	})
+
+	It("tells an append that overtook its run request when it starts waiting, and never one that is queued at once", func() {
+		waited := make(chan struct{}, 4)
+		mark := func() { waited <- struct{}{} }
+		Expect(appendTo(reg, transport.Append{RequestID: "r1", Seqno: 1, Message: cursortest.Heartbeat(), Waiting: mark})).To(Succeed())
+		Expect(waited).NotTo(Receive())
+
+		done := make(chan error, 1)
+		go func() {
+			done <- appendTo(reg, transport.Append{RequestID: "r2", Seqno: 1, Message: cursortest.Heartbeat(), Waiting: mark})
+		}()
+		Eventually(waited).Should(Receive())
+		Expect(done).NotTo(Receive(), "it is still waiting")
+		open := opening("m")
+		open.RequestID = "r2"
+		Expect(appendTo(reg, open)).To(Succeed())
+		Eventually(done).Should(Receive(BeNil()))
+	})
 })

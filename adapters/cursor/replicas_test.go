@@ -1,0 +1,270 @@
+package cursor_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"connectrpc.com/connect"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"go.uber.org/zap"
+
+	"keygate/adapters/cursor"
+	"keygate/adapters/cursor/cursortest"
+	"keygate/adapters/pgtest"
+	"keygate/adapters/postgres"
+	"keygate/adapters/upstream"
+	"keygate/adapters/upstream/upstreamtest"
+	"keygate/domain/identity"
+	agentv1 "keygate/gen/cursor/agent/v1"
+)
+
+// testUser is the header a replica below reads its caller from, standing in
+// for the Cursor proxy that authenticates requests in a real deployment.
+const testUser = "X-Test-User"
+
+// replica is one Keygate process of a group sharing a database: its own
+// pool, relay, adapter and HTTP server.
+type replica struct {
+	url     string
+	handler *cursortest.ScriptedRunHandler
+}
+
+func startReplica(dsn string, script cursortest.Script, opts cursor.Options) *replica {
+	ctx := context.Background()
+	db, err := postgres.Open(ctx, dsn, zap.NewNop())
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(db.Close)
+	relay, err := postgres.NewRelay(ctx, db, postgres.RelayOptions{}, zap.NewNop())
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(relay.Close)
+
+	opts.Relay = relay
+	h := cursortest.NewScriptedRunHandler(script)
+	srv := cursor.New(h, opts, zap.NewNop())
+	mux := http.NewServeMux()
+	for p, route := range srv.Routes() {
+		mux.Handle(p, route)
+	}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u := r.Header.Get(testUser); u != "" {
+			r = r.WithContext(identity.NewContext(r.Context(), identity.Identity{UserID: u, Name: u + "@example.com"}))
+		}
+		mux.ServeHTTP(w, r)
+	}))
+	DeferCleanup(ts.Close)
+	DeferCleanup(func() {
+		closing, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Close(closing)
+	})
+	return &replica{url: ts.URL, handler: h}
+}
+
+// headerTransport adds a header to every request (the caller's identity).
+type headerTransport struct {
+	key, value string
+	next       http.RoundTripper
+}
+
+func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set(t.key, t.value)
+	return t.next.RoundTrip(r)
+}
+
+// asUser is an HTTP client whose every request is the given user's.
+func asUser(user string) *http.Client {
+	tr := &http.Transport{}
+	DeferCleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: headerTransport{key: testUser, value: user, next: tr}}
+}
+
+// roundRobin is a load balancer in front of several replicas: each request
+// goes to the next one.
+type roundRobin struct {
+	targets []*url.URL
+	n       atomic.Int64
+	next    http.RoundTripper
+}
+
+func (rr *roundRobin) RoundTrip(r *http.Request) (*http.Response, error) {
+	t := rr.targets[int(rr.n.Add(1)-1)%len(rr.targets)]
+	r = r.Clone(r.Context())
+	r.URL.Scheme, r.URL.Host, r.Host = t.Scheme, t.Host, ""
+	return rr.next.RoundTrip(r)
+}
+
+var _ = Describe("Several replicas on one PostgreSQL database", Ordered, func() {
+	var (
+		dsn  string
+		ctx  context.Context
+		ws   *cursortest.Workspace
+		one  *replica
+		two  *replica
+		opts cursor.Options
+	)
+
+	BeforeAll(func(ctx SpecContext) {
+		db, err := pgtest.New(ctx)
+		Expect(err).NotTo(HaveOccurred(), "the replica specs need a PostgreSQL server and never skip")
+		DeferCleanup(db.Close)
+		dsn = db.DSN
+	})
+
+	BeforeEach(func() {
+		ctx = context.Background()
+		ws = cursortest.NewWorkspace(GinkgoT().TempDir())
+		Expect(os.WriteFile(filepath.Join(ws.Root, "README.md"), []byte("# Keygate"), 0o644)).To(Succeed())
+		opts = cursor.Options{Transport: cursortest.FastTimings()}
+	})
+
+	JustBeforeEach(func() {
+		one = startReplica(dsn, cursortest.ReadBack("README.md"), opts)
+		two = startReplica(dsn, cursortest.ReadBack("README.md"), opts)
+	})
+
+	// split is a client whose RunSSE goes to one replica and every
+	// BidiAppend to the other.
+	split := func(user string, runsse, appends *replica, requestID string) *cursortest.Client {
+		hc := asUser(user)
+		c := cursortest.NewClient(runsse.url, hc, requestID)
+		c.AppendTo(appends.url, hc)
+		c.OnMessage = ws.Handle
+		return c
+	}
+	subscribe := func(c *cursortest.Client) *cursortest.Stream {
+		s, err := c.Subscribe(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(s.Close)
+		return s
+	}
+
+	It("completes a turn with a tool round when RunSSE is on one replica and every BidiAppend on the other", func() {
+		c := split("alice", one, two, newRequestID())
+		s := subscribe(c)
+		Expect(c.Send(ctx, cursortest.RunRequest("conv-split", "byok-model", "what is in README.md?"))).To(Succeed())
+		Eventually(s.Done()).WithTimeout(15 * time.Second).Should(BeClosed())
+		Expect(s.ReadError()).NotTo(HaveOccurred())
+		Expect(s.EndError()).To(BeNil())
+		Expect(s.Texts()).To(Equal([]string{"# Keygate"}))
+		Expect(ws.Execs()).To(HaveLen(1))
+
+		By("running the turn on the replica that holds the RunSSE, under the caller's identity")
+		Expect(one.handler.Turns()).To(HaveLen(1))
+		Expect(two.handler.Turns()).To(BeEmpty())
+	})
+
+	It("keeps an opening append that arrives before any RunSSE until one replica holds the request id", func() {
+		c := split("alice", one, two, newRequestID())
+		Expect(c.Send(ctx, cursortest.RunRequest("conv-early", "byok-model", "what is in README.md?"))).To(Succeed())
+		Expect(c.Send(ctx, cursortest.Heartbeat())).To(Succeed())
+		s := subscribe(c)
+		Eventually(s.Done()).WithTimeout(15 * time.Second).Should(BeClosed())
+		Expect(s.EndError()).To(BeNil())
+		Expect(s.Texts()).To(Equal([]string{"# Keygate"}))
+		Expect(one.handler.Turns()).To(HaveLen(1))
+	})
+
+	It("completes turns behind a round-robin load balancer, whatever replica each request reaches", func() {
+		for i := range 3 {
+			rr := &roundRobin{next: asUser("alice").Transport}
+			for _, r := range []*replica{one, two} {
+				u, err := url.Parse(r.url)
+				Expect(err).NotTo(HaveOccurred())
+				rr.targets = append(rr.targets, u)
+			}
+			rr.n.Store(int64(i))
+			c := cursortest.NewClient("http://balancer.invalid", &http.Client{Transport: rr}, newRequestID())
+			c.OnMessage = ws.Handle
+			s := subscribe(c)
+			Expect(c.Send(ctx, cursortest.RunRequest("conv-rr", "byok-model", "what is in README.md?"))).To(Succeed())
+			Eventually(s.Done()).WithTimeout(15 * time.Second).Should(BeClosed())
+			Expect(s.EndError()).To(BeNil())
+			Expect(s.Texts()).To(Equal([]string{"# Keygate"}))
+		}
+		Expect(len(one.handler.Turns()) + len(two.handler.Turns())).To(Equal(3))
+	})
+
+	It("refuses an opening append without a model on the replica that receives it", func() {
+		c := split("alice", one, two, newRequestID())
+		err := c.Send(ctx, &agentv1.AgentClientMessage{Message: &agentv1.AgentClientMessage_RunRequest{RunRequest: &agentv1.AgentRunRequest{}}})
+		Expect(err).To(HaveConnectCode(connect.CodeInvalidArgument))
+	})
+
+	Context("when another user appends to the same request id", func() {
+		var recorder *cursortest.Recorder
+
+		BeforeEach(func() { recorder = &cursortest.Recorder{} })
+
+		JustBeforeEach(func() {
+			// Replaces one: a turn that records its inbox until label 2.
+			one = startReplica(dsn, recorder.Until(isLabel(2)), opts)
+		})
+
+		It("never feeds that user's payload to the owner's run, whatever replica holds which stream", func() {
+			id := newRequestID()
+			alice := split("alice", one, two, id)
+			mallory := split("mallory", one, two, id)
+			s := subscribe(alice)
+			Expect(alice.Send(ctx, cursortest.RunRequest("conv-owned", "byok-model", "hello"))).To(Succeed())
+			Expect(alice.Send(ctx, label(1))).To(Succeed())
+			Eventually(recorder.Messages).WithTimeout(10 * time.Second).Should(HaveLen(1))
+
+			By("mallory holding the request id on the owner's replica and appending to it from the other")
+			ms := subscribe(mallory)
+			Expect(mallory.SendAt(ctx, 2, label(99))).To(Succeed(), "the other replica stores it; it cannot tell the owner")
+			Expect(mallory.SendAt(ctx, 3, cursortest.Cancel("mallory"))).To(Succeed())
+			Eventually(ms.Done()).WithTimeout(10 * time.Second).Should(BeClosed())
+			Expect(ms.EndError()).To(HaveConnectCode(connect.CodeNotFound))
+			Expect(ms.Texts()).To(BeEmpty())
+
+			Expect(alice.Send(ctx, label(2))).To(Succeed())
+			Eventually(s.Done()).WithTimeout(10 * time.Second).Should(BeClosed())
+			Expect(s.EndError()).To(BeNil())
+			Expect(labels(recorder.Messages())).To(Equal([]uint32{1, 2}))
+		})
+	})
+
+	Context("with a turn for a model Keygate does not serve", func() {
+		var fake *fakeCursor
+
+		BeforeEach(func() {
+			fake = &fakeCursor{texts: []string{"from", " cursor"}}
+			srv, err := upstreamtest.NewFakeCursor(fake.routes())
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(srv.Close)
+			fwd, err := upstream.New(upstream.Options{
+				Proxy:   upstream.ProxyDirect,
+				RootCAs: srv.Pool,
+				Dial:    upstreamtest.Dialer(map[string]string{"api2.cursor.sh:443": srv.Addr}),
+			}, zap.NewNop())
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(fwd.CloseIdleConnections)
+			opts.Upstream, opts.KeygateModel = fwd, keygateOnly
+		})
+
+		It("sends every append to Cursor with the client's headers from the replica holding the RunSSE, which relays Cursor's stream", func() {
+			c := split("alice", one, two, newRequestID())
+			c.Header.Set("Authorization", "Bearer cursor-token")
+			s := subscribe(c)
+			Expect(c.Send(ctx, cursortest.RunRequest("conv-cursor", "cursor-model", "hello"))).To(Succeed())
+			Expect(c.Send(ctx, cursortest.Heartbeat())).To(Succeed())
+			Expect(c.Send(ctx, cursortest.ExecStreamClose(7))).To(Succeed())
+			Eventually(s.Done()).WithTimeout(10 * time.Second).Should(BeClosed())
+			Expect(s.EndError()).To(BeNil())
+			Expect(s.Texts()).To(Equal([]string{"from", " cursor"}))
+			Eventually(func() []int64 { return seqnos(fake.Appends()) }).WithTimeout(10 * time.Second).Should(Equal([]int64{0, 1, 2}))
+			Expect(fake.AppendHeaders()[0].Get("Authorization")).To(Equal("Bearer cursor-token"))
+			Expect(fake.SSE()).To(HaveLen(1))
+			Expect(one.handler.Turns()).To(BeEmpty())
+			Expect(two.handler.Turns()).To(BeEmpty())
+		})
+	})
+})
