@@ -71,9 +71,10 @@ func NewUpstream(cfg config.Config, logger *zap.Logger) (*upstream.Forwarder, er
 
 // NewCursorRoutes builds the Cursor protocol adapter: the run layer on the
 // engine (each turn a trace of its own), model lists merged with Cursor's,
-// foreign appends relayed to Cursor, and the transport routes. The cleanup
-// ends every open transport.
-func NewCursorRoutes(engine *run.Engine, store *relstore.Store, models *appcontrol.Models, fwd *upstream.Forwarder, tr *tracing.Tracing, logger *zap.Logger) (CursorRoutes, func(), error) {
+// foreign appends relayed to Cursor, and the transport routes; with a relay,
+// appends reach the replica holding their run's RunSSE. The cleanup ends
+// every open transport.
+func NewCursorRoutes(engine *run.Engine, store *relstore.Store, models *appcontrol.Models, fwd *upstream.Forwarder, relay ports.AppendRelay, tr *tracing.Tracing, logger *zap.Logger) (CursorRoutes, func(), error) {
 	st := store.Stores()
 	handler, err := agent.New(agent.Options{
 		Engine:        engine,
@@ -92,6 +93,7 @@ func NewCursorRoutes(engine *run.Engine, store *relstore.Store, models *appcontr
 		// appends) goes to Cursor whole: its appends and its RunSSE.
 		Upstream:     fwd,
 		KeygateModel: keygateModel(models),
+		Relay:        relay,
 	}, logger.Named("cursor"))
 	return srv.Routes(), func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

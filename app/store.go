@@ -42,6 +42,31 @@ func OpenStore(ctx context.Context, cfg config.Config, logger *zap.Logger, dir D
 	}, nil
 }
 
+// OpenAppendRelay carries BidiAppends between Keygate processes that share
+// the PostgreSQL database (see cursor.Options.Relay); nil on SQLite or with
+// --single-replica. It has a pool of its own, so that its listening
+// connection and its forwards never wait behind store queries.
+func OpenAppendRelay(ctx context.Context, cfg config.Config, logger *zap.Logger) (ports.AppendRelay, func(), error) {
+	if cfg.DatabaseURL == "" || cfg.SingleReplica {
+		return nil, func() {}, nil
+	}
+	log := logger.Named("relay")
+	db, err := postgres.Open(ctx, cfg.DatabaseURL, log)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open append relay: %w", err)
+	}
+	relay, err := postgres.NewRelay(ctx, db, postgres.RelayOptions{}, log)
+	if err != nil {
+		db.Close()
+		return nil, nil, fmt.Errorf("open append relay: %w", err)
+	}
+	logger.Info("append relay between replicas", zap.String("engine", "postgres"))
+	return relay, func() {
+		relay.Close()
+		db.Close()
+	}, nil
+}
+
 // storeReady is the store's readiness check.
 func storeReady(s *relstore.Store) func(context.Context) error {
 	settings := s.Stores().Settings

@@ -51,7 +51,7 @@ func tracedStack(ctx context.Context, rec *tracetest.SpanRecorder, providerURL s
 	DeferCleanup(stopEngine)
 	fwd, err := app.NewUpstream(cfg, log)
 	Expect(err).NotTo(HaveOccurred())
-	routes, closeRoutes, err := app.NewCursorRoutes(engine, store, models, fwd, tr, log)
+	routes, closeRoutes, err := app.NewCursorRoutes(engine, store, models, fwd, nil, tr, log)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(closeRoutes)
 

@@ -17,6 +17,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		NewLogger,
 		PrepareDataDir,
 		OpenStore,
+		OpenAppendRelay,
 		OpenSecretBox,
 		LoadSettings,
 		NewModelProvider,

@@ -86,8 +86,17 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	cursorRoutes, cleanup5, err := NewCursorRoutes(engine, store, models, forwarder, tracing, logger)
+	appendRelay, cleanup5, err := OpenAppendRelay(ctx, cfg, logger)
 	if err != nil {
+		cleanup4()
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	cursorRoutes, cleanup6, err := NewCursorRoutes(engine, store, models, forwarder, appendRelay, tracing, logger)
+	if err != nil {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -96,6 +105,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	}
 	v, err := NewCursorProxy(cfg, authority, cursorRoutes, forwarder, gate, tokens, logger)
 	if err != nil {
+		cleanup6()
 		cleanup5()
 		cleanup4()
 		cleanup3()
@@ -105,6 +115,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	}
 	keygate := NewKeygate(cfg, logger, server, retention, v)
 	return keygate, func() {
+		cleanup6()
 		cleanup5()
 		cleanup4()
 		cleanup3()

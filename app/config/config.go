@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -31,6 +32,12 @@ type Config struct {
 	// DatabaseURL selects PostgreSQL (postgres://…); empty means the
 	// embedded SQLite file in DataDir.
 	DatabaseURL string
+	// SingleReplica says this is the only Keygate process on its
+	// PostgreSQL database. Otherwise several may share it behind a
+	// round-robin load balancer: a BidiAppend that reaches another process
+	// than its run's RunSSE is relayed through the database. Without a
+	// database URL there is one process anyway.
+	SingleReplica bool
 	// ProxyListen is the address of the forward proxy Cursor is pointed at
 	// (http.proxy); empty disables the proxy.
 	ProxyListen string
@@ -50,6 +57,7 @@ const (
 	EnvLogLevel  = "KEYGATE_LOG_LEVEL"
 	// EnvDatabaseURL is a secret-bearing value: it is never logged.
 	EnvDatabaseURL   = "KEYGATE_DATABASE_URL"
+	EnvSingleReplica = "KEYGATE_SINGLE_REPLICA"
 	EnvProxyListen   = "KEYGATE_PROXY_LISTEN"
 	EnvOutboundProxy = "KEYGATE_OUTBOUND_PROXY"
 	EnvCACert        = "KEYGATE_CA_CERT"
@@ -90,6 +98,9 @@ func Load(args []string, getenv func(string) string, out io.Writer) (Config, err
 	envString(getenv, EnvLogFormat, &cfg.LogFormat)
 	envString(getenv, EnvLogLevel, &cfg.LogLevel)
 	envString(getenv, EnvDatabaseURL, &cfg.DatabaseURL)
+	if err := envBool(getenv, EnvSingleReplica, &cfg.SingleReplica); err != nil {
+		return Config{}, err
+	}
 	envString(getenv, EnvProxyListen, &cfg.ProxyListen)
 	envString(getenv, EnvOutboundProxy, &cfg.OutboundProxy)
 	envString(getenv, EnvCACert, &cfg.CACert)
@@ -102,6 +113,7 @@ func Load(args []string, getenv func(string) string, out io.Writer) (Config, err
 	fs.StringVar(&cfg.LogFormat, "log-format", cfg.LogFormat, "console, json or auto (env "+EnvLogFormat+")")
 	fs.StringVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "debug, info, warn or error (env "+EnvLogLevel+")")
 	fs.StringVar(&cfg.DatabaseURL, "database-url", cfg.DatabaseURL, "PostgreSQL URL; empty uses SQLite in the data dir (env "+EnvDatabaseURL+")")
+	fs.BoolVar(&cfg.SingleReplica, "single-replica", cfg.SingleReplica, "the only Keygate process on its PostgreSQL database: no append relay between processes (env "+EnvSingleReplica+")")
 	fs.StringVar(&cfg.ProxyListen, "proxy-listen", cfg.ProxyListen, "forward proxy address for Cursor; empty disables it (env "+EnvProxyListen+")")
 	fs.StringVar(&cfg.OutboundProxy, "outbound-proxy", cfg.OutboundProxy, "proxy URL for upstream traffic, or direct (env "+EnvOutboundProxy+")")
 	fs.StringVar(&cfg.CACert, "ca-cert", cfg.CACert, "company CA certificate (PEM) (env "+EnvCACert+")")
@@ -122,6 +134,19 @@ func envString(getenv func(string) string, name string, dst *string) {
 	if v := strings.TrimSpace(getenv(name)); v != "" {
 		*dst = v
 	}
+}
+
+func envBool(getenv func(string) string, name string, dst *bool) error {
+	v := strings.TrimSpace(getenv(name))
+	if v == "" {
+		return nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	*dst = b
+	return nil
 }
 
 // Validate reports every problem at once, so an operator fixes a bad

@@ -58,4 +58,15 @@ var _ = Describe("config.Load", func() {
 		cfg.DataDir = "  "
 		Expect(cfg.Validate()).To(MatchError(ContainSubstring("data dir is empty")))
 	})
+
+	It("reads single-replica from the environment as a boolean, the flag winning", func() {
+		cfg, err := config.Load(nil, env(map[string]string{config.EnvSingleReplica: "true"}), io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.SingleReplica).To(BeTrue())
+		cfg, err = config.Load([]string{"--single-replica=false"}, env(map[string]string{config.EnvSingleReplica: "1"}), io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.SingleReplica).To(BeFalse())
+		_, err = config.Load(nil, env(map[string]string{config.EnvSingleReplica: "sometimes"}), io.Discard)
+		Expect(err).To(MatchError(ContainSubstring(config.EnvSingleReplica)))
+	})
 })
