@@ -104,3 +104,9 @@ func proxyAuth(gate *auth.Gate, tokens *company.Tokens) ports.ProxyAuthenticator
 	}
 	return tokens
 }
+
+// NewTenancy keeps conversations and call records to the user who made
+// them (identity.Local on a laptop, where that user administers everything).
+func NewTenancy(store *relstore.Store) *company.Tenancy {
+	return company.NewTenancy(store.Owners())
+}

@@ -65,18 +65,22 @@ func NewModels(store *relstore.Store, box ports.SecretBox, mp ports.ModelProvide
 }
 
 // NewControlRoutes mounts the control API and the console.
-func NewControlRoutes(cfg config.Config, logger *zap.Logger, store *relstore.Store, settings *appcontrol.Settings, models *appcontrol.Models, gate *auth.Gate) ControlRoutes {
-	calls := store.CallRecords()
+// A member sees only their own calls, dashboard and conversations, and may
+// not change the configuration (adapters/control enforces the roles).
+func NewControlRoutes(cfg config.Config, logger *zap.Logger, store *relstore.Store, tenancy *company.Tenancy, settings *appcontrol.Settings, models *appcontrol.Models, gate *auth.Gate) ControlRoutes {
+	calls := tenancy.CallLister(store.CallRecords())
 	return control.Routes(control.Options{
-		Models:        models,
-		Settings:      settings,
-		Calls:         appcontrol.NewCalls(appcontrol.CallsOptions{Lister: calls, Reader: calls, Prompts: store.Prompts()}),
-		Dashboard:     appcontrol.NewDashboard(calls, settings, nil),
-		Conversations: appcontrol.NewConversations(store.Conversations(), store.Stores().Conversations),
-		Setup:         cursorSetup(cfg),
-		Console:       console.Dist(),
-		Guard:         gate.Guard,
-		Logger:        logger,
+		Models:   models,
+		Settings: settings,
+		Calls: appcontrol.NewCalls(appcontrol.CallsOptions{
+			Lister: calls, Reader: tenancy.CallReader(store.CallRecords()), Prompts: store.Prompts()}),
+		Dashboard: appcontrol.NewDashboard(calls, settings, nil),
+		Conversations: appcontrol.NewConversations(tenancy.Conversations(store.Conversations()),
+			tenancy.ConsoleConversations(store.Stores().Conversations)),
+		Setup:   cursorSetup(cfg),
+		Console: console.Dist(),
+		Guard:   gate.Guard,
+		Logger:  logger,
 	})
 }
 

@@ -34,12 +34,14 @@ import (
 type CursorRoutes map[string]http.Handler
 
 // NewEngine builds the run engine over the store and the provider client.
-// Tool rounds are traced as spans of the turn whose run stores them. The
-// cleanup stops every run still going (each ends Cancelled).
-func NewEngine(store *relstore.Store, mp ports.ModelProvider, m *metrics.Metrics, tr *tracing.Tracing, logger *zap.Logger) (*run.Engine, func(), error) {
+// Conversations are kept to the user whose turn opened them (the identity
+// the Cursor proxy put on the turn). Tool rounds are traced as spans of
+// the turn whose run stores them. The cleanup stops every run still going
+// (each ends Cancelled).
+func NewEngine(store *relstore.Store, tenancy *company.Tenancy, mp ports.ModelProvider, m *metrics.Metrics, tr *tracing.Tracing, logger *zap.Logger) (*run.Engine, func(), error) {
 	st := store.Stores()
 	e, err := run.New(run.Options{
-		Conversations: st.Conversations,
+		Conversations: tenancy.ConversationStore(st.Conversations),
 		Runs:          m.Runs(st.Runs),
 		ToolRounds:    tr.ToolRounds(st.ToolRounds),
 		Blobs:         st.Blobs,
@@ -74,11 +76,11 @@ func NewUpstream(cfg config.Config, logger *zap.Logger) (*upstream.Forwarder, er
 // foreign appends relayed to Cursor, and the transport routes; with a relay,
 // appends reach the replica holding their run's RunSSE. The cleanup ends
 // every open transport.
-func NewCursorRoutes(engine *run.Engine, store *relstore.Store, models *appcontrol.Models, fwd *upstream.Forwarder, relay ports.AppendRelay, tr *tracing.Tracing, logger *zap.Logger) (CursorRoutes, func(), error) {
+func NewCursorRoutes(engine *run.Engine, store *relstore.Store, tenancy *company.Tenancy, models *appcontrol.Models, fwd *upstream.Forwarder, relay ports.AppendRelay, tr *tracing.Tracing, logger *zap.Logger) (CursorRoutes, func(), error) {
 	st := store.Stores()
 	handler, err := agent.New(agent.Options{
 		Engine:        engine,
-		Conversations: st.Conversations,
+		Conversations: tenancy.ConversationStore(st.Conversations),
 		Runs:          st.Runs,
 		Blobs:         st.Blobs,
 		Models:        models,

@@ -23,6 +23,7 @@ import (
 	"keygate/app"
 	"keygate/app/config"
 	appcontrol "keygate/app/control"
+	"keygate/domain/identity"
 	"keygate/domain/llm"
 )
 
@@ -46,12 +47,13 @@ func tracedStack(ctx context.Context, rec *tracetest.SpanRecorder, providerURL s
 	tr := tracing.NewWithProcessor(rec, "test")
 	mp := app.NewModelProvider(log, store, settings, m, tr)
 	models := app.NewModels(store, box, mp, auditor)
-	engine, stopEngine, err := app.NewEngine(store, mp, m, tr, log)
+	tenancy := app.NewTenancy(store)
+	engine, stopEngine, err := app.NewEngine(store, tenancy, mp, m, tr, log)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(stopEngine)
 	fwd, err := app.NewUpstream(cfg, log)
 	Expect(err).NotTo(HaveOccurred())
-	routes, closeRoutes, err := app.NewCursorRoutes(engine, store, models, fwd, nil, tr, log)
+	routes, closeRoutes, err := app.NewCursorRoutes(engine, store, tenancy, models, fwd, nil, tr, log)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(closeRoutes)
 
@@ -59,7 +61,11 @@ func tracedStack(ctx context.Context, rec *tracetest.SpanRecorder, providerURL s
 	for p, h := range routes {
 		mux.Handle(p, h)
 	}
-	ts = httptest.NewServer(mux)
+	// The proxy puts the caller on every Cursor request; on a laptop it is
+	// the local user.
+	ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mux.ServeHTTP(w, r.WithContext(identity.NewContext(r.Context(), identity.Local)))
+	}))
 	DeferCleanup(ts.Close)
 	DeferCleanup(ts.CloseClientConnections)
 

@@ -32,6 +32,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		NewAuthGate,
 		NewAuditor,
 		NewTokens,
+		NewTenancy,
 		NewMetrics,
 		NewTracing,
 		NewAccountRoutes,

@@ -30,6 +30,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
+	tenancy := NewTenancy(store)
 	auditor := NewAuditor(store)
 	settings, err := LoadSettings(ctx, store, auditor)
 	if err != nil {
@@ -59,7 +60,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	controlRoutes := NewControlRoutes(cfg, logger, store, settings, models, gate)
+	controlRoutes := NewControlRoutes(cfg, logger, store, tenancy, settings, models, gate)
 	tokens := NewTokens(store, auditor)
 	accountRoutes := NewAccountRoutes(gate, tokens, auditor, metrics)
 	authority, err := OpenCA(cfg, dataDir)
@@ -71,7 +72,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	}
 	server := NewHTTPServer(cfg, logger, dataDir, store, controlRoutes, accountRoutes, authority)
 	retention := NewRetention(store, settings)
-	engine, cleanup4, err := NewEngine(store, modelProvider, metrics, tracing, logger)
+	engine, cleanup4, err := NewEngine(store, tenancy, modelProvider, metrics, tracing, logger)
 	if err != nil {
 		cleanup3()
 		cleanup2()
@@ -94,7 +95,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	cursorRoutes, cleanup6, err := NewCursorRoutes(engine, store, models, forwarder, appendRelay, tracing, logger)
+	cursorRoutes, cleanup6, err := NewCursorRoutes(engine, store, tenancy, models, forwarder, appendRelay, tracing, logger)
 	if err != nil {
 		cleanup5()
 		cleanup4()

@@ -8,9 +8,13 @@ import (
 	"go.uber.org/zap"
 
 	appcontrol "keygate/app/control"
+	"keygate/domain/access"
 	"keygate/domain/llm"
 	"keygate/ports"
 )
+
+// errAdminOnly answers a member who called an administrator's procedure.
+var errAdminOnly = errors.New("only an administrator may do this; ask one of your Keygate administrators")
 
 // toConnect maps a use-case error to a Connect error whose message says
 // what to do. Unexpected errors are logged here (the only place that
@@ -21,6 +25,8 @@ func toConnect(log *zap.Logger, op string, err error) error {
 	switch {
 	case errors.As(err, &inv):
 		return connect.NewError(connect.CodeInvalidArgument, err)
+	case errors.Is(err, access.ErrDenied):
+		return connect.NewError(connect.CodePermissionDenied, errors.New("access denied: sign in again"))
 	case errors.Is(err, ports.ErrNotFound):
 		return connect.NewError(connect.CodeNotFound, errors.New("not found: it may have been deleted; reload the page"))
 	case errors.Is(err, context.Canceled):

@@ -43,7 +43,10 @@ type api struct {
 	talks     controlv1connect.ConversationServiceClient
 }
 
-func newAPI() *api {
+func newAPI() *api { return newAPIWith(nil) }
+
+// newAPIWith is newAPI behind guard (nil: none).
+func newAPIWith(guard func(http.Handler) http.Handler) *api {
 	a := &api{store: controltest.NewStore(nil), convs: controltest.NewConversations(nil), upstream: providertest.NewServer(), prompts: control.NewPromptCache(100)}
 	DeferCleanup(a.upstream.Close)
 	box, err := secretbox.New([]byte("0123456789abcdef0123456789abcdef"))
@@ -64,6 +67,7 @@ func newAPI() *api {
 		},
 		Console: fstest.MapFS{"index.html": {Data: []byte("<html>console</html>")},
 			"assets/app-1.js": {Data: []byte("console.log(1)")}},
+		Guard: guard,
 	})
 	mux := http.NewServeMux()
 	for p, h := range routes {

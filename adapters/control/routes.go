@@ -45,7 +45,7 @@ func Routes(o Options) map[string]http.Handler {
 	if guard == nil {
 		guard = func(h http.Handler) http.Handler { return h }
 	}
-	add := func(p string, h http.Handler) { routes[p] = guard(h) }
+	add := func(p string, h http.Handler) { routes[p] = guard(requireRole(h)) }
 	add(controlv1connect.NewModelServiceHandler(&modelService{models: o.Models, calls: o.Calls, log: log}))
 	add(controlv1connect.NewCallServiceHandler(&callService{calls: o.Calls, log: log}))
 	add(controlv1connect.NewDashboardServiceHandler(&dashboardService{dashboard: o.Dashboard, log: log}))

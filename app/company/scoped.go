@@ -222,3 +222,43 @@ func (s scopedStore) mine(ctx context.Context, conversationID string) error {
 	}
 	return nil
 }
+
+// ConsoleConversations wraps the store the console reads a conversation's
+// head and checkpoint messages through: a member reads only their own
+// conversations (another user's is ports.ErrNotFound), an administrator
+// reads every one. Writes are not the console's and pass through unscoped
+// only because the port bundles them; the console never calls them.
+func (t *Tenancy) ConsoleConversations(next ports.ConversationStore) ports.ConversationStore {
+	return consoleStore{ConversationStore: next, t: t}
+}
+
+type consoleStore struct {
+	ports.ConversationStore
+	t *Tenancy
+}
+
+func (s consoleStore) Head(ctx context.Context, conversationID string) (conversation.Checkpoint, error) {
+	p, err := principal(ctx)
+	if err != nil {
+		return conversation.Checkpoint{}, err
+	}
+	if err := s.t.Authorize(ctx, p, access.KindConversation, conversationID); err != nil {
+		return conversation.Checkpoint{}, err
+	}
+	return s.ConversationStore.Head(ctx, conversationID)
+}
+
+func (s consoleStore) Load(ctx context.Context, checkpointID string) (conversation.Checkpoint, []conversation.Message, error) {
+	p, err := principal(ctx)
+	if err != nil {
+		return conversation.Checkpoint{}, nil, err
+	}
+	cp, msgs, err := s.ConversationStore.Load(ctx, checkpointID)
+	if err != nil {
+		return cp, msgs, err
+	}
+	if err := s.t.Authorize(ctx, p, access.KindConversation, cp.ConversationID()); err != nil {
+		return conversation.Checkpoint{}, nil, fmt.Errorf("checkpoint %s: %w", checkpointID, ports.ErrNotFound)
+	}
+	return cp, msgs, nil
+}

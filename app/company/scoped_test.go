@@ -77,6 +77,14 @@ var _ = Describe("Tenancy store decorators", func() {
 			_, err := tenancy.Conversations(st.Conversations()).Checkpoints(ctx, "conv-ada")
 			return err
 		}, ports.ErrNotFound),
+		Entry("through the console's conversation head", func(ctx context.Context) error {
+			_, err := tenancy.ConsoleConversations(st.Stores().Conversations).Head(ctx, "conv-ada")
+			return err
+		}, ports.ErrNotFound),
+		Entry("through the console's checkpoint messages", func(ctx context.Context) error {
+			_, _, err := tenancy.ConsoleConversations(st.Stores().Conversations).Load(ctx, adaHead)
+			return err
+		}, ports.ErrNotFound),
 		Entry("through the run engine's Open", func(ctx context.Context) error {
 			if p, _ := access.FromContext(ctx); p.IsAdmin() {
 				return nil // administrators do not run turns in other users' conversations

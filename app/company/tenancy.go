@@ -29,7 +29,18 @@ func (t *Tenancy) Claim(ctx context.Context, kind access.Kind, id string) error 
 	if !ok || who.Validate() != nil {
 		return fmt.Errorf("claim %s %s: %w", kind, id, access.ErrDenied)
 	}
-	err := t.owners.SetOwner(ctx, kind, id, who.UserID)
+	// Every turn opens its conversation, so the owner is read first: a
+	// conversation already claimed costs a read, not a write.
+	owner, err := t.owners.Owner(ctx, kind, id)
+	switch {
+	case err == nil && owner == who.UserID:
+		return nil
+	case err == nil:
+		return fmt.Errorf("claim %s %s: %w", kind, id, access.ErrDenied)
+	case !errors.Is(err, ports.ErrNotFound):
+		return err
+	}
+	err = t.owners.SetOwner(ctx, kind, id, who.UserID)
 	if errors.Is(err, ports.ErrConflict) {
 		return fmt.Errorf("claim %s %s: %w", kind, id, access.ErrDenied)
 	}

@@ -1,0 +1,44 @@
+package control
+
+import (
+	"net/http"
+
+	"connectrpc.com/connect"
+
+	"keygate/domain/access"
+	"keygate/gen/keygate/control/v1/controlv1connect"
+)
+
+// adminOnly lists the procedures that change Keygate's configuration or
+// spend a provider key outside a user's turn. Members may call every other
+// procedure; the use cases behind them scope what a member sees.
+var adminOnly = map[string]bool{
+	controlv1connect.ModelServiceCreateModelProcedure:      true,
+	controlv1connect.ModelServiceUpdateModelProcedure:      true,
+	controlv1connect.ModelServiceDeleteModelProcedure:      true,
+	controlv1connect.ModelServiceSetModelEnabledProcedure:  true,
+	controlv1connect.ModelServiceReorderModelsProcedure:    true,
+	controlv1connect.ModelServiceDuplicateModelProcedure:   true,
+	controlv1connect.ModelServiceDiscoverModelsProcedure:   true,
+	controlv1connect.ModelServiceTestModelProcedure:        true,
+	controlv1connect.SettingServiceUpdateSettingsProcedure: true,
+}
+
+// AdminOnly reports whether procedure is reserved to administrators.
+func AdminOnly(procedure string) bool { return adminOnly[procedure] }
+
+// requireRole refuses an administrator-only procedure to a signed-in
+// member with PermissionDenied, in the caller's Connect protocol. A
+// request without a principal passes: then no Guard is configured, and
+// Options.Guard documents that such a listener must be trusted.
+func requireRole(next http.Handler) http.Handler {
+	errs := connect.NewErrorWriter()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p, ok := access.FromContext(r.Context()); ok && adminOnly[r.URL.Path] && !p.IsAdmin() {
+			err := connect.NewError(connect.CodePermissionDenied, errAdminOnly)
+			_ = errs.Write(w, r, err)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}

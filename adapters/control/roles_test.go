@@ -1,0 +1,103 @@
+package control_test
+
+import (
+	"net/http"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"keygate/domain/access"
+	"keygate/domain/identity"
+	controlv1 "keygate/gen/keygate/control/v1"
+)
+
+// as is a Guard that signs every request in as p.
+func as(p access.Principal) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			next.ServeHTTP(w, r.WithContext(access.NewContext(r.Context(), p)))
+		})
+	}
+}
+
+// everyProcedure lists the procedures of every control service, read from
+// the generated descriptors so that a new method cannot escape the matrix.
+func everyProcedure() []string {
+	var out []string
+	for _, f := range []protoreflect.FileDescriptor{
+		controlv1.File_control_v1_call_proto, controlv1.File_control_v1_conversation_proto,
+		controlv1.File_control_v1_dashboard_proto, controlv1.File_control_v1_model_proto,
+		controlv1.File_control_v1_setting_proto, controlv1.File_control_v1_setup_proto,
+	} {
+		for i := range f.Services().Len() {
+			svc := f.Services().Get(i)
+			for j := range svc.Methods().Len() {
+				out = append(out, "/"+string(svc.FullName())+"/"+string(svc.Methods().Get(j).Name()))
+			}
+		}
+	}
+	return out
+}
+
+// administrators' procedures, written out here rather than read from the
+// code under test.
+var adminProcedures = map[string]bool{
+	"/keygate.control.v1.ModelService/CreateModel":      true,
+	"/keygate.control.v1.ModelService/UpdateModel":      true,
+	"/keygate.control.v1.ModelService/DeleteModel":      true,
+	"/keygate.control.v1.ModelService/SetModelEnabled":  true,
+	"/keygate.control.v1.ModelService/ReorderModels":    true,
+	"/keygate.control.v1.ModelService/DuplicateModel":   true,
+	"/keygate.control.v1.ModelService/DiscoverModels":   true,
+	"/keygate.control.v1.ModelService/TestModel":        true,
+	"/keygate.control.v1.SettingService/UpdateSettings": true,
+}
+
+// post calls procedure with an empty Connect JSON message and returns the
+// status and body.
+func post(a *api, procedure string) (int, string) {
+	resp, err := a.server.Client().Post(a.server.URL+procedure, "application/json", strings.NewReader("{}"))
+	Expect(err).NotTo(HaveOccurred())
+	defer resp.Body.Close()
+	var b strings.Builder
+	buf := make([]byte, 4096)
+	n, _ := resp.Body.Read(buf)
+	b.Write(buf[:n])
+	return resp.StatusCode, b.String()
+}
+
+var _ = Describe("Roles on the control API", func() {
+	member := access.Principal{Identity: identity.Identity{UserID: "ada"}, Role: access.Member}
+	admin := access.Principal{Identity: identity.Identity{UserID: "root"}, Role: access.Admin}
+
+	It("lists every procedure the matrix covers", func() {
+		Expect(everyProcedure()).To(HaveLen(18))
+		for p := range adminProcedures {
+			Expect(everyProcedure()).To(ContainElement(p))
+		}
+	})
+
+	It("refuses a member every administrator's procedure with PermissionDenied, and lets the rest through", func() {
+		a := newAPIWith(as(member))
+		for _, p := range everyProcedure() {
+			status, body := post(a, p)
+			if adminProcedures[p] {
+				Expect(status).To(Equal(http.StatusForbidden), p)
+				Expect(body).To(ContainSubstring(`"code":"permission_denied"`), p)
+				Expect(body).To(ContainSubstring("only an administrator"), p)
+			} else {
+				Expect(body).NotTo(ContainSubstring("permission_denied"), p)
+			}
+		}
+	})
+
+	It("lets an administrator call every procedure", func() {
+		a := newAPIWith(as(admin))
+		for _, p := range everyProcedure() {
+			_, body := post(a, p)
+			Expect(body).NotTo(ContainSubstring("permission_denied"), p)
+		}
+	})
+})
