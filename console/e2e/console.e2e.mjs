@@ -20,7 +20,7 @@ const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const shots = process.env.E2E_SHOTS ?? mkdtempSync(join(tmpdir(), "keygate-e2e-"));
 mkdirSync(shots, { recursive: true });
 const timeout = 15_000;
-const expected = 16; // steps below; fewer means one stopped the run
+const expected = 18; // steps below; fewer means one stopped the run
 
 function startServer() {
   const bin = join(mkdtempSync(join(tmpdir(), "keygate-e2e-bin-")), "server");
@@ -147,7 +147,27 @@ try {
     const row = page.getByTestId("call-row").filter({ hasText: "e2e-conv" });
     await row.waitFor();
     if ((await page.getByTestId("call-row").count()) !== 2) throw new Error("expected the test call and the turn's call");
+    const user = await row.getByTestId("call-user").innerText();
+    if (user !== "local") throw new Error(`the turn's call shows user ${JSON.stringify(user)}, want "local"`);
     await shot("5-calls");
+  });
+
+  await step("filters the calls by user, from the filter and from a user cell", async () => {
+    await page.getByLabel("User filter").fill("nobody");
+    await page.getByText("No calls match.").waitFor();
+    if (new URL(page.url()).searchParams.get("user") !== "nobody") throw new Error(`the URL ${page.url()} lacks user=nobody`);
+    await page.getByLabel("User filter").fill("");
+    const row = page.getByTestId("call-row").filter({ hasText: "e2e-conv" });
+    await row.getByRole("button", { name: "local" }).click();
+    await page.waitForURL((u) => u.searchParams.get("user") === "local");
+    if ((await page.getByLabel("User filter").inputValue()) !== "local") throw new Error("the user cell did not fill the filter");
+    await row.waitFor();
+    const users = await page.getByTestId("call-user").allInnerTexts();
+    if (users.length === 0 || users.some((u) => u !== "local")) throw new Error(`filtered by local, the list shows users ${JSON.stringify(users)}`);
+    await page.reload();
+    await row.waitFor();
+    if ((await page.getByLabel("User filter").inputValue()) !== "local") throw new Error("the user filter did not survive a reload");
+    await shot("5b-calls-by-user");
     await row.click();
   });
 
@@ -157,6 +177,8 @@ try {
     const raw = await page.getByTestId("raw-stream").innerText();
     if (!raw.includes("Hello")) throw new Error("raw stream lacks the answer");
     await page.getByText('"content": "<user_query>\\nhello').waitFor();
+    const user = await page.getByTestId("call-user").innerText();
+    if (user !== "local") throw new Error(`the details show user ${JSON.stringify(user)}, want "local"`);
     await shot("6-call-details");
   });
 
@@ -194,7 +216,23 @@ try {
     await page.getByRole("cell", { name: "fake-large" }).waitFor();
     // 3 calls, each 120 fresh input, 880 cache read, 20 output tokens at 2/8/0.5 USD per million.
     await page.getByText("$0.0025").first().waitFor();
+    const local = page.getByTestId("user-row").filter({ hasText: "local" });
+    await local.waitFor();
+    if (!(await local.innerText()).includes("$0.0025")) throw new Error(`the per-user row reads ${JSON.stringify(await local.innerText())}`);
     await shot("10-dashboard");
+  });
+
+  await step("filters the dashboard by user from the per-user table and the user filter", async () => {
+    await page.getByTestId("user-row").filter({ hasText: "local" }).click();
+    await page.waitForURL((u) => u.searchParams.get("user") === "local");
+    if ((await page.getByLabel("User filter").inputValue()) !== "local") throw new Error("the user row did not fill the filter");
+    await page.getByText("$0.0025").first().waitFor();
+    const users = await page.getByTestId("user-row").allInnerTexts();
+    if (users.length !== 1 || !users[0].startsWith("local")) throw new Error(`filtered by local, the per-user table reads ${JSON.stringify(users)}`);
+    await shot("10b-dashboard-by-user");
+    await page.getByLabel("User filter").fill("nobody");
+    await page.getByText("No finished calls in this range.").first().waitFor();
+    if ((await page.getByTestId("user-row").count()) !== 0) throw new Error("filtered by nobody, the per-user table still has rows");
   });
 
   await step("names the signed-in user and role in the nav", async () => {

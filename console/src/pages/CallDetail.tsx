@@ -3,9 +3,9 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { calls as api } from "../api";
 import { CacheInsightState, type CacheInsight, type Call, type ResponseChunk } from "../gen/control/v1/call_pb";
 import { Badge, Card, ErrorBox, Page, Spinner, useLoad } from "../components/ui";
-import { Link } from "../App";
+import { Link, navigate } from "../App";
 import { ms, plural, time, tokens } from "../format";
-import { StatusBadge } from "./Calls";
+import { StatusBadge, UserId } from "./Calls";
 
 // Timeline draws the milestones of a call on one axis from request start.
 function Timeline({ call }: { call: Call }) {
@@ -104,6 +104,7 @@ export function CallDetailPage({ callId }: { callId: string }) {
           <Card title={<span className="flex items-center gap-2">{c.model?.modelId} <StatusBadge status={c.status} /></span>}>
             <dl className="grid grid-cols-4 gap-3 text-sm">
               <div><dt className="text-slate-500">Call</dt><dd className="font-mono text-xs">{c.callId}</dd></div>
+              <div><dt className="text-slate-500">User</dt><dd className="truncate" data-testid="call-user"><UserId id={c.userId} onPick={(id) => navigate(`/calls?user=${encodeURIComponent(id)}`)} /></dd></div>
               <div><dt className="text-slate-500">Started</dt><dd>{time(c.timing?.requestStartTime)}</dd></div>
               <div><dt className="text-slate-500">Time to first token</dt><dd>{ms(c.timing?.ttftMs)}</dd></div>
               <div><dt className="text-slate-500">Duration</dt><dd>{ms(c.timing?.durationMs)}</dd></div>

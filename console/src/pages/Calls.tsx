@@ -3,7 +3,7 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { calls as api } from "../api";
 import { CallStatus, type Call } from "../gen/control/v1/call_pb";
 import { Badge, Button, Card, ErrorBox, inputClass, Page, Spinner, useLoad } from "../components/ui";
-import { Link, navigate } from "../App";
+import { Link, navigate, useQueryParam } from "../App";
 import { ms, time, tokens } from "../format";
 
 export function StatusBadge({ status }: { status: CallStatus }) {
@@ -16,26 +16,40 @@ export function StatusBadge({ status }: { status: CallStatus }) {
   }
 }
 
+// UserId names the user whose turn made a call, "—" for a call made outside
+// any user's turn; with onPick it is a button that filters by that user.
+export function UserId({ id, onPick }: { id: string; onPick?: (id: string) => void }) {
+  if (!id) return <span className="text-slate-400" title="made outside a user's turn">—</span>;
+  if (!onPick) return <span title={id}>{id}</span>;
+  return (
+    <button type="button" title={`Filter by ${id}`} className="max-w-full truncate text-indigo-700 hover:underline"
+      onClick={(e) => { e.stopPropagation(); onPick(id); }}>
+      {id}
+    </button>
+  );
+}
+
 const ranges: [string, number][] = [["Last hour", 1], ["Last 24 hours", 24], ["Last 7 days", 24 * 7], ["Last 30 days", 24 * 30], ["All time", 0]];
 
 export function CallsPage() {
   const [hours, setHours] = useState(24 * 7);
   const [model, setModel] = useState("");
   const [status, setStatus] = useState(CallStatus.UNSPECIFIED);
-  const [conversation, setConversation] = useState(() => new URLSearchParams(window.location.search).get("conversation") ?? "");
+  const [conversation, setConversation] = useQueryParam("conversation");
+  const [user, setUser] = useQueryParam("user");
   const [more, setMore] = useState<Call[]>([]);
   const [token, setToken] = useState("");
   const [moreError, setMoreError] = useState<unknown>();
 
   const filter = () => ({
     startTime: hours ? timestampFromDate(new Date(Date.now() - hours * 3600_000)) : undefined,
-    modelId: model.trim(), status, conversationId: conversation.trim(),
+    modelId: model.trim(), status, conversationId: conversation.trim(), userId: user.trim(),
   });
   const { data, error, loading, reload } = useLoad(async () => {
     const r = await api.listCalls({ filter: filter(), pageSize: 50 });
     setMore([]); setToken(r.nextPageToken);
     return r;
-  }, [hours, model, status, conversation]);
+  }, [hours, model, status, conversation, user]);
   const loadMore = async () => {
     try {
       const r = await api.listCalls({ filter: filter(), pageSize: 50, pageToken: token });
@@ -47,7 +61,7 @@ export function CallsPage() {
   return (
     <Page title="Calls" actions={<Button onClick={reload}>Refresh</Button>}>
       <Card>
-        <div className="grid grid-cols-4 gap-3">
+        <div className="grid grid-cols-5 gap-3">
           <select aria-label="Time range" className={inputClass} value={hours} onChange={(e) => setHours(Number(e.target.value))}>
             {ranges.map(([l, h]) => <option key={h} value={h}>{l}</option>)}
           </select>
@@ -60,6 +74,7 @@ export function CallsPage() {
             <option value={CallStatus.RUNNING}>Running</option>
           </select>
           <input aria-label="Conversation filter" className={inputClass} placeholder="Conversation id" value={conversation} onChange={(e) => setConversation(e.target.value)} />
+          <input aria-label="User filter" className={inputClass} placeholder="User id" value={user} onChange={(e) => setUser(e.target.value)} />
         </div>
       </Card>
       <ErrorBox error={error ?? moreError} />
@@ -68,7 +83,7 @@ export function CallsPage() {
         <table className="w-full text-sm">
           <thead>
             <tr className="border-b border-slate-200 text-left text-slate-500">
-              <th className="py-2">Started</th><th>Model</th><th>Status</th><th>TTFT</th><th>Duration</th>
+              <th className="py-2">Started</th><th>User</th><th>Model</th><th>Status</th><th>TTFT</th><th>Duration</th>
               <th>Input</th><th>Cached</th><th>Output</th><th>Conversation</th>
             </tr>
           </thead>
@@ -77,6 +92,7 @@ export function CallsPage() {
               <tr key={c.callId} data-testid="call-row" className="cursor-pointer border-b border-slate-100 hover:bg-indigo-50"
                 onClick={() => navigate(`/calls/${encodeURIComponent(c.callId)}`)}>
                 <td className="py-2">{time(c.timing?.requestStartTime)}</td>
+                <td className="max-w-32 truncate" data-testid="call-user"><UserId id={c.userId} onPick={setUser} /></td>
                 <td>{c.model?.modelId}</td>
                 <td><StatusBadge status={c.status} /></td>
                 <td>{ms(c.timing?.ttftMs)}</td>

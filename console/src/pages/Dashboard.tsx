@@ -1,9 +1,11 @@
 import { useState } from "react";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { dashboard as api } from "../api";
-import { BucketSize, type SeriesPoint } from "../gen/control/v1/dashboard_pb";
+import { BucketSize, type Aggregate, type SeriesPoint } from "../gen/control/v1/dashboard_pb";
 import { Card, ErrorBox, inputClass, Page, Spinner, useLoad } from "../components/ui";
+import { useQueryParam } from "../App";
 import { ms, percent, tokens, usd } from "../format";
+import { UserId } from "./Calls";
 
 const ranges: [string, number][] = [["Last hour", 1], ["Last 24 hours", 24], ["Last 7 days", 24 * 7], ["Last 30 days", 24 * 30]];
 
@@ -59,18 +61,26 @@ function Metric({ label, value, sub }: { label: string; value: string; sub?: str
   );
 }
 
+const num = (a: Aggregate | undefined, k: "calls" | "failed" | "inputTokens" | "outputTokens") => Number(a?.[k] ?? 0);
+
 export function DashboardPage() {
   const [hours, setHours] = useState(24);
+  const [user, setUser] = useQueryParam("user");
   const { data, error, loading } = useLoad(() => {
     const end = new Date();
-    return api.getDashboard({ startTime: timestampFromDate(new Date(end.getTime() - hours * 3600_000)), endTime: timestampFromDate(end) });
-  }, [hours]);
+    return api.getDashboard({
+      startTime: timestampFromDate(new Date(end.getTime() - hours * 3600_000)), endTime: timestampFromDate(end), userId: user.trim(),
+    });
+  }, [hours, user]);
   const t = data?.totals;
   return (
     <Page title="Dashboard" actions={
-      <select aria-label="Time range" className={inputClass} value={hours} onChange={(e) => setHours(Number(e.target.value))}>
-        {ranges.map(([l, h]) => <option key={h} value={h}>{l}</option>)}
-      </select>}>
+      <>
+        <input aria-label="User filter" className={`${inputClass} w-48`} placeholder="All users (user id)" value={user} onChange={(e) => setUser(e.target.value)} />
+        <select aria-label="Time range" className={inputClass} value={hours} onChange={(e) => setHours(Number(e.target.value))}>
+          {ranges.map(([l, h]) => <option key={h} value={h}>{l}</option>)}
+        </select>
+      </>}>
       <ErrorBox error={error} />
       {loading && !data && <Spinner label="Aggregating calls…" />}
       {t && (
@@ -82,21 +92,40 @@ export function DashboardPage() {
             <Metric label="Estimated cost" value={usd(t.costUsd)} sub={t.unpricedCalls > 0n ? `${Number(t.unpricedCalls)} calls without a price (set prices in Settings)` : `mean TTFT ${ms(Math.round(t.meanTtftMs))}`} />
           </div>
           <Card title="Tokens over time"><TokenChart points={data!.series} bucket={data!.bucketSize} /></Card>
-          <Card title="Per model">
-            <table className="w-full text-sm">
-              <thead><tr className="text-left text-slate-500"><th>Model</th><th>Calls</th><th>Failed</th><th>Cache hit</th><th>Input</th><th>Output</th><th>Mean TTFT</th><th>Cost</th></tr></thead>
-              <tbody>
-                {data!.perModel.map((m) => (
-                  <tr key={m.modelId} className="border-t border-slate-100">
-                    <td className="py-1">{m.modelId}</td><td>{Number(m.aggregate?.calls)}</td><td>{Number(m.aggregate?.failed)}</td>
-                    <td>{percent(m.aggregate?.cacheHitRate ?? 0)}</td><td>{tokens(m.aggregate?.inputTokens)}</td><td>{tokens(m.aggregate?.outputTokens)}</td>
-                    <td>{ms(Math.round(m.aggregate?.meanTtftMs ?? 0))}</td><td>{usd(m.aggregate?.costUsd ?? 0)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-            {data!.perModel.length === 0 && <p className="py-2 text-sm text-slate-500">No finished calls in this range.</p>}
-          </Card>
+          <div className="grid gap-4 xl:grid-cols-2">
+            <Card title="Per model" className="overflow-x-auto">
+              <table className="w-full text-sm">
+                <thead><tr className="text-left text-slate-500"><th>Model</th><th>Calls</th><th>Failed</th><th>Cache hit</th><th>Input</th><th>Output</th><th>Mean TTFT</th><th>Cost</th></tr></thead>
+                <tbody>
+                  {data!.perModel.map((m) => (
+                    <tr key={m.modelId} className="border-t border-slate-100">
+                      <td className="py-1">{m.modelId}</td><td>{num(m.aggregate, "calls")}</td><td>{num(m.aggregate, "failed")}</td>
+                      <td>{percent(m.aggregate?.cacheHitRate ?? 0)}</td><td>{tokens(m.aggregate?.inputTokens)}</td><td>{tokens(m.aggregate?.outputTokens)}</td>
+                      <td>{ms(Math.round(m.aggregate?.meanTtftMs ?? 0))}</td><td>{usd(m.aggregate?.costUsd ?? 0)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              {data!.perModel.length === 0 && <p className="py-2 text-sm text-slate-500">No finished calls in this range.</p>}
+            </Card>
+            <Card title="Per user" className="overflow-x-auto">
+              <table className="w-full text-sm">
+                <thead><tr className="text-left text-slate-500"><th>User</th><th>Calls</th><th>Cache hit</th><th>Input</th><th>Output</th><th>Cost</th></tr></thead>
+                <tbody>
+                  {data!.perUser.map((u) => (
+                    // Calls outside any user's turn cannot be filtered on: an empty user id means every user.
+                    <tr key={u.userId} data-testid="user-row" onClick={u.userId ? () => setUser(u.userId) : undefined}
+                      className={`border-t border-slate-100 ${u.userId ? "cursor-pointer hover:bg-indigo-50" : ""} ${u.userId && u.userId === user.trim() ? "bg-indigo-50" : ""}`}>
+                      <td className="max-w-48 truncate py-1"><UserId id={u.userId} onPick={setUser} /></td>
+                      <td>{num(u.aggregate, "calls")}</td><td>{percent(u.aggregate?.cacheHitRate ?? 0)}</td>
+                      <td>{tokens(u.aggregate?.inputTokens)}</td><td>{tokens(u.aggregate?.outputTokens)}</td><td>{usd(u.aggregate?.costUsd ?? 0)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              {data!.perUser.length === 0 && <p className="py-2 text-sm text-slate-500">No finished calls in this range.</p>}
+            </Card>
+          </div>
         </>
       )}
     </Page>
