@@ -49,6 +49,22 @@ func cursorClient(proxyAddr, dataDir string) *http.Client {
 	return &http.Client{Transport: tr}
 }
 
+// scriptReadTurn scripts the provider for a turn with one tool round: a
+// Read of notes.txt, then an answer.
+func scriptReadTurn(provider *providertest.Server) {
+	provider.Enqueue(providertest.Stream(providertest.ChatSSE(providertest.Turn{ID: "r1", Text: []string{"Let me read it."},
+		Calls: []providertest.Call{{ID: "call_read", Name: "Read", Arguments: []string{`{"path":"notes.txt"}`}}}})))
+	provider.Enqueue(providertest.Stream(providertest.ChatSSE(providertest.Turn{ID: "r2", Text: providertest.Words("It says hello."),
+		Usage: providertest.Usage{Input: 200, Output: 4}})))
+}
+
+// notesWorkspace is a client workspace holding notes.txt.
+func notesWorkspace() *cursortest.Workspace {
+	ws := cursortest.NewWorkspace(GinkgoT().TempDir())
+	Expect(os.WriteFile(filepath.Join(ws.Root, "notes.txt"), []byte("hello from the workspace\n"), 0o644)).To(Succeed())
+	return ws
+}
+
 var _ = Describe("keygate serve end to end", func() {
 	It("runs a Cursor turn with a client-side tool through the proxy, the engine, the store and a provider configured in the console", func(ctx SpecContext) {
 		provider := providertest.NewServer()
@@ -77,14 +93,10 @@ var _ = Describe("keygate serve end to end", func() {
 		Expect(created.Model.APIKeyHint).NotTo(ContainSubstring("secret-key"))
 
 		By("scripting the provider: a Read call, then an answer")
-		provider.Enqueue(providertest.Stream(providertest.ChatSSE(providertest.Turn{ID: "r1", Text: []string{"Let me read it."},
-			Calls: []providertest.Call{{ID: "call_read", Name: "Read", Arguments: []string{`{"path":"notes.txt"}`}}}})))
-		provider.Enqueue(providertest.Stream(providertest.ChatSSE(providertest.Turn{ID: "r2", Text: providertest.Words("It says hello."),
-			Usage: providertest.Usage{Input: 200, Output: 4}})))
+		scriptReadTurn(provider)
 
 		By("sending the turn from the Cursor client simulator to https://api2.cursor.sh through the proxy")
-		ws := cursortest.NewWorkspace(GinkgoT().TempDir())
-		Expect(os.WriteFile(filepath.Join(ws.Root, "notes.txt"), []byte("hello from the workspace\n"), 0o644)).To(Succeed())
+		ws := notesWorkspace()
 		c := cursortest.NewClient("https://api2.cursor.sh", cursorClient(string(m[1]), dataDir), "req-e2e-1")
 		c.OnMessage = ws.Handle
 		st, err := c.Subscribe(ctx)

@@ -3,7 +3,6 @@ package main_test
 import (
 	"crypto/rand"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -53,14 +52,10 @@ var _ = Describe("keygate serve as two replicas on one PostgreSQL database", fun
 			"apiKey": "sk-replicas-0123456789", "enabled": true,
 		}, &created)
 		Expect(created.Model.ID).NotTo(BeEmpty())
-		provider.Enqueue(providertest.Stream(providertest.ChatSSE(providertest.Turn{ID: "r1", Text: []string{"Let me read it."},
-			Calls: []providertest.Call{{ID: "call_read", Name: "Read", Arguments: []string{`{"path":"notes.txt"}`}}}})))
-		provider.Enqueue(providertest.Stream(providertest.ChatSSE(providertest.Turn{ID: "r2", Text: providertest.Words("It says hello."),
-			Usage: providertest.Usage{Input: 200, Output: 4}})))
+		scriptReadTurn(provider)
 
 		By("sending the RunSSE through the first process's proxy and every BidiAppend through the second's")
-		ws := cursortest.NewWorkspace(GinkgoT().TempDir())
-		Expect(os.WriteFile(filepath.Join(ws.Root, "notes.txt"), []byte("hello from the workspace\n"), 0o644)).To(Succeed())
+		ws := notesWorkspace()
 		c := cursortest.NewClient("https://api2.cursor.sh", cursorClient(procs[0].proxy, procs[0].dataDir), "req-replicas-1")
 		c.AppendTo("https://api2.cursor.sh", cursorClient(procs[1].proxy, procs[1].dataDir))
 		c.OnMessage = ws.Handle
