@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"keygate/domain/budget"
 	"keygate/domain/conversation"
 	"keygate/domain/llm"
 	"keygate/domain/modelcycle"
@@ -81,6 +82,12 @@ func cycleFailure(err error) error {
 	}
 	if errors.Is(err, modelcycle.ErrGrammar) {
 		return failure(CategoryProtocol, true, err)
+	}
+	// A budget or rate limit refused the call before the provider saw it:
+	// its message is written for the user, and retrying at once cannot help.
+	var exceeded *budget.ExceededError
+	if errors.As(err, &exceeded) {
+		return failure(CategoryLimit, false, err)
 	}
 	return failure(CategoryProvider, true, err)
 }
