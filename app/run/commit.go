@@ -54,6 +54,9 @@ func storeErr(what string, err error) error {
 // the transport to publish it.
 func (r *runner) committed(cause Cause, version int, barrier bool) error {
 	ev := MessagesCommitted{CheckpointID: r.cur.ID(), RoundVersion: version, Cause: cause}
+	if msgs, ok := r.history(); ok {
+		ev.Messages = msgs
+	}
 	if barrier {
 		ev.Barrier = newBarrier()
 	}
@@ -83,6 +86,9 @@ func (r *runner) appendInitial() error {
 			return storeErr("load base checkpoint", err)
 		}
 	}
+	if r.p.HistoryOf != "" && r.p.HistoryOf == base.ID() {
+		r.hist, r.histOf = r.p.History[:len(r.p.History):len(r.p.History)], base.ID()
+	}
 	if len(r.p.InitialMessages) == 0 {
 		if base.ID() != head.ID() {
 			return failure(CategoryClient, false, errors.New("a run on an older checkpoint needs an initial message"))
@@ -97,6 +103,7 @@ func (r *runner) appendInitial() error {
 	if err != nil {
 		return err
 	}
+	r.appendedTo(base, r.p.InitialMessages, d)
 	if d.Outcome == conversation.Unchanged {
 		return nil
 	}
@@ -108,10 +115,12 @@ func (r *runner) appendInitial() error {
 // runtime event behind a barrier.
 func (r *runner) appendRuntime(msgs []conversation.Message) error {
 	for _, m := range msgs {
-		d, err := r.apply(conversation.AppendTo(r.cur, m))
+		base := r.cur
+		d, err := r.apply(conversation.AppendTo(base, m))
 		if err != nil {
 			return err
 		}
+		r.appendedTo(base, []conversation.Message{m}, d)
 		if d.Outcome == conversation.Unchanged {
 			continue
 		}

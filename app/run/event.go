@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"keygate/domain/conversation"
 	"keygate/domain/llm"
 )
 
@@ -72,6 +73,11 @@ type ExecuteToolRound struct {
 // Barrier.Ack, that is until the checkpoint is published to the client.
 type MessagesCommitted struct {
 	CheckpointID string
+	// Messages is the checkpoint's full message list when the engine has
+	// it at hand (it appended the messages itself to a list it knew), so
+	// the transport need not load it; nil otherwise. It is shared: read it,
+	// never modify it.
+	Messages []conversation.Message
 	// RoundVersion is the number of results committed in the round a
 	// tool-round cause refers to.
 	RoundVersion int

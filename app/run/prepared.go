@@ -96,4 +96,11 @@ type PreparedRun struct {
 	// conversation's head. A base other than the head branches (rollback or
 	// edit) and needs at least one initial message.
 	BaseCheckpointID string
+	// History, when HistoryOf is set, is the full message list of the
+	// checkpoint HistoryOf as the transport read it to compile the turn.
+	// When that checkpoint is the run's base the engine builds on the list
+	// instead of loading it again; otherwise (the head moved meanwhile) it
+	// loads. The engine does not modify it.
+	History   []conversation.Message
+	HistoryOf string
 }

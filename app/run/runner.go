@@ -28,6 +28,13 @@ type runner struct {
 	log   *zap.Logger
 
 	cur conversation.Checkpoint
+	// hist is the full message list of the checkpoint histOf, when known:
+	// the transport's history and what this run appended to it since. A
+	// turn then decodes its conversation once (the transport's load)
+	// instead of at every step. Slices handed out are capped at their
+	// length, so appending here never changes what a reader holds.
+	hist   []conversation.Message
+	histOf string
 	// appended reports that this run appended initial messages.
 	appended bool
 	usage    llm.Usage
@@ -180,11 +187,37 @@ func (r *runner) loop() error {
 
 // load returns the messages of the run's current checkpoint.
 func (r *runner) load() ([]conversation.Message, error) {
+	if msgs, ok := r.history(); ok {
+		return msgs, nil
+	}
 	_, msgs, err := r.e.convs.Load(r.ctx, r.cur.ID())
 	if err != nil {
 		return nil, fmt.Errorf("load checkpoint: %w", err)
 	}
-	return msgs, nil
+	r.hist, r.histOf = msgs, r.cur.ID()
+	return msgs[:len(msgs):len(msgs)], nil
+}
+
+// history returns the current checkpoint's messages when they are known
+// without a load.
+func (r *runner) history() ([]conversation.Message, bool) {
+	if r.histOf == "" || r.histOf != r.cur.ID() {
+		return nil, false
+	}
+	return r.hist[:len(r.hist):len(r.hist)], true
+}
+
+// appendedTo records the list of d's checkpoint after msgs were applied
+// to base: base's list followed by msgs when base's list is known and the
+// store appended every one of them (the checkpoint's length says so; a
+// message base held already is not appended again). Otherwise the list
+// is unknown and the next load reads it.
+func (r *runner) appendedTo(base conversation.Checkpoint, msgs []conversation.Message, d conversation.Decision) {
+	if r.histOf != base.ID() || d.Checkpoint.Len() != base.Len()+len(msgs) {
+		r.histOf = ""
+		return
+	}
+	r.hist, r.histOf = append(r.hist, msgs...), d.Checkpoint.ID()
 }
 
 // request projects msgs into the model request of the next cycle.
@@ -208,9 +241,12 @@ func (r *runner) finalAnswer(res cycleResult) (bool, error) {
 	if err != nil {
 		return false, failure(CategoryProtocol, true, err)
 	}
-	if _, err := r.apply(conversation.AppendTo(r.cur, msg)); err != nil {
+	base := r.cur
+	d, err := r.apply(conversation.AppendTo(base, msg))
+	if err != nil {
 		return false, err
 	}
+	r.appendedTo(base, []conversation.Message{msg}, d)
 	r.collect(r.h.take())
 	pending := r.pendingMessages()
 	if len(pending) == 0 {
