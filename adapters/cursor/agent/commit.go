@@ -6,12 +6,13 @@ import (
 	"keygate/adapters/cursor/checkpoint"
 	"keygate/adapters/cursor/output"
 	"keygate/app/run"
+	agentv1 "keygate/gen/cursor/agent/v1"
 )
 
 // onCommit publishes what a commit means for the client and releases the
 // engine's barrier once the checkpoint is out (or was skipped).
 func (s *session) onCommit(e run.MessagesCommitted) {
-	s.cur = e.CheckpointID
+	s.cur, s.curMsgs, s.curKnown = e.CheckpointID, e.Messages, e.Messages != nil
 	if e.Barrier != nil {
 		defer e.Barrier.Ack()
 	}
@@ -22,13 +23,25 @@ func (s *session) onCommit(e run.MessagesCommitted) {
 			s.publishSettled(e.CheckpointID, "")
 		}
 	case run.CauseInitialMessages:
-		if e.Barrier != nil {
-			s.publishSettled(e.CheckpointID, "")
-		}
+		var then []*agentv1.AgentServerMessage
 		if s.late != nil && s.late.id != "" {
-			_ = s.send(output.Injection(s.late.id, output.Delivered(s.compiled.EventID, s.h.o.Now())))
-			_ = s.send(output.UserMessageAppended(s.late.user))
+			then = append(then, output.Injection(s.late.id, output.Delivered(s.compiled.EventID, s.h.o.Now())),
+				output.UserMessageAppended(s.late.user))
 		}
+		if e.Barrier == nil {
+			s.sendAll(then)
+			return
+		}
+		// The barrier is released at once (deferred above): the provider
+		// request starts while the client stores the user turn's blobs.
+		p, err := s.project(e.CheckpointID, "")
+		if err != nil {
+			s.log.Warn("checkpoint not built", zap.Error(err))
+			s.sendAll(then)
+			return
+		}
+		st, blobs := checkpoint.Settled(p)
+		s.publishWhenAcked(blobs, st, then...)
 	case run.CauseRuntimeEvent:
 		s.publishSettled(e.CheckpointID, "")
 		if inj, ok := s.injections[e.Cause.EventID]; ok {
@@ -46,6 +59,12 @@ func (s *session) onCommit(e run.MessagesCommitted) {
 		s.finalTurn(e.CheckpointID, e.Cause.Summary)
 	case run.CauseFinalTurn:
 		s.finalTurn(e.CheckpointID, "")
+	}
+}
+
+func (s *session) sendAll(msgs []*agentv1.AgentServerMessage) {
+	for _, m := range msgs {
+		_ = s.send(m)
 	}
 }
 

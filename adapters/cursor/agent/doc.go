@@ -9,10 +9,17 @@
 // conversation's history (or the base of an edited message); compile the
 // turn (package compile); start the run; then relay events out and client
 // messages in until the run ends. Tool calls go to the client as execs
-// (package tools); every checkpoint is projected (package checkpoint), its
-// new blobs are SET and ACKed before it is published, and only then is the
-// engine's commit barrier released. The final turn is published as
-// turn_ended, staged, settled, settled.
+// (package tools); every checkpoint is projected (package checkpoint) and
+// published only once its new blobs are SET and ACKed. The engine's commit
+// barrier is released after that, except for the user turn's checkpoint:
+// its barrier is released at once, so the provider request starts while
+// the client stores the blobs, and the run's events are held back until
+// the checkpoint is out (or skipped), so nothing overtakes it. The final
+// turn is published as turn_ended, staged, settled, settled.
+//
+// A turn reads its conversation once: the history loaded to compile it
+// goes to the engine (run.PreparedRun.History), and each commit brings its
+// message list back (run.MessagesCommitted.Messages) for the projection.
 //
 // Place in the hexagon: part of the Cursor inbound adapter. It drives the
 // engine through its exported API and reads the conversation store through

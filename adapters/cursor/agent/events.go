@@ -3,6 +3,8 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
+	"time"
 
 	"connectrpc.com/connect"
 	"go.uber.org/zap"
@@ -29,8 +31,19 @@ func (s *session) serve() error {
 			s.backlog = s.backlog[1:]
 			s.onClient(m)
 		}
+		// While the user turn's checkpoint waits for its ACKs the run's
+		// events wait too, so nothing overtakes the checkpoint.
+		next, acks, readErr := events, (<-chan time.Time)(nil), (chan error)(nil)
+		if s.unacked != nil {
+			next, acks, readErr = nil, s.unacked.timer.C, s.readErr
+		}
 		select {
-		case ev, ok := <-events:
+		case <-acks:
+			s.resolveUnacked(ErrAckTimeout)
+		case err := <-readErr:
+			s.readErr <- err
+			s.resolveUnacked(fmt.Errorf("wait for kv reply: %w", err))
+		case ev, ok := <-next:
 			var o run.Outcome
 			if !ok {
 				o = s.handle.Outcome()
@@ -51,6 +64,10 @@ func (s *session) serve() error {
 			}
 			events = s.handle.Events()
 		case m := <-s.inbox:
+			if kv := m.GetKvClientMessage(); kv != nil && s.unacked != nil {
+				s.onUnackedReply(kv)
+				continue
+			}
 			s.onClient(m)
 		case w := <-s.webDone:
 			s.apply(w.call, w.call.OnWeb(w.content, w.err))
@@ -60,6 +77,9 @@ func (s *session) serve() error {
 			// run's context is this one, so the engine stops too.
 			s.abortAll()
 			s.handle.Cancel(context.Cause(s.ctx).Error())
+			if s.unacked != nil {
+				s.resolveUnacked(context.Cause(s.ctx))
+			}
 			done = nil
 		}
 	}

@@ -75,7 +75,7 @@ func (s *session) prepare() error {
 			return connect.NewError(connect.CodeInvalidArgument, err)
 		}
 	}
-	s.cur = head.ID()
+	s.cur, s.curMsgs, s.curKnown = head.ID(), in.History, true
 	if in.BaseCheckpointID != "" {
 		s.cur = in.BaseCheckpointID
 	}
@@ -84,6 +84,9 @@ func (s *session) prepare() error {
 		return connect.NewError(connect.CodeInvalidArgument, err)
 	}
 	s.compiled.Run.Tenant = s.h.o.Tenant
+	// The engine builds on the history read here rather than loading it
+	// again, unless the head moved meanwhile.
+	s.compiled.Run.History, s.compiled.Run.HistoryOf = s.curMsgs, s.cur
 	s.compiled.Run.ParentRunID, s.compiled.Run.ParentToolCallID = s.parent()
 	s.compacting = s.compiled.Run.Action.Kind == run.ActionCompact
 	s.maxTok = in.Model.ContextWindow

@@ -27,6 +27,25 @@ func (e *BlobError) Error() string { return fmt.Sprintf("kv %s: %s", e.Op, e.Mes
 // syncBlobs SETs every blob the client has not confirmed and waits for all
 // ACKs, handling other client messages meanwhile.
 func (s *session) syncBlobs(blobs checkpoint.Blobs) error {
+	waiting, err := s.setBlobs(blobs)
+	if err != nil {
+		return err
+	}
+	// Every SET is waited for, even after one failed, so no KV request is
+	// left unanswered when the turn moves on.
+	var failed error
+	err = s.await(func(m *agentv1.KvClientMessage) (bool, error) {
+		return s.setResult(waiting, m, &failed) && len(waiting) == 0, nil
+	}, len(waiting) == 0)
+	if err != nil {
+		return err
+	}
+	return failed
+}
+
+// setBlobs sends a SET for every blob the client has not confirmed and
+// returns the KV ids of the replies it waits for.
+func (s *session) setBlobs(blobs checkpoint.Blobs) (map[uint32]string, error) {
 	ids := make([]string, 0, len(blobs))
 	for id := range blobs {
 		if !s.h.confirmed(s.convID, id) {
@@ -34,39 +53,93 @@ func (s *session) syncBlobs(blobs checkpoint.Blobs) error {
 		}
 	}
 	sort.Strings(ids)
-	waiting := map[uint32]string{}
+	waiting := make(map[uint32]string, len(ids))
 	for _, id := range ids {
 		kv, err := s.turn.Output.NextKvID()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if err := s.send(output.SetBlob(kv, []byte(id), blobs[id])); err != nil {
-			return err
+			return nil, err
 		}
 		waiting[kv] = id
 	}
-	// Every SET is waited for, even after one failed, so no KV request is
-	// left unanswered when the turn moves on.
-	var failed error
-	err := s.await(func(m *agentv1.KvClientMessage) (bool, error) {
-		id, ok := waiting[m.GetId()]
-		if !ok || m.GetSetBlobResult() == nil {
-			return false, nil
-		}
-		delete(waiting, m.GetId())
-		if e := m.GetSetBlobResult().GetError(); e != nil {
-			if failed == nil {
-				failed = &BlobError{Op: "set", Message: e.GetMessage()}
-			}
-		} else {
-			s.h.confirm(s.convID, id)
-		}
-		return len(waiting) == 0, nil
-	}, len(waiting) == 0)
-	if err != nil {
-		return err
+	return waiting, nil
+}
+
+// setResult files m when it answers one of the SETs in waiting: the blob
+// is confirmed, or *failed records the first error. It reports whether m
+// was such a reply.
+func (s *session) setResult(waiting map[uint32]string, m *agentv1.KvClientMessage, failed *error) bool {
+	id, ok := waiting[m.GetId()]
+	if !ok || m.GetSetBlobResult() == nil {
+		return false
 	}
-	return failed
+	delete(waiting, m.GetId())
+	if e := m.GetSetBlobResult().GetError(); e != nil {
+		if *failed == nil {
+			*failed = &BlobError{Op: "set", Message: e.GetMessage()}
+		}
+	} else {
+		s.h.confirm(s.convID, id)
+	}
+	return true
+}
+
+// unacked is a checkpoint published once the client acknowledged its
+// blobs, while the run goes on: the user turn's checkpoint, so that the
+// provider request does not wait for a client round trip. Then follow it.
+type unacked struct {
+	state   *agentv1.ConversationStateStructure
+	then    []*agentv1.AgentServerMessage
+	waiting map[uint32]string
+	failed  error
+	timer   *time.Timer
+}
+
+// publishWhenAcked SETs the blobs of st and publishes st, then the
+// messages then, once every SET is acknowledged, without waiting here.
+// Until then serve holds the run's events back, so the client still gets
+// st before anything that comes after it. Unacknowledged blobs (an error,
+// the timeout) skip st as publish does; then is sent in any case.
+func (s *session) publishWhenAcked(blobs checkpoint.Blobs, st *agentv1.ConversationStateStructure, then ...*agentv1.AgentServerMessage) {
+	waiting, err := s.setBlobs(blobs)
+	u := &unacked{state: st, then: then, waiting: waiting, failed: err}
+	if err != nil || len(waiting) == 0 {
+		s.unacked = u
+		s.resolveUnacked(nil)
+		return
+	}
+	u.timer = time.NewTimer(s.h.o.AckTimeout)
+	s.unacked = u
+}
+
+// onUnackedReply files a KV reply for the waiting checkpoint and publishes
+// it when it was the last.
+func (s *session) onUnackedReply(m *agentv1.KvClientMessage) {
+	u := s.unacked
+	if s.setResult(u.waiting, m, &u.failed) && len(u.waiting) == 0 {
+		s.resolveUnacked(nil)
+	}
+}
+
+// resolveUnacked publishes the waiting checkpoint, or skips it when err or
+// a failed SET says the client lacks a blob, and sends what follows it.
+func (s *session) resolveUnacked(err error) {
+	u := s.unacked
+	s.unacked = nil
+	if u.timer != nil {
+		u.timer.Stop()
+	}
+	if err == nil {
+		err = u.failed
+	}
+	if err != nil {
+		s.log.Warn("checkpoint not published", zap.Error(err))
+	} else if s.send(output.Checkpoint(u.state)) == nil {
+		s.h.setLatest(s.convID, u.state)
+	}
+	s.sendAll(u.then)
 }
 
 // getBlob reads a blob from the client's KV store.
@@ -148,11 +221,15 @@ func (s *session) publish(blobs checkpoint.Blobs, states ...*agentv1.Conversatio
 	}
 }
 
-// project builds a checkpoint of the run's checkpoint id.
+// project builds a checkpoint of the run's checkpoint id, from its known
+// message list or else a load.
 func (s *session) project(checkpointID string, summary string) (checkpoint.Projection, error) {
-	_, msgs, err := s.h.o.Conversations.Load(s.ctx, checkpointID)
-	if err != nil {
-		return checkpoint.Projection{}, fmt.Errorf("load checkpoint %s: %w", checkpointID, err)
+	msgs := s.curMsgs
+	if !s.curKnown || checkpointID != s.cur {
+		var err error
+		if _, msgs, err = s.h.o.Conversations.Load(s.ctx, checkpointID); err != nil {
+			return checkpoint.Projection{}, fmt.Errorf("load checkpoint %s: %w", checkpointID, err)
+		}
 	}
 	p := checkpoint.Projection{Base: s.base, Messages: msgs, Turn: s.ui, Mode: s.compiled.Mode.Wire(),
 		UsedTokens: s.usedTok, MaxTokens: s.maxTok, Summary: summary}

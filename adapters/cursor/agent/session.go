@@ -10,6 +10,7 @@ import (
 	"keygate/adapters/cursor/tools"
 	"keygate/adapters/cursor/transport"
 	"keygate/app/run"
+	"keygate/domain/conversation"
 	"keygate/domain/llm"
 	agentv1 "keygate/gen/cursor/agent/v1"
 	"keygate/ports"
@@ -58,8 +59,16 @@ type session struct {
 	// injections queued in this run: event id -> injection.
 	injections map[string]injection
 	seenInject map[string]bool
-	// cur is the run's latest committed checkpoint id.
-	cur string
+	// cur is the run's latest committed checkpoint id; curMsgs is its
+	// message list when known (curKnown: the history the turn read, or the
+	// list the engine committed), so a checkpoint is projected without
+	// loading the conversation again.
+	cur      string
+	curMsgs  []conversation.Message
+	curKnown bool
+	// unacked is the user turn's checkpoint while its blobs wait for the
+	// client's ACKs; serve holds the run's events back meanwhile.
+	unacked *unacked
 	// todos is the conversation's todo list; todosSet says this turn
 	// changed it.
 	todos    []*agentv1.TodoItem
