@@ -219,17 +219,7 @@ func (s *session) end(o run.Outcome) error {
 	case run.Cancelled:
 		return connect.NewError(connect.CodeCanceled, errors.New("run cancelled: "+o.Reason))
 	}
-	f := o.Failure
-	code := connect.CodeInternal
-	switch f.Category {
-	case run.CategoryProvider:
-		code = connect.CodeUnavailable
-	case run.CategoryClient:
-		code = connect.CodeInvalidArgument
-	case run.CategoryLimit:
-		code = connect.CodeResourceExhausted
-	}
-	return connect.NewError(code, errors.New(f.Message))
+	return FailureError(o.Failure)
 }
 
 // asConnect keeps Connect errors and makes others internal.

@@ -16,6 +16,7 @@ import (
 	"keygate/adapters/provider/providertest"
 	"keygate/domain/conversation"
 	"keygate/domain/llm"
+	aiserverv1 "keygate/gen/cursor/aiserver/v1"
 	agentv1 "keygate/gen/cursor/agent/v1"
 )
 
@@ -197,5 +198,22 @@ var _ = Describe("Handler when the provider fails", func() {
 		Expect(st.EndError().Message()).To(ContainSubstring("upstream exploded"))
 		Expect(cursortest.Kinds(st.Content())).NotTo(ContainElement("turn_ended"))
 		Expect(lastCheckpoint(st).GetRootPromptMessagesJson()).To(HaveLen(1))
+	})
+
+	It("details the error as the client's provider-error bubble, with a retry button", func() {
+		h := newHarness(llm.ProviderOpenAIChat)
+		h.provider.Enqueue(providertest.Status(400, string(providertest.ChatError("invalid_request_error", "bad tool schema"))))
+		st := finished(open(h.env.Client("req-detail"), cursortest.RunRequest("conv-detail", "kg-model", "Hi")))
+		Expect(st.EndError()).NotTo(BeNil())
+		details := st.EndError().Details()
+		Expect(details).To(HaveLen(1))
+		v, err := details[0].Value()
+		Expect(err).NotTo(HaveOccurred())
+		d, ok := v.(*aiserverv1.ErrorDetails)
+		Expect(ok).To(BeTrue(), "an aiserver.v1.ErrorDetails")
+		Expect(d.GetError()).To(Equal(aiserverv1.ErrorDetails_ERROR_PROVIDER_ERROR))
+		Expect(d.GetDetails().GetTitle()).To(Equal("Provider Error"))
+		Expect(d.GetDetails().GetDetail()).To(ContainSubstring("bad tool schema"))
+		Expect(d.GetDetails().GetShowRequestId()).To(BeTrue())
 	})
 })
