@@ -16,8 +16,8 @@ import (
 	"keygate/adapters/provider/providertest"
 	"keygate/domain/conversation"
 	"keygate/domain/llm"
-	aiserverv1 "keygate/gen/cursor/aiserver/v1"
 	agentv1 "keygate/gen/cursor/agent/v1"
+	aiserverv1 "keygate/gen/cursor/aiserver/v1"
 )
 
 var _ = Describe("Handler serving a text-only turn", func() {
