@@ -26,6 +26,11 @@ const FileName = "keygate.db"
 type DB struct {
 	writer *sql.DB
 	reader *sql.DB
+	// writes and reads hold every query prepared on the writer and the
+	// reader pool; a transaction uses them through WithTx, so a query is
+	// compiled once per connection instead of on every call.
+	writes *sqlitedb.Queries
+	reads  *sqlitedb.Queries
 	path   string
 	logger *zap.Logger
 }
@@ -57,6 +62,10 @@ func Open(ctx context.Context, dataDir string, logger *zap.Logger) (*DB, error) 
 	reader.SetMaxOpenConns(4)
 	db := &DB{writer: writer, reader: reader, path: path, logger: logger}
 	if err := db.migrate(ctx); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	if err := db.prepare(ctx); err != nil {
 		_ = db.Close()
 		return nil, err
 	}
@@ -95,26 +104,45 @@ func (db *DB) migrate(ctx context.Context) error {
 	return nil
 }
 
+// prepare prepares every query on both pools; it runs after the
+// migrations, since a statement is compiled against the schema.
+func (db *DB) prepare(ctx context.Context) error {
+	var err error
+	if db.writes, err = sqlitedb.Prepare(ctx, db.writer); err != nil {
+		return fmt.Errorf("prepare queries: %w", err)
+	}
+	if db.reads, err = sqlitedb.Prepare(ctx, db.reader); err != nil {
+		return fmt.Errorf("prepare queries: %w", err)
+	}
+	return nil
+}
+
 // Path returns the database file path.
 func (db *DB) Path() string { return db.path }
 
 // Close closes both pools. The file stays; reopening keeps everything.
 func (db *DB) Close() error {
-	return errors.Join(db.reader.Close(), db.writer.Close())
+	var errs []error
+	for _, q := range []*sqlitedb.Queries{db.reads, db.writes} {
+		if q != nil {
+			errs = append(errs, q.Close())
+		}
+	}
+	return errors.Join(append(errs, db.reader.Close(), db.writer.Close())...)
 }
 
 // Read implements relstore.Engine with a read transaction on the reader
 // pool, so multi-query reads see one snapshot.
 func (db *DB) Read(ctx context.Context, fn func(relstore.Tx) error) error {
-	return db.inTx(ctx, db.reader, &sql.TxOptions{ReadOnly: true}, fn)
+	return db.inTx(ctx, db.reader, db.reads, &sql.TxOptions{ReadOnly: true}, fn)
 }
 
 // Write implements relstore.Engine on the single writer connection.
 func (db *DB) Write(ctx context.Context, fn func(relstore.Tx) error) error {
-	return db.inTx(ctx, db.writer, nil, fn)
+	return db.inTx(ctx, db.writer, db.writes, nil, fn)
 }
 
-func (db *DB) inTx(ctx context.Context, pool *sql.DB, opts *sql.TxOptions, fn func(relstore.Tx) error) (err error) {
+func (db *DB) inTx(ctx context.Context, pool *sql.DB, queries *sqlitedb.Queries, opts *sql.TxOptions, fn func(relstore.Tx) error) (err error) {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
@@ -131,7 +159,7 @@ func (db *DB) inTx(ctx context.Context, pool *sql.DB, opts *sql.TxOptions, fn fu
 			_ = sqlTx.Rollback()
 		}
 	}()
-	if err = fn(tx{q: sqlitedb.New(sqlTx)}); err != nil {
+	if err = fn(tx{q: queries.WithTx(sqlTx)}); err != nil {
 		return err
 	}
 	if err = ctx.Err(); err != nil {
