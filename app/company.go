@@ -16,7 +16,10 @@ import (
 	"keygate/adapters/secret"
 	"keygate/adapters/tracing"
 	"keygate/app/company"
+	"keygate/app/config"
+	appcontrol "keygate/app/control"
 	"keygate/app/run"
+	"keygate/domain/budget"
 	"keygate/ports"
 )
 
@@ -109,4 +112,46 @@ func proxyAuth(gate *auth.Gate, tokens *company.Tokens) ports.ProxyAuthenticator
 // them (identity.Local on a laptop, where that user administers everything).
 func NewTenancy(store *relstore.Store) *company.Tenancy {
 	return company.NewTenancy(store.Owners())
+}
+
+// NewBudgets loads the budget policy named by the configuration, or
+// returns nil (no limits, and no per-call counting) when none is. Prices
+// come from the policy, else from the console's price settings.
+func NewBudgets(cfg config.Config, store *relstore.Store, settings *appcontrol.Settings, logger *zap.Logger) (*company.Budgets, error) {
+	if cfg.BudgetsFile == "" {
+		return nil, nil
+	}
+	doc, err := os.ReadFile(cfg.BudgetsFile)
+	if err != nil {
+		return nil, fmt.Errorf("read budget policy: %w", err)
+	}
+	policy, err := company.ParseBudgetPolicy(doc)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cfg.BudgetsFile, err)
+	}
+	if len(policy.Prices) == 0 {
+		policy.PriceOf = consolePrices(settings, logger)
+	}
+	b := store.Budgets()
+	logger.Info("budgets enforced", zap.String("policy", cfg.BudgetsFile),
+		zap.Int("users_with_own_limits", len(policy.PerUser)))
+	return company.NewBudgets(b, b, run.SystemClock{}, policy, logger), nil
+}
+
+// consolePrices prices a model from the console's settings (USD per
+// million tokens) as budget.Price (micro-dollars per million tokens).
+func consolePrices(settings *appcontrol.Settings, logger *zap.Logger) func(string) budget.Price {
+	return func(model string) budget.Price {
+		set, err := settings.Load(context.Background())
+		if err != nil {
+			logger.Warn("read prices for the budget", zap.Error(err))
+			return budget.Price{}
+		}
+		for _, p := range set.Prices {
+			if p.ModelID == model {
+				return company.PriceFromUSD(p.Input, p.Output, p.CacheRead, p.CacheWrite)
+			}
+		}
+		return budget.Price{}
+	}
 }

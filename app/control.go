@@ -41,15 +41,20 @@ func LoadSettings(ctx context.Context, store *relstore.Store, auditor *company.A
 
 // NewModelProvider is the provider client every model call goes through:
 // one call record per attempt in the store, detailed mode as configured,
-// and each prompt kept so the console can explain cache breaks.
-func NewModelProvider(logger *zap.Logger, store *relstore.Store, settings *appcontrol.Settings, m *metrics.Metrics, tr *tracing.Tracing) ports.ModelProvider {
+// and each prompt kept so the console can explain cache breaks. With
+// budgets, a call over its user's limits is refused before it is made.
+func NewModelProvider(logger *zap.Logger, store *relstore.Store, settings *appcontrol.Settings, m *metrics.Metrics, tr *tracing.Tracing, budgets *company.Budgets) ports.ModelProvider {
 	client := provider.New(provider.Options{
 		Recorder:    store.CallRecords(),
 		Detailed:    settings.Detailed,
 		Logger:      logger.Named("provider"),
 		IdleTimeout: providerIdleTimeout,
 	})
-	return m.Provider(tr.Provider(appcontrol.NewPromptTap(client, store.Prompts())))
+	mp := m.Provider(tr.Provider(appcontrol.NewPromptTap(client, store.Prompts())))
+	if budgets == nil {
+		return mp
+	}
+	return budgets.Provider(mp)
 }
 
 // NewModels is the model-configuration use case: keys sealed, discovery,

@@ -25,6 +25,8 @@ import (
 	"keygate/app/config"
 	appcontrol "keygate/app/control"
 	"keygate/app/run"
+	"keygate/domain/budget"
+	"keygate/domain/identity"
 	"keygate/ports"
 )
 
@@ -76,7 +78,7 @@ func NewUpstream(cfg config.Config, logger *zap.Logger) (*upstream.Forwarder, er
 // foreign appends relayed to Cursor, and the transport routes; with a relay,
 // appends reach the replica holding their run's RunSSE. The cleanup ends
 // every open transport.
-func NewCursorRoutes(engine *run.Engine, store *relstore.Store, tenancy *company.Tenancy, models *appcontrol.Models, fwd *upstream.Forwarder, relay ports.AppendRelay, tr *tracing.Tracing, logger *zap.Logger) (CursorRoutes, func(), error) {
+func NewCursorRoutes(engine *run.Engine, store *relstore.Store, tenancy *company.Tenancy, models *appcontrol.Models, fwd *upstream.Forwarder, relay ports.AppendRelay, tr *tracing.Tracing, budgets *company.Budgets, logger *zap.Logger) (CursorRoutes, func(), error) {
 	st := store.Stores()
 	handler, err := agent.New(agent.Options{
 		Engine:        engine,
@@ -89,7 +91,11 @@ func NewCursorRoutes(engine *run.Engine, store *relstore.Store, tenancy *company
 	if err != nil {
 		return nil, nil, fmt.Errorf("new cursor run handler: %w", err)
 	}
-	srv := cursor.New(tracedTurns{next: handler, tr: tr}, cursor.Options{
+	var turns transport.RunHandler = handler
+	if budgets != nil {
+		turns = budgetedTurns{next: turns, budgets: budgets}
+	}
+	srv := cursor.New(tracedTurns{next: turns, tr: tr}, cursor.Options{
 		Unary: unary.Options{Catalog: modelCatalog{models}, Upstream: fwd},
 		// A turn whose model Keygate does not serve (and speech-to-text
 		// appends) goes to Cursor whole: its appends and its RunSSE.
@@ -119,6 +125,35 @@ func (t tracedTurns) ServeRun(ctx context.Context, turn *transport.Turn) error {
 	err := t.next.ServeRun(ctx, turn)
 	end(err)
 	return err
+}
+
+// budgetedTurns holds one of the user's concurrent-run slots for each
+// top-level turn; a turn over the limit ends at once with the limit's
+// message in the client's error bubble. A subagent's turn runs inside its
+// parent's slot.
+type budgetedTurns struct {
+	next    transport.RunHandler
+	budgets *company.Budgets
+}
+
+func (b budgetedTurns) ServeRun(ctx context.Context, turn *transport.Turn) error {
+	if turn.Parent.RequestID != "" {
+		return b.next.ServeRun(ctx, turn)
+	}
+	who, ok := identity.FromContext(ctx)
+	if !ok {
+		return b.next.ServeRun(ctx, turn) // the engine's stores refuse an anonymous turn
+	}
+	release, err := b.budgets.HoldRun(ctx, who.UserID, turn.RequestID)
+	var exceeded *budget.ExceededError
+	switch {
+	case errors.As(err, &exceeded):
+		return agent.FailureError(&run.Failure{Category: run.CategoryLimit, Message: exceeded.Error(), Err: err})
+	case err != nil:
+		return fmt.Errorf("hold a run slot: %w", err)
+	}
+	defer release()
+	return b.next.ServeRun(ctx, turn)
 }
 
 // keygateModel tells the Cursor adapter which turns Keygate serves: an

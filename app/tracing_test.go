@@ -32,9 +32,23 @@ import (
 // routes, the run engine, the SQLite store and the provider client, with
 // one configured model pointing at a fake provider.
 func tracedStack(ctx context.Context, rec *tracetest.SpanRecorder, providerURL string) (ts *httptest.Server, modelID string) {
+	return newStack(ctx, stackOptions{rec: rec, user: identity.Local}, providerURL)
+}
+
+// stackOptions vary the composed stack.
+type stackOptions struct {
+	rec *tracetest.SpanRecorder
+	// budgets names a budget policy file; empty: no limits.
+	budgets string
+	// user is the caller the proxy would put on every Cursor request.
+	user identity.Identity
+}
+
+// newStack is tracedStack with options.
+func newStack(ctx context.Context, o stackOptions, providerURL string) (ts *httptest.Server, modelID string) {
 	dir := app.DataDir(GinkgoT().TempDir())
 	log := zap.NewNop()
-	cfg := config.Config{DataDir: string(dir)}
+	cfg := config.Config{DataDir: string(dir), BudgetsFile: o.budgets}
 	store, closeStore, err := app.OpenStore(ctx, cfg, log, dir)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(closeStore)
@@ -44,8 +58,13 @@ func tracedStack(ctx context.Context, rec *tracetest.SpanRecorder, providerURL s
 	settings, err := app.LoadSettings(ctx, store, auditor)
 	Expect(err).NotTo(HaveOccurred())
 	m := app.NewMetrics()
-	tr := tracing.NewWithProcessor(rec, "test")
-	mp := app.NewModelProvider(log, store, settings, m, tr)
+	if o.rec == nil {
+		o.rec = tracetest.NewSpanRecorder()
+	}
+	tr := tracing.NewWithProcessor(o.rec, "test")
+	budgets, err := app.NewBudgets(cfg, store, settings, log)
+	Expect(err).NotTo(HaveOccurred())
+	mp := app.NewModelProvider(log, store, settings, m, tr, budgets)
 	models := app.NewModels(store, box, mp, auditor)
 	tenancy := app.NewTenancy(store)
 	engine, stopEngine, err := app.NewEngine(store, tenancy, mp, m, tr, log)
@@ -53,7 +72,7 @@ func tracedStack(ctx context.Context, rec *tracetest.SpanRecorder, providerURL s
 	DeferCleanup(stopEngine)
 	fwd, err := app.NewUpstream(cfg, log)
 	Expect(err).NotTo(HaveOccurred())
-	routes, closeRoutes, err := app.NewCursorRoutes(engine, store, tenancy, models, fwd, nil, tr, log)
+	routes, closeRoutes, err := app.NewCursorRoutes(engine, store, tenancy, models, fwd, nil, tr, budgets, log)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(closeRoutes)
 
@@ -64,7 +83,7 @@ func tracedStack(ctx context.Context, rec *tracetest.SpanRecorder, providerURL s
 	// The proxy puts the caller on every Cursor request; on a laptop it is
 	// the local user.
 	ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mux.ServeHTTP(w, r.WithContext(identity.NewContext(r.Context(), identity.Local)))
+		mux.ServeHTTP(w, r.WithContext(identity.NewContext(r.Context(), o.user)))
 	}))
 	DeferCleanup(ts.Close)
 	DeferCleanup(ts.CloseClientConnections)

@@ -33,6 +33,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		NewAuditor,
 		NewTokens,
 		NewTenancy,
+		NewBudgets,
 		NewMetrics,
 		NewTracing,
 		NewAccountRoutes,

@@ -51,7 +51,14 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	modelProvider := NewModelProvider(logger, store, settings, metrics, tracing)
+	budgets, err := NewBudgets(cfg, store, settings, logger)
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	modelProvider := NewModelProvider(logger, store, settings, metrics, tracing, budgets)
 	models := NewModels(store, secretBox, modelProvider, auditor)
 	gate, err := NewAuthGate(ctx, secretBox, logger)
 	if err != nil {
@@ -95,7 +102,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	cursorRoutes, cleanup6, err := NewCursorRoutes(engine, store, tenancy, models, forwarder, appendRelay, tracing, logger)
+	cursorRoutes, cleanup6, err := NewCursorRoutes(engine, store, tenancy, models, forwarder, appendRelay, tracing, budgets, logger)
 	if err != nil {
 		cleanup5()
 		cleanup4()

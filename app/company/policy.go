@@ -67,8 +67,7 @@ func ParseBudgetPolicy(doc []byte) (BudgetPolicy, error) {
 		if p.Input < 0 || p.Output < 0 || p.CacheRead < 0 || p.CacheWrite < 0 {
 			return BudgetPolicy{}, fmt.Errorf("budget policy: price of %s is negative", model)
 		}
-		out.Prices[model] = budget.Price{Input: micros(p.Input), Output: micros(p.Output),
-			CacheRead: micros(p.CacheRead), CacheWrite: micros(p.CacheWrite)}
+		out.Prices[model] = PriceFromUSD(p.Input, p.Output, p.CacheRead, p.CacheWrite)
 	}
 	return out, nil
 }
@@ -81,3 +80,9 @@ func (l limitsJSON) limits(who string) (budget.Limits, error) {
 }
 
 func micros(usd float64) int64 { return int64(math.Round(usd * 1e6)) }
+
+// PriceFromUSD converts prices in USD per million tokens, as people write
+// them (and the console stores them), to a budget.Price.
+func PriceFromUSD(input, output, cacheRead, cacheWrite float64) budget.Price {
+	return budget.Price{Input: micros(input), Output: micros(output), CacheRead: micros(cacheRead), CacheWrite: micros(cacheWrite)}
+}

@@ -47,6 +47,10 @@ type Config struct {
 	// CACert and CAKey name a company CA (PEM files); empty means the
 	// installation CA generated in DataDir.
 	CACert, CAKey string
+	// BudgetsFile names a JSON budget policy (per-user tokens per day, cost
+	// per month, concurrent runs; see app/company.ParseBudgetPolicy); empty
+	// means no limits.
+	BudgetsFile string
 }
 
 // Environment variable names, one per flag.
@@ -62,6 +66,7 @@ const (
 	EnvOutboundProxy = "KEYGATE_OUTBOUND_PROXY"
 	EnvCACert        = "KEYGATE_CA_CERT"
 	EnvCAKey         = "KEYGATE_CA_KEY"
+	EnvBudgetsFile   = "KEYGATE_BUDGETS_FILE"
 )
 
 // DefaultListen and DefaultProxyListen are loopback only: a laptop install
@@ -105,6 +110,7 @@ func Load(args []string, getenv func(string) string, out io.Writer) (Config, err
 	envString(getenv, EnvOutboundProxy, &cfg.OutboundProxy)
 	envString(getenv, EnvCACert, &cfg.CACert)
 	envString(getenv, EnvCAKey, &cfg.CAKey)
+	envString(getenv, EnvBudgetsFile, &cfg.BudgetsFile)
 
 	fs := flag.NewFlagSet("keygate serve", flag.ContinueOnError)
 	fs.SetOutput(out)
@@ -118,6 +124,7 @@ func Load(args []string, getenv func(string) string, out io.Writer) (Config, err
 	fs.StringVar(&cfg.OutboundProxy, "outbound-proxy", cfg.OutboundProxy, "proxy URL for upstream traffic, or direct (env "+EnvOutboundProxy+")")
 	fs.StringVar(&cfg.CACert, "ca-cert", cfg.CACert, "company CA certificate (PEM) (env "+EnvCACert+")")
 	fs.StringVar(&cfg.CAKey, "ca-key", cfg.CAKey, "company CA key (PEM) (env "+EnvCAKey+")")
+	fs.StringVar(&cfg.BudgetsFile, "budgets", cfg.BudgetsFile, "JSON budget policy: per-user token, cost and concurrent-run limits (env "+EnvBudgetsFile+")")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}

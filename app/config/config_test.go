@@ -69,4 +69,13 @@ var _ = Describe("config.Load", func() {
 		_, err = config.Load(nil, env(map[string]string{config.EnvSingleReplica: "sometimes"}), io.Discard)
 		Expect(err).To(MatchError(ContainSubstring(config.EnvSingleReplica)))
 	})
+
+	It("reads the budget policy file from the environment, the flag winning", func() {
+		cfg, err := config.Load(nil, env(map[string]string{config.EnvBudgetsFile: "/etc/keygate/budgets.json"}), io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.BudgetsFile).To(Equal("/etc/keygate/budgets.json"))
+		cfg, err = config.Load([]string{"--budgets", "b.json"}, env(map[string]string{config.EnvBudgetsFile: "a.json"}), io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.BudgetsFile).To(Equal("b.json"))
+	})
 })
