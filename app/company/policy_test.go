@@ -1,6 +1,7 @@
 package company_test
 
 import (
+	"os"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -22,6 +23,15 @@ var _ = Describe("ParseBudgetPolicy", func() {
 		Expect(p.PerUser).To(HaveKeyWithValue("ada", budget.Limits{CostPerMonth: 500_000_000}))
 		Expect(p.Prices).To(HaveKeyWithValue("claude-x", budget.Price{Input: 3e6, Output: 15e6, CacheRead: 3e5, CacheWrite: 3_750_000}))
 		Expect(p.LeaseTTL).To(Equal(90 * time.Second))
+	})
+
+	It("reads the documented example policy", func() {
+		doc, err := os.ReadFile("../../deploy/budgets.example.json")
+		Expect(err).NotTo(HaveOccurred())
+		p, err := company.ParseBudgetPolicy(doc)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(p.PerUser).To(HaveKey("ada@example.com"))
+		Expect(p.Default.ConcurrentRuns).To(Equal(3))
 	})
 
 	DescribeTable("refuses a policy that could lift a limit by mistake",
