@@ -192,13 +192,35 @@ var _ = Describe("Several replicas on one PostgreSQL database", Ordered, func() 
 		Expect(len(one.handler.Turns()) + len(two.handler.Turns())).To(Equal(3))
 	})
 
+	Context("when the client reuses the request id for its next turn at once", func() {
+		BeforeEach(func() { opts.Transport.Linger = time.Second })
+
+		It("runs that turn on the replica its new RunSSE reaches, the first replica having let go at the stream's end", func() {
+			id := newRequestID()
+			first := split("alice", one, two, id)
+			s := subscribe(first)
+			Expect(first.Send(ctx, cursortest.RunRequest("conv-reuse", "byok-model", "what is in README.md?"))).To(Succeed())
+			Eventually(s.Done()).WithTimeout(15 * time.Second).Should(BeClosed())
+			Expect(s.EndError()).To(BeNil())
+
+			next := split("alice", two, one, id)
+			s2 := subscribe(next)
+			Expect(next.Send(ctx, cursortest.RunRequest("conv-reuse", "byok-model", "and again?"))).To(Succeed())
+			Eventually(s2.Done()).WithTimeout(15 * time.Second).Should(BeClosed())
+			Expect(s2.EndError()).To(BeNil())
+			Expect(s2.Texts()).To(Equal([]string{"# Keygate"}))
+			Expect(one.handler.Turns()).To(HaveLen(1))
+			Expect(two.handler.Turns()).To(HaveLen(1))
+		})
+	})
+
 	It("refuses an opening append without a model on the replica that receives it", func() {
 		c := split("alice", one, two, newRequestID())
 		err := c.Send(ctx, &agentv1.AgentClientMessage{Message: &agentv1.AgentClientMessage_RunRequest{RunRequest: &agentv1.AgentRunRequest{}}})
 		Expect(err).To(HaveConnectCode(connect.CodeInvalidArgument))
 	})
 
-	Context("when another user appends to the same request id", func() {
+	Context("with a turn that records its inbox until label 2", func() {
 		var recorder *cursortest.Recorder
 
 		BeforeEach(func() { recorder = &cursortest.Recorder{} })
@@ -208,7 +230,22 @@ var _ = Describe("Several replicas on one PostgreSQL database", Ordered, func() 
 			one = startReplica(dsn, recorder.Until(isLabel(2)), opts)
 		})
 
-		It("never feeds that user's payload to the owner's run, whatever replica holds which stream", func() {
+		It("delivers the appends sent while the owner's RunSSE was cut to the running turn once it reconnects", func() {
+			c := split("alice", one, two, newRequestID())
+			s := subscribe(c)
+			Expect(c.Send(ctx, cursortest.RunRequest("conv-cut", "byok-model", "hello"))).To(Succeed())
+			Expect(c.Send(ctx, label(1))).To(Succeed())
+			Eventually(recorder.Messages).WithTimeout(10 * time.Second).Should(HaveLen(1))
+			s.Close()
+			Eventually(s.Done()).Should(BeClosed())
+			Expect(c.Send(ctx, label(2))).To(Succeed())
+			again := subscribe(c)
+			Eventually(again.Done()).WithTimeout(10 * time.Second).Should(BeClosed())
+			Expect(again.EndError()).To(BeNil())
+			Expect(labels(recorder.Messages())).To(Equal([]uint32{1, 2}))
+		})
+
+		It("never feeds another user's payload for the same request id to the owner's run, whatever replica holds which stream", func() {
 			id := newRequestID()
 			alice := split("alice", one, two, id)
 			mallory := split("mallory", one, two, id)
@@ -236,7 +273,7 @@ var _ = Describe("Several replicas on one PostgreSQL database", Ordered, func() 
 		var fake *fakeCursor
 
 		BeforeEach(func() {
-			fake = &fakeCursor{texts: []string{"from", " cursor"}}
+			fake = &fakeCursor{texts: []string{"from", " cursor"}, gate: make(chan struct{})}
 			srv, err := upstreamtest.NewFakeCursor(fake.routes())
 			Expect(err).NotTo(HaveOccurred())
 			DeferCleanup(srv.Close)
@@ -257,10 +294,11 @@ var _ = Describe("Several replicas on one PostgreSQL database", Ordered, func() 
 			Expect(c.Send(ctx, cursortest.RunRequest("conv-cursor", "cursor-model", "hello"))).To(Succeed())
 			Expect(c.Send(ctx, cursortest.Heartbeat())).To(Succeed())
 			Expect(c.Send(ctx, cursortest.ExecStreamClose(7))).To(Succeed())
+			Eventually(func() []int64 { return seqnos(fake.Appends()) }).WithTimeout(10 * time.Second).Should(Equal([]int64{0, 1, 2}))
+			Eventually(fake.gate).Should(BeSent(struct{}{}), "Cursor ends its stream once it has every append")
 			Eventually(s.Done()).WithTimeout(10 * time.Second).Should(BeClosed())
 			Expect(s.EndError()).To(BeNil())
 			Expect(s.Texts()).To(Equal([]string{"from", " cursor"}))
-			Eventually(func() []int64 { return seqnos(fake.Appends()) }).WithTimeout(10 * time.Second).Should(Equal([]int64{0, 1, 2}))
 			Expect(fake.AppendHeaders()[0].Get("Authorization")).To(Equal("Bearer cursor-token"))
 			Expect(fake.SSE()).To(HaveLen(1))
 			Expect(one.handler.Turns()).To(BeEmpty())

@@ -47,10 +47,9 @@ type Replicas struct {
 	relay    ports.AppendRelay
 	reg      *transport.Registry
 	upstream *Upstream
-	// linger keeps a key claimed after its last RunSSE left, so appends in
-	// flight when the stream ended still land on the ended transport (as
-	// stale duplicates) instead of waiting in the mailbox for a reuse of
-	// the request id.
+	// linger keeps a key claimed after its last RunSSE was cut before the
+	// stream's end, so appends in flight for the run, which goes on, land
+	// on it rather than wait in the mailbox for the client's next RunSSE.
 	linger  time.Duration
 	maxSize int64
 	log     *zap.Logger
@@ -94,9 +93,12 @@ func NewReplicas(relay ports.AppendRelay, reg *transport.Registry, upstream *Ups
 }
 
 // Hold makes this replica the receiver of the appends of the caller's
-// request id (the caller on ctx) until leave is called, plus a short
-// linger. Several RunSSEs of one key share the claim.
-func (r *Replicas) Hold(ctx context.Context, requestID string) (leave func(), err error) {
+// request id (the caller on ctx) until leave is called; several RunSSEs of
+// one key share the claim. The last leave releases it at once when its
+// stream reached its end (the turn is over and the request id free for a
+// later turn, whose RunSSE may reach another replica), or after a short
+// linger when the subscriber was cut (cut = true).
+func (r *Replicas) Hold(ctx context.Context, requestID string) (leave func(cut bool), err error) {
 	key := relayKey(ctx, requestID)
 	r.mu.Lock()
 	if r.closed {
@@ -136,16 +138,23 @@ func (r *Replicas) Hold(ctx context.Context, requestID string) (leave func(), er
 		return nil, h.err
 	}
 	var once sync.Once
-	return func() { once.Do(func() { r.leave(key, h) }) }, nil
+	return func(cut bool) { once.Do(func() { r.leave(key, h, cut) }) }, nil
 }
 
-func (r *Replicas) leave(key string, h *hold) {
+func (r *Replicas) leave(key string, h *hold, cut bool) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	h.streams--
 	if h.streams > 0 || r.held[key] != h {
+		r.mu.Unlock()
 		return
 	}
+	if !cut {
+		delete(r.held, key)
+		r.mu.Unlock()
+		h.release()
+		return
+	}
+	defer r.mu.Unlock()
 	h.timer = time.AfterFunc(r.linger, func() {
 		r.mu.Lock()
 		if r.held[key] != h || h.streams > 0 {

@@ -57,13 +57,14 @@ func (h *RunSSE) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		endWith(w, rc, BadRequestBodyError{Err: err})
 		return
 	}
+	cut := false
 	if h.replicas != nil && id.GetRequestId() != "" {
 		leave, err := h.replicas.Hold(r.Context(), id.GetRequestId())
 		if err != nil {
 			endWith(w, rc, err)
 			return
 		}
-		defer leave()
+		defer func() { leave(cut) }()
 	}
 	sub, relay, err := h.reg.Subscribe(r.Context(), id.GetRequestId())
 	if err != nil {
@@ -77,6 +78,7 @@ func (h *RunSSE) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer sub.Close()
 	if err := pump(r.Context(), w, rc, sub); err != nil {
+		cut = true
 		h.log.Debug("RunSSE subscriber left", zap.String("request_id", id.GetRequestId()), zap.Error(err))
 	}
 }
