@@ -39,8 +39,9 @@ func OpenSecretBox(dir DataDir) (ports.SecretBox, error) {
 
 // NewAuthGate decides who may use the console and the control API: local
 // mode (loopback, no login) unless KEYGATE_AUTH_MODE selects trusted
-// headers or OIDC single sign-on.
-func NewAuthGate(ctx context.Context, box ports.SecretBox, logger *zap.Logger) (*auth.Gate, error) {
+// headers or OIDC single sign-on. Logout revokes the session in the store,
+// so that every replica refuses its cookie.
+func NewAuthGate(ctx context.Context, box ports.SecretBox, store *relstore.Store, logger *zap.Logger) (*auth.Gate, error) {
 	cfg, err := auth.ConfigFromEnv(os.Getenv)
 	if err != nil {
 		return nil, fmt.Errorf("auth configuration: %w", err)
@@ -49,6 +50,7 @@ func NewAuthGate(ctx context.Context, box ports.SecretBox, logger *zap.Logger) (
 	if err != nil {
 		return nil, fmt.Errorf("new auth gate: %w", err)
 	}
+	g.RevokeSessionsWith(store.Sessions())
 	logger.Info("console sign-in", zap.String("mode", string(g.Mode())))
 	return g, nil
 }

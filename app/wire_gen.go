@@ -60,7 +60,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	}
 	modelProvider := NewModelProvider(logger, store, settings, metrics, tracing, budgets)
 	models := NewModels(store, secretBox, modelProvider, auditor)
-	gate, err := NewAuthGate(ctx, secretBox, logger)
+	gate, err := NewAuthGate(ctx, secretBox, store, logger)
 	if err != nil {
 		cleanup3()
 		cleanup2()

@@ -19,6 +19,8 @@
 // (code exchange, PKCE). Sessions are hand-written stateless cookies sealed
 // with the installation's SecretBox rather than a session library: every
 // replica that shares the secret key can read them, and no session table is
-// needed. The price is that logout clears the cookie but cannot recall a
-// copy of it; sessions therefore expire (Config.SessionTTL).
+// needed. The one shared state is the list of sessions signed out before
+// their expiry (ports.SessionRevocations, [Gate.RevokeSessionsWith]): a
+// copy of a signed-out session's cookie is refused on every replica, at
+// the price of one indexed read per console request.
 package auth

@@ -17,8 +17,15 @@ type Gate struct {
 	cfg     Config
 	cookies cookies
 	oidc    *oidcFlow // nil unless ModeOIDC
+	revoked ports.SessionRevocations
 	log     *zap.Logger
 }
+
+// RevokeSessionsWith makes logout revoke the session on every replica
+// (OIDC mode): a copy of the cookie stops working at once instead of at its
+// expiry. Without it, logout only deletes the browser's cookie. Call it
+// before serving requests.
+func (g *Gate) RevokeSessionsWith(r ports.SessionRevocations) { g.revoked = r }
 
 // New returns a gate for cfg. box seals session cookies; every replica
 // must share its key. In OIDC mode New fetches the provider's discovery
@@ -66,9 +73,19 @@ func (g *Gate) principal(r *http.Request) (access.Principal, int) {
 	case ModeHeader:
 		return g.header(r)
 	default:
-		p, err := g.cookies.session(r)
+		p, s, err := g.cookies.session(r)
 		if err != nil {
 			return access.Principal{}, http.StatusUnauthorized
+		}
+		if g.revoked != nil {
+			revoked, err := g.revoked.SessionRevoked(r.Context(), s.ID)
+			if err != nil {
+				g.log.Error("check session revocation", zap.Error(err))
+				return access.Principal{}, http.StatusServiceUnavailable
+			}
+			if revoked {
+				return access.Principal{}, http.StatusUnauthorized
+			}
 		}
 		return p, http.StatusOK
 	}

@@ -99,7 +99,7 @@ func (g *Gate) callback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v, err := g.cookies.seal(sessionData{
-		UserID: p.UserID, Name: p.Name, Role: string(p.Role), Expires: g.cookies.now().Add(g.cfg.SessionTTL).Unix(),
+		ID: randomString(), UserID: p.UserID, Name: p.Name, Role: string(p.Role), Expires: g.cookies.now().Add(g.cfg.SessionTTL).Unix(),
 	})
 	if err != nil {
 		g.log.Error("seal session", zap.Error(err))
@@ -136,9 +136,17 @@ func (g *Gate) exchange(ctx context.Context, code string, f flowData) (access.Pr
 	return principalFromClaims(claims, g.cfg)
 }
 
-// logout clears the session cookie. The provider's own session is left
+// logout revokes the session (see RevokeSessionsWith) and clears its
+// cookie. The provider's own session is left
 // alone: signing out of Keygate must not sign the user out of everything.
 func (g *Gate) logout(w http.ResponseWriter, r *http.Request) {
+	if _, s, err := g.cookies.session(r); err == nil && g.revoked != nil {
+		if err := g.revoked.RevokeSession(r.Context(), s.ID, time.Unix(s.Expires, 0)); err != nil {
+			g.log.Error("revoke session", zap.Error(err))
+			http.Error(w, "cannot sign out now; try again", http.StatusServiceUnavailable)
+			return
+		}
+	}
 	setCookie(w, r, SessionCookie, "", -1)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	_, _ = fmt.Fprint(w, `<!doctype html><title>Signed out</title><p>Signed out of Keygate. <a href="/auth/login">Sign in again</a></p>`)

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"keygate/adapters/auth"
+	"keygate/adapters/sqlite"
 	"keygate/domain/access"
 )
 
@@ -36,6 +37,10 @@ var _ = Describe("Gate in OIDC mode", func() {
 			Roles:       access.RoleMap{AdminGroups: []string{"keygate-admins"}, MemberGroups: []string{"engineering"}},
 		}, newBox(), zap.NewNop())
 		Expect(err).NotTo(HaveOccurred())
+		db, err := sqlite.Open(context.Background(), GinkgoT().TempDir(), zap.NewNop())
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(db.Close)
+		g.RevokeSessionsWith(sqlite.NewStore(db).Sessions())
 		mux := http.NewServeMux()
 		for p, h := range g.Routes() {
 			mux.Handle(p, h)
@@ -165,5 +170,21 @@ var _ = Describe("Gate in OIDC mode", func() {
 		_ = resp.Body.Close()
 		Expect(resp.StatusCode).To(Equal(http.StatusOK))
 		Expect(api()).To(Equal(http.StatusUnauthorized))
+	})
+
+	It("revokes the session at logout, so a copy of its cookie is refused too", func() {
+		browse("/")
+		stolen := sessionCookie()
+		Expect(stolen).NotTo(BeNil())
+		resp, err := client.Post(site.URL+"/auth/logout", "", nil)
+		Expect(err).NotTo(HaveOccurred())
+		_ = resp.Body.Close()
+		u, _ := url.Parse(site.URL)
+		client.Jar.SetCookies(u, []*http.Cookie{stolen})
+		Expect(api()).To(Equal(http.StatusUnauthorized))
+
+		By("leaving a new sign-in unaffected")
+		browse("/")
+		Expect(api()).To(Equal(http.StatusOK))
 	})
 })

@@ -25,6 +25,8 @@ var errNoSession = errors.New("no valid session")
 
 // sessionData is the sealed content of a session cookie.
 type sessionData struct {
+	// ID names the session, so that logout can revoke it everywhere.
+	ID      string `json:"s"`
 	UserID  string `json:"u"`
 	Name    string `json:"n,omitempty"`
 	Role    string `json:"r"`
@@ -68,17 +70,19 @@ func (c cookies) open(r *http.Request, name string, v any) error {
 	return nil
 }
 
-// session returns the principal of a valid, unexpired session cookie.
-func (c cookies) session(r *http.Request) (access.Principal, error) {
+// session returns the principal of a valid, unexpired session cookie and
+// the session itself. A cookie without a session id (sealed by a Keygate
+// from before revocation existed) is not valid: it could not be revoked.
+func (c cookies) session(r *http.Request) (access.Principal, sessionData, error) {
 	var s sessionData
 	if err := c.open(r, SessionCookie, &s); err != nil {
-		return access.Principal{}, err
+		return access.Principal{}, s, err
 	}
 	role := access.Role(s.Role)
-	if s.UserID == "" || c.now().Unix() >= s.Expires || (role != access.Admin && role != access.Member) {
-		return access.Principal{}, errNoSession
+	if s.ID == "" || s.UserID == "" || c.now().Unix() >= s.Expires || (role != access.Admin && role != access.Member) {
+		return access.Principal{}, s, errNoSession
 	}
-	return access.Principal{Identity: identity.Identity{UserID: s.UserID, Name: s.Name}, Role: role}, nil
+	return access.Principal{Identity: identity.Identity{UserID: s.UserID, Name: s.Name}, Role: role}, s, nil
 }
 
 // set writes cookie name with value for ttl; ttl < 0 deletes it.

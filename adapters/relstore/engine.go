@@ -38,6 +38,7 @@ type Tx interface {
 	auditRows
 	budgetRows
 	ownerRows
+	sessionRows
 }
 
 // ConversationRow is the head pointer row of a conversation.

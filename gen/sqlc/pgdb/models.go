@@ -196,6 +196,11 @@ type RelayInbox struct {
 	CreatedAt time.Time
 }
 
+type RevokedSession struct {
+	ID        string
+	ExpiresAt time.Time
+}
+
 type Run struct {
 	ID                string
 	ConversationID    string

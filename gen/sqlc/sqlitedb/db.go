@@ -69,6 +69,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.countOtherLeasesStmt, err = db.PrepareContext(ctx, countOtherLeases); err != nil {
 		return nil, fmt.Errorf("error preparing query CountOtherLeases: %w", err)
 	}
+	if q.countRevokedSessionStmt, err = db.PrepareContext(ctx, countRevokedSession); err != nil {
+		return nil, fmt.Errorf("error preparing query CountRevokedSession: %w", err)
+	}
 	if q.deleteChunksBeforeStmt, err = db.PrepareContext(ctx, deleteChunksBefore); err != nil {
 		return nil, fmt.Errorf("error preparing query DeleteChunksBefore: %w", err)
 	}
@@ -83,6 +86,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.deleteRequestsBeforeStmt, err = db.PrepareContext(ctx, deleteRequestsBefore); err != nil {
 		return nil, fmt.Errorf("error preparing query DeleteRequestsBefore: %w", err)
+	}
+	if q.deleteRevokedSessionsBeforeStmt, err = db.PrepareContext(ctx, deleteRevokedSessionsBefore); err != nil {
+		return nil, fmt.Errorf("error preparing query DeleteRevokedSessionsBefore: %w", err)
 	}
 	if q.deleteSettingStmt, err = db.PrepareContext(ctx, deleteSetting); err != nil {
 		return nil, fmt.Errorf("error preparing query DeleteSetting: %w", err)
@@ -179,6 +185,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.insertOwnerStmt, err = db.PrepareContext(ctx, insertOwner); err != nil {
 		return nil, fmt.Errorf("error preparing query InsertOwner: %w", err)
+	}
+	if q.insertRevokedSessionStmt, err = db.PrepareContext(ctx, insertRevokedSession); err != nil {
+		return nil, fmt.Errorf("error preparing query InsertRevokedSession: %w", err)
 	}
 	if q.insertRunStmt, err = db.PrepareContext(ctx, insertRun); err != nil {
 		return nil, fmt.Errorf("error preparing query InsertRun: %w", err)
@@ -341,6 +350,11 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing countOtherLeasesStmt: %w", cerr)
 		}
 	}
+	if q.countRevokedSessionStmt != nil {
+		if cerr := q.countRevokedSessionStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing countRevokedSessionStmt: %w", cerr)
+		}
+	}
 	if q.deleteChunksBeforeStmt != nil {
 		if cerr := q.deleteChunksBeforeStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing deleteChunksBeforeStmt: %w", cerr)
@@ -364,6 +378,11 @@ func (q *Queries) Close() error {
 	if q.deleteRequestsBeforeStmt != nil {
 		if cerr := q.deleteRequestsBeforeStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing deleteRequestsBeforeStmt: %w", cerr)
+		}
+	}
+	if q.deleteRevokedSessionsBeforeStmt != nil {
+		if cerr := q.deleteRevokedSessionsBeforeStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing deleteRevokedSessionsBeforeStmt: %w", cerr)
 		}
 	}
 	if q.deleteSettingStmt != nil {
@@ -524,6 +543,11 @@ func (q *Queries) Close() error {
 	if q.insertOwnerStmt != nil {
 		if cerr := q.insertOwnerStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing insertOwnerStmt: %w", cerr)
+		}
+	}
+	if q.insertRevokedSessionStmt != nil {
+		if cerr := q.insertRevokedSessionStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing insertRevokedSessionStmt: %w", cerr)
 		}
 	}
 	if q.insertRunStmt != nil {
@@ -698,171 +722,177 @@ func (q *Queries) queryRow(ctx context.Context, stmt *sql.Stmt, query string, ar
 }
 
 type Queries struct {
-	db                           DBTX
-	tx                           *sql.Tx
-	addUsageStmt                 *sql.Stmt
-	allGatewayTokensStmt         *sql.Stmt
-	blobChildrenStmt             *sql.Stmt
-	callChunksStmt               *sql.Stmt
-	callRecordStatusStmt         *sql.Stmt
-	cancelRunStmt                *sql.Stmt
-	cancelRunningCallsStmt       *sql.Stmt
-	chainHoldsStmt               *sql.Stmt
-	checkpointChainStmt          *sql.Stmt
-	checkpointDeltaStmt          *sql.Stmt
-	checkpointStorageStmt        *sql.Stmt
-	clearActiveRunStmt           *sql.Stmt
-	conversationCheckpointsStmt  *sql.Stmt
-	countDetailedBeforeStmt      *sql.Stmt
-	countOtherLeasesStmt         *sql.Stmt
-	deleteChunksBeforeStmt       *sql.Stmt
-	deleteContextAnchorStmt      *sql.Stmt
-	deleteLeaseStmt              *sql.Stmt
-	deleteModelConfigStmt        *sql.Stmt
-	deleteRequestsBeforeStmt     *sql.Stmt
-	deleteSettingStmt            *sql.Stmt
-	existingCheckpointsStmt      *sql.Stmt
-	finishRunStmt                *sql.Stmt
-	gatewayTokenByHashStmt       *sql.Stmt
-	gatewayTokensOfUserStmt      *sql.Stmt
-	getAnchorStmt                *sql.Stmt
-	getBlobStmt                  *sql.Stmt
-	getCallRecordStmt            *sql.Stmt
-	getCallRequestStmt           *sql.Stmt
-	getCheckpointStmt            *sql.Stmt
-	getContextAnchorStmt         *sql.Stmt
-	getConversationStmt          *sql.Stmt
-	getModelConfigStmt           *sql.Stmt
-	getOwnerStmt                 *sql.Stmt
-	getPromptStmt                *sql.Stmt
-	getRunStmt                   *sql.Stmt
-	getSettingStmt               *sql.Stmt
-	getToolRoundStmt             *sql.Stmt
-	getUsageStmt                 *sql.Stmt
-	hasBlobStmt                  *sql.Stmt
-	insertAuditEntryStmt         *sql.Stmt
-	insertBlobStmt               *sql.Stmt
-	insertBlobRefStmt            *sql.Stmt
-	insertCallChunkStmt          *sql.Stmt
-	insertCallRequestStmt        *sql.Stmt
-	insertCheckpointStmt         *sql.Stmt
-	insertCheckpointMessageStmt  *sql.Stmt
-	insertConversationStmt       *sql.Stmt
-	insertGatewayTokenStmt       *sql.Stmt
-	insertMessageStmt            *sql.Stmt
-	insertMessageBlobStmt        *sql.Stmt
-	insertOwnerStmt              *sql.Stmt
-	insertRunStmt                *sql.Stmt
-	insertToolRoundStmt          *sql.Stmt
-	insertToolRoundResultStmt    *sql.Stmt
-	latestRunByCursorRequestStmt *sql.Stmt
-	listAuditEntriesStmt         *sql.Stmt
-	listCallRecordsStmt          *sql.Stmt
-	listConversationsStmt        *sql.Stmt
-	listModelConfigsStmt         *sql.Stmt
-	lockConversationStmt         *sql.Stmt
-	nextProviderCallStmt         *sql.Stmt
-	ownedAmongStmt               *sql.Stmt
-	ownedRunStmt                 *sql.Stmt
-	putContextAnchorStmt         *sql.Stmt
-	putPromptStmt                *sql.Stmt
-	putSettingStmt               *sql.Stmt
-	revokeGatewayTokenStmt       *sql.Stmt
-	setActiveRunStmt             *sql.Stmt
-	setConversationHeadStmt      *sql.Stmt
-	setRunHeadStmt               *sql.Stmt
-	storedMessagesStmt           *sql.Stmt
-	toolRoundResultsStmt         *sql.Stmt
-	touchGatewayTokenStmt        *sql.Stmt
-	touchToolRoundStmt           *sql.Stmt
-	upsertAnchorStmt             *sql.Stmt
-	upsertCallRecordStmt         *sql.Stmt
-	upsertLeaseStmt              *sql.Stmt
-	upsertModelConfigStmt        *sql.Stmt
+	db                              DBTX
+	tx                              *sql.Tx
+	addUsageStmt                    *sql.Stmt
+	allGatewayTokensStmt            *sql.Stmt
+	blobChildrenStmt                *sql.Stmt
+	callChunksStmt                  *sql.Stmt
+	callRecordStatusStmt            *sql.Stmt
+	cancelRunStmt                   *sql.Stmt
+	cancelRunningCallsStmt          *sql.Stmt
+	chainHoldsStmt                  *sql.Stmt
+	checkpointChainStmt             *sql.Stmt
+	checkpointDeltaStmt             *sql.Stmt
+	checkpointStorageStmt           *sql.Stmt
+	clearActiveRunStmt              *sql.Stmt
+	conversationCheckpointsStmt     *sql.Stmt
+	countDetailedBeforeStmt         *sql.Stmt
+	countOtherLeasesStmt            *sql.Stmt
+	countRevokedSessionStmt         *sql.Stmt
+	deleteChunksBeforeStmt          *sql.Stmt
+	deleteContextAnchorStmt         *sql.Stmt
+	deleteLeaseStmt                 *sql.Stmt
+	deleteModelConfigStmt           *sql.Stmt
+	deleteRequestsBeforeStmt        *sql.Stmt
+	deleteRevokedSessionsBeforeStmt *sql.Stmt
+	deleteSettingStmt               *sql.Stmt
+	existingCheckpointsStmt         *sql.Stmt
+	finishRunStmt                   *sql.Stmt
+	gatewayTokenByHashStmt          *sql.Stmt
+	gatewayTokensOfUserStmt         *sql.Stmt
+	getAnchorStmt                   *sql.Stmt
+	getBlobStmt                     *sql.Stmt
+	getCallRecordStmt               *sql.Stmt
+	getCallRequestStmt              *sql.Stmt
+	getCheckpointStmt               *sql.Stmt
+	getContextAnchorStmt            *sql.Stmt
+	getConversationStmt             *sql.Stmt
+	getModelConfigStmt              *sql.Stmt
+	getOwnerStmt                    *sql.Stmt
+	getPromptStmt                   *sql.Stmt
+	getRunStmt                      *sql.Stmt
+	getSettingStmt                  *sql.Stmt
+	getToolRoundStmt                *sql.Stmt
+	getUsageStmt                    *sql.Stmt
+	hasBlobStmt                     *sql.Stmt
+	insertAuditEntryStmt            *sql.Stmt
+	insertBlobStmt                  *sql.Stmt
+	insertBlobRefStmt               *sql.Stmt
+	insertCallChunkStmt             *sql.Stmt
+	insertCallRequestStmt           *sql.Stmt
+	insertCheckpointStmt            *sql.Stmt
+	insertCheckpointMessageStmt     *sql.Stmt
+	insertConversationStmt          *sql.Stmt
+	insertGatewayTokenStmt          *sql.Stmt
+	insertMessageStmt               *sql.Stmt
+	insertMessageBlobStmt           *sql.Stmt
+	insertOwnerStmt                 *sql.Stmt
+	insertRevokedSessionStmt        *sql.Stmt
+	insertRunStmt                   *sql.Stmt
+	insertToolRoundStmt             *sql.Stmt
+	insertToolRoundResultStmt       *sql.Stmt
+	latestRunByCursorRequestStmt    *sql.Stmt
+	listAuditEntriesStmt            *sql.Stmt
+	listCallRecordsStmt             *sql.Stmt
+	listConversationsStmt           *sql.Stmt
+	listModelConfigsStmt            *sql.Stmt
+	lockConversationStmt            *sql.Stmt
+	nextProviderCallStmt            *sql.Stmt
+	ownedAmongStmt                  *sql.Stmt
+	ownedRunStmt                    *sql.Stmt
+	putContextAnchorStmt            *sql.Stmt
+	putPromptStmt                   *sql.Stmt
+	putSettingStmt                  *sql.Stmt
+	revokeGatewayTokenStmt          *sql.Stmt
+	setActiveRunStmt                *sql.Stmt
+	setConversationHeadStmt         *sql.Stmt
+	setRunHeadStmt                  *sql.Stmt
+	storedMessagesStmt              *sql.Stmt
+	toolRoundResultsStmt            *sql.Stmt
+	touchGatewayTokenStmt           *sql.Stmt
+	touchToolRoundStmt              *sql.Stmt
+	upsertAnchorStmt                *sql.Stmt
+	upsertCallRecordStmt            *sql.Stmt
+	upsertLeaseStmt                 *sql.Stmt
+	upsertModelConfigStmt           *sql.Stmt
 }
 
 func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 	return &Queries{
-		db:                           tx,
-		tx:                           tx,
-		addUsageStmt:                 q.addUsageStmt,
-		allGatewayTokensStmt:         q.allGatewayTokensStmt,
-		blobChildrenStmt:             q.blobChildrenStmt,
-		callChunksStmt:               q.callChunksStmt,
-		callRecordStatusStmt:         q.callRecordStatusStmt,
-		cancelRunStmt:                q.cancelRunStmt,
-		cancelRunningCallsStmt:       q.cancelRunningCallsStmt,
-		chainHoldsStmt:               q.chainHoldsStmt,
-		checkpointChainStmt:          q.checkpointChainStmt,
-		checkpointDeltaStmt:          q.checkpointDeltaStmt,
-		checkpointStorageStmt:        q.checkpointStorageStmt,
-		clearActiveRunStmt:           q.clearActiveRunStmt,
-		conversationCheckpointsStmt:  q.conversationCheckpointsStmt,
-		countDetailedBeforeStmt:      q.countDetailedBeforeStmt,
-		countOtherLeasesStmt:         q.countOtherLeasesStmt,
-		deleteChunksBeforeStmt:       q.deleteChunksBeforeStmt,
-		deleteContextAnchorStmt:      q.deleteContextAnchorStmt,
-		deleteLeaseStmt:              q.deleteLeaseStmt,
-		deleteModelConfigStmt:        q.deleteModelConfigStmt,
-		deleteRequestsBeforeStmt:     q.deleteRequestsBeforeStmt,
-		deleteSettingStmt:            q.deleteSettingStmt,
-		existingCheckpointsStmt:      q.existingCheckpointsStmt,
-		finishRunStmt:                q.finishRunStmt,
-		gatewayTokenByHashStmt:       q.gatewayTokenByHashStmt,
-		gatewayTokensOfUserStmt:      q.gatewayTokensOfUserStmt,
-		getAnchorStmt:                q.getAnchorStmt,
-		getBlobStmt:                  q.getBlobStmt,
-		getCallRecordStmt:            q.getCallRecordStmt,
-		getCallRequestStmt:           q.getCallRequestStmt,
-		getCheckpointStmt:            q.getCheckpointStmt,
-		getContextAnchorStmt:         q.getContextAnchorStmt,
-		getConversationStmt:          q.getConversationStmt,
-		getModelConfigStmt:           q.getModelConfigStmt,
-		getOwnerStmt:                 q.getOwnerStmt,
-		getPromptStmt:                q.getPromptStmt,
-		getRunStmt:                   q.getRunStmt,
-		getSettingStmt:               q.getSettingStmt,
-		getToolRoundStmt:             q.getToolRoundStmt,
-		getUsageStmt:                 q.getUsageStmt,
-		hasBlobStmt:                  q.hasBlobStmt,
-		insertAuditEntryStmt:         q.insertAuditEntryStmt,
-		insertBlobStmt:               q.insertBlobStmt,
-		insertBlobRefStmt:            q.insertBlobRefStmt,
-		insertCallChunkStmt:          q.insertCallChunkStmt,
-		insertCallRequestStmt:        q.insertCallRequestStmt,
-		insertCheckpointStmt:         q.insertCheckpointStmt,
-		insertCheckpointMessageStmt:  q.insertCheckpointMessageStmt,
-		insertConversationStmt:       q.insertConversationStmt,
-		insertGatewayTokenStmt:       q.insertGatewayTokenStmt,
-		insertMessageStmt:            q.insertMessageStmt,
-		insertMessageBlobStmt:        q.insertMessageBlobStmt,
-		insertOwnerStmt:              q.insertOwnerStmt,
-		insertRunStmt:                q.insertRunStmt,
-		insertToolRoundStmt:          q.insertToolRoundStmt,
-		insertToolRoundResultStmt:    q.insertToolRoundResultStmt,
-		latestRunByCursorRequestStmt: q.latestRunByCursorRequestStmt,
-		listAuditEntriesStmt:         q.listAuditEntriesStmt,
-		listCallRecordsStmt:          q.listCallRecordsStmt,
-		listConversationsStmt:        q.listConversationsStmt,
-		listModelConfigsStmt:         q.listModelConfigsStmt,
-		lockConversationStmt:         q.lockConversationStmt,
-		nextProviderCallStmt:         q.nextProviderCallStmt,
-		ownedAmongStmt:               q.ownedAmongStmt,
-		ownedRunStmt:                 q.ownedRunStmt,
-		putContextAnchorStmt:         q.putContextAnchorStmt,
-		putPromptStmt:                q.putPromptStmt,
-		putSettingStmt:               q.putSettingStmt,
-		revokeGatewayTokenStmt:       q.revokeGatewayTokenStmt,
-		setActiveRunStmt:             q.setActiveRunStmt,
-		setConversationHeadStmt:      q.setConversationHeadStmt,
-		setRunHeadStmt:               q.setRunHeadStmt,
-		storedMessagesStmt:           q.storedMessagesStmt,
-		toolRoundResultsStmt:         q.toolRoundResultsStmt,
-		touchGatewayTokenStmt:        q.touchGatewayTokenStmt,
-		touchToolRoundStmt:           q.touchToolRoundStmt,
-		upsertAnchorStmt:             q.upsertAnchorStmt,
-		upsertCallRecordStmt:         q.upsertCallRecordStmt,
-		upsertLeaseStmt:              q.upsertLeaseStmt,
-		upsertModelConfigStmt:        q.upsertModelConfigStmt,
+		db:                              tx,
+		tx:                              tx,
+		addUsageStmt:                    q.addUsageStmt,
+		allGatewayTokensStmt:            q.allGatewayTokensStmt,
+		blobChildrenStmt:                q.blobChildrenStmt,
+		callChunksStmt:                  q.callChunksStmt,
+		callRecordStatusStmt:            q.callRecordStatusStmt,
+		cancelRunStmt:                   q.cancelRunStmt,
+		cancelRunningCallsStmt:          q.cancelRunningCallsStmt,
+		chainHoldsStmt:                  q.chainHoldsStmt,
+		checkpointChainStmt:             q.checkpointChainStmt,
+		checkpointDeltaStmt:             q.checkpointDeltaStmt,
+		checkpointStorageStmt:           q.checkpointStorageStmt,
+		clearActiveRunStmt:              q.clearActiveRunStmt,
+		conversationCheckpointsStmt:     q.conversationCheckpointsStmt,
+		countDetailedBeforeStmt:         q.countDetailedBeforeStmt,
+		countOtherLeasesStmt:            q.countOtherLeasesStmt,
+		countRevokedSessionStmt:         q.countRevokedSessionStmt,
+		deleteChunksBeforeStmt:          q.deleteChunksBeforeStmt,
+		deleteContextAnchorStmt:         q.deleteContextAnchorStmt,
+		deleteLeaseStmt:                 q.deleteLeaseStmt,
+		deleteModelConfigStmt:           q.deleteModelConfigStmt,
+		deleteRequestsBeforeStmt:        q.deleteRequestsBeforeStmt,
+		deleteRevokedSessionsBeforeStmt: q.deleteRevokedSessionsBeforeStmt,
+		deleteSettingStmt:               q.deleteSettingStmt,
+		existingCheckpointsStmt:         q.existingCheckpointsStmt,
+		finishRunStmt:                   q.finishRunStmt,
+		gatewayTokenByHashStmt:          q.gatewayTokenByHashStmt,
+		gatewayTokensOfUserStmt:         q.gatewayTokensOfUserStmt,
+		getAnchorStmt:                   q.getAnchorStmt,
+		getBlobStmt:                     q.getBlobStmt,
+		getCallRecordStmt:               q.getCallRecordStmt,
+		getCallRequestStmt:              q.getCallRequestStmt,
+		getCheckpointStmt:               q.getCheckpointStmt,
+		getContextAnchorStmt:            q.getContextAnchorStmt,
+		getConversationStmt:             q.getConversationStmt,
+		getModelConfigStmt:              q.getModelConfigStmt,
+		getOwnerStmt:                    q.getOwnerStmt,
+		getPromptStmt:                   q.getPromptStmt,
+		getRunStmt:                      q.getRunStmt,
+		getSettingStmt:                  q.getSettingStmt,
+		getToolRoundStmt:                q.getToolRoundStmt,
+		getUsageStmt:                    q.getUsageStmt,
+		hasBlobStmt:                     q.hasBlobStmt,
+		insertAuditEntryStmt:            q.insertAuditEntryStmt,
+		insertBlobStmt:                  q.insertBlobStmt,
+		insertBlobRefStmt:               q.insertBlobRefStmt,
+		insertCallChunkStmt:             q.insertCallChunkStmt,
+		insertCallRequestStmt:           q.insertCallRequestStmt,
+		insertCheckpointStmt:            q.insertCheckpointStmt,
+		insertCheckpointMessageStmt:     q.insertCheckpointMessageStmt,
+		insertConversationStmt:          q.insertConversationStmt,
+		insertGatewayTokenStmt:          q.insertGatewayTokenStmt,
+		insertMessageStmt:               q.insertMessageStmt,
+		insertMessageBlobStmt:           q.insertMessageBlobStmt,
+		insertOwnerStmt:                 q.insertOwnerStmt,
+		insertRevokedSessionStmt:        q.insertRevokedSessionStmt,
+		insertRunStmt:                   q.insertRunStmt,
+		insertToolRoundStmt:             q.insertToolRoundStmt,
+		insertToolRoundResultStmt:       q.insertToolRoundResultStmt,
+		latestRunByCursorRequestStmt:    q.latestRunByCursorRequestStmt,
+		listAuditEntriesStmt:            q.listAuditEntriesStmt,
+		listCallRecordsStmt:             q.listCallRecordsStmt,
+		listConversationsStmt:           q.listConversationsStmt,
+		listModelConfigsStmt:            q.listModelConfigsStmt,
+		lockConversationStmt:            q.lockConversationStmt,
+		nextProviderCallStmt:            q.nextProviderCallStmt,
+		ownedAmongStmt:                  q.ownedAmongStmt,
+		ownedRunStmt:                    q.ownedRunStmt,
+		putContextAnchorStmt:            q.putContextAnchorStmt,
+		putPromptStmt:                   q.putPromptStmt,
+		putSettingStmt:                  q.putSettingStmt,
+		revokeGatewayTokenStmt:          q.revokeGatewayTokenStmt,
+		setActiveRunStmt:                q.setActiveRunStmt,
+		setConversationHeadStmt:         q.setConversationHeadStmt,
+		setRunHeadStmt:                  q.setRunHeadStmt,
+		storedMessagesStmt:              q.storedMessagesStmt,
+		toolRoundResultsStmt:            q.toolRoundResultsStmt,
+		touchGatewayTokenStmt:           q.touchGatewayTokenStmt,
+		touchToolRoundStmt:              q.touchToolRoundStmt,
+		upsertAnchorStmt:                q.upsertAnchorStmt,
+		upsertCallRecordStmt:            q.upsertCallRecordStmt,
+		upsertLeaseStmt:                 q.upsertLeaseStmt,
+		upsertModelConfigStmt:           q.upsertModelConfigStmt,
 	}
 }

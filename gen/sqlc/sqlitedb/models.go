@@ -187,6 +187,11 @@ type Prompt struct {
 	CreatedAt int64
 }
 
+type RevokedSession struct {
+	ID        string
+	ExpiresAt int64
+}
+
 type Run struct {
 	ID                string
 	ConversationID    string
