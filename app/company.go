@@ -89,9 +89,13 @@ func NewTracing(ctx context.Context, logger *zap.Logger) (*tracing.Tracing, func
 func NewMetrics() *metrics.Metrics { return metrics.New(nil) }
 
 // NewAccountRoutes mounts sign-in (/auth/...), personal tokens, the audit
-// log and /metrics.
-func NewAccountRoutes(gate *auth.Gate, tokens *company.Tokens, auditor *company.Auditor, m *metrics.Metrics) AccountRoutes {
-	routes := AccountRoutes{"GET /metrics": m.Handler()}
+// log and /metrics (behind KEYGATE_METRICS_TOKEN when set).
+func NewAccountRoutes(cfg config.Config, gate *auth.Gate, tokens *company.Tokens, auditor *company.Auditor, m *metrics.Metrics) AccountRoutes {
+	scrape := m.Handler()
+	if cfg.MetricsToken != "" {
+		scrape = metrics.RequireBearer(cfg.MetricsToken, scrape)
+	}
+	routes := AccountRoutes{"GET /metrics": scrape}
 	for p, h := range gate.Routes() {
 		routes[p] = h
 	}

@@ -50,11 +50,12 @@ func NewModelProvider(logger *zap.Logger, store *relstore.Store, settings *appco
 		Logger:      logger.Named("provider"),
 		IdleTimeout: providerIdleTimeout,
 	})
-	mp := m.Provider(tr.Provider(appcontrol.NewPromptTap(client, store.Prompts())))
-	if budgets == nil {
-		return mp
+	var mp ports.ModelProvider = tr.Provider(appcontrol.NewPromptTap(client, store.Prompts()))
+	if budgets != nil {
+		mp = budgets.Provider(mp)
 	}
-	return budgets.Provider(mp)
+	// Metrics outermost, so that a call a budget refused is counted too.
+	return m.Provider(mp)
 }
 
 // NewModels is the model-configuration use case: keys sealed, discovery,

@@ -69,7 +69,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	}
 	controlRoutes := NewControlRoutes(cfg, logger, store, tenancy, settings, models, gate)
 	tokens := NewTokens(store, auditor)
-	accountRoutes := NewAccountRoutes(gate, tokens, auditor, metrics)
+	accountRoutes := NewAccountRoutes(cfg, gate, tokens, auditor, metrics)
 	authority, err := OpenCA(cfg, dataDir)
 	if err != nil {
 		cleanup3()

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"crypto/subtle"
 	"net/http"
 	"time"
 
@@ -77,6 +78,21 @@ func New(now func() time.Time) *Metrics {
 // at GET /metrics.
 func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+}
+
+// RequireBearer wraps h so that only a request with "Authorization: Bearer
+// token" reaches it (Prometheus' authorization.credentials); others get
+// 401. The comparison takes the same time whatever the guess.
+func RequireBearer(token string, h http.Handler) http.Handler {
+	want := []byte("Bearer " + token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="Keygate metrics"`)
+			http.Error(w, "metrics need the scrape token", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // Registry is the registry, for adding collectors owned elsewhere.

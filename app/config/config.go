@@ -51,6 +51,9 @@ type Config struct {
 	// per month, concurrent runs; see app/company.ParseBudgetPolicy); empty
 	// means no limits.
 	BudgetsFile string
+	// MetricsToken, when set, is the bearer token GET /metrics requires
+	// (Prometheus authorization.credentials); empty leaves it open.
+	MetricsToken string
 }
 
 // Environment variable names, one per flag.
@@ -67,6 +70,9 @@ const (
 	EnvCACert        = "KEYGATE_CA_CERT"
 	EnvCAKey         = "KEYGATE_CA_KEY"
 	EnvBudgetsFile   = "KEYGATE_BUDGETS_FILE"
+	// EnvMetricsToken is a secret: it is never logged, and there is no flag
+	// for it (a flag would show in the process list).
+	EnvMetricsToken = "KEYGATE_METRICS_TOKEN"
 )
 
 // DefaultListen and DefaultProxyListen are loopback only: a laptop install
@@ -111,6 +117,7 @@ func Load(args []string, getenv func(string) string, out io.Writer) (Config, err
 	envString(getenv, EnvCACert, &cfg.CACert)
 	envString(getenv, EnvCAKey, &cfg.CAKey)
 	envString(getenv, EnvBudgetsFile, &cfg.BudgetsFile)
+	envString(getenv, EnvMetricsToken, &cfg.MetricsToken)
 
 	fs := flag.NewFlagSet("keygate serve", flag.ContinueOnError)
 	fs.SetOutput(out)

@@ -78,4 +78,12 @@ var _ = Describe("config.Load", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(cfg.BudgetsFile).To(Equal("b.json"))
 	})
+
+	It("reads the metrics scrape token from the environment only", func() {
+		cfg, err := config.Load(nil, env(map[string]string{config.EnvMetricsToken: "t0ken"}), io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.MetricsToken).To(Equal("t0ken"))
+		_, err = config.Load([]string{"--metrics-token", "x"}, env(nil), io.Discard)
+		Expect(err).To(HaveOccurred(), "no flag: it would show in the process list")
+	})
 })
