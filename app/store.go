@@ -10,6 +10,7 @@ import (
 	"keygate/adapters/postgres"
 	"keygate/adapters/relstore"
 	"keygate/adapters/sqlite"
+	"keygate/app/company"
 	"keygate/app/config"
 	"keygate/ports"
 )
@@ -46,7 +47,7 @@ func OpenStore(ctx context.Context, cfg config.Config, logger *zap.Logger, dir D
 // the PostgreSQL database (see cursor.Options.Relay); nil on SQLite or with
 // --single-replica. It has a pool of its own, so that its listening
 // connection and its forwards never wait behind store queries.
-func OpenAppendRelay(ctx context.Context, cfg config.Config, logger *zap.Logger) (ports.AppendRelay, func(), error) {
+func OpenAppendRelay(ctx context.Context, cfg config.Config, box ports.SecretBox, logger *zap.Logger) (ports.AppendRelay, func(), error) {
 	if cfg.DatabaseURL == "" || cfg.SingleReplica {
 		return nil, func() {}, nil
 	}
@@ -61,7 +62,8 @@ func OpenAppendRelay(ctx context.Context, cfg config.Config, logger *zap.Logger)
 		return nil, nil, fmt.Errorf("open append relay: %w", err)
 	}
 	logger.Info("append relay between replicas", zap.String("engine", "postgres"))
-	return relay, func() {
+	// Relayed appends carry Cursor's credentials and the prompt: sealed at rest.
+	return company.SealRelay(relay, box, logger), func() {
 		relay.Close()
 		db.Close()
 	}, nil

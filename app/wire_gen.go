@@ -94,7 +94,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	appendRelay, cleanup5, err := OpenAppendRelay(ctx, cfg, logger)
+	appendRelay, cleanup5, err := OpenAppendRelay(ctx, cfg, secretBox, logger)
 	if err != nil {
 		cleanup4()
 		cleanup3()

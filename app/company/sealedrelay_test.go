@@ -1,0 +1,73 @@
+package company_test
+
+import (
+	"bytes"
+	"context"
+	"sync"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"go.uber.org/zap"
+
+	"keygate/adapters/secretbox"
+	"keygate/app/company"
+)
+
+// mailbox is an in-process relay that keeps what it was given, so a spec
+// can look at the bytes the database would hold.
+type mailbox struct {
+	mu      sync.Mutex
+	stored  [][]byte
+	deliver func([]byte)
+}
+
+func (m *mailbox) Forward(_ context.Context, _ string, payload []byte) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.stored = append(m.stored, payload)
+	if m.deliver != nil {
+		m.deliver(payload)
+	}
+	return nil
+}
+
+func (m *mailbox) Claim(_ context.Context, _ string, deliver func([]byte)) (func(), error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.deliver = deliver
+	for _, p := range m.stored {
+		deliver(p)
+	}
+	return func() {}, nil
+}
+
+var _ = Describe("SealRelay", func() {
+	key := func(b byte) []byte { return bytes.Repeat([]byte{b}, 32) }
+	payload := []byte(`{"headers":{"Authorization":["Bearer cursor-token"]}} prompt text`)
+
+	It("stores only sealed bytes and delivers the payload opened", func() {
+		box, err := secretbox.New(key(1))
+		Expect(err).NotTo(HaveOccurred())
+		db := &mailbox{}
+		relay := company.SealRelay(db, box, zap.NewNop())
+		var got [][]byte
+		_, err = relay.Claim(context.Background(), "k", func(p []byte) { got = append(got, p) })
+		Expect(err).NotTo(HaveOccurred())
+		Expect(relay.Forward(context.Background(), "k", payload)).To(Succeed())
+		Expect(db.stored).To(HaveLen(1))
+		Expect(string(db.stored[0])).NotTo(ContainSubstring("cursor-token"))
+		Expect(string(db.stored[0])).NotTo(ContainSubstring("prompt"))
+		Expect(got).To(Equal([][]byte{payload}))
+	})
+
+	It("drops a payload sealed under another key instead of delivering garbage", func() {
+		a, _ := secretbox.New(key(1))
+		b, _ := secretbox.New(key(2))
+		db := &mailbox{}
+		Expect(company.SealRelay(db, a, zap.NewNop()).Forward(context.Background(), "k", payload)).To(Succeed())
+		var got [][]byte
+		_, err := company.SealRelay(db, b, zap.NewNop()).Claim(context.Background(), "k", func(p []byte) { got = append(got, p) })
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got).To(BeEmpty())
+	})
+})
