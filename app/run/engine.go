@@ -73,8 +73,11 @@ func (e *Engine) Start(ctx context.Context, p PreparedRun) (*Handle, error) {
 	if p.Model.Settings.CacheKey == "" {
 		p.Model.Settings.CacheKey = projection.CacheKey(p.ConversationID)
 	}
-	if _, err := e.convs.Open(ctx, p.ConversationID); err != nil {
-		return nil, fmt.Errorf("start run %q: %w", p.RunID, err)
+	// A transport that read the history opened the conversation already.
+	if p.HistoryOf == "" {
+		if _, err := e.convs.Open(ctx, p.ConversationID); err != nil {
+			return nil, fmt.Errorf("start run %q: %w", p.RunID, err)
+		}
 	}
 	runCtx, cancel := context.WithCancelCause(ctx)
 	h := newHandle(p.RunID, e.limits.EventBuffer, cancel)

@@ -97,7 +97,8 @@ type PreparedRun struct {
 	// edit) and needs at least one initial message.
 	BaseCheckpointID string
 	// History, when HistoryOf is set, is the full message list of the
-	// checkpoint HistoryOf as the transport read it to compile the turn.
+	// checkpoint HistoryOf as the transport read it to compile the turn
+	// (so the conversation exists: Start does not open it again).
 	// When that checkpoint is the run's base the engine builds on the list
 	// instead of loading it again; otherwise (the head moved meanwhile) it
 	// loads. The engine does not modify it.

@@ -34,14 +34,19 @@ func (s *session) onCommit(e run.MessagesCommitted) {
 		}
 		// The barrier is released at once (deferred above): the provider
 		// request starts while the client stores the user turn's blobs.
-		p, err := s.project(e.CheckpointID, "")
-		if err != nil {
-			s.log.Warn("checkpoint not built", zap.Error(err))
-			s.sendAll(then)
-			return
+		pr := s.predicted
+		s.predicted = nil
+		if pr == nil || pr.id != e.CheckpointID {
+			p, err := s.project(e.CheckpointID, "")
+			if err != nil {
+				s.log.Warn("checkpoint not built", zap.Error(err))
+				s.sendAll(then)
+				return
+			}
+			pr = &predicted{id: e.CheckpointID}
+			pr.state, pr.blobs = checkpoint.Settled(p)
 		}
-		st, blobs := checkpoint.Settled(p)
-		s.publishWhenAcked(blobs, st, then...)
+		s.publishWhenAcked(pr.blobs, pr.state, then...)
 	case run.CauseRuntimeEvent:
 		s.publishSettled(e.CheckpointID, "")
 		if inj, ok := s.injections[e.Cause.EventID]; ok {

@@ -12,9 +12,11 @@
 // (package tools); every checkpoint is projected (package checkpoint) and
 // published only once its new blobs are SET and ACKed. The engine's commit
 // barrier is released after that, except for the user turn's checkpoint:
-// its barrier is released at once, so the provider request starts while
-// the client stores the blobs, and the run's events are held back until
-// the checkpoint is out (or skipped), so nothing overtakes it. The final
+// its blobs are SET as soon as the turn is compiled (projected on the
+// history read, before the engine commits), its barrier is released at
+// once, so the provider request starts while the client stores the
+// blobs, and the run's events are held back until the checkpoint is out
+// (or skipped), so nothing overtakes it. The final
 // turn is published as turn_ended, staged, settled, settled.
 //
 // A turn reads its conversation once: the history loaded to compile it

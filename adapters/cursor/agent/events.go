@@ -64,8 +64,10 @@ func (s *session) serve() error {
 			}
 			events = s.handle.Events()
 		case m := <-s.inbox:
-			if kv := m.GetKvClientMessage(); kv != nil && s.unacked != nil {
-				s.onUnackedReply(kv)
+			if kv := m.GetKvClientMessage(); kv != nil && s.fileSet(kv) {
+				if s.unacked != nil {
+					s.onUnacked()
+				}
 				continue
 			}
 			s.onClient(m)

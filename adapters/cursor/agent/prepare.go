@@ -94,6 +94,7 @@ func (s *session) prepare() error {
 	if s.action.GetResumeAction() != nil {
 		s.continueTurn(req)
 	}
+	s.predict(head)
 	s.handle, err = s.h.o.Engine.Start(s.ctx, s.compiled.Run)
 	if err != nil {
 		return fmt.Errorf("start run: %w", err)
@@ -108,9 +109,11 @@ func (s *session) history(req *agentv1.AgentRunRequest) (conversation.Checkpoint
 	if err != nil {
 		return head, nil, fmt.Errorf("open conversation: %w", err)
 	}
-	_, msgs, err := s.h.o.Conversations.Load(s.ctx, head.ID())
-	if err != nil {
-		return head, nil, fmt.Errorf("load conversation: %w", err)
+	var msgs []conversation.Message
+	if head.Len() > 0 { // a new conversation's root holds nothing to load
+		if _, msgs, err = s.h.o.Conversations.Load(s.ctx, head.ID()); err != nil {
+			return head, nil, fmt.Errorf("load conversation: %w", err)
+		}
 	}
 	if len(msgs) == 0 && len(s.base.GetRootPromptMessagesJson()) > 0 {
 		return s.importRoots(head, req)

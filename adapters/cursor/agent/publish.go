@@ -10,6 +10,7 @@ import (
 
 	"keygate/adapters/cursor/checkpoint"
 	"keygate/adapters/cursor/output"
+	"keygate/domain/conversation"
 	agentv1 "keygate/gen/cursor/agent/v1"
 )
 
@@ -27,34 +28,38 @@ func (e *BlobError) Error() string { return fmt.Sprintf("kv %s: %s", e.Op, e.Mes
 // syncBlobs SETs every blob the client has not confirmed and waits for all
 // ACKs, handling other client messages meanwhile.
 func (s *session) syncBlobs(blobs checkpoint.Blobs) error {
-	waiting, err := s.setBlobs(blobs)
+	need, err := s.setBlobs(blobs)
 	if err != nil {
 		return err
 	}
 	// Every SET is waited for, even after one failed, so no KV request is
 	// left unanswered when the turn moves on.
-	var failed error
-	err = s.await(func(m *agentv1.KvClientMessage) (bool, error) {
-		return s.setResult(waiting, m, &failed) && len(waiting) == 0, nil
-	}, len(waiting) == 0)
+	done, failed := s.setsDone(need)
+	err = s.await(func(*agentv1.KvClientMessage) (bool, error) {
+		done, failed = s.setsDone(need)
+		return done, nil
+	}, done)
 	if err != nil {
 		return err
 	}
 	return failed
 }
 
-// setBlobs sends a SET for every blob the client has not confirmed and
-// returns the KV ids of the replies it waits for.
-func (s *session) setBlobs(blobs checkpoint.Blobs) (map[uint32]string, error) {
-	ids := make([]string, 0, len(blobs))
+// setBlobs returns the blobs the client has not confirmed, after sending
+// a SET for each that has none in flight (a SET sent ahead for a predicted
+// checkpoint counts).
+func (s *session) setBlobs(blobs checkpoint.Blobs) ([]string, error) {
+	need := make([]string, 0, len(blobs))
 	for id := range blobs {
 		if !s.h.confirmed(s.convID, id) {
-			ids = append(ids, id)
+			need = append(need, id)
 		}
 	}
-	sort.Strings(ids)
-	waiting := make(map[uint32]string, len(ids))
-	for _, id := range ids {
+	sort.Strings(need)
+	for _, id := range need {
+		if s.inflight[id] {
+			continue
+		}
 		kv, err := s.turn.Output.NextKvID()
 		if err != nil {
 			return nil, err
@@ -62,39 +67,54 @@ func (s *session) setBlobs(blobs checkpoint.Blobs) (map[uint32]string, error) {
 		if err := s.send(output.SetBlob(kv, []byte(id), blobs[id])); err != nil {
 			return nil, err
 		}
-		waiting[kv] = id
+		delete(s.setFailed, id)
+		s.sets[kv], s.inflight[id] = id, true
 	}
-	return waiting, nil
+	return need, nil
 }
 
-// setResult files m when it answers one of the SETs in waiting: the blob
-// is confirmed, or *failed records the first error. It reports whether m
-// was such a reply.
-func (s *session) setResult(waiting map[uint32]string, m *agentv1.KvClientMessage, failed *error) bool {
-	id, ok := waiting[m.GetId()]
+// fileSet files a KV reply to one of the session's SETs: the blob is
+// confirmed, or its failure is kept for whoever waits for it. It reports
+// whether m was such a reply. Every KV reply passes here first, so one a
+// waiter does not expect is not lost.
+func (s *session) fileSet(m *agentv1.KvClientMessage) bool {
+	id, ok := s.sets[m.GetId()]
 	if !ok || m.GetSetBlobResult() == nil {
 		return false
 	}
-	delete(waiting, m.GetId())
+	delete(s.sets, m.GetId())
+	delete(s.inflight, id)
 	if e := m.GetSetBlobResult().GetError(); e != nil {
-		if *failed == nil {
-			*failed = &BlobError{Op: "set", Message: e.GetMessage()}
-		}
+		s.setFailed[id] = &BlobError{Op: "set", Message: e.GetMessage()}
 	} else {
 		s.h.confirm(s.convID, id)
 	}
 	return true
 }
 
+// setsDone reports whether every blob of need is answered, and the first
+// failure among them.
+func (s *session) setsDone(need []string) (bool, error) {
+	var failed error
+	for _, id := range need {
+		switch {
+		case s.inflight[id]:
+			return false, nil
+		case s.setFailed[id] != nil && failed == nil:
+			failed = s.setFailed[id]
+		}
+	}
+	return true, failed
+}
+
 // unacked is a checkpoint published once the client acknowledged its
 // blobs, while the run goes on: the user turn's checkpoint, so that the
 // provider request does not wait for a client round trip. Then follow it.
 type unacked struct {
-	state   *agentv1.ConversationStateStructure
-	then    []*agentv1.AgentServerMessage
-	waiting map[uint32]string
-	failed  error
-	timer   *time.Timer
+	state *agentv1.ConversationStateStructure
+	then  []*agentv1.AgentServerMessage
+	need  []string
+	timer *time.Timer
 }
 
 // publishWhenAcked SETs the blobs of st and publishes st, then the
@@ -103,36 +123,34 @@ type unacked struct {
 // st before anything that comes after it. Unacknowledged blobs (an error,
 // the timeout) skip st as publish does; then is sent in any case.
 func (s *session) publishWhenAcked(blobs checkpoint.Blobs, st *agentv1.ConversationStateStructure, then ...*agentv1.AgentServerMessage) {
-	waiting, err := s.setBlobs(blobs)
-	u := &unacked{state: st, then: then, waiting: waiting, failed: err}
-	if err != nil || len(waiting) == 0 {
-		s.unacked = u
-		s.resolveUnacked(nil)
+	need, err := s.setBlobs(blobs)
+	s.unacked = &unacked{state: st, then: then, need: need}
+	if err != nil {
+		s.resolveUnacked(err)
 		return
 	}
-	u.timer = time.NewTimer(s.h.o.AckTimeout)
-	s.unacked = u
+	if done, failed := s.setsDone(need); done {
+		s.resolveUnacked(failed)
+		return
+	}
+	s.unacked.timer = time.NewTimer(s.h.o.AckTimeout)
 }
 
-// onUnackedReply files a KV reply for the waiting checkpoint and publishes
-// it when it was the last.
-func (s *session) onUnackedReply(m *agentv1.KvClientMessage) {
-	u := s.unacked
-	if s.setResult(u.waiting, m, &u.failed) && len(u.waiting) == 0 {
-		s.resolveUnacked(nil)
+// onUnacked publishes the waiting checkpoint once a KV reply completed
+// its blobs.
+func (s *session) onUnacked() {
+	if done, failed := s.setsDone(s.unacked.need); done {
+		s.resolveUnacked(failed)
 	}
 }
 
-// resolveUnacked publishes the waiting checkpoint, or skips it when err or
-// a failed SET says the client lacks a blob, and sends what follows it.
+// resolveUnacked publishes the waiting checkpoint, or skips it when err
+// says the client lacks a blob, and sends what follows it.
 func (s *session) resolveUnacked(err error) {
 	u := s.unacked
 	s.unacked = nil
 	if u.timer != nil {
 		u.timer.Stop()
-	}
-	if err == nil {
-		err = u.failed
 	}
 	if err != nil {
 		s.log.Warn("checkpoint not published", zap.Error(err))
@@ -181,6 +199,7 @@ func (s *session) await(match func(*agentv1.KvClientMessage) (bool, error), done
 		select {
 		case m := <-s.inbox:
 			if kv := m.GetKvClientMessage(); kv != nil {
+				s.fileSet(kv)
 				ok, err := match(kv)
 				if err != nil || ok {
 					return err
@@ -231,12 +250,50 @@ func (s *session) project(checkpointID string, summary string) (checkpoint.Proje
 			return checkpoint.Projection{}, fmt.Errorf("load checkpoint %s: %w", checkpointID, err)
 		}
 	}
+	return s.projection(msgs, summary), nil
+}
+
+// projection is the turn's checkpoint over the message list msgs.
+func (s *session) projection(msgs []conversation.Message, summary string) checkpoint.Projection {
 	p := checkpoint.Projection{Base: s.base, Messages: msgs, Turn: s.ui, Mode: s.compiled.Mode.Wire(),
 		UsedTokens: s.usedTok, MaxTokens: s.maxTok, Summary: summary}
 	if s.todosSet {
 		p.Todos = append([]*agentv1.TodoItem{}, s.todos...)
 	}
-	return p, nil
+	return p
+}
+
+// predicted is the user turn's checkpoint projected before the engine
+// commits it: the settled state of checkpoint id and its blobs.
+type predicted struct {
+	id    string
+	state *agentv1.ConversationStateStructure
+	blobs checkpoint.Blobs
+}
+
+// predict projects the checkpoint the run's initial messages make on the
+// history just read (the usual outcome: all of them appended to head) and
+// SETs its blobs at once, so the client's ACKs travel while the engine
+// claims the run and writes the messages. A commit that ends elsewhere
+// projects its own checkpoint; blobs SET for nothing cost the client only
+// storage.
+func (s *session) predict(head conversation.Checkpoint) {
+	s.predicted = nil
+	msgs := s.compiled.Run.InitialMessages
+	if !s.curKnown || s.cur != head.ID() || len(msgs) == 0 {
+		return
+	}
+	plan, err := conversation.AppendTo(head, msgs...).Plan()
+	if err != nil {
+		return // the engine refuses the same change and says why
+	}
+	all := append(s.curMsgs[:len(s.curMsgs):len(s.curMsgs)], msgs...)
+	st, blobs := checkpoint.Settled(s.projection(all, ""))
+	if _, err := s.setBlobs(blobs); err != nil {
+		s.log.Info("blobs not sent ahead", zap.Error(err))
+		return
+	}
+	s.predicted = &predicted{id: plan.Target().ID(), state: st, blobs: blobs}
 }
 
 func merge(a, b checkpoint.Blobs) checkpoint.Blobs {

@@ -69,6 +69,14 @@ type session struct {
 	// unacked is the user turn's checkpoint while its blobs wait for the
 	// client's ACKs; serve holds the run's events back meanwhile.
 	unacked *unacked
+	// predicted is the user turn's checkpoint as projected before the
+	// commit, its blobs SET already.
+	predicted *predicted
+	// sets are the KV SETs in flight by KV id, inflight the same by blob
+	// id; setFailed keeps the blobs whose last SET failed.
+	sets      map[uint32]string
+	inflight  map[string]bool
+	setFailed map[string]error
 	// todos is the conversation's todo list; todosSet says this turn
 	// changed it.
 	todos    []*agentv1.TodoItem
@@ -98,6 +106,7 @@ func newSession(ctx context.Context, h *Handler, turn *transport.Turn) *session 
 		calls: map[string]*tools.Call{}, execs: map[uint32]*tools.Call{}, queries: map[uint32]*tools.Call{}, completing: map[string]*tools.Call{},
 		webDone: make(chan webOutcome, 8), modelCall: map[string]string{},
 		names: map[string]string{}, injections: map[string]injection{}, seenInject: map[string]bool{},
+		sets: map[uint32]string{}, inflight: map[string]bool{}, setFailed: map[string]error{},
 	}
 }
 
