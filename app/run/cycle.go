@@ -160,7 +160,9 @@ func (r *runner) attempt(parent context.Context, req llm.Request, idx int, callI
 		CallID: callID, RunID: r.p.RunID, ConversationID: r.p.ConversationID,
 		ProviderCallIndex: idx, Endpoint: r.p.Model.Endpoint, Request: req,
 	}
-	events := make(chan pumped, 64)
+	// A few events of slack let the provider's reader run ahead of the
+	// engine; the buffer is allocated whole for every attempt.
+	events := make(chan pumped, 16)
 	go pump(ctx, r.e.provider, call, events)
 	cyc := modelcycle.New()
 	v := visible{r: r, callID: callID, on: listen, calls: map[int]string{}}

@@ -22,8 +22,9 @@ type Limits struct {
 	// CompactionTimeout bounds an automatic summary call; on expiry the
 	// fallback summary is used (default 30 s).
 	CompactionTimeout time.Duration
-	// EventBuffer is the capacity of a run's event channel (default 256).
-	// A slower transport makes the engine wait, never lose or deadlock.
+	// EventBuffer is the capacity of a run's event channel (default 64; it
+	// is allocated whole for every run). A slower transport makes the
+	// engine wait, never lose or deadlock.
 	EventBuffer int
 }
 
@@ -47,7 +48,7 @@ func (l Limits) withDefaults() Limits {
 		l.CompactionTimeout = 30 * time.Second
 	}
 	if l.EventBuffer <= 0 {
-		l.EventBuffer = 256
+		l.EventBuffer = 64
 	}
 	return l
 }
