@@ -95,7 +95,7 @@ func appendAgent(ctx context.Context, reg *transport.Registry, upstream *Upstrea
 }
 
 func (a *Appends) foreignAppend(ctx context.Context, id string, req *connect.Request[aiserverv1.BidiAppendRequest]) (*connect.Response[aiserverv1.BidiAppendResponse], error) {
-	if a.reg.Owns(id) {
+	if a.reg.Owns(ctx, id) {
 		a.log.Debug("foreign payload on a local run ignored", zap.String("request_id", id))
 		return connect.NewResponse(&aiserverv1.BidiAppendResponse{}), nil
 	}

@@ -63,6 +63,12 @@ var _ = Describe("Request id ownership", func() {
 			Expect(err).To(MatchError(transport.ErrNotYours))
 		})
 
+		It("reports the live run as owned to its owner only, so that a foreign payload cannot probe for it", func() {
+			Expect(reg.Owns(alice, "r1")).To(BeTrue())
+			Expect(reg.Owns(bob, "r1")).To(BeFalse())
+			Expect(reg.Owns(context.Background(), "r1")).To(BeFalse())
+		})
+
 		It("refuses another user's RunSSE", func() {
 			_, _, err := reg.Subscribe(bob, "r1")
 			Expect(err).To(MatchError(transport.ErrNotYours))
@@ -73,7 +79,7 @@ var _ = Describe("Request id ownership", func() {
 
 		It("keeps the request id its owner's after the turn ended, while it is retained", func() {
 			probe.end <- nil
-			Eventually(func() bool { return reg.Owns("r1") }).Should(BeFalse())
+			Eventually(func() bool { return reg.Owns(alice, "r1") }).Should(BeFalse())
 			_, _, err := reg.Subscribe(bob, "r1")
 			Expect(err).To(MatchError(transport.ErrNotYours))
 			_, err = reg.Append(bob, opening("m"))

@@ -270,13 +270,16 @@ func (r *Registry) Subscribe(ctx context.Context, requestID string) (*Subscripti
 	}
 }
 
-// Owns reports whether the request id has a live local transport (used to
-// keep foreign payloads of a local run from going upstream).
-func (r *Registry) Owns(requestID string) bool {
+// Owns reports whether the request id has a live local transport of the
+// caller on ctx (used to keep foreign payloads of a local run from going
+// upstream). Another caller's run is not reported: a foreign payload must
+// not tell whether someone else's request id is live (see ErrNotYours).
+func (r *Registry) Owns(ctx context.Context, requestID string) bool {
+	who := callerOf(ctx)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	t := r.transports[requestID]
-	return t != nil && !t.isEnded()
+	return t != nil && !t.isEnded() && t.owner.is(who)
 }
 
 // retire forgets an ended transport after Config.Retain.

@@ -142,8 +142,8 @@ var _ = Describe("Registry", func() {
 	})
 
 	It("reports whether a request id has a live local transport", func() {
-		Expect(reg.Owns("r1")).To(BeTrue())
-		Expect(reg.Owns("elsewhere")).To(BeFalse())
+		Expect(reg.Owns(ctx, "r1")).To(BeTrue())
+		Expect(reg.Owns(ctx, "elsewhere")).To(BeFalse())
 	})
 
 	It("tells an append that overtook its run request when it starts waiting, and never one that is queued at once", func() {

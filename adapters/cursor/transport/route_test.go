@@ -91,7 +91,7 @@ var _ = Describe("Registry routing", func() {
 			Expect(err).NotTo(HaveOccurred())
 			Expect(later).To(Equal(transport.Upstream))
 			Expect(probe.turns).NotTo(Receive())
-			Expect(reg.Owns("up")).To(BeFalse())
+			Expect(reg.Owns(ctx, "up")).To(BeFalse())
 		})
 
 		It("hands a RunSSE a relay instead of a subscription", func() {
