@@ -1,0 +1,904 @@
+package tenancyspec_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"connectrpc.com/connect"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"go.uber.org/zap"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+
+	"keygate/adapters/auth"
+	"keygate/adapters/cursor"
+	"keygate/adapters/cursor/cursortest"
+	"keygate/adapters/cursor/frame"
+	"keygate/adapters/cursor/transport"
+	"keygate/adapters/cursor/unary"
+	"keygate/adapters/provider/providertest"
+	"keygate/app"
+	"keygate/app/company"
+	"keygate/app/config"
+	agentv1 "keygate/gen/cursor/agent/v1"
+	"keygate/gen/cursor/agent/v1/agentv1connect"
+	aiserverv1 "keygate/gen/cursor/aiserver/v1"
+	"keygate/gen/cursor/aiserver/v1/aiserverv1connect"
+	controlv1 "keygate/gen/keygate/control/v1"
+	"keygate/gen/keygate/control/v1/controlv1connect"
+)
+
+// The trusted-header sign-in: an authenticating proxy on loopback names the
+// user and the groups; kg-admins administers, everyone else is a member.
+const (
+	userHeader   = "X-Test-User"
+	groupsHeader = "X-Test-Groups"
+	adminGroup   = "kg-admins"
+	cursorAPI    = "https://api2.cursor.sh"
+)
+
+// user is someone the authenticating proxy signs in.
+type user struct{ id, groups string }
+
+var (
+	root = user{id: "root@corp.test", groups: adminGroup}
+	ada  = user{id: "ada@corp.test", groups: "staff"}
+	bob  = user{id: "bob@corp.test", groups: "staff"}
+)
+
+// adaMarker is in ada's workspace file, her prompt's tool result and her
+// model's answer: it must never reach bob.
+const adaMarker = "ORCHID-4242"
+
+// tenant is what one member owns after their turn.
+type tenant struct {
+	user
+	token, tokenID  string
+	requestID, conv string
+	callIDs         []string
+	checkpoints     []string
+	head            string
+}
+
+// secrets are the strings by which any of t's data would show in an
+// answer to someone else.
+func (t *tenant) secrets() []string {
+	out := []string{t.id, t.token, t.tokenID, t.requestID, t.conv, adaMarker}
+	out = append(out, t.callIDs...)
+	return append(out, t.checkpoints...)
+}
+
+// expectNothingOf fails when answer reveals anything of t's; named are the
+// ids the asker put in the request, which an error may echo back.
+func expectNothingOf(t *tenant, answer, where string, named ...string) {
+	GinkgoHelper()
+	for _, s := range t.secrets() {
+		if !slices.Contains(named, s) {
+			Expect(answer).NotTo(ContainSubstring(s), "%s reveals %q", where, s)
+		}
+	}
+}
+
+// stack is a running Keygate: the HTTP listener (console, control API,
+// account routes) and the Cursor proxy.
+type stack struct {
+	base, proxyAddr, dataDir string
+	provider                 *providertest.Server
+}
+
+// startKeygate runs the real composition root in trusted-header mode over a
+// temporary SQLite data dir, with a fake provider for the models an
+// administrator configures. Cursor's own service sits behind an outbound
+// proxy that refuses every connection, so nothing leaves the machine.
+func startKeygate() *stack {
+	GinkgoT().Setenv(auth.EnvMode, string(auth.ModeHeader))
+	GinkgoT().Setenv(auth.EnvUserHeader, userHeader)
+	GinkgoT().Setenv(auth.EnvGroupsHeader, groupsHeader)
+	GinkgoT().Setenv(auth.EnvTrustedProxies, "127.0.0.1/32,::1/128")
+	GinkgoT().Setenv(auth.EnvAdminGroups, adminGroup)
+	GinkgoT().Setenv(auth.EnvMemberGroups, "")
+	provider := providertest.NewServer()
+	DeferCleanup(provider.Close)
+
+	dataDir := filepath.Join(GinkgoT().TempDir(), "data")
+	cfg := config.Default()
+	cfg.DataDir, cfg.Listen, cfg.ProxyListen = dataDir, "127.0.0.1:0", freeAddr()
+	cfg.LogFormat, cfg.LogLevel = "json", "error"
+	cfg.OutboundProxy = "http://127.0.0.1:1"
+	Expect(cfg.Validate()).To(Succeed())
+	kg, cleanup, err := app.Initialize(context.Background(), cfg)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(cleanup)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	go func() { done <- kg.Run(ctx, func(a net.Addr) { ready <- a }) }()
+	DeferCleanup(func() {
+		cancel()
+		Eventually(done).WithTimeout(15 * time.Second).Should(Receive())
+	})
+	var addr net.Addr
+	Eventually(ready).WithTimeout(10 * time.Second).Should(Receive(&addr))
+	Eventually(func() error {
+		c, err := net.Dial("tcp", cfg.ProxyListen)
+		if err == nil {
+			_ = c.Close()
+		}
+		return err
+	}).WithTimeout(10 * time.Second).Should(Succeed())
+	return &stack{base: "http://" + addr.String(), proxyAddr: cfg.ProxyListen, dataDir: dataDir, provider: provider}
+}
+
+// freeAddr picks a free loopback port for the proxy, whose Run reports no
+// address.
+func freeAddr() string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	Expect(err).NotTo(HaveOccurred())
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// call invokes a control procedure as u with the Connect JSON protocol and
+// returns the HTTP status and the raw answer; resp, when set, is filled
+// from a 200 answer.
+func (s *stack) call(u user, procedure string, req, resp proto.Message) (int, string) {
+	GinkgoHelper()
+	body := []byte("{}")
+	if req != nil {
+		var err error
+		body, err = protojson.Marshal(req)
+		Expect(err).NotTo(HaveOccurred())
+	}
+	status, raw := s.do(u, http.MethodPost, procedure, "application/json", body)
+	if status == http.StatusOK && resp != nil {
+		Expect(protojson.Unmarshal([]byte(raw), resp)).To(Succeed(), procedure)
+	}
+	return status, raw
+}
+
+// must is call that expects 200.
+func (s *stack) must(u user, procedure string, req, resp proto.Message) string {
+	GinkgoHelper()
+	status, raw := s.call(u, procedure, req, resp)
+	Expect(status).To(Equal(http.StatusOK), "%s as %s: %s", procedure, u.id, raw)
+	return raw
+}
+
+// do sends one request to Keygate's HTTP listener as u (no identity
+// headers when u.id is empty).
+func (s *stack) do(u user, method, path, contentType string, body []byte) (int, string) {
+	GinkgoHelper()
+	req, err := http.NewRequest(method, s.base+path, bytes.NewReader(body))
+	Expect(err).NotTo(HaveOccurred())
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	if u.id != "" {
+		req.Header.Set(userHeader, u.id)
+		req.Header.Set(groupsHeader, u.groups)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	Expect(err).NotTo(HaveOccurred())
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	Expect(err).NotTo(HaveOccurred())
+	return resp.StatusCode, string(raw)
+}
+
+// tokenJSON is a personal token as the account routes show it.
+type tokenJSON struct {
+	ID        string `json:"id"`
+	OwnerID   string `json:"ownerId"`
+	RevokedAt string `json:"revokedAt"`
+}
+
+// newToken creates a personal gateway token for u and returns its id and
+// text.
+func (s *stack) newToken(u user, name string) (string, string) {
+	GinkgoHelper()
+	status, raw := s.do(u, http.MethodPost, "/auth/tokens", "application/json", []byte(`{"name":"`+name+`"}`))
+	Expect(status).To(Equal(http.StatusCreated), raw)
+	var out struct {
+		Token  tokenJSON `json:"token"`
+		Secret string    `json:"secret"`
+	}
+	Expect(json.Unmarshal([]byte(raw), &out)).To(Succeed())
+	Expect(out.Token.OwnerID).To(Equal(u.id))
+	return out.Token.ID, out.Secret
+}
+
+// tokens lists u's personal tokens (all=1 asks for everyone's).
+func (s *stack) tokens(u user, query string) (int, []tokenJSON, string) {
+	GinkgoHelper()
+	status, raw := s.do(u, http.MethodGet, "/auth/tokens"+query, "", nil)
+	var out struct {
+		Tokens []tokenJSON `json:"tokens"`
+	}
+	if status == http.StatusOK {
+		Expect(json.Unmarshal([]byte(raw), &out)).To(Succeed())
+	}
+	return status, out.Tokens, raw
+}
+
+// cursorHTTP is how a company's Cursor reaches Keygate: http.proxy set to
+// Keygate's proxy with the personal token as the proxy password, trusting
+// the installation CA from the data dir.
+func (s *stack) cursorHTTP(token string) *http.Client {
+	GinkgoHelper()
+	pem, err := os.ReadFile(filepath.Join(s.dataDir, "ca.crt"))
+	Expect(err).NotTo(HaveOccurred())
+	pool := x509.NewCertPool()
+	Expect(pool.AppendCertsFromPEM(pem)).To(BeTrue())
+	tr := &http.Transport{
+		Proxy:           http.ProxyURL(&url.URL{Scheme: "http", User: url.UserPassword("cursor", token), Host: s.proxyAddr}),
+		TLSClientConfig: &tls.Config{RootCAs: pool},
+	}
+	DeferCleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr}
+}
+
+// connectStatus sends a bare CONNECT for Cursor's API to the proxy with the
+// given Proxy-Authorization (none when empty) and returns the answer.
+func (s *stack) connectStatus(proxyAuth string) *http.Response {
+	GinkgoHelper()
+	conn, err := net.Dial("tcp", s.proxyAddr)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(conn.Close)
+	req := "CONNECT api2.cursor.sh:443 HTTP/1.1\r\nHost: api2.cursor.sh:443\r\n"
+	if proxyAuth != "" {
+		req += "Proxy-Authorization: " + proxyAuth + "\r\n"
+	}
+	_, err = io.WriteString(conn, req+"\r\n")
+	Expect(err).NotTo(HaveOccurred())
+	resp, err := http.ReadResponse(bufio.NewReader(conn), &http.Request{Method: http.MethodConnect})
+	Expect(err).NotTo(HaveOccurred())
+	return resp
+}
+
+func basic(token string) string {
+	return "Basic " + base64.StdEncoding.EncodeToString([]byte("cursor:"+token))
+}
+
+// unaryCall posts msg to a Cursor unary route the way the client does
+// (Connect unary, binary proto) and returns the status and body.
+func unaryCall(hc *http.Client, path string, msg proto.Message) (int, []byte) {
+	GinkgoHelper()
+	var body []byte
+	if msg != nil {
+		var err error
+		body, err = proto.Marshal(msg)
+		Expect(err).NotTo(HaveOccurred())
+	}
+	req, err := http.NewRequest(http.MethodPost, cursorAPI+path, bytes.NewReader(body))
+	Expect(err).NotTo(HaveOccurred())
+	req.Header.Set("Content-Type", "application/proto")
+	req.Header.Set("Connect-Protocol-Version", "1")
+	resp, err := hc.Do(req)
+	Expect(err).NotTo(HaveOccurred())
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	Expect(err).NotTo(HaveOccurred())
+	return resp.StatusCode, raw
+}
+
+// runWhole sends AgentService/Run with its whole uplink at once (the
+// opening message, then the client's end of stream) and returns the
+// response's protocol major version, its end-of-stream error and the
+// messages before it. cursortest's streaming Run needs HTTP/2: over
+// HTTP/1.1 the server drains an unread request body before answering.
+func runWhole(hc *http.Client, requestID string, first *agentv1.AgentClientMessage) (int, *connect.Error, []*agentv1.AgentServerMessage) {
+	GinkgoHelper()
+	payload, err := proto.Marshal(first)
+	Expect(err).NotTo(HaveOccurred())
+	body := append(frame.Encode(0, payload), frame.Encode(frame.FlagEndStream, []byte("{}"))...)
+	req, err := http.NewRequest(http.MethodPost, cursorAPI+agentv1connect.AgentServiceRunProcedure, bytes.NewReader(body))
+	Expect(err).NotTo(HaveOccurred())
+	req.Header.Set("Content-Type", "application/connect+proto")
+	req.Header.Set("Connect-Protocol-Version", "1")
+	req.Header.Set("X-Request-Id", requestID)
+	resp, err := hc.Do(req)
+	Expect(err).NotTo(HaveOccurred())
+	defer resp.Body.Close()
+	var msgs []*agentv1.AgentServerMessage
+	frames := frame.NewReader(resp.Body, 0)
+	for {
+		f, err := frames.Next()
+		Expect(err).NotTo(HaveOccurred(), "the stream ends with its end-of-stream frame")
+		if f.EndStream() {
+			end, err := frame.ParseEnd(f.Payload)
+			Expect(err).NotTo(HaveOccurred())
+			return resp.ProtoMajor, end, msgs
+		}
+		m := &agentv1.AgentServerMessage{}
+		Expect(proto.Unmarshal(f.Payload, m)).To(Succeed())
+		msgs = append(msgs, m)
+	}
+}
+
+// controlProcedures lists every procedure of every service in the control
+// API's proto package, read from the registered descriptors, so that a new
+// RPC (or a new service file) cannot escape the matrix.
+func controlProcedures() []string {
+	var out []string
+	protoregistry.GlobalFiles.RangeFilesByPackage("keygate.control.v1", func(f protoreflect.FileDescriptor) bool {
+		for i := range f.Services().Len() {
+			svc := f.Services().Get(i)
+			for j := range svc.Methods().Len() {
+				out = append(out, "/"+string(svc.FullName())+"/"+string(svc.Methods().Get(j).Name()))
+			}
+		}
+		return true
+	})
+	slices.Sort(out)
+	return out
+}
+
+// noRuns stands in for the run layer when the Cursor adapter is built only
+// to list its routes.
+type noRuns struct{}
+
+func (noRuns) ServeRun(context.Context, *transport.Turn) error { return nil }
+
+// cursorRoutes lists every path the Cursor adapter serves (and so every
+// path the proxy sends to Keygate rather than to Cursor).
+func cursorRoutes() []string {
+	srv := cursor.New(noRuns{}, cursor.Options{}, zap.NewNop())
+	DeferCleanup(func() { _ = srv.Close(context.Background()) })
+	return slices.Sorted(maps.Keys(srv.Routes()))
+}
+
+// accountRoutes lists the account routes the composition root mounts in
+// the sign-in mode the stack runs with, from app.NewAccountRoutes itself
+// (its use cases are not called while routes are listed).
+func accountRoutes() []string {
+	cfg, err := auth.ConfigFromEnv(os.Getenv)
+	Expect(err).NotTo(HaveOccurred())
+	gate, err := auth.New(context.Background(), cfg, nil, zap.NewNop())
+	Expect(err).NotTo(HaveOccurred())
+	routes := app.NewAccountRoutes(config.Config{}, gate, &company.Tokens{}, &company.Auditor{}, app.NewMetrics())
+	return slices.Sorted(maps.Keys(routes))
+}
+
+// row is one line of a matrix: how the route or procedure is classified
+// and what is tried; try returns the raw answers bob got, which must hold
+// nothing of ada's.
+type row struct {
+	class string
+	what  string
+	try   func(path string) []string
+}
+
+// runMatrix checks that rows classify exactly the routes or procedures in
+// all, tries each row in order, checks that no answer reveals anything of
+// victim's, and lists the covered rows in the spec's output.
+func runMatrix(name string, rows map[string]row, all []string, victim *tenant) {
+	GinkgoHelper()
+	Expect(slices.Sorted(maps.Keys(rows))).To(Equal(all), "every one is classified here, and only those")
+	var b strings.Builder
+	for _, p := range all {
+		By(p + " (" + rows[p].class + ")")
+		for _, answer := range rows[p].try(p) {
+			expectNothingOf(victim, answer, p)
+		}
+		fmt.Fprintf(&b, "%-62s %-16s %s\n", p, rows[p].class, rows[p].what)
+	}
+	AddReportEntry(name, b.String())
+}
+
+func callIDs(calls []*controlv1.Call) []string {
+	out := make([]string, 0, len(calls))
+	for _, c := range calls {
+		out = append(out, c.GetCallId())
+	}
+	return out
+}
+
+var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func() {
+	var (
+		k       *stack
+		modelID string
+		adaT    *tenant
+		bobT    *tenant
+		adaHTTP *http.Client
+		bobHTTP *http.Client
+	)
+
+	// headOf is the head checkpoint and checkpoint count of a conversation,
+	// as an administrator sees it.
+	headOf := func(conv string) (string, int) {
+		GinkgoHelper()
+		var tree controlv1.GetBranchTreeResponse
+		k.must(root, controlv1connect.ConversationServiceGetBranchTreeProcedure, &controlv1.GetBranchTreeRequest{ConversationId: conv}, &tree)
+		return tree.GetHeadCheckpointId(), len(tree.GetCheckpoints())
+	}
+
+	// turn opens a Cursor turn through the proxy: RunSSE first, then the
+	// opening BidiAppend, as the client does.
+	turn := func(ctx context.Context, hc *http.Client, requestID, conv, text string, ws *cursortest.Workspace) *cursortest.Stream {
+		GinkgoHelper()
+		c := cursortest.NewClient(cursorAPI, hc, requestID)
+		if ws != nil {
+			c.OnMessage = ws.Handle
+		}
+		st, err := c.Subscribe(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(st.Close)
+		Expect(c.Send(ctx, cursortest.RunRequest(conv, modelID, text))).To(Succeed())
+		return st
+	}
+
+	// appendsRefused has bob append a follow-up (seqno 1) and then an
+	// opening run request (seqno 0) to someone else's request id; both must
+	// be NotFound. It returns the errors' texts.
+	appendsRefused := func(ctx context.Context, requestID string) []string {
+		GinkgoHelper()
+		c := cursortest.NewClient(cursorAPI, bobHTTP, requestID)
+		followUp := c.SendAt(ctx, 1, cursortest.FollowUp("bob was here"))
+		Expect(connect.CodeOf(followUp)).To(Equal(connect.CodeNotFound), "%v", followUp)
+		opening := c.SendAt(ctx, 0, cursortest.RunRequest("conv-bob-takeover", modelID, "bob was here"))
+		Expect(connect.CodeOf(opening)).To(Equal(connect.CodeNotFound), "%v", opening)
+		return []string{followUp.Error(), opening.Error()}
+	}
+
+	// subscribeRefused has bob open RunSSE on someone else's request id: it
+	// must end NotFound without a single frame of theirs.
+	subscribeRefused := func(ctx context.Context, requestID string) *cursortest.Stream {
+		GinkgoHelper()
+		spy, err := cursortest.NewClient(cursorAPI, bobHTTP, requestID).Subscribe(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(spy.Close)
+		Eventually(spy.Done()).WithTimeout(10 * time.Second).Should(BeClosed())
+		Expect(spy.EndError()).NotTo(BeNil())
+		Expect(spy.EndError().Code()).To(Equal(connect.CodeNotFound))
+		Expect(spy.Content()).To(BeEmpty())
+		return spy
+	}
+
+	// gather reads what t owns, as t sees it.
+	gather := func(t *tenant, calls int) {
+		GinkgoHelper()
+		var list controlv1.ListCallsResponse
+		k.must(t.user, controlv1connect.CallServiceListCallsProcedure, &controlv1.ListCallsRequest{}, &list)
+		Expect(list.GetCalls()).To(HaveLen(calls))
+		for _, c := range list.GetCalls() {
+			Expect(c.GetUserId()).To(Equal(t.id))
+			Expect(c.GetConversationId()).To(Equal(t.conv))
+		}
+		t.callIDs = callIDs(list.GetCalls())
+		var tree controlv1.GetBranchTreeResponse
+		k.must(t.user, controlv1connect.ConversationServiceGetBranchTreeProcedure, &controlv1.GetBranchTreeRequest{ConversationId: t.conv}, &tree)
+		Expect(tree.GetCheckpoints()).NotTo(BeEmpty())
+		t.head = tree.GetHeadCheckpointId()
+		for _, cp := range tree.GetCheckpoints() {
+			t.checkpoints = append(t.checkpoints, cp.GetId())
+		}
+	}
+
+	BeforeAll(func() {
+		k = startKeygate()
+
+		By("an administrator (by header group) configuring a model on the fake provider and detailed mode")
+		var created controlv1.CreateModelResponse
+		k.must(root, controlv1connect.ModelServiceCreateModelProcedure, &controlv1.CreateModelRequest{
+			Settings: &controlv1.ModelSettings{DisplayName: "Fake GPT", ProviderKind: controlv1.ProviderKind_PROVIDER_KIND_OPENAI_CHAT,
+				BaseUrl: k.provider.URL, ModelId: "fake-gpt", SupportsTools: true},
+			ApiKey: "sk-tenancy-0123456789", Enabled: true,
+		}, &created)
+		modelID = created.GetModel().GetId()
+		Expect(modelID).NotTo(BeEmpty())
+		k.must(root, controlv1connect.SettingServiceUpdateSettingsProcedure, &controlv1.UpdateSettingsRequest{
+			Settings: &controlv1.Settings{DetailedMode: true}}, nil)
+
+		By("ada and bob (members by header) each creating a personal token")
+		adaT = &tenant{user: ada, requestID: "req-ada-7f3c", conv: "conv-ada-91d2"}
+		bobT = &tenant{user: bob, requestID: "req-bob-1", conv: "conv-bob-1"}
+		adaT.tokenID, adaT.token = k.newToken(ada, "ada's laptop")
+		bobT.tokenID, bobT.token = k.newToken(bob, "bob's laptop")
+		adaHTTP, bobHTTP = k.cursorHTTP(adaT.token), k.cursorHTTP(bobT.token)
+	})
+
+	It("runs ada's turn with a tool call under her token, and bob cannot reach it while it is live", func(ctx SpecContext) {
+		k.provider.Enqueue(providertest.Stream(providertest.ChatSSE(providertest.Turn{ID: "r1", Text: []string{"Let me read it."},
+			Calls: []providertest.Call{{ID: "call_read", Name: "Read", Arguments: []string{`{"path":"notes.txt"}`}}}})))
+		k.provider.Enqueue(providertest.Stream(providertest.ChatSSE(providertest.Turn{ID: "r2", Text: providertest.Words("It says " + adaMarker + "."),
+			Usage: providertest.Usage{Input: 120, Output: 5}})))
+
+		By("ada sending her turn through the proxy; her workspace holds the Read until bob has tried")
+		ws := cursortest.NewWorkspace(GinkgoT().TempDir())
+		Expect(os.WriteFile(filepath.Join(ws.Root, "notes.txt"), []byte("the code is "+adaMarker+"\n"), 0o600)).To(Succeed())
+		release := make(chan struct{})
+		ws.Hold = func(*agentv1.ExecServerMessage) <-chan struct{} { return release }
+		adaStream := turn(ctx, adaHTTP, adaT.requestID, adaT.conv, "What is in notes.txt?", ws)
+		Eventually(ws.Execs).WithTimeout(15 * time.Second).Should(HaveLen(1))
+
+		By("bob appending a follow-up, then an opening run request, to ada's live request id: NotFound, her run not superseded")
+		appendsRefused(ctx, adaT.requestID)
+
+		By("bob subscribing to ada's live run with RunSSE: NotFound and none of her frames")
+		subscribeRefused(ctx, adaT.requestID)
+
+		By("bob sending a non-agent payload on ada's live request id: answered as on an id nobody holds")
+		foreign := func(id string) connect.Code {
+			err := cursortest.NewClient(cursorAPI, bobHTTP, id).SendRaw(ctx, &aiserverv1.BidiAppendRequest{
+				Data: "not-an-agent-message", RequestId: &aiserverv1.BidiRequestId{RequestId: id}})
+			return connect.CodeOf(err)
+		}
+		Expect(foreign(adaT.requestID)).To(Equal(foreign("req-nobody-holds-this")),
+			"whether another user's run is live must not be observable")
+
+		By("ada's run finishing as if bob had never tried")
+		close(release)
+		Eventually(adaStream.Done()).WithTimeout(20 * time.Second).Should(BeClosed())
+		Expect(adaStream.ReadError()).NotTo(HaveOccurred())
+		Expect(adaStream.EndError()).To(BeNil())
+		Expect(strings.Join(adaStream.Texts(), "")).To(Equal("Let me read it.It says " + adaMarker + "."))
+		reqs := k.provider.Requests()
+		Expect(reqs).To(HaveLen(2))
+		Expect(string(reqs[1].Body)).To(ContainSubstring(adaMarker))
+		for _, r := range reqs {
+			Expect(string(r.Body)).NotTo(ContainSubstring("bob was here"))
+		}
+		gather(adaT, 2)
+
+		By("bob running a turn of his own in his own conversation")
+		k.provider.Enqueue(providertest.Stream(providertest.ChatSSE(providertest.Turn{ID: "r3", Text: providertest.Words("Hi Bob.")})))
+		bobStream := turn(ctx, bobHTTP, bobT.requestID, bobT.conv, "Hello", nil)
+		Eventually(bobStream.Done()).WithTimeout(20 * time.Second).Should(BeClosed())
+		Expect(bobStream.EndError()).To(BeNil())
+		Expect(strings.Join(bobStream.Texts(), "")).To(Equal("Hi Bob."))
+		gather(bobT, 1)
+	}, SpecTimeout(90*time.Second))
+
+	It("gives bob nothing of ada's through any control procedure", func() {
+		notFound := func(req proto.Message) func(string) []string {
+			return func(p string) []string {
+				status, raw := k.call(bob, p, req, nil)
+				Expect(status).To(Equal(http.StatusNotFound), "%s: %s", p, raw)
+				Expect(raw).To(ContainSubstring(`"code":"not_found"`), p)
+				return []string{raw}
+			}
+		}
+		notFoundEach := func(ids []string, req func(id string) proto.Message) func(string) []string {
+			return func(p string) []string {
+				var out []string
+				for _, id := range ids {
+					out = append(out, notFound(req(id))(p)...)
+				}
+				return out
+			}
+		}
+		denied := func(req proto.Message) row {
+			return row{class: "configuration", what: "PermissionDenied",
+				try: func(p string) []string {
+					status, raw := k.call(bob, p, req, nil)
+					Expect(status).To(Equal(http.StatusForbidden), "%s: %s", p, raw)
+					Expect(raw).To(ContainSubstring(`"code":"permission_denied"`), p)
+					return []string{raw}
+				}}
+		}
+		rows := map[string]row{
+			controlv1connect.CallServiceListCallsProcedure: {class: "tenant data", what: "only bob's calls; user_id=ada and conversation_id=ada's filters give none",
+				try: func(p string) []string {
+					var all, byUser, byConv controlv1.ListCallsResponse
+					a := k.must(bob, p, &controlv1.ListCallsRequest{}, &all)
+					Expect(callIDs(all.GetCalls())).To(ConsistOf(bobT.callIDs))
+					b := k.must(bob, p, &controlv1.ListCallsRequest{Filter: &controlv1.CallFilter{UserId: ada.id}}, &byUser)
+					Expect(byUser.GetCalls()).To(BeEmpty())
+					c := k.must(bob, p, &controlv1.ListCallsRequest{Filter: &controlv1.CallFilter{ConversationId: adaT.conv}}, &byConv)
+					Expect(byConv.GetCalls()).To(BeEmpty())
+					return []string{a, b, c}
+				}},
+			controlv1connect.CallServiceGetCallProcedure: {class: "tenant data", what: "each of ada's call ids → NotFound",
+				try: notFoundEach(adaT.callIDs, func(id string) proto.Message { return &controlv1.GetCallRequest{CallId: id} })},
+			controlv1connect.DashboardServiceGetDashboardProcedure: {class: "tenant data", what: "totals and per_user are bob's only; user_id=ada gives zero",
+				try: func(p string) []string {
+					var mine, hers controlv1.GetDashboardResponse
+					a := k.must(bob, p, &controlv1.GetDashboardRequest{}, &mine)
+					Expect(mine.GetTotals().GetCalls()).To(BeEquivalentTo(len(bobT.callIDs)))
+					Expect(mine.GetPerUser()).To(HaveLen(1))
+					Expect(mine.GetPerUser()[0].GetUserId()).To(Equal(bob.id))
+					b := k.must(bob, p, &controlv1.GetDashboardRequest{UserId: ada.id}, &hers)
+					Expect(hers.GetTotals().GetCalls()).To(BeZero())
+					Expect(hers.GetPerUser()).To(BeEmpty())
+					return []string{a, b}
+				}},
+			controlv1connect.ConversationServiceListConversationsProcedure: {class: "tenant data", what: "bob's conversation, none of ada's",
+				try: func(p string) []string {
+					var list controlv1.ListConversationsResponse
+					a := k.must(bob, p, &controlv1.ListConversationsRequest{}, &list)
+					var ids []string
+					for _, c := range list.GetConversations() {
+						ids = append(ids, c.GetId())
+					}
+					Expect(ids).To(ConsistOf(bobT.conv))
+					return []string{a}
+				}},
+			controlv1connect.ConversationServiceGetBranchTreeProcedure: {class: "tenant data", what: "ada's conversation → NotFound",
+				try: notFound(&controlv1.GetBranchTreeRequest{ConversationId: adaT.conv})},
+			controlv1connect.ConversationServiceGetCheckpointMessagesProcedure: {class: "tenant data", what: "each of ada's checkpoints → NotFound",
+				try: notFoundEach(adaT.checkpoints, func(id string) proto.Message {
+					return &controlv1.GetCheckpointMessagesRequest{CheckpointId: id}
+				})},
+			controlv1connect.ModelServiceListModelsProcedure: {class: "no tenant data", what: "answers, the configured model listed",
+				try: func(p string) []string {
+					var list controlv1.ListModelsResponse
+					a := k.must(bob, p, nil, &list)
+					Expect(list.GetModels()).To(HaveLen(1))
+					return []string{a}
+				}},
+			controlv1connect.SettingServiceGetSettingsProcedure: {class: "no tenant data", what: "answers",
+				try: func(p string) []string { return []string{k.must(bob, p, nil, &controlv1.GetSettingsResponse{})} }},
+			controlv1connect.SetupServiceGetCursorSetupProcedure: {class: "no tenant data", what: "answers with the proxy, no personal token",
+				try: func(p string) []string {
+					var setup controlv1.GetCursorSetupResponse
+					a := k.must(bob, p, nil, &setup)
+					Expect(setup.GetProxyUrl()).To(Equal("http://" + k.proxyAddr))
+					Expect(setup.GetPersonalToken()).To(BeEmpty())
+					return []string{a}
+				}},
+			controlv1connect.ModelServiceCreateModelProcedure: denied(&controlv1.CreateModelRequest{Settings: &controlv1.ModelSettings{
+				DisplayName: "Bob's", ProviderKind: controlv1.ProviderKind_PROVIDER_KIND_OPENAI_CHAT, BaseUrl: k.provider.URL, ModelId: "x"}}),
+			controlv1connect.ModelServiceUpdateModelProcedure: denied(&controlv1.UpdateModelRequest{Id: modelID,
+				Settings: &controlv1.ModelSettings{DisplayName: "Bob's now", ProviderKind: controlv1.ProviderKind_PROVIDER_KIND_OPENAI_CHAT,
+					BaseUrl: "http://127.0.0.1:1", ModelId: "fake-gpt"}}),
+			controlv1connect.ModelServiceDeleteModelProcedure:      denied(&controlv1.DeleteModelRequest{Id: modelID}),
+			controlv1connect.ModelServiceSetModelEnabledProcedure:  denied(&controlv1.SetModelEnabledRequest{Id: modelID, Enabled: false}),
+			controlv1connect.ModelServiceReorderModelsProcedure:    denied(&controlv1.ReorderModelsRequest{Ids: []string{modelID}}),
+			controlv1connect.ModelServiceDuplicateModelProcedure:   denied(&controlv1.DuplicateModelRequest{Id: modelID}),
+			controlv1connect.ModelServiceDiscoverModelsProcedure:   denied(&controlv1.DiscoverModelsRequest{KeyFromModelId: modelID}),
+			controlv1connect.ModelServiceTestModelProcedure:        denied(&controlv1.TestModelRequest{Id: modelID}),
+			controlv1connect.SettingServiceUpdateSettingsProcedure: denied(&controlv1.UpdateSettingsRequest{Settings: &controlv1.Settings{}}),
+		}
+		calls := len(k.provider.Requests())
+		runMatrix("control procedures covered (as bob, a member)", rows, controlProcedures(), adaT)
+
+		By("the refused configuration procedures changing nothing and spending no provider call")
+		var models controlv1.ListModelsResponse
+		k.must(root, controlv1connect.ModelServiceListModelsProcedure, nil, &models)
+		Expect(models.GetModels()).To(HaveLen(1))
+		Expect(models.GetModels()[0].GetSettings().GetDisplayName()).To(Equal("Fake GPT"))
+		Expect(models.GetModels()[0].GetEnabled()).To(BeTrue())
+		var settings controlv1.GetSettingsResponse
+		k.must(root, controlv1connect.SettingServiceGetSettingsProcedure, nil, &settings)
+		Expect(settings.GetSettings().GetDetailedMode()).To(BeTrue())
+		Expect(k.provider.Requests()).To(HaveLen(calls))
+	})
+
+	It("gives bob nothing of ada's through the account routes", func() {
+		rows := map[string]row{
+			"GET /auth/me": {class: "own identity", what: "bob, member",
+				try: func(string) []string {
+					status, raw := k.do(bob, http.MethodGet, "/auth/me", "", nil)
+					Expect(status).To(Equal(http.StatusOK))
+					var me struct{ UserID, Role string }
+					Expect(json.Unmarshal([]byte(raw), &me)).To(Succeed())
+					Expect(me.UserID).To(Equal(bob.id))
+					Expect(me.Role).To(Equal("member"))
+					return []string{raw}
+				}},
+			"GET /auth/tokens": {class: "tenant data", what: "bob's token only; all=1 → 403",
+				try: func(string) []string {
+					status, list, raw := k.tokens(bob, "")
+					Expect(status).To(Equal(http.StatusOK))
+					Expect(list).To(HaveLen(1))
+					Expect(list[0].ID).To(Equal(bobT.tokenID))
+					status, _, all := k.tokens(bob, "?all=1")
+					Expect(status).To(Equal(http.StatusForbidden))
+					return []string{raw, all}
+				}},
+			"POST /auth/tokens": {class: "own data", what: "mints a token owned by bob",
+				try: func(string) []string {
+					id, _ := k.newToken(bob, "bob's second")
+					status, raw := k.do(bob, http.MethodDelete, "/auth/tokens/"+id, "", nil)
+					Expect(status).To(Equal(http.StatusNoContent), raw)
+					return []string{raw}
+				}},
+			"DELETE /auth/tokens/{id}": {class: "tenant data", what: "ada's token → 404, still usable by her",
+				try: func(string) []string {
+					status, raw := k.do(bob, http.MethodDelete, "/auth/tokens/"+adaT.tokenID, "", nil)
+					Expect(status).To(Equal(http.StatusNotFound), raw)
+					_, hers, _ := k.tokens(ada, "")
+					Expect(hers).To(HaveLen(1))
+					Expect(hers[0].RevokedAt).To(BeEmpty())
+					Expect(k.connectStatus(basic(adaT.token)).StatusCode).To(Equal(http.StatusOK))
+					return []string{raw}
+				}},
+			"GET /auth/audit": {class: "admin only", what: "403 for a member (also with actor=ada); an admin reads it",
+				try: func(string) []string {
+					status, raw := k.do(bob, http.MethodGet, "/auth/audit", "", nil)
+					Expect(status).To(Equal(http.StatusForbidden), raw)
+					status, byActor := k.do(bob, http.MethodGet, "/auth/audit?actor="+url.QueryEscape(ada.id), "", nil)
+					Expect(status).To(Equal(http.StatusForbidden), byActor)
+					status, admin := k.do(root, http.MethodGet, "/auth/audit", "", nil)
+					Expect(status).To(Equal(http.StatusOK))
+					Expect(admin).To(ContainSubstring(adaT.tokenID), "the audit log is the administrators'")
+					return []string{raw, byActor}
+				}},
+			"GET /metrics": {class: "no tenant data", what: "answers without sign-in, no ids or users",
+				try: func(string) []string {
+					status, raw := k.do(user{}, http.MethodGet, "/metrics", "", nil)
+					Expect(status).To(Equal(http.StatusOK))
+					return []string{raw}
+				}},
+		}
+		runMatrix("account routes covered (as bob, a member)", rows, accountRoutes(), adaT)
+	})
+
+	It("gives bob nothing of ada's through any Cursor route behind the proxy", func(ctx SpecContext) {
+		adaHead, adaCheckpoints := headOf(adaT.conv)
+		calls := len(k.provider.Requests())
+		unchanged := func() {
+			GinkgoHelper()
+			head, n := headOf(adaT.conv)
+			Expect(head).To(Equal(adaHead), "ada's conversation head")
+			Expect(n).To(Equal(adaCheckpoints), "ada's checkpoints")
+			Expect(k.provider.Requests()).To(HaveLen(calls), "no model call made for bob")
+		}
+		answers := func(req proto.Message) row {
+			return row{class: "no tenant data", what: "200",
+				try: func(p string) []string {
+					status, raw := unaryCall(bobHTTP, p, req)
+					Expect(status).To(Equal(http.StatusOK), "%s: %s", p, raw)
+					return []string{string(raw)}
+				}}
+		}
+		rows := map[string]row{
+			aiserverv1connect.BidiServiceBidiAppendProcedure: {class: "tenant data",
+				what: "follow-up and opening append on ada's request id → NotFound",
+				try: func(string) []string {
+					answers := appendsRefused(ctx, adaT.requestID)
+					unchanged()
+					return answers
+				}},
+			agentv1connect.AgentServiceRunSSEProcedure: {class: "tenant data",
+				what: "ada's request id → NotFound, no frames; a new turn naming ada's conversation → refused, no model call, her head unchanged",
+				try: func(string) []string {
+					spy := subscribeRefused(ctx, adaT.requestID)
+
+					st := turn(ctx, bobHTTP, "req-bob-2", adaT.conv, "bob was here: what did ada ask?", nil)
+					Eventually(st.Done()).WithTimeout(20 * time.Second).Should(BeClosed())
+					Expect(st.EndError()).NotTo(BeNil(), "the turn is refused")
+					AddReportEntry("bob's turn naming ada's conversation ended with", st.EndError().Code().String()+": "+st.EndError().Message())
+					Expect(st.Texts()).To(BeEmpty())
+					for _, m := range st.Content() {
+						Expect(m.GetConversationCheckpointUpdate()).To(BeNil())
+					}
+					unchanged()
+					var out []string
+					for _, m := range append(spy.Messages(), st.Messages()...) {
+						out = append(out, protojson.Format(m))
+					}
+					// The refusal may name the conversation bob named, and nothing else of ada's.
+					expectNothingOf(adaT, st.EndError().Error(), "the refusal", adaT.conv)
+					return out
+				}},
+			agentv1connect.AgentServiceRunProcedure: {class: "tenant data",
+				what: "HTTP/2 only; through the proxy (HTTP/1.1) → FailedPrecondition before any turn; ada's head unchanged",
+				try: func(string) []string {
+					proto, end, msgs := runWhole(bobHTTP, "req-bob-3", cursortest.RunRequest(adaT.conv, modelID, "bob was here"))
+					Expect(proto).To(Equal(1), "the proxy offers HTTP/1.1 only")
+					Expect(end).NotTo(BeNil())
+					Expect(end.Code()).To(Equal(connect.CodeFailedPrecondition))
+					Expect(msgs).To(BeEmpty())
+					unchanged()
+					return []string{end.Error()}
+				}},
+			agentv1connect.AgentServiceUpdateConversationMetadataProcedure: {class: "no tenant data",
+				what: "naming ada's conversation → 200, ignored; her head unchanged",
+				try: func(p string) []string {
+					name := "bob renamed it"
+					status, raw := unaryCall(bobHTTP, p, &agentv1.UpdateConversationMetadataRequest{ConversationId: adaT.conv, Name: &name})
+					Expect(status).To(Equal(http.StatusOK), string(raw))
+					unchanged()
+					return []string{string(raw)}
+				}},
+			agentv1connect.AgentServiceGetUsableModelsProcedure:           answers(&agentv1.GetUsableModelsRequest{}),
+			agentv1connect.AgentServiceGetDefaultModelForCliProcedure:     answers(&agentv1.GetDefaultModelForCliRequest{}),
+			aiserverv1connect.AiServiceGetServerConfigProcedure:           answers(nil),
+			aiserverv1connect.AiServiceAvailableModelsProcedure:           answers(nil),
+			aiserverv1connect.AiServiceGetUsableModelsProcedure:           answers(nil),
+			aiserverv1connect.AiServiceGetDefaultModelProcedure:           answers(nil),
+			aiserverv1connect.AiServiceGetDefaultModelNudgeDataProcedure:  answers(nil),
+			aiserverv1connect.AiServiceGetDefaultModelForCliProcedure:     answers(nil),
+			aiserverv1connect.ServerConfigServiceGetServerConfigProcedure: answers(nil),
+			aiserverv1connect.NetworkServiceIsConnectedProcedure:          answers(nil),
+		}
+		for path, status := range unary.Stubs {
+			rows[path] = row{class: "local stub", what: fmt.Sprintf("fixed %d", status),
+				try: func(p string) []string {
+					got, raw := unaryCall(bobHTTP, p, nil)
+					Expect(got).To(Equal(status), p)
+					return []string{string(raw)}
+				}}
+		}
+		runMatrix("Cursor routes covered (through the proxy with bob's token)", rows, cursorRoutes(), adaT)
+	}, SpecTimeout(90*time.Second))
+
+	It("lets no one through the proxy without a valid personal token", func() {
+		By("a CONNECT without credentials: 407 with a Basic challenge")
+		resp := k.connectStatus("")
+		Expect(resp.StatusCode).To(Equal(http.StatusProxyAuthRequired))
+		Expect(resp.Header.Get("Proxy-Authenticate")).To(HavePrefix("Basic"))
+
+		By("a CONNECT with a made-up token: 407")
+		Expect(k.connectStatus(basic("kg_not-a-real-token")).StatusCode).To(Equal(http.StatusProxyAuthRequired))
+		Expect(k.connectStatus("Bearer kg_not-a-real-token").StatusCode).To(Equal(http.StatusProxyAuthRequired))
+
+		By("a CONNECT with a token its owner revoked: 407")
+		id, text := k.newToken(bob, "revoked")
+		Expect(k.connectStatus(basic(text)).StatusCode).To(Equal(http.StatusOK))
+		status, raw := k.do(bob, http.MethodDelete, "/auth/tokens/"+id, "", nil)
+		Expect(status).To(Equal(http.StatusNoContent), raw)
+		Expect(k.connectStatus(basic(text)).StatusCode).To(Equal(http.StatusProxyAuthRequired))
+
+		By("an absolute-form plain-HTTP request without credentials: 407")
+		conn, err := net.Dial("tcp", k.proxyAddr)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(conn.Close)
+		_, err = io.WriteString(conn, "GET http://api2.cursor.sh/ HTTP/1.1\r\nHost: api2.cursor.sh\r\n\r\n")
+		Expect(err).NotTo(HaveOccurred())
+		plain, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(plain.StatusCode).To(Equal(http.StatusProxyAuthRequired))
+	})
+
+	It("still shows ada her own call and conversation, and an administrator both users' data", func() {
+		By("ada seeing her calls, their details and her conversation, and nothing of bob's")
+		var list controlv1.ListCallsResponse
+		k.must(ada, controlv1connect.CallServiceListCallsProcedure, &controlv1.ListCallsRequest{}, &list)
+		Expect(callIDs(list.GetCalls())).To(ConsistOf(adaT.callIDs))
+		for _, id := range adaT.callIDs {
+			var call controlv1.GetCallResponse
+			k.must(ada, controlv1connect.CallServiceGetCallProcedure, &controlv1.GetCallRequest{CallId: id}, &call)
+			Expect(call.GetCall().GetUserId()).To(Equal(ada.id))
+		}
+		var convs controlv1.ListConversationsResponse
+		raw := k.must(ada, controlv1connect.ConversationServiceListConversationsProcedure, nil, &convs)
+		Expect(convs.GetConversations()).To(HaveLen(1))
+		Expect(convs.GetConversations()[0].GetId()).To(Equal(adaT.conv))
+		Expect(raw).NotTo(ContainSubstring(bobT.conv))
+		var tree controlv1.GetBranchTreeResponse
+		k.must(ada, controlv1connect.ConversationServiceGetBranchTreeProcedure, &controlv1.GetBranchTreeRequest{ConversationId: adaT.conv}, &tree)
+		Expect(tree.GetHeadCheckpointId()).To(Equal(adaT.head))
+		var msgs controlv1.GetCheckpointMessagesResponse
+		k.must(ada, controlv1connect.ConversationServiceGetCheckpointMessagesProcedure, &controlv1.GetCheckpointMessagesRequest{CheckpointId: adaT.head}, &msgs)
+		Expect(protojson.Format(&msgs)).To(ContainSubstring(adaMarker))
+		status, _ := k.call(ada, controlv1connect.ConversationServiceGetBranchTreeProcedure, &controlv1.GetBranchTreeRequest{ConversationId: bobT.conv}, nil)
+		Expect(status).To(Equal(http.StatusNotFound), "bob's conversation is his")
+
+		By("an administrator seeing both users' calls and both in the dashboard's per-user sums")
+		var all controlv1.ListCallsResponse
+		k.must(root, controlv1connect.CallServiceListCallsProcedure, &controlv1.ListCallsRequest{}, &all)
+		Expect(callIDs(all.GetCalls())).To(ConsistOf(append(slices.Clone(adaT.callIDs), bobT.callIDs...)))
+		var dash controlv1.GetDashboardResponse
+		k.must(root, controlv1connect.DashboardServiceGetDashboardProcedure, &controlv1.GetDashboardRequest{}, &dash)
+		perUser := map[string]int64{}
+		for _, u := range dash.GetPerUser() {
+			perUser[u.GetUserId()] = u.GetAggregate().GetCalls()
+		}
+		Expect(perUser).To(Equal(map[string]int64{ada.id: int64(len(adaT.callIDs)), bob.id: int64(len(bobT.callIDs))}))
+		var call controlv1.GetCallResponse
+		k.must(root, controlv1connect.CallServiceGetCallProcedure, &controlv1.GetCallRequest{CallId: adaT.callIDs[0]}, &call)
+		Expect(call.GetCall().GetUserId()).To(Equal(ada.id))
+	})
+})
