@@ -37,7 +37,8 @@ type latencyRow struct {
 	// provider receiving its request: the part of TTFT spent before the
 	// model call (in Keygate: routing, history, compile, run start).
 	DirectR, KeygateR dist
-	// KV is the part of KeygateR the client spent on KV reply round trips.
+	// KV is the client's time on KV reply round trips within KeygateR
+	// (overlapped with Keygate's work, not waited for).
 	KV dist
 	// Errors are failed Keygate turns; DirectErrors failed baseline turns.
 	Errors, DirectErrors int

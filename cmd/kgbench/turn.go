@@ -168,8 +168,8 @@ func keygateTurn(ctx context.Context, c *cursortest.Client, first *agentv1.Agent
 }
 
 // kvWait is the time the client spent on KV reply round trips between its
-// request and the provider receiving the model request: client round trips
-// that Keygate waited for before calling the model.
+// request and the provider receiving the model request. Keygate does not
+// wait for them before calling the model; they overlap its own work.
 func (r turnResult) kvWait() time.Duration {
 	var d time.Duration
 	for i, a := range r.appends {
