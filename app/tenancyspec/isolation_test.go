@@ -779,6 +779,8 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 					Eventually(st.Done()).WithTimeout(20 * time.Second).Should(BeClosed())
 					Expect(st.EndError()).NotTo(BeNil(), "the turn is refused")
 					AddReportEntry("bob's turn naming ada's conversation ended with", st.EndError().Code().String()+": "+st.EndError().Message())
+					Expect(st.EndError().Code()).To(Equal(connect.CodeNotFound), "like a conversation that does not exist")
+					Expect(st.EndError().Message()).To(Equal("conversation not found"))
 					Expect(st.Texts()).To(BeEmpty())
 					for _, m := range st.Content() {
 						Expect(m.GetConversationCheckpointUpdate()).To(BeNil())
@@ -790,6 +792,20 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 					}
 					// The refusal may name the conversation bob named, and nothing else of ada's.
 					expectNothingOf(adaT, st.EndError().Error(), "the refusal", adaT.conv)
+
+					// A subagent turn of bob's that names ada's request id as its
+					// parent is refused too, so no run of his records hers.
+					child := cursortest.NewClient(cursorAPI, bobHTTP, "req-bob-child")
+					child.Header.Set("X-Parent-Request-Id", adaT.requestID)
+					child.Header.Set("X-Parent-Agent-Tool-Call-Id", "call-1")
+					cs, err := child.Subscribe(ctx)
+					Expect(err).NotTo(HaveOccurred())
+					DeferCleanup(cs.Close)
+					Expect(child.Send(ctx, cursortest.RunRequest("conv-bob-child", modelID, "hi"))).To(Succeed())
+					Eventually(cs.Done()).WithTimeout(20 * time.Second).Should(BeClosed())
+					Expect(cs.EndError()).NotTo(BeNil())
+					Expect(cs.EndError().Code()).To(Equal(connect.CodeNotFound))
+					Expect(cs.EndError().Message()).To(Equal("parent run not found"))
 					return out
 				}},
 			agentv1connect.AgentServiceRunProcedure: {class: "tenant data",

@@ -12,6 +12,7 @@ import (
 	"keygate/adapters/cursor/checkpoint"
 	"keygate/adapters/cursor/compile"
 	"keygate/app/run"
+	"keygate/domain/access"
 	"keygate/domain/conversation"
 	agentv1 "keygate/gen/cursor/agent/v1"
 	"keygate/ports"
@@ -39,17 +40,20 @@ func (s *session) prepare() error {
 	}
 	ep, cfg := s.endpoint, s.config
 	s.todos, s.todosSet = checkpoint.Todos(s.base), false
-	// Whatever the client's checkpoint refers to, the client holds.
-	for _, id := range append(append([][]byte{}, s.base.GetRootPromptMessagesJson()...), s.base.GetTurns()...) {
-		s.h.confirm(s.convID, string(id))
-	}
 	blobs, err := s.partBlobs(req)
 	if err != nil {
 		return err
 	}
+	// Opening the conversation is also the tenancy check (the store
+	// refuses another user's conversation), so nothing of the client's
+	// checkpoint is trusted before it.
 	head, history, err := s.history(req)
 	if err != nil {
 		return err
+	}
+	// Whatever the client's checkpoint refers to, the client holds.
+	for _, id := range append(append([][]byte{}, s.base.GetRootPromptMessagesJson()...), s.base.GetTurns()...) {
+		s.h.confirm(s.convID, string(id))
 	}
 	images, err := s.images(req)
 	if err != nil {
@@ -87,7 +91,9 @@ func (s *session) prepare() error {
 	// The engine builds on the history read here rather than loading it
 	// again, unless the head moved meanwhile.
 	s.compiled.Run.History, s.compiled.Run.HistoryOf = s.curMsgs, s.cur
-	s.compiled.Run.ParentRunID, s.compiled.Run.ParentToolCallID = s.parent()
+	if s.compiled.Run.ParentRunID, s.compiled.Run.ParentToolCallID, err = s.parent(); err != nil {
+		return err
+	}
 	s.compacting = s.compiled.Run.Action.Kind == run.ActionCompact
 	s.maxTok = in.Model.ContextWindow
 	s.ui = &checkpoint.Turn{RequestID: s.turn.RequestID, User: s.compiled.UserMessage}
@@ -106,6 +112,10 @@ func (s *session) prepare() error {
 // from the client's checkpoint when the store has none.
 func (s *session) history(req *agentv1.AgentRunRequest) (conversation.Checkpoint, []conversation.Message, error) {
 	head, err := s.h.o.Conversations.Open(s.ctx, s.convID)
+	if errors.Is(err, access.ErrDenied) {
+		// Another user's conversation looks like no conversation at all.
+		return head, nil, connect.NewError(connect.CodeNotFound, errConversationNotFound)
+	}
 	if err != nil {
 		return head, nil, fmt.Errorf("open conversation: %w", err)
 	}
@@ -123,19 +133,29 @@ func (s *session) history(req *agentv1.AgentRunRequest) (conversation.Checkpoint
 
 // parent names a subagent's parent run and tool call (empty for a root
 // run): the parent request's latest run when Options.Runs can tell,
-// otherwise the parent request id.
-func (s *session) parent() (runID, toolCallID string) {
+// otherwise the parent request id. A parent run in a conversation the
+// caller may not open is refused like an unknown one would be, so that no
+// run records another user's run as its parent.
+func (s *session) parent() (runID, toolCallID string, err error) {
 	p := s.turn.Parent
 	if p.RequestID == "" {
-		return "", ""
+		return "", "", nil
 	}
 	if s.h.o.Runs != nil {
 		if r, err := s.h.o.Runs.LatestForRequest(s.ctx, p.RequestID); err == nil {
-			return r.RunID, p.ToolCallID
+			if _, err := s.h.o.Conversations.Head(s.ctx, r.ConversationID); errors.Is(err, access.ErrDenied) {
+				return "", "", connect.NewError(connect.CodeNotFound, errParentNotFound)
+			}
+			return r.RunID, p.ToolCallID, nil
 		}
 	}
-	return p.RequestID, p.ToolCallID
+	return p.RequestID, p.ToolCallID, nil
 }
+
+var (
+	errConversationNotFound = errors.New("conversation not found")
+	errParentNotFound       = errors.New("parent run not found")
+)
 
 // resolve finds the turn's model among Keygate's models.
 func (s *session) resolve() error {
