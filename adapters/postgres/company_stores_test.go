@@ -1,0 +1,29 @@
+package postgres_test
+
+import (
+	"context"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"go.uber.org/zap"
+
+	"keygate/adapters/postgres"
+	"keygate/adapters/relstore"
+	"keygate/ports"
+	"keygate/ports/porttest"
+)
+
+// companyStore opens a store for one spec of the company-mode contracts.
+func companyStore() *relstore.Store {
+	db, err := postgres.Open(context.Background(), dsn, zap.NewNop())
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(db.Close)
+	return postgres.NewStore(db)
+}
+
+var (
+	_ = porttest.DescribeAuditLog("PostgreSQL", func() ports.AuditLog { return companyStore().Audit() })
+	_ = porttest.DescribeTokenStore("PostgreSQL", func() ports.TokenStore { return companyStore().Tokens() })
+	_ = porttest.DescribeOwnerStore("PostgreSQL", func() ports.OwnerStore { return companyStore().Owners() })
+	_ = porttest.DescribeSessionRevocations("PostgreSQL", func() ports.SessionRevocations { return companyStore().Sessions() })
+)
