@@ -73,12 +73,13 @@ func NewUpstream(cfg config.Config, logger *zap.Logger) (*upstream.Forwarder, er
 	return fwd, nil
 }
 
-// NewCursorRoutes builds the Cursor protocol adapter: the run layer on the
+// NewCursorServer builds the Cursor protocol adapter: the run layer on the
 // engine (each turn a trace of its own), model lists merged with Cursor's,
 // foreign appends relayed to Cursor, and the transport routes; with a relay,
-// appends reach the replica holding their run's RunSSE. The cleanup ends
-// every open transport.
-func NewCursorRoutes(engine *run.Engine, store *relstore.Store, tenancy *company.Tenancy, models *appcontrol.Models, fwd *upstream.Forwarder, relay ports.AppendRelay, tr *tracing.Tracing, budgets *company.Budgets, logger *zap.Logger) (CursorRoutes, func(), error) {
+// appends reach the replica holding their run's RunSSE. With an agent
+// listener, GetServerConfig sends clients that keep HTTP/2 on to it. The
+// cleanup ends every open transport.
+func NewCursorServer(engine *run.Engine, store *relstore.Store, tenancy *company.Tenancy, models *appcontrol.Models, fwd *upstream.Forwarder, relay ports.AppendRelay, tr *tracing.Tracing, budgets *company.Budgets, agentListener *AgentListener, logger *zap.Logger) (*cursor.Server, func(), error) {
 	st := store.Stores()
 	handler, err := agent.New(agent.Options{
 		Engine:        engine,
@@ -96,14 +97,14 @@ func NewCursorRoutes(engine *run.Engine, store *relstore.Store, tenancy *company
 		turns = budgetedTurns{next: turns, budgets: budgets}
 	}
 	srv := cursor.New(tracedTurns{next: turns, tr: tr}, cursor.Options{
-		Unary: unary.Options{Catalog: modelCatalog{models}, Upstream: fwd},
+		Unary: unary.Options{Catalog: modelCatalog{models}, Upstream: fwd, AgentURL: agentListener.URL()},
 		// A turn whose model Keygate does not serve (and speech-to-text
 		// appends) goes to Cursor whole: its appends and its RunSSE.
 		Upstream:     fwd,
 		KeygateModel: keygateModel(models),
 		Relay:        relay,
 	}, logger.Named("cursor"))
-	return srv.Routes(), func() {
+	return srv, func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		if err := srv.Close(ctx); err != nil {
@@ -111,6 +112,9 @@ func NewCursorRoutes(engine *run.Engine, store *relstore.Store, tenancy *company
 		}
 	}, nil
 }
+
+// NewCursorRoutes are the adapter's routes the proxy serves.
+func NewCursorRoutes(srv *cursor.Server) CursorRoutes { return srv.Routes() }
 
 // tracedTurns makes each turn the root span of a trace. The run layer
 // starts the turn's run with the context it is served with, so the spans of

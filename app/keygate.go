@@ -27,14 +27,15 @@ type Keygate struct {
 	server    *httpserver.Server
 	retention *appcontrol.Retention
 	proxy     CursorProxy
+	agent     *AgentServer
 }
 
 // DataDir is the prepared data directory (exists, mode 0700).
 type DataDir string
 
 // NewKeygate assembles the parts wire built.
-func NewKeygate(cfg config.Config, logger *zap.Logger, server *httpserver.Server, retention *appcontrol.Retention, proxy CursorProxy) *Keygate {
-	return &Keygate{cfg: cfg, logger: logger, server: server, retention: retention, proxy: proxy}
+func NewKeygate(cfg config.Config, logger *zap.Logger, server *httpserver.Server, retention *appcontrol.Retention, proxy CursorProxy, agent *AgentServer) *Keygate {
+	return &Keygate{cfg: cfg, logger: logger, server: server, retention: retention, proxy: proxy, agent: agent}
 }
 
 // retentionInterval is how often detailed call records past their age are
@@ -48,7 +49,7 @@ func (k *Keygate) Run(ctx context.Context, ready func(net.Addr)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go control.RunRetention(ctx, k.retention, retentionInterval, k.logger)
-	errs := make(chan error, 2)
+	errs := make(chan error, 3)
 	n := 1
 	go func() { errs <- k.server.Run(ctx, ready) }()
 	if k.proxy != nil {
@@ -60,6 +61,10 @@ func (k *Keygate) Run(ctx context.Context, ready func(net.Addr)) error {
 			}
 			errs <- nil
 		}()
+	}
+	if k.agent != nil {
+		n++
+		go func() { errs <- k.agent.Run(ctx) }()
 	}
 	var all []error
 	for range n {

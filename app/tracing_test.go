@@ -72,9 +72,10 @@ func newStack(ctx context.Context, o stackOptions, providerURL string) (ts *http
 	DeferCleanup(stopEngine)
 	fwd, err := app.NewUpstream(cfg, log)
 	Expect(err).NotTo(HaveOccurred())
-	routes, closeRoutes, err := app.NewCursorRoutes(engine, store, tenancy, models, fwd, nil, tr, budgets, log)
+	srv, closeRoutes, err := app.NewCursorServer(engine, store, tenancy, models, fwd, nil, tr, budgets, nil, log)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(closeRoutes)
+	routes := app.NewCursorRoutes(srv)
 
 	mux := http.NewServeMux()
 	for p, h := range routes {

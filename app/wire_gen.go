@@ -102,7 +102,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	cursorRoutes, cleanup6, err := NewCursorRoutes(engine, store, tenancy, models, forwarder, appendRelay, tracing, budgets, logger)
+	agentListener, cleanup6, err := OpenAgentListener(cfg, gate, authority)
 	if err != nil {
 		cleanup5()
 		cleanup4()
@@ -111,7 +111,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	v, err := NewCursorProxy(cfg, authority, cursorRoutes, forwarder, gate, tokens, logger)
+	cursorServer, cleanup7, err := NewCursorServer(engine, store, tenancy, models, forwarder, appendRelay, tracing, budgets, agentListener, logger)
 	if err != nil {
 		cleanup6()
 		cleanup5()
@@ -121,8 +121,22 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	keygate := NewKeygate(cfg, logger, server, retention, v)
+	cursorRoutes := NewCursorRoutes(cursorServer)
+	v, err := NewCursorProxy(cfg, authority, cursorRoutes, forwarder, gate, tokens, logger)
+	if err != nil {
+		cleanup7()
+		cleanup6()
+		cleanup5()
+		cleanup4()
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	agentServer := NewAgentServer(cfg, agentListener, cursorServer, logger)
+	keygate := NewKeygate(cfg, logger, server, retention, v, agentServer)
 	return keygate, func() {
+		cleanup7()
 		cleanup6()
 		cleanup5()
 		cleanup4()

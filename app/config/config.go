@@ -41,6 +41,16 @@ type Config struct {
 	// ProxyListen is the address of the forward proxy Cursor is pointed at
 	// (http.proxy); empty disables the proxy.
 	ProxyListen string
+	// AgentListen is the address of the HTTP/2 agent listener (TLS, ALPN
+	// h2) that GetServerConfig advertises as agentn_url, for Cursor clients
+	// that keep HTTP/2 on and open AgentService/Run there; empty (the
+	// default) leaves it off and clients use RunSSE + BidiAppend through
+	// the proxy. It must be a loopback IP address: Cursor reaches it
+	// directly, not through the proxy, so its requests carry no Keygate
+	// credentials and are served as the local user. Only a laptop (local
+	// sign-in mode, where every request is the local user) may open it;
+	// startup refuses it in any other mode.
+	AgentListen string
 	// OutboundProxy is the proxy Keygate itself uses for upstream traffic:
 	// a URL, "direct", or empty to follow HTTPS_PROXY/NO_PROXY.
 	OutboundProxy string
@@ -66,6 +76,7 @@ const (
 	EnvDatabaseURL   = "KEYGATE_DATABASE_URL"
 	EnvSingleReplica = "KEYGATE_SINGLE_REPLICA"
 	EnvProxyListen   = "KEYGATE_PROXY_LISTEN"
+	EnvAgentListen   = "KEYGATE_AGENT_LISTEN"
 	EnvOutboundProxy = "KEYGATE_OUTBOUND_PROXY"
 	EnvCACert        = "KEYGATE_CA_CERT"
 	EnvCAKey         = "KEYGATE_CA_KEY"
@@ -113,6 +124,7 @@ func Load(args []string, getenv func(string) string, out io.Writer) (Config, err
 		return Config{}, err
 	}
 	envString(getenv, EnvProxyListen, &cfg.ProxyListen)
+	envString(getenv, EnvAgentListen, &cfg.AgentListen)
 	envString(getenv, EnvOutboundProxy, &cfg.OutboundProxy)
 	envString(getenv, EnvCACert, &cfg.CACert)
 	envString(getenv, EnvCAKey, &cfg.CAKey)
@@ -128,6 +140,7 @@ func Load(args []string, getenv func(string) string, out io.Writer) (Config, err
 	fs.StringVar(&cfg.DatabaseURL, "database-url", cfg.DatabaseURL, "PostgreSQL URL; empty uses SQLite in the data dir (env "+EnvDatabaseURL+")")
 	fs.BoolVar(&cfg.SingleReplica, "single-replica", cfg.SingleReplica, "the only Keygate process on its PostgreSQL database: no append relay between processes (env "+EnvSingleReplica+")")
 	fs.StringVar(&cfg.ProxyListen, "proxy-listen", cfg.ProxyListen, "forward proxy address for Cursor; empty disables it (env "+EnvProxyListen+")")
+	fs.StringVar(&cfg.AgentListen, "agent-listen", cfg.AgentListen, "loopback address of the HTTP/2 agent listener for clients that keep HTTP/2 on, e.g. 127.0.0.1:47321; empty disables it (env "+EnvAgentListen+")")
 	fs.StringVar(&cfg.OutboundProxy, "outbound-proxy", cfg.OutboundProxy, "proxy URL for upstream traffic, or direct (env "+EnvOutboundProxy+")")
 	fs.StringVar(&cfg.CACert, "ca-cert", cfg.CACert, "company CA certificate (PEM) (env "+EnvCACert+")")
 	fs.StringVar(&cfg.CAKey, "ca-key", cfg.CAKey, "company CA key (PEM) (env "+EnvCAKey+")")
@@ -193,6 +206,11 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("proxy listen address %q: %w", c.ProxyListen, err))
 		}
 	}
+	if c.AgentListen != "" {
+		if err := loopbackAddr(c.AgentListen); err != nil {
+			errs = append(errs, fmt.Errorf("agent listen address %q: %w", c.AgentListen, err))
+		}
+	}
 	if (c.CACert == "") != (c.CAKey == "") {
 		errs = append(errs, errors.New("a company CA needs both --ca-cert and --ca-key"))
 	}
@@ -201,6 +219,23 @@ func (c Config) Validate() error {
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("invalid configuration: %w", err)
+	}
+	return nil
+}
+
+// loopbackAddr accepts host:port with a loopback IP literal: the agent
+// listener's certificate and advertised URL name that IP, and no other
+// machine may reach a listener that trusts every caller as the local user.
+func loopbackAddr(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if port == "" {
+		return errors.New("has no port")
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return errors.New("must be a loopback IP address such as 127.0.0.1:47321 (the agent listener has no credentials of its own)")
 	}
 	return nil
 }

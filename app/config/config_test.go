@@ -86,4 +86,29 @@ var _ = Describe("config.Load", func() {
 		_, err = config.Load([]string{"--metrics-token", "x"}, env(nil), io.Discard)
 		Expect(err).To(HaveOccurred(), "no flag: it would show in the process list")
 	})
+
+	It("leaves the HTTP/2 agent listener off unless asked, and takes it from the environment, the flag winning", func() {
+		cfg, err := config.Load(nil, env(nil), io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.AgentListen).To(BeEmpty())
+		cfg, err = config.Load(nil, env(map[string]string{config.EnvAgentListen: "127.0.0.1:47321"}), io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.AgentListen).To(Equal("127.0.0.1:47321"))
+		cfg, err = config.Load([]string{"--agent-listen", "[::1]:0"}, env(map[string]string{config.EnvAgentListen: "127.0.0.1:47321"}), io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.AgentListen).To(Equal("[::1]:0"))
+	})
+
+	It("accepts only a loopback IP address with a port for the agent listener, which carries no credentials", func() {
+		for _, addr := range []string{"0.0.0.0:47321", ":47321", "192.168.1.10:47321", "localhost:47321", "127.0.0.1", "127.0.0.1:"} {
+			_, err := config.Load([]string{"--agent-listen", addr}, env(nil), io.Discard)
+			Expect(err).To(MatchError(ContainSubstring(`agent listen address "`+addr+`"`)), addr)
+		}
+		_, err := config.Load([]string{"--agent-listen", "10.0.0.1:1"}, env(nil), io.Discard)
+		Expect(err).To(MatchError(ContainSubstring("must be a loopback IP address")))
+		for _, addr := range []string{"127.0.0.1:47321", "127.0.0.1:0", "[::1]:47321"} {
+			_, err := config.Load([]string{"--agent-listen", addr}, env(nil), io.Discard)
+			Expect(err).NotTo(HaveOccurred(), addr)
+		}
+	})
 })

@@ -34,19 +34,57 @@ func postJSON(base, procedure string, in any, out any) {
 	Expect(json.Unmarshal(raw, out)).To(Succeed())
 }
 
-// cursorClient is how a Cursor client reaches Keygate: http.proxy set to
-// Keygate's proxy, trusting the installation CA from the data dir.
-func cursorClient(proxyAddr, dataDir string) *http.Client {
+// installationCA is the CA Cursor's machine trusts, from the data dir.
+func installationCA(dataDir string) *x509.CertPool {
 	pem, err := os.ReadFile(filepath.Join(dataDir, "ca.crt"))
 	Expect(err).NotTo(HaveOccurred())
 	pool := x509.NewCertPool()
 	Expect(pool.AppendCertsFromPEM(pem)).To(BeTrue())
+	return pool
+}
+
+// cursorClient is how a Cursor client reaches Keygate: http.proxy set to
+// Keygate's proxy, trusting the installation CA from the data dir.
+func cursorClient(proxyAddr, dataDir string) *http.Client {
 	tr := &http.Transport{
 		Proxy:           http.ProxyURL(&url.URL{Scheme: "http", Host: proxyAddr}),
-		TLSClientConfig: &tls.Config{RootCAs: pool},
+		TLSClientConfig: &tls.Config{RootCAs: installationCA(dataDir)},
 	}
 	DeferCleanup(tr.CloseIdleConnections)
 	return &http.Client{Transport: tr}
+}
+
+// createdModel is the control API's answer to CreateModel.
+type createdModel struct {
+	Model struct {
+		ID         string `json:"id"`
+		HasAPIKey  bool   `json:"hasApiKey"`
+		APIKeyHint string `json:"apiKeyHint"`
+	} `json:"model"`
+}
+
+// createFakeModel configures an enabled OpenAI Chat model with tools on the
+// fake provider through the control API, as the console does.
+func createFakeModel(base, providerURL, apiKey string) createdModel {
+	var created createdModel
+	postJSON(base, "/keygate.control.v1.ModelService/CreateModel", map[string]any{
+		"settings": map[string]any{"displayName": "Fake GPT", "providerKind": "PROVIDER_KIND_OPENAI_CHAT",
+			"baseUrl": providerURL, "modelId": "fake-gpt", "supportsTools": true},
+		"apiKey": apiKey, "enabled": true,
+	}, &created)
+	Expect(created.Model.ID).NotTo(BeEmpty())
+	return created
+}
+
+// callCount is how many call records the console lists.
+func callCount(base string) int {
+	var calls struct {
+		Calls []struct {
+			Status string `json:"status"`
+		} `json:"calls"`
+	}
+	postJSON(base, "/keygate.control.v1.CallService/ListCalls", map[string]any{}, &calls)
+	return len(calls.Calls)
 }
 
 // scriptReadTurn scripts the provider for a turn with one tool round: a
@@ -76,19 +114,7 @@ var _ = Describe("keygate serve end to end", func() {
 		Expect(m).NotTo(BeNil(), "the proxy logs its address")
 
 		By("configuring an OpenAI Chat model in the control API, as the console does")
-		var created struct {
-			Model struct {
-				ID         string `json:"id"`
-				HasAPIKey  bool   `json:"hasApiKey"`
-				APIKeyHint string `json:"apiKeyHint"`
-			} `json:"model"`
-		}
-		postJSON(base, "/keygate.control.v1.ModelService/CreateModel", map[string]any{
-			"settings": map[string]any{"displayName": "Fake GPT", "providerKind": "PROVIDER_KIND_OPENAI_CHAT",
-				"baseUrl": provider.URL, "modelId": "fake-gpt", "supportsTools": true},
-			"apiKey": "sk-e2e-secret-key-0123456789", "enabled": true,
-		}, &created)
-		Expect(created.Model.ID).NotTo(BeEmpty())
+		created := createFakeModel(base, provider.URL, "sk-e2e-secret-key-0123456789")
 		Expect(created.Model.HasAPIKey).To(BeTrue())
 		Expect(created.Model.APIKeyHint).NotTo(ContainSubstring("secret-key"))
 
@@ -116,13 +142,7 @@ var _ = Describe("keygate serve end to end", func() {
 		Expect(reqs[0].Header.Get("Authorization")).To(Equal("Bearer sk-e2e-secret-key-0123456789"))
 
 		By("recording both provider calls for the console")
-		var calls struct {
-			Calls []struct {
-				Status string `json:"status"`
-			} `json:"calls"`
-		}
-		postJSON(base, "/keygate.control.v1.CallService/ListCalls", map[string]any{}, &calls)
-		Expect(calls.Calls).To(HaveLen(2))
+		Expect(callCount(base)).To(Equal(2))
 
 		By("never writing the provider key in clear to the database, its WAL or anything else in the data dir")
 		files, err := filepath.Glob(filepath.Join(dataDir, "*"))

@@ -41,17 +41,7 @@ var _ = Describe("keygate serve as two replicas on one PostgreSQL database", fun
 		}
 
 		By("configuring the model through the second process's control API")
-		var created struct {
-			Model struct {
-				ID string `json:"id"`
-			} `json:"model"`
-		}
-		postJSON(procs[1].base, "/keygate.control.v1.ModelService/CreateModel", map[string]any{
-			"settings": map[string]any{"displayName": "Fake GPT", "providerKind": "PROVIDER_KIND_OPENAI_CHAT",
-				"baseUrl": provider.URL, "modelId": "fake-gpt", "supportsTools": true},
-			"apiKey": "sk-replicas-0123456789", "enabled": true,
-		}, &created)
-		Expect(created.Model.ID).NotTo(BeEmpty())
+		created := createFakeModel(procs[1].base, provider.URL, "sk-replicas-0123456789")
 		scriptReadTurn(provider)
 
 		By("sending the RunSSE through the first process's proxy and every BidiAppend through the second's")
