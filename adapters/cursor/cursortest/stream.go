@@ -59,9 +59,34 @@ func (c *Client) Subscribe(ctx context.Context) (*Stream, error) {
 	}
 	s := &Stream{Status: resp.StatusCode, ProtoMajor: resp.ProtoMajor, Header: resp.Header, cancel: cancel, done: make(chan struct{})}
 	go s.read(ctx, resp.Body, func(ctx context.Context, m *agentv1.AgentServerMessage) error {
-		return c.react(ctx, m, c.Send)
+		return c.react(ctx, m, c.overlapped(ctx, s))
 	})
 	return s, nil
+}
+
+// overlapped is the RunSSE reply path: like Cursor's client, it numbers an
+// append when the reply is made and sends it without waiting for the
+// previous BidiAppend to return, so replies overlap on the wire and may
+// reach the server out of order (the seqnos restore it). A reply whose
+// context is already done is not made; one that was made is sent for as
+// long as the stream lives (streamCtx), even if the replier's context ends
+// meanwhile. A failed append fails the stream, as a synchronous one would.
+func (c *Client) overlapped(streamCtx context.Context, s *Stream) Sender {
+	return func(ctx context.Context, msg *agentv1.AgentClientMessage) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		c.mu.Lock()
+		seq := c.next
+		c.next++
+		c.mu.Unlock()
+		go func() {
+			if err := c.SendAt(streamCtx, seq, msg); err != nil && streamCtx.Err() == nil {
+				s.fail(fmt.Errorf("append %d: %w", seq, err))
+			}
+		}()
+		return nil
+	}
 }
 
 // read decodes frames until the end-of-stream frame or an error.
