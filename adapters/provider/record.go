@@ -60,13 +60,23 @@ func (c *Client) startRecording(ctx context.Context, call ports.ModelCall, q ope
 	// that is exactly when it becomes "cancelled".
 	detached := context.WithoutCancel(ctx)
 	log := c.log.With(zap.String("call_id", call.CallID))
-	r.save = func(op string, f func(ctx context.Context) error) {
+	save := func(op string, f func(ctx context.Context) error) {
 		if err := f(detached); err != nil {
 			log.Warn("record provider call", zap.String("op", op), zap.Error(err))
 		}
 	}
-	rec := r.rec
-	r.save("start", func(ctx context.Context) error { return c.recorder.Start(ctx, rec) })
+	// The start is written while the request goes out, not before: it is a
+	// store write on the path to the first token. Every later write of the
+	// record waits for it, so the recorder still sees Start first.
+	rec, started := r.rec, make(chan struct{})
+	go func() {
+		defer close(started)
+		save("start", func(ctx context.Context) error { return c.recorder.Start(ctx, rec) })
+	}()
+	r.save = func(op string, f func(ctx context.Context) error) {
+		<-started
+		save(op, f)
+	}
 	return r
 }
 
