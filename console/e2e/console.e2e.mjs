@@ -4,7 +4,11 @@
 // test, run two turns of one conversation with the Cursor client simulator
 // through Keygate's proxy, find the calls and their cache insight, the
 // branch tree and the dashboard, then create and revoke a personal token and
-// read the audit log.
+// read the audit log. Then the same as a member of a company Keygate (a
+// second server in trusted-header mode, the browser sending the identity
+// headers): models and settings read-only, calls and dashboard of their own
+// turn only, and a demoted administrator's save refused with the server's
+// message.
 //
 // Needs: the console built (npm run build), Go, and Debian's chromium
 // (CHROMIUM, default /usr/bin/chromium). Screenshots go to E2E_SHOTS
@@ -20,12 +24,14 @@ const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const shots = process.env.E2E_SHOTS ?? mkdtempSync(join(tmpdir(), "keygate-e2e-"));
 mkdirSync(shots, { recursive: true });
 const timeout = 15_000;
-const expected = 18; // steps below; fewer means one stopped the run
+const expected = 24; // steps below; fewer means one stopped the run
 
-function startServer() {
-  const bin = join(mkdtempSync(join(tmpdir(), "keygate-e2e-bin-")), "server");
-  execFileSync("go", ["build", "-o", bin, "./console/e2e/server"], { cwd: repo, stdio: "inherit" });
-  const proc = spawn(bin, [], { stdio: ["pipe", "pipe", "inherit"] });
+const bin = join(mkdtempSync(join(tmpdir(), "keygate-e2e-bin-")), "server");
+execFileSync("go", ["build", "-o", bin, "./console/e2e/server"], { cwd: repo, stdio: "inherit" });
+
+// startServer starts e2e/server with the auth mode ("local" or "header").
+function startServer(auth) {
+  const proc = spawn(bin, ["-auth", auth], { stdio: ["pipe", "pipe", "inherit"] });
   return new Promise((resolve, reject) => {
     let out = "";
     proc.stdout.on("data", (d) => {
@@ -51,7 +57,7 @@ async function step(name, fn) {
   }
 }
 
-const { proc, url, hooks } = await startServer();
+const [{ proc, url, hooks }, company] = await Promise.all([startServer("local"), startServer("header")]);
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
   args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
@@ -60,12 +66,16 @@ const browser = await chromium.launch({
 const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
 page.on("dialog", (d) => d.accept()); // the delete confirmation
 page.setDefaultTimeout(timeout);
-const shot = (name) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
-const api = async (path, body) => {
-  const r = await fetch(url + path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body ?? {}) });
+let current = page; // the page a failure screenshot shows
+const shot = (name, p = page) => p.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+const api = async (path, body, headers = {}, base = url) => {
+  const r = await fetch(base + path, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify(body ?? {}) });
   if (!r.ok) throw new Error(`${path}: ${r.status} ${await r.text()}`);
   return r.json();
 };
+// The company server believes these headers from 127.0.0.1 (e2e/server).
+const ada = { "X-Keygate-User": "ada", "X-Keygate-Name": "Ada Admin", "X-Keygate-Groups": "keygate-admins" };
+const mel = { "X-Keygate-User": "mel", "X-Keygate-Name": "Mel Member", "X-Keygate-Groups": "developers" };
 
 try {
   const providerURL = await (await fetch(hooks + "/e2e/provider")).text();
@@ -283,12 +293,97 @@ try {
     if (text.includes("0123456789")) throw new Error("the audit log shows the provider API key");
     await shot("13-audit-log");
   });
+
+  // A company Keygate: Ada administers it, Mel is a member.
+  const companyProvider = await (await fetch(company.hooks + "/e2e/provider")).text();
+  const member = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  member.setDefaultTimeout(timeout);
+  await member.setExtraHTTPHeaders(mel);
+  current = member;
+
+  await step("company: the administrator adds a model and prices, each user runs a turn with their own token", async () => {
+    const { model } = await api("/keygate.control.v1.ModelService/CreateModel", {
+      settings: { providerKind: "PROVIDER_KIND_OPENAI_CHAT", baseUrl: companyProvider, modelId: "fake-large", displayName: "Fake Large" },
+      apiKey: "sk-e2e-0123456789abcdef", enabled: true,
+    }, ada, company.url);
+    await api("/keygate.control.v1.SettingService/UpdateSettings", {
+      settings: { prices: [{ modelId: "fake-large", inputPerMillion: 2, outputPerMillion: 8, cacheReadPerMillion: 0.5 }] },
+    }, ada, company.url);
+    for (const [who, conv] of [[ada, "ada-conv"], [mel, "mel-conv"]]) {
+      const { secret } = await (await fetch(company.url + "/auth/tokens", {
+        method: "POST", headers: { "Content-Type": "application/json", ...who }, body: JSON.stringify({ name: conv, ttlDays: 0 }),
+      })).json();
+      const r = await fetch(`${company.hooks}/e2e/turn?conversation=${conv}&model=${model.id}&text=hello&token=${encodeURIComponent(secret)}`, { method: "POST" });
+      if (!r.ok) throw new Error(`${conv} turn: ${r.status} ${await r.text()}`);
+    }
+  });
+
+  await step("company: a member sees the models with the key masked and no action that would be refused", async () => {
+    await member.goto(company.url + "/models");
+    const row = member.getByTestId("model-row").filter({ hasText: "Fake Large" });
+    await row.waitFor();
+    await member.getByTestId("role-note").getByText("Models are managed by your Keygate administrators.").waitFor();
+    const text = await row.innerText();
+    if (!text.includes("sk-…cdef") || text.includes("0123456789")) throw new Error(`the member's model row reads ${JSON.stringify(text)}`);
+    for (const name of ["Add model", "Edit", "Duplicate", "Delete", "Test connection", "Discover models"]) {
+      if ((await member.getByRole("button", { name }).count()) !== 0) throw new Error(`a member is offered "${name}"`);
+    }
+    if ((await member.getByTitle("Move up").count()) + (await member.getByRole("checkbox").count()) !== 0) throw new Error("a member can reorder or switch models");
+    await row.getByText("in Cursor").waitFor();
+    const who = await member.getByTestId("whoami").innerText();
+    if (!who.includes("Mel Member") || !who.includes("member")) throw new Error(`nav shows ${JSON.stringify(who)}`);
+    await shot("14-member-models", member);
+  });
+
+  await step("company: a member reads the settings without a way to change them", async () => {
+    await member.goto(company.url + "/settings");
+    await member.getByTestId("role-note").waitFor();
+    const price = member.locator("tbody tr").first().locator("input");
+    if ((await price.nth(0).inputValue()) !== "fake-large") throw new Error("the member does not see the administrator's price");
+    if (!(await price.nth(1).isDisabled()) || !(await member.getByRole("checkbox").isDisabled())) throw new Error("a member can edit the settings");
+    for (const name of ["Save", "Add price", "Remove"]) {
+      if ((await member.getByRole("button", { name }).count()) !== 0) throw new Error(`a member is offered "${name}"`);
+    }
+    await shot("15-member-settings", member);
+  });
+
+  await step("company: a member's Calls page shows their own call only, without the user filter", async () => {
+    // A user filter in the link (an administrator's, say) does not apply to a member.
+    await member.goto(company.url + "/calls?user=ada");
+    await member.getByTestId("role-note").getByText("your own calls only").waitFor();
+    await member.getByTestId("call-row").filter({ hasText: "mel-conv" }).waitFor();
+    if ((await member.getByTestId("call-row").count()) !== 1) throw new Error("the member sees calls other than their own turn's");
+    if ((await member.getByLabel("User filter").count()) !== 0) throw new Error("the member is offered the user filter");
+    await shot("16-member-calls", member);
+  });
+
+  await step("company: a member's dashboard sums their own call only, without the user filter", async () => {
+    await member.goto(company.url + "/");
+    await member.getByTestId("role-note").getByText("your own calls only").waitFor();
+    await member.getByText("Cache hit rate").waitFor();
+    // Ada's turn would make it 2.
+    await member.getByText("1 completed · 0 failed · 0 cancelled").waitFor();
+    if ((await member.getByLabel("User filter").count()) + (await member.getByTestId("user-row").count()) !== 0) throw new Error("the member is offered the per-user view");
+    await shot("17-member-dashboard", member);
+  });
+
+  await step("company: an administrator demoted while the page is open sees the server's refusal on Save", async () => {
+    await member.setExtraHTTPHeaders({ ...ada, "X-Keygate-User": "dee", "X-Keygate-Name": "Dee" });
+    await member.goto(company.url + "/settings");
+    await member.getByRole("button", { name: "Save" }).waitFor();
+    await member.setExtraHTTPHeaders({ ...mel, "X-Keygate-User": "dee", "X-Keygate-Name": "Dee" });
+    await member.getByRole("button", { name: "Save" }).click();
+    await member.getByRole("alert").getByText("only an administrator may do this; ask one of your Keygate administrators").waitFor();
+    await shot("18-demoted-save", member);
+  });
 } catch {
-  await shot("failure").catch(() => {});
+  await shot("failure", current).catch(() => {});
 } finally {
   await browser.close();
-  proc.stdin.end();
-  proc.kill("SIGTERM");
+  for (const p of [proc, company.proc]) {
+    p.stdin.end();
+    p.kill("SIGTERM");
+  }
   const passed = results.filter(Boolean).length;
   console.log(`screenshots: ${shots}`);
   console.log(`${passed} passed, ${results.length - passed} failed`);

@@ -9,7 +9,8 @@ import { SettingsPage } from "./pages/Settings";
 import { AccessPage } from "./pages/Access";
 import { me as loadMe, type Me } from "./account";
 import { describe } from "./api";
-import { useLoad } from "./components/ui";
+import { Spinner, useLoad } from "./components/ui";
+import { MeContext } from "./me";
 
 // navigate changes the path without a reload; the server answers every
 // console path with index.html, so deep links and reloads work too.
@@ -58,7 +59,7 @@ const nav = [
   { path: "/settings", label: "Settings" },
 ];
 
-function route(path: string, me?: Me) {
+function route(path: string) {
   if (path.startsWith("/calls/")) return <CallDetailPage callId={decodeURIComponent(path.slice("/calls/".length))} />;
   if (path.startsWith("/conversations/")) return <ConversationsPage conversationId={decodeURIComponent(path.slice("/conversations/".length))} />;
   switch (path) {
@@ -67,7 +68,7 @@ function route(path: string, me?: Me) {
     case "/calls": return <CallsPage />;
     case "/conversations": return <ConversationsPage />;
     case "/settings": return <SettingsPage />;
-    case "/access": return <AccessPage me={me} />;
+    case "/access": return <AccessPage />;
     default: return <DashboardPage />;
   }
 }
@@ -97,7 +98,11 @@ export function App() {
         </ul>
         <User me={who.data} error={who.error} />
       </nav>
-      <main className="min-w-0 flex-1 p-6">{route(path, who.data)}</main>
+      {/* Pages wait for the role, so that an administrator's actions do not
+          appear a moment after a read-only page (or a member's the reverse). */}
+      <main className="min-w-0 flex-1 p-6">
+        <MeContext value={who.data}>{who.loading && !who.data ? <Spinner label="Loading…" /> : route(path)}</MeContext>
+      </main>
     </div>
   );
 }

@@ -4,6 +4,10 @@
 // fake OpenAI-compatible provider and a hooks listener whose trigger runs a
 // Cursor turn with the Cursor client simulator through Keygate's proxy.
 //
+// -auth picks the sign-in mode: local (the laptop install, the user is
+// admin) or header (a company behind a trusted proxy: the browser test sends
+// the identity headers below itself, and the proxy wants personal tokens).
+//
 // It prints KEYGATE_E2E_URL=<console url> and KEYGATE_E2E_HOOKS=<hooks url>
 // once both listen, and stops on SIGINT/SIGTERM or when stdin closes.
 package main
@@ -27,14 +31,32 @@ import (
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "listen address of Keygate's HTTP server")
+	mode := flag.String("auth", "local", "sign-in mode: local or header")
 	flag.Parse()
-	if err := run(*addr); err != nil {
+	if err := run(*addr, *mode); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e server:", err)
 		os.Exit(1)
 	}
 }
 
-func run(addr string) error {
+// authEnv is the auth gate's environment per mode. In header mode
+// 127.0.0.1 is the trusted proxy, so the browser and the test's own requests
+// say who they are; members of keygate-admins are administrators and anyone
+// else with a user header is a member.
+var authEnv = map[string]map[string]string{
+	"local": {"KEYGATE_AUTH_MODE": "local"},
+	"header": {
+		"KEYGATE_AUTH_MODE": "header", "KEYGATE_AUTH_TRUSTED_PROXIES": "127.0.0.1/32",
+		"KEYGATE_AUTH_USER_HEADER": "X-Keygate-User", "KEYGATE_AUTH_NAME_HEADER": "X-Keygate-Name",
+		"KEYGATE_AUTH_GROUPS_HEADER": "X-Keygate-Groups", "KEYGATE_AUTH_ADMIN_GROUPS": "keygate-admins",
+	},
+}
+
+func run(addr, mode string) error {
+	env, ok := authEnv[mode]
+	if !ok {
+		return fmt.Errorf("unknown -auth %q (local, header)", mode)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() { _, _ = io.Copy(io.Discard, os.Stdin); stop() }()
@@ -55,10 +77,11 @@ func run(addr string) error {
 	if err != nil {
 		return err
 	}
-	// The auth gate reads its mode from the environment; the console test
-	// is the laptop install: local mode, loopback only, the user is admin.
-	if err := os.Setenv("KEYGATE_AUTH_MODE", "local"); err != nil {
-		return err
+	// The auth gate reads its mode from the environment.
+	for k, v := range env {
+		if err := os.Setenv(k, v); err != nil {
+			return err
+		}
 	}
 	cfg := config.Default()
 	cfg.DataDir, cfg.Listen, cfg.ProxyListen = dataDir, addr, proxyAddr

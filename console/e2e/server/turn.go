@@ -23,8 +23,11 @@ import (
 // trusting the installation CA from the data dir, runs client-side tools in
 // a scratch workspace, and sends the checkpoint Keygate published with the
 // next turn of the same conversation.
+// With ?token= the turn presents that personal gateway token to the proxy,
+// as a company's Cursor window does.
 type turns struct {
-	http      *http.Client
+	proxyAddr string
+	roots     *x509.CertPool
 	workspace *cursortest.Workspace
 
 	mu      sync.Mutex
@@ -45,24 +48,30 @@ func newTurns(proxyAddr, dataDir string) (*turns, error) {
 	if err != nil {
 		return nil, err
 	}
-	tr := &http.Transport{
-		Proxy:           http.ProxyURL(&url.URL{Scheme: "http", Host: proxyAddr}),
-		TLSClientConfig: &tls.Config{RootCAs: pool},
+	return &turns{proxyAddr: proxyAddr, roots: pool, workspace: cursortest.NewWorkspace(ws), clients: map[string]*cursortest.Client{}}, nil
+}
+
+// httpClient reaches Cursor through Keygate's proxy; a token goes in the
+// proxy URL, which Go sends as Basic Proxy-Authorization on CONNECT.
+func (t *turns) httpClient(token string) *http.Client {
+	proxy := &url.URL{Scheme: "http", Host: t.proxyAddr}
+	if token != "" {
+		proxy.User = url.UserPassword("e2e", token)
 	}
-	return &turns{http: &http.Client{Transport: tr}, workspace: cursortest.NewWorkspace(ws), clients: map[string]*cursortest.Client{}}, nil
+	return &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxy), TLSClientConfig: &tls.Config{RootCAs: t.roots}}}
 }
 
 // client returns the conversation's client for its next turn and the
 // message that opens it: the first turn has no state, later ones send the
 // latest checkpoint.
-func (t *turns) client(conv, model, text string) (*cursortest.Client, *agentv1.AgentClientMessage) {
+func (t *turns) client(conv, model, text, token string) (*cursortest.Client, *agentv1.AgentClientMessage) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.n++
 	id := fmt.Sprintf("req-e2e-%d", t.n)
 	prev, ok := t.clients[conv]
 	if !ok {
-		c := cursortest.NewClient("https://api2.cursor.sh", t.http, id)
+		c := cursortest.NewClient("https://api2.cursor.sh", t.httpClient(token), id)
 		c.OnMessage = t.workspace.Handle
 		t.clients[conv] = c
 		return c, cursortest.RunRequest(conv, model, text)
@@ -71,11 +80,11 @@ func (t *turns) client(conv, model, text string) (*cursortest.Client, *agentv1.A
 	return c, cursortest.Request(conv, model, cursortest.UserMessageAction(fmt.Sprintf("%s:%d", conv, t.n), text), prev.Checkpoint())
 }
 
-// ServeHTTP runs one turn (?conversation=&model=&text=) and answers with
-// the texts the client received.
+// ServeHTTP runs one turn (?conversation=&model=&text=, optionally
+// &token=) and answers with the texts the client received.
 func (t *turns) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	c, open := t.client(q.Get("conversation"), q.Get("model"), q.Get("text"))
+	c, open := t.client(q.Get("conversation"), q.Get("model"), q.Get("text"), q.Get("token"))
 	ctx, cancel := context.WithTimeout(r.Context(), 20*time.Second)
 	defer cancel()
 	stream, err := c.Subscribe(ctx)

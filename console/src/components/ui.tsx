@@ -47,6 +47,11 @@ export function ErrorBox({ error }: { error: unknown }) {
   );
 }
 
+// Note is a one-line remark about the whole page, such as why it is read-only.
+export function Note({ children }: { children: ReactNode }) {
+  return <p data-testid="role-note" className="rounded-md border border-slate-200 bg-slate-50 px-3 py-2 text-sm text-slate-600">{children}</p>;
+}
+
 export function Spinner({ label }: { label: string }) {
   return (
     <div className="flex items-center gap-2 text-sm text-slate-500" role="status">
@@ -66,7 +71,7 @@ export function Field({ label, children, hint }: { label: string; children: Reac
   );
 }
 
-export const inputClass = "w-full rounded-md border border-slate-300 px-2 py-1.5 text-sm focus:border-indigo-500 focus:outline-none";
+export const inputClass = "w-full rounded-md border border-slate-300 px-2 py-1.5 text-sm focus:border-indigo-500 focus:outline-none disabled:bg-slate-50 disabled:text-slate-600";
 
 // useLoad runs load on mount and whenever deps change, and offers reload.
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {

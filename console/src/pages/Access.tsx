@@ -1,12 +1,13 @@
 import { useState } from "react";
-import type { Me } from "../account";
 import { Page } from "../components/ui";
+import { useMe } from "../me";
 import { AuditCard } from "./Audit";
 import { TokensCard } from "./Tokens";
 
 // AccessPage gathers who may reach Keygate: the signed-in user's personal
 // gateway tokens and, for administrators, the audit log.
-export function AccessPage({ me }: { me?: Me }) {
+export function AccessPage() {
+  const me = useMe();
   const admin = me?.role === "admin";
   const [changes, setChanges] = useState(0);
   return (

@@ -2,7 +2,8 @@ import { useState } from "react";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { calls as api } from "../api";
 import { CallStatus, type Call } from "../gen/control/v1/call_pb";
-import { Badge, Button, Card, ErrorBox, inputClass, Page, Spinner, useLoad } from "../components/ui";
+import { Badge, Button, Card, ErrorBox, inputClass, Note, Page, Spinner, useLoad } from "../components/ui";
+import { useAdmin } from "../me";
 import { Link, navigate, useQueryParam } from "../App";
 import { ms, time, tokens } from "../format";
 
@@ -31,7 +32,11 @@ export function UserId({ id, onPick }: { id: string; onPick?: (id: string) => vo
 
 const ranges: [string, number][] = [["Last hour", 1], ["Last 24 hours", 24], ["Last 7 days", 24 * 7], ["Last 30 days", 24 * 30], ["All time", 0]];
 
+// CallsPage lists calls: everyone's for administrators, who can filter by
+// user; a member's own only (the control API scopes them), so members get
+// neither the user filter nor the user column.
 export function CallsPage() {
+  const admin = useAdmin();
   const [hours, setHours] = useState(24 * 7);
   const [model, setModel] = useState("");
   const [status, setStatus] = useState(CallStatus.UNSPECIFIED);
@@ -43,7 +48,7 @@ export function CallsPage() {
 
   const filter = () => ({
     startTime: hours ? timestampFromDate(new Date(Date.now() - hours * 3600_000)) : undefined,
-    modelId: model.trim(), status, conversationId: conversation.trim(), userId: user.trim(),
+    modelId: model.trim(), status, conversationId: conversation.trim(), userId: admin ? user.trim() : "",
   });
   const { data, error, loading, reload } = useLoad(async () => {
     const r = await api.listCalls({ filter: filter(), pageSize: 50 });
@@ -60,8 +65,9 @@ export function CallsPage() {
 
   return (
     <Page title="Calls" actions={<Button onClick={reload}>Refresh</Button>}>
+      {!admin && <Note>These are your own calls only; your Keygate administrators see everyone's.</Note>}
       <Card>
-        <div className="grid grid-cols-5 gap-3">
+        <div className={`grid gap-3 ${admin ? "grid-cols-5" : "grid-cols-4"}`}>
           <select aria-label="Time range" className={inputClass} value={hours} onChange={(e) => setHours(Number(e.target.value))}>
             {ranges.map(([l, h]) => <option key={h} value={h}>{l}</option>)}
           </select>
@@ -74,7 +80,7 @@ export function CallsPage() {
             <option value={CallStatus.RUNNING}>Running</option>
           </select>
           <input aria-label="Conversation filter" className={inputClass} placeholder="Conversation id" value={conversation} onChange={(e) => setConversation(e.target.value)} />
-          <input aria-label="User filter" className={inputClass} placeholder="User id" value={user} onChange={(e) => setUser(e.target.value)} />
+          {admin && <input aria-label="User filter" className={inputClass} placeholder="User id" value={user} onChange={(e) => setUser(e.target.value)} />}
         </div>
       </Card>
       <ErrorBox error={error ?? moreError} />
@@ -83,7 +89,7 @@ export function CallsPage() {
         <table className="w-full text-sm">
           <thead>
             <tr className="border-b border-slate-200 text-left text-slate-500">
-              <th className="py-2">Started</th><th>User</th><th>Model</th><th>Status</th><th>TTFT</th><th>Duration</th>
+              <th className="py-2">Started</th>{admin && <th>User</th>}<th>Model</th><th>Status</th><th>TTFT</th><th>Duration</th>
               <th>Input</th><th>Cached</th><th>Output</th><th>Conversation</th>
             </tr>
           </thead>
@@ -92,7 +98,7 @@ export function CallsPage() {
               <tr key={c.callId} data-testid="call-row" className="cursor-pointer border-b border-slate-100 hover:bg-indigo-50"
                 onClick={() => navigate(`/calls/${encodeURIComponent(c.callId)}`)}>
                 <td className="py-2">{time(c.timing?.requestStartTime)}</td>
-                <td className="max-w-32 truncate" data-testid="call-user"><UserId id={c.userId} onPick={setUser} /></td>
+                {admin && <td className="max-w-32 truncate" data-testid="call-user"><UserId id={c.userId} onPick={setUser} /></td>}
                 <td>{c.model?.modelId}</td>
                 <td><StatusBadge status={c.status} /></td>
                 <td>{ms(c.timing?.ttftMs)}</td>

@@ -2,7 +2,8 @@ import { useState } from "react";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { dashboard as api } from "../api";
 import { BucketSize, type Aggregate, type SeriesPoint } from "../gen/control/v1/dashboard_pb";
-import { Card, ErrorBox, inputClass, Page, Spinner, useLoad } from "../components/ui";
+import { Card, ErrorBox, inputClass, Note, Page, Spinner, useLoad } from "../components/ui";
+import { useAdmin } from "../me";
 import { useQueryParam } from "../App";
 import { ms, percent, tokens, usd } from "../format";
 import { UserId } from "./Calls";
@@ -63,24 +64,30 @@ function Metric({ label, value, sub }: { label: string; value: string; sub?: str
 
 const num = (a: Aggregate | undefined, k: "calls" | "failed" | "inputTokens" | "outputTokens") => Number(a?.[k] ?? 0);
 
+// DashboardPage sums calls: everyone's for administrators, with a per-user
+// table and a user filter; a member's own only (the control API scopes
+// them), so members get neither.
 export function DashboardPage() {
+  const admin = useAdmin();
   const [hours, setHours] = useState(24);
   const [user, setUser] = useQueryParam("user");
+  const userId = admin ? user.trim() : "";
   const { data, error, loading } = useLoad(() => {
     const end = new Date();
     return api.getDashboard({
-      startTime: timestampFromDate(new Date(end.getTime() - hours * 3600_000)), endTime: timestampFromDate(end), userId: user.trim(),
+      startTime: timestampFromDate(new Date(end.getTime() - hours * 3600_000)), endTime: timestampFromDate(end), userId,
     });
-  }, [hours, user]);
+  }, [hours, userId]);
   const t = data?.totals;
   return (
     <Page title="Dashboard" actions={
       <>
-        <input aria-label="User filter" className={`${inputClass} w-48`} placeholder="All users (user id)" value={user} onChange={(e) => setUser(e.target.value)} />
+        {admin && <input aria-label="User filter" className={`${inputClass} w-48`} placeholder="All users (user id)" value={user} onChange={(e) => setUser(e.target.value)} />}
         <select aria-label="Time range" className={inputClass} value={hours} onChange={(e) => setHours(Number(e.target.value))}>
           {ranges.map(([l, h]) => <option key={h} value={h}>{l}</option>)}
         </select>
       </>}>
+      {!admin && <Note>These figures cover your own calls only; your Keygate administrators see everyone's.</Note>}
       <ErrorBox error={error} />
       {loading && !data && <Spinner label="Aggregating calls…" />}
       {t && (
@@ -89,10 +96,10 @@ export function DashboardPage() {
             <Metric label="Calls" value={Number(t.calls).toLocaleString()} sub={`${Number(t.completed)} completed · ${Number(t.failed)} failed · ${Number(t.cancelled)} cancelled`} />
             <Metric label="Cache hit rate" value={percent(t.cacheHitRate)} sub={`${tokens(t.cacheReadTokens)} of ${tokens(t.cacheReadTokens + t.inputTokens)} input tokens from cache`} />
             <Metric label="Tokens" value={tokens(t.inputTokens + t.cacheReadTokens + t.cacheWriteTokens + t.outputTokens)} sub={`${tokens(t.outputTokens)} output`} />
-            <Metric label="Estimated cost" value={usd(t.costUsd)} sub={t.unpricedCalls > 0n ? `${Number(t.unpricedCalls)} calls without a price (set prices in Settings)` : `mean TTFT ${ms(Math.round(t.meanTtftMs))}`} />
+            <Metric label="Estimated cost" value={usd(t.costUsd)} sub={t.unpricedCalls > 0n ? `${Number(t.unpricedCalls)} calls without a price (${admin ? "set prices in Settings" : "your administrators set prices"})` : `mean TTFT ${ms(Math.round(t.meanTtftMs))}`} />
           </div>
           <Card title="Tokens over time"><TokenChart points={data!.series} bucket={data!.bucketSize} /></Card>
-          <div className="grid gap-4 xl:grid-cols-2">
+          <div className={`grid gap-4 ${admin ? "xl:grid-cols-2" : ""}`}>
             <Card title="Per model" className="overflow-x-auto">
               <table className="w-full text-sm">
                 <thead><tr className="text-left text-slate-500"><th>Model</th><th>Calls</th><th>Failed</th><th>Cache hit</th><th>Input</th><th>Output</th><th>Mean TTFT</th><th>Cost</th></tr></thead>
@@ -108,7 +115,7 @@ export function DashboardPage() {
               </table>
               {data!.perModel.length === 0 && <p className="py-2 text-sm text-slate-500">No finished calls in this range.</p>}
             </Card>
-            <Card title="Per user" className="overflow-x-auto">
+            {admin && <Card title="Per user" className="overflow-x-auto">
               <table className="w-full text-sm">
                 <thead><tr className="text-left text-slate-500"><th>User</th><th>Calls</th><th>Cache hit</th><th>Input</th><th>Output</th><th>Cost</th></tr></thead>
                 <tbody>
@@ -124,7 +131,7 @@ export function DashboardPage() {
                 </tbody>
               </table>
               {data!.perUser.length === 0 && <p className="py-2 text-sm text-slate-500">No finished calls in this range.</p>}
-            </Card>
+            </Card>}
           </div>
         </>
       )}

@@ -1,7 +1,8 @@
 import { useState } from "react";
 import { models as api } from "../api";
 import { ProviderKind, type Model } from "../gen/control/v1/model_pb";
-import { Badge, Button, Card, ErrorBox, Page, Spinner, useLoad } from "../components/ui";
+import { Badge, Button, Card, ErrorBox, Note, Page, Spinner, useLoad } from "../components/ui";
+import { useAdmin } from "../me";
 import { ModelForm } from "./ModelForm";
 import { ModelTest } from "./ModelTest";
 
@@ -15,7 +16,11 @@ function providerOf(m: Model) {
   return `${kindName[m.settings?.providerKind ?? 0] ?? "?"} · ${m.settings?.baseUrl}`;
 }
 
+// ModelsPage lists the models by provider. Administrators manage them here;
+// members see the list only, since the control API refuses them every change
+// and the connection test (which spends the provider key).
 export function ModelsPage() {
+  const admin = useAdmin();
   const { data, error, loading, reload } = useLoad(() => api.listModels({}), []);
   const [editing, setEditing] = useState<Model | "new">();
   const [actionError, setActionError] = useState<unknown>();
@@ -37,7 +42,8 @@ export function ModelsPage() {
   });
 
   return (
-    <Page title="Providers & Models" actions={<Button kind="primary" onClick={() => setEditing("new")}>Add model</Button>}>
+    <Page title="Providers & Models" actions={admin && <Button kind="primary" onClick={() => setEditing("new")}>Add model</Button>}>
+      {!admin && <Note>Models are managed by your Keygate administrators.</Note>}
       <ErrorBox error={error ?? actionError} />
       {editing && (
         <ModelForm model={editing === "new" ? undefined : editing} onCancel={() => setEditing(undefined)}
@@ -45,7 +51,8 @@ export function ModelsPage() {
       )}
       {loading && !data && <Spinner label="Loading models…" />}
       {data && list.length === 0 && !editing && (
-        <Card><p className="text-sm text-slate-600">No models yet. Add one: choose the protocol, paste the base URL and key, then discover the provider's models.</p></Card>
+        <Card><p className="text-sm text-slate-600">{admin ? "No models yet. Add one: choose the protocol, paste the base URL and key, then discover the provider's models."
+          : "No models yet. Ask one of your Keygate administrators to add one."}</p></Card>
       )}
       {[...groups].map(([provider, items]) => (
         <Card key={provider} title={provider}>
@@ -59,17 +66,21 @@ export function ModelsPage() {
                       {m.settings?.modelId} · key {m.hasApiKey ? m.apiKeyHint : "missing"} · id {m.id}
                     </div>
                   </div>
-                  <label className="flex items-center gap-1 text-sm">
-                    <input type="checkbox" checked={m.enabled} onChange={(e) => act(() => api.setModelEnabled({ id: m.id, enabled: e.target.checked }))} />
-                    In Cursor
-                  </label>
-                  <Button title="Move up" disabled={index === 0} onClick={() => move(index, -1)}>↑</Button>
-                  <Button title="Move down" disabled={index === list.length - 1} onClick={() => move(index, 1)}>↓</Button>
-                  <Button onClick={() => setEditing(m)}>Edit</Button>
-                  <Button onClick={() => act(() => api.duplicateModel({ id: m.id }))}>Duplicate</Button>
-                  <Button kind="danger" onClick={() => confirm(`Delete ${m.settings?.displayName}?`) && act(() => api.deleteModel({ id: m.id }))}>Delete</Button>
+                  {admin ? (
+                    <>
+                      <label className="flex items-center gap-1 text-sm">
+                        <input type="checkbox" checked={m.enabled} onChange={(e) => act(() => api.setModelEnabled({ id: m.id, enabled: e.target.checked }))} />
+                        In Cursor
+                      </label>
+                      <Button title="Move up" disabled={index === 0} onClick={() => move(index, -1)}>↑</Button>
+                      <Button title="Move down" disabled={index === list.length - 1} onClick={() => move(index, 1)}>↓</Button>
+                      <Button onClick={() => setEditing(m)}>Edit</Button>
+                      <Button onClick={() => act(() => api.duplicateModel({ id: m.id }))}>Duplicate</Button>
+                      <Button kind="danger" onClick={() => confirm(`Delete ${m.settings?.displayName}?`) && act(() => api.deleteModel({ id: m.id }))}>Delete</Button>
+                    </>
+                  ) : m.enabled ? <Badge tone="green">in Cursor</Badge> : <Badge>not in Cursor</Badge>}
                 </div>
-                <ModelTest modelId={m.id} />
+                {admin && <ModelTest modelId={m.id} />}
               </li>
             ))}
           </ul>
