@@ -5,10 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"runtime"
-	"runtime/debug"
 	"runtime/metrics"
-	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,33 +26,46 @@ type side struct {
 	Errors        int
 	FirstErr      string
 	TokensPerSec  float64
-	// RSSPerTurn is (peak RSS while streaming − RSS before) / N.
-	RSSPerTurn float64
+	// RSSPerTurn is (peak RSS while streaming − RSS before) / N, the peak
+	// sampled with the heap and goroutines; HWMPerTurn the same with the
+	// kernel's high-water mark (VmHWM, reset before the run) as the peak,
+	// 0 when it could not be reset.
+	RSSPerTurn, HWMPerTurn float64
 	// Goroutines before the turns and after they ended and settled.
 	GoBefore, GoAfter int
 	// Steady is the transit of the middle three fifths of each turn's
 	// tokens, away from the turns' starts and ends.
 	Steady dist
-	// CPUPerToken is the process's CPU time over the tokens delivered.
+	// CPUPerToken is the measured process's CPU time over the tokens
+	// delivered.
 	CPUPerToken time.Duration
 	// HeapPerTurn and GoPerTurn are the peak live heap objects and
 	// goroutines above the start, per turn.
 	HeapPerTurn, GoPerTurn float64
-	// Other is the other processes' average busy cores meanwhile; Cores
-	// this process's.
+	// Other is the other processes' average busy cores meanwhile (neither
+	// this one nor the Keygate child); Cores the measured process's.
 	Other, Cores float64
 }
 
+// The two Keygate rows of scenario 2.
+const (
+	pathInProcess  = "Keygate (in process)"
+	pathOwnProcess = "Keygate (own process)"
+)
+
 type concRow struct {
 	concSettings
-	Direct, Relay, Keygate side
+	// Keygate is measured on this whole process (stack, fake provider and
+	// clients); Own on the Keygate child alone, driven the same way.
+	Direct, Relay, Keygate, Own side
 }
 
 // measureConcurrency runs N turns at once, first directly against the fake
-// provider, then through Keygate (OpenAI Chat protocol, SQLite store). The
-// provider holds every reply's tokens until all N requests arrived, so the
-// N turns really stream at the same time.
-func measureConcurrency(ctx context.Context, s *stack, prov *paced, rel *relay, clk *clock, set concSettings) (concRow, error) {
+// provider, then through the relay, through Keygate in this process and
+// through the same Keygate stack in a process of its own (OpenAI Chat
+// protocol, SQLite store). The provider holds every reply's tokens until
+// all N requests arrived, so the N turns really stream at the same time.
+func measureConcurrency(ctx context.Context, s *stack, own *ownProcess, prov *paced, rel *relay, clk *clock, set concSettings) (concRow, error) {
 	row := concRow{concSettings: set}
 	k := kinds[0]
 	url, err := provider.RequestURL(prov.srv.URL, false, k.kind)
@@ -67,16 +77,19 @@ func measureConcurrency(ctx context.Context, s *stack, prov *paced, rel *relay, 
 		return row, err
 	}
 	direct := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4096}}
-	row.Direct = runConcurrent(prov, set, clk, func() { direct.CloseIdleConnections() }, func(ctx context.Context, id string, n int) turnResult {
+	row.Direct = runConcurrent(self{}, prov, set, clk, func() { direct.CloseIdleConnections() }, func(ctx context.Context, id string, n int) turnResult {
 		return directTurn(ctx, direct, url, id, n, clk, prov)
 	}, ctx, "d")
-	row.Relay = runConcurrent(prov, set, clk, func() { direct.CloseIdleConnections(); rel.client.CloseIdleConnections() }, func(ctx context.Context, id string, n int) turnResult {
+	row.Relay = runConcurrent(self{}, prov, set, clk, func() { direct.CloseIdleConnections(); rel.client.CloseIdleConnections() }, func(ctx context.Context, id string, n int) turnResult {
 		return directTurn(ctx, direct, relayURL, id, n, clk, prov)
 	}, ctx, "r")
-	row.Keygate = runConcurrent(prov, set, clk, s.closeIdle, func(ctx context.Context, id string, n int) turnResult {
+	row.Keygate = runConcurrent(self{}, prov, set, clk, s.closeIdle, func(ctx context.Context, id string, n int) turnResult {
 		base, hc := s.baseURL(false)
 		return keygateTurn(ctx, cursortest.NewClient(base, hc, "req-"+id), newTurn(id, k.model), id, n, clk, prov)
 	}, ctx, "k")
+	row.Own = runConcurrent(own, prov, set, clk, own.client.CloseIdleConnections, func(ctx context.Context, id string, n int) turnResult {
+		return keygateTurn(ctx, cursortest.NewClient(own.url, own.client, "req-"+id), newTurn(id, k.model), id, n, clk, prov)
+	}, ctx, "o")
 	return row, nil
 }
 
@@ -88,18 +101,19 @@ func turnTokens(set concSettings, i int) int {
 	return set.Tokens - (i*set.Tokens/4)/max(set.N, 1)
 }
 
-func runConcurrent(prov *paced, set concSettings, clk *clock, closeIdle func(), turn func(context.Context, string, int) turnResult, ctx context.Context, tag string) side {
+// runConcurrent runs one path at one level; m is the process whose memory,
+// goroutines and CPU are measured.
+func runConcurrent(m meter, prov *paced, set concSettings, clk *clock, closeIdle func(), turn func(context.Context, string, int) turnResult, ctx context.Context, tag string) side {
 	var out side
-	runtime.GC()
-	debug.FreeOSMemory()
-	before := rss()
-	out.GoBefore = runtime.NumGoroutine()
+	m.settle()
+	hwm := resetPeak(m.pid())
+	before := statusKiB(readStatus(m.pid()), "VmRSS")
+	heap0, gor0, cpu0 := m.runtime()
+	out.GoBefore = int(gor0)
 	prov.set(pace{Tokens: set.Tokens, Interval: set.Interval, Barrier: set.N, BarrierWait: 2 * time.Minute})
 
 	load := startLoad()
-	heap0, _ := heapAndGoroutines()
 	var peak, peakHeap, peakGo atomic.Int64
-	cpu0 := cpuTime()
 	stop := make(chan struct{})
 	sampled := make(chan struct{})
 	go func() {
@@ -107,10 +121,10 @@ func runConcurrent(prov *paced, set concSettings, clk *clock, closeIdle func(), 
 		t := time.NewTicker(20 * time.Millisecond)
 		defer t.Stop()
 		for {
-			if r := rss(); r > peak.Load() {
+			if r := statusKiB(readStatus(m.pid()), "VmRSS"); r > peak.Load() {
 				peak.Store(r)
 			}
-			h, g := heapAndGoroutines()
+			h, g, _ := m.runtime()
 			if h > peakHeap.Load() {
 				peakHeap.Store(h)
 			}
@@ -128,8 +142,8 @@ func runConcurrent(prov *paced, set concSettings, clk *clock, closeIdle func(), 
 	defer cancel()
 	results := make([]turnResult, set.N)
 	var wg sync.WaitGroup
-	if heapProfile != "" && tag == "k" {
-		wg.Go(func() { writeHeapProfile(ctx, prov, set) })
+	if heapProfile != "" && (tag == "k" || tag == "o") {
+		wg.Go(func() { writeHeapProfile(ctx, m, prov, set) })
 	}
 	for i := range set.N {
 		n := turnTokens(set, i)
@@ -138,10 +152,17 @@ func runConcurrent(prov *paced, set concSettings, clk *clock, closeIdle func(), 
 	wg.Wait()
 	close(stop)
 	<-sampled
-	cpu := cpuTime() - cpu0
-	out.Other = load.cores()
+	_, _, cpu1 := m.runtime()
+	cpu := cpu1 - cpu0
 	out.Cores = cpu.Seconds() / time.Since(load.at0).Seconds()
+	out.Other = load.cores()
+	if _, child := m.(*ownProcess); child {
+		out.Other = max(0, out.Other-out.Cores)
+	}
 	out.RSSPerTurn = float64(peak.Load()-before) / float64(set.N)
+	if hwm {
+		out.HWMPerTurn = float64(statusKiB(readStatus(m.pid()), "VmHWM")-before) / float64(set.N)
+	}
 	out.HeapPerTurn = float64(peakHeap.Load()-heap0) / float64(set.N)
 	out.GoPerTurn = float64(peakGo.Load()-int64(out.GoBefore)) / float64(set.N)
 
@@ -174,11 +195,15 @@ func runConcurrent(prov *paced, set concSettings, clk *clock, closeIdle func(), 
 	// give the goroutines a moment to finish.
 	closeIdle()
 	deadline := time.Now().Add(10 * time.Second)
-	for runtime.NumGoroutine() > out.GoBefore && time.Now().Before(deadline) {
+	for {
+		_, g, _ := m.runtime()
+		out.GoAfter = int(g)
+		if out.GoAfter <= out.GoBefore || time.Now().After(deadline) {
+			break
+		}
 		time.Sleep(100 * time.Millisecond)
 		closeIdle()
 	}
-	out.GoAfter = runtime.NumGoroutine()
 	return out
 }
 
@@ -190,13 +215,14 @@ func heapAndGoroutines() (int64, int64) {
 	return int64(s[0].Value.Uint64()), int64(s[1].Value.Uint64())
 }
 
-// heapProfile, when set (-memprofile), receives a heap profile taken while
-// the Keygate turns of each concurrency level stream (one file per level).
+// heapProfile, when set (-memprofile), receives heap profiles taken while
+// the Keygate turns of each concurrency level stream: FILE.N of this
+// process, FILE.N.own of the Keygate child.
 var heapProfile string
 
 // writeHeapProfile waits until every turn's request reached the provider
-// and a few tokens went out, then writes the heap profile.
-func writeHeapProfile(ctx context.Context, prov *paced, set concSettings) {
+// and a few tokens went out, then writes m's heap profile.
+func writeHeapProfile(ctx context.Context, m meter, prov *paced, set concSettings) {
 	for prov.arrivedCount() < set.N {
 		select {
 		case <-ctx.Done():
@@ -205,11 +231,14 @@ func writeHeapProfile(ctx context.Context, prov *paced, set concSettings) {
 		}
 	}
 	time.Sleep(3 * set.Interval)
-	f, err := os.Create(fmt.Sprintf("%s.%d", heapProfile, set.N))
+	name := fmt.Sprintf("%s.%d", heapProfile, set.N)
+	if _, child := m.(*ownProcess); child {
+		name += ".own"
+	}
+	f, err := os.Create(name)
 	if err != nil {
 		return
 	}
 	defer f.Close()
-	runtime.GC()
-	_ = pprof.WriteHeapProfile(f)
+	_ = m.heapProfile(f)
 }

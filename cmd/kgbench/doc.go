@@ -17,7 +17,10 @@
 // adapters directly. It builds the stack the way the run layer's end-to-end
 // specs do (SQLite store, run engine, real provider client, Cursor adapter
 // served over HTTP, optionally behind the forward proxy) and drives it with
-// the Cursor client simulator (adapters/cursor/cursortest).
+// the Cursor client simulator (adapters/cursor/cursortest). For Keygate's
+// own memory the concurrency scenario also runs the same stack in a child
+// process of this binary (child.go), so that the fake provider and the
+// simulated clients are not counted with it.
 //
 // The paced fake provider is hand-written here instead of reusing
 // providertest.Server because the benchmark needs what that server has no

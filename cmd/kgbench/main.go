@@ -14,6 +14,15 @@ import (
 )
 
 func main() {
+	// The Keygate child of the concurrency scenario (see child.go); not a
+	// flag of the command line's, so it is not in -help.
+	if len(os.Args) == 3 && os.Args[1] == "-"+serveKeygateFlag {
+		if err := serveKeygate(os.Args[2]); err != nil {
+			fmt.Fprintln(os.Stderr, "kgbench child:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "kgbench:", err)
 		os.Exit(1)
@@ -125,9 +134,14 @@ func runAll(out string, quick bool, only, priority string) error {
 		levels[2].N = 200
 	}
 	if want("concurrency") {
+		own, err := startOwnProcess(prov.srv.URL)
+		if err != nil {
+			return err
+		}
+		defer own.close()
 		for _, l := range levels {
 			step(fmt.Sprintf("concurrency %d", l.N))
-			row, err := measureConcurrency(ctx, s, prov, rel, clk, l)
+			row, err := measureConcurrency(ctx, s, own, prov, rel, clk, l)
 			if err != nil {
 				return fmt.Errorf("concurrency %d: %w", l.N, err)
 			}

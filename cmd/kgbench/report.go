@@ -31,7 +31,7 @@ func writeReport(path string, r *report) error {
 		}
 	}
 	w("## How to reproduce\n\n`go tool -modfile=tools/go.mod task bench` runs this program (`go run ./cmd/kgbench -nice -10 -out BENCHMARKS.md`, about 6 minutes; `-nice -10` raises its priority when run as root so that other work on a shared machine stays out of the tails, and is ignored otherwise) and then every package's `go test -bench` benchmark (printed, not written here). ")
-	w("`go run ./cmd/kgbench -only latency|concurrency|checkpoint|store -out FILE` runs one scenario; `-quick` shrinks the runs to try the program out; `-cpuprofile` and `-trace` record the run. Everything runs in one process on loopback: the fake provider, Keygate (SQLite store in a temporary directory; PostgreSQL from adapters/pgtest for section 4) and the simulated Cursor clients.\n\n")
+	w("`go run ./cmd/kgbench -only latency|concurrency|checkpoint|store -out FILE` runs one scenario; `-quick` shrinks the runs to try the program out; `-cpuprofile` and `-trace` record the run. Everything runs in one process on loopback: the fake provider, Keygate (SQLite store in a temporary directory; PostgreSQL from adapters/pgtest for section 4) and the simulated Cursor clients; section 2 also runs the same Keygate stack in a child process of its own, to measure Keygate's memory apart from the load generator's.\n\n")
 	w("## Machine\n\n| | |\n|---|---|\n| CPUs (nproc) | %d |\n| CPU | %s |\n| Memory | %s |\n| Go | %s (%s) |\n| load average at start / end | %s / %s |\n| priority of this run | %s |\n\n",
 		r.Machine.CPUs, r.Machine.Model, r.Machine.Memory, r.Machine.Go, r.Machine.OS, r.LoadStart, r.LoadEnd, r.Priority)
 	w("The machine is shared: other work running during the benchmark lands in the tails of the latency figures. Each section says how many cores other processes used meanwhile (from /proc/stat, minus this process).\n\n")
@@ -62,31 +62,43 @@ func writeReport(path string, r *report) error {
 		w("## 2. Concurrent streaming turns\n\n")
 		w("N turns at once, each a fresh conversation (OpenAI Chat protocol, SQLite store): RunSSE + BidiAppend through the Cursor adapter, the run layer, the engine and the real provider client. ")
 		w("The fake provider holds every reply's tokens until all N requests arrived, so all N stream at the same time; their starts are spread over one pacing interval and their lengths evenly between ¾ and all of the token count, so that they end over the last quarter of the run as independent users' turns would (not all in one instant); *direct* is the same N streams read by plain SSE clients, *relay* the same through the minimal relay of section 1. ")
-		w("Inter-frame = time between consecutive tokens at the client (ideal: the pace). Resident memory per turn = (peak RSS while streaming − RSS before) / N, for the whole process (fake provider and clients included; the direct row shows their share). ")
-		w("Heap/turn and goroutines/turn are the peak live heap objects and goroutines above the start (runtime/metrics), per turn. Steady p99 leaves out the first and last fifth of each turn's tokens, when other turns start or end. CPU/token is the process's CPU time over the tokens delivered (everything in the process: provider, Keygate, clients). Goroutines are counted before and after all turns ended, idle connections closed and up to 10 s of settling; the few that stay after the first Keygate level are the provider client's idle keep-alive connections, and they do not grow with N. The paces are chosen so that the whole process stays within the machine's 2 cores (column *this process*), so the figures show latency rather than a backlog; other processes' use of the same cores is in the last column.\n\n")
-		w("| N | tokens (max) × pace | path | tokens/s | errors | transit p50 | transit p99 | **added p99** | − relay p99 | steady p99 | inter-frame p50 | inter-frame p99 | CPU/token | RSS/turn | heap/turn | goroutines/turn | goroutines before → after | this process (cores) | other processes (cores) |\n")
-		w("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+		w("*%s* is the stack in this process, next to the fake provider and the simulated clients; *%s* is the same stack (same code and options, its own SQLite store in a temporary directory) in a child process of this program (`-%s`, started with the same environment, so the same GOGC and GOMAXPROCS, and the same priority), which the same simulated clients reach over loopback and which calls this process's fake provider. ", pathInProcess, pathOwnProcess, serveKeygateFlag)
+		w("Inter-frame = time between consecutive tokens at the client (ideal: the pace). The memory, heap, goroutine and CPU columns are those of the *measured process*: for direct, relay and %s this whole process (fake provider and clients included; the direct row shows their share), for %s the child alone, that is Keygate's own. ", pathInProcess, pathOwnProcess)
+		w("Resident memory per turn = (peak RSS while streaming − RSS before) / N, RSS read from /proc/PID/status: *RSS/turn* takes the peak of VmRSS sampled every 20 ms, *high-water* the kernel's VmHWM (reset through /proc/PID/clear_refs before each run), which no sampling can miss. ")
+		w("Heap/turn and goroutines/turn are the peak live heap objects and goroutines above the start (runtime/metrics; the child reports its own over a control endpoint polled at the same moments), per turn. Steady p99 leaves out the first and last fifth of each turn's tokens, when other turns start or end. CPU/token is the measured process's CPU time over the tokens delivered (in process: provider, Keygate and clients; own process: Keygate alone). Goroutines are counted before and after all turns ended, idle connections closed and up to 10 s of settling; the few that stay after the first Keygate level are the provider client's idle keep-alive connections, and they do not grow with N. The paces are chosen so that this whole process stays within the machine's 2 cores (column *measured process*), so the figures show latency rather than a backlog; in the own-process row the column is Keygate's share, the load generator's comes on top. Other processes' use of the same cores (neither this process nor the Keygate child) is in the last column.\n\n")
+		w("| N | tokens (max) × pace | path | tokens/s | errors | transit p50 | transit p99 | **added p99** | − relay p99 | steady p99 | inter-frame p50 | inter-frame p99 | CPU/token | RSS/turn | RSS/turn, high-water | heap/turn | goroutines/turn | goroutines before → after | measured process (cores) | other processes (cores) |\n")
+		w("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 		for _, c := range r.Concurrency {
 			for _, p := range []struct {
 				name string
 				s    side
-			}{{"direct", c.Direct}, {"relay", c.Relay}, {"Keygate", c.Keygate}} {
-				added, own := "—", "—"
+			}{{"direct", c.Direct}, {"relay", c.Relay}, {pathInProcess, c.Keygate}, {pathOwnProcess, c.Own}} {
+				added, own, hwm := "—", "—", "—"
 				if p.name != "direct" {
 					added = "**" + us(p.s.Transit.p99()-c.Direct.Transit.p99()) + "**"
 				}
-				if p.name == "Keygate" {
-					own = us(c.Keygate.Transit.p99() - c.Relay.Transit.p99())
+				if p.name != "direct" && p.name != "relay" {
+					own = us(p.s.Transit.p99() - c.Relay.Transit.p99())
 				}
-				w("| %d | %d × %s | %s | %.0f | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.1f | %d → %d | %.2f | %.2f |\n", c.N, c.Tokens, c.Interval, p.name,
+				if p.s.HWMPerTurn != 0 {
+					hwm = kib(p.s.HWMPerTurn)
+				}
+				rssTurn := kib(p.s.RSSPerTurn)
+				if p.name == pathOwnProcess {
+					rssTurn = "**" + rssTurn + "**"
+				}
+				w("| %d | %d × %s | %s | %.0f | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.1f | %d → %d | %.2f | %.2f |\n", c.N, c.Tokens, c.Interval, p.name,
 					p.s.TokensPerSec, p.s.Errors, us(p.s.Transit.p50()), us(p.s.Transit.p99()), added, own, us(p.s.Steady.p99()),
-					ms(p.s.Gaps.p50()), ms(p.s.Gaps.p99()), us(p.s.CPUPerToken), kib(p.s.RSSPerTurn), kib(p.s.HeapPerTurn), p.s.GoPerTurn,
+					ms(p.s.Gaps.p50()), ms(p.s.Gaps.p99()), us(p.s.CPUPerToken), rssTurn, hwm, kib(p.s.HeapPerTurn), p.s.GoPerTurn,
 					p.s.GoBefore, p.s.GoAfter, p.s.Cores, p.s.Other)
 			}
 		}
 		for _, c := range r.Concurrency {
 			if c.Keygate.FirstErr != "" {
 				w("\nFirst Keygate error at N=%d: `%s`\n", c.N, c.Keygate.FirstErr)
+			}
+			if c.Own.FirstErr != "" {
+				w("\nFirst error of Keygate in its own process at N=%d: `%s`\n", c.N, c.Own.FirstErr)
 			}
 			if c.Direct.FirstErr != "" {
 				w("\nFirst direct error at N=%d: `%s`\n", c.N, c.Direct.FirstErr)
@@ -150,9 +162,10 @@ var whys = []struct {
 	{0, false, "**Why the p99 added latency per token at 100 concurrent turns is far above 50 µs.** A gateway is one more hop: the relay rows, which only copy bytes, already add tens to hundreds of microseconds per token on this virtual machine (two more socket writes and reads and the goroutine wake-ups they cause), so 50 µs at p99 is below the floor of any gateway here. " +
 		"Keygate's share beyond the relay (*Keygate − relay*) is the decoding of the provider's JSON, the engine's event, the run layer's protobuf frame and the hand-offs between the provider client, the engine, the run layer, the transport queue and the RunSSE writer. " +
 		"The p99 under load is also set by the turns' fixed work: a turn's start and end cost a few milliseconds of CPU (section 3, turn 10: SQLite writes, one conversation load, checkpoint projections, KV SETs), and while 100 turns end within the last quarter of the run the tokens of the others wait for a core. The *steady p99* column (middle of the turns) is the streaming cost without those bursts. At 1,000 turns the same effect is larger: the turns end over the last quarter of the run, hundreds per second, and their end-of-turn work alone asks for more CPU than the 2 cores have left, so tokens queue behind it (the relay, which has no per-turn work, has no such tail)."},
-	{2, false, "**Why resident memory per turn is above 256 KiB.** The figure counts the whole process: each turn's simulated Cursor client (RunSSE connection, BidiAppend connections with their gzip readers, read goroutine) and the fake provider live in the same process as Keygate; the direct and relay rows show what the provider side and plain clients cost. " +
-		"A heap profile taken while the turns stream (`-memprofile`) shows the largest items are the 4 KiB bufio readers and writers of each HTTP connection on both ends (provider, RunSSE, BidiAppend), then the simulated clients' BidiAppend decompressors, the run layer's session and the transport's output log; the provider client's SSE reader starts at 4 KiB (it was 64 KiB) and the run's event buffers are a quarter of their former size. " +
-		"Go's heap also grows to about twice the live heap before collecting (GOGC=100), which RSS shows. Goroutine stacks are not in the heap profile but are in RSS: the *goroutines/turn* column (client, provider and Keygate together) at 8 KiB or more each is about 150 KiB per turn; the simulated client, like Cursor's, overlaps its BidiAppends, so a turn may hold several append connections (each with its goroutines and buffers on both ends) at once."},
+	{2, true, "**What resident memory per turn counts.** The target is about Keygate's memory, so it is judged on the *" + pathOwnProcess + "* rows of section 2: the same stack in a child process that holds nothing else, so that its RSS grows only with what Keygate itself keeps per turn. " +
+		"The *" + pathInProcess + "* rows keep the earlier whole-process figure for continuity: it also counts each turn's simulated Cursor client (RunSSE connection, BidiAppend connections with their gzip readers, read goroutines) and the fake provider's side of each provider connection; the difference between the two rows is that load generator's memory (the direct and relay rows show what plain SSE clients and the provider cost). " +
+		"What a turn holds in Keygate's own process: for each HTTP connection it serves or makes (RunSSE, each BidiAppend in flight, since the client, like Cursor's, overlaps them, and the provider call) the connection's goroutine with its 4 KiB bufio reader and writer, the provider client's SSE reader (4 KiB), the run layer's session and the transport's output log; the goroutines of column *goroutines/turn*, each with a stack of 8 KiB or more, which the heap does not count; and the heap's headroom between collections (GOGC=100), which *heap/turn* (live objects only) does not count either. " +
+		"With one turn the figure is mostly the fixed memory the first turn pulls in (SQLite's caches, code, runtime structures), not a per-turn cost; it is shared as N grows. `-memprofile` writes heap profiles of both processes while the turns stream."},
 	{3, false, "**Why the bytes sent to the client grow with the conversation while the bytes stored do not.** Storage is delta-encoded: each checkpoint stores its new messages only, so the bytes stored per turn stay flat from turn 10 to turn 1,000. " +
 		"The Cursor protocol's checkpoint (ConversationStateStructure) lists the blob id of every root prompt message and every turn, and the client replaces its whole state with each update; a turn publishes four such updates: the settled user turn, which the client gets before any text and which keeps the user's message when the model call fails, and the final staged, settled, settled that the protocol's reference implementation sends. The client sends the state back with its next run request (bytes from client). So each update is linear in the conversation length by the protocol's design, about 100 KB at turn 1,000. " +
 		"Even one update per turn would leave turn 1,000 tens of times turn 10; a flat cost needs the protocol's own compaction (summaries), which shortens the root list."},

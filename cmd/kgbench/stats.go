@@ -2,10 +2,7 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 )
 
@@ -38,18 +35,3 @@ func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float
 
 // kib formats bytes in KiB with one decimal.
 func kib(b float64) string { return fmt.Sprintf("%.1f KiB", b/1024) }
-
-// rss reads the process's resident set size from /proc/self/status.
-func rss() int64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
-			n, _ := strconv.ParseInt(f[1], 10, 64)
-			return n * 1024
-		}
-	}
-	return 0
-}
