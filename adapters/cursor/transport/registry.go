@@ -164,8 +164,20 @@ func (r *Registry) tryAppend(a Append, route Route, who caller) (Route, *routeWa
 		return Local, nil, ErrNoModel
 	case t != nil && t.stale(a.Seqno):
 		return Local, nil, nil // a late duplicate for the ended generation
+	case t != nil && answersServer(a.Message):
+		// A reply to something the server asked (a KV request, an exec)
+		// can only belong to the ended turn: a new turn's server has asked
+		// nothing before its transport exists. It is accepted and dropped
+		// rather than held for a new turn that will not claim it.
+		r.log.Debug("late reply after its turn ended", zap.String("request_id", a.RequestID), zap.Int64("seqno", a.Seqno))
+		return Local, nil, nil
 	}
 	return Local, r.waitLocked(a.RequestID), nil
+}
+
+// answersServer reports whether m replies to a server message (KV or exec).
+func answersServer(m *agentv1.AgentClientMessage) bool {
+	return m.GetKvClientMessage() != nil || m.GetExecClientMessage() != nil || m.GetExecClientControlMessage() != nil
 }
 
 // mayUseLocked reports whether who may append to or subscribe to the

@@ -164,3 +164,42 @@ var _ = Describe("Registry", func() {
 		Eventually(done).Should(Receive(BeNil()))
 	})
 })
+
+var _ = Describe("Registry after a turn ended", func() {
+	var (
+		probe *turnProbe
+		reg   *transport.Registry
+	)
+	BeforeEach(func() {
+		probe = &turnProbe{turns: make(chan *transport.Turn, 4), end: make(chan error, 4)}
+		cfg := cursortest.FastTimings()
+		cfg.RouteWait = 5 * time.Second
+		cfg.Retain = time.Minute
+		reg = transport.NewRegistry(probe, nil, cfg, zap.NewNop())
+		DeferCleanup(func() { Expect(reg.Close(context.Background())).To(Succeed()) })
+		Expect(appendTo(reg, opening("m"))).To(Succeed())
+		Eventually(probe.turns).Should(Receive())
+		probe.end <- nil
+		Eventually(func() bool { return reg.Owns(context.Background(), "r1") }).Should(BeFalse())
+	})
+
+	kvReply := &agentv1.AgentClientMessage{Message: &agentv1.AgentClientMessage_KvClientMessage{KvClientMessage: &agentv1.KvClientMessage{
+		Id: 3, Message: &agentv1.KvClientMessage_SetBlobResult{SetBlobResult: &agentv1.SetBlobResult{}}}}}
+
+	It("accepts a late reply to the ended turn at once instead of holding it for a next turn", func() {
+		start := time.Now()
+		Expect(appendTo(reg, transport.Append{RequestID: "r1", Seqno: 9, Message: kvReply})).To(Succeed())
+		Expect(time.Since(start)).To(BeNumerically("<", time.Second), "not held for the 5 s route wait")
+		Consistently(probe.turns, 50*time.Millisecond).ShouldNot(Receive())
+	})
+
+	It("still holds a heartbeat that may overtake the next turn's run request", func() {
+		done := make(chan error, 1)
+		go func() { done <- appendTo(reg, transport.Append{RequestID: "r1", Seqno: 1, Message: cursortest.Heartbeat()}) }()
+		Consistently(done, 200*time.Millisecond).ShouldNot(Receive())
+		next := opening("m")
+		next.Raw = append(next.Raw, 0) // another run request reusing the request id
+		Expect(appendTo(reg, next)).To(Succeed())
+		Eventually(done).Should(Receive(BeNil()))
+	})
+})
