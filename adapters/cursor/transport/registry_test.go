@@ -195,7 +195,9 @@ var _ = Describe("Registry after a turn ended", func() {
 
 	It("still holds a heartbeat that may overtake the next turn's run request", func() {
 		done := make(chan error, 1)
-		go func() { done <- appendTo(reg, transport.Append{RequestID: "r1", Seqno: 1, Message: cursortest.Heartbeat()}) }()
+		go func() {
+			done <- appendTo(reg, transport.Append{RequestID: "r1", Seqno: 1, Message: cursortest.Heartbeat()})
+		}()
 		Consistently(done, 200*time.Millisecond).ShouldNot(Receive())
 		next := opening("m")
 		next.Raw = append(next.Raw, 0) // another run request reusing the request id
