@@ -3,6 +3,7 @@ package cursor_test
 import (
 	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"time"
 
@@ -156,4 +157,21 @@ var _ = Describe("AgentService/Run over HTTP/2", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(end).To(HaveConnectCode(connect.CodeFailedPrecondition))
 	})
+
+	It("ends with failed_precondition over HTTP/1.1 while the client's body is still streaming", func(ctx SpecContext) {
+		body, uplink := io.Pipe()
+		defer uplink.Close()
+		go func() { _, _ = uplink.Write(frame.Encode(0, nil)) }() // and never ends the body
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, env.URL+"/agent.v1.AgentService/Run", body)
+		Expect(err).NotTo(HaveOccurred())
+		req.Header.Set("Content-Type", "application/connect+proto")
+		resp, err := env.HTTP1.Do(req)
+		Expect(err).NotTo(HaveOccurred())
+		defer resp.Body.Close()
+		f, err := frame.NewReader(resp.Body, 0).Next()
+		Expect(err).NotTo(HaveOccurred())
+		end, err := frame.ParseEnd(f.Payload)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(end).To(HaveConnectCode(connect.CodeFailedPrecondition))
+	}, SpecTimeout(5*time.Second))
 })

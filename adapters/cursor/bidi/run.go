@@ -41,11 +41,16 @@ func (h *Run) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !onlyPost(w, r) {
 		return
 	}
-	rc := startStream(w, ContentTypeConnect)
 	if r.ProtoMajor < 2 {
-		endWith(w, rc, ErrNeedsHTTP2)
+		// HTTP/1's server reads the whole request body before it writes a
+		// response, and a Run body does not end: answer without waiting for
+		// it, and close the connection rather than drain it afterwards.
+		_ = http.NewResponseController(w).EnableFullDuplex()
+		w.Header().Set("Connection", "close")
+		endWith(w, startStream(w, ContentTypeConnect), ErrNeedsHTTP2)
 		return
 	}
+	rc := startStream(w, ContentTypeConnect)
 	id := r.Header.Get("X-Request-Id")
 	if id == "" {
 		id = uuid.NewString()
