@@ -14,6 +14,7 @@ import (
 	"keygate/adapters/ca"
 	"keygate/adapters/cursorproxy"
 	"keygate/adapters/cursorproxy/setup"
+	"keygate/app"
 	"keygate/app/config"
 )
 
@@ -129,14 +130,8 @@ func dataDirFlag(fs *flag.FlagSet) *string {
 
 // prepareDataDir creates the data directory (mode 0700) like serve does.
 func prepareDataDir(dir string) (string, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", fmt.Errorf("resolve data dir: %w", err)
-	}
-	if err := os.MkdirAll(abs, 0o700); err != nil {
-		return "", fmt.Errorf("create data dir: %w", err)
-	}
-	return abs, nil
+	d, err := app.PrepareDataDir(config.Config{DataDir: dir})
+	return string(d), err
 }
 
 // exitFlag maps a flag parse error to an exit code (-h is not a failure).
