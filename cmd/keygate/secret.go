@@ -9,10 +9,8 @@ import (
 
 	"go.uber.org/zap"
 
-	"keygate/adapters/postgres"
-	"keygate/adapters/relstore"
 	"keygate/adapters/secret"
-	"keygate/adapters/sqlite"
+	"keygate/app"
 	"keygate/app/company"
 	"keygate/app/config"
 )
@@ -49,7 +47,7 @@ func secretCommand(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	ctx := context.Background()
-	store, closeStore, err := openStore(ctx, dir, *dbURL)
+	store, closeStore, err := app.OpenStore(ctx, config.Config{DatabaseURL: *dbURL}, zap.NewNop(), app.DataDir(dir))
 	if err != nil {
 		fmt.Fprintf(stderr, "keygate: %v\n", err)
 		return 1
@@ -70,20 +68,4 @@ func secretCommand(args []string, stdout, stderr io.Writer) int {
 			secret.EnvKeyFile, *newKeyFile, secret.EnvPreviousFile)
 	}
 	return 0
-}
-
-// openStore opens the configured database for a one-off command.
-func openStore(ctx context.Context, dataDir, dbURL string) (*relstore.Store, func(), error) {
-	if dbURL != "" {
-		db, err := postgres.Open(ctx, dbURL, zap.NewNop())
-		if err != nil {
-			return nil, nil, err
-		}
-		return postgres.NewStore(db), db.Close, nil
-	}
-	db, err := sqlite.Open(ctx, dataDir, zap.NewNop())
-	if err != nil {
-		return nil, nil, err
-	}
-	return sqlite.NewStore(db), func() { _ = db.Close() }, nil
 }
