@@ -103,7 +103,6 @@ func (s *session) onEvent(ev run.Event) {
 		s.ui.ThinkingDone(e.Duration)
 		_ = s.send(output.ThinkingCompleted(e.Duration))
 	case run.ToolCallStart:
-		s.names[e.CallID] = e.Name
 		s.modelCall[e.CallID] = e.ModelCallID
 		_ = s.send(output.PartialToolCall(e.CallID, placeholder(e.CallID), "", e.ModelCallID))
 	case run.ToolCallArgsDelta:
@@ -136,10 +135,8 @@ func placeholder(callID string) *agentv1.ToolCall {
 // startRound dispatches a round's calls, then publishes the staged
 // checkpoint of the open round.
 func (s *session) startRound(e run.ExecuteToolRound) {
-	s.calls = map[string]*tools.Call{}
 	for _, c := range e.Calls {
 		call := tools.New(c, s.env())
-		s.calls[c.CallID] = call
 		a := call.Start()
 		s.ui.Tool(call.Card())
 		_ = s.send(output.ToolCallStarted(c.CallID, call.Card(), s.modelCall[c.CallID]))

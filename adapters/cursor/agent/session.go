@@ -44,8 +44,7 @@ type session struct {
 	usedTok  int64
 	usage    llm.Usage
 
-	// calls of the current round by call id; execs maps exec ids to them.
-	calls map[string]*tools.Call
+	// execs maps exec ids to their tool calls.
 	execs map[uint32]*tools.Call
 	// completing holds calls whose result was handed to the engine and is
 	// not committed yet.
@@ -54,8 +53,6 @@ type session struct {
 	queries map[uint32]*tools.Call
 	// modelCall is the provider call id of each tool call, for the cards.
 	modelCall map[string]string
-	// names of tool calls seen streaming, for placeholder cards.
-	names map[string]string
 	// injections queued in this run: event id -> injection.
 	injections map[string]injection
 	seenInject map[string]bool
@@ -103,9 +100,9 @@ func newSession(ctx context.Context, h *Handler, turn *transport.Turn) *session 
 	return &session{
 		h: h, ctx: ctx, turn: turn, log: h.log.With(zap.String("request_id", turn.RequestID)),
 		inbox: make(chan *agentv1.AgentClientMessage, 64), readErr: make(chan error, 1), over: make(chan struct{}),
-		calls: map[string]*tools.Call{}, execs: map[uint32]*tools.Call{}, queries: map[uint32]*tools.Call{}, completing: map[string]*tools.Call{},
+		execs: map[uint32]*tools.Call{}, queries: map[uint32]*tools.Call{}, completing: map[string]*tools.Call{},
 		webDone: make(chan webOutcome, 8), modelCall: map[string]string{},
-		names: map[string]string{}, injections: map[string]injection{}, seenInject: map[string]bool{},
+		injections: map[string]injection{}, seenInject: map[string]bool{},
 		sets: map[uint32]string{}, inflight: map[string]bool{}, setFailed: map[string]error{},
 	}
 }
