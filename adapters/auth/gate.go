@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -58,7 +59,7 @@ func (g *Gate) Guard(next http.Handler) http.Handler {
 		case status == http.StatusOK:
 			next.ServeHTTP(w, r.WithContext(access.NewContext(r.Context(), p)))
 		case status == http.StatusUnauthorized && g.oidc != nil && wantsPage(r):
-			http.Redirect(w, r, "/auth/login?next="+urlQueryEscape(r.URL.RequestURI()), http.StatusFound)
+			http.Redirect(w, r, "/auth/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusFound)
 		default:
 			http.Error(w, http.StatusText(status), status)
 		}

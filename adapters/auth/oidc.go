@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -184,5 +183,3 @@ func localPath(next string) string {
 	}
 	return next
 }
-
-func urlQueryEscape(s string) string { return url.QueryEscape(s) }
