@@ -77,7 +77,8 @@ func (m *Models) Test(ctx context.Context, id string, progress func(TestProgress
 	start := m.o.Now()
 	stream, err := m.o.Provider.Stream(ctx, call)
 	if err != nil {
-		return m.failed(res, err), nil
+		res.Error = advice(err)
+		return res, nil
 	}
 	defer stream.Close()
 	progress(TestProgress{Phase: TestStreaming})
@@ -99,7 +100,8 @@ func (m *Models) Test(ctx context.Context, id string, progress func(TestProgress
 	res.Duration = m.o.Now().Sub(start)
 	res.Text = text.String()
 	if err := stream.Err(); err != nil {
-		return m.failed(res, err), nil
+		res.Error = advice(err)
+		return res, nil
 	}
 	if strings.TrimSpace(res.Text) == "" {
 		res.Error = "the model answered without any text; check that the model id is a chat model"
@@ -119,12 +121,7 @@ func (m *Models) Test(ctx context.Context, id string, progress func(TestProgress
 	return res, nil
 }
 
-// failed turns a provider failure into advice.
-func (m *Models) failed(res TestResult, err error) TestResult {
-	res.Error = advice(err)
-	return res
-}
-
+// advice turns a provider failure into what to check.
 func advice(err error) string {
 	var perr *llm.ProviderError
 	if !errors.As(err, &perr) {
