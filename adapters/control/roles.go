@@ -24,9 +24,6 @@ var adminOnly = map[string]bool{
 	controlv1connect.SettingServiceUpdateSettingsProcedure: true,
 }
 
-// AdminOnly reports whether procedure is reserved to administrators.
-func AdminOnly(procedure string) bool { return adminOnly[procedure] }
-
 // requireRole refuses an administrator-only procedure to a signed-in
 // member with PermissionDenied, in the caller's Connect protocol. A
 // request without a principal passes: then no Guard is configured, and
