@@ -1,7 +1,6 @@
 package run
 
 import (
-	"errors"
 	"fmt"
 
 	"keygate/domain/llm"
@@ -84,9 +83,6 @@ const (
 type errCancelled struct{ reason string }
 
 func (e *errCancelled) Error() string { return "run cancelled: " + e.reason }
-
-// ErrRunEnded is returned by commands sent to a run that has ended.
-var ErrRunEnded = errors.New("run ended")
 
 func failure(cat Category, retryable bool, err error) *Failure {
 	return &Failure{Category: cat, Message: err.Error(), Retryable: retryable, Err: err}
