@@ -11,6 +11,7 @@ import (
 
 	"keygate/adapters/cursor/checkpoint"
 	"keygate/adapters/cursor/compile"
+	"keygate/adapters/cursor/transport"
 	"keygate/app/run"
 	"keygate/domain/access"
 	"keygate/domain/conversation"
@@ -159,7 +160,7 @@ var (
 
 // resolve finds the turn's model among Keygate's models.
 func (s *session) resolve() error {
-	modelID := compile.ModelID(s.turn.Request)
+	modelID := transport.ModelID(s.turn.Request)
 	ep, cfg, err := s.h.o.Models.Endpoint(s.ctx, modelID)
 	switch {
 	case errors.Is(err, ports.ErrNotFound) || (err == nil && !cfg.Enabled):

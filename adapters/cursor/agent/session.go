@@ -181,7 +181,7 @@ func (s *session) send(m *agentv1.AgentServerMessage) error {
 func (s *session) env() tools.Env {
 	req := s.turn.Request
 	return tools.Env{ConversationID: s.convID, RootConversationID: req.GetConversationGroupId(),
-		ModelID: compile.ModelID(req), MCP: s.compiled.MCP, Servers: s.compiled.Servers, Todos: s.todos, Now: s.h.o.Now}
+		ModelID: transport.ModelID(req), MCP: s.compiled.MCP, Servers: s.compiled.Servers, Todos: s.todos, Now: s.h.o.Now}
 }
 
 type webOutcome struct {

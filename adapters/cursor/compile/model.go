@@ -11,15 +11,6 @@ import (
 	"keygate/ports"
 )
 
-// ModelID returns the model the client asked for: requested_model, else
-// model_details.
-func ModelID(req *agentv1.AgentRunRequest) string {
-	if id := req.GetRequestedModel().GetModelId(); id != "" {
-		return id
-	}
-	return req.GetModelDetails().GetModelId()
-}
-
 // Model builds the run's model from its configuration and the picker's
 // parameters: "reasoning" overrides the configured effort, "fast" asks for
 // the fast service tier, "context" ("200k", "1m") narrows the window used

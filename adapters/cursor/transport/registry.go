@@ -327,8 +327,7 @@ func (r *Registry) Close(ctx context.Context) error {
 	}
 }
 
-// SelectsModel reports whether a run request names a model:
-// requested_model.model_id, or else model_details.model_id.
+// SelectsModel reports whether a run request names a model (see ModelID).
 func SelectsModel(req *agentv1.AgentRunRequest) bool {
-	return req.GetRequestedModel().GetModelId() != "" || req.GetModelDetails().GetModelId() != ""
+	return ModelID(req) != ""
 }
