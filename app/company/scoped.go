@@ -110,13 +110,7 @@ func (s scopedConversations) Conversations(ctx context.Context, after *ports.Con
 	if p.IsAdmin() {
 		return s.next.Conversations(ctx, after, limit)
 	}
-	return refill(ctx, s.t, p, limit,
-		func(ctx context.Context, limit int, last *ports.ConversationSummary) ([]ports.ConversationSummary, error) {
-			if last == nil {
-				return s.next.Conversations(ctx, after, limit)
-			}
-			return s.next.Conversations(ctx, last, limit)
-		},
+	return refill(ctx, s.t, p, after, limit, s.next.Conversations,
 		func(c ports.ConversationSummary) string { return c.ID })
 }
 
@@ -131,14 +125,14 @@ func (s scopedConversations) Checkpoints(ctx context.Context, conversationID str
 	return s.next.Checkpoints(ctx, conversationID)
 }
 
-// refill pages through a list with fetch until it has limit items the
-// principal may see (limit <= 0: one page of the source, filtered).
-func refill[T any](ctx context.Context, t *Tenancy, p access.Principal, limit int,
-	fetch func(ctx context.Context, limit int, last *T) ([]T, error), conv func(T) string) ([]T, error) {
+// refill pages through a list with fetch, from after on, until it has
+// limit items the principal may see (limit <= 0: one page of the source,
+// filtered).
+func refill[T any](ctx context.Context, t *Tenancy, p access.Principal, after *T, limit int,
+	fetch func(ctx context.Context, after *T, limit int) ([]T, error), conv func(T) string) ([]T, error) {
 	out := []T{}
-	var last *T
 	for {
-		page, err := fetch(ctx, limit, last)
+		page, err := fetch(ctx, after, limit)
 		if err != nil {
 			return nil, err
 		}
@@ -162,7 +156,7 @@ func refill[T any](ctx context.Context, t *Tenancy, p access.Principal, limit in
 		if limit <= 0 || len(page) < limit || len(out) >= limit {
 			return out, nil
 		}
-		last = &page[len(page)-1]
+		after = &page[len(page)-1]
 	}
 }
 

@@ -129,6 +129,29 @@ var _ = Describe("Tenancy store decorators", func() {
 		Expect(page).To(ConsistOf(HaveField("CallID", "call-ada")))
 	})
 
+	It("fills a member's conversation page past other users' conversations, and goes on after its cursor", func() {
+		_, err := convs.Open(as(ada), "conv-ada-2")
+		Expect(err).NotTo(HaveOccurred())
+		for i := range 4 {
+			_, err := convs.Open(as(bob), fmt.Sprintf("conv-bob-%d", i))
+			Expect(err).NotTo(HaveOccurred())
+		}
+		list := tenancy.Conversations(st.Conversations())
+		var seen []string
+		var after *ports.ConversationSummary
+		for range 3 {
+			page, err := list.Conversations(as(ada), after, 1)
+			Expect(err).NotTo(HaveOccurred())
+			if len(page) == 0 {
+				break
+			}
+			Expect(page).To(HaveLen(1))
+			seen = append(seen, page[0].ID)
+			after = &page[0]
+		}
+		Expect(seen).To(ConsistOf("conv-ada", "conv-ada-2"))
+	})
+
 	It("refuses console reads without a signed-in principal", func() {
 		_, err := tenancy.CallLister(st.CallRecords()).CallRecords(context.Background(), ports.CallQuery{})
 		Expect(err).To(MatchError(access.ErrDenied))
