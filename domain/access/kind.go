@@ -6,8 +6,7 @@ type Kind string
 
 // The tenant-scoped kinds.
 const (
-	KindConversation  Kind = "conversation"
-	KindRun           Kind = "run"
-	KindBlobNamespace Kind = "blob_namespace"
-	KindCall          Kind = "call"
+	KindConversation Kind = "conversation"
+	KindRun          Kind = "run"
+	KindCall         Kind = "call"
 )
