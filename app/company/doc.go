@@ -1,6 +1,8 @@
 // Package company holds the use cases of a company deployment: re-sealing
-// stored provider keys under a new secret key, personal gateway tokens, and
-// the audit log of administrator actions.
+// stored provider keys under a new secret key, sealing relayed appends,
+// personal gateway tokens, the audit log of administrator actions, tenancy
+// (each user reaches only their own conversations and calls) and per-user
+// budgets.
 //
 // Place in the hexagon: app. It imports only domain and ports; the
 // composition root hands it the stores and the secret box.
