@@ -97,9 +97,6 @@ func New(c llm.ToolCall, env Env) *Call {
 // ID returns the model's call id.
 func (c *Call) ID() string { return c.call.CallID }
 
-// Name returns the call's tool name as the model gave it.
-func (c *Call) Name() string { return c.call.Name }
-
 // Done reports whether the call has its result.
 func (c *Call) Done() bool { return c.done }
 
