@@ -144,7 +144,7 @@ func (r *Registry) tryAppend(a Append, route Route, who caller) (Route, *routeWa
 	case opening:
 		delete(r.upstream, a.RequestID) // the request id is reused for a Keygate turn
 	case r.upstream[a.RequestID] != nil:
-		if m := r.upstreamLocked(a.RequestID); !m.isSent {
+		if m := r.upstreamLocked(a.RequestID); !m.isSent() {
 			return Upstream, &routeWait{done: m.sent}, nil // after the run request
 		}
 		return Upstream, nil, nil

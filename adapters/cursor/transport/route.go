@@ -32,7 +32,6 @@ type upstreamMark struct {
 	owner   caller        // who sent the opening append
 	opening []byte        // the seqno-0 run_request that chose the route
 	sent    chan struct{} // closed once that append has gone to Cursor
-	isSent  bool
 	touched time.Time
 	relays  int  // RunSSE relays attached now
 	ended   bool // a relay saw Cursor's stream end
@@ -138,8 +137,17 @@ func (r *Registry) fallback(requestID string, t *Transport, who caller) (*Subscr
 func (r *Registry) OpeningForwarded(requestID string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if m := r.upstream[requestID]; m != nil && !m.isSent {
-		m.isSent = true
+	if m := r.upstream[requestID]; m != nil && !m.isSent() {
 		close(m.sent)
+	}
+}
+
+// isSent reports whether the opening append has gone to Cursor.
+func (m *upstreamMark) isSent() bool {
+	select {
+	case <-m.sent:
+		return true
+	default:
+		return false
 	}
 }
