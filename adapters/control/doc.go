@@ -4,8 +4,6 @@
 // Place in the hexagon: driving adapter. The handlers translate between the
 // generated protobuf types in gen/keygate and the use cases of app/control;
 // they hold no rules of their own beyond mapping errors to Connect codes.
-// It also holds two small driven adapters the console needs and no store
-// provides yet: PromptCache (a bounded in-memory ports.PromptStore for the
-// cache insight) and Discovery (ports.ModelLister over the provider
-// adapter's model listing).
+// It also holds one small driven adapter the console needs: Discovery
+// (ports.ModelLister over the provider adapter's model listing).
 package control

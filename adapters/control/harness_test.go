@@ -31,7 +31,7 @@ type api struct {
 	store    *controltest.Store
 	convs    *controltest.Conversations
 	upstream *providertest.Server
-	prompts  *control.PromptCache
+	prompts  *controltest.Prompts
 	tap      *appcontrol.PromptTap
 	settings *appcontrol.Settings
 	server   *httptest.Server
@@ -47,7 +47,7 @@ func newAPI() *api { return newAPIWith(nil) }
 
 // newAPIWith is newAPI behind guard (nil: none).
 func newAPIWith(guard func(http.Handler) http.Handler) *api {
-	a := &api{store: controltest.NewStore(nil), convs: controltest.NewConversations(nil), upstream: providertest.NewServer(), prompts: control.NewPromptCache(100)}
+	a := &api{store: controltest.NewStore(nil), convs: controltest.NewConversations(nil), upstream: providertest.NewServer(), prompts: controltest.NewPrompts()}
 	DeferCleanup(a.upstream.Close)
 	box, err := secretbox.New([]byte("0123456789abcdef0123456789abcdef"))
 	Expect(err).NotTo(HaveOccurred())

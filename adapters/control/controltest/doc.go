@@ -1,7 +1,7 @@
 // Package controltest provides in-memory stores behind every port the
 // control use cases read (model configs, settings, call records with their
-// details, conversations), for the control specs and the console's browser
-// test server. They pass the console contract suite
+// details, conversations, prompts), for the control specs and the
+// console's browser test server. They pass the console contract suite
 // (porttest.DescribeConsoleStores) but keep nothing across restarts.
 //
 // Place in the hexagon: test support for adapters/control; it imports only
