@@ -79,31 +79,26 @@ func (d *Decoder) replay() *llm.ReplayState {
 	n := 0
 	for _, idx := range d.order {
 		b := d.blocks[idx]
-		switch {
-		case b.kind == "thinking" && len(b.signature) > 0:
-			if n == 0 {
-				w.BeginObject()
-				w.Key("blocks")
-				w.BeginArray()
-			}
-			n++
+		signed := b.kind == "thinking" && len(b.signature) > 0
+		if !signed && b.kind != "redacted_thinking" {
+			continue
+		}
+		if n == 0 {
 			w.BeginObject()
+			w.Key("blocks")
+			w.BeginArray()
+		}
+		n++
+		w.BeginObject()
+		if signed {
 			w.StringField("type", "thinking")
 			w.StringField("thinking", string(b.thinking))
 			w.StringField("signature", string(b.signature))
-			w.EndObject()
-		case b.kind == "redacted_thinking":
-			if n == 0 {
-				w.BeginObject()
-				w.Key("blocks")
-				w.BeginArray()
-			}
-			n++
-			w.BeginObject()
+		} else {
 			w.StringField("type", "redacted_thinking")
 			w.StringField("data", b.data)
-			w.EndObject()
 		}
+		w.EndObject()
 	}
 	if n == 0 {
 		return nil
