@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -21,6 +22,11 @@ type Turn struct {
 	// message and steps are kept by blob id and it replaces the client's
 	// last turn instead of following it.
 	prior *agentv1.AgentConversationTurnStructure
+	// tail accumulates the text of the last step while deltas extend it,
+	// so a long reply costs linear time, not a copy of the text per delta;
+	// open is the step field tail mirrors.
+	tail strings.Builder
+	open *string
 }
 
 // Continue makes t continue the client's last turn, given as the bytes of
@@ -44,7 +50,7 @@ func (t *Turn) Continues() bool { return t.prior != nil }
 func (t *Turn) Text(s string) {
 	if n := len(t.steps); n > 0 {
 		if a := t.steps[n-1].GetAssistantMessage(); a != nil {
-			a.Text += s
+			t.extend(&a.Text, s)
 			return
 		}
 	}
@@ -57,12 +63,25 @@ func (t *Turn) Text(s string) {
 func (t *Turn) Thinking(s string) {
 	if n := len(t.steps); n > 0 {
 		if m := t.steps[n-1].GetThinkingMessage(); m != nil {
-			m.Text += s
+			t.extend(&m.Text, s)
 			return
 		}
 	}
 	t.steps = append(t.steps, &agentv1.ConversationStep{Message: &agentv1.ConversationStep_ThinkingMessage{
 		ThinkingMessage: &agentv1.ThinkingMessage{Text: s}}})
+}
+
+// extend appends s to *field, the text of the last step. A
+// strings.Builder never rewrites bytes it has handed out, so the strings
+// set earlier stay valid.
+func (t *Turn) extend(field *string, s string) {
+	if t.open != field {
+		t.tail.Reset()
+		t.tail.WriteString(*field)
+		t.open = field
+	}
+	t.tail.WriteString(s)
+	*field = t.tail.String()
 }
 
 // ThinkingDone records the duration of the last thinking step.
