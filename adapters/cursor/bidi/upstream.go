@@ -139,6 +139,7 @@ func (u *Upstream) relay(w io.Writer, rc *http.ResponseController, r *http.Reque
 // decompressed, since the client saw no encoding in the stream headers.
 func passFrames(w io.Writer, rc *http.ResponseController, src io.Reader, ended func()) error {
 	frames := frame.NewReader(src, 0)
+	var buf []byte // reused across frames, which come one a token
 	for {
 		f, err := frames.Next()
 		if errors.Is(err, io.EOF) {
@@ -150,7 +151,8 @@ func passFrames(w io.Writer, rc *http.ResponseController, src io.Reader, ended f
 		if f.EndStream() && ended != nil {
 			ended()
 		}
-		if _, err := w.Write(frame.Encode(f.Flags&^frame.FlagCompressed, f.Payload)); err != nil {
+		buf = frame.Append(buf[:0], f.Flags&^frame.FlagCompressed, f.Payload)
+		if _, err := w.Write(buf); err != nil {
 			return err
 		}
 		if err := rc.Flush(); err != nil {
