@@ -136,7 +136,7 @@ func NewBudgets(cfg config.Config, store *relstore.Store, settings *appcontrol.S
 		return nil, fmt.Errorf("%s: %w", cfg.BudgetsFile, err)
 	}
 	if len(policy.Prices) == 0 {
-		policy.PriceOf = consolePrices(settings, logger)
+		policy.PriceOf = consolePrices(settings)
 	}
 	b := store.Budgets()
 	logger.Info("budgets enforced", zap.String("policy", cfg.BudgetsFile),
@@ -146,18 +146,12 @@ func NewBudgets(cfg config.Config, store *relstore.Store, settings *appcontrol.S
 
 // consolePrices prices a model from the console's settings (USD per
 // million tokens) as budget.Price (micro-dollars per million tokens).
-func consolePrices(settings *appcontrol.Settings, logger *zap.Logger) func(string) budget.Price {
+func consolePrices(settings *appcontrol.Settings) func(string) budget.Price {
 	return func(model string) budget.Price {
-		set, err := settings.Load(context.Background())
-		if err != nil {
-			logger.Warn("read prices for the budget", zap.Error(err))
+		p, ok := settings.PriceOf(model)
+		if !ok {
 			return budget.Price{}
 		}
-		for _, p := range set.Prices {
-			if p.ModelID == model {
-				return company.PriceFromUSD(p.Input, p.Output, p.CacheRead, p.CacheWrite)
-			}
-		}
-		return budget.Price{}
+		return company.PriceFromUSD(p.Input, p.Output, p.CacheRead, p.CacheWrite)
 	}
 }

@@ -37,6 +37,26 @@ var _ = Describe("SettingService", func() {
 		Expect(a.settings.Detailed()).To(BeTrue())
 	})
 
+	It("keeps the saved prices at hand for per-call lookups, and a fresh Load reads them back", func() {
+		_, ok := a.settings.PriceOf("gpt-a")
+		Expect(ok).To(BeFalse())
+		_, err := a.setting.UpdateSettings(ctx, connect.NewRequest(&controlv1.UpdateSettingsRequest{Settings: &controlv1.Settings{
+			Prices: []*controlv1.ModelPrice{{ModelId: "gpt-a", InputPerMillion: 2, OutputPerMillion: 8}}}}))
+		Expect(err).NotTo(HaveOccurred())
+		p, ok := a.settings.PriceOf("gpt-a")
+		Expect(ok).To(BeTrue())
+		Expect([]float64{p.Input, p.Output}).To(Equal([]float64{2, 8}))
+		_, ok = a.settings.PriceOf("claude-b")
+		Expect(ok).To(BeFalse())
+
+		fresh := appcontrol.NewSettings(a.store)
+		_, err = fresh.Load(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		again, ok := fresh.PriceOf("gpt-a")
+		Expect(ok).To(BeTrue())
+		Expect(again).To(Equal(p))
+	})
+
 	DescribeTable("refuses settings that make no sense",
 		func(s *controlv1.Settings) {
 			_, err := a.setting.UpdateSettings(ctx, connect.NewRequest(&controlv1.UpdateSettingsRequest{Settings: s}))

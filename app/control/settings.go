@@ -36,10 +36,12 @@ type ServiceSettings struct {
 }
 
 // Settings reads and writes service settings. It caches the detailed-mode
-// flag so that provider calls can read it per call without a store query.
+// flag and the prices so that provider calls and budgets can read them per
+// call without a store query.
 type Settings struct {
 	store    ports.SettingStore
 	detailed atomic.Bool
+	prices   atomic.Pointer[map[string]Price]
 }
 
 // NewSettings returns the settings use cases; call Load once at start.
@@ -67,6 +69,11 @@ func (s *Settings) Load(ctx context.Context) (ServiceSettings, error) {
 		out.Prices = []Price{}
 	}
 	s.detailed.Store(out.Detailed)
+	prices := make(map[string]Price, len(out.Prices))
+	for _, p := range out.Prices {
+		prices[p.ModelID] = p
+	}
+	s.prices.Store(&prices)
 	return out, nil
 }
 
@@ -101,3 +108,12 @@ func (s *Settings) Update(ctx context.Context, in ServiceSettings) (ServiceSetti
 // Detailed reports the detailed-mode flag as of the last Load or Update.
 // It fits provider.Options.Detailed, which is read once per call.
 func (s *Settings) Detailed() bool { return s.detailed.Load() }
+
+// PriceOf returns the price of an upstream model as of the last Load or
+// Update; ok is false for a model without a price (or before any Load).
+func (s *Settings) PriceOf(modelID string) (p Price, ok bool) {
+	if m := s.prices.Load(); m != nil {
+		p, ok = (*m)[modelID]
+	}
+	return p, ok
+}
