@@ -18,7 +18,7 @@ import (
 	"keygate/adapters/provider"
 	"keygate/adapters/provider/discovery"
 	"keygate/adapters/provider/providertest"
-	"keygate/adapters/secretbox"
+	"keygate/adapters/secret"
 	appcontrol "keygate/app/control"
 	controlv1 "keygate/gen/keygate/control/v1"
 	"keygate/gen/keygate/control/v1/controlv1connect"
@@ -49,7 +49,7 @@ func newAPI() *api { return newAPIWith(nil) }
 func newAPIWith(guard func(http.Handler) http.Handler) *api {
 	a := &api{store: controltest.NewStore(nil), convs: controltest.NewConversations(nil), upstream: providertest.NewServer(), prompts: controltest.NewPrompts()}
 	DeferCleanup(a.upstream.Close)
-	box, err := secretbox.New([]byte("0123456789abcdef0123456789abcdef"))
+	box, err := secret.NewRing([]byte("0123456789abcdef0123456789abcdef"))
 	Expect(err).NotTo(HaveOccurred())
 	a.settings = appcontrol.NewSettings(a.store)
 	client := provider.New(provider.Options{Recorder: a.store, Detailed: a.settings.Detailed})

@@ -12,7 +12,7 @@
 // Sealed format (version 2): version byte, 4-byte key id, 12-byte nonce,
 // ciphertext and tag; the version and key id are authenticated as
 // additional data. The key id is derived from the key with SHA-256 so that
-// no separate key registry is needed. Values sealed by adapters/secretbox
+// no separate key registry is needed. Values sealed by the earlier secretbox adapter
 // (version 1, no key id) still open, with any key of the ring, so a store
 // written before this package existed stays readable and rotation upgrades
 // it.

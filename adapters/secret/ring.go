@@ -16,7 +16,7 @@ import (
 const KeySize = 32
 
 const (
-	legacyVersion byte = 1 // adapters/secretbox: version, nonce, ciphertext
+	legacyVersion byte = 1 // the earlier secretbox adapter: version, nonce, ciphertext
 	version       byte = 2 // version, key id, nonce, ciphertext
 	idSize             = 4
 )
@@ -140,7 +140,7 @@ func (r *Ring) Open(sealed []byte) ([]byte, error) {
 	return nil, fmt.Errorf("open secret: %w", ports.ErrUnsealable)
 }
 
-// openLegacy opens the adapters/secretbox format, which names no key: each
+// openLegacy opens the earlier secretbox adapter's format, which names no key: each
 // key of the ring is tried (GCM authentication tells the right one).
 func (r *Ring) openLegacy(sealed []byte) ([]byte, error) {
 	for _, s := range r.all {

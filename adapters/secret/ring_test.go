@@ -2,14 +2,13 @@ package secret_test
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
+	"crypto/aes"
+	"crypto/cipher"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"keygate/adapters/secret"
-	"keygate/adapters/secretbox"
 	"keygate/ports"
 )
 
@@ -94,12 +93,15 @@ var _ = Describe("Ring", func() {
 	})
 
 	It("opens values the earlier secretbox adapter sealed under one of its keys", func() {
-		dir := GinkgoT().TempDir()
-		legacy, err := secretbox.Open(dir)
+		// That format: version 1, a GCM nonce, then the ciphertext with the
+		// version byte as additional data; it names no key.
+		k := secret.NewKey()
+		block, err := aes.NewCipher(k)
 		Expect(err).NotTo(HaveOccurred())
-		sealed, _ := legacy.Seal([]byte("from-secretbox"))
-		k, err := os.ReadFile(filepath.Join(dir, secretbox.KeyFile))
+		aead, err := cipher.NewGCM(block)
 		Expect(err).NotTo(HaveOccurred())
+		nonce := bytes.Repeat([]byte{7}, aead.NonceSize())
+		sealed := aead.Seal(append([]byte{1}, nonce...), nonce, []byte("from-secretbox"), []byte{1})
 		r, _ := secret.NewRing(secret.NewKey(), k)
 		Expect(r.Open(sealed)).To(Equal([]byte("from-secretbox")))
 		Expect(r.Current(sealed)).To(BeFalse())

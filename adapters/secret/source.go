@@ -15,7 +15,7 @@ import (
 // Key file names in the data directory (laptop installs).
 const (
 	// KeyFile holds the primary key as 32 raw bytes, mode 0600. It is the
-	// same file adapters/secretbox uses, so its values keep opening.
+	// same file the earlier secretbox adapter used, so its values keep opening.
 	KeyFile = "secret.key"
 	// NextKeyFile holds the key a rotation in progress re-seals under; it
 	// exists only between the start and the end of `keygate secret rotate`.

@@ -9,7 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 	"go.uber.org/zap"
 
-	"keygate/adapters/secretbox"
+	"keygate/adapters/secret"
 	"keygate/app/company"
 )
 
@@ -46,7 +46,7 @@ var _ = Describe("SealRelay", func() {
 	payload := []byte(`{"headers":{"Authorization":["Bearer cursor-token"]}} prompt text`)
 
 	It("stores only sealed bytes and delivers the payload opened", func() {
-		box, err := secretbox.New(key(1))
+		box, err := secret.NewRing(key(1))
 		Expect(err).NotTo(HaveOccurred())
 		db := &mailbox{}
 		relay := company.SealRelay(db, box, zap.NewNop())
@@ -61,8 +61,8 @@ var _ = Describe("SealRelay", func() {
 	})
 
 	It("drops a payload sealed under another key instead of delivering garbage", func() {
-		a, _ := secretbox.New(key(1))
-		b, _ := secretbox.New(key(2))
+		a, _ := secret.NewRing(key(1))
+		b, _ := secret.NewRing(key(2))
 		db := &mailbox{}
 		Expect(company.SealRelay(db, a, zap.NewNop()).Forward(context.Background(), "k", payload)).To(Succeed())
 		var got [][]byte
