@@ -41,17 +41,6 @@ func (q *Queries) CallChunks(ctx context.Context, callID string) ([]CallChunk, e
 	return items, nil
 }
 
-const callRecordStatus = `-- name: CallRecordStatus :one
-SELECT status FROM call_records WHERE call_id = ?1
-`
-
-func (q *Queries) CallRecordStatus(ctx context.Context, callID string) (string, error) {
-	row := q.queryRow(ctx, q.callRecordStatusStmt, callRecordStatus, callID)
-	var status string
-	err := row.Scan(&status)
-	return status, err
-}
-
 const getCallRecord = `-- name: GetCallRecord :one
 SELECT call_id, run_id, conversation_id, provider_call_index, provider_kind, request_url, model_id, reasoning_effort, service_tier, message_count, tool_count, response_model, response_id, status, finish, http_status, error_class, error_message, request_started_at, response_headers_at, first_event_at, first_text_at, finished_at, request_bytes, response_bytes, event_count, has_usage, usage_input, usage_cache_read, usage_cache_write, usage_output, usage_reasoning, usage_known, detailed, user_id FROM call_records WHERE call_id = ?1
 `

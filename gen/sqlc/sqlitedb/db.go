@@ -36,9 +36,6 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.callChunksStmt, err = db.PrepareContext(ctx, callChunks); err != nil {
 		return nil, fmt.Errorf("error preparing query CallChunks: %w", err)
 	}
-	if q.callRecordStatusStmt, err = db.PrepareContext(ctx, callRecordStatus); err != nil {
-		return nil, fmt.Errorf("error preparing query CallRecordStatus: %w", err)
-	}
 	if q.cancelRunStmt, err = db.PrepareContext(ctx, cancelRun); err != nil {
 		return nil, fmt.Errorf("error preparing query CancelRun: %w", err)
 	}
@@ -293,11 +290,6 @@ func (q *Queries) Close() error {
 	if q.callChunksStmt != nil {
 		if cerr := q.callChunksStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing callChunksStmt: %w", cerr)
-		}
-	}
-	if q.callRecordStatusStmt != nil {
-		if cerr := q.callRecordStatusStmt.Close(); cerr != nil {
-			err = fmt.Errorf("error closing callRecordStatusStmt: %w", cerr)
 		}
 	}
 	if q.cancelRunStmt != nil {
@@ -728,7 +720,6 @@ type Queries struct {
 	allGatewayTokensStmt            *sql.Stmt
 	blobChildrenStmt                *sql.Stmt
 	callChunksStmt                  *sql.Stmt
-	callRecordStatusStmt            *sql.Stmt
 	cancelRunStmt                   *sql.Stmt
 	cancelRunningCallsStmt          *sql.Stmt
 	chainHoldsStmt                  *sql.Stmt
@@ -816,7 +807,6 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		allGatewayTokensStmt:            q.allGatewayTokensStmt,
 		blobChildrenStmt:                q.blobChildrenStmt,
 		callChunksStmt:                  q.callChunksStmt,
-		callRecordStatusStmt:            q.callRecordStatusStmt,
 		cancelRunStmt:                   q.cancelRunStmt,
 		cancelRunningCallsStmt:          q.cancelRunningCallsStmt,
 		chainHoldsStmt:                  q.chainHoldsStmt,

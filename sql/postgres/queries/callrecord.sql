@@ -30,9 +30,6 @@ ON CONFLICT (call_id) DO UPDATE SET
 -- name: GetCallRecord :one
 SELECT * FROM call_records WHERE call_id = $1;
 
--- name: CallRecordStatus :one
-SELECT status FROM call_records WHERE call_id = $1;
-
 -- name: InsertCallRequest :exec
 INSERT INTO call_requests (call_id, method, url, headers, body) VALUES ($1, $2, $3, $4, $5)
 ON CONFLICT (call_id) DO UPDATE SET method = excluded.method, url = excluded.url,
