@@ -13,7 +13,8 @@ import (
 // its shape (digests, roles, sizes: no text of the conversation). Exactly
 // one of Request and Shape is set.
 type StoredPrompt struct {
-	// At is when the call started; retention deletes by it.
+	// At is when the call started; retention deletes by it. PutPrompt
+	// stores a zero At as the time of storing.
 	At      time.Time
 	Request *llm.Request
 	Shape   *prefix.Shape

@@ -39,6 +39,9 @@ var errPromptKind = errors.New("a stored prompt holds exactly one of a request a
 
 // PutPrompt implements ports.PromptStore.
 func (p Prompts) PutPrompt(ctx context.Context, callID string, sp ports.StoredPrompt) error {
+	if sp.At.IsZero() {
+		sp.At = p.s.now()
+	}
 	row, err := encodePrompt(sp)
 	if err != nil {
 		return fmt.Errorf("encode prompt of %q: %w", callID, err)

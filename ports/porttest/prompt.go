@@ -113,6 +113,18 @@ func describePrompts(open Factory) {
 			Expect(again).To(BeZero())
 		})
 
+		It("stamps a prompt stored without a start with the time of storing, so retention does not take it for ancient", func() {
+			before := time.Now().Add(-time.Second)
+			Expect(ps.PutPrompt(ctx, call, ports.StoredPrompt{Shape: shaped(samplePrompt(), time.Time{}).Shape})).To(Succeed())
+			got, err := ps.Prompt(ctx, call)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(got.At).To(BeTemporally(">=", before))
+			_, err = ps.PurgePrompts(ctx, before)
+			Expect(err).NotTo(HaveOccurred())
+			_, err = ps.Prompt(ctx, call)
+			Expect(err).NotTo(HaveOccurred())
+		})
+
 		It("returns the context's error when cancelled", func() {
 			Expect(ps.PutPrompt(cancelled(), call, whole(samplePrompt(), at))).To(MatchError(context.Canceled))
 			_, err := ps.Prompt(cancelled(), call)

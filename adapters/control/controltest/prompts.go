@@ -30,6 +30,9 @@ func (p *Prompts) PutPrompt(ctx context.Context, callID string, sp ports.StoredP
 	if (sp.Request == nil) == (sp.Shape == nil) {
 		return errors.New("put prompt: a stored prompt holds exactly one of a request and a shape")
 	}
+	if sp.At.IsZero() {
+		sp.At = time.Now()
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.byID[callID] = sp
