@@ -41,7 +41,8 @@ func LoadSettings(ctx context.Context, store *relstore.Store, auditor *company.A
 
 // NewModelProvider is the provider client every model call goes through:
 // one call record per attempt in the store, detailed mode as configured,
-// and each prompt kept so the console can explain cache breaks. With
+// and each prompt kept so the console can explain cache breaks (whole in
+// detailed mode, otherwise only its shape: digests, no text). With
 // budgets, a call over its user's limits is refused before it is made.
 func NewModelProvider(logger *zap.Logger, store *relstore.Store, settings *appcontrol.Settings, m *metrics.Metrics, tr *tracing.Tracing, budgets *company.Budgets) ports.ModelProvider {
 	client := provider.New(provider.Options{
@@ -50,7 +51,9 @@ func NewModelProvider(logger *zap.Logger, store *relstore.Store, settings *appco
 		Logger:      logger.Named("provider"),
 		IdleTimeout: providerIdleTimeout,
 	})
-	var mp ports.ModelProvider = tr.Provider(appcontrol.NewPromptTap(client, store.Prompts()))
+	tap := appcontrol.NewPromptTap(client, store.Prompts())
+	tap.DetailedWith(settings.Detailed)
+	var mp ports.ModelProvider = tr.Provider(tap)
 	if budgets != nil {
 		mp = budgets.Provider(mp)
 	}
@@ -90,9 +93,12 @@ func NewControlRoutes(cfg config.Config, logger *zap.Logger, store *relstore.Sto
 	})
 }
 
-// NewRetention deletes detailed call records older than the configured age.
+// NewRetention deletes the details of detailed calls and the prompts kept
+// of every call once they are older than the configured age.
 func NewRetention(store *relstore.Store, settings *appcontrol.Settings) *appcontrol.Retention {
-	return appcontrol.NewRetention(settings, store.CallRecords(), nil)
+	r := appcontrol.NewRetention(settings, store.CallRecords(), nil)
+	r.PurgePromptsWith(store.Prompts())
+	return r
 }
 
 // cursorSetup answers the console's Connect Cursor page.

@@ -27,7 +27,10 @@ type Config struct {
 	// Header mode. UserHeader names the user id header (required);
 	// NameHeader and GroupsHeader are optional. Groups are comma-separated.
 	UserHeader, NameHeader, GroupsHeader string
-	// TrustedProxies are the only peers whose headers are believed.
+	// TrustedProxies are the only peers whose headers are believed. New
+	// refuses a range wider than the widest private block of its family
+	// (see [MaxTrustedPrefix]); an IPv4-mapped IPv6 range
+	// (::ffff:10.0.0.0/104) stands for its IPv4 range.
 	TrustedProxies []netip.Prefix
 
 	// OIDC mode. RedirectURL is Keygate's public .../auth/callback URL.
@@ -46,6 +49,17 @@ type Config struct {
 
 // ErrConfig: the configuration cannot work; the message says why.
 var ErrConfig = errors.New("invalid authentication configuration")
+
+// The widest trusted proxy ranges New accepts, in prefix bits: those of the
+// widest private blocks, 10.0.0.0/8 and fc00::/7. Whoever a trusted range
+// covers may claim any identity with a header, so it should name the
+// authenticating proxies; a whole private network is already generous, and
+// anything wider necessarily spans public addresses as well (0.0.0.0/0 and
+// ::/0, the usual copy-paste, span everything): surely a mistake.
+const (
+	MaxTrustedPrefix4 = 8
+	MaxTrustedPrefix6 = 7
+)
 
 func (c Config) withDefaults() (Config, error) {
 	if c.SessionTTL <= 0 {
@@ -69,6 +83,11 @@ func (c Config) withDefaults() (Config, error) {
 		if c.UserHeader == "" || len(c.TrustedProxies) == 0 {
 			return c, fmt.Errorf("%w: header mode needs a user header and trusted proxy CIDRs", ErrConfig)
 		}
+		trusted, err := trustedRanges(c.TrustedProxies)
+		if err != nil {
+			return c, err
+		}
+		c.TrustedProxies = trusted
 	case ModeOIDC:
 		if c.Issuer == "" || c.ClientID == "" || c.RedirectURL == "" {
 			return c, fmt.Errorf("%w: oidc mode needs an issuer, a client id and a redirect URL", ErrConfig)
@@ -77,4 +96,35 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("%w: unknown mode %q (local, header, oidc)", ErrConfig, c.Mode)
 	}
 	return c, nil
+}
+
+// trustedRanges returns the trusted proxy ranges masked, with IPv4-mapped
+// ranges turned into the IPv4 ranges they stand for (peers are compared
+// unmapped), or an error naming the first range that is too wide.
+func trustedRanges(in []netip.Prefix) ([]netip.Prefix, error) {
+	out := make([]netip.Prefix, 0, len(in))
+	for _, p := range in {
+		if !p.IsValid() {
+			return nil, fmt.Errorf("%w: invalid trusted proxy range %q", ErrConfig, p)
+		}
+		q := p.Masked()
+		if q.Addr().Is4In6() && q.Bits() >= 96 {
+			q = netip.PrefixFrom(q.Addr().Unmap(), q.Bits()-96)
+		}
+		limit := MaxTrustedPrefix6
+		if q.Addr().Is4() {
+			limit = MaxTrustedPrefix4
+		}
+		if q.Bits() < limit {
+			what := "spans public addresses as well as private ones"
+			if q.Bits() == 0 {
+				what = "covers every address"
+			}
+			return nil, fmt.Errorf("%w: trusted proxy range %s %s, so anyone who reaches Keygate from there could sign in as anyone by sending a header; "+
+				"list only the addresses of your authenticating proxies (no range wider than /%d for IPv4 or /%d for IPv6)",
+				ErrConfig, p, what, MaxTrustedPrefix4, MaxTrustedPrefix6)
+		}
+		out = append(out, q)
+	}
+	return out, nil
 }

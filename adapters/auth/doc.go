@@ -5,9 +5,16 @@
 //   - local: a laptop install. No login; only loopback peers that address
 //     Keygate by a loopback host name are served, each as access.Local.
 //   - header: behind an authenticating proxy. The user and groups come from
-//     configured headers, and only from peers inside configured CIDRs.
+//     configured headers, and only from peers inside configured CIDRs
+//     (none wider than a whole private block). An identity header sent
+//     twice, in any casing, is refused with 400 rather than guessed at.
 //   - oidc: single sign-on with OpenID Connect, authorization code flow with
 //     PKCE, then a session cookie.
+//
+// In every mode, [Gate.DistrustPeers] refuses requests on connections
+// Keygate dialled itself, so that its own outbound traffic (the forward
+// proxy, provider calls) never reaches the console with the trust of the
+// address it leaves from.
 //
 // Place in the hexagon: inbound adapter. It imports domain (access,
 // identity) and ports (SecretBox seals the session cookies); the

@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -19,7 +20,9 @@ type Gate struct {
 	cookies cookies
 	oidc    *oidcFlow // nil unless ModeOIDC
 	revoked ports.SessionRevocations
-	log     *zap.Logger
+	// own reports a connection Keygate itself dialled; nil: none known.
+	own func(peer netip.AddrPort) bool
+	log *zap.Logger
 }
 
 // RevokeSessionsWith makes logout revoke the session on every replica
@@ -27,6 +30,18 @@ type Gate struct {
 // expiry. Without it, logout only deletes the browser's cookie. Call it
 // before serving requests.
 func (g *Gate) RevokeSessionsWith(r ports.SessionRevocations) { g.revoked = r }
+
+// DistrustPeers makes the gate refuse (403), in every mode, a request whose
+// peer is the local end of a connection Keygate itself dialled: own
+// reports such an address (for example the outbound policy's record of
+// the connections it opened). A request that reached the console through
+// Keygate's own proxy or provider client then cannot borrow the trust of
+// the address it comes from, even when that address is a trusted proxy
+// range (a sidecar on 127.0.0.1, a pod inside 10/8) or loopback in local
+// mode. own gets the peer in its plain form (an IPv4 peer of a dual-stack
+// listener as IPv4) and, when that differs, as the listener reported it;
+// it must be safe for concurrent use. Call it before serving requests.
+func (g *Gate) DistrustPeers(own func(peer netip.AddrPort) bool) { g.own = own }
 
 // New returns a gate for cfg. box seals session cookies; every replica
 // must share its key. In OIDC mode New fetches the provider's discovery
@@ -54,42 +69,62 @@ func (g *Gate) Mode() Mode { return g.cfg.Mode }
 // gets 401 (not signed in) or 403 (refused: wrong peer, no role).
 func (g *Gate) Guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p, status := g.principal(r)
+		p, status, why := g.principal(r)
 		switch {
 		case status == http.StatusOK:
 			next.ServeHTTP(w, r.WithContext(access.NewContext(r.Context(), p)))
 		case status == http.StatusUnauthorized && g.oidc != nil && wantsPage(r):
 			http.Redirect(w, r, "/auth/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusFound)
+		case why != "":
+			http.Error(w, why, status)
 		default:
 			http.Error(w, http.StatusText(status), status)
 		}
 	})
 }
 
-// principal decides who r is: 200 with a principal, or 401/403.
-func (g *Gate) principal(r *http.Request) (access.Principal, int) {
+// principal decides who r is: 200 with a principal, or 400/401/403 and,
+// when the status text alone would not tell the caller what to fix, why.
+func (g *Gate) principal(r *http.Request) (access.Principal, int, string) {
+	if g.ownConnection(r) {
+		return access.Principal{}, http.StatusForbidden, "refused: this connection was opened by Keygate itself"
+	}
 	switch g.cfg.Mode {
 	case ModeLocal:
-		return g.local(r)
+		p, status := g.local(r)
+		return p, status, ""
 	case ModeHeader:
 		return g.header(r)
 	default:
 		p, s, err := g.cookies.session(r)
 		if err != nil {
-			return access.Principal{}, http.StatusUnauthorized
+			return access.Principal{}, http.StatusUnauthorized, ""
 		}
 		if g.revoked != nil {
 			revoked, err := g.revoked.SessionRevoked(r.Context(), s.ID)
 			if err != nil {
 				g.log.Error("check session revocation", zap.Error(err))
-				return access.Principal{}, http.StatusServiceUnavailable
+				return access.Principal{}, http.StatusServiceUnavailable, ""
 			}
 			if revoked {
-				return access.Principal{}, http.StatusUnauthorized
+				return access.Principal{}, http.StatusUnauthorized, ""
 			}
 		}
-		return p, http.StatusOK
+		return p, http.StatusOK, ""
 	}
+}
+
+// ownConnection reports a request on a connection Keygate dialled itself.
+func (g *Gate) ownConnection(r *http.Request) bool {
+	if g.own == nil {
+		return false
+	}
+	raw, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		return false
+	}
+	plain := netip.AddrPortFrom(raw.Addr().Unmap(), raw.Port())
+	return g.own(plain) || (plain != raw && g.own(raw))
 }
 
 // Routes returns the authentication endpoints as net/http.ServeMux

@@ -106,6 +106,10 @@ func peerAddr(r *http.Request) (netip.Addr, bool) {
 	if err != nil {
 		return netip.Addr{}, false
 	}
+	// Prefix.Contains never matches an IPv4-mapped address (a dual-stack
+	// listener's IPv4 peer) against an IPv4 range, so compare the plain
+	// address; the trusted ranges are unmapped the same way in
+	// Config.withDefaults. A zoned (link-local) peer matches no range.
 	return ap.Addr().Unmap(), true
 }
 

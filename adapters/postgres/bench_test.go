@@ -50,3 +50,10 @@ func BenchmarkCheckpointBytes(b *testing.B) {
 		return s.Bytes(), s.FullCopyBytes(), err
 	})
 }
+
+// BenchmarkPromptBytes measures what the cache insight keeps of a 20-call
+// agent conversation, whole requests against shapes.
+func BenchmarkPromptBytes(b *testing.B) {
+	st := benchStore(b)
+	porttest.BenchPromptBytes(b, st.Prompts(), st.PromptBytes)
+}

@@ -77,12 +77,22 @@ func (t tx) DeleteContextAnchor(ctx context.Context, conversationID string) erro
 	return interpretError(ctx, t.q.DeleteContextAnchor(ctx, conversationID))
 }
 
-func (t tx) PutPrompt(ctx context.Context, callID string, request []byte, now time.Time) error {
-	err := t.q.PutPrompt(ctx, pgdb.PutPromptParams{CallID: callID, Request: request, CreatedAt: now})
+func (t tx) PutPrompt(ctx context.Context, callID string, row relstore.PromptRow) error {
+	err := t.q.PutPrompt(ctx, pgdb.PutPromptParams{CallID: callID, Kind: row.Kind, Body: row.Body, CreatedAt: row.At})
 	return interpretError(ctx, err)
 }
 
-func (t tx) GetPrompt(ctx context.Context, callID string) ([]byte, error) {
-	body, err := t.q.GetPrompt(ctx, callID)
-	return body, interpretError(ctx, err)
+func (t tx) GetPrompt(ctx context.Context, callID string) (relstore.PromptRow, error) {
+	r, err := t.q.GetPrompt(ctx, callID)
+	return relstore.PromptRow{Kind: r.Kind, Body: r.Body, At: r.CreatedAt}, interpretError(ctx, err)
+}
+
+func (t tx) DeletePromptsBefore(ctx context.Context, cutoff time.Time) (int, error) {
+	n, err := t.q.DeletePromptsBefore(ctx, cutoff)
+	return int(n), interpretError(ctx, err)
+}
+
+func (t tx) PromptBytes(ctx context.Context, callID string) (int64, error) {
+	n, err := t.q.PromptBytes(ctx, callID)
+	return n, interpretError(ctx, err)
 }

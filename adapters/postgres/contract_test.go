@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"keygate/adapters/postgres"
+	"keygate/ports"
 	"keygate/ports/porttest"
 )
 
@@ -39,3 +40,11 @@ func open() porttest.Harness {
 var _ = porttest.DescribeStores("PostgreSQL", open)
 
 var _ = porttest.DescribeConsoleStores("PostgreSQL", func() porttest.ConsoleHarness { return open().Console })
+
+var _ = porttest.DescribePromptBytes("PostgreSQL", func() (ports.PromptStore, porttest.PromptMeter) {
+	db, err := postgres.Open(context.Background(), dsn, zap.NewNop())
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(db.Close)
+	st := postgres.NewStore(db)
+	return st.Prompts(), st.PromptBytes
+})

@@ -2,14 +2,12 @@ package relstore
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"time"
 
 	"keygate/domain/callrecord"
 	"keygate/domain/compaction"
-	"keygate/domain/llm"
 	"keygate/ports"
 )
 
@@ -47,8 +45,14 @@ type consoleRows interface {
 	GetContextAnchor(ctx context.Context, conversationID string) (compaction.Anchor, error)
 	PutContextAnchor(ctx context.Context, conversationID string, a compaction.Anchor, now time.Time) error
 	DeleteContextAnchor(ctx context.Context, conversationID string) error
-	PutPrompt(ctx context.Context, callID string, request []byte, now time.Time) error
-	GetPrompt(ctx context.Context, callID string) ([]byte, error)
+	PutPrompt(ctx context.Context, callID string, row PromptRow) error
+	GetPrompt(ctx context.Context, callID string) (PromptRow, error)
+	// DeletePromptsBefore deletes the prompts whose At is before cutoff
+	// and returns how many.
+	DeletePromptsBefore(ctx context.Context, cutoff time.Time) (int, error)
+	// PromptBytes is what a call's prompt row occupies (see
+	// [Store.PromptBytes]).
+	PromptBytes(ctx context.Context, callID string) (int64, error)
 }
 
 // limit32 maps a port limit (<= 0: none) to a SQL LIMIT.
@@ -173,42 +177,4 @@ func (a ContextAnchors) PutContextAnchor(ctx context.Context, conversationID str
 		return fmt.Errorf("put context anchor of %q: %w", conversationID, err)
 	}
 	return nil
-}
-
-// Prompts implements ports.PromptStore. A request is stored as its
-// encoding/json form: the console reads it back whole and never queries
-// into it.
-type Prompts struct{ s *Store }
-
-var _ ports.PromptStore = Prompts{}
-
-// PutPrompt implements ports.PromptStore.
-func (p Prompts) PutPrompt(ctx context.Context, callID string, req llm.Request) error {
-	body, err := json.Marshal(req)
-	if err != nil {
-		return fmt.Errorf("encode prompt of %q: %w", callID, err)
-	}
-	err = p.s.engine.Write(ctx, func(tx Tx) error { return tx.PutPrompt(ctx, callID, body, p.s.now()) })
-	if err != nil {
-		return fmt.Errorf("put prompt of %q: %w", callID, err)
-	}
-	return nil
-}
-
-// Prompt implements ports.PromptStore.
-func (p Prompts) Prompt(ctx context.Context, callID string) (llm.Request, error) {
-	var body []byte
-	err := p.s.engine.Read(ctx, func(tx Tx) error {
-		var err error
-		body, err = tx.GetPrompt(ctx, callID)
-		return err
-	})
-	if err != nil {
-		return llm.Request{}, fmt.Errorf("read prompt of %q: %w", callID, err)
-	}
-	var req llm.Request
-	if err := json.Unmarshal(body, &req); err != nil {
-		return llm.Request{}, fmt.Errorf("decode prompt of %q: %w", callID, err)
-	}
-	return req, nil
 }

@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"keygate/adapters/sqlite"
+	"keygate/ports"
 	"keygate/ports/porttest"
 )
 
@@ -39,4 +40,12 @@ var _ = porttest.DescribeStores("SQLite", func() porttest.Harness { return openI
 
 var _ = porttest.DescribeConsoleStores("SQLite", func() porttest.ConsoleHarness {
 	return openIn(GinkgoT().TempDir()).Console
+})
+
+var _ = porttest.DescribePromptBytes("SQLite", func() (ports.PromptStore, porttest.PromptMeter) {
+	db, err := sqlite.Open(context.Background(), GinkgoT().TempDir(), zap.NewNop())
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(db.Close)
+	st := sqlite.NewStore(db)
+	return st.Prompts(), st.PromptBytes
 })

@@ -4,6 +4,12 @@
 // cache-break insight, aggregating them for the dashboard, browsing
 // conversations, service settings and the retention of detailed records.
 //
+// Privacy: the cache-break insight needs each call's prompt, but the text
+// of a conversation is kept only in detailed mode. Otherwise [PromptTap]
+// keeps the prompt's shape (domain/prefix: a digest per model-visible
+// value, roles and sizes), from which the insight still names the first
+// field and message that differ; retention deletes both kinds by age.
+//
 // Place in the hexagon: application. It imports domain and ports only; the
 // Connect handlers in adapters/control translate its values to the API.
 //

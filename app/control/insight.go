@@ -44,7 +44,10 @@ type Insight struct {
 }
 
 // insight compares the prompt of rec with the prompt of the call just
-// before it in the same conversation, using the domain prefix rules.
+// before it in the same conversation, using the domain prefix rules: on the
+// whole requests when detailed mode kept both, on their shapes otherwise.
+// Either way it names the first differing field and message, never what
+// they said.
 func (c *Calls) insight(ctx context.Context, rec callrecord.Record) (Insight, error) {
 	if rec.ConversationID == "" || c.o.Prompts == nil {
 		return Insight{State: InsightUnknown, Explanation: "this call belongs to no conversation"}, nil
@@ -58,11 +61,12 @@ func (c *Calls) insight(ctx context.Context, rec callrecord.Record) (Insight, er
 	if err != nil || !ok {
 		return Insight{State: InsightUnknown, Explanation: "the prompt of this call was not kept"}, err
 	}
+	in := Insight{Messages: messageCount(next), PromptTokens: promptTokens(next)}
 	if len(prev) == 0 {
-		return Insight{State: InsightFirst, Messages: len(next.Messages), PromptTokens: llm.EstimateRequest(next),
-			Explanation: "first call of the conversation: the provider had nothing cached yet"}, nil
+		in.State, in.Explanation = InsightFirst, "first call of the conversation: the provider had nothing cached yet"
+		return in, nil
 	}
-	in := Insight{PreviousCallID: prev[0].CallID, Messages: len(next.Messages), PromptTokens: llm.EstimateRequest(next)}
+	in.PreviousCallID = prev[0].CallID
 	previous, ok, err := c.prompt(ctx, prev[0].CallID)
 	if err != nil || !ok {
 		in.State, in.Explanation = InsightUnknown, "the prompt of the previous call was not kept"
@@ -71,27 +75,67 @@ func (c *Calls) insight(ctx context.Context, rec callrecord.Record) (Insight, er
 	return explain(in, previous, next), nil
 }
 
-func (c *Calls) prompt(ctx context.Context, callID string) (llm.Request, bool, error) {
-	req, err := c.o.Prompts.Prompt(ctx, callID)
+// prompt reads what was kept of a call's request; a shape of another
+// layout than this Keygate's cannot be compared and counts as not kept.
+func (c *Calls) prompt(ctx context.Context, callID string) (ports.StoredPrompt, bool, error) {
+	p, err := c.o.Prompts.Prompt(ctx, callID)
 	if errors.Is(err, ports.ErrNotFound) {
-		return llm.Request{}, false, nil
+		return ports.StoredPrompt{}, false, nil
 	}
 	if err != nil {
-		return llm.Request{}, false, fmt.Errorf("read prompt of %s: %w", callID, err)
+		return ports.StoredPrompt{}, false, fmt.Errorf("read prompt of %s: %w", callID, err)
 	}
-	return req, true, nil
+	if p.Request == nil && (p.Shape == nil || p.Shape.Layout != prefix.ShapeLayout) {
+		return ports.StoredPrompt{}, false, nil
+	}
+	return p, true, nil
+}
+
+// shapeOf is the shape of a kept prompt, made from the request if that is
+// what was kept.
+func shapeOf(p ports.StoredPrompt) prefix.Shape {
+	if p.Shape != nil {
+		return *p.Shape
+	}
+	return prefix.ShapeOf(*p.Request)
+}
+
+func messageCount(p ports.StoredPrompt) int {
+	if p.Request != nil {
+		return len(p.Request.Messages)
+	}
+	return len(p.Shape.Messages)
+}
+
+func promptTokens(p ports.StoredPrompt) int64 {
+	if p.Request != nil {
+		return llm.EstimateRequest(*p.Request)
+	}
+	return p.Shape.PromptTokens()
+}
+
+// compare reports how next extends previous and estimates the tokens of
+// the first n messages of next with its instructions and tools.
+func compare(previous, next ports.StoredPrompt) (prefix.Report, func(n int) int64) {
+	if previous.Request != nil && next.Request != nil {
+		return prefix.IsStablePrefix(*previous.Request, *next.Request), func(n int) int64 {
+			shared := *next.Request
+			shared.Messages = shared.Messages[:min(n, len(shared.Messages))]
+			return llm.EstimateRequest(shared)
+		}
+	}
+	shape := shapeOf(next)
+	return prefix.CompareShapes(shapeOf(previous), shape), shape.PrefixTokens
 }
 
 // explain fills the verdict of comparing two prompts.
-func explain(in Insight, previous, next llm.Request) Insight {
-	r := prefix.IsStablePrefix(previous, next)
-	in.Common, in.PreviousMessages = r.Common, len(previous.Messages)
+func explain(in Insight, previous, next ports.StoredPrompt) Insight {
+	r, prefixTokens := compare(previous, next)
+	in.Common, in.PreviousMessages = r.Common, messageCount(previous)
 	if r.Divergence == nil || r.Divergence.Index >= 0 {
 		// Instructions and tools lead the prompt, so they are part of any
 		// prefix that reaches the messages.
-		shared := next
-		shared.Messages = next.Messages[:min(r.Common, len(next.Messages))]
-		in.PrefixTokens = llm.EstimateRequest(shared)
+		in.PrefixTokens = prefixTokens(r.Common)
 	}
 	if r.Stable {
 		in.State = InsightStable

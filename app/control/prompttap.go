@@ -2,28 +2,50 @@ package control
 
 import (
 	"context"
+	"time"
 
+	"keygate/domain/prefix"
 	"keygate/ports"
 )
 
-// PromptTap is a ModelProvider that stores each call's request in a
-// PromptStore before passing the call on, which is what the cache insight
-// compares. Storing is best effort: a failure never fails the model call,
-// the insight then says the prompt was not kept.
+// PromptTap is a ModelProvider that stores what the cache insight compares
+// of each call's request in a PromptStore before passing the call on: the
+// whole request when detailed mode is on for the call, otherwise only its
+// shape (prefix.ShapeOf: digests, roles and sizes, none of the text).
+// Storing is best effort: a failure never fails the model call, the
+// insight then says the prompt was not kept.
 type PromptTap struct {
-	next    ports.ModelProvider
-	prompts ports.PromptStore
+	next     ports.ModelProvider
+	prompts  ports.PromptStore
+	detailed func() bool
+	now      func() time.Time
 }
 
 var _ ports.ModelProvider = (*PromptTap)(nil)
 
-// NewPromptTap wraps next.
+// NewPromptTap wraps next. Until [PromptTap.DetailedWith] says otherwise
+// it keeps shapes only.
 func NewPromptTap(next ports.ModelProvider, prompts ports.PromptStore) *PromptTap {
-	return &PromptTap{next: next, prompts: prompts}
+	return &PromptTap{next: next, prompts: prompts, now: time.Now}
 }
 
-// Stream stores call.Request under call.CallID, then streams from next.
+// DetailedWith makes the tap keep whole requests while detailed reports
+// true. detailed is read once per call, like the provider client's
+// detailed flag, so a call's request is kept whole exactly when its body
+// is recorded. Call it before the first call.
+func (t *PromptTap) DetailedWith(detailed func() bool) { t.detailed = detailed }
+
+// Stream stores what is kept of call.Request under call.CallID, then
+// streams from next.
 func (t *PromptTap) Stream(ctx context.Context, call ports.ModelCall) (ports.ModelStream, error) {
-	_ = t.prompts.PutPrompt(context.WithoutCancel(ctx), call.CallID, call.Request)
+	p := ports.StoredPrompt{At: t.now()}
+	if t.detailed != nil && t.detailed() {
+		req := call.Request
+		p.Request = &req
+	} else {
+		shape := prefix.ShapeOf(call.Request)
+		p.Shape = &shape
+	}
+	_ = t.prompts.PutPrompt(context.WithoutCancel(ctx), call.CallID, p)
 	return t.next.Stream(ctx, call)
 }

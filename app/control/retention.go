@@ -8,11 +8,14 @@ import (
 	"keygate/ports"
 )
 
-// Retention deletes the details of detailed calls older than the
-// configured age. A background runner calls Sweep periodically.
+// Retention deletes, once they are older than the configured age, the
+// details of detailed calls and the prompts the cache insight kept of
+// every call (whole requests and shapes alike). A background runner calls
+// Sweep periodically.
 type Retention struct {
 	settings *Settings
 	purger   ports.DetailPurger
+	prompts  ports.PromptPurger
 	now      func() time.Time
 }
 
@@ -24,8 +27,13 @@ func NewRetention(settings *Settings, purger ports.DetailPurger, now func() time
 	return &Retention{settings: settings, purger: purger, now: now}
 }
 
-// Sweep deletes details older than the retention setting and returns how
-// many calls lost them; with retention 0 it deletes nothing.
+// PurgePromptsWith makes Sweep delete the prompts kept in p as well. Call
+// it before the first Sweep.
+func (r *Retention) PurgePromptsWith(p ports.PromptPurger) { r.prompts = p }
+
+// Sweep deletes details and prompts older than the retention setting and
+// returns how many calls lost their details plus how many prompts were
+// deleted; with retention 0 it deletes nothing.
 func (r *Retention) Sweep(ctx context.Context) (int, error) {
 	set, err := r.settings.Load(ctx)
 	if err != nil {
@@ -39,5 +47,12 @@ func (r *Retention) Sweep(ctx context.Context) (int, error) {
 	if err != nil {
 		return n, fmt.Errorf("purge details before %s: %w", cutoff.Format(time.RFC3339), err)
 	}
-	return n, nil
+	if r.prompts == nil {
+		return n, nil
+	}
+	p, err := r.prompts.PurgePrompts(ctx, cutoff)
+	if err != nil {
+		return n, fmt.Errorf("purge prompts before %s: %w", cutoff.Format(time.RFC3339), err)
+	}
+	return n + p, nil
 }

@@ -30,7 +30,8 @@ type Price struct {
 type ServiceSettings struct {
 	// Detailed records request bodies and raw response streams.
 	Detailed bool
-	// RetentionHours deletes detailed records older than this; 0 keeps them.
+	// RetentionHours deletes detailed records, and the prompts the cache
+	// insight keeps of every call, older than this; 0 keeps them.
 	RetentionHours int
 	Prices         []Price
 }

@@ -93,6 +93,18 @@ func (q *Queries) DeleteContextAnchor(ctx context.Context, conversationID string
 	return err
 }
 
+const deletePromptsBefore = `-- name: DeletePromptsBefore :execrows
+DELETE FROM prompts WHERE created_at < $1
+`
+
+func (q *Queries) DeletePromptsBefore(ctx context.Context, cutoff time.Time) (int64, error) {
+	result, err := q.db.Exec(ctx, deletePromptsBefore, cutoff)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const deleteRequestsBefore = `-- name: DeleteRequestsBefore :exec
 DELETE FROM call_requests
 WHERE call_id IN (SELECT r.call_id FROM call_records r WHERE r.request_started_at < $1)
@@ -120,14 +132,20 @@ func (q *Queries) GetContextAnchor(ctx context.Context, conversationID string) (
 }
 
 const getPrompt = `-- name: GetPrompt :one
-SELECT request FROM prompts WHERE call_id = $1
+SELECT kind, body, created_at FROM prompts WHERE call_id = $1
 `
 
-func (q *Queries) GetPrompt(ctx context.Context, callID string) ([]byte, error) {
+type GetPromptRow struct {
+	Kind      string
+	Body      []byte
+	CreatedAt time.Time
+}
+
+func (q *Queries) GetPrompt(ctx context.Context, callID string) (GetPromptRow, error) {
 	row := q.db.QueryRow(ctx, getPrompt, callID)
-	var request []byte
-	err := row.Scan(&request)
-	return request, err
+	var i GetPromptRow
+	err := row.Scan(&i.Kind, &i.Body, &i.CreatedAt)
+	return i, err
 }
 
 const listCallRecords = `-- name: ListCallRecords :many
@@ -264,6 +282,19 @@ func (q *Queries) ListConversations(ctx context.Context, arg ListConversationsPa
 	return items, nil
 }
 
+const promptBytes = `-- name: PromptBytes :one
+SELECT CAST(pg_column_size(call_id) + pg_column_size(kind) + pg_column_size(body) + pg_column_size(created_at) AS BIGINT) FROM prompts WHERE call_id = $1
+`
+
+// The bytes a call's stored prompt occupies in its columns as PostgreSQL
+// stores them, large values compressed (for benchmarks).
+func (q *Queries) PromptBytes(ctx context.Context, callID string) (int64, error) {
+	row := q.db.QueryRow(ctx, promptBytes, callID)
+	var column_1 int64
+	err := row.Scan(&column_1)
+	return column_1, err
+}
+
 const putContextAnchor = `-- name: PutContextAnchor :exec
 INSERT INTO context_anchors (conversation_id, context_tokens, message_count, updated_at)
 VALUES ($1, $2, $3, $4)
@@ -289,17 +320,24 @@ func (q *Queries) PutContextAnchor(ctx context.Context, arg PutContextAnchorPara
 }
 
 const putPrompt = `-- name: PutPrompt :exec
-INSERT INTO prompts (call_id, request, created_at) VALUES ($1, $2, $3)
-ON CONFLICT (call_id) DO UPDATE SET request = excluded.request, created_at = excluded.created_at
+INSERT INTO prompts (call_id, kind, body, created_at)
+VALUES ($1, $2, $3, $4)
+ON CONFLICT (call_id) DO UPDATE SET kind = excluded.kind, body = excluded.body, created_at = excluded.created_at
 `
 
 type PutPromptParams struct {
 	CallID    string
-	Request   []byte
+	Kind      string
+	Body      []byte
 	CreatedAt time.Time
 }
 
 func (q *Queries) PutPrompt(ctx context.Context, arg PutPromptParams) error {
-	_, err := q.db.Exec(ctx, putPrompt, arg.CallID, arg.Request, arg.CreatedAt)
+	_, err := q.db.Exec(ctx, putPrompt,
+		arg.CallID,
+		arg.Kind,
+		arg.Body,
+		arg.CreatedAt,
+	)
 	return err
 }

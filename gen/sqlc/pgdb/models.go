@@ -185,8 +185,9 @@ type Owner struct {
 
 type Prompt struct {
 	CallID    string
-	Request   []byte
+	Body      []byte
 	CreatedAt time.Time
+	Kind      string
 }
 
 type RelayInbox struct {

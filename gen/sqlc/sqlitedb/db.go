@@ -81,6 +81,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.deleteModelConfigStmt, err = db.PrepareContext(ctx, deleteModelConfig); err != nil {
 		return nil, fmt.Errorf("error preparing query DeleteModelConfig: %w", err)
 	}
+	if q.deletePromptsBeforeStmt, err = db.PrepareContext(ctx, deletePromptsBefore); err != nil {
+		return nil, fmt.Errorf("error preparing query DeletePromptsBefore: %w", err)
+	}
 	if q.deleteRequestsBeforeStmt, err = db.PrepareContext(ctx, deleteRequestsBefore); err != nil {
 		return nil, fmt.Errorf("error preparing query DeleteRequestsBefore: %w", err)
 	}
@@ -221,6 +224,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.ownedRunStmt, err = db.PrepareContext(ctx, ownedRun); err != nil {
 		return nil, fmt.Errorf("error preparing query OwnedRun: %w", err)
+	}
+	if q.promptBytesStmt, err = db.PrepareContext(ctx, promptBytes); err != nil {
+		return nil, fmt.Errorf("error preparing query PromptBytes: %w", err)
 	}
 	if q.putContextAnchorStmt, err = db.PrepareContext(ctx, putContextAnchor); err != nil {
 		return nil, fmt.Errorf("error preparing query PutContextAnchor: %w", err)
@@ -365,6 +371,11 @@ func (q *Queries) Close() error {
 	if q.deleteModelConfigStmt != nil {
 		if cerr := q.deleteModelConfigStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing deleteModelConfigStmt: %w", cerr)
+		}
+	}
+	if q.deletePromptsBeforeStmt != nil {
+		if cerr := q.deletePromptsBeforeStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing deletePromptsBeforeStmt: %w", cerr)
 		}
 	}
 	if q.deleteRequestsBeforeStmt != nil {
@@ -602,6 +613,11 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing ownedRunStmt: %w", cerr)
 		}
 	}
+	if q.promptBytesStmt != nil {
+		if cerr := q.promptBytesStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing promptBytesStmt: %w", cerr)
+		}
+	}
 	if q.putContextAnchorStmt != nil {
 		if cerr := q.putContextAnchorStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing putContextAnchorStmt: %w", cerr)
@@ -735,6 +751,7 @@ type Queries struct {
 	deleteContextAnchorStmt         *sql.Stmt
 	deleteLeaseStmt                 *sql.Stmt
 	deleteModelConfigStmt           *sql.Stmt
+	deletePromptsBeforeStmt         *sql.Stmt
 	deleteRequestsBeforeStmt        *sql.Stmt
 	deleteRevokedSessionsBeforeStmt *sql.Stmt
 	deleteSettingStmt               *sql.Stmt
@@ -782,6 +799,7 @@ type Queries struct {
 	nextProviderCallStmt            *sql.Stmt
 	ownedAmongStmt                  *sql.Stmt
 	ownedRunStmt                    *sql.Stmt
+	promptBytesStmt                 *sql.Stmt
 	putContextAnchorStmt            *sql.Stmt
 	putPromptStmt                   *sql.Stmt
 	putSettingStmt                  *sql.Stmt
@@ -822,6 +840,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		deleteContextAnchorStmt:         q.deleteContextAnchorStmt,
 		deleteLeaseStmt:                 q.deleteLeaseStmt,
 		deleteModelConfigStmt:           q.deleteModelConfigStmt,
+		deletePromptsBeforeStmt:         q.deletePromptsBeforeStmt,
 		deleteRequestsBeforeStmt:        q.deleteRequestsBeforeStmt,
 		deleteRevokedSessionsBeforeStmt: q.deleteRevokedSessionsBeforeStmt,
 		deleteSettingStmt:               q.deleteSettingStmt,
@@ -869,6 +888,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		nextProviderCallStmt:            q.nextProviderCallStmt,
 		ownedAmongStmt:                  q.ownedAmongStmt,
 		ownedRunStmt:                    q.ownedRunStmt,
+		promptBytesStmt:                 q.promptBytesStmt,
 		putContextAnchorStmt:            q.putContextAnchorStmt,
 		putPromptStmt:                   q.putPromptStmt,
 		putSettingStmt:                  q.putSettingStmt,

@@ -183,8 +183,9 @@ type Owner struct {
 
 type Prompt struct {
 	CallID    string
-	Request   []byte
+	Body      []byte
 	CreatedAt int64
+	Kind      string
 }
 
 type RevokedSession struct {

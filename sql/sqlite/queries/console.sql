@@ -55,8 +55,16 @@ ON CONFLICT (conversation_id) DO UPDATE SET context_tokens = excluded.context_to
 DELETE FROM context_anchors WHERE conversation_id = sqlc.arg(conversation_id);
 
 -- name: PutPrompt :exec
-INSERT INTO prompts (call_id, request, created_at) VALUES (sqlc.arg(call_id), sqlc.arg(request), sqlc.arg(created_at))
-ON CONFLICT (call_id) DO UPDATE SET request = excluded.request, created_at = excluded.created_at;
+INSERT INTO prompts (call_id, kind, body, created_at)
+VALUES (sqlc.arg(call_id), sqlc.arg(kind), sqlc.arg(body), sqlc.arg(created_at))
+ON CONFLICT (call_id) DO UPDATE SET kind = excluded.kind, body = excluded.body, created_at = excluded.created_at;
 
 -- name: GetPrompt :one
-SELECT request FROM prompts WHERE call_id = sqlc.arg(call_id);
+SELECT kind, body, created_at FROM prompts WHERE call_id = sqlc.arg(call_id);
+
+-- name: DeletePromptsBefore :execrows
+DELETE FROM prompts WHERE created_at < sqlc.arg(cutoff);
+
+-- name: PromptBytes :one
+-- The bytes a call's stored prompt occupies in its columns (for benchmarks).
+SELECT CAST(length(call_id) + length(kind) + length(body) + 8 AS INTEGER) FROM prompts WHERE call_id = sqlc.arg(call_id);

@@ -1,0 +1,69 @@
+package postgres_test
+
+import (
+	"database/sql"
+	"encoding/json"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/pressly/goose/v3"
+	"go.uber.org/zap"
+
+	"keygate/adapters/pgtest"
+	"keygate/adapters/postgres"
+	"keygate/domain/callrecord"
+	"keygate/domain/llm"
+	"keygate/ports"
+	"keygate/sql/postgres/migrations"
+)
+
+var _ = Describe("Upgrading the prompts an earlier Keygate kept", func() {
+	It("keeps the whole requests of calls recorded in detail and deletes the rest, which detailed mode never allowed", func(ctx SpecContext) {
+		// A database of its own: the spec takes its schema back in time.
+		fresh, err := pgtest.New(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(fresh.Close)
+		db, err := postgres.Open(ctx, fresh.DSN, zap.NewNop())
+		Expect(err).NotTo(HaveOccurred())
+		calls := postgres.NewStore(db).CallRecords()
+		start := time.Now().UTC().Truncate(time.Millisecond)
+		for _, id := range []string{"detailed", "plain"} {
+			Expect(calls.Start(ctx, callrecord.Record{CallID: id, RunID: "run", ConversationID: "conv", Status: callrecord.StatusRunning,
+				Model: callrecord.ModelSnapshot{ProviderKind: llm.ProviderOpenAIChat, ModelID: "m"}, Timing: callrecord.Timing{RequestStarted: start}})).To(Succeed())
+		}
+		Expect(calls.Request(ctx, "detailed", callrecord.Request{Method: "POST", Body: []byte("{}")})).To(Succeed())
+		db.Close()
+
+		By("going back to the schema before shapes and storing prompts as it did: every call's whole request")
+		raw, err := sql.Open("pgx", fresh.DSN)
+		Expect(err).NotTo(HaveOccurred())
+		p, err := goose.NewProvider(goose.DialectPostgres, raw, migrations.FS)
+		Expect(err).NotTo(HaveOccurred())
+		_, err = p.DownTo(ctx, 106)
+		Expect(err).NotTo(HaveOccurred())
+		req := llm.Request{Model: "m", Messages: []llm.Message{{ID: "u", Role: llm.RoleUser, Parts: []llm.Part{{Kind: llm.PartText, Text: "secret"}}}}}
+		body, err := json.Marshal(req)
+		Expect(err).NotTo(HaveOccurred())
+		for _, id := range []string{"detailed", "plain", "no-record"} {
+			_, err := raw.ExecContext(ctx, "INSERT INTO prompts (call_id, request, created_at) VALUES ($1, $2, $3)", id, body, start)
+			Expect(err).NotTo(HaveOccurred())
+		}
+		Expect(raw.Close()).To(Succeed())
+
+		By("opening it with this Keygate")
+		db, err = postgres.Open(ctx, fresh.DSN, zap.NewNop())
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(db.Close)
+		prompts := postgres.NewStore(db).Prompts()
+		kept, err := prompts.Prompt(ctx, "detailed")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(kept.Request).To(Equal(&req))
+		Expect(kept.At).To(BeTemporally("==", start))
+		for _, id := range []string{"plain", "no-record"} {
+			_, err := prompts.Prompt(ctx, id)
+			Expect(err).To(MatchError(ports.ErrNotFound), id)
+		}
+	})
+})
