@@ -14,7 +14,6 @@ import (
 	. "github.com/onsi/gomega"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	"keygate/adapters/control"
 	"keygate/domain/access"
 	"keygate/domain/identity"
 	controlv1 "keygate/gen/keygate/control/v1"
@@ -173,13 +172,13 @@ var _ = Describe("Input limits on the control API", func() {
 			a = newAPIWith(as(member))
 			gz := controlv1connect.NewCallServiceClient(a.server.Client(), a.server.URL, connect.WithSendGzip())
 			_, err := gz.ListCalls(ctx, connect.NewRequest(&controlv1.ListCallsRequest{
-				Filter: &controlv1.CallFilter{UserId: strings.Repeat("u", control.MaxRequestBytes+1)}}))
+				Filter: &controlv1.CallFilter{UserId: strings.Repeat("u", 1<<20+1)}}))
 			Expect(err).To(HaveConnectCode(connect.CodeResourceExhausted))
 		})
 
 		It("refuses an uncompressed one the same way", func() {
 			a = newAPIWith(as(member))
-			body := `{"filter":{"userId":"` + strings.Repeat("u", control.MaxRequestBytes) + `"}}`
+			body := `{"filter":{"userId":"` + strings.Repeat("u", 1<<20) + `"}}`
 			resp, err := a.server.Client().Post(a.server.URL+controlv1connect.CallServiceListCallsProcedure, "application/json", strings.NewReader(body))
 			Expect(err).NotTo(HaveOccurred())
 			resp.Body.Close()
@@ -215,6 +214,10 @@ var _ = Describe("Input limits on the control API", func() {
 				BucketSize: controlv1.BucketSize_BUCKET_SIZE_MINUTE}))
 			Expect(err).To(HaveConnectCode(connect.CodeInvalidArgument), fmt.Sprint(err))
 			Expect(err.Error()).To(ContainSubstring("bucket_size"))
+			_, err = a.dashboard.GetDashboard(ctx, connect.NewRequest(&controlv1.GetDashboardRequest{
+				StartTime: timestamppb.New(end.Add(-7*24*time.Hour - time.Minute)), EndTime: timestamppb.New(end),
+				BucketSize: controlv1.BucketSize_BUCKET_SIZE_MINUTE}))
+			Expect(err).To(HaveConnectCode(connect.CodeInvalidArgument), "one minute over")
 			_, err = a.dashboard.GetDashboard(ctx, connect.NewRequest(&controlv1.GetDashboardRequest{
 				StartTime: timestamppb.New(end.Add(-7 * 24 * time.Hour)), EndTime: timestamppb.New(end),
 				BucketSize: controlv1.BucketSize_BUCKET_SIZE_MINUTE}))
