@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"keygate/adapters/auth"
+	"keygate/adapters/control"
 	"keygate/adapters/metrics"
 	"keygate/adapters/relstore"
 	"keygate/adapters/secret"
@@ -89,18 +90,23 @@ func NewTracing(ctx context.Context, logger *zap.Logger) (*tracing.Tracing, func
 func NewMetrics() *metrics.Metrics { return metrics.New(nil) }
 
 // NewAccountRoutes mounts sign-in (/auth/...), personal tokens, the audit
-// log and /metrics (behind KEYGATE_METRICS_TOKEN when set).
+// log and /metrics: behind KEYGATE_METRICS_TOKEN when set; without it open
+// on a laptop, and closed in company mode, where the console listener is
+// reachable by every employee and the metrics name users and models.
 func NewAccountRoutes(cfg config.Config, gate *auth.Gate, tokens *company.Tokens, auditor *company.Auditor, m *metrics.Metrics) AccountRoutes {
 	scrape := m.Handler()
-	if cfg.MetricsToken != "" {
+	switch {
+	case cfg.MetricsToken != "":
 		scrape = metrics.RequireBearer(cfg.MetricsToken, scrape)
+	case gate.Mode() != auth.ModeLocal:
+		scrape = metrics.Closed("metrics are closed in company mode: set KEYGATE_METRICS_TOKEN and scrape with Authorization: Bearer <token>")
 	}
 	routes := AccountRoutes{"GET /metrics": scrape}
 	for p, h := range gate.Routes() {
-		routes[p] = h
+		routes[p] = control.SecurityHeaders(h)
 	}
 	for p, h := range gate.AccountRoutes(tokens, auditor) {
-		routes[p] = h
+		routes[p] = control.SecurityHeaders(h)
 	}
 	return routes
 }

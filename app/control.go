@@ -61,16 +61,27 @@ func NewModelProvider(logger *zap.Logger, store *relstore.Store, settings *appco
 	return m.Provider(mp)
 }
 
-// NewModels is the model-configuration use case: keys sealed, discovery,
-// connection tests, and endpoint resolution for runs.
-func NewModels(store *relstore.Store, box ports.SecretBox, mp ports.ModelProvider, auditor *company.Auditor) *appcontrol.Models {
-	return appcontrol.NewModels(appcontrol.ModelsOptions{
+// NewModels is the model-configuration use case: keys sealed and bound to
+// their endpoint, discovery, connection tests (each use of a stored key
+// audited), and endpoint resolution for runs. Keys stored before keys
+// were bound are bound to their model's current origin here, once.
+func NewModels(ctx context.Context, logger *zap.Logger, store *relstore.Store, box ports.SecretBox, mp ports.ModelProvider, auditor *company.Auditor) (*appcontrol.Models, error) {
+	m := appcontrol.NewModels(appcontrol.ModelsOptions{
 		Store:      auditor.ModelConfigs(store.Stores().ModelConfigs),
 		Secrets:    box,
 		Provider:   mp,
 		Lister:     control.NewDiscovery(discovery.New(nil)),
 		RequestURL: provider.RequestURL,
+		Audit:      auditor,
 	})
+	n, err := m.BindStoredKeys(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("bind stored provider keys to their endpoints: %w", err)
+	}
+	if n > 0 {
+		logger.Info("bound stored provider keys to their endpoints", zap.Int("keys", n))
+	}
+	return m, nil
 }
 
 // NewControlRoutes mounts the control API and the console.

@@ -59,7 +59,13 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		return nil, nil, err
 	}
 	modelProvider := NewModelProvider(logger, store, settings, metrics, tracing, budgets)
-	models := NewModels(store, secretBox, modelProvider, auditor)
+	models, err := NewModels(ctx, logger, store, secretBox, modelProvider, auditor)
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
 	gate, err := NewAuthGate(ctx, secretBox, store, logger)
 	if err != nil {
 		cleanup3()

@@ -126,7 +126,13 @@ func encodeToken(t time.Time, id string) string {
 
 var errBadToken = errors.New("invalid page_token: start the list again from the first page")
 
+// maxPageToken bounds a page token: a time and an id, base64.
+const maxPageToken = 512
+
 func decodeToken(tok string) (time.Time, string, error) {
+	if len(tok) > maxPageToken {
+		return time.Time{}, "", errBadToken
+	}
 	raw, err := base64.RawURLEncoding.DecodeString(tok)
 	if err != nil {
 		return time.Time{}, "", errBadToken

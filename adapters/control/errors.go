@@ -22,9 +22,12 @@ var errAdminOnly = errors.New("only an administrator may do this; ask one of you
 func toConnect(log *zap.Logger, op string, err error) error {
 	var inv *appcontrol.InvalidError
 	var perr *llm.ProviderError
+	var bound *appcontrol.KeyOriginError
 	switch {
 	case errors.As(err, &inv):
-		return connect.NewError(connect.CodeInvalidArgument, err)
+		return connect.NewError(connect.CodeInvalidArgument, inv)
+	case errors.As(err, &bound):
+		return connect.NewError(connect.CodeFailedPrecondition, bound)
 	case errors.Is(err, access.ErrDenied):
 		return connect.NewError(connect.CodePermissionDenied, errors.New("access denied: sign in again"))
 	case errors.Is(err, ports.ErrNotFound):
@@ -43,13 +46,15 @@ func toConnect(log *zap.Logger, op string, err error) error {
 	return connect.NewError(connect.CodeInternal, errors.New("internal error; the Keygate log has the details"))
 }
 
+// providerAdvice says what to check, with the provider's own words only as
+// a short, sanitised reason (never its body verbatim).
 func providerAdvice(perr *llm.ProviderError) string {
 	switch perr.Class {
 	case llm.ErrorAuthorization:
-		return "the provider rejected the API key; check the key (" + perr.Error() + ")"
+		return "the provider rejected the API key; check the key (" + perr.Brief() + ")"
 	case llm.ErrorBadRequest:
-		return "the provider rejected the request; check the base URL and protocol (" + perr.Error() + ")"
+		return "the provider rejected the request; check the base URL and protocol (" + perr.Brief() + ")"
 	default:
-		return "the provider could not be reached or failed; check the base URL and try again (" + perr.Error() + ")"
+		return "the provider could not be reached or failed; check the base URL and try again (" + perr.Brief() + ")"
 	}
 }

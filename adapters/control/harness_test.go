@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing/fstest"
 	"time"
 
@@ -19,9 +20,13 @@ import (
 	"keygate/adapters/provider/discovery"
 	"keygate/adapters/provider/providertest"
 	"keygate/adapters/secret"
+	"keygate/app/company"
 	appcontrol "keygate/app/control"
+	"keygate/app/run/runtest"
+	"keygate/domain/audit"
 	controlv1 "keygate/gen/keygate/control/v1"
 	"keygate/gen/keygate/control/v1/controlv1connect"
+	"keygate/ports"
 )
 
 // api is a Keygate control API over a real HTTP server, backed by the
@@ -31,6 +36,14 @@ type api struct {
 	store    *controltest.Store
 	convs    *controltest.Conversations
 	upstream *providertest.Server
+	// elsewhere is a second fake provider on another origin.
+	elsewhere *providertest.Server
+	box       *secret.Ring
+	uc        *appcontrol.Models // the model use case behind the API
+	// audit holds what the real company.Auditor recorded.
+	audit *auditLog
+	// checkURL is Models' CheckURL while set.
+	checkURL func(ctx context.Context, rawURL string) error
 	prompts  *controltest.Prompts
 	tap      *appcontrol.PromptTap
 	settings *appcontrol.Settings
@@ -47,17 +60,28 @@ func newAPI() *api { return newAPIWith(nil) }
 
 // newAPIWith is newAPI behind guard (nil: none).
 func newAPIWith(guard func(http.Handler) http.Handler) *api {
-	a := &api{store: controltest.NewStore(nil), convs: controltest.NewConversations(nil), upstream: providertest.NewServer(), prompts: controltest.NewPrompts()}
+	a := &api{store: controltest.NewStore(nil), convs: controltest.NewConversations(nil), upstream: providertest.NewServer(),
+		elsewhere: providertest.NewServer(), prompts: controltest.NewPrompts(), audit: &auditLog{}}
 	DeferCleanup(a.upstream.Close)
+	DeferCleanup(a.elsewhere.Close)
 	box, err := secret.NewRing([]byte("0123456789abcdef0123456789abcdef"))
 	Expect(err).NotTo(HaveOccurred())
+	a.box = box
 	a.settings = appcontrol.NewSettings(a.store)
 	client := provider.New(provider.Options{Recorder: a.store, Detailed: a.settings.Detailed})
 	a.tap = appcontrol.NewPromptTap(client, a.prompts)
 	calls := appcontrol.NewCalls(appcontrol.CallsOptions{Lister: a.store, Reader: a.store, Prompts: a.prompts})
+	a.uc = appcontrol.NewModels(appcontrol.ModelsOptions{Store: a.store, Secrets: box,
+		Lister: control.NewDiscovery(discovery.New(nil)), Provider: a.tap, RequestURL: provider.RequestURL,
+		Audit: company.NewAuditor(a.audit, runtest.NewClock()),
+		CheckURL: func(ctx context.Context, raw string) error {
+			if a.checkURL == nil {
+				return nil
+			}
+			return a.checkURL(ctx, raw)
+		}})
 	routes := control.Routes(control.Options{
-		Models: appcontrol.NewModels(appcontrol.ModelsOptions{Store: a.store, Secrets: box,
-			Lister: control.NewDiscovery(discovery.New(nil)), Provider: a.tap, RequestURL: provider.RequestURL}),
+		Models:        a.uc,
 		Calls:         calls,
 		Dashboard:     appcontrol.NewDashboard(a.store, a.settings, nil),
 		Settings:      a.settings,
@@ -132,4 +156,35 @@ func newRecorder() *httptest.ResponseRecorder { return httptest.NewRecorder() }
 
 func mustRequest(method, target string) *http.Request {
 	return httptest.NewRequest(method, target, nil)
+}
+
+// auditLog is an in-memory ports.AuditLog, newest entry first.
+type auditLog struct {
+	mu      sync.Mutex
+	entries []audit.Entry
+}
+
+func (l *auditLog) AppendAudit(_ context.Context, e audit.Entry) (int64, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e.Seq = int64(len(l.entries) + 1)
+	l.entries = append([]audit.Entry{e}, l.entries...)
+	return e.Seq, nil
+}
+
+func (l *auditLog) AuditEntries(context.Context, ports.AuditQuery) ([]audit.Entry, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]audit.Entry(nil), l.entries...), nil
+}
+
+// lines lists the entries as "actor action target", newest first.
+func (l *auditLog) lines() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, e := range l.entries {
+		out = append(out, e.Actor.UserID+" "+e.Action+" "+e.Target)
+	}
+	return out
 }

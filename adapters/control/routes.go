@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"net/http"
 
+	"connectrpc.com/connect"
 	"go.uber.org/zap"
 
 	appcontrol "keygate/app/control"
@@ -45,23 +46,34 @@ func Routes(o Options) map[string]http.Handler {
 	if guard == nil {
 		guard = func(h http.Handler) http.Handler { return h }
 	}
-	add := func(p string, h http.Handler) { routes[p] = guard(requireRole(h)) }
-	add(controlv1connect.NewModelServiceHandler(&modelService{models: o.Models, calls: o.Calls, log: log}))
-	add(controlv1connect.NewCallServiceHandler(&callService{calls: o.Calls, log: log}))
-	add(controlv1connect.NewDashboardServiceHandler(&dashboardService{dashboard: o.Dashboard, log: log}))
-	add(controlv1connect.NewSettingServiceHandler(&settingService{settings: o.Settings, log: log}))
+	// The security headers go outermost, so that the guard's refusals
+	// carry them too; the byte limit applies before anything reads a body.
+	add := func(p string, h http.Handler) {
+		routes[p] = SecurityHeaders(http.MaxBytesHandler(guard(requireRole(h)), MaxRequestBytes))
+	}
+	limit := connect.WithReadMaxBytes(MaxRequestBytes)
+	add(controlv1connect.NewModelServiceHandler(&modelService{models: o.Models, calls: o.Calls, log: log}, limit))
+	add(controlv1connect.NewCallServiceHandler(&callService{calls: o.Calls, log: log}, limit))
+	add(controlv1connect.NewDashboardServiceHandler(&dashboardService{dashboard: o.Dashboard, log: log}, limit))
+	add(controlv1connect.NewSettingServiceHandler(&settingService{settings: o.Settings, log: log}, limit))
 	if o.Conversations != nil {
-		add(controlv1connect.NewConversationServiceHandler(&conversationService{conversations: o.Conversations, log: log}))
+		add(controlv1connect.NewConversationServiceHandler(&conversationService{conversations: o.Conversations, log: log}, limit))
 	} else {
-		add(controlv1connect.NewConversationServiceHandler(controlv1connect.UnimplementedConversationServiceHandler{}))
+		add(controlv1connect.NewConversationServiceHandler(controlv1connect.UnimplementedConversationServiceHandler{}, limit))
 	}
 	setup := o.Setup
 	if setup == nil {
 		setup = func(context.Context) (Setup, error) { return Setup{}, nil }
 	}
-	add(controlv1connect.NewSetupServiceHandler(&setupService{setup: setup}))
+	add(controlv1connect.NewSetupServiceHandler(&setupService{setup: setup}, limit))
 	if o.Console != nil {
 		add("/", Assets(o.Console))
 	}
 	return routes
 }
+
+// MaxRequestBytes bounds a control request, on the wire and after
+// decompression. The largest real request, a model with its extra
+// parameters and custom headers at their limits (app/control), is about
+// 350 KiB.
+const MaxRequestBytes = 1 << 20

@@ -40,3 +40,13 @@ var _ = Describe("RequireBearer", func() {
 		Entry("the token with another scheme", "Basic scrape-secret"),
 	)
 })
+
+var _ = Describe("Closed", func() {
+	It("refuses every scrape with 403 and the reason, and serves no metric", func() {
+		w := httptest.NewRecorder()
+		metrics.Closed("set KEYGATE_METRICS_TOKEN").ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+		Expect(w.Code).To(Equal(http.StatusForbidden))
+		Expect(w.Body.String()).To(ContainSubstring("set KEYGATE_METRICS_TOKEN"))
+		Expect(w.Body.String()).NotTo(ContainSubstring("keygate_"))
+	})
+})

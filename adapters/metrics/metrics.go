@@ -97,3 +97,12 @@ func RequireBearer(token string, h http.Handler) http.Handler {
 
 // Registry is the registry, for adding collectors owned elsewhere.
 func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
+
+// Closed answers every scrape with 403 and reason, which should say how
+// to open the endpoint: for a deployment that set no scrape token where
+// metrics must not be public.
+func Closed(reason string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, reason, http.StatusForbidden)
+	})
+}

@@ -49,6 +49,14 @@ func (a *Auditor) Record(ctx context.Context, caller access.Principal, action, t
 	return err
 }
 
+// AuditUse records that the principal on ctx (see adapters/auth), or
+// System, did action to target without changing it, such as sending a
+// stored provider key: detail is the entry's after state, masked like any
+// other (before is empty).
+func (a *Auditor) AuditUse(ctx context.Context, action, target string, detail any) error {
+	return a.Record(ctx, actor(ctx), action, target, nil, detail)
+}
+
 // Entries returns audit entries to an administrator (access.ErrDenied for
 // anyone else).
 func (a *Auditor) Entries(ctx context.Context, caller access.Principal, q ports.AuditQuery) ([]audit.Entry, error) {

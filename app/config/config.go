@@ -62,7 +62,8 @@ type Config struct {
 	// means no limits.
 	BudgetsFile string
 	// MetricsToken, when set, is the bearer token GET /metrics requires
-	// (Prometheus authorization.credentials); empty leaves it open.
+	// (Prometheus authorization.credentials); empty leaves it open with
+	// local sign-in and closed (403) in company mode.
 	MetricsToken string
 }
 

@@ -41,6 +41,12 @@ type CallPage struct {
 // List returns records matching q, newest first; q.Limit is clamped to
 // 1..500 (100 when unset).
 func (c *Calls) List(ctx context.Context, q ports.CallQuery) (CallPage, error) {
+	for field, v := range map[string]string{"filter.model_id": q.ModelID,
+		"filter.conversation_id": q.ConversationID, "filter.user_id": q.UserID} {
+		if err := checkFilterID(field, v); err != nil {
+			return CallPage{}, err
+		}
+	}
 	switch {
 	case q.Limit <= 0:
 		q.Limit = defaultCallPage

@@ -143,6 +143,21 @@ func (d *Dashboard) Get(ctx context.Context, q DashboardQuery) (DashboardView, e
 	if q.Bucket == BucketAuto {
 		q.Bucket = autoBucket(q.Until.Sub(q.Since))
 	}
+	if q.Bucket > BucketDay {
+		return DashboardView{}, invalid("bucket_size", "use minute, hour or day, or leave it unset")
+	}
+	// Every bucket of the range becomes a point, so the range bounds the
+	// answer (Sub saturates at about 292 years, which is over the limit).
+	if n := q.Until.Sub(q.Since) / width[q.Bucket]; n > MaxSeriesPoints {
+		return DashboardView{}, invalid("bucket_size", fmt.Sprintf(
+			"the range holds %d buckets; at most %d: choose a larger bucket or a shorter range", n, MaxSeriesPoints))
+	}
+	if err := checkFilterID("model_id", q.ModelID); err != nil {
+		return DashboardView{}, err
+	}
+	if err := checkFilterID("user_id", q.UserID); err != nil {
+		return DashboardView{}, err
+	}
 	set, err := d.settings.Load(ctx)
 	if err != nil {
 		return DashboardView{}, err
@@ -196,6 +211,13 @@ func (d *Dashboard) Get(ctx context.Context, q DashboardQuery) (DashboardView, e
 	sort.Slice(v.PerUser, func(i, j int) bool { return v.PerUser[i].UserID < v.PerUser[j].UserID })
 	return v, nil
 }
+
+// MaxSeriesPoints bounds the buckets of one dashboard answer: a week in
+// minutes, or more than 27 years in days.
+const MaxSeriesPoints = 10_080
+
+// width is the length of each bucket size, for counting points.
+var width = map[Bucket]time.Duration{BucketMinute: time.Minute, BucketHour: time.Hour, BucketDay: 24 * time.Hour}
 
 func autoBucket(d time.Duration) Bucket {
 	switch {

@@ -1,5 +1,6 @@
 // Package control holds the use cases of the admin console: managing the
-// models Keygate publishes (with write-only, sealed API keys), discovering
+// models Keygate publishes (with write-only API keys, sealed together with
+// the origin they may be sent to: see keybinding.go), discovering
 // upstream models, testing a connection, reading call records with their
 // cache-break insight, aggregating them for the dashboard, browsing
 // conversations, service settings and the retention of detailed records.
@@ -10,7 +11,12 @@
 // value, roles and sizes), from which the insight still names the first
 // field and message that differ; retention deletes both kinds by age.
 //
-// Place in the hexagon: application. It imports domain and ports only; the
+// Every input is checked when saved, with the limits in limits.go, and an
+// invalid one is an *InvalidError naming the API's field; nothing is
+// stored half.
+//
+// Place in the hexagon: application. It imports domain, ports and the HTTP
+// header grammar of golang.org/x/net/http/httpguts only; the
 // Connect handlers in adapters/control translate its values to the API.
 //
 // Dashboard aggregates are computed here over the listed call records rather

@@ -2,7 +2,6 @@ package control
 
 import (
 	"encoding/json"
-	"net/url"
 	"strings"
 
 	"keygate/domain/llm"
@@ -38,7 +37,8 @@ type Model struct {
 
 var efforts = map[string]bool{"": true, "low": true, "medium": true, "high": true, "xhigh": true, "max": true}
 
-// normalize trims s and checks every rule of a model configuration.
+// normalize trims s and checks every rule of a model configuration. It
+// changes nothing stored, so a refused save leaves nothing half-saved.
 func (s ModelSettings) normalize() (ModelSettings, error) {
 	s.DisplayName = strings.TrimSpace(s.DisplayName)
 	s.GroupName = strings.TrimSpace(s.GroupName)
@@ -56,6 +56,18 @@ func (s ModelSettings) normalize() (ModelSettings, error) {
 	if s.ModelID == "" {
 		return s, invalid("model_id", "name the upstream model (discovery lists them)")
 	}
+	for _, c := range []struct {
+		field, v string
+		limit    int
+	}{{"model_id", s.ModelID, MaxModelID}, {"display_name", s.DisplayName, MaxDisplayName},
+		{"group_name", s.GroupName, MaxGroupName}} {
+		if err := checkText(c.field, c.v, c.limit); err != nil {
+			return s, err
+		}
+	}
+	if err := checkLen("tooltip", s.Tooltip, MaxTooltip); err != nil {
+		return s, err
+	}
 	if s.DisplayName == "" {
 		s.DisplayName = s.ModelID
 	}
@@ -65,26 +77,19 @@ func (s ModelSettings) normalize() (ModelSettings, error) {
 	if s.ContextWindowTokens < 0 || s.MaxOutputTokens < 0 {
 		return s, invalid("tokens", "token limits must be positive or 0 for the default")
 	}
+	if len(s.ExtraParams) > MaxExtraParams {
+		return s, tooLong("extra_params_json", MaxExtraParams)
+	}
 	if len(s.ExtraParams) > 0 {
 		var obj map[string]json.RawMessage
 		if json.Unmarshal(s.ExtraParams, &obj) != nil || obj == nil {
 			return s, invalid("extra_params_json", "must be a JSON object such as {\"temperature\": 0.2}")
 		}
 	}
-	for name := range s.CustomHeaders {
-		if strings.TrimSpace(name) == "" || strings.ContainsAny(name, " :\r\n") {
-			return s, invalid("custom_headers", "header names must be non-empty without spaces or colons")
-		}
+	if err := checkHeaders("custom_headers", s.CustomHeaders); err != nil {
+		return s, err
 	}
 	return s, nil
-}
-
-func checkBaseURL(raw string) error {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Fragment != "" {
-		return invalid("base_url", "use an http(s) URL with a host, such as https://api.openai.com/v1")
-	}
-	return nil
 }
 
 // apply writes s into cfg.

@@ -28,6 +28,31 @@ type ModelsOptions struct {
 	Now func() time.Time
 	// TestTimeout bounds a connection test; 0 means 45 seconds.
 	TestTimeout time.Duration
+	// CheckURL decides whether Keygate may send requests to a base URL
+	// (the outbound policy: no private, loopback or link-local address
+	// unless allowed). It is asked on Create, Update and Discover; its
+	// error text is shown as the base_url field's message. nil allows
+	// every URL.
+	CheckURL func(ctx context.Context, rawURL string) error
+	// Audit records each use of a stored key by an administrator's action
+	// (a discovery with the stored key, a connection test) before the key
+	// is sent; a failure to record refuses the action. nil records nothing.
+	Audit UseAuditor
+}
+
+// UseAuditor records accountable actions that change nothing stored.
+type UseAuditor interface {
+	// AuditUse records that the principal on ctx did action ("noun.verb")
+	// to target; detail is marshalled to JSON with its secrets masked.
+	AuditUse(ctx context.Context, action, target string, detail any) error
+}
+
+// KeyUse is what the audit log keeps of one use of a stored key.
+type KeyUse struct {
+	// URL is where the key was sent (discovery: the base URL asked).
+	URL string `json:"url"`
+	// KeyHint is the key masked by MaskKey.
+	KeyHint string `json:"keyHint"`
 }
 
 // Models manages model configurations. It is safe for concurrent use;
@@ -80,12 +105,16 @@ func (m *Models) Get(ctx context.Context, id string) (Model, error) {
 
 // Create validates s, seals apiKey and stores a model after the last one.
 func (m *Models) Create(ctx context.Context, s ModelSettings, apiKey string, enabled bool) (Model, error) {
-	s, err := s.normalize()
+	s, err := m.checkSettings(ctx, s)
 	if err != nil {
 		return Model{}, err
 	}
-	if strings.TrimSpace(apiKey) == "" {
+	apiKey = strings.TrimSpace(apiKey)
+	if apiKey == "" {
 		return Model{}, invalid("api_key", "paste the provider's API key; it is stored encrypted and never shown again")
+	}
+	if err := checkAPIKey("api_key", apiKey); err != nil {
+		return Model{}, err
 	}
 	all, err := m.o.Store.ModelConfigs(ctx)
 	if err != nil {
@@ -95,29 +124,80 @@ func (m *Models) Create(ctx context.Context, s ModelSettings, apiKey string, ena
 	if err := s.apply(&cfg); err != nil {
 		return Model{}, err
 	}
-	if cfg.SealedAPIKey, err = m.o.Secrets.Seal([]byte(strings.TrimSpace(apiKey))); err != nil {
-		return Model{}, fmt.Errorf("seal api key: %w", err)
+	origin, err := m.requestOrigin(cfg)
+	if err != nil {
+		return Model{}, invalid("base_url", "use an http(s) URL with a host, such as https://api.openai.com/v1")
+	}
+	if cfg.SealedAPIKey, err = m.sealKey(apiKey, origin); err != nil {
+		return Model{}, err
 	}
 	return m.put(ctx, cfg)
 }
 
-// Update replaces the editable fields of a model; an empty apiKey keeps the
-// stored key.
-func (m *Models) Update(ctx context.Context, id string, s ModelSettings, apiKey string) (Model, error) {
+// checkSettings normalizes s and asks CheckURL about its base URL.
+func (m *Models) checkSettings(ctx context.Context, s ModelSettings) (ModelSettings, error) {
 	s, err := s.normalize()
 	if err != nil {
+		return s, err
+	}
+	return s, m.checkURL(ctx, s.BaseURL)
+}
+
+func (m *Models) checkURL(ctx context.Context, raw string) error {
+	if m.o.CheckURL == nil {
+		return nil
+	}
+	if err := m.o.CheckURL(ctx, raw); err != nil {
+		return invalid("base_url", err.Error())
+	}
+	return nil
+}
+
+// Update replaces the editable fields of a model; an empty apiKey keeps the
+// stored key, which is refused when the model would then send it to
+// another origin than the one it was saved for.
+func (m *Models) Update(ctx context.Context, id string, s ModelSettings, apiKey string) (Model, error) {
+	s, err := m.checkSettings(ctx, s)
+	if err != nil {
+		return Model{}, err
+	}
+	apiKey = strings.TrimSpace(apiKey)
+	if err := checkAPIKey("api_key", apiKey); err != nil {
 		return Model{}, err
 	}
 	cfg, err := m.load(ctx, id)
 	if err != nil {
 		return Model{}, err
 	}
+	// The origin the stored key is bound to, before s changes the row. A
+	// key stored before binding, or one that cannot be opened now, counts
+	// as bound to the row's current origin.
+	var kept storedKey
+	if apiKey == "" && len(cfg.SealedAPIKey) > 0 {
+		if kept, err = m.openKey(cfg); err != nil {
+			if kept.origin, err = m.requestOrigin(cfg); err != nil {
+				return Model{}, err
+			}
+		}
+	}
 	if err := s.apply(&cfg); err != nil {
 		return Model{}, err
 	}
-	if k := strings.TrimSpace(apiKey); k != "" {
-		if cfg.SealedAPIKey, err = m.o.Secrets.Seal([]byte(k)); err != nil {
-			return Model{}, fmt.Errorf("seal api key: %w", err)
+	origin, err := m.requestOrigin(cfg)
+	if err != nil {
+		return Model{}, invalid("base_url", "use an http(s) URL with a host, such as https://api.openai.com/v1")
+	}
+	switch {
+	case apiKey != "":
+		if cfg.SealedAPIKey, err = m.sealKey(apiKey, origin); err != nil {
+			return Model{}, err
+		}
+	case kept.origin != "" && kept.origin != origin:
+		return Model{}, invalid("api_key", fmt.Sprintf("enter the API key again: it was saved for %s and would be sent to %s", kept.origin, origin))
+	case kept.legacy:
+		// Bind it now that the origin is known to be unchanged.
+		if cfg.SealedAPIKey, err = m.sealKey(kept.key, origin); err != nil {
+			return Model{}, err
 		}
 	}
 	return m.put(ctx, cfg)
@@ -166,9 +246,9 @@ func (m *Models) Reorder(ctx context.Context, ids []string) ([]Model, error) {
 	return m.renumber(ctx, ordered)
 }
 
-// Duplicate copies a model, key included, and places the copy right after
-// the original. The copy starts disabled so Cursor does not show two
-// identical entries.
+// Duplicate copies a model, key included (still bound to the origin it
+// was saved for), and places the copy right after the original. The copy
+// starts disabled so Cursor does not show two identical entries.
 func (m *Models) Duplicate(ctx context.Context, id string) (Model, error) {
 	all, err := m.o.Store.ModelConfigs(ctx)
 	if err != nil {
@@ -230,8 +310,8 @@ func (m *Models) load(ctx context.Context, id string) (ports.ModelConfig, error)
 func (m *Models) view(c ports.ModelConfig) Model {
 	v := Model{Settings: settingsOf(c), HasAPIKey: len(c.SealedAPIKey) > 0}
 	if v.HasAPIKey {
-		if key, err := m.o.Secrets.Open(c.SealedAPIKey); err == nil {
-			v.KeyHint = MaskKey(string(key))
+		if k, err := m.openKey(c); err == nil {
+			v.KeyHint = MaskKey(k.key)
 		} else {
 			v.KeyHint = "(cannot be decrypted: enter the key again)"
 		}
@@ -239,15 +319,6 @@ func (m *Models) view(c ports.ModelConfig) Model {
 	c.SealedAPIKey = nil
 	v.Config = c
 	return v
-}
-
-// apiKey opens the stored key of a model.
-func (m *Models) apiKey(c ports.ModelConfig) (string, error) {
-	key, err := m.o.Secrets.Open(c.SealedAPIKey)
-	if err != nil {
-		return "", fmt.Errorf("open api key of model %s: %w", c.ID, err)
-	}
-	return string(key), nil
 }
 
 func nextOrder(all []ports.ModelConfig) int {

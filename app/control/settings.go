@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"sync/atomic"
 
 	"keygate/ports"
@@ -80,16 +81,25 @@ func (s *Settings) Load(ctx context.Context) (ServiceSettings, error) {
 
 // Update validates and stores every setting.
 func (s *Settings) Update(ctx context.Context, in ServiceSettings) (ServiceSettings, error) {
-	if in.RetentionHours < 0 {
-		return ServiceSettings{}, invalid("detailed_retention_hours", "use 0 to keep detailed records, or a number of hours")
+	if in.RetentionHours < 0 || in.RetentionHours > MaxRetentionHours {
+		return ServiceSettings{}, invalid("detailed_retention_hours",
+			fmt.Sprintf("use 0 to keep detailed records, or a number of hours up to %d", MaxRetentionHours))
+	}
+	if len(in.Prices) > MaxPrices {
+		return ServiceSettings{}, invalid("prices", fmt.Sprintf("at most %d prices", MaxPrices))
 	}
 	seen := map[string]bool{}
 	for _, p := range in.Prices {
 		if p.ModelID == "" || seen[p.ModelID] {
 			return ServiceSettings{}, invalid("prices", "give each price a model id, once")
 		}
-		if p.Input < 0 || p.Output < 0 || p.CacheRead < 0 || p.CacheWrite < 0 {
-			return ServiceSettings{}, invalid("prices", "prices cannot be negative")
+		if err := checkText("prices.model_id", p.ModelID, MaxModelID); err != nil {
+			return ServiceSettings{}, err
+		}
+		for _, v := range []float64{p.Input, p.Output, p.CacheRead, p.CacheWrite} {
+			if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+				return ServiceSettings{}, invalid("prices", "prices must be finite numbers, not negative")
+			}
 		}
 		seen[p.ModelID] = true
 	}

@@ -62,6 +62,13 @@ func (m *Models) Test(ctx context.Context, id string, progress func(TestProgress
 	if err != nil {
 		return TestResult{}, err
 	}
+	if err := m.auditKeyUse(ctx, "model.test", id, ep.URL, ep.APIKey); err != nil {
+		return TestResult{}, err
+	}
+	secrets := []string{ep.APIKey}
+	for _, v := range ep.Headers {
+		secrets = append(secrets, v)
+	}
 	ctx, cancel := context.WithTimeout(ctx, m.o.TestTimeout)
 	defer cancel()
 	maxOut := cfg.MaxOutputTokens
@@ -77,7 +84,7 @@ func (m *Models) Test(ctx context.Context, id string, progress func(TestProgress
 	start := m.o.Now()
 	stream, err := m.o.Provider.Stream(ctx, call)
 	if err != nil {
-		res.Error = advice(err)
+		res.Error = advice(err, secrets)
 		return res, nil
 	}
 	defer stream.Close()
@@ -100,7 +107,7 @@ func (m *Models) Test(ctx context.Context, id string, progress func(TestProgress
 	res.Duration = m.o.Now().Sub(start)
 	res.Text = text.String()
 	if err := stream.Err(); err != nil {
-		res.Error = advice(err)
+		res.Error = advice(err, secrets)
 		return res, nil
 	}
 	if strings.TrimSpace(res.Text) == "" {
@@ -121,14 +128,17 @@ func (m *Models) Test(ctx context.Context, id string, progress func(TestProgress
 	return res, nil
 }
 
-// advice turns a provider failure into what to check.
-func advice(err error) string {
+// advice turns a provider failure into what to check. The provider's own
+// words are only a short, sanitised reason (llm.ProviderError.Brief): an
+// upstream body is never shown verbatim, since the endpoint may echo what
+// it was sent.
+func advice(err error, secrets []string) string {
 	var perr *llm.ProviderError
 	if !errors.As(err, &perr) {
 		if errors.Is(err, context.DeadlineExceeded) {
 			return "no answer within the test timeout; check the base URL and that the endpoint is reachable from Keygate"
 		}
-		return err.Error()
+		return llm.BriefText(err.Error(), secrets...)
 	}
 	hint := map[llm.ErrorClass]string{
 		llm.ErrorAuthorization: "the provider rejected the API key; paste a valid key",
@@ -138,7 +148,7 @@ func advice(err error) string {
 		llm.ErrorProtocol:      "the answer was not in the expected format; check the protocol and whether the URL is the full endpoint",
 	}[perr.Class]
 	if hint == "" {
-		return perr.Error()
+		return perr.Brief(secrets...)
 	}
-	return hint + " (" + perr.Error() + ")"
+	return hint + " (" + perr.Brief(secrets...) + ")"
 }

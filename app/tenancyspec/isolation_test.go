@@ -734,10 +734,12 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 					Expect(admin).To(ContainSubstring(adaT.tokenID), "the audit log is the administrators'")
 					return []string{raw, byActor}
 				}},
-			"GET /metrics": {class: "no tenant data", what: "answers without sign-in, no ids or users",
+			"GET /metrics": {class: "no tenant data", what: "closed in company mode without KEYGATE_METRICS_TOKEN (403)",
 				try: func(string) []string {
 					status, raw := k.do(user{}, http.MethodGet, "/metrics", "", nil)
-					Expect(status).To(Equal(http.StatusOK))
+					Expect(status).To(Equal(http.StatusForbidden))
+					Expect(raw).To(ContainSubstring("KEYGATE_METRICS_TOKEN"))
+					Expect(raw).NotTo(ContainSubstring("keygate_"))
 					return []string{raw}
 				}},
 		}

@@ -195,11 +195,13 @@ func (l *Lister) get(ctx context.Context, u string, q Query, into any) error {
 		return failure.Transient(label, "models body read error", err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		msg := string(body)
-		if len(q.APIKey) >= 4 {
-			msg = strings.ReplaceAll(msg, q.APIKey, "redacted")
+		// Only a short, sanitised reason: the body is whatever the URL an
+		// administrator typed answered, and may echo what it was sent.
+		secrets := []string{q.APIKey}
+		for _, v := range q.Headers {
+			secrets = append(secrets, v)
 		}
-		return failure.Status(label+" models", resp.StatusCode, []byte(msg))
+		return failure.Status(label+" models", resp.StatusCode, []byte(llm.BriefText(llm.ErrorReason(string(body)), secrets...)))
 	}
 	if err := json.Unmarshal(body, into); err != nil {
 		return failure.Protocol(label, "models JSON error", err)

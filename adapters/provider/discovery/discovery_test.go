@@ -3,6 +3,7 @@ package discovery_test
 import (
 	"context"
 	"errors"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -80,5 +81,20 @@ var _ = Describe("Lister.List", func() {
 		Expect(errors.As(err, &perr)).To(BeTrue())
 		Expect(perr.Class).To(Equal(llm.ErrorAuthorization))
 		Expect(perr.Message).NotTo(ContainSubstring("sk-secret-1"))
+	})
+
+	It("keeps only the status and a short, sanitised reason of an error body", func() {
+		body := "<html><body>internal admin page\r\nX-Org: org-secret-value\x1b[2J" + strings.Repeat(" row", 2000) + "</body></html>"
+		srv.Enqueue(providertest.Status(403, body))
+		_, err := discovery.New(nil).List(context.Background(), discovery.Query{BaseURL: srv.URL, APIKey: "k",
+			Headers: map[string]string{"X-Org": "org-secret-value"}})
+		var perr *llm.ProviderError
+		Expect(errors.As(err, &perr)).To(BeTrue())
+		Expect(perr.Status).To(Equal(403))
+		Expect(perr.Message).To(HavePrefix("OpenAI models 403: <html><body>internal admin page X-Org: [redacted] row row"))
+		Expect(len(perr.Message)).To(BeNumerically("<", 300))
+		Expect(perr.Message).NotTo(ContainSubstring("org-secret-value"))
+		Expect(perr.Message).NotTo(ContainSubstring("\r"))
+		Expect(perr.Message).NotTo(ContainSubstring("\x1b"))
 	})
 })

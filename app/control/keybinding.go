@@ -1,0 +1,137 @@
+package control
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"keygate/ports"
+)
+
+// A stored provider key is bound to the origin (scheme, host and port) it
+// was saved for: it is only ever sent there. The origin is sealed together
+// with the key, in one plaintext under the secret box's AEAD, rather than
+// kept in a column beside it: a column could be edited together with the
+// base URL by anyone who can write the database, while the sealed origin
+// cannot be changed without the secret key. It needs no schema change
+// either, so SQLite and PostgreSQL store it as before, and `keygate secret
+// rotate` re-seals it unchanged (it re-seals the opaque plaintext).
+//
+// Sealed plaintext: boundKeyPrefix, the origin, a newline, the key. A
+// plaintext without the prefix is a key stored before keys were bound
+// (legacy): it is taken as bound to the origin its row names, and
+// [Models.BindStoredKeys] seals such keys with that origin at start.
+const boundKeyPrefix = "keygate-bound-key-v1\n"
+
+// storedKey is an opened key and the origin it may be sent to.
+type storedKey struct {
+	key    string
+	origin string
+	// legacy: stored before keys were bound; origin is the row's.
+	legacy bool
+}
+
+// sealKey seals key bound to origin.
+func (m *Models) sealKey(key, origin string) ([]byte, error) {
+	sealed, err := m.o.Secrets.Seal([]byte(boundKeyPrefix + origin + "\n" + key))
+	if err != nil {
+		return nil, fmt.Errorf("seal api key: %w", err)
+	}
+	return sealed, nil
+}
+
+// openKey opens the key of cfg and the origin it is bound to.
+func (m *Models) openKey(cfg ports.ModelConfig) (storedKey, error) {
+	plain, err := m.o.Secrets.Open(cfg.SealedAPIKey)
+	if err != nil {
+		return storedKey{}, fmt.Errorf("open api key of model %s: %w", cfg.ID, err)
+	}
+	s := string(plain)
+	clear(plain)
+	if rest, ok := strings.CutPrefix(s, boundKeyPrefix); ok {
+		origin, key, ok := strings.Cut(rest, "\n")
+		if !ok {
+			return storedKey{}, fmt.Errorf("open api key of model %s: %w", cfg.ID, ports.ErrUnsealable)
+		}
+		return storedKey{key: key, origin: origin}, nil
+	}
+	origin, err := m.requestOrigin(cfg)
+	if err != nil {
+		return storedKey{}, err
+	}
+	return storedKey{key: s, origin: origin, legacy: true}, nil
+}
+
+// requestOrigin is the origin the requests of cfg go to.
+func (m *Models) requestOrigin(cfg ports.ModelConfig) (string, error) {
+	u, err := m.o.RequestURL(cfg.BaseURL, cfg.UseFullURL, cfg.ProviderKind)
+	if err != nil {
+		return "", fmt.Errorf("request url of model %s: %w", cfg.ID, err)
+	}
+	return Origin(u)
+}
+
+// Origin returns the origin of an http(s) URL as Keygate compares them:
+// lower-case scheme and host, the port only when it is not the scheme's
+// default (https://api.openai.com, http://127.0.0.1:8000).
+func Origin(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("origin of %q: not an http(s) URL with a host", raw)
+	}
+	scheme := strings.ToLower(u.Scheme)
+	host := strings.ToLower(u.Hostname())
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if p := u.Port(); p != "" && !(scheme == "https" && p == "443") && !(scheme == "http" && p == "80") {
+		host += ":" + p
+	}
+	return scheme + "://" + host, nil
+}
+
+// KeyOriginError: a stored key would be sent to another origin than the
+// one it was saved for. Endpoint returns it for a row whose base URL was
+// changed behind Keygate's back (a tampered or hand-edited database).
+type KeyOriginError struct {
+	ModelID  string
+	SavedFor string
+	SendTo   string
+}
+
+func (e *KeyOriginError) Error() string {
+	return fmt.Sprintf("the API key of model %s was saved for %s and would be sent to %s; an administrator must enter the key again",
+		e.ModelID, e.SavedFor, e.SendTo)
+}
+
+// BindStoredKeys seals every key stored before keys were bound together
+// with the origin its row names now, so that from then on a change of the
+// row's base URL alone cannot redirect it. It returns how many keys it
+// bound. Keys that cannot be opened, or whose row names no valid URL, are
+// left alone: they cannot be sent anywhere. Running it again is a no-op; a model edited in the same
+// instant by another replica is last-writer-wins, as every edit is.
+func (m *Models) BindStoredKeys(ctx context.Context) (int, error) {
+	all, err := m.o.Store.ModelConfigs(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("bind stored keys: %w", err)
+	}
+	n := 0
+	for _, cfg := range all {
+		if len(cfg.SealedAPIKey) == 0 {
+			continue
+		}
+		k, err := m.openKey(cfg)
+		if err != nil || !k.legacy {
+			continue
+		}
+		if cfg.SealedAPIKey, err = m.sealKey(k.key, k.origin); err != nil {
+			return n, fmt.Errorf("bind key of model %s: %w", cfg.ID, err)
+		}
+		if err := m.o.Store.PutModelConfig(ctx, cfg); err != nil {
+			return n, fmt.Errorf("bind key of model %s: %w", cfg.ID, err)
+		}
+		n++
+	}
+	return n, nil
+}

@@ -1,0 +1,64 @@
+package app_test
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"go.uber.org/zap"
+
+	"keygate/adapters/pgtest"
+	"keygate/app"
+	"keygate/app/config"
+	appcontrol "keygate/app/control"
+	"keygate/domain/llm"
+	"keygate/ports"
+)
+
+var _ = Describe("Provider keys stored before keys were bound to their endpoint", func() {
+	DescribeTable("are bound to their model's origin when Keygate starts, on either store",
+		func(ctx SpecContext, engine string) {
+			dir := app.DataDir(GinkgoT().TempDir())
+			cfg := config.Config{DataDir: string(dir)}
+			if engine == "postgres" {
+				db, err := pgtest.New(ctx)
+				Expect(err).NotTo(HaveOccurred(), "this spec needs a PostgreSQL server and never skips")
+				DeferCleanup(db.Close)
+				cfg.DatabaseURL = db.DSN
+			}
+			log := zap.NewNop()
+			store, closeStore, err := app.OpenStore(ctx, cfg, log, dir)
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(closeStore)
+			box, err := app.OpenSecretBox(dir)
+			Expect(err).NotTo(HaveOccurred())
+
+			By("a key sealed the way Keygate sealed keys before: the key alone")
+			legacy, err := box.Seal([]byte("sk-legacy-0123456789"))
+			Expect(err).NotTo(HaveOccurred())
+			configs := store.Stores().ModelConfigs
+			Expect(configs.PutModelConfig(ctx, ports.ModelConfig{ID: "old", DisplayName: "Old", ProviderKind: llm.ProviderOpenAIChat,
+				BaseURL: "https://api.example.com/v1", ModelID: "gpt-a", SealedAPIKey: legacy})).To(Succeed())
+
+			models, err := app.NewModels(ctx, log, store, box, nil, app.NewAuditor(store))
+			Expect(err).NotTo(HaveOccurred())
+
+			cfgRow, err := configs.ModelConfig(ctx, "old")
+			Expect(err).NotTo(HaveOccurred())
+			plain, err := box.Open(cfgRow.SealedAPIKey)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(plain)).To(Equal("keygate-bound-key-v1\nhttps://api.example.com\nsk-legacy-0123456789"))
+			ep, _, err := models.Endpoint(ctx, "old")
+			Expect(err).NotTo(HaveOccurred())
+			Expect(ep.APIKey).To(Equal("sk-legacy-0123456789"))
+
+			By("from then on, a row pointed elsewhere behind Keygate's back is refused")
+			cfgRow.BaseURL = "https://attacker.example/v1"
+			Expect(configs.PutModelConfig(ctx, cfgRow)).To(Succeed())
+			_, _, err = models.Endpoint(ctx, "old")
+			var bound *appcontrol.KeyOriginError
+			Expect(err).To(BeAssignableToTypeOf(bound))
+			Expect(err.Error()).To(ContainSubstring("saved for https://api.example.com and would be sent to https://attacker.example"))
+		},
+		Entry("SQLite", "sqlite"),
+		Entry("PostgreSQL", "postgres"),
+	)
+})
