@@ -10,6 +10,7 @@ import (
 
 	"keygate/adapters/auth"
 	"keygate/adapters/control"
+	"keygate/adapters/egress"
 	"keygate/adapters/metrics"
 	"keygate/adapters/provider"
 	"keygate/adapters/provider/discovery"
@@ -43,8 +44,11 @@ func LoadSettings(ctx context.Context, store *relstore.Store, auditor *company.A
 // one call record per attempt in the store, detailed mode as configured,
 // and each prompt kept so the console can explain cache breaks. With
 // budgets, a call over its user's limits is refused before it is made.
-func NewModelProvider(logger *zap.Logger, store *relstore.Store, settings *appcontrol.Settings, m *metrics.Metrics, tr *tracing.Tracing, budgets *company.Budgets) ports.ModelProvider {
+// Every connection is dialled by the outbound policy, and no redirect leads
+// to another origin.
+func NewModelProvider(logger *zap.Logger, store *relstore.Store, settings *appcontrol.Settings, m *metrics.Metrics, tr *tracing.Tracing, budgets *company.Budgets, policy *egress.Policy) ports.ModelProvider {
 	client := provider.New(provider.Options{
+		HTTP:        policy.HTTPClient(),
 		Recorder:    store.CallRecords(),
 		Detailed:    settings.Detailed,
 		Logger:      logger.Named("provider"),
@@ -58,14 +62,15 @@ func NewModelProvider(logger *zap.Logger, store *relstore.Store, settings *appco
 	return m.Provider(mp)
 }
 
-// NewModels is the model-configuration use case: keys sealed, discovery,
-// connection tests, and endpoint resolution for runs.
-func NewModels(store *relstore.Store, box ports.SecretBox, mp ports.ModelProvider, auditor *company.Auditor) *appcontrol.Models {
+// NewModels is the model-configuration use case: keys sealed, discovery
+// (through the outbound policy, like model calls), connection tests, and
+// endpoint resolution for runs.
+func NewModels(store *relstore.Store, box ports.SecretBox, mp ports.ModelProvider, auditor *company.Auditor, policy *egress.Policy) *appcontrol.Models {
 	return appcontrol.NewModels(appcontrol.ModelsOptions{
 		Store:      auditor.ModelConfigs(store.Stores().ModelConfigs),
 		Secrets:    box,
 		Provider:   mp,
-		Lister:     control.NewDiscovery(discovery.New(nil)),
+		Lister:     control.NewDiscovery(discovery.New(policy.HTTPClient())),
 		RequestURL: provider.RequestURL,
 	})
 }

@@ -58,8 +58,6 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	modelProvider := NewModelProvider(logger, store, settings, metrics, tracing, budgets)
-	models := NewModels(store, secretBox, modelProvider, auditor)
 	gate, err := NewAuthGate(ctx, secretBox, store, logger)
 	if err != nil {
 		cleanup3()
@@ -67,6 +65,15 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
+	policy, err := NewEgress(ctx, cfg, gate, logger)
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	modelProvider := NewModelProvider(logger, store, settings, metrics, tracing, budgets, policy)
+	models := NewModels(store, secretBox, modelProvider, auditor, policy)
 	controlRoutes := NewControlRoutes(cfg, logger, store, tenancy, settings, models, gate)
 	tokens := NewTokens(store, auditor)
 	accountRoutes := NewAccountRoutes(cfg, gate, tokens, auditor, metrics)
@@ -86,7 +93,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	forwarder, err := NewUpstream(cfg, logger)
+	forwarder, err := NewUpstream(cfg, policy, logger)
 	if err != nil {
 		cleanup4()
 		cleanup3()
@@ -134,7 +141,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		return nil, nil, err
 	}
 	agentServer := NewAgentServer(cfg, agentListener, cursorServer, logger)
-	keygate := NewKeygate(cfg, logger, server, retention, v, agentServer)
+	keygate := NewKeygate(cfg, logger, server, retention, v, agentServer, policy)
 	return keygate, func() {
 		cleanup7()
 		cleanup6()

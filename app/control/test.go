@@ -121,9 +121,13 @@ func (m *Models) Test(ctx context.Context, id string, progress func(TestProgress
 	return res, nil
 }
 
-// advice turns a provider failure into what to check.
+// advice turns a provider failure into what to check. A destination the
+// outbound policy refused says itself what an administrator may allow.
 func advice(err error) string {
 	var perr *llm.ProviderError
+	if errors.As(err, &perr) && errors.Is(err, ports.ErrDestinationRefused) {
+		return perr.Message
+	}
 	if !errors.As(err, &perr) {
 		if errors.Is(err, context.DeadlineExceeded) {
 			return "no answer within the test timeout; check the base URL and that the endpoint is reachable from Keygate"

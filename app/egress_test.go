@@ -1,0 +1,160 @@
+package app_test
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"connectrpc.com/connect"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"keygate/adapters/auth"
+	"keygate/adapters/provider/providertest"
+	"keygate/app"
+	"keygate/app/config"
+	controlv1 "keygate/gen/keygate/control/v1"
+	"keygate/gen/keygate/control/v1/controlv1connect"
+)
+
+// asAdmin signs every request in as an administrator through the trusted
+// headers of header sign-in.
+type asAdmin struct{}
+
+func (asAdmin) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("X-Egress-User", "root")
+	r.Header.Set("X-Egress-Groups", "kg-admins")
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// freeLoopbackAddr is a loopback address nothing listens on yet.
+func freeLoopbackAddr() string {
+	GinkgoHelper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	Expect(err).NotTo(HaveOccurred())
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+var _ = Describe("The outbound policy in the real app graph, in company mode", Ordered, func() {
+	const apiKey = "sk-egress-secret-0123456789"
+	var (
+		models    controlv1connect.ModelServiceClient
+		cfg       config.Config
+		allowed   *providertest.Server
+		unlisted  *httptest.Server
+		unlistedN atomic.Int32
+	)
+
+	BeforeAll(func() {
+		GinkgoT().Setenv(auth.EnvMode, string(auth.ModeHeader))
+		GinkgoT().Setenv(auth.EnvUserHeader, "X-Egress-User")
+		GinkgoT().Setenv(auth.EnvGroupsHeader, "X-Egress-Groups")
+		GinkgoT().Setenv(auth.EnvTrustedProxies, "127.0.0.1/32")
+		GinkgoT().Setenv(auth.EnvAdminGroups, "kg-admins")
+		allowed = providertest.NewServer()
+		DeferCleanup(allowed.Close)
+		unlisted = httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+		unlisted.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+			if st == http.StateNew {
+				unlistedN.Add(1)
+			}
+		}
+		unlisted.Start()
+		DeferCleanup(unlisted.Close)
+
+		cfg = config.Default()
+		cfg.DataDir = filepath.Join(GinkgoT().TempDir(), "data")
+		cfg.Listen, cfg.ProxyListen = freeLoopbackAddr(), freeLoopbackAddr()
+		cfg.LogFormat, cfg.LogLevel = "json", "error"
+		cfg.OutboundProxy = "http://127.0.0.1:1"
+		// The operator allows the self-hosted model, and (by mistake) the
+		// console and proxy addresses too, which must stay refused.
+		cfg.EgressAllow = []string{allowed.Listener.Addr().String(), cfg.Listen, cfg.ProxyListen}
+		Expect(cfg.Validate()).To(Succeed())
+		kg, cleanup, err := app.Initialize(context.Background(), cfg)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(cleanup)
+		ctx, cancel := context.WithCancel(context.Background())
+		ready := make(chan net.Addr, 1)
+		done := make(chan error, 1)
+		go func() { done <- kg.Run(ctx, func(a net.Addr) { ready <- a }) }()
+		DeferCleanup(func() {
+			cancel()
+			Eventually(done).WithTimeout(15 * time.Second).Should(Receive())
+		})
+		Eventually(ready).WithTimeout(10 * time.Second).Should(Receive())
+		models = controlv1connect.NewModelServiceClient(&http.Client{Transport: asAdmin{}}, "http://"+cfg.Listen)
+	})
+
+	// testModel configures a model on baseURL and runs the console's
+	// connection test on it. A model the control API refuses to save is
+	// reported as the test's error, so the spec holds whichever layer
+	// refuses first.
+	testModel := func(baseURL string) *controlv1.TestResult {
+		GinkgoHelper()
+		ctx := context.Background()
+		created, err := models.CreateModel(ctx, connect.NewRequest(&controlv1.CreateModelRequest{
+			Settings: &controlv1.ModelSettings{DisplayName: "M", ProviderKind: controlv1.ProviderKind_PROVIDER_KIND_OPENAI_CHAT,
+				BaseUrl: baseURL, ModelId: "fake-gpt"},
+			ApiKey: apiKey, Enabled: true,
+		}))
+		if err != nil {
+			return &controlv1.TestResult{Error: err.Error()}
+		}
+		stream, err := models.TestModel(ctx, connect.NewRequest(&controlv1.TestModelRequest{Id: created.Msg.GetModel().GetId()}))
+		Expect(err).NotTo(HaveOccurred())
+		defer stream.Close()
+		var result *controlv1.TestResult
+		for stream.Receive() {
+			if r := stream.Msg().GetResult(); r != nil {
+				result = r
+			}
+		}
+		Expect(stream.Err()).NotTo(HaveOccurred())
+		Expect(result).NotTo(BeNil())
+		return result
+	}
+
+	It("reaches a self-hosted model the operator allow-listed", func() {
+		allowed.Enqueue(providertest.Stream(providertest.ChatSSE(providertest.Turn{ID: "r", Text: providertest.Words("1 2 3")})))
+		res := testModel(allowed.URL + "/v1")
+		Expect(res.GetError()).To(BeEmpty())
+		Expect(res.GetOk()).To(BeTrue())
+		Expect(allowed.Requests()).To(HaveLen(1))
+	})
+
+	It("fails a model on the cloud metadata address with a clear provider error, refused before any socket connects", func() {
+		res := testModel("http://169.254.169.254/latest/v1")
+		Expect(res.GetOk()).To(BeFalse())
+		Expect(res.GetError()).To(And(ContainSubstring("169.254.169.254:80"), ContainSubstring("refused"),
+			ContainSubstring("link-local"), ContainSubstring(config.EnvEgressAllow)))
+		Expect(res.GetError()).NotTo(ContainSubstring(apiKey))
+		Expect(res.GetError()).NotTo(ContainSubstring("check the model id"), "nothing reached a provider to reject it")
+
+		_, err := models.DiscoverModels(context.Background(), connect.NewRequest(&controlv1.DiscoverModelsRequest{
+			ProviderKind: controlv1.ProviderKind_PROVIDER_KIND_OPENAI_CHAT, BaseUrl: "http://169.254.169.254/latest", ApiKey: apiKey}))
+		Expect(err).To(MatchError(And(ContainSubstring("169.254.169.254:80"), ContainSubstring(config.EnvEgressAllow))))
+		Expect(connect.CodeOf(err)).To(Equal(connect.CodeFailedPrecondition), "the allow-list decides, not the provider")
+		Expect(err.Error()).NotTo(ContainSubstring(apiKey))
+	})
+
+	It("refuses a private server nobody allow-listed, which sees no connection", func() {
+		res := testModel(unlisted.URL + "/v1")
+		Expect(res.GetError()).To(And(ContainSubstring(unlisted.Listener.Addr().String()), ContainSubstring("loopback"),
+			ContainSubstring(config.EnvEgressAllow)))
+		Expect(unlistedN.Load()).To(BeZero())
+	})
+
+	It("never reaches Keygate's own console or proxy, though the allow-list names them", func() {
+		for _, own := range []string{cfg.Listen, cfg.ProxyListen} {
+			res := testModel("http://" + own + "/v1")
+			Expect(res.GetError()).To(And(ContainSubstring(own), ContainSubstring("Keygate's own listener")), own)
+		}
+	})
+})
