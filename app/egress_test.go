@@ -46,6 +46,7 @@ var _ = Describe("The outbound policy in the real app graph, in company mode", O
 	var (
 		models    controlv1connect.ModelServiceClient
 		cfg       config.Config
+		console   string
 		allowed   *providertest.Server
 		unlisted  *httptest.Server
 		unlistedN atomic.Int32
@@ -59,7 +60,13 @@ var _ = Describe("The outbound policy in the real app graph, in company mode", O
 		GinkgoT().Setenv(auth.EnvAdminGroups, "kg-admins")
 		allowed = providertest.NewServer()
 		DeferCleanup(allowed.Close)
+		// Another loopback address, so that allow-listing 127.0.0.1 leaves
+		// it out.
+		ln, err := net.Listen("tcp", "127.0.0.2:0")
+		Expect(err).NotTo(HaveOccurred())
 		unlisted = httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+		_ = unlisted.Listener.Close()
+		unlisted.Listener = ln
 		unlisted.Config.ConnState = func(_ net.Conn, st http.ConnState) {
 			if st == http.StateNew {
 				unlistedN.Add(1)
@@ -70,12 +77,15 @@ var _ = Describe("The outbound policy in the real app graph, in company mode", O
 
 		cfg = config.Default()
 		cfg.DataDir = filepath.Join(GinkgoT().TempDir(), "data")
-		cfg.Listen, cfg.ProxyListen = freeLoopbackAddr(), freeLoopbackAddr()
+		// The console on a port only Run knows, the proxy on one the
+		// configuration names: both must end up refused.
+		cfg.Listen, cfg.ProxyListen = "127.0.0.1:0", freeLoopbackAddr()
 		cfg.LogFormat, cfg.LogLevel = "json", "error"
 		cfg.OutboundProxy = "http://127.0.0.1:1"
-		// The operator allows the self-hosted model, and (by mistake) the
-		// console and proxy addresses too, which must stay refused.
-		cfg.EgressAllow = []string{allowed.Listener.Addr().String(), cfg.Listen, cfg.ProxyListen}
+		// The operator allows the self-hosted model's whole address, which
+		// (by mistake) covers the console and the proxy too: they must stay
+		// refused.
+		cfg.EgressAllow = []string{"127.0.0.1"}
 		Expect(cfg.Validate()).To(Succeed())
 		kg, cleanup, err := app.Initialize(context.Background(), cfg)
 		Expect(err).NotTo(HaveOccurred())
@@ -88,8 +98,10 @@ var _ = Describe("The outbound policy in the real app graph, in company mode", O
 			cancel()
 			Eventually(done).WithTimeout(15 * time.Second).Should(Receive())
 		})
-		Eventually(ready).WithTimeout(10 * time.Second).Should(Receive())
-		models = controlv1connect.NewModelServiceClient(&http.Client{Transport: asAdmin{}}, "http://"+cfg.Listen)
+		var addr net.Addr
+		Eventually(ready).WithTimeout(10 * time.Second).Should(Receive(&addr))
+		console = addr.String()
+		models = controlv1connect.NewModelServiceClient(&http.Client{Transport: asAdmin{}}, "http://"+console)
 	})
 
 	// testModel configures a model on baseURL and runs the console's
@@ -152,7 +164,7 @@ var _ = Describe("The outbound policy in the real app graph, in company mode", O
 	})
 
 	It("never reaches Keygate's own console or proxy, though the allow-list names them", func() {
-		for _, own := range []string{cfg.Listen, cfg.ProxyListen} {
+		for _, own := range []string{console, cfg.ProxyListen} {
 			res := testModel("http://" + own + "/v1")
 			Expect(res.GetError()).To(And(ContainSubstring(own), ContainSubstring("Keygate's own listener")), own)
 		}
