@@ -12,6 +12,7 @@ import (
 	"connectrpc.com/connect"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"go.uber.org/zap"
 
 	"keygate/adapters/auth"
 	"keygate/adapters/provider/providertest"
@@ -168,5 +169,22 @@ var _ = Describe("The outbound policy in the real app graph, in company mode", O
 			res := testModel("http://" + own + "/v1")
 			Expect(res.GetError()).To(And(ContainSubstring(own), ContainSubstring("Keygate's own listener")), own)
 		}
+	})
+})
+
+var _ = Describe("NewEgress", func() {
+	It("refuses the database of the database URL (every host) and the configured listeners, on a laptop too", func() {
+		ctx := context.Background()
+		gate, err := auth.New(ctx, auth.Config{Mode: auth.ModeLocal}, nil, zap.NewNop())
+		Expect(err).NotTo(HaveOccurred())
+		cfg := config.Config{Listen: "127.0.0.1:7878", ProxyListen: ":7879", AgentListen: "[::1]:47321",
+			DatabaseURL: "postgres://keygate:pw@127.0.0.1:5433,db-replica.invalid:6432/keygate?sslmode=disable"}
+		policy, err := app.NewEgress(ctx, cfg, gate, zap.NewNop())
+		Expect(err).NotTo(HaveOccurred())
+		for _, dest := range []string{"127.0.0.1:5433", "localhost:5433", "db-replica.invalid:6432", "127.0.0.1:7878", "127.0.0.1:7879", "[::1]:47321"} {
+			Expect(policy.CheckProxied(ctx, dest)).To(MatchError(ContainSubstring("Keygate's own listener or database")), dest)
+		}
+		Expect(policy.CheckProxied(ctx, "localhost:11434")).To(Succeed(), "a developer's model server")
+		Expect(policy.CheckURL(ctx, "http://localhost:5433")).To(MatchError(ContainSubstring("own listener or database")))
 	})
 })

@@ -79,29 +79,55 @@ var _ = Describe("The egress policy", func() {
 			Expect(refused.Addr).To(Equal(netip.MustParseAddrPort("10.0.0.7:8000")))
 		})
 
-		It("decides on the address actually dialled, so a name rebound after the check is still refused", func() {
-			srv := newServer(nil)
+		It("decides on the address actually connected, so a name that rebinds between a check and the dial is still refused", func() {
+			// Two servers on one port: 127.0.0.2 is allow-listed (standing
+			// for a public address), 127.0.0.1 is not.
+			refused := newServer(nil)
+			ln, err := net.Listen("tcp", "127.0.0.2:"+refused.port())
+			Expect(err).NotTo(HaveOccurred())
+			allowed := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "allowed") })}
+			go func() { _ = allowed.Serve(ln) }()
+			DeferCleanup(allowed.Close)
+
+			// The first lookup (A and AAAA) answers the allowed address,
+			// every later one the refused address.
 			var queries atomic.Int32
 			dns := egresstest.Resolver(func(name string) []netip.Addr {
 				if name != "rebind.test" {
 					return nil
 				}
-				// The first A query (the check) sees a public address, every
-				// later one (the dial) sees loopback.
 				if queries.Add(1) <= 2 {
-					return []netip.Addr{netip.MustParseAddr("93.184.215.14")}
+					return []netip.Addr{netip.MustParseAddr("127.0.0.2")}
 				}
 				return []netip.Addr{netip.MustParseAddr("127.0.0.1")}
 			})
-			p = newPolicy(egress.Options{Resolver: dns})
-			url := "http://rebind.test:" + srv.port() + "/v1/models"
-			Expect(p.CheckURL(ctx, url)).To(Succeed(), "the check saw a public address")
-			resp, err := p.HTTPClient().Get(url)
+			p = newPolicy(egress.Options{Resolver: dns, Allow: []string{"127.0.0.2"}})
+			tr := p.Transport()
+			tr.DisableKeepAlives = true
+			c := &http.Client{Transport: tr}
+			url := "http://rebind.test:" + refused.port() + "/v1/models"
+
+			resp, err := c.Get(url)
+			Expect(err).NotTo(HaveOccurred(), "connected where the first answer pointed")
+			body, _ := io.ReadAll(resp.Body)
+			_ = resp.Body.Close()
+			Expect(string(body)).To(Equal("allowed"))
+
+			resp, err = c.Get(url)
 			if resp != nil {
 				_ = resp.Body.Close()
 			}
-			expectRefused(err, "rebind.test:"+srv.port(), "loopback")
-			Expect(srv.accepted.Load()).To(BeZero())
+			expectRefused(err, "rebind.test:"+refused.port(), "loopback")
+			Expect(refused.accepted.Load()).To(BeZero())
+		})
+
+		It("judges an IPv4-mapped IPv6 address as the IPv4 address it is", func() {
+			Expect(p.CheckURL(ctx, "https://[::ffff:8.8.8.8]/v1")).To(Succeed(), "a public address in either form")
+			p = newPolicy(egress.Options{Own: []string{"192.0.2.2:7878"}, Allow: []string{"192.0.2.0/24"}})
+			for _, dest := range []string{"192.0.2.2:7878", "[::ffff:192.0.2.2]:7878"} {
+				Expect(expectRefused(p.CheckProxied(ctx, dest), dest, "own listener").Own).To(BeTrue())
+			}
+			Expect(p.CheckProxied(ctx, "[::ffff:192.0.2.3]:7878")).To(Succeed(), "allow-listed")
 		})
 
 		It("allows only TCP", func() {
