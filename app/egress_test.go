@@ -1,10 +1,13 @@
 package app_test
 
 import (
+	"bufio"
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"path/filepath"
 	"sync/atomic"
 	"time"
@@ -16,6 +19,7 @@ import (
 
 	"keygate/adapters/auth"
 	"keygate/adapters/provider/providertest"
+	"keygate/adapters/upstream"
 	"keygate/app"
 	"keygate/app/config"
 	controlv1 "keygate/gen/keygate/control/v1"
@@ -186,5 +190,82 @@ var _ = Describe("NewEgress", func() {
 		}
 		Expect(policy.CheckProxied(ctx, "localhost:11434")).To(Succeed(), "a developer's model server")
 		Expect(policy.CheckURL(ctx, "http://localhost:5433")).To(MatchError(ContainSubstring("own listener or database")))
+	})
+})
+
+var _ = Describe("The forward proxy on a laptop, through the outbound policy", Ordered, func() {
+	var (
+		console, proxyAddr string
+		developer          *httptest.Server
+	)
+
+	BeforeAll(func() {
+		GinkgoT().Setenv(auth.EnvMode, "")
+		developer = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			_, _ = w.Write([]byte("developer's server"))
+		}))
+		DeferCleanup(developer.Close)
+		cfg := config.Default()
+		cfg.DataDir = filepath.Join(GinkgoT().TempDir(), "data")
+		cfg.Listen, cfg.ProxyListen = "127.0.0.1:0", freeLoopbackAddr()
+		cfg.LogFormat, cfg.LogLevel = "json", "error"
+		cfg.OutboundProxy = upstream.ProxyDirect
+		Expect(cfg.Validate()).To(Succeed())
+		kg, cleanup, err := app.Initialize(context.Background(), cfg)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(cleanup)
+		ctx, cancel := context.WithCancel(context.Background())
+		ready := make(chan net.Addr, 1)
+		done := make(chan error, 1)
+		go func() { done <- kg.Run(ctx, func(a net.Addr) { ready <- a }) }()
+		DeferCleanup(func() {
+			cancel()
+			Eventually(done).WithTimeout(15 * time.Second).Should(Receive())
+		})
+		var addr net.Addr
+		Eventually(ready).WithTimeout(10 * time.Second).Should(Receive(&addr))
+		console, proxyAddr = addr.String(), cfg.ProxyListen
+		Eventually(func() error {
+			c, err := net.Dial("tcp", proxyAddr)
+			if err == nil {
+				_ = c.Close()
+			}
+			return err
+		}).WithTimeout(10 * time.Second).Should(Succeed())
+	})
+
+	// connect asks the proxy for a tunnel to target and returns the status
+	// line.
+	connect := func(target string) string {
+		GinkgoHelper()
+		c, err := net.Dial("tcp", proxyAddr)
+		Expect(err).NotTo(HaveOccurred())
+		defer c.Close()
+		_, err = c.Write([]byte("CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n\r\n"))
+		Expect(err).NotTo(HaveOccurred())
+		resp, err := http.ReadResponse(bufio.NewReader(c), &http.Request{Method: http.MethodConnect})
+		Expect(err).NotTo(HaveOccurred())
+		return resp.Status
+	}
+
+	It("tunnels to a developer's own server on loopback", func() {
+		Expect(connect(developer.Listener.Addr().String())).To(HavePrefix("200"))
+	})
+
+	It("never tunnels or forwards to Keygate's own console or proxy", func() {
+		Expect(connect(console)).NotTo(HavePrefix("200"))
+		Expect(connect(proxyAddr)).NotTo(HavePrefix("200"))
+		viaProxy := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(&url.URL{Scheme: "http", Host: proxyAddr})}}
+		resp, err := viaProxy.Get("http://" + console + "/healthz")
+		Expect(err).NotTo(HaveOccurred())
+		body, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		Expect(resp.StatusCode).NotTo(Equal(http.StatusOK), string(body))
+		Expect(string(body)).NotTo(ContainSubstring(`"status"`))
+		resp, err = viaProxy.Get(developer.URL)
+		Expect(err).NotTo(HaveOccurred())
+		body, _ = io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		Expect(string(body)).To(Equal("developer's server"), "plain forwards to a developer's server work")
 	})
 })

@@ -44,6 +44,9 @@ var _ = Describe("Forwarder under the outbound policy", func() {
 	}
 	policy := func(o egress.Options) *egress.Policy {
 		o.Getenv = func(string) string { return "" }
+		if o.Resolver == nil {
+			o.Resolver = egresstest.Static(nil) // no spec asks real DNS
+		}
 		p, err := egress.New(context.Background(), o)
 		Expect(err).NotTo(HaveOccurred())
 		return p
@@ -84,6 +87,22 @@ var _ = Describe("Forwarder under the outbound policy", func() {
 		Expect(err).NotTo(HaveOccurred(), "the outbound proxy on loopback may be dialled")
 		_ = conn.Close()
 		Expect(outbound.Connects()).To(Equal([]string{"tunnel.example:443"}))
+	})
+
+	It("checks a pass-through target before handing it to the outbound proxy", func() {
+		outbound := upstreamtest.NewOutboundProxy(upstreamtest.Dialer(map[string]string{"api2.cursor.sh:443": fake.Addr}))
+		DeferCleanup(outbound.Close)
+		serve := func(p *egress.Policy) int {
+			w := httptest.NewRecorder()
+			guarded(p, outbound.URL).ServeHTTP(w, httptest.NewRequest(http.MethodGet, "http://keygate/aiserver.v1.AiService/X", nil))
+			return w.Code
+		}
+		Expect(serve(policy(egress.Options{OutboundProxy: outbound.URL}))).To(Equal(http.StatusTeapot))
+		Expect(outbound.Connects()).To(Equal([]string{"api2.cursor.sh:443"}))
+		// A name the policy refuses (here by declaring it one of Keygate's
+		// own addresses) is never asked of the proxy.
+		Expect(serve(policy(egress.Options{OutboundProxy: outbound.URL, Own: []string{"api2.cursor.sh:443"}}))).To(Equal(http.StatusBadGateway))
+		Expect(outbound.Connects()).To(HaveLen(1))
 	})
 
 	It("guards the pass-through too: a Cursor host that resolves to loopback is refused in company mode", func() {
