@@ -12,7 +12,8 @@ import (
 	"keygate/ports"
 )
 
-// maxRedirects bounds the same-origin redirects one request follows.
+// maxRedirects bounds the requests one call makes by following same-origin
+// redirects (the standard library's count: the first request included).
 const maxRedirects = 5
 
 // ErrCrossOriginRedirect matches every *RedirectError with errors.Is.
@@ -72,10 +73,10 @@ func (p *Policy) proxyFor(r *http.Request) (*url.URL, error) {
 	return proxy, nil
 }
 
-// SameOriginRedirects is an http.Client CheckRedirect: it follows up to
-// maxRedirects redirects that stay on the origin (scheme, host, port) of
-// the first request and refuses any other with a *RedirectError, before
-// the redirect is sent. The standard client would follow it and carry
+// SameOriginRedirects is an http.Client CheckRedirect: it follows
+// redirects that stay on the origin (scheme, host, port) of the first
+// request, up to maxRedirects requests in all, and refuses any other with a
+// *RedirectError, before the redirect is sent. The standard client would follow it and carry
 // every header but Authorization and cookies along: x-api-key, api-key and
 // custom headers would reach the new host.
 func SameOriginRedirects(req *http.Request, via []*http.Request) error {

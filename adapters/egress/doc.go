@@ -44,12 +44,15 @@
 // refuse; an operator who routes Keygate through a proxy makes that proxy
 // the policy for names.
 //
-// Redirects. The HTTP client follows a redirect only within the origin
-// (scheme, host and port) of the first request, at most a few times, and
-// refuses one to another origin with ErrCrossOriginRedirect before sending
-// anything there: provider requests carry credentials (Authorization,
-// x-api-key, Azure's api-key) and custom headers that must reach only the
-// origin an administrator configured.
+// Redirects. The HTTP client follows redirects only within the origin
+// (scheme, host and port) of the first request, five requests in all (a
+// trailing slash or a versioned path moved on the same server is harmless:
+// that origin already holds the credentials), and refuses one to another
+// origin with ErrCrossOriginRedirect before sending anything there: provider
+// requests carry credentials (Authorization, x-api-key, Azure's api-key) and
+// custom headers that must reach only the origin an administrator
+// configured. A redirect from https to http on the same host is another
+// origin too.
 //
 // Originated tells whether an open connection was dialled by Keygate, so
 // that a request arriving on a connection Keygate itself opened (through a

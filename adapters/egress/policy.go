@@ -214,7 +214,9 @@ func (p *Policy) endpoints(ctx context.Context, hostport string) ([]endpoint, er
 }
 
 // proxies reads the outbound proxies Keygate may dial, and the proxy choice
-// of the HTTP client (the environment's).
+// of the HTTP client (the environment's). An explicit setting that is not
+// a URL is an error (upstream.New refuses it too); an environment value
+// that is not one is skipped: no client can use it either.
 func proxies(explicit string, getenv func(string) string) ([]endpoint, func(*url.URL) (*url.URL, error), error) {
 	env := func(names ...string) string {
 		for _, n := range names {
@@ -230,48 +232,62 @@ func proxies(explicit string, getenv func(string) string) ([]endpoint, func(*url
 		NoProxy:    env("NO_PROXY", "no_proxy"),
 	}
 	var eps []endpoint
-	for _, raw := range []string{explicit, cfg.HTTPProxy, cfg.HTTPSProxy} {
-		if raw == "" || raw == "direct" {
-			continue
-		}
-		if !strings.Contains(raw, "://") {
-			raw = "http://" + raw // as httpproxy reads a bare host:port
-		}
-		u, err := url.Parse(raw)
-		if err != nil || u.Hostname() == "" {
-			return nil, nil, errors.New("egress: an outbound proxy setting is not a URL; want http://host:port")
-		}
-		port := u.Port()
-		if port == "" {
-			port = map[string]string{"https": "443", "socks5": "1080", "socks5h": "1080"}[u.Scheme]
-			if port == "" {
-				port = "80"
-			}
-		}
-		n, err := strconv.ParseUint(port, 10, 16)
-		if err != nil {
-			return nil, nil, errors.New("egress: an outbound proxy setting has an invalid port")
-		}
-		ep := endpoint{name: canonicalName(u.Hostname()), port: uint16(n)}
-		if ip, err := netip.ParseAddr(u.Hostname()); err == nil {
-			ep = endpoint{addr: ip.Unmap().WithZone(""), port: uint16(n)}
+	if explicit != "" && explicit != "direct" {
+		ep, ok := proxyEndpoint(explicit)
+		if !ok {
+			return nil, nil, errors.New("egress: the outbound proxy setting is not a URL; want http://host:port")
 		}
 		eps = append(eps, ep)
 	}
+	for _, raw := range []string{cfg.HTTPProxy, cfg.HTTPSProxy} {
+		if ep, ok := proxyEndpoint(raw); ok {
+			eps = append(eps, ep)
+		}
+	}
 	return eps, cfg.ProxyFunc(), nil
+}
+
+// proxyEndpoint is the host:port a proxy URL names (a bare host:port reads
+// as http://, as httpproxy reads it).
+func proxyEndpoint(raw string) (endpoint, bool) {
+	if raw == "" {
+		return endpoint{}, false
+	}
+	if !strings.Contains(raw, "://") {
+		raw = "http://" + raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Hostname() == "" {
+		return endpoint{}, false
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"https": "443", "socks5": "1080", "socks5h": "1080"}[u.Scheme]
+		if port == "" {
+			port = "80"
+		}
+	}
+	n, err := strconv.ParseUint(port, 10, 16)
+	if err != nil {
+		return endpoint{}, false
+	}
+	if ip, err := netip.ParseAddr(u.Hostname()); err == nil {
+		return endpoint{addr: ip.Unmap().WithZone(""), port: uint16(n)}, true
+	}
+	return endpoint{name: canonicalName(u.Hostname()), port: uint16(n)}, true
 }
 
 // decide is the policy for a connection to ap asked for as host (a name or
 // the IP literal). See the package documentation for the order.
 func (p *Policy) decide(host string, ap netip.AddrPort) error {
 	ip, port := ap.Addr().Unmap().WithZone(""), ap.Port()
-	dest := net.JoinHostPort(host, strconv.Itoa(int(port)))
 	ap = netip.AddrPortFrom(ip, port)
+	dest := func() string { return net.JoinHostPort(host, strconv.Itoa(int(port))) }
 	if p.isOwn(host, ip, port) {
-		return &RefusedError{Dest: dest, Addr: ap, Own: true, Reason: "it is Keygate's own listener or database"}
+		return &RefusedError{Dest: dest(), Addr: ap, Own: true, Reason: "it is Keygate's own listener or database"}
 	}
 	if ip.IsUnspecified() {
-		return &RefusedError{Dest: dest, Addr: ap, Reason: "the unspecified address means this machine"}
+		return &RefusedError{Dest: dest(), Addr: ap, Reason: "the unspecified address means this machine"}
 	}
 	if p.isProxy(host, ip, port) {
 		return nil
@@ -288,7 +304,7 @@ func (p *Policy) decide(host string, ap netip.AddrPort) error {
 	if p.laptop && (ip.IsLoopback() || ip.IsPrivate() || sharedSpace.Contains(ip)) {
 		return nil
 	}
-	return &RefusedError{Dest: dest, Addr: ap, Reason: class(ip)}
+	return &RefusedError{Dest: dest(), Addr: ap, Reason: class(ip)}
 }
 
 // class names why an address is refused.

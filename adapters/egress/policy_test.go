@@ -323,6 +323,16 @@ var _ = Describe("The egress policy", func() {
 			Eventually(proxy.accepted.Load).Should(BeNumerically("==", 3))
 		})
 
+		It("must be a URL when configured, while a malformed environment value is only ignored", func() {
+			_, err := egress.New(ctx, egress.Options{OutboundProxy: "http://user:pw@[::1", Getenv: emptyEnv})
+			Expect(err).To(MatchError(ContainSubstring("not a URL")))
+			Expect(err.Error()).NotTo(ContainSubstring("pw"), "the setting may hold credentials")
+			_, err = egress.New(ctx, egress.Options{Getenv: func(k string) string {
+				return map[string]string{"HTTPS_PROXY": "http://[::1"}[k]
+			}})
+			Expect(err).NotTo(HaveOccurred())
+		})
+
 		It("is not asked for a refused target; names it resolves itself are its to decide", func() {
 			var asked []string
 			proxy := newServer(func(w http.ResponseWriter, r *http.Request) {
