@@ -3,6 +3,7 @@ module keygate
 go 1.26.8
 
 require (
+	code.dny.dev/ssrf v0.3.0
 	connectrpc.com/connect v1.21.1
 	github.com/coreos/go-oidc/v3 v3.21.0
 	github.com/google/uuid v1.6.0

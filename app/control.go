@@ -10,6 +10,7 @@ import (
 
 	"keygate/adapters/auth"
 	"keygate/adapters/control"
+	"keygate/adapters/egress"
 	"keygate/adapters/metrics"
 	"keygate/adapters/provider"
 	"keygate/adapters/provider/discovery"
@@ -44,8 +45,11 @@ func LoadSettings(ctx context.Context, store *relstore.Store, auditor *company.A
 // and each prompt kept so the console can explain cache breaks (whole in
 // detailed mode, otherwise only its shape: digests, no text). With
 // budgets, a call over its user's limits is refused before it is made.
-func NewModelProvider(logger *zap.Logger, store *relstore.Store, settings *appcontrol.Settings, m *metrics.Metrics, tr *tracing.Tracing, budgets *company.Budgets) ports.ModelProvider {
+// Every connection is dialled by the outbound policy, and no redirect leads
+// to another origin.
+func NewModelProvider(logger *zap.Logger, store *relstore.Store, settings *appcontrol.Settings, m *metrics.Metrics, tr *tracing.Tracing, budgets *company.Budgets, policy *egress.Policy) ports.ModelProvider {
 	client := provider.New(provider.Options{
+		HTTP:        policy.HTTPClient(),
 		Recorder:    store.CallRecords(),
 		Detailed:    settings.Detailed,
 		Logger:      logger.Named("provider"),
@@ -62,17 +66,20 @@ func NewModelProvider(logger *zap.Logger, store *relstore.Store, settings *appco
 }
 
 // NewModels is the model-configuration use case: keys sealed and bound to
-// their endpoint, discovery, connection tests (each use of a stored key
-// audited), and endpoint resolution for runs. Keys stored before keys
-// were bound are bound to their model's current origin here, once.
-func NewModels(ctx context.Context, logger *zap.Logger, store *relstore.Store, box ports.SecretBox, mp ports.ModelProvider, auditor *company.Auditor) (*appcontrol.Models, error) {
+// their endpoint, discovery (through the outbound policy, like model
+// calls), connection tests (each use of a stored key audited), and endpoint
+// resolution for runs. A base URL the outbound policy refuses is refused
+// when saved. Keys stored before keys were bound are bound to their model's
+// current origin here, once.
+func NewModels(ctx context.Context, logger *zap.Logger, store *relstore.Store, box ports.SecretBox, mp ports.ModelProvider, auditor *company.Auditor, policy *egress.Policy) (*appcontrol.Models, error) {
 	m := appcontrol.NewModels(appcontrol.ModelsOptions{
 		Store:      auditor.ModelConfigs(store.Stores().ModelConfigs),
 		Secrets:    box,
 		Provider:   mp,
-		Lister:     control.NewDiscovery(discovery.New(nil)),
+		Lister:     control.NewDiscovery(discovery.New(policy.HTTPClient())),
 		RequestURL: provider.RequestURL,
 		Audit:      auditor,
+		CheckURL:   policy.CheckURL,
 	})
 	n, err := m.BindStoredKeys(ctx)
 	if err != nil {

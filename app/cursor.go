@@ -17,6 +17,7 @@ import (
 	"keygate/adapters/cursor/transport"
 	"keygate/adapters/cursor/unary"
 	"keygate/adapters/cursorproxy"
+	"keygate/adapters/egress"
 	"keygate/adapters/metrics"
 	"keygate/adapters/relstore"
 	"keygate/adapters/tracing"
@@ -64,9 +65,12 @@ func NewEngine(store *relstore.Store, tenancy *company.Tenancy, mp ports.ModelPr
 }
 
 // NewUpstream is the pass-through to Cursor's own service, through the
-// configured outbound proxy or the standard proxy environment.
-func NewUpstream(cfg config.Config, logger *zap.Logger) (*upstream.Forwarder, error) {
-	fwd, err := upstream.New(upstream.Options{Proxy: cfg.OutboundProxy}, logger.Named("upstream"))
+// configured outbound proxy or the standard proxy environment. It dials,
+// also for the proxy's tunnels and plain forwards, through the outbound
+// policy, which checks targets handed to the outbound proxy too.
+func NewUpstream(cfg config.Config, policy *egress.Policy, logger *zap.Logger) (*upstream.Forwarder, error) {
+	fwd, err := upstream.New(upstream.Options{Proxy: cfg.OutboundProxy, Dial: policy.DialContext, CheckProxied: policy.CheckProxied},
+		logger.Named("upstream"))
 	if err != nil {
 		return nil, fmt.Errorf("new upstream forwarder: %w", err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"keygate/adapters/ca"
 	"keygate/adapters/control"
+	"keygate/adapters/egress"
 	"keygate/adapters/httpserver"
 	"keygate/adapters/relstore"
 	"keygate/app/config"
@@ -28,14 +29,15 @@ type Keygate struct {
 	retention *appcontrol.Retention
 	proxy     CursorProxy
 	agent     *AgentServer
+	egress    *egress.Policy
 }
 
 // DataDir is the prepared data directory (exists, mode 0700).
 type DataDir string
 
 // NewKeygate assembles the parts wire built.
-func NewKeygate(cfg config.Config, logger *zap.Logger, server *httpserver.Server, retention *appcontrol.Retention, proxy CursorProxy, agent *AgentServer) *Keygate {
-	return &Keygate{cfg: cfg, logger: logger, server: server, retention: retention, proxy: proxy, agent: agent}
+func NewKeygate(cfg config.Config, logger *zap.Logger, server *httpserver.Server, retention *appcontrol.Retention, proxy CursorProxy, agent *AgentServer, policy *egress.Policy) *Keygate {
+	return &Keygate{cfg: cfg, logger: logger, server: server, retention: retention, proxy: proxy, agent: agent, egress: policy}
 }
 
 // retentionInterval is how often detailed call records past their age are
@@ -44,18 +46,26 @@ const retentionInterval = time.Hour
 
 // Run serves until ctx is cancelled, then shuts down gracefully. ready, if
 // non-nil, receives the bound listen address of the HTTP server. A listener
-// that fails stops the others.
+// that fails stops the others. Each bound listener is added to the outbound
+// policy's own addresses before it serves (configured port 0 included).
 func (k *Keygate) Run(ctx context.Context, ready func(net.Addr)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go control.RunRetention(ctx, k.retention, retentionInterval, k.logger)
 	errs := make(chan error, 3)
 	n := 1
-	go func() { errs <- k.server.Run(ctx, ready) }()
+	go func() {
+		errs <- k.server.Run(ctx, func(addr net.Addr) {
+			k.egress.Listening(addr)
+			if ready != nil {
+				ready(addr)
+			}
+		})
+	}()
 	if k.proxy != nil {
 		n++
 		go func() {
-			if err := k.proxy.Run(ctx, nil); err != nil {
+			if err := k.proxy.Run(ctx, k.egress.Listening); err != nil {
 				errs <- fmt.Errorf("cursor proxy: %w", err)
 				return
 			}
@@ -64,6 +74,7 @@ func (k *Keygate) Run(ctx context.Context, ready func(net.Addr)) error {
 	}
 	if k.agent != nil {
 		n++
+		k.egress.Listening(k.agent.ln.Addr())
 		go func() { errs <- k.agent.Run(ctx) }()
 	}
 	var all []error

@@ -30,12 +30,13 @@ var _ = Describe("Prompt privacy as the app wires it", func() {
 		log := zap.NewNop()
 		var closeStore func()
 		var err error
-		store, closeStore, err = app.OpenStore(ctx, config.Config{DataDir: string(dir)}, log, dir)
+		cfg := config.Config{DataDir: string(dir)}
+		store, closeStore, err = app.OpenStore(ctx, cfg, log, dir)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(closeStore)
 		settings, err = app.LoadSettings(ctx, store, app.NewAuditor(store))
 		Expect(err).NotTo(HaveOccurred())
-		mp = app.NewModelProvider(log, store, settings, app.NewMetrics(), tracing.NewWithProcessor(tracetest.NewSpanRecorder(), "test"), nil)
+		mp = app.NewModelProvider(log, store, settings, app.NewMetrics(), tracing.NewWithProcessor(tracetest.NewSpanRecorder(), "test"), nil, laptopEgress(ctx, cfg))
 	})
 	// call makes a model call to a port nothing listens on: the prompt is
 	// kept before the provider is reached.

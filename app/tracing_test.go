@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +19,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.uber.org/zap"
 
+	"keygate/adapters/auth"
 	"keygate/adapters/cursor/cursortest"
 	"keygate/adapters/provider/providertest"
 	"keygate/adapters/tracing"
@@ -49,6 +52,17 @@ func newStack(ctx context.Context, o stackOptions, providerURL string) (ts *http
 	dir := app.DataDir(GinkgoT().TempDir())
 	log := zap.NewNop()
 	cfg := config.Config{DataDir: string(dir), BudgetsFile: o.budgets}
+	// A laptop serves the local user; any other user means company sign-in,
+	// where the fake provider on loopback must be allow-listed, as an
+	// operator allow-lists a self-hosted model.
+	authCfg := auth.Config{Mode: auth.ModeLocal}
+	if o.user != identity.Local {
+		authCfg = auth.Config{Mode: auth.ModeHeader, UserHeader: "X-Forwarded-User",
+			TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}
+		u, err := url.Parse(providerURL)
+		Expect(err).NotTo(HaveOccurred())
+		cfg.EgressAllow = []string{u.Host}
+	}
 	store, closeStore, err := app.OpenStore(ctx, cfg, log, dir)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(closeStore)
@@ -64,14 +78,18 @@ func newStack(ctx context.Context, o stackOptions, providerURL string) (ts *http
 	tr := tracing.NewWithProcessor(o.rec, "test")
 	budgets, err := app.NewBudgets(cfg, store, settings, log)
 	Expect(err).NotTo(HaveOccurred())
-	mp := app.NewModelProvider(log, store, settings, m, tr, budgets)
-	models, err := app.NewModels(ctx, log, store, box, mp, auditor)
+	gate, err := auth.New(ctx, authCfg, box, log)
+	Expect(err).NotTo(HaveOccurred())
+	policy, err := app.NewEgress(ctx, cfg, gate, log)
+	Expect(err).NotTo(HaveOccurred())
+	mp := app.NewModelProvider(log, store, settings, m, tr, budgets, policy)
+	models, err := app.NewModels(ctx, log, store, box, mp, auditor, policy)
 	Expect(err).NotTo(HaveOccurred())
 	tenancy := app.NewTenancy(store)
 	engine, stopEngine, err := app.NewEngine(store, tenancy, mp, m, tr, log)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(stopEngine)
-	fwd, err := app.NewUpstream(cfg, log)
+	fwd, err := app.NewUpstream(cfg, policy, log)
 	Expect(err).NotTo(HaveOccurred())
 	srv, closeRoutes, err := app.NewCursorServer(engine, store, tenancy, models, fwd, nil, tr, budgets, nil, log)
 	Expect(err).NotTo(HaveOccurred())

@@ -33,6 +33,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		OpenCA,
 		NewCursorProxy,
 		NewAuthGate,
+		NewEgress,
 		NewAuditor,
 		NewTokens,
 		NewTenancy,

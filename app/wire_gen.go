@@ -58,15 +58,22 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	modelProvider := NewModelProvider(logger, store, settings, metrics, tracing, budgets)
-	models, err := NewModels(ctx, logger, store, secretBox, modelProvider, auditor)
+	gate, err := NewAuthGate(ctx, secretBox, store, logger)
 	if err != nil {
 		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	gate, err := NewAuthGate(ctx, secretBox, store, logger)
+	policy, err := NewEgress(ctx, cfg, gate, logger)
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	modelProvider := NewModelProvider(logger, store, settings, metrics, tracing, budgets, policy)
+	models, err := NewModels(ctx, logger, store, secretBox, modelProvider, auditor, policy)
 	if err != nil {
 		cleanup3()
 		cleanup2()
@@ -92,7 +99,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	forwarder, err := NewUpstream(cfg, logger)
+	forwarder, err := NewUpstream(cfg, policy, logger)
 	if err != nil {
 		cleanup4()
 		cleanup3()
@@ -140,7 +147,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		return nil, nil, err
 	}
 	agentServer := NewAgentServer(cfg, agentListener, cursorServer, logger)
-	keygate := NewKeygate(cfg, logger, server, retention, v, agentServer)
+	keygate := NewKeygate(cfg, logger, server, retention, v, agentServer, policy)
 	return keygate, func() {
 		cleanup7()
 		cleanup6()

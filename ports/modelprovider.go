@@ -2,9 +2,18 @@ package ports
 
 import (
 	"context"
+	"errors"
 
 	"keygate/domain/llm"
 )
+
+// ErrDestinationRefused: Keygate's outbound policy refused a call's
+// destination, or a redirect to another origin, before anything was sent.
+// A ModelProvider (and a ModelLister) reports it inside an
+// *llm.ProviderError of class ErrorBadRequest whose Message names the
+// destination and what an administrator may allow; callers match it with
+// errors.Is to show that message instead of advice about the provider.
+var ErrDestinationRefused = errors.New("destination refused by the outbound policy")
 
 // ModelProvider streams model calls to an upstream LLM endpoint.
 type ModelProvider interface {

@@ -36,6 +36,8 @@ func toConnect(log *zap.Logger, op string, err error) error {
 		return connect.NewError(connect.CodeCanceled, err)
 	case errors.Is(err, context.DeadlineExceeded):
 		return connect.NewError(connect.CodeDeadlineExceeded, err)
+	case errors.As(err, &perr) && errors.Is(err, ports.ErrDestinationRefused):
+		return connect.NewError(connect.CodeFailedPrecondition, errors.New(perr.Message))
 	case errors.As(err, &perr):
 		return connect.NewError(connect.CodeUnavailable, errors.New(providerAdvice(perr)))
 	case errors.Is(err, ports.ErrUnsealable):

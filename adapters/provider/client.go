@@ -32,8 +32,10 @@ const maxErrorBody = failure.MaxMessage
 
 // Options configure a Client.
 type Options struct {
-	// HTTP sends requests; nil uses a client without an overall timeout (the
-	// caller's context and IdleTimeout bound each call).
+	// HTTP sends requests; the composition root passes the outbound
+	// policy's client (adapters/egress: guarded dials, no redirect to
+	// another origin). It must have no overall timeout: the caller's context
+	// and IdleTimeout bound each call. nil uses a plain client.
 	HTTP *http.Client
 	// Recorder receives one record per call; nil records nothing.
 	Recorder ports.CallRecorder
@@ -155,7 +157,8 @@ func (c *Client) statusError(label string, resp *http.Response, q openai.Quirks,
 
 // transportError classifies a failed request or body read: the caller's
 // cancellation stays a context error, a watchdog stall is transient with the
-// idle duration, anything else is a transient transport failure.
+// idle duration, a request the outbound policy refused is a bad request
+// (retrying cannot help), anything else is a transient transport failure.
 func (c *Client) transportError(label, stage string, err error, cause func() error, parentErr func() error, apiKey string) error {
 	var idle *idleError
 	if errors.As(cause(), &idle) {
@@ -163,6 +166,9 @@ func (c *Client) transportError(label, stage string, err error, cause func() err
 	}
 	if perr := parentErr(); perr != nil {
 		return fmt.Errorf("provider %s: %w", stage, perr)
+	}
+	if refused := failure.Refused(label, err); refused != nil {
+		return refused
 	}
 	return failure.Transient(label, stage+" error: "+scrub(err.Error(), apiKey), redactErrURL(err, apiKey))
 }

@@ -15,8 +15,10 @@
 // once, so a server stream reaches the client message by message.
 //
 // Outbound traffic honours an explicit proxy setting or the standard
-// HTTPS_PROXY / HTTP_PROXY / NO_PROXY environment (pitfall P14: on
-// proxy-only networks every Cursor request must go through it). The
+// HTTPS_PROXY / HTTP_PROXY / NO_PROXY environment (on proxy-only networks
+// every Cursor request must go through it). Where it may connect is the
+// outbound policy's to decide (adapters/egress), given as Options.Dial and
+// Options.CheckProxied by the composition root. The
 // reverse proxy is the standard library's httputil.ReverseProxy (it already
 // drops hop-by-hop headers and handles trailers); the proxy environment is
 // parsed by golang.org/x/net/http/httpproxy. What is hand-written is the

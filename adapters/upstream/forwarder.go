@@ -28,9 +28,15 @@ type Options struct {
 	Proxy string
 	// Getenv reads the proxy environment (os.Getenv when nil).
 	Getenv func(string) string
-	// Dial opens TCP connections (a net.Dialer when nil). Specs point Cursor
-	// hosts at loopback fakes with it.
+	// Dial opens TCP connections (a net.Dialer when nil): the composition
+	// root passes the outbound policy's guarded dialer
+	// ((*egress.Policy).DialContext), which also dials tunnels and plain
+	// forwards; specs point Cursor hosts at loopback fakes with it.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// CheckProxied, when set, decides a target (host:port) before the
+	// outbound proxy is asked for it, since the dial then reaches only the
+	// proxy ((*egress.Policy).CheckProxied); a non-nil error refuses it.
+	CheckProxied func(ctx context.Context, addr string) error
 	// RootCAs verify upstream servers (the system pool when nil).
 	RootCAs *x509.CertPool
 }
@@ -42,6 +48,7 @@ type Options struct {
 type Forwarder struct {
 	base      string
 	proxy     func(*url.URL) (*url.URL, error)
+	checked   func(ctx context.Context, addr string) error
 	dial      func(ctx context.Context, network, addr string) (net.Conn, error)
 	rootCAs   *x509.CertPool
 	transport *http.Transport
@@ -72,9 +79,12 @@ func New(opts Options, log *zap.Logger) (*Forwarder, error) {
 	if opts.Dial == nil {
 		opts.Dial = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	}
-	f := &Forwarder{base: opts.BaseURL, proxy: proxy, dial: opts.Dial, rootCAs: opts.RootCAs, log: log}
+	if opts.CheckProxied == nil {
+		opts.CheckProxied = func(context.Context, string) error { return nil }
+	}
+	f := &Forwarder{base: opts.BaseURL, proxy: proxy, checked: opts.CheckProxied, dial: opts.Dial, rootCAs: opts.RootCAs, log: log}
 	f.transport = &http.Transport{
-		Proxy:                 func(r *http.Request) (*url.URL, error) { return proxy(r.URL) },
+		Proxy:                 f.proxyFor,
 		DialContext:           opts.Dial,
 		TLSClientConfig:       &tls.Config{RootCAs: opts.RootCAs, MinVersion: tls.VersionTLS12},
 		ForceAttemptHTTP2:     true,
@@ -90,6 +100,26 @@ func New(opts Options, log *zap.Logger) (*Forwarder, error) {
 		ErrorHandler:  f.fail,
 	}
 	return f, nil
+}
+
+// proxyFor is the transport's proxy choice, with the target checked when it
+// goes through the outbound proxy.
+func (f *Forwarder) proxyFor(r *http.Request) (*url.URL, error) {
+	proxy, err := f.proxy(r.URL)
+	if err != nil || proxy == nil {
+		return proxy, err
+	}
+	port := r.URL.Port()
+	if port == "" {
+		port = "443"
+		if r.URL.Scheme == "http" {
+			port = "80"
+		}
+	}
+	if err := f.checked(r.Context(), net.JoinHostPort(r.URL.Hostname(), port)); err != nil {
+		return nil, err
+	}
+	return proxy, nil
 }
 
 // ServeHTTP streams r to its upstream target (see Target) and the answer

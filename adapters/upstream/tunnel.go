@@ -24,8 +24,9 @@ func (e *ProxyRefusedError) Error() string {
 }
 
 // DialTunnel opens a raw TCP stream to addr (host:port) for a tunnelled
-// CONNECT, through the outbound proxy when one applies to addr. ctx bounds
-// the dial and the proxy handshake, not the returned connection.
+// CONNECT, through the outbound proxy when one applies to addr (after
+// Options.CheckProxied allowed addr). ctx bounds the dial and the proxy
+// handshake, not the returned connection.
 func (f *Forwarder) DialTunnel(ctx context.Context, addr string) (net.Conn, error) {
 	proxy, err := f.proxy(&url.URL{Scheme: "https", Host: addr})
 	if err != nil {
@@ -33,6 +34,9 @@ func (f *Forwarder) DialTunnel(ctx context.Context, addr string) (net.Conn, erro
 	}
 	if proxy == nil {
 		return f.dial(ctx, "tcp", addr)
+	}
+	if err := f.checked(ctx, addr); err != nil {
+		return nil, err
 	}
 	proxyAddr := proxy.Host
 	if proxy.Port() == "" {

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"keygate/domain/destination"
 )
 
 // Config is everything Keygate needs to start. Build it with [Load] (or
@@ -54,6 +56,14 @@ type Config struct {
 	// OutboundProxy is the proxy Keygate itself uses for upstream traffic:
 	// a URL, "direct", or empty to follow HTTPS_PROXY/NO_PROXY.
 	OutboundProxy string
+	// EgressAllow opens destinations Keygate's outbound policy refuses by
+	// default (loopback, link-local, private and other special-purpose
+	// addresses): IPs, CIDR ranges, host names ("*.corp" for every name
+	// under corp) and any of them with ":port" (domain/destination). A
+	// self-hosted model on a private address needs it in company mode.
+	// Keygate's own listeners and its database stay refused whatever it
+	// says.
+	EgressAllow []string
 	// CACert and CAKey name a company CA (PEM files); empty means the
 	// installation CA generated in DataDir.
 	CACert, CAKey string
@@ -79,6 +89,7 @@ const (
 	EnvProxyListen   = "KEYGATE_PROXY_LISTEN"
 	EnvAgentListen   = "KEYGATE_AGENT_LISTEN"
 	EnvOutboundProxy = "KEYGATE_OUTBOUND_PROXY"
+	EnvEgressAllow   = "KEYGATE_EGRESS_ALLOW" // comma-separated
 	EnvCACert        = "KEYGATE_CA_CERT"
 	EnvCAKey         = "KEYGATE_CA_KEY"
 	EnvBudgetsFile   = "KEYGATE_BUDGETS_FILE"
@@ -127,6 +138,9 @@ func Load(args []string, getenv func(string) string, out io.Writer) (Config, err
 	envString(getenv, EnvProxyListen, &cfg.ProxyListen)
 	envString(getenv, EnvAgentListen, &cfg.AgentListen)
 	envString(getenv, EnvOutboundProxy, &cfg.OutboundProxy)
+	if v := strings.TrimSpace(getenv(EnvEgressAllow)); v != "" {
+		cfg.EgressAllow = splitList(v)
+	}
 	envString(getenv, EnvCACert, &cfg.CACert)
 	envString(getenv, EnvCAKey, &cfg.CAKey)
 	envString(getenv, EnvBudgetsFile, &cfg.BudgetsFile)
@@ -143,6 +157,7 @@ func Load(args []string, getenv func(string) string, out io.Writer) (Config, err
 	fs.StringVar(&cfg.ProxyListen, "proxy-listen", cfg.ProxyListen, "forward proxy address for Cursor; empty disables it (env "+EnvProxyListen+")")
 	fs.StringVar(&cfg.AgentListen, "agent-listen", cfg.AgentListen, "loopback address of the HTTP/2 agent listener for clients that keep HTTP/2 on, e.g. 127.0.0.1:47321; empty disables it (env "+EnvAgentListen+")")
 	fs.StringVar(&cfg.OutboundProxy, "outbound-proxy", cfg.OutboundProxy, "proxy URL for upstream traffic, or direct (env "+EnvOutboundProxy+")")
+	fs.Var(&listFlag{dst: &cfg.EgressAllow}, "egress-allow", "comma-separated destinations Keygate may reach although they are not public: IPs, CIDR ranges, host names, with or without :port; repeatable (env "+EnvEgressAllow+")")
 	fs.StringVar(&cfg.CACert, "ca-cert", cfg.CACert, "company CA certificate (PEM) (env "+EnvCACert+")")
 	fs.StringVar(&cfg.CAKey, "ca-key", cfg.CAKey, "company CA key (PEM) (env "+EnvCAKey+")")
 	fs.StringVar(&cfg.BudgetsFile, "budgets", cfg.BudgetsFile, "JSON budget policy: per-user token, cost and concurrent-run limits (env "+EnvBudgetsFile+")")
@@ -162,6 +177,39 @@ func envString(getenv func(string) string, name string, dst *string) {
 	if v := strings.TrimSpace(getenv(name)); v != "" {
 		*dst = v
 	}
+}
+
+// splitList reads a comma-separated list, dropping empty items.
+func splitList(v string) []string {
+	var out []string
+	for item := range strings.SplitSeq(v, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
+// listFlag is a comma-separated, repeatable list flag: its first use
+// replaces the value from the environment, later uses add to it.
+type listFlag struct {
+	dst *[]string
+	set bool
+}
+
+func (f *listFlag) String() string {
+	if f.dst == nil {
+		return ""
+	}
+	return strings.Join(*f.dst, ",")
+}
+
+func (f *listFlag) Set(v string) error {
+	if !f.set {
+		*f.dst, f.set = nil, true
+	}
+	*f.dst = append(*f.dst, splitList(v)...)
+	return nil
 }
 
 func envBool(getenv func(string) string, name string, dst *bool) error {
@@ -211,6 +259,9 @@ func (c Config) Validate() error {
 		if err := loopbackAddr(c.AgentListen); err != nil {
 			errs = append(errs, fmt.Errorf("agent listen address %q: %w", c.AgentListen, err))
 		}
+	}
+	if _, err := destination.ParseList(c.EgressAllow); err != nil {
+		errs = append(errs, fmt.Errorf("egress allow-list (%s): %w", EnvEgressAllow, err))
 	}
 	if (c.CACert == "") != (c.CAKey == "") {
 		errs = append(errs, errors.New("a company CA needs both --ca-cert and --ca-key"))

@@ -111,4 +111,27 @@ var _ = Describe("config.Load", func() {
 			Expect(err).NotTo(HaveOccurred(), addr)
 		}
 	})
+
+	It("reads the outbound allow-list as a comma-separated list from the environment, the flag replacing it and repeatable", func() {
+		cfg, err := config.Load(nil, env(nil), io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.EgressAllow).To(BeEmpty(), "nothing beyond public addresses unless an operator says so")
+		cfg, err = config.Load(nil, env(map[string]string{config.EnvEgressAllow: " 10.0.0.0/8, ollama.internal:11434 ,,"}), io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.EgressAllow).To(Equal([]string{"10.0.0.0/8", "ollama.internal:11434"}))
+		cfg, err = config.Load([]string{"--egress-allow", "192.168.1.20,*.models.corp", "--egress-allow=[fd00::7]:8000"},
+			env(map[string]string{config.EnvEgressAllow: "10.0.0.0/8"}), io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.EgressAllow).To(Equal([]string{"192.168.1.20", "*.models.corp", "[fd00::7]:8000"}))
+	})
+
+	It("rejects every malformed allow-list entry at start, naming it and the setting", func() {
+		_, err := config.Load(nil, env(map[string]string{config.EnvEgressAllow: "http://10.0.0.7:8000,0.0.0.0/0,10.0.0.7"}), io.Discard)
+		Expect(err).To(MatchError(And(
+			ContainSubstring(config.EnvEgressAllow),
+			ContainSubstring(`"http://10.0.0.7:8000"`),
+			ContainSubstring(`"0.0.0.0/0"`),
+		)))
+		Expect(err.Error()).NotTo(ContainSubstring(`"10.0.0.7"`))
+	})
 })

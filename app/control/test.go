@@ -131,9 +131,13 @@ func (m *Models) Test(ctx context.Context, id string, progress func(TestProgress
 // advice turns a provider failure into what to check. The provider's own
 // words are only a short, sanitised reason (llm.ProviderError.Brief): an
 // upstream body is never shown verbatim, since the endpoint may echo what
-// it was sent.
+// it was sent. A destination the outbound policy refused says itself what
+// an administrator may allow.
 func advice(err error, secrets []string) string {
 	var perr *llm.ProviderError
+	if errors.As(err, &perr) && errors.Is(err, ports.ErrDestinationRefused) {
+		return perr.Message
+	}
 	if !errors.As(err, &perr) {
 		if errors.Is(err, context.DeadlineExceeded) {
 			return "no answer within the test timeout; check the base URL and that the endpoint is reachable from Keygate"

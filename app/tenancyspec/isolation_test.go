@@ -107,8 +107,9 @@ type stack struct {
 
 // startKeygate runs the real composition root in trusted-header mode over a
 // temporary SQLite data dir, with a fake provider for the models an
-// administrator configures. Cursor's own service sits behind an outbound
-// proxy that refuses every connection, so nothing leaves the machine.
+// administrator configures (allow-listed for the outbound policy). Cursor's
+// own service sits behind an outbound proxy that refuses every connection,
+// so nothing leaves the machine.
 func startKeygate() *stack {
 	GinkgoT().Setenv(auth.EnvMode, string(auth.ModeHeader))
 	GinkgoT().Setenv(auth.EnvUserHeader, userHeader)
@@ -124,6 +125,9 @@ func startKeygate() *stack {
 	cfg.DataDir, cfg.Listen, cfg.ProxyListen = dataDir, "127.0.0.1:0", freeAddr()
 	cfg.LogFormat, cfg.LogLevel = "json", "error"
 	cfg.OutboundProxy = "http://127.0.0.1:1"
+	// The fake provider stands for a self-hosted model on a private
+	// address, which company mode reaches only when the operator allows it.
+	cfg.EgressAllow = []string{provider.Listener.Addr().String()}
 	Expect(cfg.Validate()).To(Succeed())
 	kg, cleanup, err := app.Initialize(context.Background(), cfg)
 	Expect(err).NotTo(HaveOccurred())

@@ -34,7 +34,9 @@ type Lister struct {
 	http *http.Client
 }
 
-// New returns a Lister; nil uses a default client.
+// New returns a Lister over c, which the composition root builds with the
+// outbound policy (adapters/egress: guarded dials, no redirect to another
+// origin); nil uses a default client.
 func New(c *http.Client) *Lister {
 	if c == nil {
 		c = &http.Client{}
@@ -186,6 +188,9 @@ func (l *Lister) get(ctx context.Context, u string, q Query, into any) error {
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("list models: %w", ctx.Err())
+		}
+		if refused := failure.Refused(label+" models", err); refused != nil {
+			return refused
 		}
 		return failure.Transient(label, "models request error", err)
 	}

@@ -1,10 +1,12 @@
 package failure
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"keygate/adapters/egress"
 	"keygate/domain/llm"
 	"keygate/domain/modelcycle"
 )
@@ -80,4 +82,22 @@ func Bound(s string) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// Refused classifies a request Keygate's outbound policy stopped before it
+// left (adapters/egress: a refused destination or a redirect to another
+// origin) as a bad request: no retry can help, an administrator must
+// change the base URL or the allow-list. Its message is the policy's,
+// which names the destination and never a URL or a key. It is nil for any
+// other error.
+func Refused(label string, err error) *llm.ProviderError {
+	var refused *egress.RefusedError
+	var redirect *egress.RedirectError
+	switch {
+	case errors.As(err, &refused):
+		return &llm.ProviderError{Class: llm.ErrorBadRequest, Message: label + ": " + refused.Error(), Err: refused}
+	case errors.As(err, &redirect):
+		return &llm.ProviderError{Class: llm.ErrorBadRequest, Message: label + ": " + redirect.Error(), Err: redirect}
+	}
+	return nil
 }

@@ -1,16 +1,20 @@
 package failure_test
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"keygate/adapters/egress"
 	"keygate/adapters/provider/failure"
 	"keygate/domain/llm"
+	"keygate/ports"
 )
 
 var now = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
@@ -88,5 +92,24 @@ var _ = Describe("InBand", func() {
 
 	It("recognises context overflow from the message even under another code", func() {
 		Expect(failure.InBand("Anthropic", "invalid_request_error", "prompt is too long: 1 > 0").Class).To(Equal(llm.ErrorContextOverflow))
+	})
+})
+
+var _ = Describe("Refused", func() {
+	It("makes a request the outbound policy stopped a bad request carrying the policy's message, and nothing else", func() {
+		refused := &egress.RefusedError{Dest: "169.254.169.254:80", Reason: "a link-local address"}
+		wrapped := &url.Error{Op: "Post", URL: "http://169.254.169.254/v1?key=sk-secret", Err: fmt.Errorf("dial: %w", refused)}
+		perr := failure.Refused("OpenAI Chat", wrapped)
+		Expect(perr).NotTo(BeNil())
+		Expect(perr.Class).To(Equal(llm.ErrorBadRequest))
+		Expect(perr.Message).To(HavePrefix("OpenAI Chat: outbound connection to 169.254.169.254:80 refused"))
+		Expect(perr.Error()).NotTo(ContainSubstring("sk-secret"), "the URL is not part of it")
+		Expect(errors.Is(perr, ports.ErrDestinationRefused)).To(BeTrue())
+
+		perr = failure.Refused("OpenAI models", fmt.Errorf("get: %w", &egress.RedirectError{From: "https://a.test:443", To: "https://b.test:443"}))
+		Expect(perr.Class).To(Equal(llm.ErrorBadRequest))
+		Expect(errors.Is(perr, egress.ErrCrossOriginRedirect)).To(BeTrue())
+
+		Expect(failure.Refused("OpenAI Chat", errors.New("connection reset"))).To(BeNil())
 	})
 })

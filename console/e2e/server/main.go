@@ -87,6 +87,9 @@ func run(addr, mode string) error {
 	cfg.DataDir, cfg.Listen, cfg.ProxyListen = dataDir, addr, proxyAddr
 	cfg.LogFormat, cfg.LogLevel = "json", "warn"
 	cfg.OutboundProxy = "direct"
+	// The fake provider stands for a self-hosted model, which header
+	// (company) mode reaches only when the operator allows it.
+	cfg.EgressAllow = []string{provider.Addr}
 	if err := cfg.Validate(); err != nil {
 		return err
 	}

@@ -1,0 +1,68 @@
+// Package egress is Keygate's one outbound policy: every connection Keygate
+// opens on someone's behalf (proxy tunnels and plain forwards, the Cursor
+// pass-through, provider calls, model discovery) is dialled by a Policy,
+// which decides on the address actually being connected.
+//
+// Place in the hexagon: an outbound adapter that other adapters are given
+// by the composition root: adapters/upstream dials through it, and the
+// provider and discovery clients use its HTTP client. It depends on
+// domain/destination for the allow-list grammar.
+//
+// What it refuses. The decision is made in net.Dialer.Control, on the IP
+// and port the socket is about to connect to, after name resolution, so a
+// name that resolves to one address when checked and another when dialled
+// (DNS rebinding) cannot slip through; IPv4-mapped IPv6 addresses are
+// unmapped first. In order:
+//
+//  1. Keygate's own listeners (console and API, forward proxy, agent
+//     listener) and its database are always refused, whatever the
+//     allow-list says. A listener bound to 0.0.0.0, :: or a loopback
+//     address counts on every loopback address and every address of a
+//     local interface, since a connection to any of them may reach it.
+//  2. The unspecified addresses (0.0.0.0, ::), which mean this machine.
+//  3. The operator's outbound proxy (explicit, or HTTPS_PROXY / HTTP_PROXY)
+//     is allowed: reaching it is how proxy-only networks work.
+//  4. The allow-list (KEYGATE_EGRESS_ALLOW): IPs, CIDR ranges, host names
+//     (matched against the name asked for, not the address it resolved
+//     to) and any of them with a port.
+//  5. Public addresses are allowed; everything in the IANA special-purpose
+//     registries is refused: loopback, link-local (169.254.169.254 is the
+//     cloud metadata service), private (RFC 1918, fc00::/7), shared
+//     (100.64.0.0/10), multicast, documentation and reserved ranges, and
+//     every IPv6 address outside global unicast.
+//  6. On a laptop (local sign-in), loopback, private and shared addresses
+//     are allowed too, so a developer's own model server (Ollama on
+//     localhost:11434) works without set-up; rules 1 and 2 still hold.
+//
+// Through the outbound proxy. When a target is reached through the outbound
+// proxy, Keygate does not resolve its name: the proxy does, from its own
+// network position, and Keygate's resolver may not even know the name on a
+// proxy-only network. The target is still checked before anything is sent:
+// an IP literal by the rules above, a name that means this machine
+// (localhost, *.localhost) as loopback, and names of Keygate's own
+// listeners and database by name. Other names are the proxy's to allow or
+// refuse; an operator who routes Keygate through a proxy makes that proxy
+// the policy for names.
+//
+// Redirects. The HTTP client follows redirects only within the origin
+// (scheme, host and port) of the first request, five requests in all (a
+// trailing slash or a versioned path moved on the same server is harmless:
+// that origin already holds the credentials), and refuses one to another
+// origin with ErrCrossOriginRedirect before sending anything there: provider
+// requests carry credentials (Authorization, x-api-key, Azure's api-key) and
+// custom headers that must reach only the origin an administrator
+// configured. A redirect from https to http on the same host is another
+// origin too.
+//
+// Originated tells whether an open connection was dialled by Keygate, so
+// that a request arriving on a connection Keygate itself opened (through a
+// load balancer that keeps the source address) is never trusted as coming
+// from a sign-in proxy.
+//
+// The address classes come from code.dny.dev/ssrf, which generates its
+// deny lists from the IANA IPv4 and IPv6 special-purpose registries and is
+// made for net.Dialer.Control. Its Guardian decides allow-list prefixes
+// before its deny list and knows nothing of ports or names, so this package
+// uses it only to classify an address (SafeAddr) and keeps the order above
+// (own listeners before the allow-list, names, laptop mode) itself.
+package egress

@@ -1,0 +1,518 @@
+package egress
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"code.dny.dev/ssrf"
+	"golang.org/x/net/http/httpproxy"
+
+	"keygate/domain/destination"
+	"keygate/ports"
+)
+
+// AllowSetting names the setting that opens a refused destination, for
+// refusal messages (app/config reads it).
+const AllowSetting = "KEYGATE_EGRESS_ALLOW"
+
+// ErrRefused matches every *RefusedError with errors.Is.
+var ErrRefused = errors.New("outbound connection refused by Keygate's egress policy")
+
+// RefusedError is a connection the policy refused before it was opened. Its
+// message names the destination and how to allow it; it never holds a URL
+// (whose path or query may carry a key), only a host and port.
+type RefusedError struct {
+	// Dest is the host:port as asked for (a name or an IP literal).
+	Dest string
+	// Addr is the address Dest resolved to; invalid when refused by name.
+	Addr netip.AddrPort
+	// Reason says what the destination is ("a private address").
+	Reason string
+	// Own is set for Keygate's own listeners and database, which no
+	// allow-list opens.
+	Own bool
+}
+
+func (e *RefusedError) Error() string {
+	at := e.Dest
+	if e.Addr.IsValid() && e.Addr.String() != e.Dest {
+		at += " (" + e.Addr.Addr().String() + ")"
+	}
+	if e.Own {
+		return "outbound connection to " + at + " refused: " + e.Reason +
+			"; Keygate never connects there on anyone's behalf, whatever " + AllowSetting + " says"
+	}
+	return "outbound connection to " + at + " refused: " + e.Reason +
+		"; an administrator can allow it with " + AllowSetting + "=" + e.Dest
+}
+
+// Is makes errors.Is(err, ErrRefused) and errors.Is(err,
+// ports.ErrDestinationRefused) true.
+func (e *RefusedError) Is(target error) bool {
+	return target == ErrRefused || target == ports.ErrDestinationRefused
+}
+
+// Options configure a Policy.
+type Options struct {
+	// Laptop is the local sign-in mode: loopback, private and shared
+	// addresses are allowed too (a developer's own model server).
+	Laptop bool
+	// Allow is the operator's allow-list (destination.Parse forms).
+	Allow []string
+	// Own lists host:port addresses Keygate itself serves or depends on
+	// (its listeners, its database), always refused. An empty, 0.0.0.0 or
+	// :: host means every local address; a name is refused by name and by
+	// the addresses it resolves to when New runs. Port 0 entries are
+	// skipped: report bound listeners with Listening.
+	Own []string
+	// OutboundProxy is the operator's outbound proxy setting as
+	// adapters/upstream reads it: a URL, "direct" or empty. The proxy it
+	// names, and those of HTTPS_PROXY / HTTP_PROXY, may be dialled.
+	OutboundProxy string
+	// Getenv reads HTTPS_PROXY, HTTP_PROXY and NO_PROXY (os.Getenv when
+	// nil). The HTTP client proxies by them, as the standard library's
+	// default transport does.
+	Getenv func(string) string
+	// Resolver resolves names for dials and CheckURL (net.DefaultResolver
+	// when nil).
+	Resolver *net.Resolver
+	// LocalAddrs lists this machine's interface addresses (from
+	// net.InterfaceAddrs when nil).
+	LocalAddrs func() ([]netip.Addr, error)
+}
+
+// Policy decides every outbound connection Keygate makes on someone's
+// behalf. It is safe for concurrent use.
+type Policy struct {
+	laptop     bool
+	allow      []destination.Entry
+	own        atomic.Pointer[[]endpoint]
+	ownMu      sync.Mutex // serialises writers of own
+	proxies    []endpoint
+	envProxy   func(*url.URL) (*url.URL, error)
+	resolver   *net.Resolver
+	guard      *ssrf.Guardian
+	localAddrs func() ([]netip.Addr, error)
+
+	connsMu sync.RWMutex
+	conns   map[netip.AddrPort]int // local address → open dialled connections
+}
+
+// endpoint is a host:port the policy knows by address, by name, or both.
+type endpoint struct {
+	addr netip.Addr // invalid for a name that did not resolve
+	name string     // canonical name when given as a name
+	port uint16
+}
+
+// sharedSpace is RFC 6598's carrier-grade NAT range (also Tailscale's).
+var sharedSpace = netip.MustParsePrefix("100.64.0.0/10")
+
+// ownLookupTimeout bounds resolving the names of Keygate's own addresses.
+const ownLookupTimeout = 5 * time.Second
+
+// New builds a Policy. It fails on an invalid allow-list entry, own
+// address or outbound proxy URL.
+func New(ctx context.Context, o Options) (*Policy, error) {
+	allow, err := destination.ParseList(o.Allow)
+	if err != nil {
+		return nil, fmt.Errorf("egress allow-list: %w", err)
+	}
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	if o.Resolver == nil {
+		o.Resolver = net.DefaultResolver
+	}
+	if o.LocalAddrs == nil {
+		o.LocalAddrs = interfaceAddrs
+	}
+	p := &Policy{
+		laptop: o.Laptop, allow: allow, resolver: o.Resolver, localAddrs: o.LocalAddrs,
+		guard: ssrf.New(ssrf.WithAnyPort()), conns: map[netip.AddrPort]int{},
+	}
+	own := []endpoint{}
+	p.own.Store(&own)
+	for _, a := range o.Own {
+		eps, err := p.endpoints(ctx, a)
+		if err != nil {
+			return nil, fmt.Errorf("egress: Keygate's own address %q: %w", a, err)
+		}
+		p.addOwn(eps...)
+	}
+	p.proxies, p.envProxy, err = proxies(o.OutboundProxy, o.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Listening adds a bound listener of Keygate's own (its actual address, for
+// listeners configured on port 0): connections to it are refused from now
+// on.
+func (p *Policy) Listening(addr net.Addr) {
+	tcp, ok := addr.(*net.TCPAddr)
+	if !ok {
+		return
+	}
+	ap := tcp.AddrPort()
+	p.addOwn(endpoint{addr: ap.Addr().Unmap().WithZone(""), port: ap.Port()})
+}
+
+func (p *Policy) addOwn(eps ...endpoint) {
+	if len(eps) == 0 {
+		return
+	}
+	p.ownMu.Lock()
+	defer p.ownMu.Unlock()
+	next := append(append([]endpoint(nil), *p.own.Load()...), eps...)
+	p.own.Store(&next)
+}
+
+// endpoints resolves an own host:port into what the policy matches.
+func (p *Policy) endpoints(ctx context.Context, hostport string) ([]endpoint, error) {
+	host, portStr, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return nil, err
+	}
+	port, err := strconv.ParseUint(portStr, 10, 16)
+	if err != nil {
+		return nil, fmt.Errorf("invalid port %q", portStr)
+	}
+	if port == 0 {
+		return nil, nil // not bound yet; Listening reports the port
+	}
+	if host == "" {
+		return []endpoint{{addr: netip.IPv4Unspecified(), port: uint16(port)}}, nil
+	}
+	if ip, err := netip.ParseAddr(host); err == nil {
+		return []endpoint{{addr: ip.Unmap().WithZone(""), port: uint16(port)}}, nil
+	}
+	name := canonicalName(host)
+	eps := []endpoint{{name: name, port: uint16(port)}}
+	if localName(name) {
+		return append(eps, endpoint{addr: netip.IPv4Unspecified(), port: uint16(port)}), nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, ownLookupTimeout)
+	defer cancel()
+	// A name that does not resolve now is still refused by name.
+	ips, _ := p.resolver.LookupNetIP(ctx, "ip", host)
+	for _, ip := range ips {
+		eps = append(eps, endpoint{addr: ip.Unmap().WithZone(""), port: uint16(port)})
+	}
+	return eps, nil
+}
+
+// proxies reads the outbound proxies Keygate may dial, and the proxy choice
+// of the HTTP client (the environment's). An explicit setting that is not
+// a URL is an error (upstream.New refuses it too); an environment value
+// that is not one is skipped: no client can use it either.
+func proxies(explicit string, getenv func(string) string) ([]endpoint, func(*url.URL) (*url.URL, error), error) {
+	env := func(names ...string) string {
+		for _, n := range names {
+			if v := strings.TrimSpace(getenv(n)); v != "" {
+				return v
+			}
+		}
+		return ""
+	}
+	cfg := &httpproxy.Config{
+		HTTPProxy:  env("HTTP_PROXY", "http_proxy"),
+		HTTPSProxy: env("HTTPS_PROXY", "https_proxy"),
+		NoProxy:    env("NO_PROXY", "no_proxy"),
+	}
+	var eps []endpoint
+	if explicit != "" && explicit != "direct" {
+		ep, ok := proxyEndpoint(explicit)
+		if !ok {
+			return nil, nil, errors.New("egress: the outbound proxy setting is not a URL; want http://host:port")
+		}
+		eps = append(eps, ep)
+	}
+	for _, raw := range []string{cfg.HTTPProxy, cfg.HTTPSProxy} {
+		if ep, ok := proxyEndpoint(raw); ok {
+			eps = append(eps, ep)
+		}
+	}
+	return eps, cfg.ProxyFunc(), nil
+}
+
+// proxyEndpoint is the host:port a proxy URL names (a bare host:port reads
+// as http://, as httpproxy reads it).
+func proxyEndpoint(raw string) (endpoint, bool) {
+	if raw == "" {
+		return endpoint{}, false
+	}
+	if !strings.Contains(raw, "://") {
+		raw = "http://" + raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Hostname() == "" {
+		return endpoint{}, false
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"https": "443", "socks5": "1080", "socks5h": "1080"}[u.Scheme]
+		if port == "" {
+			port = "80"
+		}
+	}
+	n, err := strconv.ParseUint(port, 10, 16)
+	if err != nil {
+		return endpoint{}, false
+	}
+	if ip, err := netip.ParseAddr(u.Hostname()); err == nil {
+		return endpoint{addr: ip.Unmap().WithZone(""), port: uint16(n)}, true
+	}
+	return endpoint{name: canonicalName(u.Hostname()), port: uint16(n)}, true
+}
+
+// decide is the policy for a connection to ap asked for as host (a name or
+// the IP literal). See the package documentation for the order.
+func (p *Policy) decide(host string, ap netip.AddrPort) error {
+	ip, port := ap.Addr().Unmap().WithZone(""), ap.Port()
+	ap = netip.AddrPortFrom(ip, port)
+	dest := func() string { return net.JoinHostPort(host, strconv.Itoa(int(port))) }
+	if p.isOwn(host, ip, port) {
+		return &RefusedError{Dest: dest(), Addr: ap, Own: true, Reason: "it is Keygate's own listener or database"}
+	}
+	if ip.IsUnspecified() {
+		return &RefusedError{Dest: dest(), Addr: ap, Reason: "the unspecified address means this machine"}
+	}
+	if p.isProxy(host, ip, port) {
+		return nil
+	}
+	for _, e := range p.allow {
+		if e.Matches(host, ip, port) {
+			return nil
+		}
+	}
+	guardErr := p.guard.SafeAddr(ip)
+	if guardErr == nil {
+		return nil
+	}
+	if p.laptop && (ip.IsLoopback() || ip.IsPrivate() || sharedSpace.Contains(ip)) {
+		return nil
+	}
+	return &RefusedError{Dest: dest(), Addr: ap, Reason: class(ip)}
+}
+
+// class names why an address is refused.
+func class(ip netip.Addr) string {
+	switch {
+	case ip.IsLoopback():
+		return "a loopback address (this machine)"
+	case ip.IsLinkLocalUnicast():
+		return "a link-local address (where cloud metadata services answer, 169.254.169.254)"
+	case ip.IsPrivate():
+		return "a private address"
+	case sharedSpace.Contains(ip):
+		return "a shared (carrier-grade NAT) address"
+	case ip.IsMulticast():
+		return "a multicast address"
+	default:
+		return "a special-purpose address (IANA registry), not a public one"
+	}
+}
+
+// isOwn reports whether host / ip:port is one of Keygate's own listeners or
+// its database.
+func (p *Policy) isOwn(host string, ip netip.Addr, port uint16) bool {
+	name := canonicalName(host)
+	local := -1 // unknown until needed: listing interfaces is a system call
+	for _, e := range *p.own.Load() {
+		if e.port != port {
+			continue
+		}
+		if e.name != "" && e.name == name {
+			return true
+		}
+		if !e.addr.IsValid() {
+			continue
+		}
+		if e.addr == ip {
+			return true
+		}
+		if !e.addr.IsUnspecified() && !e.addr.IsLoopback() {
+			continue
+		}
+		// Bound to every address, or to loopback (a server there may well
+		// listen on every address too): this machine's addresses all count.
+		if ip.IsLoopback() || ip.IsUnspecified() {
+			return true
+		}
+		if local < 0 {
+			local = 0
+			if p.isLocal(ip) {
+				local = 1
+			}
+		}
+		if local == 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// isLocal reports whether ip is an address of a local interface. An error
+// listing them counts as local: refusing is the safe side.
+func (p *Policy) isLocal(ip netip.Addr) bool {
+	addrs, err := p.localAddrs()
+	if err != nil {
+		return true
+	}
+	for _, a := range addrs {
+		if a.Unmap().WithZone("") == ip {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *Policy) isProxy(host string, ip netip.Addr, port uint16) bool {
+	name := canonicalName(host)
+	for _, e := range p.proxies {
+		if e.port == port && ((e.name != "" && e.name == name) || (e.addr.IsValid() && e.addr == ip)) {
+			return true
+		}
+	}
+	return false
+}
+
+// refusedByName refuses a name of Keygate's own before it is resolved (a
+// name that did not resolve when the policy was built).
+func (p *Policy) refusedByName(host string, port uint16) error {
+	if _, err := netip.ParseAddr(host); err == nil {
+		return nil
+	}
+	name := canonicalName(host)
+	for _, e := range *p.own.Load() {
+		if e.port == port && e.name != "" && e.name == name {
+			return &RefusedError{Dest: net.JoinHostPort(host, strconv.Itoa(int(port))), Own: true,
+				Reason: "it is Keygate's own listener or database"}
+		}
+	}
+	return nil
+}
+
+// CheckProxied decides a target (host:port) Keygate is about to reach
+// through the outbound proxy, which resolves names itself: IP literals by
+// the full policy, names that mean this machine as loopback, names of
+// Keygate's own addresses refused; other names are left to the proxy.
+func (p *Policy) CheckProxied(_ context.Context, hostport string) error {
+	host, port, err := splitHostPort(hostport)
+	if err != nil {
+		return err
+	}
+	if ip, err := netip.ParseAddr(host); err == nil {
+		return p.decide(host, netip.AddrPortFrom(ip, port))
+	}
+	if err := p.refusedByName(host, port); err != nil {
+		return err
+	}
+	if localName(canonicalName(host)) {
+		return p.decide(host, netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), port))
+	}
+	return nil
+}
+
+// checkURLTimeout bounds the name resolution of CheckURL.
+const checkURLTimeout = 5 * time.Second
+
+// CheckURL applies the policy to the origin of an http(s) URL, for
+// validating a provider base URL when an administrator saves it: an IP
+// literal by itself, a name by every address it resolves to (all must be
+// allowed, since a dial may pick any). A name that does not resolve here
+// passes: it may resolve only through the outbound proxy, and every dial is
+// decided again anyway. Errors never echo the URL.
+func (p *Policy) CheckURL(ctx context.Context, rawURL string) error {
+	u, err := url.Parse(strings.TrimSpace(rawURL))
+	if err != nil {
+		return errors.New("egress: not a valid URL")
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return errors.New("egress: the URL must start with http:// or https://")
+	}
+	if u.Hostname() == "" {
+		return errors.New("egress: the URL has no host")
+	}
+	host, port, err := splitHostPort(canonicalAddr(u))
+	if err != nil {
+		return err
+	}
+	if err := p.CheckProxied(ctx, net.JoinHostPort(host, strconv.Itoa(int(port)))); err != nil {
+		return err
+	}
+	if _, err := netip.ParseAddr(host); err == nil || localName(canonicalName(host)) {
+		return nil // decided in full above
+	}
+	ctx, cancel := context.WithTimeout(ctx, checkURLTimeout)
+	defer cancel()
+	ips, err := p.resolver.LookupNetIP(ctx, "ip", host)
+	if err != nil {
+		return nil // unresolvable here is not a refusal; the dial decides
+	}
+	for _, ip := range ips {
+		if err := p.decide(host, netip.AddrPortFrom(ip, port)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// canonicalAddr is a URL's host:port with the scheme's default port.
+func canonicalAddr(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = "80"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+	}
+	return net.JoinHostPort(u.Hostname(), port)
+}
+
+func splitHostPort(hostport string) (string, uint16, error) {
+	host, portStr, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return "", 0, fmt.Errorf("egress: destination %q: %w", hostport, err)
+	}
+	port, err := strconv.ParseUint(portStr, 10, 16)
+	if err != nil {
+		return "", 0, fmt.Errorf("egress: destination %q: invalid port", hostport)
+	}
+	return host, uint16(port), nil
+}
+
+func canonicalName(host string) string { return strings.TrimSuffix(strings.ToLower(host), ".") }
+
+// localName reports whether a name always means this machine (RFC 6761).
+func localName(name string) bool {
+	return name == "localhost" || strings.HasSuffix(name, ".localhost") || name == "localhost.localdomain"
+}
+
+func interfaceAddrs() ([]netip.Addr, error) {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return nil, fmt.Errorf("list interface addresses: %w", err)
+	}
+	out := make([]netip.Addr, 0, len(addrs))
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok {
+			if ip, ok := netip.AddrFromSlice(n.IP); ok {
+				out = append(out, ip.Unmap())
+			}
+		}
+	}
+	return out, nil
+}
