@@ -169,10 +169,13 @@ func NewAgentListener(s *Server, tlsConfig *tls.Config) *http.Server {
 	} else {
 		protocols.SetHTTP2(true)
 	}
+	// No read or write timeout: a Run's uplink and downlink both stay open
+	// for the whole run. A connection without a stream is closed when idle.
 	return &http.Server{
 		Handler:           mux,
 		TLSConfig:         tlsConfig,
 		Protocols:         &protocols,
 		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
 	}
 }
