@@ -29,10 +29,12 @@ type Options struct {
 	// Inflating is how many gzip bodies and frames are inflated at once
 	// across every route (frame.DefaultInflating when <= 0).
 	Inflating int
-	// BodyReadTimeout bounds reading one BidiAppend or unary request body
-	// (frame.DefaultReadTimeout when <= 0). The proxy serves long response
-	// streams on the same connections, so the bound is the handler's own,
-	// set on the connection for the body only.
+	// BodyReadTimeout bounds reading one request body on every route but
+	// the HTTP/2 Run, whose uplink lasts the whole run (when <= 0:
+	// frame.DefaultReadTimeout, and bidi.RunSSEReadTimeout for RunSSE's
+	// tiny body). The proxy serves long response streams on the same
+	// connections, so the bound is the handler's own, set on the
+	// connection for the body only.
 	BodyReadTimeout time.Duration
 	// Unary configures server config and model lists.
 	Unary unary.Options
@@ -97,7 +99,7 @@ func New(handler transport.RunHandler, opts Options, log *zap.Logger) *Server {
 	_, appends := aiserverv1connect.NewBidiServiceHandler(bidi.NewAppends(reg, opts.Foreign, up, replicas, log.Named("bidi")),
 		connect.WithReadMaxBytes(int(opts.MaxFrameSize)))
 	s.routes[aiserverv1connect.BidiServiceBidiAppendProcedure] = frame.NormalizeUnary(appends, appendLimits)
-	s.routes[agentv1connect.AgentServiceRunSSEProcedure] = bidi.NewRunSSE(reg, up, replicas, frame.Limits{Inflater: inflater}, log.Named("runsse"))
+	s.routes[agentv1connect.AgentServiceRunSSEProcedure] = bidi.NewRunSSE(reg, up, replicas, frame.Limits{ReadTimeout: opts.BodyReadTimeout, Inflater: inflater}, log.Named("runsse"))
 	run := bidi.NewRun(reg, up, appendLimits, log.Named("run"))
 	s.routes[agentv1connect.AgentServiceRunProcedure] = run
 	s.agent[agentv1connect.AgentServiceRunProcedure] = run

@@ -61,7 +61,7 @@ func (h *RunSSE) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	raw, body, bodyErr := frame.DecodeBody(w, r, h.limits)
 	rc := startStream(w, ContentTypeSSE)
 	if bodyErr != nil {
-		endWith(w, rc, BadRequestBodyError{Err: bodyErr})
+		endWith(w, rc, frame.BodyError(bodyErr))
 		return
 	}
 	var id agentv1.BidiRequestId
