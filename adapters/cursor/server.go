@@ -22,9 +22,20 @@ import (
 type Options struct {
 	// Transport holds the run transport's timings and limits.
 	Transport transport.Config
-	// MaxFrameSize bounds every frame and unary body (frame.DefaultMaxSize
-	// when <= 0).
+	// MaxFrameSize bounds a BidiAppend body and every frame of an HTTP/2
+	// Run, as sent and once inflated (frame.DefaultMaxSize when <= 0). The
+	// other routes take far less: see MaxUnaryBody and bidi.MaxRunSSEBody.
 	MaxFrameSize int64
+	// Inflating is how many gzip bodies and frames are inflated at once
+	// across every route (frame.DefaultInflating when <= 0).
+	Inflating int
+	// BodyReadTimeout bounds reading one request body on every route but
+	// the HTTP/2 Run, whose uplink lasts the whole run (when <= 0:
+	// frame.DefaultReadTimeout, and bidi.RunSSEReadTimeout for RunSSE's
+	// tiny body). The proxy serves long response streams on the same
+	// connections, so the bound is the handler's own, set on the
+	// connection for the body only.
+	BodyReadTimeout time.Duration
 	// Unary configures server config and model lists.
 	Unary unary.Options
 	// Foreign receives BidiAppends that are not agent messages; nil sends
@@ -47,6 +58,11 @@ type Options struct {
 	// every append applied where it arrives.
 	Relay ports.AppendRelay
 }
+
+// MaxUnaryBody bounds the body of the unary routes other than BidiAppend
+// (model lists, server config, conversation metadata): their requests are a
+// few fields, so 1 MiB is generous and keeps a gzip bomb there small.
+const MaxUnaryBody = 1 << 20
 
 // Server holds the adapter's routes and its transport registry.
 type Server struct {
@@ -73,13 +89,18 @@ func New(handler transport.RunHandler, opts Options, log *zap.Logger) *Server {
 	svc := unary.New(opts.Unary, log.Named("unary"))
 	s := &Server{reg: reg, replicas: replicas, routes: map[string]http.Handler{}, agent: map[string]http.Handler{}}
 
-	connectOpts := []connect.HandlerOption{connect.WithReadMaxBytes(int(opts.MaxFrameSize))}
-	unaryRoute := func(h http.Handler) http.Handler { return frame.NormalizeUnary(h, opts.MaxFrameSize) }
+	// One Inflater for every route, so that its cap holds across them.
+	inflater := frame.NewInflater(opts.Inflating)
+	appendLimits := frame.Limits{MaxSize: opts.MaxFrameSize, ReadTimeout: opts.BodyReadTimeout, Inflater: inflater}
+	unaryLimits := frame.Limits{MaxSize: min(MaxUnaryBody, opts.MaxFrameSize), ReadTimeout: opts.BodyReadTimeout, Inflater: inflater}
+	connectOpts := []connect.HandlerOption{connect.WithReadMaxBytes(int(unaryLimits.MaxSize))}
+	unaryRoute := func(h http.Handler) http.Handler { return frame.NormalizeUnary(h, unaryLimits) }
 
-	_, appends := aiserverv1connect.NewBidiServiceHandler(bidi.NewAppends(reg, opts.Foreign, up, replicas, log.Named("bidi")), connectOpts...)
-	s.routes[aiserverv1connect.BidiServiceBidiAppendProcedure] = unaryRoute(appends)
-	s.routes[agentv1connect.AgentServiceRunSSEProcedure] = bidi.NewRunSSE(reg, up, replicas, opts.MaxFrameSize, log.Named("runsse"))
-	run := bidi.NewRun(reg, up, opts.MaxFrameSize, log.Named("run"))
+	_, appends := aiserverv1connect.NewBidiServiceHandler(bidi.NewAppends(reg, opts.Foreign, up, replicas, log.Named("bidi")),
+		connect.WithReadMaxBytes(int(opts.MaxFrameSize)))
+	s.routes[aiserverv1connect.BidiServiceBidiAppendProcedure] = frame.NormalizeUnary(appends, appendLimits)
+	s.routes[agentv1connect.AgentServiceRunSSEProcedure] = bidi.NewRunSSE(reg, up, replicas, frame.Limits{ReadTimeout: opts.BodyReadTimeout, Inflater: inflater}, log.Named("runsse"))
+	run := bidi.NewRun(reg, up, appendLimits, log.Named("run"))
 	s.routes[agentv1connect.AgentServiceRunProcedure] = run
 	s.agent[agentv1connect.AgentServiceRunProcedure] = run
 
@@ -150,10 +171,13 @@ func NewAgentListener(s *Server, tlsConfig *tls.Config) *http.Server {
 	} else {
 		protocols.SetHTTP2(true)
 	}
+	// No read or write timeout: a Run's uplink and downlink both stay open
+	// for the whole run. A connection without a stream is closed when idle.
 	return &http.Server{
 		Handler:           mux,
 		TLSConfig:         tlsConfig,
 		Protocols:         &protocols,
 		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
 	}
 }

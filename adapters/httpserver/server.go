@@ -30,6 +30,30 @@ type Options struct {
 	Checks []Check
 	// Routes are mounted as given; patterns follow net/http.ServeMux.
 	Routes map[string]http.Handler
+	// ReadHeaderTimeout bounds reading a request's headers (default 10 s).
+	ReadHeaderTimeout time.Duration
+	// ReadTimeout bounds reading a whole request, headers and body
+	// (default 30 s): a client that trickles its body is cut. Console and
+	// control requests are small. It does not bound the response: once the
+	// body is read the connection's read deadline is lifted, so a streamed
+	// answer (a connection test, TestModel) runs as long as it needs, and
+	// there is deliberately no write timeout for the same reason.
+	ReadTimeout time.Duration
+	// IdleTimeout closes a keep-alive connection that sends no request for
+	// that long (default 60 s).
+	IdleTimeout time.Duration
+}
+
+func (o Options) withDefaults() Options {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&o.ReadHeaderTimeout, 10*time.Second)
+	def(&o.ReadTimeout, 30*time.Second)
+	def(&o.IdleTimeout, 60*time.Second)
+	return o
 }
 
 // Server is Keygate's HTTP server.
@@ -41,7 +65,7 @@ type Server struct {
 
 // New builds a Server. It does not listen until Run.
 func New(logger *zap.Logger, opts Options) *Server {
-	s := &Server{opts: opts, logger: logger.Named("http"), mux: http.NewServeMux()}
+	s := &Server{opts: opts.withDefaults(), logger: logger.Named("http"), mux: http.NewServeMux()}
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /readyz", s.readyz)
 	for pattern, h := range opts.Routes {
@@ -65,7 +89,9 @@ func (s *Server) Run(ctx context.Context, ready func(addr net.Addr)) error {
 	}
 	srv := &http.Server{
 		Handler:           s.mux,
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: s.opts.ReadHeaderTimeout,
+		ReadTimeout:       s.opts.ReadTimeout,
+		IdleTimeout:       s.opts.IdleTimeout,
 		ErrorLog:          zap.NewStdLog(s.logger),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}

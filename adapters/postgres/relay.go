@@ -24,11 +24,26 @@ const relayChannel = "keygate_relay"
 // RelayOptions tune a [Relay]; zero values take the defaults.
 type RelayOptions struct {
 	// Sweep is how often claimed keys are drained without a notification
-	// (a safety net for a dropped listener connection); default 5s.
+	// (a safety net for a dropped listener connection) and stale payloads
+	// dropped, whether notifications keep coming or not; default 5s.
 	Sweep time.Duration
-	// Retain is how long an unclaimed payload is kept; default 10 minutes.
+	// Retain is how long an unclaimed payload is kept; default 2 minutes.
+	// A payload waits for the RunSSE of its run to claim its key; a run
+	// whose stream has not come back within its orphan grace and route
+	// wait (30 s each by default) has ended, and the payload could only be
+	// dropped as late by then.
 	Retain time.Duration
+	// MaxOwnerBytes bounds the payloads waiting for one owner; default
+	// 64 MiB, the held bytes a registry allows one caller.
+	MaxOwnerBytes int64
+	// MaxBytes bounds the payloads waiting for everyone; default 256 MiB.
+	// Forwards racing each other may each pass it by one payload.
+	MaxBytes int64
 }
+
+// minPayloadCost is the least a payload counts against the bounds, so
+// that a flood of tiny rows is bounded in number as well.
+const minPayloadCost = 1 << 10
 
 // Relay implements ports.AppendRelay on one database shared by every
 // replica: Forward inserts the payload into relay_inbox and NOTIFYs its key
@@ -64,7 +79,13 @@ func NewRelay(ctx context.Context, db *DB, opts RelayOptions, logger *zap.Logger
 		opts.Sweep = 5 * time.Second
 	}
 	if opts.Retain <= 0 {
-		opts.Retain = 10 * time.Minute
+		opts.Retain = 2 * time.Minute
+	}
+	if opts.MaxOwnerBytes <= 0 {
+		opts.MaxOwnerBytes = 64 << 20
+	}
+	if opts.MaxBytes <= 0 {
+		opts.MaxBytes = 256 << 20
 	}
 	conn, err := db.listen(ctx)
 	if err != nil {
@@ -123,11 +144,30 @@ func (r *Relay) Claim(ctx context.Context, key string, deliver func([]byte)) (fu
 	return release, nil
 }
 
-// Forward implements ports.AppendRelay.
-func (r *Relay) Forward(ctx context.Context, key string, payload []byte) error {
+// Forward implements ports.AppendRelay. The owner's total is reserved
+// first (its row stays locked to the end of the transaction), then checked
+// with everyone's; over either bound the transaction rolls back.
+func (r *Relay) Forward(ctx context.Context, owner, key string, payload []byte) error {
+	size := max(int64(len(payload)), minPayloadCost)
 	err := r.db.Write(ctx, func(t relstore.Tx) error {
 		q := t.(tx).q
-		if err := q.InsertRelayPayload(ctx, pgdb.InsertRelayPayloadParams{Key: key, Payload: payload, CreatedAt: time.Now().UTC()}); err != nil {
+		mine, err := q.ReserveRelayBytes(ctx, pgdb.ReserveRelayBytesParams{Owner: owner, Bytes: size})
+		if err != nil {
+			return interpretError(ctx, err)
+		}
+		if mine > r.opts.MaxOwnerBytes {
+			return fmt.Errorf("%w: %d bytes of this user's appends already wait for their stream and this one adds %d (limit %d per user)",
+				ports.ErrRelayFull, mine-size, size, r.opts.MaxOwnerBytes)
+		}
+		all, err := q.RelayBytes(ctx)
+		if err != nil {
+			return interpretError(ctx, err)
+		}
+		if all > r.opts.MaxBytes {
+			return fmt.Errorf("%w: %d bytes of appends from all users already wait for their streams (limit %d)",
+				ports.ErrRelayFull, all-size, r.opts.MaxBytes)
+		}
+		if err := q.InsertRelayPayload(ctx, pgdb.InsertRelayPayloadParams{Key: key, Owner: owner, Size: size, Payload: payload, CreatedAt: time.Now().UTC()}); err != nil {
 			return interpretError(ctx, err)
 		}
 		return interpretError(ctx, q.NotifyRelay(ctx, key))
@@ -168,13 +208,19 @@ func (r *Relay) drainKey(ctx context.Context, key string) {
 	}
 }
 
-// loop waits for notifications; on a quiet interval it sweeps every claim
-// and drops stale payloads; on a broken connection it reconnects.
+// loop waits for notifications and sweeps every Sweep interval, busy or
+// quiet: it drains every claim and drops stale payloads. On a broken
+// connection it reconnects.
 func (r *Relay) loop(ctx context.Context, conn *pgx.Conn) {
 	defer close(r.done)
 	defer func() { _ = conn.Close(context.Background()) }()
+	next := time.Now().Add(r.opts.Sweep)
 	for ctx.Err() == nil {
-		wait, cancel := context.WithTimeout(ctx, r.opts.Sweep)
+		if time.Now().After(next) {
+			r.sweep(ctx)
+			next = time.Now().Add(r.opts.Sweep)
+		}
+		wait, cancel := context.WithDeadline(ctx, next)
 		n, err := conn.WaitForNotification(wait)
 		cancel()
 		switch {
@@ -183,7 +229,7 @@ func (r *Relay) loop(ctx context.Context, conn *pgx.Conn) {
 		case ctx.Err() != nil:
 			return
 		case errors.Is(err, context.DeadlineExceeded):
-			r.sweep(ctx)
+			// The sweep is due; the top of the loop runs it.
 		default:
 			r.log.Warn("relay listener lost; reconnecting", zap.Error(err))
 			_ = conn.Close(context.Background())
@@ -220,7 +266,11 @@ func (r *Relay) sweep(ctx context.Context) {
 	for _, k := range keys {
 		r.drainKey(ctx, k)
 	}
-	if _, err := pgdb.New(r.db.pool).DropStaleRelayPayloads(ctx, time.Now().Add(-r.opts.Retain).UTC()); err != nil && ctx.Err() == nil {
+	q := pgdb.New(r.db.pool)
+	if _, err := q.DropStaleRelayPayloads(ctx, time.Now().Add(-r.opts.Retain).UTC()); err != nil && ctx.Err() == nil {
+		r.log.Warn("relay cleanup failed", zap.Error(err))
+	}
+	if err := q.DropEmptyRelayUsage(ctx); err != nil && ctx.Err() == nil {
 		r.log.Warn("relay cleanup failed", zap.Error(err))
 	}
 }

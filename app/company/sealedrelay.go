@@ -24,12 +24,12 @@ type sealedRelay struct {
 	log  *zap.Logger
 }
 
-func (r sealedRelay) Forward(ctx context.Context, key string, payload []byte) error {
+func (r sealedRelay) Forward(ctx context.Context, owner, key string, payload []byte) error {
 	sealed, err := r.box.Seal(payload)
 	if err != nil {
 		return fmt.Errorf("seal relayed append: %w", err)
 	}
-	return r.next.Forward(ctx, key, sealed)
+	return r.next.Forward(ctx, owner, key, sealed)
 }
 
 // Claim delivers opened payloads. One that does not open (sealed under a

@@ -21,7 +21,7 @@ type mailbox struct {
 	deliver func([]byte)
 }
 
-func (m *mailbox) Forward(_ context.Context, _ string, payload []byte) error {
+func (m *mailbox) Forward(_ context.Context, _, _ string, payload []byte) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.stored = append(m.stored, payload)
@@ -53,7 +53,7 @@ var _ = Describe("SealRelay", func() {
 		var got [][]byte
 		_, err = relay.Claim(context.Background(), "k", func(p []byte) { got = append(got, p) })
 		Expect(err).NotTo(HaveOccurred())
-		Expect(relay.Forward(context.Background(), "k", payload)).To(Succeed())
+		Expect(relay.Forward(context.Background(), "alice", "k", payload)).To(Succeed())
 		Expect(db.stored).To(HaveLen(1))
 		Expect(string(db.stored[0])).NotTo(ContainSubstring("cursor-token"))
 		Expect(string(db.stored[0])).NotTo(ContainSubstring("prompt"))
@@ -64,7 +64,7 @@ var _ = Describe("SealRelay", func() {
 		a, _ := secret.NewRing(key(1))
 		b, _ := secret.NewRing(key(2))
 		db := &mailbox{}
-		Expect(company.SealRelay(db, a, zap.NewNop()).Forward(context.Background(), "k", payload)).To(Succeed())
+		Expect(company.SealRelay(db, a, zap.NewNop()).Forward(context.Background(), "alice", "k", payload)).To(Succeed())
 		var got [][]byte
 		_, err := company.SealRelay(db, b, zap.NewNop()).Claim(context.Background(), "k", func(p []byte) { got = append(got, p) })
 		Expect(err).NotTo(HaveOccurred())

@@ -55,7 +55,7 @@ func DescribeAppendRelay(name string, open func() RelayPair) bool {
 		}
 		forward := func(r ports.AppendRelay, payloads ...string) {
 			for _, s := range payloads {
-				Expect(r.Forward(ctx, key, []byte(s))).To(Succeed())
+				Expect(r.Forward(ctx, "relay-contract", key, []byte(s))).To(Succeed())
 			}
 		}
 		numbered := func(from, to int) []string {
@@ -111,7 +111,7 @@ func DescribeAppendRelay(name string, open func() RelayPair) bool {
 
 		It("keeps keys apart", func() {
 			claim(p.A)
-			Expect(p.B.Forward(ctx, uniq("request"), []byte("other key"))).To(Succeed())
+			Expect(p.B.Forward(ctx, "relay-contract", uniq("request"), []byte("other key"))).To(Succeed())
 			forward(p.B, "mine")
 			Eventually(in.all).WithTimeout(10 * time.Second).Should(Equal([]string{"mine"}))
 		})

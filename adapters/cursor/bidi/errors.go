@@ -33,6 +33,7 @@ func (e BadRequestBodyError) Unwrap() error { return e.Err }
 func connectError(err error) *connect.Error {
 	var ce *connect.Error
 	var tooMany *transport.TooManyPendingError
+	var overBudget *transport.OverBudgetError
 	var badBody BadRequestBodyError
 	var tooLarge *frame.TooLargeError
 	switch {
@@ -50,7 +51,7 @@ func connectError(err error) *connect.Error {
 		errors.Is(err, ErrNotAgentMessage),
 		errors.Is(err, ErrParentHeaders):
 		return connect.NewError(connect.CodeInvalidArgument, err)
-	case errors.As(err, &tooMany):
+	case errors.As(err, &tooMany), errors.As(err, &overBudget):
 		return connect.NewError(connect.CodeResourceExhausted, err)
 	case errors.Is(err, transport.ErrNotYours):
 		return connect.NewError(connect.CodeNotFound, err)

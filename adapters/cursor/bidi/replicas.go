@@ -185,8 +185,12 @@ func (r *Replicas) forward(ctx context.Context, req *connect.Request[aiserverv1.
 		return &frame.TooLargeError{Size: int64(len(payload)), Limit: limit}
 	}
 	id := req.Msg.GetRequestId().GetRequestId()
-	if err := r.relay.Forward(ctx, relayKey(ctx, id), payload); err != nil {
-		return connect.NewError(connect.CodeUnavailable, fmt.Errorf("relay append for request %s: %w", id, err))
+	if err := r.relay.Forward(ctx, relayOwner(ctx), relayKey(ctx, id), payload); err != nil {
+		code := connect.CodeUnavailable
+		if errors.Is(err, ports.ErrRelayFull) {
+			code = connect.CodeResourceExhausted
+		}
+		return connect.NewError(code, fmt.Errorf("relay append for request %s: %w", id, err))
 	}
 	return nil
 }
@@ -296,6 +300,13 @@ func relayKey(ctx context.Context, requestID string) string {
 		return "-/" + requestID
 	}
 	return strconv.Itoa(len(id.UserID)) + ":" + id.UserID + "/" + requestID
+}
+
+// relayOwner names whose the appends forwarded under ctx are, for the
+// relay's bounds: the caller's user id, or "" for an anonymous caller.
+func relayOwner(ctx context.Context) string {
+	id, _ := identity.FromContext(ctx)
+	return id.UserID
 }
 
 // forwarded is what travels with an append besides its message.

@@ -23,17 +23,18 @@ import (
 type Run struct {
 	reg      *transport.Registry
 	upstream *Upstream
-	maxSize  int64
+	limits   frame.Limits
 	log      *zap.Logger
 }
 
 var _ http.Handler = (*Run)(nil)
 
-// NewRun returns the Run handler; maxSize bounds each frame (<= 0:
-// frame.DefaultMaxSize). A run whose first run_request is routed to Cursor
+// NewRun returns the Run handler; limits.MaxSize bounds each frame (<= 0:
+// frame.DefaultMaxSize), inflated through limits.Inflater. The stream's
+// uplink stays open for the whole run, so no read timeout applies. A run whose first run_request is routed to Cursor
 // is relayed whole through upstream.
-func NewRun(reg *transport.Registry, upstream *Upstream, maxSize int64, log *zap.Logger) *Run {
-	return &Run{reg: reg, upstream: upstream, maxSize: maxSize, log: log}
+func NewRun(reg *transport.Registry, upstream *Upstream, limits frame.Limits, log *zap.Logger) *Run {
+	return &Run{reg: reg, upstream: upstream, limits: limits, log: log}
 }
 
 // ServeHTTP implements http.Handler.
@@ -62,7 +63,7 @@ func (h *Run) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	read := &recorder{r: r.Body}
-	frames := frame.NewReader(read, h.maxSize)
+	frames := frame.NewReader(read, h.limits.MaxSize).Inflating(r.Context(), h.limits.Inflater)
 	first, raw, err := readMessage(frames)
 	if err == nil && first.GetRunRequest() != nil && h.reg.RouteOf(r.Context(), first.GetRunRequest()) == transport.Upstream {
 		// Cursor's run: replay what was read, then the rest of the body.

@@ -2,9 +2,8 @@ package bidi
 
 import (
 	"bytes"
-	"fmt"
-	"io"
 	"net/http"
+	"time"
 
 	"go.uber.org/zap"
 	"google.golang.org/protobuf/proto"
@@ -21,19 +20,36 @@ type RunSSE struct {
 	reg      *transport.Registry
 	upstream *Upstream
 	replicas *Replicas
-	maxSize  int64
+	limits   frame.Limits
 	log      *zap.Logger
 }
 
+// MaxRunSSEBody bounds a RunSSE request body, raw and inflated: it is one
+// BidiRequestId (a request id of a few dozen bytes), so 64 KiB leaves room
+// for any field a later client adds while a gzip bomb inflates next to
+// nothing before it is refused.
+const MaxRunSSEBody = 64 << 10
+
+// RunSSEReadTimeout bounds reading a RunSSE request body: the body is tiny,
+// and the stream that follows it is not bounded by this.
+const RunSSEReadTimeout = 10 * time.Second
+
 var _ http.Handler = (*RunSSE)(nil)
 
-// NewRunSSE returns the RunSSE handler; maxSize bounds the request body
-// (<= 0: frame.DefaultMaxSize). The RunSSE of a turn routed to Cursor is
+// NewRunSSE returns the RunSSE handler; limits bound reading the request
+// body (zero MaxSize: MaxRunSSEBody; zero ReadTimeout: RunSSEReadTimeout),
+// never the response stream. The RunSSE of a turn routed to Cursor is
 // relayed through upstream with its original body. With replicas, the
 // RunSSE holds its request id on this replica while it lasts, so that the
 // appends other replicas receive are applied here.
-func NewRunSSE(reg *transport.Registry, upstream *Upstream, replicas *Replicas, maxSize int64, log *zap.Logger) *RunSSE {
-	return &RunSSE{reg: reg, upstream: upstream, replicas: replicas, maxSize: maxSize, log: log}
+func NewRunSSE(reg *transport.Registry, upstream *Upstream, replicas *Replicas, limits frame.Limits, log *zap.Logger) *RunSSE {
+	if limits.MaxSize <= 0 {
+		limits.MaxSize = MaxRunSSEBody
+	}
+	if limits.ReadTimeout <= 0 {
+		limits.ReadTimeout = RunSSEReadTimeout
+	}
+	return &RunSSE{reg: reg, upstream: upstream, replicas: replicas, limits: limits, log: log}
 }
 
 // ServeHTTP implements http.Handler. The request body is a BidiRequestId,
@@ -42,14 +58,10 @@ func (h *RunSSE) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !onlyPost(w, r) {
 		return
 	}
-	raw, bodyErr := readRaw(r.Body, h.maxSize)
-	var body []byte
-	if bodyErr == nil {
-		body, bodyErr = frame.UnaryBody(bytes.NewReader(raw), r.Header.Get("Content-Encoding"), h.maxSize)
-	}
+	raw, body, bodyErr := frame.DecodeBody(w, r, h.limits)
 	rc := startStream(w, ContentTypeSSE)
 	if bodyErr != nil {
-		endWith(w, rc, BadRequestBodyError{Err: bodyErr})
+		endWith(w, rc, frame.BodyError(bodyErr))
 		return
 	}
 	var id agentv1.BidiRequestId
@@ -81,21 +93,4 @@ func (h *RunSSE) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		cut = true
 		h.log.Debug("RunSSE subscriber left", zap.String("request_id", id.GetRequestId()), zap.Error(err))
 	}
-}
-
-// readRaw reads a request body as it came, up to limit bytes (<= 0:
-// frame.DefaultMaxSize); a relay to Cursor re-sends exactly these bytes.
-func readRaw(body io.Reader, limit int64) ([]byte, error) {
-	if limit <= 0 {
-		limit = frame.DefaultMaxSize
-	}
-	limit += frame.HeaderSize
-	raw, err := io.ReadAll(io.LimitReader(body, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("read request body: %w", err)
-	}
-	if int64(len(raw)) > limit {
-		return nil, &frame.TooLargeError{Size: int64(len(raw)), Limit: limit}
-	}
-	return raw, nil
 }

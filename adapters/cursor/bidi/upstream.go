@@ -133,12 +133,17 @@ func (u *Upstream) relay(w io.Writer, rc *http.ResponseController, r *http.Reque
 	}
 }
 
+// upstreamMaxFrame bounds a frame of Cursor's own answer. Cursor's service
+// is trusted as far as sizes go and may send larger KV blobs than a client
+// may send Keygate, so this stays at the limit Keygate once used for both.
+const upstreamMaxFrame = 64 << 20
+
 // passFrames copies Cursor's frames to w, flushing after each, up to and
 // including the end-of-stream frame. Cursor was not offered compression
 // (notForwarded), and a frame that comes compressed anyway is passed on
 // decompressed, since the client saw no encoding in the stream headers.
 func passFrames(w io.Writer, rc *http.ResponseController, src io.Reader, ended func()) error {
-	frames := frame.NewReader(src, 0)
+	frames := frame.NewReader(src, upstreamMaxFrame)
 	var buf []byte // reused across frames, which come one a token
 	for {
 		f, err := frames.Next()

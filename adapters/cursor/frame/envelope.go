@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -21,10 +22,16 @@ const (
 // HeaderSize is the length of the flag byte plus the length prefix.
 const HeaderSize = 5
 
-// DefaultMaxSize is the largest payload accepted unless configured otherwise
-// (64 MiB, the limit both reference eras used). It bounds the compressed and
-// the decompressed size alike.
-const DefaultMaxSize = 64 << 20
+// DefaultMaxSize is the largest payload accepted unless configured
+// otherwise: 32 MiB, as sent and once inflated alike. The largest thing a
+// client sends is an append carrying images or a file (a user message with
+// screenshots, a read result, a KV blob), and a BidiAppend carries its
+// message as hex, so this admits a 16 MiB message on BidiAppend and 32 MiB
+// on the HTTP/2 Run. More could not reach a model anyway: images go to the
+// provider base64-encoded (4/3 larger) and Anthropic's Messages API refuses
+// requests over 32 MB. It is also what one inflation may hold at most, so
+// the Inflater's slots times this is the memory gzip bodies can take.
+const DefaultMaxSize = 32 << 20
 
 // ErrTruncated reports a stream that ended inside a frame.
 var ErrTruncated = errors.New("connect frame truncated")
@@ -83,6 +90,8 @@ func EncodeGzip(flags byte, payload []byte) []byte {
 type Reader struct {
 	r   *bufio.Reader
 	max int64
+	ctx context.Context
+	in  *Inflater
 }
 
 // NewReader returns a Reader with a payload limit of maxSize bytes;
@@ -91,12 +100,23 @@ func NewReader(r io.Reader, maxSize int64) *Reader {
 	if maxSize <= 0 {
 		maxSize = DefaultMaxSize
 	}
-	return &Reader{r: bufio.NewReader(r), max: maxSize}
+	return &Reader{r: bufio.NewReader(r), max: maxSize, ctx: context.Background()}
+}
+
+// Inflating makes Next inflate compressed payloads through in (a few at a
+// time across the process), waiting for a slot no longer than ctx lives.
+// Without it a Reader inflates on its own goroutine, which suits trusted
+// streams (Cursor's own answers) only.
+func (r *Reader) Inflating(ctx context.Context, in *Inflater) *Reader {
+	r.ctx, r.in = ctx, in
+	return r
 }
 
 // Next returns the next frame. It returns io.EOF at a clean end between
 // frames, ErrTruncated inside a frame, *TooLargeError for an oversized frame
-// (before reading its payload), and a wrapped error for a bad gzip payload.
+// (before reading its payload, or as soon as its inflation passes the
+// limit), a wrapped error for a bad gzip payload, and the context's error
+// when it ended while waiting for an inflation slot.
 func (r *Reader) Next() (Frame, error) {
 	var hdr [HeaderSize]byte
 	if _, err := io.ReadFull(r.r, hdr[:]); err != nil {
@@ -118,28 +138,11 @@ func (r *Reader) Next() (Frame, error) {
 	}
 	f := Frame{Flags: hdr[0], Payload: payload}
 	if f.Compressed() {
-		plain, err := Gunzip(payload, r.max)
+		plain, err := r.in.Gunzip(r.ctx, payload, r.max)
 		if err != nil {
 			return Frame{}, err
 		}
 		f.Payload = plain
 	}
 	return f, nil
-}
-
-// Gunzip decompresses b, refusing output larger than maxSize bytes.
-func Gunzip(b []byte, maxSize int64) ([]byte, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		return nil, fmt.Errorf("open gzip payload: %w", err)
-	}
-	defer zr.Close()
-	out, err := io.ReadAll(io.LimitReader(zr, maxSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("gunzip payload: %w", err)
-	}
-	if int64(len(out)) > maxSize {
-		return nil, &TooLargeError{Size: int64(len(out)), Limit: maxSize}
-	}
-	return out, nil
 }

@@ -91,8 +91,8 @@ var _ = Describe("Reader", func() {
 		Expect(f.Payload).To(HaveLen(10))
 	})
 
-	It("defaults the limit to 64 MiB", func() {
-		Expect(frame.DefaultMaxSize).To(Equal(64 << 20))
+	It("defaults the limit to 32 MiB: a 16 MiB message as BidiAppend's hex", func() {
+		Expect(frame.DefaultMaxSize).To(Equal(32 << 20))
 	})
 
 	DescribeTable("a stream cut inside a frame is truncated, not a clean end",

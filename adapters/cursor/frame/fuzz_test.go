@@ -2,6 +2,7 @@ package frame_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"testing"
@@ -52,7 +53,7 @@ func FuzzUnaryBody(f *testing.F) {
 	f.Add([]byte{0x1f, 0x8b}, "gzip")
 	const limit = 1 << 12
 	f.Fuzz(func(t *testing.T, body []byte, encoding string) {
-		out, err := frame.UnaryBody(bytes.NewReader(body), encoding, limit)
+		out, err := frame.UnaryBody(context.Background(), bytes.NewReader(body), encoding, frame.Limits{MaxSize: limit})
 		if err == nil && len(out) > limit+frame.HeaderSize {
 			t.Fatalf("body of %d bytes passed a %d byte limit", len(out), limit)
 		}

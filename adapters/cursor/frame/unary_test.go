@@ -3,6 +3,7 @@ package frame_test
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -28,7 +29,7 @@ var _ = Describe("UnaryBody", func() {
 
 	DescribeTable("yields the bare protobuf whatever the client wrapped it in",
 		func(body []byte, encoding string) {
-			got, err := frame.UnaryBody(bytes.NewReader(body), encoding, 0)
+			got, err := frame.UnaryBody(context.Background(), bytes.NewReader(body), encoding, frame.Limits{})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(got).To(Equal(bare))
 		},
@@ -42,18 +43,18 @@ var _ = Describe("UnaryBody", func() {
 
 	It("keeps a body whose length prefix does not match as bare", func() {
 		odd := []byte{0x00, 0x00, 0x00, 0x00, 0x09, 0x01}
-		got, err := frame.UnaryBody(bytes.NewReader(odd), "", 0)
+		got, err := frame.UnaryBody(context.Background(), bytes.NewReader(odd), "", frame.Limits{})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(got).To(Equal(odd))
 	})
 
 	It("refuses an unknown content encoding", func() {
-		_, err := frame.UnaryBody(bytes.NewReader(bare), "br", 0)
+		_, err := frame.UnaryBody(context.Background(), bytes.NewReader(bare), "br", frame.Limits{})
 		Expect(err).To(MatchError(ContainSubstring(`unsupported content encoding "br"`)))
 	})
 
 	It("refuses a body beyond the limit", func() {
-		_, err := frame.UnaryBody(bytes.NewReader(make([]byte, 100)), "", 10)
+		_, err := frame.UnaryBody(context.Background(), bytes.NewReader(make([]byte, 100)), "", frame.Limits{MaxSize: 10})
 		var tooLarge *frame.TooLargeError
 		Expect(errors.As(err, &tooLarge)).To(BeTrue())
 	})
@@ -73,7 +74,7 @@ var _ = Describe("NormalizeUnary", func() {
 			seenType = r.Header.Get("Content-Type")
 			Expect(r.Header.Get("Content-Encoding")).To(BeEmpty())
 			w.WriteHeader(http.StatusOK)
-		}), 1024)
+		}), frame.Limits{MaxSize: 1024})
 	})
 
 	It("hands the wrapped handler a bare, uncompressed body", func() {

@@ -23,6 +23,20 @@ type Config struct {
 	// MaxPending bounds the out-of-order appends buffered per request id.
 	// Default 1024.
 	MaxPending int
+	// MaxHeldBytes bounds the client bytes the registry holds for one
+	// caller: appends buffered out of order, released appends its runs
+	// have not read yet, appends waiting for their request id's opening
+	// append, and upstream marks. Default 64 MiB: four appends of the
+	// largest BidiAppend message, while a run that reads its inbox keeps
+	// next to nothing held.
+	MaxHeldBytes int64
+	// MaxHeldBytesTotal bounds the same for all callers together. Default
+	// 256 MiB.
+	MaxHeldBytesTotal int64
+	// UpstreamIdle is how long the mark of a turn routed to Cursor survives
+	// without an append or an attached relay; a timer forgets it then.
+	// Default 10 minutes.
+	UpstreamIdle time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -36,8 +50,15 @@ func (c Config) withDefaults() Config {
 	def(&c.Linger, 2*time.Second)
 	def(&c.Heartbeat, 5*time.Second)
 	def(&c.Retain, 60*time.Second)
+	def(&c.UpstreamIdle, 10*time.Minute)
 	if c.MaxPending <= 0 {
 		c.MaxPending = 1024
+	}
+	if c.MaxHeldBytes <= 0 {
+		c.MaxHeldBytes = 64 << 20
+	}
+	if c.MaxHeldBytesTotal <= 0 {
+		c.MaxHeldBytesTotal = 256 << 20
 	}
 	return c
 }

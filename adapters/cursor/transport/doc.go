@@ -45,8 +45,21 @@
 // running turn superseded otherwise. A later seqno-0 run_request for a
 // Keygate model takes the request id back. Once a relay has passed on
 // Cursor's end-of-stream frame, a new RunSSE waits for the next turn, as it
-// does after an ended local transport. Marks without an append or relay for
-// ten minutes are forgotten.
+// does after an ended local transport. A mark keeps a digest of its opening
+// append, not the append, and a timer forgets it once it has had no append
+// or relay for Config.UpstreamIdle.
+//
+// Held bytes, per caller: what the registry keeps of a caller's appends
+// (buffered out of order, released but not yet read by the run, waiting
+// for the opening append) and its upstream marks count against
+// Config.MaxHeldBytes, and everyone's together against
+// Config.MaxHeldBytesTotal. An append that would go over either fails with
+// *OverBudgetError and is not kept; other callers are not affected by one
+// caller's bound. The bytes are returned as the run reads its inbox, when
+// a wait ends, when a mark is forgotten, and at the latest when the
+// transport's stream ends. A wait entry goes when its last waiter stops
+// waiting (signalled, timed out or cancelled), so request ids that never
+// open leave nothing behind.
 //
 // Stream lifecycle, per transport: every frame a turn sends is kept and
 // replayed from the start to each (re)subscriber. Heartbeats go live to the

@@ -8,18 +8,27 @@ import (
 )
 
 // queue is an unbounded FIFO: the append path pushes without blocking and
-// the run pulls at its own pace.
+// the run pulls at its own pace. What it holds stays charged to the
+// transport's ledger until the run takes it, so a caller cannot pile up
+// appends faster than its runs read them beyond Config.MaxHeldBytes.
 type queue struct {
-	mu    sync.Mutex
-	items []*agentv1.AgentClientMessage
-	ready chan struct{} // holds one token while items is non-empty
+	ledger *ledger
+	mu     sync.Mutex
+	items  []queued
+	ready  chan struct{} // holds one token while items is non-empty
+}
+
+// queued is one message and the bytes charged for it.
+type queued struct {
+	msg  *agentv1.AgentClientMessage
+	size int64
 }
 
 var _ Inbox = (*queue)(nil)
 
-func newQueue() *queue { return &queue{ready: make(chan struct{}, 1)} }
+func newQueue(l *ledger) *queue { return &queue{ledger: l, ready: make(chan struct{}, 1)} }
 
-func (q *queue) push(m *agentv1.AgentClientMessage) {
+func (q *queue) push(m queued) {
 	q.mu.Lock()
 	q.items = append(q.items, m)
 	q.mu.Unlock()
@@ -34,17 +43,18 @@ func (q *queue) Next(ctx context.Context) (*agentv1.AgentClientMessage, error) {
 		q.mu.Lock()
 		if len(q.items) > 0 {
 			m := q.items[0]
-			q.items[0] = nil
+			q.items[0] = queued{}
 			q.items = q.items[1:]
 			more := len(q.items) > 0
 			q.mu.Unlock()
+			q.ledger.give(m.size)
 			if more {
 				select {
 				case q.ready <- struct{}{}:
 				default:
 				}
 			}
-			return m, nil
+			return m.msg, nil
 		}
 		q.mu.Unlock()
 		select {
@@ -55,11 +65,18 @@ func (q *queue) Next(ctx context.Context) (*agentv1.AgentClientMessage, error) {
 	}
 }
 
-// drain removes and returns every message not read yet.
-func (q *queue) drain() []*agentv1.AgentClientMessage {
+// drain removes and returns every message not read yet, still charged.
+func (q *queue) drain() []queued {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	items := q.items
 	q.items = nil
 	return items
+}
+
+// discard drops every message not read yet and returns their bytes.
+func (q *queue) discard() {
+	for _, m := range q.drain() {
+		q.ledger.give(m.size)
+	}
 }

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -29,10 +30,12 @@ type Append struct {
 }
 
 // routeWait is signalled when a request id gets a transport (err == nil) or
-// its opening append is refused (err != nil).
+// its opening append is refused (err != nil). waiters counts who waits on
+// it, so that the entry goes when the last of them gives up.
 type routeWait struct {
-	done chan struct{}
-	err  error
+	done    chan struct{}
+	err     error
+	waiters int
 }
 
 // Registry maps request ids to transports and starts their runs.
@@ -42,6 +45,8 @@ type Registry struct {
 	keygate  KeygateModel
 	log      *zap.Logger
 	stopping chan struct{}
+
+	held *held
 
 	mu         sync.Mutex
 	transports map[string]*Transport
@@ -55,8 +60,10 @@ type Registry struct {
 // keygate predicate, a turn whose model it does not know is routed
 // Upstream (see Append and Subscribe); with nil every turn is Local.
 func NewRegistry(handler RunHandler, keygate KeygateModel, cfg Config, log *zap.Logger) *Registry {
+	cfg = cfg.withDefaults()
 	return &Registry{
-		cfg:        cfg.withDefaults(),
+		cfg:        cfg,
+		held:       newHeld(cfg.MaxHeldBytes, cfg.MaxHeldBytesTotal),
 		handler:    handler,
 		keygate:    keygate,
 		upstream:   map[string]*upstreamMark{},
@@ -80,9 +87,12 @@ func (r *Registry) Config() Config { return r.cfg }
 // route, and an Upstream append also waits until the opening append has
 // been forwarded (OpeningForwarded). The caller on ctx (identity.FromContext)
 // owns a request id from its opening append until the registry forgets it;
-// an append of another caller fails with ErrNotYours. It fails with
-// ErrNoModel, ErrRouteTimeout, *TooManyPendingError, ErrEmptyRequestID,
-// ErrNotYours, ErrRegistryClosed, or ctx's error while it waits.
+// an append of another caller fails with ErrNotYours. What an append keeps
+// (buffered, unread, waiting, or an upstream mark) counts against its
+// caller's held bytes (Config.MaxHeldBytes). It fails with ErrNoModel,
+// ErrRouteTimeout, *TooManyPendingError, *OverBudgetError,
+// ErrEmptyRequestID, ErrNotYours, ErrRegistryClosed, or ctx's error while
+// it waits.
 func (r *Registry) Append(ctx context.Context, a Append) (Route, error) {
 	if a.RequestID == "" {
 		return Local, ErrEmptyRequestID
@@ -94,26 +104,48 @@ func (r *Registry) Append(ctx context.Context, a Append) (Route, error) {
 	}
 	timeout := time.NewTimer(r.cfg.RouteWait)
 	defer timeout.Stop()
+	charged := false
+	defer func() {
+		if charged {
+			r.held.give(who, sizeOf(a))
+		}
+	}()
 	for {
 		got, w, err := r.tryAppend(a, route, who)
 		if w == nil {
 			return got, err
 		}
+		if !charged {
+			// A waiting append is held too, on this goroutine.
+			if err := r.held.take(who, a.RequestID, sizeOf(a)); err != nil {
+				r.unwait(a.RequestID, w)
+				return Local, err
+			}
+			charged = true
+		}
 		if a.Waiting != nil {
 			a.Waiting()
 		}
-		select {
-		case <-w.done:
-			if w.err != nil {
-				return Local, w.err
-			}
-		case <-timeout.C:
-			return Local, ErrRouteTimeout
-		case <-ctx.Done():
-			return Local, ctx.Err()
-		case <-r.stopping:
-			return Local, ErrRegistryClosed
+		err = r.await(ctx, w, timeout.C)
+		r.unwait(a.RequestID, w)
+		if err != nil {
+			return Local, err
 		}
+	}
+}
+
+// await waits for w: nil once it is signalled without an error, else its
+// error, ErrRouteTimeout, ctx's error or ErrRegistryClosed.
+func (r *Registry) await(ctx context.Context, w *routeWait, timeout <-chan time.Time) error {
+	select {
+	case <-w.done:
+		return w.err
+	case <-timeout:
+		return ErrRouteTimeout
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-r.stopping:
+		return ErrRegistryClosed
 	}
 }
 
@@ -136,16 +168,18 @@ func (r *Registry) tryAppend(a Append, route Route, who caller) (Route, *routeWa
 	}
 	switch {
 	case opening && route == Upstream:
+		if err := r.markUpstreamLocked(a, who); err != nil {
+			return Local, nil, err
+		}
 		if t := r.transports[a.RequestID]; t != nil {
 			t.handOver()
 		}
-		r.markUpstreamLocked(a, who)
 		return Upstream, nil, nil
 	case opening:
-		delete(r.upstream, a.RequestID) // the request id is reused for a Keygate turn
+		r.dropMarkLocked(a.RequestID) // the request id is reused for a Keygate turn
 	case r.upstream[a.RequestID] != nil:
 		if m := r.upstreamLocked(a.RequestID); !m.isSent() {
-			return Upstream, &routeWait{done: m.sent}, nil // after the run request
+			return Upstream, &routeWait{done: m.sent, waiters: 1}, nil // after the run request
 		}
 		return Upstream, nil, nil
 	}
@@ -215,13 +249,27 @@ func (r *Registry) refuseRouteLocked(id string) {
 	}
 }
 
+// waitLocked joins the wait for the request id's route; the caller must
+// unwait when it stops waiting, however that happens.
 func (r *Registry) waitLocked(id string) *routeWait {
 	w := r.waits[id]
 	if w == nil {
 		w = &routeWait{done: make(chan struct{})}
 		r.waits[id] = w
 	}
+	w.waiters++
 	return w
+}
+
+// unwait leaves w; the last to leave an entry nobody signalled removes it,
+// so request ids that never open leave nothing behind.
+func (r *Registry) unwait(id string, w *routeWait) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	w.waiters--
+	if w.waiters == 0 && r.waits[id] == w {
+		delete(r.waits, id)
+	}
 }
 
 // Subscribe attaches a reader to the request id's output, replayed from the
@@ -267,17 +315,13 @@ func (r *Registry) Subscribe(ctx context.Context, requestID string) (*Subscripti
 		}
 		w := r.waitLocked(requestID)
 		r.mu.Unlock()
-		select {
-		case <-w.done:
-			if w.err != nil {
-				return nil, nil, w.err
-			}
-		case <-timeout.C:
+		err := r.await(ctx, w, timeout.C)
+		r.unwait(requestID, w)
+		switch {
+		case errors.Is(err, ErrRouteTimeout):
 			return r.fallback(requestID, t, who)
-		case <-ctx.Done():
-			return nil, nil, ctx.Err()
-		case <-r.stopping:
-			return nil, nil, ErrRegistryClosed
+		case err != nil:
+			return nil, nil, err
 		}
 	}
 }
@@ -303,6 +347,26 @@ func (r *Registry) retire(t *Transport) {
 			delete(r.transports, t.id)
 		}
 	})
+}
+
+// Stats counts what a Registry holds now.
+type Stats struct {
+	// Transports are the live and the retained (ended, still replayable).
+	Transports int
+	// Waits are the request ids that appends or subscribers wait on.
+	Waits int
+	// UpstreamMarks are the request ids whose turn is Cursor's.
+	UpstreamMarks int
+	// HeldBytes are the client bytes held for all callers (see
+	// Config.MaxHeldBytesTotal).
+	HeldBytes int64
+}
+
+// Stats returns what the registry holds now, for diagnostics and specs.
+func (r *Registry) Stats() Stats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return Stats{Transports: len(r.transports), Waits: len(r.waits), UpstreamMarks: len(r.upstream), HeldBytes: r.held.bytes()}
 }
 
 // Close cancels every run (cause ErrRegistryClosed), ends their streams with

@@ -23,18 +23,17 @@ const (
 // decide on should answer true, so the run layer reports it.
 type KeygateModel func(ctx context.Context, modelID string) bool
 
-// upstreamIdle is how long an upstream mark survives without an append or
-// an attached relay (the Go-era expiry of per-request state).
-const upstreamIdle = 10 * time.Minute
-
 // upstreamMark records that the current turn of a request id is Cursor's.
+// It keeps a digest of the opening append, not its bytes: a mark may live
+// for Config.UpstreamIdle, and only a retry's equality is asked of it.
 type upstreamMark struct {
 	owner   caller        // who sent the opening append
-	opening []byte        // the seqno-0 run_request that chose the route
+	opening digest        // of the seqno-0 run_request that chose the route
 	sent    chan struct{} // closed once that append has gone to Cursor
 	touched time.Time
 	relays  int  // RunSSE relays attached now
 	ended   bool // a relay saw Cursor's stream end
+	expiry  *time.Timer
 }
 
 // Relay is an upstream RunSSE attachment; Close it when the relay returns.
@@ -82,23 +81,55 @@ func (r *Registry) RouteOf(ctx context.Context, req *agentv1.AgentRunRequest) Ro
 }
 
 // markUpstreamLocked marks the request id's current turn as Cursor's and
-// releases everything waiting for its route.
-func (r *Registry) markUpstreamLocked(a Append, who caller) {
+// releases everything waiting for its route. A new mark counts against
+// the caller's held bytes (*OverBudgetError) and expires on its own timer
+// once idle for Config.UpstreamIdle.
+func (r *Registry) markUpstreamLocked(a Append, who caller) error {
 	now := time.Now()
-	for id, m := range r.upstream {
-		if m.relays == 0 && now.Sub(m.touched) > upstreamIdle {
-			delete(r.upstream, id)
-		}
-	}
-	if m := r.upstream[a.RequestID]; m != nil && string(m.opening) == string(a.Raw) {
+	sum := digestOf(a.Raw)
+	if m := r.upstream[a.RequestID]; m != nil && m.opening == sum {
 		m.touched = now // a retried opening append
 	} else {
-		r.upstream[a.RequestID] = &upstreamMark{owner: who, opening: a.Raw, sent: make(chan struct{}), touched: now}
+		r.dropMarkLocked(a.RequestID)
+		if err := r.held.take(who, a.RequestID, markBytes(a.RequestID)); err != nil {
+			return err
+		}
+		id := a.RequestID // the timer must not keep the append itself
+		m := &upstreamMark{owner: who, opening: sum, sent: make(chan struct{}), touched: now}
+		m.expiry = time.AfterFunc(r.cfg.UpstreamIdle, func() { r.expireMark(id, m) })
+		r.upstream[a.RequestID] = m
 	}
 	if w := r.waits[a.RequestID]; w != nil {
 		delete(r.waits, a.RequestID)
 		close(w.done)
 	}
+	return nil
+}
+
+// expireMark forgets m when it has been idle (no append, no relay) for
+// Config.UpstreamIdle, and otherwise looks again when it could be.
+func (r *Registry) expireMark(id string, m *upstreamMark) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.upstream[id] != m {
+		return
+	}
+	if idle := time.Since(m.touched); m.relays > 0 || idle < r.cfg.UpstreamIdle {
+		m.expiry.Reset(max(r.cfg.UpstreamIdle-idle, r.cfg.UpstreamIdle/10))
+		return
+	}
+	r.dropMarkLocked(id)
+}
+
+// dropMarkLocked forgets the request id's mark, if any, and its charge.
+func (r *Registry) dropMarkLocked(id string) {
+	m := r.upstream[id]
+	if m == nil {
+		return
+	}
+	m.expiry.Stop()
+	delete(r.upstream, id)
+	r.held.give(m.owner, markBytes(id))
 }
 
 // upstreamLocked returns the request id's mark, touched, or nil.

@@ -29,7 +29,7 @@ type runResult struct {
 
 func (t *Transport) newTurnRun(req *agentv1.AgentRunRequest, followUp *agentv1.ConversationAction, parent Parent) *turnRun {
 	ctx, cancel := context.WithCancelCause(t.owner.runContext())
-	tr := &turnRun{inbox: newQueue(), output: &turnOutput{t: t}, ctx: ctx, cancel: cancel}
+	tr := &turnRun{inbox: newQueue(t.ledger), output: &turnOutput{t: t}, ctx: ctx, cancel: cancel}
 	tr.turn = &Turn{RequestID: t.id, Request: req, FollowUp: followUp, Parent: parent, Inbox: tr.inbox, Output: tr.output}
 	return tr
 }
@@ -138,10 +138,12 @@ func (s *supervisor) handle(ev event) {
 	case evMessage:
 		switch target := s.target(); {
 		case target != nil:
-			target.inbox.push(ev.msg)
+			target.inbox.push(queued{msg: ev.msg, size: ev.size})
 		case opensFollowUp(ev.msg.GetConversationAction()) && s.last != nil:
+			s.t.ledger.give(ev.size)
 			s.enqueue(s.t.newTurnRun(s.last, ev.msg.GetConversationAction(), s.lastParent))
 		default:
+			s.t.ledger.give(ev.size)
 			s.t.reg.log.Debug("client message outside a turn dropped",
 				zap.String("request_id", s.t.id), zap.String("kind", messageKind(ev.msg)))
 		}
@@ -168,6 +170,8 @@ func (s *supervisor) enqueue(tr *turnRun) {
 	}
 	if s.queued == nil {
 		s.active.cancel(ErrSuperseded)
+	} else {
+		s.queued.inbox.discard() // superseded before it started
 	}
 	s.queued = tr
 }
@@ -197,6 +201,7 @@ func (s *supervisor) runDone(res runResult) (end error, finished bool) {
 	res.run.cancel(context.Canceled)
 	s.active = nil
 	if s.queued != nil {
+		res.run.inbox.discard() // what the superseded turn left unread
 		next := s.queued
 		s.queued = nil
 		s.start(next)
@@ -218,7 +223,7 @@ func (s *supervisor) runDone(res runResult) (end error, finished bool) {
 	// (a follow-up typed just as the turn finished) are handled as if they
 	// arrived now, so a follow-up among them opens the next turn.
 	for _, m := range res.run.inbox.drain() {
-		s.handle(event{kind: evMessage, msg: m})
+		s.handle(event{kind: evMessage, msg: m.msg, size: m.size})
 	}
 	if s.active != nil {
 		return nil, false
@@ -228,6 +233,9 @@ func (s *supervisor) runDone(res runResult) (end error, finished bool) {
 }
 
 func (s *supervisor) cancelAll(cause error) {
+	if s.queued != nil {
+		s.queued.inbox.discard()
+	}
 	s.queued = nil
 	if s.active != nil {
 		s.active.cancel(cause)
@@ -246,7 +254,10 @@ func (s *supervisor) finish(end error) {
 	s.stopLinger()
 	s.t.mu.Lock()
 	s.t.ended = true
+	clear(s.t.pending)
 	s.t.mu.Unlock()
+	// Whatever is still buffered or unread is dropped with the stream.
+	s.t.ledger.close()
 	s.t.out.finish(frame.EndFrame(end))
 	s.t.reg.retire(s.t)
 }

@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"bytes"
 	"errors"
 	"sync"
 
@@ -25,6 +24,7 @@ const (
 type event struct {
 	kind   eventKind
 	msg    *agentv1.AgentClientMessage
+	size   int64 // bytes still charged for msg (evMessage)
 	parent Parent
 	subs   int
 	err    error
@@ -40,11 +40,14 @@ type Transport struct {
 	owner caller
 	out   *outlog
 	ids   idCounters
+	// ledger holds what the owner is charged for this transport's buffered
+	// and unread appends; it is closed when the stream ends.
+	ledger *ledger
 
 	mu      sync.Mutex
 	next    int64 // next expected append_seqno
-	pending map[int64]*agentv1.AgentClientMessage
-	opening []byte // bytes of the seqno-0 run_request of the current turn
+	pending map[int64]queued
+	opening digest // of the seqno-0 run_request of the current turn
 	events  []event
 	subs    int
 	watched bool // a subscriber has attached at least once
@@ -60,9 +63,10 @@ func newTransport(reg *Registry, a Append, owner caller) *Transport {
 		reg:     reg,
 		owner:   owner,
 		out:     newOutlog(),
+		ledger:  &ledger{h: reg.held, who: owner, id: a.RequestID},
 		next:    1,
-		pending: map[int64]*agentv1.AgentClientMessage{},
-		opening: a.Raw,
+		pending: map[int64]queued{},
+		opening: digestOf(a.Raw),
 		wake:    make(chan struct{}, 1),
 		exited:  make(chan struct{}),
 	}
@@ -86,7 +90,10 @@ func (t *Transport) takeEvents() []event {
 	return evs
 }
 
-// accept applies the ordering rules of the package doc to one append.
+// accept applies the ordering rules of the package doc to one append. An
+// append kept (buffered or released to the run) is charged to the owner's
+// held bytes until the run reads it; one that would go over the bound
+// fails with *OverBudgetError and is not kept.
 func (t *Transport) accept(a Append) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -94,19 +101,23 @@ func (t *Transport) accept(a Append) error {
 		return errEnded
 	}
 	if a.Seqno == 0 && a.Message.GetRunRequest() != nil {
-		if bytes.Equal(a.Raw, t.opening) {
+		if digestOf(a.Raw) == t.opening {
 			return nil // retry of the opening append
 		}
 		// The request id is reused for a new turn: numbering restarts.
-		t.next, t.opening = 1, a.Raw
-		clear(t.pending)
+		t.next, t.opening = 1, digestOf(a.Raw)
+		t.dropPendingLocked()
 		t.pushLocked(event{kind: evTurn, msg: a.Message, parent: a.Parent})
 		return nil
 	}
+	m := queued{msg: a.Message, size: sizeOf(a)}
 	switch {
 	case a.Seqno < 0:
 		// Unnumbered: released at once, outside the ordering.
-		t.releaseLocked(a.Message, a.Parent)
+		if err := t.ledger.take(m.size); err != nil {
+			return err
+		}
+		t.releaseLocked(m, a.Parent)
 	case a.Seqno < t.next:
 		// Stale duplicate: already released.
 	case a.Seqno > t.next:
@@ -116,9 +127,15 @@ func (t *Transport) accept(a Append) error {
 		if len(t.pending) >= t.reg.cfg.MaxPending {
 			return &TooManyPendingError{RequestID: t.id, Seqno: a.Seqno, Next: t.next, Limit: t.reg.cfg.MaxPending}
 		}
-		t.pending[a.Seqno] = a.Message
+		if err := t.ledger.take(m.size); err != nil {
+			return err
+		}
+		t.pending[a.Seqno] = m
 	default:
-		t.releaseLocked(a.Message, a.Parent)
+		if err := t.ledger.take(m.size); err != nil {
+			return err
+		}
+		t.releaseLocked(m, a.Parent)
 		t.next++
 		for m, ok := t.pending[t.next]; ok; m, ok = t.pending[t.next] {
 			delete(t.pending, t.next)
@@ -129,17 +146,27 @@ func (t *Transport) accept(a Append) error {
 	return nil
 }
 
+// dropPendingLocked forgets the buffered appends and their charge.
+func (t *Transport) dropPendingLocked() {
+	for _, m := range t.pending {
+		t.ledger.give(m.size)
+	}
+	clear(t.pending)
+}
+
 // releaseLocked hands one in-order message to the supervisor. A client
-// heartbeat is answered here, before any run work.
-func (t *Transport) releaseLocked(m *agentv1.AgentClientMessage, parent Parent) {
-	if m.GetClientHeartbeat() != nil {
+// heartbeat is answered here, before any run work. A run_request is
+// consumed by the supervisor at once, so its charge ends here.
+func (t *Transport) releaseLocked(m queued, parent Parent) {
+	if m.msg.GetClientHeartbeat() != nil {
 		t.out.pulse()
 	}
-	if m.GetRunRequest() != nil {
-		t.pushLocked(event{kind: evTurn, msg: m, parent: parent})
+	if m.msg.GetRunRequest() != nil {
+		t.ledger.give(m.size)
+		t.pushLocked(event{kind: evTurn, msg: m.msg, parent: parent})
 		return
 	}
-	t.pushLocked(event{kind: evMessage, msg: m})
+	t.pushLocked(event{kind: evMessage, msg: m.msg, size: m.size})
 }
 
 // stale reports whether seqno was already released by this (ended) transport.

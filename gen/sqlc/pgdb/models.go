@@ -195,6 +195,13 @@ type RelayInbox struct {
 	Key       string
 	Payload   []byte
 	CreatedAt time.Time
+	Owner     string
+	Size      int64
+}
+
+type RelayUsage struct {
+	Owner string
+	Bytes int64
 }
 
 type RevokedSession struct {

@@ -10,30 +10,54 @@ import (
 	"time"
 )
 
-const dropStaleRelayPayloads = `-- name: DropStaleRelayPayloads :execrows
-DELETE FROM relay_inbox WHERE created_at < $1
+const dropEmptyRelayUsage = `-- name: DropEmptyRelayUsage :exec
+DELETE FROM relay_usage WHERE bytes <= 0
+`
+
+func (q *Queries) DropEmptyRelayUsage(ctx context.Context) error {
+	_, err := q.db.Exec(ctx, dropEmptyRelayUsage)
+	return err
+}
+
+const dropStaleRelayPayloads = `-- name: DropStaleRelayPayloads :one
+WITH dropped AS (
+    DELETE FROM relay_inbox WHERE created_at < $1
+    RETURNING owner, size
+), freed AS (
+    UPDATE relay_usage u SET bytes = u.bytes - t.total
+    FROM (SELECT owner, sum(size)::BIGINT AS total FROM dropped GROUP BY owner) t
+    WHERE u.owner = t.owner
+)
+SELECT count(*) AS dropped FROM dropped
 `
 
 func (q *Queries) DropStaleRelayPayloads(ctx context.Context, createdAt time.Time) (int64, error) {
-	result, err := q.db.Exec(ctx, dropStaleRelayPayloads, createdAt)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
+	row := q.db.QueryRow(ctx, dropStaleRelayPayloads, createdAt)
+	var dropped int64
+	err := row.Scan(&dropped)
+	return dropped, err
 }
 
 const insertRelayPayload = `-- name: InsertRelayPayload :exec
-INSERT INTO relay_inbox (key, payload, created_at) VALUES ($1, $2, $3)
+INSERT INTO relay_inbox (key, owner, size, payload, created_at) VALUES ($1, $2, $3, $4, $5)
 `
 
 type InsertRelayPayloadParams struct {
 	Key       string
+	Owner     string
+	Size      int64
 	Payload   []byte
 	CreatedAt time.Time
 }
 
 func (q *Queries) InsertRelayPayload(ctx context.Context, arg InsertRelayPayloadParams) error {
-	_, err := q.db.Exec(ctx, insertRelayPayload, arg.Key, arg.Payload, arg.CreatedAt)
+	_, err := q.db.Exec(ctx, insertRelayPayload,
+		arg.Key,
+		arg.Owner,
+		arg.Size,
+		arg.Payload,
+		arg.CreatedAt,
+	)
 	return err
 }
 
@@ -46,10 +70,49 @@ func (q *Queries) NotifyRelay(ctx context.Context, key string) error {
 	return err
 }
 
+const relayBytes = `-- name: RelayBytes :one
+SELECT coalesce(sum(bytes), 0)::BIGINT AS total FROM relay_usage
+`
+
+func (q *Queries) RelayBytes(ctx context.Context) (int64, error) {
+	row := q.db.QueryRow(ctx, relayBytes)
+	var total int64
+	err := row.Scan(&total)
+	return total, err
+}
+
+const reserveRelayBytes = `-- name: ReserveRelayBytes :one
+INSERT INTO relay_usage (owner, bytes) VALUES ($1, $2::BIGINT)
+ON CONFLICT (owner) DO UPDATE SET bytes = relay_usage.bytes + EXCLUDED.bytes
+RETURNING bytes
+`
+
+type ReserveRelayBytesParams struct {
+	Owner string
+	Bytes int64
+}
+
+// Adds bytes to the owner's waiting total and returns the new total; the
+// row stays locked until the transaction ends, so one owner's forwards
+// check their bound one after another.
+func (q *Queries) ReserveRelayBytes(ctx context.Context, arg ReserveRelayBytesParams) (int64, error) {
+	row := q.db.QueryRow(ctx, reserveRelayBytes, arg.Owner, arg.Bytes)
+	var bytes int64
+	err := row.Scan(&bytes)
+	return bytes, err
+}
+
 const takeRelayPayloads = `-- name: TakeRelayPayloads :many
-DELETE FROM relay_inbox
-WHERE seq IN (SELECT r.seq FROM relay_inbox r WHERE r.key = $1 ORDER BY r.seq FOR UPDATE SKIP LOCKED)
-RETURNING seq, payload
+WITH taken AS (
+    DELETE FROM relay_inbox
+    WHERE seq IN (SELECT r.seq FROM relay_inbox r WHERE r.key = $1 ORDER BY r.seq FOR UPDATE SKIP LOCKED)
+    RETURNING seq, payload, owner, size
+), freed AS (
+    UPDATE relay_usage u SET bytes = u.bytes - t.total
+    FROM (SELECT owner, sum(size)::BIGINT AS total FROM taken GROUP BY owner) t
+    WHERE u.owner = t.owner
+)
+SELECT seq, payload FROM taken
 `
 
 type TakeRelayPayloadsRow struct {
