@@ -1,4 +1,4 @@
-package probe_test
+package threatspec_test
 
 import (
 	"bufio"
@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -70,13 +71,19 @@ type server struct {
 	base    string // console / control API
 	proxy   string // the forward proxy Cursor is pointed at
 	dataDir string
+	token   string // mallory's gateway token
 }
 
-// serve starts keygate serve on ephemeral ports and waits until it is ready.
+// serve starts keygate serve in company mode (trusted-header sign-in behind
+// loopback, so the proxy asks for gateway tokens) on ephemeral ports and
+// waits until it is ready.
 func serve(dataDir string, extra ...string) server {
 	args := append([]string{"serve", "--listen", "127.0.0.1:0", "--proxy-listen", "127.0.0.1:0",
 		"--data-dir", dataDir, "--log-format", "json"}, extra...)
-	session, err := gexec.Start(exec.Command(binary, args...), GinkgoWriter, GinkgoWriter)
+	cmd := exec.Command(binary, args...)
+	cmd.Env = append(os.Environ(), "KEYGATE_AUTH_MODE=header", "KEYGATE_AUTH_USER_HEADER="+userHeader,
+		"KEYGATE_AUTH_GROUPS_HEADER="+groupsHeader, "KEYGATE_AUTH_TRUSTED_PROXIES=127.0.0.1/32", "KEYGATE_AUTH_ADMIN_GROUPS="+adminGroup)
+	session, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { session.Kill().Wait() })
 	Eventually(session.Err, 20*time.Second).Should(gbytes.Say(`"msg":"proxy listening"`))
@@ -95,18 +102,37 @@ func serve(dataDir string, extra ...string) server {
 		_ = resp.Body.Close()
 		return resp.StatusCode
 	}, 20*time.Second).Should(Equal(http.StatusOK))
+	s.token = s.newToken(mallory)
 	return s
 }
 
-// cursorClient reaches Keygate the way Cursor does: through the proxy,
-// trusting the installation CA.
+// newToken creates a personal gateway token for u through the account
+// routes, as the authenticating proxy forwards u's request.
+func (s server) newToken(u user) string {
+	GinkgoHelper()
+	req, err := http.NewRequest(http.MethodPost, s.base+"/auth/tokens", strings.NewReader(`{"name":"probe"}`))
+	Expect(err).NotTo(HaveOccurred())
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(userHeader, u.id)
+	req.Header.Set(groupsHeader, u.groups)
+	resp, err := http.DefaultClient.Do(req)
+	Expect(err).NotTo(HaveOccurred())
+	var out struct{ Secret string }
+	Expect(json.NewDecoder(resp.Body).Decode(&out)).To(Succeed())
+	Expect(resp.Body.Close()).To(Succeed())
+	Expect(out.Secret).NotTo(BeEmpty())
+	return out.Secret
+}
+
+// cursorClient reaches Keygate the way mallory's Cursor does: through the
+// proxy with her gateway token, trusting the installation CA.
 func (s server) cursorClient() *http.Client {
 	pem, err := os.ReadFile(filepath.Join(s.dataDir, "ca.crt"))
 	Expect(err).NotTo(HaveOccurred())
 	pool := x509.NewCertPool()
 	Expect(pool.AppendCertsFromPEM(pem)).To(BeTrue())
 	tr := &http.Transport{
-		Proxy:               http.ProxyURL(&url.URL{Scheme: "http", Host: s.proxy}),
+		Proxy:               http.ProxyURL(&url.URL{Scheme: "http", User: url.UserPassword("cursor", s.token), Host: s.proxy}),
 		TLSClientConfig:     &tls.Config{RootCAs: pool},
 		MaxIdleConnsPerHost: 64,
 	}
@@ -229,7 +255,7 @@ func abandon(ctx context.Context, hc *http.Client, id string) {
 	_ = cursortest.NewClient("https://api2.cursor.sh", hc, id).SendAt(ctx, 1, reply)
 }
 
-var _ = Describe("Memory of keygate serve under hostile input", func() {
+var _ = Describe("Threat 6: a member exhausts Keygate's memory with compressed bodies and abandoned request ids", func() {
 	It("stays under its stated peak after 8 concurrent gzip bombs to BidiAppend and to RunSSE (three volleys) and 1,000 abandoned request ids", func(ctx SpecContext) {
 		db, err := pgtest.New(ctx)
 		Expect(err).NotTo(HaveOccurred(), "this spec needs a PostgreSQL server and never skips")
