@@ -158,7 +158,10 @@ var _ = Describe("The outbound policy in the real app graph, in company mode", O
 		_, err := models.DiscoverModels(context.Background(), connect.NewRequest(&controlv1.DiscoverModelsRequest{
 			ProviderKind: controlv1.ProviderKind_PROVIDER_KIND_OPENAI_CHAT, BaseUrl: "http://169.254.169.254/latest", ApiKey: apiKey}))
 		Expect(err).To(MatchError(And(ContainSubstring("169.254.169.254:80"), ContainSubstring(config.EnvEgressAllow))))
-		Expect(connect.CodeOf(err)).To(Equal(connect.CodeFailedPrecondition), "the allow-list decides, not the provider")
+		// The base URL is checked by the policy before anything is dialled,
+		// so the refusal is the field's: the allow-list decides, not the
+		// provider.
+		Expect(connect.CodeOf(err)).To(Equal(connect.CodeInvalidArgument))
 		Expect(err.Error()).NotTo(ContainSubstring(apiKey))
 	})
 
