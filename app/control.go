@@ -17,7 +17,6 @@ import (
 	"keygate/adapters/relstore"
 	"keygate/adapters/tracing"
 	"keygate/app/company"
-	"keygate/app/config"
 	appcontrol "keygate/app/control"
 	"keygate/console"
 	"keygate/ports"
@@ -94,7 +93,7 @@ func NewModels(ctx context.Context, logger *zap.Logger, store *relstore.Store, b
 // NewControlRoutes mounts the control API and the console.
 // A member sees only their own calls, dashboard and conversations, and may
 // not change the configuration (adapters/control enforces the roles).
-func NewControlRoutes(cfg config.Config, logger *zap.Logger, store *relstore.Store, tenancy *company.Tenancy, settings *appcontrol.Settings, models *appcontrol.Models, gate *auth.Gate) ControlRoutes {
+func NewControlRoutes(endpoint ProxyEndpoint, logger *zap.Logger, store *relstore.Store, tenancy *company.Tenancy, settings *appcontrol.Settings, models *appcontrol.Models, gate *auth.Gate) ControlRoutes {
 	calls := tenancy.CallLister(store.CallRecords())
 	return control.Routes(control.Options{
 		Models:   models,
@@ -104,7 +103,7 @@ func NewControlRoutes(cfg config.Config, logger *zap.Logger, store *relstore.Sto
 		Dashboard: appcontrol.NewDashboard(calls, settings, nil),
 		Conversations: appcontrol.NewConversations(tenancy.Conversations(store.Conversations()),
 			tenancy.ConsoleConversations(store.Stores().Conversations)),
-		Setup:   cursorSetup(cfg),
+		Setup:   cursorSetup(endpoint),
 		Console: console.Dist(),
 		Guard:   gate.Guard,
 		Logger:  logger,
@@ -119,13 +118,15 @@ func NewRetention(store *relstore.Store, settings *appcontrol.Settings) *appcont
 	return r
 }
 
-// cursorSetup answers the console's Connect Cursor page.
-func cursorSetup(cfg config.Config) func(context.Context) (control.Setup, error) {
+// cursorSetup answers the console's Connect Cursor page: the proxy URL
+// developers use (https:// when the proxy speaks TLS or sits behind a TLS
+// terminator) and the command that writes it into Cursor's settings.
+func cursorSetup(endpoint ProxyEndpoint) func(context.Context) (control.Setup, error) {
 	return func(context.Context) (control.Setup, error) {
 		s := control.Setup{CACertificateURL: "/ca.crt"}
-		if cfg.ProxyListen != "" {
-			s.ProxyURL = "http://" + cfg.ProxyListen
-			s.SetupCommand = "keygate cursor setup --proxy " + cfg.ProxyListen
+		if endpoint.URL != "" {
+			s.ProxyURL = endpoint.URL
+			s.SetupCommand = "keygate cursor setup --proxy " + endpoint.URL
 		}
 		return s, nil
 	}

@@ -2,10 +2,15 @@ package app
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
+	"slices"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -27,6 +32,7 @@ import (
 	appcontrol "keygate/app/control"
 	"keygate/app/run"
 	"keygate/domain/budget"
+	"keygate/domain/destination"
 	"keygate/domain/identity"
 	"keygate/ports"
 )
@@ -199,24 +205,96 @@ type CursorProxy = *cursorproxy.Proxy
 
 // NewCursorProxy builds the intercepting proxy: Keygate's routes for
 // *.cursor.sh, the local stubs, and Cursor's upstream for everything else.
-func NewCursorProxy(cfg config.Config, authority *ca.Authority, routes CursorRoutes, fwd *upstream.Forwarder, gate *auth.Gate, tokens *company.Tokens, logger *zap.Logger) (CursorProxy, error) {
+// In company mode it asks for gateway tokens, reaches only Cursor's hosts
+// and the configured pass-through list, and refuses to start where it
+// would take tokens in clear text from the network.
+func NewCursorProxy(cfg config.Config, endpoint ProxyEndpoint, authority *ca.Authority, routes CursorRoutes, fwd *upstream.Forwarder, gate *auth.Gate, tokens *company.Tokens, logger *zap.Logger) (CursorProxy, error) {
 	if cfg.ProxyListen == "" {
 		return nil, nil
 	}
+	passthrough, err := destination.ParseAllowlist(cfg.ProxyPassthrough)
+	if err != nil {
+		return nil, fmt.Errorf("proxy pass-through list: %w", err)
+	}
 	keygate, isKeygate := cursorproxy.RouteTable(routes)
 	p, err := cursorproxy.New(cursorproxy.Options{
-		Addr:          cfg.ProxyListen,
-		Certificate:   ca.NewLeaves(authority, ca.LeafOptions{}).Leaf,
-		Keygate:       keygate,
-		IsKeygatePath: isKeygate,
-		Upstream:      fwd,
-		Tunnel:        fwd.DialTunnel,
-		Auth:          proxyAuth(gate, tokens),
+		Addr:               cfg.ProxyListen,
+		Certificate:        ca.NewLeaves(authority, ca.LeafOptions{}).Leaf,
+		Keygate:            keygate,
+		IsKeygatePath:      isKeygate,
+		Upstream:           fwd,
+		Tunnel:             fwd.DialTunnel,
+		Auth:               proxyAuth(gate, tokens),
+		Passthrough:        passthrough,
+		PassthroughSetting: config.EnvProxyPassthrough,
+		ListenTLS:          endpoint.TLS,
+		TLSTerminated:      endpoint.TLS == nil && strings.HasPrefix(endpoint.URL, "https://"),
 	}, logger.Named("proxy"))
+	if errors.Is(err, cursorproxy.ErrClearTextTokens) {
+		return nil, fmt.Errorf("new cursor proxy: %w. Either set %s and %s (a certificate for the name developers use) so that the proxy speaks TLS, "+
+			"or put a TCP-level TLS terminator in front of it and set %s=https://<its address>",
+			err, config.EnvProxyTLSCert, config.EnvProxyTLSKey, config.EnvProxyURL)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("new cursor proxy: %w", err)
 	}
 	return p, nil
+}
+
+// ProxyEndpoint is how developers reach the Cursor proxy: the TLS it
+// serves (nil: plain HTTP) and the URL they put into Cursor's http.proxy
+// ("" when the proxy is disabled).
+type ProxyEndpoint struct {
+	TLS *tls.Config
+	URL string
+}
+
+// NewProxyEndpoint loads the proxy's TLS certificate when one is
+// configured and works out the proxy URL: the configured one, else the
+// listen address with https:// when the proxy speaks TLS. A proxy on
+// every interface is named by its certificate's first DNS name, which is
+// the name clients must use anyway.
+func NewProxyEndpoint(cfg config.Config, logger *zap.Logger) (ProxyEndpoint, error) {
+	if cfg.ProxyListen == "" {
+		return ProxyEndpoint{}, nil
+	}
+	var ep ProxyEndpoint
+	var names []string
+	if cfg.ProxyTLSCert != "" {
+		cert, err := tls.LoadX509KeyPair(cfg.ProxyTLSCert, cfg.ProxyTLSKey)
+		if err != nil {
+			return ProxyEndpoint{}, fmt.Errorf("load proxy TLS certificate: %w", err)
+		}
+		leaf := cert.Leaf
+		if leaf == nil {
+			if leaf, err = x509.ParseCertificate(cert.Certificate[0]); err != nil {
+				return ProxyEndpoint{}, fmt.Errorf("parse proxy TLS certificate: %w", err)
+			}
+		}
+		names = leaf.DNSNames
+		ep.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12, NextProtos: []string{"http/1.1"}}
+	}
+	if cfg.ProxyURL != "" {
+		ep.URL = strings.TrimSuffix(cfg.ProxyURL, "/")
+		return ep, nil
+	}
+	scheme := "http"
+	if ep.TLS != nil {
+		scheme = "https"
+	}
+	host, port, err := net.SplitHostPort(cfg.ProxyListen)
+	if err != nil {
+		return ProxyEndpoint{}, fmt.Errorf("proxy listen address: %w", err)
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		if i := slices.IndexFunc(names, func(n string) bool { return !strings.HasPrefix(n, "*") }); i >= 0 {
+			host = names[i]
+		} else {
+			logger.Warn("cannot tell developers the proxy's address from its listen address; set " + config.EnvProxyURL)
+		}
+	}
+	ep.URL = scheme + "://" + net.JoinHostPort(host, port)
+	return ep, nil
 }
 
 // caCertificate serves the CA certificate Cursor's machine must trust.

@@ -31,6 +31,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		OpenAgentListener,
 		NewAgentServer,
 		OpenCA,
+		NewProxyEndpoint,
 		NewCursorProxy,
 		NewAuthGate,
 		NewEgress,

@@ -30,6 +30,12 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
+	proxyEndpoint, err := NewProxyEndpoint(cfg, logger)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
 	tenancy := NewTenancy(store)
 	auditor := NewAuditor(store)
 	settings, err := LoadSettings(ctx, store, auditor)
@@ -80,7 +86,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	controlRoutes := NewControlRoutes(cfg, logger, store, tenancy, settings, models, gate)
+	controlRoutes := NewControlRoutes(proxyEndpoint, logger, store, tenancy, settings, models, gate)
 	tokens := NewTokens(store, auditor)
 	accountRoutes := NewAccountRoutes(cfg, gate, tokens, auditor, metrics)
 	authority, err := OpenCA(cfg, dataDir)
@@ -135,7 +141,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		return nil, nil, err
 	}
 	cursorRoutes := NewCursorRoutes(cursorServer)
-	v, err := NewCursorProxy(cfg, authority, cursorRoutes, forwarder, gate, tokens, logger)
+	v, err := NewCursorProxy(cfg, proxyEndpoint, authority, cursorRoutes, forwarder, gate, tokens, logger)
 	if err != nil {
 		cleanup7()
 		cleanup6()

@@ -12,7 +12,9 @@ import (
 // A ModelProvider (and a ModelLister) reports it inside an
 // *llm.ProviderError of class ErrorBadRequest whose Message names the
 // destination and what an administrator may allow; callers match it with
-// errors.Is to show that message instead of advice about the provider.
+// errors.Is to show that message instead of advice about the provider. The
+// forward proxy answers a tunnel or plain forward it stopped with 403 and
+// that message.
 var ErrDestinationRefused = errors.New("destination refused by the outbound policy")
 
 // ModelProvider streams model calls to an upstream LLM endpoint.

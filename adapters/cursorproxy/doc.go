@@ -1,26 +1,39 @@
 // Package cursorproxy is the forward proxy Cursor is pointed at through its
 // http.proxy setting. Cursor has no setting for a custom agent backend, so
-// Keygate intercepts the TLS of *.cursor.sh instead (cursor-protocol.md
-// §1): every CONNECT to a Cursor host is answered by Keygate itself with a
-// leaf certificate minted from the installation's or the company's CA, and
-// each request inside goes to one of two places:
+// Keygate intercepts the TLS of *.cursor.sh instead: every CONNECT to a
+// Cursor host is answered by Keygate itself with a leaf certificate minted
+// from the installation's or the company's CA, and each request inside
+// goes to one of two places:
 //
-//   - Keygate's own handlers, when Keygate implements the route (§2.1),
-//     which include the fixed local answers of the probes that must never
-//     leave the machine (§2.2, pitfall P16; adapters/cursor/unary.Stubs);
-//   - the real Cursor service, streamed unchanged (§2.3), through the
-//     upstream forwarder and thus through the outbound proxy (P14).
+//   - Keygate's own handlers, when Keygate implements the route, which
+//     include the fixed local answers of the probes that must never leave
+//     the machine (adapters/cursor/unary.Stubs);
+//   - the real Cursor service, streamed unchanged, through the upstream
+//     forwarder and thus through the outbound proxy.
 //
-// CONNECTs to any other host are tunnelled untouched. With an authenticator
-// configured (company mode) every CONNECT must carry a personal gateway
-// token in Proxy-Authorization; the identity it names rides on the context
-// of every request inside the tunnel (domain/identity), so the handlers
-// behind the proxy scope conversations, runs and call records by user.
+// On a laptop (no authenticator) CONNECTs to any other host are tunnelled
+// untouched, and the Tunnel dialer alone decides what is reachable. With
+// an authenticator (company mode) every CONNECT and plain-HTTP request must
+// carry a personal gateway token in Proxy-Authorization; the identity it
+// names rides on the context of every request inside the tunnel
+// (domain/identity), so the handlers behind the proxy scope conversations,
+// runs and call records by user. A company proxy reaches only the Cursor
+// hosts it intercepts and the hosts of a pass-through list
+// (domain/destination), by name and port; everything else is answered 403
+// before anything is dialled. The tokens of open connections are checked
+// again every few seconds, so that a revoked token loses its intercepted
+// connections, tunnels and keep-alive connections on every replica.
+//
+// Every connection is bounded in time: request headers, request bodies
+// (idle and whole), keep-alive idleness, tunnel idleness and each write;
+// responses are not, because RunSSE streams for as long as a turn runs.
+// Refusals (400, 403, 407, 503) close the connection.
 //
 // Place in the hexagon: an inbound adapter in front of adapters/cursor. It
-// depends on ports (ProxyAuthenticator), domain/identity, adapters/ca for
-// certificates and adapters/upstream for the original-URL header; the
-// composition root gives it the handlers it routes to.
+// depends on ports (ProxyAuthenticator), domain/identity,
+// domain/destination, adapters/ca for certificates and adapters/upstream
+// for the original-URL header; the composition root gives it the handlers
+// it routes to and the dialer it tunnels with.
 //
 // The standard library serves HTTP inside the intercepted connections: the
 // proxy finishes the TLS handshake itself and hands the connections to an

@@ -37,7 +37,15 @@ type env struct {
 	Fake        *upstreamtest.FakeCursor
 	Other       *httptest.Server
 	Plain       *httptest.Server
-	Forwarder   *upstream.Forwarder
+	// Silent (silent.example:443) accepts connections and never says a
+	// word; Quit receives once per connection it saw closed.
+	Silent net.Listener
+	Quit   chan struct{}
+	// Echo (echo.example:443) writes back whatever it reads.
+	Echo      net.Listener
+	Forwarder *upstream.Forwarder
+	// Dialed lists every address the proxy asked its Tunnel dialer for.
+	Dialed func() []string
 	// Pool trusts the installation root and the unrelated site, as a
 	// client set up by `keygate cursor setup` would.
 	Pool *x509.CertPool
@@ -52,6 +60,8 @@ type envOptions struct {
 	Cursor http.Handler // the fake Cursor's handler
 	// ListenTLS serves the proxy itself over TLS with a leaf for 127.0.0.1.
 	ListenTLS bool
+	// Tune changes the proxy's options last (timeouts, pass-through list).
+	Tune func(*cursorproxy.Options)
 }
 
 func startEnv(o envOptions) *env {
@@ -71,10 +81,14 @@ func startEnv(o envOptions) *env {
 	}))
 	DeferCleanup(e.Plain.Close)
 
+	e.Silent, e.Quit = silentServer()
+	e.Echo = echoServer()
+
 	e.Forwarder, err = upstream.New(upstream.Options{
 		Dial: upstreamtest.Dialer(map[string]string{
 			"api2.cursor.sh:443": e.Fake.Addr, "api3.cursor.sh:443": e.Fake.Addr,
 			"example.com:443": e.Other.Listener.Addr().String(), "plain.example:80": e.Plain.Listener.Addr().String(),
+			"silent.example:443": e.Silent.Addr().String(), "echo.example:443": e.Echo.Addr().String(),
 		}),
 		RootCAs: e.Fake.Pool,
 		Getenv:  func(string) string { return "" },
@@ -82,6 +96,13 @@ func startEnv(o envOptions) *env {
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(e.Forwarder.CloseIdleConnections)
 
+	var dialedMu sync.Mutex
+	var dialed []string
+	e.Dialed = func() []string {
+		dialedMu.Lock()
+		defer dialedMu.Unlock()
+		return append([]string(nil), dialed...)
+	}
 	keygate, isKeygate := cursorproxy.RouteTable(o.Routes)
 	opts := cursorproxy.Options{
 		Addr:          "127.0.0.1:0",
@@ -89,12 +110,21 @@ func startEnv(o envOptions) *env {
 		Keygate:       keygate,
 		IsKeygatePath: isKeygate,
 		Upstream:      e.Forwarder,
-		Tunnel:        e.Forwarder.DialTunnel,
-		Auth:          o.Auth,
+		Tunnel: func(ctx context.Context, addr string) (net.Conn, error) {
+			dialedMu.Lock()
+			dialed = append(dialed, addr)
+			dialedMu.Unlock()
+			return e.Forwarder.DialTunnel(ctx, addr)
+		},
+		Auth:               o.Auth,
+		PassthroughSetting: "KEYGATE_PROXY_PASSTHROUGH",
 	}
 	if o.ListenTLS {
 		opts.ListenTLS = &tls.Config{GetCertificate: ca.NewLeaves(root, ca.LeafOptions{}).ForHost("127.0.0.1")}
 		e.ProxyScheme = "https"
+	}
+	if o.Tune != nil {
+		o.Tune(&opts)
 	}
 	proxy, err := cursorproxy.New(opts, zap.NewNop())
 	Expect(err).NotTo(HaveOccurred())
@@ -117,6 +147,49 @@ func startEnv(o envOptions) *env {
 	e.Pool = root.Pool()
 	e.Pool.AddCert(e.Other.Certificate())
 	return e
+}
+
+// silentServer accepts connections and never writes; its channel receives
+// once per connection the other side closed.
+func silentServer() (net.Listener, chan struct{}) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(ln.Close)
+	quit := make(chan struct{}, 16)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				_, _ = io.Copy(io.Discard, c)
+				quit <- struct{}{}
+			}()
+		}
+	}()
+	return ln, quit
+}
+
+// echoServer writes back whatever it reads.
+func echoServer() net.Listener {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(ln.Close)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				_, _ = io.Copy(c, c)
+			}()
+		}
+	}()
+	return ln
 }
 
 // Client is an HTTPS client configured with the proxy (credentials from
@@ -184,3 +257,52 @@ func (t tokens) Authenticate(_ context.Context, token string) (identity.Identity
 }
 
 var _ ports.ProxyAuthenticator = tokens{}
+
+// revocable is a token table that can revoke tokens and fail, and counts
+// how often each token was asked about.
+type revocable struct {
+	mu    sync.Mutex
+	users map[string]string
+	down  bool
+	calls map[string]int
+}
+
+func newRevocable(users map[string]string) *revocable {
+	return &revocable{users: users, calls: map[string]int{}}
+}
+
+func (t *revocable) Authenticate(_ context.Context, token string) (identity.Identity, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.calls[token]++
+	if t.down {
+		return identity.Identity{}, fmt.Errorf("token store: %w", net.ErrClosed)
+	}
+	if u, ok := t.users[token]; ok {
+		return identity.Identity{UserID: u}, nil
+	}
+	return identity.Identity{}, fmt.Errorf("token: %w", ports.ErrNotAuthorized)
+}
+
+// Revoke refuses token from now on.
+func (t *revocable) Revoke(token string) {
+	t.mu.Lock()
+	delete(t.users, token)
+	t.mu.Unlock()
+}
+
+// SetDown makes every answer an outage (true) or not.
+func (t *revocable) SetDown(down bool) {
+	t.mu.Lock()
+	t.down = down
+	t.mu.Unlock()
+}
+
+// Calls is how often token was asked about.
+func (t *revocable) Calls(token string) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.calls[token]
+}
+
+var _ ports.ProxyAuthenticator = (*revocable)(nil)

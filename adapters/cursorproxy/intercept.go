@@ -24,10 +24,12 @@ const connectOK = "HTTP/1.1 200 Connection established\r\n\r\n"
 
 // intercept answers a CONNECT to a Cursor host: 200, then TLS with a leaf
 // for the host, then the connection joins the internal server.
-func (p *Proxy) intercept(w http.ResponseWriter, r *http.Request, id identity.Identity) {
+// The connection is tracked under token until the internal server closes
+// it, so that revoking the token cuts it.
+func (p *Proxy) intercept(w http.ResponseWriter, r *http.Request, id identity.Identity, token string) {
 	authority := withPort(r.Host)
 	host, port, _ := net.SplitHostPort(authority)
-	conn, err := hijack(w)
+	conn, err := p.hijack(w)
 	if err != nil {
 		p.log.Error("hijack CONNECT", zap.Error(err))
 		return
@@ -57,8 +59,10 @@ func (p *Proxy) intercept(w http.ResponseWriter, r *http.Request, id identity.Id
 	if sni := tlsConn.ConnectionState().ServerName; sni != "" {
 		authority = net.JoinHostPort(sni, port)
 	}
-	if !p.conns.push(&interceptedConn{Conn: tlsConn, authority: authority, id: id}) {
-		_ = tlsConn.Close()
+	p.sessions.add(conn, token)
+	ic := &interceptedConn{Conn: tlsConn, authority: authority, id: id, release: func() { p.sessions.remove(conn) }}
+	if !p.conns.push(ic) {
+		_ = ic.Close()
 	}
 }
 
@@ -83,6 +87,7 @@ func (p *Proxy) certificateFor(connectHost string) func(*tls.ClientHelloInfo) (*
 func (p *Proxy) route(w http.ResponseWriter, r *http.Request) {
 	authority, _ := r.Context().Value(authorityKey{}).(string)
 	r.Header.Set(upstream.HeaderUpstreamURL, upstream.OriginalURL(authority, r))
+	r.Body = p.boundBody(w, r.Body)
 	if p.opts.IsKeygatePath(r.URL.Path) {
 		p.opts.Keygate.ServeHTTP(w, r)
 		return
@@ -99,6 +104,15 @@ type interceptedConn struct {
 	net.Conn
 	authority string
 	id        identity.Identity
+	// release stops tracking the connection for revocation.
+	release func()
+}
+
+// Close is called by the internal server when it is done with the
+// connection.
+func (c *interceptedConn) Close() error {
+	c.release()
+	return c.Conn.Close()
 }
 
 type authorityKey struct{}
@@ -114,12 +128,14 @@ func connContext(ctx context.Context, c net.Conn) context.Context {
 }
 
 // hijack takes the client connection over, keeping any bytes the server
-// already buffered (a client may send its TLS hello right behind CONNECT).
-func hijack(w http.ResponseWriter) (net.Conn, error) {
+// already buffered (a client may send its TLS hello right behind CONNECT),
+// with every write bounded by WriteTimeout.
+func (p *Proxy) hijack(w http.ResponseWriter) (net.Conn, error) {
 	conn, brw, err := http.NewResponseController(w).Hijack()
 	if err != nil {
 		return nil, fmt.Errorf("hijack: %w", err)
 	}
+	conn = boundWrites(conn, p.opts.WriteTimeout)
 	if brw.Reader.Buffered() > 0 {
 		return &bufferedConn{Conn: conn, r: brw.Reader}, nil
 	}
@@ -132,6 +148,9 @@ type bufferedConn struct {
 }
 
 func (c *bufferedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
+
+// CloseWrite passes a half-close on when the connection supports one.
+func (c *bufferedConn) CloseWrite() error { return closeWrite(c.Conn) }
 
 // withPort adds the HTTPS port to an authority that has none.
 func withPort(authority string) string {

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"keygate/adapters/upstream"
+	"keygate/domain/destination"
 	"keygate/ports"
 )
 
@@ -36,8 +37,10 @@ type Options struct {
 	// *upstream.Forwarder. Requests reach it with upstream.HeaderUpstreamURL
 	// set to the original URL.
 	Upstream http.Handler
-	// Tunnel opens the raw connection for a CONNECT that is not intercepted,
-	// usually (*upstream.Forwarder).DialTunnel.
+	// Tunnel opens the raw connection for a CONNECT that is not intercepted
+	// and for plain-HTTP forwards: in production a guarded dialer that
+	// refuses inward addresses and Keygate's own listeners, over
+	// (*upstream.Forwarder).DialTunnel.
 	Tunnel func(ctx context.Context, addr string) (net.Conn, error)
 	// Auth checks proxy credentials (company mode). Nil: no credentials are
 	// asked for and every caller is identity.Local.
@@ -45,9 +48,52 @@ type Options struct {
 	// Intercept says which CONNECT hosts are intercepted
 	// (upstream.IsCursorHost when nil).
 	Intercept func(host string) bool
+	// Passthrough lists the hosts a company proxy (one with Auth) tunnels,
+	// and forwards plain HTTP to, besides the intercepted ones; every other
+	// destination is answered 403. Empty admits only intercepted hosts.
+	// Without Auth (a laptop) every host passes and Tunnel alone decides.
+	Passthrough destination.Allowlist
+	// PassthroughSetting names, in the 403 answer, the setting an operator
+	// adds a host to (for example an environment variable).
+	PassthroughSetting string
 	// HandshakeTimeout bounds the CONNECT reply plus the TLS handshake, and
 	// dialling a tunnel (10 s when <= 0).
 	HandshakeTimeout time.Duration
+	// HeaderTimeout bounds reading a request's header, on the proxy's
+	// listener and inside intercepted connections (10 s when <= 0): a
+	// client is never slow to send a few hundred bytes it already has.
+	HeaderTimeout time.Duration
+	// IdleTimeout closes a keep-alive connection, the proxy's own or an
+	// intercepted one, that waits this long for its next request (2 min
+	// when <= 0: longer than the 60 s most load balancers allow, so an
+	// editor's connection pool rarely notices, short enough that
+	// abandoned connections do not pile up).
+	IdleTimeout time.Duration
+	// BodyIdleTimeout cuts a request whose body sends nothing for this
+	// long (30 s when <= 0); BodyTimeout bounds reading the whole body
+	// (5 min when <= 0: a few MB of images over a slow uplink fit, a body
+	// dripped a byte at a time does not). Responses are not bounded: RunSSE
+	// streams for as long as the turn runs, with heartbeats.
+	BodyIdleTimeout, BodyTimeout time.Duration
+	// WriteTimeout fails a write to a client, or to a tunnel's target,
+	// that cannot complete for this long (1 min when <= 0): a peer that
+	// stops reading would otherwise hold the connection and the turn
+	// behind it forever. Writes are at most a TLS record or a 32 KiB copy
+	// buffer, so this bounds progress, not the length of a stream.
+	WriteTimeout time.Duration
+	// TunnelIdleTimeout closes a tunnel in which no byte moved in either
+	// direction for this long (2 min when <= 0, as IdleTimeout: tunnels
+	// carry the editor's keep-alive HTTPS connections to the marketplace
+	// and downloads, which go quiet between requests; a long poll or a
+	// WebSocket with pings stays well inside it).
+	TunnelIdleTimeout time.Duration
+	// RecheckInterval is how often the gateway tokens of open connections
+	// are authenticated again (5 s when <= 0), so that a revoked or
+	// expired token loses its intercepted connections, tunnels and
+	// keep-alive connections within about that time, on every replica.
+	// One Authenticate per distinct token per round, whatever the number
+	// of connections it opened.
+	RecheckInterval time.Duration
 	// ShutdownTimeout bounds Run's graceful shutdown (5 s when <= 0).
 	ShutdownTimeout time.Duration
 	// ListenTLS, when set, makes Run serve the proxy itself over TLS
@@ -55,16 +101,26 @@ type Options struct {
 	// company network in clear text. Nil serves plain HTTP, which is
 	// right on loopback.
 	ListenTLS *tls.Config
+	// TLSTerminated says a TCP-level TLS terminator in front of the proxy
+	// encrypts what clients send (an https:// proxy URL that is not
+	// Addr), so that a plain-HTTP company proxy beyond loopback is fine.
+	TLSTerminated bool
 }
 
 // Proxy is the forward proxy. Serve it with Run, or mount it as the
-// handler of an http.Server and call Close when that server stops.
+// handler of an http.Server and call Close when that server stops (the
+// listener's own timeouts and the revocation of keep-alive plain-HTTP
+// connections then are that server's business).
 type Proxy struct {
 	opts  Options
 	log   *zap.Logger
 	inner *http.Server
 	conns *chanListener
 	plain http.Handler
+	// sessions are the connections opened with each gateway token.
+	sessions *sessions
+	// stopRecheck ends the revocation loop.
+	stopRecheck context.CancelFunc
 
 	mu      sync.Mutex
 	tunnels map[net.Conn]struct{}
@@ -81,6 +137,10 @@ var (
 	// for credentials, letting anyone who reaches it use Keygate's keys
 	// and tunnel anywhere.
 	ErrOpenProxy = errors.New("a proxy reachable from the network needs an authenticator")
+	// ErrClearTextTokens: a company proxy would listen beyond loopback in
+	// plain HTTP with nothing in front to encrypt, so every gateway token
+	// would cross the network readable by anyone on the path.
+	ErrClearTextTokens = errors.New("a company proxy reachable from the network must not take gateway tokens in clear text")
 )
 
 // New builds a Proxy and starts its internal server for intercepted
@@ -103,48 +163,80 @@ func New(opts Options, log *zap.Logger) (*Proxy, error) {
 	if opts.Auth == nil && !isLoopback(opts.Addr) {
 		return nil, fmt.Errorf("listen address %s: %w", opts.Addr, ErrOpenProxy)
 	}
+	if opts.Auth != nil && opts.ListenTLS == nil && !opts.TLSTerminated && !isLoopback(opts.Addr) {
+		return nil, fmt.Errorf("listen address %s: %w", opts.Addr, ErrClearTextTokens)
+	}
 	if opts.Intercept == nil {
 		opts.Intercept = upstream.IsCursorHost
 	}
-	if opts.HandshakeTimeout <= 0 {
-		opts.HandshakeTimeout = 10 * time.Second
+	for _, d := range []struct {
+		v   *time.Duration
+		def time.Duration
+	}{
+		{&opts.HandshakeTimeout, 10 * time.Second}, {&opts.HeaderTimeout, 10 * time.Second},
+		{&opts.IdleTimeout, 2 * time.Minute}, {&opts.BodyIdleTimeout, 30 * time.Second},
+		{&opts.BodyTimeout, 5 * time.Minute}, {&opts.WriteTimeout, time.Minute},
+		{&opts.TunnelIdleTimeout, 2 * time.Minute}, {&opts.RecheckInterval, 5 * time.Second},
+		{&opts.ShutdownTimeout, 5 * time.Second},
+	} {
+		if *d.v <= 0 {
+			*d.v = d.def
+		}
 	}
-	if opts.ShutdownTimeout <= 0 {
-		opts.ShutdownTimeout = 5 * time.Second
-	}
-	p := &Proxy{opts: opts, log: log, conns: newChanListener(), tunnels: map[net.Conn]struct{}{}}
-	p.plain = newPlainForwarder(opts.Tunnel, log)
+	p := &Proxy{opts: opts, log: log, conns: newChanListener(), tunnels: map[net.Conn]struct{}{}, sessions: newSessions()}
+	p.plain = newPlainForwarder(p.dialPlain, log)
 	p.inner = &http.Server{
 		Handler:           http.HandlerFunc(p.route),
 		ConnContext:       connContext,
-		ReadHeaderTimeout: 30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
+		ReadHeaderTimeout: opts.HeaderTimeout,
+		IdleTimeout:       opts.IdleTimeout,
 		ErrorLog:          zap.NewStdLog(log.Named("intercepted")),
 	}
 	go func() { _ = p.inner.Serve(p.conns) }()
+	ctx, stop := context.WithCancel(context.Background())
+	p.stopRecheck = stop
+	if opts.Auth != nil {
+		go p.recheckLoop(ctx)
+	}
 	return p, nil
 }
 
 // ServeHTTP handles what a client sends to the proxy itself: CONNECT
 // (intercepted or tunnelled) and absolute-form plain-HTTP requests. Both
-// need credentials in company mode. Anything else gets 400.
+// need credentials in company mode, and then reach only intercepted and
+// pass-through hosts. Anything else gets 400. Every refusal closes the
+// connection, so that a refused client holds nothing open.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == http.MethodConnect:
-		id, ok := p.authenticate(w, r)
+		id, token, ok := p.authenticate(w, r)
 		if !ok {
 			return
 		}
-		if p.opts.Intercept(r.Host) {
-			p.intercept(w, r, id)
-		} else {
-			p.tunnel(w, r)
+		host, port := splitAuthority(r.Host, 443)
+		switch {
+		case p.opts.Intercept(host):
+			p.intercept(w, r, id, token)
+		case !p.passes(host, port, 443):
+			p.refuse(w, r, id, host, port)
+		default:
+			p.tunnel(w, r, token)
 		}
 	case r.URL.IsAbs():
-		if _, ok := p.authenticate(w, r); ok {
-			p.plain.ServeHTTP(w, r)
+		id, token, ok := p.authenticate(w, r)
+		if !ok {
+			return
 		}
+		host, port := splitAuthority(r.URL.Host, 80)
+		if !p.opts.Intercept(host) && !p.passes(host, port, 80) {
+			p.refuse(w, r, id, host, port)
+			return
+		}
+		p.trackPlain(r, token)
+		r.Body = p.boundBody(w, r.Body)
+		p.plain.ServeHTTP(w, r)
 	default:
+		closeAfter(w)
 		http.Error(w, "this is Keygate's Cursor proxy: send CONNECT or absolute-form requests", http.StatusBadRequest)
 	}
 }
@@ -160,10 +252,23 @@ func (p *Proxy) Run(ctx context.Context, ready func(net.Addr)) error {
 	}
 	srv := &http.Server{
 		Handler:           p,
-		ReadHeaderTimeout: 30 * time.Second,
+		ReadHeaderTimeout: p.opts.HeaderTimeout,
+		IdleTimeout:       p.opts.IdleTimeout,
 		ErrorLog:          zap.NewStdLog(p.log),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		// Keep-alive plain-HTTP connections are tracked by their token,
+		// so that revoking it cuts them; hijacked ones (CONNECT) are
+		// tracked by what they became.
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			return context.WithValue(ctx, clientConnKey{}, c)
+		},
+		ConnState: func(c net.Conn, st http.ConnState) {
+			if st == http.StateClosed || st == http.StateHijacked {
+				p.sessions.remove(c)
+			}
+		},
 	}
+	ln = writeBoundedListener{Listener: ln, timeout: p.opts.WriteTimeout}
 	if p.opts.ListenTLS != nil {
 		ln = tls.NewListener(ln, p.opts.ListenTLS)
 	}
@@ -187,6 +292,7 @@ func (p *Proxy) Run(ctx context.Context, ready func(net.Addr)) error {
 // Close stops accepting intercepted connections, lets requests in flight
 // finish until ctx is done, then cuts them and every open tunnel.
 func (p *Proxy) Close(ctx context.Context) error {
+	p.stopRecheck()
 	p.mu.Lock()
 	p.closed = true
 	tunnels := p.tunnels

@@ -347,4 +347,30 @@ var _ = Describe("cursorproxy.New", func() {
 		Entry("one on every interface does", "0.0.0.0:7879", false),
 		Entry("one with only a port does", ":7879", false),
 	)
+
+	DescribeTable("refuses a company proxy beyond loopback that would take gateway tokens in clear text",
+		func(addr string, tune func(*cursorproxy.Options), allowed bool) {
+			opts := cursorproxy.Options{
+				Addr:        addr,
+				Certificate: func(string) (*tls.Certificate, error) { return nil, nil },
+				Keygate:     http.NotFoundHandler(), IsKeygatePath: func(string) bool { return false },
+				Upstream: http.NotFoundHandler(), Tunnel: func(context.Context, string) (net.Conn, error) { return nil, nil },
+				Auth: tokens{},
+			}
+			if tune != nil {
+				tune(&opts)
+			}
+			p, err := cursorproxy.New(opts, zap.NewNop())
+			if allowed {
+				Expect(err).NotTo(HaveOccurred())
+				Expect(p.Close(context.Background())).To(Succeed())
+			} else {
+				Expect(err).To(MatchError(cursorproxy.ErrClearTextTokens))
+			}
+		},
+		Entry("plain HTTP on every interface is refused", "0.0.0.0:8443", nil, false),
+		Entry("TLS on every interface is fine", "0.0.0.0:8443", func(o *cursorproxy.Options) { o.ListenTLS = &tls.Config{} }, true),
+		Entry("plain HTTP behind a TLS terminator is fine", "0.0.0.0:8443", func(o *cursorproxy.Options) { o.TLSTerminated = true }, true),
+		Entry("plain HTTP on loopback (a sidecar's) is fine", "127.0.0.1:8443", nil, true),
+	)
 })

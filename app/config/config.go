@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -43,6 +45,20 @@ type Config struct {
 	// ProxyListen is the address of the forward proxy Cursor is pointed at
 	// (http.proxy); empty disables the proxy.
 	ProxyListen string
+	// ProxyPassthrough lists the hosts a company proxy tunnels besides the
+	// Cursor hosts it intercepts (patterns of domain/destination: host,
+	// *.domain, optional :port). Everything else is refused with 403. A
+	// laptop proxy (local sign-in) tunnels every host and ignores it.
+	ProxyPassthrough []string
+	// ProxyTLSCert and ProxyTLSKey name a certificate and key (PEM files)
+	// the proxy serves TLS with, so that gateway tokens never cross the
+	// network in clear text; empty serves plain HTTP.
+	ProxyTLSCert, ProxyTLSKey string
+	// ProxyURL is the proxy URL developers put into Cursor, when it is not
+	// the listen address: typically https://… of a TCP-level TLS
+	// terminator in front of a plain-HTTP proxy. Empty derives it from
+	// ProxyListen and the TLS certificate.
+	ProxyURL string
 	// AgentListen is the address of the HTTP/2 agent listener (TLS, ALPN
 	// h2) that GetServerConfig advertises as agentn_url, for Cursor clients
 	// that keep HTTP/2 on and open AgentService/Run there; empty (the
@@ -87,12 +103,18 @@ const (
 	EnvDatabaseURL   = "KEYGATE_DATABASE_URL"
 	EnvSingleReplica = "KEYGATE_SINGLE_REPLICA"
 	EnvProxyListen   = "KEYGATE_PROXY_LISTEN"
-	EnvAgentListen   = "KEYGATE_AGENT_LISTEN"
-	EnvOutboundProxy = "KEYGATE_OUTBOUND_PROXY"
-	EnvEgressAllow   = "KEYGATE_EGRESS_ALLOW" // comma-separated
-	EnvCACert        = "KEYGATE_CA_CERT"
-	EnvCAKey         = "KEYGATE_CA_KEY"
-	EnvBudgetsFile   = "KEYGATE_BUDGETS_FILE"
+	// EnvProxyPassthrough is a comma-separated list; the word "default"
+	// stands for DefaultProxyPassthrough and "none" for an empty list.
+	EnvProxyPassthrough = "KEYGATE_PROXY_PASSTHROUGH"
+	EnvProxyTLSCert     = "KEYGATE_PROXY_TLS_CERT"
+	EnvProxyTLSKey      = "KEYGATE_PROXY_TLS_KEY"
+	EnvProxyURL         = "KEYGATE_PROXY_URL"
+	EnvAgentListen      = "KEYGATE_AGENT_LISTEN"
+	EnvOutboundProxy    = "KEYGATE_OUTBOUND_PROXY"
+	EnvEgressAllow      = "KEYGATE_EGRESS_ALLOW" // comma-separated
+	EnvCACert           = "KEYGATE_CA_CERT"
+	EnvCAKey            = "KEYGATE_CA_KEY"
+	EnvBudgetsFile      = "KEYGATE_BUDGETS_FILE"
 	// EnvMetricsToken is a secret: it is never logged, and there is no flag
 	// for it (a flag would show in the process list).
 	EnvMetricsToken = "KEYGATE_METRICS_TOKEN"
@@ -105,6 +127,23 @@ const (
 	DefaultProxyListen = "127.0.0.1:7879"
 )
 
+// DefaultProxyPassthrough is what a Cursor editor reaches besides the
+// *.cursor.sh hosts Keygate intercepts, kept to Cursor's own domains as
+// Cursor's enterprise network documentation lists them: none of them is a
+// host a member could receive data on. Anything else (GitHub, Open VSX,
+// package registries) an administrator adds deliberately.
+var DefaultProxyPassthrough = []string{
+	// The extension marketplace (marketplace.cursorapi.com) and the hosts
+	// it serves extension packages and icons from.
+	"*.cursorapi.com",
+	// Cursor's CDN: static assets of the editor and of its web views.
+	"cursor-cdn.com", "*.cursor-cdn.com",
+	// Editor and cursor-agent updates are downloaded from here (the update
+	// check itself is on api2.cursor.sh, which is intercepted); the editor
+	// opens docs and the changelog on cursor.com.
+	"downloads.cursor.com", "cursor.com", "www.cursor.com",
+}
+
 // Default returns the defaults. The data directory defaults to
 // "<user config dir>/keygate" (for example ~/.config/keygate on Linux).
 func Default() Config {
@@ -113,12 +152,13 @@ func Default() Config {
 		dir = filepath.Join(base, "keygate")
 	}
 	return Config{
-		DataDir:         dir,
-		Listen:          DefaultListen,
-		LogFormat:       "auto",
-		LogLevel:        "info",
-		ShutdownTimeout: 5 * time.Second,
-		ProxyListen:     DefaultProxyListen,
+		DataDir:          dir,
+		Listen:           DefaultListen,
+		LogFormat:        "auto",
+		LogLevel:         "info",
+		ShutdownTimeout:  5 * time.Second,
+		ProxyListen:      DefaultProxyListen,
+		ProxyPassthrough: slices.Clone(DefaultProxyPassthrough),
 	}
 }
 
@@ -136,6 +176,11 @@ func Load(args []string, getenv func(string) string, out io.Writer) (Config, err
 		return Config{}, err
 	}
 	envString(getenv, EnvProxyListen, &cfg.ProxyListen)
+	passthrough := strings.Join(cfg.ProxyPassthrough, ",")
+	envString(getenv, EnvProxyPassthrough, &passthrough)
+	envString(getenv, EnvProxyTLSCert, &cfg.ProxyTLSCert)
+	envString(getenv, EnvProxyTLSKey, &cfg.ProxyTLSKey)
+	envString(getenv, EnvProxyURL, &cfg.ProxyURL)
 	envString(getenv, EnvAgentListen, &cfg.AgentListen)
 	envString(getenv, EnvOutboundProxy, &cfg.OutboundProxy)
 	if v := strings.TrimSpace(getenv(EnvEgressAllow)); v != "" {
@@ -155,6 +200,10 @@ func Load(args []string, getenv func(string) string, out io.Writer) (Config, err
 	fs.StringVar(&cfg.DatabaseURL, "database-url", cfg.DatabaseURL, "PostgreSQL URL; empty uses SQLite in the data dir (env "+EnvDatabaseURL+")")
 	fs.BoolVar(&cfg.SingleReplica, "single-replica", cfg.SingleReplica, "the only Keygate process on its PostgreSQL database: no append relay between processes (env "+EnvSingleReplica+")")
 	fs.StringVar(&cfg.ProxyListen, "proxy-listen", cfg.ProxyListen, "forward proxy address for Cursor; empty disables it (env "+EnvProxyListen+")")
+	fs.StringVar(&passthrough, "proxy-passthrough", passthrough, "hosts a company proxy tunnels besides *.cursor.sh: comma-separated host, *.domain or host:port; \"default\" stands for the built-in list, \"none\" for nothing (env "+EnvProxyPassthrough+")")
+	fs.StringVar(&cfg.ProxyTLSCert, "proxy-tls-cert", cfg.ProxyTLSCert, "certificate (PEM) the proxy serves TLS with (env "+EnvProxyTLSCert+")")
+	fs.StringVar(&cfg.ProxyTLSKey, "proxy-tls-key", cfg.ProxyTLSKey, "key (PEM) of --proxy-tls-cert (env "+EnvProxyTLSKey+")")
+	fs.StringVar(&cfg.ProxyURL, "proxy-url", cfg.ProxyURL, "proxy URL developers put into Cursor, e.g. https://proxy.example.com:8443 behind a TLS terminator (env "+EnvProxyURL+")")
 	fs.StringVar(&cfg.AgentListen, "agent-listen", cfg.AgentListen, "loopback address of the HTTP/2 agent listener for clients that keep HTTP/2 on, e.g. 127.0.0.1:47321; empty disables it (env "+EnvAgentListen+")")
 	fs.StringVar(&cfg.OutboundProxy, "outbound-proxy", cfg.OutboundProxy, "proxy URL for upstream traffic, or direct (env "+EnvOutboundProxy+")")
 	fs.Var(&listFlag{dst: &cfg.EgressAllow}, "egress-allow", "comma-separated destinations Keygate may reach although they are not public: IPs, CIDR ranges, host names, with or without :port; repeatable (env "+EnvEgressAllow+")")
@@ -167,10 +216,31 @@ func Load(args []string, getenv func(string) string, out io.Writer) (Config, err
 	if fs.NArg() > 0 {
 		return Config{}, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
+	cfg.ProxyPassthrough = ParsePassthrough(passthrough)
 	if err := cfg.Validate(); err != nil {
 		return Config{}, err
 	}
 	return cfg, nil
+}
+
+// ParsePassthrough splits a comma-separated pass-through list, expanding
+// "default" to DefaultProxyPassthrough; "none" (alone) is the empty list.
+// Entries are checked by Validate.
+func ParsePassthrough(s string) []string {
+	out := []string{}
+	if strings.TrimSpace(s) == "none" {
+		return out
+	}
+	for _, e := range strings.Split(s, ",") {
+		switch e = strings.TrimSpace(e); e {
+		case "":
+		case "default":
+			out = append(out, DefaultProxyPassthrough...)
+		default:
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 func envString(getenv func(string) string, name string, dst *string) {
@@ -255,6 +325,17 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("proxy listen address %q: %w", c.ProxyListen, err))
 		}
 	}
+	if _, err := destination.ParseAllowlist(c.ProxyPassthrough); err != nil {
+		errs = append(errs, fmt.Errorf("proxy pass-through list: %w", err))
+	}
+	if (c.ProxyTLSCert == "") != (c.ProxyTLSKey == "") {
+		errs = append(errs, errors.New("proxy TLS needs both --proxy-tls-cert and --proxy-tls-key"))
+	}
+	if c.ProxyURL != "" {
+		if err := proxyURL(c.ProxyURL); err != nil {
+			errs = append(errs, fmt.Errorf("proxy URL %q: %w", c.ProxyURL, err))
+		}
+	}
 	if c.AgentListen != "" {
 		if err := loopbackAddr(c.AgentListen); err != nil {
 			errs = append(errs, fmt.Errorf("agent listen address %q: %w", c.AgentListen, err))
@@ -271,6 +352,27 @@ func (c Config) Validate() error {
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("invalid configuration: %w", err)
+	}
+	return nil
+}
+
+// proxyURL accepts http:// or https:// with a host and nothing else: the
+// token is added by each developer's set-up, and a path means nothing to
+// a forward proxy.
+func proxyURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return err
+	}
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return errors.New("must start with https:// (or http://)")
+	case u.Hostname() == "":
+		return errors.New("has no host")
+	case u.User != nil:
+		return errors.New("must not carry credentials: each developer's set-up adds their own token")
+	case (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "":
+		return errors.New("must be scheme://host[:port] with no path or query")
 	}
 	return nil
 }

@@ -134,4 +134,47 @@ var _ = Describe("config.Load", func() {
 		)))
 		Expect(err.Error()).NotTo(ContainSubstring(`"10.0.0.7"`))
 	})
+
+	It("passes Cursor's own domains through a company proxy by default, and reads the list from the environment, the flag winning", func() {
+		cfg, err := config.Load(nil, env(nil), io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.ProxyPassthrough).To(Equal(config.DefaultProxyPassthrough))
+		Expect(cfg.ProxyPassthrough).To(ContainElement("*.cursorapi.com"))
+
+		cfg, err = config.Load(nil, env(map[string]string{config.EnvProxyPassthrough: "default, github.com ,*.githubusercontent.com"}), io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.ProxyPassthrough).To(Equal(append(append([]string{}, config.DefaultProxyPassthrough...), "github.com", "*.githubusercontent.com")))
+
+		cfg, err = config.Load([]string{"--proxy-passthrough", "git.corp.example:8443"}, env(map[string]string{config.EnvProxyPassthrough: "github.com"}), io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.ProxyPassthrough).To(Equal([]string{"git.corp.example:8443"}))
+
+		cfg, err = config.Load(nil, env(map[string]string{config.EnvProxyPassthrough: "none"}), io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.ProxyPassthrough).To(BeEmpty())
+	})
+
+	It("refuses a pass-through entry that is not a host pattern, naming it", func() {
+		_, err := config.Load([]string{"--proxy-passthrough", "default,*,https://x.example"}, env(nil), io.Discard)
+		Expect(err).To(MatchError(And(ContainSubstring("proxy pass-through list"), ContainSubstring(`"*"`), ContainSubstring(`"https://x.example"`))))
+	})
+
+	It("reads the proxy's TLS certificate and key from the environment and wants both", func() {
+		cfg, err := config.Load(nil, env(map[string]string{config.EnvProxyTLSCert: "/run/p.crt", config.EnvProxyTLSKey: "/run/p.key"}), io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.ProxyTLSCert).To(Equal("/run/p.crt"))
+		Expect(cfg.ProxyTLSKey).To(Equal("/run/p.key"))
+		_, err = config.Load([]string{"--proxy-tls-cert", "/run/p.crt"}, env(nil), io.Discard)
+		Expect(err).To(MatchError(ContainSubstring("proxy TLS needs both")))
+	})
+
+	It("accepts a proxy URL of the form scheme://host[:port] only", func() {
+		cfg, err := config.Load(nil, env(map[string]string{config.EnvProxyURL: "https://proxy.corp.example:8443"}), io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.ProxyURL).To(Equal("https://proxy.corp.example:8443"))
+		for _, bad := range []string{"proxy.corp.example:8443", "ftp://proxy.corp.example", "https://", "https://u:tok@proxy.corp.example", "https://proxy.corp.example/x", "https://proxy.corp.example?q=1"} {
+			_, err := config.Load([]string{"--proxy-url", bad}, env(nil), io.Discard)
+			Expect(err).To(MatchError(ContainSubstring(`proxy URL "`+bad+`"`)), bad)
+		}
+	})
 })

@@ -32,7 +32,7 @@ func cursorCommand(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	dataDir := dataDirFlag(fs)
 	settings := fs.String("settings", "", "Cursor settings.json to edit (default: Cursor's user settings for this OS)")
-	proxyAddr := fs.String("proxy", cursorproxy.DefaultAddr, "Keygate's Cursor proxy: host:port, or https://host:port when it speaks TLS")
+	proxyAddr := fs.String("proxy", cursorproxy.DefaultAddr, "Keygate's Cursor proxy: host:port on this machine, or the https://host:port URL a company's console shows (a token goes to another machine only over TLS)")
 	token := fs.String("token", os.Getenv(EnvProxyToken), "personal gateway token for a company proxy (env "+EnvProxyToken+")")
 	caCert := fs.String("ca-cert", "", "company CA certificate to trust instead of this installation's CA")
 	undo := fs.Bool("undo", false, "remove the settings setup wrote")
@@ -81,6 +81,9 @@ func cursorCommand(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	fmt.Fprintln(stdout)
+	if note := setup.ProxyTrustNote(proxyURL); note != "" {
+		fmt.Fprintln(stdout, note)
+	}
 	fmt.Fprint(stdout, setup.TrustInstructions(certPath))
 	return 0
 }

@@ -50,15 +50,27 @@ var _ = Describe("keygate cursor setup", func() {
 		Expect(filepath.Join(dataDir, "ca.key")).To(BeAnExistingFile())
 	})
 
-	It("writes a company token from the environment into the proxy URL without printing it", func() {
+	It("writes a company token from the environment into the https:// proxy URL without printing it, and says how Cursor trusts the proxy", func() {
 		s := keygate([]string{"KEYGATE_PROXY_TOKEN=secret-token"}, "cursor", "setup",
-			"--settings", settings, "--proxy", "proxy.corp.example:7879", "--ca-cert", "/etc/corp/root.crt")
+			"--settings", settings, "--proxy", "https://proxy.corp.example:8443", "--ca-cert", "/etc/corp/root.crt")
 		Expect(s).To(gexec.Exit(0))
 		data, err := os.ReadFile(settings)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(string(data)).To(ContainSubstring(`"http://keygate:secret-token@proxy.corp.example:7879"`))
+		Expect(string(data)).To(ContainSubstring(`"https://keygate:secret-token@proxy.corp.example:8443"`))
 		Expect(string(s.Out.Contents())).NotTo(ContainSubstring("secret-token"))
+		Expect(s.Out).To(gbytes.Say(`The proxy speaks TLS \(proxy.corp.example:8443\)`))
 		Expect(s.Out).To(gbytes.Say(`/etc/corp/root.crt`))
+	})
+
+	It("refuses to send a company token to a plain-HTTP proxy on another machine, and leaves the settings alone", func() {
+		original, err := os.ReadFile(settings)
+		Expect(err).NotTo(HaveOccurred())
+		s := keygate([]string{"KEYGATE_PROXY_TOKEN=secret-token"}, "cursor", "setup",
+			"--settings", settings, "--proxy", "proxy.corp.example:7879", "--ca-cert", "/etc/corp/root.crt")
+		Expect(s).To(gexec.Exit(2))
+		Expect(s.Err).To(gbytes.Say(`https://`))
+		Expect(string(s.Err.Contents())).NotTo(ContainSubstring("secret-token"))
+		Expect(os.ReadFile(settings)).To(Equal(original))
 	})
 
 	It("restores the user's settings with --undo", func() {

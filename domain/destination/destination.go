@@ -38,7 +38,7 @@ func Parse(s string) (Entry, error) {
 	case strings.Contains(raw, "://"):
 		return fail(errors.New("is a URL; write its host or host:port"))
 	}
-	if ip, err := netip.ParseAddr(raw); err == nil {
+	if ip, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(raw, "["), "]")); err == nil {
 		return addrEntry(ip, 0, fail)
 	}
 	if strings.Contains(raw, "/") {
@@ -136,10 +136,68 @@ func (e Entry) String() string {
 	return net.JoinHostPort(host, strconv.Itoa(int(e.Port)))
 }
 
-// canonicalName is a host name compared case-insensitively and without a
-// trailing dot.
-func canonicalName(host string) string {
-	return strings.TrimSuffix(strings.ToLower(host), ".")
+// Normalize is the form host names are compared in: lower case, without
+// surrounding spaces or the trailing dot of a fully qualified name.
+func Normalize(host string) string {
+	return strings.TrimSuffix(strings.ToLower(strings.TrimSpace(host)), ".")
+}
+
+func canonicalName(host string) string { return Normalize(host) }
+
+// Allowlist is the company proxy's pass-through list: the destinations,
+// besides the Cursor hosts Keygate intercepts, that a member's editor may
+// reach through Keygate. Its entries are Parse's forms, with two
+// differences from the outbound allow-list: an entry without a port admits
+// only the request scheme's default port (443 for CONNECT, 80 for plain
+// HTTP), since a pass-through host is a web service, not every service on
+// that machine; and a wildcard needs at least two labels ("*.cursorapi.com",
+// never "*.com", which would open half the internet). An empty list admits
+// nothing.
+type Allowlist []Entry
+
+// ParseAllowlist parses a pass-through list, reporting every bad entry at
+// once.
+func ParseAllowlist(entries []string) (Allowlist, error) {
+	list, err := ParseList(entries)
+	var errs []error
+	if err != nil {
+		errs = append(errs, err)
+	}
+	for _, e := range list {
+		if rest, ok := strings.CutPrefix(e.Host, "*."); ok && !strings.Contains(rest, ".") {
+			errs = append(errs, fmt.Errorf("pass-through entry %q: a wildcard over a top-level domain opens too much; name the domain (*.example.com): %w", e, ErrSyntax))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return Allowlist(list), nil
+}
+
+// Allows reports whether a request for host:port, host being a name or an
+// IP literal as the client asked for it, may pass; defaultPort is the port
+// of the request's scheme, the only one an entry without a port admits.
+func (l Allowlist) Allows(host string, port, defaultPort int) bool {
+	if port < 1 || port > 65535 {
+		return false
+	}
+	ip, _ := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"))
+	for _, e := range l {
+		want := int(e.Port)
+		if want == 0 {
+			want = defaultPort
+		}
+		if port != want {
+			continue
+		}
+		if e.Prefix.IsValid() && !ip.IsValid() {
+			continue // a range names addresses, never what a name resolves to
+		}
+		if e.Matches(host, ip, uint16(port)) {
+			return true
+		}
+	}
+	return false
 }
 
 // validName accepts DNS names (letters, digits, '-', '_' in labels of 1 to

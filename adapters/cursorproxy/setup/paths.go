@@ -3,6 +3,7 @@ package setup
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -40,7 +41,8 @@ func SettingsPath(goos string, getenv func(string) string, home string) (string,
 // plain-HTTP proxy (a laptop's loopback one), or a full http:// or
 // https:// URL (a company proxy that speaks TLS). A non-empty token
 // (company mode) becomes the password of the credentials, which Cursor
-// sends as Basic Proxy-Authorization.
+// sends as Basic Proxy-Authorization; it is only ever put into an https://
+// URL or one on this machine (ErrClearTextToken otherwise).
 func ProxyURL(addr, token string) (string, error) {
 	u := &url.URL{Scheme: "http", Host: addr}
 	if strings.Contains(addr, "://") {
@@ -53,6 +55,9 @@ func ProxyURL(addr, token string) (string, error) {
 		return "", fmt.Errorf("proxy %q: %w", addr, ErrBadProxy)
 	}
 	if token != "" {
+		if u.Scheme == "http" && !isLoopback(u.Hostname()) {
+			return "", fmt.Errorf("proxy %q: %w", addr, ErrClearTextToken)
+		}
 		u.User = url.UserPassword("keygate", token)
 	}
 	return u.String(), nil
@@ -61,3 +66,17 @@ func ProxyURL(addr, token string) (string, error) {
 // ErrBadProxy: the proxy address is neither host:port nor an http(s) URL
 // of a host without a path.
 var ErrBadProxy = errors.New("want host:port, http://host:port or https://host:port")
+
+// ErrClearTextToken: a gateway token would go to a proxy on another
+// machine in plain HTTP, readable by anyone on the network path.
+var ErrClearTextToken = errors.New("a gateway token goes to a proxy on another machine only over TLS: " +
+	"pass the https:// proxy URL the Keygate console shows under Connect Cursor")
+
+// isLoopback reports whether host names this machine.
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

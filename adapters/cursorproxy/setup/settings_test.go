@@ -193,10 +193,21 @@ var _ = DescribeTable("setup.ProxyURL",
 		Expect(got).To(Equal(want))
 	},
 	Entry("a laptop proxy has no credentials", "127.0.0.1:7879", "", "http://127.0.0.1:7879"),
-	Entry("a company token becomes Basic credentials, escaped", "proxy.corp:7879", "t/k n", "http://keygate:t%2Fk%20n@proxy.corp:7879"),
-	Entry("a company proxy may speak TLS", "https://proxy.corp:7879", "tok", "https://keygate:tok@proxy.corp:7879"),
+	Entry("a company token becomes Basic credentials, escaped", "https://proxy.corp:7879", "t/k n", "https://keygate:t%2Fk%20n@proxy.corp:7879"),
+	Entry("a token may go to a plain-HTTP proxy on this machine (a sidecar)", "127.0.0.1:7879", "tok", "http://keygate:tok@127.0.0.1:7879"),
 	Entry("other schemes are refused", "socks5://proxy.corp:1080", "", ""),
 	Entry("a URL with a path is refused", "http://proxy.corp:7879/x", "", ""),
+)
+
+var _ = DescribeTable("setup.ProxyURL refuses to send a gateway token in clear text to another machine",
+	func(addr string) {
+		_, err := setup.ProxyURL(addr, "tok")
+		Expect(err).To(MatchError(setup.ErrClearTextToken))
+		Expect(err).To(MatchError(ContainSubstring("https://")))
+	},
+	Entry("a bare host:port is plain HTTP", "proxy.corp:7879"),
+	Entry("an explicit http:// URL", "http://proxy.corp:7879"),
+	Entry("an address on the local network", "http://10.0.0.7:7879"),
 )
 
 var _ = Describe("setup.TrustInstructions", func() {

@@ -2,6 +2,7 @@ package setup
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 )
 
@@ -22,4 +23,21 @@ func TrustInstructions(caPath string) string {
 	fmt.Fprintf(&b, "  sudo cp %q /usr/local/share/ca-certificates/keygate.crt && sudo update-ca-certificates\n", caPath)
 	fmt.Fprintf(&b, "  echo 'export NODE_EXTRA_CA_CERTS=%s' >> ~/.profile\n", caPath)
 	return b.String()
+}
+
+// ProxyTrustNote explains, for an https:// proxy URL, how Cursor comes to
+// trust the proxy's own certificate; it is empty for a plain-HTTP proxy.
+// Cursor's proxy client (VS Code's) checks that certificate against the
+// system store, and its Node processes and cursor-agent against Node's
+// list, which NODE_EXTRA_CA_CERTS extends: the same two places as the CA
+// above.
+func ProxyTrustNote(proxyURL string) string {
+	u, err := url.Parse(proxyURL)
+	if err != nil || u.Scheme != "https" {
+		return ""
+	}
+	return fmt.Sprintf("The proxy speaks TLS (%s). Cursor checks its certificate in the system certificate store and,\n"+
+		"in its Node processes and cursor-agent, in Node's list extended by NODE_EXTRA_CA_CERTS. A certificate\n"+
+		"from a public CA needs nothing more; one your company's CA signed is trusted once that CA is, as below.\n"+
+		"For cursor-agent, set HTTPS_PROXY to the same URL and NODE_USE_ENV_PROXY=1.\n", u.Host)
 }
