@@ -93,7 +93,7 @@ func (c *Client) Stream(ctx context.Context, call ports.ModelCall) (ports.ModelS
 		return nil, &llm.ProviderError{Class: llm.ErrorBadRequest, Message: err.Error(), Err: err}
 	}
 	q := compat.Detect(call.Request.Model, ep.URL)
-	extras, err := wire.ParseExtras([]byte(template(ep.ExtraParams, call.ConversationID, true)))
+	extras, err := wire.ParseExtras([]byte(template(ep.ExtraParams, call.ConversationID, true)), c.protocols.reserved)
 	if err != nil {
 		return nil, &llm.ProviderError{Class: llm.ErrorBadRequest, Message: "model configuration: " + err.Error(), Err: err}
 	}

@@ -3,6 +3,7 @@ package provider
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"keygate/adapters/provider/protocol"
@@ -17,9 +18,10 @@ var ErrUnknownKind = errors.New("unknown provider kind")
 // immutable, so safe for concurrent use. It is ports.ProviderProtocols for
 // the application.
 type Registry struct {
-	list   []protocol.Protocol
-	byKind map[llm.ProviderKind]int
-	kinds  string // for error messages: "a, b and c"
+	list     []protocol.Protocol
+	byKind   map[llm.ProviderKind]int
+	kinds    string   // for error messages: "a, b and c"
+	reserved []string // every protocol's Reserved, once each
 }
 
 var _ ports.ProviderProtocols = (*Registry)(nil)
@@ -42,6 +44,11 @@ func NewRegistry(ps ...protocol.Protocol) (*Registry, error) {
 		}
 		r.byKind[p.Kind] = i
 		names[i] = string(p.Kind)
+		for _, f := range p.Reserved {
+			if !slices.Contains(r.reserved, f) {
+				r.reserved = append(r.reserved, f)
+			}
+		}
 	}
 	r.kinds = joinWords(names, "and")
 	return r, nil
@@ -61,6 +68,12 @@ func (r *Registry) Lookup(kind llm.ProviderKind) (protocol.Protocol, error) {
 func (r *Registry) All() []protocol.Protocol {
 	return append([]protocol.Protocol(nil), r.list...)
 }
+
+// Reserved returns the body fields any registered protocol reserves. A
+// model's extra parameters may replace none of them, whatever its protocol:
+// switching a model to another protocol never turns a harmless extra
+// parameter into a replacement of the conversation.
+func (r *Registry) Reserved() []string { return slices.Clone(r.reserved) }
 
 // Protocols implements ports.ProviderProtocols.
 func (r *Registry) Protocols() []ports.ProviderProtocol {

@@ -135,6 +135,15 @@ var _ = Describe("The protocol registry (provider.Builtin)", func() {
 		})...,
 	)
 
+	It("refuses a base that is not http(s) with a host without showing its credentials", func() {
+		for _, p := range provider.Builtin().All() {
+			_, err := provider.Builtin().RequestURL(p.Kind, "ftp://admin:pa55word@api.example.com/v1?api_key=sk-in-query-123", "m", false)
+			Expect(err).To(MatchError(provider.ErrBadBaseURL))
+			Expect(err.Error()).NotTo(ContainSubstring("pa55word"))
+			Expect(err.Error()).NotTo(ContainSubstring("sk-in-query-123"))
+		}
+	})
+
 	DescribeTable("every registered protocol sets its auth and API-version headers, for calls and model listings",
 		eachRegistered(func(p protocol.Protocol) {
 			f := fixtureOf(p)
@@ -178,6 +187,23 @@ var _ = Describe("The protocol registry (provider.Builtin)", func() {
 			Expect(p.NewDecoder()).NotTo(BeIdenticalTo(dec), "each response gets a fresh decoder")
 		})...,
 	)
+
+	It("keeps every model's extra parameters off the fields any registered protocol carries the conversation in", func() {
+		Expect(provider.Builtin().Reserved()).To(ConsistOf("model", "stream", "messages", "input", "tools", "system",
+			"instructions", "prompt_cache_key"))
+		srv := providertest.NewServer()
+		DeferCleanup(srv.Close)
+		client := provider.New(provider.Options{})
+		for _, p := range provider.Builtin().All() {
+			for _, field := range provider.Builtin().Reserved() {
+				_, err := client.Stream(context.Background(), ports.ModelCall{CallID: "r:0",
+					Endpoint: ports.Endpoint{Kind: p.Kind, URL: srv.URL + "/v1/x", APIKey: apiKey,
+						ExtraParams: []byte(`{"` + field + `":1}`)}, Request: simpleRequest("m")})
+				Expect(providerError(err).Class).To(Equal(llm.ErrorBadRequest), "%s with extra %q", p.Kind, field)
+			}
+		}
+		Expect(srv.Requests()).To(BeEmpty())
+	})
 
 	Describe("a kind no protocol is registered for", func() {
 		const unknown = llm.ProviderKind("gemini")

@@ -17,11 +17,12 @@ const APIVersion = "2023-06-01"
 // Messages is the Anthropic Messages protocol.
 func Messages() protocol.Protocol {
 	return protocol.Protocol{
-		Kind:  llm.ProviderAnthropic,
-		Name:  label,
-		Title: "Anthropic Messages",
-		URL:   protocol.StandardPath("/v1/messages"),
-		Auth:  func(h http.Header, apiKey string, _ compat.Quirks) { setAuth(h, apiKey) },
+		Kind:     llm.ProviderAnthropic,
+		Name:     label,
+		Title:    "Anthropic Messages",
+		URL:      protocol.StandardPath("/v1/messages"),
+		Auth:     func(h http.Header, apiKey string, _ compat.Quirks) { setAuth(h, apiKey) },
+		Reserved: []string{"model", "system", "messages", "tools", "stream"},
 		AppendRequest: func(dst []byte, req llm.Request, o protocol.RequestOptions) ([]byte, error) {
 			return AppendRequest(dst, req, Options{Extras: o.Extras, ThinkingCarrier: o.Quirks.DeepSeek})
 		},

@@ -16,11 +16,12 @@ import (
 // servers speak.
 func Chat() protocol.Protocol {
 	return protocol.Protocol{
-		Kind:  llm.ProviderOpenAIChat,
-		Name:  chatLabel,
-		Title: "OpenAI Chat Completions (and compatible)",
-		URL:   protocol.StandardPath("/v1/chat/completions"),
-		Auth:  auth,
+		Kind:     llm.ProviderOpenAIChat,
+		Name:     chatLabel,
+		Title:    "OpenAI Chat Completions (and compatible)",
+		URL:      protocol.StandardPath("/v1/chat/completions"),
+		Auth:     auth,
+		Reserved: []string{"model", "messages", "tools", "stream", "prompt_cache_key"},
 		AppendRequest: func(dst []byte, req llm.Request, o protocol.RequestOptions) ([]byte, error) {
 			return AppendChat(dst, req, Options{Extras: o.Extras, Quirks: o.Quirks})
 		},
@@ -32,11 +33,12 @@ func Chat() protocol.Protocol {
 // Responses is the OpenAI Responses protocol.
 func Responses() protocol.Protocol {
 	return protocol.Protocol{
-		Kind:  llm.ProviderOpenAIResponses,
-		Name:  responsesLabel,
-		Title: "OpenAI Responses",
-		URL:   protocol.StandardPath("/v1/responses"),
-		Auth:  auth,
+		Kind:     llm.ProviderOpenAIResponses,
+		Name:     responsesLabel,
+		Title:    "OpenAI Responses",
+		URL:      protocol.StandardPath("/v1/responses"),
+		Auth:     auth,
+		Reserved: []string{"model", "instructions", "input", "tools", "stream", "prompt_cache_key"},
 		AppendRequest: func(dst []byte, req llm.Request, o protocol.RequestOptions) ([]byte, error) {
 			return AppendResponses(dst, req, Options{Extras: o.Extras, Quirks: o.Quirks})
 		},

@@ -18,14 +18,15 @@ type builder func(dst []byte, req llm.Request, o openai.Options) ([]byte, error)
 
 var _ = Describe("Request bodies", func() {
 	for _, c := range []struct {
-		name   string
-		kind   llm.ProviderKind
-		build  builder
-		array  string
-		golden string
+		name     string
+		kind     llm.ProviderKind
+		reserved []string
+		build    builder
+		array    string
+		golden   string
 	}{
-		{"AppendChat", llm.ProviderOpenAIChat, openai.AppendChat, "messages", "chat.golden.json"},
-		{"AppendResponses", llm.ProviderOpenAIResponses, openai.AppendResponses, "input", "responses.golden.json"},
+		{"AppendChat", llm.ProviderOpenAIChat, openai.Chat().Reserved, openai.AppendChat, "messages", "chat.golden.json"},
+		{"AppendResponses", llm.ProviderOpenAIResponses, openai.Responses().Reserved, openai.AppendResponses, "input", "responses.golden.json"},
 	} {
 		Describe(c.name, func() {
 			var reqs []llm.Request
@@ -67,7 +68,7 @@ var _ = Describe("Request bodies", func() {
 			})
 
 			It("merges extra parameters without letting them replace the conversation", func() {
-				extras, err := wire.ParseExtras([]byte(`{"temperature":0.2,"service_tier":"flex"}`))
+				extras, err := wire.ParseExtras([]byte(`{"temperature":0.2,"service_tier":"flex"}`), c.reserved)
 				Expect(err).NotTo(HaveOccurred())
 				req := reqs[0]
 				req.ServiceTier = "fast"
@@ -77,8 +78,10 @@ var _ = Describe("Request bodies", func() {
 				Expect(json.Unmarshal(body, &top)).To(Succeed())
 				Expect(string(top["temperature"])).To(Equal("0.2"))
 				Expect(string(top["service_tier"])).To(Equal(`"flex"`))
-				_, err = wire.ParseExtras([]byte(`{"model":"other"}`))
-				Expect(err).To(MatchError(wire.ErrReservedParam))
+				for _, field := range []string{"model", c.array} {
+					_, err = wire.ParseExtras([]byte(`{"`+field+`":"other"}`), c.reserved)
+					Expect(err).To(MatchError(wire.ErrReservedParam), field)
+				}
 			})
 		})
 	}

@@ -36,6 +36,9 @@ type Protocol struct {
 	// the protocol has one, of a model call. q are the deviations of the
 	// endpoint called (Azure authenticates differently).
 	Auth func(h http.Header, apiKey string, q compat.Quirks)
+	// Reserved are the body fields that carry the conversation or how it is
+	// streamed; a model's extra parameters may not replace them.
+	Reserved []string
 	// AppendRequest appends the JSON body of a streaming request for req to
 	// dst. The same req must always give the same bytes: prompt caches
 	// match on the exact prefix.
@@ -121,6 +124,8 @@ func (p Protocol) Check() error {
 		missing = "URL"
 	case p.Auth == nil:
 		missing = "Auth"
+	case len(p.Reserved) == 0:
+		missing = "Reserved"
 	case p.AppendRequest == nil:
 		missing = "AppendRequest"
 	case p.NewDecoder == nil:
