@@ -22,8 +22,9 @@ import (
 	"keygate/ports"
 )
 
-// providerIdleTimeout fails a provider call whose connection is silent this
-// long (engine-reference §1.8: the Go era used 90 s).
+// providerIdleTimeout fails a provider call whose connection delivers no
+// byte, not even a keep-alive, for this long, as a transient error the run
+// engine retries.
 const providerIdleTimeout = 90 * time.Second
 
 // ControlRoutes are the control API's and the console's HTTP routes.
@@ -48,6 +49,7 @@ func LoadSettings(ctx context.Context, store *relstore.Store, auditor *company.A
 // to another origin.
 func NewModelProvider(logger *zap.Logger, store *relstore.Store, settings *appcontrol.Settings, m *metrics.Metrics, tr *tracing.Tracing, budgets *company.Budgets, policy *egress.Policy) ports.ModelProvider {
 	client := provider.New(provider.Options{
+		Protocols:   provider.Builtin(),
 		HTTP:        policy.HTTPClient(),
 		Recorder:    store.CallRecords(),
 		Detailed:    settings.Detailed,
@@ -64,21 +66,21 @@ func NewModelProvider(logger *zap.Logger, store *relstore.Store, settings *appco
 	return m.Provider(mp)
 }
 
-// NewModels is the model-configuration use case: keys sealed and bound to
-// their endpoint, discovery (through the outbound policy, like model
+// NewModels is the model-configuration use case over the built-in provider
+// protocols: keys sealed and bound to their endpoint, discovery (through the outbound policy, like model
 // calls), connection tests (each use of a stored key audited), and endpoint
 // resolution for runs. A base URL the outbound policy refuses is refused
 // when saved. Keys stored before keys were bound are bound to their model's
 // current origin here, once.
 func NewModels(ctx context.Context, logger *zap.Logger, store *relstore.Store, box ports.SecretBox, mp ports.ModelProvider, auditor *company.Auditor, policy *egress.Policy) (*appcontrol.Models, error) {
 	m := appcontrol.NewModels(appcontrol.ModelsOptions{
-		Store:      auditor.ModelConfigs(store.Stores().ModelConfigs),
-		Secrets:    box,
-		Provider:   mp,
-		Lister:     control.NewDiscovery(discovery.New(policy.HTTPClient())),
-		RequestURL: provider.RequestURL,
-		Audit:      auditor,
-		CheckURL:   policy.CheckURL,
+		Store:     auditor.ModelConfigs(store.Stores().ModelConfigs),
+		Secrets:   box,
+		Provider:  mp,
+		Lister:    control.NewDiscovery(discovery.New(policy.HTTPClient(), provider.Builtin())),
+		Protocols: provider.Builtin(),
+		Audit:     auditor,
+		CheckURL:  policy.CheckURL,
 	})
 	n, err := m.BindStoredKeys(ctx)
 	if err != nil {

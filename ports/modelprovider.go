@@ -58,8 +58,9 @@ type Endpoint struct {
 	// Headers are extra request headers; values may contain {{SessionId}}.
 	Headers map[string]string
 	// ExtraParams is a JSON object merged into the request body; it may not
-	// replace reserved fields (model, stream, messages, input, tools, system,
-	// instructions, prompt_cache_key).
+	// replace a field any Keygate protocol carries the conversation in
+	// (model, stream, messages, input, tools, system, instructions,
+	// prompt_cache_key for the built-in ones).
 	ExtraParams []byte
 }
 

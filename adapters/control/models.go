@@ -25,21 +25,36 @@ type modelService struct {
 
 var _ controlv1connect.ModelServiceHandler = (*modelService)(nil)
 
-var kinds = map[controlv1.ProviderKind]llm.ProviderKind{
-	controlv1.ProviderKind_PROVIDER_KIND_OPENAI_CHAT:      llm.ProviderOpenAIChat,
-	controlv1.ProviderKind_PROVIDER_KIND_OPENAI_RESPONSES: llm.ProviderOpenAIResponses,
-	controlv1.ProviderKind_PROVIDER_KIND_ANTHROPIC:        llm.ProviderAnthropic,
+// kindPrefix starts the name of every ProviderKind value; the rest is the
+// stored kind in upper case (PROVIDER_KIND_OPENAI_CHAT is openai_chat), so
+// a protocol needs no mapping of its own here.
+const kindPrefix = "PROVIDER_KIND_"
+
+// kindFromProto returns the stored kind a value names; UNSPECIFIED and
+// numbers the enum does not define give "", which no protocol has.
+func kindFromProto(k controlv1.ProviderKind) llm.ProviderKind {
+	name, ok := controlv1.ProviderKind_name[int32(k)]
+	if !ok || k == controlv1.ProviderKind_PROVIDER_KIND_UNSPECIFIED {
+		return ""
+	}
+	return llm.ProviderKind(strings.ToLower(strings.TrimPrefix(name, kindPrefix)))
 }
 
-func kindFromProto(k controlv1.ProviderKind) llm.ProviderKind { return kinds[k] }
-
+// kindToProto returns the value naming a stored kind, UNSPECIFIED for a
+// kind the enum lacks.
 func kindToProto(k llm.ProviderKind) controlv1.ProviderKind {
-	for p, d := range kinds {
-		if d == k {
-			return p
-		}
+	if k == "" {
+		return controlv1.ProviderKind_PROVIDER_KIND_UNSPECIFIED
 	}
-	return controlv1.ProviderKind_PROVIDER_KIND_UNSPECIFIED
+	return controlv1.ProviderKind(controlv1.ProviderKind_value[kindPrefix+strings.ToUpper(string(k))])
+}
+
+func protocolsToProto(ps []ports.ProviderProtocol) []*controlv1.ProviderProtocol {
+	out := make([]*controlv1.ProviderProtocol, len(ps))
+	for i, p := range ps {
+		out[i] = &controlv1.ProviderProtocol{Kind: kindToProto(p.Kind), Name: p.Name, Title: p.Title}
+	}
+	return out
 }
 
 func settingsFromProto(s *controlv1.ModelSettings) appcontrol.ModelSettings {
@@ -80,7 +95,8 @@ func (h *modelService) ListModels(ctx context.Context, _ *connect.Request[contro
 	if err != nil {
 		return nil, toConnect(h.log, "ListModels", err)
 	}
-	return connect.NewResponse(&controlv1.ListModelsResponse{Models: modelsToProto(ms)}), nil
+	return connect.NewResponse(&controlv1.ListModelsResponse{Models: modelsToProto(ms),
+		Protocols: protocolsToProto(h.models.Protocols())}), nil
 }
 
 func (h *modelService) CreateModel(ctx context.Context, req *connect.Request[controlv1.CreateModelRequest]) (*connect.Response[controlv1.CreateModelResponse], error) {

@@ -13,8 +13,9 @@ import (
 
 	"go.uber.org/zap"
 
+	"keygate/adapters/provider/compat"
 	"keygate/adapters/provider/failure"
-	"keygate/adapters/provider/openai"
+	"keygate/adapters/provider/protocol"
 	"keygate/adapters/provider/sse"
 	"keygate/adapters/provider/wire"
 	"keygate/domain/llm"
@@ -50,22 +51,28 @@ type Options struct {
 	Detailed func() bool
 	// Now is the clock of call records; nil uses time.Now.
 	Now func() time.Time
+	// Protocols are the protocols calls may use; nil means Builtin.
+	Protocols *Registry
 }
 
 // Client streams model calls over HTTP. It is safe for concurrent use.
 type Client struct {
-	http     *http.Client
-	recorder ports.CallRecorder
-	log      *zap.Logger
-	idle     time.Duration
-	detailed func() bool
-	now      func() time.Time
+	protocols *Registry
+	http      *http.Client
+	recorder  ports.CallRecorder
+	log       *zap.Logger
+	idle      time.Duration
+	detailed  func() bool
+	now       func() time.Time
 }
 
 // New returns a Client.
 func New(o Options) *Client {
-	c := &Client{http: o.HTTP, recorder: o.Recorder, log: o.Logger, idle: o.IdleTimeout,
+	c := &Client{protocols: o.Protocols, http: o.HTTP, recorder: o.Recorder, log: o.Logger, idle: o.IdleTimeout,
 		detailed: o.Detailed, now: o.Now}
+	if c.protocols == nil {
+		c.protocols = builtin
+	}
 	if c.http == nil {
 		c.http = &http.Client{}
 	}
@@ -81,21 +88,21 @@ func New(o Options) *Client {
 // Stream makes one HTTP attempt for call; see ports.ModelProvider.
 func (c *Client) Stream(ctx context.Context, call ports.ModelCall) (ports.ModelStream, error) {
 	ep := call.Endpoint
-	p, err := protocolFor(ep.Kind)
+	p, err := c.protocols.Lookup(ep.Kind)
 	if err != nil {
-		return nil, &llm.ProviderError{Class: llm.ErrorBadRequest, Message: err.Error()}
+		return nil, &llm.ProviderError{Class: llm.ErrorBadRequest, Message: err.Error(), Err: err}
 	}
-	q := openai.DetectQuirks(call.Request.Model, ep.URL)
-	extras, err := wire.ParseExtras([]byte(template(ep.ExtraParams, call.ConversationID, true)))
+	q := compat.Detect(call.Request.Model, ep.URL)
+	extras, err := wire.ParseExtras([]byte(template(ep.ExtraParams, call.ConversationID, true)), c.protocols.reserved)
 	if err != nil {
 		return nil, &llm.ProviderError{Class: llm.ErrorBadRequest, Message: "model configuration: " + err.Error(), Err: err}
 	}
-	body, err := p.body(nil, call.Request, extras, q)
+	body, err := p.AppendRequest(nil, call.Request, protocol.RequestOptions{Extras: extras, Quirks: q})
 	if err != nil {
 		return nil, &llm.ProviderError{Class: llm.ErrorBadRequest, Message: "build request: " + err.Error(), Err: err}
 	}
 
-	rec := c.startRecording(ctx, call, q, int64(len(body)))
+	rec := c.startRecording(ctx, call, int64(len(body)))
 	reqCtx, cancel := context.WithCancelCause(ctx)
 	req, err := http.NewRequestWithContext(reqCtx, http.MethodPost, ep.URL, bytes.NewReader(body))
 	if err != nil {
@@ -106,7 +113,7 @@ func (c *Client) Stream(ctx context.Context, call ports.ModelCall) (ports.ModelS
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
-	p.headers(req.Header, ep.APIKey, q)
+	p.Auth(req.Header, ep.APIKey, q)
 	for name, value := range ep.Headers {
 		req.Header.Set(name, template([]byte(value), call.ConversationID, false))
 	}
@@ -118,7 +125,7 @@ func (c *Client) Stream(ctx context.Context, call ports.ModelCall) (ports.ModelS
 	if err != nil {
 		dog.stop()
 		cancel(nil)
-		e := c.transportError(p.label, "request", err, cause, ctx.Err, ep.APIKey)
+		e := c.transportError(p.Name, "request", err, cause, ctx.Err, ep.APIKey)
 		rec.end(c.now(), e)
 		return nil, e
 	}
@@ -127,13 +134,13 @@ func (c *Client) Stream(ctx context.Context, call ports.ModelCall) (ports.ModelS
 		defer cancel(nil)
 		defer dog.stop()
 		defer resp.Body.Close()
-		e := c.statusError(p.label, resp, q, ep.APIKey, cause, ctx.Err)
+		e := c.statusError(p.Name, resp, q, ep.APIKey, cause, ctx.Err)
 		rec.end(c.now(), e)
 		return nil, e
 	}
 	m := &meter{r: resp.Body, dog: dog, rec: rec}
 	return &stream{
-		body: resp.Body, reader: sse.NewReader(m, 0), dec: p.decoder(), label: p.label,
+		body: resp.Body, reader: sse.NewReader(m, 0), dec: p.NewDecoder(), label: p.Name,
 		cancel: cancel, cause: cause, parentErr: ctx.Err, dog: dog, rec: rec, meter: m,
 		apiKey: ep.APIKey, now: c.now,
 	}, nil
@@ -141,14 +148,14 @@ func (c *Client) Stream(ctx context.Context, call ports.ModelCall) (ports.ModelS
 
 // statusError reads a bounded error body under the call's context and
 // classifies the status.
-func (c *Client) statusError(label string, resp *http.Response, q openai.Quirks, apiKey string,
+func (c *Client) statusError(label string, resp *http.Response, q compat.Quirks, apiKey string,
 	cause func() error, parentErr func() error) error {
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	if err != nil && cause() != nil {
 		return c.transportError(label, "error body read", err, cause, parentErr, apiKey)
 	}
 	perr := failure.Status(label, resp.StatusCode, []byte(scrub(string(raw), apiKey)))
-	if q.Kimi && resp.StatusCode == http.StatusBadRequest && openai.KimiRetryable(string(raw)) {
+	if q.Kimi && resp.StatusCode == http.StatusBadRequest && compat.KimiRetryable(string(raw)) {
 		perr.Class = llm.ErrorTransient
 	}
 	perr.RetryAfter = failure.RetryAfter(resp.Header, c.now())

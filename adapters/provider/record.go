@@ -10,7 +10,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"keygate/adapters/provider/openai"
+	"keygate/adapters/provider/protocol"
 	"keygate/domain/callrecord"
 	"keygate/domain/identity"
 	"keygate/domain/llm"
@@ -38,7 +38,7 @@ type recording struct {
 	now        func() time.Time
 }
 
-func (c *Client) startRecording(ctx context.Context, call ports.ModelCall, q openai.Quirks, reqBytes int64) *recording {
+func (c *Client) startRecording(ctx context.Context, call ports.ModelCall, reqBytes int64) *recording {
 	req := call.Request
 	r := &recording{now: c.now, recorder: c.recorder, rec: callrecord.Record{
 		CallID: call.CallID, RunID: call.RunID, ConversationID: call.ConversationID,
@@ -125,7 +125,7 @@ func (r *recording) usage(u *llm.Usage) {
 	}
 }
 
-func (r *recording) meta(d decoder) {
+func (r *recording) meta(d protocol.Decoder) {
 	r.rec.Model.ResponseID, r.rec.Model.ResponseModel = d.Meta()
 }
 
@@ -153,7 +153,7 @@ func (r *recording) flush() {
 	r.save("chunks", func(ctx context.Context) error { return r.recorder.Chunks(ctx, callID, chunks) })
 }
 
-func (r *recording) complete(at time.Time, finish llm.FinishReason, d decoder) {
+func (r *recording) complete(at time.Time, finish llm.FinishReason, d protocol.Decoder) {
 	r.meta(d)
 	if rec, err := r.rec.Complete(at, finish); err == nil {
 		r.store(rec)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"keygate/adapters/provider/failure"
+	"keygate/adapters/provider/protocol"
 	"keygate/adapters/provider/sse"
 	"keygate/domain/llm"
 )
@@ -16,7 +17,7 @@ import (
 type stream struct {
 	body   io.ReadCloser
 	reader *sse.Reader
-	dec    decoder
+	dec    protocol.Decoder
 	label  string
 
 	pending []llm.Event

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"regexp"
 	"strings"
 
 	"keygate/domain/callrecord"
@@ -15,39 +14,32 @@ import (
 // has a fragment.
 var ErrBadBaseURL = errors.New("base URL must be http(s) with a host and no fragment")
 
-var versionTail = regexp.MustCompile(`/v\d+$`)
+// RequestURL derives a model's request URL with the built-in protocols (see
+// Registry.RequestURL) for a protocol whose URL does not name the model.
+func RequestURL(base string, full bool, kind llm.ProviderKind) (string, error) {
+	return builtin.RequestURL(kind, base, "", full)
+}
 
 // RequestURL derives the request URL of a model: base used verbatim when
-// full is set (Azure deployment URLs keep ?api-version=...), else base plus
-// the protocol's standard path, dropping the path's /v1 when base already
-// ends in a version segment (/v1, /v3, /v4). The protocol is never inferred
-// from the path.
-func RequestURL(base string, full bool, kind llm.ProviderKind) (string, error) {
+// full is set (Azure deployment URLs keep ?api-version=...), else the
+// protocol's URL rule applied to base and model (protocol.StandardPath for
+// the built-in ones). The protocol is never inferred from the path. It
+// implements ports.ProviderProtocols.
+func (r *Registry) RequestURL(kind llm.ProviderKind, base, model string, full bool) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(base))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Fragment != "" {
 		return "", fmt.Errorf("derive request url from %q: %w", redactURL(base, ""), ErrBadBaseURL)
 	}
+	p, err := r.Lookup(kind)
+	if err != nil {
+		return "", fmt.Errorf("derive request url: %w", err)
+	}
 	if full {
 		return u.String(), nil
 	}
-	var path string
-	switch kind {
-	case llm.ProviderOpenAIChat:
-		path = "/v1/chat/completions"
-	case llm.ProviderOpenAIResponses:
-		path = "/v1/responses"
-	case llm.ProviderAnthropic:
-		path = "/v1/messages"
-	default:
-		return "", fmt.Errorf("derive request url: unknown provider kind %q", kind)
-	}
-	p := strings.TrimRight(u.Path, "/")
-	if versionTail.MatchString(p) {
-		path = strings.TrimPrefix(path, "/v1")
-	}
-	u.Path = p + path
-	u.RawPath = ""
-	return u.String(), nil
+	u.Path, u.RawPath = strings.TrimRight(u.Path, "/"), ""
+	out := p.URL(*u, model)
+	return out.String(), nil
 }
 
 // redactURL removes credentials from a URL for records and messages: the

@@ -25,7 +25,7 @@ func (m *Models) Endpoint(ctx context.Context, id string) (ports.Endpoint, ports
 // origin is not the one the key was saved for. Update never stores such a
 // row; this catches a row changed behind Keygate's back.
 func (m *Models) endpointOf(cfg ports.ModelConfig) (ports.Endpoint, error) {
-	u, err := m.o.RequestURL(cfg.BaseURL, cfg.UseFullURL, cfg.ProviderKind)
+	u, err := m.o.Protocols.RequestURL(cfg.ProviderKind, cfg.BaseURL, cfg.ModelID, cfg.UseFullURL)
 	if err != nil {
 		return ports.Endpoint{}, fmt.Errorf("request url of model %s: %w", cfg.ID, err)
 	}
@@ -64,6 +64,9 @@ func (m *Models) Discover(ctx context.Context, q DiscoverQuery) ([]string, error
 		return nil, err
 	}
 	if err := checkHeaders("custom_headers", q.Headers); err != nil {
+		return nil, err
+	}
+	if err := m.checkKind(q.Kind); err != nil {
 		return nil, err
 	}
 	if err := checkLen("key_from_model_id", q.KeyFromModel, MaxFilterID); err != nil {

@@ -65,7 +65,7 @@ func (m *Models) openKey(cfg ports.ModelConfig) (storedKey, error) {
 
 // requestOrigin is the origin the requests of cfg go to.
 func (m *Models) requestOrigin(cfg ports.ModelConfig) (string, error) {
-	u, err := m.o.RequestURL(cfg.BaseURL, cfg.UseFullURL, cfg.ProviderKind)
+	u, err := m.o.Protocols.RequestURL(cfg.ProviderKind, cfg.BaseURL, cfg.ModelID, cfg.UseFullURL)
 	if err != nil {
 		return "", fmt.Errorf("request url of model %s: %w", cfg.ID, err)
 	}

@@ -37,19 +37,16 @@ type Model struct {
 
 var efforts = map[string]bool{"": true, "low": true, "medium": true, "high": true, "xhigh": true, "max": true}
 
-// normalize trims s and checks every rule of a model configuration. It
-// changes nothing stored, so a refused save leaves nothing half-saved.
+// normalize trims s and checks every rule of a model configuration but the
+// protocol kind, which Models.checkKind asks the registered protocols
+// about. It changes nothing stored, so a refused save leaves nothing
+// half-saved.
 func (s ModelSettings) normalize() (ModelSettings, error) {
 	s.DisplayName = strings.TrimSpace(s.DisplayName)
 	s.GroupName = strings.TrimSpace(s.GroupName)
 	s.BaseURL = strings.TrimSpace(s.BaseURL)
 	s.ModelID = strings.TrimSpace(s.ModelID)
 	s.ReasoningEffort = strings.TrimSpace(s.ReasoningEffort)
-	switch s.ProviderKind {
-	case llm.ProviderOpenAIChat, llm.ProviderOpenAIResponses, llm.ProviderAnthropic:
-	default:
-		return s, invalid("provider_kind", "choose OpenAI Chat, OpenAI Responses or Anthropic")
-	}
 	if err := checkBaseURL(s.BaseURL); err != nil {
 		return s, err
 	}
@@ -125,6 +122,14 @@ func settingsOf(cfg ports.ModelConfig) ModelSettings {
 		_ = json.Unmarshal(cfg.CustomHeaders, &s.CustomHeaders)
 	}
 	return s
+}
+
+// joinWords joins words as "a, b or c" with the conjunction given.
+func joinWords(words []string, conjunction string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " " + conjunction + " " + words[len(words)-1]
 }
 
 // MaskKey shows a key's first three and last four characters; short keys

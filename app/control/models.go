@@ -19,9 +19,9 @@ type ModelsOptions struct {
 	Lister  ports.ModelLister
 	// Provider runs connection tests; its call records appear in Calls.
 	Provider ports.ModelProvider
-	// RequestURL derives the request URL of a model (the provider adapter's
-	// rules: full URL verbatim, or base plus the protocol's path).
-	RequestURL func(base string, full bool, kind llm.ProviderKind) (string, error)
+	// Protocols are the provider protocols a model may use; they derive
+	// each model's request URL.
+	Protocols ports.ProviderProtocols
 	// NewID makes model ids; nil uses 8 random bytes in hex.
 	NewID func() string
 	// Now is the clock of connection tests; nil uses time.Now.
@@ -134,8 +134,29 @@ func (m *Models) Create(ctx context.Context, s ModelSettings, apiKey string, ena
 	return m.put(ctx, cfg)
 }
 
+// Protocols lists the provider protocols a model may use, in the order to
+// offer them.
+func (m *Models) Protocols() []ports.ProviderProtocol { return m.o.Protocols.Protocols() }
+
+// checkKind refuses a protocol kind that is not registered, naming those
+// that are.
+func (m *Models) checkKind(kind llm.ProviderKind) error {
+	ps := m.o.Protocols.Protocols()
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		if p.Kind == kind {
+			return nil
+		}
+		names[i] = p.Name
+	}
+	return invalid("provider_kind", "choose "+joinWords(names, "or"))
+}
+
 // checkSettings normalizes s and asks CheckURL about its base URL.
 func (m *Models) checkSettings(ctx context.Context, s ModelSettings) (ModelSettings, error) {
+	if err := m.checkKind(s.ProviderKind); err != nil {
+		return s, err
+	}
 	s, err := s.normalize()
 	if err != nil {
 		return s, err

@@ -104,6 +104,12 @@ try {
     await shot("2-discovery-error");
   });
 
+  await step("offers the protocols the control API lists, Chat Completions first", async () => {
+    const choices = await page.getByLabel("Protocol", { exact: true }).locator("option").allInnerTexts();
+    const want = ["OpenAI Chat Completions (and compatible)", "OpenAI Responses", "Anthropic Messages"];
+    if (JSON.stringify(choices) !== JSON.stringify(want)) throw new Error(`protocol choices: ${JSON.stringify(choices)}`);
+  });
+
   await step("adds a provider and picks a discovered model", async () => {
     await page.getByLabel("Base URL", { exact: true }).fill(providerURL);
     await page.getByLabel("API key", { exact: true }).fill("sk-e2e-0123456789abcdef");
@@ -114,6 +120,7 @@ try {
     await page.getByLabel("Display name", { exact: true }).fill("Fake Large");
     await page.getByRole("button", { name: "Save", exact: true }).click();
     await page.getByTestId("model-row").filter({ hasText: "Fake Large" }).waitFor();
+    await page.getByText(`OpenAI Chat · ${providerURL}`, { exact: true }).waitFor();
     const row = await page.getByTestId("model-row").innerText();
     if (!row.includes("sk-…cdef")) throw new Error(`key hint missing in: ${row}`);
     if (row.includes("0123456789")) throw new Error("the model row shows the API key");

@@ -1,10 +1,13 @@
 package llm
 
-// ProviderKind names a provider wire protocol. Replay state produced by one
-// kind is only ever sent back to an adapter of the same kind.
+// ProviderKind names a provider wire protocol; it is stored with model
+// configurations, call records and replay state. Replay state produced by
+// one kind is only ever sent back to an adapter of the same kind. Which
+// kinds exist is decided by the protocols the provider adapter registers,
+// not here: a new protocol names its kind in its own package.
 type ProviderKind string
 
-// The provider protocols Keygate speaks.
+// The kinds of the built-in protocols, which stored data and specs refer to.
 const (
 	ProviderOpenAIChat      ProviderKind = "openai_chat"
 	ProviderOpenAIResponses ProviderKind = "openai_responses"

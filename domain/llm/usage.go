@@ -2,7 +2,7 @@ package llm
 
 // Usage is token accounting in one normalised shape. Providers count
 // differently: Anthropic reports input without cached tokens, OpenAI includes
-// them. Usage always stores the exclusive parts, so that
+// them. Usage always stores the exclusive parts (see [UsageCounts]), so that
 //
 //	ContextInput = Input + CacheRead + CacheWrite
 //

@@ -16,7 +16,7 @@ func KnowExactly(f llm.UsageFields) types.GomegaMatcher {
 }
 
 var _ = Describe("llm.Usage", func() {
-	DescribeTable("every protocol normalises to exclusive parts with ContextInput = Input + CacheRead + CacheWrite",
+	DescribeTable("both counting conventions normalise to exclusive parts with ContextInput = Input + CacheRead + CacheWrite",
 		func(u llm.Usage, input, cacheRead, cacheWrite, output, reasoning, contextInput int64, known llm.UsageFields) {
 			Expect(u.Input).To(Equal(input))
 			Expect(u.CacheRead).To(Equal(cacheRead))
@@ -27,28 +27,28 @@ var _ = Describe("llm.Usage", func() {
 			Expect(u.Total()).To(Equal(contextInput + output))
 			Expect(u).To(KnowExactly(known))
 		},
-		Entry("cached_tokens_are_included_once_in_anthropic_context_input: Anthropic input excludes cache reads and writes",
-			llm.FromAnthropic(llm.AnthropicUsage{InputTokens: n(10), CacheReadInputTokens: n(1000), CacheCreationInputTokens: n(200), OutputTokens: n(50)}),
+		Entry("cached_tokens_are_included_once_in_exclusive_context_input: exclusive input counts neither cache reads nor writes",
+			llm.ExclusiveUsage(llm.UsageCounts{Input: n(10), CacheRead: n(1000), CacheWrite: n(200), Output: n(50)}),
 			int64(10), int64(1000), int64(200), int64(50), int64(0), int64(1210),
 			llm.UsageInput|llm.UsageCacheRead|llm.UsageCacheWrite|llm.UsageOutput),
-		Entry("Chat prompt tokens include cached tokens, so cached tokens are subtracted once",
-			llm.FromOpenAIChat(llm.OpenAIChatUsage{PromptTokens: n(1200), CachedTokens: n(1000), CompletionTokens: n(80), ReasoningTokens: n(30)}),
+		Entry("exclusive reasoning is kept as a part of output",
+			llm.ExclusiveUsage(llm.UsageCounts{Input: n(40), Output: n(8), Reasoning: n(3)}),
+			int64(40), int64(0), int64(0), int64(8), int64(3), int64(40),
+			llm.UsageInput|llm.UsageOutput|llm.UsageReasoning),
+		Entry("inclusive input includes cached tokens, so cached tokens are subtracted once",
+			llm.InclusiveUsage(llm.UsageCounts{Input: n(1200), CacheRead: n(1000), Output: n(80), Reasoning: n(30)}),
 			int64(200), int64(1000), int64(0), int64(80), int64(30), int64(1200),
 			llm.UsageInput|llm.UsageCacheRead|llm.UsageOutput|llm.UsageReasoning),
-		Entry("Responses input tokens include cached tokens, so cached tokens are subtracted once",
-			llm.FromOpenAIResponses(llm.OpenAIResponsesUsage{InputTokens: n(500), CachedTokens: n(100), OutputTokens: n(20), ReasoningTokens: n(5)}),
-			int64(400), int64(100), int64(0), int64(20), int64(5), int64(500),
-			llm.UsageInput|llm.UsageCacheRead|llm.UsageOutput|llm.UsageReasoning),
 		Entry("a count the provider left out stays unknown, not zero",
-			llm.FromOpenAIChat(llm.OpenAIChatUsage{PromptTokens: n(300), CompletionTokens: n(7)}),
+			llm.InclusiveUsage(llm.UsageCounts{Input: n(300), Output: n(7)}),
 			int64(300), int64(0), int64(0), int64(7), int64(0), int64(300),
 			llm.UsageInput|llm.UsageOutput),
 		Entry("a cached count above the input count never makes input negative",
-			llm.FromOpenAIResponses(llm.OpenAIResponsesUsage{InputTokens: n(100), CachedTokens: n(150)}),
+			llm.InclusiveUsage(llm.UsageCounts{Input: n(100), CacheRead: n(150)}),
 			int64(0), int64(100), int64(0), int64(0), int64(0), int64(100),
 			llm.UsageInput|llm.UsageCacheRead),
 		Entry("a cached count without an input count is kept as reported",
-			llm.FromOpenAIChat(llm.OpenAIChatUsage{CachedTokens: n(40)}),
+			llm.InclusiveUsage(llm.UsageCounts{CacheRead: n(40)}),
 			int64(0), int64(40), int64(0), int64(0), int64(0), int64(40), llm.UsageCacheRead),
 	)
 
@@ -56,9 +56,9 @@ var _ = Describe("llm.Usage", func() {
 		var withCache, withoutCache, late llm.Usage
 
 		BeforeEach(func() {
-			withCache = llm.FromAnthropic(llm.AnthropicUsage{InputTokens: n(10), CacheReadInputTokens: n(90), OutputTokens: n(5)})
-			withoutCache = llm.FromOpenAIChat(llm.OpenAIChatUsage{PromptTokens: n(20), CompletionTokens: n(3)})
-			late = llm.FromOpenAIResponses(llm.OpenAIResponsesUsage{OutputTokens: n(4), ReasoningTokens: n(2)})
+			withCache = llm.ExclusiveUsage(llm.UsageCounts{Input: n(10), CacheRead: n(90), Output: n(5)})
+			withoutCache = llm.InclusiveUsage(llm.UsageCounts{Input: n(20), Output: n(3)})
+			late = llm.InclusiveUsage(llm.UsageCounts{Output: n(4), Reasoning: n(2)})
 		})
 
 		DescribeTable("sums a run's cycles without losing what any cycle reported",

@@ -2,9 +2,12 @@
 // llm.Request into the request body with prompt-cache breakpoints
 // (AppendRequest) and the SSE response into llm.Events (Decoder).
 //
-// Place in the hexagon: adapter (driven side). HTTP, error classification of
-// statuses, idle watchdog and call recording live in the parent package
-// provider, which dispatches here for llm.ProviderAnthropic.
+// Place in the hexagon: adapter (driven side). Messages describes the
+// protocol once (a protocol.Protocol registered in the parent package
+// provider): URL rule, x-api-key auth with APIVersion, request writer,
+// decoder, usage block and paginated model listing. HTTP, error
+// classification of statuses, idle watchdog and call recording live in
+// package provider.
 //
 // The wire types are hand-written on purpose. Request bodies are appended
 // with package wire so the bytes are exactly Keygate's (the prompt cache keys

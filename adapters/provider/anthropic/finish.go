@@ -9,36 +9,6 @@ import (
 // The end of a Messages stream: usage merging, the refusal gate, the
 // collapsed finish reason and the replay state of thinking blocks.
 
-// merge overwrites each count the event reported; message_delta carries
-// cumulative totals and newer responses repeat input and cache counts.
-func (d *Decoder) merge(u *rawUsage) {
-	if u == nil {
-		return
-	}
-	d.haveUsage = true
-	set := func(dst **int64, src *int64) {
-		if src != nil {
-			*dst = src
-		}
-	}
-	set(&d.usage.InputTokens, u.InputTokens)
-	set(&d.usage.OutputTokens, u.OutputTokens)
-	set(&d.usage.CacheReadInputTokens, u.CacheReadInputTokens)
-	set(&d.usage.CacheCreationInputTokens, u.CacheCreationInputTokens)
-	if u.OutputTokensDetails != nil {
-		set(&d.thinkingTokens, u.OutputTokensDetails.ThinkingTokens)
-	}
-}
-
-func (d *Decoder) normalisedUsage() *llm.Usage {
-	u := llm.FromAnthropic(d.usage)
-	if d.thinkingTokens != nil {
-		u.Reasoning = *d.thinkingTokens
-		u.Known |= llm.UsageReasoning
-	}
-	return &u
-}
-
 // finish closes open blocks, reports usage and replay state, and emits Done
 // with the collapsed finish reason. Tools streamed alongside a refusal are a
 // refusal error: a refusal never authorizes tool execution.

@@ -127,7 +127,7 @@ var _ = Describe("AppendRequest", func() {
 	})
 
 	It("lets extra parameters replace max_tokens in place and appends the rest", func() {
-		extras, err := wire.ParseExtras([]byte(`{"max_tokens":1024,"top_k":5}`))
+		extras, err := wire.ParseExtras([]byte(`{"max_tokens":1024,"top_k":5}`), anthropic.Messages().Reserved)
 		Expect(err).NotTo(HaveOccurred())
 		body, err := anthropic.AppendRequest(nil, llm.Request{Model: "claude"}, anthropic.Options{Extras: extras})
 		Expect(err).NotTo(HaveOccurred())

@@ -40,18 +40,6 @@ type event struct {
 	} `json:"error"`
 }
 
-// rawUsage holds counts as sent; nil fields were not sent and keep the value
-// an earlier event reported.
-type rawUsage struct {
-	InputTokens              *int64 `json:"input_tokens"`
-	OutputTokens             *int64 `json:"output_tokens"`
-	CacheReadInputTokens     *int64 `json:"cache_read_input_tokens"`
-	CacheCreationInputTokens *int64 `json:"cache_creation_input_tokens"`
-	OutputTokensDetails      *struct {
-		ThinkingTokens *int64 `json:"thinking_tokens"`
-	} `json:"output_tokens_details"`
-}
-
 type blockState struct {
 	kind      string // text, thinking, redacted_thinking, tool_use, other
 	open      bool
@@ -62,17 +50,16 @@ type blockState struct {
 
 // Decoder turns a Messages stream into model events. Use one per call.
 type Decoder struct {
-	started        bool
-	id, model      string
-	blocks         map[int]*blockState
-	order          []int // block indexes in the order they started
-	tools          bool
-	stop           string
-	refusal        bool
-	usage          llm.AnthropicUsage
-	thinkingTokens *int64 // output_tokens_details.thinking_tokens, newer responses only
-	haveUsage      bool
-	ended          bool
+	started   bool
+	id, model string
+	blocks    map[int]*blockState
+	order     []int // block indexes in the order they started
+	tools     bool
+	stop      string
+	refusal   bool
+	usage     llm.UsageCounts // merged from message_start and message_delta
+	haveUsage bool
+	ended     bool
 }
 
 // Meta returns the message id and model the stream reported.

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"keygate/adapters/provider/failure"
+	"keygate/adapters/provider/protocol"
 	"keygate/domain/llm"
 )
 
@@ -21,27 +22,36 @@ var ErrBadBaseURL = errors.New("base URL must be http(s) with a host")
 
 // Query says whose models to list.
 type Query struct {
-	// Anthropic selects the Anthropic API; otherwise OpenAI-compatible.
-	Anthropic bool
-	BaseURL   string
-	APIKey    string
+	// Kind is the protocol of the endpoint, which says how to
+	// authenticate and read the list.
+	Kind    llm.ProviderKind
+	BaseURL string
+	APIKey  string
 	// Headers are extra headers; a User-Agent among them is ignored.
 	Headers map[string]string
 }
 
-// Lister lists models over HTTP. It is safe for concurrent use.
-type Lister struct {
-	http *http.Client
+// Protocols finds the protocol of a kind; *provider.Registry is one.
+type Protocols interface {
+	// Lookup returns the protocol of kind, or an error for a kind it does
+	// not know.
+	Lookup(kind llm.ProviderKind) (protocol.Protocol, error)
 }
 
-// New returns a Lister over c, which the composition root builds with the
-// outbound policy (adapters/egress: guarded dials, no redirect to another
-// origin); nil uses a default client.
-func New(c *http.Client) *Lister {
+// Lister lists models over HTTP. It is safe for concurrent use.
+type Lister struct {
+	http      *http.Client
+	protocols Protocols
+}
+
+// New returns a Lister over c for the protocols given. The composition root
+// builds c with the outbound policy (adapters/egress: guarded dials, no
+// redirect to another origin); nil uses a default client.
+func New(c *http.Client, protocols Protocols) *Lister {
 	if c == nil {
 		c = &http.Client{}
 	}
-	return &Lister{http: c}
+	return &Lister{http: c, protocols: protocols}
 }
 
 var (
@@ -87,14 +97,14 @@ func (l *Lister) List(ctx context.Context, q Query) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	p, err := l.protocols.Lookup(q.Kind)
+	if err != nil {
+		return nil, fmt.Errorf("list models: %w", err)
+	}
+	get := func(ctx context.Context, u string, into any) error { return l.get(ctx, p.Models, u, q, into) }
 	var last error
 	for _, u := range urls {
-		var ids []string
-		if q.Anthropic {
-			ids, err = l.anthropic(ctx, u, q)
-		} else {
-			ids, err = l.openai(ctx, u, q)
-		}
+		ids, err := p.Models.List(ctx, u, get)
 		var perr *llm.ProviderError
 		if errors.As(err, &perr) && perr.Status == http.StatusNotFound {
 			last = err
@@ -108,62 +118,9 @@ func (l *Lister) List(ctx context.Context, q Query) ([]string, error) {
 	return nil, last
 }
 
-func (l *Lister) openai(ctx context.Context, u string, q Query) ([]string, error) {
-	var page struct {
-		Data []json.RawMessage `json:"data"`
-	}
-	if err := l.get(ctx, u, q, &page); err != nil {
-		return nil, err
-	}
-	var ids []string
-	for _, raw := range page.Data {
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			ids = append(ids, s)
-			continue
-		}
-		var m struct{ ID, Name string }
-		if json.Unmarshal(raw, &m) == nil {
-			if m.ID != "" {
-				ids = append(ids, m.ID)
-			} else if m.Name != "" {
-				ids = append(ids, m.Name)
-			}
-		}
-	}
-	return ids, nil
-}
-
-func (l *Lister) anthropic(ctx context.Context, base string, q Query) ([]string, error) {
-	var ids []string
-	after := ""
-	for range 100 { // a bound, not a expectation: 100 pages of 100 models
-		u, _ := url.Parse(base)
-		v := url.Values{"limit": {"100"}}
-		if after != "" {
-			v.Set("after_id", after)
-		}
-		u.RawQuery = v.Encode()
-		var page struct {
-			Data    []struct{ ID string } `json:"data"`
-			HasMore bool                  `json:"has_more"`
-			LastID  string                `json:"last_id"`
-		}
-		if err := l.get(ctx, u.String(), q, &page); err != nil {
-			return nil, err
-		}
-		for _, m := range page.Data {
-			ids = append(ids, m.ID)
-		}
-		if !page.HasMore || page.LastID == "" {
-			break
-		}
-		after = page.LastID
-	}
-	return ids, nil
-}
-
-func (l *Lister) get(ctx context.Context, u string, q Query, into any) error {
+// get is the protocol.GetJSON of a listing: q's custom headers, then the
+// protocol's credentials; a bounded body; failures classified.
+func (l *Lister) get(ctx context.Context, m protocol.Models, u string, q Query, into any) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return fmt.Errorf("build models request: %w", err)
@@ -173,17 +130,8 @@ func (l *Lister) get(ctx context.Context, u string, q Query, into any) error {
 			req.Header.Set(k, v)
 		}
 	}
-	label := "OpenAI"
-	switch {
-	case q.Anthropic:
-		label = "Anthropic"
-		req.Header.Set("x-api-key", q.APIKey)
-		req.Header.Set("anthropic-version", "2023-06-01")
-	case strings.HasSuffix(req.URL.Hostname(), ".azure.com"):
-		req.Header.Set("api-key", q.APIKey)
-	default:
-		req.Header.Set("Authorization", "Bearer "+q.APIKey)
-	}
+	m.Auth(req.Header, q.APIKey, req.URL)
+	label := m.Label
 	resp, err := l.http.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"keygate/adapters/provider"
 	"keygate/adapters/provider/discovery"
 	"keygate/adapters/provider/providertest"
 	"keygate/domain/llm"
@@ -41,7 +42,7 @@ var _ = Describe("Lister.List", func() {
 
 	It("lists OpenAI-compatible models sorted and de-duplicated, with the bearer key and no custom User-Agent", func() {
 		srv.Enqueue(ok(`{"object":"list","data":[{"id":"gpt-5.1"},{"id":"gpt-4o"},"plain-id",{"name":"named"},{"id":"gpt-4o"}]}`))
-		ids, err := discovery.New(nil).List(context.Background(), discovery.Query{BaseURL: srv.URL + "/v1",
+		ids, err := discovery.New(nil, provider.Builtin()).List(context.Background(), discovery.Query{Kind: llm.ProviderOpenAIChat, BaseURL: srv.URL + "/v1",
 			APIKey: "sk-1", Headers: map[string]string{"User-Agent": "evil", "X-Org": "o"}})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(ids).To(Equal([]string{"gpt-4o", "gpt-5.1", "named", "plain-id"}))
@@ -55,7 +56,7 @@ var _ = Describe("Lister.List", func() {
 	It("pages through Anthropic models with after_id while has_more", func() {
 		srv.Enqueue(ok(`{"data":[{"id":"claude-b"}],"has_more":true,"last_id":"claude-b"}`),
 			ok(`{"data":[{"id":"claude-a"}],"has_more":false,"last_id":"claude-a"}`))
-		ids, err := discovery.New(nil).List(context.Background(), discovery.Query{Anthropic: true,
+		ids, err := discovery.New(nil, provider.Builtin()).List(context.Background(), discovery.Query{Kind: llm.ProviderAnthropic,
 			BaseURL: srv.URL + "/v1/messages", APIKey: "sk-ant"})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(ids).To(Equal([]string{"claude-a", "claude-b"}))
@@ -66,9 +67,27 @@ var _ = Describe("Lister.List", func() {
 		Expect(reqs[0].Header.Get("Anthropic-Version")).To(Equal("2023-06-01"))
 	})
 
+	It("lists an OpenAI Responses endpoint the way it lists a Chat one", func() {
+		srv.Enqueue(ok(`{"data":[{"id":"gpt-5.1"}]}`))
+		ids, err := discovery.New(nil, provider.Builtin()).List(context.Background(), discovery.Query{Kind: llm.ProviderOpenAIResponses,
+			BaseURL: srv.URL + "/v1/responses", APIKey: "sk-1"})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ids).To(Equal([]string{"gpt-5.1"}))
+		Expect(srv.Requests()[0].Path).To(Equal("/v1/models"))
+		Expect(srv.Requests()[0].Header.Get("Authorization")).To(Equal("Bearer sk-1"))
+	})
+
+	It("refuses a kind no protocol is registered for, sending nothing", func() {
+		_, err := discovery.New(nil, provider.Builtin()).List(context.Background(), discovery.Query{Kind: "gemini",
+			BaseURL: srv.URL + "/v1", APIKey: "sk-1"})
+		Expect(err).To(MatchError(provider.ErrUnknownKind))
+		Expect(err).To(MatchError(ContainSubstring(`unknown provider kind "gemini"`)))
+		Expect(srv.Requests()).To(BeEmpty())
+	})
+
 	It("falls back to <path>/models when <path>/v1/models is not found", func() {
 		srv.Enqueue(providertest.Status(404, `not found`), ok(`{"data":[{"id":"k2"}]}`))
-		ids, err := discovery.New(nil).List(context.Background(), discovery.Query{BaseURL: srv.URL + "/coding", APIKey: "k"})
+		ids, err := discovery.New(nil, provider.Builtin()).List(context.Background(), discovery.Query{Kind: llm.ProviderOpenAIChat, BaseURL: srv.URL + "/coding", APIKey: "k"})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(ids).To(Equal([]string{"k2"}))
 		Expect(srv.Requests()[1].Path).To(Equal("/coding/models"))
@@ -76,7 +95,7 @@ var _ = Describe("Lister.List", func() {
 
 	It("classifies a rejected key as authorization without echoing it", func() {
 		srv.Enqueue(providertest.Status(401, `{"error":"bad key sk-secret-1"}`))
-		_, err := discovery.New(nil).List(context.Background(), discovery.Query{BaseURL: srv.URL, APIKey: "sk-secret-1"})
+		_, err := discovery.New(nil, provider.Builtin()).List(context.Background(), discovery.Query{Kind: llm.ProviderOpenAIChat, BaseURL: srv.URL, APIKey: "sk-secret-1"})
 		var perr *llm.ProviderError
 		Expect(errors.As(err, &perr)).To(BeTrue())
 		Expect(perr.Class).To(Equal(llm.ErrorAuthorization))
@@ -86,7 +105,7 @@ var _ = Describe("Lister.List", func() {
 	It("keeps only the status and a short, sanitised reason of an error body", func() {
 		body := "<html><body>internal admin page\r\nX-Org: org-secret-value\x1b[2J" + strings.Repeat(" row", 2000) + "</body></html>"
 		srv.Enqueue(providertest.Status(403, body))
-		_, err := discovery.New(nil).List(context.Background(), discovery.Query{BaseURL: srv.URL, APIKey: "k",
+		_, err := discovery.New(nil, provider.Builtin()).List(context.Background(), discovery.Query{Kind: llm.ProviderOpenAIChat, BaseURL: srv.URL, APIKey: "k",
 			Headers: map[string]string{"X-Org": "org-secret-value"}})
 		var perr *llm.ProviderError
 		Expect(errors.As(err, &perr)).To(BeTrue())

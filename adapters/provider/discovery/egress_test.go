@@ -13,6 +13,7 @@ import (
 
 	"keygate/adapters/egress"
 	"keygate/adapters/egress/egresstest"
+	"keygate/adapters/provider"
 	"keygate/adapters/provider/discovery"
 	"keygate/domain/llm"
 )
@@ -25,7 +26,7 @@ var _ = Describe("Lister.List under the outbound policy", func() {
 		p, err := egress.New(context.Background(), egress.Options{Allow: []string{"127.0.0.1", "acme.openai.azure.com"},
 			Getenv: func(string) string { return "" }, Resolver: egresstest.Static(map[string]string{"acme.openai.azure.com": "127.0.0.1"})})
 		Expect(err).NotTo(HaveOccurred())
-		return discovery.New(p.HTTPClient())
+		return discovery.New(p.HTTPClient(), provider.Builtin())
 	}
 
 	DescribeTable("refuses a redirect to another origin, which receives no request and so none of the credentials",
@@ -62,13 +63,13 @@ var _ = Describe("Lister.List under the outbound policy", func() {
 			Expect(sent).To(Receive(Not(BeEmpty())), "the configured origin got %s", secretHeader)
 			Expect(elsewhereConns.Load()).To(BeZero())
 		},
-		Entry("Anthropic's x-api-key", discovery.Query{Anthropic: true, APIKey: "sk-ant-secret"}, "X-Api-Key"),
-		Entry("Azure's api-key", discovery.Query{BaseURL: "http://acme.openai.azure.com", APIKey: "azure-secret"}, "Api-Key"),
-		Entry("a custom header", discovery.Query{APIKey: "sk-secret", Headers: map[string]string{"X-Tenant-Secret": "t"}}, "X-Tenant-Secret"),
+		Entry("Anthropic's x-api-key", discovery.Query{Kind: llm.ProviderAnthropic, APIKey: "sk-ant-secret"}, "X-Api-Key"),
+		Entry("Azure's api-key", discovery.Query{Kind: llm.ProviderOpenAIChat, BaseURL: "http://acme.openai.azure.com", APIKey: "azure-secret"}, "Api-Key"),
+		Entry("a custom header", discovery.Query{Kind: llm.ProviderOpenAIChat, APIKey: "sk-secret", Headers: map[string]string{"X-Tenant-Secret": "t"}}, "X-Tenant-Secret"),
 	)
 
 	It("refuses the cloud metadata address with the policy's advice", func() {
-		_, err := lister().List(context.Background(), discovery.Query{BaseURL: "http://169.254.169.254/latest", APIKey: "sk-secret"})
+		_, err := lister().List(context.Background(), discovery.Query{Kind: llm.ProviderOpenAIChat, BaseURL: "http://169.254.169.254/latest", APIKey: "sk-secret"})
 		Expect(err).To(MatchError(egress.ErrRefused))
 		Expect(err).To(MatchError(ContainSubstring(egress.AllowSetting)))
 		Expect(err.Error()).NotTo(ContainSubstring("sk-secret"))

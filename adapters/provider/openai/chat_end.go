@@ -76,15 +76,3 @@ func (d *ChatDecoder) collapse() llm.FinishReason {
 	}
 	return llm.FinishStop
 }
-
-func chatToUsage(u *chatUsage) *llm.Usage {
-	c := llm.OpenAIChatUsage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}
-	if u.PromptTokensDetails != nil {
-		c.CachedTokens = u.PromptTokensDetails.CachedTokens
-	}
-	if u.CompletionTokensDetails != nil {
-		c.ReasoningTokens = u.CompletionTokensDetails.ReasoningTokens
-	}
-	n := llm.FromOpenAIChat(c)
-	return &n
-}

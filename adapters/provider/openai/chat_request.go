@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"keygate/adapters/provider/compat"
 	"keygate/adapters/provider/wire"
 	"keygate/domain/llm"
 )
@@ -79,17 +80,17 @@ func AppendChat(dst []byte, req llm.Request, o Options) ([]byte, error) {
 func writeChatReasoning(w *wire.Writer, r llm.Reasoning, o Options) {
 	off := !r.Enabled && r.Effort == ""
 	switch {
-	case off && o.Quirks.Disable == DisableThinkingType:
+	case off && o.Quirks.Disable == compat.DisableThinkingType:
 		if w.Field(o.Extras, "thinking") {
 			w.BeginObject()
 			w.StringField("type", "disabled")
 			w.EndObject()
 		}
-	case off && o.Quirks.Disable == DisableEnableThinking:
+	case off && o.Quirks.Disable == compat.DisableEnableThinking:
 		if w.Field(o.Extras, "enable_thinking") {
 			w.Bool(false)
 		}
-	case off && o.Quirks.Disable == DisableReasoningNone:
+	case off && o.Quirks.Disable == compat.DisableReasoningNone:
 		if w.Field(o.Extras, "reasoning") {
 			w.BeginObject()
 			w.StringField("effort", "none")
@@ -106,7 +107,7 @@ func writeChatReasoning(w *wire.Writer, r llm.Reasoning, o Options) {
 // into one user message after the run of tool messages, because Chat tool
 // messages carry text only and tool messages must follow their assistant turn
 // without a gap.
-func writeChatHistory(w *wire.Writer, msgs []llm.Message, q Quirks) error {
+func writeChatHistory(w *wire.Writer, msgs []llm.Message, q compat.Quirks) error {
 	var pending []*llm.ToolResult
 	flush := func() {
 		if len(pending) == 0 {
@@ -202,7 +203,7 @@ func writeImageURL(w *wire.Writer, img *llm.Image) {
 
 // writeChatAssistant writes an assistant turn, or nothing when the turn has
 // no text, no calls and no reasoning to replay (Chat rejects empty ones).
-func writeChatAssistant(w *wire.Writer, a *llm.Assistant, q Quirks) error {
+func writeChatAssistant(w *wire.Writer, a *llm.Assistant, q compat.Quirks) error {
 	reasoning, haveReasoning, err := chatReasoning(a, q)
 	if err != nil {
 		return err
@@ -246,7 +247,7 @@ func writeChatAssistant(w *wire.Writer, a *llm.Assistant, q Quirks) error {
 // native value when the turn came from Chat; for DeepSeek the plain thinking
 // text otherwise, and "" on a tool turn without any, because DeepSeek rejects
 // tool turns without it. Other models never get foreign reasoning.
-func chatReasoning(a *llm.Assistant, q Quirks) (string, bool, error) {
+func chatReasoning(a *llm.Assistant, q compat.Quirks) (string, bool, error) {
 	if a.Replay != nil && a.Replay.Kind == llm.ProviderOpenAIChat {
 		var v struct {
 			ReasoningContent string `json:"reasoning_content"`

@@ -41,17 +41,6 @@ type chatToolDelta struct {
 	} `json:"function"`
 }
 
-type chatUsage struct {
-	PromptTokens        *int64 `json:"prompt_tokens"`
-	CompletionTokens    *int64 `json:"completion_tokens"`
-	PromptTokensDetails *struct {
-		CachedTokens *int64 `json:"cached_tokens"`
-	} `json:"prompt_tokens_details"`
-	CompletionTokensDetails *struct {
-		ReasoningTokens *int64 `json:"reasoning_tokens"`
-	} `json:"completion_tokens_details"`
-}
-
 // apiError is an error object as OpenAI and compatible servers send it; code
 // is a string at OpenAI and a number at OpenRouter.
 type apiError struct {

@@ -5,10 +5,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 
+	"keygate/adapters/provider/compat"
 	"keygate/adapters/provider/wire"
 )
 
-// Labels name the protocols in error messages.
+// Labels name the protocols in error messages and to people choosing one.
 const (
 	chatLabel      = "OpenAI Chat"
 	responsesLabel = "OpenAI Responses"
@@ -18,7 +19,7 @@ const (
 type Options struct {
 	// Extras are the configured extra parameters; nil means none.
 	Extras *wire.Extras
-	Quirks Quirks
+	Quirks compat.Quirks
 }
 
 // writeParameters writes a tool's JSON schema, or an empty object schema

@@ -2,12 +2,13 @@
 // Responses, including the OpenAI-compatible endpoints of DeepSeek,
 // Kimi/Moonshot, GLM, Qwen/DashScope, OpenRouter and Azure OpenAI.
 //
-// Place in the hexagon: adapter (driven side). For each protocol it turns an
-// llm.Request into the request body (AppendChat, AppendResponses) and the SSE
-// response into llm.Events (ChatDecoder, ResponsesDecoder). HTTP, retries of
-// nothing (one attempt per call), error classification of statuses, idle
-// watchdog and call recording live in the parent package provider, which
-// dispatches here by llm.ProviderKind.
+// Place in the hexagon: adapter (driven side). Each protocol is described
+// once, by Chat and Responses (protocol.Protocol values registered in the
+// parent package provider): its URL rule, bearer or Azure api-key auth, the
+// request body (AppendChat, AppendResponses), the SSE decoder (ChatDecoder,
+// ResponsesDecoder), its usage block and how an endpoint lists its models.
+// HTTP, one attempt per call, error classification of statuses, idle
+// watchdog and call recording live in package provider.
 //
 // The wire types are hand-written on purpose, in both directions. Requests
 // are appended with package wire so Keygate controls every byte (prompt caches

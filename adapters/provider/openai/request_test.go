@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"keygate/adapters/provider/compat"
 	"keygate/adapters/provider/openai"
 	"keygate/adapters/provider/providertest"
 	"keygate/adapters/provider/wire"
@@ -17,14 +18,15 @@ type builder func(dst []byte, req llm.Request, o openai.Options) ([]byte, error)
 
 var _ = Describe("Request bodies", func() {
 	for _, c := range []struct {
-		name   string
-		kind   llm.ProviderKind
-		build  builder
-		array  string
-		golden string
+		name     string
+		kind     llm.ProviderKind
+		reserved []string
+		build    builder
+		array    string
+		golden   string
 	}{
-		{"AppendChat", llm.ProviderOpenAIChat, openai.AppendChat, "messages", "chat.golden.json"},
-		{"AppendResponses", llm.ProviderOpenAIResponses, openai.AppendResponses, "input", "responses.golden.json"},
+		{"AppendChat", llm.ProviderOpenAIChat, openai.Chat().Reserved, openai.AppendChat, "messages", "chat.golden.json"},
+		{"AppendResponses", llm.ProviderOpenAIResponses, openai.Responses().Reserved, openai.AppendResponses, "input", "responses.golden.json"},
 	} {
 		Describe(c.name, func() {
 			var reqs []llm.Request
@@ -66,7 +68,7 @@ var _ = Describe("Request bodies", func() {
 			})
 
 			It("merges extra parameters without letting them replace the conversation", func() {
-				extras, err := wire.ParseExtras([]byte(`{"temperature":0.2,"service_tier":"flex"}`))
+				extras, err := wire.ParseExtras([]byte(`{"temperature":0.2,"service_tier":"flex"}`), c.reserved)
 				Expect(err).NotTo(HaveOccurred())
 				req := reqs[0]
 				req.ServiceTier = "fast"
@@ -76,15 +78,17 @@ var _ = Describe("Request bodies", func() {
 				Expect(json.Unmarshal(body, &top)).To(Succeed())
 				Expect(string(top["temperature"])).To(Equal("0.2"))
 				Expect(string(top["service_tier"])).To(Equal(`"flex"`))
-				_, err = wire.ParseExtras([]byte(`{"model":"other"}`))
-				Expect(err).To(MatchError(wire.ErrReservedParam))
+				for _, field := range []string{"model", c.array} {
+					_, err = wire.ParseExtras([]byte(`{"`+field+`":"other"}`), c.reserved)
+					Expect(err).To(MatchError(wire.ErrReservedParam), field)
+				}
 			})
 		})
 	}
 })
 
 var _ = Describe("AppendChat", func() {
-	body := func(req llm.Request, q openai.Quirks) map[string]json.RawMessage {
+	body := func(req llm.Request, q compat.Quirks) map[string]json.RawMessage {
 		b, err := openai.AppendChat(nil, req, openai.Options{Quirks: q})
 		Expect(err).NotTo(HaveOccurred())
 		var top map[string]json.RawMessage
@@ -106,7 +110,7 @@ var _ = Describe("AppendChat", func() {
 	}
 
 	It("sends content null for an assistant turn that only called tools", func() {
-		msgs := messages(body(toolTurn(nil, ""), openai.Quirks{}))
+		msgs := messages(body(toolTurn(nil, ""), compat.Quirks{}))
 		Expect(string(msgs[1]["content"])).To(Equal("null"))
 	})
 
@@ -115,26 +119,26 @@ var _ = Describe("AppendChat", func() {
 			{Role: llm.RoleUser, Parts: []llm.Part{{Kind: llm.PartText, Text: "hi"}}},
 			{Role: llm.RoleAssistant, Assistant: &llm.Assistant{Thinking: "hm"}},
 		}}
-		Expect(messages(body(req, openai.Quirks{}))).To(HaveLen(1))
+		Expect(messages(body(req, compat.Quirks{}))).To(HaveLen(1))
 	})
 
 	It("gives other models no foreign reasoning fields", func() {
 		replay := &llm.ReplayState{Kind: llm.ProviderAnthropic, Value: []byte(`{"blocks":[]}`)}
-		msgs := messages(body(toolTurn(replay, "thought"), openai.Quirks{}))
+		msgs := messages(body(toolTurn(replay, "thought"), compat.Quirks{}))
 		Expect(msgs[1]).NotTo(HaveKey("reasoning_content"))
 	})
 
 	It("prefers native Chat replay over the projected thinking text", func() {
 		replay := &llm.ReplayState{Kind: llm.ProviderOpenAIChat, Value: []byte(`{"reasoning_content":"native"}`)}
-		msgs := messages(body(toolTurn(replay, "projected"), openai.Quirks{DeepSeek: true}))
+		msgs := messages(body(toolTurn(replay, "projected"), compat.Quirks{DeepSeek: true}))
 		Expect(string(msgs[1]["reasoning_content"])).To(Equal(`"native"`))
 	})
 
 	It("sends no prompt_cache_key where the endpoint rejects it", func() {
 		req := toolTurn(nil, "")
 		req.CacheKey = "conv"
-		Expect(body(req, openai.Quirks{})).To(HaveKeyWithValue("prompt_cache_key", json.RawMessage(`"conv"`)))
-		Expect(body(req, openai.Quirks{NoCacheKey: true})).NotTo(HaveKey("prompt_cache_key"))
+		Expect(body(req, compat.Quirks{})).To(HaveKeyWithValue("prompt_cache_key", json.RawMessage(`"conv"`)))
+		Expect(body(req, compat.Quirks{NoCacheKey: true})).NotTo(HaveKey("prompt_cache_key"))
 	})
 
 	It("shortens a conversation cache key beyond 64 bytes to a stable digest", func() {
@@ -144,22 +148,22 @@ var _ = Describe("AppendChat", func() {
 		Expect(openai.CacheKey("short")).To(Equal("short"))
 	})
 
-	Describe("compatible endpoint quirks (§4.4)", func() {
+	Describe("compatible endpoint quirks", func() {
 		It("DeepSeek receives the thinking text as reasoning_content when switching from Responses", func() {
 			replay := &llm.ReplayState{Kind: llm.ProviderOpenAIResponses, Value: []byte(`{"items":[]}`)}
-			q := openai.DetectQuirks("deepseek-reasoner", "https://api.deepseek.com/v1/chat/completions")
+			q := compat.Detect("deepseek-reasoner", "https://api.deepseek.com/v1/chat/completions")
 			msgs := messages(body(toolTurn(replay, "I should call f."), q))
 			Expect(string(msgs[1]["reasoning_content"])).To(Equal(`"I should call f."`))
 		})
 
 		It("DeepSeek receives an empty reasoning_content on a tool turn without thinking", func() {
-			q := openai.DetectQuirks("deepseek-chat", "https://api.deepseek.com")
+			q := compat.Detect("deepseek-chat", "https://api.deepseek.com")
 			msgs := messages(body(toolTurn(nil, ""), q))
 			Expect(string(msgs[1]["reasoning_content"])).To(Equal(`""`))
 		})
 
 		It("Kimi drops thinking-only assistant turns and gets required:[] in tool schemas", func() {
-			q := openai.DetectQuirks("kimi-k2.6", "https://api.moonshot.cn/v1/chat/completions")
+			q := compat.Detect("kimi-k2.6", "https://api.moonshot.cn/v1/chat/completions")
 			Expect(q.Kimi).To(BeTrue())
 			req := llm.Request{Model: "kimi-k2.6",
 				Tools: []llm.Tool{{Name: "a", Parameters: []byte(`{"type":"object","properties":{}}`)},
@@ -178,7 +182,7 @@ var _ = Describe("AppendChat", func() {
 		DescribeTable("turning thinking off follows the vendor's switch",
 			func(model, url, key, value string) {
 				req := llm.Request{Model: model, Reasoning: llm.Reasoning{}}
-				top := body(req, openai.DetectQuirks(model, url))
+				top := body(req, compat.Detect(model, url))
 				Expect(top).NotTo(HaveKey("reasoning_effort"))
 				if key == "" {
 					Expect(top).NotTo(HaveKey("thinking"))
@@ -197,22 +201,7 @@ var _ = Describe("AppendChat", func() {
 
 		It("an effort is sent as reasoning_effort", func() {
 			req := llm.Request{Model: "gpt-5.1", Reasoning: llm.Reasoning{Enabled: true, Effort: "high"}}
-			Expect(string(body(req, openai.Quirks{})["reasoning_effort"])).To(Equal(`"high"`))
-		})
-
-		DescribeTable("DetectQuirks recognises endpoints by host and model",
-			func(model, url string, want openai.Quirks) {
-				Expect(openai.DetectQuirks(model, url)).To(Equal(want))
-			},
-			Entry("Azure OpenAI authenticates with api-key", "gpt-4o", "https://acme.openai.azure.com/openai/deployments/gpt4o/chat/completions?api-version=2024-10-21", openai.Quirks{Azure: true}),
-			Entry("GitHub Copilot takes no cache key", "gpt-4.1", "https://api.githubcopilot.com/chat/completions", openai.Quirks{NoCacheKey: true}),
-			Entry("Moonshot's host marks Kimi", "moonshot-v1-8k", "https://api.moonshot.ai/v1", openai.Quirks{Kimi: true}),
-			Entry("plain OpenAI has no quirks", "gpt-5.1", "https://api.openai.com/v1/responses", openai.Quirks{}),
-		)
-
-		It("treats Kimi's gateway 400 as retryable", func() {
-			Expect(openai.KimiRetryable(`{"error":{"message":"Invalid request for the selected model"}}`)).To(BeTrue())
-			Expect(openai.KimiRetryable(`{"error":{"message":"Invalid tool schema"}}`)).To(BeFalse())
+			Expect(string(body(req, compat.Quirks{})["reasoning_effort"])).To(Equal(`"high"`))
 		})
 	})
 })

@@ -189,15 +189,3 @@ func (d *ResponsesDecoder) End(out []llm.Event) ([]llm.Event, error) {
 	}
 	return d.finish(false, out)
 }
-
-func respToUsage(u *respUsage) *llm.Usage {
-	r := llm.OpenAIResponsesUsage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
-	if u.InputTokensDetails != nil {
-		r.CachedTokens = u.InputTokensDetails.CachedTokens
-	}
-	if u.OutputTokensDetails != nil {
-		r.ReasoningTokens = u.OutputTokensDetails.ReasoningTokens
-	}
-	n := llm.FromOpenAIResponses(r)
-	return &n
-}

@@ -46,17 +46,6 @@ type respResponse struct {
 	} `json:"incomplete_details"`
 }
 
-type respUsage struct {
-	InputTokens        *int64 `json:"input_tokens"`
-	OutputTokens       *int64 `json:"output_tokens"`
-	InputTokensDetails *struct {
-		CachedTokens *int64 `json:"cached_tokens"`
-	} `json:"input_tokens_details"`
-	OutputTokensDetails *struct {
-		ReasoningTokens *int64 `json:"reasoning_tokens"`
-	} `json:"output_tokens_details"`
-}
-
 // respOutput is the decoder's state of one output item, by output_index.
 type respOutput struct {
 	used         bool

@@ -14,10 +14,6 @@ var ErrInvalidJSON = errors.New("invalid json")
 // owns (model, stream, messages, ...).
 var ErrReservedParam = errors.New("extra parameter replaces a reserved field")
 
-// Reserved are the body fields extra parameters may never replace: they carry
-// the conversation itself or how it is streamed.
-var Reserved = []string{"model", "stream", "messages", "input", "tools", "system", "instructions", "prompt_cache_key"}
-
 // Extras are configured extra body parameters in their configured order.
 // A field the adapter also writes (for example max_tokens) takes the
 // configured value in the adapter's position; the rest are appended at the end
@@ -34,8 +30,9 @@ type extra struct {
 
 // ParseExtras reads a JSON object of extra parameters. Empty input means
 // none. It fails with ErrInvalidJSON for anything but an object and with
-// ErrReservedParam if a reserved field is present.
-func ParseExtras(raw []byte) (*Extras, error) {
+// ErrReservedParam if one of the reserved fields is present: those carry
+// the conversation itself or how it is streamed.
+func ParseExtras(raw []byte, reserved []string) (*Extras, error) {
 	e := &Extras{}
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return e, nil
@@ -53,7 +50,7 @@ func ParseExtras(raw []byte) (*Extras, error) {
 			return nil, fmt.Errorf("parse extra params: %w", err)
 		}
 		key, _ := tok.(string)
-		for _, r := range Reserved {
+		for _, r := range reserved {
 			if key == r {
 				return nil, fmt.Errorf("extra param %q: %w", key, ErrReservedParam)
 			}

@@ -1,19 +1,15 @@
 import { useState } from "react";
 import { create } from "@bufbuild/protobuf";
 import { models as api } from "../api";
-import { ModelSettingsSchema, ProviderKind, type Model, type ModelSettings } from "../gen/control/v1/model_pb";
+import { ModelSettingsSchema, ProviderKind, type Model, type ModelSettings, type ProviderProtocol } from "../gen/control/v1/model_pb";
 import { Button, Card, ErrorBox, Field, inputClass, Spinner } from "../components/ui";
 
-const kinds: [ProviderKind, string][] = [
-  [ProviderKind.OPENAI_CHAT, "OpenAI Chat Completions (and compatible)"],
-  [ProviderKind.OPENAI_RESPONSES, "OpenAI Responses"],
-  [ProviderKind.ANTHROPIC, "Anthropic Messages"],
-];
-
 // ModelForm creates a model, or edits one when model is given. The API key
-// is write-only: an empty key on edit keeps the stored one.
-export function ModelForm({ model, onDone, onCancel }: { model?: Model; onDone: () => void; onCancel: () => void }) {
-  const [s, setS] = useState<ModelSettings>(model?.settings ?? create(ModelSettingsSchema, { providerKind: ProviderKind.OPENAI_CHAT }));
+// is write-only: an empty key on edit keeps the stored one. protocols are
+// the ones the API lists, in the order to offer them; a new model starts
+// on the first.
+export function ModelForm({ model, protocols, onDone, onCancel }: { model?: Model; protocols: ProviderProtocol[]; onDone: () => void; onCancel: () => void }) {
+  const [s, setS] = useState<ModelSettings>(model?.settings ?? create(ModelSettingsSchema, { providerKind: protocols[0]?.kind ?? ProviderKind.UNSPECIFIED }));
   const [apiKey, setApiKey] = useState("");
   const [discovered, setDiscovered] = useState<string[]>();
   const [discovering, setDiscovering] = useState(false);
@@ -42,7 +38,7 @@ export function ModelForm({ model, onDone, onCancel }: { model?: Model; onDone: 
       <form className="grid grid-cols-2 gap-4" onSubmit={(e) => { e.preventDefault(); void save(); }}>
         <Field label="Protocol">
           <select aria-label="Protocol" className={inputClass} value={s.providerKind} onChange={(e) => set("providerKind", Number(e.target.value))}>
-            {kinds.map(([k, label]) => <option key={k} value={k}>{label}</option>)}
+            {protocols.map((p) => <option key={p.kind} value={p.kind}>{p.title}</option>)}
           </select>
         </Field>
         <Field label="Base URL" hint="For example https://api.openai.com/v1; with 'full URL' it is used verbatim.">

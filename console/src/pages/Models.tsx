@@ -1,19 +1,17 @@
 import { useState } from "react";
 import { models as api } from "../api";
-import { ProviderKind, type Model } from "../gen/control/v1/model_pb";
+import { type Model, type ProviderProtocol } from "../gen/control/v1/model_pb";
 import { Badge, Button, Card, ErrorBox, Note, Page, Spinner, useLoad } from "../components/ui";
 import { useAdmin } from "../me";
 import { ModelForm } from "./ModelForm";
 import { ModelTest } from "./ModelTest";
 
-const kindName: Record<number, string> = {
-  [ProviderKind.OPENAI_CHAT]: "OpenAI Chat", [ProviderKind.OPENAI_RESPONSES]: "OpenAI Responses", [ProviderKind.ANTHROPIC]: "Anthropic",
-};
-
 // providerOf groups models by endpoint: models sharing protocol and base
-// URL come from one provider account.
-function providerOf(m: Model) {
-  return `${kindName[m.settings?.providerKind ?? 0] ?? "?"} · ${m.settings?.baseUrl}`;
+// URL come from one provider account. The protocols' names come from the
+// API, which lists every protocol Keygate speaks.
+function providerOf(m: Model, protocols: ProviderProtocol[]) {
+  const name = protocols.find((p) => p.kind === m.settings?.providerKind)?.name ?? "?";
+  return `${name} · ${m.settings?.baseUrl}`;
 }
 
 // ModelsPage lists the models by provider. Administrators manage them here;
@@ -25,6 +23,7 @@ export function ModelsPage() {
   const [editing, setEditing] = useState<Model | "new">();
   const [actionError, setActionError] = useState<unknown>();
   const list = data?.models ?? [];
+  const protocols = data?.protocols ?? [];
 
   const act = async (f: () => Promise<unknown>) => {
     try { await f(); setActionError(undefined); reload(); } catch (e) { setActionError(e); }
@@ -37,16 +36,16 @@ export function ModelsPage() {
   };
   const groups = new Map<string, { model: Model; index: number }[]>();
   list.forEach((model, index) => {
-    const key = providerOf(model);
+    const key = providerOf(model, protocols);
     groups.set(key, [...(groups.get(key) ?? []), { model, index }]);
   });
 
   return (
-    <Page title="Providers & Models" actions={admin && <Button kind="primary" onClick={() => setEditing("new")}>Add model</Button>}>
+    <Page title="Providers & Models" actions={admin && <Button kind="primary" disabled={!data} onClick={() => setEditing("new")}>Add model</Button>}>
       {!admin && <Note>Models are managed by your Keygate administrators.</Note>}
       <ErrorBox error={error ?? actionError} />
       {editing && (
-        <ModelForm model={editing === "new" ? undefined : editing} onCancel={() => setEditing(undefined)}
+        <ModelForm model={editing === "new" ? undefined : editing} protocols={protocols} onCancel={() => setEditing(undefined)}
           onDone={() => { setEditing(undefined); reload(); }} />
       )}
       {loading && !data && <Spinner label="Loading models…" />}

@@ -22,7 +22,9 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// ProviderKind is the wire protocol of an upstream endpoint.
+// ProviderKind is the wire protocol of an upstream endpoint. Each value but
+// UNSPECIFIED is PROVIDER_KIND_ followed by the upper-cased kind Keygate
+// stores (openai_chat), and names a protocol Keygate registers.
 type ProviderKind int32
 
 const (
@@ -422,8 +424,11 @@ func (*ListModelsRequest) Descriptor() ([]byte, []int) {
 }
 
 type ListModelsResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Models        []*Model               `protobuf:"bytes,1,rep,name=models,proto3" json:"models,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Models []*Model               `protobuf:"bytes,1,rep,name=models,proto3" json:"models,omitempty"`
+	// protocols lists every protocol a model may use, in the order to offer
+	// them; the first is the default of a new model.
+	Protocols     []*ProviderProtocol `protobuf:"bytes,2,rep,name=protocols,proto3" json:"protocols,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -465,6 +470,77 @@ func (x *ListModelsResponse) GetModels() []*Model {
 	return nil
 }
 
+func (x *ListModelsResponse) GetProtocols() []*ProviderProtocol {
+	if x != nil {
+		return x.Protocols
+	}
+	return nil
+}
+
+// ProviderProtocol describes a protocol for people choosing it.
+type ProviderProtocol struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Kind  ProviderKind           `protobuf:"varint,1,opt,name=kind,proto3,enum=keygate.control.v1.ProviderKind" json:"kind,omitempty"`
+	// name is the short label, such as "OpenAI Chat".
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// title is the label of the choice, such as "OpenAI Chat Completions (and
+	// compatible)".
+	Title         string `protobuf:"bytes,3,opt,name=title,proto3" json:"title,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ProviderProtocol) Reset() {
+	*x = ProviderProtocol{}
+	mi := &file_control_v1_model_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ProviderProtocol) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ProviderProtocol) ProtoMessage() {}
+
+func (x *ProviderProtocol) ProtoReflect() protoreflect.Message {
+	mi := &file_control_v1_model_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ProviderProtocol.ProtoReflect.Descriptor instead.
+func (*ProviderProtocol) Descriptor() ([]byte, []int) {
+	return file_control_v1_model_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *ProviderProtocol) GetKind() ProviderKind {
+	if x != nil {
+		return x.Kind
+	}
+	return ProviderKind_PROVIDER_KIND_UNSPECIFIED
+}
+
+func (x *ProviderProtocol) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ProviderProtocol) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
 type CreateModelRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Settings      *ModelSettings         `protobuf:"bytes,1,opt,name=settings,proto3" json:"settings,omitempty"`
@@ -476,7 +552,7 @@ type CreateModelRequest struct {
 
 func (x *CreateModelRequest) Reset() {
 	*x = CreateModelRequest{}
-	mi := &file_control_v1_model_proto_msgTypes[4]
+	mi := &file_control_v1_model_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -488,7 +564,7 @@ func (x *CreateModelRequest) String() string {
 func (*CreateModelRequest) ProtoMessage() {}
 
 func (x *CreateModelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[4]
+	mi := &file_control_v1_model_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -501,7 +577,7 @@ func (x *CreateModelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateModelRequest.ProtoReflect.Descriptor instead.
 func (*CreateModelRequest) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{4}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *CreateModelRequest) GetSettings() *ModelSettings {
@@ -534,7 +610,7 @@ type CreateModelResponse struct {
 
 func (x *CreateModelResponse) Reset() {
 	*x = CreateModelResponse{}
-	mi := &file_control_v1_model_proto_msgTypes[5]
+	mi := &file_control_v1_model_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -546,7 +622,7 @@ func (x *CreateModelResponse) String() string {
 func (*CreateModelResponse) ProtoMessage() {}
 
 func (x *CreateModelResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[5]
+	mi := &file_control_v1_model_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -559,7 +635,7 @@ func (x *CreateModelResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateModelResponse.ProtoReflect.Descriptor instead.
 func (*CreateModelResponse) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{5}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *CreateModelResponse) GetModel() *Model {
@@ -581,7 +657,7 @@ type UpdateModelRequest struct {
 
 func (x *UpdateModelRequest) Reset() {
 	*x = UpdateModelRequest{}
-	mi := &file_control_v1_model_proto_msgTypes[6]
+	mi := &file_control_v1_model_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -593,7 +669,7 @@ func (x *UpdateModelRequest) String() string {
 func (*UpdateModelRequest) ProtoMessage() {}
 
 func (x *UpdateModelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[6]
+	mi := &file_control_v1_model_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -606,7 +682,7 @@ func (x *UpdateModelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateModelRequest.ProtoReflect.Descriptor instead.
 func (*UpdateModelRequest) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{6}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *UpdateModelRequest) GetId() string {
@@ -639,7 +715,7 @@ type UpdateModelResponse struct {
 
 func (x *UpdateModelResponse) Reset() {
 	*x = UpdateModelResponse{}
-	mi := &file_control_v1_model_proto_msgTypes[7]
+	mi := &file_control_v1_model_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -651,7 +727,7 @@ func (x *UpdateModelResponse) String() string {
 func (*UpdateModelResponse) ProtoMessage() {}
 
 func (x *UpdateModelResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[7]
+	mi := &file_control_v1_model_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -664,7 +740,7 @@ func (x *UpdateModelResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateModelResponse.ProtoReflect.Descriptor instead.
 func (*UpdateModelResponse) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{7}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *UpdateModelResponse) GetModel() *Model {
@@ -683,7 +759,7 @@ type DeleteModelRequest struct {
 
 func (x *DeleteModelRequest) Reset() {
 	*x = DeleteModelRequest{}
-	mi := &file_control_v1_model_proto_msgTypes[8]
+	mi := &file_control_v1_model_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -695,7 +771,7 @@ func (x *DeleteModelRequest) String() string {
 func (*DeleteModelRequest) ProtoMessage() {}
 
 func (x *DeleteModelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[8]
+	mi := &file_control_v1_model_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -708,7 +784,7 @@ func (x *DeleteModelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteModelRequest.ProtoReflect.Descriptor instead.
 func (*DeleteModelRequest) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{8}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *DeleteModelRequest) GetId() string {
@@ -726,7 +802,7 @@ type DeleteModelResponse struct {
 
 func (x *DeleteModelResponse) Reset() {
 	*x = DeleteModelResponse{}
-	mi := &file_control_v1_model_proto_msgTypes[9]
+	mi := &file_control_v1_model_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -738,7 +814,7 @@ func (x *DeleteModelResponse) String() string {
 func (*DeleteModelResponse) ProtoMessage() {}
 
 func (x *DeleteModelResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[9]
+	mi := &file_control_v1_model_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -751,7 +827,7 @@ func (x *DeleteModelResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteModelResponse.ProtoReflect.Descriptor instead.
 func (*DeleteModelResponse) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{9}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{10}
 }
 
 type SetModelEnabledRequest struct {
@@ -764,7 +840,7 @@ type SetModelEnabledRequest struct {
 
 func (x *SetModelEnabledRequest) Reset() {
 	*x = SetModelEnabledRequest{}
-	mi := &file_control_v1_model_proto_msgTypes[10]
+	mi := &file_control_v1_model_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -776,7 +852,7 @@ func (x *SetModelEnabledRequest) String() string {
 func (*SetModelEnabledRequest) ProtoMessage() {}
 
 func (x *SetModelEnabledRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[10]
+	mi := &file_control_v1_model_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -789,7 +865,7 @@ func (x *SetModelEnabledRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetModelEnabledRequest.ProtoReflect.Descriptor instead.
 func (*SetModelEnabledRequest) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{10}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *SetModelEnabledRequest) GetId() string {
@@ -815,7 +891,7 @@ type SetModelEnabledResponse struct {
 
 func (x *SetModelEnabledResponse) Reset() {
 	*x = SetModelEnabledResponse{}
-	mi := &file_control_v1_model_proto_msgTypes[11]
+	mi := &file_control_v1_model_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -827,7 +903,7 @@ func (x *SetModelEnabledResponse) String() string {
 func (*SetModelEnabledResponse) ProtoMessage() {}
 
 func (x *SetModelEnabledResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[11]
+	mi := &file_control_v1_model_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -840,7 +916,7 @@ func (x *SetModelEnabledResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetModelEnabledResponse.ProtoReflect.Descriptor instead.
 func (*SetModelEnabledResponse) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{11}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *SetModelEnabledResponse) GetModel() *Model {
@@ -859,7 +935,7 @@ type ReorderModelsRequest struct {
 
 func (x *ReorderModelsRequest) Reset() {
 	*x = ReorderModelsRequest{}
-	mi := &file_control_v1_model_proto_msgTypes[12]
+	mi := &file_control_v1_model_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -871,7 +947,7 @@ func (x *ReorderModelsRequest) String() string {
 func (*ReorderModelsRequest) ProtoMessage() {}
 
 func (x *ReorderModelsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[12]
+	mi := &file_control_v1_model_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -884,7 +960,7 @@ func (x *ReorderModelsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReorderModelsRequest.ProtoReflect.Descriptor instead.
 func (*ReorderModelsRequest) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{12}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ReorderModelsRequest) GetIds() []string {
@@ -903,7 +979,7 @@ type ReorderModelsResponse struct {
 
 func (x *ReorderModelsResponse) Reset() {
 	*x = ReorderModelsResponse{}
-	mi := &file_control_v1_model_proto_msgTypes[13]
+	mi := &file_control_v1_model_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -915,7 +991,7 @@ func (x *ReorderModelsResponse) String() string {
 func (*ReorderModelsResponse) ProtoMessage() {}
 
 func (x *ReorderModelsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[13]
+	mi := &file_control_v1_model_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -928,7 +1004,7 @@ func (x *ReorderModelsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReorderModelsResponse.ProtoReflect.Descriptor instead.
 func (*ReorderModelsResponse) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{13}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ReorderModelsResponse) GetModels() []*Model {
@@ -947,7 +1023,7 @@ type DuplicateModelRequest struct {
 
 func (x *DuplicateModelRequest) Reset() {
 	*x = DuplicateModelRequest{}
-	mi := &file_control_v1_model_proto_msgTypes[14]
+	mi := &file_control_v1_model_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -959,7 +1035,7 @@ func (x *DuplicateModelRequest) String() string {
 func (*DuplicateModelRequest) ProtoMessage() {}
 
 func (x *DuplicateModelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[14]
+	mi := &file_control_v1_model_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -972,7 +1048,7 @@ func (x *DuplicateModelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DuplicateModelRequest.ProtoReflect.Descriptor instead.
 func (*DuplicateModelRequest) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{14}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *DuplicateModelRequest) GetId() string {
@@ -991,7 +1067,7 @@ type DuplicateModelResponse struct {
 
 func (x *DuplicateModelResponse) Reset() {
 	*x = DuplicateModelResponse{}
-	mi := &file_control_v1_model_proto_msgTypes[15]
+	mi := &file_control_v1_model_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1003,7 +1079,7 @@ func (x *DuplicateModelResponse) String() string {
 func (*DuplicateModelResponse) ProtoMessage() {}
 
 func (x *DuplicateModelResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[15]
+	mi := &file_control_v1_model_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1016,7 +1092,7 @@ func (x *DuplicateModelResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DuplicateModelResponse.ProtoReflect.Descriptor instead.
 func (*DuplicateModelResponse) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{15}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *DuplicateModelResponse) GetModel() *Model {
@@ -1040,7 +1116,7 @@ type DiscoverModelsRequest struct {
 
 func (x *DiscoverModelsRequest) Reset() {
 	*x = DiscoverModelsRequest{}
-	mi := &file_control_v1_model_proto_msgTypes[16]
+	mi := &file_control_v1_model_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1052,7 +1128,7 @@ func (x *DiscoverModelsRequest) String() string {
 func (*DiscoverModelsRequest) ProtoMessage() {}
 
 func (x *DiscoverModelsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[16]
+	mi := &file_control_v1_model_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1065,7 +1141,7 @@ func (x *DiscoverModelsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiscoverModelsRequest.ProtoReflect.Descriptor instead.
 func (*DiscoverModelsRequest) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{16}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *DiscoverModelsRequest) GetProviderKind() ProviderKind {
@@ -1112,7 +1188,7 @@ type DiscoverModelsResponse struct {
 
 func (x *DiscoverModelsResponse) Reset() {
 	*x = DiscoverModelsResponse{}
-	mi := &file_control_v1_model_proto_msgTypes[17]
+	mi := &file_control_v1_model_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1124,7 +1200,7 @@ func (x *DiscoverModelsResponse) String() string {
 func (*DiscoverModelsResponse) ProtoMessage() {}
 
 func (x *DiscoverModelsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[17]
+	mi := &file_control_v1_model_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1137,7 +1213,7 @@ func (x *DiscoverModelsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiscoverModelsResponse.ProtoReflect.Descriptor instead.
 func (*DiscoverModelsResponse) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{17}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *DiscoverModelsResponse) GetModelIds() []string {
@@ -1156,7 +1232,7 @@ type TestModelRequest struct {
 
 func (x *TestModelRequest) Reset() {
 	*x = TestModelRequest{}
-	mi := &file_control_v1_model_proto_msgTypes[18]
+	mi := &file_control_v1_model_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1168,7 +1244,7 @@ func (x *TestModelRequest) String() string {
 func (*TestModelRequest) ProtoMessage() {}
 
 func (x *TestModelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[18]
+	mi := &file_control_v1_model_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1181,7 +1257,7 @@ func (x *TestModelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TestModelRequest.ProtoReflect.Descriptor instead.
 func (*TestModelRequest) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{18}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *TestModelRequest) GetId() string {
@@ -1204,7 +1280,7 @@ type TestModelResponse struct {
 
 func (x *TestModelResponse) Reset() {
 	*x = TestModelResponse{}
-	mi := &file_control_v1_model_proto_msgTypes[19]
+	mi := &file_control_v1_model_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1216,7 +1292,7 @@ func (x *TestModelResponse) String() string {
 func (*TestModelResponse) ProtoMessage() {}
 
 func (x *TestModelResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[19]
+	mi := &file_control_v1_model_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1229,7 +1305,7 @@ func (x *TestModelResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TestModelResponse.ProtoReflect.Descriptor instead.
 func (*TestModelResponse) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{19}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *TestModelResponse) GetPhase() TestPhase {
@@ -1276,7 +1352,7 @@ type TestResult struct {
 
 func (x *TestResult) Reset() {
 	*x = TestResult{}
-	mi := &file_control_v1_model_proto_msgTypes[20]
+	mi := &file_control_v1_model_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1288,7 +1364,7 @@ func (x *TestResult) String() string {
 func (*TestResult) ProtoMessage() {}
 
 func (x *TestResult) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[20]
+	mi := &file_control_v1_model_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1301,7 +1377,7 @@ func (x *TestResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TestResult.ProtoReflect.Descriptor instead.
 func (*TestResult) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{20}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *TestResult) GetOk() bool {
@@ -1413,9 +1489,14 @@ const file_control_v1_model_proto_rawDesc = "" +
 	"\x12CustomHeadersEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x13\n" +
-	"\x11ListModelsRequest\"G\n" +
+	"\x11ListModelsRequest\"\x8b\x01\n" +
 	"\x12ListModelsResponse\x121\n" +
-	"\x06models\x18\x01 \x03(\v2\x19.keygate.control.v1.ModelR\x06models\"\x86\x01\n" +
+	"\x06models\x18\x01 \x03(\v2\x19.keygate.control.v1.ModelR\x06models\x12B\n" +
+	"\tprotocols\x18\x02 \x03(\v2$.keygate.control.v1.ProviderProtocolR\tprotocols\"r\n" +
+	"\x10ProviderProtocol\x124\n" +
+	"\x04kind\x18\x01 \x01(\x0e2 .keygate.control.v1.ProviderKindR\x04kind\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
+	"\x05title\x18\x03 \x01(\tR\x05title\"\x86\x01\n" +
 	"\x12CreateModelRequest\x12=\n" +
 	"\bsettings\x18\x01 \x01(\v2!.keygate.control.v1.ModelSettingsR\bsettings\x12\x17\n" +
 	"\aapi_key\x18\x02 \x01(\tR\x06apiKey\x12\x18\n" +
@@ -1513,7 +1594,7 @@ func file_control_v1_model_proto_rawDescGZIP() []byte {
 }
 
 var file_control_v1_model_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_control_v1_model_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
+var file_control_v1_model_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
 var file_control_v1_model_proto_goTypes = []any{
 	(ProviderKind)(0),               // 0: keygate.control.v1.ProviderKind
 	(TestPhase)(0),                  // 1: keygate.control.v1.TestPhase
@@ -1521,68 +1602,71 @@ var file_control_v1_model_proto_goTypes = []any{
 	(*ModelSettings)(nil),           // 3: keygate.control.v1.ModelSettings
 	(*ListModelsRequest)(nil),       // 4: keygate.control.v1.ListModelsRequest
 	(*ListModelsResponse)(nil),      // 5: keygate.control.v1.ListModelsResponse
-	(*CreateModelRequest)(nil),      // 6: keygate.control.v1.CreateModelRequest
-	(*CreateModelResponse)(nil),     // 7: keygate.control.v1.CreateModelResponse
-	(*UpdateModelRequest)(nil),      // 8: keygate.control.v1.UpdateModelRequest
-	(*UpdateModelResponse)(nil),     // 9: keygate.control.v1.UpdateModelResponse
-	(*DeleteModelRequest)(nil),      // 10: keygate.control.v1.DeleteModelRequest
-	(*DeleteModelResponse)(nil),     // 11: keygate.control.v1.DeleteModelResponse
-	(*SetModelEnabledRequest)(nil),  // 12: keygate.control.v1.SetModelEnabledRequest
-	(*SetModelEnabledResponse)(nil), // 13: keygate.control.v1.SetModelEnabledResponse
-	(*ReorderModelsRequest)(nil),    // 14: keygate.control.v1.ReorderModelsRequest
-	(*ReorderModelsResponse)(nil),   // 15: keygate.control.v1.ReorderModelsResponse
-	(*DuplicateModelRequest)(nil),   // 16: keygate.control.v1.DuplicateModelRequest
-	(*DuplicateModelResponse)(nil),  // 17: keygate.control.v1.DuplicateModelResponse
-	(*DiscoverModelsRequest)(nil),   // 18: keygate.control.v1.DiscoverModelsRequest
-	(*DiscoverModelsResponse)(nil),  // 19: keygate.control.v1.DiscoverModelsResponse
-	(*TestModelRequest)(nil),        // 20: keygate.control.v1.TestModelRequest
-	(*TestModelResponse)(nil),       // 21: keygate.control.v1.TestModelResponse
-	(*TestResult)(nil),              // 22: keygate.control.v1.TestResult
-	nil,                             // 23: keygate.control.v1.ModelSettings.CustomHeadersEntry
-	nil,                             // 24: keygate.control.v1.DiscoverModelsRequest.CustomHeadersEntry
-	(*timestamppb.Timestamp)(nil),   // 25: google.protobuf.Timestamp
+	(*ProviderProtocol)(nil),        // 6: keygate.control.v1.ProviderProtocol
+	(*CreateModelRequest)(nil),      // 7: keygate.control.v1.CreateModelRequest
+	(*CreateModelResponse)(nil),     // 8: keygate.control.v1.CreateModelResponse
+	(*UpdateModelRequest)(nil),      // 9: keygate.control.v1.UpdateModelRequest
+	(*UpdateModelResponse)(nil),     // 10: keygate.control.v1.UpdateModelResponse
+	(*DeleteModelRequest)(nil),      // 11: keygate.control.v1.DeleteModelRequest
+	(*DeleteModelResponse)(nil),     // 12: keygate.control.v1.DeleteModelResponse
+	(*SetModelEnabledRequest)(nil),  // 13: keygate.control.v1.SetModelEnabledRequest
+	(*SetModelEnabledResponse)(nil), // 14: keygate.control.v1.SetModelEnabledResponse
+	(*ReorderModelsRequest)(nil),    // 15: keygate.control.v1.ReorderModelsRequest
+	(*ReorderModelsResponse)(nil),   // 16: keygate.control.v1.ReorderModelsResponse
+	(*DuplicateModelRequest)(nil),   // 17: keygate.control.v1.DuplicateModelRequest
+	(*DuplicateModelResponse)(nil),  // 18: keygate.control.v1.DuplicateModelResponse
+	(*DiscoverModelsRequest)(nil),   // 19: keygate.control.v1.DiscoverModelsRequest
+	(*DiscoverModelsResponse)(nil),  // 20: keygate.control.v1.DiscoverModelsResponse
+	(*TestModelRequest)(nil),        // 21: keygate.control.v1.TestModelRequest
+	(*TestModelResponse)(nil),       // 22: keygate.control.v1.TestModelResponse
+	(*TestResult)(nil),              // 23: keygate.control.v1.TestResult
+	nil,                             // 24: keygate.control.v1.ModelSettings.CustomHeadersEntry
+	nil,                             // 25: keygate.control.v1.DiscoverModelsRequest.CustomHeadersEntry
+	(*timestamppb.Timestamp)(nil),   // 26: google.protobuf.Timestamp
 }
 var file_control_v1_model_proto_depIdxs = []int32{
 	3,  // 0: keygate.control.v1.Model.settings:type_name -> keygate.control.v1.ModelSettings
-	25, // 1: keygate.control.v1.Model.create_time:type_name -> google.protobuf.Timestamp
-	25, // 2: keygate.control.v1.Model.update_time:type_name -> google.protobuf.Timestamp
+	26, // 1: keygate.control.v1.Model.create_time:type_name -> google.protobuf.Timestamp
+	26, // 2: keygate.control.v1.Model.update_time:type_name -> google.protobuf.Timestamp
 	0,  // 3: keygate.control.v1.ModelSettings.provider_kind:type_name -> keygate.control.v1.ProviderKind
-	23, // 4: keygate.control.v1.ModelSettings.custom_headers:type_name -> keygate.control.v1.ModelSettings.CustomHeadersEntry
+	24, // 4: keygate.control.v1.ModelSettings.custom_headers:type_name -> keygate.control.v1.ModelSettings.CustomHeadersEntry
 	2,  // 5: keygate.control.v1.ListModelsResponse.models:type_name -> keygate.control.v1.Model
-	3,  // 6: keygate.control.v1.CreateModelRequest.settings:type_name -> keygate.control.v1.ModelSettings
-	2,  // 7: keygate.control.v1.CreateModelResponse.model:type_name -> keygate.control.v1.Model
-	3,  // 8: keygate.control.v1.UpdateModelRequest.settings:type_name -> keygate.control.v1.ModelSettings
-	2,  // 9: keygate.control.v1.UpdateModelResponse.model:type_name -> keygate.control.v1.Model
-	2,  // 10: keygate.control.v1.SetModelEnabledResponse.model:type_name -> keygate.control.v1.Model
-	2,  // 11: keygate.control.v1.ReorderModelsResponse.models:type_name -> keygate.control.v1.Model
-	2,  // 12: keygate.control.v1.DuplicateModelResponse.model:type_name -> keygate.control.v1.Model
-	0,  // 13: keygate.control.v1.DiscoverModelsRequest.provider_kind:type_name -> keygate.control.v1.ProviderKind
-	24, // 14: keygate.control.v1.DiscoverModelsRequest.custom_headers:type_name -> keygate.control.v1.DiscoverModelsRequest.CustomHeadersEntry
-	1,  // 15: keygate.control.v1.TestModelResponse.phase:type_name -> keygate.control.v1.TestPhase
-	22, // 16: keygate.control.v1.TestModelResponse.result:type_name -> keygate.control.v1.TestResult
-	4,  // 17: keygate.control.v1.ModelService.ListModels:input_type -> keygate.control.v1.ListModelsRequest
-	6,  // 18: keygate.control.v1.ModelService.CreateModel:input_type -> keygate.control.v1.CreateModelRequest
-	8,  // 19: keygate.control.v1.ModelService.UpdateModel:input_type -> keygate.control.v1.UpdateModelRequest
-	10, // 20: keygate.control.v1.ModelService.DeleteModel:input_type -> keygate.control.v1.DeleteModelRequest
-	12, // 21: keygate.control.v1.ModelService.SetModelEnabled:input_type -> keygate.control.v1.SetModelEnabledRequest
-	14, // 22: keygate.control.v1.ModelService.ReorderModels:input_type -> keygate.control.v1.ReorderModelsRequest
-	16, // 23: keygate.control.v1.ModelService.DuplicateModel:input_type -> keygate.control.v1.DuplicateModelRequest
-	18, // 24: keygate.control.v1.ModelService.DiscoverModels:input_type -> keygate.control.v1.DiscoverModelsRequest
-	20, // 25: keygate.control.v1.ModelService.TestModel:input_type -> keygate.control.v1.TestModelRequest
-	5,  // 26: keygate.control.v1.ModelService.ListModels:output_type -> keygate.control.v1.ListModelsResponse
-	7,  // 27: keygate.control.v1.ModelService.CreateModel:output_type -> keygate.control.v1.CreateModelResponse
-	9,  // 28: keygate.control.v1.ModelService.UpdateModel:output_type -> keygate.control.v1.UpdateModelResponse
-	11, // 29: keygate.control.v1.ModelService.DeleteModel:output_type -> keygate.control.v1.DeleteModelResponse
-	13, // 30: keygate.control.v1.ModelService.SetModelEnabled:output_type -> keygate.control.v1.SetModelEnabledResponse
-	15, // 31: keygate.control.v1.ModelService.ReorderModels:output_type -> keygate.control.v1.ReorderModelsResponse
-	17, // 32: keygate.control.v1.ModelService.DuplicateModel:output_type -> keygate.control.v1.DuplicateModelResponse
-	19, // 33: keygate.control.v1.ModelService.DiscoverModels:output_type -> keygate.control.v1.DiscoverModelsResponse
-	21, // 34: keygate.control.v1.ModelService.TestModel:output_type -> keygate.control.v1.TestModelResponse
-	26, // [26:35] is the sub-list for method output_type
-	17, // [17:26] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	6,  // 6: keygate.control.v1.ListModelsResponse.protocols:type_name -> keygate.control.v1.ProviderProtocol
+	0,  // 7: keygate.control.v1.ProviderProtocol.kind:type_name -> keygate.control.v1.ProviderKind
+	3,  // 8: keygate.control.v1.CreateModelRequest.settings:type_name -> keygate.control.v1.ModelSettings
+	2,  // 9: keygate.control.v1.CreateModelResponse.model:type_name -> keygate.control.v1.Model
+	3,  // 10: keygate.control.v1.UpdateModelRequest.settings:type_name -> keygate.control.v1.ModelSettings
+	2,  // 11: keygate.control.v1.UpdateModelResponse.model:type_name -> keygate.control.v1.Model
+	2,  // 12: keygate.control.v1.SetModelEnabledResponse.model:type_name -> keygate.control.v1.Model
+	2,  // 13: keygate.control.v1.ReorderModelsResponse.models:type_name -> keygate.control.v1.Model
+	2,  // 14: keygate.control.v1.DuplicateModelResponse.model:type_name -> keygate.control.v1.Model
+	0,  // 15: keygate.control.v1.DiscoverModelsRequest.provider_kind:type_name -> keygate.control.v1.ProviderKind
+	25, // 16: keygate.control.v1.DiscoverModelsRequest.custom_headers:type_name -> keygate.control.v1.DiscoverModelsRequest.CustomHeadersEntry
+	1,  // 17: keygate.control.v1.TestModelResponse.phase:type_name -> keygate.control.v1.TestPhase
+	23, // 18: keygate.control.v1.TestModelResponse.result:type_name -> keygate.control.v1.TestResult
+	4,  // 19: keygate.control.v1.ModelService.ListModels:input_type -> keygate.control.v1.ListModelsRequest
+	7,  // 20: keygate.control.v1.ModelService.CreateModel:input_type -> keygate.control.v1.CreateModelRequest
+	9,  // 21: keygate.control.v1.ModelService.UpdateModel:input_type -> keygate.control.v1.UpdateModelRequest
+	11, // 22: keygate.control.v1.ModelService.DeleteModel:input_type -> keygate.control.v1.DeleteModelRequest
+	13, // 23: keygate.control.v1.ModelService.SetModelEnabled:input_type -> keygate.control.v1.SetModelEnabledRequest
+	15, // 24: keygate.control.v1.ModelService.ReorderModels:input_type -> keygate.control.v1.ReorderModelsRequest
+	17, // 25: keygate.control.v1.ModelService.DuplicateModel:input_type -> keygate.control.v1.DuplicateModelRequest
+	19, // 26: keygate.control.v1.ModelService.DiscoverModels:input_type -> keygate.control.v1.DiscoverModelsRequest
+	21, // 27: keygate.control.v1.ModelService.TestModel:input_type -> keygate.control.v1.TestModelRequest
+	5,  // 28: keygate.control.v1.ModelService.ListModels:output_type -> keygate.control.v1.ListModelsResponse
+	8,  // 29: keygate.control.v1.ModelService.CreateModel:output_type -> keygate.control.v1.CreateModelResponse
+	10, // 30: keygate.control.v1.ModelService.UpdateModel:output_type -> keygate.control.v1.UpdateModelResponse
+	12, // 31: keygate.control.v1.ModelService.DeleteModel:output_type -> keygate.control.v1.DeleteModelResponse
+	14, // 32: keygate.control.v1.ModelService.SetModelEnabled:output_type -> keygate.control.v1.SetModelEnabledResponse
+	16, // 33: keygate.control.v1.ModelService.ReorderModels:output_type -> keygate.control.v1.ReorderModelsResponse
+	18, // 34: keygate.control.v1.ModelService.DuplicateModel:output_type -> keygate.control.v1.DuplicateModelResponse
+	20, // 35: keygate.control.v1.ModelService.DiscoverModels:output_type -> keygate.control.v1.DiscoverModelsResponse
+	22, // 36: keygate.control.v1.ModelService.TestModel:output_type -> keygate.control.v1.TestModelResponse
+	28, // [28:37] is the sub-list for method output_type
+	19, // [19:28] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_control_v1_model_proto_init() }
@@ -1596,7 +1680,7 @@ func file_control_v1_model_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_control_v1_model_proto_rawDesc), len(file_control_v1_model_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   23,
+			NumMessages:   24,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file control/v1/model.proto.
  */
 export const file_control_v1_model: GenFile = /*@__PURE__*/
-  fileDesc("ChZjb250cm9sL3YxL21vZGVsLnByb3RvEhJrZXlnYXRlLmNvbnRyb2wudjEi+gEKBU1vZGVsEgoKAmlkGAEgASgJEhIKCnNvcnRfb3JkZXIYAiABKAUSDwoHZW5hYmxlZBgDIAEoCBIzCghzZXR0aW5ncxgEIAEoCzIhLmtleWdhdGUuY29udHJvbC52MS5Nb2RlbFNldHRpbmdzEhMKC2hhc19hcGlfa2V5GAUgASgIEhQKDGFwaV9rZXlfaGludBgGIAEoCRIvCgtjcmVhdGVfdGltZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLdXBkYXRlX3RpbWUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIuEDCg1Nb2RlbFNldHRpbmdzEhQKDGRpc3BsYXlfbmFtZRgBIAEoCRISCgpncm91cF9uYW1lGAIgASgJEjcKDXByb3ZpZGVyX2tpbmQYAyABKA4yIC5rZXlnYXRlLmNvbnRyb2wudjEuUHJvdmlkZXJLaW5kEhAKCGJhc2VfdXJsGAQgASgJEhQKDHVzZV9mdWxsX3VybBgFIAEoCBIQCghtb2RlbF9pZBgGIAEoCRIPCgd0b29sdGlwGAcgASgJEhgKEHJlYXNvbmluZ19lZmZvcnQYCCABKAkSHQoVY29udGV4dF93aW5kb3dfdG9rZW5zGAkgASgDEhkKEW1heF9vdXRwdXRfdG9rZW5zGAogASgDEhkKEWV4dHJhX3BhcmFtc19qc29uGAsgASgJEkwKDmN1c3RvbV9oZWFkZXJzGAwgAygLMjQua2V5Z2F0ZS5jb250cm9sLnYxLk1vZGVsU2V0dGluZ3MuQ3VzdG9tSGVhZGVyc0VudHJ5EhcKD3N1cHBvcnRzX2ltYWdlcxgNIAEoCBIWCg5zdXBwb3J0c190b29scxgOIAEoCBo0ChJDdXN0b21IZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASITChFMaXN0TW9kZWxzUmVxdWVzdCI/ChJMaXN0TW9kZWxzUmVzcG9uc2USKQoGbW9kZWxzGAEgAygLMhkua2V5Z2F0ZS5jb250cm9sLnYxLk1vZGVsImsKEkNyZWF0ZU1vZGVsUmVxdWVzdBIzCghzZXR0aW5ncxgBIAEoCzIhLmtleWdhdGUuY29udHJvbC52MS5Nb2RlbFNldHRpbmdzEg8KB2FwaV9rZXkYAiABKAkSDwoHZW5hYmxlZBgDIAEoCCI/ChNDcmVhdGVNb2RlbFJlc3BvbnNlEigKBW1vZGVsGAEgASgLMhkua2V5Z2F0ZS5jb250cm9sLnYxLk1vZGVsImYKElVwZGF0ZU1vZGVsUmVxdWVzdBIKCgJpZBgBIAEoCRIzCghzZXR0aW5ncxgCIAEoCzIhLmtleWdhdGUuY29udHJvbC52MS5Nb2RlbFNldHRpbmdzEg8KB2FwaV9rZXkYAyABKAkiPwoTVXBkYXRlTW9kZWxSZXNwb25zZRIoCgVtb2RlbBgBIAEoCzIZLmtleWdhdGUuY29udHJvbC52MS5Nb2RlbCIgChJEZWxldGVNb2RlbFJlcXVlc3QSCgoCaWQYASABKAkiFQoTRGVsZXRlTW9kZWxSZXNwb25zZSI1ChZTZXRNb2RlbEVuYWJsZWRSZXF1ZXN0EgoKAmlkGAEgASgJEg8KB2VuYWJsZWQYAiABKAgiQwoXU2V0TW9kZWxFbmFibGVkUmVzcG9uc2USKAoFbW9kZWwYASABKAsyGS5rZXlnYXRlLmNvbnRyb2wudjEuTW9kZWwiIwoUUmVvcmRlck1vZGVsc1JlcXVlc3QSCwoDaWRzGAEgAygJIkIKFVJlb3JkZXJNb2RlbHNSZXNwb25zZRIpCgZtb2RlbHMYASADKAsyGS5rZXlnYXRlLmNvbnRyb2wudjEuTW9kZWwiIwoVRHVwbGljYXRlTW9kZWxSZXF1ZXN0EgoKAmlkGAEgASgJIkIKFkR1cGxpY2F0ZU1vZGVsUmVzcG9uc2USKAoFbW9kZWwYASABKAsyGS5rZXlnYXRlLmNvbnRyb2wudjEuTW9kZWwimgIKFURpc2NvdmVyTW9kZWxzUmVxdWVzdBI3Cg1wcm92aWRlcl9raW5kGAEgASgOMiAua2V5Z2F0ZS5jb250cm9sLnYxLlByb3ZpZGVyS2luZBIQCghiYXNlX3VybBgCIAEoCRIPCgdhcGlfa2V5GAMgASgJEhkKEWtleV9mcm9tX21vZGVsX2lkGAQgASgJElQKDmN1c3RvbV9oZWFkZXJzGAUgAygLMjwua2V5Z2F0ZS5jb250cm9sLnYxLkRpc2NvdmVyTW9kZWxzUmVxdWVzdC5DdXN0b21IZWFkZXJzRW50cnkaNAoSQ3VzdG9tSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiKwoWRGlzY292ZXJNb2RlbHNSZXNwb25zZRIRCgltb2RlbF9pZHMYASADKAkiHgoQVGVzdE1vZGVsUmVxdWVzdBIKCgJpZBgBIAEoCSKJAQoRVGVzdE1vZGVsUmVzcG9uc2USLAoFcGhhc2UYASABKA4yHS5rZXlnYXRlLmNvbnRyb2wudjEuVGVzdFBoYXNlEhYKDnJlY2VpdmVkX2NoYXJzGAIgASgDEi4KBnJlc3VsdBgDIAEoCzIeLmtleWdhdGUuY29udHJvbC52MS5UZXN0UmVzdWx0IuQBCgpUZXN0UmVzdWx0EgoKAm9rGAEgASgIEg0KBWVycm9yGAIgASgJEh4KFnRpbWVfdG9fZmlyc3RfdG9rZW5fbXMYAyABKAMSEwoLZHVyYXRpb25fbXMYBCABKAMSFQoNb3V0cHV0X3Rva2VucxgFIAEoAxIYChB0b2tlbnNfZXN0aW1hdGVkGAYgASgIEhkKEXRva2Vuc19wZXJfc2Vjb25kGAcgASgBEhMKC291dHB1dF90ZXh0GAggASgJEg8KB2NhbGxfaWQYCSABKAkSFAoMcmF3X3Jlc3BvbnNlGAogASgJKo0BCgxQcm92aWRlcktpbmQSHQoZUFJPVklERVJfS0lORF9VTlNQRUNJRklFRBAAEh0KGVBST1ZJREVSX0tJTkRfT1BFTkFJX0NIQVQQARIiCh5QUk9WSURFUl9LSU5EX09QRU5BSV9SRVNQT05TRVMQAhIbChdQUk9WSURFUl9LSU5EX0FOVEhST1BJQxADKnEKCVRlc3RQaGFzZRIaChZURVNUX1BIQVNFX1VOU1BFQ0lGSUVEEAASGQoVVEVTVF9QSEFTRV9DT05ORUNUSU5HEAESGAoUVEVTVF9QSEFTRV9TVFJFQU1JTkcQAhITCg9URVNUX1BIQVNFX0RPTkUQAzKLBwoMTW9kZWxTZXJ2aWNlElsKCkxpc3RNb2RlbHMSJS5rZXlnYXRlLmNvbnRyb2wudjEuTGlzdE1vZGVsc1JlcXVlc3QaJi5rZXlnYXRlLmNvbnRyb2wudjEuTGlzdE1vZGVsc1Jlc3BvbnNlEl4KC0NyZWF0ZU1vZGVsEiYua2V5Z2F0ZS5jb250cm9sLnYxLkNyZWF0ZU1vZGVsUmVxdWVzdBonLmtleWdhdGUuY29udHJvbC52MS5DcmVhdGVNb2RlbFJlc3BvbnNlEl4KC1VwZGF0ZU1vZGVsEiYua2V5Z2F0ZS5jb250cm9sLnYxLlVwZGF0ZU1vZGVsUmVxdWVzdBonLmtleWdhdGUuY29udHJvbC52MS5VcGRhdGVNb2RlbFJlc3BvbnNlEl4KC0RlbGV0ZU1vZGVsEiYua2V5Z2F0ZS5jb250cm9sLnYxLkRlbGV0ZU1vZGVsUmVxdWVzdBonLmtleWdhdGUuY29udHJvbC52MS5EZWxldGVNb2RlbFJlc3BvbnNlEmoKD1NldE1vZGVsRW5hYmxlZBIqLmtleWdhdGUuY29udHJvbC52MS5TZXRNb2RlbEVuYWJsZWRSZXF1ZXN0Gisua2V5Z2F0ZS5jb250cm9sLnYxLlNldE1vZGVsRW5hYmxlZFJlc3BvbnNlEmQKDVJlb3JkZXJNb2RlbHMSKC5rZXlnYXRlLmNvbnRyb2wudjEuUmVvcmRlck1vZGVsc1JlcXVlc3QaKS5rZXlnYXRlLmNvbnRyb2wudjEuUmVvcmRlck1vZGVsc1Jlc3BvbnNlEmcKDkR1cGxpY2F0ZU1vZGVsEikua2V5Z2F0ZS5jb250cm9sLnYxLkR1cGxpY2F0ZU1vZGVsUmVxdWVzdBoqLmtleWdhdGUuY29udHJvbC52MS5EdXBsaWNhdGVNb2RlbFJlc3BvbnNlEmcKDkRpc2NvdmVyTW9kZWxzEikua2V5Z2F0ZS5jb250cm9sLnYxLkRpc2NvdmVyTW9kZWxzUmVxdWVzdBoqLmtleWdhdGUuY29udHJvbC52MS5EaXNjb3Zlck1vZGVsc1Jlc3BvbnNlEloKCVRlc3RNb2RlbBIkLmtleWdhdGUuY29udHJvbC52MS5UZXN0TW9kZWxSZXF1ZXN0GiUua2V5Z2F0ZS5jb250cm9sLnYxLlRlc3RNb2RlbFJlc3BvbnNlMAFCuAEKFmNvbS5rZXlnYXRlLmNvbnRyb2wudjFCCk1vZGVsUHJvdG9QAVooa2V5Z2F0ZS9nZW4va2V5Z2F0ZS9jb250cm9sL3YxO2NvbnRyb2x2MaICA0tDWKoCEktleWdhdGUuQ29udHJvbC5WMcoCEktleWdhdGVcQ29udHJvbFxWMeICHktleWdhdGVcQ29udHJvbFxWMVxHUEJNZXRhZGF0YeoCFEtleWdhdGU6OkNvbnRyb2w6OlYxYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("ChZjb250cm9sL3YxL21vZGVsLnByb3RvEhJrZXlnYXRlLmNvbnRyb2wudjEi+gEKBU1vZGVsEgoKAmlkGAEgASgJEhIKCnNvcnRfb3JkZXIYAiABKAUSDwoHZW5hYmxlZBgDIAEoCBIzCghzZXR0aW5ncxgEIAEoCzIhLmtleWdhdGUuY29udHJvbC52MS5Nb2RlbFNldHRpbmdzEhMKC2hhc19hcGlfa2V5GAUgASgIEhQKDGFwaV9rZXlfaGludBgGIAEoCRIvCgtjcmVhdGVfdGltZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLdXBkYXRlX3RpbWUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIuEDCg1Nb2RlbFNldHRpbmdzEhQKDGRpc3BsYXlfbmFtZRgBIAEoCRISCgpncm91cF9uYW1lGAIgASgJEjcKDXByb3ZpZGVyX2tpbmQYAyABKA4yIC5rZXlnYXRlLmNvbnRyb2wudjEuUHJvdmlkZXJLaW5kEhAKCGJhc2VfdXJsGAQgASgJEhQKDHVzZV9mdWxsX3VybBgFIAEoCBIQCghtb2RlbF9pZBgGIAEoCRIPCgd0b29sdGlwGAcgASgJEhgKEHJlYXNvbmluZ19lZmZvcnQYCCABKAkSHQoVY29udGV4dF93aW5kb3dfdG9rZW5zGAkgASgDEhkKEW1heF9vdXRwdXRfdG9rZW5zGAogASgDEhkKEWV4dHJhX3BhcmFtc19qc29uGAsgASgJEkwKDmN1c3RvbV9oZWFkZXJzGAwgAygLMjQua2V5Z2F0ZS5jb250cm9sLnYxLk1vZGVsU2V0dGluZ3MuQ3VzdG9tSGVhZGVyc0VudHJ5EhcKD3N1cHBvcnRzX2ltYWdlcxgNIAEoCBIWCg5zdXBwb3J0c190b29scxgOIAEoCBo0ChJDdXN0b21IZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASITChFMaXN0TW9kZWxzUmVxdWVzdCJ4ChJMaXN0TW9kZWxzUmVzcG9uc2USKQoGbW9kZWxzGAEgAygLMhkua2V5Z2F0ZS5jb250cm9sLnYxLk1vZGVsEjcKCXByb3RvY29scxgCIAMoCzIkLmtleWdhdGUuY29udHJvbC52MS5Qcm92aWRlclByb3RvY29sIl8KEFByb3ZpZGVyUHJvdG9jb2wSLgoEa2luZBgBIAEoDjIgLmtleWdhdGUuY29udHJvbC52MS5Qcm92aWRlcktpbmQSDAoEbmFtZRgCIAEoCRINCgV0aXRsZRgDIAEoCSJrChJDcmVhdGVNb2RlbFJlcXVlc3QSMwoIc2V0dGluZ3MYASABKAsyIS5rZXlnYXRlLmNvbnRyb2wudjEuTW9kZWxTZXR0aW5ncxIPCgdhcGlfa2V5GAIgASgJEg8KB2VuYWJsZWQYAyABKAgiPwoTQ3JlYXRlTW9kZWxSZXNwb25zZRIoCgVtb2RlbBgBIAEoCzIZLmtleWdhdGUuY29udHJvbC52MS5Nb2RlbCJmChJVcGRhdGVNb2RlbFJlcXVlc3QSCgoCaWQYASABKAkSMwoIc2V0dGluZ3MYAiABKAsyIS5rZXlnYXRlLmNvbnRyb2wudjEuTW9kZWxTZXR0aW5ncxIPCgdhcGlfa2V5GAMgASgJIj8KE1VwZGF0ZU1vZGVsUmVzcG9uc2USKAoFbW9kZWwYASABKAsyGS5rZXlnYXRlLmNvbnRyb2wudjEuTW9kZWwiIAoSRGVsZXRlTW9kZWxSZXF1ZXN0EgoKAmlkGAEgASgJIhUKE0RlbGV0ZU1vZGVsUmVzcG9uc2UiNQoWU2V0TW9kZWxFbmFibGVkUmVxdWVzdBIKCgJpZBgBIAEoCRIPCgdlbmFibGVkGAIgASgIIkMKF1NldE1vZGVsRW5hYmxlZFJlc3BvbnNlEigKBW1vZGVsGAEgASgLMhkua2V5Z2F0ZS5jb250cm9sLnYxLk1vZGVsIiMKFFJlb3JkZXJNb2RlbHNSZXF1ZXN0EgsKA2lkcxgBIAMoCSJCChVSZW9yZGVyTW9kZWxzUmVzcG9uc2USKQoGbW9kZWxzGAEgAygLMhkua2V5Z2F0ZS5jb250cm9sLnYxLk1vZGVsIiMKFUR1cGxpY2F0ZU1vZGVsUmVxdWVzdBIKCgJpZBgBIAEoCSJCChZEdXBsaWNhdGVNb2RlbFJlc3BvbnNlEigKBW1vZGVsGAEgASgLMhkua2V5Z2F0ZS5jb250cm9sLnYxLk1vZGVsIpoCChVEaXNjb3Zlck1vZGVsc1JlcXVlc3QSNwoNcHJvdmlkZXJfa2luZBgBIAEoDjIgLmtleWdhdGUuY29udHJvbC52MS5Qcm92aWRlcktpbmQSEAoIYmFzZV91cmwYAiABKAkSDwoHYXBpX2tleRgDIAEoCRIZChFrZXlfZnJvbV9tb2RlbF9pZBgEIAEoCRJUCg5jdXN0b21faGVhZGVycxgFIAMoCzI8LmtleWdhdGUuY29udHJvbC52MS5EaXNjb3Zlck1vZGVsc1JlcXVlc3QuQ3VzdG9tSGVhZGVyc0VudHJ5GjQKEkN1c3RvbUhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIisKFkRpc2NvdmVyTW9kZWxzUmVzcG9uc2USEQoJbW9kZWxfaWRzGAEgAygJIh4KEFRlc3RNb2RlbFJlcXVlc3QSCgoCaWQYASABKAkiiQEKEVRlc3RNb2RlbFJlc3BvbnNlEiwKBXBoYXNlGAEgASgOMh0ua2V5Z2F0ZS5jb250cm9sLnYxLlRlc3RQaGFzZRIWCg5yZWNlaXZlZF9jaGFycxgCIAEoAxIuCgZyZXN1bHQYAyABKAsyHi5rZXlnYXRlLmNvbnRyb2wudjEuVGVzdFJlc3VsdCLkAQoKVGVzdFJlc3VsdBIKCgJvaxgBIAEoCBINCgVlcnJvchgCIAEoCRIeChZ0aW1lX3RvX2ZpcnN0X3Rva2VuX21zGAMgASgDEhMKC2R1cmF0aW9uX21zGAQgASgDEhUKDW91dHB1dF90b2tlbnMYBSABKAMSGAoQdG9rZW5zX2VzdGltYXRlZBgGIAEoCBIZChF0b2tlbnNfcGVyX3NlY29uZBgHIAEoARITCgtvdXRwdXRfdGV4dBgIIAEoCRIPCgdjYWxsX2lkGAkgASgJEhQKDHJhd19yZXNwb25zZRgKIAEoCSqNAQoMUHJvdmlkZXJLaW5kEh0KGVBST1ZJREVSX0tJTkRfVU5TUEVDSUZJRUQQABIdChlQUk9WSURFUl9LSU5EX09QRU5BSV9DSEFUEAESIgoeUFJPVklERVJfS0lORF9PUEVOQUlfUkVTUE9OU0VTEAISGwoXUFJPVklERVJfS0lORF9BTlRIUk9QSUMQAypxCglUZXN0UGhhc2USGgoWVEVTVF9QSEFTRV9VTlNQRUNJRklFRBAAEhkKFVRFU1RfUEhBU0VfQ09OTkVDVElORxABEhgKFFRFU1RfUEhBU0VfU1RSRUFNSU5HEAISEwoPVEVTVF9QSEFTRV9ET05FEAMyiwcKDE1vZGVsU2VydmljZRJbCgpMaXN0TW9kZWxzEiUua2V5Z2F0ZS5jb250cm9sLnYxLkxpc3RNb2RlbHNSZXF1ZXN0GiYua2V5Z2F0ZS5jb250cm9sLnYxLkxpc3RNb2RlbHNSZXNwb25zZRJeCgtDcmVhdGVNb2RlbBImLmtleWdhdGUuY29udHJvbC52MS5DcmVhdGVNb2RlbFJlcXVlc3QaJy5rZXlnYXRlLmNvbnRyb2wudjEuQ3JlYXRlTW9kZWxSZXNwb25zZRJeCgtVcGRhdGVNb2RlbBImLmtleWdhdGUuY29udHJvbC52MS5VcGRhdGVNb2RlbFJlcXVlc3QaJy5rZXlnYXRlLmNvbnRyb2wudjEuVXBkYXRlTW9kZWxSZXNwb25zZRJeCgtEZWxldGVNb2RlbBImLmtleWdhdGUuY29udHJvbC52MS5EZWxldGVNb2RlbFJlcXVlc3QaJy5rZXlnYXRlLmNvbnRyb2wudjEuRGVsZXRlTW9kZWxSZXNwb25zZRJqCg9TZXRNb2RlbEVuYWJsZWQSKi5rZXlnYXRlLmNvbnRyb2wudjEuU2V0TW9kZWxFbmFibGVkUmVxdWVzdBorLmtleWdhdGUuY29udHJvbC52MS5TZXRNb2RlbEVuYWJsZWRSZXNwb25zZRJkCg1SZW9yZGVyTW9kZWxzEigua2V5Z2F0ZS5jb250cm9sLnYxLlJlb3JkZXJNb2RlbHNSZXF1ZXN0Gikua2V5Z2F0ZS5jb250cm9sLnYxLlJlb3JkZXJNb2RlbHNSZXNwb25zZRJnCg5EdXBsaWNhdGVNb2RlbBIpLmtleWdhdGUuY29udHJvbC52MS5EdXBsaWNhdGVNb2RlbFJlcXVlc3QaKi5rZXlnYXRlLmNvbnRyb2wudjEuRHVwbGljYXRlTW9kZWxSZXNwb25zZRJnCg5EaXNjb3Zlck1vZGVscxIpLmtleWdhdGUuY29udHJvbC52MS5EaXNjb3Zlck1vZGVsc1JlcXVlc3QaKi5rZXlnYXRlLmNvbnRyb2wudjEuRGlzY292ZXJNb2RlbHNSZXNwb25zZRJaCglUZXN0TW9kZWwSJC5rZXlnYXRlLmNvbnRyb2wudjEuVGVzdE1vZGVsUmVxdWVzdBolLmtleWdhdGUuY29udHJvbC52MS5UZXN0TW9kZWxSZXNwb25zZTABQrgBChZjb20ua2V5Z2F0ZS5jb250cm9sLnYxQgpNb2RlbFByb3RvUAFaKGtleWdhdGUvZ2VuL2tleWdhdGUvY29udHJvbC92MTtjb250cm9sdjGiAgNLQ1iqAhJLZXlnYXRlLkNvbnRyb2wuVjHKAhJLZXlnYXRlXENvbnRyb2xcVjHiAh5LZXlnYXRlXENvbnRyb2xcVjFcR1BCTWV0YWRhdGHqAhRLZXlnYXRlOjpDb250cm9sOjpWMWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * Model is a stored model as the console sees it.
@@ -187,6 +187,14 @@ export type ListModelsResponse = Message<"keygate.control.v1.ListModelsResponse"
    * @generated from field: repeated keygate.control.v1.Model models = 1;
    */
   models: Model[];
+
+  /**
+   * protocols lists every protocol a model may use, in the order to offer
+   * them; the first is the default of a new model.
+   *
+   * @generated from field: repeated keygate.control.v1.ProviderProtocol protocols = 2;
+   */
+  protocols: ProviderProtocol[];
 };
 
 /**
@@ -195,6 +203,40 @@ export type ListModelsResponse = Message<"keygate.control.v1.ListModelsResponse"
  */
 export const ListModelsResponseSchema: GenMessage<ListModelsResponse> = /*@__PURE__*/
   messageDesc(file_control_v1_model, 3);
+
+/**
+ * ProviderProtocol describes a protocol for people choosing it.
+ *
+ * @generated from message keygate.control.v1.ProviderProtocol
+ */
+export type ProviderProtocol = Message<"keygate.control.v1.ProviderProtocol"> & {
+  /**
+   * @generated from field: keygate.control.v1.ProviderKind kind = 1;
+   */
+  kind: ProviderKind;
+
+  /**
+   * name is the short label, such as "OpenAI Chat".
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * title is the label of the choice, such as "OpenAI Chat Completions (and
+   * compatible)".
+   *
+   * @generated from field: string title = 3;
+   */
+  title: string;
+};
+
+/**
+ * Describes the message keygate.control.v1.ProviderProtocol.
+ * Use `create(ProviderProtocolSchema)` to create a new message.
+ */
+export const ProviderProtocolSchema: GenMessage<ProviderProtocol> = /*@__PURE__*/
+  messageDesc(file_control_v1_model, 4);
 
 /**
  * @generated from message keygate.control.v1.CreateModelRequest
@@ -221,7 +263,7 @@ export type CreateModelRequest = Message<"keygate.control.v1.CreateModelRequest"
  * Use `create(CreateModelRequestSchema)` to create a new message.
  */
 export const CreateModelRequestSchema: GenMessage<CreateModelRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 4);
+  messageDesc(file_control_v1_model, 5);
 
 /**
  * @generated from message keygate.control.v1.CreateModelResponse
@@ -238,7 +280,7 @@ export type CreateModelResponse = Message<"keygate.control.v1.CreateModelRespons
  * Use `create(CreateModelResponseSchema)` to create a new message.
  */
 export const CreateModelResponseSchema: GenMessage<CreateModelResponse> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 5);
+  messageDesc(file_control_v1_model, 6);
 
 /**
  * @generated from message keygate.control.v1.UpdateModelRequest
@@ -267,7 +309,7 @@ export type UpdateModelRequest = Message<"keygate.control.v1.UpdateModelRequest"
  * Use `create(UpdateModelRequestSchema)` to create a new message.
  */
 export const UpdateModelRequestSchema: GenMessage<UpdateModelRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 6);
+  messageDesc(file_control_v1_model, 7);
 
 /**
  * @generated from message keygate.control.v1.UpdateModelResponse
@@ -284,7 +326,7 @@ export type UpdateModelResponse = Message<"keygate.control.v1.UpdateModelRespons
  * Use `create(UpdateModelResponseSchema)` to create a new message.
  */
 export const UpdateModelResponseSchema: GenMessage<UpdateModelResponse> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 7);
+  messageDesc(file_control_v1_model, 8);
 
 /**
  * @generated from message keygate.control.v1.DeleteModelRequest
@@ -301,7 +343,7 @@ export type DeleteModelRequest = Message<"keygate.control.v1.DeleteModelRequest"
  * Use `create(DeleteModelRequestSchema)` to create a new message.
  */
 export const DeleteModelRequestSchema: GenMessage<DeleteModelRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 8);
+  messageDesc(file_control_v1_model, 9);
 
 /**
  * @generated from message keygate.control.v1.DeleteModelResponse
@@ -314,7 +356,7 @@ export type DeleteModelResponse = Message<"keygate.control.v1.DeleteModelRespons
  * Use `create(DeleteModelResponseSchema)` to create a new message.
  */
 export const DeleteModelResponseSchema: GenMessage<DeleteModelResponse> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 9);
+  messageDesc(file_control_v1_model, 10);
 
 /**
  * @generated from message keygate.control.v1.SetModelEnabledRequest
@@ -336,7 +378,7 @@ export type SetModelEnabledRequest = Message<"keygate.control.v1.SetModelEnabled
  * Use `create(SetModelEnabledRequestSchema)` to create a new message.
  */
 export const SetModelEnabledRequestSchema: GenMessage<SetModelEnabledRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 10);
+  messageDesc(file_control_v1_model, 11);
 
 /**
  * @generated from message keygate.control.v1.SetModelEnabledResponse
@@ -353,7 +395,7 @@ export type SetModelEnabledResponse = Message<"keygate.control.v1.SetModelEnable
  * Use `create(SetModelEnabledResponseSchema)` to create a new message.
  */
 export const SetModelEnabledResponseSchema: GenMessage<SetModelEnabledResponse> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 11);
+  messageDesc(file_control_v1_model, 12);
 
 /**
  * @generated from message keygate.control.v1.ReorderModelsRequest
@@ -370,7 +412,7 @@ export type ReorderModelsRequest = Message<"keygate.control.v1.ReorderModelsRequ
  * Use `create(ReorderModelsRequestSchema)` to create a new message.
  */
 export const ReorderModelsRequestSchema: GenMessage<ReorderModelsRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 12);
+  messageDesc(file_control_v1_model, 13);
 
 /**
  * @generated from message keygate.control.v1.ReorderModelsResponse
@@ -387,7 +429,7 @@ export type ReorderModelsResponse = Message<"keygate.control.v1.ReorderModelsRes
  * Use `create(ReorderModelsResponseSchema)` to create a new message.
  */
 export const ReorderModelsResponseSchema: GenMessage<ReorderModelsResponse> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 13);
+  messageDesc(file_control_v1_model, 14);
 
 /**
  * @generated from message keygate.control.v1.DuplicateModelRequest
@@ -404,7 +446,7 @@ export type DuplicateModelRequest = Message<"keygate.control.v1.DuplicateModelRe
  * Use `create(DuplicateModelRequestSchema)` to create a new message.
  */
 export const DuplicateModelRequestSchema: GenMessage<DuplicateModelRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 14);
+  messageDesc(file_control_v1_model, 15);
 
 /**
  * @generated from message keygate.control.v1.DuplicateModelResponse
@@ -421,7 +463,7 @@ export type DuplicateModelResponse = Message<"keygate.control.v1.DuplicateModelR
  * Use `create(DuplicateModelResponseSchema)` to create a new message.
  */
 export const DuplicateModelResponseSchema: GenMessage<DuplicateModelResponse> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 15);
+  messageDesc(file_control_v1_model, 16);
 
 /**
  * @generated from message keygate.control.v1.DiscoverModelsRequest
@@ -460,7 +502,7 @@ export type DiscoverModelsRequest = Message<"keygate.control.v1.DiscoverModelsRe
  * Use `create(DiscoverModelsRequestSchema)` to create a new message.
  */
 export const DiscoverModelsRequestSchema: GenMessage<DiscoverModelsRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 16);
+  messageDesc(file_control_v1_model, 17);
 
 /**
  * @generated from message keygate.control.v1.DiscoverModelsResponse
@@ -477,7 +519,7 @@ export type DiscoverModelsResponse = Message<"keygate.control.v1.DiscoverModelsR
  * Use `create(DiscoverModelsResponseSchema)` to create a new message.
  */
 export const DiscoverModelsResponseSchema: GenMessage<DiscoverModelsResponse> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 17);
+  messageDesc(file_control_v1_model, 18);
 
 /**
  * @generated from message keygate.control.v1.TestModelRequest
@@ -494,7 +536,7 @@ export type TestModelRequest = Message<"keygate.control.v1.TestModelRequest"> & 
  * Use `create(TestModelRequestSchema)` to create a new message.
  */
 export const TestModelRequestSchema: GenMessage<TestModelRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 18);
+  messageDesc(file_control_v1_model, 19);
 
 /**
  * TestModelResponse is one progress message; the last one has result set.
@@ -525,7 +567,7 @@ export type TestModelResponse = Message<"keygate.control.v1.TestModelResponse"> 
  * Use `create(TestModelResponseSchema)` to create a new message.
  */
 export const TestModelResponseSchema: GenMessage<TestModelResponse> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 19);
+  messageDesc(file_control_v1_model, 20);
 
 /**
  * TestResult is the outcome of a connection test.
@@ -597,10 +639,12 @@ export type TestResult = Message<"keygate.control.v1.TestResult"> & {
  * Use `create(TestResultSchema)` to create a new message.
  */
 export const TestResultSchema: GenMessage<TestResult> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 20);
+  messageDesc(file_control_v1_model, 21);
 
 /**
- * ProviderKind is the wire protocol of an upstream endpoint.
+ * ProviderKind is the wire protocol of an upstream endpoint. Each value but
+ * UNSPECIFIED is PROVIDER_KIND_ followed by the upper-cased kind Keygate
+ * stores (openai_chat), and names a protocol Keygate registers.
  *
  * @generated from enum keygate.control.v1.ProviderKind
  */

@@ -1,16 +1,18 @@
-package openai
+package compat
 
 import (
 	"net/url"
 	"strings"
 )
 
-// Quirks are the deviations of an OpenAI-compatible endpoint from OpenAI,
-// derived from the model id and the request URL (§4.4 of the engine
-// reference). The zero value is plain OpenAI.
+// Quirks are the deviations of a compatible endpoint from the vendor whose
+// protocol it speaks, derived from the upstream model id and the request URL.
+// The zero value is the reference vendor itself.
 type Quirks struct {
 	// DeepSeek must receive reasoning_content on every assistant turn that
-	// thought or called tools, even when the turn came from another protocol.
+	// thought or called tools, even when the turn came from another protocol;
+	// its Anthropic-format gateway wants a thinking block on every assistant
+	// turn when thinking is on.
 	DeepSeek bool
 	// Kimi drops thinking-only assistant turns (Moonshot treats them as
 	// placeholders), normalises a null or missing "required" in tool schemas
@@ -42,9 +44,9 @@ const (
 	DisableReasoningNone
 )
 
-// DetectQuirks derives the quirks of an endpoint from the upstream model id and
+// Detect derives the quirks of an endpoint from the upstream model id and
 // the request URL.
-func DetectQuirks(model, rawURL string) Quirks {
+func Detect(model, rawURL string) Quirks {
 	m := strings.ToLower(model)
 	host := ""
 	if u, err := url.Parse(rawURL); err == nil {

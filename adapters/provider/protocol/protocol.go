@@ -1,0 +1,143 @@
+package protocol
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"keygate/adapters/provider/compat"
+	"keygate/adapters/provider/sse"
+	"keygate/adapters/provider/wire"
+	"keygate/domain/llm"
+)
+
+// Protocol is everything Keygate knows about one provider wire protocol.
+// Every field is required.
+type Protocol struct {
+	// Kind is the protocol's stored name: model configurations, call
+	// records and replay state carry it. The control API's ProviderKind
+	// value for it is PROVIDER_KIND_ followed by Kind in upper case.
+	Kind llm.ProviderKind
+	// Name labels the protocol in error messages ("OpenAI Chat 401: …"),
+	// validation messages and the console's model list.
+	Name string
+	// Title is the console's label for choosing the protocol ("OpenAI Chat
+	// Completions (and compatible)").
+	Title string
+	// URL derives the request URL from a configured base and the upstream
+	// model id. base is an http(s) URL with a host, no fragment and no
+	// trailing slash on its path; URL may set its path and query.
+	// StandardPath builds the usual rule.
+	URL func(base url.URL, model string) url.URL
+	// Auth sets the credential header, and the API-version header where
+	// the protocol has one, of a model call. q are the deviations of the
+	// endpoint called (Azure authenticates differently).
+	Auth func(h http.Header, apiKey string, q compat.Quirks)
+	// Reserved are the body fields that carry the conversation or how it is
+	// streamed; a model's extra parameters may not replace them.
+	Reserved []string
+	// AppendRequest appends the JSON body of a streaming request for req to
+	// dst. The same req must always give the same bytes: prompt caches
+	// match on the exact prefix.
+	AppendRequest func(dst []byte, req llm.Request, o RequestOptions) ([]byte, error)
+	// NewDecoder returns the decoder of one streamed response.
+	NewDecoder func() Decoder
+	// Models lists the models of an endpoint, for discovery.
+	Models Models
+}
+
+// RequestOptions are the per-call settings of a request body.
+type RequestOptions struct {
+	// Extras are the model's configured extra body parameters; nil means none.
+	Extras *wire.Extras
+	// Quirks are the deviations of the endpoint called.
+	Quirks compat.Quirks
+}
+
+// Decoder turns the SSE events of one response into model events. It is
+// used by one goroutine.
+type Decoder interface {
+	// Decode handles one SSE event, appending model events to out. Events
+	// appended before an error are still delivered.
+	Decode(ev sse.Event, out []llm.Event) ([]llm.Event, error)
+	// End handles the end of the body.
+	End(out []llm.Event) ([]llm.Event, error)
+	// Ended reports that the terminal event was handled.
+	Ended() bool
+	// Meta returns the provider's response id and model.
+	Meta() (id, model string)
+}
+
+// Models is how a protocol lists the models an endpoint offers. Which URLs
+// are asked is decided by discovery from the configured base, the same way
+// for every protocol.
+type Models struct {
+	// Label names the vendor in listing errors ("OpenAI" gives "OpenAI
+	// models 401: …").
+	Label string
+	// Auth sets the credential and API-version headers of a listing
+	// request to u.
+	Auth func(h http.Header, apiKey string, u *url.URL)
+	// List returns the model ids listed at modelsURL, reading every page
+	// with get. It returns get's errors unchanged: discovery tries its next
+	// candidate URL when one is a 404.
+	List func(ctx context.Context, modelsURL string, get GetJSON) ([]string, error)
+}
+
+// GetJSON fetches u with the listing's headers and decodes its JSON body
+// into into. Its failures are *llm.ProviderError (a 404 included) or wrap
+// the context's error.
+type GetJSON func(ctx context.Context, u string, into any) error
+
+// versionTail matches a base path that already ends in a version segment.
+var versionTail = regexp.MustCompile(`/v\d+$`)
+
+// StandardPath is the URL rule of a protocol served at a fixed path under a
+// /v1 segment: base plus path, without path's leading /v1 when base already
+// ends in a version segment (/v1; GLM's /api/paas/v4). A base such as a
+// coding-plan subpath (/coding) gets the whole path.
+func StandardPath(path string) func(base url.URL, model string) url.URL {
+	return func(base url.URL, _ string) url.URL {
+		p := path
+		if versionTail.MatchString(base.Path) {
+			p = strings.TrimPrefix(p, "/v1")
+		}
+		base.Path += p
+		return base
+	}
+}
+
+// Check reports the first field of p that is not set.
+func (p Protocol) Check() error {
+	var missing string
+	switch {
+	case p.Kind == "":
+		missing = "Kind"
+	case p.Name == "":
+		missing = "Name"
+	case p.Title == "":
+		missing = "Title"
+	case p.URL == nil:
+		missing = "URL"
+	case p.Auth == nil:
+		missing = "Auth"
+	case len(p.Reserved) == 0:
+		missing = "Reserved"
+	case p.AppendRequest == nil:
+		missing = "AppendRequest"
+	case p.NewDecoder == nil:
+		missing = "NewDecoder"
+	case p.Models.Label == "":
+		missing = "Models.Label"
+	case p.Models.Auth == nil:
+		missing = "Models.Auth"
+	case p.Models.List == nil:
+		missing = "Models.List"
+	default:
+		return nil
+	}
+	return fmt.Errorf("protocol %q: %s is not set", p.Kind, missing)
+}

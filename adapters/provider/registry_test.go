@@ -1,0 +1,271 @@
+package provider_test
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"keygate/adapters/provider"
+	"keygate/adapters/provider/compat"
+	"keygate/adapters/provider/openai"
+	"keygate/adapters/provider/protocol"
+	"keygate/adapters/provider/providertest"
+	"keygate/domain/llm"
+	"keygate/ports"
+)
+
+// protocolFixture is what one registered protocol must do, checked against
+// the recorded corpus in testdata. A protocol without an entry here fails
+// the registry specs: registering one means recording its fixtures too.
+type protocolFixture struct {
+	// urls maps a configured base to the request URL derived from it.
+	urls map[string]string
+	// auth are the headers of a call to a plain endpoint; list those of a
+	// model listing at https://api.example.com/v1/models.
+	auth, list http.Header
+	// golden is the request body of providertest.Conversation's last cycle.
+	golden string
+	// stream is a recorded response and what decoding it must give.
+	stream      string
+	text        string
+	finish      llm.FinishReason
+	id, model   string
+	usageFields llm.UsageFields
+}
+
+var fixtures = map[llm.ProviderKind]protocolFixture{
+	llm.ProviderOpenAIChat: {
+		urls: map[string]string{
+			"https://api.example.com":         "https://api.example.com/v1/chat/completions",
+			"https://api.example.com/v1/":     "https://api.example.com/v1/chat/completions",
+			"https://gw.example.com/api/v4":   "https://gw.example.com/api/v4/chat/completions",
+			"https://gw.example.com/coding/":  "https://gw.example.com/coding/v1/chat/completions",
+			"http://127.0.0.1:8000/v1?tag=kg": "http://127.0.0.1:8000/v1/chat/completions?tag=kg",
+		},
+		auth:   http.Header{"Authorization": {"Bearer " + apiKey}},
+		list:   http.Header{"Authorization": {"Bearer " + apiKey}},
+		golden: "chat.golden.json",
+		stream: "openai-chat-text-recorded.sse",
+		text:   "I'm unable to provide real-time weather updates. To get the current weather in San Francisco, I recommend checking a reliable weather website or a weather app.",
+		finish: llm.FinishStop, id: "chatcmpl-ABfw031mOJeYCSHe4yI2ZjOA6kMJL", model: "gpt-4o-2024-08-06",
+		usageFields: llm.UsageInput | llm.UsageOutput | llm.UsageReasoning,
+	},
+	llm.ProviderOpenAIResponses: {
+		urls: map[string]string{
+			"https://api.example.com":         "https://api.example.com/v1/responses",
+			"https://api.example.com/v1/":     "https://api.example.com/v1/responses",
+			"https://gw.example.com/api/v4":   "https://gw.example.com/api/v4/responses",
+			"https://gw.example.com/coding/":  "https://gw.example.com/coding/v1/responses",
+			"http://127.0.0.1:8000/v1?tag=kg": "http://127.0.0.1:8000/v1/responses?tag=kg",
+		},
+		auth:   http.Header{"Authorization": {"Bearer " + apiKey}},
+		list:   http.Header{"Authorization": {"Bearer " + apiKey}},
+		golden: "responses.golden.json",
+		stream: "openai-responses-text-spec.sse",
+		text:   "Hi there! How can I assist you today?",
+		finish: llm.FinishStop, id: "resp_67c9fdcecf488190bdd9a0409de3a1ec07b8b0ad4e5eb654", model: "gpt-5.4",
+		usageFields: llm.UsageInput | llm.UsageOutput | llm.UsageReasoning,
+	},
+	llm.ProviderAnthropic: {
+		urls: map[string]string{
+			"https://api.example.com":         "https://api.example.com/v1/messages",
+			"https://api.example.com/v1/":     "https://api.example.com/v1/messages",
+			"https://gw.example.com/api/v4":   "https://gw.example.com/api/v4/messages",
+			"https://gw.example.com/coding/":  "https://gw.example.com/coding/v1/messages",
+			"http://127.0.0.1:8000/v1?tag=kg": "http://127.0.0.1:8000/v1/messages?tag=kg",
+		},
+		auth:   http.Header{"X-Api-Key": {apiKey}, "Anthropic-Version": {"2023-06-01"}},
+		list:   http.Header{"X-Api-Key": {apiKey}, "Anthropic-Version": {"2023-06-01"}},
+		golden: "anthropic.golden.json",
+		stream: "anthropic-text-sdkfixture.sse",
+		text:   "Hello there!",
+		finish: llm.FinishStop, id: "msg_4QpJur2dWWDjF6C758FbBw5vm12BaVipnK", model: "claude-3-opus-latest",
+		usageFields: llm.UsageInput | llm.UsageOutput,
+	},
+}
+
+// eachRegistered makes one table entry per protocol provider.Builtin
+// registers, named after it, after the spec body.
+func eachRegistered(body any) []any {
+	args := []any{body}
+	for _, p := range provider.Builtin().All() {
+		args = append(args, Entry(string(p.Kind), p))
+	}
+	return args
+}
+
+func fixtureOf(p protocol.Protocol) protocolFixture {
+	f, ok := fixtures[p.Kind]
+	ExpectWithOffset(1, ok).To(BeTrue(), "protocol %q is registered but has no fixture in registry_test.go", p.Kind)
+	return f
+}
+
+var _ = Describe("The protocol registry (provider.Builtin)", func() {
+	It("registers the three built-in protocols, in the order the console offers them, with their labels", func() {
+		Expect(provider.Builtin().Protocols()).To(Equal([]ports.ProviderProtocol{
+			{Kind: llm.ProviderOpenAIChat, Name: "OpenAI Chat", Title: "OpenAI Chat Completions (and compatible)"},
+			{Kind: llm.ProviderOpenAIResponses, Name: "OpenAI Responses", Title: "OpenAI Responses"},
+			{Kind: llm.ProviderAnthropic, Name: "Anthropic", Title: "Anthropic Messages"},
+		}))
+	})
+
+	It("has a recorded fixture for every registered protocol, and none for a protocol it does not register", func() {
+		var kinds []llm.ProviderKind
+		for _, p := range provider.Builtin().All() {
+			kinds = append(kinds, p.Kind)
+		}
+		Expect(kinds).To(ConsistOf(slices.Collect(maps.Keys(fixtures))))
+	})
+
+	DescribeTable("every registered protocol derives its request URL from the bases users paste",
+		eachRegistered(func(p protocol.Protocol) {
+			for base, want := range fixtureOf(p).urls {
+				Expect(provider.Builtin().RequestURL(p.Kind, base, "model-x", false)).To(Equal(want), "base %s", base)
+			}
+			full := "https://acme.openai.azure.com/openai/deployments/d/chat/completions?api-version=2024-10-21"
+			Expect(provider.Builtin().RequestURL(p.Kind, full, "model-x", true)).To(Equal(full))
+		})...,
+	)
+
+	It("refuses a base that is not http(s) with a host without showing its credentials", func() {
+		for _, p := range provider.Builtin().All() {
+			_, err := provider.Builtin().RequestURL(p.Kind, "ftp://admin:pa55word@api.example.com/v1?api_key=sk-in-query-123", "m", false)
+			Expect(err).To(MatchError(provider.ErrBadBaseURL))
+			Expect(err.Error()).NotTo(ContainSubstring("pa55word"))
+			Expect(err.Error()).NotTo(ContainSubstring("sk-in-query-123"))
+		}
+	})
+
+	DescribeTable("every registered protocol sets its auth and API-version headers, for calls and model listings",
+		eachRegistered(func(p protocol.Protocol) {
+			f := fixtureOf(p)
+			h := http.Header{}
+			p.Auth(h, apiKey, compat.Quirks{})
+			Expect(h).To(Equal(f.auth))
+			u, err := url.Parse("https://api.example.com/v1/models")
+			Expect(err).NotTo(HaveOccurred())
+			h = http.Header{}
+			p.Models.Auth(h, apiKey, u)
+			Expect(h).To(Equal(f.list))
+		})...,
+	)
+
+	DescribeTable("every registered protocol writes the golden request body",
+		eachRegistered(func(p protocol.Protocol) {
+			reqs := providertest.Conversation(p.Kind)
+			body, err := p.AppendRequest(nil, reqs[len(reqs)-1], protocol.RequestOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(providertest.Golden(filepath.Join("testdata", fixtureOf(p).golden), body)).To(Succeed())
+		})...,
+	)
+
+	DescribeTable("every registered protocol decodes a recorded stream from testdata",
+		eachRegistered(func(p protocol.Protocol) {
+			f := fixtureOf(p)
+			raw, err := os.ReadFile(filepath.Join("testdata", f.stream))
+			Expect(err).NotTo(HaveOccurred())
+			dec := p.NewDecoder()
+			events, err := providertest.DecodeAll(dec, raw)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(providertest.CheckGrammar(events)).To(Succeed())
+			s := providertest.Summarize(events)
+			Expect(s.Text).To(Equal(f.text))
+			Expect(s.Finish).To(Equal(f.finish))
+			Expect(s.Usage).NotTo(BeNil())
+			Expect(s.Usage.Known).To(Equal(f.usageFields))
+			id, model := dec.Meta()
+			Expect(id).To(Equal(f.id))
+			Expect(model).To(Equal(f.model))
+			Expect(p.NewDecoder()).NotTo(BeIdenticalTo(dec), "each response gets a fresh decoder")
+		})...,
+	)
+
+	It("keeps every model's extra parameters off the fields any registered protocol carries the conversation in", func() {
+		Expect(provider.Builtin().Reserved()).To(ConsistOf("model", "stream", "messages", "input", "tools", "system",
+			"instructions", "prompt_cache_key"))
+		srv := providertest.NewServer()
+		DeferCleanup(srv.Close)
+		client := provider.New(provider.Options{})
+		for _, p := range provider.Builtin().All() {
+			for _, field := range provider.Builtin().Reserved() {
+				_, err := client.Stream(context.Background(), ports.ModelCall{CallID: "r:0",
+					Endpoint: ports.Endpoint{Kind: p.Kind, URL: srv.URL + "/v1/x", APIKey: apiKey,
+						ExtraParams: []byte(`{"` + field + `":1}`)}, Request: simpleRequest("m")})
+				Expect(providerError(err).Class).To(Equal(llm.ErrorBadRequest), "%s with extra %q", p.Kind, field)
+			}
+		}
+		Expect(srv.Requests()).To(BeEmpty())
+	})
+
+	Describe("a kind no protocol is registered for", func() {
+		const unknown = llm.ProviderKind("gemini")
+
+		It("is refused by name, with the kinds Keygate speaks", func() {
+			_, err := provider.Builtin().Lookup(unknown)
+			Expect(err).To(MatchError(provider.ErrUnknownKind))
+			Expect(err).To(MatchError(`unknown provider kind "gemini": Keygate speaks openai_chat, openai_responses and anthropic`))
+		})
+
+		It("has no request URL, not even a full one", func() {
+			_, err := provider.Builtin().RequestURL(unknown, "https://api.example.com/v1", "m", false)
+			Expect(err).To(MatchError(provider.ErrUnknownKind))
+			_, err = provider.Builtin().RequestURL(unknown, "https://api.example.com/v1/x", "m", true)
+			Expect(err).To(MatchError(provider.ErrUnknownKind))
+		})
+
+		It("is a bad request to the client, which sends nothing", func() {
+			srv := providertest.NewServer()
+			DeferCleanup(srv.Close)
+			_, err := provider.New(provider.Options{}).Stream(context.Background(), ports.ModelCall{CallID: "r:0",
+				Endpoint: ports.Endpoint{Kind: unknown, URL: srv.URL + "/v1/x", APIKey: apiKey}, Request: simpleRequest("m")})
+			perr := providerError(err)
+			Expect(perr.Class).To(Equal(llm.ErrorBadRequest))
+			Expect(perr.Message).To(ContainSubstring(`unknown provider kind "gemini"`))
+			Expect(errors.Is(err, provider.ErrUnknownKind)).To(BeTrue())
+			Expect(srv.Requests()).To(BeEmpty())
+		})
+	})
+
+	Describe("NewRegistry", func() {
+		It("refuses a protocol with a part missing, naming it", func() {
+			p := openai.Chat()
+			p.NewDecoder = nil
+			_, err := provider.NewRegistry(p)
+			Expect(err).To(MatchError(`register provider protocols: protocol "openai_chat": NewDecoder is not set`))
+			p = openai.Chat()
+			p.Models.List = nil
+			_, err = provider.NewRegistry(p)
+			Expect(err).To(MatchError(ContainSubstring("Models.List is not set")))
+		})
+
+		It("refuses a kind registered twice", func() {
+			_, err := provider.NewRegistry(openai.Chat(), openai.Responses(), openai.Chat())
+			Expect(err).To(MatchError(`register provider protocols: kind "openai_chat" registered twice`))
+		})
+
+		It("refuses an empty registry", func() {
+			_, err := provider.NewRegistry()
+			Expect(err).To(HaveOccurred())
+		})
+
+		It("serves only what it registers", func() {
+			r, err := provider.NewRegistry(openai.Responses())
+			Expect(err).NotTo(HaveOccurred())
+			_, err = r.Lookup(llm.ProviderOpenAIChat)
+			Expect(err).To(MatchError(`unknown provider kind "openai_chat": Keygate speaks openai_responses`))
+			client := provider.New(provider.Options{Protocols: r})
+			_, err = client.Stream(context.Background(), ports.ModelCall{CallID: "r:0",
+				Endpoint: ports.Endpoint{Kind: llm.ProviderOpenAIChat, URL: "http://127.0.0.1:9/v1/chat/completions", APIKey: apiKey},
+				Request:  simpleRequest("m")})
+			Expect(err).To(MatchError(provider.ErrUnknownKind))
+		})
+	})
+})

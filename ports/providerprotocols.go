@@ -1,0 +1,32 @@
+package ports
+
+import "keygate/domain/llm"
+
+// ProviderProtocols is the set of provider wire protocols Keygate speaks.
+// The application asks it which kinds exist and where a model's requests
+// go, so that no use case names a protocol. Implementations are immutable
+// and safe for concurrent use.
+type ProviderProtocols interface {
+	// Protocols lists every protocol once, in the order they are offered to
+	// people; the first is the default of a new model. The list is the same
+	// on every call.
+	Protocols() []ProviderProtocol
+	// RequestURL derives the request URL of a model from its configured
+	// base URL and upstream model id: base verbatim when full is set, else
+	// the protocol's rule (typically base plus a standard path). It fails
+	// for a base that is not an http(s) URL with a host and no fragment,
+	// and for a kind Protocols does not list. Error texts name no secret
+	// of the base (userinfo, key-like query values).
+	RequestURL(kind llm.ProviderKind, base, model string, full bool) (string, error)
+}
+
+// ProviderProtocol describes one protocol for people choosing it.
+type ProviderProtocol struct {
+	// Kind is the stored name (llm.ProviderOpenAIChat, ...).
+	Kind llm.ProviderKind
+	// Name is the short label ("OpenAI Chat"), used in lists and messages.
+	Name string
+	// Title is the label of the choice ("OpenAI Chat Completions (and
+	// compatible)").
+	Title string
+}
