@@ -43,7 +43,7 @@ var _ = Describe("destination.Allowlist", func() {
 	DescribeTable("refuses an entry that is not a host pattern",
 		func(entry string) {
 			_, err := destination.ParseAllowlist([]string{"ok.example", entry})
-						Expect(err).To(MatchError(ContainSubstring(entry)))
+			Expect(err).To(MatchError(ContainSubstring(entry)))
 		},
 		Entry("a bare wildcard", "*"),
 		Entry("a wildcard over a top-level domain", "*.com"),
