@@ -24,7 +24,9 @@ import (
 )
 
 // providerIdleTimeout fails a provider call whose connection is silent this
-// long (engine-reference §1.8: the Go era used 90 s).
+// long: a stalled stream becomes a transient failure the engine retries
+// (docs/engine.md, "Retries"). 90 s leaves room for a model that thinks
+// long before its first byte.
 const providerIdleTimeout = 90 * time.Second
 
 // ControlRoutes are the control API's and the console's HTTP routes.
