@@ -18,8 +18,8 @@ import (
 	"keygate/domain/identity"
 )
 
-// AgentListener is the bound socket of the HTTP/2 agent path (the Rust-era
-// laptop path): Cursor clients that keep HTTP/2 on open
+// AgentListener is the bound socket of the HTTP/2 agent path (a laptop-only
+// alternative to the proxy): Cursor clients that keep HTTP/2 on open
 // AgentService/Run at the URL GetServerConfig advertises as agentn_url,
 // directly rather than through the proxy. nil when --agent-listen is off.
 type AgentListener struct {

@@ -22,9 +22,10 @@ import (
 	"keygate/ports"
 )
 
-// providerIdleTimeout fails a provider call whose connection delivers no
-// byte, not even a keep-alive, for this long, as a transient error the run
-// engine retries.
+// providerIdleTimeout fails a provider call whose connection is silent this
+// long: a stalled stream becomes a transient failure the engine retries
+// (docs/engine.md, "Retries"). 90 s leaves room for a model that thinks
+// long before its first byte.
 const providerIdleTimeout = 90 * time.Second
 
 // ControlRoutes are the control API's and the console's HTTP routes.

@@ -4,7 +4,7 @@ import "context"
 
 // InputAnchorStore remembers, per conversation, the checkpoint a logical user
 // input was first submitted on. Editing that input later re-bases on the
-// anchored checkpoint, discarding the active suffix (engine-reference §2.2).
+// anchored checkpoint, discarding the active suffix.
 //
 // Both methods return ctx.Err() (wrapped) on a cancelled context and then
 // have written nothing.

@@ -11,7 +11,7 @@ import (
 // the latest call and how many projected messages it sent. The anchor
 // belongs to the conversation, not to a model or a run, so the estimate
 // before the next call survives a model switch and a new run
-// (engine-reference §2.7).
+// (docs/engine.md, "Context anchors").
 //
 // Both methods return ctx.Err() (wrapped) on a cancelled context and then
 // have written nothing.

@@ -9,7 +9,7 @@ import (
 )
 
 // ModelConfigStore holds the provider and model configurations published to
-// Cursor (engine-reference §5.1). The API key is stored only as the opaque
+// Cursor's model picker. The API key is stored only as the opaque
 // ciphertext a secret box produced: the store never sees a plaintext key and
 // does not know how it was sealed.
 //

@@ -9,7 +9,8 @@ import (
 
 // RunStore persists run lifecycles and decides which run owns a
 // conversation: at most one run per conversation is active, and claiming a
-// new run preempts the previous one (engine-reference §1.6).
+// new run preempts the previous one (docs/engine.md, "One run per
+// conversation and preemption").
 //
 // All methods return ctx.Err() (wrapped) on a cancelled context and then
 // have written nothing.

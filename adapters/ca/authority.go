@@ -31,7 +31,7 @@ const (
 )
 
 // rootValidity is how long a generated installation root lives: long enough
-// that users re-trust it rarely, as the reference project chose.
+// that users rarely have to trust a new one.
 const rootValidity = 10 * 365 * 24 * time.Hour
 
 // ErrNotCA: the certificate given as a CA cannot sign certificates.

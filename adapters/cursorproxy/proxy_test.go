@@ -39,7 +39,8 @@ var _ = Describe("Proxy", func() {
 	BeforeEach(func() {
 		cursor = make(chan received, 16)
 		routes := map[string]http.Handler{"/aiserver.v1.AiService/GetServerConfig": whoami}
-		// The probes of §2.2 are Keygate routes (the Cursor adapter serves
+		// The probes that must never leave the machine are Keygate routes
+		// (docs/cursor-protocol.md, "Local stubs"; the Cursor adapter serves
 		// them), so they are answered without leaving the machine.
 		for path, status := range unary.Stubs {
 			routes[path] = unary.Stub(status)

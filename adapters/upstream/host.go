@@ -14,15 +14,16 @@ import (
 // from the proxy to the handlers behind it.
 const HeaderUpstreamURL = "X-Server-Upstream-URL"
 
-// DefaultURL is where requests without HeaderUpstreamURL go (the main
-// Cursor API host, as the reference project defaulted for HTTP/1.1).
+// DefaultURL is where requests without HeaderUpstreamURL go: the main
+// Cursor API host, which serves BidiAppend and RunSSE over HTTP/1.1.
 const DefaultURL = "https://api2.cursor.sh"
 
 // ErrForeignUpstream: the upstream URL is not HTTPS on a Cursor host.
 var ErrForeignUpstream = errors.New("upstream URL must target a Cursor HTTPS host")
 
 // IsCursorHost reports whether host (a name, with or without port) is
-// cursor.sh or under it: the hosts the proxy intercepts (§1.2).
+// cursor.sh or under it: the hosts the proxy intercepts
+// (docs/cursor-protocol.md, "Hosts Keygate intercepts").
 func IsCursorHost(host string) bool {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h

@@ -73,7 +73,8 @@ func (r *runner) committed(cause Cause, version int, barrier bool) error {
 }
 
 // appendInitial appends the turn's initial messages once each, branching
-// when the run's base is not the head (§1.2 step 2).
+// when the run's base is not the head (docs/engine.md, "The main
+// sequence", step 1).
 func (r *runner) appendInitial() error {
 	head, err := r.e.convs.Head(r.ctx, r.p.ConversationID)
 	if err != nil {

@@ -16,8 +16,9 @@ import (
 // Limits.CompactionTimeout.
 var errCompactionTimeout = errors.New("automatic compaction timed out")
 
-// preflight estimates the next request (§2.7: the anchor's authoritative
-// tokens plus an estimate of newer messages) and compacts first when it is
+// preflight estimates the next request (the anchor's authoritative tokens
+// plus an estimate of newer messages; docs/engine.md, "Context anchors")
+// and compacts first when it is
 // over the budget. An oversized input with nothing to summarise fails
 // before any provider call.
 func (r *runner) preflight(msgs []conversation.Message, req llm.Request) (bool, error) {
@@ -50,7 +51,8 @@ func (r *runner) initialIDs() []string {
 }
 
 // autoCompact replaces the history by [latest request context, summary,
-// current input] (§2.6). The summary call has no tools, no retries and a
+// current input] (docs/engine.md, "Compaction"). The summary call has no
+// tools, no retries and a
 // deadline; when it fails, times out or answers with tool calls or
 // nothing, the deterministic fallback summary is used. cause is the
 // overflow refusal that forced it, if any: with nothing to summarise that

@@ -27,7 +27,7 @@ type cycleResult struct {
 }
 
 // modelCycle runs one model cycle with the run-level retry policy
-// (§1.4): each retry sends the identical request from the same
+// (docs/engine.md, "Retries"): each retry sends the identical request from the same
 // checkpoint. A failed attempt wrote nothing, so a retry replays nothing:
 // tool rounds start and checkpoints move only after a cycle succeeded.
 // With listen set, commands are watched: a break returns errInterrupted.

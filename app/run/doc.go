@@ -1,9 +1,9 @@
 // Package run is the run engine: the provider- and protocol-independent
 // loop model → client tools → results → next model call that makes a
 // conversation survive crashes, retries, cancels, preemption by a newer
-// run and a user who types while tools still run. It follows the reference
-// engine's main sequence (engine-reference §1.2) and adds a tool-round
-// guard the reference lacked.
+// run and a user who types while tools still run. Its rules are written
+// down in docs/engine.md; the main sequence is docs/engine.md, "The main
+// sequence".
 //
 // Place in the hexagon: app. It imports only domain and ports; every rule
 // it applies lives in the domain (event grammar, argument parsing and retry
@@ -38,8 +38,8 @@
 //
 // # Guarantees
 //
-//   - Every write is an ownership-checked, idempotent append with the
-//     deterministic ids of engine-reference §2.3, so any checkpoint is a
+//   - Every write is an ownership-checked, idempotent append with
+//     deterministic ids (docs/engine.md, "Deterministic ids"), so any checkpoint is a
 //     valid provider history and a crashed turn resumes without losing or
 //     duplicating a message. A Resume action finishes the pending tool
 //     round of the resumed run first and does not call the model again for

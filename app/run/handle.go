@@ -62,7 +62,8 @@ type command struct {
 
 // Handle is the transport's side of one run: events out, commands in.
 // Commands never block: they queue in the run's inbox and the engine
-// applies them at the next point the reference engine defines (§1.6).
+// applies them at the points docs/engine.md, "Commands while a run works"
+// names.
 type Handle struct {
 	runID  string
 	events chan Event

@@ -23,8 +23,10 @@ import (
 	"keygate/ports"
 )
 
-// backend is the store a spec runs against. reopen returns stores over the
-// same data as a restarted process would see them.
+// backend is the store a spec runs against: the in-memory store of
+// runtest for the engine's specs (it passes the same store contract suite
+// as the SQL stores), SQLite for the smoke specs of sqlite_test.go. reopen
+// returns stores over the same data as a restarted process would see them.
 type backend struct {
 	convs   ports.ConversationStore
 	runs    ports.RunStore
@@ -44,14 +46,6 @@ func memoryBackend() backend {
 	b = backend{convs: s, runs: s.Runs(), rounds: s.Rounds(), anchors: s, blobs: s.Blobs(), calls: s,
 		record: s.CallRecord, reopen: func() backend { return b }}
 	return b
-}
-
-// backends lists the stores every engine spec runs against.
-var backends = []struct {
-	name string
-	open func() backend
-}{
-	{"the in-memory store", memoryBackend},
 }
 
 var runSeq atomic.Uint32

@@ -7,7 +7,8 @@ import (
 )
 
 // hydrate loads the bytes of images that name a blob into the provider
-// view of req (§2.5). Stored messages keep only the blob id.
+// view of req. Stored messages keep only the blob id, so history stays
+// small and an image is stored once.
 func (r *runner) hydrate(req *llm.Request) error {
 	if r.e.blobs == nil {
 		return nil

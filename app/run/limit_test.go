@@ -23,21 +23,17 @@ func (r *refusing) Stream(context.Context, ports.ModelCall) (ports.ModelStream, 
 }
 
 var _ = Describe("Engine when a budget refuses the model call", func() {
-	for _, be := range backends {
-		Context("on "+be.name, func() {
-			It("fails the run at once as a limit, with the budget's own message and no retry", func() {
-				h := newHarness(be.open, run.Limits{})
-				p := &refusing{}
-				h.restartWith(p)
-				t := &runtest.Transport{}
-				o := finish(h.start(h.prepared(userText("e1", "go")), t))
-				Expect(o.Status).To(Equal(run.Failed))
-				Expect(o.Failure.Category).To(Equal(run.CategoryLimit))
-				Expect(o.Failure.Retryable).To(BeFalse())
-				Expect(o.Failure.Message).To(HavePrefix("Keygate budget reached: you used 120 of your 100 tokens for today."))
-				Expect(p.calls).To(Equal(1), "no retry")
-				Expect(h.clock.Waiters()).To(BeZero(), "no retry wait either")
-			})
-		})
-	}
+	It("fails the run at once as a limit, with the budget's own message and no retry", func() {
+		h := newHarness(memoryBackend, run.Limits{})
+		p := &refusing{}
+		h.restartWith(p)
+		t := &runtest.Transport{}
+		o := finish(h.start(h.prepared(userText("e1", "go")), t))
+		Expect(o.Status).To(Equal(run.Failed))
+		Expect(o.Failure.Category).To(Equal(run.CategoryLimit))
+		Expect(o.Failure.Retryable).To(BeFalse())
+		Expect(o.Failure.Message).To(HavePrefix("Keygate budget reached: you used 120 of your 100 tokens for today."))
+		Expect(p.calls).To(Equal(1), "no retry")
+		Expect(h.clock.Waiters()).To(BeZero(), "no retry wait either")
+	})
 })

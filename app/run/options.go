@@ -17,7 +17,7 @@ type Limits struct {
 	// RetryDelay is the wait before a retry (default modelcycle.RetryDelay).
 	RetryDelay time.Duration
 	// MaxToolRounds ends a run that asked for more tool rounds than this
-	// (default 200; the reference engine had no guard).
+	// (default 200), so a model that loops on tools cannot run forever.
 	MaxToolRounds int
 	// CompactionTimeout bounds an automatic summary call; on expiry the
 	// fallback summary is used (default 30 s).

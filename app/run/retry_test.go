@@ -26,120 +26,116 @@ func (h *harness) advanceRetries(n int, delay time.Duration) {
 const serverError = `{"error":{"message":"upstream exploded","type":"server_error"}}`
 
 var _ = Describe("Engine model cycle retries", func() {
-	for _, be := range backends {
-		Context("on "+be.name, func() {
-			var h *harness
-			BeforeEach(func() { h = newHarness(be.open, run.Limits{}) })
+	var h *harness
+	BeforeEach(func() { h = newHarness(memoryBackend, run.Limits{}) })
 
-			When("an attempt streams partial output and then disconnects", func() {
-				var (
-					t  *runtest.Transport
-					hd *run.Handle
-				)
-				BeforeEach(func() {
-					steps := providertest.Events(providertest.ChatSSE(providertest.Turn{
-						Text: []string{"partial "}, Calls: []providertest.Call{call("call-1", "Read", `{"pa`)}}))
-					h.server.Enqueue(providertest.Reply{Steps: append(steps[:3:3], providertest.Step{Disconnect: true})})
-					h.enqueue(text("completed"))
-					t = &runtest.Transport{}
-					hd = h.start(h.prepared(userText("e1", "go")), t)
-					h.advanceRetries(1, modelcycle.RetryDelay)
-					Expect(finish(hd).Status).To(Equal(run.Completed))
-					Eventually(t.Done()).Should(BeClosed())
-				})
-
-				It("retries from the same checkpoint with the identical request", func() {
-					bodies := h.requestBodies()
-					Expect(bodies).To(HaveLen(2))
-					Expect(bytes.Equal(bodies[0], bodies[1])).To(BeTrue())
-				})
-
-				It("shows the partial output but stores only the retried answer", func() {
-					Expect(t.Text()).To(Equal("partial completed"))
-					Expect(ids(h.history())).To(Equal([]string{"runtime:e1", conversation.AssistantID(hd.RunID(), 0)}))
-					Expect(h.history()[1].Text()).To(Equal("completed"))
-				})
-
-				It("closes the partial tool card and reports the failed attempt", func() {
-					failed := eventsOf[run.ToolCallFailed](t.Events())
-					Expect(failed).To(ConsistOf(run.ToolCallFailed{Index: 0, CallID: "call-1"}))
-					attempts := eventsOf[run.ModelAttemptFailed](t.Events())
-					Expect(attempts).To(HaveLen(1))
-					Expect(attempts[0].Retrying).To(BeTrue())
-				})
-
-				It("records each attempt under its own call id", func() {
-					first, ok := h.b.record(conversation.ProviderCallID(hd.RunID(), 0, 0))
-					Expect(ok).To(BeTrue())
-					Expect(first.Status.String()).To(Equal("error"))
-					second, ok := h.b.record(conversation.ProviderCallID(hd.RunID(), 0, 1))
-					Expect(ok).To(BeTrue())
-					Expect(second.Status.String()).To(Equal("completed"))
-				})
-			})
-
-			When("the model stops because of its output limit", func() {
-				var (
-					t *runtest.Transport
-					o run.Outcome
-				)
-				BeforeEach(func() {
-					h.enqueue(providertest.Turn{Text: []string{"cut sh"}, Finish: "length"})
-					t = &runtest.Transport{}
-					o = finish(h.start(h.prepared(userText("e1", "go")), t))
-					Eventually(t.Done()).Should(BeClosed())
-				})
-
-				It("fails with a retryable provider failure without retrying", func() {
-					Expect(o.Status).To(Equal(run.Failed))
-					Expect(o.Failure.Category).To(Equal(run.CategoryProvider))
-					Expect(o.Failure.Retryable).To(BeTrue())
-					Expect(o.Failure.Message).To(ContainSubstring("model stopped before completing the response"))
-					Expect(h.requestBodies()).To(HaveLen(1))
-				})
-
-				It("keeps only the initial checkpoint and commits no final turn", func() {
-					Expect(ids(h.history())).To(Equal([]string{"runtime:e1"}))
-					for _, c := range eventsOf[run.MessagesCommitted](t.Events()) {
-						Expect(c.Cause.Kind).NotTo(Equal(run.CauseFinalTurn))
-					}
-				})
-			})
-
-			It("permits eight retries after the first attempt by default", func() {
-				for range 9 {
-					h.server.Enqueue(providertest.Status(503, serverError))
-				}
-				hd := h.start(h.prepared(userText("e1", "go")), &runtest.Transport{})
-				h.advanceRetries(8, modelcycle.RetryDelay)
-				o := finish(hd)
-				Expect(o.Status).To(Equal(run.Failed))
-				Expect(h.requestBodies()).To(HaveLen(9))
-			})
-
-			DescribeTable("how often a failing provider is called, with two retries configured",
-				func(reply func() providertest.Reply, attempts int) {
-					h.limits = run.Limits{MaxRetries: 2, RetryDelay: time.Second}
-					h.restart()
-					for range 3 {
-						h.server.Enqueue(reply())
-					}
-					hd := h.start(h.prepared(userText("e1", "go")), &runtest.Transport{})
-					h.advanceRetries(attempts-1, time.Second)
-					o := finish(hd)
-					Expect(o.Status).To(Equal(run.Failed))
-					Expect(o.Failure.Category).To(Equal(run.CategoryProvider))
-					Expect(h.requestBodies()).To(HaveLen(attempts))
-				},
-				Entry("a 500 is retried until the limit", func() providertest.Reply { return providertest.Status(500, serverError) }, 3),
-				Entry("a 429 is retried until the limit", func() providertest.Reply { return providertest.RateLimited(time.Second) }, 3),
-				Entry("a 401 is never retried", func() providertest.Reply {
-					return providertest.Status(401, `{"error":{"message":"bad key","type":"invalid_request_error"}}`)
-				}, 1),
-				Entry("a 404 is never retried", func() providertest.Reply {
-					return providertest.Status(404, `{"error":{"message":"no such model","type":"invalid_request_error"}}`)
-				}, 1),
-			)
+	When("an attempt streams partial output and then disconnects", func() {
+		var (
+			t  *runtest.Transport
+			hd *run.Handle
+		)
+		BeforeEach(func() {
+			steps := providertest.Events(providertest.ChatSSE(providertest.Turn{
+				Text: []string{"partial "}, Calls: []providertest.Call{call("call-1", "Read", `{"pa`)}}))
+			h.server.Enqueue(providertest.Reply{Steps: append(steps[:3:3], providertest.Step{Disconnect: true})})
+			h.enqueue(text("completed"))
+			t = &runtest.Transport{}
+			hd = h.start(h.prepared(userText("e1", "go")), t)
+			h.advanceRetries(1, modelcycle.RetryDelay)
+			Expect(finish(hd).Status).To(Equal(run.Completed))
+			Eventually(t.Done()).Should(BeClosed())
 		})
-	}
+
+		It("retries from the same checkpoint with the identical request", func() {
+			bodies := h.requestBodies()
+			Expect(bodies).To(HaveLen(2))
+			Expect(bytes.Equal(bodies[0], bodies[1])).To(BeTrue())
+		})
+
+		It("shows the partial output but stores only the retried answer", func() {
+			Expect(t.Text()).To(Equal("partial completed"))
+			Expect(ids(h.history())).To(Equal([]string{"runtime:e1", conversation.AssistantID(hd.RunID(), 0)}))
+			Expect(h.history()[1].Text()).To(Equal("completed"))
+		})
+
+		It("closes the partial tool card and reports the failed attempt", func() {
+			failed := eventsOf[run.ToolCallFailed](t.Events())
+			Expect(failed).To(ConsistOf(run.ToolCallFailed{Index: 0, CallID: "call-1"}))
+			attempts := eventsOf[run.ModelAttemptFailed](t.Events())
+			Expect(attempts).To(HaveLen(1))
+			Expect(attempts[0].Retrying).To(BeTrue())
+		})
+
+		It("records each attempt under its own call id", func() {
+			first, ok := h.b.record(conversation.ProviderCallID(hd.RunID(), 0, 0))
+			Expect(ok).To(BeTrue())
+			Expect(first.Status.String()).To(Equal("error"))
+			second, ok := h.b.record(conversation.ProviderCallID(hd.RunID(), 0, 1))
+			Expect(ok).To(BeTrue())
+			Expect(second.Status.String()).To(Equal("completed"))
+		})
+	})
+
+	When("the model stops because of its output limit", func() {
+		var (
+			t *runtest.Transport
+			o run.Outcome
+		)
+		BeforeEach(func() {
+			h.enqueue(providertest.Turn{Text: []string{"cut sh"}, Finish: "length"})
+			t = &runtest.Transport{}
+			o = finish(h.start(h.prepared(userText("e1", "go")), t))
+			Eventually(t.Done()).Should(BeClosed())
+		})
+
+		It("fails with a retryable provider failure without retrying", func() {
+			Expect(o.Status).To(Equal(run.Failed))
+			Expect(o.Failure.Category).To(Equal(run.CategoryProvider))
+			Expect(o.Failure.Retryable).To(BeTrue())
+			Expect(o.Failure.Message).To(ContainSubstring("model stopped before completing the response"))
+			Expect(h.requestBodies()).To(HaveLen(1))
+		})
+
+		It("keeps only the initial checkpoint and commits no final turn", func() {
+			Expect(ids(h.history())).To(Equal([]string{"runtime:e1"}))
+			for _, c := range eventsOf[run.MessagesCommitted](t.Events()) {
+				Expect(c.Cause.Kind).NotTo(Equal(run.CauseFinalTurn))
+			}
+		})
+	})
+
+	It("permits eight retries after the first attempt by default", func() {
+		for range 9 {
+			h.server.Enqueue(providertest.Status(503, serverError))
+		}
+		hd := h.start(h.prepared(userText("e1", "go")), &runtest.Transport{})
+		h.advanceRetries(8, modelcycle.RetryDelay)
+		o := finish(hd)
+		Expect(o.Status).To(Equal(run.Failed))
+		Expect(h.requestBodies()).To(HaveLen(9))
+	})
+
+	DescribeTable("how often a failing provider is called, with two retries configured",
+		func(reply func() providertest.Reply, attempts int) {
+			h.limits = run.Limits{MaxRetries: 2, RetryDelay: time.Second}
+			h.restart()
+			for range 3 {
+				h.server.Enqueue(reply())
+			}
+			hd := h.start(h.prepared(userText("e1", "go")), &runtest.Transport{})
+			h.advanceRetries(attempts-1, time.Second)
+			o := finish(hd)
+			Expect(o.Status).To(Equal(run.Failed))
+			Expect(o.Failure.Category).To(Equal(run.CategoryProvider))
+			Expect(h.requestBodies()).To(HaveLen(attempts))
+		},
+		Entry("a 500 is retried until the limit", func() providertest.Reply { return providertest.Status(500, serverError) }, 3),
+		Entry("a 429 is retried until the limit", func() providertest.Reply { return providertest.RateLimited(time.Second) }, 3),
+		Entry("a 401 is never retried", func() providertest.Reply {
+			return providertest.Status(401, `{"error":{"message":"bad key","type":"invalid_request_error"}}`)
+		}, 1),
+		Entry("a 404 is never retried", func() providertest.Reply {
+			return providertest.Status(404, `{"error":{"message":"no such model","type":"invalid_request_error"}}`)
+		}, 1),
+	)
 })

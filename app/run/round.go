@@ -10,7 +10,8 @@ import (
 	"keygate/domain/toolround"
 )
 
-// executeRound runs a tool round to its end (§1.5): calls with malformed
+// executeRound runs a tool round to its end (docs/engine.md, "Tool
+// rounds"): calls with malformed
 // arguments complete as tool errors at once, the others go to the client
 // and their results are committed in completion order, each call together
 // with its result. A break interrupts the pending calls. fresh says the

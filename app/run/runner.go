@@ -117,7 +117,7 @@ func (r *runner) finish(o Outcome) {
 	}
 }
 
-// loop is the main sequence of engine-reference §1.2.
+// loop is the main sequence (docs/engine.md, "The main sequence").
 func (r *runner) loop() error {
 	if err := r.appendInitial(); err != nil {
 		return err

@@ -383,30 +383,49 @@ func accountRoutes() []string {
 	return slices.Sorted(maps.Keys(routes))
 }
 
-// row is one line of a matrix: how the route or procedure is classified
-// and what is tried; try returns the raw answers bob got, which must hold
-// nothing of ada's.
+// row is one line of a matrix: the route or procedure, how it is
+// classified and what is tried; try returns the raw answers bob got, which
+// must hold nothing of ada's.
 type row struct {
+	path  string
 	class string
 	what  string
-	try   func(path string) []string
+	try   func(ctx context.Context, path string) []string
 }
 
-// runMatrix checks that rows classify exactly the routes or procedures in
-// all, tries each row in order, checks that no answer reveals anything of
-// victim's, and lists the covered rows in the spec's output.
-func runMatrix(name string, rows map[string]row, all []string, victim *tenant) {
-	GinkgoHelper()
-	Expect(slices.Sorted(maps.Keys(rows))).To(Equal(all), "every one is classified here, and only those")
-	var b strings.Builder
-	for _, p := range all {
-		By(p + " (" + rows[p].class + ")")
-		for _, answer := range rows[p].try(p) {
-			expectNothingOf(victim, answer, p)
-		}
-		fmt.Fprintf(&b, "%-62s %-16s %s\n", p, rows[p].class, rows[p].what)
+// rows is one matrix, one row per route or procedure.
+type rows []row
+
+// paths returns the rows' routes or procedures, sorted.
+func (rs rows) paths() []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.path
 	}
-	AddReportEntry(name, b.String())
+	slices.Sort(out)
+	return out
+}
+
+// entries turns the rows into table entries in path order, each named by
+// its route, class and what is tried, so that `task specs` lists the rules.
+func (rs rows) entries(decorators ...any) []TableEntry {
+	sorted := slices.Clone(rs)
+	slices.SortFunc(sorted, func(a, b row) int { return strings.Compare(a.path, b.path) })
+	out := make([]TableEntry, len(sorted))
+	for i, r := range sorted {
+		args := append([]any{r}, decorators...)
+		out[i] = Entry(fmt.Sprintf("%s [%s]: %s", r.path, r.class, r.what), args...)
+	}
+	return out
+}
+
+// tryRow tries one row and checks that no answer reveals anything of
+// victim's.
+func tryRow(ctx context.Context, r row, victim *tenant) {
+	GinkgoHelper()
+	for _, answer := range r.try(ctx, r.path) {
+		expectNothingOf(victim, answer, r.path)
+	}
 }
 
 func callIDs(calls []*controlv1.Call) []string {
@@ -573,36 +592,41 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 		gather(bobT, 1)
 	}, SpecTimeout(90*time.Second))
 
-	It("gives bob nothing of ada's through any control procedure", func() {
-		notFound := func(req proto.Message) func(string) []string {
-			return func(p string) []string {
-				status, raw := k.call(bob, p, req, nil)
+	Describe("the control procedures, as bob (a member)", Ordered, func() {
+		notFound := func(req func() proto.Message) func(context.Context, string) []string {
+			return func(_ context.Context, p string) []string {
+				status, raw := k.call(bob, p, req(), nil)
 				Expect(status).To(Equal(http.StatusNotFound), "%s: %s", p, raw)
 				Expect(raw).To(ContainSubstring(`"code":"not_found"`), p)
 				return []string{raw}
 			}
 		}
-		notFoundEach := func(ids []string, req func(id string) proto.Message) func(string) []string {
-			return func(p string) []string {
+		notFoundEach := func(ids func() []string, req func(id string) proto.Message) func(context.Context, string) []string {
+			return func(ctx context.Context, p string) []string {
 				var out []string
-				for _, id := range ids {
-					out = append(out, notFound(req(id))(p)...)
+				for _, id := range ids() {
+					out = append(out, notFound(func() proto.Message { return req(id) })(ctx, p)...)
 				}
 				return out
 			}
 		}
-		denied := func(req proto.Message) row {
-			return row{class: "configuration", what: "PermissionDenied",
-				try: func(p string) []string {
-					status, raw := k.call(bob, p, req, nil)
+		answers := func(resp func() proto.Message) func(context.Context, string) []string {
+			return func(_ context.Context, p string) []string { return []string{k.must(bob, p, nil, resp())} }
+		}
+		denied := func(path string, req func() proto.Message) row {
+			return row{path: path, class: "configuration", what: "PermissionDenied",
+				try: func(_ context.Context, p string) []string {
+					status, raw := k.call(bob, p, req(), nil)
 					Expect(status).To(Equal(http.StatusForbidden), "%s: %s", p, raw)
 					Expect(raw).To(ContainSubstring(`"code":"permission_denied"`), p)
 					return []string{raw}
 				}}
 		}
-		rows := map[string]row{
-			controlv1connect.CallServiceListCallsProcedure: {class: "tenant data", what: "only bob's calls; user_id=ada and conversation_id=ada's filters give none",
-				try: func(p string) []string {
+		chat := controlv1.ProviderKind_PROVIDER_KIND_OPENAI_CHAT
+		matrix := rows{
+			{path: controlv1connect.CallServiceListCallsProcedure, class: "tenant data",
+				what: "only bob's calls; user_id=ada and conversation_id=ada's filters give none",
+				try: func(_ context.Context, p string) []string {
 					var all, byUser, byConv controlv1.ListCallsResponse
 					a := k.must(bob, p, &controlv1.ListCallsRequest{}, &all)
 					Expect(callIDs(all.GetCalls())).To(ConsistOf(bobT.callIDs))
@@ -612,10 +636,12 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 					Expect(byConv.GetCalls()).To(BeEmpty())
 					return []string{a, b, c}
 				}},
-			controlv1connect.CallServiceGetCallProcedure: {class: "tenant data", what: "each of ada's call ids → NotFound",
-				try: notFoundEach(adaT.callIDs, func(id string) proto.Message { return &controlv1.GetCallRequest{CallId: id} })},
-			controlv1connect.DashboardServiceGetDashboardProcedure: {class: "tenant data", what: "totals and per_user are bob's only; user_id=ada gives zero",
-				try: func(p string) []string {
+			{path: controlv1connect.CallServiceGetCallProcedure, class: "tenant data", what: "each of ada's call ids → NotFound",
+				try: notFoundEach(func() []string { return adaT.callIDs },
+					func(id string) proto.Message { return &controlv1.GetCallRequest{CallId: id} })},
+			{path: controlv1connect.DashboardServiceGetDashboardProcedure, class: "tenant data",
+				what: "totals and per_user are bob's only; user_id=ada gives zero",
+				try: func(_ context.Context, p string) []string {
 					var mine, hers controlv1.GetDashboardResponse
 					a := k.must(bob, p, &controlv1.GetDashboardRequest{}, &mine)
 					Expect(mine.GetTotals().GetCalls()).To(BeEquivalentTo(len(bobT.callIDs)))
@@ -626,8 +652,8 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 					Expect(hers.GetPerUser()).To(BeEmpty())
 					return []string{a, b}
 				}},
-			controlv1connect.ConversationServiceListConversationsProcedure: {class: "tenant data", what: "bob's conversation, none of ada's",
-				try: func(p string) []string {
+			{path: controlv1connect.ConversationServiceListConversationsProcedure, class: "tenant data", what: "bob's conversation, none of ada's",
+				try: func(_ context.Context, p string) []string {
 					var list controlv1.ListConversationsResponse
 					a := k.must(bob, p, &controlv1.ListConversationsRequest{}, &list)
 					var ids []string
@@ -637,61 +663,82 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 					Expect(ids).To(ConsistOf(bobT.conv))
 					return []string{a}
 				}},
-			controlv1connect.ConversationServiceGetBranchTreeProcedure: {class: "tenant data", what: "ada's conversation → NotFound",
-				try: notFound(&controlv1.GetBranchTreeRequest{ConversationId: adaT.conv})},
-			controlv1connect.ConversationServiceGetCheckpointMessagesProcedure: {class: "tenant data", what: "each of ada's checkpoints → NotFound",
-				try: notFoundEach(adaT.checkpoints, func(id string) proto.Message {
+			{path: controlv1connect.ConversationServiceGetBranchTreeProcedure, class: "tenant data", what: "ada's conversation → NotFound",
+				try: notFound(func() proto.Message { return &controlv1.GetBranchTreeRequest{ConversationId: adaT.conv} })},
+			{path: controlv1connect.ConversationServiceGetCheckpointMessagesProcedure, class: "tenant data", what: "each of ada's checkpoints → NotFound",
+				try: notFoundEach(func() []string { return adaT.checkpoints }, func(id string) proto.Message {
 					return &controlv1.GetCheckpointMessagesRequest{CheckpointId: id}
 				})},
-			controlv1connect.ModelServiceListModelsProcedure: {class: "no tenant data", what: "answers, the configured model listed",
-				try: func(p string) []string {
+			{path: controlv1connect.ModelServiceListModelsProcedure, class: "no tenant data", what: "answers, the configured model listed",
+				try: func(_ context.Context, p string) []string {
 					var list controlv1.ListModelsResponse
 					a := k.must(bob, p, nil, &list)
 					Expect(list.GetModels()).To(HaveLen(1))
 					return []string{a}
 				}},
-			controlv1connect.SettingServiceGetSettingsProcedure: {class: "no tenant data", what: "answers",
-				try: func(p string) []string { return []string{k.must(bob, p, nil, &controlv1.GetSettingsResponse{})} }},
-			controlv1connect.SetupServiceGetCursorSetupProcedure: {class: "no tenant data", what: "answers with the proxy, no personal token",
-				try: func(p string) []string {
+			{path: controlv1connect.SettingServiceGetSettingsProcedure, class: "no tenant data", what: "answers",
+				try: answers(func() proto.Message { return &controlv1.GetSettingsResponse{} })},
+			{path: controlv1connect.SetupServiceGetCursorSetupProcedure, class: "no tenant data", what: "answers with the proxy, no personal token",
+				try: func(_ context.Context, p string) []string {
 					var setup controlv1.GetCursorSetupResponse
 					a := k.must(bob, p, nil, &setup)
 					Expect(setup.GetProxyUrl()).To(Equal("http://" + k.proxyAddr))
 					Expect(setup.GetPersonalToken()).To(BeEmpty())
 					return []string{a}
 				}},
-			controlv1connect.ModelServiceCreateModelProcedure: denied(&controlv1.CreateModelRequest{Settings: &controlv1.ModelSettings{
-				DisplayName: "Bob's", ProviderKind: controlv1.ProviderKind_PROVIDER_KIND_OPENAI_CHAT, BaseUrl: k.provider.URL, ModelId: "x"}}),
-			controlv1connect.ModelServiceUpdateModelProcedure: denied(&controlv1.UpdateModelRequest{Id: modelID,
-				Settings: &controlv1.ModelSettings{DisplayName: "Bob's now", ProviderKind: controlv1.ProviderKind_PROVIDER_KIND_OPENAI_CHAT,
-					BaseUrl: "http://127.0.0.1:1", ModelId: "fake-gpt"}}),
-			controlv1connect.ModelServiceDeleteModelProcedure:      denied(&controlv1.DeleteModelRequest{Id: modelID}),
-			controlv1connect.ModelServiceSetModelEnabledProcedure:  denied(&controlv1.SetModelEnabledRequest{Id: modelID, Enabled: false}),
-			controlv1connect.ModelServiceReorderModelsProcedure:    denied(&controlv1.ReorderModelsRequest{Ids: []string{modelID}}),
-			controlv1connect.ModelServiceDuplicateModelProcedure:   denied(&controlv1.DuplicateModelRequest{Id: modelID}),
-			controlv1connect.ModelServiceDiscoverModelsProcedure:   denied(&controlv1.DiscoverModelsRequest{KeyFromModelId: modelID}),
-			controlv1connect.ModelServiceTestModelProcedure:        denied(&controlv1.TestModelRequest{Id: modelID}),
-			controlv1connect.SettingServiceUpdateSettingsProcedure: denied(&controlv1.UpdateSettingsRequest{Settings: &controlv1.Settings{}}),
+			denied(controlv1connect.ModelServiceCreateModelProcedure, func() proto.Message {
+				return &controlv1.CreateModelRequest{Settings: &controlv1.ModelSettings{
+					DisplayName: "Bob's", ProviderKind: chat, BaseUrl: k.provider.URL, ModelId: "x"}}
+			}),
+			denied(controlv1connect.ModelServiceUpdateModelProcedure, func() proto.Message {
+				return &controlv1.UpdateModelRequest{Id: modelID, Settings: &controlv1.ModelSettings{
+					DisplayName: "Bob's now", ProviderKind: chat, BaseUrl: "http://127.0.0.1:1", ModelId: "fake-gpt"}}
+			}),
+			denied(controlv1connect.ModelServiceDeleteModelProcedure, func() proto.Message { return &controlv1.DeleteModelRequest{Id: modelID} }),
+			denied(controlv1connect.ModelServiceSetModelEnabledProcedure, func() proto.Message {
+				return &controlv1.SetModelEnabledRequest{Id: modelID, Enabled: false}
+			}),
+			denied(controlv1connect.ModelServiceReorderModelsProcedure, func() proto.Message {
+				return &controlv1.ReorderModelsRequest{Ids: []string{modelID}}
+			}),
+			denied(controlv1connect.ModelServiceDuplicateModelProcedure, func() proto.Message { return &controlv1.DuplicateModelRequest{Id: modelID} }),
+			denied(controlv1connect.ModelServiceDiscoverModelsProcedure, func() proto.Message {
+				return &controlv1.DiscoverModelsRequest{KeyFromModelId: modelID}
+			}),
+			denied(controlv1connect.ModelServiceTestModelProcedure, func() proto.Message { return &controlv1.TestModelRequest{Id: modelID} }),
+			denied(controlv1connect.SettingServiceUpdateSettingsProcedure, func() proto.Message {
+				return &controlv1.UpdateSettingsRequest{Settings: &controlv1.Settings{}}
+			}),
 		}
-		calls := len(k.provider.Requests())
-		runMatrix("control procedures covered (as bob, a member)", rows, controlProcedures(), adaT)
 
-		By("the refused configuration procedures changing nothing and spending no provider call")
-		var models controlv1.ListModelsResponse
-		k.must(root, controlv1connect.ModelServiceListModelsProcedure, nil, &models)
-		Expect(models.GetModels()).To(HaveLen(1))
-		Expect(models.GetModels()[0].GetSettings().GetDisplayName()).To(Equal("Fake GPT"))
-		Expect(models.GetModels()[0].GetEnabled()).To(BeTrue())
-		var settings controlv1.GetSettingsResponse
-		k.must(root, controlv1connect.SettingServiceGetSettingsProcedure, nil, &settings)
-		Expect(settings.GetSettings().GetDetailedMode()).To(BeTrue())
-		Expect(k.provider.Requests()).To(HaveLen(calls))
+		var calls int
+		BeforeAll(func() { calls = len(k.provider.Requests()) })
+
+		It("classify every procedure of the control API, and only those", func() {
+			Expect(matrix.paths()).To(Equal(controlProcedures()), "every procedure is a row below, and only those")
+		})
+
+		DescribeTable("give bob nothing of ada's",
+			func(r row) { tryRow(context.Background(), r, adaT) },
+			matrix.entries())
+
+		It("leave the configuration unchanged and spend no provider call when refused", func() {
+			var models controlv1.ListModelsResponse
+			k.must(root, controlv1connect.ModelServiceListModelsProcedure, nil, &models)
+			Expect(models.GetModels()).To(HaveLen(1))
+			Expect(models.GetModels()[0].GetSettings().GetDisplayName()).To(Equal("Fake GPT"))
+			Expect(models.GetModels()[0].GetEnabled()).To(BeTrue())
+			var settings controlv1.GetSettingsResponse
+			k.must(root, controlv1connect.SettingServiceGetSettingsProcedure, nil, &settings)
+			Expect(settings.GetSettings().GetDetailedMode()).To(BeTrue())
+			Expect(k.provider.Requests()).To(HaveLen(calls))
+		})
 	})
 
-	It("gives bob nothing of ada's through the account routes", func() {
-		rows := map[string]row{
-			"GET /auth/me": {class: "own identity", what: "bob, member",
-				try: func(string) []string {
+	Describe("the account routes, as bob (a member)", Ordered, func() {
+		matrix := rows{
+			{path: "GET /auth/me", class: "own identity", what: "bob, member",
+				try: func(context.Context, string) []string {
 					status, raw := k.do(bob, http.MethodGet, "/auth/me", "", nil)
 					Expect(status).To(Equal(http.StatusOK))
 					var me struct{ UserID, Role string }
@@ -700,8 +747,8 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 					Expect(me.Role).To(Equal("member"))
 					return []string{raw}
 				}},
-			"GET /auth/tokens": {class: "tenant data", what: "bob's token only; all=1 → 403",
-				try: func(string) []string {
+			{path: "GET /auth/tokens", class: "tenant data", what: "bob's token only; all=1 → 403",
+				try: func(context.Context, string) []string {
 					status, list, raw := k.tokens(bob, "")
 					Expect(status).To(Equal(http.StatusOK))
 					Expect(list).To(HaveLen(1))
@@ -710,15 +757,15 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 					Expect(status).To(Equal(http.StatusForbidden))
 					return []string{raw, all}
 				}},
-			"POST /auth/tokens": {class: "own data", what: "mints a token owned by bob",
-				try: func(string) []string {
+			{path: "POST /auth/tokens", class: "own data", what: "mints a token owned by bob",
+				try: func(context.Context, string) []string {
 					id, _ := k.newToken(bob, "bob's second")
 					status, raw := k.do(bob, http.MethodDelete, "/auth/tokens/"+id, "", nil)
 					Expect(status).To(Equal(http.StatusNoContent), raw)
 					return []string{raw}
 				}},
-			"DELETE /auth/tokens/{id}": {class: "tenant data", what: "ada's token → 404, still usable by her",
-				try: func(string) []string {
+			{path: "DELETE /auth/tokens/{id}", class: "tenant data", what: "ada's token → 404, still usable by her",
+				try: func(context.Context, string) []string {
 					status, raw := k.do(bob, http.MethodDelete, "/auth/tokens/"+adaT.tokenID, "", nil)
 					Expect(status).To(Equal(http.StatusNotFound), raw)
 					_, hers, _ := k.tokens(ada, "")
@@ -727,8 +774,8 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 					Expect(k.connectStatus(basic(adaT.token)).StatusCode).To(Equal(http.StatusOK))
 					return []string{raw}
 				}},
-			"GET /auth/audit": {class: "admin only", what: "403 for a member (also with actor=ada); an admin reads it",
-				try: func(string) []string {
+			{path: "GET /auth/audit", class: "admin only", what: "403 for a member (also with actor=ada); an admin reads it",
+				try: func(context.Context, string) []string {
 					status, raw := k.do(bob, http.MethodGet, "/auth/audit", "", nil)
 					Expect(status).To(Equal(http.StatusForbidden), raw)
 					status, byActor := k.do(bob, http.MethodGet, "/auth/audit?actor="+url.QueryEscape(ada.id), "", nil)
@@ -738,8 +785,8 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 					Expect(admin).To(ContainSubstring(adaT.tokenID), "the audit log is the administrators'")
 					return []string{raw, byActor}
 				}},
-			"GET /metrics": {class: "no tenant data", what: "closed in company mode without KEYGATE_METRICS_TOKEN (403)",
-				try: func(string) []string {
+			{path: "GET /metrics", class: "no tenant data", what: "closed in company mode without KEYGATE_METRICS_TOKEN (403)",
+				try: func(context.Context, string) []string {
 					status, raw := k.do(user{}, http.MethodGet, "/metrics", "", nil)
 					Expect(status).To(Equal(http.StatusForbidden))
 					Expect(raw).To(ContainSubstring("KEYGATE_METRICS_TOKEN"))
@@ -747,12 +794,26 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 					return []string{raw}
 				}},
 		}
-		runMatrix("account routes covered (as bob, a member)", rows, accountRoutes(), adaT)
+
+		It("classify every account route the composition root mounts, and only those", func() {
+			Expect(matrix.paths()).To(Equal(accountRoutes()), "every route is a row below, and only those")
+		})
+
+		DescribeTable("give bob nothing of ada's",
+			func(r row) { tryRow(context.Background(), r, adaT) },
+			matrix.entries())
 	})
 
-	It("gives bob nothing of ada's through any Cursor route behind the proxy", func(ctx SpecContext) {
-		adaHead, adaCheckpoints := headOf(adaT.conv)
-		calls := len(k.provider.Requests())
+	Describe("the Cursor routes behind the proxy, with bob's token", Ordered, func() {
+		var (
+			adaHead        string
+			adaCheckpoints int
+			calls          int
+		)
+		BeforeAll(func() {
+			adaHead, adaCheckpoints = headOf(adaT.conv)
+			calls = len(k.provider.Requests())
+		})
 		unchanged := func() {
 			GinkgoHelper()
 			head, n := headOf(adaT.conv)
@@ -760,25 +821,25 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 			Expect(n).To(Equal(adaCheckpoints), "ada's checkpoints")
 			Expect(k.provider.Requests()).To(HaveLen(calls), "no model call made for bob")
 		}
-		answers := func(req proto.Message) row {
-			return row{class: "no tenant data", what: "200",
-				try: func(p string) []string {
+		answers := func(path string, req proto.Message) row {
+			return row{path: path, class: "no tenant data", what: "200",
+				try: func(_ context.Context, p string) []string {
 					status, raw := unaryCall(bobHTTP, p, req)
 					Expect(status).To(Equal(http.StatusOK), "%s: %s", p, raw)
 					return []string{string(raw)}
 				}}
 		}
-		rows := map[string]row{
-			aiserverv1connect.BidiServiceBidiAppendProcedure: {class: "tenant data",
+		matrix := rows{
+			{path: aiserverv1connect.BidiServiceBidiAppendProcedure, class: "tenant data",
 				what: "follow-up and opening append on ada's request id → NotFound",
-				try: func(string) []string {
+				try: func(ctx context.Context, _ string) []string {
 					answers := appendsRefused(ctx, adaT.requestID)
 					unchanged()
 					return answers
 				}},
-			agentv1connect.AgentServiceRunSSEProcedure: {class: "tenant data",
+			{path: agentv1connect.AgentServiceRunSSEProcedure, class: "tenant data",
 				what: "ada's request id → NotFound, no frames; a new turn naming ada's conversation → refused, no model call, her head unchanged",
-				try: func(string) []string {
+				try: func(ctx context.Context, _ string) []string {
 					spy := subscribeRefused(ctx, adaT.requestID)
 
 					st := turn(ctx, bobHTTP, "req-bob-2", adaT.conv, "bob was here: what did ada ask?", nil)
@@ -814,9 +875,9 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 					Expect(cs.EndError().Message()).To(Equal("parent run not found"))
 					return out
 				}},
-			agentv1connect.AgentServiceRunProcedure: {class: "tenant data",
+			{path: agentv1connect.AgentServiceRunProcedure, class: "tenant data",
 				what: "HTTP/2 only; through the proxy (HTTP/1.1) → FailedPrecondition before any turn; ada's head unchanged",
-				try: func(string) []string {
+				try: func(context.Context, string) []string {
 					proto, end, msgs := runWhole(bobHTTP, "req-bob-3", cursortest.RunRequest(adaT.conv, modelID, "bob was here"))
 					Expect(proto).To(Equal(1), "the proxy offers HTTP/1.1 only")
 					Expect(end).NotTo(BeNil())
@@ -825,36 +886,43 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 					unchanged()
 					return []string{end.Error()}
 				}},
-			agentv1connect.AgentServiceUpdateConversationMetadataProcedure: {class: "no tenant data",
+			{path: agentv1connect.AgentServiceUpdateConversationMetadataProcedure, class: "no tenant data",
 				what: "naming ada's conversation → 200, ignored; her head unchanged",
-				try: func(p string) []string {
+				try: func(_ context.Context, p string) []string {
 					name := "bob renamed it"
 					status, raw := unaryCall(bobHTTP, p, &agentv1.UpdateConversationMetadataRequest{ConversationId: adaT.conv, Name: &name})
 					Expect(status).To(Equal(http.StatusOK), string(raw))
 					unchanged()
 					return []string{string(raw)}
 				}},
-			agentv1connect.AgentServiceGetUsableModelsProcedure:           answers(&agentv1.GetUsableModelsRequest{}),
-			agentv1connect.AgentServiceGetDefaultModelForCliProcedure:     answers(&agentv1.GetDefaultModelForCliRequest{}),
-			aiserverv1connect.AiServiceGetServerConfigProcedure:           answers(nil),
-			aiserverv1connect.AiServiceAvailableModelsProcedure:           answers(nil),
-			aiserverv1connect.AiServiceGetUsableModelsProcedure:           answers(nil),
-			aiserverv1connect.AiServiceGetDefaultModelProcedure:           answers(nil),
-			aiserverv1connect.AiServiceGetDefaultModelNudgeDataProcedure:  answers(nil),
-			aiserverv1connect.AiServiceGetDefaultModelForCliProcedure:     answers(nil),
-			aiserverv1connect.ServerConfigServiceGetServerConfigProcedure: answers(nil),
-			aiserverv1connect.NetworkServiceIsConnectedProcedure:          answers(nil),
+			answers(agentv1connect.AgentServiceGetUsableModelsProcedure, &agentv1.GetUsableModelsRequest{}),
+			answers(agentv1connect.AgentServiceGetDefaultModelForCliProcedure, &agentv1.GetDefaultModelForCliRequest{}),
+			answers(aiserverv1connect.AiServiceGetServerConfigProcedure, nil),
+			answers(aiserverv1connect.AiServiceAvailableModelsProcedure, nil),
+			answers(aiserverv1connect.AiServiceGetUsableModelsProcedure, nil),
+			answers(aiserverv1connect.AiServiceGetDefaultModelProcedure, nil),
+			answers(aiserverv1connect.AiServiceGetDefaultModelNudgeDataProcedure, nil),
+			answers(aiserverv1connect.AiServiceGetDefaultModelForCliProcedure, nil),
+			answers(aiserverv1connect.ServerConfigServiceGetServerConfigProcedure, nil),
+			answers(aiserverv1connect.NetworkServiceIsConnectedProcedure, nil),
 		}
 		for path, status := range unary.Stubs {
-			rows[path] = row{class: "local stub", what: fmt.Sprintf("fixed %d", status),
-				try: func(p string) []string {
+			matrix = append(matrix, row{path: path, class: "local stub", what: fmt.Sprintf("fixed %d", status),
+				try: func(_ context.Context, p string) []string {
 					got, raw := unaryCall(bobHTTP, p, nil)
 					Expect(got).To(Equal(status), p)
 					return []string{string(raw)}
-				}}
+				}})
 		}
-		runMatrix("Cursor routes covered (through the proxy with bob's token)", rows, cursorRoutes(), adaT)
-	}, SpecTimeout(90*time.Second))
+
+		It("classify every route the Cursor adapter serves, and only those", func() {
+			Expect(matrix.paths()).To(Equal(cursorRoutes()), "every route is a row below, and only those")
+		})
+
+		DescribeTable("give bob nothing of ada's",
+			func(ctx SpecContext, r row) { tryRow(ctx, r, adaT) },
+			matrix.entries(SpecTimeout(60*time.Second)))
+	})
 
 	It("lets no one through the proxy without a valid personal token", func() {
 		By("a CONNECT without credentials: 407 with a Basic challenge")

@@ -50,6 +50,30 @@ func (l *Log) Checkpoint(id string) (Checkpoint, bool) {
 // decision. It returns the decision, a *MessageConflictError or
 // ErrStaleHead, and leaves the log unchanged on error.
 func (l *Log) Apply(ch Change) (Decision, error) {
+	d, err := l.Decide(ch)
+	if err != nil {
+		return Decision{}, err
+	}
+	switch d.Outcome {
+	case Create:
+		for _, m := range d.NewMessages {
+			l.messages[m.id] = m
+			if m.runtimeEventID != "" {
+				l.events[m.runtimeEventID] = m.id
+			}
+		}
+		l.checkpoints[d.Checkpoint.id] = d.Checkpoint
+		l.head = d.Checkpoint.id
+	case MoveHead:
+		l.head = d.Checkpoint.id
+	}
+	return d, nil
+}
+
+// Decide plans and decides ch against the log's state without executing
+// the decision, so that a fake store can check what the decision would
+// write (the blobs its new messages name) before [Log.Apply] writes it.
+func (l *Log) Decide(ch Change) (Decision, error) {
 	plan, err := ch.Plan()
 	if err != nil {
 		return Decision{}, err
@@ -80,24 +104,7 @@ func (l *Log) Apply(ch Change) (Decision, error) {
 			facts.BaseHolds = append(facts.BaseHolds, m.id)
 		}
 	}
-	d, err := plan.Decide(facts)
-	if err != nil {
-		return Decision{}, err
-	}
-	switch d.Outcome {
-	case Create:
-		for _, m := range d.NewMessages {
-			l.messages[m.id] = m
-			if m.runtimeEventID != "" {
-				l.events[m.runtimeEventID] = m.id
-			}
-		}
-		l.checkpoints[d.Checkpoint.id] = d.Checkpoint
-		l.head = d.Checkpoint.id
-	case MoveHead:
-		l.head = d.Checkpoint.id
-	}
-	return d, nil
+	return plan.Decide(facts)
 }
 
 // Messages returns the full, verified message list of checkpoint id.

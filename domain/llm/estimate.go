@@ -6,8 +6,8 @@ import (
 	"unicode/utf8"
 )
 
-// Token estimation (before a call) uses the reference engine's heuristic:
-// serialise the request to JSON and count each ASCII character as 0.273
+// Token estimation (before a call) is a heuristic: serialise the request
+// to JSON and count each ASCII character as 0.273
 // tokens and each other character as 0.55, rounding up. It errs on the high
 // side for code and prose alike; providers stay the authority.
 const (

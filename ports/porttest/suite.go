@@ -10,17 +10,33 @@ import (
 //	var _ = porttest.DescribeStores("SQLite", factory)
 func DescribeStores(name string, open Factory) bool {
 	return Describe(name+" stores", func() {
-		describeConversations(open)
-		describeReference(open)
+		describeEngineStores(open)
 		describeAnchors(open)
-		describeRuns(open)
-		describeToolRounds(open)
-		describeBlobs(open)
 		describeSettings(open)
 		describeModelConfigs(open)
-		describeCallRecords(open)
 		describeTransactions(open)
-		describeContextAnchors(open)
 		describePrompts(open)
 	})
+}
+
+// DescribeEngineStores declares the contract suite of the store ports the
+// run engine uses (conversations, runs, tool rounds, blobs, context anchors
+// and call records) for an implementation that has only those, such as the
+// in-memory store of app/run/runtest. DescribeStores includes it. The
+// Harness needs Stores.Conversations, Runs, ToolRounds, Blobs, Calls and
+// ContextAnchors, Calls (the reader) and Reopen; the rest may be zero.
+func DescribeEngineStores(name string, open Factory) bool {
+	return Describe(name+" engine stores", func() {
+		describeEngineStores(open)
+	})
+}
+
+func describeEngineStores(open Factory) {
+	describeConversations(open)
+	describeReference(open)
+	describeRuns(open)
+	describeToolRounds(open)
+	describeBlobs(open)
+	describeCallRecords(open)
+	describeContextAnchors(open)
 }

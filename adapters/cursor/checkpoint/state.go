@@ -15,7 +15,8 @@ import (
 )
 
 // DefaultMaxTokens is the context size shown when the model's window is
-// unknown (both earlier backends used it).
+// unknown: a common window, so the client's context ring shows something
+// sensible.
 const DefaultMaxTokens = 200000
 
 // Projection is what a checkpoint is built from.
@@ -129,8 +130,9 @@ func build(p Projection, pending *Pending) (*agentv1.ConversationStateStructure,
 	return s, b
 }
 
-// entry is the JSON of a pending assistant message, in the shape the
-// client's earlier backends used, plus Keygate's round id.
+// entry is the JSON of a pending assistant message (role, text and
+// tool-call parts, in the client's message shape), plus Keygate's round
+// id, which a resume hands back.
 type entry struct {
 	ID      string    `json:"id"`
 	Role    string    `json:"role"`

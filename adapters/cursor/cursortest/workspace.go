@@ -20,7 +20,8 @@ type Workspace struct {
 	// (to make parallel calls complete out of order).
 	Delay func(*agentv1.ExecServerMessage) time.Duration
 	// CloseFirst sends stream_close before the result of non-streaming
-	// execs, which the client may do (pitfall P5).
+	// execs, which the client may do (docs/cursor-protocol.md,
+	// "stream_close is not a result").
 	CloseFirst bool
 	// Hold, when set, keeps an exec unanswered until the returned channel
 	// closes or the exec is aborted (for restarts and cancels mid-round).

@@ -5,8 +5,9 @@
 // it; the run layer above plugs in through RunHandler.
 //
 // Place in the hexagon: part of the Cursor inbound adapter. It owns the wire
-// semantics of §4 of the protocol notes (ordering, idempotency, replay,
-// heartbeats, orphan grace, linger) and nothing of what a run means.
+// semantics of RunSSE and BidiAppend (ordering, idempotency, replay,
+// heartbeats, orphan grace, linger; docs/cursor-protocol.md, "RunSSE and
+// BidiAppend") and nothing of what a run means.
 //
 // Ordering rules, per request id (the client numbers appends 0, 1, 2, ...):
 //
@@ -32,7 +33,8 @@
 // An append returns as soon as its message is queued; runs never execute on
 // the request's goroutine.
 //
-// Routing, per turn (§2.3 of the protocol notes): with a KeygateModel
+// Routing, per turn (docs/cursor-protocol.md, "Routing a turn: Keygate or
+// Cursor"): with a KeygateModel
 // predicate, the seqno-0 run_request decides where its turn runs. A model
 // Keygate serves is Local, as above. Any other model marks the request id
 // Upstream: nothing is queued or run here, Append answers Upstream for that

@@ -17,7 +17,8 @@ func (c *idCounter) next() (uint32, error) {
 	return uint32(n), nil
 }
 
-// idCounters are the three per-transport id spaces of §11.6.
+// idCounters are a transport's three id spaces: exec ids, interaction query
+// ids and KV message ids, each counted from 1 independently.
 type idCounters struct {
 	exec, interaction, kv idCounter
 }

@@ -30,7 +30,8 @@ func (s *Services) AvailableModels(ctx context.Context, req *connect.Request[ais
 	return connect.NewResponse(resp), nil
 }
 
-// availableModel is the picker entry of §9.1 (without parameter variants).
+// availableModel is a model's entry in the client's picker (without
+// parameter variants).
 func availableModel(m Model) *aiserverv1.AvailableModelsResponse_AvailableModel {
 	tooltip := &aiserverv1.AvailableModelsResponse_TooltipData{MarkdownContent: proto.String(m.Description)}
 	entry := &aiserverv1.AvailableModelsResponse_AvailableModel{

@@ -72,8 +72,9 @@ func (s *Services) GetServerConfig(_ context.Context, _ *connect.Request[aiserve
 	return connect.NewResponse(resp), nil
 }
 
-// IsConnected always answers 200 (pitfall P2: any other answer makes the
-// client abort slow requests as "offline").
+// IsConnected always answers 200: any other answer makes the client abort
+// slow requests as "offline" (docs/cursor-protocol.md, "IsConnected must
+// answer 200").
 func (s *Services) IsConnected(context.Context, *connect.Request[aiserverv1.IsConnectedRequest]) (*connect.Response[aiserverv1.IsConnectedResponse], error) {
 	return connect.NewResponse(&aiserverv1.IsConnectedResponse{}), nil
 }

@@ -6,9 +6,10 @@ import (
 )
 
 // Stubs are the routes answered locally with a fixed status so that they
-// never leave the machine (§2.2): a 404 on /agent/v1/run makes the client
-// fall back to RunSSE, a 400 on the cloud-agent calls makes it use local
-// stores, and neither hangs on an unreachable cloud (pitfall P16).
+// never leave the machine: a 404 on /agent/v1/run makes the client fall
+// back to RunSSE, a 400 on the cloud-agent calls makes it use local
+// stores, and neither hangs on an unreachable cloud (docs/cursor-protocol.md,
+// "Local stubs").
 var Stubs = map[string]int{
 	"/agent/v1/run": http.StatusNotFound,
 	"/aiserver.v1.BackgroundComposerService/MintAgentStoreToken":     http.StatusBadRequest,

@@ -13,7 +13,8 @@ import (
 
 // Keys are the settings setup writes and undo removes, in writing order:
 // the proxy, proxy support for extensions, HTTP/1.1 only (Node's HTTP/2
-// client ignores the proxy, pitfall P1) and trust in the system
+// client ignores the proxy: docs/cursor-protocol.md, "HTTP/2 ignores the
+// proxy") and trust in the system
 // certificate store (where the CA is installed).
 var Keys = []string{
 	"http.proxy",

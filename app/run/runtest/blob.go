@@ -19,53 +19,84 @@ func (s *Store) Blobs() Blobs { return Blobs{s} }
 // Put implements ports.BlobStore.
 func (b Blobs) Put(ctx context.Context, id string, data []byte) error {
 	if ports.BlobID(data) != id {
-		return ports.ErrBlobHashMismatch
+		return fmt.Errorf("put blob %q: %w", id, ports.ErrBlobHashMismatch)
 	}
 	if len(data) > ports.MaxBlobSize {
-		return ports.ErrBlobTooLarge
+		return fmt.Errorf("put blob %s (%d bytes): %w", id, len(data), ports.ErrBlobTooLarge)
 	}
 	b.s.mu.Lock()
 	defer b.s.mu.Unlock()
-	if b.s.blobs == nil {
-		b.s.blobs = map[string][]byte{}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("put blob %s: %w", id, err)
 	}
-	b.s.blobs[id] = slices.Clone(data)
-	return ctx.Err()
+	if _, ok := b.s.blobs[id]; !ok {
+		b.s.blobs[id] = slices.Clone(data)
+	}
+	return nil
 }
 
 // Get implements ports.BlobStore.
 func (b Blobs) Get(ctx context.Context, id string) ([]byte, error) {
 	b.s.mu.Lock()
 	defer b.s.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("get blob %s: %w", id, err)
+	}
 	data, ok := b.s.blobs[id]
 	if !ok {
 		return nil, fmt.Errorf("blob %s: %w", id, ports.ErrNotFound)
 	}
-	return slices.Clone(data), ctx.Err()
+	return slices.Clone(data), nil
 }
 
 // Has implements ports.BlobStore.
 func (b Blobs) Has(ctx context.Context, id string) (bool, error) {
 	b.s.mu.Lock()
 	defer b.s.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return false, fmt.Errorf("check blob %s: %w", id, err)
+	}
 	_, ok := b.s.blobs[id]
-	return ok, ctx.Err()
+	return ok, nil
 }
 
-// Link implements ports.BlobStore; references are not kept.
+// Link implements ports.BlobStore.
 func (b Blobs) Link(ctx context.Context, parentID string, childIDs ...string) error {
+	b.s.mu.Lock()
+	defer b.s.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("link blob %s: %w", parentID, err)
+	}
 	for _, id := range append([]string{parentID}, childIDs...) {
-		if ok, _ := b.Has(ctx, id); !ok {
-			return ports.ErrNotFound
+		if _, ok := b.s.blobs[id]; !ok {
+			return fmt.Errorf("link blob %s: blob %s: %w", parentID, id, ports.ErrNotFound)
 		}
 	}
-	return ctx.Err()
+	refs := b.s.children[parentID]
+	if refs == nil {
+		refs = map[string]bool{}
+		b.s.children[parentID] = refs
+	}
+	for _, id := range childIDs {
+		refs[id] = true
+	}
+	return nil
 }
 
-// Children implements ports.BlobStore; references are not kept.
+// Children implements ports.BlobStore.
 func (b Blobs) Children(ctx context.Context, parentID string) ([]string, error) {
-	if ok, _ := b.Has(ctx, parentID); !ok {
-		return nil, ports.ErrNotFound
+	b.s.mu.Lock()
+	defer b.s.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("list children of blob %s: %w", parentID, err)
 	}
-	return []string{}, ctx.Err()
+	if _, ok := b.s.blobs[parentID]; !ok {
+		return nil, fmt.Errorf("blob %s: %w", parentID, ports.ErrNotFound)
+	}
+	ids := make([]string, 0, len(b.s.children[parentID]))
+	for id := range b.s.children[parentID] {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids, nil
 }

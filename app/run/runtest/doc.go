@@ -9,6 +9,8 @@
 // of other packages can import it; production code never does). It imports
 // only domain, ports and app/run. The in-memory store applies exactly the
 // rules of the ports' contracts (conversation.Log for appends, ownership
-// checks, preemption, tool-round commits), so a spec that passes against it
-// and against the SQLite store exercises the same behaviour.
+// checks, preemption, tool-round commits, blobs named by images) and runs
+// the same contract suite as the SQL stores (porttest.DescribeEngineStores
+// in contract_test.go), which is why the engine's specs run on it alone,
+// with a few smoke specs on SQLite.
 package runtest

@@ -96,7 +96,11 @@ func (t Rounds) settle(ctx context.Context, runID, roundID string,
 	if unchanged {
 		return out, nil
 	}
-	d, err := l.Apply(conversation.AppendTo(l.Head(), msgs...))
+	ch := conversation.AppendTo(l.Head(), msgs...)
+	if err := s.decideStored(l, ch); err != nil {
+		return ports.ToolRoundCommit{}, err
+	}
+	d, err := l.Apply(ch)
 	if err != nil {
 		return ports.ToolRoundCommit{}, errors.Join(errors.New("append tool result"), err)
 	}

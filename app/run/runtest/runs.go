@@ -43,9 +43,9 @@ func (r Runs) Claim(ctx context.Context, c ports.RunClaim) (string, error) {
 	replaced := ""
 	if prev, ok := s.runs[s.active[c.ConversationID]]; ok && prev.Status == ports.RunRunning {
 		prev.Status, prev.UpdatedAt, replaced = ports.RunCancelled, now, prev.RunID
-		for id, rec := range s.calls {
-			if rec.RunID == prev.RunID && rec.Status == callrecord.StatusRunning {
-				s.calls[id], _ = rec.Cancel(now)
+		for _, c := range s.calls {
+			if c.rec.RunID == prev.RunID && c.rec.Status == callrecord.StatusRunning {
+				c.rec, _ = c.rec.Cancel(now)
 			}
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sync"
 
-	"keygate/domain/callrecord"
 	"keygate/domain/compaction"
 	"keygate/domain/conversation"
 	"keygate/domain/toolround"
@@ -20,10 +19,12 @@ var (
 	_ ports.CallRecorder       = (*Store)(nil)
 )
 
-// Store is an in-memory conversation, run, tool-round, anchor and
-// call-record store. Its zero value is not usable; call NewStore. It is safe
-// for concurrent use: every method is one critical section, the in-memory
-// equivalent of a transaction.
+// Store is an in-memory conversation, run, tool-round, blob, anchor and
+// call-record store: the store ports the run engine uses. It passes the
+// same contract suite as the SQL stores (porttest.DescribeEngineStores).
+// Its zero value is not usable; call NewStore. It is safe for concurrent
+// use: every method is one critical section, the in-memory equivalent of a
+// transaction.
 type Store struct {
 	mu       sync.Mutex
 	logs     map[string]*conversation.Log
@@ -32,8 +33,10 @@ type Store struct {
 	runOrder []string
 	rounds   map[string]*storedRound
 	anchors  map[string]compaction.Anchor
-	calls    map[string]callrecord.Record
+	calls    map[string]*storedCall
 	blobs    map[string][]byte
+	// children are the blob references recorded by Link, by parent.
+	children map[string]map[string]bool
 	// Fail, when set, is consulted before every write with the operation's
 	// name; a non-nil error fails the write before it changes anything.
 	Fail func(op string) error
@@ -50,7 +53,7 @@ func NewStore() *Store {
 	return &Store{
 		logs: map[string]*conversation.Log{}, active: map[string]string{}, runs: map[string]*ports.Run{},
 		rounds: map[string]*storedRound{}, anchors: map[string]compaction.Anchor{},
-		calls: map[string]callrecord.Record{},
+		calls: map[string]*storedCall{}, blobs: map[string][]byte{}, children: map[string]map[string]bool{},
 	}
 }
 
@@ -134,6 +137,9 @@ func (s *Store) Apply(ctx context.Context, w ports.Write) (conversation.Decision
 	if w.RunID != "" && !s.owns(w.RunID, convID) {
 		return conversation.Decision{}, fmt.Errorf("run %q: %w", w.RunID, ports.ErrNotOwner)
 	}
+	if err := s.decideStored(l, w.Change); err != nil {
+		return conversation.Decision{}, err
+	}
 	d, err := l.Apply(w.Change)
 	if err != nil {
 		return conversation.Decision{}, err
@@ -142,6 +148,39 @@ func (s *Store) Apply(ctx context.Context, w ports.Write) (conversation.Decision
 		s.runs[w.RunID].HeadCheckpointID = d.Checkpoint.ID()
 	}
 	return d, nil
+}
+
+// decideStored decides ch on l without writing it and checks that the
+// images of the messages it would store name stored blobs, as the SQL
+// stores' foreign keys do; an undecidable change is left to l.Apply to
+// refuse.
+func (s *Store) decideStored(l *conversation.Log, ch conversation.Change) error {
+	d, err := l.Decide(ch)
+	if err != nil {
+		return nil
+	}
+	for _, m := range d.NewMessages {
+		for _, id := range imageBlobs(m) {
+			if _, ok := s.blobs[id]; !ok {
+				return fmt.Errorf("message %q image blob %s: %w", m.ID(), id, ports.ErrNotFound)
+			}
+		}
+	}
+	return nil
+}
+
+// imageBlobs lists the blob ids m's images name.
+func imageBlobs(m conversation.Message) []string {
+	var ids []string
+	for _, p := range m.Parts() {
+		if p.Image != nil && p.Image.BlobID != "" {
+			ids = append(ids, p.Image.BlobID)
+		}
+	}
+	if r, ok := m.ToolResult(); ok && r.Image != nil && r.Image.BlobID != "" {
+		ids = append(ids, r.Image.BlobID)
+	}
+	return ids
 }
 
 // owns reports whether run is the running, active run of convID.
@@ -189,38 +228,4 @@ func (s *Store) PutContextAnchor(ctx context.Context, conversationID string, a c
 		s.anchors[conversationID] = a
 	}
 	return nil
-}
-
-// Start implements ports.CallRecorder.
-func (s *Store) Start(_ context.Context, rec callrecord.Record) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.calls[rec.CallID] = rec
-	return nil
-}
-
-// Request implements ports.CallRecorder; requests are not kept.
-func (s *Store) Request(context.Context, string, callrecord.Request) error { return nil }
-
-// Chunks implements ports.CallRecorder; chunks are not kept.
-func (s *Store) Chunks(context.Context, string, []callrecord.Chunk) error { return nil }
-
-// Finish implements ports.CallRecorder.
-func (s *Store) Finish(_ context.Context, rec callrecord.Record) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	cur, ok := s.calls[rec.CallID]
-	if !ok || cur.Status != callrecord.StatusRunning || !rec.Status.Final() {
-		return callrecord.ErrNotRunning
-	}
-	s.calls[rec.CallID] = rec
-	return nil
-}
-
-// CallRecord returns the record of one attempt.
-func (s *Store) CallRecord(callID string) (callrecord.Record, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rec, ok := s.calls[callID]
-	return rec, ok
 }

@@ -145,7 +145,7 @@ func render(f *File, source string, plan Plan, decls []*Decl, imports []string) 
 func renderService(b *strings.Builder, f *File, sp ServicePlan) {
 	src, exists := f.Service(sp.Name)
 	if !exists {
-		fmt.Fprintf(b, "// Declared from the plan: the client schema has no %s block (see cursor-protocol.md §2.1).\n", sp.Name)
+		fmt.Fprintf(b, "// Declared from the plan: the client schema has no %s block (see docs/cursor-protocol.md, \"Routes Keygate serves\").\n", sp.Name)
 	}
 	fmt.Fprintf(b, "service %s {\n", sp.Name)
 	for _, m := range sp.Methods {

@@ -91,7 +91,7 @@ service DemoService {
   rpc Watch(PingRequest) returns (stream PingResponse) {}
 }
 
-// Declared from the plan: the client schema has no ProbeService block (see cursor-protocol.md §2.1).
+// Declared from the plan: the client schema has no ProbeService block (see docs/cursor-protocol.md, "Routes Keygate serves").
 service ProbeService {
   rpc Probe(PingRequest) returns (PingResponse) {}
 }

@@ -101,7 +101,7 @@ var _ = Describe("Generated Cursor code", func() {
 		Expect(runSSE).NotTo(BeNil())
 	})
 
-	DescribeTable("serves each route of cursor-protocol.md §2.1 at its documented path",
+	DescribeTable("serves each route Keygate implements at the path the client calls",
 		func(procedure, path string) {
 			Expect(procedure).To(Equal(path))
 		},

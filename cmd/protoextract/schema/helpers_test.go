@@ -1,11 +1,9 @@
 package schema_test
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 
-	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gcustom"
 	"github.com/onsi/gomega/types"
@@ -17,24 +15,21 @@ import (
 // where `go test` runs the specs.
 const repoRoot = "../../.."
 
-// referenceDir is where the Cursor client schemas live: $KEYGATE_CURSOR_SCHEMAS,
-// or the shared reference folder next to the checkout (as in Taskfile.yml).
+// referenceDir is where the Cursor client schemas live: $KEYGATE_CURSOR_SCHEMAS
+// (to try a newer client build), or the copies committed under
+// proto/source/cursor (as in Taskfile.yml).
 func referenceDir() string {
 	if dir := os.Getenv("KEYGATE_CURSOR_SCHEMAS"); dir != "" {
 		return dir
 	}
-	return filepath.Join(repoRoot, "..", "shared", "reference", "cursor")
+	return filepath.Join(repoRoot, "proto", "source", "cursor")
 }
 
-// readReference returns one reference schema file's text, skipping the spec
-// loudly when the reference folder is not on this machine.
+// readReference returns one reference schema file's text. The files are
+// part of the repository, so a missing one fails the spec.
 func readReference(name string) string {
-	path := filepath.Join(referenceDir(), name)
-	src, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		Skip(fmt.Sprintf("SKIPPED: Cursor reference schema %s is absent; set KEYGATE_CURSOR_SCHEMAS to the folder holding agent_v1.proto and aiserver_v1.proto", path))
-	}
-	Expect(err).NotTo(HaveOccurred())
+	src, err := os.ReadFile(filepath.Join(referenceDir(), name))
+	Expect(err).NotTo(HaveOccurred(), "the Cursor client schema %s", name)
 	return string(src)
 }
 

@@ -24,9 +24,9 @@ type ServicePlan struct {
 }
 
 // KeygatePlans returns the plans for the two Cursor client schema files:
-// all of agent.v1, and the part of aiserver.v1 that the server answers
-// (cursor-protocol.md §2.1). The method list is the route list of that
-// section; stream kinds follow its "Kind" column.
+// all of agent.v1, and the part of aiserver.v1 that the server answers.
+// The method list is the route list of docs/cursor-protocol.md, "Routes
+// Keygate serves", with the stream kind of each route.
 func KeygatePlans() []Plan {
 	unary := func(name, in, out string) Method { return Method{Name: name, Input: in, Output: out} }
 	return []Plan{
