@@ -173,6 +173,22 @@ var _ = Describe("Keys bound to their endpoint", func() {
 			Expect(err).NotTo(HaveOccurred())
 			Expect(a.audit.lines()).To(BeEmpty())
 		})
+
+		It("sees which custom headers a model sends, never their values, which an administrator still reads", func() {
+			who = admin
+			s := a.chatSettings("gpt-a")
+			s.CustomHeaders = map[string]string{"Cf-Access-Client-Secret": "gw-secret-4711"}
+			_, err := update(s, "")
+			Expect(err).NotTo(HaveOccurred())
+			list := func() map[string]string {
+				resp, err := a.models.ListModels(ctx, connect.NewRequest(&controlv1.ListModelsRequest{}))
+				Expect(err).NotTo(HaveOccurred())
+				return resp.Msg.GetModels()[0].GetSettings().GetCustomHeaders()
+			}
+			Expect(list()).To(HaveKeyWithValue("Cf-Access-Client-Secret", "gw-secret-4711"))
+			who = member
+			Expect(list()).To(HaveKeyWithValue("Cf-Access-Client-Secret", Not(ContainSubstring("4711"))))
+		})
 	})
 
 	Describe("as a member", func() {

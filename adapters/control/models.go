@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	appcontrol "keygate/app/control"
+	"keygate/domain/access"
 	"keygate/domain/llm"
 	controlv1 "keygate/gen/keygate/control/v1"
 	"keygate/gen/keygate/control/v1/controlv1connect"
@@ -95,8 +96,28 @@ func (h *modelService) ListModels(ctx context.Context, _ *connect.Request[contro
 	if err != nil {
 		return nil, toConnect(h.log, "ListModels", err)
 	}
-	return connect.NewResponse(&controlv1.ListModelsResponse{Models: modelsToProto(ms),
+	out := modelsToProto(ms)
+	if p, ok := access.FromContext(ctx); !ok || !p.IsAdmin() {
+		maskHeaderValues(out)
+	}
+	return connect.NewResponse(&controlv1.ListModelsResponse{Models: out,
 		Protocols: protocolsToProto(h.models.Protocols())}), nil
+}
+
+// maskedHeaderValue stands in for a custom header's value a member sees.
+const maskedHeaderValue = "••••••"
+
+// maskHeaderValues hides the values of custom headers from members, who see
+// the models but may not change them: a gateway or an access proxy in front
+// of a provider often takes a credential in a header of its own name, which
+// must stay as private as the sealed API key. Names stay, so a member still
+// sees that a header is sent.
+func maskHeaderValues(models []*controlv1.Model) {
+	for _, m := range models {
+		for name := range m.GetSettings().GetCustomHeaders() {
+			m.GetSettings().GetCustomHeaders()[name] = maskedHeaderValue
+		}
+	}
 }
 
 func (h *modelService) CreateModel(ctx context.Context, req *connect.Request[controlv1.CreateModelRequest]) (*connect.Response[controlv1.CreateModelResponse], error) {
