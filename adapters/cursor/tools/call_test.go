@@ -73,7 +73,7 @@ var _ = Describe("Call.Start", func() {
 })
 
 var _ = Describe("Call.OnStreamClose", func() {
-	It("is not a result for a non-streaming exec, even before the result (P5)", func() {
+	It("is not a result for a non-streaming exec, even when the client sends it before the result", func() {
 		c := newCall("Read", `{"path":"a.txt"}`)
 		c.Start()
 		Expect(c.OnStreamClose().Result).To(BeNil())
