@@ -14,16 +14,16 @@ import (
 	agentv1 "keygate/gen/cursor/agent/v1"
 )
 
-// ErrAckTimeout marks blobs the client did not acknowledge in time.
-var ErrAckTimeout = errors.New("client did not acknowledge blobs in time")
+// errAckTimeout marks blobs the client did not acknowledge in time.
+var errAckTimeout = errors.New("client did not acknowledge blobs in time")
 
-// BlobError is a KV reply with an error.
-type BlobError struct {
+// blobError is a KV reply with an error.
+type blobError struct {
 	Op      string
 	Message string
 }
 
-func (e *BlobError) Error() string { return fmt.Sprintf("kv %s: %s", e.Op, e.Message) }
+func (e *blobError) Error() string { return fmt.Sprintf("kv %s: %s", e.Op, e.Message) }
 
 // publisher owns the turn's KV traffic with the client and the publication
 // of checkpoints. It SETs the blobs a checkpoint refers to, files the
@@ -159,7 +159,7 @@ func (p *publisher) file(m *agentv1.KvClientMessage) bool {
 	delete(p.sets, m.GetId())
 	delete(p.inflight, id)
 	if e := m.GetSetBlobResult().GetError(); e != nil {
-		p.failed[id] = &BlobError{Op: "set", Message: e.GetMessage()}
+		p.failed[id] = &blobError{Op: "set", Message: e.GetMessage()}
 	} else {
 		p.mem.confirm(p.conv, id)
 	}
@@ -268,7 +268,7 @@ func (p *publisher) get(id []byte) ([]byte, error) {
 		if r.Error != nil || r.BlobData == nil {
 			// An empty answer for a blob the history needs is an error,
 			// never an empty history.
-			return true, &BlobError{Op: "get", Message: fmt.Sprintf("blob %x: %s", id, r.GetError().GetMessage())}
+			return true, &blobError{Op: "get", Message: fmt.Sprintf("blob %x: %s", id, r.GetError().GetMessage())}
 		}
 		data = r.GetBlobData()
 		return true, nil
@@ -304,7 +304,7 @@ func (p *publisher) await(match func(*agentv1.KvClientMessage) (bool, error), do
 		case <-p.ctx.Done():
 			return p.ctx.Err()
 		case <-timer.C:
-			return ErrAckTimeout
+			return errAckTimeout
 		}
 	}
 }

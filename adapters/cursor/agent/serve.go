@@ -35,7 +35,7 @@ func (s *session) serve() error {
 		}
 		select {
 		case <-s.blobs.heldTimeout():
-			s.blobs.release(ErrAckTimeout)
+			s.blobs.release(errAckTimeout)
 		case <-broken:
 			s.blobs.release(fmt.Errorf("wait for kv reply: %w", s.inbox.err))
 		case ev, ok := <-next:

@@ -95,9 +95,6 @@ func New(c llm.ToolCall, env Env) *Call {
 // ID returns the model's call id.
 func (c *Call) ID() string { return c.call.CallID }
 
-// Done reports whether the call has its result.
-func (c *Call) Done() bool { return c.done }
-
 // Card returns the typed ToolCall for tool_call_started and
 // tool_call_completed: arguments once dispatched, the result once done.
 func (c *Call) Card() *agentv1.ToolCall { return c.card }

@@ -24,7 +24,7 @@ func Registry() []RegisteredTool {
 	out := make([]RegisteredTool, 0, len(registry))
 	for _, t := range registry {
 		e, described := catalog[t.name]
-		out = append(out, RegisteredTool{Name: t.name, Aliases: t.aliases, Modes: t.modes, Web: t.web, Runs: t.runs.String(),
+		out = append(out, RegisteredTool{Name: t.name, Aliases: t.aliases, Modes: t.modes, Web: t.web, Runs: runsName[t.runs],
 			Start: t.start != nil, OnExec: t.onExec != nil, OnStreamClose: t.onStreamClose != nil,
 			OnInteraction: t.onInteraction != nil, OnWeb: t.onWeb != nil, Described: described && e.Description != "",
 			Schema: e.Parameters})
@@ -41,3 +41,5 @@ func CatalogNames() []string {
 	sort.Strings(names)
 	return names
 }
+
+var runsName = map[runs]string{onClient: "on the client", withUser: "with the user", onServer: "on the server"}

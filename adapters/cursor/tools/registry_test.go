@@ -352,7 +352,6 @@ var _ = Describe("Each registered tool", func() {
 				a = answer(c)
 			}
 			Expect(a.Result).NotTo(BeNil(), "%s has a result after its answers", name)
-			Expect(c.Done()).To(BeTrue())
 			Expect(a.Result.CallID).To(Equal("call-1"))
 			Expect(a.Result.Content).To(ContainSubstring(b.result))
 			Expect(a.Result.IsError).To(Equal(b.isError))

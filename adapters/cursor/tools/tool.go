@@ -49,18 +49,6 @@ const (
 	onServer
 )
 
-func (r runs) String() string {
-	switch r {
-	case onClient:
-		return "on the client"
-	case withUser:
-		return "with the user"
-	case onServer:
-		return "on the server"
-	}
-	return "nowhere"
-}
-
 // offeredIn reports whether mode offers t, web saying whether the server
 // can search and fetch.
 func (t *tool) offeredIn(mode string, web bool) bool {
