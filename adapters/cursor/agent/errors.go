@@ -103,7 +103,7 @@ func endTurn(log *zap.Logger, err error) error {
 		case connect.CodeUnavailable, connect.CodeDeadlineExceeded:
 			level = zapcore.WarnLevel
 		}
-		log.Log(level, "turn failed", zap.String("code", ce.Code().String()), zap.Error(err))
+		log.Log(level, "turn ended", zap.String("code", ce.Code().String()), zap.Error(err))
 	}
 	return ce
 }

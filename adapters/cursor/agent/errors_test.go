@@ -93,7 +93,7 @@ var _ = Describe("Handler logging a failed turn", func() {
 		var err error
 		Eventually(newFakeTurn().serve(ctx, h.newHandler(agent.Options{Logger: h.log}), "req-bad", req)).Should(Receive(&err))
 		Expect(connect.CodeOf(err)).To(Equal(connect.CodeInvalidArgument))
-		failed := logs.FilterMessage("turn failed").All()
+		failed := logs.FilterMessage("turn ended").All()
 		Expect(failed).To(HaveLen(1))
 		Expect(failed[0].ContextMap()).To(And(HaveKeyWithValue("request_id", "req-bad"), HaveKeyWithValue("user_id", "u-1"),
 			HaveKeyWithValue("model", "kg-model"), HaveKeyWithValue("conversation_id", ""), HaveKeyWithValue("code", "invalid_argument")))
@@ -105,7 +105,7 @@ var _ = Describe("Handler logging a failed turn", func() {
 		Expect(st.EndError().Code()).To(Equal(connect.CodeUnavailable))
 		Expect(logs.FilterMessage("model attempt failed").All()).To(HaveLen(1))
 		Expect(logs.FilterMessage("run failed").All()).To(HaveLen(1))
-		Expect(logs.FilterMessage("turn failed").All()).To(BeEmpty())
+		Expect(logs.FilterMessage("turn ended").All()).To(BeEmpty())
 		for _, e := range logs.All() {
 			Expect(e.ContextMap()).NotTo(Or(HaveKey("run"), HaveKey("user")), e.Message)
 		}

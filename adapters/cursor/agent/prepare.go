@@ -89,6 +89,7 @@ func (s *session) prepare() error {
 		return classify(errInvalidRequest, err)
 	}
 	s.log = s.turnLog.With(zap.String("run_id", in.RunID))
+	s.blobs.log = s.log
 	// The engine builds on the history read here rather than loading it
 	// again, unless the head moved meanwhile.
 	s.compiled.Run.History, s.compiled.Run.HistoryOf = s.view.msgs, s.view.head
