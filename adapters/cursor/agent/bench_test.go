@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"go.uber.org/zap"
+
 	"keygate/adapters/cursor/cursortest"
 	"keygate/adapters/provider/providertest"
 	"keygate/domain/llm"
@@ -45,7 +47,7 @@ func BenchmarkToolRound(b *testing.B) {
 func benchTurns(b *testing.B, kind llm.ProviderKind, script func(*cursortest.Workspace, *providertest.Server)) {
 	p := providertest.NewServer()
 	defer p.Close()
-	s, err := openStack(b.TempDir(), kind, p.URL)
+	s, err := openStack(b.TempDir(), kind, p.URL, zap.NewNop())
 	if err != nil {
 		b.Fatal(err)
 	}

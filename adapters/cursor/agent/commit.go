@@ -12,52 +12,44 @@ import (
 // onCommit publishes what a commit means for the client and releases the
 // engine's barrier once the checkpoint is out (or was skipped).
 func (s *session) onCommit(e run.MessagesCommitted) {
-	s.cur, s.curMsgs, s.curKnown = e.CheckpointID, e.Messages, e.Messages != nil
+	s.view.at(e.CheckpointID, e.Messages, e.Messages != nil)
 	if e.Barrier != nil {
 		defer e.Barrier.Ack()
 	}
 	switch e.Cause.Kind {
 	case run.CauseToolResult:
-		s.completedCalls(e.Cause)
+		s.tools.completed(e.Cause)
 		if e.Barrier != nil {
 			s.publishSettled(e.CheckpointID, "")
 		}
 	case run.CauseInitialMessages:
 		var then []*agentv1.AgentServerMessage
-		if s.late != nil && s.late.id != "" {
-			then = append(then, output.Injection(s.late.id, output.Delivered(s.compiled.EventID, s.h.o.Now())),
-				output.UserMessageAppended(s.late.user))
+		if o := s.followUps.opening; o != nil && o.id != "" {
+			then = append(then, output.Injection(o.id, output.Delivered(s.compiled.EventID, s.h.o.Now())),
+				output.UserMessageAppended(o.user))
 		}
 		if e.Barrier == nil {
-			s.sendAll(then)
+			s.wire.emit(then...)
 			return
 		}
 		// The barrier is released at once (deferred above): the provider
 		// request starts while the client stores the user turn's blobs.
-		pr := s.predicted
-		s.predicted = nil
-		if pr == nil || pr.id != e.CheckpointID {
-			p, err := s.project(e.CheckpointID, "")
-			if err != nil {
-				s.log.Warn("checkpoint not built", zap.Error(err))
-				s.sendAll(then)
-				return
-			}
-			pr = &predicted{id: e.CheckpointID}
-			pr.state, pr.blobs = checkpoint.Settled(p)
+		pr, err := s.view.settled(e.CheckpointID)
+		if err != nil {
+			s.log.Warn("checkpoint not built", zap.Error(err))
+			s.wire.emit(then...)
+			return
 		}
-		s.publishWhenAcked(pr.blobs, pr.state, then...)
+		s.blobs.publishWhenAcked(pr.blobs, pr.state, then...)
 	case run.CauseRuntimeEvent:
 		s.publishSettled(e.CheckpointID, "")
-		if inj, ok := s.injections[e.Cause.EventID]; ok {
-			delete(s.injections, e.Cause.EventID)
-			_ = s.send(output.Injection(inj.id, output.Delivered(e.Cause.EventID, s.h.o.Now())))
-			_ = s.send(output.UserMessageAppended(inj.user))
+		if in, ok := s.followUps.committed(e.Cause.EventID); ok {
+			s.wire.emit(output.Injection(in.id, output.Delivered(e.Cause.EventID, s.h.o.Now())),
+				output.UserMessageAppended(in.user))
 		}
 	case run.CauseCompaction:
 		if !s.compacting {
-			_ = s.send(output.Summary(e.Cause.Summary))
-			_ = s.send(output.SummaryCompleted())
+			s.wire.emit(output.Summary(e.Cause.Summary), output.SummaryCompleted())
 			s.publishSettled(e.CheckpointID, e.Cause.Summary)
 			return
 		}
@@ -67,27 +59,21 @@ func (s *session) onCommit(e run.MessagesCommitted) {
 	}
 }
 
-func (s *session) sendAll(msgs []*agentv1.AgentServerMessage) {
-	for _, m := range msgs {
-		_ = s.send(m)
-	}
-}
-
 func (s *session) publishSettled(checkpointID, summary string) {
-	p, err := s.project(checkpointID, summary)
+	p, err := s.view.project(checkpointID, summary)
 	if err != nil {
 		s.log.Warn("checkpoint not built", zap.Error(err))
 		return
 	}
 	st, blobs := checkpoint.Settled(p)
-	s.publish(blobs, st)
+	s.blobs.publish(blobs, st)
 }
 
 // finalTurn ends a turn in the protocol's order: turn_ended, the staged
 // final state, the settled final state twice. A compaction run sends
 // summary_completed first and its compacted state three times.
 func (s *session) finalTurn(checkpointID, summary string) {
-	p, err := s.project(checkpointID, summary)
+	p, err := s.view.project(checkpointID, summary)
 	if err != nil {
 		s.log.Warn("final checkpoint not built", zap.Error(err))
 		return
@@ -97,20 +83,24 @@ func (s *session) finalTurn(checkpointID, summary string) {
 	if summary != "" {
 		first = settled
 	}
-	if err := s.syncBlobs(merge(blobs, more)); err != nil {
-		s.log.Warn("final checkpoint not published", zap.Error(err))
-		_ = s.send(output.TurnEnded(s.usage))
+	if err := s.blobs.sync(merge(blobs, more)); err != nil {
+		s.blobs.skipped("final checkpoint not published", err)
+		s.wire.emit(output.TurnEnded(s.usage))
 		return
 	}
 	if s.compacting {
 		// The summary call is not streamed to the client; its text comes
 		// with the commit.
-		_ = s.send(output.Summary(summary))
-		_ = s.send(output.SummaryCompleted())
+		s.wire.emit(output.Summary(summary), output.SummaryCompleted())
 	}
-	_ = s.send(output.TurnEnded(s.usage))
-	_ = s.send(output.Checkpoint(first))
-	_ = s.send(output.Checkpoint(settled))
-	_ = s.send(output.Checkpoint(settled))
-	s.h.setLatest(s.convID, settled)
+	if s.wire.send(output.TurnEnded(s.usage), output.Checkpoint(first), output.Checkpoint(settled), output.Checkpoint(settled)) == nil {
+		s.h.mem.setLatest(s.convID, settled)
+	}
+}
+
+func merge(a, b checkpoint.Blobs) checkpoint.Blobs {
+	for k, v := range b {
+		a[k] = v
+	}
+	return a
 }

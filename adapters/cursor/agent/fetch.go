@@ -7,7 +7,6 @@ package agent
 import (
 	"fmt"
 
-	"connectrpc.com/connect"
 	"go.uber.org/zap"
 
 	"keygate/adapters/cursor/compile"
@@ -28,12 +27,12 @@ func (s *session) importRoots(head conversation.Checkpoint, req *agentv1.AgentRu
 		pre[string(b.GetId())] = b.GetValue()
 	}
 	var msgs []conversation.Message
-	for _, id := range s.base.GetRootPromptMessagesJson() {
+	for _, id := range s.view.base.GetRootPromptMessagesJson() {
 		data, ok := pre[string(id)]
 		if !ok {
 			var err error
-			if data, err = s.getBlob(id); err != nil {
-				return head, nil, connect.NewError(connect.CodeFailedPrecondition, fmt.Errorf("import conversation: %w", err))
+			if data, err = s.blobs.get(id); err != nil {
+				return head, nil, classify(errClientBlob, fmt.Errorf("import conversation: %w", err))
 			}
 		}
 		m, err := conversation.DecodeMessage(data)
@@ -69,8 +68,8 @@ func (s *session) images(req *agentv1.AgentRunRequest) ([]llm.Image, error) {
 			var ok bool
 			if data, ok = pre[string(r.BlobID)]; !ok {
 				var err error
-				if data, err = s.getBlob(r.BlobID); err != nil {
-					return nil, connect.NewError(connect.CodeFailedPrecondition, fmt.Errorf("attached image: %w", err))
+				if data, err = s.blobs.get(r.BlobID); err != nil {
+					return nil, classify(errClientBlob, fmt.Errorf("attached image: %w", err))
 				}
 			}
 		}
@@ -102,9 +101,9 @@ func (s *session) partBlobs(req *agentv1.AgentRunRequest) (map[string][]byte, er
 		if _, ok := blobs[string(id)]; ok {
 			continue
 		}
-		data, err := s.getBlob(id)
+		data, err := s.blobs.get(id)
 		if err != nil {
-			return nil, err
+			return nil, classify(errClientBlob, fmt.Errorf("request context part: %w", err))
 		}
 		blobs[string(id)] = data
 	}
@@ -115,7 +114,7 @@ func (s *session) partBlobs(req *agentv1.AgentRunRequest) (map[string][]byte, er
 // user message and earlier steps stay, the resumed steps follow). When the
 // turn cannot be read the resumed steps show as a turn of their own.
 func (s *session) continueTurn(req *agentv1.AgentRunRequest) {
-	turns := s.base.GetTurns()
+	turns := s.view.base.GetTurns()
 	if len(turns) == 0 {
 		return
 	}
@@ -128,12 +127,12 @@ func (s *session) continueTurn(req *agentv1.AgentRunRequest) {
 	}
 	if !ok {
 		var err error
-		if data, err = s.getBlob(last); err != nil {
+		if data, err = s.blobs.get(last); err != nil {
 			s.log.Info("last turn not readable; the resumed steps get a turn of their own", zap.Error(err))
 			return
 		}
 	}
-	if err := s.ui.Continue(data); err != nil {
+	if err := s.view.ui.Continue(data); err != nil {
 		s.log.Info("last turn not continued", zap.Error(err))
 	}
 }

@@ -4,15 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
-	"connectrpc.com/connect"
 	"go.uber.org/zap"
 
 	"keygate/adapters/cursor/transport"
 	"keygate/app/run"
-	agentv1 "keygate/gen/cursor/agent/v1"
 	"keygate/ports"
 )
 
@@ -56,8 +53,6 @@ type Options struct {
 	Blobs ports.BlobStore
 	// Web, when set, offers WebSearch and WebFetch to the model.
 	Web Web
-	// Tenant is passed to the engine for its logs.
-	Tenant string
 	// AckTimeout bounds the wait for the client's KV replies (default 10 s).
 	// A checkpoint whose blobs are not acknowledged in time is not published.
 	AckTimeout time.Duration
@@ -70,22 +65,8 @@ type Options struct {
 type Handler struct {
 	o   Options
 	log *zap.Logger
-
-	mu sync.Mutex
-	// convs remembers, per conversation, the blobs the client confirmed and
-	// the last state published, for follow-up turns on the same stream.
-	convs map[string]*convState
+	mem *convMemory
 }
-
-type convState struct {
-	confirmed map[string]bool
-	latest    *agentv1.ConversationStateStructure
-	used      time.Time
-}
-
-// maxConvs bounds the per-conversation memory; the least recently used
-// conversation is forgotten first, which costs it only re-sent blobs.
-const maxConvs = 1024
 
 var _ transport.RunHandler = (*Handler)(nil)
 
@@ -103,88 +84,34 @@ func New(o Options) (*Handler, error) {
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()
 	}
-	return &Handler{o: o, log: o.Logger, convs: map[string]*convState{}}, nil
+	return &Handler{o: o, log: o.Logger, mem: newConvMemory(o.Now)}, nil
 }
 
-// ServeRun implements transport.RunHandler.
+// ServeRun implements transport.RunHandler. A turn that fails ends with the
+// Connect error connectError makes of its failure, logged once.
 func (h *Handler) ServeRun(ctx context.Context, turn *transport.Turn) error {
 	s := newSession(ctx, h, turn)
 	defer s.finish()
 	err := s.resolve()
 	var foreign *foreignModelError
-	switch {
-	case errors.As(err, &foreign) && h.o.Foreign != nil:
+	if errors.As(err, &foreign) && h.o.Foreign != nil {
 		return h.o.Foreign(ctx, turn)
-	case errors.As(err, &foreign):
-		return connect.NewError(connect.CodeNotFound, err)
-	case err != nil:
-		return asConnect(err)
 	}
-	s.listen()
-	if err := s.prepare(); err != nil {
-		return asConnect(err)
+	if err == nil {
+		s.inbox.listen()
+		if err = s.prepare(); err == nil {
+			err = s.serve()
+		}
 	}
-	return s.serve()
+	return endTurn(s.log, err)
 }
 
-// foreignModelError is a model id that is not configured in Keygate.
+// foreignModelError is a model id that is not configured in Keygate; it
+// matches ports.ErrNotFound.
 type foreignModelError struct{ model string }
 
 func (e *foreignModelError) Error() string {
 	return fmt.Sprintf("model %q is not configured in Keygate", e.model)
 }
 
-func (h *Handler) conv(id string) *convState {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	c, ok := h.convs[id]
-	if !ok {
-		if len(h.convs) >= maxConvs {
-			h.evict()
-		}
-		c = &convState{confirmed: map[string]bool{}}
-		h.convs[id] = c
-	}
-	c.used = h.o.Now()
-	return c
-}
-
-func (h *Handler) confirmed(conv, blob string) bool {
-	c := h.conv(conv)
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return c.confirmed[blob]
-}
-
-func (h *Handler) confirm(conv, blob string) {
-	c := h.conv(conv)
-	h.mu.Lock()
-	c.confirmed[blob] = true
-	h.mu.Unlock()
-}
-
-func (h *Handler) latest(conv string) *agentv1.ConversationStateStructure {
-	c := h.conv(conv)
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return c.latest
-}
-
-func (h *Handler) setLatest(conv string, s *agentv1.ConversationStateStructure) {
-	c := h.conv(conv)
-	h.mu.Lock()
-	c.latest = s
-	h.mu.Unlock()
-}
-
-// evict forgets the least recently used conversation; h.mu is held.
-func (h *Handler) evict() {
-	var oldest string
-	var at time.Time
-	for id, c := range h.convs {
-		if oldest == "" || c.used.Before(at) {
-			oldest, at = id, c.used
-		}
-	}
-	delete(h.convs, oldest)
-}
+func (e *foreignModelError) Is(target error) bool { return target == ports.ErrNotFound }

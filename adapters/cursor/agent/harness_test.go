@@ -2,6 +2,8 @@ package agent_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -11,6 +13,7 @@ import (
 	"keygate/adapters/cursor"
 	"keygate/adapters/cursor/agent"
 	"keygate/adapters/cursor/cursortest"
+	"keygate/adapters/cursor/transport"
 	"keygate/adapters/provider"
 	"keygate/adapters/provider/providertest"
 	"keygate/adapters/relstore"
@@ -21,7 +24,13 @@ import (
 	"keygate/ports"
 )
 
-// kinds are the three provider protocols every end-to-end spec runs with.
+// mainKind is the provider protocol the run layer's specs run on: what
+// they check does not depend on the protocol. smoke_test.go runs a whole
+// turn on every protocol (kinds), and the few specs about one protocol's
+// own errors name it.
+const mainKind = llm.ProviderOpenAIChat
+
+// kinds are the provider protocols Keygate speaks.
 var kinds = []llm.ProviderKind{llm.ProviderOpenAIChat, llm.ProviderOpenAIResponses, llm.ProviderAnthropic}
 
 // models is a fake resolver: the ids it knows point at the fake provider.
@@ -49,7 +58,9 @@ func (m models) Endpoint(_ context.Context, id string) (ports.Endpoint, ports.Mo
 // layer, the engine, the SQLite store and the fake provider behind the real
 // provider client.
 type harness struct {
-	kind     llm.ProviderKind
+	kind llm.ProviderKind
+	// log receives the engine's and the run layer's logs (none by default).
+	log      *zap.Logger
 	dir      string
 	provider *providertest.Server
 	stores   ports.Stores
@@ -58,18 +69,63 @@ type harness struct {
 	close    func()
 }
 
-func newHarness(kind llm.ProviderKind) *harness {
-	h := &harness{kind: kind, dir: GinkgoT().TempDir(), provider: providertest.NewServer()}
+func newHarness(kind llm.ProviderKind) *harness { return newLoggedHarness(kind, zap.NewNop()) }
+
+// newLoggedHarness is newHarness with the stack logging to log.
+func newLoggedHarness(kind llm.ProviderKind, log *zap.Logger) *harness {
+	h := &harness{kind: kind, log: log, dir: GinkgoT().TempDir(), provider: providertest.NewServer()}
 	DeferCleanup(h.provider.Close)
 	h.start()
 	DeferCleanup(func() { h.close() })
 	return h
 }
 
+// fixture is the usual set-up of a spec: the whole stack on mainKind and
+// a client "req-1" whose workspace (a temporary directory holding a.txt,
+// "alpha\n") runs its execs.
+type fixture struct {
+	h  *harness
+	c  *cursortest.Client
+	ws *cursortest.Workspace
+}
+
+// useFixture sets f up afresh before every spec of the container it is
+// called in.
+func useFixture() *fixture {
+	f := &fixture{}
+	BeforeEach(func() { *f = newFixture(mainKind) })
+	return f
+}
+
+// newFixture is the set-up of useFixture on a provider protocol of its own.
+func newFixture(kind llm.ProviderKind) fixture {
+	f := fixture{h: newHarness(kind), ws: cursortest.NewWorkspace(GinkgoT().TempDir())}
+	Expect(os.WriteFile(filepath.Join(f.ws.Root, "a.txt"), []byte("alpha\n"), 0o644)).To(Succeed())
+	f.c = f.h.env.Client("req-1")
+	f.c.OnMessage = f.ws.Handle
+	return f
+}
+
+// newHandler is a run handler of its own on the harness's stores and
+// engine (o's Engine, Conversations and Models are filled in).
+func (h *harness) newHandler(o agent.Options) *agent.Handler {
+	o.Engine, o.Conversations, o.Models = h.engine, h.stores.Conversations, models{url: h.provider.URL, kind: h.kind}
+	handler, err := agent.New(o)
+	Expect(err).NotTo(HaveOccurred())
+	return handler
+}
+
+// handler serves newHandler(o) over transport timings t.
+func (h *harness) handler(o agent.Options, t transport.Config) *cursortest.Env {
+	env := cursortest.Serve(h.newHandler(o), cursor.Options{Transport: t})
+	DeferCleanup(env.Close)
+	return env
+}
+
 // start opens the store and serves the stack; restart stops it first, as a
 // server process that dies and comes back on the same database.
 func (h *harness) start() {
-	s, err := openStack(h.dir, h.kind, h.provider.URL)
+	s, err := openStack(h.dir, h.kind, h.provider.URL, h.log)
 	Expect(err).NotTo(HaveOccurred())
 	h.stores, h.engine, h.env, h.close = s.stores, s.engine, s.env, s.close
 }
@@ -84,7 +140,7 @@ type stack struct {
 
 // openStack is shared by specs and benchmarks, so it reports errors
 // instead of asserting.
-func openStack(dir string, kind llm.ProviderKind, providerURL string) (*stack, error) {
+func openStack(dir string, kind llm.ProviderKind, providerURL string, log *zap.Logger) (*stack, error) {
 	db, err := sqlite.Open(context.Background(), dir, zap.NewNop())
 	if err != nil {
 		return nil, err
@@ -93,13 +149,13 @@ func openStack(dir string, kind llm.ProviderKind, providerURL string) (*stack, e
 	s.engine, err = run.New(run.Options{
 		Conversations: s.stores.Conversations, Runs: s.stores.Runs, ToolRounds: s.stores.ToolRounds, Blobs: s.stores.Blobs,
 		Provider: provider.New(provider.Options{Recorder: s.stores.Calls}),
-		Limits:   run.Limits{RetryDelay: 10 * time.Millisecond, MaxRetries: -1},
+		Limits:   run.Limits{RetryDelay: 10 * time.Millisecond, MaxRetries: -1}, Logger: log,
 	})
 	if err != nil {
 		return nil, err
 	}
 	handler, err := agent.New(agent.Options{Engine: s.engine, Conversations: s.stores.Conversations, Runs: s.stores.Runs, Blobs: s.stores.Blobs,
-		Models: models{url: providerURL, kind: kind}, AckTimeout: 5 * time.Second})
+		Models: models{url: providerURL, kind: kind}, AckTimeout: 5 * time.Second, Logger: log})
 	if err != nil {
 		return nil, err
 	}

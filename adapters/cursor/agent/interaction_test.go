@@ -7,11 +7,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"keygate/adapters/cursor"
 	"keygate/adapters/cursor/agent"
 	"keygate/adapters/cursor/cursortest"
 	"keygate/adapters/provider/providertest"
-	"keygate/domain/llm"
 	agentv1 "keygate/gen/cursor/agent/v1"
 )
 
@@ -21,115 +19,103 @@ func mcpText(text string) *agentv1.McpResult {
 }
 
 var _ = Describe("Handler serving MCP, questions and subagents", func() {
-	for _, kind := range kinds {
-		Context(fmt.Sprintf("with a %s model", kind), func() {
-			var (
-				h   *harness
-				c   *cursortest.Client
-				ws  *cursortest.Workspace
-				got []*agentv1.McpArgs
-			)
-			BeforeEach(func() {
-				h = newHarness(kind)
-				ws = cursortest.NewWorkspace(GinkgoT().TempDir())
-				got = nil
-				ws.MCP = func(a *agentv1.McpArgs) *agentv1.McpResult {
-					got = append(got, a)
-					return mcpText("sunny, 21 degrees")
-				}
-				c = h.env.Client("req-1")
-				c.OnMessage = ws.Handle
-			})
+	f := useFixture()
+	var got []*agentv1.McpArgs
+	BeforeEach(func() {
+		got = nil
+		f.ws.MCP = func(a *agentv1.McpArgs) *agentv1.McpResult {
+			got = append(got, a)
+			return mcpText("sunny, 21 degrees")
+		}
+	})
 
-			It("offers the client's MCP tools to the model and runs a call on the client", func() {
-				h.reply(
-					providertest.Turn{ID: "r1", Calls: []providertest.Call{call("c_mcp", "weather_lookup", `{"city":"Oslo"}`)}},
-					providertest.Turn{ID: "r2", Text: []string{"It is sunny."}},
-				)
-				req := cursortest.Request("conv-mcp", "kg-model", cursortest.UserMessageAction("m1", "Weather?"), nil)
-				req.GetRunRequest().McpTools = &agentv1.McpTools{McpTools: []*agentv1.McpToolDefinition{{
-					Name: "weather_lookup", ProviderIdentifier: "weather", ToolName: "lookup", Description: "Look up the weather",
-					InputSchemaJson: ptr(`{"type":"object","properties":{"city":{"type":"string"}}}`)}}}
-				st := finished(open(c, req))
-				Expect(st.EndError()).To(BeNil())
-				Expect(string(h.provider.Requests()[0].Body)).To(ContainSubstring("weather_lookup"))
-				Expect(got).To(HaveLen(1))
-				Expect(got[0].GetToolName()).To(Equal("lookup"))
-				Expect(got[0].GetArgs()["city"].GetStringValue()).To(Equal("Oslo"))
-				Expect(string(h.provider.Requests()[1].Body)).To(ContainSubstring("sunny, 21 degrees"))
-				Expect(completed(st, "c_mcp").GetMcpToolCall().GetResult().GetSuccess()).NotTo(BeNil())
-			})
+	It("offers the client's MCP tools to the model and runs a call on the client", func() {
+		f.h.reply(
+			providertest.Turn{ID: "r1", Calls: []providertest.Call{call("c_mcp", "weather_lookup", `{"city":"Oslo"}`)}},
+			providertest.Turn{ID: "r2", Text: []string{"It is sunny."}},
+		)
+		req := cursortest.Request("conv-mcp", "kg-model", cursortest.UserMessageAction("m1", "Weather?"), nil)
+		req.GetRunRequest().McpTools = &agentv1.McpTools{McpTools: []*agentv1.McpToolDefinition{{
+			Name: "weather_lookup", ProviderIdentifier: "weather", ToolName: "lookup", Description: "Look up the weather",
+			InputSchemaJson: ptr(`{"type":"object","properties":{"city":{"type":"string"}}}`)}}}
+		st := finished(open(f.c, req))
+		Expect(st.EndError()).To(BeNil())
+		Expect(string(f.h.provider.Requests()[0].Body)).To(ContainSubstring("weather_lookup"))
+		Expect(got).To(HaveLen(1))
+		Expect(got[0].GetToolName()).To(Equal("lookup"))
+		Expect(got[0].GetArgs()["city"].GetStringValue()).To(Equal("Oslo"))
+		Expect(string(f.h.provider.Requests()[1].Body)).To(ContainSubstring("sunny, 21 degrees"))
+		Expect(completed(st, "c_mcp").GetMcpToolCall().GetResult().GetSuccess()).NotTo(BeNil())
+	})
 
-			It("routes CallMcpTool to a server the request context describes and refuses an unknown one", func() {
-				h.reply(
-					providertest.Turn{ID: "r1", Calls: []providertest.Call{
-						call("c_meta", "CallMcpTool", `{"server":"wx","toolName":"lookup","arguments":{"city":"Rome"}}`),
-						call("c_bad", "CallMcpTool", `{"server":"nope","toolName":"lookup"}`),
-					}},
-					providertest.Turn{ID: "r2", Text: []string{"Done."}},
-				)
-				action := cursortest.UserMessageAction("m1", "Weather in Rome?")
-				action.GetUserMessageAction().RequestContext = &agentv1.RequestContext{McpMetaToolOptions: &agentv1.McpMetaToolOptions{
-					Enabled: true, McpDescriptors: []*agentv1.McpDescriptor{{ServerName: "Weather", ServerIdentifier: "wx",
-						Tools: []*agentv1.McpToolDescriptor{{ToolName: "lookup", Description: ptr("Look up the weather")}}}}}}
-				st := finished(open(c, cursortest.Request("conv-meta", "kg-model", action, nil)))
-				Expect(st.EndError()).To(BeNil())
-				Expect(got).To(HaveLen(1))
-				Expect(got[0].GetName()).To(Equal("wx-lookup"))
-				Expect(got[0].GetProviderIdentifier()).To(Equal("Weather"))
-				Expect(got[0].GetArgs()["city"].GetStringValue()).To(Equal("Rome"))
-				body := string(h.provider.Requests()[1].Body)
-				Expect(body).To(And(ContainSubstring("sunny, 21 degrees"), ContainSubstring("MCP tool descriptor not found")))
-			})
+	It("routes CallMcpTool to a server the request context describes and refuses an unknown one", func() {
+		f.h.reply(
+			providertest.Turn{ID: "r1", Calls: []providertest.Call{
+				call("c_meta", "CallMcpTool", `{"server":"wx","toolName":"lookup","arguments":{"city":"Rome"}}`),
+				call("c_bad", "CallMcpTool", `{"server":"nope","toolName":"lookup"}`),
+			}},
+			providertest.Turn{ID: "r2", Text: []string{"Done."}},
+		)
+		action := cursortest.UserMessageAction("m1", "Weather in Rome?")
+		action.GetUserMessageAction().RequestContext = &agentv1.RequestContext{McpMetaToolOptions: &agentv1.McpMetaToolOptions{
+			Enabled: true, McpDescriptors: []*agentv1.McpDescriptor{{ServerName: "Weather", ServerIdentifier: "wx",
+				Tools: []*agentv1.McpToolDescriptor{{ToolName: "lookup", Description: ptr("Look up the weather")}}}}}}
+		st := finished(open(f.c, cursortest.Request("conv-meta", "kg-model", action, nil)))
+		Expect(st.EndError()).To(BeNil())
+		Expect(got).To(HaveLen(1))
+		Expect(got[0].GetName()).To(Equal("wx-lookup"))
+		Expect(got[0].GetProviderIdentifier()).To(Equal("Weather"))
+		Expect(got[0].GetArgs()["city"].GetStringValue()).To(Equal("Rome"))
+		body := string(f.h.provider.Requests()[1].Body)
+		Expect(body).To(And(ContainSubstring("sunny, 21 degrees"), ContainSubstring("MCP tool descriptor not found")))
+	})
 
-			It("asks the user a question and gives the model the answer", func() {
-				ws.Answer = func(q *agentv1.InteractionQuery) *agentv1.InteractionResponse {
-					Expect(q.GetAskQuestionInteractionQuery().GetArgs().GetQuestions()).To(HaveLen(1))
-					return &agentv1.InteractionResponse{Result: &agentv1.InteractionResponse_AskQuestionInteractionResponse{
-						AskQuestionInteractionResponse: &agentv1.AskQuestionInteractionResponse{Result: &agentv1.AskQuestionResult{
-							Result: &agentv1.AskQuestionResult_Success{Success: &agentv1.AskQuestionSuccess{Answers: []*agentv1.AskQuestionSuccess_Answer{
-								{QuestionId: "db", SelectedOptionIds: []string{"pg"}}}}}}}}}
-				}
-				h.reply(
-					providertest.Turn{ID: "r1", Calls: []providertest.Call{call("c_ask", "AskQuestion",
-						`{"title":"Setup","questions":[{"id":"db","prompt":"Which database?","options":[{"id":"pg","label":"Postgres"},{"id":"lite","label":"SQLite"}]}]}`)}},
-					providertest.Turn{ID: "r2", Text: []string{"Postgres it is."}},
-				)
-				st := finished(open(c, cursortest.RunRequest("conv-ask", "kg-model", "Set it up")))
-				Expect(st.EndError()).To(BeNil())
-				ks := cursortest.Kinds(st.Content())
-				Expect(ks).To(ContainElement("query:ask_question_interaction_query"))
-				Expect(string(h.provider.Requests()[1].Body)).To(ContainSubstring("db: pg"))
-				Expect(completed(st, "c_ask").GetAskQuestionToolCall().GetResult().GetSuccess()).NotTo(BeNil())
-			})
+	It("asks the user a question and gives the model the answer", func() {
+		f.ws.Answer = func(q *agentv1.InteractionQuery) *agentv1.InteractionResponse {
+			Expect(q.GetAskQuestionInteractionQuery().GetArgs().GetQuestions()).To(HaveLen(1))
+			return &agentv1.InteractionResponse{Result: &agentv1.InteractionResponse_AskQuestionInteractionResponse{
+				AskQuestionInteractionResponse: &agentv1.AskQuestionInteractionResponse{Result: &agentv1.AskQuestionResult{
+					Result: &agentv1.AskQuestionResult_Success{Success: &agentv1.AskQuestionSuccess{Answers: []*agentv1.AskQuestionSuccess_Answer{
+						{QuestionId: "db", SelectedOptionIds: []string{"pg"}}}}}}}}}
+		}
+		f.h.reply(
+			providertest.Turn{ID: "r1", Calls: []providertest.Call{call("c_ask", "AskQuestion",
+				`{"title":"Setup","questions":[{"id":"db","prompt":"Which database?","options":[{"id":"pg","label":"Postgres"},{"id":"lite","label":"SQLite"}]}]}`)}},
+			providertest.Turn{ID: "r2", Text: []string{"Postgres it is."}},
+		)
+		st := finished(open(f.c, cursortest.RunRequest("conv-ask", "kg-model", "Set it up")))
+		Expect(st.EndError()).To(BeNil())
+		ks := cursortest.Kinds(st.Content())
+		Expect(ks).To(ContainElement("query:ask_question_interaction_query"))
+		Expect(string(f.h.provider.Requests()[1].Body)).To(ContainSubstring("db: pg"))
+		Expect(completed(st, "c_ask").GetAskQuestionToolCall().GetResult().GetSuccess()).NotTo(BeNil())
+	})
 
-			It("runs a subagent as a child run and gives the parent model its report", func() {
-				ws.Subagent = func(ctx context.Context, args *agentv1.SubagentArgs) *agentv1.SubagentResult {
-					return c.RunSubagent(ctx, args, nil)
-				}
-				h.reply(
-					providertest.Turn{ID: "r1", Calls: []providertest.Call{call("c_task", "Task",
-						`{"description":"explore","prompt":"List the packages"}`)}},
-					providertest.Turn{ID: "sub", Text: []string{"There are two packages."}},
-					providertest.Turn{ID: "r2", Text: []string{"The subagent found two packages."}},
-				)
-				st := finished(open(c, cursortest.RunRequest("conv-task", "kg-model", "Explore")))
-				Expect(st.EndError()).To(BeNil())
-				reqs := h.provider.Requests()
-				Expect(reqs).To(HaveLen(3))
-				Expect(string(reqs[1].Body)).To(And(ContainSubstring("List the packages"), ContainSubstring("Mode: subagent")))
-				Expect(string(reqs[2].Body)).To(ContainSubstring("There are two packages."))
-				Expect(completed(st, "c_task").GetTaskToolCall().GetResult().GetSuccess().GetAgentId()).To(Equal("sub-c_task"))
-				run, err := h.stores.Runs.LatestForRequest(ctx(), "sub-c_task")
-				Expect(err).NotTo(HaveOccurred())
-				Expect(run.Kind).To(Equal("subagent"))
-				parent, err := h.stores.Runs.LatestForRequest(ctx(), "req-1")
-				Expect(err).NotTo(HaveOccurred())
-				Expect(run.ParentRunID).To(Equal(parent.RunID))
-				Expect(run.ParentToolCallID).To(Equal("c_task"))
-			})
-		})
-	}
+	It("runs a subagent as a child run and gives the parent model its report", func() {
+		f.ws.Subagent = func(ctx context.Context, args *agentv1.SubagentArgs) *agentv1.SubagentResult {
+			return f.c.RunSubagent(ctx, args, nil)
+		}
+		f.h.reply(
+			providertest.Turn{ID: "r1", Calls: []providertest.Call{call("c_task", "Task",
+				`{"description":"explore","prompt":"List the packages"}`)}},
+			providertest.Turn{ID: "sub", Text: []string{"There are two packages."}},
+			providertest.Turn{ID: "r2", Text: []string{"The subagent found two packages."}},
+		)
+		st := finished(open(f.c, cursortest.RunRequest("conv-task", "kg-model", "Explore")))
+		Expect(st.EndError()).To(BeNil())
+		reqs := f.h.provider.Requests()
+		Expect(reqs).To(HaveLen(3))
+		Expect(string(reqs[1].Body)).To(And(ContainSubstring("List the packages"), ContainSubstring("Mode: subagent")))
+		Expect(string(reqs[2].Body)).To(ContainSubstring("There are two packages."))
+		Expect(completed(st, "c_task").GetTaskToolCall().GetResult().GetSuccess().GetAgentId()).To(Equal("sub-c_task"))
+		run, err := f.h.stores.Runs.LatestForRequest(ctx(), "sub-c_task")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(run.Kind).To(Equal("subagent"))
+		parent, err := f.h.stores.Runs.LatestForRequest(ctx(), "req-1")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(run.ParentRunID).To(Equal(parent.RunID))
+		Expect(run.ParentToolCallID).To(Equal("c_task"))
+	})
 })
 
 func ptr[T any](v T) *T { return &v }
@@ -149,49 +135,42 @@ func (w fakeWeb) Fetch(_ context.Context, url string) (string, error) {
 }
 
 var _ = Describe("Handler with web access", func() {
-	for _, kind := range kinds {
-		It(fmt.Sprintf("fetches an approved page on the server and reports a declined search (%s)", kind), func() {
-			h := newHarness(kind)
-			handler, err := agent.New(agent.Options{Engine: h.engine, Conversations: h.stores.Conversations,
-				Models: models{url: h.provider.URL, kind: kind}, Web: fakeWeb{pages: map[string]string{"https://example.test/": "Example page text"}}})
-			Expect(err).NotTo(HaveOccurred())
-			env := cursortest.Serve(handler, cursor.Options{Transport: cursortest.FastTimings()})
-			DeferCleanup(env.Close)
-			ws := cursortest.NewWorkspace(GinkgoT().TempDir())
-			ws.Answer = func(q *agentv1.InteractionQuery) *agentv1.InteractionResponse {
-				if q.GetWebFetchRequestQuery() != nil {
-					return &agentv1.InteractionResponse{Result: &agentv1.InteractionResponse_WebFetchRequestResponse{WebFetchRequestResponse: &agentv1.WebFetchRequestResponse{
-						Result: &agentv1.WebFetchRequestResponse_Approved_{Approved: &agentv1.WebFetchRequestResponse_Approved{}}}}}
-				}
-				return &agentv1.InteractionResponse{Result: &agentv1.InteractionResponse_WebSearchRequestResponse{WebSearchRequestResponse: &agentv1.WebSearchRequestResponse{
-					Result: &agentv1.WebSearchRequestResponse_Rejected_{Rejected: &agentv1.WebSearchRequestResponse_Rejected{Reason: "not now"}}}}}
+	It("fetches an approved page on the server and reports a declined search", func() {
+		h := newHarness(mainKind)
+		env := h.handler(agent.Options{Web: fakeWeb{pages: map[string]string{"https://example.test/": "Example page text"}}}, cursortest.FastTimings())
+		ws := cursortest.NewWorkspace(GinkgoT().TempDir())
+		ws.Answer = func(q *agentv1.InteractionQuery) *agentv1.InteractionResponse {
+			if q.GetWebFetchRequestQuery() != nil {
+				return &agentv1.InteractionResponse{Result: &agentv1.InteractionResponse_WebFetchRequestResponse{WebFetchRequestResponse: &agentv1.WebFetchRequestResponse{
+					Result: &agentv1.WebFetchRequestResponse_Approved_{Approved: &agentv1.WebFetchRequestResponse_Approved{}}}}}
 			}
-			c := env.Client("req-web")
-			c.OnMessage = ws.Handle
-			h.reply(
-				providertest.Turn{ID: "r1", Calls: []providertest.Call{
-					call("c_fetch", "WebFetch", `{"url":"https://example.test/"}`),
-					call("c_search", "WebSearch", `{"search_term":"keygate"}`),
-				}},
-				providertest.Turn{ID: "r2", Text: []string{"Read the page."}},
-			)
-			st := finished(open(c, cursortest.RunRequest("conv-web", "kg-model", "Look it up")))
-			Expect(st.EndError()).To(BeNil())
-			Expect(string(h.provider.Requests()[0].Body)).To(ContainSubstring(`"WebFetch"`))
-			body := string(h.provider.Requests()[1].Body)
-			Expect(body).To(And(ContainSubstring("Example page text"), ContainSubstring("declined the web search")))
-			Expect(completed(st, "c_fetch").GetFetchToolCall().GetResult().GetSuccess().GetContent()).To(Equal("Example page text"))
-		})
-	}
+			return &agentv1.InteractionResponse{Result: &agentv1.InteractionResponse_WebSearchRequestResponse{WebSearchRequestResponse: &agentv1.WebSearchRequestResponse{
+				Result: &agentv1.WebSearchRequestResponse_Rejected_{Rejected: &agentv1.WebSearchRequestResponse_Rejected{Reason: "not now"}}}}}
+		}
+		c := env.Client("req-web")
+		c.OnMessage = ws.Handle
+		h.reply(
+			providertest.Turn{ID: "r1", Calls: []providertest.Call{
+				call("c_fetch", "WebFetch", `{"url":"https://example.test/"}`),
+				call("c_search", "WebSearch", `{"search_term":"keygate"}`),
+			}},
+			providertest.Turn{ID: "r2", Text: []string{"Read the page."}},
+		)
+		st := finished(open(c, cursortest.RunRequest("conv-web", "kg-model", "Look it up")))
+		Expect(st.EndError()).To(BeNil())
+		Expect(string(h.provider.Requests()[0].Body)).To(ContainSubstring(`"WebFetch"`))
+		body := string(h.provider.Requests()[1].Body)
+		Expect(body).To(And(ContainSubstring("Example page text"), ContainSubstring("declined the web search")))
+		Expect(completed(st, "c_fetch").GetFetchToolCall().GetResult().GetSuccess().GetContent()).To(Equal("Example page text"))
+	})
 })
 
 var _ = Describe("Handler cancelling a subagent", func() {
+	f := useFixture()
+
 	It("aborts the Task exec and lets the parent model go on", func() {
-		h := newHarness(llm.ProviderOpenAIChat)
-		ws := cursortest.NewWorkspace(GinkgoT().TempDir())
+		h, c, ws := f.h, f.c, f.ws
 		ws.Hold = never
-		c := h.env.Client("req-1")
-		c.OnMessage = ws.Handle
 		h.reply(
 			providertest.Turn{ID: "r1", Calls: []providertest.Call{call("c_task", "Task", `{"description":"d","prompt":"p"}`)}},
 			providertest.Turn{ID: "r2", Text: []string{"Without the subagent."}},

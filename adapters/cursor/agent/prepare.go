@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"connectrpc.com/connect"
+	"go.uber.org/zap"
 
 	"keygate/adapters/cursor/checkpoint"
 	"keygate/adapters/cursor/compile"
@@ -23,24 +23,25 @@ import (
 func (s *session) prepare() error {
 	req := s.turn.Request
 	s.action = req.GetAction()
-	s.base = req.GetConversationState()
+	base := req.GetConversationState()
 	s.convID = req.GetConversationId()
 	if s.convID == "" {
-		return connect.NewError(connect.CodeInvalidArgument, errors.New("run request has no conversation id"))
+		return classify(errInvalidRequest, errors.New("run request has no conversation id"))
 	}
+	s.blobs.conv = s.convID
 	next := s.turn.FollowUp
-	if s.late != nil {
+	if o := s.followUps.opening; o != nil {
 		next = &agentv1.ConversationAction{Action: &agentv1.ConversationAction_UserMessageAction{
-			UserMessageAction: &agentv1.UserMessageAction{UserMessage: s.late.user}}}
+			UserMessageAction: &agentv1.UserMessageAction{UserMessage: o.user}}}
 	}
 	if next != nil {
 		s.action = next
-		if l := s.h.latest(s.convID); l != nil {
-			s.base = l
+		if l := s.blobs.latest(); l != nil {
+			base = l
 		}
 	}
-	ep, cfg := s.endpoint, s.config
-	s.todos, s.todosSet = checkpoint.Todos(s.base), false
+	s.view.base = base
+	s.view.todos, s.view.todosSet = checkpoint.Todos(base), false
 	blobs, err := s.partBlobs(req)
 	if err != nil {
 		return err
@@ -53,17 +54,16 @@ func (s *session) prepare() error {
 		return err
 	}
 	// Whatever the client's checkpoint refers to, the client holds.
-	for _, id := range append(append([][]byte{}, s.base.GetRootPromptMessagesJson()...), s.base.GetTurns()...) {
-		s.h.confirm(s.convID, string(id))
-	}
+	s.blobs.confirm(base.GetRootPromptMessagesJson()...)
+	s.blobs.confirm(base.GetTurns()...)
 	images, err := s.images(req)
 	if err != nil {
 		return err
 	}
 	in := compile.Input{Images: images,
 		RequestID: s.turn.RequestID, RunID: conversation.RunID(s.turn.RequestID, nonce()), Request: req,
-		Action: s.action, ConversationID: s.convID, History: history, ConversationMode: s.base.GetMode(),
-		Model: compile.Model(ep, cfg, req.GetRequestedModel()), ModelName: cfg.DisplayName, Blobs: blobs,
+		Action: s.action, ConversationID: s.convID, History: history, ConversationMode: base.GetMode(),
+		Model: compile.Model(s.endpoint, s.config, req.GetRequestedModel()), ModelName: s.config.DisplayName, Blobs: blobs,
 		Now: s.h.o.Now(), Web: s.h.o.Web != nil,
 	}
 	if um := s.action.GetUserMessageAction().GetUserMessage(); um != nil && um.GetMessageId() != "" {
@@ -76,28 +76,29 @@ func (s *session) prepare() error {
 		}
 	}
 	if s.action.GetResumeAction() != nil {
-		if in.PendingRoundID, err = checkpoint.PendingRoundID(s.base); err != nil {
-			return connect.NewError(connect.CodeInvalidArgument, err)
+		if in.PendingRoundID, err = checkpoint.PendingRoundID(base); err != nil {
+			return classify(errInvalidRequest, err)
 		}
 	}
-	s.cur, s.curMsgs, s.curKnown = head.ID(), in.History, true
+	s.view.at(head.ID(), in.History, true)
 	if in.BaseCheckpointID != "" {
-		s.cur = in.BaseCheckpointID
+		s.view.head = in.BaseCheckpointID
 	}
 	s.compiled, err = compile.Compile(in)
 	if err != nil {
-		return connect.NewError(connect.CodeInvalidArgument, err)
+		return classify(errInvalidRequest, err)
 	}
-	s.compiled.Run.Tenant = s.h.o.Tenant
+	s.log = s.turnLog.With(zap.String("run_id", in.RunID))
+	s.blobs.log = s.log
 	// The engine builds on the history read here rather than loading it
 	// again, unless the head moved meanwhile.
-	s.compiled.Run.History, s.compiled.Run.HistoryOf = s.curMsgs, s.cur
+	s.compiled.Run.History, s.compiled.Run.HistoryOf = s.view.msgs, s.view.head
 	if s.compiled.Run.ParentRunID, s.compiled.Run.ParentToolCallID, err = s.parent(); err != nil {
 		return err
 	}
 	s.compacting = s.compiled.Run.Action.Kind == run.ActionCompact
-	s.maxTok = in.Model.ContextWindow
-	s.ui = &checkpoint.Turn{RequestID: s.turn.RequestID, User: s.compiled.UserMessage}
+	s.view.mode, s.view.maxTok = s.compiled.Mode.Wire(), in.Model.ContextWindow
+	s.view.ui = &checkpoint.Turn{RequestID: s.turn.RequestID, User: s.compiled.UserMessage}
 	if s.action.GetResumeAction() != nil {
 		s.continueTurn(req)
 	}
@@ -109,13 +110,33 @@ func (s *session) prepare() error {
 	return nil
 }
 
+// predict SETs the blobs of the checkpoint the user turn's commit will
+// most likely make (its messages appended to the history just read) at
+// once, so the client's ACKs travel while the engine claims the run and
+// writes the messages. A commit that ends elsewhere projects its own
+// checkpoint; blobs SET for nothing cost the client only storage.
+func (s *session) predict(head conversation.Checkpoint) {
+	s.view.predicted = nil
+	p := s.view.predict(head, s.compiled.Run.InitialMessages)
+	if p == nil {
+		return
+	}
+	if _, err := s.blobs.set(p.blobs); err != nil {
+		if !errors.Is(err, errStreamLost) {
+			s.log.Info("blobs not sent ahead", zap.Error(err))
+		}
+		return
+	}
+	s.view.predicted = p
+}
+
 // history returns the conversation's head and messages, importing them
 // from the client's checkpoint when the store has none.
 func (s *session) history(req *agentv1.AgentRunRequest) (conversation.Checkpoint, []conversation.Message, error) {
 	head, err := s.h.o.Conversations.Open(s.ctx, s.convID)
 	if errors.Is(err, access.ErrDenied) {
 		// Another user's conversation looks like no conversation at all.
-		return head, nil, connect.NewError(connect.CodeNotFound, errConversationNotFound)
+		return head, nil, errConversationNotFound
 	}
 	if err != nil {
 		return head, nil, fmt.Errorf("open conversation: %w", err)
@@ -126,7 +147,7 @@ func (s *session) history(req *agentv1.AgentRunRequest) (conversation.Checkpoint
 			return head, nil, fmt.Errorf("load conversation: %w", err)
 		}
 	}
-	if len(msgs) == 0 && len(s.base.GetRootPromptMessagesJson()) > 0 {
+	if len(msgs) == 0 && len(s.view.base.GetRootPromptMessagesJson()) > 0 {
 		return s.importRoots(head, req)
 	}
 	return head, msgs, nil
@@ -145,7 +166,7 @@ func (s *session) parent() (runID, toolCallID string, err error) {
 	if s.h.o.Runs != nil {
 		if r, err := s.h.o.Runs.LatestForRequest(s.ctx, p.RequestID); err == nil {
 			if _, err := s.h.o.Conversations.Head(s.ctx, r.ConversationID); errors.Is(err, access.ErrDenied) {
-				return "", "", connect.NewError(connect.CodeNotFound, errParentNotFound)
+				return "", "", errParentNotFound
 			}
 			return r.RunID, p.ToolCallID, nil
 		}
@@ -154,8 +175,8 @@ func (s *session) parent() (runID, toolCallID string, err error) {
 }
 
 var (
-	errConversationNotFound = errors.New("conversation not found")
-	errParentNotFound       = errors.New("parent run not found")
+	errConversationNotFound = fmt.Errorf("conversation %w", ports.ErrNotFound)
+	errParentNotFound       = fmt.Errorf("parent run %w", ports.ErrNotFound)
 )
 
 // resolve finds the turn's model among Keygate's models.
@@ -166,7 +187,7 @@ func (s *session) resolve() error {
 	case errors.Is(err, ports.ErrNotFound) || (err == nil && !cfg.Enabled):
 		return &foreignModelError{model: modelID}
 	case err != nil:
-		return connect.NewError(connect.CodeUnavailable, fmt.Errorf("resolve model %q: %w", modelID, err))
+		return classify(errUnavailable, fmt.Errorf("resolve model %q: %w", modelID, err))
 	}
 	s.endpoint, s.config = ep, cfg
 	return nil

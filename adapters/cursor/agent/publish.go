@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -10,33 +11,106 @@ import (
 
 	"keygate/adapters/cursor/checkpoint"
 	"keygate/adapters/cursor/output"
-	"keygate/domain/conversation"
 	agentv1 "keygate/gen/cursor/agent/v1"
 )
 
-// ErrAckTimeout marks blobs the client did not acknowledge in time.
-var ErrAckTimeout = errors.New("client did not acknowledge blobs in time")
+// errAckTimeout marks blobs the client did not acknowledge in time.
+var errAckTimeout = errors.New("client did not acknowledge blobs in time")
 
-// BlobError is a KV reply with an error.
-type BlobError struct {
+// blobError is a KV reply with an error.
+type blobError struct {
 	Op      string
 	Message string
 }
 
-func (e *BlobError) Error() string { return fmt.Sprintf("kv %s: %s", e.Op, e.Message) }
+func (e *blobError) Error() string { return fmt.Sprintf("kv %s: %s", e.Op, e.Message) }
 
-// syncBlobs SETs every blob the client has not confirmed and waits for all
+// publisher owns the turn's KV traffic with the client and the publication
+// of checkpoints. It SETs the blobs a checkpoint refers to, files the
+// client's replies, GETs the blobs the turn needs, and sends a checkpoint
+// only once the client acknowledged every blob it refers to: a checkpoint
+// whose blobs are refused or not acknowledged within ackTimeout is skipped
+// (logged), never sent. Blobs the client confirmed are remembered per
+// conversation (convMemory), so each is SET once, and the last checkpoint
+// sent is remembered for a follow-up on the same stream.
+//
+// While it waits for a reply it hands every other client message to other.
+// Only the turn's goroutine uses it.
+type publisher struct {
+	ctx        context.Context
+	log        *zap.Logger
+	wire       *wire
+	in         *inbox
+	mem        *convMemory
+	ackTimeout time.Duration
+	// conv is the turn's conversation id, set once the request is read.
+	conv string
+	// other handles a client message that is not a KV reply.
+	other func(*agentv1.AgentClientMessage)
+
+	// sets are the SETs in flight by KV id, inflight the same by blob id;
+	// failed keeps the blobs whose last SET was refused.
+	sets     map[uint32]string
+	inflight map[string]bool
+	failed   map[string]error
+	// held is the checkpoint waiting for its ACKs (publishWhenAcked).
+	held *held
+}
+
+func newPublisher(ctx context.Context, log *zap.Logger, w *wire, in *inbox, mem *convMemory, ackTimeout time.Duration) *publisher {
+	return &publisher{ctx: ctx, log: log, wire: w, in: in, mem: mem, ackTimeout: ackTimeout,
+		sets: map[uint32]string{}, inflight: map[string]bool{}, failed: map[string]error{}}
+}
+
+// confirm records blobs the client holds without a SET (those its own
+// checkpoint refers to).
+func (p *publisher) confirm(ids ...[]byte) {
+	for _, id := range ids {
+		p.mem.confirm(p.conv, string(id))
+	}
+}
+
+// latest is the last checkpoint sent for the conversation, or nil.
+func (p *publisher) latest() *agentv1.ConversationStateStructure { return p.mem.latest(p.conv) }
+
+// publish sends states once their blobs are acknowledged. If they are not,
+// the states are skipped (never sent with blobs the client lacks) and the
+// turn goes on.
+func (p *publisher) publish(blobs checkpoint.Blobs, states ...*agentv1.ConversationStateStructure) {
+	if err := p.sync(blobs); err != nil {
+		p.skipped("checkpoint not published", err)
+		return
+	}
+	for _, st := range states {
+		if p.wire.send(output.Checkpoint(st)) != nil {
+			return
+		}
+	}
+	if n := len(states); n > 0 {
+		p.mem.setLatest(p.conv, states[n-1])
+	}
+}
+
+// skipped logs a checkpoint the client does not get, unless the stream is
+// gone (the turn reports that once, when it ends).
+func (p *publisher) skipped(what string, err error) {
+	if !errors.Is(err, errStreamLost) {
+		p.log.Warn(what, zap.Error(err))
+	}
+}
+
+// sync SETs every blob the client has not confirmed and waits for all
 // ACKs, handling other client messages meanwhile.
-func (s *session) syncBlobs(blobs checkpoint.Blobs) error {
-	need, err := s.setBlobs(blobs)
+func (p *publisher) sync(blobs checkpoint.Blobs) error {
+	need, err := p.set(blobs)
 	if err != nil {
 		return err
 	}
 	// Every SET is waited for, even after one failed, so no KV request is
 	// left unanswered when the turn moves on.
-	done, failed := s.setsDone(need)
-	err = s.await(func(*agentv1.KvClientMessage) (bool, error) {
-		done, failed = s.setsDone(need)
+	done, failed := p.answered(need)
+	err = p.await(func(*agentv1.KvClientMessage) (bool, error) {
+		done, failed = p.answered(need)
 		return done, nil
 	}, done)
 	if err != nil {
@@ -45,140 +119,156 @@ func (s *session) syncBlobs(blobs checkpoint.Blobs) error {
 	return failed
 }
 
-// setBlobs returns the blobs the client has not confirmed, after sending
-// a SET for each that has none in flight (a SET sent ahead for a predicted
+// set returns the blobs the client has not confirmed, after sending a SET
+// for each that has none in flight (a SET sent ahead for a predicted
 // checkpoint counts).
-func (s *session) setBlobs(blobs checkpoint.Blobs) ([]string, error) {
+func (p *publisher) set(blobs checkpoint.Blobs) ([]string, error) {
 	need := make([]string, 0, len(blobs))
 	for id := range blobs {
-		if !s.h.confirmed(s.convID, id) {
+		if !p.mem.confirmed(p.conv, id) {
 			need = append(need, id)
 		}
 	}
 	sort.Strings(need)
 	for _, id := range need {
-		if s.inflight[id] {
+		if p.inflight[id] {
 			continue
 		}
-		kv, err := s.turn.Output.NextKvID()
+		kv, err := p.wire.kvID()
 		if err != nil {
 			return nil, err
 		}
-		if err := s.send(output.SetBlob(kv, []byte(id), blobs[id])); err != nil {
+		if err := p.wire.send(output.SetBlob(kv, []byte(id), blobs[id])); err != nil {
 			return nil, err
 		}
-		delete(s.setFailed, id)
-		s.sets[kv], s.inflight[id] = id, true
+		delete(p.failed, id)
+		p.sets[kv], p.inflight[id] = id, true
 	}
 	return need, nil
 }
 
-// fileSet files a KV reply to one of the session's SETs: the blob is
+// file files a KV reply to one of the publisher's SETs: the blob is
 // confirmed, or its failure is kept for whoever waits for it. It reports
 // whether m was such a reply. Every KV reply passes here first, so one a
 // waiter does not expect is not lost.
-func (s *session) fileSet(m *agentv1.KvClientMessage) bool {
-	id, ok := s.sets[m.GetId()]
+func (p *publisher) file(m *agentv1.KvClientMessage) bool {
+	id, ok := p.sets[m.GetId()]
 	if !ok || m.GetSetBlobResult() == nil {
 		return false
 	}
-	delete(s.sets, m.GetId())
-	delete(s.inflight, id)
+	delete(p.sets, m.GetId())
+	delete(p.inflight, id)
 	if e := m.GetSetBlobResult().GetError(); e != nil {
-		s.setFailed[id] = &BlobError{Op: "set", Message: e.GetMessage()}
+		p.failed[id] = &blobError{Op: "set", Message: e.GetMessage()}
 	} else {
-		s.h.confirm(s.convID, id)
+		p.mem.confirm(p.conv, id)
 	}
 	return true
 }
 
-// setsDone reports whether every blob of need is answered, and the first
+// answered reports whether every blob of need is answered, and the first
 // failure among them.
-func (s *session) setsDone(need []string) (bool, error) {
+func (p *publisher) answered(need []string) (bool, error) {
 	var failed error
 	for _, id := range need {
 		switch {
-		case s.inflight[id]:
+		case p.inflight[id]:
 			return false, nil
-		case s.setFailed[id] != nil && failed == nil:
-			failed = s.setFailed[id]
+		case p.failed[id] != nil && failed == nil:
+			failed = p.failed[id]
 		}
 	}
 	return true, failed
 }
 
-// unacked is a checkpoint published once the client acknowledged its
-// blobs, while the run goes on: the user turn's checkpoint, so that the
-// provider request does not wait for a client round trip. Then follow it.
-type unacked struct {
+// held is a checkpoint sent once the client acknowledged its blobs, while
+// the run goes on (the user turn's checkpoint, so that the provider request
+// does not wait for a client round trip), and the messages that follow it.
+type held struct {
 	state *agentv1.ConversationStateStructure
 	then  []*agentv1.AgentServerMessage
 	need  []string
 	timer *time.Timer
 }
 
-// publishWhenAcked SETs the blobs of st and publishes st, then the
-// messages then, once every SET is acknowledged, without waiting here.
-// Until then serve holds the run's events back, so the client still gets
-// st before anything that comes after it. Unacknowledged blobs (an error,
-// the timeout) skip st as publish does; then is sent in any case.
-func (s *session) publishWhenAcked(blobs checkpoint.Blobs, st *agentv1.ConversationStateStructure, then ...*agentv1.AgentServerMessage) {
-	need, err := s.setBlobs(blobs)
-	s.unacked = &unacked{state: st, then: then, need: need}
+// publishWhenAcked SETs the blobs of st and sends st, then the messages
+// then, once every SET is acknowledged, without waiting here. Until then
+// holding reports true and the turn holds the run's events back, so the
+// client still gets st before anything that comes after it.
+// Unacknowledged blobs (an error, the timeout) skip st as publish does;
+// then is sent in any case.
+func (p *publisher) publishWhenAcked(blobs checkpoint.Blobs, st *agentv1.ConversationStateStructure, then ...*agentv1.AgentServerMessage) {
+	need, err := p.set(blobs)
+	p.held = &held{state: st, then: then, need: need}
 	if err != nil {
-		s.resolveUnacked(err)
+		p.release(err)
 		return
 	}
-	if done, failed := s.setsDone(need); done {
-		s.resolveUnacked(failed)
+	if done, failed := p.answered(need); done {
+		p.release(failed)
 		return
 	}
-	s.unacked.timer = time.NewTimer(s.h.o.AckTimeout)
+	p.held.timer = time.NewTimer(p.ackTimeout)
 }
 
-// onUnacked publishes the waiting checkpoint once a KV reply completed
-// its blobs.
-func (s *session) onUnacked() {
-	if done, failed := s.setsDone(s.unacked.need); done {
-		s.resolveUnacked(failed)
+// holding reports whether a checkpoint waits for its ACKs.
+func (p *publisher) holding() bool { return p.held != nil }
+
+// heldTimeout fires when the held checkpoint's ACKs are overdue; nil when
+// nothing is held.
+func (p *publisher) heldTimeout() <-chan time.Time {
+	if p.held == nil || p.held.timer == nil {
+		return nil
+	}
+	return p.held.timer.C
+}
+
+// onReply sends the held checkpoint once a filed KV reply completed its
+// blobs.
+func (p *publisher) onReply() {
+	if p.held == nil {
+		return
+	}
+	if done, failed := p.answered(p.held.need); done {
+		p.release(failed)
 	}
 }
 
-// resolveUnacked publishes the waiting checkpoint, or skips it when err
-// says the client lacks a blob, and sends what follows it.
-func (s *session) resolveUnacked(err error) {
-	u := s.unacked
-	s.unacked = nil
-	if u.timer != nil {
-		u.timer.Stop()
+// release sends the held checkpoint, or skips it when err says the client
+// lacks a blob, and sends what follows it.
+func (p *publisher) release(err error) {
+	h := p.held
+	p.held = nil
+	if h.timer != nil {
+		h.timer.Stop()
 	}
 	if err != nil {
-		s.log.Warn("checkpoint not published", zap.Error(err))
-	} else if s.send(output.Checkpoint(u.state)) == nil {
-		s.h.setLatest(s.convID, u.state)
+		p.skipped("checkpoint not published", err)
+	} else if p.wire.send(output.Checkpoint(h.state)) == nil {
+		p.mem.setLatest(p.conv, h.state)
 	}
-	s.sendAll(u.then)
+	p.wire.emit(h.then...)
 }
 
-// getBlob reads a blob from the client's KV store.
-func (s *session) getBlob(id []byte) ([]byte, error) {
-	kv, err := s.turn.Output.NextKvID()
+// get reads a blob from the client's KV store.
+func (p *publisher) get(id []byte) ([]byte, error) {
+	kv, err := p.wire.kvID()
 	if err != nil {
 		return nil, err
 	}
-	if err := s.send(output.GetBlob(kv, id)); err != nil {
+	if err := p.wire.send(output.GetBlob(kv, id)); err != nil {
 		return nil, err
 	}
 	var data []byte
-	err = s.await(func(m *agentv1.KvClientMessage) (bool, error) {
+	err = p.await(func(m *agentv1.KvClientMessage) (bool, error) {
 		if m.GetId() != kv || m.GetGetBlobResult() == nil {
 			return false, nil
 		}
 		r := m.GetGetBlobResult()
 		if r.Error != nil || r.BlobData == nil {
-			// An empty answer for a blob history needs is an error, never
-			// an empty history (§6.3 rule 5).
-			return true, &BlobError{Op: "get", Message: fmt.Sprintf("blob %x: %s", id, r.GetError().GetMessage())}
+			// An empty answer for a blob the history needs is an error,
+			// never an empty history.
+			return true, &blobError{Op: "get", Message: fmt.Sprintf("blob %x: %s", id, r.GetError().GetMessage())}
 		}
 		data = r.GetBlobData()
 		return true, nil
@@ -186,119 +276,35 @@ func (s *session) getBlob(id []byte) ([]byte, error) {
 	return data, err
 }
 
-// await handles client messages until match accepts a KV reply. Other
-// messages go through onClient, unless the run has not started yet, when
-// they wait in the backlog for it.
-func (s *session) await(match func(*agentv1.KvClientMessage) (bool, error), done bool) error {
+// await handles client messages until match accepts a KV reply; other
+// messages go to p.other. It gives up when the inbox or the stream fails,
+// the turn stops, or no reply came within ackTimeout.
+func (p *publisher) await(match func(*agentv1.KvClientMessage) (bool, error), done bool) error {
 	if done {
 		return nil
 	}
-	timer := time.NewTimer(s.h.o.AckTimeout)
+	timer := time.NewTimer(p.ackTimeout)
 	defer timer.Stop()
 	for {
 		select {
-		case m := <-s.inbox:
+		case m := <-p.in.msgs:
 			if kv := m.GetKvClientMessage(); kv != nil {
-				s.fileSet(kv)
+				p.file(kv)
 				ok, err := match(kv)
 				if err != nil || ok {
 					return err
 				}
 				continue
 			}
-			if s.handle == nil {
-				s.backlog = append(s.backlog, m)
-				continue
-			}
-			s.onClient(m)
-		case err := <-s.readErr:
-			s.readErr <- err
-			return fmt.Errorf("wait for kv reply: %w", err)
-		case <-s.ctx.Done():
-			return s.ctx.Err()
+			p.other(m)
+		case <-p.in.broken:
+			return fmt.Errorf("wait for kv reply: %w", p.in.err)
+		case <-p.wire.lost:
+			return p.wire.failed()
+		case <-p.ctx.Done():
+			return p.ctx.Err()
 		case <-timer.C:
-			return ErrAckTimeout
+			return errAckTimeout
 		}
 	}
-}
-
-// publish sends states once their blobs are acknowledged. If they are not,
-// the states are skipped (never sent with blobs the client lacks) and the
-// turn goes on.
-func (s *session) publish(blobs checkpoint.Blobs, states ...*agentv1.ConversationStateStructure) {
-	if err := s.syncBlobs(blobs); err != nil {
-		s.log.Warn("checkpoint not published", zap.Error(err))
-		return
-	}
-	for _, st := range states {
-		if err := s.send(output.Checkpoint(st)); err != nil {
-			return
-		}
-	}
-	if n := len(states); n > 0 {
-		s.h.setLatest(s.convID, states[n-1])
-	}
-}
-
-// project builds a checkpoint of the run's checkpoint id, from its known
-// message list or else a load.
-func (s *session) project(checkpointID string, summary string) (checkpoint.Projection, error) {
-	msgs := s.curMsgs
-	if !s.curKnown || checkpointID != s.cur {
-		var err error
-		if _, msgs, err = s.h.o.Conversations.Load(s.ctx, checkpointID); err != nil {
-			return checkpoint.Projection{}, fmt.Errorf("load checkpoint %s: %w", checkpointID, err)
-		}
-	}
-	return s.projection(msgs, summary), nil
-}
-
-// projection is the turn's checkpoint over the message list msgs.
-func (s *session) projection(msgs []conversation.Message, summary string) checkpoint.Projection {
-	p := checkpoint.Projection{Base: s.base, Messages: msgs, Turn: s.ui, Mode: s.compiled.Mode.Wire(),
-		UsedTokens: s.usedTok, MaxTokens: s.maxTok, Summary: summary}
-	if s.todosSet {
-		p.Todos = append([]*agentv1.TodoItem{}, s.todos...)
-	}
-	return p
-}
-
-// predicted is the user turn's checkpoint projected before the engine
-// commits it: the settled state of checkpoint id and its blobs.
-type predicted struct {
-	id    string
-	state *agentv1.ConversationStateStructure
-	blobs checkpoint.Blobs
-}
-
-// predict projects the checkpoint the run's initial messages make on the
-// history just read (the usual outcome: all of them appended to head) and
-// SETs its blobs at once, so the client's ACKs travel while the engine
-// claims the run and writes the messages. A commit that ends elsewhere
-// projects its own checkpoint; blobs SET for nothing cost the client only
-// storage.
-func (s *session) predict(head conversation.Checkpoint) {
-	s.predicted = nil
-	msgs := s.compiled.Run.InitialMessages
-	if !s.curKnown || s.cur != head.ID() || len(msgs) == 0 {
-		return
-	}
-	plan, err := conversation.AppendTo(head, msgs...).Plan()
-	if err != nil {
-		return // the engine refuses the same change and says why
-	}
-	all := append(s.curMsgs[:len(s.curMsgs):len(s.curMsgs)], msgs...)
-	st, blobs := checkpoint.Settled(s.projection(all, ""))
-	if _, err := s.setBlobs(blobs); err != nil {
-		s.log.Info("blobs not sent ahead", zap.Error(err))
-		return
-	}
-	s.predicted = &predicted{id: plan.Target().ID(), state: st, blobs: blobs}
-}
-
-func merge(a, b checkpoint.Blobs) checkpoint.Blobs {
-	for k, v := range b {
-		a[k] = v
-	}
-	return a
 }

@@ -61,22 +61,14 @@ type Output struct {
 // ErrUnsupportedAction marks an action that cannot open a turn.
 var ErrUnsupportedAction = errors.New("action cannot start a turn")
 
-// summarizeCommand is the user text that asks for a compaction.
-const summarizeCommand = "/summarize"
-
-// executePlanText is the user turn an ExecutePlanAction stands for.
-const executePlanText = "Execute the approved plan."
-
-// Compile builds the run of one turn.
+// Compile builds the run of one turn: the action that opened it (see
+// actions) decides the run's action and its new messages; the mode, the
+// model, the prompt and the tools are common to every action.
 func Compile(in Input) (Output, error) {
-	a := in.Action
-	um := a.GetUserMessageAction().GetUserMessage()
-	msgMode := um.GetMode()
-	if ep := a.GetExecutePlanAction(); ep != nil {
-		msgMode = ep.GetExecutionMode()
-		if msgMode == agentv1.AgentMode_AGENT_MODE_UNSPECIFIED {
-			msgMode = agentv1.AgentMode_AGENT_MODE_AGENT
-		}
+	act := actionOf(in.Action)
+	msgMode := agentv1.AgentMode_AGENT_MODE_UNSPECIFIED
+	if act != nil && act.mode != nil {
+		msgMode = act.mode(in.Action)
 	}
 	mode, err := ModeOf(msgMode, in.ConversationMode, in.Request.GetSubagentTypeName())
 	if err != nil {
@@ -89,7 +81,7 @@ func Compile(in Input) (Output, error) {
 	if in.Request.GetSubagentTypeName() != "" {
 		p.Kind = run.KindSubagent
 	}
-	rc, err := requestContext(a, in.Blobs)
+	rc, err := requestContext(in.Action, in.Blobs)
 	if err != nil {
 		return Output{}, err
 	}
@@ -102,78 +94,21 @@ func Compile(in Input) (Output, error) {
 	if custom := strings.TrimSpace(in.Request.GetCustomSystemPrompt()); custom != "" {
 		p.Prompt.Instructions += "\n\n" + custom
 	}
-	switch {
-	case a.GetSummarizeAction() != nil || (um != nil && strings.TrimSpace(um.GetText()) == summarizeCommand):
-		p.Action = run.Action{Kind: run.ActionCompact}
-		p.Prompt = CompactionPrompt()
-		out.Run = p
-		return out, nil
-	case a.GetResumeAction() != nil:
-		p.Action = run.Action{Kind: run.ActionResume, PendingRoundID: in.PendingRoundID}
-		msgs, err := initial(in, turn.Input{EventID: "cursor:resume:" + in.RequestID, Trigger: turn.TriggerResume})
-		if err != nil {
-			return Output{}, err
-		}
-		p.InitialMessages = msgs
-		out.Run = p
-		return out, nil
-	case a.GetExecutePlanAction() != nil:
-		ep := a.GetExecutePlanAction()
-		plan := ep.GetPlan().GetPlan()
-		if plan == "" {
-			plan = ep.GetPlanFileContent()
-		}
-		stable := ep.GetKickoffMessageId()
-		if stable == "" {
-			stable = in.RequestID
-		}
-		text := "<approved_plan>\n" + plan + "\n</approved_plan>\n\n" + Runtime(mode, executePlanText)
-		parts := turn.RuntimeParts(text, turn.Selection{})
-		out.EventID = conversation.UserEventID(stable, renderedOf(parts))
-		msgs, err := initial(in, turn.Input{EventID: out.EventID, Trigger: turn.TriggerExecutePlan, Runtime: parts})
-		if err != nil {
-			return Output{}, err
-		}
-		p.Action = run.Action{Kind: run.ActionStart}
-		p.InitialMessages = msgs
-		out.UserMessage = &agentv1.UserMessage{Text: executePlanText, MessageId: stable, Mode: msgMode}
-		out.Run = p
-		return out, nil
-	case a.GetBackgroundTaskCompletionAction() != nil:
-		text := completions(a.GetBackgroundTaskCompletionAction())
-		parts := []llm.Part{{Kind: llm.PartText, Text: text}}
-		out.EventID = conversation.UserEventID("background:"+in.RequestID, text)
-		msgs, err := initial(in, turn.Input{EventID: out.EventID, Trigger: turn.TriggerBackgroundCompletion, Runtime: parts})
-		if err != nil {
-			return Output{}, err
-		}
-		p.Action = run.Action{Kind: run.ActionStart}
-		p.InitialMessages = msgs
-		out.Run = p
-		return out, nil
-	case um != nil:
-		text := Runtime(mode, um.GetText())
-		sel := selection(um.GetSelectedContext())
-		if in.Images != nil {
-			sel.Images = in.Images
-		}
-		parts := turn.RuntimeParts(text, sel)
-		stable := um.GetMessageId()
-		if stable == "" {
-			stable = in.RequestID
-		}
-		out.EventID = conversation.UserEventID(stable, renderedOf(parts))
-		msgs, err := initial(in, turn.Input{EventID: out.EventID, Trigger: turn.TriggerUserMessage, Runtime: parts})
-		if err != nil {
-			return Output{}, err
-		}
-		p.Action = run.Action{Kind: run.ActionStart}
-		p.InitialMessages = msgs
-		out.UserMessage = um
-		out.Run = p
-		return out, nil
+	if act == nil {
+		return Output{}, fmt.Errorf("compile turn: %w", ErrUnsupportedAction)
 	}
-	return Output{}, fmt.Errorf("compile turn: %w", ErrUnsupportedAction)
+	o := act.open(in, mode)
+	p.Action = run.Action{Kind: o.kind, PendingRoundID: o.pendingRoundID}
+	if o.prompt != nil {
+		p.Prompt = *o.prompt
+	}
+	if o.input != nil {
+		if p.InitialMessages, err = initial(in, *o.input); err != nil {
+			return Output{}, err
+		}
+	}
+	out.UserMessage, out.EventID, out.Run = o.user, o.eventID, p
+	return out, nil
 }
 
 // initial adds the request context to in and asks domain/turn which
@@ -254,24 +189,4 @@ type ImageRef struct {
 	Data     []byte
 	MIMEType string
 	Path     string
-}
-
-// completions renders finished background tasks (shells, subagents) as the
-// message that tells the model about them.
-func completions(a *agentv1.BackgroundTaskCompletionAction) string {
-	var b strings.Builder
-	b.WriteString("<background_task_completions>\n")
-	for _, c := range a.GetCompletions() {
-		kind := strings.ToLower(strings.TrimPrefix(c.GetKind().String(), "BACKGROUND_TASK_KIND_"))
-		status := strings.ToLower(strings.TrimPrefix(c.GetStatus().String(), "BACKGROUND_TASK_STATUS_"))
-		fmt.Fprintf(&b, "<task id=%q kind=%q status=%q title=%q", c.GetTaskId(), kind, status, c.GetTitle())
-		if c.GetOutputPath() != "" {
-			fmt.Fprintf(&b, " output_path=%q", c.GetOutputPath())
-		}
-		b.WriteString(">")
-		b.WriteString(c.GetDetail())
-		b.WriteString("</task>\n")
-	}
-	b.WriteString("</background_task_completions>")
-	return b.String()
 }

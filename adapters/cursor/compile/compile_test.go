@@ -209,3 +209,68 @@ var _ = Describe("Compile", func() {
 		)
 	})
 })
+
+// actionSpec is one conversation action as a client sends it and what the
+// turn it opens runs.
+type actionSpec struct {
+	action *agentv1.ConversationAction
+	kind   run.ActionKind
+	// messages is how many initial messages the run appends (a fresh
+	// conversation, no request context).
+	messages int
+	// shown says the turn shows a user message.
+	shown bool
+}
+
+// actionSpecs holds a spec of every registered conversation action; a spec
+// below fails when an action has none.
+var actionSpecs = map[string]actionSpec{
+	"summarize": {action: &agentv1.ConversationAction{Action: &agentv1.ConversationAction_SummarizeAction{SummarizeAction: &agentv1.SummarizeAction{}}},
+		kind: run.ActionCompact},
+	"resume": {action: &agentv1.ConversationAction{Action: &agentv1.ConversationAction_ResumeAction{ResumeAction: &agentv1.ResumeAction{}}},
+		kind: run.ActionResume},
+	"execute plan": {action: &agentv1.ConversationAction{Action: &agentv1.ConversationAction_ExecutePlanAction{ExecutePlanAction: &agentv1.ExecutePlanAction{
+		Plan: &agentv1.ConversationPlan{Plan: "1. test"}}}}, kind: run.ActionStart, messages: 1, shown: true},
+	"background task completion": {action: &agentv1.ConversationAction{Action: &agentv1.ConversationAction_BackgroundTaskCompletionAction{
+		BackgroundTaskCompletionAction: &agentv1.BackgroundTaskCompletionAction{}}}, kind: run.ActionStart, messages: 1},
+	"user message": {action: &agentv1.ConversationAction{Action: &agentv1.ConversationAction_UserMessageAction{UserMessageAction: &agentv1.UserMessageAction{
+		UserMessage: &agentv1.UserMessage{Text: "hi", MessageId: "m1"}}}}, kind: run.ActionStart, messages: 1, shown: true},
+}
+
+var _ = Describe("Compile's conversation actions", func() {
+	It("has a spec for every registered action", func() {
+		var specced []string
+		for n := range actionSpecs {
+			specced = append(specced, n)
+		}
+		Expect(specced).To(ConsistOf(compile.ActionNames()))
+	})
+
+	var entries []TableEntry
+	for _, name := range compile.ActionNames() {
+		entries = append(entries, Entry(name, name))
+	}
+	DescribeTable("each opens a turn of its kind, with the mode's prompt and the common run fields",
+		func(name string) {
+			spec, ok := actionSpecs[name]
+			Expect(ok).To(BeTrue(), "no spec for action %q", name)
+			out, err := compile.Compile(compile.Input{RequestID: "req", RunID: "req:1", ConversationID: "conv", Request: &agentv1.AgentRunRequest{},
+				Action: spec.action, Now: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(out.Run.Action.Kind).To(Equal(spec.kind))
+			Expect(out.Run.InitialMessages).To(HaveLen(spec.messages))
+			Expect(out.UserMessage != nil).To(Equal(spec.shown))
+			Expect(out.EventID != "").To(Equal(spec.messages > 0))
+			Expect(out.Run.RunID).To(Equal("req:1"))
+			Expect(out.Run.ConversationID).To(Equal("conv"))
+			Expect(out.Run.Prompt.Instructions).NotTo(BeEmpty())
+		},
+		entries,
+	)
+
+	It("refuses an action that cannot open a turn", func() {
+		_, err := compile.Compile(compile.Input{RequestID: "req", Request: &agentv1.AgentRunRequest{},
+			Action: &agentv1.ConversationAction{Action: &agentv1.ConversationAction_CancelAction{CancelAction: &agentv1.CancelAction{}}}})
+		Expect(err).To(MatchError(compile.ErrUnsupportedAction))
+	})
+})

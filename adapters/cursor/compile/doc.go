@@ -7,6 +7,8 @@
 //
 // Place in the hexagon: part of the Cursor inbound adapter. It is pure: the
 // run layer (package agent) resolves the model, reads history and fetches
-// request-context part blobs, then calls Compile. The prompt texts under
-// prompts/ are the project's own and are embedded at build time.
+// request-context part blobs, then calls Compile. Each conversation action
+// that opens a turn is a table entry in its own file (action_*.go), listed
+// once in actions.go. The prompt texts under prompts/ are the project's own
+// and are embedded at build time.
 package compile

@@ -53,31 +53,29 @@ type Web struct {
 // Call is one tool call of a round, from dispatch to its result. It is not
 // safe for concurrent use; the run layer drives it from one goroutine.
 type Call struct {
-	call  llm.ToolCall
-	env   Env
-	args  map[string]any
-	card  *agentv1.ToolCall
-	state step
-	// out collects streamed shell output for the model.
+	call llm.ToolCall
+	env  Env
+	args map[string]any
+	card *agentv1.ToolCall
+	// tool handles the call; nil until Start found it.
+	tool *tool
+	// wait is the answer the call waits for.
+	wait wait
+	// stdout and stderr collect streamed shell output for the model.
 	stdout, stderr []byte
-	// edit is the pending edit of a StrReplace between its read and write.
+	// edit is the file change of a Write or StrReplace.
 	edit *edit
 	done bool
 }
 
-// step is where a multi-exec call stands.
-type step uint8
+// wait is the answer a started call waits for; the others are ignored.
+type wait uint8
 
 const (
-	stepSingle step = iota
-	stepEditRead
-	stepEditWrite
-	stepShell
-	stepMCP
-	stepTask
-	stepQuery
-	stepLints
-	stepWeb
+	waitNothing wait = iota
+	waitExec
+	waitQuery
+	waitWeb
 )
 
 // New prepares a call for dispatch.
@@ -97,66 +95,41 @@ func New(c llm.ToolCall, env Env) *Call {
 // ID returns the model's call id.
 func (c *Call) ID() string { return c.call.CallID }
 
-// Done reports whether the call has its result.
-func (c *Call) Done() bool { return c.done }
-
 // Card returns the typed ToolCall for tool_call_started and
 // tool_call_completed: arguments once dispatched, the result once done.
 func (c *Call) Card() *agentv1.ToolCall { return c.card }
 
 // Start stamps the card and returns the call's first action: an exec, an
-// interaction query, or at once a result (unknown tool, missing argument).
+// interaction query, or at once a result (unknown tool, missing argument,
+// a tool the server runs).
 func (c *Call) Start() Action {
 	ms := uint64(c.env.Now().UnixMilli())
 	c.card.StartedAtMs = &ms
-	a, err := c.start()
+	c.tool = lookup(c.call.Name)
+	if c.tool == nil && c.directMCP() != nil {
+		c.tool = directMCPTool
+	}
+	if c.tool == nil {
+		return c.fail(fmt.Sprintf("unknown tool %q", c.call.Name))
+	}
+	a, err := c.tool.start(c)
 	if err != nil {
 		return c.fail(err.Error())
 	}
+	c.waitFor(a)
 	return a
 }
 
-func (c *Call) start() (Action, error) {
-	switch Canonical(c.call.Name) {
-	case Canonical(Read):
-		return c.startRead()
-	case Canonical(Write):
-		return c.startWrite()
-	case Canonical(StrReplace):
-		return c.startEdit()
-	case Canonical(Delete):
-		return c.startDelete()
-	case Canonical(Ls):
-		return c.startLs()
-	case Canonical(Grep):
-		return c.startGrep()
-	case Canonical(Glob):
-		return c.startGlob()
-	case Canonical(Shell), "bash":
-		return c.startShell()
-	case Canonical(CallMcpTool):
-		return c.startMetaMCP()
-	case Canonical(AskQuestion):
-		return c.startAsk()
-	case Canonical(Task):
-		return c.startTask()
-	case Canonical(CreatePlan):
-		return c.startPlan()
-	case Canonical(SwitchMode):
-		return c.startSwitchMode()
-	case Canonical(ReadLints):
-		return c.startLints()
-	case Canonical(TodoWrite):
-		return c.todos()
-	case Canonical(WebSearch):
-		return c.startSearch()
-	case Canonical(WebFetch):
-		return c.startFetch()
+// waitFor notes the answer a asks for.
+func (c *Call) waitFor(a Action) {
+	switch {
+	case a.Exec != nil:
+		c.wait = waitExec
+	case a.Query != nil:
+		c.wait = waitQuery
+	case a.Web != nil:
+		c.wait = waitWeb
 	}
-	if d := c.directMCP(); d != nil {
-		return c.startMCP(d)
-	}
-	return Action{}, fmt.Errorf("unknown tool %q", c.call.Name)
 }
 
 // OnExec feeds the client's answer to the call's exec.
@@ -164,32 +137,53 @@ func (c *Call) OnExec(m *agentv1.ExecClientMessage) Action {
 	if c.done {
 		return Action{}
 	}
-	switch c.state {
-	case stepMCP:
-		return c.onMCP(m)
-	case stepTask:
-		return c.onTask(m)
-	case stepLints:
-		return c.onLints(m)
-	case stepEditRead:
-		return c.onEditRead(m)
-	case stepEditWrite:
-		return c.onEditWrite(m)
-	case stepShell:
-		return c.onShell(m)
+	if c.tool == nil || c.tool.onExec == nil {
+		return c.unexpected(m)
 	}
-	return c.onSingle(m)
+	a := c.tool.onExec(c, m)
+	c.waitFor(a)
+	return a
+}
+
+// unexpected answers an exec result the call cannot use: an empty message
+// is not a result and changes nothing, another tool's result fails the call.
+func (c *Call) unexpected(m *agentv1.ExecClientMessage) Action {
+	if m.GetMessage() == nil {
+		return Action{}
+	}
+	return c.fail(fmt.Sprintf("unexpected exec result for tool %s", c.call.Name))
 }
 
 // OnStreamClose handles exec_client_control_message.stream_close. For a
-// non-streaming exec it is only a transport acknowledgement that may even
-// precede the result (pitfall P5), so it changes nothing; a shell stream
-// that closes before its exit event fails the call.
+// non-streaming exec it is only a transport acknowledgement, which the
+// client may send even before the result, so it changes nothing; a tool
+// with a streamed exec (Shell) decides what it means.
 func (c *Call) OnStreamClose() Action {
-	if c.done || c.state != stepShell {
+	if c.done || c.wait != waitExec || c.tool.onStreamClose == nil {
 		return Action{}
 	}
-	return c.fail("the shell stream closed before the command exited")
+	return c.tool.onStreamClose(c)
+}
+
+// OnInteraction feeds the user's answer to the call's query.
+func (c *Call) OnInteraction(r *agentv1.InteractionResponse) Action {
+	if c.done || c.wait != waitQuery {
+		return Action{}
+	}
+	if c.tool.onInteraction == nil {
+		return c.fail("unexpected interaction response")
+	}
+	a := c.tool.onInteraction(c, r)
+	c.waitFor(a)
+	return a
+}
+
+// OnWeb completes an approved search or fetch with what the server got.
+func (c *Call) OnWeb(content string, err error) Action {
+	if c.done || c.wait != waitWeb {
+		return Action{}
+	}
+	return c.tool.onWeb(c, content, err)
 }
 
 // OnThrow fails the call with the client's error.

@@ -73,7 +73,7 @@ var _ = Describe("Call.Start", func() {
 })
 
 var _ = Describe("Call.OnStreamClose", func() {
-	It("is not a result for a non-streaming exec, even before the result (P5)", func() {
+	It("is not a result for a non-streaming exec, even when the client sends it before the result", func() {
 		c := newCall("Read", `{"path":"a.txt"}`)
 		c.Start()
 		Expect(c.OnStreamClose().Result).To(BeNil())
@@ -96,7 +96,7 @@ var _ = Describe("Call.OnExec", func() {
 		c := newCall("Read", `{"path":"a.txt"}`)
 		c.Start()
 		Expect(c.OnExec(&agentv1.ExecClientMessage{}).Result).To(BeNil())
-		Expect(c.Done()).To(BeFalse())
+		Expect(c.OnExec(readOK("text")).Result.Content).To(Equal("text"), "the call still takes its result")
 	})
 
 	It("fails a call answered with the result of another tool", func() {

@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -29,64 +30,27 @@ var catalog = func() map[string]entry {
 	return m
 }()
 
-// Tool names of the catalog.
-const (
-	Read        = "Read"
-	Ls          = "Ls"
-	Glob        = "Glob"
-	Grep        = "Grep"
-	Write       = "Write"
-	StrReplace  = "StrReplace"
-	Delete      = "Delete"
-	ReadLints   = "ReadLints"
-	Shell       = "Shell"
-	WebSearch   = "WebSearch"
-	WebFetch    = "WebFetch"
-	AskQuestion = "AskQuestion"
-	CreatePlan  = "CreatePlan"
-	SwitchMode  = "SwitchMode"
-	Task        = "Task"
-	CallMcpTool = "CallMcpTool"
-	TodoWrite   = "TodoWrite"
-)
-
-var readOnly = []string{Read, Ls, Glob, Grep, ReadLints}
-
-// modes lists the tools of each mode. Ask and plan cannot change files;
-// subagents get no interaction tools and cannot spawn further subagents.
-// WebSearch and WebFetch are added by ForMode only when the server can
-// search and fetch (on approval the server does it, not the client).
-var modes = map[string][]string{
-	"agent":     append(append([]string{}, readOnly...), Write, StrReplace, Delete, Shell, TodoWrite, AskQuestion, SwitchMode, Task, CallMcpTool),
-	"debug":     append(append([]string{}, readOnly...), Write, StrReplace, Delete, Shell, TodoWrite, AskQuestion, Task, CallMcpTool),
-	"multitask": append(append([]string{}, readOnly...), Write, StrReplace, Delete, Shell, TodoWrite, AskQuestion, SwitchMode, Task, CallMcpTool),
-	"ask":       append(append([]string{}, readOnly...), TodoWrite, AskQuestion, CallMcpTool),
-	"plan":      append(append([]string{}, readOnly...), Shell, TodoWrite, AskQuestion, CreatePlan, Task, CallMcpTool),
-	"subagent":  append(append([]string{}, readOnly...), Write, StrReplace, Delete, Shell, CallMcpTool),
-}
-
 // ErrUnknownMode marks a mode without a tool list.
 var ErrUnknownMode = fmt.Errorf("unknown mode")
 
-// ForMode returns the tools of mode, in catalog order, followed by extra
+// ForMode returns the tools of mode, in registry order, followed by extra
 // (dynamic MCP tools) sorted by name. An extra tool whose name collides
 // with a mode tool is an error: the model could not tell them apart. web
-// adds WebSearch and WebFetch to every mode but subagent, for a server that
-// can search and fetch once the user approved.
+// says the server can search and fetch once the user approved, which adds
+// WebSearch and WebFetch to every mode but subagent.
 func ForMode(mode string, extra []llm.Tool, web bool) ([]llm.Tool, error) {
-	names, ok := modes[mode]
-	if !ok {
+	if !slices.Contains(everyMode, mode) {
 		return nil, fmt.Errorf("tools of mode %q: %w", mode, ErrUnknownMode)
 	}
-	if web && mode != "subagent" {
-		names = append(append([]string{}, names...), WebSearch, WebFetch)
-	}
-	out := make([]llm.Tool, 0, len(names)+len(extra))
+	out := make([]llm.Tool, 0, len(registry)+len(extra))
 	taken := map[string]bool{}
-	for _, n := range names {
-		e := catalog[n]
-		out = append(out, llm.Tool{Name: n, Description: e.Description, Parameters: []byte(e.Parameters)})
-		taken[Canonical(n)] = true
+	for _, t := range registry {
+		if !t.offeredIn(mode, web) {
+			continue
+		}
+		e := catalog[t.name]
+		out = append(out, llm.Tool{Name: t.name, Description: e.Description, Parameters: []byte(e.Parameters)})
+		taken[Canonical(t.name)] = true
 	}
 	dyn := append([]llm.Tool(nil), extra...)
 	sort.Slice(dyn, func(i, j int) bool { return dyn[i].Name < dyn[j].Name })

@@ -6,8 +6,21 @@ import (
 	agentv1 "keygate/gen/cursor/agent/v1"
 )
 
-// Shell defaults of the protocol notes: output above the threshold goes to
-// a file, long commands move to the background, a day is the hard limit.
+// shellTool runs a command in the user's shell on the client. Its exec is a
+// stream: output arrives as it comes and goes to the tool card live.
+var shellTool = &tool{
+	name:          "Shell",
+	aliases:       []string{"bash"},
+	modes:         append(append([]string{}, editingModes...), modePlan),
+	runs:          onClient,
+	start:         (*Call).startShell,
+	onExec:        (*Call).onShell,
+	onStreamClose: (*Call).onShellClosed,
+}
+
+// Shell limits the client is given: output above the threshold goes to a
+// file instead of the stream, a command still running after block_until_ms
+// moves to the background, and a day is the hard limit.
 const (
 	shellFileThreshold = 40000
 	shellHardTimeoutMs = 86400000
@@ -37,7 +50,6 @@ func (c *Call) startShell() (Action, error) {
 		args.Timeout = int32(block)
 	}
 	c.card.Tool = &agentv1.ToolCall_ShellToolCall{ShellToolCall: &agentv1.ShellToolCall{Args: args, Description: args.Description}}
-	c.state = stepShell
 	return c.exec(func(m *agentv1.ExecServerMessage) {
 		m.Message = &agentv1.ExecServerMessage_ShellStreamArgs{ShellStreamArgs: args}
 	}), nil
@@ -78,6 +90,11 @@ func (c *Call) onShell(m *agentv1.ExecClientMessage) Action {
 		return c.finish("The command moved to the background.\n"+shellText(0, string(c.stdout), string(c.stderr)), false)
 	}
 	return Action{}
+}
+
+// onShellClosed fails a shell whose stream closed before its exit event.
+func (c *Call) onShellClosed() Action {
+	return c.fail("the shell stream closed before the command exited")
 }
 
 func (c *Call) shellExit(e *agentv1.ShellStreamExit) Action {

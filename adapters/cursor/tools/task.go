@@ -4,6 +4,16 @@ import (
 	agentv1 "keygate/gen/cursor/agent/v1"
 )
 
+// taskTool runs a subagent: the client opens a child run and reports its
+// final message. A subagent cannot start further subagents.
+var taskTool = &tool{
+	name:   "Task",
+	modes:  []string{modeAgent, modeDebug, modeMultitask, modePlan},
+	runs:   onClient,
+	start:  (*Call).startTask,
+	onExec: (*Call).onTask,
+}
+
 // startTask asks the client to run a subagent: the client opens a child
 // run of its own and reports back with subagent_result.
 func (c *Call) startTask() (Action, error) {
@@ -24,8 +34,7 @@ func (c *Call) startTask() (Action, error) {
 		RootParentConversationId: optStr(root)}
 	c.card.Tool = &agentv1.ToolCall_TaskToolCall{TaskToolCall: &agentv1.TaskToolCall{Args: &agentv1.TaskArgs{
 		Description: c.str("description"), Prompt: prompt, Model: optStr(model)}}}
-	c.state = stepTask
-	accept := false // the protocol notes: no hook contexts on subagent execs
+	accept := false // a subagent exec takes no hook contexts
 	return Action{Exec: &agentv1.ExecServerMessage{ExecId: c.call.CallID, AcceptHookAdditionalContexts: &accept,
 		Message: &agentv1.ExecServerMessage_SubagentArgs{SubagentArgs: args}}}, nil
 }

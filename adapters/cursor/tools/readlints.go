@@ -7,6 +7,15 @@ import (
 	agentv1 "keygate/gen/cursor/agent/v1"
 )
 
+// readLintsTool reads the editor's diagnostics on the client.
+var readLintsTool = &tool{
+	name:   "ReadLints",
+	modes:  everyMode,
+	runs:   onClient,
+	start:  (*Call).startLints,
+	onExec: (*Call).onLints,
+}
+
 // startLints reads the editor's diagnostics. The client's diagnostics exec
 // takes one path, so the first path is asked for; no path means the
 // workspace root.
@@ -23,7 +32,6 @@ func (c *Call) startLints() (Action, error) {
 		path = paths[0]
 	}
 	c.card.Tool = &agentv1.ToolCall_ReadLintsToolCall{ReadLintsToolCall: &agentv1.ReadLintsToolCall{Args: &agentv1.ReadLintsToolArgs{Paths: paths}}}
-	c.state = stepLints
 	return c.exec(func(m *agentv1.ExecServerMessage) {
 		m.Message = &agentv1.ExecServerMessage_DiagnosticsArgs{DiagnosticsArgs: &agentv1.DiagnosticsArgs{Path: path, ToolCallId: c.call.CallID}}
 	}), nil

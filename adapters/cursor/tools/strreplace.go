@@ -7,12 +7,25 @@ import (
 	agentv1 "keygate/gen/cursor/agent/v1"
 )
 
-// edit is a file change the server computes: the client only reads and
-// writes whole files, so StrReplace reads the current text first, replaces
-// on the server and writes the result back.
+// strReplaceTool edits a file. The client only reads and writes whole
+// files, so the call reads the current text first, replaces on the server
+// and writes the result back: two execs.
+var strReplaceTool = &tool{
+	name:   "StrReplace",
+	modes:  editingModes,
+	runs:   onClient,
+	start:  (*Call).startEdit,
+	onExec: (*Call).onEdit,
+}
+
+// edit is the file change of a Write or StrReplace.
 type edit struct {
 	path          string
 	before, after string
+	// reading: the current text is asked for (StrReplace's first exec).
+	reading bool
+	// whole: the model gave the whole new file (Write).
+	whole bool
 }
 
 func (c *Call) startEdit() (Action, error) {
@@ -27,11 +40,17 @@ func (c *Call) startEdit() (Action, error) {
 		return Action{}, fmt.Errorf("%s: missing required argument %q", c.call.Name, "new_string")
 	}
 	c.card.Tool = &agentv1.ToolCall_EditToolCall{EditToolCall: &agentv1.EditToolCall{Args: &agentv1.EditArgs{Path: path}}}
-	c.state = stepEditRead
-	c.edit = &edit{path: path}
+	c.edit = &edit{path: path, reading: true}
 	return c.exec(func(m *agentv1.ExecServerMessage) {
 		m.Message = &agentv1.ExecServerMessage_ReadArgs{ReadArgs: &agentv1.ReadArgs{Path: path, ToolCallId: c.call.CallID}}
 	}), nil
+}
+
+func (c *Call) onEdit(m *agentv1.ExecClientMessage) Action {
+	if c.edit.reading {
+		return c.onEditRead(m)
+	}
+	return c.onEditWrite(m)
 }
 
 func (c *Call) onEditRead(m *agentv1.ExecClientMessage) Action {
@@ -60,10 +79,12 @@ func (c *Call) onEditRead(m *agentv1.ExecClientMessage) Action {
 	}
 	c.edit.before = before
 	c.edit.after = strings.Replace(before, old, repl, map[bool]int{true: -1, false: 1}[c.flag("replace_all")])
-	c.state = stepEditWrite
+	c.edit.reading = false
 	return c.writeExec(c.edit.path, c.edit.after)
 }
 
+// onEditWrite completes a Write or StrReplace once the client wrote the
+// file.
 func (c *Call) onEditWrite(m *agentv1.ExecClientMessage) Action {
 	r := m.GetWriteResult()
 	if r == nil {
@@ -79,7 +100,7 @@ func (c *Call) onEditWrite(m *agentv1.ExecClientMessage) Action {
 	c.card.GetEditToolCall().Result = &agentv1.EditResult{Result: &agentv1.EditResult_Success{Success: &agentv1.EditSuccess{
 		Path: c.edit.path, BeforeFullFileContent: &before, AfterFullFileContent: c.edit.after,
 	}}}
-	if before == "" && Canonical(c.call.Name) == Canonical(Write) {
+	if c.edit.whole {
 		return c.finish(fmt.Sprintf("Wrote %d lines to %s", strings.Count(c.edit.after, "\n")+1, c.edit.path), false)
 	}
 	return c.finish("Edited "+c.edit.path, false)

@@ -9,6 +9,26 @@ import (
 	agentv1 "keygate/gen/cursor/agent/v1"
 )
 
+// callMcpTool calls a tool of an MCP server the request context describes,
+// by server and tool name, on the client.
+var callMcpTool = &tool{
+	name:   "CallMcpTool",
+	modes:  everyMode,
+	runs:   onClient,
+	start:  (*Call).startMetaMCP,
+	onExec: (*Call).onMCP,
+}
+
+// directMCPTool is a tool of the client's own MCP servers, offered to the
+// model by name next to the mode's tools (package compile adds them). It is
+// not in the registry: its name and schema come from the client.
+var directMCPTool = &tool{
+	name:   "MCP",
+	runs:   onClient,
+	start:  func(c *Call) (Action, error) { return c.startMCP(c.directMCP()) },
+	onExec: (*Call).onMCP,
+}
+
 // directMCP returns the client's MCP tool the call names, if any.
 func (c *Call) directMCP() *agentv1.McpToolDefinition {
 	for _, d := range c.env.MCP {
@@ -67,7 +87,6 @@ func (c *Call) startMetaMCP() (Action, error) {
 
 func (c *Call) mcpExec(args *agentv1.McpArgs) Action {
 	c.card.Tool = &agentv1.ToolCall_McpToolCall{McpToolCall: &agentv1.McpToolCall{Args: args}}
-	c.state = stepMCP
 	return c.exec(func(m *agentv1.ExecServerMessage) { m.Message = &agentv1.ExecServerMessage_McpArgs{McpArgs: args} })
 }
 

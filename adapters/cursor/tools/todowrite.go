@@ -9,6 +9,14 @@ import (
 	agentv1 "keygate/gen/cursor/agent/v1"
 )
 
+// todoWriteTool keeps the conversation's todo list, on the server.
+var todoWriteTool = &tool{
+	name:  "TodoWrite",
+	modes: userModes,
+	runs:  onServer,
+	start: (*Call).todos,
+}
+
 var todoStatus = map[string]agentv1.TodoStatus{
 	"pending":     agentv1.TodoStatus_TODO_STATUS_PENDING,
 	"in_progress": agentv1.TodoStatus_TODO_STATUS_IN_PROGRESS,

@@ -1,0 +1,183 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.uber.org/zap"
+
+	"keygate/adapters/cursor/checkpoint"
+	"keygate/adapters/cursor/output"
+	"keygate/app/run"
+	"keygate/domain/llm"
+)
+
+// serve relays the run's events and the client's messages until the run
+// ends, and returns how the turn ends.
+func (s *session) serve() error {
+	if s.compacting {
+		s.wire.emit(output.SummaryStarted())
+	}
+	events := s.handle.Events()
+	done, lost := s.ctx.Done(), s.wire.lost
+	for {
+		for len(s.backlog) > 0 {
+			m := s.backlog[0]
+			s.backlog = s.backlog[1:]
+			s.onClient(m)
+		}
+		// While the user turn's checkpoint waits for its ACKs the run's
+		// events wait too, so nothing overtakes the checkpoint.
+		next, broken := events, (<-chan struct{})(nil)
+		if s.blobs.holding() {
+			next, broken = nil, s.inbox.broken
+		}
+		select {
+		case <-s.blobs.heldTimeout():
+			s.blobs.release(errAckTimeout)
+		case <-broken:
+			s.blobs.release(fmt.Errorf("wait for kv reply: %w", s.inbox.err))
+		case ev, ok := <-next:
+			var o run.Outcome
+			if !ok {
+				o = s.handle.Outcome()
+			} else if end, isEnd := ev.(run.Ended); isEnd {
+				o = end.Outcome
+			} else {
+				s.onEvent(ev)
+				continue
+			}
+			if s.wire.failed() != nil {
+				return s.wire.failed()
+			}
+			if o.Status == run.Completed && !s.followUps.waiting() {
+				s.leftovers()
+			}
+			if o.Status != run.Completed || !s.followUps.waiting() {
+				return s.end(o)
+			}
+			if err := s.nextRun(); err != nil {
+				return err
+			}
+			events = s.handle.Events()
+		case m := <-s.inbox.msgs:
+			if kv := m.GetKvClientMessage(); kv != nil && s.blobs.file(kv) {
+				s.blobs.onReply()
+				continue
+			}
+			s.onClient(m)
+		case w := <-s.tools.webDone:
+			s.tools.onWeb(w)
+		case <-lost:
+			// The client's stream is gone: nothing more reaches it. The run
+			// stops and the turn ends once it has.
+			s.handle.Cancel(s.wire.failed().Error())
+			if s.blobs.holding() {
+				s.blobs.release(s.wire.failed())
+			}
+			lost = nil
+		case <-done:
+			// The transport stopped the turn (superseded, orphaned or
+			// closing): abort the client's execs and let the run end; the
+			// run's context is this one, so the engine stops too.
+			s.tools.abortAll()
+			s.handle.Cancel(context.Cause(s.ctx).Error())
+			if s.blobs.holding() {
+				s.blobs.release(context.Cause(s.ctx))
+			}
+			done = nil
+		}
+	}
+}
+
+// onEvent routes one event of the run.
+func (s *session) onEvent(ev run.Event) {
+	switch e := ev.(type) {
+	case run.TextDelta:
+		if s.compacting {
+			s.wire.emit(output.Summary(e.Text))
+			return
+		}
+		s.view.ui.Text(e.Text)
+		s.wire.emit(output.Text(e.Text))
+	case run.ThinkingDelta:
+		s.view.ui.Thinking(e.Text)
+		s.wire.emit(output.Thinking(e.Text))
+	case run.ThinkingEnd:
+		s.view.ui.ThinkingDone(e.Duration)
+		s.wire.emit(output.ThinkingCompleted(e.Duration))
+	case run.ToolCallStart, run.ToolCallArgsDelta, run.ToolCallFailed:
+		s.tools.streaming(e)
+	case run.Usage:
+		s.usage = s.usage.Add(e.Usage)
+		s.view.usedTok = e.Usage.ContextInput() + e.Usage.Output
+		s.wire.emit(output.Tokens(e.Usage.Output))
+	case run.UsageSnapshot:
+		s.view.usedTok = e.Tokens
+	case run.CompactionStarted:
+		s.wire.emit(output.SummaryStarted())
+	case run.ExecuteToolRound:
+		s.startRound(e)
+	case run.MessagesCommitted:
+		s.onCommit(e)
+	}
+	// run.ModelAttemptFailed is logged by the engine.
+}
+
+// startRound dispatches a round's calls, then publishes the staged
+// checkpoint of the open round.
+func (s *session) startRound(e run.ExecuteToolRound) {
+	s.tools.start(e.Calls, s.env)
+	p, err := s.view.project(s.view.head, "")
+	if err != nil {
+		s.log.Warn("staged checkpoint not built", zap.Error(err))
+		return
+	}
+	st, blobs := checkpoint.Staged(p, checkpoint.Pending{RoundID: e.RoundID, Calls: e.Calls})
+	s.blobs.publish(blobs, st)
+}
+
+// end maps the run's outcome to the turn's end.
+func (s *session) end(o run.Outcome) error {
+	switch o.Status {
+	case run.Completed:
+		return nil
+	case run.Cancelled:
+		return classify(errRunCancelled, errors.New("run cancelled: "+o.Reason))
+	}
+	if o.Failure == nil {
+		return fmt.Errorf("run ended %s", o.Status)
+	}
+	return o.Failure
+}
+
+// nextRun starts the run of a follow-up that missed the previous run.
+func (s *session) nextRun() error {
+	s.followUps.next()
+	s.usage = llm.Usage{}
+	return s.prepare()
+}
+
+// leftovers takes the messages read but not handled when the run ended: a
+// follow-up among them starts the next run of this turn (the transport
+// would otherwise never see it), anything else is moot now.
+func (s *session) leftovers() {
+	for _, m := range s.inbox.quiesce() {
+		a := m.GetConversationAction()
+		switch {
+		case a.GetInjectContextAction().GetUserContext().GetUserMessage() != nil:
+			in := a.GetInjectContextAction()
+			if !s.followUps.firstSight(in.GetInjectionId()) {
+				continue
+			}
+			s.wire.emit(output.Injection(in.GetInjectionId(), output.Queued()))
+			s.followUps.later(injection{id: in.GetInjectionId(), user: in.GetUserContext().GetUserMessage()})
+		case a.GetUserMessageAction().GetUserMessage() != nil:
+			s.followUps.later(injection{user: a.GetUserMessageAction().GetUserMessage()})
+		}
+	}
+	if s.followUps.waiting() {
+		s.inbox.listen()
+	}
+}

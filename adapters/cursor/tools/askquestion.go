@@ -1,0 +1,61 @@
+package tools
+
+import (
+	"fmt"
+	"strings"
+
+	agentv1 "keygate/gen/cursor/agent/v1"
+)
+
+// askQuestionTool asks the user multiple-choice questions; the answers are
+// the result.
+var askQuestionTool = &tool{
+	name:          "AskQuestion",
+	modes:         userModes,
+	runs:          withUser,
+	start:         (*Call).startAsk,
+	onInteraction: (*Call).onAsk,
+}
+
+func (c *Call) startAsk() (Action, error) {
+	raw, ok := c.args["questions"].([]any)
+	if !ok || len(raw) == 0 {
+		return Action{}, fmt.Errorf("%s: missing required argument %q", c.call.Name, "questions")
+	}
+	args := &agentv1.AskQuestionArgs{Title: c.str("title")}
+	for _, q := range raw {
+		qm, _ := q.(map[string]any)
+		question := &agentv1.AskQuestionArgs_Question{Id: str(qm, "id"), Prompt: str(qm, "prompt")}
+		question.AllowMultiple, _ = qm["allow_multiple"].(bool)
+		opts, _ := qm["options"].([]any)
+		for _, o := range opts {
+			om, _ := o.(map[string]any)
+			question.Options = append(question.Options, &agentv1.AskQuestionArgs_Option{Id: str(om, "id"), Label: str(om, "label")})
+		}
+		args.Questions = append(args.Questions, question)
+	}
+	c.card.Tool = &agentv1.ToolCall_AskQuestionToolCall{AskQuestionToolCall: &agentv1.AskQuestionToolCall{Args: args}}
+	return Action{Query: &agentv1.InteractionQuery{Query: &agentv1.InteractionQuery_AskQuestionInteractionQuery{
+		AskQuestionInteractionQuery: &agentv1.AskQuestionInteractionQuery{Args: args, ToolCallId: c.call.CallID}}}}, nil
+}
+
+func (c *Call) onAsk(r *agentv1.InteractionResponse) Action {
+	ask := r.GetAskQuestionInteractionResponse()
+	if ask == nil {
+		return c.fail("unexpected interaction response")
+	}
+	c.card.GetAskQuestionToolCall().Result = ask.GetResult()
+	s := ask.GetResult().GetSuccess()
+	if s == nil {
+		return c.fail(describe("ask question", ask.GetResult()))
+	}
+	var b strings.Builder
+	for _, a := range s.GetAnswers() {
+		fmt.Fprintf(&b, "%s: %s", a.GetQuestionId(), strings.Join(a.GetSelectedOptionIds(), ", "))
+		if a.GetFreeformText() != "" {
+			b.WriteString(" (" + a.GetFreeformText() + ")")
+		}
+		b.WriteString("\n")
+	}
+	return c.finish(b.String(), false)
+}

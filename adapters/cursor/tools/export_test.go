@@ -1,0 +1,45 @@
+package tools
+
+import (
+	"encoding/json"
+	"sort"
+)
+
+// RegisteredTool describes one registry entry to the specs.
+type RegisteredTool struct {
+	Name    string
+	Aliases []string
+	Modes   []string
+	Web     bool
+	// Runs is where the tool's steps run ("on the client", "with the user",
+	// "on the server").
+	Runs                                                          string
+	Start, OnExec, OnStreamClose, OnInteraction, OnWeb, Described bool
+	// Schema is the tool's catalog.json parameters.
+	Schema json.RawMessage
+}
+
+// Registry returns the registry in order.
+func Registry() []RegisteredTool {
+	out := make([]RegisteredTool, 0, len(registry))
+	for _, t := range registry {
+		e, described := catalog[t.name]
+		out = append(out, RegisteredTool{Name: t.name, Aliases: t.aliases, Modes: t.modes, Web: t.web, Runs: runsName[t.runs],
+			Start: t.start != nil, OnExec: t.onExec != nil, OnStreamClose: t.onStreamClose != nil,
+			OnInteraction: t.onInteraction != nil, OnWeb: t.onWeb != nil, Described: described && e.Description != "",
+			Schema: e.Parameters})
+	}
+	return out
+}
+
+// CatalogNames returns the tool names catalog.json describes, sorted.
+func CatalogNames() []string {
+	names := make([]string, 0, len(catalog))
+	for n := range catalog {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+var runsName = map[runs]string{onClient: "on the client", withUser: "with the user", onServer: "on the server"}

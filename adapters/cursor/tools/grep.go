@@ -1,0 +1,52 @@
+package tools
+
+import agentv1 "keygate/gen/cursor/agent/v1"
+
+// grepTool searches file contents on the client.
+var grepTool = &tool{
+	name:   "Grep",
+	modes:  everyMode,
+	runs:   onClient,
+	start:  (*Call).startGrep,
+	onExec: (*Call).onGrep,
+}
+
+func (c *Call) startGrep() (Action, error) {
+	pattern, err := c.required("pattern")
+	if err != nil {
+		return Action{}, err
+	}
+	args := &agentv1.GrepArgs{Pattern: pattern, ToolCallId: c.call.CallID}
+	args.Path = optStr(c.str("path"))
+	args.Glob = optStr(c.str("glob"))
+	args.OutputMode = optStr(c.str("output_mode"))
+	args.Type = optStr(c.str("type"))
+	args.ContextAfter = c.optInt("-A")
+	args.ContextBefore = c.optInt("-B")
+	args.Context = c.optInt("-C")
+	args.HeadLimit = c.optInt("head_limit")
+	args.Offset = c.optInt("offset")
+	if c.flag("-i") {
+		t := true
+		args.CaseInsensitive = &t
+	}
+	if c.flag("multiline") {
+		t := true
+		args.Multiline = &t
+	}
+	c.card.Tool = &agentv1.ToolCall_GrepToolCall{GrepToolCall: &agentv1.GrepToolCall{Args: args}}
+	return c.exec(func(m *agentv1.ExecServerMessage) { m.Message = &agentv1.ExecServerMessage_GrepArgs{GrepArgs: args} }), nil
+}
+
+func (c *Call) onGrep(m *agentv1.ExecClientMessage) Action {
+	r := m.GetGrepResult()
+	if r == nil {
+		return c.unexpected(m)
+	}
+	c.card.GetGrepToolCall().Result = r
+	s := r.GetSuccess()
+	if s == nil {
+		return c.fail("grep: " + r.GetError().GetError())
+	}
+	return c.finish(renderGrep(s), false)
+}
