@@ -259,24 +259,6 @@ func checkCitations(root, rel string, text string) []citationProblem {
 	return out
 }
 
-// pendingCitations are the citations left in packages that other branches
-// of issue 16 rewrite (the Cursor run layer, tools, compile, frame, bidi,
-// transport, the proxy and the providers); each branch cleans its own. Once
-// those branches are merged every entry is stale, and the spec below fails
-// until this list is empty: delete it then.
-var pendingCitations = map[string]int{
-	"adapters/cursor/agent/client.go":     1,
-	"adapters/cursor/agent/doc.go":        2,
-	"adapters/cursor/agent/publish.go":    1,
-	"adapters/cursor/agent/session.go":    1,
-	"adapters/cursor/agent/tools_test.go": 1,
-	"adapters/cursor/tools/call.go":       1,
-	"adapters/cursor/tools/call_test.go":  1,
-	"adapters/cursor/tools/doc.go":        1,
-	"adapters/cursor/tools/shell.go":      1,
-	"adapters/cursor/tools/task.go":       1,
-}
-
 var _ = Describe("Citations in comments, spec names and docs", func() {
 	It("name only documents in the repository, and every cited docs/ heading exists", func() {
 		root := repoRoot()
@@ -284,28 +266,14 @@ var _ = Describe("Citations in comments, spec names and docs", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(files).To(ContainElements("app/run/doc.go", "docs/engine.md", "README.md", "Taskfile.yml"), "the walk saw the repository")
 		var problems []string
-		found := map[string]int{}
 		for _, rel := range files {
 			b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
 			Expect(err).NotTo(HaveOccurred())
-			ps := checkCitations(root, rel, string(b))
-			if _, pending := pendingCitations[rel]; pending {
-				found[rel] = len(ps)
-				continue
-			}
-			for _, p := range ps {
+			for _, p := range checkCitations(root, rel, string(b)) {
 				problems = append(problems, p.String())
 			}
 		}
 		Expect(problems).To(BeEmpty(), "cite a document in docs/ by file and heading, or state the fact in the comment")
-		var stale []string
-		for rel, n := range pendingCitations {
-			if found[rel] == 0 {
-				stale = append(stale, fmt.Sprintf("%s (had %d)", rel, n))
-			}
-		}
-		slices.Sort(stale)
-		Expect(stale).To(BeEmpty(), "these files cite nothing outside the repository any more: delete their pendingCitations entries")
 	})
 
 	DescribeTable("the check",
