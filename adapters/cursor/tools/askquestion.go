@@ -59,3 +59,35 @@ func (c *Call) onAsk(r *agentv1.InteractionResponse) Action {
 	}
 	return c.finish(b.String(), false)
 }
+
+// AnswersText renders the user's answers to an AskQuestion for the model:
+// one line per question, the chosen options and any text of the user's
+// own; a declined or failed question set says so.
+func AnswersText(args *agentv1.AskQuestionArgs, r *agentv1.AskQuestionResult) string {
+	s := r.GetSuccess()
+	if s == nil {
+		return describe("ask question", r) + "\n"
+	}
+	labels := map[string]string{}
+	for _, q := range args.GetQuestions() {
+		for _, o := range q.GetOptions() {
+			labels[q.GetId()+"\x00"+o.GetId()] = o.GetLabel()
+		}
+	}
+	var b strings.Builder
+	for _, a := range s.GetAnswers() {
+		chosen := make([]string, 0, len(a.GetSelectedOptionIds()))
+		for _, id := range a.GetSelectedOptionIds() {
+			if l := labels[a.GetQuestionId()+"\x00"+id]; l != "" {
+				id += " (" + l + ")"
+			}
+			chosen = append(chosen, id)
+		}
+		fmt.Fprintf(&b, "%s: %s", a.GetQuestionId(), strings.Join(chosen, ", "))
+		if a.GetFreeformText() != "" {
+			b.WriteString(" (" + a.GetFreeformText() + ")")
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
