@@ -45,19 +45,16 @@ func (c *Call) onAsk(r *agentv1.InteractionResponse) Action {
 		return c.fail("unexpected interaction response")
 	}
 	c.card.GetAskQuestionToolCall().Result = ask.GetResult()
-	s := ask.GetResult().GetSuccess()
-	if s == nil {
+	if ask.GetResult().GetAsync() != nil {
+		// The user answers later; the answers come as a message of their
+		// own (AsyncAskQuestionCompletionAction).
+		return c.finish("The user will answer these questions later; their answers will reach you in a message. "+
+			"Go on with what does not depend on them.", false)
+	}
+	if ask.GetResult().GetSuccess() == nil {
 		return c.fail(describe("ask question", ask.GetResult()))
 	}
-	var b strings.Builder
-	for _, a := range s.GetAnswers() {
-		fmt.Fprintf(&b, "%s: %s", a.GetQuestionId(), strings.Join(a.GetSelectedOptionIds(), ", "))
-		if a.GetFreeformText() != "" {
-			b.WriteString(" (" + a.GetFreeformText() + ")")
-		}
-		b.WriteString("\n")
-	}
-	return c.finish(b.String(), false)
+	return c.finish(AnswersText(c.card.GetAskQuestionToolCall().GetArgs(), ask.GetResult()), false)
 }
 
 // AnswersText renders the user's answers to an AskQuestion for the model:
