@@ -42,6 +42,10 @@ func userOpening(in Input, mode Mode, um *agentv1.UserMessage, trigger turn.Trig
 		stable = in.RequestID
 	}
 	event := conversation.UserEventID(stable, renderedOf(parts))
-	return opening{kind: run.ActionStart, eventID: event, user: um,
+	o := opening{kind: run.ActionStart, eventID: event, user: um,
 		input: &turn.Input{EventID: event, Trigger: trigger, Runtime: parts}}
+	for _, r := range sel.Rules {
+		o.rules = append(o.rules, r.Path)
+	}
+	return o
 }

@@ -47,6 +47,8 @@ type opening struct {
 	prompt *projection.Prompt
 	// shell is the user's shell command the turn records.
 	shell *agentv1.ShellConversationTurn
+	// rules are the paths of the rules the turn's message carries.
+	rules []string
 }
 
 // During is what an action does when it arrives while a run works.

@@ -69,9 +69,18 @@ type Output struct {
 	// the results of tool calls on matching files, agent-requestable ones
 	// are fetched by name (FetchRules).
 	Rules []*agentv1.CursorRule
+	// AppliedRules are the paths of the rules the turn's message carries
+	// already (attached, mentioned or matched by an attached file).
+	AppliedRules []string
 	// PromptFor returns the instructions and tools of another mode with
 	// everything else of this turn kept (a mode switch during the run).
 	PromptFor func(Mode) (projection.Prompt, error)
+	// Workspaces are the client's workspace folders and TerminalsFolder
+	// where it writes background shells' output; NoMCPAuth says the client
+	// cannot sign in to MCP servers.
+	Workspaces      []string
+	TerminalsFolder string
+	NoMCPAuth       bool
 }
 
 // ErrUnsupportedAction marks an action that cannot open a turn.
@@ -102,7 +111,9 @@ func Compile(in Input) (Output, error) {
 		return Output{}, err
 	}
 	out := Output{Mode: mode, MCP: directMCP(in.Request.GetMcpTools().GetMcpTools(), rc.GetTools()),
-		Servers: rc.GetMcpMetaToolOptions().GetMcpDescriptors(), Rules: onDemandRules(rc)}
+		Servers: rc.GetMcpMetaToolOptions().GetMcpDescriptors(), Rules: onDemandRules(rc),
+		Workspaces: rc.GetEnv().GetWorkspacePaths(), TerminalsFolder: rc.GetEnv().GetTerminalsFolder(),
+		NoMCPAuth: rc != nil && rc.SupportsMcpAuth != nil && !rc.GetSupportsMcpAuth()}
 	out.PromptFor = func(m Mode) (projection.Prompt, error) {
 		p, err := Prompt(m, in.ModelName, out.MCP, in.Web)
 		if err != nil {
@@ -129,7 +140,7 @@ func Compile(in Input) (Output, error) {
 			return Output{}, err
 		}
 	}
-	out.UserMessage, out.EventID, out.Run, out.Shell = o.user, o.eventID, p, o.shell
+	out.UserMessage, out.EventID, out.Run, out.Shell, out.AppliedRules = o.user, o.eventID, p, o.shell, o.rules
 	return out, nil
 }
 
