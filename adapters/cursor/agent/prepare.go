@@ -37,13 +37,13 @@ func (s *session) prepare() error {
 				UserMessageAction: &agentv1.UserMessageAction{UserMessage: o.user}}}
 		}
 	}
-	s.openedByFollowUp(next)
 	if next != nil {
 		s.action = next
 		if l := s.blobs.latest(); l != nil {
 			base = l
 		}
 	}
+	s.openedByFollowUp(s.action)
 	s.view.base = base
 	s.view.todos, s.view.todosSet = checkpoint.Todos(base), false
 	s.view.subagents, s.view.noTurn = &checkpoint.Subagents{Base: base}, false
