@@ -420,8 +420,8 @@ var _ = Describe("Cursor agent parity", func() {
 		Entry("MCP servers' instructions, project layouts and the hooks' context", func(f *fixture) {
 			action := cursortest.UserMessageAction("m1", "Hi")
 			action.GetUserMessageAction().RequestContext = &agentv1.RequestContext{
-				McpInstructions: []*agentv1.McpInstructions{{ServerName: "Linear", ServerIdentifier: "linear", Instructions: "Prefix issue ids with LIN-."}},
-				ProjectLayouts: []*agentv1.LsDirectoryTreeNode{{AbsPath: "/ws", ChildrenFiles: []*agentv1.LsDirectoryTreeNode_File{{Name: "go.mod"}}}},
+				McpInstructions:        []*agentv1.McpInstructions{{ServerName: "Linear", ServerIdentifier: "linear", Instructions: "Prefix issue ids with LIN-."}},
+				ProjectLayouts:         []*agentv1.LsDirectoryTreeNode{{AbsPath: "/ws", ChildrenFiles: []*agentv1.LsDirectoryTreeNode_File{{Name: "go.mod"}}}},
 				HooksAdditionalContext: ptr("The build on main is red."),
 			}
 			f.h.reply(providertest.Turn{ID: "r1", Text: []string{"Hello."}})
