@@ -202,7 +202,7 @@ var _ = Describe("Cursor tool features", func() {
 		Entry("** over a relative path", []string{"**/*.sql"}, "/ws/db/q/users.sql", true),
 		Entry("a directory glob relative to the workspace", []string{"src/**/*.go"}, "/ws/src/a/b.go", true),
 		Entry("a directory glob outside it", []string{"src/**/*.go"}, "/ws/cmd/main.go", false),
-		Entry("a name glob matches the file's name", []string{"*.md"}, "/ws/docs/guide.md", true),
+		Entry("a name glob matches the file's name", []string{"*.md"}, "/ws/notes/guide.md", true),
 		Entry("comma-separated globs", []string{"*.ts, *.tsx"}, "/ws/web/app.tsx", true),
 		Entry("no match", []string{"*.sql"}, "/ws/main.go", false),
 	)
