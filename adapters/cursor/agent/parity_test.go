@@ -14,6 +14,7 @@ import (
 
 	"keygate/adapters/cursor/cursortest"
 	"keygate/adapters/provider/providertest"
+	"keygate/domain/llm"
 	agentv1 "keygate/gen/cursor/agent/v1"
 )
 
@@ -441,3 +442,19 @@ func shellStdout(st *cursortest.Stream) string {
 	}
 	return out.String()
 }
+
+var _ = Describe("Cursor agent parity on every provider protocol", func() {
+	DescribeTable("a Read of an image reaches a model that takes images as an image",
+		func(kind llm.ProviderKind) {
+			f := newFixture(kind)
+			png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDRprotocol")
+			Expect(os.WriteFile(filepath.Join(f.ws.Root, "logo.png"), png, 0o644)).To(Succeed())
+			f.h.reply(providertest.Turn{ID: "r1", Calls: []providertest.Call{call("c_img", "Read", `{"path":"logo.png"}`)}},
+				providertest.Turn{ID: "r2", Text: []string{"A logo."}})
+			st := finished(open(f.c, cursortest.RunRequest("conv-img-"+string(kind), "kg-vision", "Look at the logo")))
+			Expect(st.EndError()).To(BeNil())
+			Expect(f.body(1)).To(ContainSubstring(base64.StdEncoding.EncodeToString(png)))
+		},
+		smokeEntries(),
+	)
+})
