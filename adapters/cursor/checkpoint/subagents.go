@@ -13,7 +13,8 @@ import (
 // by its tool call id (subagent_runs_by_parent_tool_call_id), so the client
 // shows running and backgrounded subagents and can resume one. The turn's
 // changes are kept over the client's state (Base); entries the turn does
-// not touch are carried over as the client sent them.
+// not touch are carried over as the client sent them. A nil *Subagents
+// records nothing.
 type Subagents struct {
 	// Base is the client's state the turn started from.
 	Base   *agentv1.ConversationStateStructure
@@ -26,7 +27,7 @@ type Subagents struct {
 // when it is resumed).
 func (s *Subagents) Task(card *agentv1.ToolCall, now time.Time) {
 	tc := card.GetTaskToolCall()
-	if tc == nil {
+	if s == nil || tc == nil {
 		return
 	}
 	s.init()
@@ -73,7 +74,7 @@ func (s *Subagents) Task(card *agentv1.ToolCall, now time.Time) {
 
 // Completed records a background subagent's end the client reported.
 func (s *Subagents) Completed(c *agentv1.BackgroundTaskCompletion, now time.Time) {
-	if c.GetKind() != agentv1.BackgroundTaskKind_BACKGROUND_TASK_KIND_SUBAGENT {
+	if s == nil || c.GetKind() != agentv1.BackgroundTaskKind_BACKGROUND_TASK_KIND_SUBAGENT {
 		return
 	}
 	s.init()
@@ -109,6 +110,9 @@ func (s *Subagents) Completed(c *agentv1.BackgroundTaskCompletion, now time.Time
 
 // IDs returns the ids of the conversation's subagents.
 func (s *Subagents) IDs() []string {
+	if s == nil {
+		return nil
+	}
 	var out []string
 	seen := map[string]bool{}
 	add := func(id string) {
