@@ -177,6 +177,8 @@ func (c *Call) OnExec(m *agentv1.ExecClientMessage) Action {
 		return c.unexpected(m)
 	}
 	c.hooks = append(c.hooks, m.GetHookAdditionalContexts()...)
+	// A shell's hooks report in its stream.
+	c.hooks = append(c.hooks, m.GetShellStream().GetHookContext().GetHookAdditionalContexts()...)
 	a := c.tool.onExec(c, m)
 	c.waitFor(a)
 	return a

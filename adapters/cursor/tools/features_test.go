@@ -193,6 +193,15 @@ var _ = Describe("Cursor tool features", func() {
 		Expect(c.Card().GetHookAdditionalContexts()).To(HaveLen(1))
 	})
 
+	It("gives the model what the user's hooks reported in a shell's stream", func() {
+		c := callWith("Shell", `{"command":"make"}`, nil)
+		c.Start()
+		c.OnExec(shellEvent(&agentv1.ShellStream{Event: &agentv1.ShellStream_HookContext{HookContext: &agentv1.ShellStreamHookContext{
+			HookAdditionalContexts: []*agentv1.HookAdditionalContext{{HookEventName: "afterShellExecution", Content: "make is slow here"}}}}}))
+		a := c.OnExec(shellEvent(&agentv1.ShellStream{Event: &agentv1.ShellStream_Exit{Exit: &agentv1.ShellStreamExit{Code: 0}}}))
+		Expect(a.Result.Content).To(ContainSubstring(`<hook_context event="afterShellExecution">` + "\nmake is slow here"))
+	})
+
 	DescribeTable("glob rules match files",
 		func(globs []string, file string, want bool) {
 			r := &agentv1.CursorRule{FullPath: "/ws/.cursor/rules/r.mdc", Type: &agentv1.CursorRuleType{Type: &agentv1.CursorRuleType_FileGlobbed{
