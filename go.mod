@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	code.dny.dev/ssrf v0.3.0
 	connectrpc.com/connect v1.21.1
+	github.com/bmatcuk/doublestar/v4 v4.10.4
 	github.com/coreos/go-oidc/v3 v3.21.0
 	github.com/google/uuid v1.6.0
 	github.com/google/wire v0.7.0

@@ -67,7 +67,7 @@ func (r *runner) autoCompact(msgs []conversation.Message, cause error) error {
 	}
 	r.emit(CompactionStarted{})
 	window := r.p.Model.ContextWindow
-	req, err := compaction.AutomaticRequest(split.Compactable, r.p.Prompt, r.p.Model.Settings, window)
+	req, err := compaction.AutomaticRequest(split.Compactable, r.prompt(), r.p.Model.Settings, window)
 	if err != nil {
 		return failure(CategoryProtocol, false, err)
 	}
@@ -88,7 +88,7 @@ func (r *runner) autoCompact(msgs []conversation.Message, cause error) error {
 		return failure(CategoryProtocol, false, err)
 	}
 	layout := compaction.Automatic(split, summary)
-	next, err := projection.Request(layout, r.p.Prompt, r.p.Model.Settings)
+	next, err := projection.Request(layout, r.prompt(), r.p.Model.Settings)
 	if err != nil {
 		return failure(CategoryProtocol, false, err)
 	}

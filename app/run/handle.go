@@ -7,6 +7,7 @@ import (
 
 	"keygate/domain/conversation"
 	"keygate/domain/llm"
+	"keygate/domain/projection"
 )
 
 // Delivery says what happened to a command sent to a run.
@@ -75,6 +76,9 @@ type Handle struct {
 	inbox   []command
 	notify  chan struct{}
 	outcome Outcome
+	// prompt, when set, replaces the prepared prompt from the next model
+	// call on.
+	prompt *projection.Prompt
 }
 
 func newHandle(runID string, buffer int, cancel context.CancelCauseFunc) *Handle {
@@ -129,6 +133,29 @@ func (h *Handle) InsertMessages(msgs ...conversation.Message) Delivery {
 // and then msgs are appended, and the model runs again.
 func (h *Handle) BreakMessages(msgs []conversation.Message, detached ...llm.ToolResult) Delivery {
 	return h.send(command{kind: cmdBreak, messages: slices.Clone(msgs), detached: slices.Clone(detached)})
+}
+
+// SwitchPrompt replaces the run's instructions and tools from its next
+// model call on (a mode switch the user approved changes the tools for
+// the rest of the run). A call already running keeps the prompt it was
+// sent with; a summary call keeps the compaction prompt.
+func (h *Handle) SwitchPrompt(p projection.Prompt) Delivery {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.phase == phaseEnded {
+		return RunEnded
+	}
+	h.prompt = &p
+	return Applied
+}
+
+func (h *Handle) switchedPrompt() (projection.Prompt, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.prompt == nil {
+		return projection.Prompt{}, false
+	}
+	return *h.prompt, true
 }
 
 // Cancel stops the run: the current provider call, retry wait, tool round

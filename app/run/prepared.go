@@ -41,6 +41,10 @@ const (
 	// ActionCompact summarises the whole history (/summarize) and replaces
 	// the checkpoint with the summary.
 	ActionCompact
+	// ActionRecord appends the initial messages and ends without asking
+	// the model: the turn only adds to history (the output of a command
+	// the user ran in their own shell).
+	ActionRecord
 )
 
 // Action is the run's action with its parameters.

@@ -122,6 +122,9 @@ func (r *runner) loop() error {
 	if err := r.appendInitial(); err != nil {
 		return err
 	}
+	if r.p.Action.Kind == ActionRecord {
+		return r.committed(Cause{Kind: CauseFinalTurn}, 0, true)
+	}
 	if r.p.Action.Kind == ActionResume {
 		done, err := r.resume()
 		if err != nil || done {
@@ -222,11 +225,20 @@ func (r *runner) appendedTo(base conversation.Checkpoint, msgs []conversation.Me
 
 // request projects msgs into the model request of the next cycle.
 func (r *runner) request(msgs []conversation.Message) (llm.Request, error) {
-	req, err := projection.Request(msgs, r.p.Prompt, r.p.Model.Settings)
+	req, err := projection.Request(msgs, r.prompt(), r.p.Model.Settings)
 	if err != nil {
 		return llm.Request{}, failure(CategoryProtocol, false, err)
 	}
 	return req, nil
+}
+
+// prompt is the instructions and tools of the next model call: the
+// prepared prompt, or the one a mode switch set since.
+func (r *runner) prompt() projection.Prompt {
+	if p, ok := r.h.switchedPrompt(); ok {
+		return p
+	}
+	return r.p.Prompt
 }
 
 // finalAnswer appends a cycle's answer without tool calls and then either

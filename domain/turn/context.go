@@ -14,10 +14,29 @@ type RequestContext struct {
 	Git      []GitRepo
 	// TranscriptsFolder is where the client keeps agent transcripts.
 	TranscriptsFolder string
-	Rules             []Rule
-	Skills            []Skill
-	Subagents         []Subagent
-	MCPServers        []MCPServer
+	// Layouts are the workspace's project layouts, already rendered.
+	Layouts    []Layout
+	Rules      []Rule
+	Skills     []Skill
+	Subagents  []Subagent
+	MCPServers []MCPServer
+	// MCPInstructions are the instructions of MCP servers that are not
+	// among MCPServers (servers whose tools the model sees directly).
+	MCPInstructions []MCPInstructions
+	// Hooks is what the user's hooks add to the conversation's context.
+	Hooks string
+}
+
+// Layout is a project's directory tree as the client listed it.
+type Layout struct {
+	Root string
+	Tree string
+}
+
+// MCPInstructions are an MCP server's instructions for the model.
+type MCPInstructions struct {
+	Server string
+	Text   string
 }
 
 // UserInfo describes the user's environment.
@@ -37,10 +56,16 @@ type GitRepo struct {
 	Status string
 }
 
-// Rule is a rule file or a non-file rule.
+// Rule is a rule file or a non-file rule. A rule is inlined whole, unless
+// it is Requestable: then the model sees its name and description and
+// fetches its content when the rule applies.
 type Rule struct {
 	Path    string
 	Content string
+	// Requestable rules are listed by Name with their Description.
+	Requestable bool
+	Name        string
+	Description string
 }
 
 // Skill is an agent skill the model may invoke.
@@ -62,7 +87,9 @@ type Subagent struct {
 type MCPServer struct {
 	Name       string
 	Identifier string
-	Tools      []MCPTool
+	// Instructions are the server's own instructions for the model.
+	Instructions string
+	Tools        []MCPTool
 }
 
 // MCPTool is one tool of an MCP server.
@@ -74,8 +101,9 @@ type MCPTool struct {
 }
 
 // Compile renders the context as tagged sections separated by blank lines,
-// in a fixed order: user info, git status, transcripts, rules, skills,
-// subagents, MCP tools. Empty sections are left out. Rules that are skill
+// in a fixed order: user info, git status, project layouts, transcripts,
+// rules, skills, subagents, MCP tools, MCP instructions, hooks. Empty
+// sections are left out. Rules that are skill
 // files (SKILL.md) or repeat a skill's content are dropped, and skills hidden
 // from the model are not listed. The result depends only on c, so an
 // unchanged context compiles to identical bytes.
@@ -91,6 +119,10 @@ func (c RequestContext) Compile() string {
 		add(element("git_status", attrs("path", g.Path),
 			"Repository status when the conversation started; it may be out of date.\n"+g.Status))
 	}
+	for _, l := range c.Layouts {
+		add(element("project_layout", attrs("root", l.Root),
+			"The project's files when the conversation started; it may be out of date.\n"+l.Tree))
+	}
 	if c.TranscriptsFolder != "" {
 		add(element("agent_transcripts", "", "Earlier agent transcripts are in "+c.TranscriptsFolder+"."))
 	}
@@ -102,6 +134,14 @@ func (c RequestContext) Compile() string {
 	}
 	add(wrap("subagents", subagents))
 	add(c.mcp())
+	var instructions []string
+	for _, m := range c.MCPInstructions {
+		instructions = append(instructions, element("mcp_server_instructions", attrs("server", m.Server), m.Text))
+	}
+	add(wrap("mcp_instructions", instructions))
+	if c.Hooks != "" {
+		add(element("hooks_context", "", c.Hooks))
+	}
 	return strings.Join(sections, "\n\n")
 }
 
@@ -127,12 +167,21 @@ func (c RequestContext) userInfo() string {
 }
 
 func (c RequestContext) rules() string {
-	var out []string
+	var out, requestable []string
 	for _, r := range c.Rules {
 		if path.Base(r.Path) == "SKILL.md" || c.isSkillContent(r.Content) {
 			continue
 		}
+		if r.Requestable {
+			requestable = append(requestable, element("agent_requestable_rule", attrs("name", r.Name, "path", r.Path), r.Description))
+			continue
+		}
 		out = append(out, element("user_rule", attrs("path", r.Path), r.Content))
+	}
+	if len(requestable) > 0 {
+		out = append(out, element("agent_requestable_rules", "",
+			"These rules apply to some tasks only. When one applies, fetch its content with FetchRules by name.\n"+
+				strings.Join(requestable, "\n")))
 	}
 	return wrap("rules", out)
 }
@@ -171,8 +220,9 @@ func (c RequestContext) mcp() string {
 			), "\n")
 			tools = append(tools, element("mcp_tool", attrs("name", t.Name), body))
 		}
+		body := strings.Join(nonEmpty(optionalElement("instructions", s.Instructions), wrap("tools", tools)), "\n")
 		servers = append(servers, element("mcp_meta_tool_server",
-			attrs("name", s.Name, "identifier", s.Identifier), wrap("tools", tools)))
+			attrs("name", s.Name, "identifier", s.Identifier), body))
 	}
 	return wrap("mcp_meta_tools", servers)
 }

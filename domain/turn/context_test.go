@@ -27,8 +27,9 @@ var _ = Describe("RequestContext.Compile", func() {
 				{Path: "/s/deploy", Description: "deploys", Content: "Deploy steps."},
 				{Path: "/s/hidden", Description: "secret", DisableModelInvocation: true},
 			},
-			Subagents:  []turn.Subagent{{Name: "explorer", Description: "reads code"}},
-			MCPServers: []turn.MCPServer{{Name: "db", Identifier: "db-1", Tools: []turn.MCPTool{{Name: "query", Description: "runs SQL", InputSchema: `{"type":"object"}`}}}},
+			Subagents: []turn.Subagent{{Name: "explorer", Description: "reads code"}},
+			MCPServers: []turn.MCPServer{{Name: "db", Identifier: "db-1", Instructions: "Read-only replica; never write.",
+				Tools: []turn.MCPTool{{Name: "query", Description: "runs SQL", InputSchema: `{"type":"object"}`}}}},
 		}
 	})
 
@@ -63,7 +64,33 @@ var _ = Describe("RequestContext.Compile", func() {
 		Entry("MCP tools are listed with their schema", `{"type":"object"}`, true),
 		Entry("the git status is labelled a snapshot", "when the conversation started", true),
 		Entry("the git flag is spelt out", "git repository: yes", true),
+		Entry("an MCP server's instructions are shown with its tools", "Read-only replica; never write.", true),
 	)
+
+	It("lists agent-requestable rules by name and description, never their content", func() {
+		rc := turn.RequestContext{Rules: []turn.Rule{
+			{Path: "/w/.cursor/rules/always.mdc", Content: "Always gofmt."},
+			{Path: "/w/.cursor/rules/db.mdc", Content: "Use migrations.", Requestable: true, Name: "db", Description: "Database changes"},
+		}}
+		out := rc.Compile()
+		Expect(out).To(ContainSubstring("Always gofmt."))
+		Expect(out).To(ContainSubstring(`<agent_requestable_rule name="db" path="/w/.cursor/rules/db.mdc">` + "\nDatabase changes"))
+		Expect(out).To(ContainSubstring("FetchRules"))
+		Expect(out).NotTo(ContainSubstring("Use migrations."))
+	})
+
+	It("renders project layouts, other MCP servers' instructions and the hooks' context, in that order", func() {
+		rc := turn.RequestContext{
+			Layouts:         []turn.Layout{{Root: "/w", Tree: "/w/\n  - go.mod\n"}},
+			MCPInstructions: []turn.MCPInstructions{{Server: "linear", Text: "Prefix issue ids with LIN-."}},
+			Hooks:           "The build is red on main.",
+		}
+		out := rc.Compile()
+		Expect(out).To(ContainSubstring(`<project_layout root="/w">`))
+		Expect(out).To(ContainSubstring(`<mcp_server_instructions server="linear">` + "\nPrefix issue ids with LIN-."))
+		Expect(out).To(HaveSuffix("<hooks_context>\nThe build is red on main.\n</hooks_context>"))
+		Expect(strings.Index(out, "<project_layout")).To(BeNumerically("<", strings.Index(out, "<mcp_instructions>")))
+	})
 
 	It("leaves out empty sections, down to nothing for an empty context", func() {
 		Expect(turn.RequestContext{}.Compile()).To(BeEmpty())
@@ -92,6 +119,7 @@ var _ = Describe("turn.RuntimeParts", func() {
 			Commands:           []turn.Command{{Name: "review", Content: "review it"}},
 			Skills:             []turn.Skill{{Path: "/s/x", Content: "skill body"}},
 			ExternalLinks:      []string{"https://example.com"},
+			Hooks:              []turn.HookContext{{Event: "beforeSubmitPrompt", Content: "ticket KG-7 is open"}},
 			Images:             []llm.Image{{MIMEType: "image/png", BlobID: "b1"}},
 		}
 		parts := turn.RuntimeParts("please fix", sel)
@@ -99,7 +127,8 @@ var _ = Describe("turn.RuntimeParts", func() {
 		Expect(parts).To(HaveLen(2))
 		text := parts[0].Text
 		for _, want := range []string{`<file path="/a.go">`, `lines="3-5"`, `<terminal title="zsh">`, "selected output",
-			"attached rule", `<command name="review">`, "skill body", "External link: https://example.com"} {
+			"attached rule", `<command name="review">`, "skill body", "External link: https://example.com",
+			`<hook_context event="beforeSubmitPrompt">` + "\nticket KG-7 is open"} {
 			Expect(text).To(ContainSubstring(want))
 		}
 		Expect(text).To(HaveSuffix("please fix"))

@@ -47,3 +47,12 @@ func nonEmpty(values ...string) []string {
 	}
 	return out
 }
+
+// optionalElement renders <name>\nbody\n</name>, or nothing for an empty
+// body.
+func optionalElement(name, body string) string {
+	if body == "" {
+		return ""
+	}
+	return element(name, "", body)
+}

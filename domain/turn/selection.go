@@ -21,7 +21,15 @@ type Selection struct {
 	Commands      []Command
 	Skills        []Skill
 	ExternalLinks []string
-	Images        []llm.Image
+	// Hooks is what the user's hooks added to this message.
+	Hooks  []HookContext
+	Images []llm.Image
+}
+
+// HookContext is context a hook added, named by the hook's event.
+type HookContext struct {
+	Event   string
+	Content string
 }
 
 // File is an attached file.
@@ -84,6 +92,9 @@ func RuntimeParts(text string, sel Selection) []llm.Part {
 	}
 	for _, l := range sel.ExternalLinks {
 		sections = append(sections, "External link: "+l)
+	}
+	for _, h := range sel.Hooks {
+		sections = append(sections, element("hook_context", attrs("event", h.Event), h.Content))
 	}
 	sections = append(sections, text)
 	parts := []llm.Part{{Kind: llm.PartText, Text: strings.Join(nonEmpty(sections...), "\n\n")}}

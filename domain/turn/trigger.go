@@ -16,10 +16,28 @@ const (
 	TriggerSummarize
 	// TriggerBackgroundCompletion reports a background task's completion.
 	TriggerBackgroundCompletion
+	// TriggerShellCommand records a command the user ran in their shell.
+	TriggerShellCommand
+	// TriggerStartPlan is a user message that asks for a plan.
+	TriggerStartPlan
+	// TriggerAsyncAnswer brings the user's late answers to questions.
+	TriggerAsyncAnswer
+	// TriggerNotification brings notifications the user subscribed to.
+	TriggerNotification
+	// TriggerGoalContinuation asks the agent to keep working toward the
+	// conversation's goal.
+	TriggerGoalContinuation
+	// TriggerSystemContext is context another component of the client
+	// injected.
+	TriggerSystemContext
 )
 
 // StartsTurn reports whether the trigger starts a turn, the only inputs
 // that may add a request-context message.
 func (t Trigger) StartsTurn() bool {
-	return t == TriggerUserMessage || t == TriggerResume || t == TriggerExecutePlan
+	switch t {
+	case TriggerUserMessage, TriggerResume, TriggerExecutePlan, TriggerStartPlan, TriggerNotification:
+		return true
+	}
+	return false
 }

@@ -41,6 +41,10 @@ type checkpoints struct {
 	// predicted is the user turn's checkpoint as projected before the
 	// engine committed it, its blobs SET already.
 	predicted *predicted
+	// subagents are the conversation's subagents as the turn changed them.
+	subagents *checkpoint.Subagents
+	// noTurn: the turn adds no turn to the client's list.
+	noTurn bool
 }
 
 // predicted is the user turn's checkpoint projected before the engine
@@ -77,7 +81,10 @@ func (c *checkpoints) project(checkpointID, summary string) (checkpoint.Projecti
 // projection is the turn's checkpoint over the message list msgs.
 func (c *checkpoints) projection(msgs []conversation.Message, summary string) checkpoint.Projection {
 	p := checkpoint.Projection{Base: c.base, Messages: msgs, Turn: c.ui, Mode: c.mode,
-		UsedTokens: c.usedTok, MaxTokens: c.maxTok, Summary: summary}
+		UsedTokens: c.usedTok, MaxTokens: c.maxTok, Summary: summary, Subagents: c.subagents}
+	if c.noTurn {
+		p.Turn = nil
+	}
 	if c.todosSet {
 		p.Todos = append([]*agentv1.TodoItem{}, c.todos...)
 	}

@@ -53,8 +53,12 @@ func (s *session) onAction(a *agentv1.ConversationAction) {
 		s.userMessage("", a.GetUserMessageAction().GetUserMessage())
 	case a.GetCancelSubagentAction() != nil:
 		s.tools.cancelSubagent(a.GetCancelSubagentAction().GetSubagentId())
+	case a.GetBackgroundShellAction() != nil:
+		s.tools.toBackground(a.GetBackgroundShellAction().GetToolCallId(), false)
+	case a.GetBackgroundSubagentAction() != nil:
+		s.tools.toBackground(a.GetBackgroundSubagentAction().GetToolCallId(), true)
 	default:
-		s.log.Info("conversation action ignored during a run")
+		s.midRun(a)
 	}
 }
 
@@ -72,7 +76,7 @@ func (s *session) inject(in *agentv1.InjectContextAction) {
 	}
 	um := in.GetUserContext().GetUserMessage()
 	if um == nil {
-		s.log.Info("context injection without a user message ignored", zap.String("injection_id", id))
+		s.systemContext(id, &agentv1.ConversationAction{Action: &agentv1.ConversationAction_InjectContextAction{InjectContextAction: in}})
 		return
 	}
 	s.userMessage(id, um)

@@ -25,8 +25,10 @@ func (s *session) onCommit(e run.MessagesCommitted) {
 	case run.CauseInitialMessages:
 		var then []*agentv1.AgentServerMessage
 		if o := s.followUps.opening; o != nil && o.id != "" {
-			then = append(then, output.Injection(o.id, output.Delivered(s.compiled.EventID, s.h.o.Now())),
-				output.UserMessageAppended(o.user))
+			then = append(then, output.Injection(o.id, output.Delivered(s.compiled.EventID, s.h.o.Now())))
+			if o.user != nil {
+				then = append(then, output.UserMessageAppended(o.user))
+			}
 		}
 		if e.Barrier == nil {
 			s.wire.emit(then...)
@@ -44,8 +46,10 @@ func (s *session) onCommit(e run.MessagesCommitted) {
 	case run.CauseRuntimeEvent:
 		s.publishSettled(e.CheckpointID, "")
 		if in, ok := s.followUps.committed(e.Cause.EventID); ok {
-			s.wire.emit(output.Injection(in.id, output.Delivered(e.Cause.EventID, s.h.o.Now())),
-				output.UserMessageAppended(in.user))
+			s.wire.emit(output.Injection(in.id, output.Delivered(e.Cause.EventID, s.h.o.Now())))
+			if in.user != nil {
+				s.wire.emit(output.UserMessageAppended(in.user))
+			}
 		}
 	case run.CauseCompaction:
 		if !s.compacting {
@@ -80,7 +84,8 @@ func (s *session) finalTurn(checkpointID, summary string) {
 	}
 	settled, blobs := checkpoint.Settled(p)
 	first, more := checkpoint.StagedFinal(p)
-	if summary != "" {
+	if summary != "" || s.compiled.Run.Action.Kind == run.ActionRecord {
+		// A compaction or a turn that only records has no answer to stage.
 		first = settled
 	}
 	if err := s.blobs.sync(merge(blobs, more)); err != nil {

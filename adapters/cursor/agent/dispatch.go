@@ -36,6 +36,8 @@ type dispatcher struct {
 	// modelCall is the provider's id of each call, for the cards.
 	modelCall map[string]string
 	webDone   chan webOutcome
+	// bg is the turn's background work: awaits and moves to the background.
+	bg *background
 }
 
 type webOutcome struct {
@@ -47,7 +49,7 @@ type webOutcome struct {
 func newDispatcher(ctx context.Context, over <-chan struct{}, w *wire, web Web) *dispatcher {
 	return &dispatcher{ctx: ctx, over: over, wire: w, web: web,
 		execs: map[uint32]*tools.Call{}, queries: map[uint32]*tools.Call{}, completing: map[string]*tools.Call{},
-		modelCall: map[string]string{}, webDone: make(chan webOutcome, 8)}
+		modelCall: map[string]string{}, webDone: make(chan webOutcome, 8), bg: newBackground()}
 }
 
 // streaming shows the card of a call the model started, with its arguments
@@ -108,6 +110,9 @@ func (d *dispatcher) apply(call *tools.Call, a tools.Action) {
 			d.fetch(call, a.Web)
 		}
 	}
+	if a.Await != nil {
+		d.await(call, a.Await)
+	}
 	if a.Delta != nil {
 		d.wire.emit(output.ToolCallDelta(call.ID(), a.Delta, d.modelCall[call.ID()]))
 	}
@@ -130,6 +135,7 @@ func (d *dispatcher) forget(call *tools.Call) {
 			delete(d.queries, id)
 		}
 	}
+	d.bg.forget(call)
 }
 
 // fetch runs an approved search or fetch off the turn's goroutine.
@@ -153,6 +159,9 @@ func (d *dispatcher) onWeb(o webOutcome) { d.apply(o.call, o.call.OnWeb(o.conten
 
 // onExec routes an exec result to its call.
 func (d *dispatcher) onExec(m *agentv1.ExecClientMessage) {
+	if d.sideResult(m) {
+		return
+	}
 	if call, ok := d.execs[m.GetId()]; ok {
 		d.apply(call, call.OnExec(m))
 	}
@@ -199,6 +208,13 @@ func (d *dispatcher) interrupt(reason string) []llm.ToolResult {
 			detached = append(detached, *a.Result)
 		}
 		delete(d.execs, id)
+	}
+	for _, call := range d.bg.waitingCalls() {
+		if a := call.Abort(reason); a.Result != nil {
+			d.forget(call)
+			d.completing[call.ID()] = call
+			detached = append(detached, *a.Result)
+		}
 	}
 	return detached
 }

@@ -30,7 +30,13 @@
 // promptly); inbox reads the client's messages; publisher owns KV SETs,
 // GETs and ACKs and publishes checkpoints; checkpoints holds what they are
 // built from; dispatcher runs the tool calls; followUps queues user
-// messages that arrive while a run works. Blobs the client confirmed are
+// messages that arrive while a run works (and other actions that open
+// the next run); background tracks awaits and moves to the background.
+// A conversation action that arrives during a run is handled by the turn
+// (cancel, follow-up, background) or as package compile says
+// (compile.WhileRunning: its message joins the run, it opens the next run,
+// or it is moot). The user's "!" command runs on the client before its turn
+// is compiled (usershell.go). Blobs the client confirmed are
 // remembered per conversation in memory (convMemory), so a blob is SET
 // once; after a process restart the first checkpoint re-sends what the
 // client's run request did not mention.

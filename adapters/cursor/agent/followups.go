@@ -4,9 +4,12 @@ import agentv1 "keygate/gen/cursor/agent/v1"
 
 // injection is a user message that arrived while a run worked: queued by
 // the client as context (id set) or sent as a new user message (no id).
+// action, when set, is another conversation action that opens the next run
+// (a shell command, a plan to start or carry out, a compaction).
 type injection struct {
-	id   string
-	user *agentv1.UserMessage
+	id     string
+	user   *agentv1.UserMessage
+	action *agentv1.ConversationAction
 }
 
 // followUps is the turn's queue of user messages that arrive while a run

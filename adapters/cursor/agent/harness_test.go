@@ -40,7 +40,7 @@ type models struct {
 }
 
 func (m models) Endpoint(_ context.Context, id string) (ports.Endpoint, ports.ModelConfig, error) {
-	window := map[string]int64{"kg-model": 0, "kg-other": 0, "kg-small": 20000}
+	window := map[string]int64{"kg-model": 0, "kg-other": 0, "kg-small": 20000, "kg-vision": 0}
 	w, ok := window[id]
 	if !ok {
 		return ports.Endpoint{}, ports.ModelConfig{}, ports.ErrNotFound
@@ -51,7 +51,7 @@ func (m models) Endpoint(_ context.Context, id string) (ports.Endpoint, ports.Mo
 	}
 	return ports.Endpoint{Kind: m.kind, URL: u, APIKey: "sk-test"},
 		ports.ModelConfig{ID: id, ModelID: "upstream-" + id, DisplayName: "Test " + id, Enabled: true, ProviderKind: m.kind,
-			ContextWindowTokens: w}, nil
+			ContextWindowTokens: w, SupportsImages: id == "kg-vision"}, nil
 }
 
 // harness is the whole stack: the Cursor adapter over real HTTP, the run

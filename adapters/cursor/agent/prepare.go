@@ -31,8 +31,11 @@ func (s *session) prepare() error {
 	s.blobs.conv = s.convID
 	next := s.turn.FollowUp
 	if o := s.followUps.opening; o != nil {
-		next = &agentv1.ConversationAction{Action: &agentv1.ConversationAction_UserMessageAction{
-			UserMessageAction: &agentv1.UserMessageAction{UserMessage: o.user}}}
+		next = o.action
+		if next == nil {
+			next = &agentv1.ConversationAction{Action: &agentv1.ConversationAction_UserMessageAction{
+				UserMessageAction: &agentv1.UserMessageAction{UserMessage: o.user}}}
+		}
 	}
 	if next != nil {
 		s.action = next
@@ -40,8 +43,13 @@ func (s *session) prepare() error {
 			base = l
 		}
 	}
+	s.openedByFollowUp(s.action)
 	s.view.base = base
 	s.view.todos, s.view.todosSet = checkpoint.Todos(base), false
+	s.view.subagents, s.view.noTurn = &checkpoint.Subagents{Base: base}, false
+	for _, c := range s.action.GetBackgroundTaskCompletionAction().GetCompletions() {
+		s.view.subagents.Completed(c, s.h.o.Now())
+	}
 	blobs, err := s.partBlobs(req)
 	if err != nil {
 		return err
@@ -64,7 +72,7 @@ func (s *session) prepare() error {
 		RequestID: s.turn.RequestID, RunID: conversation.RunID(s.turn.RequestID, nonce()), Request: req,
 		Action: s.action, ConversationID: s.convID, History: history, ConversationMode: base.GetMode(),
 		Model: compile.Model(s.endpoint, s.config, req.GetRequestedModel()), ModelName: s.config.DisplayName, Blobs: blobs,
-		Now: s.h.o.Now(), Web: s.h.o.Web != nil,
+		Now: s.h.o.Now(), Web: s.h.o.Web != nil, Goal: base.GetGoalState(),
 	}
 	if um := s.action.GetUserMessageAction().GetUserMessage(); um != nil && um.GetMessageId() != "" {
 		base, msgs, ok, err := s.editBase(head, history, um.GetMessageId())
@@ -84,6 +92,13 @@ func (s *session) prepare() error {
 	if in.BaseCheckpointID != "" {
 		s.view.head = in.BaseCheckpointID
 	}
+	if cmd, execID, ok := compile.ShellCommandOf(s.action); ok {
+		// The user's own command runs on the client before the turn is
+		// compiled: its output is the turn's message.
+		if in.Shell, err = s.userShell(cmd, execID); err != nil {
+			return err
+		}
+	}
 	s.compiled, err = compile.Compile(in)
 	if err != nil {
 		return classify(errInvalidRequest, err)
@@ -98,7 +113,10 @@ func (s *session) prepare() error {
 	}
 	s.compacting = s.compiled.Run.Action.Kind == run.ActionCompact
 	s.view.mode, s.view.maxTok = s.compiled.Mode.Wire(), in.Model.ContextWindow
-	s.view.ui = &checkpoint.Turn{RequestID: s.turn.RequestID, User: s.compiled.UserMessage}
+	s.view.ui = &checkpoint.Turn{RequestID: s.turn.RequestID, User: s.compiled.UserMessage, Shell: s.compiled.Shell}
+	// A turn that records nothing (a cancel with nothing running) shows no
+	// turn of its own.
+	s.view.noTurn = s.compiled.Run.Action.Kind == run.ActionRecord && len(s.compiled.Run.InitialMessages) == 0
 	if s.action.GetResumeAction() != nil {
 		s.continueTurn(req)
 	}

@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"keygate/adapters/cursor/checkpoint"
+	"keygate/adapters/cursor/compile"
 	"keygate/adapters/cursor/output"
 	"keygate/app/run"
 	"keygate/domain/llm"
@@ -69,6 +70,8 @@ func (s *session) serve() error {
 			s.onClient(m)
 		case w := <-s.tools.webDone:
 			s.tools.onWeb(w)
+		case call := <-s.tools.bg.expired:
+			s.tools.awaitExpired(call)
 		case <-lost:
 			// The client's stream is gone: nothing more reaches it. The run
 			// stops and the turn ends once it has.
@@ -175,6 +178,13 @@ func (s *session) leftovers() {
 			s.followUps.later(injection{id: in.GetInjectionId(), user: in.GetUserContext().GetUserMessage()})
 		case a.GetUserMessageAction().GetUserMessage() != nil:
 			s.followUps.later(injection{user: a.GetUserMessageAction().GetUserMessage()})
+		case a != nil:
+			// Another action that opens a run (a shell command, a
+			// notification, a finished task) opens the next one.
+			if mid, err := compile.WhileRunning(a, s.turn.RequestID); err == nil &&
+				(mid.What == compile.DuringQueue || mid.What == compile.DuringInsert) {
+				s.followUps.later(injection{action: a})
+			}
 		}
 	}
 	if s.followUps.waiting() {

@@ -68,12 +68,15 @@ func newSession(ctx context.Context, h *Handler, turn *transport.Turn) *session 
 	s.blobs.other = s.onClientEarly
 	s.view = &checkpoints{ctx: ctx, store: h.o.Conversations}
 	s.tools = newDispatcher(ctx, s.over, s.wire, h.o.Web)
-	s.tools.record = func(card *agentv1.ToolCall) { s.view.ui.Tool(card) }
+	s.tools.record = func(card *agentv1.ToolCall) {
+		s.view.ui.Tool(card)
+		s.view.subagents.Task(card, h.o.Now())
+	}
 	s.tools.deliver = func(call *tools.Call, r llm.ToolResult) {
 		if todos, ok := call.Todos(); ok {
 			s.view.setTodos(todos)
 		}
-		s.handle.ToolResult(r)
+		s.handle.ToolResult(s.result(call, r))
 	}
 	return s
 }
@@ -99,5 +102,8 @@ func (s *session) finish() {
 func (s *session) env() tools.Env {
 	req := s.turn.Request
 	return tools.Env{ConversationID: s.convID, RootConversationID: req.GetConversationGroupId(),
-		ModelID: transport.ModelID(req), MCP: s.compiled.MCP, Servers: s.compiled.Servers, Todos: s.view.todos, Now: s.h.o.Now}
+		ModelID: transport.ModelID(req), MCP: s.compiled.MCP, Servers: s.compiled.Servers, Todos: s.view.todos, Now: s.h.o.Now,
+		Images: s.config.SupportsImages, Rules: s.compiled.Rules, Workspaces: s.compiled.Workspaces,
+		SubagentOverrides: req.GetSubagentModelOverrides(), Subagents: s.view.subagents.IDs(),
+		TerminalsFolder: s.compiled.TerminalsFolder, NoMCPAuth: s.compiled.NoMCPAuth}
 }

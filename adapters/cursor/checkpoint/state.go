@@ -41,6 +41,8 @@ type Projection struct {
 	// Todos, when not nil, replaces the todo list; each item is stored
 	// inline as its encoding.
 	Todos []*agentv1.TodoItem
+	// Subagents, when set, records the turn's subagents over the client's.
+	Subagents *Subagents
 }
 
 // Pending is the open tool round of a staged checkpoint.
@@ -102,6 +104,7 @@ func build(p Projection, pending *Pending) (*agentv1.ConversationStateStructure,
 			s.Todos = append(s.Todos, data)
 		}
 	}
+	p.Subagents.apply(s)
 	mode := p.Mode
 	s.Mode = &mode
 	max := p.MaxTokens

@@ -16,7 +16,10 @@ import (
 type Turn struct {
 	RequestID string
 	// User is the turn's user message; nil for a resume or a compaction.
-	User  *agentv1.UserMessage
+	User *agentv1.UserMessage
+	// Shell, when set, makes the turn a shell turn: a command the user ran
+	// and its output, with no steps.
+	Shell *agentv1.ShellConversationTurn
 	steps []*agentv1.ConversationStep
 	// prior is the client's turn this one continues (a resume): its user
 	// message and steps are kept by blob id and it replaces the client's
@@ -109,6 +112,11 @@ func (t *Turn) Tool(card *agentv1.ToolCall) {
 // structure stores the turn's blobs and returns the id of its
 // ConversationTurnStructure.
 func (t *Turn) structure(b Blobs) []byte {
+	if t.Shell != nil {
+		return b.PutProto(&agentv1.ConversationTurnStructure{Turn: &agentv1.ConversationTurnStructure_ShellConversationTurn{
+			ShellConversationTurn: &agentv1.ShellConversationTurnStructure{
+				ShellCommand: b.PutProto(t.Shell.GetShellCommand()), ShellOutput: b.PutProto(t.Shell.GetShellOutput())}}})
+	}
 	at := &agentv1.AgentConversationTurnStructure{}
 	if t.prior != nil {
 		at = proto.Clone(t.prior).(*agentv1.AgentConversationTurnStructure)

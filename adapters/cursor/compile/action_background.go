@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"keygate/app/run"
 	"keygate/domain/conversation"
 	"keygate/domain/llm"
 	"keygate/domain/turn"
@@ -12,17 +11,19 @@ import (
 )
 
 // backgroundCompletionAction tells the model about background tasks
-// (shells, subagents) that finished, in a message of their own.
+// (shells, subagents) that finished, in a message of their own: a turn of
+// its own, or during a run a message the run takes at its next boundary.
 var backgroundCompletionAction = &action{
-	name: "background task completion",
-	is:   func(a *agentv1.ConversationAction) bool { return a.GetBackgroundTaskCompletionAction() != nil },
-	open: func(in Input, _ Mode) opening {
-		text := completions(in.Action.GetBackgroundTaskCompletionAction())
-		parts := []llm.Part{{Kind: llm.PartText, Text: text}}
-		event := conversation.UserEventID("background:"+in.RequestID, text)
-		return opening{kind: run.ActionStart, eventID: event,
-			input: &turn.Input{EventID: event, Trigger: turn.TriggerBackgroundCompletion, Runtime: parts}}
-	},
+	name:   "background task completion",
+	is:     func(a *agentv1.ConversationAction) bool { return a.GetBackgroundTaskCompletionAction() != nil },
+	open:   inserted(backgroundCompletion, turn.TriggerBackgroundCompletion),
+	during: DuringInsert,
+	insert: backgroundCompletion,
+}
+
+func backgroundCompletion(a *agentv1.ConversationAction, requestID string) (string, []llm.Part) {
+	text := completions(a.GetBackgroundTaskCompletionAction())
+	return conversation.UserEventID("background:"+requestID, text), textParts(text)
 }
 
 // completions renders finished background tasks (shells, subagents) as the

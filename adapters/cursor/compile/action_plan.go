@@ -14,9 +14,10 @@ const executePlanText = "Execute the approved plan."
 // in the plan's execution mode (agent when unspecified), that holds the
 // plan.
 var executePlanAction = &action{
-	name: "execute plan",
-	is:   func(a *agentv1.ConversationAction) bool { return a.GetExecutePlanAction() != nil },
-	mode: planMode,
+	name:   "execute plan",
+	is:     func(a *agentv1.ConversationAction) bool { return a.GetExecutePlanAction() != nil },
+	mode:   planMode,
+	during: DuringQueue,
 	open: func(in Input, mode Mode) opening {
 		ep := in.Action.GetExecutePlanAction()
 		plan := ep.GetPlan().GetPlan()

@@ -19,7 +19,8 @@ var summarizeAction = &action{
 		um := a.GetUserMessageAction().GetUserMessage()
 		return a.GetSummarizeAction() != nil || (um != nil && strings.TrimSpace(um.GetText()) == summarizeCommand)
 	},
-	mode: userMode,
+	mode:   userMode,
+	during: DuringQueue,
 	open: func(Input, Mode) opening {
 		prompt := CompactionPrompt()
 		return opening{kind: run.ActionCompact, prompt: &prompt}

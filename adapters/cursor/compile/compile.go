@@ -9,6 +9,7 @@ import (
 	"keygate/app/run"
 	"keygate/domain/conversation"
 	"keygate/domain/llm"
+	"keygate/domain/projection"
 	"keygate/domain/turn"
 	agentv1 "keygate/gen/cursor/agent/v1"
 )
@@ -42,6 +43,11 @@ type Input struct {
 	// Images, when not nil, are the user message's images already
 	// resolved (stored as blobs); otherwise only inline image bytes count.
 	Images []llm.Image
+	// Shell is the outcome of the user's shell command a ShellCommandAction
+	// ran (see ShellCommandOf).
+	Shell *UserShell
+	// Goal is the conversation's goal (the checkpoint's goal_state).
+	Goal *agentv1.GoalState
 }
 
 // Output is a compiled turn.
@@ -56,6 +62,25 @@ type Output struct {
 	// name); Servers the MCP servers CallMcpTool reaches.
 	MCP     []*agentv1.McpToolDefinition
 	Servers []*agentv1.McpDescriptor
+	// Shell is the user's shell command the turn records, for the client's
+	// shell turn.
+	Shell *agentv1.ShellConversationTurn
+	// Rules are the rules the run applies on demand: glob rules attach to
+	// the results of tool calls on matching files, agent-requestable ones
+	// are fetched by name (FetchRules).
+	Rules []*agentv1.CursorRule
+	// AppliedRules are the paths of the rules the turn's message carries
+	// already (attached, mentioned or matched by an attached file).
+	AppliedRules []string
+	// PromptFor returns the instructions and tools of another mode with
+	// everything else of this turn kept (a mode switch during the run).
+	PromptFor func(Mode) (projection.Prompt, error)
+	// Workspaces are the client's workspace folders and TerminalsFolder
+	// where it writes background shells' output; NoMCPAuth says the client
+	// cannot sign in to MCP servers.
+	Workspaces      []string
+	TerminalsFolder string
+	NoMCPAuth       bool
 }
 
 // ErrUnsupportedAction marks an action that cannot open a turn.
@@ -86,13 +111,21 @@ func Compile(in Input) (Output, error) {
 		return Output{}, err
 	}
 	out := Output{Mode: mode, MCP: directMCP(in.Request.GetMcpTools().GetMcpTools(), rc.GetTools()),
-		Servers: rc.GetMcpMetaToolOptions().GetMcpDescriptors()}
-	p.Prompt, err = Prompt(mode, in.ModelName, out.MCP, in.Web)
-	if err != nil {
-		return Output{}, err
+		Servers: rc.GetMcpMetaToolOptions().GetMcpDescriptors(), Rules: onDemandRules(rc),
+		Workspaces: rc.GetEnv().GetWorkspacePaths(), TerminalsFolder: rc.GetEnv().GetTerminalsFolder(),
+		NoMCPAuth: rc != nil && rc.SupportsMcpAuth != nil && !rc.GetSupportsMcpAuth()}
+	out.PromptFor = func(m Mode) (projection.Prompt, error) {
+		p, err := Prompt(m, in.ModelName, out.MCP, in.Web)
+		if err != nil {
+			return p, err
+		}
+		if custom := strings.TrimSpace(in.Request.GetCustomSystemPrompt()); custom != "" {
+			p.Instructions += "\n\n" + custom
+		}
+		return p, nil
 	}
-	if custom := strings.TrimSpace(in.Request.GetCustomSystemPrompt()); custom != "" {
-		p.Prompt.Instructions += "\n\n" + custom
+	if p.Prompt, err = out.PromptFor(mode); err != nil {
+		return Output{}, err
 	}
 	if act == nil {
 		return Output{}, fmt.Errorf("compile turn: %w", ErrUnsupportedAction)
@@ -107,7 +140,7 @@ func Compile(in Input) (Output, error) {
 			return Output{}, err
 		}
 	}
-	out.UserMessage, out.EventID, out.Run = o.user, o.eventID, p
+	out.UserMessage, out.EventID, out.Run, out.Shell, out.AppliedRules = o.user, o.eventID, p, o.shell, o.rules
 	return out, nil
 }
 

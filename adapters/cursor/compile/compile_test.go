@@ -220,21 +220,44 @@ type actionSpec struct {
 	messages int
 	// shown says the turn shows a user message.
 	shown bool
+	// during is what the action does while a run works.
+	during compile.During
 }
 
 // actionSpecs holds a spec of every registered conversation action; a spec
 // below fails when an action has none.
 var actionSpecs = map[string]actionSpec{
 	"summarize": {action: &agentv1.ConversationAction{Action: &agentv1.ConversationAction_SummarizeAction{SummarizeAction: &agentv1.SummarizeAction{}}},
-		kind: run.ActionCompact},
+		kind: run.ActionCompact, during: compile.DuringQueue},
 	"resume": {action: &agentv1.ConversationAction{Action: &agentv1.ConversationAction_ResumeAction{ResumeAction: &agentv1.ResumeAction{}}},
-		kind: run.ActionResume},
+		kind: run.ActionResume, during: compile.DuringIgnore},
 	"execute plan": {action: &agentv1.ConversationAction{Action: &agentv1.ConversationAction_ExecutePlanAction{ExecutePlanAction: &agentv1.ExecutePlanAction{
-		Plan: &agentv1.ConversationPlan{Plan: "1. test"}}}}, kind: run.ActionStart, messages: 1, shown: true},
+		Plan: &agentv1.ConversationPlan{Plan: "1. test"}}}}, kind: run.ActionStart, messages: 1, shown: true, during: compile.DuringQueue},
 	"background task completion": {action: &agentv1.ConversationAction{Action: &agentv1.ConversationAction_BackgroundTaskCompletionAction{
-		BackgroundTaskCompletionAction: &agentv1.BackgroundTaskCompletionAction{}}}, kind: run.ActionStart, messages: 1},
+		BackgroundTaskCompletionAction: &agentv1.BackgroundTaskCompletionAction{}}}, kind: run.ActionStart, messages: 1, during: compile.DuringInsert},
 	"user message": {action: &agentv1.ConversationAction{Action: &agentv1.ConversationAction_UserMessageAction{UserMessageAction: &agentv1.UserMessageAction{
-		UserMessage: &agentv1.UserMessage{Text: "hi", MessageId: "m1"}}}}, kind: run.ActionStart, messages: 1, shown: true},
+		UserMessage: &agentv1.UserMessage{Text: "hi", MessageId: "m1"}}}}, kind: run.ActionStart, messages: 1, shown: true, during: compile.DuringControl},
+	"shell command": {action: &agentv1.ConversationAction{Action: &agentv1.ConversationAction_ShellCommandAction{ShellCommandAction: &agentv1.ShellCommandAction{
+		ShellCommand: &agentv1.ShellCommand{Command: "ls"}, ExecId: "e1"}}}, kind: run.ActionRecord, messages: 1, during: compile.DuringQueue},
+	"start plan": {action: &agentv1.ConversationAction{Action: &agentv1.ConversationAction_StartPlanAction{StartPlanAction: &agentv1.StartPlanAction{
+		UserMessage: &agentv1.UserMessage{Text: "plan a cache", MessageId: "m2"}}}}, kind: run.ActionStart, messages: 1, shown: true, during: compile.DuringQueue},
+	"async question answers": {action: &agentv1.ConversationAction{Action: &agentv1.ConversationAction_AsyncAskQuestionCompletionAction{AsyncAskQuestionCompletionAction: &agentv1.AsyncAskQuestionCompletionAction{
+		OriginalToolCallId: "c1", Result: &agentv1.AskQuestionResult{Result: &agentv1.AskQuestionResult_Success{Success: &agentv1.AskQuestionSuccess{}}}}}},
+		kind: run.ActionStart, messages: 1, during: compile.DuringInsert},
+	"background shell": {action: &agentv1.ConversationAction{Action: &agentv1.ConversationAction_BackgroundShellAction{BackgroundShellAction: &agentv1.BackgroundShellAction{ToolCallId: "c1"}}},
+		kind: run.ActionRecord, during: compile.DuringControl},
+	"background subagent": {action: &agentv1.ConversationAction{Action: &agentv1.ConversationAction_BackgroundSubagentAction{BackgroundSubagentAction: &agentv1.BackgroundSubagentAction{ToolCallId: "c1"}}},
+		kind: run.ActionRecord, during: compile.DuringControl},
+	"subscription notification": {action: &agentv1.ConversationAction{Action: &agentv1.ConversationAction_SubscriptionNotificationAction{SubscriptionNotificationAction: &agentv1.SubscriptionNotificationAction{
+		Notifications: []*agentv1.UserMessage{{Text: "PR #7 was approved"}}}}}, kind: run.ActionStart, messages: 1, shown: true, during: compile.DuringInsert},
+	"goal continuation": {action: &agentv1.ConversationAction{Action: &agentv1.ConversationAction_GoalContinuationAction{GoalContinuationAction: &agentv1.GoalContinuationAction{}}},
+		kind: run.ActionStart, messages: 1, during: compile.DuringIgnore},
+	"queued follow-up": {action: &agentv1.ConversationAction{Action: &agentv1.ConversationAction_InjectContextAction{InjectContextAction: &agentv1.InjectContextAction{InjectionId: "i1",
+		Payload: &agentv1.InjectContextAction_UserContext{UserContext: &agentv1.UserContextInjection{UserMessage: &agentv1.UserMessage{Text: "and tests"}}}}}},
+		kind: run.ActionStart, messages: 1, shown: true, during: compile.DuringControl},
+	"cancel": {action: &agentv1.ConversationAction{Action: &agentv1.ConversationAction_CancelAction{CancelAction: &agentv1.CancelAction{}}}, kind: run.ActionRecord, during: compile.DuringControl},
+	"cancel subagent": {action: &agentv1.ConversationAction{Action: &agentv1.ConversationAction_CancelSubagentAction{CancelSubagentAction: &agentv1.CancelSubagentAction{SubagentId: "c1"}}},
+		kind: run.ActionRecord, during: compile.DuringControl},
 }
 
 var _ = Describe("Compile's conversation actions", func() {
@@ -264,13 +287,22 @@ var _ = Describe("Compile's conversation actions", func() {
 			Expect(out.Run.RunID).To(Equal("req:1"))
 			Expect(out.Run.ConversationID).To(Equal("conv"))
 			Expect(out.Run.Prompt.Instructions).NotTo(BeEmpty())
+			mid, err := compile.WhileRunning(spec.action, "req")
+			Expect(err).NotTo(HaveOccurred())
+			Expect(mid.What).To(Equal(spec.during))
+			if mid.What == compile.DuringInsert {
+				Expect(mid.Message.Text()).NotTo(BeEmpty())
+			}
+			if mid.What == compile.DuringIgnore {
+				Expect(mid.Reason).NotTo(BeEmpty())
+			}
 		},
 		entries,
 	)
 
 	It("refuses an action that cannot open a turn", func() {
 		_, err := compile.Compile(compile.Input{RequestID: "req", Request: &agentv1.AgentRunRequest{},
-			Action: &agentv1.ConversationAction{Action: &agentv1.ConversationAction_CancelAction{CancelAction: &agentv1.CancelAction{}}}})
+			Action: &agentv1.ConversationAction{}})
 		Expect(err).To(MatchError(compile.ErrUnsupportedAction))
 	})
 })

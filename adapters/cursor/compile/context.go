@@ -88,6 +88,12 @@ func inlineContext(a *agentv1.ConversationAction) *agentv1.RequestContext {
 		return a.GetResumeAction().GetRequestContext()
 	case a.GetExecutePlanAction() != nil:
 		return a.GetExecutePlanAction().GetRequestContext()
+	case a.GetStartPlanAction() != nil:
+		return a.GetStartPlanAction().GetRequestContext()
+	case a.GetSubscriptionNotificationAction() != nil:
+		return a.GetSubscriptionNotificationAction().GetRequestContext()
+	case a.GetInjectContextAction() != nil:
+		return a.GetInjectContextAction().GetUserContext().GetRequestContext()
 	}
 	return nil
 }
@@ -136,9 +142,9 @@ func compileContext(rc *agentv1.RequestContext, now time.Time) string {
 	for _, g := range rc.GetGitRepos() {
 		c.Git = append(c.Git, turn.GitRepo{Path: g.GetPath(), Status: g.GetStatus()})
 	}
-	for _, r := range append(append([]*agentv1.CursorRule{}, rc.GetRules()...), rc.GetNonFileRules()...) {
-		c.Rules = append(c.Rules, turn.Rule{Path: r.GetFullPath(), Content: r.GetContent()})
-	}
+	c.Rules = contextRules(rc)
+	c.Layouts = layouts(rc.GetProjectLayouts())
+	c.Hooks = rc.GetHooksAdditionalContext()
 	for _, s := range rc.GetAgentSkills() {
 		c.Skills = append(c.Skills, turn.Skill{Path: s.GetFullPath(), Description: s.GetDescription(),
 			Content: s.GetContent(), DisableModelInvocation: s.GetDisableModelInvocation()})
@@ -146,13 +152,33 @@ func compileContext(rc *agentv1.RequestContext, now time.Time) string {
 	for _, s := range rc.GetCustomSubagents() {
 		c.Subagents = append(c.Subagents, turn.Subagent{Name: s.GetName(), Description: s.GetDescription()})
 	}
+	instructions := rc.GetMcpInstructions()
+	shown := map[int]bool{}
 	for _, d := range rc.GetMcpMetaToolOptions().GetMcpDescriptors() {
-		srv := turn.MCPServer{Name: d.GetServerName(), Identifier: d.GetServerIdentifier()}
+		srv := turn.MCPServer{Name: d.GetServerName(), Identifier: d.GetServerIdentifier(), Instructions: d.GetServerUseInstructions()}
+		for i, in := range instructions {
+			if in.GetServerIdentifier() == d.GetServerIdentifier() || (in.GetServerIdentifier() == "" && in.GetServerName() == d.GetServerName()) {
+				shown[i] = true
+				if srv.Instructions == "" {
+					srv.Instructions = in.GetInstructions()
+				}
+			}
+		}
 		for _, t := range d.GetTools() {
 			srv.Tools = append(srv.Tools, turn.MCPTool{Name: t.GetToolName(), Description: t.GetDescription(),
 				DefinitionPath: t.GetDefinitionPath(), InputSchema: t.GetInputSchemaJson()})
 		}
 		c.MCPServers = append(c.MCPServers, srv)
+	}
+	for i, in := range instructions {
+		if shown[i] || in.GetInstructions() == "" {
+			continue
+		}
+		name := in.GetServerName()
+		if name == "" {
+			name = in.GetServerIdentifier()
+		}
+		c.MCPInstructions = append(c.MCPInstructions, turn.MCPInstructions{Server: name, Text: in.GetInstructions()})
 	}
 	return c.Compile()
 }

@@ -2,6 +2,7 @@ package compile
 
 import (
 	"fmt"
+	"strings"
 
 	agentv1 "keygate/gen/cursor/agent/v1"
 )
@@ -64,4 +65,14 @@ func (m Mode) Wire() agentv1.AgentMode {
 		return agentv1.AgentMode_AGENT_MODE_MULTITASK
 	}
 	return agentv1.AgentMode_AGENT_MODE_AGENT
+}
+
+// ModeNamed returns the mode a mode id names ("agent", "ask", "plan",
+// "debug", "multitask"), as SwitchMode's target_mode_id does.
+func ModeNamed(id string) (Mode, bool) {
+	switch m := Mode(strings.ToLower(strings.TrimSpace(id))); m {
+	case ModeAgent, ModeAsk, ModePlan, ModeDebug, ModeMultitask:
+		return m, true
+	}
+	return "", false
 }

@@ -17,8 +17,14 @@
 // reverse order with CloseFirst), honours aborts, can delay or hold execs
 // so parallel calls complete out of order or a round stays open across a
 // restart, and answers MCP calls, interaction queries and subagent execs
-// through hooks; Client.RunSubagent runs a subagent as the client does, as
-// a child run with the parent headers.
+// through hooks (Approve says yes to every query); Client.RunSubagent runs
+// a subagent as the client does, as a child run with the parent headers.
+// It also runs background shells (spawn, stdin, their end reported as a
+// BackgroundTaskCompletionAction with NotifyBackground), moves a running
+// shell or subagent to the background when the server asks, answers
+// diagnostics, subagent awaits and MCP resources and state, and returns a
+// file that is not text as bytes. actions.go builds every conversation
+// action the client sends.
 //
 // Place in the hexagon: test support for the Cursor inbound adapter; only
 // specs import it.

@@ -2,6 +2,7 @@ package cursortest
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"io/fs"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	agentv1 "keygate/gen/cursor/agent/v1"
 )
@@ -26,6 +28,14 @@ func (w *Workspace) answer(ex *agentv1.ExecServerMessage) *agentv1.ExecClientMes
 	switch {
 	case ex.GetReadArgs() != nil:
 		return &agentv1.ExecClientMessage{Message: &agentv1.ExecClientMessage_ReadResult{ReadResult: w.read(ex.GetReadArgs())}}
+	case ex.GetDiagnosticsArgs() != nil:
+		var diags []*agentv1.Diagnostic
+		if w.Diagnostics != nil {
+			diags = w.Diagnostics(ex.GetDiagnosticsArgs().GetPath())
+		}
+		return &agentv1.ExecClientMessage{Message: &agentv1.ExecClientMessage_DiagnosticsResult{DiagnosticsResult: &agentv1.DiagnosticsResult{
+			Result: &agentv1.DiagnosticsResult_Success{Success: &agentv1.DiagnosticsSuccess{Path: ex.GetDiagnosticsArgs().GetPath(),
+				Diagnostics: diags, TotalDiagnostics: int32(len(diags))}}}}}
 	case ex.GetWriteArgs() != nil:
 		return &agentv1.ExecClientMessage{Message: &agentv1.ExecClientMessage_WriteResult{WriteResult: w.write(ex.GetWriteArgs())}}
 	case ex.GetDeleteArgs() != nil:
@@ -51,6 +61,11 @@ func (w *Workspace) read(a *agentv1.ReadArgs) *agentv1.ReadResult {
 		return &agentv1.ReadResult{Result: &agentv1.ReadResult_FileNotFound{FileNotFound: &agentv1.ReadFileNotFound{Path: a.GetPath()}}}
 	case err != nil:
 		return &agentv1.ReadResult{Result: &agentv1.ReadResult_Error{Error: &agentv1.ReadError{Path: a.GetPath(), Error: err.Error()}}}
+	}
+	if !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
+		// The client returns a file that is not text as bytes.
+		return &agentv1.ReadResult{Result: &agentv1.ReadResult_Success{Success: &agentv1.ReadSuccess{
+			Path: a.GetPath(), FileSize: int64(len(data)), Output: &agentv1.ReadSuccess_Data{Data: data}}}}
 	}
 	return &agentv1.ReadResult{Result: &agentv1.ReadResult_Success{Success: &agentv1.ReadSuccess{
 		Path: a.GetPath(), TotalLines: int32(strings.Count(string(data), "\n")), FileSize: int64(len(data)),
@@ -194,8 +209,19 @@ func (w *Workspace) shell(ctx context.Context, a *agentv1.ShellArgs, send func(*
 	go pump(stderr, func(s string) *agentv1.ShellStream {
 		return &agentv1.ShellStream{Event: &agentv1.ShellStream_Stderr{Stderr: &agentv1.ShellStreamStderr{Data: s}}}
 	})
-	<-done
-	<-done
+	defer w.bg.foreground(a.GetToolCallId())()
+	finished := make(chan struct{})
+	go func() { <-done; <-done; close(finished) }()
+	select {
+	case <-finished:
+	case <-w.bg.moved(a.GetToolCallId()):
+		// The user moved the command to the background: the stream ends,
+		// the command goes on.
+		ev(&agentv1.ShellStream{Event: &agentv1.ShellStream_Backgrounded{Backgrounded: &agentv1.ShellStreamBackgrounded{
+			Command: a.GetCommand(), WorkingDirectory: dir, Reason: agentv1.ShellBackgroundReason_SHELL_BACKGROUND_REASON_USER_REQUEST.Enum()}}})
+		go func() { <-finished; _ = cmd.Wait() }()
+		return
+	}
 	err := cmd.Wait()
 	code := 0
 	var exitErr *exec.ExitError

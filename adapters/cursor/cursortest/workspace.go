@@ -32,8 +32,24 @@ type Workspace struct {
 	// them unanswered.
 	Answer func(*agentv1.InteractionQuery) *agentv1.InteractionResponse
 	// Subagent runs a subagent_args exec (see Client.RunSubagent); nil
-	// answers with a subagent error.
+	// answers with a subagent error. Backgrounded tells it when the user
+	// moved the subagent to the background.
 	Subagent func(context.Context, *agentv1.SubagentArgs) *agentv1.SubagentResult
+	// Diagnostics answers diagnostics_args with the editor's diagnostics
+	// of a path; nil answers with none.
+	Diagnostics func(path string) []*agentv1.Diagnostic
+	// SubagentAwait answers subagent_await_args; nil answers not found.
+	SubagentAwait func(*agentv1.SubagentAwaitArgs) *agentv1.SubagentAwaitResult
+	// MCPResources are the resources MCP servers offer (list and read);
+	// MCPState the servers' state (GetMcpTools).
+	MCPResources []MCPResource
+	MCPState     []*agentv1.McpStateServer
+	// NotifyBackground makes a background shell that exits report it as
+	// a BackgroundTaskCompletionAction on the uplink that started it, as
+	// the client does.
+	NotifyBackground bool
+
+	bg background
 
 	mu      sync.Mutex
 	seen    []*agentv1.ExecServerMessage
@@ -134,7 +150,12 @@ func (w *Workspace) run(ctx context.Context, ex *agentv1.ExecServerMessage, repl
 		return
 	}
 	res := w.answer(ex)
+	if res.GetMessage() == nil {
+		res = w.answerBackground(ctx, ex, reply)
+	}
 	if args := ex.GetSubagentArgs(); args != nil {
+		done := w.bg.foreground(args.GetToolCallId())
+		defer done()
 		r := &agentv1.SubagentResult{Result: &agentv1.SubagentResult_Error{Error: &agentv1.SubagentError{Error: "no subagents here"}}}
 		if w.Subagent != nil {
 			r = w.Subagent(ctx, args)

@@ -45,17 +45,46 @@ func (c *Call) onAsk(r *agentv1.InteractionResponse) Action {
 		return c.fail("unexpected interaction response")
 	}
 	c.card.GetAskQuestionToolCall().Result = ask.GetResult()
-	s := ask.GetResult().GetSuccess()
-	if s == nil {
+	if ask.GetResult().GetAsync() != nil {
+		// The user answers later; the answers come as a message of their
+		// own (AsyncAskQuestionCompletionAction).
+		return c.finish("The user will answer these questions later; their answers will reach you in a message. "+
+			"Go on with what does not depend on them.", false)
+	}
+	if ask.GetResult().GetSuccess() == nil {
 		return c.fail(describe("ask question", ask.GetResult()))
+	}
+	return c.finish(AnswersText(c.card.GetAskQuestionToolCall().GetArgs(), ask.GetResult()), false)
+}
+
+// AnswersText renders the user's answers to an AskQuestion for the model:
+// one line per question, the chosen options and any text of the user's
+// own; a declined or failed question set says so.
+func AnswersText(args *agentv1.AskQuestionArgs, r *agentv1.AskQuestionResult) string {
+	s := r.GetSuccess()
+	if s == nil {
+		return describe("ask question", r) + "\n"
+	}
+	labels := map[string]string{}
+	for _, q := range args.GetQuestions() {
+		for _, o := range q.GetOptions() {
+			labels[q.GetId()+"\x00"+o.GetId()] = o.GetLabel()
+		}
 	}
 	var b strings.Builder
 	for _, a := range s.GetAnswers() {
-		fmt.Fprintf(&b, "%s: %s", a.GetQuestionId(), strings.Join(a.GetSelectedOptionIds(), ", "))
+		chosen := make([]string, 0, len(a.GetSelectedOptionIds()))
+		for _, id := range a.GetSelectedOptionIds() {
+			if l := labels[a.GetQuestionId()+"\x00"+id]; l != "" {
+				id += " (" + l + ")"
+			}
+			chosen = append(chosen, id)
+		}
+		fmt.Fprintf(&b, "%s: %s", a.GetQuestionId(), strings.Join(chosen, ", "))
 		if a.GetFreeformText() != "" {
 			b.WriteString(" (" + a.GetFreeformText() + ")")
 		}
 		b.WriteString("\n")
 	}
-	return c.finish(b.String(), false)
+	return b.String()
 }

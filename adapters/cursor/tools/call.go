@@ -24,6 +24,24 @@ type Env struct {
 	// Todos is the conversation's todo list, which TodoWrite replaces or
 	// merges into.
 	Todos []*agentv1.TodoItem
+	// Images says the model takes images: a Read of an image gives it the
+	// image, otherwise a note.
+	Images bool
+	// Rules are the rules applied on demand (FetchRules reads the
+	// agent-requestable ones); Workspaces the workspace folders globs are
+	// relative to.
+	Rules      []*agentv1.CursorRule
+	Workspaces []string
+	// SubagentOverrides are the user's model choices per subagent type
+	// (a model, the parent's model, or none: the type is turned off).
+	SubagentOverrides []*agentv1.SubagentModelOverride
+	// Subagents are the ids of the conversation's subagents (Await tells a
+	// subagent from a background shell by them).
+	Subagents []string
+	// TerminalsFolder is where the client writes background shells' output.
+	TerminalsFolder string
+	// NoMCPAuth says the client cannot sign in to MCP servers.
+	NoMCPAuth bool
 	// Now stamps started_at_ms and completed_at_ms; nil uses time.Now.
 	Now func() time.Time
 }
@@ -40,8 +58,17 @@ type Action struct {
 	// Web is a search or fetch the server runs now that the user approved
 	// it; its outcome goes to OnWeb.
 	Web *Web
+	// Await is a background task the call waits for; the task's completion
+	// or the deadline goes to OnTask.
+	Await *Await
 	// Result completes the call with what the model sees.
 	Result *llm.ToolResult
+}
+
+// Await is a background task a call waits for, at most For.
+type Await struct {
+	TaskID string
+	For    time.Duration
 }
 
 // Web is one server-side web request: a search term or a URL.
@@ -65,7 +92,13 @@ type Call struct {
 	stdout, stderr []byte
 	// edit is the file change of a Write or StrReplace.
 	edit *edit
-	done bool
+	// lints is a ReadLints going through its paths.
+	lints *lints
+	// notebook is an EditNotebook's change.
+	notebook *notebookEdit
+	// hooks is what the user's hooks added to the call's execs.
+	hooks []*agentv1.HookAdditionalContext
+	done  bool
 }
 
 // wait is the answer a started call waits for; the others are ignored.
@@ -76,6 +109,7 @@ const (
 	waitExec
 	waitQuery
 	waitWeb
+	waitTask
 )
 
 // New prepares a call for dispatch.
@@ -129,6 +163,8 @@ func (c *Call) waitFor(a Action) {
 		c.wait = waitQuery
 	case a.Web != nil:
 		c.wait = waitWeb
+	case a.Await != nil:
+		c.wait = waitTask
 	}
 }
 
@@ -140,6 +176,9 @@ func (c *Call) OnExec(m *agentv1.ExecClientMessage) Action {
 	if c.tool == nil || c.tool.onExec == nil {
 		return c.unexpected(m)
 	}
+	c.hooks = append(c.hooks, m.GetHookAdditionalContexts()...)
+	// A shell's hooks report in its stream.
+	c.hooks = append(c.hooks, m.GetShellStream().GetHookContext().GetHookAdditionalContexts()...)
 	a := c.tool.onExec(c, m)
 	c.waitFor(a)
 	return a
@@ -178,12 +217,23 @@ func (c *Call) OnInteraction(r *agentv1.InteractionResponse) Action {
 	return a
 }
 
+// OnTask completes a call that waits for a background task: the task's
+// completion, or nil when the wait is over and the task still runs.
+func (c *Call) OnTask(done *agentv1.BackgroundTaskCompletion) Action {
+	if c.done || c.wait != waitTask || c.tool.onTask == nil {
+		return Action{}
+	}
+	return c.tool.onTask(c, done)
+}
+
 // OnWeb completes an approved search or fetch with what the server got.
 func (c *Call) OnWeb(content string, err error) Action {
 	if c.done || c.wait != waitWeb {
 		return Action{}
 	}
-	return c.tool.onWeb(c, content, err)
+	a := c.tool.onWeb(c, content, err)
+	c.waitFor(a)
+	return a
 }
 
 // OnThrow fails the call with the client's error.
@@ -209,10 +259,22 @@ func (c *Call) fail(msg string) Action {
 }
 
 func (c *Call) finish(content string, isErr bool) Action {
+	return c.finishWith(llm.ToolResult{Content: content, IsError: isErr})
+}
+
+// finishWith completes the call with r (an image result). What the user's
+// hooks added to the call's execs goes to the model with it and to the
+// card.
+func (c *Call) finishWith(r llm.ToolResult) Action {
 	c.done = true
 	ms := uint64(c.env.Now().UnixMilli())
 	c.card.CompletedAtMs = &ms
-	return Action{Result: &llm.ToolResult{CallID: c.call.CallID, Name: c.call.Name, Content: content, IsError: isErr}}
+	r.CallID, r.Name = c.call.CallID, c.call.Name
+	for _, h := range c.hooks {
+		r.Content += fmt.Sprintf("\n\n<hook_context event=%q>\n%s\n</hook_context>", h.GetHookEventName(), h.GetContent())
+	}
+	c.card.HookAdditionalContexts = append(c.card.HookAdditionalContexts, c.hooks...)
+	return Action{Result: &r}
 }
 
 func (c *Call) str(keys ...string) string {

@@ -61,6 +61,12 @@ func (c *Call) startMetaMCP() (Action, error) {
 	if err != nil {
 		return Action{}, err
 	}
+	if tool == mcpAuthToolName {
+		// A server's sign-in is an interaction with the user, not a tool
+		// call on the server.
+		c.tool = mcpAuthTool
+		return c.startMCPAuth()
+	}
 	for _, d := range c.env.Servers {
 		if d.GetServerIdentifier() != server && d.GetServerName() != server {
 			continue

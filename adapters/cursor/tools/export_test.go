@@ -11,10 +11,11 @@ type RegisteredTool struct {
 	Aliases []string
 	Modes   []string
 	Web     bool
+	Awaits  bool
 	// Runs is where the tool's steps run ("on the client", "with the user",
 	// "on the server").
-	Runs                                                          string
-	Start, OnExec, OnStreamClose, OnInteraction, OnWeb, Described bool
+	Runs                                                                  string
+	Start, OnExec, OnStreamClose, OnInteraction, OnWeb, OnTask, Described bool
 	// Schema is the tool's catalog.json parameters.
 	Schema json.RawMessage
 }
@@ -24,9 +25,9 @@ func Registry() []RegisteredTool {
 	out := make([]RegisteredTool, 0, len(registry))
 	for _, t := range registry {
 		e, described := catalog[t.name]
-		out = append(out, RegisteredTool{Name: t.name, Aliases: t.aliases, Modes: t.modes, Web: t.web, Runs: runsName[t.runs],
+		out = append(out, RegisteredTool{Name: t.name, Aliases: t.aliases, Modes: t.modes, Web: t.web, Awaits: t.awaits, Runs: runsName[t.runs],
 			Start: t.start != nil, OnExec: t.onExec != nil, OnStreamClose: t.onStreamClose != nil,
-			OnInteraction: t.onInteraction != nil, OnWeb: t.onWeb != nil, Described: described && e.Description != "",
+			OnInteraction: t.onInteraction != nil, OnWeb: t.onWeb != nil, OnTask: t.onTask != nil, Described: described && e.Description != "",
 			Schema: e.Parameters})
 	}
 	return out

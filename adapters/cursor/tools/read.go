@@ -1,6 +1,16 @@
 package tools
 
-import agentv1 "keygate/gen/cursor/agent/v1"
+import (
+	"fmt"
+	"mime"
+	"net/http"
+	"path"
+	"strings"
+	"unicode/utf8"
+
+	"keygate/domain/llm"
+	agentv1 "keygate/gen/cursor/agent/v1"
+)
 
 // readTool reads a file on the client.
 var readTool = &tool{
@@ -10,6 +20,10 @@ var readTool = &tool{
 	start:  (*Call).startRead,
 	onExec: (*Call).onRead,
 }
+
+// maxReadImage bounds an image a Read hands to the model (providers
+// refuse larger ones, and it is stored with the conversation).
+const maxReadImage = 5 << 20
 
 func (c *Call) startRead() (Action, error) {
 	path, err := c.required("path", "file_path", "filePath")
@@ -30,6 +44,11 @@ func (c *Call) startRead() (Action, error) {
 	return c.exec(func(m *agentv1.ExecServerMessage) { m.Message = &agentv1.ExecServerMessage_ReadArgs{ReadArgs: args} }), nil
 }
 
+// onRead completes a Read. Text goes to the model as it is. A file the
+// client returns as bytes (or as text that is not text) is an image, which
+// the model gets as an image when it takes images and as a note otherwise,
+// or another binary file, which it gets a note about. "File is empty." is
+// only said of a file that is.
 func (c *Call) onRead(m *agentv1.ExecClientMessage) Action {
 	r := m.GetReadResult()
 	if r == nil {
@@ -42,12 +61,62 @@ func (c *Call) onRead(m *agentv1.ExecClientMessage) Action {
 		tc.Result = &agentv1.ReadToolResult{Result: &agentv1.ReadToolResult_Error{Error: &agentv1.ReadToolError{ErrorMessage: msg}}}
 		return c.fail(msg)
 	}
-	tc.Result = &agentv1.ReadToolResult{Result: &agentv1.ReadToolResult_Success{Success: &agentv1.ReadToolSuccess{
-		Path: s.GetPath(), TotalLines: uint32(s.GetTotalLines()), FileSize: uint32(s.GetFileSize()),
-		IsEmpty: s.GetContent() == "", Output: &agentv1.ReadToolSuccess_Content{Content: s.GetContent()},
-	}}}
-	if s.GetContent() == "" {
+	p := s.GetPath()
+	if p == "" {
+		p = tc.GetArgs().GetPath()
+	}
+	success := &agentv1.ReadToolSuccess{Path: p, TotalLines: uint32(s.GetTotalLines()), FileSize: uint32(s.GetFileSize())}
+	tc.Result = &agentv1.ReadToolResult{Result: &agentv1.ReadToolResult_Success{Success: success}}
+	data, isBytes := s.GetOutput().(*agentv1.ReadSuccess_Data)
+	content := s.GetContent()
+	switch {
+	case isBytes || !utf8.ValidString(content) || strings.ContainsRune(content, 0):
+		raw := []byte(content)
+		if isBytes {
+			raw = data.Data
+		}
+		success.Output = &agentv1.ReadToolSuccess_Data{Data: raw}
+		return c.readBinary(p, raw, s.GetFileSize())
+	case content == "" && s.GetFileSize() > 0:
+		success.Output = &agentv1.ReadToolSuccess_Content{Content: ""}
+		return c.finish(fmt.Sprintf("The client returned no content for %s (%d bytes); it may be binary or unreadable.", p, s.GetFileSize()), false)
+	case content == "":
+		success.IsEmpty = true
+		success.Output = &agentv1.ReadToolSuccess_Content{Content: ""}
 		return c.finish("File is empty.", false)
 	}
-	return c.finish(s.GetContent(), false)
+	success.Output = &agentv1.ReadToolSuccess_Content{Content: content}
+	return c.finish(content, false)
+}
+
+// readBinary completes a Read of a file that is not text.
+func (c *Call) readBinary(p string, data []byte, size int64) Action {
+	if size == 0 {
+		size = int64(len(data))
+	}
+	kind := imageType(p, data)
+	switch {
+	case kind == "":
+		return c.finish(fmt.Sprintf("%s is a binary file (%d bytes, %s); its content is not shown.", p, size, http.DetectContentType(data)), false)
+	case len(data) == 0:
+		return c.finish(fmt.Sprintf("%s is an image (%s, %d bytes), but the client sent no bytes of it.", p, kind, size), false)
+	case !c.env.Images:
+		return c.finish(fmt.Sprintf("%s is an image (%s, %d bytes). This model does not take images, so it cannot see it.", p, kind, size), false)
+	case len(data) > maxReadImage:
+		return c.finish(fmt.Sprintf("%s is an image (%s, %d bytes), too large to show (limit %d bytes).", p, kind, size, maxReadImage), false)
+	}
+	return c.finishWith(llm.ToolResult{Content: fmt.Sprintf("Image %s (%s, %d bytes).", p, kind, size),
+		Image: &llm.Image{MIMEType: kind, Data: data, Path: p}})
+}
+
+// imageType is the MIME type of an image providers take (PNG, JPEG, GIF,
+// WebP), from its bytes or else its name; "" for anything else.
+func imageType(p string, data []byte) string {
+	for _, t := range []string{http.DetectContentType(data), mime.TypeByExtension(strings.ToLower(path.Ext(p)))} {
+		switch t {
+		case "image/png", "image/jpeg", "image/gif", "image/webp":
+			return t
+		}
+	}
+	return ""
 }

@@ -16,9 +16,21 @@ var readLintsTool = &tool{
 	onExec: (*Call).onLints,
 }
 
-// startLints reads the editor's diagnostics. The client's diagnostics exec
-// takes one path, so the first path is asked for; no path means the
-// workspace root.
+// maxLintPaths bounds the diagnostics execs one call sends.
+const maxLintPaths = 50
+
+// lints is a ReadLints in progress: the client's diagnostics exec takes one
+// path, so the call asks for each path in turn.
+type lints struct {
+	paths []string
+	next  int
+	files []*agentv1.FileDiagnostics
+	text  strings.Builder
+	total int32
+}
+
+// startLints reads the editor's diagnostics of every path (the workspace
+// root when none is given).
 func (c *Call) startLints() (Action, error) {
 	var paths []string
 	raw, _ := c.args["paths"].([]any)
@@ -27,40 +39,70 @@ func (c *Call) startLints() (Action, error) {
 			paths = append(paths, s)
 		}
 	}
-	path := "."
-	if len(paths) > 0 {
-		path = paths[0]
+	if len(paths) > maxLintPaths {
+		return Action{}, fmt.Errorf("%s: at most %d paths per call", c.call.Name, maxLintPaths)
 	}
 	c.card.Tool = &agentv1.ToolCall_ReadLintsToolCall{ReadLintsToolCall: &agentv1.ReadLintsToolCall{Args: &agentv1.ReadLintsToolArgs{Paths: paths}}}
-	return c.exec(func(m *agentv1.ExecServerMessage) {
-		m.Message = &agentv1.ExecServerMessage_DiagnosticsArgs{DiagnosticsArgs: &agentv1.DiagnosticsArgs{Path: path, ToolCallId: c.call.CallID}}
-	}), nil
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	c.lints = &lints{paths: paths}
+	return c.lintNext(), nil
 }
 
+func (c *Call) lintNext() Action {
+	path := c.lints.paths[c.lints.next]
+	c.lints.next++
+	return c.exec(func(m *agentv1.ExecServerMessage) {
+		m.Message = &agentv1.ExecServerMessage_DiagnosticsArgs{DiagnosticsArgs: &agentv1.DiagnosticsArgs{Path: path, ToolCallId: c.call.CallID}}
+	})
+}
+
+// onLints records one path's diagnostics and asks for the next path; after
+// the last, the model gets every path's diagnostics and the card lists
+// them per file.
 func (c *Call) onLints(m *agentv1.ExecClientMessage) Action {
 	r := m.GetDiagnosticsResult()
 	if r == nil {
-		if m.GetMessage() == nil {
-			return Action{}
-		}
-		return c.fail("unexpected exec result for ReadLints")
+		return c.unexpected(m)
 	}
 	tc := c.card.GetReadLintsToolCall()
+	l := c.lints
+	asked := l.paths[l.next-1]
 	s := r.GetSuccess()
 	if s == nil {
-		msg := describe("diagnostics", r)
+		msg := describe("diagnostics of "+asked, r)
 		tc.Result = &agentv1.ReadLintsToolResult{Result: &agentv1.ReadLintsToolResult_Error{Error: &agentv1.ReadLintsToolError{ErrorMessage: msg}}}
 		return c.fail(msg)
 	}
-	tc.Result = &agentv1.ReadLintsToolResult{Result: &agentv1.ReadLintsToolResult_Success{Success: &agentv1.ReadLintsToolSuccess{
-		TotalFiles: 1, TotalDiagnostics: int32(len(s.GetDiagnostics()))}}}
-	if len(s.GetDiagnostics()) == 0 {
-		return c.finish("No diagnostics in "+s.GetPath()+".", false)
+	path := s.GetPath()
+	if path == "" {
+		path = asked
 	}
-	var b strings.Builder
+	fd := &agentv1.FileDiagnostics{Path: path, DiagnosticsCount: int32(len(s.GetDiagnostics()))}
 	for _, d := range s.GetDiagnostics() {
-		fmt.Fprintf(&b, "%s:%d: %s: %s\n", s.GetPath(), d.GetRange().GetStart().GetLine(),
+		fd.Diagnostics = append(fd.Diagnostics, &agentv1.DiagnosticItem{Severity: d.GetSeverity(), Message: d.GetMessage(),
+			Source: d.GetSource(), Code: d.GetCode(), IsStale: d.GetIsStale(), Range: diagnosticRange(d.GetRange())})
+		fmt.Fprintf(&l.text, "%s:%d: %s: %s\n", path, d.GetRange().GetStart().GetLine(),
 			strings.TrimPrefix(d.GetSeverity().String(), "DIAGNOSTIC_SEVERITY_"), d.GetMessage())
 	}
-	return c.finish(b.String(), false)
+	l.files = append(l.files, fd)
+	l.total += fd.DiagnosticsCount
+	if l.next < len(l.paths) {
+		return c.lintNext()
+	}
+	tc.Result = &agentv1.ReadLintsToolResult{Result: &agentv1.ReadLintsToolResult_Success{Success: &agentv1.ReadLintsToolSuccess{
+		FileDiagnostics: l.files, TotalFiles: int32(len(l.files)), TotalDiagnostics: l.total}}}
+	if l.total == 0 {
+		return c.finish("No diagnostics in "+strings.Join(l.paths, ", ")+".", false)
+	}
+	return c.finish(l.text.String(), false)
+}
+
+func diagnosticRange(r *agentv1.Range) *agentv1.DiagnosticRange {
+	if r == nil {
+		return nil
+	}
+	return &agentv1.DiagnosticRange{Start: &agentv1.Position{Line: r.GetStart().GetLine(), Column: r.GetStart().GetColumn()},
+		End: &agentv1.Position{Line: r.GetEnd().GetLine(), Column: r.GetEnd().GetColumn()}}
 }

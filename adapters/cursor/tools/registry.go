@@ -23,6 +23,15 @@ var registry = []*tool{
 	callMcpTool,
 	webSearchTool,
 	webFetchTool,
+	fetchRulesTool,
+	editNotebookTool,
+	backgroundShellTool,
+	writeShellStdinTool,
+	awaitTool,
+	getMcpToolsTool,
+	listMcpResourcesTool,
+	fetchMcpResourceTool,
+	mcpAuthTool,
 }
 
 // Modes with a tool list (package compile names the same modes).

@@ -233,6 +233,99 @@ var behaviours = map[string]behaviour{
 			Expect(tc.GetFetchToolCall().GetResult().GetError().GetError()).To(ContainSubstring("404"))
 		},
 	},
+	"FetchRules": {
+		args: `{"rule_names":["db"]}`, first: "result",
+		env: func(e *tools.Env) {
+			e.Rules = []*agentv1.CursorRule{{FullPath: "/ws/.cursor/rules/db.mdc", Content: "Use migrations.",
+				Type: &agentv1.CursorRuleType{Type: &agentv1.CursorRuleType_AgentFetched{AgentFetched: &agentv1.CursorRuleTypeAgentFetched{Description: "db"}}}}}
+		},
+		result: "Use migrations.",
+		card: func(tc *agentv1.ToolCall) {
+			Expect(tc.GetReadToolCall().GetResult().GetSuccess().GetRelatedCursorRulePaths()).To(Equal([]string{"/ws/.cursor/rules/db.mdc"}))
+		},
+	},
+	"EditNotebook": {
+		args: `{"target_notebook":"a.ipynb","cell_idx":0,"old_string":"print(1)","new_string":"print(2)"}`, first: "exec:read_args",
+		answers: []func(*tools.Call) tools.Action{onExec(readOK(`{"cells":[{"cell_type":"code","metadata":{},"source":["print(1)\n"],"outputs":[],"execution_count":null}],"metadata":{},"nbformat":4,"nbformat_minor":5}`)),
+			onExec(writeOK())},
+		result: "Edited cell 0 of a.ipynb.",
+		card: func(tc *agentv1.ToolCall) {
+			Expect(tc.GetEditToolCall().GetResult().GetSuccess().GetAfterFullFileContent()).To(ContainSubstring(`"print(2)\n"`))
+		},
+	},
+	"BackgroundShell": {
+		args: `{"command":"npm run dev"}`, first: "exec:background_shell_spawn_args",
+		env: func(e *tools.Env) { e.TerminalsFolder = "/t" },
+		answers: []func(*tools.Call) tools.Action{onExec(&agentv1.ExecClientMessage{Message: &agentv1.ExecClientMessage_BackgroundShellSpawnResult{
+			BackgroundShellSpawnResult: &agentv1.BackgroundShellSpawnResult{Result: &agentv1.BackgroundShellSpawnResult_Success{Success: &agentv1.BackgroundShellSpawnSuccess{
+				ShellId: 7, Command: "npm run dev", Pid: ptr(uint32(4242))}}}}})},
+		result: "runs in the background as shell 7. Its output goes to /t/7.txt",
+		card: func(tc *agentv1.ToolCall) {
+			Expect(tc.GetShellToolCall().GetResult().GetIsBackground()).To(BeTrue())
+			Expect(tc.GetShellToolCall().GetResult().GetSuccess().GetShellId()).To(BeEquivalentTo(7))
+		},
+	},
+	"WriteShellStdin": {
+		args: `{"shell_id":7,"chars":"y\n"}`, first: "exec:write_shell_stdin_args",
+		answers: []func(*tools.Call) tools.Action{onExec(&agentv1.ExecClientMessage{Message: &agentv1.ExecClientMessage_WriteShellStdinResult{
+			WriteShellStdinResult: &agentv1.WriteShellStdinResult{Result: &agentv1.WriteShellStdinResult_Success{Success: &agentv1.WriteShellStdinSuccess{ShellId: 7}}}}})},
+		result: "Wrote 2 characters to shell 7.",
+		card: func(tc *agentv1.ToolCall) {
+			Expect(tc.GetWriteShellStdinToolCall().GetResult().GetSuccess().GetShellId()).To(BeEquivalentTo(7))
+		},
+	},
+	"Await": {
+		args: `{"task_id":"7","block_until_ms":1000}`, first: "await",
+		answers: []func(*tools.Call) tools.Action{func(c *tools.Call) tools.Action {
+			return c.OnTask(&agentv1.BackgroundTaskCompletion{TaskId: "7", Status: agentv1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_SUCCESS,
+				Detail: ptr("ready on :3000"), OutputPath: ptr("/t/7.txt")})
+		}},
+		result: "Task 7 finished (success). Its output is in /t/7.txt.\n\nready on :3000",
+		card: func(tc *agentv1.ToolCall) {
+			Expect(tc.GetAwaitToolCall().GetResult().GetSuccess().GetComplete().GetTaskId()).To(Equal("7"))
+		},
+	},
+	"GetMcpTools": {
+		args: `{"server":"linear"}`, first: "exec:mcp_state_exec_args",
+		answers: []func(*tools.Call) tools.Action{onExec(&agentv1.ExecClientMessage{Message: &agentv1.ExecClientMessage_McpStateExecResult{
+			McpStateExecResult: &agentv1.McpStateExecResult{Result: &agentv1.McpStateExecResult_Success{Success: &agentv1.McpStateSuccess{
+				Servers: []*agentv1.McpStateServer{{ServerName: "Linear", ServerIdentifier: "linear", Status: ptr("connected"),
+					Instructions: []*agentv1.McpInstructions{{Instructions: "Prefix ids with LIN-."}},
+					Tools:        []*agentv1.McpToolDefinition{{ToolName: "create_issue", Description: "Create an issue."}}}}}}}}})},
+		result: `<tool name="create_issue">` + "\nCreate an issue.",
+		card: func(tc *agentv1.ToolCall) {
+			Expect(tc.GetGetMcpToolsToolCall().GetResult().GetSuccess().GetContent()).To(ContainSubstring("Prefix ids with LIN-."))
+		},
+	},
+	"ListMcpResources": {
+		args: `{}`, first: "exec:list_mcp_resources_exec_args",
+		answers: []func(*tools.Call) tools.Action{onExec(&agentv1.ExecClientMessage{Message: &agentv1.ExecClientMessage_ListMcpResourcesExecResult{
+			ListMcpResourcesExecResult: &agentv1.ListMcpResourcesExecResult{Result: &agentv1.ListMcpResourcesExecResult_Success{Success: &agentv1.ListMcpResourcesSuccess{
+				Resources: []*agentv1.ListMcpResourcesExecResult_McpResource{{Uri: "docs://readme", Server: "docs", Name: ptr("README")}}}}}}})},
+		result: `- docs://readme (server docs, name "README")`,
+		card: func(tc *agentv1.ToolCall) {
+			Expect(tc.GetListMcpResourcesToolCall().GetResult().GetSuccess().GetResources()).To(HaveLen(1))
+		},
+	},
+	"FetchMcpResource": {
+		args: `{"server":"docs","uri":"docs://readme"}`, first: "exec:read_mcp_resource_exec_args",
+		answers: []func(*tools.Call) tools.Action{onExec(&agentv1.ExecClientMessage{Message: &agentv1.ExecClientMessage_ReadMcpResourceExecResult{
+			ReadMcpResourceExecResult: &agentv1.ReadMcpResourceExecResult{Result: &agentv1.ReadMcpResourceExecResult_Success{Success: &agentv1.ReadMcpResourceSuccess{
+				Uri: "docs://readme", Content: &agentv1.ReadMcpResourceSuccess_Text{Text: "# Keygate"}}}}}})},
+		result: "# Keygate",
+		card: func(tc *agentv1.ToolCall) {
+			Expect(tc.GetReadMcpResourceToolCall().GetResult().GetSuccess().GetText()).To(Equal("# Keygate"))
+		},
+	},
+	"McpAuth": {
+		args: `{"server":"linear"}`, first: "query:mcp_auth_request_query",
+		answers: []func(*tools.Call) tools.Action{onAnswer(&agentv1.InteractionResponse{Result: &agentv1.InteractionResponse_McpAuthRequestResponse{
+			McpAuthRequestResponse: &agentv1.McpAuthRequestResponse{Result: &agentv1.McpAuthRequestResponse_Approved_{Approved: &agentv1.McpAuthRequestResponse_Approved{}}}}})},
+		result: "The user signed in to linear.",
+		card: func(tc *agentv1.ToolCall) {
+			Expect(tc.GetMcpAuthToolCall().GetResult().GetSuccess().GetServerIdentifier()).To(Equal("linear"))
+		},
+	},
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -249,6 +342,8 @@ func firstKind(a tools.Action) string {
 		return "query:" + oneof(a.Query.ProtoReflect(), "query")
 	case a.Result != nil:
 		return "result"
+	case a.Await != nil:
+		return "await"
 	}
 	return "nothing"
 }
@@ -289,6 +384,7 @@ var _ = Describe("The tool registry", func() {
 				Fail(t.Name + " runs nowhere")
 			}
 			Expect(t.OnWeb).To(Equal(t.Web), "%s handles web outcomes exactly when it is a web tool", t.Name)
+			Expect(t.OnTask).To(Equal(t.Awaits), "%s handles a task's end exactly when it waits for tasks", t.Name)
 		}
 	})
 
@@ -320,13 +416,16 @@ var _ = Describe("The tool registry", func() {
 			}
 			Expect(got).To(Equal(want))
 		},
-		Entry("agent", "agent", false, []string{"Read", "Ls", "Glob", "Grep", "ReadLints", "Write", "StrReplace", "Delete", "Shell", "TodoWrite", "AskQuestion", "SwitchMode", "Task", "CallMcpTool"}),
-		Entry("agent with web access", "agent", true, []string{"Read", "Ls", "Glob", "Grep", "ReadLints", "Write", "StrReplace", "Delete", "Shell", "TodoWrite", "AskQuestion", "SwitchMode", "Task", "CallMcpTool", "WebSearch", "WebFetch"}),
-		Entry("debug: no mode switch", "debug", false, []string{"Read", "Ls", "Glob", "Grep", "ReadLints", "Write", "StrReplace", "Delete", "Shell", "TodoWrite", "AskQuestion", "Task", "CallMcpTool"}),
-		Entry("multitask", "multitask", false, []string{"Read", "Ls", "Glob", "Grep", "ReadLints", "Write", "StrReplace", "Delete", "Shell", "TodoWrite", "AskQuestion", "SwitchMode", "Task", "CallMcpTool"}),
-		Entry("ask: reads and asks only", "ask", true, []string{"Read", "Ls", "Glob", "Grep", "ReadLints", "TodoWrite", "AskQuestion", "CallMcpTool", "WebSearch", "WebFetch"}),
-		Entry("plan: runs commands and proposes a plan, changes no file", "plan", false, []string{"Read", "Ls", "Glob", "Grep", "ReadLints", "Shell", "TodoWrite", "AskQuestion", "CreatePlan", "Task", "CallMcpTool"}),
-		Entry("subagent: no interaction, no further subagents, no web", "subagent", true, []string{"Read", "Ls", "Glob", "Grep", "ReadLints", "Write", "StrReplace", "Delete", "Shell", "CallMcpTool"}),
+		Entry("agent", "agent", false, []string{"Read", "Ls", "Glob", "Grep", "ReadLints", "Write", "StrReplace", "Delete", "Shell", "TodoWrite", "AskQuestion", "SwitchMode", "Task", "CallMcpTool", "FetchRules", "EditNotebook", "BackgroundShell", "WriteShellStdin", "Await", "GetMcpTools", "ListMcpResources", "FetchMcpResource", "McpAuth"}),
+		Entry("agent with web access", "agent", true, []string{"Read", "Ls", "Glob", "Grep", "ReadLints", "Write", "StrReplace", "Delete", "Shell", "TodoWrite", "AskQuestion", "SwitchMode", "Task", "CallMcpTool", "WebSearch", "WebFetch", "FetchRules", "EditNotebook", "BackgroundShell", "WriteShellStdin", "Await", "GetMcpTools", "ListMcpResources", "FetchMcpResource", "McpAuth"}),
+		Entry("debug: no mode switch", "debug", false, []string{"Read", "Ls", "Glob", "Grep", "ReadLints", "Write", "StrReplace", "Delete", "Shell", "TodoWrite", "AskQuestion", "Task", "CallMcpTool", "FetchRules", "EditNotebook", "BackgroundShell", "WriteShellStdin", "Await", "GetMcpTools", "ListMcpResources", "FetchMcpResource", "McpAuth"}),
+		Entry("multitask", "multitask", false, []string{"Read", "Ls", "Glob", "Grep", "ReadLints", "Write", "StrReplace", "Delete", "Shell", "TodoWrite", "AskQuestion", "SwitchMode", "Task", "CallMcpTool", "FetchRules", "EditNotebook", "BackgroundShell", "WriteShellStdin", "Await", "GetMcpTools", "ListMcpResources", "FetchMcpResource", "McpAuth"}),
+		Entry("ask: reads and asks only", "ask", true, []string{"Read", "Ls", "Glob", "Grep", "ReadLints", "TodoWrite", "AskQuestion", "CallMcpTool", "WebSearch", "WebFetch",
+			"FetchRules", "GetMcpTools", "ListMcpResources", "FetchMcpResource", "McpAuth"}),
+		Entry("plan: runs commands and proposes a plan, changes no file", "plan", false, []string{"Read", "Ls", "Glob", "Grep", "ReadLints", "Shell", "TodoWrite", "AskQuestion", "CreatePlan", "Task", "CallMcpTool",
+			"FetchRules", "BackgroundShell", "WriteShellStdin", "Await", "GetMcpTools", "ListMcpResources", "FetchMcpResource", "McpAuth"}),
+		Entry("subagent: no interaction, no further subagents, no web", "subagent", true, []string{"Read", "Ls", "Glob", "Grep", "ReadLints", "Write", "StrReplace", "Delete", "Shell", "CallMcpTool",
+			"FetchRules", "EditNotebook", "BackgroundShell", "WriteShellStdin", "Await", "GetMcpTools", "ListMcpResources", "FetchMcpResource"}),
 	)
 })
 

@@ -35,6 +35,10 @@ type tool struct {
 	onInteraction func(*Call, *agentv1.InteractionResponse) Action
 	// onWeb handles the outcome of the web request the user approved.
 	onWeb func(c *Call, content string, err error) Action
+	// onTask handles the end of a wait for a background task (awaits): the
+	// task's completion, or nil when the wait timed out.
+	awaits bool
+	onTask func(c *Call, done *agentv1.BackgroundTaskCompletion) Action
 }
 
 // runs is where a tool's steps run.

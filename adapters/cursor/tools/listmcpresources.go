@@ -1,0 +1,61 @@
+package tools
+
+import (
+	"fmt"
+	"strings"
+
+	agentv1 "keygate/gen/cursor/agent/v1"
+)
+
+// listMcpResourcesTool lists the resources (files, records, documents) the
+// client's MCP servers offer.
+var listMcpResourcesTool = &tool{
+	name:   "ListMcpResources",
+	modes:  everyMode,
+	runs:   onClient,
+	start:  (*Call).startListResources,
+	onExec: (*Call).onListResources,
+}
+
+func (c *Call) startListResources() (Action, error) {
+	args := &agentv1.ListMcpResourcesExecArgs{Server: optStr(c.str("server"))}
+	c.card.Tool = &agentv1.ToolCall_ListMcpResourcesToolCall{ListMcpResourcesToolCall: &agentv1.ListMcpResourcesToolCall{Args: args}}
+	return c.exec(func(m *agentv1.ExecServerMessage) {
+		m.Message = &agentv1.ExecServerMessage_ListMcpResourcesExecArgs{ListMcpResourcesExecArgs: args}
+	}), nil
+}
+
+func (c *Call) onListResources(m *agentv1.ExecClientMessage) Action {
+	r := m.GetListMcpResourcesExecResult()
+	if r == nil {
+		return c.unexpected(m)
+	}
+	c.card.GetListMcpResourcesToolCall().Result = r
+	switch x := r.GetResult().(type) {
+	case *agentv1.ListMcpResourcesExecResult_Success:
+		if len(x.Success.GetResources()) == 0 {
+			return c.finish("No MCP resources.", false)
+		}
+		var b strings.Builder
+		for _, res := range x.Success.GetResources() {
+			fmt.Fprintf(&b, "- %s (server %s", res.GetUri(), res.GetServer())
+			if res.GetName() != "" {
+				fmt.Fprintf(&b, ", name %q", res.GetName())
+			}
+			if res.GetMimeType() != "" {
+				b.WriteString(", " + res.GetMimeType())
+			}
+			b.WriteString(")")
+			if res.GetDescription() != "" {
+				b.WriteString(": " + res.GetDescription())
+			}
+			b.WriteString("\n")
+		}
+		return c.finish(b.String(), false)
+	case *agentv1.ListMcpResourcesExecResult_Rejected:
+		return c.finish("The user declined listing MCP resources. "+x.Rejected.GetReason(), false)
+	case *agentv1.ListMcpResourcesExecResult_Error:
+		return c.fail("listing MCP resources failed: " + x.Error.GetError())
+	}
+	return c.fail(describe("list MCP resources", r))
+}
