@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"keygate/adapters/cursor/tools"
 	"keygate/app/run"
 	"keygate/domain/conversation"
 	"keygate/domain/llm"
@@ -37,8 +38,10 @@ type Input struct {
 	// BaseCheckpointID is the checkpoint an edited message branches from.
 	BaseCheckpointID string
 	Now              time.Time
-	// Web says the server can search and fetch (WebSearch, WebFetch).
-	Web bool
+	// Web says which of WebSearch and WebFetch the server can run (a
+	// search backend, the fetcher); the request context may switch either
+	// off (WebAccess).
+	Web tools.WebAccess
 	// Images, when not nil, are the user message's images already
 	// resolved (stored as blobs); otherwise only inline image bytes count.
 	Images []llm.Image
@@ -87,7 +90,7 @@ func Compile(in Input) (Output, error) {
 	}
 	out := Output{Mode: mode, MCP: directMCP(in.Request.GetMcpTools().GetMcpTools(), rc.GetTools()),
 		Servers: rc.GetMcpMetaToolOptions().GetMcpDescriptors()}
-	p.Prompt, err = Prompt(mode, in.ModelName, out.MCP, in.Web)
+	p.Prompt, err = Prompt(mode, in.ModelName, out.MCP, WebAccess(in.Web, rc))
 	if err != nil {
 		return Output{}, err
 	}
@@ -109,6 +112,23 @@ func Compile(in Input) (Output, error) {
 	}
 	out.UserMessage, out.EventID, out.Run = o.user, o.eventID, p
 	return out, nil
+}
+
+// WebAccess is the web tools a turn offers: those the server can run,
+// minus those the client switched off. The client's request context says
+// web_search_enabled and web_fetch_enabled (Cursor's settings for the
+// agent's web tools); a client that says nothing leaves them on.
+func WebAccess(server tools.WebAccess, rc *agentv1.RequestContext) tools.WebAccess {
+	if rc == nil {
+		return server
+	}
+	if rc.WebSearchEnabled != nil && !rc.GetWebSearchEnabled() {
+		server.Search = false
+	}
+	if rc.WebFetchEnabled != nil && !rc.GetWebFetchEnabled() {
+		server.Fetch = false
+	}
+	return server
 }
 
 // initial adds the request context to in and asks domain/turn which

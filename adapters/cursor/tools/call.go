@@ -7,6 +7,7 @@ import (
 
 	"keygate/domain/llm"
 	agentv1 "keygate/gen/cursor/agent/v1"
+	"keygate/ports"
 )
 
 // Env is what a call needs to know about its run.
@@ -48,6 +49,14 @@ type Action struct {
 type Web struct {
 	Search string
 	Fetch  string
+}
+
+// WebOutcome is what the server got for a Web request: the search results
+// or the fetched page, or the error that ended it.
+type WebOutcome struct {
+	Results []ports.WebResult
+	Page    ports.WebPage
+	Err     error
 }
 
 // Call is one tool call of a round, from dispatch to its result. It is not
@@ -179,11 +188,11 @@ func (c *Call) OnInteraction(r *agentv1.InteractionResponse) Action {
 }
 
 // OnWeb completes an approved search or fetch with what the server got.
-func (c *Call) OnWeb(content string, err error) Action {
+func (c *Call) OnWeb(o WebOutcome) Action {
 	if c.done || c.wait != waitWeb {
 		return Action{}
 	}
-	return c.tool.onWeb(c, content, err)
+	return c.tool.onWeb(c, o)
 }
 
 // OnThrow fails the call with the client's error.
