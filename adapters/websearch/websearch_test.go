@@ -163,7 +163,9 @@ var _ = Describe("Brave Search", func() {
 	})
 
 	It("cuts a long query at a word boundary within the API's 400 characters and asks at most 20 results", func() {
-		f := newFake(func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 200, `{"type":"search","web":{"results":[]}}`) })
+		f := newFake(func(w http.ResponseWriter, r *http.Request) {
+			writeJSON(w, 200, `{"type":"search","web":{"results":[]}}`)
+		})
 		b, _ := websearch.NewBrave(websearch.Options{BaseURL: f.URL, APIKey: key, HTTP: client()})
 		_, err := b.Search(context.Background(), strings.Repeat("word ", 200), 50)
 		Expect(err).NotTo(HaveOccurred())
@@ -238,4 +240,3 @@ var _ = Describe("Every search backend", func() {
 		})
 	}
 })
-
