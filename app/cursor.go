@@ -84,12 +84,13 @@ func NewUpstream(cfg config.Config, policy *egress.Policy, logger *zap.Logger) (
 }
 
 // NewCursorServer builds the Cursor protocol adapter: the run layer on the
-// engine (each turn a trace of its own), model lists merged with Cursor's,
+// engine (each turn a trace of its own) with the web tools configured,
+// model lists merged with Cursor's,
 // foreign appends relayed to Cursor, and the transport routes; with a relay,
 // appends reach the replica holding their run's RunSSE. With an agent
 // listener, GetServerConfig sends clients that keep HTTP/2 on to it. The
 // cleanup ends every open transport.
-func NewCursorServer(engine *run.Engine, store *relstore.Store, tenancy *company.Tenancy, models *appcontrol.Models, fwd *upstream.Forwarder, relay ports.AppendRelay, tr *tracing.Tracing, budgets *company.Budgets, agentListener *AgentListener, logger *zap.Logger) (*cursor.Server, func(), error) {
+func NewCursorServer(engine *run.Engine, store *relstore.Store, tenancy *company.Tenancy, models *appcontrol.Models, fwd *upstream.Forwarder, relay ports.AppendRelay, tr *tracing.Tracing, budgets *company.Budgets, agentListener *AgentListener, web WebTools, logger *zap.Logger) (*cursor.Server, func(), error) {
 	st := store.Stores()
 	handler, err := agent.New(agent.Options{
 		Engine:        engine,
@@ -97,6 +98,8 @@ func NewCursorServer(engine *run.Engine, store *relstore.Store, tenancy *company
 		Runs:          st.Runs,
 		Blobs:         st.Blobs,
 		Models:        models,
+		Search:        web.Search,
+		Fetch:         web.Fetch,
 		Logger:        logger.Named("cursor"),
 	})
 	if err != nil {
