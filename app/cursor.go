@@ -19,6 +19,7 @@ import (
 	"keygate/adapters/ca"
 	"keygate/adapters/cursor"
 	"keygate/adapters/cursor/agent"
+	"keygate/adapters/cursor/picker"
 	"keygate/adapters/cursor/transport"
 	"keygate/adapters/cursor/unary"
 	"keygate/adapters/cursorproxy"
@@ -310,7 +311,8 @@ func caCertificate(a *ca.Authority) http.Handler {
 	})
 }
 
-// modelCatalog publishes the enabled models to Cursor's model picker.
+// modelCatalog publishes the enabled models to Cursor's model picker, each
+// with the parameters its provider supports.
 type modelCatalog struct{ models *appcontrol.Models }
 
 func (c modelCatalog) Models(ctx context.Context, _ http.Header) ([]unary.Model, error) {
@@ -324,13 +326,15 @@ func (c modelCatalog) Models(ctx context.Context, _ http.Header) ([]unary.Model,
 		if !cfg.Enabled {
 			continue
 		}
+		p := picker.For(cfg)
 		out = append(out, unary.Model{
 			ID:          cfg.ID,
 			DisplayName: cfg.DisplayName,
 			Badge:       badge(cfg.BaseURL),
 			Description: cfg.Tooltip,
-			Thinking:    cfg.ReasoningEffort != "",
+			Thinking:    len(p.Efforts) > 0,
 			Images:      cfg.SupportsImages,
+			Picker:      p,
 		})
 	}
 	return out, nil
