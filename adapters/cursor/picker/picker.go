@@ -187,7 +187,7 @@ func (o Options) Definitions() []*aiserverv1.ModelParameterDefinition {
 		defs = append(defs, &aiserverv1.ModelParameterDefinition{
 			Id: ParamReasoning, Name: "Reasoning", MarkdownTooltip: proto.String("How much the model thinks before it answers."),
 			IsCycleableByHotkey: proto.Bool(true),
-			ParameterType: &aiserverv1.ModelParameterDefinition_ModelParameterType{EnumParameter: &aiserverv1.ModelParameterDefinition_EnumParameterDefinition{Values: values}},
+			ParameterType:       &aiserverv1.ModelParameterDefinition_ModelParameterType{EnumParameter: &aiserverv1.ModelParameterDefinition_EnumParameterDefinition{Values: values}},
 		})
 	}
 	if o.Fast {
