@@ -144,10 +144,18 @@ func plainText(s string) string {
 		case html.TextToken:
 			b.Write(z.Text())
 		case html.StartTagToken, html.EndTagToken, html.SelfClosingTagToken:
-			b.WriteByte(' ')
+			// Inline markup (<strong>, <em>) joins its neighbours; a break
+			// or a block separates words.
+			if name, _ := z.TagName(); blockTags[string(name)] {
+				b.WriteByte(' ')
+			}
 		}
 	}
 }
+
+// blockTags separate the words around them.
+var blockTags = map[string]bool{"br": true, "p": true, "div": true, "li": true, "ul": true, "ol": true, "tr": true, "td": true, "th": true,
+	"h1": true, "h2": true, "h3": true, "h4": true, "h5": true, "h6": true, "hr": true, "blockquote": true, "pre": true, "table": true}
 
 // result builds a ports.WebResult from a backend's fields; one without an
 // http(s) URL is dropped.

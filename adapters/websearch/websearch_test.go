@@ -80,7 +80,7 @@ const braveAnswer = `{
     "type": "search",
     "results": [
       {"type": "search_result", "subtype": "generic", "title": "Keygate <strong>egress</strong> policy", "url": "https://docs.example.org/egress",
-       "is_source_local": false, "is_source_both": false, "description": "The <strong>egress</strong> policy decides every connection &amp; more.",
+       "is_source_local": false, "is_source_both": false, "description": "The <strong>egress</strong> policy decides every <em>connection</em>, &amp; more.<br>Next line.",
        "profile": {"name": "Example", "url": "https://docs.example.org/egress", "long_name": "docs.example.org", "img": "https://imgs.search.brave.com/x"},
        "language": "en", "family_friendly": true, "extra_snippets": ["another excerpt"]},
       {"type": "search_result", "title": "No description", "url": "https://b.example.com/", "description": "", "extra_snippets": ["from extra snippets"], "family_friendly": true}
@@ -140,7 +140,7 @@ var _ = Describe("Brave Search", func() {
 		res, err := b.Search(context.Background(), "keygate egress", 5)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res).To(Equal([]ports.WebResult{
-			{Title: "Keygate egress policy", URL: "https://docs.example.org/egress", Snippet: "The egress policy decides every connection & more."},
+			{Title: "Keygate egress policy", URL: "https://docs.example.org/egress", Snippet: "The egress policy decides every connection, & more. Next line."},
 			{Title: "No description", URL: "https://b.example.com/", Snippet: "from extra snippets"},
 		}))
 		r := f.requests()[0]
