@@ -197,6 +197,22 @@ var _ = Describe("Fetch", func() {
 		Expect(page.Text).To(HaveSuffix("[Keygate cut the page here: it is longer than 65536 bytes.]"))
 	})
 
+	It("stops reading an endless page at its byte cap instead of waiting for its end", func() {
+		in := newInternet()
+		in.page("http://endless.example.test/", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/plain")
+			chunk := bytes.Repeat([]byte("b"), 32<<10)
+			for r.Context().Err() == nil {
+				if _, err := w.Write(chunk); err != nil {
+					return
+				}
+			}
+		})
+		page, err := fetcher(in, webfetch.Options{MaxBytes: 256 << 10, Timeout: 5 * time.Second}, nil).Fetch(ctx, "http://endless.example.test/")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(page.Truncated).To(BeTrue())
+	})
+
 	It("cuts the text handed on at its text cap without splitting a character", func() {
 		in := newInternet()
 		in.page("http://long.example.test/", func(w http.ResponseWriter, _ *http.Request) {
