@@ -96,7 +96,7 @@ func NewModels(ctx context.Context, logger *zap.Logger, store *relstore.Store, b
 // NewControlRoutes mounts the control API and the console.
 // A member sees only their own calls, dashboard and conversations, and may
 // not change the configuration (adapters/control enforces the roles).
-func NewControlRoutes(endpoint ProxyEndpoint, logger *zap.Logger, store *relstore.Store, tenancy *company.Tenancy, settings *appcontrol.Settings, models *appcontrol.Models, gate *auth.Gate) ControlRoutes {
+func NewControlRoutes(endpoint ProxyEndpoint, web WebTools, logger *zap.Logger, store *relstore.Store, tenancy *company.Tenancy, settings *appcontrol.Settings, models *appcontrol.Models, gate *auth.Gate) ControlRoutes {
 	calls := tenancy.CallLister(store.CallRecords())
 	return control.Routes(control.Options{
 		Models:   models,
@@ -106,7 +106,7 @@ func NewControlRoutes(endpoint ProxyEndpoint, logger *zap.Logger, store *relstor
 		Dashboard: appcontrol.NewDashboard(calls, settings, nil),
 		Conversations: appcontrol.NewConversations(tenancy.Conversations(store.Conversations()),
 			tenancy.ConsoleConversations(store.Stores().Conversations)),
-		Setup:   cursorSetup(endpoint),
+		Setup:   cursorSetup(endpoint, web),
 		Console: console.Dist(),
 		Guard:   gate.Guard,
 		Logger:  logger,
@@ -123,10 +123,14 @@ func NewRetention(store *relstore.Store, settings *appcontrol.Settings) *appcont
 
 // cursorSetup answers the console's Connect Cursor page: the proxy URL
 // developers use (https:// when the proxy speaks TLS or sits behind a TLS
-// terminator) and the command that writes it into Cursor's settings.
-func cursorSetup(endpoint ProxyEndpoint) func(context.Context) (control.Setup, error) {
+// terminator), the command that writes it into Cursor's settings, and
+// which of the agent's web tools this installation offers, or why not.
+func cursorSetup(endpoint ProxyEndpoint, web WebTools) func(context.Context) (control.Setup, error) {
 	return func(context.Context) (control.Setup, error) {
-		s := control.Setup{CACertificateURL: "/ca.crt"}
+		s := control.Setup{CACertificateURL: "/ca.crt", AgentTools: []control.AgentTool{
+			{Name: "WebSearch", Offered: web.Search != nil, Detail: web.SearchStatus},
+			{Name: "WebFetch", Offered: web.Fetch != nil, Detail: web.FetchStatus},
+		}}
 		if endpoint.URL != "" {
 			s.ProxyURL = endpoint.URL
 			s.SetupCommand = "keygate cursor setup --proxy " + endpoint.URL

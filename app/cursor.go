@@ -19,6 +19,7 @@ import (
 	"keygate/adapters/ca"
 	"keygate/adapters/cursor"
 	"keygate/adapters/cursor/agent"
+	"keygate/adapters/cursor/picker"
 	"keygate/adapters/cursor/transport"
 	"keygate/adapters/cursor/unary"
 	"keygate/adapters/cursorproxy"
@@ -84,12 +85,13 @@ func NewUpstream(cfg config.Config, policy *egress.Policy, logger *zap.Logger) (
 }
 
 // NewCursorServer builds the Cursor protocol adapter: the run layer on the
-// engine (each turn a trace of its own), model lists merged with Cursor's,
+// engine (each turn a trace of its own) with the web tools configured,
+// model lists merged with Cursor's,
 // foreign appends relayed to Cursor, and the transport routes; with a relay,
 // appends reach the replica holding their run's RunSSE. With an agent
 // listener, GetServerConfig sends clients that keep HTTP/2 on to it. The
 // cleanup ends every open transport.
-func NewCursorServer(engine *run.Engine, store *relstore.Store, tenancy *company.Tenancy, models *appcontrol.Models, fwd *upstream.Forwarder, relay ports.AppendRelay, tr *tracing.Tracing, budgets *company.Budgets, agentListener *AgentListener, logger *zap.Logger) (*cursor.Server, func(), error) {
+func NewCursorServer(engine *run.Engine, store *relstore.Store, tenancy *company.Tenancy, models *appcontrol.Models, fwd *upstream.Forwarder, relay ports.AppendRelay, tr *tracing.Tracing, budgets *company.Budgets, agentListener *AgentListener, web WebTools, logger *zap.Logger) (*cursor.Server, func(), error) {
 	st := store.Stores()
 	handler, err := agent.New(agent.Options{
 		Engine:        engine,
@@ -97,6 +99,8 @@ func NewCursorServer(engine *run.Engine, store *relstore.Store, tenancy *company
 		Runs:          st.Runs,
 		Blobs:         st.Blobs,
 		Models:        models,
+		Search:        web.Search,
+		Fetch:         web.Fetch,
 		Logger:        logger.Named("cursor"),
 	})
 	if err != nil {
@@ -307,7 +311,8 @@ func caCertificate(a *ca.Authority) http.Handler {
 	})
 }
 
-// modelCatalog publishes the enabled models to Cursor's model picker.
+// modelCatalog publishes the enabled models to Cursor's model picker, each
+// with the parameters its provider supports.
 type modelCatalog struct{ models *appcontrol.Models }
 
 func (c modelCatalog) Models(ctx context.Context, _ http.Header) ([]unary.Model, error) {
@@ -321,13 +326,15 @@ func (c modelCatalog) Models(ctx context.Context, _ http.Header) ([]unary.Model,
 		if !cfg.Enabled {
 			continue
 		}
+		p := picker.For(cfg)
 		out = append(out, unary.Model{
 			ID:          cfg.ID,
 			DisplayName: cfg.DisplayName,
 			Badge:       badge(cfg.BaseURL),
 			Description: cfg.Tooltip,
-			Thinking:    cfg.ReasoningEffort != "",
+			Thinking:    len(p.Efforts) > 0,
 			Images:      cfg.SupportsImages,
+			Picker:      p,
 		})
 	}
 	return out, nil

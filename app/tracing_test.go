@@ -91,7 +91,7 @@ func newStack(ctx context.Context, o stackOptions, providerURL string) (ts *http
 	DeferCleanup(stopEngine)
 	fwd, err := app.NewUpstream(cfg, policy, log)
 	Expect(err).NotTo(HaveOccurred())
-	srv, closeRoutes, err := app.NewCursorServer(engine, store, tenancy, models, fwd, nil, tr, budgets, nil, log)
+	srv, closeRoutes, err := app.NewCursorServer(engine, store, tenancy, models, fwd, nil, tr, budgets, nil, app.WebTools{}, log)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(closeRoutes)
 	routes := app.NewCursorRoutes(srv)

@@ -26,6 +26,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		NewRetention,
 		NewEngine,
 		NewUpstream,
+		NewWebTools,
 		NewCursorServer,
 		NewCursorRoutes,
 		OpenAgentListener,

@@ -36,15 +36,33 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	tenancy := NewTenancy(store)
-	auditor := NewAuditor(store)
-	settings, err := LoadSettings(ctx, store, auditor)
+	secretBox, err := OpenSecretBox(dataDir)
 	if err != nil {
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	secretBox, err := OpenSecretBox(dataDir)
+	gate, err := NewAuthGate(ctx, secretBox, store, logger)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	policy, err := NewEgress(ctx, cfg, gate, logger)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	webTools, err := NewWebTools(cfg, policy, logger)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	tenancy := NewTenancy(store)
+	auditor := NewAuditor(store)
+	settings, err := LoadSettings(ctx, store, auditor)
 	if err != nil {
 		cleanup2()
 		cleanup()
@@ -64,20 +82,6 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	gate, err := NewAuthGate(ctx, secretBox, store, logger)
-	if err != nil {
-		cleanup3()
-		cleanup2()
-		cleanup()
-		return nil, nil, err
-	}
-	policy, err := NewEgress(ctx, cfg, gate, logger)
-	if err != nil {
-		cleanup3()
-		cleanup2()
-		cleanup()
-		return nil, nil, err
-	}
 	modelProvider := NewModelProvider(logger, store, settings, metrics, tracing, budgets, policy)
 	models, err := NewModels(ctx, logger, store, secretBox, modelProvider, auditor, policy)
 	if err != nil {
@@ -86,7 +90,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	controlRoutes := NewControlRoutes(proxyEndpoint, logger, store, tenancy, settings, models, gate)
+	controlRoutes := NewControlRoutes(proxyEndpoint, webTools, logger, store, tenancy, settings, models, gate)
 	tokens := NewTokens(store, auditor)
 	accountRoutes := NewAccountRoutes(cfg, gate, tokens, auditor, metrics)
 	authority, err := OpenCA(cfg, dataDir)
@@ -130,7 +134,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	cursorServer, cleanup7, err := NewCursorServer(engine, store, tenancy, models, forwarder, appendRelay, tracing, budgets, agentListener, logger)
+	cursorServer, cleanup7, err := NewCursorServer(engine, store, tenancy, models, forwarder, appendRelay, tracing, budgets, agentListener, webTools, logger)
 	if err != nil {
 		cleanup6()
 		cleanup5()

@@ -16,6 +16,17 @@ type Setup struct {
 	PersonalToken    string
 	CACertificateURL string
 	SetupCommand     string
+	// AgentTools are the tools Keygate runs itself and whether it offers
+	// them.
+	AgentTools []AgentTool
+}
+
+// AgentTool is one server-side tool of the agent: Detail says through what
+// it runs, or what an administrator sets to offer it.
+type AgentTool struct {
+	Name    string
+	Offered bool
+	Detail  string
 }
 
 // setupService implements controlv1connect.SetupServiceHandler.
@@ -30,6 +41,10 @@ func (h *setupService) GetCursorSetup(ctx context.Context, _ *connect.Request[co
 	if err != nil {
 		return nil, connect.NewError(connect.CodeUnavailable, err)
 	}
-	return connect.NewResponse(&controlv1.GetCursorSetupResponse{ProxyUrl: s.ProxyURL, PersonalToken: s.PersonalToken,
-		CaCertificateUrl: s.CACertificateURL, SetupCommand: s.SetupCommand}), nil
+	resp := &controlv1.GetCursorSetupResponse{ProxyUrl: s.ProxyURL, PersonalToken: s.PersonalToken,
+		CaCertificateUrl: s.CACertificateURL, SetupCommand: s.SetupCommand}
+	for _, t := range s.AgentTools {
+		resp.AgentTools = append(resp.AgentTools, &controlv1.AgentTool{Name: t.Name, Offered: t.Offered, Detail: t.Detail})
+	}
+	return connect.NewResponse(resp), nil
 }

@@ -14,11 +14,14 @@ import (
 	"keygate/adapters/cursor"
 	"keygate/adapters/cursor/cursortest"
 	"keygate/adapters/cursor/frame"
+	"keygate/adapters/cursor/picker"
 	"keygate/adapters/cursor/unary"
+	"keygate/domain/llm"
 	agentv1 "keygate/gen/cursor/agent/v1"
 	"keygate/gen/cursor/agent/v1/agentv1connect"
 	aiserverv1 "keygate/gen/cursor/aiserver/v1"
 	"keygate/gen/cursor/aiserver/v1/aiserverv1connect"
+	"keygate/ports"
 )
 
 // staticCatalog serves fixed models, or fails.
@@ -80,7 +83,8 @@ var _ = Describe("Unary services", func() {
 		}}
 		opts = cursor.Options{Transport: cursortest.FastTimings(), Unary: unary.Options{
 			Catalog: staticCatalog{models: []unary.Model{
-				{ID: "kg-1", DisplayName: "Team GPT", Badge: "openai.example", Thinking: true},
+				{ID: "kg-1", DisplayName: "Team GPT", Badge: "openai.example", Thinking: true,
+					Picker: picker.For(ports.ModelConfig{ModelID: "gpt-5.5", ProviderKind: llm.ProviderOpenAIResponses, BaseURL: "https://api.openai.com/v1"})},
 				{ID: "kg-2", DisplayName: "Team Claude", ShortName: "Claude"},
 			}},
 			Upstream: upstream,
@@ -145,6 +149,24 @@ var _ = Describe("Unary services", func() {
 			Expect(kg.GetSupportsThinking()).To(BeTrue())
 			Expect(kg.GetModelPickerBadges()[0].GetLabel()).To(Equal("openai.example"))
 			Expect(resp.Msg.GetModels()[2].GetInputboxShortModelName()).To(Equal("Claude"))
+		})
+
+		It("advertises each model's parameters, variants and context windows, and nothing for a model without choices", func() {
+			resp, err := ai.AvailableModels(ctx, connect.NewRequest(&aiserverv1.AvailableModelsRequest{UseModelParameters: proto.Bool(true)}))
+			Expect(err).NotTo(HaveOccurred())
+			gpt := resp.Msg.GetModels()[1]
+			var ids []string
+			for _, d := range gpt.GetParameterDefinitions() {
+				ids = append(ids, d.GetId())
+			}
+			Expect(ids).To(Equal([]string{"reasoning", "fast", "context"}))
+			Expect(gpt.GetVariants()).NotTo(BeEmpty())
+			Expect(gpt.GetContextTokenLimit()).To(BeEquivalentTo(272000))
+			Expect(gpt.GetContextTokenLimitForMaxMode()).To(BeEquivalentTo(1050000))
+			claude := resp.Msg.GetModels()[2]
+			Expect(claude.GetParameterDefinitions()).To(BeEmpty())
+			Expect(claude.GetVariants()).To(BeEmpty())
+			Expect(claude.ContextTokenLimit).To(BeNil())
 		})
 
 		Context("when upstream fails", func() {

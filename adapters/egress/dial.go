@@ -25,6 +25,10 @@ const (
 // Originated until it is closed. Its signature is http.Transport's
 // DialContext.
 func (p *Policy) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	return p.dial(ctx, network, addr, false)
+}
+
+func (p *Policy) dial(ctx context.Context, network, addr string, public bool) (net.Conn, error) {
 	switch network {
 	case "tcp", "tcp4", "tcp6":
 	default:
@@ -46,7 +50,7 @@ func (p *Policy) DialContext(ctx context.Context, network, addr string) (net.Con
 			if err != nil {
 				return fmt.Errorf("egress: dial %s: %w", address, err)
 			}
-			return p.decide(host, ap)
+			return p.decide(host, ap, public)
 		},
 	}
 	conn, err := d.DialContext(ctx, network, addr)

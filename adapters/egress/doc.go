@@ -54,6 +54,12 @@
 // configured. A redirect from https to http on the same host is another
 // origin too.
 //
+// Destinations a model chose. The agent's web fetch dials through Public, a
+// view of the same policy that allows public addresses only: rules 1 and 2
+// hold, the outbound proxy may be dialled, and neither the allow-list nor a
+// laptop opens loopback, link-local, private or shared addresses, because a
+// URL in a prompt is not an administrator's choice.
+//
 // Originated tells whether an open connection was dialled by Keygate, so
 // that a request arriving on a connection Keygate itself opened (through a
 // load balancer that keeps the source address) is never trusted as coming

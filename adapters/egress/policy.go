@@ -41,6 +41,9 @@ type RefusedError struct {
 	// Own is set for Keygate's own listeners and database, which no
 	// allow-list opens.
 	Own bool
+	// Public is set for a refusal of the public-only view (Policy.Public),
+	// which no allow-list opens either.
+	Public bool
 }
 
 func (e *RefusedError) Error() string {
@@ -51,6 +54,10 @@ func (e *RefusedError) Error() string {
 	if e.Own {
 		return "outbound connection to " + at + " refused: " + e.Reason +
 			"; Keygate never connects there on anyone's behalf, whatever " + AllowSetting + " says"
+	}
+	if e.Public {
+		return "outbound connection to " + at + " refused: " + e.Reason +
+			"; a destination a model chose (a web fetch) must be a public address"
 	}
 	return "outbound connection to " + at + " refused: " + e.Reason +
 		"; an administrator can allow it with " + AllowSetting + "=" + e.Dest
@@ -278,8 +285,10 @@ func proxyEndpoint(raw string) (endpoint, bool) {
 }
 
 // decide is the policy for a connection to ap asked for as host (a name or
-// the IP literal). See the package documentation for the order.
-func (p *Policy) decide(host string, ap netip.AddrPort) error {
+// the IP literal). See the package documentation for the order; public is
+// the public-only view (Policy.Public), which skips the allow-list and the
+// laptop's exception.
+func (p *Policy) decide(host string, ap netip.AddrPort, public bool) error {
 	ip, port := ap.Addr().Unmap().WithZone(""), ap.Port()
 	ap = netip.AddrPortFrom(ip, port)
 	dest := func() string { return net.JoinHostPort(host, strconv.Itoa(int(port))) }
@@ -287,19 +296,21 @@ func (p *Policy) decide(host string, ap netip.AddrPort) error {
 		return &RefusedError{Dest: dest(), Addr: ap, Own: true, Reason: "it is Keygate's own listener or database"}
 	}
 	if ip.IsUnspecified() {
-		return &RefusedError{Dest: dest(), Addr: ap, Reason: "the unspecified address means this machine"}
+		return &RefusedError{Dest: dest(), Addr: ap, Reason: "the unspecified address means this machine", Public: public}
 	}
 	if p.isProxy(host, ip, port) {
 		return nil
+	}
+	if p.guard.SafeAddr(ip) == nil {
+		return nil
+	}
+	if public {
+		return &RefusedError{Dest: dest(), Addr: ap, Reason: class(ip), Public: true}
 	}
 	for _, e := range p.allow {
 		if e.Matches(host, ip, port) {
 			return nil
 		}
-	}
-	guardErr := p.guard.SafeAddr(ip)
-	if guardErr == nil {
-		return nil
 	}
 	if p.laptop && (ip.IsLoopback() || ip.IsPrivate() || sharedSpace.Contains(ip)) {
 		return nil
@@ -410,18 +421,22 @@ func (p *Policy) refusedByName(host string, port uint16) error {
 // the full policy, names that mean this machine as loopback, names of
 // Keygate's own addresses refused; other names are left to the proxy.
 func (p *Policy) CheckProxied(_ context.Context, hostport string) error {
+	return p.checkProxied(hostport, false)
+}
+
+func (p *Policy) checkProxied(hostport string, public bool) error {
 	host, port, err := splitHostPort(hostport)
 	if err != nil {
 		return err
 	}
 	if ip, err := netip.ParseAddr(host); err == nil {
-		return p.decide(host, netip.AddrPortFrom(ip, port))
+		return p.decide(host, netip.AddrPortFrom(ip, port), public)
 	}
 	if err := p.refusedByName(host, port); err != nil {
 		return err
 	}
 	if localName(canonicalName(host)) {
-		return p.decide(host, netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), port))
+		return p.decide(host, netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), port), public)
 	}
 	return nil
 }
@@ -463,7 +478,7 @@ func (p *Policy) CheckURL(ctx context.Context, rawURL string) error {
 		return nil // unresolvable here is not a refusal; the dial decides
 	}
 	for _, ip := range ips {
-		if err := p.decide(host, netip.AddrPortFrom(ip, port)); err != nil {
+		if err := p.decide(host, netip.AddrPortFrom(ip, port), false); err != nil {
 			return err
 		}
 	}

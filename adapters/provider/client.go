@@ -117,6 +117,9 @@ func (c *Client) Stream(ctx context.Context, call ports.ModelCall) (ports.ModelS
 	for name, value := range ep.Headers {
 		req.Header.Set(name, template([]byte(value), call.ConversationID, false))
 	}
+	if p.Headers != nil {
+		p.Headers(req.Header, call.Request)
+	}
 	rec.request(req, body, ep.APIKey)
 
 	dog := newWatchdog(c.idle, cancel)

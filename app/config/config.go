@@ -91,7 +91,32 @@ type Config struct {
 	// (Prometheus authorization.credentials); empty leaves it open with
 	// local sign-in and closed (403) in company mode.
 	MetricsToken string
+	// WebSearch is the backend of the agent's WebSearch tool: "" (none, the
+	// tool is not offered), WebSearchSearXNG (a SearXNG instance's JSON API
+	// at WebSearchURL) or WebSearchBrave (the Brave Search API, by key).
+	// Searches go through the outbound policy like provider calls: a
+	// SearXNG on a private address needs EgressAllow in company mode.
+	WebSearch string
+	// WebSearchURL is the search backend's base URL: required for SearXNG;
+	// for Brave it replaces https://api.search.brave.com (a gateway in
+	// front of it).
+	WebSearchURL string
+	// WebSearchKey is the commercial backend's API key. It is a secret:
+	// read from the environment only (never a flag, which would show in
+	// the process list), or from the file WebSearchKeyFile names.
+	WebSearchKey     string
+	WebSearchKeyFile string
+	// WebFetch offers the agent's WebFetch tool (on by default): Keygate
+	// fetches a page the user approved and turns it into text. Fetches
+	// reach public addresses only, whatever EgressAllow says.
+	WebFetch bool
 }
+
+// The search backends of Config.WebSearch.
+const (
+	WebSearchSearXNG = "searxng"
+	WebSearchBrave   = "brave"
+)
 
 // Environment variable names, one per flag.
 const (
@@ -118,6 +143,13 @@ const (
 	// EnvMetricsToken is a secret: it is never logged, and there is no flag
 	// for it (a flag would show in the process list).
 	EnvMetricsToken = "KEYGATE_METRICS_TOKEN"
+	EnvWebSearch    = "KEYGATE_WEB_SEARCH"
+	EnvWebSearchURL = "KEYGATE_WEB_SEARCH_URL"
+	// EnvWebSearchKey is a secret: it is never logged, and there is no flag
+	// for it; EnvWebSearchKeyFile names a file holding it instead.
+	EnvWebSearchKey     = "KEYGATE_WEB_SEARCH_KEY"
+	EnvWebSearchKeyFile = "KEYGATE_WEB_SEARCH_KEY_FILE"
+	EnvWebFetch         = "KEYGATE_WEB_FETCH"
 )
 
 // DefaultListen and DefaultProxyListen are loopback only: a laptop install
@@ -159,6 +191,7 @@ func Default() Config {
 		ShutdownTimeout:  5 * time.Second,
 		ProxyListen:      DefaultProxyListen,
 		ProxyPassthrough: slices.Clone(DefaultProxyPassthrough),
+		WebFetch:         true,
 	}
 }
 
@@ -190,6 +223,13 @@ func Load(args []string, getenv func(string) string, out io.Writer) (Config, err
 	envString(getenv, EnvCAKey, &cfg.CAKey)
 	envString(getenv, EnvBudgetsFile, &cfg.BudgetsFile)
 	envString(getenv, EnvMetricsToken, &cfg.MetricsToken)
+	envString(getenv, EnvWebSearch, &cfg.WebSearch)
+	envString(getenv, EnvWebSearchURL, &cfg.WebSearchURL)
+	envString(getenv, EnvWebSearchKey, &cfg.WebSearchKey)
+	envString(getenv, EnvWebSearchKeyFile, &cfg.WebSearchKeyFile)
+	if err := envBool(getenv, EnvWebFetch, &cfg.WebFetch); err != nil {
+		return Config{}, err
+	}
 
 	fs := flag.NewFlagSet("keygate serve", flag.ContinueOnError)
 	fs.SetOutput(out)
@@ -210,6 +250,10 @@ func Load(args []string, getenv func(string) string, out io.Writer) (Config, err
 	fs.StringVar(&cfg.CACert, "ca-cert", cfg.CACert, "company CA certificate (PEM) (env "+EnvCACert+")")
 	fs.StringVar(&cfg.CAKey, "ca-key", cfg.CAKey, "company CA key (PEM) (env "+EnvCAKey+")")
 	fs.StringVar(&cfg.BudgetsFile, "budgets", cfg.BudgetsFile, "JSON budget policy: per-user token, cost and concurrent-run limits (env "+EnvBudgetsFile+")")
+	fs.StringVar(&cfg.WebSearch, "web-search", cfg.WebSearch, "backend of the agent's WebSearch tool: searxng or brave; empty offers no web search (env "+EnvWebSearch+")")
+	fs.StringVar(&cfg.WebSearchURL, "web-search-url", cfg.WebSearchURL, "base URL of the search backend: the SearXNG instance, or a gateway in front of Brave Search (env "+EnvWebSearchURL+")")
+	fs.StringVar(&cfg.WebSearchKeyFile, "web-search-key-file", cfg.WebSearchKeyFile, "file holding the search backend's API key; or set "+EnvWebSearchKey+" (env "+EnvWebSearchKeyFile+")")
+	fs.BoolVar(&cfg.WebFetch, "web-fetch", cfg.WebFetch, "offer the agent's WebFetch tool: pages the user approved, public addresses only (env "+EnvWebFetch+")")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
@@ -350,8 +394,59 @@ func (c Config) Validate() error {
 	if c.ShutdownTimeout <= 0 {
 		errs = append(errs, errors.New("shutdown timeout must be positive"))
 	}
+	errs = append(errs, c.validateWebSearch()...)
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("invalid configuration: %w", err)
+	}
+	return nil
+}
+
+// validateWebSearch checks the search backend's settings together.
+func (c Config) validateWebSearch() []error {
+	var errs []error
+	switch c.WebSearch {
+	case "":
+		if c.WebSearchURL != "" || c.WebSearchKey != "" || c.WebSearchKeyFile != "" {
+			errs = append(errs, fmt.Errorf("web search URL or key set without a backend: set %s to %s or %s", EnvWebSearch, WebSearchSearXNG, WebSearchBrave))
+		}
+		return errs
+	case WebSearchSearXNG:
+		if c.WebSearchURL == "" {
+			errs = append(errs, fmt.Errorf("web search %s needs the instance's URL (%s), for example http://searxng:8080", WebSearchSearXNG, EnvWebSearchURL))
+		}
+	case WebSearchBrave:
+		if c.WebSearchKey == "" && c.WebSearchKeyFile == "" {
+			errs = append(errs, fmt.Errorf("web search %s needs an API key: set %s, or %s to a file holding it", WebSearchBrave, EnvWebSearchKey, EnvWebSearchKeyFile))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("web search backend %q is not one of %s, %s (or empty for none)", c.WebSearch, WebSearchSearXNG, WebSearchBrave))
+	}
+	if c.WebSearchKey != "" && c.WebSearchKeyFile != "" {
+		errs = append(errs, fmt.Errorf("set the web search key once: %s or %s, not both", EnvWebSearchKey, EnvWebSearchKeyFile))
+	}
+	if c.WebSearchURL != "" {
+		if err := searchURL(c.WebSearchURL); err != nil {
+			errs = append(errs, fmt.Errorf("web search URL (%s): %w", EnvWebSearchURL, err))
+		}
+	}
+	return errs
+}
+
+// searchURL accepts http(s)://host[:port][/path] without credentials or a
+// query: the backend's paths are appended to it.
+func searchURL(raw string) error {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return errors.New("not a URL")
+	case u.Scheme != "http" && u.Scheme != "https":
+		return errors.New("must start with http:// or https://")
+	case u.Hostname() == "":
+		return errors.New("has no host")
+	case u.User != nil:
+		return errors.New("must not carry credentials")
+	case u.RawQuery != "" || u.Fragment != "":
+		return errors.New("must have no query or fragment")
 	}
 	return nil
 }

@@ -177,4 +177,54 @@ var _ = Describe("config.Load", func() {
 			Expect(err).To(MatchError(ContainSubstring(`proxy URL "`+bad+`"`)), bad)
 		}
 	})
+
+	Describe("the agent's web tools", func() {
+		It("offer no web search and fetch public pages by default", func() {
+			cfg, err := config.Load(nil, env(nil), io.Discard)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(cfg.WebSearch).To(BeEmpty())
+			Expect(cfg.WebFetch).To(BeTrue())
+			cfg, err = config.Load([]string{"--web-fetch=false"}, env(nil), io.Discard)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(cfg.WebFetch).To(BeFalse())
+			cfg, err = config.Load(nil, env(map[string]string{config.EnvWebFetch: "off"}), io.Discard)
+			Expect(err).To(MatchError(ContainSubstring(config.EnvWebFetch)), "a boolean")
+			cfg, err = config.Load(nil, env(map[string]string{config.EnvWebFetch: "false"}), io.Discard)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(cfg.WebFetch).To(BeFalse())
+		})
+
+		It("search through a SearXNG instance, whose URL they need", func() {
+			cfg, err := config.Load(nil, env(map[string]string{config.EnvWebSearch: "searxng", config.EnvWebSearchURL: "http://searxng:8080"}), io.Discard)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(cfg.WebSearch).To(Equal(config.WebSearchSearXNG))
+			Expect(cfg.WebSearchURL).To(Equal("http://searxng:8080"))
+			_, err = config.Load([]string{"--web-search", "searxng"}, env(nil), io.Discard)
+			Expect(err).To(MatchError(ContainSubstring(config.EnvWebSearchURL)))
+			_, err = config.Load([]string{"--web-search", "searxng", "--web-search-url", "searxng:8080"}, env(nil), io.Discard)
+			Expect(err).To(MatchError(ContainSubstring("must start with http://")))
+		})
+
+		It("search through Brave with a key from the environment or a file, never a flag", func() {
+			cfg, err := config.Load([]string{"--web-search", "brave"}, env(map[string]string{config.EnvWebSearchKey: "BSA-secret"}), io.Discard)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(cfg.WebSearchKey).To(Equal("BSA-secret"))
+			cfg, err = config.Load([]string{"--web-search", "brave", "--web-search-key-file", "/run/secrets/brave"}, env(nil), io.Discard)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(cfg.WebSearchKeyFile).To(Equal("/run/secrets/brave"))
+			_, err = config.Load([]string{"--web-search", "brave"}, env(nil), io.Discard)
+			Expect(err).To(MatchError(And(ContainSubstring(config.EnvWebSearchKey), ContainSubstring(config.EnvWebSearchKeyFile))))
+			_, err = config.Load([]string{"--web-search-key", "BSA-secret"}, env(nil), io.Discard)
+			Expect(err).To(MatchError(ContainSubstring("flag provided but not defined")))
+			_, err = config.Load([]string{"--web-search", "brave", "--web-search-key-file", "/k"}, env(map[string]string{config.EnvWebSearchKey: "k"}), io.Discard)
+			Expect(err).To(MatchError(ContainSubstring("not both")))
+		})
+
+		It("refuse an unknown backend, and a URL or key without a backend, naming the setting", func() {
+			_, err := config.Load([]string{"--web-search", "google"}, env(nil), io.Discard)
+			Expect(err).To(MatchError(ContainSubstring(`web search backend "google"`)))
+			_, err = config.Load(nil, env(map[string]string{config.EnvWebSearchKey: "k"}), io.Discard)
+			Expect(err).To(MatchError(ContainSubstring(config.EnvWebSearch)))
+		})
+	})
 })

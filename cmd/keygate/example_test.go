@@ -27,6 +27,7 @@ var _ = Describe("deploy/company.env.example", func() {
 		config.EnvSingleReplica, config.EnvProxyListen, config.EnvProxyPassthrough, config.EnvProxyTLSCert,
 		config.EnvProxyTLSKey, config.EnvProxyURL, config.EnvAgentListen, config.EnvOutboundProxy,
 		config.EnvEgressAllow, config.EnvCACert, config.EnvCAKey, config.EnvBudgetsFile, config.EnvMetricsToken,
+		config.EnvWebSearch, config.EnvWebSearchURL, config.EnvWebSearchKey, config.EnvWebSearchKeyFile, config.EnvWebFetch,
 		auth.EnvMode, auth.EnvUserHeader, auth.EnvNameHeader, auth.EnvGroupsHeader, auth.EnvTrustedProxies,
 		auth.EnvAdminGroups, auth.EnvMemberGroups, auth.EnvSessionTTL, auth.EnvIssuer, auth.EnvClientID,
 		auth.EnvClientSecret, auth.EnvClientSecretFile, auth.EnvRedirectURL, auth.EnvScopes, auth.EnvUserClaim,

@@ -224,6 +224,11 @@ try {
     await page.goto(url + "/setup");
     await page.getByText("Download CA certificate").waitFor();
     await page.getByText("keygate cursor setup --proxy").waitFor();
+    // The agent's web tools: fetch on by default, search not configured and
+    // the setting that offers it named.
+    const tools = page.getByTestId("agent-tools");
+    await tools.getByText("WebFetch").waitFor();
+    await tools.getByText("not configured: set KEYGATE_WEB_SEARCH=searxng").waitFor();
     await shot("9-setup");
   });
 

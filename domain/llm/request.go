@@ -62,9 +62,15 @@ type Request struct {
 	// CacheKey scopes provider prompt caching (OpenAI prompt_cache_key); it is
 	// derived from the conversation, never from the run.
 	CacheKey string
-	// ServiceTier is passed through when set (for example "fast").
+	// ServiceTier asks for a processing tier: ServiceTierFast is the
+	// provider's faster, pricier processing (OpenAI's priority tier,
+	// Anthropic's fast mode), which each adapter writes its own way; any
+	// other value is passed through where the protocol has a tier field.
 	ServiceTier string
 }
+
+// ServiceTierFast is the provider-independent name of the fast tier.
+const ServiceTierFast = "fast"
 
 // Reasoning are the thinking settings of a request.
 type Reasoning struct {

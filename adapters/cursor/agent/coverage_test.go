@@ -9,7 +9,6 @@ import (
 	. "github.com/onsi/gomega"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"keygate/adapters/cursor/agent"
 	"keygate/adapters/cursor/cursortest"
 	"keygate/adapters/provider/providertest"
 	agentv1 "keygate/gen/cursor/agent/v1"
@@ -90,7 +89,7 @@ var toolCards = map[string]toolCard{
 	"list_mcp_resources_tool_call": {tool: "ListMcpResources", args: `{}`},
 	"read_mcp_resource_tool_call":  {tool: "FetchMcpResource", args: `{"server":"docs","uri":"docs://guide"}`},
 	"ask_question_tool_call":       {tool: "AskQuestion", args: `{"questions":[{"id":"q","prompt":"?","options":[{"id":"a","label":"A"}]}]}`},
-	"fetch_tool_call":              {tool: "WebFetch", args: `{"url":"https://example.test/"}`, web: true},
+	"web_fetch_tool_call":          {tool: "WebFetch", args: `{"url":"https://example.test/"}`, web: true},
 	"switch_mode_tool_call":        {tool: "SwitchMode", args: `{"target_mode_id":"ask"}`},
 	"write_shell_stdin_tool_call":  {tool: "WriteShellStdin", args: `{"shell_id":1,"chars":"x"}`},
 	"mcp_auth_tool_call":           {tool: "McpAuth", args: `{"server":"docs"}`},
@@ -101,7 +100,7 @@ var toolCards = map[string]toolCard{
 	"sem_search_tool_call":                       {why: cloudSearch},
 	"search_conversations_tool_call":             {why: cloudSearch},
 	"generate_image_tool_call":                   {why: "Keygate's provider port has no images API (it speaks chat completions, responses and messages only), so the tool is not offered; see docs/cursor-protocol.md, \"Tools Keygate does not offer\""},
-	"web_fetch_tool_call":                        {why: "WebFetch is served and shows its fetch as fetch_tool_call, the card the client renders for it"},
+	"fetch_tool_call":                            {why: "WebFetch is served and shows its fetch as web_fetch_tool_call, the card whose arguments match the client's web_fetch_request_query"},
 	"truncated_tool_call":                        {why: "not a tool: the client's placeholder for a card too large to keep"},
 	"reflect_tool_call":                          {why: "Cursor's own models' self-review step; a model on Keygate reasons in its answer or thinking instead"},
 	"communicate_update_tool_call":               {why: "progress reports of Cursor's cloud and multi-agent runs to their parent; Keygate's subagents report through their Task result"},
@@ -236,7 +235,7 @@ var _ = Describe("Coverage of the client's schema", func() {
 			}
 			c, h := f.c, f.h
 			if tc.web {
-				env := h.handler(agent.Options{Web: fakeWeb{pages: map[string]string{"https://example.test/": "page"}}}, cursortest.FastTimings())
+				env := h.handler(both(fakeWeb{pages: map[string]string{"https://example.test/": "page"}}), cursortest.FastTimings())
 				c = env.Client("req-web")
 				c.OnMessage = f.ws.Handle
 			}

@@ -2,12 +2,14 @@ package agent
 
 import (
 	"context"
+	"errors"
 
 	"keygate/adapters/cursor/output"
 	"keygate/adapters/cursor/tools"
 	"keygate/app/run"
 	"keygate/domain/llm"
 	agentv1 "keygate/gen/cursor/agent/v1"
+	"keygate/ports"
 )
 
 // dispatcher runs the tool calls of the turn's rounds. It shows a call's
@@ -19,10 +21,11 @@ import (
 // committed its result (completed), so the client never shows a result the
 // store lacks. Only the turn's goroutine uses it, except the web requests.
 type dispatcher struct {
-	ctx  context.Context
-	over <-chan struct{}
-	wire *wire
-	web  Web
+	ctx    context.Context
+	over   <-chan struct{}
+	wire   *wire
+	search ports.WebSearcher
+	fetch  ports.WebFetcher
 	// record notes a call's card in the turn's steps.
 	record func(*agentv1.ToolCall)
 	// deliver hands a finished call's result to the run.
@@ -41,13 +44,12 @@ type dispatcher struct {
 }
 
 type webOutcome struct {
-	call    *tools.Call
-	content string
-	err     error
+	call *tools.Call
+	tools.WebOutcome
 }
 
-func newDispatcher(ctx context.Context, over <-chan struct{}, w *wire, web Web) *dispatcher {
-	return &dispatcher{ctx: ctx, over: over, wire: w, web: web,
+func newDispatcher(ctx context.Context, over <-chan struct{}, w *wire, search ports.WebSearcher, fetch ports.WebFetcher) *dispatcher {
+	return &dispatcher{ctx: ctx, over: over, wire: w, search: search, fetch: fetch,
 		execs: map[uint32]*tools.Call{}, queries: map[uint32]*tools.Call{}, completing: map[string]*tools.Call{},
 		modelCall: map[string]string{}, webDone: make(chan webOutcome, 8), bg: newBackground()}
 }
@@ -104,11 +106,7 @@ func (d *dispatcher) apply(call *tools.Call, a tools.Action) {
 		}
 	}
 	if a.Web != nil {
-		if d.web == nil {
-			a = call.Abort("web access is not configured")
-		} else {
-			d.fetch(call, a.Web)
-		}
+		d.runWeb(call, a.Web)
 	}
 	if a.Await != nil {
 		d.await(call, a.Await)
@@ -138,14 +136,20 @@ func (d *dispatcher) forget(call *tools.Call) {
 	d.bg.forget(call)
 }
 
-// fetch runs an approved search or fetch off the turn's goroutine.
-func (d *dispatcher) fetch(call *tools.Call, w *tools.Web) {
+// runWeb runs an approved search or fetch off the turn's goroutine; its
+// outcome comes back on webDone. A kind the server cannot run (the model
+// called a tool it was not offered) fails at once.
+func (d *dispatcher) runWeb(call *tools.Call, w *tools.Web) {
+	if (w.Fetch != "" && d.fetch == nil) || (w.Fetch == "" && d.search == nil) {
+		d.apply(call, call.OnWeb(tools.WebOutcome{Err: errors.New("web access is not configured on this Keygate")}))
+		return
+	}
 	go func() {
 		o := webOutcome{call: call}
 		if w.Fetch != "" {
-			o.content, o.err = d.web.Fetch(d.ctx, w.Fetch)
+			o.Page, o.Err = d.fetch.Fetch(d.ctx, w.Fetch)
 		} else {
-			o.content, o.err = d.web.Search(d.ctx, w.Search)
+			o.Results, o.Err = d.search.Search(d.ctx, w.Search, tools.SearchLimit())
 		}
 		select {
 		case d.webDone <- o:
@@ -155,7 +159,7 @@ func (d *dispatcher) fetch(call *tools.Call, w *tools.Web) {
 }
 
 // onWeb completes a call with its web outcome.
-func (d *dispatcher) onWeb(o webOutcome) { d.apply(o.call, o.call.OnWeb(o.content, o.err)) }
+func (d *dispatcher) onWeb(o webOutcome) { d.apply(o.call, o.call.OnWeb(o.WebOutcome)) }
 
 // onExec routes an exec result to its call.
 func (d *dispatcher) onExec(m *agentv1.ExecClientMessage) {

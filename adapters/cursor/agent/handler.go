@@ -22,14 +22,6 @@ type Resolver interface {
 	Endpoint(ctx context.Context, modelID string) (ports.Endpoint, ports.ModelConfig, error)
 }
 
-// Web runs the web searches and fetches the user approved (WebSearch and
-// WebFetch). Results are plain text for the model. Both block until done
-// or ctx is cancelled.
-type Web interface {
-	Search(ctx context.Context, term string) (string, error)
-	Fetch(ctx context.Context, url string) (string, error)
-}
-
 // Foreign serves a turn whose model is not a Keygate model (for example by
 // relaying it to Cursor). It has the contract of transport.RunHandler.
 type Foreign func(ctx context.Context, turn *transport.Turn) error
@@ -51,8 +43,11 @@ type Options struct {
 	// them back for the provider (run.Options.Blobs must be the same
 	// store). Without it only inline image bytes reach the model.
 	Blobs ports.BlobStore
-	// Web, when set, offers WebSearch and WebFetch to the model.
-	Web Web
+	// Search, when set, runs the web searches the user approved and offers
+	// WebSearch to the model (unless the client's request context switches
+	// it off); Fetch does the same for WebFetch.
+	Search ports.WebSearcher
+	Fetch  ports.WebFetcher
 	// AckTimeout bounds the wait for the client's KV replies (default 10 s).
 	// A checkpoint whose blobs are not acknowledged in time is not published.
 	AckTimeout time.Duration

@@ -2,12 +2,10 @@ package agent_test
 
 import (
 	"context"
-	"fmt"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"keygate/adapters/cursor/agent"
 	"keygate/adapters/cursor/cursortest"
 	"keygate/adapters/provider/providertest"
 	agentv1 "keygate/gen/cursor/agent/v1"
@@ -119,51 +117,6 @@ var _ = Describe("Handler serving MCP, questions and subagents", func() {
 })
 
 func ptr[T any](v T) *T { return &v }
-
-// fakeWeb answers searches and fetches from memory.
-type fakeWeb struct{ pages map[string]string }
-
-func (w fakeWeb) Search(_ context.Context, term string) (string, error) {
-	return "results for " + term, nil
-}
-
-func (w fakeWeb) Fetch(_ context.Context, url string) (string, error) {
-	if p, ok := w.pages[url]; ok {
-		return p, nil
-	}
-	return "", fmt.Errorf("fetch %s: 404", url)
-}
-
-var _ = Describe("Handler with web access", func() {
-	It("fetches an approved page on the server and reports a declined search", func() {
-		h := newHarness(mainKind)
-		env := h.handler(agent.Options{Web: fakeWeb{pages: map[string]string{"https://example.test/": "Example page text"}}}, cursortest.FastTimings())
-		ws := cursortest.NewWorkspace(GinkgoT().TempDir())
-		ws.Answer = func(q *agentv1.InteractionQuery) *agentv1.InteractionResponse {
-			if q.GetWebFetchRequestQuery() != nil {
-				return &agentv1.InteractionResponse{Result: &agentv1.InteractionResponse_WebFetchRequestResponse{WebFetchRequestResponse: &agentv1.WebFetchRequestResponse{
-					Result: &agentv1.WebFetchRequestResponse_Approved_{Approved: &agentv1.WebFetchRequestResponse_Approved{}}}}}
-			}
-			return &agentv1.InteractionResponse{Result: &agentv1.InteractionResponse_WebSearchRequestResponse{WebSearchRequestResponse: &agentv1.WebSearchRequestResponse{
-				Result: &agentv1.WebSearchRequestResponse_Rejected_{Rejected: &agentv1.WebSearchRequestResponse_Rejected{Reason: "not now"}}}}}
-		}
-		c := env.Client("req-web")
-		c.OnMessage = ws.Handle
-		h.reply(
-			providertest.Turn{ID: "r1", Calls: []providertest.Call{
-				call("c_fetch", "WebFetch", `{"url":"https://example.test/"}`),
-				call("c_search", "WebSearch", `{"search_term":"keygate"}`),
-			}},
-			providertest.Turn{ID: "r2", Text: []string{"Read the page."}},
-		)
-		st := finished(open(c, cursortest.RunRequest("conv-web", "kg-model", "Look it up")))
-		Expect(st.EndError()).To(BeNil())
-		Expect(string(h.provider.Requests()[0].Body)).To(ContainSubstring(`"WebFetch"`))
-		body := string(h.provider.Requests()[1].Body)
-		Expect(body).To(And(ContainSubstring("Example page text"), ContainSubstring("declined the web search")))
-		Expect(completed(st, "c_fetch").GetFetchToolCall().GetResult().GetSuccess().GetContent()).To(Equal("Example page text"))
-	})
-})
 
 var _ = Describe("Handler cancelling a subagent", func() {
 	f := useFixture()

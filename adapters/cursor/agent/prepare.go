@@ -11,6 +11,7 @@ import (
 
 	"keygate/adapters/cursor/checkpoint"
 	"keygate/adapters/cursor/compile"
+	"keygate/adapters/cursor/tools"
 	"keygate/adapters/cursor/transport"
 	"keygate/app/run"
 	"keygate/domain/access"
@@ -72,7 +73,7 @@ func (s *session) prepare() error {
 		RequestID: s.turn.RequestID, RunID: conversation.RunID(s.turn.RequestID, nonce()), Request: req,
 		Action: s.action, ConversationID: s.convID, History: history, ConversationMode: base.GetMode(),
 		Model: compile.Model(s.endpoint, s.config, req.GetRequestedModel()), ModelName: s.config.DisplayName, Blobs: blobs,
-		Now: s.h.o.Now(), Web: s.h.o.Web != nil, Goal: base.GetGoalState(),
+		Now: s.h.o.Now(), Web: tools.WebAccess{Search: s.h.o.Search != nil, Fetch: s.h.o.Fetch != nil}, Goal: base.GetGoalState(),
 	}
 	if um := s.action.GetUserMessageAction().GetUserMessage(); um != nil && um.GetMessageId() != "" {
 		base, msgs, ok, err := s.editBase(head, history, um.GetMessageId())

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"keygate/adapters/cursor/tools"
 	"keygate/app/run"
 	"keygate/domain/conversation"
 	"keygate/domain/llm"
@@ -38,8 +39,10 @@ type Input struct {
 	// BaseCheckpointID is the checkpoint an edited message branches from.
 	BaseCheckpointID string
 	Now              time.Time
-	// Web says the server can search and fetch (WebSearch, WebFetch).
-	Web bool
+	// Web says which of WebSearch and WebFetch the server can run (a
+	// search backend, the fetcher); the request context may switch either
+	// off (WebAccess).
+	Web tools.WebAccess
 	// Images, when not nil, are the user message's images already
 	// resolved (stored as blobs); otherwise only inline image bytes count.
 	Images []llm.Image
@@ -110,12 +113,13 @@ func Compile(in Input) (Output, error) {
 	if err != nil {
 		return Output{}, err
 	}
+	web := WebAccess(in.Web, rc)
 	out := Output{Mode: mode, MCP: directMCP(in.Request.GetMcpTools().GetMcpTools(), rc.GetTools()),
 		Servers: rc.GetMcpMetaToolOptions().GetMcpDescriptors(), Rules: onDemandRules(rc),
 		Workspaces: rc.GetEnv().GetWorkspacePaths(), TerminalsFolder: rc.GetEnv().GetTerminalsFolder(),
 		NoMCPAuth: rc != nil && rc.SupportsMcpAuth != nil && !rc.GetSupportsMcpAuth()}
 	out.PromptFor = func(m Mode) (projection.Prompt, error) {
-		p, err := Prompt(m, in.ModelName, out.MCP, in.Web)
+		p, err := Prompt(m, in.ModelName, out.MCP, web)
 		if err != nil {
 			return p, err
 		}
@@ -142,6 +146,23 @@ func Compile(in Input) (Output, error) {
 	}
 	out.UserMessage, out.EventID, out.Run, out.Shell, out.AppliedRules = o.user, o.eventID, p, o.shell, o.rules
 	return out, nil
+}
+
+// WebAccess is the web tools a turn offers: those the server can run,
+// minus those the client switched off. The client's request context says
+// web_search_enabled and web_fetch_enabled (Cursor's settings for the
+// agent's web tools); a client that says nothing leaves them on.
+func WebAccess(server tools.WebAccess, rc *agentv1.RequestContext) tools.WebAccess {
+	if rc == nil {
+		return server
+	}
+	if rc.WebSearchEnabled != nil && !rc.GetWebSearchEnabled() {
+		server.Search = false
+	}
+	if rc.WebFetchEnabled != nil && !rc.GetWebFetchEnabled() {
+		server.Fetch = false
+	}
+	return server
 }
 
 // initial adds the request context to in and asks domain/turn which

@@ -37,30 +37,54 @@ var _ = Describe("ModeOf", func() {
 })
 
 var _ = Describe("Model", func() {
+	gpt := ports.ModelConfig{ModelID: "gpt-5.5", ProviderKind: llm.ProviderOpenAIResponses, BaseURL: "https://api.openai.com/v1", ReasoningEffort: "low"}
 	DescribeTable("applies the picker's parameters to the configured model",
-		func(params map[string]string, check func(run.Model)) {
-			rm := &agentv1.RequestedModel{ModelId: "m"}
+		func(cfg ports.ModelConfig, maxMode bool, params map[string]string, check func(run.Model)) {
+			rm := &agentv1.RequestedModel{ModelId: "m", MaxMode: maxMode}
 			for k, v := range params {
 				rm.Parameters = append(rm.Parameters, &agentv1.RequestedModel_ModelParameterValue{Id: k, Value: v})
 			}
-			check(compile.Model(ports.Endpoint{}, ports.ModelConfig{ModelID: "gpt", ContextWindowTokens: 400000, ReasoningEffort: "low"}, rm))
+			check(compile.Model(ports.Endpoint{}, cfg, rm))
 		},
-		Entry("the configured effort applies without parameters", map[string]string{}, func(m run.Model) {
+		Entry("the configured effort and the family's window apply without parameters", gpt, false, map[string]string{}, func(m run.Model) {
 			Expect(m.Settings.Reasoning).To(Equal(llm.Reasoning{Enabled: true, Effort: "low"}))
-			Expect(m.Settings.Model).To(Equal("gpt"))
+			Expect(m.Settings.Model).To(Equal("gpt-5.5"))
+			Expect(m.Settings.ServiceTier).To(BeEmpty())
+			Expect(m.ContextWindow).To(BeEquivalentTo(272000))
 		}),
-		Entry("reasoning overrides the configured effort", map[string]string{"reasoning": "high"}, func(m run.Model) {
-			Expect(m.Settings.Reasoning.Effort).To(Equal("high"))
+		Entry("reasoning overrides the configured effort", gpt, false, map[string]string{"reasoning": "xhigh"}, func(m run.Model) {
+			Expect(m.Settings.Reasoning).To(Equal(llm.Reasoning{Enabled: true, Effort: "xhigh"}))
 		}),
-		Entry("fast asks for the fast tier", map[string]string{"fast": "true"}, func(m run.Model) {
-			Expect(m.Settings.ServiceTier).To(Equal("fast"))
+		Entry("none asks an OpenAI model not to reason", gpt, false, map[string]string{"reasoning": "none"}, func(m run.Model) {
+			Expect(m.Settings.Reasoning).To(Equal(llm.Reasoning{Effort: "none"}))
 		}),
-		Entry("a smaller context narrows the window", map[string]string{"context": "200k"}, func(m run.Model) {
-			Expect(m.ContextWindow).To(BeEquivalentTo(200000))
+		Entry("a level the model does not offer keeps the default", gpt, false, map[string]string{"reasoning": "max"}, func(m run.Model) {
+			Expect(m.Settings.Reasoning.Effort).To(Equal("low"))
 		}),
-		Entry("a larger context keeps the configured window", map[string]string{"context": "1m"}, func(m run.Model) {
-			Expect(m.ContextWindow).To(BeEquivalentTo(400000))
+		Entry("fast asks for the fast tier", gpt, false, map[string]string{"fast": "true"}, func(m run.Model) {
+			Expect(m.Settings.ServiceTier).To(Equal(llm.ServiceTierFast))
 		}),
+		Entry("fast is ignored where the API has no fast tier", ports.ModelConfig{ModelID: "gpt-5.5", ProviderKind: llm.ProviderOpenAIChat, BaseURL: "http://localhost:4000/v1"},
+			false, map[string]string{"fast": "true"}, func(m run.Model) {
+				Expect(m.Settings.ServiceTier).To(BeEmpty())
+			}),
+		Entry("the long context widens the window", gpt, false, map[string]string{"context": "1.05m"}, func(m run.Model) {
+			Expect(m.ContextWindow).To(BeEquivalentTo(1050000))
+		}),
+		Entry("Max mode picks the long context", gpt, true, map[string]string{}, func(m run.Model) {
+			Expect(m.ContextWindow).To(BeEquivalentTo(1050000))
+		}),
+		Entry("a context the model does not offer keeps the default", gpt, false, map[string]string{"context": "5m"}, func(m run.Model) {
+			Expect(m.ContextWindow).To(BeEquivalentTo(272000))
+		}),
+		Entry("a configured window wins over the family's", ports.ModelConfig{ModelID: "gpt-5.5", ContextWindowTokens: 128000}, false, map[string]string{}, func(m run.Model) {
+			Expect(m.ContextWindow).To(BeEquivalentTo(128000))
+		}),
+		Entry("an unknown model without a configured window compacts at nothing and leaves reasoning to the provider", ports.ModelConfig{ModelID: "my-finetune"},
+			false, map[string]string{"reasoning": "high"}, func(m run.Model) {
+				Expect(m.ContextWindow).To(BeZero())
+				Expect(m.Settings.Reasoning).To(Equal(llm.Reasoning{}))
+			}),
 	)
 })
 

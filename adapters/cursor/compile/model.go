@@ -1,9 +1,7 @@
 package compile
 
 import (
-	"strconv"
-	"strings"
-
+	"keygate/adapters/cursor/picker"
 	"keygate/app/run"
 	"keygate/domain/llm"
 	"keygate/domain/projection"
@@ -11,47 +9,17 @@ import (
 	"keygate/ports"
 )
 
-// Model builds the run's model from its configuration and the picker's
-// parameters: "reasoning" overrides the configured effort, "fast" asks for
-// the fast service tier, "context" ("200k", "1m") narrows the window used
-// for automatic compaction.
+// Model builds the run's model from its configuration and the values the
+// client chose in the picker (package picker): the reasoning effort, the
+// fast tier, the context size (or Max mode's long context). The window
+// automatic compaction works with is the configured one, else the model
+// family's default.
 func Model(ep ports.Endpoint, cfg ports.ModelConfig, rm *agentv1.RequestedModel) run.Model {
-	s := projection.Settings{Model: cfg.ModelID, MaxOutputTokens: int(cfg.MaxOutputTokens)}
-	effort := cfg.ReasoningEffort
-	window := cfg.ContextWindowTokens
-	for _, p := range rm.GetParameters() {
-		switch p.GetId() {
-		case "reasoning":
-			effort = p.GetValue()
-		case "fast":
-			if p.GetValue() == "true" {
-				s.ServiceTier = "fast"
-			}
-		case "context":
-			if n := parseTokens(p.GetValue()); n > 0 && (window == 0 || n < window) {
-				window = n
-			}
-		}
+	o := picker.For(cfg)
+	c := o.Choose(rm)
+	s := projection.Settings{Model: cfg.ModelID, MaxOutputTokens: int(cfg.MaxOutputTokens), Reasoning: o.Reasoning(c.Effort)}
+	if c.Fast {
+		s.ServiceTier = llm.ServiceTierFast
 	}
-	if effort != "" && effort != "none" {
-		s.Reasoning = llm.Reasoning{Enabled: true, Effort: effort}
-	}
-	return run.Model{Endpoint: ep, Settings: s, ContextWindow: window}
-}
-
-// parseTokens reads "200k", "1m" or a plain number; 0 when unreadable.
-func parseTokens(v string) int64 {
-	v = strings.ToLower(strings.TrimSpace(v))
-	mult := int64(1)
-	switch {
-	case strings.HasSuffix(v, "k"):
-		mult, v = 1000, strings.TrimSuffix(v, "k")
-	case strings.HasSuffix(v, "m"):
-		mult, v = 1000000, strings.TrimSuffix(v, "m")
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n < 0 {
-		return 0
-	}
-	return n * mult
+	return run.Model{Endpoint: ep, Settings: s, ContextWindow: c.Window}
 }

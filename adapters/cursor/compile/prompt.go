@@ -27,9 +27,9 @@ func asset(name string) string {
 
 // Prompt returns the system instructions and tools of mode. modelName
 // fills {{MODEL_NAME}}; mcp are the client's direct MCP tools, appended
-// after the mode's tools, sorted by name; web offers WebSearch and
-// WebFetch.
-func Prompt(mode Mode, modelName string, mcp []*agentv1.McpToolDefinition, web bool) (projection.Prompt, error) {
+// after the mode's tools, sorted by name; web says which of WebSearch and
+// WebFetch to offer.
+func Prompt(mode Mode, modelName string, mcp []*agentv1.McpToolDefinition, web tools.WebAccess) (projection.Prompt, error) {
 	if modelName == "" {
 		modelName = "an AI model"
 	}

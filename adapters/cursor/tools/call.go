@@ -7,6 +7,7 @@ import (
 
 	"keygate/domain/llm"
 	agentv1 "keygate/gen/cursor/agent/v1"
+	"keygate/ports"
 )
 
 // Env is what a call needs to know about its run.
@@ -75,6 +76,14 @@ type Await struct {
 type Web struct {
 	Search string
 	Fetch  string
+}
+
+// WebOutcome is what the server got for a Web request: the search results
+// or the fetched page, or the error that ended it.
+type WebOutcome struct {
+	Results []ports.WebResult
+	Page    ports.WebPage
+	Err     error
 }
 
 // Call is one tool call of a round, from dispatch to its result. It is not
@@ -227,11 +236,11 @@ func (c *Call) OnTask(done *agentv1.BackgroundTaskCompletion) Action {
 }
 
 // OnWeb completes an approved search or fetch with what the server got.
-func (c *Call) OnWeb(content string, err error) Action {
+func (c *Call) OnWeb(o WebOutcome) Action {
 	if c.done || c.wait != waitWeb {
 		return Action{}
 	}
-	a := c.tool.onWeb(c, content, err)
+	a := c.tool.onWeb(c, o)
 	c.waitFor(a)
 	return a
 }

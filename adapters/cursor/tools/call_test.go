@@ -167,7 +167,7 @@ var _ = Describe("Call.OnInteraction", func() {
 var _ = Describe("ForMode", func() {
 	DescribeTable("offers file changes only in modes that may change files",
 		func(mode string, edits bool) {
-			ts, err := tools.ForMode(mode, nil, false)
+			ts, err := tools.ForMode(mode, nil, tools.WebAccess{})
 			Expect(err).NotTo(HaveOccurred())
 			names := make([]string, len(ts))
 			for i, t := range ts {
@@ -189,16 +189,16 @@ var _ = Describe("ForMode", func() {
 	)
 
 	It("appends MCP tools sorted by name and refuses one that shadows a mode tool", func() {
-		ts, err := tools.ForMode("ask", []llm.Tool{{Name: "zeta"}, {Name: "alpha"}}, false)
+		ts, err := tools.ForMode("ask", []llm.Tool{{Name: "zeta"}, {Name: "alpha"}}, tools.WebAccess{})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(ts[len(ts)-2].Name).To(Equal("alpha"))
 		Expect(ts[len(ts)-1].Name).To(Equal("zeta"))
-		_, err = tools.ForMode("agent", []llm.Tool{{Name: "read"}}, false)
+		_, err = tools.ForMode("agent", []llm.Tool{{Name: "read"}}, tools.WebAccess{})
 		Expect(err).To(MatchError(ContainSubstring("collides")))
 	})
 
-	It("offers WebSearch and WebFetch only when the server can search and fetch, and never to a subagent", func() {
-		names := func(mode string, web bool) []string {
+	It("offers WebSearch and WebFetch each only when the turn's web access allows it, and never to a subagent", func() {
+		names := func(mode string, web tools.WebAccess) []string {
 			ts, err := tools.ForMode(mode, nil, web)
 			Expect(err).NotTo(HaveOccurred())
 			var out []string
@@ -207,13 +207,15 @@ var _ = Describe("ForMode", func() {
 			}
 			return out
 		}
-		Expect(names("agent", false)).NotTo(ContainElement("WebSearch"))
-		Expect(names("agent", true)).To(ContainElements("WebSearch", "WebFetch"))
-		Expect(names("subagent", true)).NotTo(ContainElement("WebFetch"))
+		Expect(names("agent", tools.WebAccess{})).NotTo(ContainElements("WebSearch", "WebFetch"))
+		Expect(names("agent", tools.WebAccess{Search: true, Fetch: true})).To(ContainElements("WebSearch", "WebFetch"))
+		Expect(names("agent", tools.WebAccess{Fetch: true})).To(And(ContainElement("WebFetch"), Not(ContainElement("WebSearch"))))
+		Expect(names("agent", tools.WebAccess{Search: true})).To(And(ContainElement("WebSearch"), Not(ContainElement("WebFetch"))))
+		Expect(names("subagent", tools.WebAccess{Search: true, Fetch: true})).NotTo(ContainElements("WebSearch", "WebFetch"))
 	})
 
 	It("refuses a mode without a tool list", func() {
-		_, err := tools.ForMode("triage", nil, false)
+		_, err := tools.ForMode("triage", nil, tools.WebAccess{})
 		Expect(err).To(MatchError(tools.ErrUnknownMode))
 	})
 })

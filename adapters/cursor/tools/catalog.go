@@ -36,9 +36,9 @@ var ErrUnknownMode = fmt.Errorf("unknown mode")
 // ForMode returns the tools of mode, in registry order, followed by extra
 // (dynamic MCP tools) sorted by name. An extra tool whose name collides
 // with a mode tool is an error: the model could not tell them apart. web
-// says the server can search and fetch once the user approved, which adds
-// WebSearch and WebFetch to every mode but subagent.
-func ForMode(mode string, extra []llm.Tool, web bool) ([]llm.Tool, error) {
+// says which of WebSearch and WebFetch the turn may offer (every mode but
+// subagent offers them then).
+func ForMode(mode string, extra []llm.Tool, web WebAccess) ([]llm.Tool, error) {
 	if !slices.Contains(everyMode, mode) {
 		return nil, fmt.Errorf("tools of mode %q: %w", mode, ErrUnknownMode)
 	}

@@ -25,7 +25,7 @@ func Registry() []RegisteredTool {
 	out := make([]RegisteredTool, 0, len(registry))
 	for _, t := range registry {
 		e, described := catalog[t.name]
-		out = append(out, RegisteredTool{Name: t.name, Aliases: t.aliases, Modes: t.modes, Web: t.web, Awaits: t.awaits, Runs: runsName[t.runs],
+		out = append(out, RegisteredTool{Name: t.name, Aliases: t.aliases, Modes: t.modes, Web: t.web != notWeb, Awaits: t.awaits, Runs: runsName[t.runs],
 			Start: t.start != nil, OnExec: t.onExec != nil, OnStreamClose: t.onStreamClose != nil,
 			OnInteraction: t.onInteraction != nil, OnWeb: t.onWeb != nil, OnTask: t.onTask != nil, Described: described && e.Description != "",
 			Schema: e.Parameters})

@@ -13,6 +13,7 @@ import (
 	"keygate/adapters/cursor/tools"
 	"keygate/domain/llm"
 	agentv1 "keygate/gen/cursor/agent/v1"
+	"keygate/ports"
 )
 
 // behaviour is the spec of one registered tool: a call with its arguments,
@@ -41,8 +42,8 @@ func onAnswer(r *agentv1.InteractionResponse) func(*tools.Call) tools.Action {
 	return func(c *tools.Call) tools.Action { return c.OnInteraction(r) }
 }
 
-func onWeb(content string, err error) func(*tools.Call) tools.Action {
-	return func(c *tools.Call) tools.Action { return c.OnWeb(content, err) }
+func onWeb(o tools.WebOutcome) func(*tools.Call) tools.Action {
+	return func(c *tools.Call) tools.Action { return c.OnWeb(o) }
 }
 
 func shellEvent(ev *agentv1.ShellStream) *agentv1.ExecClientMessage {
@@ -214,11 +215,17 @@ var behaviours = map[string]behaviour{
 		answers: []func(*tools.Call) tools.Action{
 			onAnswer(&agentv1.InteractionResponse{Result: &agentv1.InteractionResponse_WebSearchRequestResponse{WebSearchRequestResponse: &agentv1.WebSearchRequestResponse{
 				Result: &agentv1.WebSearchRequestResponse_Approved_{Approved: &agentv1.WebSearchRequestResponse_Approved{}}}}}),
-			onWeb("results for keygate", nil),
+			onWeb(tools.WebOutcome{Results: []ports.WebResult{
+				{Title: "Keygate", URL: "https://keygate.example/", Snippet: "A gateway."},
+				{Title: "Docs", URL: "https://keygate.example/docs"}}}),
 		},
-		result: "results for keygate",
+		result: "Web results for \"keygate\":\n\n1. Keygate\n   https://keygate.example/\n   A gateway.\n\n2. Docs\n   https://keygate.example/docs\n",
 		card: func(tc *agentv1.ToolCall) {
-			Expect(tc.GetWebSearchToolCall().GetResult().GetSuccess()).NotTo(BeNil())
+			refs := tc.GetWebSearchToolCall().GetResult().GetSuccess().GetReferences()
+			Expect(refs).To(HaveLen(2))
+			Expect(refs[0].GetTitle()).To(Equal("Keygate"))
+			Expect(refs[0].GetUrl()).To(Equal("https://keygate.example/"))
+			Expect(refs[0].GetChunk()).To(Equal("A gateway."))
 		},
 	},
 	"WebFetch": {
@@ -226,11 +233,12 @@ var behaviours = map[string]behaviour{
 		answers: []func(*tools.Call) tools.Action{
 			onAnswer(&agentv1.InteractionResponse{Result: &agentv1.InteractionResponse_WebFetchRequestResponse{WebFetchRequestResponse: &agentv1.WebFetchRequestResponse{
 				Result: &agentv1.WebFetchRequestResponse_Approved_{Approved: &agentv1.WebFetchRequestResponse_Approved{}}}}}),
-			onWeb("", errors.New("fetch https://example.test/: 404")),
+			onWeb(tools.WebOutcome{Err: errors.New("fetch https://example.test/: HTTP 404 Not Found")}),
 		},
 		result: "404", isError: true,
 		card: func(tc *agentv1.ToolCall) {
-			Expect(tc.GetFetchToolCall().GetResult().GetError().GetError()).To(ContainSubstring("404"))
+			Expect(tc.GetWebFetchToolCall().GetArgs().GetUrl()).To(Equal("https://example.test/"))
+			Expect(tc.GetWebFetchToolCall().GetResult().GetError().GetError()).To(ContainSubstring("404"))
 		},
 	},
 	"FetchRules": {
@@ -408,7 +416,7 @@ var _ = Describe("The tool registry", func() {
 
 	DescribeTable("offers each mode exactly its tools, in registry order",
 		func(mode string, web bool, want []string) {
-			ts, err := tools.ForMode(mode, nil, web)
+			ts, err := tools.ForMode(mode, nil, tools.WebAccess{Search: web, Fetch: web})
 			Expect(err).NotTo(HaveOccurred())
 			got := make([]string, len(ts))
 			for i, t := range ts {
@@ -486,5 +494,35 @@ var _ = Describe("Each registered tool", func() {
 		Expect(a.Web).To(BeNil())
 		Expect(a.Result.Content).To(Equal("The user declined fetching the page. no"))
 		Expect(a.Result.IsError).To(BeFalse())
+		Expect(c.Card().GetWebFetchToolCall().GetResult().GetRejected().GetReason()).To(Equal("no"))
+	})
+
+	It("hands an approved fetch to the server and shows the page, and where a redirect led, to model and card", func() {
+		c := newCall("WebFetch", `{"url":"http://old.example/"}`)
+		c.Start()
+		a := c.OnInteraction(&agentv1.InteractionResponse{Result: &agentv1.InteractionResponse_WebFetchRequestResponse{WebFetchRequestResponse: &agentv1.WebFetchRequestResponse{
+			Result: &agentv1.WebFetchRequestResponse_Approved_{Approved: &agentv1.WebFetchRequestResponse_Approved{}}}}})
+		Expect(a.Web).To(Equal(&tools.Web{Fetch: "http://old.example/"}))
+		a = c.OnWeb(tools.WebOutcome{Page: ports.WebPage{URL: "https://new.example/", Text: "# Moved\n\nhere"}})
+		Expect(a.Result.Content).To(Equal("(Redirected to https://new.example/)\n\n# Moved\n\nhere"))
+		s := c.Card().GetWebFetchToolCall().GetResult().GetSuccess()
+		Expect(s.GetUrl()).To(Equal("https://new.example/"))
+		Expect(s.GetMarkdown()).To(Equal("# Moved\n\nhere"))
+	})
+
+	It("tells the model a search found nothing, and shows a declined search as rejected on the card", func() {
+		c := newCall("WebSearch", `{"search_term":"zzz"}`)
+		c.Start()
+		approve := &agentv1.InteractionResponse{Result: &agentv1.InteractionResponse_WebSearchRequestResponse{WebSearchRequestResponse: &agentv1.WebSearchRequestResponse{
+			Result: &agentv1.WebSearchRequestResponse_Approved_{Approved: &agentv1.WebSearchRequestResponse_Approved{}}}}}
+		Expect(c.OnInteraction(approve).Web).To(Equal(&tools.Web{Search: "zzz"}))
+		Expect(c.OnWeb(tools.WebOutcome{}).Result.Content).To(Equal(`No web results for "zzz".`))
+
+		d := newCall("WebSearch", `{"search_term":"zzz"}`)
+		d.Start()
+		a := d.OnInteraction(&agentv1.InteractionResponse{Result: &agentv1.InteractionResponse_WebSearchRequestResponse{WebSearchRequestResponse: &agentv1.WebSearchRequestResponse{
+			Result: &agentv1.WebSearchRequestResponse_Rejected_{Rejected: &agentv1.WebSearchRequestResponse_Rejected{Reason: "not now"}}}}})
+		Expect(a.Result.Content).To(Equal("The user declined the web search. not now"))
+		Expect(d.Card().GetWebSearchToolCall().GetResult().GetRejected().GetReason()).To(Equal("not now"))
 	})
 })

@@ -15,9 +15,9 @@ type tool struct {
 	name    string
 	aliases []string
 	// modes are the modes that offer the tool. A web tool is offered only
-	// when the server can search and fetch.
+	// when the turn's WebAccess allows its kind.
 	modes []string
-	web   bool
+	web   webKind
 	// runs is where the call's steps run, and so which handler it needs.
 	runs runs
 	// start reads the call's arguments, fills its card and returns its first
@@ -34,12 +34,27 @@ type tool struct {
 	// withUser).
 	onInteraction func(*Call, *agentv1.InteractionResponse) Action
 	// onWeb handles the outcome of the web request the user approved.
-	onWeb func(c *Call, content string, err error) Action
+	onWeb func(c *Call, o WebOutcome) Action
 	// onTask handles the end of a wait for a background task (awaits): the
 	// task's completion, or nil when the wait timed out.
 	awaits bool
 	onTask func(c *Call, done *agentv1.BackgroundTaskCompletion) Action
 }
+
+// webKind says whether a tool needs the server's web access, and which.
+type webKind uint8
+
+const (
+	notWeb webKind = iota
+	webSearch
+	webFetch
+)
+
+// WebAccess says which server-side web tools a turn may offer: the server
+// has the backend (a search backend, the fetcher) and the client did not
+// switch the tool off (request context web_search_enabled,
+// web_fetch_enabled).
+type WebAccess struct{ Search, Fetch bool }
 
 // runs is where a tool's steps run.
 type runs uint8
@@ -53,10 +68,10 @@ const (
 	onServer
 )
 
-// offeredIn reports whether mode offers t, web saying whether the server
-// can search and fetch.
-func (t *tool) offeredIn(mode string, web bool) bool {
-	if t.web && !web {
+// offeredIn reports whether mode offers t, web saying which web tools the
+// turn may offer.
+func (t *tool) offeredIn(mode string, web WebAccess) bool {
+	if (t.web == webSearch && !web.Search) || (t.web == webFetch && !web.Fetch) {
 		return false
 	}
 	for _, m := range t.modes {

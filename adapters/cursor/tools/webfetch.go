@@ -1,13 +1,19 @@
 package tools
 
-import agentv1 "keygate/gen/cursor/agent/v1"
+import (
+	"strings"
+
+	agentv1 "keygate/gen/cursor/agent/v1"
+)
 
 // webFetchTool fetches a page once the user approved; the server fetches
-// it, not the client.
+// it (ports.WebFetcher), not the client. Its card is the web fetch card
+// (web_fetch_tool_call), which carries the same WebFetchArgs as the
+// approval query and the page as Markdown.
 var webFetchTool = &tool{
 	name:          "WebFetch",
 	modes:         userModes,
-	web:           true,
+	web:           webFetch,
 	runs:          withUser,
 	start:         (*Call).startFetch,
 	onInteraction: (*Call).onFetchApproval,
@@ -19,9 +25,10 @@ func (c *Call) startFetch() (Action, error) {
 	if err != nil {
 		return Action{}, err
 	}
-	c.card.Tool = &agentv1.ToolCall_FetchToolCall{FetchToolCall: &agentv1.FetchToolCall{Args: &agentv1.FetchArgs{Url: url, ToolCallId: c.call.CallID}}}
+	args := &agentv1.WebFetchArgs{Url: url, ToolCallId: c.call.CallID}
+	c.card.Tool = &agentv1.ToolCall_WebFetchToolCall{WebFetchToolCall: &agentv1.WebFetchToolCall{Args: args}}
 	return Action{Query: &agentv1.InteractionQuery{Query: &agentv1.InteractionQuery_WebFetchRequestQuery{
-		WebFetchRequestQuery: &agentv1.WebFetchRequestQuery{Args: &agentv1.WebFetchArgs{Url: url, ToolCallId: c.call.CallID}}}}}, nil
+		WebFetchRequestQuery: &agentv1.WebFetchRequestQuery{Args: args}}}}, nil
 }
 
 func (c *Call) onFetchApproval(r *agentv1.InteractionResponse) Action {
@@ -30,17 +37,31 @@ func (c *Call) onFetchApproval(r *agentv1.InteractionResponse) Action {
 		return c.fail("unexpected interaction response")
 	}
 	if w.GetApproved() == nil {
-		return c.finish("The user declined fetching the page. "+w.GetRejected().GetReason(), false)
+		reason := w.GetRejected().GetReason()
+		c.card.GetWebFetchToolCall().Result = &agentv1.WebFetchResult{Result: &agentv1.WebFetchResult_Rejected{
+			Rejected: &agentv1.WebFetchRejected{Reason: reason}}}
+		return c.finish(strings.TrimSpace("The user declined fetching the page. "+reason), false)
 	}
-	return Action{Web: &Web{Fetch: c.card.GetFetchToolCall().GetArgs().GetUrl()}}
+	return Action{Web: &Web{Fetch: c.card.GetWebFetchToolCall().GetArgs().GetUrl()}}
 }
 
-func (c *Call) onFetched(content string, err error) Action {
-	f := c.card.GetFetchToolCall()
-	if err != nil {
-		f.Result = &agentv1.FetchResult{Result: &agentv1.FetchResult_Error{Error: &agentv1.FetchError{Url: f.GetArgs().GetUrl(), Error: err.Error()}}}
-		return c.fail(err.Error())
+func (c *Call) onFetched(o WebOutcome) Action {
+	card := c.card.GetWebFetchToolCall()
+	url := card.GetArgs().GetUrl()
+	if o.Err != nil {
+		card.Result = &agentv1.WebFetchResult{Result: &agentv1.WebFetchResult_Error{Error: &agentv1.WebFetchError{Url: url, Error: o.Err.Error()}}}
+		return c.fail(o.Err.Error())
 	}
-	f.Result = &agentv1.FetchResult{Result: &agentv1.FetchResult_Success{Success: &agentv1.FetchSuccess{Url: f.GetArgs().GetUrl(), Content: content}}}
-	return c.finish(content, false)
+	if o.Page.URL != "" {
+		url = o.Page.URL
+	}
+	card.Result = &agentv1.WebFetchResult{Result: &agentv1.WebFetchResult_Success{Success: &agentv1.WebFetchSuccess{Url: url, Markdown: o.Page.Text}}}
+	text := o.Page.Text
+	if url != card.GetArgs().GetUrl() {
+		text = "(Redirected to " + url + ")\n\n" + text
+	}
+	if strings.TrimSpace(text) == "" {
+		text = "The page at " + url + " has no text."
+	}
+	return c.finish(text, false)
 }

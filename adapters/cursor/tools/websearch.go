@@ -1,18 +1,30 @@
 package tools
 
-import agentv1 "keygate/gen/cursor/agent/v1"
+import (
+	"fmt"
+	"strings"
+
+	agentv1 "keygate/gen/cursor/agent/v1"
+)
+
+// maxSearchResults is how many results a search asks for; a model reads
+// the snippets and fetches the pages it needs.
+const maxSearchResults = 8
 
 // webSearchTool searches the web once the user approved; the server
-// searches, not the client.
+// searches (ports.WebSearcher), not the client.
 var webSearchTool = &tool{
 	name:          "WebSearch",
 	modes:         userModes,
-	web:           true,
+	web:           webSearch,
 	runs:          withUser,
 	start:         (*Call).startSearch,
 	onInteraction: (*Call).onSearchApproval,
 	onWeb:         (*Call).onSearched,
 }
+
+// SearchLimit is how many results a WebSearch asks the backend for.
+func SearchLimit() int { return maxSearchResults }
 
 func (c *Call) startSearch() (Action, error) {
 	term, err := c.required("search_term", "query")
@@ -31,15 +43,37 @@ func (c *Call) onSearchApproval(r *agentv1.InteractionResponse) Action {
 		return c.fail("unexpected interaction response")
 	}
 	if w.GetApproved() == nil {
-		return c.finish("The user declined the web search. "+w.GetRejected().GetReason(), false)
+		reason := w.GetRejected().GetReason()
+		c.card.GetWebSearchToolCall().Result = &agentv1.WebSearchResult{Result: &agentv1.WebSearchResult_Rejected{
+			Rejected: &agentv1.WebSearchRejected{Reason: reason}}}
+		return c.finish(strings.TrimSpace("The user declined the web search. "+reason), false)
 	}
 	return Action{Web: &Web{Search: c.card.GetWebSearchToolCall().GetArgs().GetSearchTerm()}}
 }
 
-func (c *Call) onSearched(content string, err error) Action {
-	if err != nil {
-		return c.fail(err.Error())
+// onSearched shows the results on the card as references and gives the
+// model a numbered list: title, URL and snippet of each.
+func (c *Call) onSearched(o WebOutcome) Action {
+	card := c.card.GetWebSearchToolCall()
+	if o.Err != nil {
+		card.Result = &agentv1.WebSearchResult{Result: &agentv1.WebSearchResult_Error{Error: &agentv1.WebSearchError{Error: o.Err.Error()}}}
+		return c.fail("Web search failed: " + o.Err.Error())
 	}
-	c.card.GetWebSearchToolCall().Result = &agentv1.WebSearchResult{Result: &agentv1.WebSearchResult_Success{Success: &agentv1.WebSearchSuccess{}}}
-	return c.finish(content, false)
+	success := &agentv1.WebSearchSuccess{}
+	term := card.GetArgs().GetSearchTerm()
+	if len(o.Results) == 0 {
+		card.Result = &agentv1.WebSearchResult{Result: &agentv1.WebSearchResult_Success{Success: success}}
+		return c.finish(fmt.Sprintf("No web results for %q.", term), false)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Web results for %q:\n", term)
+	for i, r := range o.Results {
+		success.References = append(success.References, &agentv1.WebSearchReference{Title: r.Title, Url: r.URL, Chunk: r.Snippet})
+		fmt.Fprintf(&b, "\n%d. %s\n   %s\n", i+1, r.Title, r.URL)
+		if r.Snippet != "" {
+			fmt.Fprintf(&b, "   %s\n", r.Snippet)
+		}
+	}
+	card.Result = &agentv1.WebSearchResult{Result: &agentv1.WebSearchResult_Success{Success: success}}
+	return c.finish(b.String(), false)
 }

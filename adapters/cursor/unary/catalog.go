@@ -5,6 +5,8 @@ import (
 	"net/http"
 
 	"google.golang.org/protobuf/proto"
+
+	"keygate/adapters/cursor/picker"
 )
 
 // Model is one Keygate model as the Cursor picker shows it.
@@ -22,6 +24,8 @@ type Model struct {
 	// Thinking and Images say what the model supports.
 	Thinking bool
 	Images   bool
+	// Picker are the parameters the model offers in the picker.
+	Picker picker.Options
 }
 
 // Catalog lists the models Keygate serves to the calling client.

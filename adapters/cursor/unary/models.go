@@ -2,6 +2,7 @@ package unary
 
 import (
 	"context"
+	"math"
 
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/proto"
@@ -30,8 +31,9 @@ func (s *Services) AvailableModels(ctx context.Context, req *connect.Request[ais
 	return connect.NewResponse(resp), nil
 }
 
-// availableModel is a model's entry in the client's picker (without
-// parameter variants).
+// availableModel is a model's entry in the client's picker, with the
+// parameters it offers (package picker) as definitions and as variants,
+// and its context windows.
 func availableModel(m Model) *aiserverv1.AvailableModelsResponse_AvailableModel {
 	tooltip := &aiserverv1.AvailableModelsResponse_TooltipData{MarkdownContent: proto.String(m.Description)}
 	entry := &aiserverv1.AvailableModelsResponse_AvailableModel{
@@ -59,6 +61,15 @@ func availableModel(m Model) *aiserverv1.AvailableModelsResponse_AvailableModel 
 			DisplayName: "Cursor",
 		},
 		SupportsSmartModeClassifier: proto.Bool(true),
+		ParameterDefinitions:        m.Picker.Definitions(),
+		Variants:                    m.Picker.Variants(m.DisplayName),
+	}
+	if w := m.Picker.Window; w > 0 && w <= math.MaxInt32 {
+		entry.ContextTokenLimit = proto.Int32(int32(w))
+		entry.ContextTokenLimitForMaxMode = proto.Int32(int32(w))
+	}
+	if w := m.Picker.LongWindow; w > 0 && w <= math.MaxInt32 {
+		entry.ContextTokenLimitForMaxMode = proto.Int32(int32(w))
 	}
 	if m.Badge != "" {
 		entry.ModelPickerBadges = []*aiserverv1.AvailableModelsResponse_ModelPickerBadge{{

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"keygate/adapters/provider/compat"
 	"keygate/adapters/provider/protocol"
@@ -22,6 +23,7 @@ func Messages() protocol.Protocol {
 		Title:    "Anthropic Messages",
 		URL:      protocol.StandardPath("/v1/messages"),
 		Auth:     func(h http.Header, apiKey string, _ compat.Quirks) { setAuth(h, apiKey) },
+		Headers:  headers,
 		Reserved: []string{"model", "system", "messages", "tools", "stream"},
 		AppendRequest: func(dst []byte, req llm.Request, o protocol.RequestOptions) ([]byte, error) {
 			return AppendRequest(dst, req, Options{Extras: o.Extras, ThinkingCarrier: o.Quirks.DeepSeek})
@@ -30,6 +32,27 @@ func Messages() protocol.Protocol {
 		Models: protocol.Models{Label: label, List: listModels,
 			Auth: func(h http.Header, apiKey string, _ *url.URL) { setAuth(h, apiKey) }},
 	}
+}
+
+// FastModeBeta is the beta that fast mode (speed "fast") needs.
+const FastModeBeta = "fast-mode-2026-02-01"
+
+// headers adds the fast mode beta to the anthropic-beta header, keeping
+// the betas a model's custom headers name.
+func headers(h http.Header, req llm.Request) {
+	if req.ServiceTier != llm.ServiceTierFast {
+		return
+	}
+	betas := h.Get("anthropic-beta")
+	for _, b := range strings.Split(betas, ",") {
+		if strings.TrimSpace(b) == FastModeBeta {
+			return
+		}
+	}
+	if betas != "" {
+		betas += ","
+	}
+	h.Set("anthropic-beta", betas+FastModeBeta)
 }
 
 // setAuth sends the key in x-api-key, with the API version.

@@ -55,7 +55,8 @@ type turn struct {
 // AppendRequest appends the Messages body of req to dst.
 //
 // Field order: model, max_tokens, system, messages, tools, thinking,
-// output_config, stream, extras. Cache breakpoints sit on the system block,
+// output_config, speed, stream, extras. The fast tier is fast mode
+// (speed "fast", with the beta header Messages' Headers adds). Cache breakpoints sit on the system block,
 // the last tool and the last text/image/tool_result block of the last user
 // message. Consecutive messages of one role are merged (system and tool
 // messages are user turns).
@@ -136,6 +137,9 @@ func AppendRequest(dst []byte, req llm.Request, o Options) ([]byte, error) {
 		w.BeginObject()
 		w.StringField("effort", req.Reasoning.Effort)
 		w.EndObject()
+	}
+	if req.ServiceTier == llm.ServiceTierFast && w.Field(o.Extras, "speed") {
+		w.String("fast")
 	}
 	w.Key("stream")
 	w.Bool(true)

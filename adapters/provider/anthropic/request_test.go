@@ -3,6 +3,7 @@ package anthropic_test
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
 	"path/filepath"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -124,6 +125,24 @@ var _ = Describe("AppendRequest", func() {
 		Expect(string(top["output_config"])).To(Equal(`{"effort":"xhigh"}`))
 		Expect(string(top["max_tokens"])).To(Equal("65000"))
 		Expect(top).NotTo(HaveKey("system"))
+	})
+
+	It("asks for fast mode with speed fast and its beta header, keeping the betas a model's custom headers name", func() {
+		var top map[string]json.RawMessage
+		Expect(json.Unmarshal(build(llm.Request{Model: "claude-opus-5-5", ServiceTier: llm.ServiceTierFast}), &top)).To(Succeed())
+		Expect(string(top["speed"])).To(Equal(`"fast"`))
+		var standard map[string]json.RawMessage
+		Expect(json.Unmarshal(build(llm.Request{Model: "claude-opus-5-5"}), &standard)).To(Succeed())
+		Expect(standard).NotTo(HaveKey("speed"))
+
+		h := http.Header{"Anthropic-Beta": {"context-management-2025-06-27"}}
+		anthropic.Messages().Headers(h, llm.Request{ServiceTier: llm.ServiceTierFast})
+		Expect(h.Get("anthropic-beta")).To(Equal("context-management-2025-06-27," + anthropic.FastModeBeta))
+		anthropic.Messages().Headers(h, llm.Request{ServiceTier: llm.ServiceTierFast})
+		Expect(h.Get("anthropic-beta")).To(Equal("context-management-2025-06-27,"+anthropic.FastModeBeta), "added once")
+		none := http.Header{}
+		anthropic.Messages().Headers(none, llm.Request{})
+		Expect(none).To(BeEmpty())
 	})
 
 	It("lets extra parameters replace max_tokens in place and appends the rest", func() {

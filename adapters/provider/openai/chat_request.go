@@ -65,7 +65,7 @@ func AppendChat(dst []byte, req llm.Request, o Options) ([]byte, error) {
 	}
 	writeChatReasoning(&w, req.Reasoning, o)
 	if req.ServiceTier != "" && w.Field(o.Extras, "service_tier") {
-		w.String(req.ServiceTier)
+		w.String(serviceTier(req.ServiceTier))
 	}
 	if req.CacheKey != "" && !o.Quirks.NoCacheKey {
 		w.StringField("prompt_cache_key", CacheKey(req.CacheKey))
@@ -261,4 +261,13 @@ func chatReasoning(a *llm.Assistant, q compat.Quirks) (string, bool, error) {
 		return a.Thinking, true, nil
 	}
 	return "", false, nil
+}
+
+// serviceTier is the service_tier value of a request's tier: the fast tier
+// is OpenAI's priority processing; other values pass through.
+func serviceTier(t string) string {
+	if t == llm.ServiceTierFast {
+		return "priority"
+	}
+	return t
 }

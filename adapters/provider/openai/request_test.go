@@ -215,6 +215,18 @@ var _ = Describe("AppendResponses", func() {
 		return m
 	}
 
+	It("writes the fast tier as OpenAI's priority processing and passes other tiers through", func() {
+		Expect(string(top(llm.Request{Model: "gpt-5.5", ServiceTier: llm.ServiceTierFast})["service_tier"])).To(Equal(`"priority"`))
+		Expect(string(top(llm.Request{Model: "gpt-5.5", ServiceTier: "flex"})["service_tier"])).To(Equal(`"flex"`))
+		b, err := openai.AppendChat(nil, llm.Request{Model: "gpt-5.5", ServiceTier: llm.ServiceTierFast}, openai.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(b)).To(ContainSubstring(`"service_tier":"priority"`))
+	})
+
+	It("asks no reasoning summary when the effort is none", func() {
+		Expect(string(top(llm.Request{Model: "gpt-5.5", Reasoning: llm.Reasoning{Effort: "none"}})["reasoning"])).To(Equal(`{"effort":"none"}`))
+	})
+
 	It("omits the reasoning object when reasoning is off and the effort is blank", func() {
 		Expect(top(llm.Request{Model: "gpt-5.1"})).NotTo(HaveKey("reasoning"))
 		Expect(string(top(llm.Request{Model: "gpt-5.1", Reasoning: llm.Reasoning{Enabled: true}})["reasoning"])).

@@ -64,11 +64,13 @@ func AppendResponses(dst []byte, req llm.Request, o Options) ([]byte, error) {
 		if req.Reasoning.Effort != "" {
 			w.StringField("effort", req.Reasoning.Effort)
 		}
-		w.StringField("summary", "auto")
+		if req.Reasoning.Effort != "none" { // nothing to summarise
+			w.StringField("summary", "auto")
+		}
 		w.EndObject()
 	}
 	if req.ServiceTier != "" && w.Field(o.Extras, "service_tier") {
-		w.String(req.ServiceTier)
+		w.String(serviceTier(req.ServiceTier))
 	}
 	if req.CacheKey != "" && !o.Quirks.NoCacheKey {
 		w.StringField("prompt_cache_key", CacheKey(req.CacheKey))

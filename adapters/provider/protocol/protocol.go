@@ -15,7 +15,7 @@ import (
 )
 
 // Protocol is everything Keygate knows about one provider wire protocol.
-// Every field is required.
+// Every field is required, except Headers.
 type Protocol struct {
 	// Kind is the protocol's stored name: model configurations, call
 	// records and replay state carry it. The control API's ProviderKind
@@ -36,6 +36,10 @@ type Protocol struct {
 	// the protocol has one, of a model call. q are the deviations of the
 	// endpoint called (Azure authenticates differently).
 	Auth func(h http.Header, apiKey string, q compat.Quirks)
+	// Headers, when set, adds the headers a request's own settings need
+	// (Anthropic's fast mode is a beta behind a header). It runs after the
+	// model's configured custom headers and must keep what they set.
+	Headers func(h http.Header, req llm.Request)
 	// Reserved are the body fields that carry the conversation or how it is
 	// streamed; a model's extra parameters may not replace them.
 	Reserved []string

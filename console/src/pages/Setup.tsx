@@ -1,5 +1,5 @@
 import { setup } from "../api";
-import { Card, Copyable, ErrorBox, Page, Spinner, useLoad } from "../components/ui";
+import { Badge, Card, Copyable, ErrorBox, Page, Spinner, useLoad } from "../components/ui";
 
 export function SetupPage() {
   const { data, error, loading } = useLoad(() => setup.getCursorSetup({}), []);
@@ -35,6 +35,19 @@ export function SetupPage() {
               </li>
             )}
           </ol>
+        </Card>
+      )}
+      {data && data.agentTools.length > 0 && (
+        <Card title="Tools Keygate runs for the agent">
+          <ul className="space-y-2 text-sm" data-testid="agent-tools">
+            {data.agentTools.map((t) => (
+              <li key={t.name} className="flex items-baseline gap-2">
+                <span className="w-24 font-mono">{t.name}</span>
+                <span className="shrink-0 whitespace-nowrap"><Badge tone={t.offered ? "green" : "amber"}>{t.offered ? "offered" : "not offered"}</Badge></span>
+                <span className="text-slate-600">{t.detail}</span>
+              </li>
+            ))}
+          </ul>
         </Card>
       )}
     </Page>

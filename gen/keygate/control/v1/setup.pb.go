@@ -67,7 +67,11 @@ type GetCursorSetupResponse struct {
 	// proxy needs none.
 	CaCertificateUrl string `protobuf:"bytes,3,opt,name=ca_certificate_url,json=caCertificateUrl,proto3" json:"ca_certificate_url,omitempty"`
 	// setup_command configures a shell for Cursor in one line.
-	SetupCommand  string `protobuf:"bytes,4,opt,name=setup_command,json=setupCommand,proto3" json:"setup_command,omitempty"`
+	SetupCommand string `protobuf:"bytes,4,opt,name=setup_command,json=setupCommand,proto3" json:"setup_command,omitempty"`
+	// agent_tools are the agent's tools that Keygate runs itself (WebSearch,
+	// WebFetch): whether this installation offers each, and through what or
+	// what an administrator sets to offer it.
+	AgentTools    []*AgentTool `protobuf:"bytes,5,rep,name=agent_tools,json=agentTools,proto3" json:"agent_tools,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -130,17 +134,94 @@ func (x *GetCursorSetupResponse) GetSetupCommand() string {
 	return ""
 }
 
+func (x *GetCursorSetupResponse) GetAgentTools() []*AgentTool {
+	if x != nil {
+		return x.AgentTools
+	}
+	return nil
+}
+
+// AgentTool is one server-side tool of the agent.
+type AgentTool struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// name is the tool's name in Cursor.
+	Name    string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Offered bool   `protobuf:"varint,2,opt,name=offered,proto3" json:"offered,omitempty"`
+	// detail says through what the tool runs, or why it is not offered;
+	// it names backends and settings, never a URL or a key.
+	Detail        string `protobuf:"bytes,3,opt,name=detail,proto3" json:"detail,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AgentTool) Reset() {
+	*x = AgentTool{}
+	mi := &file_control_v1_setup_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AgentTool) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AgentTool) ProtoMessage() {}
+
+func (x *AgentTool) ProtoReflect() protoreflect.Message {
+	mi := &file_control_v1_setup_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AgentTool.ProtoReflect.Descriptor instead.
+func (*AgentTool) Descriptor() ([]byte, []int) {
+	return file_control_v1_setup_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *AgentTool) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *AgentTool) GetOffered() bool {
+	if x != nil {
+		return x.Offered
+	}
+	return false
+}
+
+func (x *AgentTool) GetDetail() string {
+	if x != nil {
+		return x.Detail
+	}
+	return ""
+}
+
 var File_control_v1_setup_proto protoreflect.FileDescriptor
 
 const file_control_v1_setup_proto_rawDesc = "" +
 	"\n" +
 	"\x16control/v1/setup.proto\x12\x12keygate.control.v1\"\x17\n" +
-	"\x15GetCursorSetupRequest\"\xaf\x01\n" +
+	"\x15GetCursorSetupRequest\"\xef\x01\n" +
 	"\x16GetCursorSetupResponse\x12\x1b\n" +
 	"\tproxy_url\x18\x01 \x01(\tR\bproxyUrl\x12%\n" +
 	"\x0epersonal_token\x18\x02 \x01(\tR\rpersonalToken\x12,\n" +
 	"\x12ca_certificate_url\x18\x03 \x01(\tR\x10caCertificateUrl\x12#\n" +
-	"\rsetup_command\x18\x04 \x01(\tR\fsetupCommand2w\n" +
+	"\rsetup_command\x18\x04 \x01(\tR\fsetupCommand\x12>\n" +
+	"\vagent_tools\x18\x05 \x03(\v2\x1d.keygate.control.v1.AgentToolR\n" +
+	"agentTools\"Q\n" +
+	"\tAgentTool\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
+	"\aoffered\x18\x02 \x01(\bR\aoffered\x12\x16\n" +
+	"\x06detail\x18\x03 \x01(\tR\x06detail2w\n" +
 	"\fSetupService\x12g\n" +
 	"\x0eGetCursorSetup\x12).keygate.control.v1.GetCursorSetupRequest\x1a*.keygate.control.v1.GetCursorSetupResponseB\xb8\x01\n" +
 	"\x16com.keygate.control.v1B\n" +
@@ -158,19 +239,21 @@ func file_control_v1_setup_proto_rawDescGZIP() []byte {
 	return file_control_v1_setup_proto_rawDescData
 }
 
-var file_control_v1_setup_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_control_v1_setup_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
 var file_control_v1_setup_proto_goTypes = []any{
 	(*GetCursorSetupRequest)(nil),  // 0: keygate.control.v1.GetCursorSetupRequest
 	(*GetCursorSetupResponse)(nil), // 1: keygate.control.v1.GetCursorSetupResponse
+	(*AgentTool)(nil),              // 2: keygate.control.v1.AgentTool
 }
 var file_control_v1_setup_proto_depIdxs = []int32{
-	0, // 0: keygate.control.v1.SetupService.GetCursorSetup:input_type -> keygate.control.v1.GetCursorSetupRequest
-	1, // 1: keygate.control.v1.SetupService.GetCursorSetup:output_type -> keygate.control.v1.GetCursorSetupResponse
-	1, // [1:2] is the sub-list for method output_type
-	0, // [0:1] is the sub-list for method input_type
-	0, // [0:0] is the sub-list for extension type_name
-	0, // [0:0] is the sub-list for extension extendee
-	0, // [0:0] is the sub-list for field type_name
+	2, // 0: keygate.control.v1.GetCursorSetupResponse.agent_tools:type_name -> keygate.control.v1.AgentTool
+	0, // 1: keygate.control.v1.SetupService.GetCursorSetup:input_type -> keygate.control.v1.GetCursorSetupRequest
+	1, // 2: keygate.control.v1.SetupService.GetCursorSetup:output_type -> keygate.control.v1.GetCursorSetupResponse
+	2, // [2:3] is the sub-list for method output_type
+	1, // [1:2] is the sub-list for method input_type
+	1, // [1:1] is the sub-list for extension type_name
+	1, // [1:1] is the sub-list for extension extendee
+	0, // [0:1] is the sub-list for field type_name
 }
 
 func init() { file_control_v1_setup_proto_init() }
@@ -184,7 +267,7 @@ func file_control_v1_setup_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_control_v1_setup_proto_rawDesc), len(file_control_v1_setup_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   2,
+			NumMessages:   3,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file control/v1/setup.proto.
  */
 export const file_control_v1_setup: GenFile = /*@__PURE__*/
-  fileDesc("ChZjb250cm9sL3YxL3NldHVwLnByb3RvEhJrZXlnYXRlLmNvbnRyb2wudjEiFwoVR2V0Q3Vyc29yU2V0dXBSZXF1ZXN0InYKFkdldEN1cnNvclNldHVwUmVzcG9uc2USEQoJcHJveHlfdXJsGAEgASgJEhYKDnBlcnNvbmFsX3Rva2VuGAIgASgJEhoKEmNhX2NlcnRpZmljYXRlX3VybBgDIAEoCRIVCg1zZXR1cF9jb21tYW5kGAQgASgJMncKDFNldHVwU2VydmljZRJnCg5HZXRDdXJzb3JTZXR1cBIpLmtleWdhdGUuY29udHJvbC52MS5HZXRDdXJzb3JTZXR1cFJlcXVlc3QaKi5rZXlnYXRlLmNvbnRyb2wudjEuR2V0Q3Vyc29yU2V0dXBSZXNwb25zZUK4AQoWY29tLmtleWdhdGUuY29udHJvbC52MUIKU2V0dXBQcm90b1ABWihrZXlnYXRlL2dlbi9rZXlnYXRlL2NvbnRyb2wvdjE7Y29udHJvbHYxogIDS0NYqgISS2V5Z2F0ZS5Db250cm9sLlYxygISS2V5Z2F0ZVxDb250cm9sXFYx4gIeS2V5Z2F0ZVxDb250cm9sXFYxXEdQQk1ldGFkYXRh6gIUS2V5Z2F0ZTo6Q29udHJvbDo6VjFiBnByb3RvMw");
+  fileDesc("ChZjb250cm9sL3YxL3NldHVwLnByb3RvEhJrZXlnYXRlLmNvbnRyb2wudjEiFwoVR2V0Q3Vyc29yU2V0dXBSZXF1ZXN0IqoBChZHZXRDdXJzb3JTZXR1cFJlc3BvbnNlEhEKCXByb3h5X3VybBgBIAEoCRIWCg5wZXJzb25hbF90b2tlbhgCIAEoCRIaChJjYV9jZXJ0aWZpY2F0ZV91cmwYAyABKAkSFQoNc2V0dXBfY29tbWFuZBgEIAEoCRIyCgthZ2VudF90b29scxgFIAMoCzIdLmtleWdhdGUuY29udHJvbC52MS5BZ2VudFRvb2wiOgoJQWdlbnRUb29sEgwKBG5hbWUYASABKAkSDwoHb2ZmZXJlZBgCIAEoCBIOCgZkZXRhaWwYAyABKAkydwoMU2V0dXBTZXJ2aWNlEmcKDkdldEN1cnNvclNldHVwEikua2V5Z2F0ZS5jb250cm9sLnYxLkdldEN1cnNvclNldHVwUmVxdWVzdBoqLmtleWdhdGUuY29udHJvbC52MS5HZXRDdXJzb3JTZXR1cFJlc3BvbnNlQrgBChZjb20ua2V5Z2F0ZS5jb250cm9sLnYxQgpTZXR1cFByb3RvUAFaKGtleWdhdGUvZ2VuL2tleWdhdGUvY29udHJvbC92MTtjb250cm9sdjGiAgNLQ1iqAhJLZXlnYXRlLkNvbnRyb2wuVjHKAhJLZXlnYXRlXENvbnRyb2xcVjHiAh5LZXlnYXRlXENvbnRyb2xcVjFcR1BCTWV0YWRhdGHqAhRLZXlnYXRlOjpDb250cm9sOjpWMWIGcHJvdG8z");
 
 /**
  * @generated from message keygate.control.v1.GetCursorSetupRequest
@@ -57,6 +57,15 @@ export type GetCursorSetupResponse = Message<"keygate.control.v1.GetCursorSetupR
    * @generated from field: string setup_command = 4;
    */
   setupCommand: string;
+
+  /**
+   * agent_tools are the agent's tools that Keygate runs itself (WebSearch,
+   * WebFetch): whether this installation offers each, and through what or
+   * what an administrator sets to offer it.
+   *
+   * @generated from field: repeated keygate.control.v1.AgentTool agent_tools = 5;
+   */
+  agentTools: AgentTool[];
 };
 
 /**
@@ -65,6 +74,40 @@ export type GetCursorSetupResponse = Message<"keygate.control.v1.GetCursorSetupR
  */
 export const GetCursorSetupResponseSchema: GenMessage<GetCursorSetupResponse> = /*@__PURE__*/
   messageDesc(file_control_v1_setup, 1);
+
+/**
+ * AgentTool is one server-side tool of the agent.
+ *
+ * @generated from message keygate.control.v1.AgentTool
+ */
+export type AgentTool = Message<"keygate.control.v1.AgentTool"> & {
+  /**
+   * name is the tool's name in Cursor.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: bool offered = 2;
+   */
+  offered: boolean;
+
+  /**
+   * detail says through what the tool runs, or why it is not offered;
+   * it names backends and settings, never a URL or a key.
+   *
+   * @generated from field: string detail = 3;
+   */
+  detail: string;
+};
+
+/**
+ * Describes the message keygate.control.v1.AgentTool.
+ * Use `create(AgentToolSchema)` to create a new message.
+ */
+export const AgentToolSchema: GenMessage<AgentTool> = /*@__PURE__*/
+  messageDesc(file_control_v1_setup, 2);
 
 /**
  * SetupService tells people how to point Cursor at Keygate.
