@@ -144,7 +144,7 @@ func (s *session) end(o run.Outcome) error {
 	case run.Completed:
 		return nil
 	case run.Cancelled:
-		return classify(errRunCancelled, errors.New("run cancelled: "+o.Reason))
+		return classify(errRunCancelled, errors.New(cancelText(o.Reason)))
 	}
 	if o.Failure == nil {
 		return fmt.Errorf("run ended %s", o.Status)
