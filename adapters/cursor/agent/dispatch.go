@@ -154,6 +154,7 @@ func (d *dispatcher) onWeb(o webOutcome) { d.apply(o.call, o.call.OnWeb(o.conten
 // onExec routes an exec result to its call.
 func (d *dispatcher) onExec(m *agentv1.ExecClientMessage) {
 	if call, ok := d.execs[m.GetId()]; ok {
+		d.mirrorShell(call, m)
 		d.apply(call, call.OnExec(m))
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	agentv1 "keygate/gen/cursor/agent/v1"
 )
@@ -176,6 +177,7 @@ func (w *Workspace) shell(ctx context.Context, a *agentv1.ShellArgs, send func(*
 	stdout, _ := cmd.StdoutPipe()
 	stderr, _ := cmd.StderrPipe()
 	ev(&agentv1.ShellStream{Event: &agentv1.ShellStream_Start{Start: &agentv1.ShellStreamStart{}}})
+	began := time.Now()
 	if err := cmd.Start(); err != nil {
 		ev(&agentv1.ShellStream{Event: &agentv1.ShellStream_Exit{Exit: &agentv1.ShellStreamExit{Code: 127, Cwd: dir}}})
 		return
@@ -202,6 +204,7 @@ func (w *Workspace) shell(ctx context.Context, a *agentv1.ShellArgs, send func(*
 	if errors.As(err, &exitErr) {
 		code = exitErr.ExitCode()
 	}
+	ms := int32(time.Since(began).Milliseconds())
 	ev(&agentv1.ShellStream{Event: &agentv1.ShellStream_Exit{Exit: &agentv1.ShellStreamExit{
-		Code: uint32(code), Cwd: dir, Aborted: ctx.Err() != nil}}})
+		Code: uint32(code), Cwd: dir, Aborted: ctx.Err() != nil, LocalExecutionTimeMs: &ms}}})
 }

@@ -34,11 +34,20 @@ type Workspace struct {
 	// Subagent runs a subagent_args exec (see Client.RunSubagent); nil
 	// answers with a subagent error.
 	Subagent func(context.Context, *agentv1.SubagentArgs) *agentv1.SubagentResult
+	// AutoRun, when set, is the client's allowlist of executables: a shell
+	// command runs without asking only when its exec's parse names its
+	// executables, all of them listed; any other is put to the user
+	// (Approve). Nil runs every command.
+	AutoRun []string
+	// Approve is the user's answer to a command AutoRun did not allow; nil
+	// declines it (the exec answers rejected).
+	Approve func(*agentv1.ShellArgs) bool
 
 	mu      sync.Mutex
 	seen    []*agentv1.ExecServerMessage
 	aborts  map[uint32]context.CancelFunc
 	aborted []uint32
+	asked   []string
 	wg      sync.WaitGroup
 }
 
@@ -129,6 +138,13 @@ func (w *Workspace) run(ctx context.Context, ex *agentv1.ExecServerMessage, repl
 		_ = reply(ctx, &agentv1.AgentClientMessage{Message: &agentv1.AgentClientMessage_ExecClientMessage{ExecClientMessage: res}})
 	}
 	if args := ex.GetShellStreamArgs(); args != nil {
+		if !w.approved(args) {
+			send(&agentv1.ExecClientMessage{Message: &agentv1.ExecClientMessage_ShellStream{ShellStream: &agentv1.ShellStream{
+				Event: &agentv1.ShellStream_Rejected{Rejected: &agentv1.ShellRejected{Command: args.GetCommand(),
+					WorkingDirectory: args.GetWorkingDirectory(), Reason: "the user declined the command"}}}}})
+			_ = reply(ctx, ExecStreamClose(ex.GetId()))
+			return
+		}
 		w.shell(ctx, args, send)
 		_ = reply(ctx, ExecStreamClose(ex.GetId()))
 		return

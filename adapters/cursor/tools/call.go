@@ -65,6 +65,8 @@ type Call struct {
 	stdout, stderr []byte
 	// edit is the file change of a Write or StrReplace.
 	edit *edit
+	// shell is the timing and combined output of a Shell call.
+	shell *shellRun
 	done bool
 }
 
