@@ -67,7 +67,7 @@ type Call struct {
 	edit *edit
 	// shell is the timing and combined output of a Shell call.
 	shell *shellRun
-	done bool
+	done  bool
 }
 
 // wait is the answer a started call waits for; the others are ignored.

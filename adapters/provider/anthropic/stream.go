@@ -62,9 +62,9 @@ type Decoder struct {
 	refusal   bool
 	// refusalCategory is the policy category of a refusal, when given.
 	refusalCategory string
-	usage     llm.UsageCounts // merged from message_start and message_delta
-	haveUsage bool
-	ended     bool
+	usage           llm.UsageCounts // merged from message_start and message_delta
+	haveUsage       bool
+	ended           bool
 }
 
 // Meta returns the message id and model the stream reported.
