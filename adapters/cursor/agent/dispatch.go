@@ -35,6 +35,9 @@ type dispatcher struct {
 	completing map[string]*tools.Call
 	// modelCall is the provider's id of each call, for the cards.
 	modelCall map[string]string
+	// edits follow the content of Write and StrReplace calls the model
+	// is streaming.
+	edits map[string]*argStream
 	webDone   chan webOutcome
 }
 
@@ -47,7 +50,7 @@ type webOutcome struct {
 func newDispatcher(ctx context.Context, over <-chan struct{}, w *wire, web Web) *dispatcher {
 	return &dispatcher{ctx: ctx, over: over, wire: w, web: web,
 		execs: map[uint32]*tools.Call{}, queries: map[uint32]*tools.Call{}, completing: map[string]*tools.Call{},
-		modelCall: map[string]string{}, webDone: make(chan webOutcome, 8)}
+		modelCall: map[string]string{}, edits: map[string]*argStream{}, webDone: make(chan webOutcome, 8)}
 }
 
 // streaming shows the card of a call the model started, with its arguments
@@ -57,9 +60,12 @@ func (d *dispatcher) streaming(ev run.Event) {
 	case run.ToolCallStart:
 		d.modelCall[e.CallID] = e.ModelCallID
 		d.wire.emit(output.PartialToolCall(e.CallID, placeholder(e.CallID), "", e.ModelCallID))
+		d.streamEdit(e)
 	case run.ToolCallArgsDelta:
 		d.wire.emit(output.PartialToolCall(e.CallID, placeholder(e.CallID), e.Text, d.modelCall[e.CallID]))
+		d.streamEdit(e)
 	case run.ToolCallFailed:
+		d.streamEdit(e)
 		d.wire.emit(output.ToolCallCompleted(e.CallID, placeholder(e.CallID), d.modelCall[e.CallID]))
 	}
 }
@@ -73,6 +79,7 @@ func placeholder(callID string) *agentv1.ToolCall {
 // what an earlier one of the round changed (the todo list).
 func (d *dispatcher) start(calls []llm.ToolCall, env func() tools.Env) {
 	for _, c := range calls {
+		delete(d.edits, c.CallID)
 		call := tools.New(c, env())
 		a := call.Start()
 		d.record(call.Card())

@@ -66,8 +66,15 @@ func (w *Workspace) write(a *agentv1.WriteArgs) *agentv1.WriteResult {
 	if err := os.WriteFile(p, []byte(a.GetFileText()), 0o644); err != nil {
 		return &agentv1.WriteResult{Result: &agentv1.WriteResult_Error{Error: &agentv1.WriteError{Path: a.GetPath(), Error: err.Error()}}}
 	}
-	return &agentv1.WriteResult{Result: &agentv1.WriteResult_Success{Success: &agentv1.WriteSuccess{
-		Path: a.GetPath(), LinesCreated: int32(strings.Count(a.GetFileText(), "\n") + 1), FileSize: int32(len(a.GetFileText()))}}}
+	ok := &agentv1.WriteSuccess{Path: a.GetPath(), LinesCreated: int32(strings.Count(a.GetFileText(), "\n") + 1), FileSize: int32(len(a.GetFileText()))}
+	if a.GetReturnFileContentAfterWrite() {
+		after, err := os.ReadFile(p)
+		if err == nil {
+			s := string(after)
+			ok.FileContentAfterWrite = &s
+		}
+	}
+	return &agentv1.WriteResult{Result: &agentv1.WriteResult_Success{Success: ok}}
 }
 
 func (w *Workspace) delete(a *agentv1.DeleteArgs) *agentv1.DeleteResult {
