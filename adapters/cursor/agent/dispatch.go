@@ -37,8 +37,8 @@ type dispatcher struct {
 	modelCall map[string]string
 	// edits follow the content of Write and StrReplace calls the model
 	// is streaming.
-	edits map[string]*argStream
-	webDone   chan webOutcome
+	edits   map[string]*argStream
+	webDone chan webOutcome
 }
 
 type webOutcome struct {

@@ -94,7 +94,9 @@ var _ = Describe("Write and StrReplace", func() {
 			func(r *agentv1.EditResult) { Expect(r.GetRejected().GetReason()).To(Equal("not now")) }),
 		Entry("an old string that is not in the file", "StrReplace", `{"path":"a.txt","old_string":"zzz","new_string":"b"}`,
 			[]*agentv1.ExecClientMessage{readOK("abc")},
-			func(r *agentv1.EditResult) { Expect(r.GetError().GetModelVisibleError()).To(ContainSubstring("was not found")) }),
+			func(r *agentv1.EditResult) {
+				Expect(r.GetError().GetModelVisibleError()).To(ContainSubstring("was not found"))
+			}),
 	)
 
 	It("names the argument whose text the client's edit card shows while the model streams it", func() {
