@@ -41,6 +41,9 @@ type checkpoints struct {
 	// predicted is the user turn's checkpoint as projected before the
 	// engine committed it, its blobs SET already.
 	predicted *predicted
+	// open is the dispatched tool round's calls still without a result
+	// (see resume.go); nil when no round is open.
+	open *checkpoint.Pending
 }
 
 // predicted is the user turn's checkpoint projected before the engine
