@@ -160,6 +160,15 @@ func (r *recording) complete(at time.Time, finish llm.FinishReason, d protocol.D
 	}
 }
 
+// filtered finishes the record of an answer the provider's content filter
+// blocked.
+func (r *recording) filtered(at time.Time, hits []llm.FilterHit, d protocol.Decoder) {
+	r.meta(d)
+	if rec, err := r.rec.Filtered(at, hits); err == nil {
+		r.store(rec)
+	}
+}
+
 // end finishes the record from the error that ended the call.
 func (r *recording) end(at time.Time, err error) {
 	var perr *llm.ProviderError

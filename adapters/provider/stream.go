@@ -87,6 +87,10 @@ func (s *stream) observe(ev *llm.Event) {
 		s.rec.usage(ev.Usage)
 	case llm.EventDone:
 		s.done = true
+		if ev.Finish == llm.FinishContentFilter {
+			s.rec.filtered(s.now(), ev.Filter, s.dec)
+			return
+		}
 		s.rec.complete(s.now(), ev.Finish, s.dec)
 	}
 }

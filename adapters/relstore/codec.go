@@ -20,10 +20,10 @@ func ParseRunStatus(s string) ports.RunStatus { return parseName(s, ports.RunFai
 func ParseCallStatus(s string) callrecord.Status { return parseName(s, callrecord.StatusCancelled) }
 
 // ParseFinish parses an llm.FinishReason name ("" for none).
-func ParseFinish(s string) llm.FinishReason { return parseName(s, llm.FinishToolUse) }
+func ParseFinish(s string) llm.FinishReason { return parseName(s, llm.FinishContentFilter) }
 
 // ParseErrorClass parses an llm.ErrorClass name ("" for none).
-func ParseErrorClass(s string) llm.ErrorClass { return parseName(s, llm.ErrorProtocol) }
+func ParseErrorClass(s string) llm.ErrorClass { return parseName(s, llm.ErrorContentFilter) }
 
 // NameOf is the stored name of an enum value; the zero value is "".
 func NameOf[T interface {

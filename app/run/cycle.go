@@ -64,7 +64,7 @@ func (r *runner) modelCycle(req llm.Request, listen bool) (cycleResult, error) {
 		r.log.Info("model attempt failed", zap.String("call_id", callID), zap.Bool("retrying", retrying), zap.Error(err))
 		r.emit(ModelAttemptFailed{Attempt: retry + 1, Message: err.Error(), Retrying: retrying})
 		if !retrying {
-			return cycleResult{}, cycleFailure(err)
+			return cycleResult{}, cycleFailure(err, r.p.Model.Endpoint.APIKey)
 		}
 		if err := r.retryWait(listen); err != nil {
 			if errors.Is(err, errInterrupted) {
@@ -75,13 +75,18 @@ func (r *runner) modelCycle(req llm.Request, listen bool) (cycleResult, error) {
 	}
 }
 
-// cycleFailure classifies a failure that ends the run.
-func cycleFailure(err error) error {
+// cycleFailure classifies a failure that ends the run; secrets are
+// redacted from the text the user reads.
+func cycleFailure(err error, secrets ...string) error {
 	if modelcycle.IsContextOverflow(err) {
 		return err
 	}
+	// A content filter blocks the same request again: retrying cannot help.
+	if modelcycle.IsContentFiltered(err) {
+		return &Failure{Category: CategoryProvider, Message: filterMessage(err), Err: err}
+	}
 	if errors.Is(err, modelcycle.ErrGrammar) {
-		return failure(CategoryProtocol, true, err)
+		return &Failure{Category: CategoryProtocol, Message: providerMessage(err, secrets...), Retryable: true, Err: err}
 	}
 	// A budget or rate limit refused the call before the provider saw it:
 	// its message is written for the user, and retrying at once cannot help.
@@ -89,7 +94,7 @@ func cycleFailure(err error) error {
 	if errors.As(err, &exceeded) {
 		return failure(CategoryLimit, false, err)
 	}
-	return failure(CategoryProvider, true, err)
+	return &Failure{Category: CategoryProvider, Message: providerMessage(err, secrets...), Retryable: true, Err: err}
 }
 
 // retryWait sleeps the retry delay on the engine's clock; a cancel or a

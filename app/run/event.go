@@ -66,6 +66,11 @@ type UsageSnapshot struct{ Tokens int64 }
 type ExecuteToolRound struct {
 	RoundID string
 	Calls   []llm.ToolCall
+	// Lead is the round's text, thinking and replay state (no calls) while
+	// no call of the round is committed; once one is, they are history,
+	// carried by its part, and Lead is empty. A transport that keeps the
+	// open round for a resume keeps them with it.
+	Lead llm.Assistant
 }
 
 // MessagesCommitted says the conversation head is now CheckpointID. When

@@ -57,9 +57,12 @@ type Action struct {
 	// PendingRoundID (Resume) names a stored round whose pending calls are
 	// re-executed before the first model cycle; it wins over FromRunID.
 	PendingRoundID string
-	// PendingCalls (Resume) is an assistant turn with tool calls the client
-	// still holds but the store never saw; it becomes the round
-	// "<run>:round:resume".
+	// PendingCalls (Resume) is the open tool round as the client holds it
+	// (its checkpoint's pending calls, with the round's text, thinking and
+	// replay state). When the store does not know the round PendingRoundID
+	// names (or none is named), the calls history does not answer yet become
+	// the round "<run>:round:resume" and run before any model call: a lost
+	// or restored store never makes the model sample the round again.
 	PendingCalls *llm.Assistant
 }
 

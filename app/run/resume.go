@@ -10,29 +10,33 @@ import (
 	"keygate/ports"
 )
 
-// resume prepares a Resume action. A pending tool round (named, derived
-// from the resumed run, or supplied by the client) runs first; the model is
-// not called again for cycles whose output is stored. done reports that
+// resume prepares a Resume action. A pending tool round runs first: the
+// stored round the client's checkpoint names (or the resumed run's), else
+// the calls the client still holds (Action.PendingCalls) when the store
+// does not know their round (a lost or restored store); the model is not
+// called again for cycles whose output is stored. done reports that
 // history already ends with a finished answer and nothing is left to do.
 func (r *runner) resume() (bool, error) {
 	a := r.p.Action
-	if a.PendingCalls != nil {
-		round, err := toolround.New(conversation.ResumedToolRoundID(r.p.RunID), *a.PendingCalls)
-		if err != nil {
-			return false, failure(CategoryClient, false, err)
-		}
-		return false, r.executeRound(round, true)
-	}
 	msgs, err := r.load()
 	if err != nil {
 		return false, err
 	}
-	round, ok, err := r.pendingRound(msgs)
+	round, ok, known, err := r.pendingRound(msgs)
 	if err != nil {
 		return false, err
 	}
 	if ok {
 		return false, r.executeRound(round, false)
+	}
+	if a.PendingCalls != nil && !known {
+		if held := heldCalls(*a.PendingCalls, a.PendingRoundID, msgs); len(held.Calls) > 0 {
+			round, err := toolround.New(conversation.ResumedToolRoundID(r.p.RunID), held)
+			if err != nil {
+				return false, failure(CategoryClient, false, err)
+			}
+			return false, r.executeRound(round, true)
+		}
 	}
 	if r.appended || len(msgs) == 0 {
 		return false, nil
@@ -44,8 +48,39 @@ func (r *runner) resume() (bool, error) {
 	return true, r.committed(Cause{Kind: CauseFinalTurn}, 0, true)
 }
 
-// pendingRound finds the stored round the resumed run left unsettled.
-func (r *runner) pendingRound(msgs []conversation.Message) (toolround.Round, bool, error) {
+// heldCalls is what the client still holds of round roundID (a), less the
+// calls history already answers within that round (a checkpoint published
+// mid-round holds some results). Text, thinking and replay state stay only
+// when no call of the round is in history: otherwise they are there, with
+// its first call.
+func heldCalls(a llm.Assistant, roundID string, msgs []conversation.Message) llm.Assistant {
+	answered := map[string]bool{}
+	partial := false
+	for _, m := range msgs {
+		if roundID == "" || m.ToolRoundID() != roundID {
+			continue
+		}
+		partial = true
+		if res, ok := m.ToolResult(); ok {
+			answered[res.CallID] = true
+		}
+	}
+	held := llm.Assistant{}
+	if !partial {
+		held.Text, held.Thinking, held.Replay = a.Text, a.Thinking, a.Replay
+	}
+	for _, c := range a.Calls {
+		if !answered[c.CallID] {
+			held.Calls = append(held.Calls, c)
+		}
+	}
+	return held
+}
+
+// pendingRound finds the stored round the resumed run left unsettled; known
+// reports that the store holds the round the client's checkpoint names
+// (settled or not), so the client's copy of its calls is not needed.
+func (r *runner) pendingRound(msgs []conversation.Message) (round toolround.Round, ok, known bool, err error) {
 	var ids []string
 	if id := r.p.Action.PendingRoundID; id != "" {
 		ids = append(ids, id)
@@ -59,7 +94,7 @@ func (r *runner) pendingRound(msgs []conversation.Message) (toolround.Round, boo
 			}
 			ids = append(ids, conversation.ResumedToolRoundID(from))
 		case err != nil && !errors.Is(err, ports.ErrNotFound):
-			return toolround.Round{}, false, storeErr("read resumed run", err)
+			return toolround.Round{}, false, false, storeErr("read resumed run", err)
 		}
 	}
 	if n := len(msgs); n > 0 && msgs[n-1].ToolRoundID() != "" {
@@ -71,10 +106,14 @@ func (r *runner) pendingRound(msgs []conversation.Message) (toolround.Round, boo
 		case errors.Is(err, ports.ErrNotFound):
 			continue
 		case err != nil:
-			return toolround.Round{}, false, storeErr("read tool round", err)
-		case !round.Settled():
-			return round, true, nil
+			return toolround.Round{}, false, false, storeErr("read tool round", err)
+		}
+		if id == r.p.Action.PendingRoundID {
+			known = true
+		}
+		if !round.Settled() {
+			return round, true, known, nil
 		}
 	}
-	return toolround.Round{}, false, nil
+	return toolround.Round{}, false, known, nil
 }

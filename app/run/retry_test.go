@@ -104,6 +104,52 @@ var _ = Describe("Engine model cycle retries", func() {
 		})
 	})
 
+	When("the provider's content filter blocks the answer", func() {
+		var (
+			t *runtest.Transport
+			o run.Outcome
+		)
+		BeforeEach(func() {
+			h.server.Enqueue(providertest.Stream([]byte(
+				`data: {"id":"","model":"","choices":[],"prompt_filter_results":[{"prompt_index":0,"content_filter_results":{"hate":{"filtered":false,"severity":"safe"}}}]}` + "\n\n" +
+					`data: {"id":"chatcmpl-1","model":"gpt-4o","choices":[{"index":0,"delta":{"content":"Here is how to"}}]}` + "\n\n" +
+					`data: {"id":"","model":"","choices":[{"index":0,"finish_reason":"content_filter","content_filter_results":{"violence":{"filtered":true,"severity":"high"}}}]}` + "\n\n" +
+					"data: [DONE]\n\n")))
+			t = &runtest.Transport{}
+			o = finish(h.start(h.prepared(userText("e1", "go")), t))
+			Eventually(t.Done()).Should(BeClosed())
+		})
+
+		It("fails the run saying the filter blocked the answer and naming its category, without retrying", func() {
+			Expect(o.Status).To(Equal(run.Failed))
+			Expect(o.Failure.Category).To(Equal(run.CategoryProvider))
+			Expect(o.Failure.Retryable).To(BeFalse(), "the same request is blocked again")
+			Expect(o.Failure.Message).To(HavePrefix("The model provider's content filter blocked the answer (violence (high))."))
+			Expect(modelcycle.IsContentFiltered(o.Failure)).To(BeTrue())
+			Expect(h.requestBodies()).To(HaveLen(1))
+		})
+
+		It("stores no answer: the cut-off text is no finished turn", func() {
+			Expect(ids(h.history())).To(Equal([]string{"runtime:e1"}))
+		})
+	})
+
+	DescribeTable("tells the user in a sentence what failed and what helps, never a raw provider body",
+		func(reply providertest.Reply, want string) {
+			h.server.Enqueue(reply)
+			o := finish(h.start(h.prepared(userText("e1", "go")), &runtest.Transport{}))
+			Expect(o.Status).To(Equal(run.Failed))
+			Expect(o.Failure.Message).To(Equal(want))
+		},
+		Entry("a refused key", providertest.Status(401, `{"error":{"message":"Incorrect API key provided: sk-test","type":"invalid_request_error"}}`),
+			"The model provider refused this model's API key (OpenAI Chat 401: Incorrect API key provided: redacted). Ask your administrator to check the key."),
+		Entry("an unknown model", providertest.Status(404, `{"error":{"message":"The model does not exist","type":"invalid_request_error"}}`),
+			"The model provider rejected the request (OpenAI Chat 404: The model does not exist). Check the model's configuration."),
+		Entry("a prompt the content filter refused", providertest.Status(400,
+			`{"error":{"code":"content_filter","message":"filtered","innererror":{"content_filter_result":{"jailbreak":{"filtered":true,"detected":true}}}}}`),
+			"The model provider's content filter blocked the request. Rephrase the request, or ask your administrator about the provider's filter settings."),
+	)
+
 	It("permits eight retries after the first attempt by default", func() {
 		for range 9 {
 			h.server.Enqueue(providertest.Status(503, serverError))

@@ -30,7 +30,7 @@ func (r *runner) executeRound(round toolround.Round, fresh bool) error {
 			return r.refuseRound(round)
 		}
 	}
-	settled := round.Settled()
+	settled, committed := round.Settled(), len(round.Completed()) > 0
 	for _, c := range round.Pending() {
 		if c.ArgumentError == "" {
 			continue
@@ -39,9 +39,14 @@ func (r *runner) executeRound(round toolround.Round, fresh bool) error {
 		if settled, err = r.commitResult(round.ID(), toolround.ArgumentErrorResult(c)); err != nil {
 			return err
 		}
+		committed = true
 	}
 	if !settled {
-		r.emit(ExecuteToolRound{RoundID: round.ID(), Calls: round.Dispatchable()})
+		ev := ExecuteToolRound{RoundID: round.ID(), Calls: round.Dispatchable()}
+		if a, ok := round.Plan().Assistant(); ok && !committed {
+			ev.Lead = llm.Assistant{Text: a.Text, Thinking: a.Thinking, Replay: a.Replay}
+		}
+		r.emit(ev)
 	}
 	for !settled {
 		select {

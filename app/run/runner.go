@@ -164,7 +164,7 @@ func (r *runner) loop() error {
 			}
 			continue
 		case err != nil && modelcycle.IsContextOverflow(err):
-			return failure(CategoryProvider, false, err)
+			return &Failure{Category: CategoryProvider, Message: providerMessage(err, r.p.Model.Endpoint.APIKey), Err: err}
 		case err != nil:
 			return err
 		}

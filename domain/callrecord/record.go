@@ -136,6 +136,23 @@ func (r Record) Complete(now time.Time, finish llm.FinishReason) (Record, error)
 	return r, nil
 }
 
+// Filtered returns r finished at now as blocked by the provider's content
+// filter: an error of class llm.ErrorContentFilter with the finish
+// llm.FinishContentFilter, its message naming the filter's categories
+// (hits; none when the provider named none). A filtered answer is no
+// answer, so the record does not say completed.
+func (r Record) Filtered(now time.Time, hits []llm.FilterHit) (Record, error) {
+	msg := "blocked by the provider's content filter"
+	if len(hits) > 0 {
+		msg += ": " + llm.DescribeFilter(hits)
+	}
+	r, err := r.Fail(now, llm.ErrorContentFilter, msg)
+	if err == nil {
+		r.Finish = llm.FinishContentFilter
+	}
+	return r, err
+}
+
 // Fail returns r finished with an error of class at now.
 func (r Record) Fail(now time.Time, class llm.ErrorClass, message string) (Record, error) {
 	if r.Status != StatusRunning {

@@ -40,6 +40,15 @@ var _ = Describe("Record", func() {
 		Expect(failed.ErrorClass).To(Equal(llm.ErrorRateLimit))
 	})
 
+	It("marks an answer the content filter blocked as filtered, never completed, with the filter's categories", func() {
+		filtered, err := running.Filtered(start.Add(time.Second), []llm.FilterHit{{Category: "hate", Severity: "high"}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(filtered.Status).To(Equal(callrecord.StatusError))
+		Expect(filtered.Finish).To(Equal(llm.FinishContentFilter))
+		Expect(filtered.ErrorClass).To(Equal(llm.ErrorContentFilter))
+		Expect(filtered.ErrorMessage).To(Equal("blocked by the provider's content filter: hate (high)"))
+	})
+
 	DescribeTable("finishes only once, from running",
 		func(finish func(callrecord.Record) (callrecord.Record, error)) {
 			cancelled, err := running.Cancel(start)

@@ -27,6 +27,10 @@ const (
 	// ErrorProtocol is a stream that broke the event grammar, malformed SSE,
 	// invalid UTF-8 or unparsable JSON.
 	ErrorProtocol
+	// ErrorContentFilter is a provider's content filter blocking the prompt
+	// (an error response) or the answer (a stream that finished with
+	// FinishContentFilter, recorded with this class).
+	ErrorContentFilter
 )
 
 // String returns the class name used in logs and call records.
@@ -46,6 +50,8 @@ func (c ErrorClass) String() string {
 		return "refusal"
 	case ErrorProtocol:
 		return "protocol"
+	case ErrorContentFilter:
+		return "content_filter"
 	default:
 		return "unknown"
 	}

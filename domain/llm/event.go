@@ -37,7 +37,7 @@ const (
 //	ToolCallEnd            Index
 //	ReplayState            Replay
 //	Usage                  Usage
-//	Done                   Finish
+//	Done                   Finish, and Filter when Finish is FinishContentFilter
 type Event struct {
 	Kind        EventKind
 	Index       int
@@ -48,6 +48,9 @@ type Event struct {
 	Replay      *ReplayState
 	Usage       *Usage
 	Finish      FinishReason
+	// Filter names what a provider's content filter blocked (Done with
+	// FinishContentFilter); it may be empty when the provider said nothing.
+	Filter []FilterHit
 }
 
 // FinishReason is why the model stopped.
@@ -58,6 +61,10 @@ const (
 	FinishStop FinishReason = iota + 1
 	FinishLength
 	FinishToolUse
+	// FinishContentFilter: the provider's content filter stopped the answer.
+	// It is no answer: what streamed before it is cut off, and the filter's
+	// categories ride on the Done event.
+	FinishContentFilter
 )
 
 // String returns the lower-case finish reason.
@@ -69,6 +76,8 @@ func (f FinishReason) String() string {
 		return "length"
 	case FinishToolUse:
 		return "tool_use"
+	case FinishContentFilter:
+		return "content_filter"
 	default:
 		return "unknown"
 	}

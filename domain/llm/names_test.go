@@ -20,6 +20,7 @@ var _ = Describe("llm names", func() {
 		Entry("stop", llm.FinishStop.String(), "stop"),
 		Entry("length", llm.FinishLength.String(), "length"),
 		Entry("tool use", llm.FinishToolUse.String(), "tool_use"),
+		Entry("content filter", llm.FinishContentFilter.String(), "content_filter"),
 		Entry("an unknown finish", llm.FinishReason(0).String(), "unknown"),
 		Entry("transient", llm.ErrorTransient.String(), "transient"),
 		Entry("rate limit", llm.ErrorRateLimit.String(), "rate_limit"),
@@ -28,6 +29,7 @@ var _ = Describe("llm names", func() {
 		Entry("context overflow", llm.ErrorContextOverflow.String(), "context_overflow"),
 		Entry("refusal", llm.ErrorRefusal.String(), "refusal"),
 		Entry("protocol", llm.ErrorProtocol.String(), "protocol"),
+		Entry("content filter class", llm.ErrorContentFilter.String(), "content_filter"),
 		Entry("an unknown class", llm.ErrorClass(0).String(), "unknown"),
 		Entry("start event", llm.EventStart.String(), "start"),
 		Entry("arguments delta event", llm.EventToolCallArgumentsDelta.String(), "tool_call_arguments_delta"),
@@ -35,6 +37,12 @@ var _ = Describe("llm names", func() {
 		Entry("an unknown event", llm.EventKind(0).String(), "unknown"),
 		Entry("an out-of-range event", llm.EventKind(200).String(), "unknown"),
 	)
+
+	It("describes a content filter's hits for people, severity where the filter gives one", func() {
+		Expect(llm.DescribeFilter([]llm.FilterHit{{Category: "hate", Severity: "medium"}, {Category: "protected_material_text"}})).
+			To(Equal("hate (medium), protected_material_text"))
+		Expect(llm.DescribeFilter(nil)).To(BeEmpty())
+	})
 
 	Describe("ProviderError", func() {
 		It("states class, status and message, and unwraps to its cause", func() {

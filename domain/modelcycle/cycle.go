@@ -17,6 +17,9 @@ type Result struct {
 	// Usage is the cycle's usage, nil when the provider reported none.
 	Usage  *llm.Usage
 	Finish llm.FinishReason
+	// Filter is what the provider's content filter flagged (Finish
+	// FinishContentFilter).
+	Filter []llm.FilterHit
 }
 
 type openCall struct {
@@ -97,6 +100,7 @@ func (c *Cycle) apply(e llm.Event) error {
 			return bad("done while a block is open")
 		}
 		c.done, c.result.Finish = true, e.Finish
+		c.result.Filter = append([]llm.FilterHit(nil), e.Filter...)
 	default:
 		return bad("unknown event kind")
 	}
@@ -168,7 +172,8 @@ func (c *Cycle) openCalls() []*openCall {
 // checks. It returns the accumulated result in every case, so partial
 // output and usage can still be shown and accounted, together with:
 // the grammar error if one occurred; ErrEOFBeforeDone without Done;
-// ErrTruncated for a Length finish; a *GrammarError when the finish reason
+// ErrTruncated for a Length finish; a *FilteredError for a content-filter
+// finish (whatever the stream held before it); a *GrammarError when the finish reason
 // and the tool calls disagree (ToolUse needs at least one call and calls
 // need ToolUse).
 func (c *Cycle) End() (Result, error) {
@@ -187,6 +192,8 @@ func (c *Cycle) End() (Result, error) {
 		return r, ErrEOFBeforeDone
 	case r.Finish == llm.FinishLength:
 		return r, ErrTruncated
+	case r.Finish == llm.FinishContentFilter:
+		return r, &FilteredError{Hits: r.Filter}
 	case (r.Finish == llm.FinishToolUse) != (len(r.Assistant.Calls) > 0):
 		return r, &GrammarError{Event: llm.EventDone, Reason: "finish reason and tool calls disagree"}
 	case r.Finish != llm.FinishStop && r.Finish != llm.FinishToolUse:

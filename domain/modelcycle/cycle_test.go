@@ -129,6 +129,17 @@ var _ = Describe("Cycle", func() {
 		Expect(r.Usage).NotTo(BeNil())
 	})
 
+	It("fails a content-filter finish as filtered, naming the filter's categories, and keeps what streamed before it", func() {
+		done := llm.Event{Kind: llm.EventDone, Finish: llm.FinishContentFilter,
+			Filter: []llm.FilterHit{{Category: "violence", Severity: "high"}}}
+		r, err := consume(start, textStart, text("Once upon"), llm.Event{Kind: llm.EventTextEnd}, done)
+		Expect(err).To(MatchError(modelcycle.ErrContentFiltered))
+		Expect(err.Error()).To(ContainSubstring("violence (high)"))
+		Expect(modelcycle.IsContentFiltered(err)).To(BeTrue())
+		Expect(r.Assistant.Text).To(Equal("Once upon"))
+		Expect(r.Filter).To(Equal([]llm.FilterHit{{Category: "violence", Severity: "high"}}))
+	})
+
 	It("provider_tool_names_are_normalized_when_received", func() {
 		r, err := consume(start, callStart(0, "a", "multi_tool_use.parallel"), callEnd(0), toolUse)
 		Expect(err).NotTo(HaveOccurred())

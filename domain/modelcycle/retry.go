@@ -20,16 +20,18 @@ const (
 // Retryable reports whether a failed attempt may be retried:
 //
 //   - grammar violations and a stream ending before Done: yes;
-//   - a Length finish (ErrTruncated) and cancellation: no;
+//   - a Length finish (ErrTruncated), a content filter's block and
+//     cancellation: no;
 //   - a provider error with a 4xx status other than 408, 425 and 429: no,
 //     whatever its class;
 //   - other provider errors by class: transient, rate limit and protocol
-//     yes; authorization, bad request, context overflow and refusal no;
+//     yes; authorization, bad request, context overflow, refusal and
+//     content filter no;
 //   - anything else (store, client failures): no.
 func Retryable(err error) bool {
 	switch {
 	case err == nil, errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded),
-		errors.Is(err, ErrTruncated):
+		errors.Is(err, ErrTruncated), errors.Is(err, ErrContentFiltered):
 		return false
 	case errors.Is(err, ErrGrammar), errors.Is(err, ErrEOFBeforeDone):
 		return true

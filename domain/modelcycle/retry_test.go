@@ -34,6 +34,8 @@ var _ = Describe("Retryable", func() {
 		Entry("a context overflow is not retried (it compacts instead)", provider(llm.ErrorContextOverflow, 400, "prompt is too long"), false),
 		Entry("a provider refusal is never retried", provider(llm.ErrorRefusal, 0, "refused tools"), false),
 		Entry("a Length finish is never retried", modelcycle.ErrTruncated, false),
+		Entry("a content filter's block of the answer is never retried", &modelcycle.FilteredError{}, false),
+		Entry("a content filter's block of the prompt is never retried", provider(llm.ErrorContentFilter, 400, "content_filter"), false),
 		Entry("cancellation is never retried", context.Canceled, false),
 		Entry("an expired deadline is never retried", context.DeadlineExceeded, false),
 		Entry("a store or client failure is never retried", errors.New("store closed"), false),

@@ -47,6 +47,19 @@ func describeCallRecords(open Factory) {
 			Expect(h.Stores.Calls.Finish(ctx, done)).To(MatchError(callrecord.ErrNotRunning))
 		})
 
+		It("keeps a filtered call's finish, class and categories", func() {
+			Expect(h.Stores.Calls.Start(ctx, rec)).To(Succeed())
+			done, err := rec.Filtered(rec.Timing.RequestStarted.Add(time.Second), []llm.FilterHit{{Category: "protected_material_text"}})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(h.Stores.Calls.Finish(ctx, done)).To(Succeed())
+			got, err := h.Calls.CallRecord(ctx, rec.CallID)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(got.Status).To(Equal(callrecord.StatusError))
+			Expect(got.Finish).To(Equal(llm.FinishContentFilter))
+			Expect(got.ErrorClass).To(Equal(llm.ErrorContentFilter))
+			Expect(got.ErrorMessage).To(ContainSubstring("protected_material_text"))
+		})
+
 		It("keeps the request and the raw chunks of a detailed call in order", func() {
 			Expect(h.Stores.Calls.Start(ctx, rec)).To(Succeed())
 			req := callrecord.Request{Method: "POST", URL: rec.Model.RequestURL, Headers: []callrecord.Header{{Name: "Content-Type", Value: "application/json"}}, Body: []byte(`{"a":1}`)}

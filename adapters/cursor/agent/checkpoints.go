@@ -45,6 +45,9 @@ type checkpoints struct {
 	subagents *checkpoint.Subagents
 	// noTurn: the turn adds no turn to the client's list.
 	noTurn bool
+	// open is the dispatched tool round's calls still without a result
+	// (see resume.go); nil when no round is open.
+	open *checkpoint.Pending
 }
 
 // predicted is the user turn's checkpoint projected before the engine

@@ -46,7 +46,7 @@ func (s *session) onAction(a *agentv1.ConversationAction) {
 	switch {
 	case a.GetCancelAction() != nil:
 		s.tools.abortAll()
-		s.handle.Cancel("cancelled by the user: " + a.GetCancelAction().GetReason())
+		s.handle.Cancel(cancelReason(a.GetCancelAction().GetReason()))
 	case a.GetInjectContextAction() != nil:
 		s.inject(a.GetInjectContextAction())
 	case a.GetUserMessageAction() != nil:

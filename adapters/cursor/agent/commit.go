@@ -19,8 +19,13 @@ func (s *session) onCommit(e run.MessagesCommitted) {
 	switch e.Cause.Kind {
 	case run.CauseToolResult:
 		s.tools.completed(e.Cause)
-		if e.Barrier != nil {
+		// The round settles behind a barrier; a result that leaves calls
+		// open is published staged, so a store lost mid-round costs only
+		// the calls still open (see resume.go).
+		if open := s.view.answered(e.Cause); e.Barrier != nil {
 			s.publishSettled(e.CheckpointID, "")
+		} else if open {
+			s.publishStaged(e.CheckpointID)
 		}
 	case run.CauseInitialMessages:
 		var then []*agentv1.AgentServerMessage

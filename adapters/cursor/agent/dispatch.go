@@ -38,7 +38,10 @@ type dispatcher struct {
 	completing map[string]*tools.Call
 	// modelCall is the provider's id of each call, for the cards.
 	modelCall map[string]string
-	webDone   chan webOutcome
+	// edits follow the content of Write and StrReplace calls the model
+	// is streaming.
+	edits   map[string]*argStream
+	webDone chan webOutcome
 	// bg is the turn's background work: awaits and moves to the background.
 	bg *background
 }
@@ -51,7 +54,7 @@ type webOutcome struct {
 func newDispatcher(ctx context.Context, over <-chan struct{}, w *wire, search ports.WebSearcher, fetch ports.WebFetcher) *dispatcher {
 	return &dispatcher{ctx: ctx, over: over, wire: w, search: search, fetch: fetch,
 		execs: map[uint32]*tools.Call{}, queries: map[uint32]*tools.Call{}, completing: map[string]*tools.Call{},
-		modelCall: map[string]string{}, webDone: make(chan webOutcome, 8), bg: newBackground()}
+		modelCall: map[string]string{}, edits: map[string]*argStream{}, webDone: make(chan webOutcome, 8), bg: newBackground()}
 }
 
 // streaming shows the card of a call the model started, with its arguments
@@ -61,9 +64,12 @@ func (d *dispatcher) streaming(ev run.Event) {
 	case run.ToolCallStart:
 		d.modelCall[e.CallID] = e.ModelCallID
 		d.wire.emit(output.PartialToolCall(e.CallID, placeholder(e.CallID), "", e.ModelCallID))
+		d.streamEdit(e)
 	case run.ToolCallArgsDelta:
 		d.wire.emit(output.PartialToolCall(e.CallID, placeholder(e.CallID), e.Text, d.modelCall[e.CallID]))
+		d.streamEdit(e)
 	case run.ToolCallFailed:
+		d.streamEdit(e)
 		d.wire.emit(output.ToolCallCompleted(e.CallID, placeholder(e.CallID), d.modelCall[e.CallID]))
 	}
 }
@@ -77,6 +83,7 @@ func placeholder(callID string) *agentv1.ToolCall {
 // what an earlier one of the round changed (the todo list).
 func (d *dispatcher) start(calls []llm.ToolCall, env func() tools.Env) {
 	for _, c := range calls {
+		delete(d.edits, c.CallID)
 		call := tools.New(c, env())
 		a := call.Start()
 		d.record(call.Card())
@@ -167,6 +174,7 @@ func (d *dispatcher) onExec(m *agentv1.ExecClientMessage) {
 		return
 	}
 	if call, ok := d.execs[m.GetId()]; ok {
+		d.mirrorShell(call, m)
 		d.apply(call, call.OnExec(m))
 	}
 }

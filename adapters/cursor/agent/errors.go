@@ -12,6 +12,7 @@ import (
 	"keygate/adapters/cursor/transport"
 	"keygate/app/run"
 	"keygate/domain/access"
+	"keygate/domain/modelcycle"
 	aiserverv1 "keygate/gen/cursor/aiserver/v1"
 	"keygate/ports"
 )
@@ -114,10 +115,15 @@ func endTurn(log *zap.Logger, err error) error {
 // instead of a bare "internal error".
 func FailureError(f *run.Failure) *connect.Error {
 	code, kind, title := connect.CodeInternal, aiserverv1.ErrorDetails_ERROR_CUSTOM_MESSAGE, "Keygate Error"
-	retryable := f.Retryable
+	retryable, expected := f.Retryable, f.Category == run.CategoryLimit
 	switch f.Category {
 	case run.CategoryProvider:
 		code, kind, title = connect.CodeUnavailable, aiserverv1.ErrorDetails_ERROR_PROVIDER_ERROR, "Provider Error"
+		// A content filter's block is the provider's policy at work, not a
+		// failure: said at once, and a retry would be blocked again.
+		if modelcycle.IsContentFiltered(f) {
+			title, retryable, expected = "Blocked by the Provider's Content Filter", false, true
+		}
 	case run.CategoryClient:
 		code = connect.CodeInvalidArgument
 	case run.CategoryLimit:
@@ -130,9 +136,9 @@ func FailureError(f *run.Failure) *connect.Error {
 			Title: title, Detail: f.Message,
 			IsRetryable:              proto.Bool(retryable),
 			ShowRequestId:            proto.Bool(true),
-			ShouldShowImmediateError: proto.Bool(f.Category == run.CategoryLimit),
+			ShouldShowImmediateError: proto.Bool(expected),
 		},
-		IsExpected: proto.Bool(f.Category == run.CategoryLimit),
+		IsExpected: proto.Bool(expected),
 	})
 	if derr == nil {
 		err.AddDetail(detail)

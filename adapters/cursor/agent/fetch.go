@@ -16,18 +16,20 @@ import (
 	"keygate/ports"
 )
 
-// importRoots restores a conversation Keygate does not hold from the
-// client's checkpoint (a forked chat, or a server that lost its store): each
-// root is a message in Keygate's canonical encoding, from pre_fetched_blobs
-// or the client's KV store. Roots in another format are not imported; the
-// conversation then starts empty.
-func (s *session) importRoots(head conversation.Checkpoint, req *agentv1.AgentRunRequest) (conversation.Checkpoint, []conversation.Message, error) {
+// importRoots restores what the store lacks of a conversation from the
+// client's checkpoint (a forked chat, or a server that lost its store or
+// the end of it): the roots past the messages the store holds (have), each
+// a message in Keygate's canonical encoding, from pre_fetched_blobs or the
+// client's KV store; then a final answer the checkpoint still holds as
+// pending. Roots in another format are not imported: a conversation the
+// store lacks entirely then starts empty, one it holds stays as it is.
+func (s *session) importRoots(head conversation.Checkpoint, have []conversation.Message, req *agentv1.AgentRunRequest) (conversation.Checkpoint, []conversation.Message, error) {
 	pre := map[string][]byte{}
 	for _, b := range req.GetPreFetchedBlobs() {
 		pre[string(b.GetId())] = b.GetValue()
 	}
 	var msgs []conversation.Message
-	for _, id := range s.view.base.GetRootPromptMessagesJson() {
+	for _, id := range s.view.base.GetRootPromptMessagesJson()[len(have):] {
 		data, ok := pre[string(id)]
 		if !ok {
 			var err error
@@ -37,16 +39,25 @@ func (s *session) importRoots(head conversation.Checkpoint, req *agentv1.AgentRu
 		}
 		m, err := conversation.DecodeMessage(data)
 		if err != nil {
-			s.log.Info("checkpoint roots are not Keygate messages; starting the conversation empty")
-			return head, nil, nil
+			s.log.Info("checkpoint roots are not Keygate messages; not imported")
+			return head, have, nil
 		}
 		msgs = append(msgs, m)
 	}
+	if m, ok := pendingAnswer(s.view.base); ok && s.action.GetResumeAction() != nil {
+		msgs = append(msgs, m)
+	}
+	return s.appendImported(head, have, msgs)
+}
+
+// appendImported appends imported messages to the conversation's head.
+func (s *session) appendImported(head conversation.Checkpoint, have, msgs []conversation.Message) (conversation.Checkpoint, []conversation.Message, error) {
 	d, err := s.h.o.Conversations.Apply(s.ctx, ports.Write{Change: conversation.AppendTo(head, msgs...)})
 	if err != nil {
 		return head, nil, fmt.Errorf("import conversation: %w", err)
 	}
-	return d.Checkpoint, msgs, nil
+	s.log.Info("conversation imported from the client's checkpoint", zap.Int("held", len(have)), zap.Int("imported", len(msgs)))
+	return d.Checkpoint, append(have[:len(have):len(have)], msgs...), nil
 }
 
 // images resolves the user's attached images (inline, pre-fetched or KV

@@ -16,6 +16,7 @@ import (
 	"keygate/app/run"
 	"keygate/domain/access"
 	"keygate/domain/conversation"
+	"keygate/domain/llm"
 	agentv1 "keygate/gen/cursor/agent/v1"
 	"keygate/ports"
 )
@@ -84,8 +85,9 @@ func (s *session) prepare() error {
 			in.BaseCheckpointID, in.History = base, msgs
 		}
 	}
+	var held *llm.Assistant
 	if s.action.GetResumeAction() != nil {
-		if in.PendingRoundID, err = checkpoint.PendingRoundID(base); err != nil {
+		if in.PendingRoundID, held, err = resumePending(base); err != nil {
 			return classify(errInvalidRequest, err)
 		}
 	}
@@ -109,6 +111,9 @@ func (s *session) prepare() error {
 	// The engine builds on the history read here rather than loading it
 	// again, unless the head moved meanwhile.
 	s.compiled.Run.History, s.compiled.Run.HistoryOf = s.view.msgs, s.view.head
+	if held != nil && s.compiled.Run.Action.Kind == run.ActionResume {
+		s.compiled.Run.Action.PendingCalls = held
+	}
 	if s.compiled.Run.ParentRunID, s.compiled.Run.ParentToolCallID, err = s.parent(); err != nil {
 		return err
 	}
@@ -166,8 +171,15 @@ func (s *session) history(req *agentv1.AgentRunRequest) (conversation.Checkpoint
 			return head, nil, fmt.Errorf("load conversation: %w", err)
 		}
 	}
-	if len(msgs) == 0 && len(s.view.base.GetRootPromptMessagesJson()) > 0 {
-		return s.importRoots(head, req)
+	// A store that lost the conversation, or the end of it (a wiped or
+	// restored database), gets back what the client's checkpoint holds
+	// past what it has.
+	if roots := s.view.base.GetRootPromptMessagesJson(); len(roots) > len(msgs) && extendsStore(roots, msgs) {
+		return s.importRoots(head, msgs, req)
+	}
+	if m, ok := pendingAnswer(s.view.base); ok && s.action.GetResumeAction() != nil && extendsStore(s.view.base.GetRootPromptMessagesJson(), msgs) &&
+		len(msgs) == len(s.view.base.GetRootPromptMessagesJson()) {
+		return s.appendImported(head, msgs, []conversation.Message{m})
 	}
 	return head, msgs, nil
 }

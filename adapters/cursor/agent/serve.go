@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"go.uber.org/zap"
-
 	"keygate/adapters/cursor/checkpoint"
 	"keygate/adapters/cursor/compile"
 	"keygate/adapters/cursor/output"
@@ -132,13 +130,9 @@ func (s *session) onEvent(ev run.Event) {
 // checkpoint of the open round.
 func (s *session) startRound(e run.ExecuteToolRound) {
 	s.tools.start(e.Calls, s.env)
-	p, err := s.view.project(s.view.head, "")
-	if err != nil {
-		s.log.Warn("staged checkpoint not built", zap.Error(err))
-		return
-	}
-	st, blobs := checkpoint.Staged(p, checkpoint.Pending{RoundID: e.RoundID, Calls: e.Calls})
-	s.blobs.publish(blobs, st)
+	s.view.opened(checkpoint.Pending{RoundID: e.RoundID, Calls: e.Calls,
+		Text: e.Lead.Text, Thinking: e.Lead.Thinking, Replay: e.Lead.Replay})
+	s.publishStaged(s.view.head)
 }
 
 // end maps the run's outcome to the turn's end.
@@ -147,7 +141,7 @@ func (s *session) end(o run.Outcome) error {
 	case run.Completed:
 		return nil
 	case run.Cancelled:
-		return classify(errRunCancelled, errors.New("run cancelled: "+o.Reason))
+		return classify(errRunCancelled, errors.New(cancelText(o.Reason)))
 	}
 	if o.Failure == nil {
 		return fmt.Errorf("run ended %s", o.Status)

@@ -48,7 +48,7 @@ var _ = Describe("Handler serving a tool round", func() {
 		BeforeEach(func() {
 			f.ws.Delay = func(ex *agentv1.ExecServerMessage) time.Duration {
 				switch {
-				case ex.GetReadArgs() != nil:
+				case ex.GetExecId() == "call_read": // the Write reads too, at once
 					return 400 * time.Millisecond
 				case ex.GetShellStreamArgs() != nil:
 					return 150 * time.Millisecond

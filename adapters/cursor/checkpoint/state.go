@@ -45,13 +45,22 @@ type Projection struct {
 	Subagents *Subagents
 }
 
-// Pending is the open tool round of a staged checkpoint.
+// Pending is the open tool round of a staged checkpoint: the calls still
+// waiting for their results, and the round's text, thinking and replay
+// state while none of its calls is committed. A resume hands it back, so
+// a store that lost the round can run the calls without the model
+// sampling them again (PendingTurn).
 type Pending struct {
 	RoundID string
 	// Text is the assistant text before the calls (the whole answer of a
 	// staged final state).
 	Text  string
 	Calls []llm.ToolCall
+	// Thinking and Replay are the round's reasoning and the provider's
+	// replay state (signed thinking), which a provider needs back with the
+	// calls' results.
+	Thinking string
+	Replay   *llm.ReplayState
 }
 
 // Settled returns the settled state and the blobs it refers to.
@@ -74,7 +83,7 @@ func StagedFinal(p Projection) (*agentv1.ConversationStateStructure, Blobs) {
 	last := p.Messages[n-1]
 	a, _ := last.Assistant()
 	p.Messages = p.Messages[:n-1]
-	return build(p, &Pending{RoundID: last.ID(), Text: a.Text, Calls: a.Calls})
+	return build(p, &Pending{RoundID: last.ID(), Text: a.Text, Calls: a.Calls, Thinking: a.Thinking, Replay: a.Replay})
 }
 
 func build(p Projection, pending *Pending) (*agentv1.ConversationStateStructure, Blobs) {
@@ -133,14 +142,15 @@ func build(p Projection, pending *Pending) (*agentv1.ConversationStateStructure,
 	return s, b
 }
 
-// entry is the JSON of a pending assistant message (role, text and
-// tool-call parts, in the client's message shape), plus Keygate's round
-// id, which a resume hands back.
+// entry is the JSON of a pending assistant message (role, reasoning, text
+// and tool-call parts, in the client's message shape), plus Keygate's round
+// id and the provider's replay state, which a resume hands back.
 type entry struct {
-	ID      string    `json:"id"`
-	Role    string    `json:"role"`
-	RoundID string    `json:"keygate_round_id,omitempty"`
-	Content []content `json:"content"`
+	ID      string       `json:"id"`
+	Role    string       `json:"role"`
+	RoundID string       `json:"keygate_round_id,omitempty"`
+	Replay  *replayEntry `json:"keygate_replay,omitempty"`
+	Content []content    `json:"content"`
 }
 
 type content struct {
@@ -151,8 +161,20 @@ type content struct {
 	Args       json.RawMessage `json:"args,omitempty"`
 }
 
+// replayEntry is llm.ReplayState in the entry (Value is base64 in JSON).
+type replayEntry struct {
+	Kind  llm.ProviderKind `json:"kind"`
+	Value []byte           `json:"value"`
+}
+
 func pendingEntry(p Pending) string {
 	e := entry{ID: p.RoundID, Role: "assistant", RoundID: p.RoundID, Content: []content{}}
+	if p.Replay != nil {
+		e.Replay = &replayEntry{Kind: p.Replay.Kind, Value: p.Replay.Value}
+	}
+	if p.Thinking != "" {
+		e.Content = append(e.Content, content{Type: "reasoning", Text: p.Thinking})
+	}
 	if p.Text != "" {
 		e.Content = append(e.Content, content{Type: "text", Text: p.Text})
 	}
@@ -174,17 +196,61 @@ var ErrManyPending = errors.New("checkpoint has more than one pending assistant 
 // PendingRoundID returns the Keygate round id of a staged state's pending
 // entry; "" when the state is settled or the entry carries none.
 func PendingRoundID(s *agentv1.ConversationStateStructure) (string, error) {
+	e, ok, err := pending(s)
+	if err != nil || !ok {
+		return "", err
+	}
+	return e.RoundID, nil
+}
+
+// PendingTurn returns the assistant turn of a staged state's pending
+// entry: its text, reasoning, replay state and the tool calls still
+// waiting for results (Index in entry order), with the Keygate round id
+// they belong to. ok is false for a settled state. Entries in the shape
+// another backend wrote (tool-call parts without Keygate's fields) are
+// read too.
+func PendingTurn(s *agentv1.ConversationStateStructure) (roundID string, a llm.Assistant, ok bool, err error) {
+	e, ok, err := pending(s)
+	if err != nil || !ok {
+		return "", llm.Assistant{}, false, err
+	}
+	if e.Replay != nil && len(e.Replay.Value) > 0 {
+		a.Replay = &llm.ReplayState{Kind: e.Replay.Kind, Value: e.Replay.Value}
+	}
+	for _, c := range e.Content {
+		switch c.Type {
+		case "text":
+			a.Text += c.Text
+		case "reasoning":
+			a.Thinking += c.Text
+		case "tool-call":
+			if c.ToolCallID == "" || c.ToolName == "" {
+				return "", llm.Assistant{}, false, fmt.Errorf("resume: pending tool call without an id or a name")
+			}
+			args := []byte(c.Args)
+			if len(args) == 0 {
+				args = []byte(`{}`)
+			}
+			a.Calls = append(a.Calls, llm.ToolCall{Index: len(a.Calls), CallID: c.ToolCallID, Name: c.ToolName, Arguments: args})
+		}
+	}
+	return e.RoundID, a, true, nil
+}
+
+// pending decodes a state's one pending entry; ok is false when it has
+// none.
+func pending(s *agentv1.ConversationStateStructure) (entry, bool, error) {
 	switch n := len(s.GetPendingToolCalls()); {
 	case n == 0:
-		return "", nil
+		return entry{}, false, nil
 	case n > 1:
-		return "", fmt.Errorf("resume: %w (%d)", ErrManyPending, n)
+		return entry{}, false, fmt.Errorf("resume: %w (%d)", ErrManyPending, n)
 	}
 	var e entry
 	if err := json.Unmarshal([]byte(s.GetPendingToolCalls()[0]), &e); err != nil {
-		return "", fmt.Errorf("resume: decode pending entry: %w", err)
+		return entry{}, false, fmt.Errorf("resume: decode pending entry: %w", err)
 	}
-	return e.RoundID, nil
+	return e, true, nil
 }
 
 // Todos decodes a state's todo list when its items are inline; items held

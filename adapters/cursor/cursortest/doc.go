@@ -14,7 +14,9 @@
 // A Workspace plugged into Client.OnMessage executes exec requests against
 // a temporary directory as the client does (read, write, delete, ls, grep,
 // glob, shell with streamed output; result then stream_close, or the
-// reverse order with CloseFirst), honours aborts, can delay or hold execs
+// reverse order with CloseFirst), runs a shell command without asking only
+// when its exec's parse names allowlisted executables (AutoRun, Asked),
+// honours aborts, can delay or hold execs
 // so parallel calls complete out of order or a round stays open across a
 // restart, and answers MCP calls, interaction queries and subagent execs
 // through hooks (Approve says yes to every query); Client.RunSubagent runs
@@ -24,7 +26,10 @@
 // shell or subagent to the background when the server asks, answers
 // diagnostics, subagent awaits and MCP resources and state, and returns a
 // file that is not text as bytes. actions.go builds every conversation
-// action the client sends.
+// action the client sends. Terminal and EditStream render what the client
+// shows besides text: the live terminal of a running shell
+// (shell_output_delta) and a file's content while the model writes it
+// (edit_tool_call_delta).
 //
 // Place in the hexagon: test support for the Cursor inbound adapter; only
 // specs import it.

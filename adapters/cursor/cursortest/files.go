@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	agentv1 "keygate/gen/cursor/agent/v1"
@@ -80,8 +81,15 @@ func (w *Workspace) write(a *agentv1.WriteArgs) *agentv1.WriteResult {
 	if err := os.WriteFile(p, []byte(a.GetFileText()), 0o644); err != nil {
 		return &agentv1.WriteResult{Result: &agentv1.WriteResult_Error{Error: &agentv1.WriteError{Path: a.GetPath(), Error: err.Error()}}}
 	}
-	return &agentv1.WriteResult{Result: &agentv1.WriteResult_Success{Success: &agentv1.WriteSuccess{
-		Path: a.GetPath(), LinesCreated: int32(strings.Count(a.GetFileText(), "\n") + 1), FileSize: int32(len(a.GetFileText()))}}}
+	ok := &agentv1.WriteSuccess{Path: a.GetPath(), LinesCreated: int32(strings.Count(a.GetFileText(), "\n") + 1), FileSize: int32(len(a.GetFileText()))}
+	if a.GetReturnFileContentAfterWrite() {
+		after, err := os.ReadFile(p)
+		if err == nil {
+			s := string(after)
+			ok.FileContentAfterWrite = &s
+		}
+	}
+	return &agentv1.WriteResult{Result: &agentv1.WriteResult_Success{Success: ok}}
 }
 
 func (w *Workspace) delete(a *agentv1.DeleteArgs) *agentv1.DeleteResult {
@@ -191,6 +199,7 @@ func (w *Workspace) shell(ctx context.Context, a *agentv1.ShellArgs, send func(*
 	stdout, _ := cmd.StdoutPipe()
 	stderr, _ := cmd.StderrPipe()
 	ev(&agentv1.ShellStream{Event: &agentv1.ShellStream_Start{Start: &agentv1.ShellStreamStart{}}})
+	began := time.Now()
 	if err := cmd.Start(); err != nil {
 		ev(&agentv1.ShellStream{Event: &agentv1.ShellStream_Exit{Exit: &agentv1.ShellStreamExit{Code: 127, Cwd: dir}}})
 		return
@@ -228,6 +237,7 @@ func (w *Workspace) shell(ctx context.Context, a *agentv1.ShellArgs, send func(*
 	if errors.As(err, &exitErr) {
 		code = exitErr.ExitCode()
 	}
+	ms := int32(time.Since(began).Milliseconds())
 	ev(&agentv1.ShellStream{Event: &agentv1.ShellStream_Exit{Exit: &agentv1.ShellStreamExit{
-		Code: uint32(code), Cwd: dir, Aborted: ctx.Err() != nil}}})
+		Code: uint32(code), Cwd: dir, Aborted: ctx.Err() != nil, LocalExecutionTimeMs: &ms}}})
 }

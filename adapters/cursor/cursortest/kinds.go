@@ -8,7 +8,8 @@ import (
 // "thinking_completed", "partial_tool_call", "tool_call_started",
 // "tool_call_delta", "tool_call_completed", "token_delta", "turn_ended",
 // "summary_started", "summary", "summary_completed", "user_message_appended",
-// "injection", "heartbeat", "checkpoint:staged", "checkpoint:settled",
+// "injection", "heartbeat", "shell_output:<event>" (shell_output:start,
+// shell_output:stdout, ...), "checkpoint:staged", "checkpoint:settled",
 // "kv_set", "kv_get", "exec:<args>" (exec:read_args, exec:shell_stream_args,
 // ...), "abort", "query:<kind>", or "other".
 func Kind(m *agentv1.AgentServerMessage) string {
@@ -68,6 +69,12 @@ func updateKind(u *agentv1.InteractionUpdate) string {
 		return "injection"
 	case u.GetHeartbeat() != nil:
 		return "heartbeat"
+	case u.GetShellOutputDelta() != nil:
+		so := u.GetShellOutputDelta().ProtoReflect()
+		if f := so.WhichOneof(so.Descriptor().Oneofs().ByName("event")); f != nil {
+			return "shell_output:" + string(f.Name())
+		}
+		return "shell_output"
 	}
 	return "other"
 }

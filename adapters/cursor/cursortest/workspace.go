@@ -35,6 +35,14 @@ type Workspace struct {
 	// answers with a subagent error. Backgrounded tells it when the user
 	// moved the subagent to the background.
 	Subagent func(context.Context, *agentv1.SubagentArgs) *agentv1.SubagentResult
+	// AutoRun, when set, is the client's allowlist of executables: a shell
+	// command runs without asking only when its exec's parse names its
+	// executables, all of them listed; any other is put to the user
+	// (Approve). Nil runs every command.
+	AutoRun []string
+	// Approve is the user's answer to a command AutoRun did not allow; nil
+	// declines it (the exec answers rejected).
+	Approve func(*agentv1.ShellArgs) bool
 	// Diagnostics answers diagnostics_args with the editor's diagnostics
 	// of a path; nil answers with none.
 	Diagnostics func(path string) []*agentv1.Diagnostic
@@ -55,6 +63,7 @@ type Workspace struct {
 	seen    []*agentv1.ExecServerMessage
 	aborts  map[uint32]context.CancelFunc
 	aborted []uint32
+	asked   []string
 	wg      sync.WaitGroup
 }
 
@@ -145,6 +154,13 @@ func (w *Workspace) run(ctx context.Context, ex *agentv1.ExecServerMessage, repl
 		_ = reply(ctx, &agentv1.AgentClientMessage{Message: &agentv1.AgentClientMessage_ExecClientMessage{ExecClientMessage: res}})
 	}
 	if args := ex.GetShellStreamArgs(); args != nil {
+		if !w.approved(args) {
+			send(&agentv1.ExecClientMessage{Message: &agentv1.ExecClientMessage_ShellStream{ShellStream: &agentv1.ShellStream{
+				Event: &agentv1.ShellStream_Rejected{Rejected: &agentv1.ShellRejected{Command: args.GetCommand(),
+					WorkingDirectory: args.GetWorkingDirectory(), Reason: "the user declined the command"}}}}})
+			_ = reply(ctx, ExecStreamClose(ex.GetId()))
+			return
+		}
 		w.shell(ctx, args, send)
 		_ = reply(ctx, ExecStreamClose(ex.GetId()))
 		return

@@ -107,6 +107,8 @@ type Call struct {
 	notebook *notebookEdit
 	// hooks is what the user's hooks added to the call's execs.
 	hooks []*agentv1.HookAdditionalContext
+	// shell is the timing and combined output of a Shell call.
+	shell *shellRun
 	done  bool
 }
 

@@ -46,7 +46,7 @@ var _ = Describe("Call.Start", func() {
 			Expect(a.Exec.GetExecId()).To(Equal("call-1"))
 		},
 		Entry("Read", "read", `{"file_path":"a.txt"}`, "read_args"),
-		Entry("Write", "WRITE", `{"path":"a.txt","contents":""}`, "write_args"),
+		Entry("Write reads first", "WRITE", `{"path":"a.txt","contents":""}`, "read_args"),
 		Entry("StrReplace reads first", "str_replace", `{"path":"a","old_string":"x","new_string":"y"}`, "read_args"),
 		Entry("Delete", "Delete", `{"path":"a"}`, "delete_args"),
 		Entry("Ls", "ls", `{"path":"."}`, "ls_args"),

@@ -17,4 +17,16 @@
 //
 // Tool names are matched case- and punctuation-insensitively (Read, read,
 // READ and "re_ad" are one tool): models do not keep to one spelling.
+//
+// Two libraries do work the client relies on being right. A Shell exec
+// carries its command's parse (simple commands, executables, redirects),
+// from which the client decides what runs without asking; it comes from
+// mvdan.cc/sh, a maintained parser of the whole bash grammar, because a
+// split on spaces and separators misses commands in substitutions,
+// function bodies and quoting. The edit card's unified diff and its line
+// counts come from github.com/pmezard/go-difflib: a small, dependency-free
+// port of Python's difflib that writes the standard unified format the
+// client renders; it is finished rather than abandoned (its API has not
+// needed to change), and the counts are read from the diff it wrote, so
+// they always agree.
 package tools

@@ -111,11 +111,14 @@ var behaviours = map[string]behaviour{
 		},
 	},
 	"Write": {
-		args: `{"path":"a.txt","contents":"one\ntwo"}`, first: "exec:write_args",
-		answers: []func(*tools.Call) tools.Action{onExec(writeOK())},
+		args: `{"path":"a.txt","contents":"one\ntwo"}`, first: "exec:read_args",
+		answers: []func(*tools.Call) tools.Action{onExec(readOK("one\n")), onExec(writeOK())},
 		result:  "Wrote 2 lines to a.txt",
 		card: func(tc *agentv1.ToolCall) {
-			Expect(tc.GetEditToolCall().GetResult().GetSuccess().GetAfterFullFileContent()).To(Equal("one\ntwo"))
+			s := tc.GetEditToolCall().GetResult().GetSuccess()
+			Expect(s.GetBeforeFullFileContent()).To(Equal("one\n"))
+			Expect(s.GetAfterFullFileContent()).To(Equal("one\ntwo"))
+			Expect(s.GetDiffString()).To(ContainSubstring("+two"))
 		},
 	},
 	"StrReplace": {

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"fmt"
+	"time"
 
 	agentv1 "keygate/gen/cursor/agent/v1"
 )
@@ -40,12 +41,15 @@ func (c *Call) startShell() (Action, error) {
 	}
 	threshold := uint64(shellFileThreshold)
 	hard := int32(shellHardTimeoutMs)
+	parse := parseShell(cmd)
 	args := &agentv1.ShellArgs{
 		Command: cmd, WorkingDirectory: c.str("working_directory"), ToolCallId: c.call.CallID,
+		SimpleCommands: parse.simple, HasInputRedirect: parse.input, HasOutputRedirect: parse.output, ParsingResult: parse.result,
 		FileOutputThresholdBytes: &threshold, TimeoutBehavior: agentv1.TimeoutBehavior_TIMEOUT_BEHAVIOR_BACKGROUND,
 		HardTimeout: &hard, Description: optStr(c.str("description")), CloseStdin: true,
 		ConversationId: optStr(c.env.ConversationID),
 	}
+	c.shell = &shellRun{sent: c.env.Now()}
 	if hasBlock {
 		args.Timeout = int32(block)
 	}
@@ -70,12 +74,16 @@ func (c *Call) onShell(m *agentv1.ExecClientMessage) Action {
 		return Action{}
 	}
 	switch e := ev.GetEvent().(type) {
+	case *agentv1.ShellStream_Start:
+		c.shell.started = c.env.Now()
 	case *agentv1.ShellStream_Stdout:
 		c.stdout = append(c.stdout, e.Stdout.GetData()...)
+		c.shell.interleaved = append(c.shell.interleaved, e.Stdout.GetData()...)
 		return Action{Delta: &agentv1.ToolCallDelta{Delta: &agentv1.ToolCallDelta_ShellToolCallDelta{ShellToolCallDelta: &agentv1.ShellToolCallDelta{
 			Delta: &agentv1.ShellToolCallDelta_Stdout{Stdout: &agentv1.ShellToolCallStdoutDelta{Content: e.Stdout.GetData()}}}}}}
 	case *agentv1.ShellStream_Stderr:
 		c.stderr = append(c.stderr, e.Stderr.GetData()...)
+		c.shell.interleaved = append(c.shell.interleaved, e.Stderr.GetData()...)
 		return Action{Delta: &agentv1.ToolCallDelta{Delta: &agentv1.ToolCallDelta_ShellToolCallDelta{ShellToolCallDelta: &agentv1.ShellToolCallDelta{
 			Delta: &agentv1.ShellToolCallDelta_Stderr{Stderr: &agentv1.ShellToolCallStderrDelta{Content: e.Stderr.GetData()}}}}}}
 	case *agentv1.ShellStream_Exit:
@@ -97,19 +105,47 @@ func (c *Call) onShellClosed() Action {
 	return c.fail("the shell stream closed before the command exited")
 }
 
+// shellExit completes the call with the result the client's card shows:
+// both streams and their interleaving, the exit code, and how long the
+// command ran (measured here from the client's start event, or from the
+// exec when it sent none; the client's own measure when it gave one).
 func (c *Call) shellExit(e *agentv1.ShellStreamExit) Action {
 	tc := c.card.GetShellToolCall()
 	cmd, wd := tc.GetArgs().GetCommand(), e.GetCwd()
+	if wd == "" {
+		wd = tc.GetArgs().GetWorkingDirectory()
+	}
 	out, errOut := string(c.stdout), string(c.stderr)
+	interleaved := string(c.shell.interleaved)
+	elapsed := int32(c.env.Now().Sub(c.shell.begin()).Milliseconds())
 	if e.GetCode() == 0 && !e.GetAborted() {
 		tc.Result = &agentv1.ShellResult{Result: &agentv1.ShellResult_Success{Success: &agentv1.ShellSuccess{
-			Command: cmd, WorkingDirectory: wd, Stdout: out, Stderr: errOut}}}
+			Command: cmd, WorkingDirectory: wd, Stdout: out, Stderr: errOut, InterleavedOutput: &interleaved,
+			ExecutionTime: elapsed, LocalExecutionTimeMs: e.LocalExecutionTimeMs, OutputLocation: e.GetOutputLocation()}}}
 		return c.finish(shellText(0, out, errOut), false)
 	}
 	tc.Result = &agentv1.ShellResult{Result: &agentv1.ShellResult_Failure{Failure: &agentv1.ShellFailure{
-		Command: cmd, WorkingDirectory: wd, ExitCode: int32(e.GetCode()), Stdout: out, Stderr: errOut, Aborted: e.GetAborted()}}}
+		Command: cmd, WorkingDirectory: wd, ExitCode: int32(e.GetCode()), Stdout: out, Stderr: errOut, InterleavedOutput: &interleaved,
+		ExecutionTime: elapsed, LocalExecutionTimeMs: e.LocalExecutionTimeMs, OutputLocation: e.GetOutputLocation(),
+		Aborted: e.GetAborted(), AbortReason: e.AbortReason}}}
 	// A non-zero exit is information for the model, not a tool failure.
 	return c.finish(shellText(int32(e.GetCode()), out, errOut), false)
+}
+
+// shellRun is the timing and combined output of a shell call's stream.
+type shellRun struct {
+	// sent is when the exec went out, started when the client said the
+	// command started.
+	sent, started time.Time
+	// interleaved is stdout and stderr in the order they arrived.
+	interleaved []byte
+}
+
+func (r *shellRun) begin() time.Time {
+	if r.started.IsZero() {
+		return r.sent
+	}
+	return r.started
 }
 
 func shellText(code int32, stdout, stderr string) string {

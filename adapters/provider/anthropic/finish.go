@@ -26,17 +26,26 @@ func (d *Decoder) finish(out []llm.Event) ([]llm.Event, error) {
 	if d.refusal && d.tools {
 		return out, &llm.ProviderError{Class: llm.ErrorRefusal, Message: "Anthropic refused to execute tool calls"}
 	}
-	return append(out, llm.Event{Kind: llm.EventDone, Finish: d.collapse()}), nil
+	done := llm.Event{Kind: llm.EventDone, Finish: d.collapse()}
+	if done.Finish == llm.FinishContentFilter && d.refusalCategory != "" {
+		done.Filter = []llm.FilterHit{{Category: d.refusalCategory}}
+	}
+	return append(out, done), nil
 }
 
+// A refusal is the stop of Anthropic's policy classifiers: like a content
+// filter, it is no answer, whatever text came before it.
 func (d *Decoder) collapse() llm.FinishReason {
+	if d.refusal {
+		return llm.FinishContentFilter
+	}
 	switch d.stop {
 	case "max_tokens", "model_context_window_exceeded":
 		return llm.FinishLength
 	case "tool_use":
 		return llm.FinishToolUse
 	}
-	if d.tools && !d.refusal {
+	if d.tools {
 		return llm.FinishToolUse // observed tool blocks outrank an ordinary stop
 	}
 	return llm.FinishStop

@@ -32,6 +32,9 @@ type event struct {
 		Signature   string `json:"signature"`
 		PartialJSON string `json:"partial_json"`
 		StopReason  string `json:"stop_reason"`
+		StopDetails *struct {
+			Category string `json:"category"`
+		} `json:"stop_details"`
 	} `json:"delta"`
 	Usage *rawUsage `json:"usage"`
 	Error *struct {
@@ -57,9 +60,11 @@ type Decoder struct {
 	tools     bool
 	stop      string
 	refusal   bool
-	usage     llm.UsageCounts // merged from message_start and message_delta
-	haveUsage bool
-	ended     bool
+	// refusalCategory is the policy category of a refusal, when given.
+	refusalCategory string
+	usage           llm.UsageCounts // merged from message_start and message_delta
+	haveUsage       bool
+	ended           bool
 }
 
 // Meta returns the message id and model the stream reported.
@@ -123,6 +128,9 @@ func (d *Decoder) Decode(ev sse.Event, out []llm.Event) ([]llm.Event, error) {
 			d.stop = e.Delta.StopReason
 			if d.stop == "refusal" {
 				d.refusal = true // sticky: a later stop never erases it
+				if sd := e.Delta.StopDetails; sd != nil {
+					d.refusalCategory = sd.Category
+				}
 			}
 		}
 	case "message_stop":

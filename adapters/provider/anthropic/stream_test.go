@@ -99,7 +99,8 @@ var _ = Describe("Decoder on SDK fixtures and recordings (testdata/SOURCES.md §
 		Expect(s.Thinking).To(Equal(`Simple educational question about what a solar eclipse is. This is benign general knowledge — definitions are fine. Also the user called me "claudius" — I'm Claude. Minor correction or just roll with it politely.`))
 		Expect(string(s.Replay.Value)).To(ContainSubstring(`"signature":"c3ludGhldGljLXNpZ25hdHVyZS1maXh0dXJlLWEtbm90LWEtcmVhbC1zaWduYXR1cmU="`))
 		Expect(s.Text).To(Equal("Hi"))
-		Expect(s.Finish).To(Equal(llm.FinishStop), "a refusal without tools is an ordinary stop keeping its text")
+		Expect(s.Finish).To(Equal(llm.FinishContentFilter), "a refusal is the policy classifiers' stop: no answer, its text kept for the eye only")
+		Expect(s.Filter).To(BeEmpty(), "the refusal names no category")
 		Expect(*s.Usage).To(Equal(llm.Usage{Input: 28, Output: 106, Reasoning: 67, Known: withCache | llm.UsageReasoning}))
 	})
 
@@ -131,7 +132,8 @@ var _ = Describe("Decoder on SDK fixtures and recordings (testdata/SOURCES.md §
 		Expect(providertest.CheckGrammar(events)).To(Succeed())
 		Expect(events).To(ContainElement(HaveField("Kind", llm.EventTextStart)))
 		Expect(s.Text).To(BeEmpty())
-		Expect(s.Finish).To(Equal(llm.FinishStop))
+		Expect(s.Finish).To(Equal(llm.FinishContentFilter))
+		Expect(s.Filter).To(Equal([]llm.FilterHit{{Category: "cyber"}}), "stop_details.category names the policy")
 		Expect([]int64{s.Usage.Input, s.Usage.Output}).To(Equal([]int64{20, 0}))
 	})
 

@@ -29,6 +29,13 @@ func Status(label string, status int, body []byte) *llm.ProviderError {
 	case Overflow(msg):
 		class = llm.ErrorContextOverflow
 	}
+	if hits, ok := promptFiltered(body); ok && status == 400 {
+		class = llm.ErrorContentFilter
+		msg = "the provider's content filter blocked the request"
+		if len(hits) > 0 {
+			msg += ": " + llm.DescribeFilter(hits)
+		}
+	}
 	return &llm.ProviderError{Class: class, Status: status, Message: label + " " + strconv.Itoa(status) + ": " + msg}
 }
 

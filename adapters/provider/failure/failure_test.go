@@ -62,6 +62,14 @@ var _ = Describe("Status", func() {
 		Entry("400 with maximum context length … tokens is a context overflow", 400, "This model's maximum context length is 8192 tokens", llm.ErrorContextOverflow),
 	)
 
+	It("classifies Azure's refusal of a filtered prompt as a content-filter block naming the categories it acted on", func() {
+		body := `{"error":{"message":"The response was filtered due to the prompt triggering Azure OpenAI's content management policy.","type":null,"param":"prompt","code":"content_filter","status":400,` +
+			`"innererror":{"code":"ResponsibleAIPolicyViolation","content_filter_result":{"hate":{"filtered":true,"severity":"high"},"jailbreak":{"filtered":true,"detected":true},"self_harm":{"filtered":false,"severity":"safe"}}}}}`
+		e := failure.Status("OpenAI Chat", 400, []byte(body))
+		Expect(e.Class).To(Equal(llm.ErrorContentFilter))
+		Expect(e.Message).To(Equal("OpenAI Chat 400: the provider's content filter blocked the request: hate (high), jailbreak"))
+	})
+
 	It("bounds the kept body and names the protocol and status", func() {
 		e := failure.Status("OpenAI Chat", 500, []byte(strings.Repeat("x", 20000)))
 		Expect(e.Message).To(HavePrefix("OpenAI Chat 500: xxx"))

@@ -56,12 +56,17 @@ func (d *ChatDecoder) End(out []llm.Event) ([]llm.Event, error) {
 	if d.finish == "" && !d.sawDone {
 		return out, failure.Protocol(chatLabel, "stream ended without finish_reason", nil)
 	}
-	return append(out, llm.Event{Kind: llm.EventDone, Finish: d.collapse()}), nil
+	done := llm.Event{Kind: llm.EventDone, Finish: d.collapse()}
+	if done.Finish == llm.FinishContentFilter {
+		done.Filter = d.filter
+	}
+	return append(out, done), nil
 }
 
 // collapse maps finish_reason. Compatible servers often say "stop" while
 // calling tools, so any ordinary label becomes ToolUse when calls were seen;
-// content_filter never runs tools and length stays truncated.
+// content_filter is no answer (and never runs tools) and length stays
+// truncated.
 func (d *ChatDecoder) collapse() llm.FinishReason {
 	switch d.finish {
 	case "tool_calls", "function_call":
@@ -69,7 +74,7 @@ func (d *ChatDecoder) collapse() llm.FinishReason {
 	case "length":
 		return llm.FinishLength
 	case "content_filter":
-		return llm.FinishStop
+		return llm.FinishContentFilter
 	}
 	if len(d.calls) > 0 {
 		return llm.FinishToolUse

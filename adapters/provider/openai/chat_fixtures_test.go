@@ -105,3 +105,43 @@ var _ = Describe("ChatDecoder on recorded transcripts (testdata/SOURCES.md §2)"
 		Expect(s.ModelCallID).To(Equal("chatcmpl-ABfwERreu9s99xXsVuOWtIB2UOx62"))
 	})
 })
+
+var _ = Describe("ChatDecoder on Azure's documented content-filter streams (testdata/SOURCES.md §4)", func() {
+	decode := func(name string) (providertest.Summary, []llm.Event, *openai.ChatDecoder, error) {
+		d := &openai.ChatDecoder{}
+		events, err := providertest.DecodeAll(d, fixture(name))
+		return providertest.Summarize(events), events, d, err
+	}
+
+	It("reports an answer Azure's filter blocked as a content-filter finish naming the category, not as an ordinary stop", func() {
+		s, events, _, err := decode("openai-chat-azure-content-filter-docs.sse")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(providertest.CheckGrammar(events)).To(Succeed())
+		Expect(s.Text).To(Equal("Hey Jude, better"), "what streamed before the block is still shown")
+		Expect(s.Finish).To(Equal(llm.FinishContentFilter))
+		Expect(s.Filter).To(Equal([]llm.FilterHit{{Category: "protected_material_text"}}),
+			"only the categories the filter acted on, not the safe annotations")
+	})
+
+	It("takes the response id and model from the first chunk that carries them: Azure's first chunk is empty", func() {
+		for _, name := range []string{"openai-chat-azure-content-filter-docs.sse", "openai-chat-azure-empty-first-id-docs.sse"} {
+			_, _, d, err := decode(name)
+			Expect(err).NotTo(HaveOccurred(), name)
+			id, model := d.Meta()
+			Expect(model).To(Equal("gpt-35-turbo"), name)
+			Expect(id).To(HavePrefix("chatcmpl-"), name)
+		}
+	})
+
+	It("reads a stream that passed the filter, with annotation-only chunks between the tokens, as an ordinary answer", func() {
+		s, events, d, err := decode("openai-chat-azure-empty-first-id-docs.sse")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(providertest.CheckGrammar(events)).To(Succeed())
+		Expect(s.Text).To(Equal("Color is a"))
+		Expect(s.Finish).To(Equal(llm.FinishStop))
+		Expect(s.Filter).To(BeEmpty())
+		Expect(s.ModelCallID).To(Equal("chatcmpl-7rCNsVeZy0PGnX3H6jK8STps5nZUY"), "Start waits for the first chunk with content")
+		id, _ := d.Meta()
+		Expect(id).To(Equal("chatcmpl-7rCNsVeZy0PGnX3H6jK8STps5nZUY"))
+	})
+})

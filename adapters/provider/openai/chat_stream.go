@@ -16,12 +16,23 @@ type chatChunk struct {
 	Choices []chatChoice `json:"choices"`
 	Usage   *chatUsage   `json:"usage"`
 	Error   *apiError    `json:"error"`
+	// Azure's content filter annotates the prompt in a chunk of its own,
+	// under either name depending on the API version.
+	PromptFilter      []promptFilter `json:"prompt_filter_results"`
+	PromptAnnotations []promptFilter `json:"prompt_annotations"`
+}
+
+// promptFilter is one entry of prompt_filter_results.
+type promptFilter struct {
+	Filter failure.FilterResults `json:"content_filter_results"`
 }
 
 type chatChoice struct {
 	Index        int       `json:"index"`
 	Delta        chatDelta `json:"delta"`
 	FinishReason string    `json:"finish_reason"`
+	// Filter is Azure's content filter verdict on the answer so far.
+	Filter failure.FilterResults `json:"content_filter_results"`
 }
 
 type chatDelta struct {
@@ -73,6 +84,7 @@ type chatCall struct {
 type ChatDecoder struct {
 	started      bool
 	id, model    string
+	filter       []llm.FilterHit
 	thinkingOpen bool
 	textOpen     bool
 	reasoning    []byte
@@ -107,9 +119,24 @@ func (d *ChatDecoder) Decode(ev sse.Event, out []llm.Event) ([]llm.Event, error)
 	if c.Error != nil {
 		return out, failure.InBand(chatLabel, c.Error.code(), c.Error.Message)
 	}
+	for _, pf := range append(c.PromptFilter, c.PromptAnnotations...) {
+		d.filter = pf.Filter.Hits(d.filter)
+	}
+	// Azure's first chunk carries only the prompt's filter annotations, with
+	// an empty id and model: the response's id and model are those of the
+	// first chunk that carries them, and an annotation alone starts nothing.
+	if d.id == "" {
+		d.id = c.ID
+	}
+	if d.model == "" {
+		d.model = c.Model
+	}
+	if !d.started && c.ID == "" && len(c.Choices) == 0 && c.Usage == nil {
+		return out, nil
+	}
 	if !d.started {
-		d.started, d.id, d.model = true, c.ID, c.Model
-		out = append(out, llm.Event{Kind: llm.EventStart, ModelCallID: c.ID})
+		d.started = true
+		out = append(out, llm.Event{Kind: llm.EventStart, ModelCallID: d.id})
 	}
 	if c.Usage != nil {
 		d.usage = chatToUsage(c.Usage)
@@ -157,6 +184,7 @@ func (d *ChatDecoder) choice(ch *chatChoice, out []llm.Event) ([]llm.Event, erro
 	for pos := range ch.Delta.ToolCalls {
 		out = d.toolDelta(&ch.Delta.ToolCalls[pos], pos, out)
 	}
+	d.filter = ch.Filter.Hits(d.filter)
 	if ch.FinishReason != "" {
 		d.finish = ch.FinishReason
 	}

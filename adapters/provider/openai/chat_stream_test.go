@@ -40,10 +40,21 @@ var _ = Describe("ChatDecoder", func() {
 		Entry("stop without tool calls is Stop", "stop", false, llm.FinishStop),
 		Entry("tool_calls is ToolUse", "tool_calls", true, llm.FinishToolUse),
 		Entry("observed tool calls outrank an ordinary stop", "stop", true, llm.FinishToolUse),
-		Entry("content_filter never executes observed tool calls", "content_filter", true, llm.FinishStop),
+		Entry("content_filter is no answer and never executes observed tool calls", "content_filter", true, llm.FinishContentFilter),
 		Entry("a truncated response stays truncated even with tool calls", "length", true, llm.FinishLength),
 		Entry("an unknown label without calls is Stop", "eos", false, llm.FinishStop),
 	)
+
+	It("keeps a flagged category Azure annotated on a token chunk for the content-filter finish that follows", func() {
+		s, _, err := decode(chatBody(
+			`{"id":"x","model":"m","choices":[{"index":0,"delta":{"content":"a"},"content_filter_results":{"hate":{"filtered":false,"severity":"safe"}}}]}`,
+			`{"id":"x","model":"m","choices":[{"index":0,"delta":{"content":"b"},"content_filter_results":{"violence":{"filtered":true,"severity":"high"}}}]}`,
+			`{"id":"","model":"","choices":[{"index":0,"finish_reason":"content_filter","content_filter_results":{}}]}`, `[DONE]`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.Text).To(Equal("ab"))
+		Expect(s.Finish).To(Equal(llm.FinishContentFilter))
+		Expect(s.Filter).To(Equal([]llm.FilterHit{{Category: "violence", Severity: "high"}}))
+	})
 
 	It("streams DeepSeek reasoning_content as thinking and returns it as Chat replay state", func() {
 		s, events, err := decode(providertest.ChatSSE(providertest.Turn{

@@ -1,6 +1,8 @@
 package openai
 
 import (
+	"bytes"
+
 	"keygate/adapters/provider/wire"
 	"keygate/domain/llm"
 )
@@ -52,6 +54,11 @@ func fastChoice(v []byte, ch *chatChoice) bool {
 			ok = wire.IsNull(v)
 		case "delta":
 			ok = fastDelta(v, &ch.Delta)
+		case "content_filter_results":
+			// Azure annotates every chunk; a verdict that flags anything
+			// ("filtered": true, "detected": true) takes the full path,
+			// which keeps it.
+			ok = !bytes.Contains(v, []byte("true"))
 		}
 		return ok
 	})

@@ -66,6 +66,13 @@ var _ = Describe("ResponsesDecoder on the spec transcripts (testdata/SOURCES.md 
 		Expect(s.Usage).To(BeNil())
 	})
 
+	It("maps response.incomplete for the content filter to a content-filter finish, not to Length", func() {
+		body := strings.Replace(string(fixture("openai-responses-incomplete-spec.sse")), `"reason":"max_tokens"`, `"reason":"content_filter"`, 1)
+		events, err := providertest.DecodeAll(&openai.ResponsesDecoder{}, []byte(body))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(providertest.Summarize(events).Finish).To(Equal(llm.FinishContentFilter))
+	})
+
 	It("shows refusal deltas and a refusal reported only when done as text", func() {
 		s, events, err := decode("openai-responses-refusal-spec-fragments.sse")
 		Expect(providertest.CheckGrammar(events)).To(Succeed())

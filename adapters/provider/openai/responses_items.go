@@ -119,8 +119,9 @@ func projectReasoning(it *respItem) []byte {
 	return w.B
 }
 
-// finish closes every block at a terminal event and emits Done.
-func (d *ResponsesDecoder) finish(incomplete bool, out []llm.Event) ([]llm.Event, error) {
+// finish closes every block at a terminal event and emits Done; incomplete
+// is the reason of a response.incomplete ("" for a completed response).
+func (d *ResponsesDecoder) finish(incomplete string, out []llm.Event) ([]llm.Event, error) {
 	d.ended = true
 	out = d.closeThinking(out)
 	tools := false
@@ -135,7 +136,7 @@ func (d *ResponsesDecoder) finish(incomplete bool, out []llm.Event) ([]llm.Event
 		}
 		tools = true
 		if !o.callStarted {
-			if !incomplete {
+			if incomplete == "" {
 				return out, failure.Protocol(responsesLabel, "tool call is missing call_id or name", nil)
 			}
 			continue
@@ -163,7 +164,9 @@ func (d *ResponsesDecoder) finish(incomplete bool, out []llm.Event) ([]llm.Event
 	}
 	finish := llm.FinishStop
 	switch {
-	case incomplete:
+	case incomplete == "content_filter":
+		finish = llm.FinishContentFilter
+	case incomplete != "":
 		finish = llm.FinishLength
 	case tools:
 		finish = llm.FinishToolUse
@@ -187,5 +190,5 @@ func (d *ResponsesDecoder) End(out []llm.Event) ([]llm.Event, error) {
 			return out, failure.Protocol(responsesLabel, "stream ended with an unfinished tool call", nil)
 		}
 	}
-	return d.finish(false, out)
+	return d.finish("", out)
 }

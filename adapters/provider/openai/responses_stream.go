@@ -102,11 +102,18 @@ func (d *ResponsesDecoder) Decode(ev sse.Event, out []llm.Event) ([]llm.Event, e
 	if err := json.Unmarshal(data, &e); err != nil {
 		return out, failure.Protocol(responsesLabel, "stream JSON error", err)
 	}
+	// The response's id and model are those of the first event that
+	// carries them.
+	if e.Response != nil {
+		if d.id == "" {
+			d.id = e.Response.ID
+		}
+		if d.model == "" {
+			d.model = e.Response.Model
+		}
+	}
 	if !d.started {
 		d.started = true
-		if e.Response != nil {
-			d.id, d.model = e.Response.ID, e.Response.Model
-		}
 		out = append(out, llm.Event{Kind: llm.EventStart, ModelCallID: d.id})
 	}
 	switch e.Type {
@@ -144,7 +151,14 @@ func (d *ResponsesDecoder) Decode(ev sse.Event, out []llm.Event) ([]llm.Event, e
 				d.usage = respToUsage(e.Response.Usage)
 			}
 		}
-		return d.finish(e.Type == "response.incomplete", out)
+		reason := ""
+		if e.Type == "response.incomplete" {
+			reason = "incomplete"
+			if e.Response != nil && e.Response.IncompleteDetails != nil && e.Response.IncompleteDetails.Reason != "" {
+				reason = e.Response.IncompleteDetails.Reason
+			}
+		}
+		return d.finish(reason, out)
 	case "error":
 		code := ""
 		if len(e.Code) > 0 {

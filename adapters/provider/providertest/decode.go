@@ -49,6 +49,8 @@ type Summary struct {
 	Replay      *llm.ReplayState
 	// Finish is 0 when the stream never reached Done.
 	Finish llm.FinishReason
+	// Filter is what a content filter flagged (Done's Filter).
+	Filter []llm.FilterHit
 }
 
 // SummaryCall is one tool call with its concatenated argument deltas.
@@ -90,7 +92,7 @@ func Summarize(events []llm.Event) Summary {
 		case llm.EventReplayState:
 			s.Replay = e.Replay
 		case llm.EventDone:
-			s.Finish = e.Finish
+			s.Finish, s.Filter = e.Finish, e.Filter
 		}
 	}
 	s.Text, s.Thinking = text.String(), thinking.String()
