@@ -11,7 +11,8 @@
 //
 // Place in the hexagon: an inbound adapter. The composition root gives it a
 // RunHandler and a model Catalog and mounts Routes on Keygate's HTTP server
-// (and AgentRoutes on the HTTP/2 agent listener when one is configured).
+// (and NewAgentListener serves the HTTP/2 agent route when one is
+// configured).
 // Given Options.Upstream (a RoundTripper to Cursor) and
 // Options.KeygateModel, turns for models Keygate does not serve go to
 // Cursor whole and never reach the RunHandler.

@@ -141,13 +141,6 @@ func New(handler transport.RunHandler, opts Options, log *zap.Logger) *Server {
 // keyed by exact path for http.ServeMux.
 func (s *Server) Routes() map[string]http.Handler { return s.routes }
 
-// AgentRoutes are the paths of the HTTP/2 agent listener advertised as
-// agent_url_config.agentn_url.
-func (s *Server) AgentRoutes() map[string]http.Handler { return s.agent }
-
-// Registry exposes the transport registry (for shutdown and diagnostics).
-func (s *Server) Registry() *transport.Registry { return s.reg }
-
 // Close releases the request ids this replica holds, cancels the live runs
 // and waits for their streams to end, or for ctx.
 func (s *Server) Close(ctx context.Context) error {
@@ -157,7 +150,8 @@ func (s *Server) Close(ctx context.Context) error {
 	return s.reg.Close(ctx)
 }
 
-// NewAgentListener returns an HTTP/2-only server for AgentRoutes. With a TLS
+// NewAgentListener returns an HTTP/2-only server for the agent route
+// (AgentService/Run, advertised as agent_url_config.agentn_url). With a TLS
 // config it serves h2 over TLS (the config should offer ALPN "h2"); with nil
 // it serves cleartext h2c, for tests and TLS-terminating fronts.
 func NewAgentListener(s *Server, tlsConfig *tls.Config) *http.Server {

@@ -88,7 +88,6 @@ func (s *session) prepare() error {
 	if err != nil {
 		return connect.NewError(connect.CodeInvalidArgument, err)
 	}
-	s.compiled.Run.Tenant = s.h.o.Tenant
 	// The engine builds on the history read here rather than loading it
 	// again, unless the head moved meanwhile.
 	s.compiled.Run.History, s.compiled.Run.HistoryOf = s.curMsgs, s.cur
