@@ -66,7 +66,7 @@ func newStack(ctx context.Context, o stackOptions, providerURL string) (ts *http
 	store, closeStore, err := app.OpenStore(ctx, cfg, log, dir)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(closeStore)
-	box, err := app.OpenSecretBox(dir)
+	box, err := app.OpenSecretBox(cfg, dir)
 	Expect(err).NotTo(HaveOccurred())
 	auditor := app.NewAuditor(store)
 	settings, err := app.LoadSettings(ctx, store, auditor)

@@ -44,14 +44,14 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	secretBox, err := OpenSecretBox(dataDir)
+	secretBox, err := OpenSecretBox(cfg, dataDir)
 	if err != nil {
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
 	metrics := NewMetrics()
-	tracing, cleanup3, err := NewTracing(ctx, logger)
+	tracing, cleanup3, err := NewTracing(ctx, cfg, logger)
 	if err != nil {
 		cleanup2()
 		cleanup()
@@ -64,7 +64,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	gate, err := NewAuthGate(ctx, secretBox, store, logger)
+	gate, err := NewAuthGate(ctx, cfg, secretBox, store, logger)
 	if err != nil {
 		cleanup3()
 		cleanup2()

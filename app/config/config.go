@@ -91,6 +91,15 @@ type Config struct {
 	// (Prometheus authorization.credentials); empty leaves it open with
 	// local sign-in and closed (403) in company mode.
 	MetricsToken string
+	// Auth is console sign-in: local unless it says otherwise.
+	Auth Auth
+	// Secrets name the keyring that seals provider keys and sessions.
+	Secrets Secrets
+	// TracesURL is the OTLP/HTTP URL spans are exported to (from
+	// OpenTelemetry's standard variables, see EnvOTLPEndpoint); empty
+	// exports none. The exporter reads OpenTelemetry's other standard
+	// variables (headers, TLS, sampler) itself.
+	TracesURL string
 }
 
 // Environment variable names, one per flag.
@@ -159,6 +168,7 @@ func Default() Config {
 		ShutdownTimeout:  5 * time.Second,
 		ProxyListen:      DefaultProxyListen,
 		ProxyPassthrough: slices.Clone(DefaultProxyPassthrough),
+		Auth:             Auth{Mode: "local"},
 	}
 }
 
@@ -210,6 +220,7 @@ func Load(args []string, getenv func(string) string, out io.Writer) (Config, err
 	fs.StringVar(&cfg.CACert, "ca-cert", cfg.CACert, "company CA certificate (PEM) (env "+EnvCACert+")")
 	fs.StringVar(&cfg.CAKey, "ca-key", cfg.CAKey, "company CA key (PEM) (env "+EnvCAKey+")")
 	fs.StringVar(&cfg.BudgetsFile, "budgets", cfg.BudgetsFile, "JSON budget policy: per-user token, cost and concurrent-run limits (env "+EnvBudgetsFile+")")
+	finish := loadCompany(&cfg, getenv, fs)
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
@@ -217,8 +228,8 @@ func Load(args []string, getenv func(string) string, out io.Writer) (Config, err
 		return Config{}, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
 	cfg.ProxyPassthrough = ParsePassthrough(passthrough)
-	if err := cfg.Validate(); err != nil {
-		return Config{}, err
+	if err := errors.Join(append(finish(), cfg.validate()...)...); err != nil {
+		return Config{}, fmt.Errorf("invalid configuration: %w", err)
 	}
 	return cfg, nil
 }
@@ -298,6 +309,13 @@ func envBool(getenv func(string) string, name string, dst *bool) error {
 // Validate reports every problem at once, so an operator fixes a bad
 // configuration in one round.
 func (c Config) Validate() error {
+	if err := errors.Join(c.validate()...); err != nil {
+		return fmt.Errorf("invalid configuration: %w", err)
+	}
+	return nil
+}
+
+func (c Config) validate() []error {
 	var errs []error
 	if strings.TrimSpace(c.DataDir) == "" {
 		errs = append(errs, errors.New("data dir is empty"))
@@ -350,10 +368,7 @@ func (c Config) Validate() error {
 	if c.ShutdownTimeout <= 0 {
 		errs = append(errs, errors.New("shutdown timeout must be positive"))
 	}
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("invalid configuration: %w", err)
-	}
-	return nil
+	return append(errs, c.validateCompany()...)
 }
 
 // proxyURL accepts http:// or https:// with a host and nothing else: the
