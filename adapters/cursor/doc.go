@@ -15,5 +15,7 @@
 // configured).
 // Given Options.Upstream (a RoundTripper to Cursor) and
 // Options.KeygateModel, turns for models Keygate does not serve go to
-// Cursor whole and never reach the RunHandler.
+// Cursor whole and never reach the RunHandler. Options.Trace and
+// Options.Admit wrap every turn Keygate serves: a trace per turn, and an
+// admission (a budget's run slots) before it runs.
 package cursor

@@ -57,6 +57,12 @@ type Options struct {
 	// process is forwarded to it (bidi.Replicas). nil: a single process,
 	// every append applied where it arrives.
 	Relay ports.AppendRelay
+	// Trace, when set, makes each turn Keygate serves the root span of a
+	// trace, around its admission.
+	Trace TraceTurn
+	// Admit, when set, decides whether a turn Keygate serves may run (a
+	// budget's concurrent-run slots).
+	Admit AdmitTurn
 }
 
 // MaxUnaryBody bounds the body of the unary routes other than BidiAppend
@@ -82,6 +88,12 @@ func New(handler transport.RunHandler, opts Options, log *zap.Logger) *Server {
 		keygate = opts.KeygateModel
 	} else {
 		opts.Upstream = nil
+	}
+	if opts.Admit != nil {
+		handler = admittedTurns{next: handler, admit: opts.Admit}
+	}
+	if opts.Trace != nil {
+		handler = tracedTurns{next: handler, trace: opts.Trace}
 	}
 	reg := transport.NewRegistry(handler, keygate, opts.Transport, log.Named("transport"))
 	up := bidi.NewUpstream(opts.Upstream, log.Named("upstream"))
