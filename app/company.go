@@ -20,6 +20,7 @@ import (
 	"keygate/app/config"
 	appcontrol "keygate/app/control"
 	"keygate/app/run"
+	"keygate/domain/access"
 	"keygate/domain/budget"
 	"keygate/ports"
 )
@@ -28,32 +29,52 @@ import (
 type AccountRoutes map[string]http.Handler
 
 // OpenSecretBox opens the keyring that seals provider keys and session
-// cookies: KEYGATE_SECRET_KEY or KEYGATE_SECRET_KEY_FILE for a company,
-// otherwise a key generated in the data dir on first start (mode 0600).
-func OpenSecretBox(dir DataDir) (ports.SecretBox, error) {
-	ring, err := secret.Load(secret.SourceFromEnv(os.Getenv, string(dir)))
+// cookies: the configured key (a company), otherwise a key generated in
+// the data dir on first start (mode 0600).
+func OpenSecretBox(cfg config.Config, dir DataDir) (ports.SecretBox, error) {
+	ring, err := secret.Load(SecretSource(cfg.Secrets, dir))
 	if err != nil {
 		return nil, fmt.Errorf("open secret keyring: %w", err)
 	}
 	return ring, nil
 }
 
+// SecretSource says where the keyring's keys come from: the configured
+// ones, else the data dir's generated key.
+func SecretSource(s config.Secrets, dir DataDir) secret.Source {
+	src := secret.Source{Key: s.Key, KeyFile: s.KeyFile, Previous: s.PreviousKeys, DataDir: string(dir)}
+	if s.PreviousKeyFile != "" {
+		src.PreviousFiles = []string{s.PreviousKeyFile}
+	}
+	return src
+}
+
 // NewAuthGate decides who may use the console and the control API: local
-// mode (loopback, no login) unless KEYGATE_AUTH_MODE selects trusted
+// mode (loopback, no login) unless the configuration selects trusted
 // headers or OIDC single sign-on. Logout revokes the session in the store,
 // so that every replica refuses its cookie.
-func NewAuthGate(ctx context.Context, box ports.SecretBox, store *relstore.Store, logger *zap.Logger) (*auth.Gate, error) {
-	cfg, err := auth.ConfigFromEnv(os.Getenv)
-	if err != nil {
-		return nil, fmt.Errorf("auth configuration: %w", err)
-	}
-	g, err := auth.New(ctx, cfg, box, logger)
+func NewAuthGate(ctx context.Context, cfg config.Config, box ports.SecretBox, store *relstore.Store, logger *zap.Logger) (*auth.Gate, error) {
+	g, err := auth.New(ctx, authConfig(cfg.Auth), box, logger)
 	if err != nil {
 		return nil, fmt.Errorf("new auth gate: %w", err)
 	}
 	g.RevokeSessionsWith(store.Sessions())
 	logger.Info("console sign-in", zap.String("mode", string(g.Mode())))
 	return g, nil
+}
+
+// authConfig hands the sign-in settings to the gate as they are.
+func authConfig(a config.Auth) auth.Config {
+	return auth.Config{
+		Mode:       auth.Mode(a.Mode),
+		UserHeader: a.UserHeader, NameHeader: a.NameHeader, GroupsHeader: a.GroupsHeader,
+		TrustedProxies: a.TrustedProxies,
+		Issuer:         a.Issuer, ClientID: a.ClientID, ClientSecret: a.ClientSecret, RedirectURL: a.RedirectURL,
+		Scopes:    a.Scopes,
+		UserClaim: a.UserClaim, NameClaim: a.NameClaim, GroupsClaim: a.GroupsClaim,
+		Roles:      access.RoleMap{AdminGroups: a.AdminGroups, MemberGroups: a.MemberGroups},
+		SessionTTL: a.SessionTTL,
+	}
 }
 
 // NewAuditor records administrative changes with secrets masked.
@@ -69,11 +90,11 @@ func NewTokens(store *relstore.Store, auditor *company.Auditor) *company.Tokens 
 	return t
 }
 
-// NewTracing exports OpenTelemetry spans over OTLP/HTTP when
-// OTEL_EXPORTER_OTLP_ENDPOINT is set, and is a no-op otherwise. The cleanup
-// flushes pending spans.
-func NewTracing(ctx context.Context, logger *zap.Logger) (*tracing.Tracing, func(), error) {
-	t, err := tracing.New(ctx, os.Getenv, Version())
+// NewTracing exports OpenTelemetry spans over OTLP/HTTP when the
+// configuration names a collector (OTEL_EXPORTER_OTLP_ENDPOINT), and is a
+// no-op otherwise. The cleanup flushes pending spans.
+func NewTracing(ctx context.Context, cfg config.Config, logger *zap.Logger) (*tracing.Tracing, func(), error) {
+	t, err := tracing.New(ctx, cfg.TracesURL, Version())
 	if err != nil {
 		return nil, nil, fmt.Errorf("new tracing: %w", err)
 	}

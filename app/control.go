@@ -48,23 +48,35 @@ func LoadSettings(ctx context.Context, store *relstore.Store, auditor *company.A
 // budgets, a call over its user's limits is refused before it is made.
 // Every connection is dialled by the outbound policy, and no redirect leads
 // to another origin.
-func NewModelProvider(logger *zap.Logger, store *relstore.Store, settings *appcontrol.Settings, m *metrics.Metrics, tr *tracing.Tracing, budgets *company.Budgets, policy *egress.Policy) ports.ModelProvider {
+func NewModelProvider(o ModelProviderOptions) ports.ModelProvider {
 	client := provider.New(provider.Options{
 		Protocols:   provider.Builtin(),
-		HTTP:        policy.HTTPClient(),
-		Recorder:    store.CallRecords(),
-		Detailed:    settings.Detailed,
-		Logger:      logger.Named("provider"),
+		HTTP:        o.Egress.HTTPClient(),
+		Recorder:    o.Store.CallRecords(),
+		Detailed:    o.Settings.Detailed,
+		Logger:      o.Logger.Named("provider"),
 		IdleTimeout: providerIdleTimeout,
 	})
-	tap := appcontrol.NewPromptTap(client, store.Prompts())
-	tap.DetailedWith(settings.Detailed)
-	var mp ports.ModelProvider = tr.Provider(tap)
-	if budgets != nil {
-		mp = budgets.Provider(mp)
+	tap := appcontrol.NewPromptTap(client, o.Store.Prompts())
+	tap.DetailedWith(o.Settings.Detailed)
+	var mp ports.ModelProvider = o.Tracing.Provider(tap)
+	if o.Budgets != nil {
+		mp = o.Budgets.Provider(mp)
 	}
 	// Metrics outermost, so that a call a budget refused is counted too.
-	return m.Provider(mp)
+	return o.Metrics.Provider(mp)
+}
+
+// ModelProviderOptions are what the provider client is built from;
+// Budgets is nil without a budget policy.
+type ModelProviderOptions struct {
+	Logger   *zap.Logger
+	Store    *relstore.Store
+	Settings *appcontrol.Settings
+	Metrics  *metrics.Metrics
+	Tracing  *tracing.Tracing
+	Budgets  *company.Budgets
+	Egress   *egress.Policy
 }
 
 // NewModels is the model-configuration use case over the built-in provider
@@ -96,21 +108,35 @@ func NewModels(ctx context.Context, logger *zap.Logger, store *relstore.Store, b
 // NewControlRoutes mounts the control API and the console.
 // A member sees only their own calls, dashboard and conversations, and may
 // not change the configuration (adapters/control enforces the roles).
-func NewControlRoutes(endpoint ProxyEndpoint, web WebTools, logger *zap.Logger, store *relstore.Store, tenancy *company.Tenancy, settings *appcontrol.Settings, models *appcontrol.Models, gate *auth.Gate) ControlRoutes {
+func NewControlRoutes(o ControlRoutesOptions) ControlRoutes {
+	store, tenancy := o.Store, o.Tenancy
 	calls := tenancy.CallLister(store.CallRecords())
 	return control.Routes(control.Options{
-		Models:   models,
-		Settings: settings,
+		Models:   o.Models,
+		Settings: o.Settings,
 		Calls: appcontrol.NewCalls(appcontrol.CallsOptions{
 			Lister: calls, Reader: tenancy.CallReader(store.CallRecords()), Prompts: store.Prompts()}),
-		Dashboard: appcontrol.NewDashboard(calls, settings, nil),
+		Dashboard: appcontrol.NewDashboard(calls, o.Settings, nil),
 		Conversations: appcontrol.NewConversations(tenancy.Conversations(store.Conversations()),
 			tenancy.ConsoleConversations(store.Stores().Conversations)),
-		Setup:   cursorSetup(endpoint, web),
+		Setup:   cursorSetup(o.Endpoint, o.Web),
 		Console: console.Dist(),
-		Guard:   gate.Guard,
-		Logger:  logger,
+		Guard:   o.Gate.Guard,
+		Logger:  o.Logger,
 	})
+}
+
+// ControlRoutesOptions are what the control API and the console are
+// built from.
+type ControlRoutesOptions struct {
+	Endpoint ProxyEndpoint
+	Web      WebTools
+	Logger   *zap.Logger
+	Store    *relstore.Store
+	Tenancy  *company.Tenancy
+	Settings *appcontrol.Settings
+	Models   *appcontrol.Models
+	Gate     *auth.Gate
 }
 
 // NewRetention deletes the details of detailed calls and the prompts kept

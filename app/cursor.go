@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -19,8 +18,6 @@ import (
 	"keygate/adapters/ca"
 	"keygate/adapters/cursor"
 	"keygate/adapters/cursor/agent"
-	"keygate/adapters/cursor/picker"
-	"keygate/adapters/cursor/transport"
 	"keygate/adapters/cursor/unary"
 	"keygate/adapters/cursorproxy"
 	"keygate/adapters/egress"
@@ -32,9 +29,7 @@ import (
 	"keygate/app/config"
 	appcontrol "keygate/app/control"
 	"keygate/app/run"
-	"keygate/domain/budget"
 	"keygate/domain/destination"
-	"keygate/domain/identity"
 	"keygate/ports"
 )
 
@@ -43,19 +38,24 @@ import (
 // intercepted *.cursor.sh requests.
 type CursorRoutes map[string]http.Handler
 
-// NewEngine builds the run engine over the store and the provider client.
-// Conversations are kept to the user whose turn opened them (the identity
-// the Cursor proxy put on the turn). Tool rounds are traced as spans of
-// the turn whose run stores them. The cleanup stops every run still going
+// NewCursorStores are the stores of the Cursor path, each kept to the
+// caller on the turn (company.CursorStores). The run layer and the engine
+// get these and no others, so none of them can be handed a raw store.
+func NewCursorStores(store *relstore.Store, tenancy *company.Tenancy) company.CursorStores {
+	return tenancy.CursorStores(store.Stores())
+}
+
+// NewEngine builds the run engine over the Cursor path's stores and the
+// provider client. Runs are counted and tool rounds traced as spans of the
+// turn whose run stores them. The cleanup stops every run still going
 // (each ends Cancelled).
-func NewEngine(store *relstore.Store, tenancy *company.Tenancy, mp ports.ModelProvider, m *metrics.Metrics, tr *tracing.Tracing, logger *zap.Logger) (*run.Engine, func(), error) {
-	st := store.Stores()
+func NewEngine(stores company.CursorStores, mp ports.ModelProvider, m *metrics.Metrics, tr *tracing.Tracing, logger *zap.Logger) (*run.Engine, func(), error) {
 	e, err := run.New(run.Options{
-		Conversations: tenancy.ConversationStore(st.Conversations),
-		Runs:          m.Runs(st.Runs),
-		ToolRounds:    tr.ToolRounds(st.ToolRounds),
-		Blobs:         st.Blobs,
-		Anchors:       store.ContextAnchors(),
+		Conversations: stores.Conversations,
+		Runs:          m.Runs(stores.Runs),
+		ToolRounds:    tr.ToolRounds(stores.ToolRounds),
+		Blobs:         stores.Blobs,
+		Anchors:       stores.ContextAnchors,
 		Provider:      mp,
 		Logger:        logger.Named("run"),
 	})
@@ -84,108 +84,65 @@ func NewUpstream(cfg config.Config, policy *egress.Policy, logger *zap.Logger) (
 	return fwd, nil
 }
 
+// CursorServerOptions are what the Cursor protocol adapter is built from.
+// Relay, Budgets and AgentListener may be nil.
+type CursorServerOptions struct {
+	Engine        *run.Engine
+	Stores        company.CursorStores
+	Models        *appcontrol.Models
+	Upstream      *upstream.Forwarder
+	Relay         ports.AppendRelay
+	Tracing       *tracing.Tracing
+	Budgets       *company.Budgets
+	AgentListener *AgentListener
+	Web           WebTools
+	Logger        *zap.Logger
+}
+
 // NewCursorServer builds the Cursor protocol adapter: the run layer on the
-// engine (each turn a trace of its own) with the web tools configured,
-// model lists merged with Cursor's,
-// foreign appends relayed to Cursor, and the transport routes; with a relay,
-// appends reach the replica holding their run's RunSSE. With an agent
-// listener, GetServerConfig sends clients that keep HTTP/2 on to it. The
-// cleanup ends every open transport.
-func NewCursorServer(engine *run.Engine, store *relstore.Store, tenancy *company.Tenancy, models *appcontrol.Models, fwd *upstream.Forwarder, relay ports.AppendRelay, tr *tracing.Tracing, budgets *company.Budgets, agentListener *AgentListener, web WebTools, logger *zap.Logger) (*cursor.Server, func(), error) {
-	st := store.Stores()
+// engine (each turn a trace of its own, holding a run slot of its user's
+// budget) with the web tools configured, the enabled models in Cursor's
+// picker beside Cursor's own,
+// turns and appends for other models relayed to Cursor whole, and the
+// transport routes; with a relay, appends reach the replica holding their
+// run's RunSSE. With an agent listener, GetServerConfig sends clients that
+// keep HTTP/2 on to it. The cleanup ends every open transport.
+func NewCursorServer(o CursorServerOptions) (*cursor.Server, func(), error) {
 	handler, err := agent.New(agent.Options{
-		Engine:        engine,
-		Conversations: tenancy.ConversationStore(st.Conversations),
-		Runs:          st.Runs,
-		Blobs:         st.Blobs,
-		Models:        models,
-		Search:        web.Search,
-		Fetch:         web.Fetch,
-		Logger:        logger.Named("cursor"),
+		Engine:        o.Engine,
+		Conversations: o.Stores.Conversations,
+		Runs:          o.Stores.Runs,
+		Blobs:         o.Stores.Blobs,
+		Models:        o.Models,
+		Search:        o.Web.Search,
+		Fetch:         o.Web.Fetch,
+		Logger:        o.Logger.Named("cursor"),
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("new cursor run handler: %w", err)
 	}
-	var turns transport.RunHandler = handler
-	if budgets != nil {
-		turns = budgetedTurns{next: turns, budgets: budgets}
+	opts := cursor.Options{
+		Unary:        unary.Options{Catalog: unary.Configured(o.Models), Upstream: o.Upstream, AgentURL: o.AgentListener.URL()},
+		Upstream:     o.Upstream,
+		KeygateModel: o.Models.Serves,
+		Relay:        o.Relay,
+		Trace:        o.Tracing.Turn,
 	}
-	srv := cursor.New(tracedTurns{next: turns, tr: tr}, cursor.Options{
-		Unary: unary.Options{Catalog: modelCatalog{models}, Upstream: fwd, AgentURL: agentListener.URL()},
-		// A turn whose model Keygate does not serve (and speech-to-text
-		// appends) goes to Cursor whole: its appends and its RunSSE.
-		Upstream:     fwd,
-		KeygateModel: keygateModel(models),
-		Relay:        relay,
-	}, logger.Named("cursor"))
+	if o.Budgets != nil {
+		opts.Admit = o.Budgets.HoldTurn
+	}
+	srv := cursor.New(handler, opts, o.Logger.Named("cursor"))
 	return srv, func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		if err := srv.Close(ctx); err != nil {
-			logger.Warn("close cursor transports", zap.Error(err))
+			o.Logger.Warn("close cursor transports", zap.Error(err))
 		}
 	}, nil
 }
 
 // NewCursorRoutes are the adapter's routes the proxy serves.
 func NewCursorRoutes(srv *cursor.Server) CursorRoutes { return srv.Routes() }
-
-// tracedTurns makes each turn the root span of a trace. The run layer
-// starts the turn's run with the context it is served with, so the spans of
-// the run's model calls and tool rounds nest under the turn's.
-type tracedTurns struct {
-	next transport.RunHandler
-	tr   *tracing.Tracing
-}
-
-func (t tracedTurns) ServeRun(ctx context.Context, turn *transport.Turn) error {
-	ctx, end := t.tr.Turn(ctx, turn.RequestID, turn.Request.GetConversationId(), transport.ModelID(turn.Request))
-	err := t.next.ServeRun(ctx, turn)
-	end(err)
-	return err
-}
-
-// budgetedTurns holds one of the user's concurrent-run slots for each
-// top-level turn; a turn over the limit ends at once with the limit's
-// message in the client's error bubble. A subagent's turn runs inside its
-// parent's slot.
-type budgetedTurns struct {
-	next    transport.RunHandler
-	budgets *company.Budgets
-}
-
-func (b budgetedTurns) ServeRun(ctx context.Context, turn *transport.Turn) error {
-	if turn.Parent.RequestID != "" {
-		return b.next.ServeRun(ctx, turn)
-	}
-	who, ok := identity.FromContext(ctx)
-	if !ok {
-		return b.next.ServeRun(ctx, turn) // the engine's stores refuse an anonymous turn
-	}
-	release, err := b.budgets.HoldRun(ctx, who.UserID, turn.RequestID)
-	var exceeded *budget.ExceededError
-	switch {
-	case errors.As(err, &exceeded):
-		return agent.FailureError(&run.Failure{Category: run.CategoryLimit, Message: exceeded.Error(), Err: err})
-	case err != nil:
-		return fmt.Errorf("hold a run slot: %w", err)
-	}
-	defer release()
-	return b.next.ServeRun(ctx, turn)
-}
-
-// keygateModel tells the Cursor adapter which turns Keygate serves: an
-// enabled configured model. A store error keeps the turn local, so the run
-// layer reports it instead of Cursor seeing an unknown model.
-func keygateModel(models *appcontrol.Models) func(context.Context, string) bool {
-	return func(ctx context.Context, id string) bool {
-		m, err := models.Get(ctx, id)
-		if errors.Is(err, ports.ErrNotFound) {
-			return false
-		}
-		return err != nil || m.Config.Enabled
-	}
-}
 
 // OpenCA loads the company CA when configured, otherwise the installation
 // CA in the data dir (generated on first start, key mode 0600).
@@ -207,12 +164,25 @@ func OpenCA(cfg config.Config, dir DataDir) (*ca.Authority, error) {
 // CursorProxy is the forward proxy Cursor is pointed at; nil when disabled.
 type CursorProxy = *cursorproxy.Proxy
 
+// CursorProxyOptions are what the Cursor proxy is built from.
+type CursorProxyOptions struct {
+	Config    config.Config
+	Endpoint  ProxyEndpoint
+	Authority *ca.Authority
+	Routes    CursorRoutes
+	Upstream  *upstream.Forwarder
+	Gate      *auth.Gate
+	Tokens    *company.Tokens
+	Logger    *zap.Logger
+}
+
 // NewCursorProxy builds the intercepting proxy: Keygate's routes for
 // *.cursor.sh, the local stubs, and Cursor's upstream for everything else.
 // In company mode it asks for gateway tokens, reaches only Cursor's hosts
 // and the configured pass-through list, and refuses to start where it
 // would take tokens in clear text from the network.
-func NewCursorProxy(cfg config.Config, endpoint ProxyEndpoint, authority *ca.Authority, routes CursorRoutes, fwd *upstream.Forwarder, gate *auth.Gate, tokens *company.Tokens, logger *zap.Logger) (CursorProxy, error) {
+func NewCursorProxy(o CursorProxyOptions) (CursorProxy, error) {
+	cfg := o.Config
 	if cfg.ProxyListen == "" {
 		return nil, nil
 	}
@@ -220,20 +190,20 @@ func NewCursorProxy(cfg config.Config, endpoint ProxyEndpoint, authority *ca.Aut
 	if err != nil {
 		return nil, fmt.Errorf("proxy pass-through list: %w", err)
 	}
-	keygate, isKeygate := cursorproxy.RouteTable(routes)
+	keygate, isKeygate := cursorproxy.RouteTable(o.Routes)
 	p, err := cursorproxy.New(cursorproxy.Options{
 		Addr:               cfg.ProxyListen,
-		Certificate:        ca.NewLeaves(authority, ca.LeafOptions{}).Leaf,
+		Certificate:        ca.NewLeaves(o.Authority, ca.LeafOptions{}).Leaf,
 		Keygate:            keygate,
 		IsKeygatePath:      isKeygate,
-		Upstream:           fwd,
-		Tunnel:             fwd.DialTunnel,
-		Auth:               proxyAuth(gate, tokens),
+		Upstream:           o.Upstream,
+		Tunnel:             o.Upstream.DialTunnel,
+		Auth:               proxyAuth(o.Gate, o.Tokens),
 		Passthrough:        passthrough,
 		PassthroughSetting: config.EnvProxyPassthrough,
-		ListenTLS:          endpoint.TLS,
-		TLSTerminated:      endpoint.TLS == nil && strings.HasPrefix(endpoint.URL, "https://"),
-	}, logger.Named("proxy"))
+		ListenTLS:          o.Endpoint.TLS,
+		TLSTerminated:      o.Endpoint.TLS == nil && strings.HasPrefix(o.Endpoint.URL, "https://"),
+	}, o.Logger.Named("proxy"))
 	if errors.Is(err, cursorproxy.ErrClearTextTokens) {
 		return nil, fmt.Errorf("new cursor proxy: %w. Either set %s and %s (a certificate for the name developers use) so that the proxy speaks TLS, "+
 			"or put a TCP-level TLS terminator in front of it and set %s=https://<its address>",
@@ -309,43 +279,4 @@ func caCertificate(a *ca.Authority) http.Handler {
 		w.Header().Set("Content-Disposition", `attachment; filename="keygate-ca.crt"`)
 		_, _ = w.Write(pem)
 	})
-}
-
-// modelCatalog publishes the enabled models to Cursor's model picker, each
-// with the parameters its provider supports.
-type modelCatalog struct{ models *appcontrol.Models }
-
-func (c modelCatalog) Models(ctx context.Context, _ http.Header) ([]unary.Model, error) {
-	all, err := c.models.List(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list models: %w", err)
-	}
-	out := make([]unary.Model, 0, len(all))
-	for _, m := range all {
-		cfg := m.Config
-		if !cfg.Enabled {
-			continue
-		}
-		p := picker.For(cfg)
-		out = append(out, unary.Model{
-			ID:          cfg.ID,
-			DisplayName: cfg.DisplayName,
-			Badge:       badge(cfg.BaseURL),
-			Description: cfg.Tooltip,
-			Thinking:    len(p.Efforts) > 0,
-			Images:      cfg.SupportsImages,
-			Picker:      p,
-		})
-	}
-	return out, nil
-}
-
-// badge labels a model with its provider host, so users see where a turn
-// goes.
-func badge(base string) string {
-	u, err := url.Parse(base)
-	if err != nil {
-		return ""
-	}
-	return u.Hostname()
 }

@@ -7,4 +7,11 @@
 // (app/run, app/control, ...), which import only domain and ports. wire is
 // unmaintained upstream, so it is confined here: wire_gen.go is plain Go and
 // could be maintained by hand if the tool ever had to go.
+//
+// The root only wires: a provider picks the adapters and use cases for a
+// setting and hands each its dependencies. Policy (which turns hold a run
+// slot, which models Cursor sees, how a store is kept to its tenant) lives
+// in the use case or adapter that owns it, with its specs; configuration
+// comes only from config.Config; a provider with more than a handful of
+// dependencies takes an options struct that wire fills (wire.Struct).
 package app

@@ -59,11 +59,6 @@ var _ = Describe("The outbound policy in the real app graph, in company mode", O
 	)
 
 	BeforeAll(func() {
-		GinkgoT().Setenv(auth.EnvMode, string(auth.ModeHeader))
-		GinkgoT().Setenv(auth.EnvUserHeader, "X-Egress-User")
-		GinkgoT().Setenv(auth.EnvGroupsHeader, "X-Egress-Groups")
-		GinkgoT().Setenv(auth.EnvTrustedProxies, "127.0.0.1/32")
-		GinkgoT().Setenv(auth.EnvAdminGroups, "kg-admins")
 		allowed = providertest.NewServer()
 		DeferCleanup(allowed.Close)
 		// Another loopback address, so that allow-listing 127.0.0.1 leaves
@@ -82,6 +77,8 @@ var _ = Describe("The outbound policy in the real app graph, in company mode", O
 		DeferCleanup(unlisted.Close)
 
 		cfg = config.Default()
+		cfg.Auth = config.Auth{Mode: string(auth.ModeHeader), UserHeader: "X-Egress-User", GroupsHeader: "X-Egress-Groups",
+			TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, AdminGroups: []string{"kg-admins"}}
 		cfg.DataDir = filepath.Join(GinkgoT().TempDir(), "data")
 		// The console on a port only Run knows, the proxy on one the
 		// configuration names: both must end up refused.
@@ -235,7 +232,6 @@ var _ = Describe("The forward proxy on a laptop, through the outbound policy", O
 	)
 
 	BeforeAll(func() {
-		GinkgoT().Setenv(auth.EnvMode, "")
 		developer = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			_, _ = w.Write([]byte("developer's server"))
 		}))

@@ -28,7 +28,7 @@ var _ = Describe("Provider keys stored before keys were bound to their endpoint"
 			store, closeStore, err := app.OpenStore(ctx, cfg, log, dir)
 			Expect(err).NotTo(HaveOccurred())
 			DeferCleanup(closeStore)
-			box, err := app.OpenSecretBox(dir)
+			box, err := app.OpenSecretBox(cfg, dir)
 			Expect(err).NotTo(HaveOccurred())
 
 			By("a key sealed the way Keygate sealed keys before: the key alone")

@@ -35,9 +35,21 @@ type Keygate struct {
 // DataDir is the prepared data directory (exists, mode 0700).
 type DataDir string
 
+// KeygateParts are the running parts of a Keygate; Proxy and Agent are nil
+// when disabled.
+type KeygateParts struct {
+	Config    config.Config
+	Logger    *zap.Logger
+	Server    *httpserver.Server
+	Retention *appcontrol.Retention
+	Proxy     CursorProxy
+	Agent     *AgentServer
+	Egress    *egress.Policy
+}
+
 // NewKeygate assembles the parts wire built.
-func NewKeygate(cfg config.Config, logger *zap.Logger, server *httpserver.Server, retention *appcontrol.Retention, proxy CursorProxy, agent *AgentServer, policy *egress.Policy) *Keygate {
-	return &Keygate{cfg: cfg, logger: logger, server: server, retention: retention, proxy: proxy, agent: agent, egress: policy}
+func NewKeygate(p KeygateParts) *Keygate {
+	return &Keygate{cfg: p.Config, logger: p.Logger, server: p.Server, retention: p.Retention, proxy: p.Proxy, agent: p.Agent, egress: p.Egress}
 }
 
 // retentionInterval is how often detailed call records past their age are
@@ -103,22 +115,34 @@ func PrepareDataDir(cfg config.Config) (DataDir, error) {
 	return DataDir(dir), nil
 }
 
+// HTTPServerOptions are what the main HTTP listener serves.
+type HTTPServerOptions struct {
+	Config        config.Config
+	Logger        *zap.Logger
+	DataDir       DataDir
+	Store         *relstore.Store
+	ControlRoutes ControlRoutes
+	AccountRoutes AccountRoutes
+	Authority     *ca.Authority
+}
+
 // NewHTTPServer mounts the routes and readiness checks of every adapter.
-func NewHTTPServer(cfg config.Config, logger *zap.Logger, dir DataDir, store *relstore.Store, controlRoutes ControlRoutes, accountRoutes AccountRoutes, authority *ca.Authority) *httpserver.Server {
-	routes := map[string]http.Handler{"GET /ca.crt": caCertificate(authority)}
-	for p, h := range controlRoutes {
+func NewHTTPServer(o HTTPServerOptions) *httpserver.Server {
+	routes := map[string]http.Handler{"GET /ca.crt": caCertificate(o.Authority)}
+	for p, h := range o.ControlRoutes {
 		routes[p] = h
 	}
-	for p, h := range accountRoutes {
+	for p, h := range o.AccountRoutes {
 		routes[p] = h
 	}
-	return httpserver.New(logger, httpserver.Options{
-		Addr:            cfg.Listen,
-		ShutdownTimeout: cfg.ShutdownTimeout,
+	dir := string(o.DataDir)
+	return httpserver.New(o.Logger, httpserver.Options{
+		Addr:            o.Config.Listen,
+		ShutdownTimeout: o.Config.ShutdownTimeout,
 		Routes:          routes,
 		Checks: []httpserver.Check{
-			{Name: "data_dir", Fn: func(context.Context) error { return checkWritable(string(dir)) }},
-			{Name: "store", Fn: storeReady(store)},
+			{Name: "data_dir", Fn: func(context.Context) error { return checkWritable(dir) }},
+			{Name: "store", Fn: storeReady(o.Store)},
 		},
 	})
 }

@@ -25,7 +25,7 @@ func accountServer(mode auth.Mode, cfg config.Config) *httptest.Server {
 	store, closeStore, err := app.OpenStore(ctx, cfg, zap.NewNop(), dir)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(closeStore)
-	box, err := app.OpenSecretBox(dir)
+	box, err := app.OpenSecretBox(cfg, dir)
 	Expect(err).NotTo(HaveOccurred())
 	ac := auth.Config{Mode: mode}
 	if mode == auth.ModeHeader {

@@ -36,7 +36,8 @@ var _ = Describe("Prompt privacy as the app wires it", func() {
 		DeferCleanup(closeStore)
 		settings, err = app.LoadSettings(ctx, store, app.NewAuditor(store))
 		Expect(err).NotTo(HaveOccurred())
-		mp = app.NewModelProvider(log, store, settings, app.NewMetrics(), tracing.NewWithProcessor(tracetest.NewSpanRecorder(), "test"), nil, laptopEgress(ctx, cfg))
+		mp = app.NewModelProvider(app.ModelProviderOptions{Logger: log, Store: store, Settings: settings, Metrics: app.NewMetrics(),
+			Tracing: tracing.NewWithProcessor(tracetest.NewSpanRecorder(), "test"), Egress: laptopEgress(ctx, cfg)})
 	})
 	// call makes a model call to a port nothing listens on: the prompt is
 	// kept before the provider is reached.

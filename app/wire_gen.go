@@ -36,13 +36,13 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	secretBox, err := OpenSecretBox(dataDir)
+	secretBox, err := OpenSecretBox(cfg, dataDir)
 	if err != nil {
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	gate, err := NewAuthGate(ctx, secretBox, store, logger)
+	gate, err := NewAuthGate(ctx, cfg, secretBox, store, logger)
 	if err != nil {
 		cleanup2()
 		cleanup()
@@ -69,7 +69,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		return nil, nil, err
 	}
 	metrics := NewMetrics()
-	tracing, cleanup3, err := NewTracing(ctx, logger)
+	tracing, cleanup3, err := NewTracing(ctx, cfg, logger)
 	if err != nil {
 		cleanup2()
 		cleanup()
@@ -82,7 +82,16 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	modelProvider := NewModelProvider(logger, store, settings, metrics, tracing, budgets, policy)
+	modelProviderOptions := ModelProviderOptions{
+		Logger:   logger,
+		Store:    store,
+		Settings: settings,
+		Metrics:  metrics,
+		Tracing:  tracing,
+		Budgets:  budgets,
+		Egress:   policy,
+	}
+	modelProvider := NewModelProvider(modelProviderOptions)
 	models, err := NewModels(ctx, logger, store, secretBox, modelProvider, auditor, policy)
 	if err != nil {
 		cleanup3()
@@ -90,7 +99,17 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	controlRoutes := NewControlRoutes(proxyEndpoint, webTools, logger, store, tenancy, settings, models, gate)
+	controlRoutesOptions := ControlRoutesOptions{
+		Endpoint: proxyEndpoint,
+		Web:      webTools,
+		Logger:   logger,
+		Store:    store,
+		Tenancy:  tenancy,
+		Settings: settings,
+		Models:   models,
+		Gate:     gate,
+	}
+	controlRoutes := NewControlRoutes(controlRoutesOptions)
 	tokens := NewTokens(store, auditor)
 	accountRoutes := NewAccountRoutes(cfg, gate, tokens, auditor, metrics)
 	authority, err := OpenCA(cfg, dataDir)
@@ -100,9 +119,19 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	server := NewHTTPServer(cfg, logger, dataDir, store, controlRoutes, accountRoutes, authority)
+	httpServerOptions := HTTPServerOptions{
+		Config:        cfg,
+		Logger:        logger,
+		DataDir:       dataDir,
+		Store:         store,
+		ControlRoutes: controlRoutes,
+		AccountRoutes: accountRoutes,
+		Authority:     authority,
+	}
+	server := NewHTTPServer(httpServerOptions)
 	retention := NewRetention(store, settings)
-	engine, cleanup4, err := NewEngine(store, tenancy, modelProvider, metrics, tracing, logger)
+	cursorStores := NewCursorStores(store, tenancy)
+	engine, cleanup4, err := NewEngine(cursorStores, modelProvider, metrics, tracing, logger)
 	if err != nil {
 		cleanup3()
 		cleanup2()
@@ -134,7 +163,19 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	cursorServer, cleanup7, err := NewCursorServer(engine, store, tenancy, models, forwarder, appendRelay, tracing, budgets, agentListener, webTools, logger)
+	cursorServerOptions := CursorServerOptions{
+		Engine:        engine,
+		Stores:        cursorStores,
+		Models:        models,
+		Upstream:      forwarder,
+		Relay:         appendRelay,
+		Tracing:       tracing,
+		Budgets:       budgets,
+		AgentListener: agentListener,
+		Web:           webTools,
+		Logger:        logger,
+	}
+	cursorServer, cleanup7, err := NewCursorServer(cursorServerOptions)
 	if err != nil {
 		cleanup6()
 		cleanup5()
@@ -145,7 +186,17 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		return nil, nil, err
 	}
 	cursorRoutes := NewCursorRoutes(cursorServer)
-	v, err := NewCursorProxy(cfg, proxyEndpoint, authority, cursorRoutes, forwarder, gate, tokens, logger)
+	cursorProxyOptions := CursorProxyOptions{
+		Config:    cfg,
+		Endpoint:  proxyEndpoint,
+		Authority: authority,
+		Routes:    cursorRoutes,
+		Upstream:  forwarder,
+		Gate:      gate,
+		Tokens:    tokens,
+		Logger:    logger,
+	}
+	v, err := NewCursorProxy(cursorProxyOptions)
 	if err != nil {
 		cleanup7()
 		cleanup6()
@@ -157,7 +208,16 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		return nil, nil, err
 	}
 	agentServer := NewAgentServer(cfg, agentListener, cursorServer, logger)
-	keygate := NewKeygate(cfg, logger, server, retention, v, agentServer, policy)
+	keygateParts := KeygateParts{
+		Config:    cfg,
+		Logger:    logger,
+		Server:    server,
+		Retention: retention,
+		Proxy:     v,
+		Agent:     agentServer,
+		Egress:    policy,
+	}
+	keygate := NewKeygate(keygateParts)
 	return keygate, func() {
 		cleanup7()
 		cleanup6()

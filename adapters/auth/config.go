@@ -22,6 +22,7 @@ const (
 // Config configures a [Gate]. Zero values of optional fields take the
 // defaults documented on them.
 type Config struct {
+	// Mode selects how callers are authenticated; empty is ModeLocal.
 	Mode Mode
 
 	// Header mode. UserHeader names the user id header (required);
@@ -76,6 +77,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.GroupsClaim == "" {
 		c.GroupsClaim = "groups"
+	}
+	if c.Mode == "" {
+		c.Mode = ModeLocal
 	}
 	switch c.Mode {
 	case ModeLocal:

@@ -62,6 +62,13 @@ var _ = Describe("Gate in local mode", func() {
 		Expect(body(rec)).To(HaveKeyWithValue("user", "local"))
 	})
 
+	It("is the mode of a configuration that names none", func() {
+		zero, err := auth.New(context.Background(), auth.Config{}, newBox(), zap.NewNop())
+		Expect(err).NotTo(HaveOccurred())
+		Expect(zero.Mode()).To(Equal(auth.ModeLocal))
+		Expect(serve(zero, "192.168.1.20:50000", "127.0.0.1:8080", nil).Code).To(Equal(http.StatusForbidden))
+	})
+
 	DescribeTable("refuses with 403",
 		func(peer, host string, headers map[string]string) {
 			Expect(serve(g, peer, host, headers).Code).To(Equal(http.StatusForbidden))

@@ -11,8 +11,11 @@
 //
 // Place in the hexagon: an inbound adapter. The composition root gives it a
 // RunHandler and a model Catalog and mounts Routes on Keygate's HTTP server
-// (and AgentRoutes on the HTTP/2 agent listener when one is configured).
+// (and NewAgentListener serves the HTTP/2 agent route when one is
+// configured).
 // Given Options.Upstream (a RoundTripper to Cursor) and
 // Options.KeygateModel, turns for models Keygate does not serve go to
-// Cursor whole and never reach the RunHandler.
+// Cursor whole and never reach the RunHandler. Options.Trace and
+// Options.Admit wrap every turn Keygate serves: a trace per turn, and an
+// admission (a budget's run slots) before it runs.
 package cursor

@@ -57,6 +57,12 @@ type Options struct {
 	// process is forwarded to it (bidi.Replicas). nil: a single process,
 	// every append applied where it arrives.
 	Relay ports.AppendRelay
+	// Trace, when set, makes each turn Keygate serves the root span of a
+	// trace, around its admission.
+	Trace TraceTurn
+	// Admit, when set, decides whether a turn Keygate serves may run (a
+	// budget's concurrent-run slots).
+	Admit AdmitTurn
 }
 
 // MaxUnaryBody bounds the body of the unary routes other than BidiAppend
@@ -82,6 +88,12 @@ func New(handler transport.RunHandler, opts Options, log *zap.Logger) *Server {
 		keygate = opts.KeygateModel
 	} else {
 		opts.Upstream = nil
+	}
+	if opts.Admit != nil {
+		handler = admittedTurns{next: handler, admit: opts.Admit}
+	}
+	if opts.Trace != nil {
+		handler = tracedTurns{next: handler, trace: opts.Trace}
 	}
 	reg := transport.NewRegistry(handler, keygate, opts.Transport, log.Named("transport"))
 	up := bidi.NewUpstream(opts.Upstream, log.Named("upstream"))
@@ -141,13 +153,6 @@ func New(handler transport.RunHandler, opts Options, log *zap.Logger) *Server {
 // keyed by exact path for http.ServeMux.
 func (s *Server) Routes() map[string]http.Handler { return s.routes }
 
-// AgentRoutes are the paths of the HTTP/2 agent listener advertised as
-// agent_url_config.agentn_url.
-func (s *Server) AgentRoutes() map[string]http.Handler { return s.agent }
-
-// Registry exposes the transport registry (for shutdown and diagnostics).
-func (s *Server) Registry() *transport.Registry { return s.reg }
-
 // Close releases the request ids this replica holds, cancels the live runs
 // and waits for their streams to end, or for ctx.
 func (s *Server) Close(ctx context.Context) error {
@@ -157,7 +162,8 @@ func (s *Server) Close(ctx context.Context) error {
 	return s.reg.Close(ctx)
 }
 
-// NewAgentListener returns an HTTP/2-only server for AgentRoutes. With a TLS
+// NewAgentListener returns an HTTP/2-only server for the agent route
+// (AgentService/Run, advertised as agent_url_config.agentn_url). With a TLS
 // config it serves h2 over TLS (the config should offer ALPN "h2"); with nil
 // it serves cleartext h2c, for tests and TLS-terminating fronts.
 func NewAgentListener(s *Server, tlsConfig *tls.Config) *http.Server {

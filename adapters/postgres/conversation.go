@@ -97,18 +97,6 @@ func (t tx) InsertMessageBlob(ctx context.Context, conversationID, messageID str
 	return interpretError(ctx, err)
 }
 
-func (t tx) UpsertAnchor(ctx context.Context, conversationID, inputID, checkpointID string, now time.Time) error {
-	err := t.q.UpsertAnchor(ctx, pgdb.UpsertAnchorParams{
-		ConversationID: conversationID, InputID: inputID, CheckpointID: checkpointID, CreatedAt: now,
-	})
-	return interpretError(ctx, err)
-}
-
-func (t tx) GetAnchor(ctx context.Context, conversationID, inputID string) (string, error) {
-	id, err := t.q.GetAnchor(ctx, pgdb.GetAnchorParams{ConversationID: conversationID, InputID: inputID})
-	return id, interpretError(ctx, err)
-}
-
 func (t tx) CheckpointStorage(ctx context.Context, conversationID string) (relstore.CheckpointStorage, error) {
 	r, err := t.q.CheckpointStorage(ctx, conversationID)
 	return relstore.CheckpointStorage{

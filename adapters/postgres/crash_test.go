@@ -14,6 +14,8 @@ import (
 	"go.uber.org/zap"
 
 	"keygate/adapters/postgres"
+	"keygate/adapters/relstore"
+	"keygate/ports"
 	"keygate/ports/porttest"
 )
 
@@ -26,13 +28,30 @@ const (
 	crashConvEnv = "KEYGATE_CRASH_CHILD_CONV"
 )
 
+// inTx runs fn with stores bound to one write transaction of db: a process
+// killed inside fn leaves nothing fn wrote.
+func inTx(db *postgres.DB) porttest.InTx {
+	return func(ctx context.Context, fn func(context.Context, ports.Stores) error) error {
+		return db.Write(ctx, func(tx relstore.Tx) error {
+			return fn(ctx, relstore.New(boundTx{tx}, nil).Stores())
+		})
+	}
+}
+
+// boundTx is an engine whose every read and write runs in one open
+// transaction.
+type boundTx struct{ tx relstore.Tx }
+
+func (b boundTx) Read(_ context.Context, fn func(relstore.Tx) error) error  { return fn(b.tx) }
+func (b boundTx) Write(_ context.Context, fn func(relstore.Tx) error) error { return fn(b.tx) }
+
 // crashChild is the child's body; it only returns by exiting.
 func crashChild(dsn, mode, conv string) {
 	ctx := context.Background()
 	db, err := postgres.Open(ctx, dsn, zap.NewNop())
 	if err == nil {
 		st := postgres.NewStore(db)
-		err = porttest.CrashWorkload(ctx, st.Stores(), st, conv, mode, porttest.SignalReady)
+		err = porttest.CrashWorkload(ctx, st.Stores(), inTx(db), conv, mode, porttest.SignalReady)
 	}
 	fmt.Fprintln(os.Stderr, "crash child:", err)
 	os.Exit(3)

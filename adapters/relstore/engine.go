@@ -81,8 +81,6 @@ type conversationRows interface {
 	ChainHolds(ctx context.Context, checkpointID string, ids []string) ([]string, error)
 	InsertMessage(ctx context.Context, conversationID string, m conversation.Message, now time.Time) error
 	InsertMessageBlob(ctx context.Context, conversationID, messageID string, blobID []byte) error
-	UpsertAnchor(ctx context.Context, conversationID, inputID, checkpointID string, now time.Time) error
-	GetAnchor(ctx context.Context, conversationID, inputID string) (string, error)
 	CheckpointStorage(ctx context.Context, conversationID string) (CheckpointStorage, error)
 }
 

@@ -1,8 +1,6 @@
 package relstore
 
 import (
-	"context"
-	"fmt"
 	"time"
 
 	"keygate/ports"
@@ -27,7 +25,6 @@ func New(engine Engine, now func() time.Time) *Store {
 func (s *Store) Stores() ports.Stores {
 	return ports.Stores{
 		Conversations:  Conversations{s},
-		Anchors:        Anchors{s},
 		Runs:           Runs{s},
 		ToolRounds:     ToolRounds{s},
 		Blobs:          Blobs{s},
@@ -37,30 +34,6 @@ func (s *Store) Stores() ports.Stores {
 		ContextAnchors: ContextAnchors{s},
 		Prompts:        Prompts{s},
 	}
-}
-
-// WithinTx implements ports.Transactor: fn gets stores whose every read and
-// write goes through one engine transaction.
-func (s *Store) WithinTx(ctx context.Context, fn func(ctx context.Context, st ports.Stores) error) error {
-	return s.engine.Write(ctx, func(tx Tx) error {
-		inner := &Store{engine: boundEngine{tx: tx}, now: s.now}
-		return fn(ctx, inner.Stores())
-	})
-}
-
-var _ ports.Transactor = (*Store)(nil)
-
-// boundEngine runs everything in an already open transaction.
-type boundEngine struct{ tx Tx }
-
-func (b boundEngine) Read(ctx context.Context, fn func(Tx) error) error  { return b.run(ctx, fn) }
-func (b boundEngine) Write(ctx context.Context, fn func(Tx) error) error { return b.run(ctx, fn) }
-
-func (b boundEngine) run(ctx context.Context, fn func(Tx) error) error {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("store: %w", err)
-	}
-	return fn(b.tx)
 }
 
 // CallRecords returns the call records: recorder, reader, lister, purger.

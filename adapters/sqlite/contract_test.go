@@ -24,7 +24,7 @@ func openIn(dir string) porttest.Harness {
 	})
 	st := sqlite.NewStore(db)
 	return porttest.Harness{
-		Stores: st.Stores(), Tx: st, Calls: st.CallRecords(), Console: porttest.ConsoleHarness{
+		Stores: st.Stores(), Calls: st.CallRecords(), Console: porttest.ConsoleHarness{
 			Recorder: st.CallRecords(), Reader: st.CallRecords(), Calls: st.CallRecords(), Purger: st.CallRecords(),
 			Conversations: st.Conversations(), Lister: st.Conversations(),
 		},

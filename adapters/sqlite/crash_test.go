@@ -14,7 +14,9 @@ import (
 	. "github.com/onsi/gomega"
 	"go.uber.org/zap"
 
+	"keygate/adapters/relstore"
 	"keygate/adapters/sqlite"
+	"keygate/ports"
 	"keygate/ports/porttest"
 )
 
@@ -27,13 +29,30 @@ const (
 	crashConv    = "crash-conv"
 )
 
+// inTx runs fn with stores bound to one write transaction of db: a process
+// killed inside fn leaves nothing fn wrote.
+func inTx(db *sqlite.DB) porttest.InTx {
+	return func(ctx context.Context, fn func(context.Context, ports.Stores) error) error {
+		return db.Write(ctx, func(tx relstore.Tx) error {
+			return fn(ctx, relstore.New(boundTx{tx}, nil).Stores())
+		})
+	}
+}
+
+// boundTx is an engine whose every read and write runs in one open
+// transaction.
+type boundTx struct{ tx relstore.Tx }
+
+func (b boundTx) Read(_ context.Context, fn func(relstore.Tx) error) error  { return fn(b.tx) }
+func (b boundTx) Write(_ context.Context, fn func(relstore.Tx) error) error { return fn(b.tx) }
+
 // crashChild is the child's body; it only returns by exiting.
 func crashChild(dir, mode string) {
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, dir, zap.NewNop())
 	if err == nil {
 		st := sqlite.NewStore(db)
-		err = porttest.CrashWorkload(ctx, st.Stores(), st, crashConv, mode, porttest.SignalReady)
+		err = porttest.CrashWorkload(ctx, st.Stores(), inTx(db), crashConv, mode, porttest.SignalReady)
 	}
 	fmt.Fprintln(os.Stderr, "crash child:", err)
 	os.Exit(3)

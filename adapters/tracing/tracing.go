@@ -14,24 +14,22 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 )
 
-// EnvEndpoint is the standard variable that turns tracing on.
-const EnvEndpoint = "OTEL_EXPORTER_OTLP_ENDPOINT"
-
 // Tracing starts Keygate's spans.
 type Tracing struct {
 	tracer   trace.Tracer
 	shutdown func(context.Context) error
 }
 
-// New returns tracing that exports over OTLP/HTTP when getenv names an
-// endpoint (OTEL_EXPORTER_OTLP_ENDPOINT or ..._TRACES_ENDPOINT; the
-// exporter reads the other OTEL_* variables itself), and a no-op tracer
-// otherwise. version is Keygate's version for the service resource.
-func New(ctx context.Context, getenv func(string) string, version string) (*Tracing, error) {
-	if getenv(EnvEndpoint) == "" && getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") == "" {
+// New returns tracing that exports over OTLP/HTTP to tracesURL (the full
+// URL, .../v1/traces), and a no-op tracer when it is empty. The exporter
+// reads OpenTelemetry's other standard variables (headers, TLS,
+// compression, timeout) itself, and the SDK its sampler. version is
+// Keygate's version for the service resource.
+func New(ctx context.Context, tracesURL, version string) (*Tracing, error) {
+	if tracesURL == "" {
 		return &Tracing{tracer: noop.NewTracerProvider().Tracer("keygate"), shutdown: func(context.Context) error { return nil }}, nil
 	}
-	exp, err := otlptracehttp.New(ctx)
+	exp, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(tracesURL))
 	if err != nil {
 		return nil, fmt.Errorf("otlp trace exporter: %w", err)
 	}

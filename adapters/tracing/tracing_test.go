@@ -3,6 +3,8 @@ package tracing_test
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -121,8 +123,24 @@ var _ = Describe("Tracing", func() {
 		Expect(rec.Ended()[0].Status().Code).To(Equal(codes.Error))
 	})
 
+	It("exports each turn's spans to the configured URL, whatever the environment says", func() {
+		GinkgoT().Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1")
+		paths := make(chan string, 8)
+		collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			paths <- r.Method + " " + r.URL.Path
+			w.WriteHeader(http.StatusOK)
+		}))
+		DeferCleanup(collector.Close)
+		on, err := tracing.New(context.Background(), collector.URL+"/otlp/v1/traces", "test")
+		Expect(err).NotTo(HaveOccurred())
+		_, end := on.Turn(context.Background(), "r", "c", "m")
+		end(nil)
+		Expect(on.Shutdown(context.Background())).To(Succeed(), "shutdown flushes the batch")
+		Eventually(paths).Should(Receive(Equal("POST /otlp/v1/traces")))
+	})
+
 	It("is a no-op without an endpoint", func() {
-		off, err := tracing.New(context.Background(), func(string) string { return "" }, "test")
+		off, err := tracing.New(context.Background(), "", "test")
 		Expect(err).NotTo(HaveOccurred())
 		ctx, end := off.Turn(context.Background(), "r", "c", "m")
 		end(nil)

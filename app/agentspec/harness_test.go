@@ -20,7 +20,6 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
-	"keygate/adapters/auth"
 	"keygate/adapters/cursor/cursortest"
 	"keygate/adapters/provider/providertest"
 	"keygate/app"
@@ -126,7 +125,6 @@ const braveKey = "BSA-agentspec-key-0123456789"
 // HTTP_PROXY is the fake web's internet, which Keygate's own outbound
 // connections use (provider calls and searches on loopback skip it).
 func startKeygate(w *web, mutate func(*config.Config)) *keygate {
-	GinkgoT().Setenv(auth.EnvMode, string(auth.ModeLocal))
 	GinkgoT().Setenv("HTTP_PROXY", w.internet.URL)
 	GinkgoT().Setenv("HTTPS_PROXY", w.internet.URL)
 	GinkgoT().Setenv("NO_PROXY", "")

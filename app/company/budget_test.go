@@ -2,6 +2,7 @@ package company_test
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -162,6 +163,53 @@ var _ = Describe("Budgets.HoldRun", func() {
 		Expect(err).NotTo(HaveOccurred())
 		release()
 		Expect(clock.Waiters()).To(Equal(0))
+	})
+})
+
+var _ = Describe("Budgets.HoldTurn", func() {
+	var (
+		ctx     context.Context
+		budgets *company.Budgets
+	)
+	BeforeEach(func() {
+		ctx = identity.NewContext(context.Background(), identity.Identity{UserID: "ada"})
+		db, err := sqlite.Open(ctx, GinkgoT().TempDir(), zap.NewNop())
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(db.Close)
+		st := sqlite.NewStore(db).Budgets()
+		budgets = company.NewBudgets(st, st, runtest.NewClock(), company.BudgetPolicy{
+			Default: budget.Limits{ConcurrentRuns: 1}}, zap.NewNop())
+	})
+
+	It("holds the caller's slot for a top-level turn and refuses another with the limit, until release", func() {
+		release, err := budgets.HoldTurn(ctx, "req-1", "")
+		Expect(err).NotTo(HaveOccurred())
+		_, err = budgets.HoldTurn(ctx, "req-2", "")
+		var exceeded *budget.ExceededError
+		Expect(errors.As(err, &exceeded)).To(BeTrue(), "the refusal is the limit, for the user's error bubble")
+		Expect(exceeded.Limit).To(Equal(budget.LimitConcurrentRuns))
+		release()
+		release2, err := budgets.HoldTurn(ctx, "req-2", "")
+		Expect(err).NotTo(HaveOccurred())
+		release2()
+	})
+
+	It("runs a subagent's turn inside its parent's slot", func() {
+		release, err := budgets.HoldTurn(ctx, "req-1", "")
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(release)
+		child, err := budgets.HoldTurn(ctx, "req-child", "req-1")
+		Expect(err).NotTo(HaveOccurred())
+		child()
+	})
+
+	It("holds no slot for a turn without a caller, which the Cursor path's stores refuse", func() {
+		release, err := budgets.HoldTurn(context.Background(), "req-1", "")
+		Expect(err).NotTo(HaveOccurred())
+		release()
+		mine, err := budgets.HoldTurn(ctx, "req-2", "")
+		Expect(err).NotTo(HaveOccurred(), "the anonymous turn took no slot of anyone's")
+		mine()
 	})
 })
 

@@ -1,8 +1,9 @@
 // Package company holds the use cases of a company deployment: re-sealing
 // stored provider keys under a new secret key, sealing relayed appends,
 // personal gateway tokens, the audit log of administrator actions, tenancy
-// (each user reaches only their own conversations and calls) and per-user
-// budgets.
+// (each user reaches only their own conversations and calls; CursorStores
+// are the stores of the Cursor path, each kept to the caller) and per-user
+// budgets (HoldTurn holds a run slot for each top-level Cursor turn).
 //
 // Place in the hexagon: app. It imports only domain and ports; the
 // composition root hands it the stores and the secret box.

@@ -5,7 +5,26 @@ import (
 	"sync"
 
 	"go.uber.org/zap"
+
+	"keygate/domain/identity"
 )
+
+// HoldTurn holds one of the caller's concurrent-run slots (HoldRun) for a
+// top-level turn until release. A subagent's turn (parentRequestID set)
+// runs inside its parent's slot and holds none. A turn without a caller
+// on ctx holds none either: the stores of the Cursor path refuse it
+// (Tenancy.CursorStores). Over the limit it returns the
+// *budget.ExceededError, whose message is written for the user.
+func (b *Budgets) HoldTurn(ctx context.Context, requestID, parentRequestID string) (release func(), err error) {
+	if parentRequestID != "" {
+		return func() {}, nil
+	}
+	who, ok := identity.FromContext(ctx)
+	if !ok {
+		return func() {}, nil
+	}
+	return b.HoldRun(ctx, who.UserID, requestID)
+}
 
 // HoldRun takes one of userID's concurrent-run slots for runID (see
 // StartRun) and keeps renewing it every third of LeaseTTL until release is

@@ -2,13 +2,11 @@ package company
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"keygate/domain/access"
 	"keygate/domain/callrecord"
 	"keygate/domain/conversation"
-	"keygate/domain/identity"
 	"keygate/ports"
 )
 
@@ -21,10 +19,11 @@ import (
 // access.Principal that adapters/auth put on the context; without one
 // every read is refused with access.ErrDenied.
 //
-// Cursor side (ConversationStore): the caller is the identity the Cursor
-// proxy put on the context (identity.Local on a laptop); the first Open of
-// a conversation claims it, and an Open, Head or Load of another user's
-// conversation fails with access.ErrDenied.
+// Cursor side (ConversationStore, and every store of CursorStores): the
+// caller is the identity the Cursor proxy put on the context
+// (identity.Local on a laptop); the first Open of a conversation claims
+// it, and an Open, Apply, Head or Load of another user's conversation
+// fails with access.ErrDenied.
 
 func principal(ctx context.Context) (access.Principal, error) {
 	p, ok := access.FromContext(ctx)
@@ -200,21 +199,7 @@ func (s scopedStore) Load(ctx context.Context, checkpointID string) (conversatio
 // mine refuses a conversation owned by another user than the caller; an
 // unowned conversation (created before ownership existed) is allowed.
 func (s scopedStore) mine(ctx context.Context, conversationID string) error {
-	who, ok := identity.FromContext(ctx)
-	if !ok || who.Validate() != nil {
-		return fmt.Errorf("conversation %s: %w", conversationID, access.ErrDenied)
-	}
-	owner, err := s.t.owners.Owner(ctx, access.KindConversation, conversationID)
-	if errors.Is(err, ports.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if owner != who.UserID {
-		return fmt.Errorf("conversation %s: %w", conversationID, access.ErrDenied)
-	}
-	return nil
+	return s.t.callerOwns(ctx, conversationID)
 }
 
 // ConsoleConversations wraps the store the console reads a conversation's

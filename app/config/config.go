@@ -110,6 +110,15 @@ type Config struct {
 	// fetches a page the user approved and turns it into text. Fetches
 	// reach public addresses only, whatever EgressAllow says.
 	WebFetch bool
+	// Auth is console sign-in: local unless it says otherwise.
+	Auth Auth
+	// Secrets name the keyring that seals provider keys and sessions.
+	Secrets Secrets
+	// TracesURL is the OTLP/HTTP URL spans are exported to (from
+	// OpenTelemetry's standard variables, see EnvOTLPEndpoint); empty
+	// exports none. The exporter reads OpenTelemetry's other standard
+	// variables (headers, TLS, sampler) itself.
+	TracesURL string
 }
 
 // The search backends of Config.WebSearch.
@@ -192,6 +201,7 @@ func Default() Config {
 		ProxyListen:      DefaultProxyListen,
 		ProxyPassthrough: slices.Clone(DefaultProxyPassthrough),
 		WebFetch:         true,
+		Auth:             Auth{Mode: "local"},
 	}
 }
 
@@ -254,6 +264,7 @@ func Load(args []string, getenv func(string) string, out io.Writer) (Config, err
 	fs.StringVar(&cfg.WebSearchURL, "web-search-url", cfg.WebSearchURL, "base URL of the search backend: the SearXNG instance, or a gateway in front of Brave Search (env "+EnvWebSearchURL+")")
 	fs.StringVar(&cfg.WebSearchKeyFile, "web-search-key-file", cfg.WebSearchKeyFile, "file holding the search backend's API key; or set "+EnvWebSearchKey+" (env "+EnvWebSearchKeyFile+")")
 	fs.BoolVar(&cfg.WebFetch, "web-fetch", cfg.WebFetch, "offer the agent's WebFetch tool: pages the user approved, public addresses only (env "+EnvWebFetch+")")
+	finish := loadCompany(&cfg, getenv, fs)
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
@@ -261,8 +272,8 @@ func Load(args []string, getenv func(string) string, out io.Writer) (Config, err
 		return Config{}, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
 	cfg.ProxyPassthrough = ParsePassthrough(passthrough)
-	if err := cfg.Validate(); err != nil {
-		return Config{}, err
+	if err := errors.Join(append(finish(), cfg.validate()...)...); err != nil {
+		return Config{}, fmt.Errorf("invalid configuration: %w", err)
 	}
 	return cfg, nil
 }
@@ -342,6 +353,13 @@ func envBool(getenv func(string) string, name string, dst *bool) error {
 // Validate reports every problem at once, so an operator fixes a bad
 // configuration in one round.
 func (c Config) Validate() error {
+	if err := errors.Join(c.validate()...); err != nil {
+		return fmt.Errorf("invalid configuration: %w", err)
+	}
+	return nil
+}
+
+func (c Config) validate() []error {
 	var errs []error
 	if strings.TrimSpace(c.DataDir) == "" {
 		errs = append(errs, errors.New("data dir is empty"))
@@ -395,10 +413,7 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("shutdown timeout must be positive"))
 	}
 	errs = append(errs, c.validateWebSearch()...)
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("invalid configuration: %w", err)
-	}
-	return nil
+	return append(errs, c.validateCompany()...)
 }
 
 // validateWebSearch checks the search backend's settings together.

@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"keygate/domain/compaction"
+	"keygate/domain/identity"
 	"keygate/domain/llm"
 	"keygate/domain/projection"
 	"keygate/ports"
@@ -98,10 +99,13 @@ func (e *Engine) Start(ctx context.Context, p PreparedRun) (*Handle, error) {
 		return nil, fmt.Errorf("start run %q: %w", p.RunID, err)
 	}
 	e.preempt(replaced)
+	// The caller the transport put on ctx names the user in every line the
+	// run logs.
+	who, _ := identity.FromContext(ctx)
 	r := &runner{
 		e: e, p: p, h: h, ctx: runCtx, outer: ctx,
 		log: e.log.With(zap.String("run_id", p.RunID), zap.String("conversation_id", p.ConversationID),
-			zap.String("tenant", p.Tenant)),
+			zap.String("user_id", who.UserID)),
 		doneCalls: map[string]bool{},
 	}
 	if replaced != "" {

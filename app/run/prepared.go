@@ -80,8 +80,6 @@ type Model struct {
 // PreparedRun is the input of [Engine.Start]: everything a transport
 // decided before the engine takes over.
 type PreparedRun struct {
-	// Tenant scopes logs; the engine does not interpret it.
-	Tenant string
 	// RunID is "<cursor request id>:<8 hex>" (conversation.RunID).
 	RunID           string
 	CursorRequestID string

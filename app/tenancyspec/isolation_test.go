@@ -13,6 +13,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -105,23 +106,26 @@ type stack struct {
 	provider                 *providertest.Server
 }
 
+// signIn is the stack's trusted-header sign-in: the authenticating proxy
+// on loopback names the user and their groups.
+func signIn() config.Auth {
+	return config.Auth{Mode: string(auth.ModeHeader), UserHeader: userHeader, GroupsHeader: groupsHeader,
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32"), netip.MustParsePrefix("::1/128")},
+		AdminGroups:    []string{adminGroup}}
+}
+
 // startKeygate runs the real composition root in trusted-header mode over a
 // temporary SQLite data dir, with a fake provider for the models an
 // administrator configures (allow-listed for the outbound policy). Cursor's
 // own service sits behind an outbound proxy that refuses every connection,
 // so nothing leaves the machine.
 func startKeygate() *stack {
-	GinkgoT().Setenv(auth.EnvMode, string(auth.ModeHeader))
-	GinkgoT().Setenv(auth.EnvUserHeader, userHeader)
-	GinkgoT().Setenv(auth.EnvGroupsHeader, groupsHeader)
-	GinkgoT().Setenv(auth.EnvTrustedProxies, "127.0.0.1/32,::1/128")
-	GinkgoT().Setenv(auth.EnvAdminGroups, adminGroup)
-	GinkgoT().Setenv(auth.EnvMemberGroups, "")
 	provider := providertest.NewServer()
 	DeferCleanup(provider.Close)
 
 	dataDir := filepath.Join(GinkgoT().TempDir(), "data")
 	cfg := config.Default()
+	cfg.Auth = signIn()
 	cfg.DataDir, cfg.Listen, cfg.ProxyListen = dataDir, "127.0.0.1:0", freeAddr()
 	cfg.LogFormat, cfg.LogLevel = "json", "error"
 	cfg.OutboundProxy = "http://127.0.0.1:1"
@@ -375,9 +379,9 @@ func cursorRoutes() []string {
 // the sign-in mode the stack runs with, from app.NewAccountRoutes itself
 // (its use cases are not called while routes are listed).
 func accountRoutes() []string {
-	cfg, err := auth.ConfigFromEnv(os.Getenv)
-	Expect(err).NotTo(HaveOccurred())
-	gate, err := auth.New(context.Background(), cfg, nil, zap.NewNop())
+	in := signIn()
+	gate, err := auth.New(context.Background(), auth.Config{Mode: auth.Mode(in.Mode), UserHeader: in.UserHeader,
+		GroupsHeader: in.GroupsHeader, TrustedProxies: in.TrustedProxies}, nil, zap.NewNop())
 	Expect(err).NotTo(HaveOccurred())
 	routes := app.NewAccountRoutes(config.Config{}, gate, &company.Tokens{}, &company.Auditor{}, app.NewMetrics())
 	return slices.Sorted(maps.Keys(routes))

@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -67,6 +68,15 @@ type stack struct {
 	memberTokenID string
 }
 
+// companyAuth is the trusted-header sign-in of the specs: the
+// authenticating proxy on loopback names the user, their display name and
+// their groups.
+func companyAuth() config.Auth {
+	return config.Auth{Mode: string(auth.ModeHeader), UserHeader: userHeader, NameHeader: nameHeader, GroupsHeader: groupsHeader,
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32"), netip.MustParsePrefix("::1/128")},
+		AdminGroups:    []string{adminGroup}}
+}
+
 // startKeygate runs the real composition root in trusted-header mode over a
 // fresh PostgreSQL database, with a fake provider an administrator
 // configures as a model, and a personal gateway token for mallory. Cursor's
@@ -75,13 +85,6 @@ type stack struct {
 // validated.
 func startKeygate(tune ...func(*config.Config)) *stack {
 	GinkgoHelper()
-	GinkgoT().Setenv(auth.EnvMode, string(auth.ModeHeader))
-	GinkgoT().Setenv(auth.EnvUserHeader, userHeader)
-	GinkgoT().Setenv(auth.EnvNameHeader, nameHeader)
-	GinkgoT().Setenv(auth.EnvGroupsHeader, groupsHeader)
-	GinkgoT().Setenv(auth.EnvTrustedProxies, "127.0.0.1/32,::1/128")
-	GinkgoT().Setenv(auth.EnvAdminGroups, adminGroup)
-	GinkgoT().Setenv(auth.EnvMemberGroups, "")
 
 	db, err := pgtest.New(context.Background())
 	Expect(err).NotTo(HaveOccurred())
@@ -94,6 +97,7 @@ func startKeygate(tune ...func(*config.Config)) *stack {
 
 	dataDir := filepath.Join(GinkgoT().TempDir(), "data")
 	cfg := config.Default()
+	cfg.Auth = companyAuth()
 	cfg.DataDir, cfg.Listen, cfg.ProxyListen = dataDir, freeAddr(), freeAddr()
 	cfg.DatabaseURL = db.DSN
 	cfg.LogFormat, cfg.LogLevel = "json", "error"

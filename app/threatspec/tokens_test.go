@@ -22,7 +22,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"keygate/adapters/auth"
 	"keygate/adapters/ca"
 	"keygate/adapters/pgtest"
 	"keygate/adapters/secret"
@@ -30,22 +29,13 @@ import (
 	"keygate/app/config"
 )
 
-// companyMode switches sign-in to trusted headers for the spec, as
-// startKeygate does.
-func companyMode() {
-	GinkgoT().Setenv(auth.EnvMode, string(auth.ModeHeader))
-	GinkgoT().Setenv(auth.EnvUserHeader, userHeader)
-	GinkgoT().Setenv(auth.EnvGroupsHeader, groupsHeader)
-	GinkgoT().Setenv(auth.EnvTrustedProxies, "127.0.0.1/32,::1/128")
-	GinkgoT().Setenv(auth.EnvAdminGroups, adminGroup)
-	GinkgoT().Setenv(auth.EnvMemberGroups, "")
-}
-
-// companyConfig is a company configuration on a temporary data dir whose
-// proxy listens on a free loopback port. Cursor's own service sits behind
-// an outbound proxy that refuses every connection.
+// companyConfig is a company configuration (trusted-header sign-in, as
+// startKeygate's) on a temporary data dir whose proxy listens on a free
+// loopback port. Cursor's own service sits behind an outbound proxy that
+// refuses every connection.
 func companyConfig() config.Config {
 	cfg := config.Default()
+	cfg.Auth = companyAuth()
 	cfg.DataDir, cfg.Listen, cfg.ProxyListen = filepath.Join(GinkgoT().TempDir(), "data"), "127.0.0.1:0", freeAddr()
 	cfg.LogFormat, cfg.LogLevel = "json", "error"
 	cfg.OutboundProxy = "http://127.0.0.1:1"
@@ -178,8 +168,6 @@ func leafFiles(host string) (certPath, keyPath string, roots *x509.CertPool) {
 }
 
 var _ = Describe("Threat 5: gateway tokens cross the company network in clear text", func() {
-	BeforeEach(companyMode)
-
 	It("refuses to start listening beyond loopback in plain HTTP, naming both fixes", func() {
 		cfg := companyConfig()
 		cfg.ProxyListen = "0.0.0.0:0"
@@ -237,19 +225,17 @@ var _ = Describe("Threat 5: gateway tokens cross the company network in clear te
 })
 
 var _ = Describe("Threat 8: a revoked gateway token keeps working on the connections opened with it", func() {
-	BeforeEach(companyMode)
-
 	It("cuts an intercepted connection within seconds once its token is revoked on another replica, and a new request on it fails", func(ctx SpecContext) {
 		db, err := pgtest.New(ctx)
 		Expect(err).NotTo(HaveOccurred(), "this spec needs a PostgreSQL server and never skips")
 		DeferCleanup(db.Close)
 		key := make([]byte, secret.KeySize)
 		_, _ = rand.Read(key)
-		GinkgoT().Setenv(secret.EnvKey, secret.EncodeKey(key))
 		var replicas [2]*company
 		for i := range replicas {
 			cfg := companyConfig()
 			cfg.DatabaseURL = db.DSN
+			cfg.Secrets.Key = secret.EncodeKey(key)
 			replicas[i] = runCompany(cfg)
 		}
 		a, b := replicas[0], replicas[1]

@@ -20,6 +20,7 @@ import (
 	"keygate/adapters/auth"
 	"keygate/adapters/cursor/cursortest"
 	"keygate/adapters/provider/providertest"
+	"keygate/app/config"
 	aiserverv1 "keygate/gen/cursor/aiserver/v1"
 	"keygate/gen/cursor/aiserver/v1/aiserverv1connect"
 )
@@ -91,9 +92,9 @@ var _ = Describe("keygate serve --agent-listen", func() {
 		cmd := exec.Command(binary, "serve", "--listen", "127.0.0.1:0", "--proxy-listen", "127.0.0.1:0",
 			"--data-dir", filepath.Join(GinkgoT().TempDir(), "data"), "--agent-listen", "127.0.0.1:0")
 		cmd.Env = append(os.Environ(),
-			auth.EnvMode+"="+string(auth.ModeHeader),
-			auth.EnvUserHeader+"=X-Forwarded-User",
-			auth.EnvTrustedProxies+"=127.0.0.1/32")
+			config.EnvAuthMode+"="+string(auth.ModeHeader),
+			config.EnvAuthUserHeader+"=X-Forwarded-User",
+			config.EnvAuthTrustedProxies+"=127.0.0.1/32")
 		session, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() { session.Kill().Wait() })

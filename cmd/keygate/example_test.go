@@ -11,7 +11,6 @@ import (
 	. "github.com/onsi/gomega"
 
 	"keygate/adapters/auth"
-	"keygate/adapters/secret"
 	"keygate/app/config"
 )
 
@@ -28,11 +27,12 @@ var _ = Describe("deploy/company.env.example", func() {
 		config.EnvProxyTLSKey, config.EnvProxyURL, config.EnvAgentListen, config.EnvOutboundProxy,
 		config.EnvEgressAllow, config.EnvCACert, config.EnvCAKey, config.EnvBudgetsFile, config.EnvMetricsToken,
 		config.EnvWebSearch, config.EnvWebSearchURL, config.EnvWebSearchKey, config.EnvWebSearchKeyFile, config.EnvWebFetch,
-		auth.EnvMode, auth.EnvUserHeader, auth.EnvNameHeader, auth.EnvGroupsHeader, auth.EnvTrustedProxies,
-		auth.EnvAdminGroups, auth.EnvMemberGroups, auth.EnvSessionTTL, auth.EnvIssuer, auth.EnvClientID,
-		auth.EnvClientSecret, auth.EnvClientSecretFile, auth.EnvRedirectURL, auth.EnvScopes, auth.EnvUserClaim,
-		auth.EnvNameClaim, auth.EnvGroupsClaim,
-		secret.EnvKey, secret.EnvKeyFile, secret.EnvPreviousKeys, secret.EnvPreviousFile,
+		config.EnvAuthMode, config.EnvAuthUserHeader, config.EnvAuthNameHeader, config.EnvAuthGroupsHeader,
+		config.EnvAuthTrustedProxies, config.EnvAuthAdminGroups, config.EnvAuthMemberGroups, config.EnvAuthSessionTTL,
+		config.EnvOIDCIssuer, config.EnvOIDCClientID, config.EnvOIDCClientSecret, config.EnvOIDCClientSecretFile,
+		config.EnvOIDCRedirectURL, config.EnvOIDCScopes, config.EnvOIDCUserClaim, config.EnvOIDCNameClaim,
+		config.EnvOIDCGroupsClaim,
+		config.EnvSecretKey, config.EnvSecretKeyFile, config.EnvSecretPreviousKeys, config.EnvSecretPreviousKeyFile,
 	}
 
 	// read returns the example's active settings and every setting it
@@ -69,8 +69,17 @@ var _ = Describe("deploy/company.env.example", func() {
 	It("is a configuration Keygate starts with, every commented-out example included", func() {
 		active, _ := read()
 		Expect(active).To(HaveKey(config.EnvProxyTLSCert), "the example's proxy speaks TLS")
-		getenv := func(k string) string { return active[k] }
-		_, err := config.Load(nil, getenv, io.Discard)
+		// Load reads the client secret file, a mounted secret that exists
+		// only in a deployment.
+		deployed := func(vars map[string]string) func(string) string {
+			return func(k string) string {
+				if k == config.EnvOIDCClientSecretFile {
+					return ""
+				}
+				return vars[k]
+			}
+		}
+		_, err := config.Load(nil, deployed(active), io.Discard)
 		Expect(err).NotTo(HaveOccurred())
 
 		f, err := os.ReadFile("../../deploy/company.env.example")
@@ -81,17 +90,10 @@ var _ = Describe("deploy/company.env.example", func() {
 				all[m[2]] = m[3]
 			}
 		}
-		_, err = config.Load(nil, func(k string) string { return all[k] }, io.Discard)
+		cfg, err := config.Load(nil, deployed(all), io.Discard)
 		Expect(err).NotTo(HaveOccurred(), "the commented-out examples are valid settings too")
-		cfg, err := auth.ConfigFromEnv(func(k string) string {
-			if k == auth.EnvClientSecretFile {
-				return "" // a mounted secret that exists only in a deployment
-			}
-			return all[k]
-		})
-		Expect(err).NotTo(HaveOccurred())
-		Expect(cfg.TrustedProxies).NotTo(BeEmpty())
-		for _, p := range cfg.TrustedProxies {
+		Expect(cfg.Auth.TrustedProxies).NotTo(BeEmpty())
+		for _, p := range cfg.Auth.TrustedProxies {
 			Expect(p.Bits()).To(BeNumerically(">", auth.MaxTrustedPrefix4), "the example trusts its front's addresses, not a whole private network: %s", p)
 		}
 	})

@@ -14,6 +14,7 @@ import (
 	"keygate/adapters/pgtest"
 	"keygate/adapters/provider/providertest"
 	"keygate/adapters/secret"
+	"keygate/app/config"
 )
 
 var _ = Describe("keygate serve as two replicas on one PostgreSQL database", func() {
@@ -27,7 +28,7 @@ var _ = Describe("keygate serve as two replicas on one PostgreSQL database", fun
 		By("starting two processes on the database with one secret key, as replicas behind a load balancer are")
 		key := make([]byte, secret.KeySize)
 		_, _ = rand.Read(key)
-		GinkgoT().Setenv(secret.EnvKey, secret.EncodeKey(key))
+		GinkgoT().Setenv(config.EnvSecretKey, secret.EncodeKey(key))
 		type process struct{ base, proxy, dataDir string }
 		var procs [2]process
 		for i := range procs {

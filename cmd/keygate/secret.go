@@ -41,7 +41,7 @@ func secretCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "keygate: %v\n", err)
 		return 1
 	}
-	rot, err := secret.BeginRotation(secret.SourceFromEnv(os.Getenv, dir), *newKeyFile)
+	rot, err := secret.BeginRotation(app.SecretSource(config.SecretsFromEnv(os.Getenv), app.DataDir(dir)), *newKeyFile)
 	if err != nil {
 		fmt.Fprintf(stderr, "keygate: %v\n", err)
 		return 1
@@ -65,7 +65,7 @@ func secretCommand(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "Re-sealed %d provider keys under the new secret key.\n", n)
 	if *newKeyFile != "" {
 		fmt.Fprintf(stdout, "Set %s=%s and restart every replica; keep the old key in %s until then.\n",
-			secret.EnvKeyFile, *newKeyFile, secret.EnvPreviousFile)
+			config.EnvSecretKeyFile, *newKeyFile, config.EnvSecretPreviousKeyFile)
 	}
 	return 0
 }

@@ -13,6 +13,7 @@ import (
 
 	"keygate/adapters/secret"
 	"keygate/adapters/sqlite"
+	"keygate/app/config"
 	"keygate/domain/llm"
 	"keygate/ports"
 )
@@ -47,7 +48,7 @@ var _ = Describe("keygate secret rotate", func() {
 		seed()
 		oldKey, _ := os.ReadFile(filepath.Join(dir, secret.KeyFile))
 		cmd := exec.Command(binary, "secret", "rotate", "--data-dir", dir)
-		cmd.Env = append(os.Environ(), secret.EnvKey+"=", secret.EnvKeyFile+"=")
+		cmd.Env = append(os.Environ(), config.EnvSecretKey+"=", config.EnvSecretKeyFile+"=")
 		session, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
 		Expect(err).NotTo(HaveOccurred())
 		Eventually(session, "20s").Should(gexec.Exit(0))
@@ -62,7 +63,7 @@ var _ = Describe("keygate secret rotate", func() {
 
 	It("refuses to guess where a company's new key goes", func() {
 		cmd := exec.Command(binary, "secret", "rotate", "--data-dir", dir)
-		cmd.Env = append(os.Environ(), secret.EnvKey+"="+secret.EncodeKey(secret.NewKey()))
+		cmd.Env = append(os.Environ(), config.EnvSecretKey+"="+secret.EncodeKey(secret.NewKey()))
 		session, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
 		Expect(err).NotTo(HaveOccurred())
 		Eventually(session, "20s").Should(gexec.Exit(1))

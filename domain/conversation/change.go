@@ -21,6 +21,9 @@ func AppendTo(head Checkpoint, msgs ...Message) Change {
 	return Change{expectedHeadID: head.id, base: head, messages: slices.Clone(msgs)}
 }
 
+// ConversationID is the conversation the change writes to: its base's.
+func (c Change) ConversationID() string { return c.base.ConversationID() }
+
 // BranchFrom attaches msgs to from, an older checkpoint, making the result
 // the new head (rollback or edit). The old branch stays readable; the write
 // still fails with ErrStaleHead when the head is no longer expectedHeadID.

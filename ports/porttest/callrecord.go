@@ -2,7 +2,6 @@ package porttest
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -92,44 +91,6 @@ func describeCallRecords(open Factory) {
 
 		It("returns ErrNotFound for an unknown call", func() {
 			_, err := h.Calls.CallRecord(ctx, uniq("call"))
-			Expect(err).To(MatchError(ports.ErrNotFound))
-		})
-	})
-}
-
-func describeTransactions(open Factory) {
-	Describe("Transactor.WithinTx", func() {
-		var (
-			h   Harness
-			ctx context.Context
-		)
-		BeforeEach(func() { h, ctx = open(), context.Background() })
-
-		It("commits every write of the closure together", func() {
-			name := uniq("setting")
-			err := h.Tx.WithinTx(ctx, func(ctx context.Context, s ports.Stores) error {
-				if err := s.Settings.PutSetting(ctx, name, []byte(`1`)); err != nil {
-					return err
-				}
-				_, err := s.Conversations.Open(ctx, name)
-				return err
-			})
-			Expect(err).NotTo(HaveOccurred())
-			Expect(h.Stores.Settings.Setting(ctx, name)).To(MatchJSON(`1`))
-			_, err = h.Stores.Conversations.Head(ctx, name)
-			Expect(err).NotTo(HaveOccurred())
-		})
-
-		It("rolls every write back when the closure fails", func() {
-			name, boom := uniq("setting"), errors.New("boom")
-			err := h.Tx.WithinTx(ctx, func(ctx context.Context, s ports.Stores) error {
-				if err := s.Settings.PutSetting(ctx, name, []byte(`1`)); err != nil {
-					return err
-				}
-				return boom
-			})
-			Expect(err).To(MatchError(boom))
-			_, err = h.Stores.Settings.Setting(ctx, name)
 			Expect(err).To(MatchError(ports.ErrNotFound))
 		})
 	})

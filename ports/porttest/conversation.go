@@ -154,34 +154,3 @@ func describeConversations(open Factory) {
 		})
 	})
 }
-
-func describeAnchors(open Factory) {
-	Describe("InputAnchorStore", func() {
-		var (
-			h    Harness
-			ctx  context.Context
-			conv string
-			root conversation.Checkpoint
-		)
-		BeforeEach(func() {
-			h, ctx, conv = open(), context.Background(), uniq("conv")
-			var err error
-			root, err = h.Stores.Conversations.Open(ctx, conv)
-			Expect(err).NotTo(HaveOccurred())
-		})
-
-		It("keeps the first anchor of an input", func() {
-			a := apply(ctx, h.Stores.Conversations, "", conversation.AppendTo(root, text("A", "a")))
-			Expect(h.Stores.Anchors.Anchor(ctx, conv, "input-1", root.ID())).To(Equal(root.ID()))
-			Expect(h.Stores.Anchors.Anchor(ctx, conv, "input-1", a.ID())).To(Equal(root.ID()))
-			Expect(h.Stores.Anchors.AnchorOf(ctx, conv, "input-1")).To(Equal(root.ID()))
-		})
-
-		It("returns ErrNotFound for an unknown input or checkpoint", func() {
-			_, err := h.Stores.Anchors.AnchorOf(ctx, conv, "input-x")
-			Expect(err).To(MatchError(ports.ErrNotFound))
-			_, err = h.Stores.Anchors.Anchor(ctx, conv, "input-x", "ck_unknown")
-			Expect(err).To(MatchError(ports.ErrNotFound))
-		})
-	})
-}

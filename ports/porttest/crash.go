@@ -27,12 +27,19 @@ const (
 // CrashRunID is the id of the i-th run the workload of process pid claims.
 func CrashRunID(pid, i int) string { return fmt.Sprintf("crash-%d-%d", pid, i) }
 
+// InTx calls fn once with stores bound to one open transaction of the
+// store under test and commits when fn returns nil. The application never
+// groups store calls (each store method is its own transaction); the crash
+// specs do, to kill a process between a transaction's statements and its
+// commit. Each adapter's spec builds it over its engine's Write.
+type InTx func(ctx context.Context, fn func(ctx context.Context, s ports.Stores) error) error
+
 // CrashWorkload is the body of a child process in a crash spec: it claims
 // runs on conv one after another, each appending a user message and a tool
 // round of three calls whose results carry image blobs, until the process
 // is killed. ready is called once the first run is fully stored. It only
 // returns on an error.
-func CrashWorkload(ctx context.Context, s ports.Stores, tx ports.Transactor, conv, mode string, ready func()) error {
+func CrashWorkload(ctx context.Context, s ports.Stores, inTx InTx, conv, mode string, ready func()) error {
 	if _, err := s.Conversations.Open(ctx, conv); err != nil {
 		return err
 	}
@@ -68,7 +75,7 @@ func CrashWorkload(ctx context.Context, s ports.Stores, tx ports.Transactor, con
 			}
 			res := llm.ToolResult{CallID: c.CallID, Content: "image", Image: &llm.Image{MIMEType: "image/png", BlobID: ports.BlobID(data)}}
 			if mode == CrashInTx && i == 1 && c.CallID == "c2" {
-				err := tx.WithinTx(ctx, func(ctx context.Context, s ports.Stores) error {
+				err := inTx(ctx, func(ctx context.Context, s ports.Stores) error {
 					if _, err := s.ToolRounds.Commit(ctx, run, round.ID(), res); err != nil {
 						return err
 					}

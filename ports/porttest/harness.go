@@ -16,7 +16,6 @@ import (
 // Harness is one open store under test.
 type Harness struct {
 	Stores ports.Stores
-	Tx     ports.Transactor
 	Calls  ports.CallRecordReader
 	// Console is the same store seen through the console's ports.
 	Console ConsoleHarness

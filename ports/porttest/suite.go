@@ -11,10 +11,8 @@ import (
 func DescribeStores(name string, open Factory) bool {
 	return Describe(name+" stores", func() {
 		describeEngineStores(open)
-		describeAnchors(open)
 		describeSettings(open)
 		describeModelConfigs(open)
-		describeTransactions(open)
 		describePrompts(open)
 	})
 }

@@ -74,12 +74,6 @@ func (l *outlog) finish(end []byte) {
 	}
 }
 
-func (l *outlog) ended() bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.end != nil
-}
-
 // Subscription reads one transport's output from the first frame on.
 type Subscription struct {
 	t         *Transport

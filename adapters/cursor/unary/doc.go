@@ -6,6 +6,7 @@
 //
 // Place in the hexagon: part of the Cursor inbound adapter. It speaks the
 // generated aiserver.v1/agent.v1 types and reaches the rest of Keygate only
-// through two small interfaces declared here: Catalog (Keygate's models) and
+// through small interfaces declared here: Catalog (Keygate's models, with
+// Configured building it from a ModelSource of model configurations) and
 // Upstream (Cursor's own answer, for the routes that merge both).
 package unary

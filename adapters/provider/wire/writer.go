@@ -19,13 +19,6 @@ type Writer struct {
 	afterKey bool
 }
 
-// Reset empties the writer, keeping its buffer.
-func (w *Writer) Reset() {
-	w.B = w.B[:0]
-	w.more = w.more[:0]
-	w.afterKey = false
-}
-
 func (w *Writer) value() {
 	if w.afterKey {
 		w.afterKey = false

@@ -196,22 +196,6 @@ func (q *Queries) ExistingCheckpoints(ctx context.Context, arg ExistingCheckpoin
 	return items, nil
 }
 
-const getAnchor = `-- name: GetAnchor :one
-SELECT checkpoint_id FROM input_anchors WHERE conversation_id = $1 AND input_id = $2
-`
-
-type GetAnchorParams struct {
-	ConversationID string
-	InputID        string
-}
-
-func (q *Queries) GetAnchor(ctx context.Context, arg GetAnchorParams) (string, error) {
-	row := q.db.QueryRow(ctx, getAnchor, arg.ConversationID, arg.InputID)
-	var checkpoint_id string
-	err := row.Scan(&checkpoint_id)
-	return checkpoint_id, err
-}
-
 const getCheckpoint = `-- name: GetCheckpoint :one
 SELECT id, conversation_id, parent_id, length, digest, created_at FROM checkpoints WHERE id = $1
 `
@@ -421,27 +405,4 @@ func (q *Queries) StoredMessages(ctx context.Context, arg StoredMessagesParams) 
 		return nil, err
 	}
 	return items, nil
-}
-
-const upsertAnchor = `-- name: UpsertAnchor :exec
-INSERT INTO input_anchors (conversation_id, input_id, checkpoint_id, created_at)
-VALUES ($1, $2, $3, $4)
-ON CONFLICT (conversation_id, input_id) DO NOTHING
-`
-
-type UpsertAnchorParams struct {
-	ConversationID string
-	InputID        string
-	CheckpointID   string
-	CreatedAt      time.Time
-}
-
-func (q *Queries) UpsertAnchor(ctx context.Context, arg UpsertAnchorParams) error {
-	_, err := q.db.Exec(ctx, upsertAnchor,
-		arg.ConversationID,
-		arg.InputID,
-		arg.CheckpointID,
-		arg.CreatedAt,
-	)
-	return err
 }

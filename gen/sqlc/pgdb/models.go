@@ -132,13 +132,6 @@ type GatewayToken struct {
 	RevokedAt  time.Time
 }
 
-type InputAnchor struct {
-	ConversationID string
-	InputID        string
-	CheckpointID   string
-	CreatedAt      time.Time
-}
-
 type Message struct {
 	ConversationID string
 	ID             string

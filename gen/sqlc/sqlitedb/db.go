@@ -105,9 +105,6 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.gatewayTokensOfUserStmt, err = db.PrepareContext(ctx, gatewayTokensOfUser); err != nil {
 		return nil, fmt.Errorf("error preparing query GatewayTokensOfUser: %w", err)
 	}
-	if q.getAnchorStmt, err = db.PrepareContext(ctx, getAnchor); err != nil {
-		return nil, fmt.Errorf("error preparing query GetAnchor: %w", err)
-	}
 	if q.getBlobStmt, err = db.PrepareContext(ctx, getBlob); err != nil {
 		return nil, fmt.Errorf("error preparing query GetBlob: %w", err)
 	}
@@ -261,9 +258,6 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.touchToolRoundStmt, err = db.PrepareContext(ctx, touchToolRound); err != nil {
 		return nil, fmt.Errorf("error preparing query TouchToolRound: %w", err)
 	}
-	if q.upsertAnchorStmt, err = db.PrepareContext(ctx, upsertAnchor); err != nil {
-		return nil, fmt.Errorf("error preparing query UpsertAnchor: %w", err)
-	}
 	if q.upsertCallRecordStmt, err = db.PrepareContext(ctx, upsertCallRecord); err != nil {
 		return nil, fmt.Errorf("error preparing query UpsertCallRecord: %w", err)
 	}
@@ -411,11 +405,6 @@ func (q *Queries) Close() error {
 	if q.gatewayTokensOfUserStmt != nil {
 		if cerr := q.gatewayTokensOfUserStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing gatewayTokensOfUserStmt: %w", cerr)
-		}
-	}
-	if q.getAnchorStmt != nil {
-		if cerr := q.getAnchorStmt.Close(); cerr != nil {
-			err = fmt.Errorf("error closing getAnchorStmt: %w", cerr)
 		}
 	}
 	if q.getBlobStmt != nil {
@@ -673,11 +662,6 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing touchToolRoundStmt: %w", cerr)
 		}
 	}
-	if q.upsertAnchorStmt != nil {
-		if cerr := q.upsertAnchorStmt.Close(); cerr != nil {
-			err = fmt.Errorf("error closing upsertAnchorStmt: %w", cerr)
-		}
-	}
 	if q.upsertCallRecordStmt != nil {
 		if cerr := q.upsertCallRecordStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing upsertCallRecordStmt: %w", cerr)
@@ -759,7 +743,6 @@ type Queries struct {
 	finishRunStmt                   *sql.Stmt
 	gatewayTokenByHashStmt          *sql.Stmt
 	gatewayTokensOfUserStmt         *sql.Stmt
-	getAnchorStmt                   *sql.Stmt
 	getBlobStmt                     *sql.Stmt
 	getCallRecordStmt               *sql.Stmt
 	getCallRequestStmt              *sql.Stmt
@@ -811,7 +794,6 @@ type Queries struct {
 	toolRoundResultsStmt            *sql.Stmt
 	touchGatewayTokenStmt           *sql.Stmt
 	touchToolRoundStmt              *sql.Stmt
-	upsertAnchorStmt                *sql.Stmt
 	upsertCallRecordStmt            *sql.Stmt
 	upsertLeaseStmt                 *sql.Stmt
 	upsertModelConfigStmt           *sql.Stmt
@@ -848,7 +830,6 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		finishRunStmt:                   q.finishRunStmt,
 		gatewayTokenByHashStmt:          q.gatewayTokenByHashStmt,
 		gatewayTokensOfUserStmt:         q.gatewayTokensOfUserStmt,
-		getAnchorStmt:                   q.getAnchorStmt,
 		getBlobStmt:                     q.getBlobStmt,
 		getCallRecordStmt:               q.getCallRecordStmt,
 		getCallRequestStmt:              q.getCallRequestStmt,
@@ -900,7 +881,6 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		toolRoundResultsStmt:            q.toolRoundResultsStmt,
 		touchGatewayTokenStmt:           q.touchGatewayTokenStmt,
 		touchToolRoundStmt:              q.touchToolRoundStmt,
-		upsertAnchorStmt:                q.upsertAnchorStmt,
 		upsertCallRecordStmt:            q.upsertCallRecordStmt,
 		upsertLeaseStmt:                 q.upsertLeaseStmt,
 		upsertModelConfigStmt:           q.upsertModelConfigStmt,

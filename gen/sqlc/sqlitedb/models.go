@@ -130,13 +130,6 @@ type GatewayToken struct {
 	RevokedAt  int64
 }
 
-type InputAnchor struct {
-	ConversationID string
-	InputID        string
-	CheckpointID   string
-	CreatedAt      int64
-}
-
 type Message struct {
 	ConversationID string
 	ID             string

@@ -78,14 +78,6 @@ WITH RECURSIVE chain (id) AS (
 SELECT cm.message_id FROM chain JOIN checkpoint_messages cm ON cm.checkpoint_id = chain.id
 WHERE cm.message_id IN (SELECT value FROM json_each(sqlc.arg(ids_json)));
 
--- name: UpsertAnchor :exec
-INSERT INTO input_anchors (conversation_id, input_id, checkpoint_id, created_at)
-VALUES (?1, ?2, ?3, ?4)
-ON CONFLICT (conversation_id, input_id) DO NOTHING;
-
--- name: GetAnchor :one
-SELECT checkpoint_id FROM input_anchors WHERE conversation_id = ?1 AND input_id = ?2;
-
 -- name: CheckpointStorage :one
 -- What a conversation's checkpoints occupy (logical bytes of their columns)
 -- and how many list rows a layout storing every full list would need.

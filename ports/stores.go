@@ -1,0 +1,15 @@
+package ports
+
+// Stores are the store ports of one store, as the composition root hands
+// them out.
+type Stores struct {
+	Conversations  ConversationStore
+	Runs           RunStore
+	ToolRounds     ToolRoundStore
+	Blobs          BlobStore
+	Settings       SettingStore
+	ModelConfigs   ModelConfigStore
+	Calls          CallRecorder
+	ContextAnchors ContextAnchorStore
+	Prompts        PromptStore
+}
