@@ -77,13 +77,12 @@ func run(addr, mode string) error {
 	if err != nil {
 		return err
 	}
-	// The auth gate reads its mode from the environment.
-	for k, v := range env {
-		if err := os.Setenv(k, v); err != nil {
-			return err
-		}
+	// The sign-in mode's settings are read as keygate serve reads them,
+	// from these variables alone (the test's own environment is not asked).
+	cfg, err := config.Load(nil, func(k string) string { return env[k] }, io.Discard)
+	if err != nil {
+		return err
 	}
-	cfg := config.Default()
 	cfg.DataDir, cfg.Listen, cfg.ProxyListen = dataDir, addr, proxyAddr
 	cfg.LogFormat, cfg.LogLevel = "json", "warn"
 	cfg.OutboundProxy = "direct"
