@@ -17,12 +17,14 @@ import (
 )
 
 // side is what the client sends on one side of a switch: the model, the
-// mode, the MCP tools of the request context and the editor's state.
+// mode, the MCP tools of the request context, the editor's state and a
+// rule beyond the one every turn sends.
 type side struct {
 	model string
 	mode  agentv1.AgentMode
 	mcp   []*agentv1.McpToolDefinition
 	ide   *agentv1.InvocationContext_IdeState
+	rule  string
 }
 
 // cacheSwitch is a conversation of two turns on one side (a tool round,
@@ -70,6 +72,9 @@ func switchTurn(messageID, text string, s side) *agentv1.ConversationAction {
 		Env:   &agentv1.RequestContextEnv{OsVersion: "linux 6.1", Shell: "bash", WorkspacePaths: []string{"/ws"}, TimeZone: "UTC"},
 		Rules: []*agentv1.CursorRule{{FullPath: "/ws/.cursor/rules/style.mdc", Content: "Prefer small functions with clear names."}},
 		Tools: s.mcp,
+	}
+	if s.rule != "" {
+		um.RequestContext.Rules = append(um.RequestContext.Rules, &agentv1.CursorRule{FullPath: "/ws/.cursor/rules/tests.mdc", Content: s.rule})
 	}
 	return a
 }
@@ -120,14 +125,22 @@ var afterTools = map[llm.ProviderKind]string{
 }
 
 // extends: the switch appends to the prompt and changes nothing before,
-// and what it appends holds each of added.
-func extends(added ...string) func(llm.ProviderKind, []providertest.Segment, providertest.Retention) {
+// and what it appends holds each of added and none of the channels in
+// unsent (their text did not change, so they are not sent again).
+func extends(added []string, unsent ...string) func(llm.ProviderKind, []providertest.Segment, providertest.Retention) {
 	return func(_ llm.ProviderKind, next []providertest.Segment, r providertest.Retention) {
 		Expect(r.Extends()).To(BeTrue(), "changed at %s", r.Changed)
 		Expect(r.Kept).To(Equal(r.Total))
-		Expect(appended(next, r)).To(ContainSubstrings(added...))
+		text := appended(next, r)
+		Expect(text).To(ContainSubstrings(added...))
+		for _, u := range unsent {
+			Expect(text).NotTo(ContainSubstring(u))
+		}
 	}
 }
+
+// The opening tags of the channels' messages.
+const envTag, mcpTag, modeTag, editorTag = "<user_info>", "<mcp_tools>", "<mode>", "<editor_state>"
 
 // appended is the text of the next prompt's segments past those it shares
 // with the previous one.
@@ -174,11 +187,14 @@ var cacheSwitches = []struct {
 	cacheSwitch
 	check func(llm.ProviderKind, []providertest.Segment, providertest.Retention)
 }{
-	{cacheSwitch{"nothing", side{model: "kg-model"}, side{model: "kg-model"}}, extends("Carry on.")},
-	{cacheSwitch{"model twin", side{model: "kg-model"}, side{model: "kg-twin"}}, extends("Carry on.")},
-	{cacheSwitch{"mcp added", side{model: "kg-model", mcp: linear}, side{model: "kg-model", mcp: twoServers}}, extends("mcp_tools", "create_issue", "list_issues")},
+	{cacheSwitch{"nothing", side{model: "kg-model"}, side{model: "kg-model"}}, extends([]string{"Carry on."}, envTag, mcpTag, modeTag, editorTag)},
+	{cacheSwitch{"model twin", side{model: "kg-model"}, side{model: "kg-twin"}}, extends([]string{"Carry on."}, envTag, mcpTag, modeTag, editorTag)},
+	{cacheSwitch{"mcp added", side{model: "kg-model", mcp: linear}, side{model: "kg-model", mcp: twoServers}},
+		extends([]string{mcpTag, "create_issue", "list_issues"}, envTag, modeTag, editorTag)},
 	{cacheSwitch{"open files", side{model: "kg-model", ide: ideState(3, "main.go")}, side{model: "kg-model", ide: ideState(12, "util.go", "main.go")}},
-		extends("editor_state", "/ws/util.go (40 lines), cursor on line 12")},
+		extends([]string{editorTag, "/ws/util.go (40 lines), cursor on line 12"}, envTag, mcpTag, modeTag)},
+	{cacheSwitch{"rule added", side{model: "kg-model"}, side{model: "kg-model", rule: "Write the test first."}},
+		extends([]string{envTag, "Write the test first."}, mcpTag, modeTag, editorTag)},
 	{cacheSwitch{"agent to plan", side{model: "kg-model", mode: agentMode}, side{model: "kg-model", mode: planMode}}, switchesTools(agentPlanHead, agentTools, planTools, "plan")},
 	{cacheSwitch{"plan to agent", side{model: "kg-model", mode: planMode}, side{model: "kg-model", mode: agentMode}}, switchesTools(agentPlanHead, planTools, agentTools, "agent")},
 	{cacheSwitch{"agent to ask", side{model: "kg-model", mode: agentMode}, side{model: "kg-model", mode: askMode}}, switchesTools(sharedHead, agentTools, sharedHead, "ask")},
