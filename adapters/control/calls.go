@@ -108,7 +108,20 @@ func insightToProto(in appcontrol.Insight) *controlv1.CacheInsight {
 	if d := in.Divergence; d != nil {
 		out.BreakField, out.BreakCause, out.BreakMessageId = d.Field, d.Cause.String(), d.MessageID
 	}
+	for _, c := range in.Causes {
+		out.Causes = append(out.Causes, causeToProto[c])
+	}
 	return out
+}
+
+// causeToProto maps each cache insight cause to the control API's; a
+// cause without an entry goes out unspecified, which the console shows as
+// unknown.
+var causeToProto = map[appcontrol.InsightCause]controlv1.CacheCause{
+	appcontrol.CauseModeSwitch:    controlv1.CacheCause_CACHE_CAUSE_MODE_SWITCH,
+	appcontrol.CauseModelSwitch:   controlv1.CacheCause_CACHE_CAUSE_MODEL_SWITCH,
+	appcontrol.CauseMCPChange:     controlv1.CacheCause_CACHE_CAUSE_MCP_CHANGE,
+	appcontrol.CauseContextChange: controlv1.CacheCause_CACHE_CAUSE_CONTEXT_CHANGE,
 }
 
 func ts(t time.Time) *timestamppb.Timestamp {

@@ -12,6 +12,7 @@ import (
 
 	"keygate/adapters/provider/providertest"
 	"keygate/domain/callrecord"
+	"keygate/domain/conversation"
 	"keygate/domain/llm"
 	controlv1 "keygate/gen/keygate/control/v1"
 	"keygate/ports"
@@ -194,6 +195,32 @@ var _ = Describe("CallService", func() {
 			Expect(in.GetState()).To(Equal(controlv1.CacheInsightState_CACHE_INSIGHT_STATE_BROKEN))
 			Expect(in.GetBreakField()).To(Equal("instructions"))
 			Expect(in.GetPrefixTokensEstimate()).To(BeZero())
+		})
+
+		It("names the causes of a break: a mode switch and a switch to another upstream model", func() {
+			first := base
+			first.PromptName = "agent"
+			a.converse("k1", "conv-1", first)
+			switched := first
+			switched.PromptName, switched.Model = "plan", "gpt-b"
+			switched.Messages = []llm.Message{user("u1", "hi"), reply("a1", "hello"), user("u2", "plan it")}
+			a.converse("k2", "conv-1", switched)
+			in := insight("k2")
+			Expect(in.GetState()).To(Equal(controlv1.CacheInsightState_CACHE_INSIGHT_STATE_BROKEN))
+			Expect(in.GetCauses()).To(Equal([]controlv1.CacheCause{controlv1.CacheCause_CACHE_CAUSE_MODE_SWITCH, controlv1.CacheCause_CACHE_CAUSE_MODEL_SWITCH}))
+			Expect(in.GetExplanation()).To(ContainSubstring("Cause: mode switch (agent to plan), model switch"))
+		})
+
+		It("names what a stable call appended: the MCP servers and the editor", func() {
+			a.converse("k1", "conv-1", base)
+			next := base
+			next.Messages = []llm.Message{user("u1", "hi"), reply("a1", "hello"),
+				user(conversation.ContextID(conversation.ContextMCP, "e2"), "<mcp_tools>…</mcp_tools>"),
+				user(conversation.ContextID(conversation.ContextEditor, "e2"), "<editor_state>…</editor_state>"), user("u2", "more")}
+			a.converse("k2", "conv-1", next)
+			in := insight("k2")
+			Expect(in.GetState()).To(Equal(controlv1.CacheInsightState_CACHE_INSIGHT_STATE_STABLE))
+			Expect(in.GetCauses()).To(Equal([]controlv1.CacheCause{controlv1.CacheCause_CACHE_CAUSE_MCP_CHANGE, controlv1.CacheCause_CACHE_CAUSE_CONTEXT_CHANGE}))
 		})
 
 		It("compares only calls of the same conversation", func() {

@@ -148,6 +148,7 @@ func decodePrompt(row PromptRow) (ports.StoredPrompt, error) {
 type shapeJSON struct {
 	Layout         int           `json:"v"`
 	Model          string        `json:"m,omitempty"`
+	Prompt         string        `json:"n,omitempty"`
 	CacheKey       []byte        `json:"k"`
 	Instructions   []byte        `json:"i"`
 	Tools          []byte        `json:"t,omitempty"`
@@ -166,7 +167,7 @@ type messageJSON struct {
 const digestSize = len(prefix.Digest{})
 
 func shapeToJSON(s prefix.Shape) shapeJSON {
-	out := shapeJSON{Layout: s.Layout, Model: s.Model, CacheKey: s.CacheKey[:], Instructions: s.Instructions[:],
+	out := shapeJSON{Layout: s.Layout, Model: s.Model, Prompt: s.Prompt, CacheKey: s.CacheKey[:], Instructions: s.Instructions[:],
 		PreambleTokens: s.PreambleTokens, Messages: make([]messageJSON, len(s.Messages))}
 	for _, t := range s.Tools {
 		out.Tools = append(append(append(out.Tools, t.Name[:]...), t.Description[:]...), t.Parameters[:]...)
@@ -194,7 +195,7 @@ func (sj shapeJSON) shape() (prefix.Shape, error) {
 		}
 		return out, nil
 	}
-	s := prefix.Shape{Layout: sj.Layout, Model: sj.Model, PreambleTokens: sj.PreambleTokens,
+	s := prefix.Shape{Layout: sj.Layout, Model: sj.Model, Prompt: sj.Prompt, PreambleTokens: sj.PreambleTokens,
 		Messages: make([]prefix.MessageShape, len(sj.Messages))}
 	if len(sj.CacheKey) != digestSize || len(sj.Instructions) != digestSize || len(sj.Tools)%(3*digestSize) != 0 {
 		return prefix.Shape{}, errShape

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"keygate/domain/callrecord"
 	"keygate/domain/llm"
@@ -25,6 +26,50 @@ const (
 	InsightBroken
 )
 
+// InsightCause names what the user changed between a call and the one
+// before it that the prompts show: on a broken call why it broke, on a
+// stable one what it appended. Causes are an open list; a new cause takes
+// the next number and keeps the others (the control API sends them as
+// numbers).
+type InsightCause uint8
+
+// Causes of a cache insight.
+const (
+	// CauseModeSwitch: the call was made in another mode, whose tools
+	// differ past the ones every mode shares.
+	CauseModeSwitch InsightCause = iota + 1
+	// CauseModelSwitch: the call asks another upstream model, which has a
+	// cache of its own.
+	CauseModelSwitch
+	// CauseMCPChange: the user's MCP servers changed; the call appended
+	// them in a message of their own.
+	CauseMCPChange
+	// CauseContextChange: the user's environment (rules, skills, layouts…)
+	// or editor (open files) changed; the call appended it.
+	CauseContextChange
+)
+
+// String returns the cause's name.
+func (c InsightCause) String() string {
+	switch c {
+	case CauseModeSwitch:
+		return "mode switch"
+	case CauseModelSwitch:
+		return "model switch"
+	case CauseMCPChange:
+		return "MCP change"
+	case CauseContextChange:
+		return "context change"
+	}
+	return "unknown"
+}
+
+// causeOf maps a change the prompts show to its cause.
+var causeOf = map[prefix.Change]InsightCause{
+	prefix.ChangeModeSwitch: CauseModeSwitch, prefix.ChangeModelSwitch: CauseModelSwitch,
+	prefix.ChangeMCP: CauseMCPChange, prefix.ChangeContext: CauseContextChange,
+}
+
 // Insight says how much of a call's prompt repeated the previous call of
 // the same conversation, which is what a provider's prompt cache can reuse.
 type Insight struct {
@@ -39,6 +84,11 @@ type Insight struct {
 	// PromptTokens estimates the call's prompt; PrefixTokens the part of it
 	// shared with the previous call, which a provider cache can serve.
 	PromptTokens, PrefixTokens int64
+	// Causes are what the user changed since the previous call, as far as
+	// the prompts show it; PreviousPrompt and Prompt name the modes of a
+	// mode switch.
+	Causes                 []InsightCause
+	PreviousPrompt, Prompt string
 	// Explanation is one sentence for people.
 	Explanation string
 }
@@ -130,6 +180,45 @@ func compare(previous, next ports.StoredPrompt) (prefix.Report, func(n int) int6
 
 // explain fills the verdict of comparing two prompts.
 func explain(in Insight, previous, next ports.StoredPrompt) Insight {
+	in = withCauses(in, shapeOf(previous), shapeOf(next))
+	in = verdict(in, previous, next)
+	if why := in.why(); why != "" {
+		in.Explanation += ". " + why
+	}
+	return in
+}
+
+// withCauses names what changed between the two prompts.
+func withCauses(in Insight, previous, next prefix.Shape) Insight {
+	for _, c := range prefix.ChangesBetween(previous, next) {
+		in.Causes = append(in.Causes, causeOf[c])
+	}
+	in.PreviousPrompt, in.Prompt = previous.Prompt, next.Prompt
+	return in
+}
+
+// why is the sentence that names the causes: why a broken call broke,
+// what a stable one appended.
+func (in Insight) why() string {
+	if len(in.Causes) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, c := range in.Causes {
+		part := c.String()
+		if c == CauseModeSwitch && in.PreviousPrompt != "" && in.Prompt != "" {
+			part += fmt.Sprintf(" (%s to %s)", in.PreviousPrompt, in.Prompt)
+		}
+		parts = append(parts, part)
+	}
+	if in.State == InsightBroken {
+		return "Cause: " + strings.Join(parts, ", ")
+	}
+	return "Changed since the previous call, without a break: " + strings.Join(parts, ", ")
+}
+
+// verdict fills the state, the shared part and the sentence.
+func verdict(in Insight, previous, next ports.StoredPrompt) Insight {
 	r, prefixTokens := compare(previous, next)
 	in.Common, in.PreviousMessages = r.Common, messageCount(previous)
 	if r.Divergence == nil || r.Divergence.Index >= 0 {

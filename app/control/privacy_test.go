@@ -15,6 +15,7 @@ import (
 
 	"keygate/app/control"
 	"keygate/domain/callrecord"
+	"keygate/domain/conversation"
 	"keygate/domain/llm"
 	"keygate/domain/prefix"
 	"keygate/ports"
@@ -254,6 +255,69 @@ var _ = Describe("Cache insight", func() {
 		Entry("from shapes", false),
 		Entry("from whole requests", true),
 	)
+
+	Describe("the causes it names", func() {
+		// turn is the first call of a user turn: a request with the given
+		// mode and model, after previous's messages and the answer, with
+		// request-context messages of channels appended before the user's.
+		base := func(mode string) llm.Request {
+			r := secretRequest()
+			r.PromptName = mode
+			return r
+		}
+		turn := func(previous llm.Request, mode, model string, channels ...conversation.ContextChannel) llm.Request {
+			r := previous
+			r.PromptName, r.Model = mode, model
+			r.Messages = append(slices.Clone(previous.Messages), llm.Message{ID: "r2:assistant:0", Role: llm.RoleAssistant,
+				Assistant: &llm.Assistant{Text: "SECRET-ANSWER"}})
+			for _, ch := range channels {
+				r.Messages = append(r.Messages, llm.Message{ID: conversation.ContextID(ch, "e2"), Role: llm.RoleUser,
+					Parts: []llm.Part{{Kind: llm.PartText, Text: "SECRET-CONTEXT"}}})
+			}
+			r.Messages = append(r.Messages, llm.Message{ID: conversation.RuntimeID("e2"), Role: llm.RoleUser,
+				Parts: []llm.Part{{Kind: llm.PartText, Text: "SECRET-NEXT"}}})
+			return r
+		}
+		model := secretRequest().Model
+
+		DescribeTable("on the call that broke, or on a stable call for what it appended",
+			func(next func(llm.Request) llm.Request, state control.InsightState, causes []control.InsightCause, sentence string) {
+				for _, whole := range []bool{false, true} {
+					recs.recs = nil
+					previous := base("agent")
+					keep("k1", previous, whole)
+					keep("k2", next(previous), whole)
+					in := insight("k2")
+					Expect(in.State).To(Equal(state))
+					Expect(in.Causes).To(Equal(causes))
+					Expect(in.Explanation).To(ContainSubstring(sentence))
+					expectNoSecret(in)
+				}
+			},
+			Entry("a mode switch breaks at the tools", func(p llm.Request) llm.Request {
+				n := turn(p, "plan", model, conversation.ContextMode)
+				n.Tools = append(slices.Clone(n.Tools), llm.Tool{Name: "CreatePlan"})
+				return n
+			}, control.InsightBroken, []control.InsightCause{control.CauseModeSwitch}, "Cause: mode switch (agent to plan)"),
+			Entry("a model switch breaks before any message", func(p llm.Request) llm.Request {
+				return turn(p, "agent", "another-model")
+			}, control.InsightBroken, []control.InsightCause{control.CauseModelSwitch}, "Cause: model switch"),
+			Entry("an MCP change appends without a break", func(p llm.Request) llm.Request {
+				return turn(p, "agent", model, conversation.ContextMCP)
+			}, control.InsightStable, []control.InsightCause{control.CauseMCPChange}, "without a break: MCP change"),
+			Entry("a change of the open files appends without a break", func(p llm.Request) llm.Request {
+				return turn(p, "agent", model, conversation.ContextEditor)
+			}, control.InsightStable, []control.InsightCause{control.CauseContextChange}, "without a break: context change"),
+			Entry("a turn that changes nothing names nothing", func(p llm.Request) llm.Request {
+				return turn(p, "agent", model)
+			}, control.InsightStable, []control.InsightCause(nil), "stable"),
+		)
+
+		It("names a cause each way", func() {
+			Expect([]string{control.CauseModeSwitch.String(), control.CauseModelSwitch.String(), control.CauseMCPChange.String(),
+				control.CauseContextChange.String()}).To(Equal([]string{"mode switch", "model switch", "MCP change", "context change"}))
+		})
+	})
 
 	It("says unknown rather than compare a shape kept by a Keygate with another layout", func() {
 		keep("k1", secretRequest(), false)

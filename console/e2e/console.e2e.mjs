@@ -24,7 +24,7 @@ const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const shots = process.env.E2E_SHOTS ?? mkdtempSync(join(tmpdir(), "keygate-e2e-"));
 mkdirSync(shots, { recursive: true });
 const timeout = 15_000;
-const expected = 25; // steps below; fewer means one stopped the run
+const expected = 26; // steps below; fewer means one stopped the run
 
 const bin = join(mkdtempSync(join(tmpdir(), "keygate-e2e-bin-")), "server");
 execFileSync("go", ["build", "-o", bin, "./console/e2e/server"], { cwd: repo, stdio: "inherit" });
@@ -207,7 +207,7 @@ try {
     const rows = page.getByTestId("call-row");
     await rows.nth(1).waitFor();
     await rows.first().click();
-    await page.getByTestId("cache-insight").getByText("stable: the prompt extends the previous call's 1 message").waitFor();
+    await page.getByTestId("cache-insight").getByText("stable: the prompt extends the previous call's 2 messages").waitFor();
     await shot("7-cache-insight");
   });
 
@@ -255,6 +255,20 @@ try {
     await page.getByLabel("User filter").fill("nobody");
     await page.getByText("No finished calls in this range.").first().waitFor();
     if ((await page.getByTestId("user-row").count()) !== 0) throw new Error("filtered by nobody, the per-user table still has rows");
+  });
+
+  await step("names a mode switch as the cause of the call that broke the cache", async () => {
+    const { models } = await api("/keygate.control.v1.ModelService/ListModels");
+    const r = await fetch(`${hooks}/e2e/turn?conversation=e2e-conv&model=${models[0].id}&text=plan+it&mode=plan`, { method: "POST" });
+    if (!r.ok) throw new Error(`turn: ${r.status} ${await r.text()}`);
+    await page.goto(url + "/calls?conversation=e2e-conv");
+    const rows = page.getByTestId("call-row");
+    await rows.nth(2).waitFor();
+    await rows.first().click();
+    await page.getByTestId("cache-insight").getByText("Cause: mode switch (agent to plan)").waitFor();
+    const causes = await page.getByTestId("cache-cause").allInnerTexts();
+    if (JSON.stringify(causes) !== JSON.stringify(["mode switch"])) throw new Error(`causes ${JSON.stringify(causes)}, want ["mode switch"]`);
+    await shot("7b-cache-cause");
   });
 
   await step("names the signed-in user and role in the nav", async () => {

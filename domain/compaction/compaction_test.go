@@ -79,7 +79,7 @@ var _ = Describe("compaction.Partition and the layouts", func() {
 
 	It("auto_compaction_preserves_only_the_latest_request_context", func() {
 		split := compaction.Partition(history, []string{"runtime:e3"})
-		Expect(split.LatestContext.ID()).To(Equal("request-context:e2"))
+		Expect(split.LatestContexts).To(ConsistOfIDs("request-context:e2"))
 		Expect(split.Compactable).To(ConsistOfIDs("request-context:e1", "runtime:e1", "r1:assistant:0", "runtime:e2", "r2:assistant:0"))
 		Expect(split.Current).To(ConsistOfIDs("runtime:e3"))
 	})
@@ -94,9 +94,26 @@ var _ = Describe("compaction.Partition and the layouts", func() {
 	It("keeps a context that belongs to the current turn inside the current messages", func() {
 		history = append(history, ctxMsg("e4", "ctx C"), userMsg("e4", "fourth"))
 		split := compaction.Partition(history, []string{"request-context:e4", "runtime:e4"})
-		Expect(split.LatestContext).To(BeNil())
+		Expect(split.LatestContexts).To(BeEmpty())
 		summary, _ := compaction.SummaryMessage("sum", "s")
 		Expect(compaction.Automatic(split, summary)).To(ConsistOfIDs("sum", "request-context:e4", "runtime:e4"))
+	})
+
+	It("keeps the latest message of every context channel, in history order, and compacts the older ones", func() {
+		history = []conversation.Message{
+			ctxMsg("e1", "env A"), channelMsg(conversation.ContextMCP, "e1", "mcp A"), channelMsg(conversation.ContextMode, "e1", "agent"),
+			userMsg("e1", "first"), answer("r1:assistant:0", "one"),
+			channelMsg(conversation.ContextMode, "e2", "plan"), channelMsg(conversation.ContextEditor, "e2", "main.go"),
+			userMsg("e2", "second"), answer("r2:assistant:0", "two"),
+			channelMsg(conversation.ContextEditor, "e3", "util.go"), userMsg("e3", "third"),
+		}
+		split := compaction.Partition(history, []string{"request-context/editor:e3", "runtime:e3"})
+		Expect(split.LatestContexts).To(ConsistOfIDs("request-context:e1", "request-context/mcp:e1", "request-context/mode:e2"))
+		Expect(split.Compactable).To(ConsistOfIDs("request-context/mode:e1", "runtime:e1", "r1:assistant:0",
+			"request-context/editor:e2", "runtime:e2", "r2:assistant:0"))
+		summary, _ := compaction.SummaryMessage("sum", "s")
+		Expect(compaction.Automatic(split, summary)).To(ConsistOfIDs("request-context:e1", "request-context/mcp:e1", "request-context/mode:e2",
+			"sum", "request-context/editor:e3", "runtime:e3"))
 	})
 
 	It("summarize_replaces_model_history: a manual compaction keeps the summary alone", func() {

@@ -9,7 +9,12 @@ import (
 )
 
 func ctxMsg(event, text string) conversation.Message {
-	m, err := conversation.NewText(conversation.RequestContextID(event), llm.RoleUser, conversation.OriginPrompt, text)
+	return channelMsg(conversation.ContextEnvironment, event, text)
+}
+
+// channelMsg is a request-context message of channel ch.
+func channelMsg(ch conversation.ContextChannel, event, text string) conversation.Message {
+	m, err := conversation.NewText(conversation.ContextID(ch, event), llm.RoleUser, conversation.OriginPrompt, text)
 	Expect(err).NotTo(HaveOccurred())
 	return m
 }

@@ -12,32 +12,33 @@ import (
 type Split struct {
 	// Compactable is what the summary replaces, oldest first.
 	Compactable []conversation.Message
-	// LatestContext is the latest request-context message when it is not
-	// one of Current; it is kept verbatim ahead of the summary.
-	LatestContext *conversation.Message
+	// LatestContexts are the latest request-context message of each
+	// channel that is not one of Current, in history order; they are kept
+	// verbatim ahead of the summary.
+	LatestContexts []conversation.Message
 	// Current are the current turn's initial messages, kept verbatim.
 	Current []conversation.Message
 }
 
 // Partition splits history, the current checkpoint's list: the current
 // turn's initial messages (named by currentIDs) and the latest
-// request-context message are kept; every other message, older request
-// contexts included, is compactable.
+// request-context message of each channel are kept; every other message,
+// older request contexts included, is compactable.
 func Partition(history []conversation.Message, currentIDs []string) Split {
 	var s Split
-	latest := -1
+	latest := map[conversation.ContextChannel]int{}
 	for i, m := range history {
-		if _, ok := conversation.RequestContextEvent(m.ID()); ok {
-			latest = i
+		if ch, _, ok := conversation.ContextOf(m.ID()); ok {
+			latest[ch] = i
 		}
 	}
 	for i, m := range history {
+		ch, _, isContext := conversation.ContextOf(m.ID())
 		switch {
 		case slices.Contains(currentIDs, m.ID()):
 			s.Current = append(s.Current, m)
-		case i == latest:
-			kept := m
-			s.LatestContext = &kept
+		case isContext && latest[ch] == i:
+			s.LatestContexts = append(s.LatestContexts, m)
 		default:
 			s.Compactable = append(s.Compactable, m)
 		}
@@ -46,12 +47,10 @@ func Partition(history []conversation.Message, currentIDs []string) Split {
 }
 
 // Automatic is the layout of an automatic compaction: the latest request
-// context, the summary, then the current turn's initial messages.
+// context of each channel, the summary, then the current turn's initial
+// messages.
 func Automatic(s Split, summary conversation.Message) []conversation.Message {
-	var out []conversation.Message
-	if s.LatestContext != nil {
-		out = append(out, *s.LatestContext)
-	}
+	out := append([]conversation.Message{}, s.LatestContexts...)
 	out = append(out, summary)
 	return append(out, s.Current...)
 }

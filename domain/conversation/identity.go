@@ -23,19 +23,70 @@ const (
 )
 
 const (
-	requestContextPrefix = "request-context:"
+	requestContextPrefix = "request-context"
 	runtimePrefix        = "runtime:"
 )
 
-// RequestContextID is the id of the request-context message compiled for the
-// turn-starting event eventID.
-func RequestContextID(eventID string) string { return requestContextPrefix + eventID }
+// ContextChannel names a part of the request context that changes on its
+// own and so is its own message: a change of one part appends that part
+// alone, never the others again.
+type ContextChannel string
 
-// RequestContextEvent returns the event id of a request-context message id,
+// The channels of the request context, in the order a turn appends them.
+const (
+	// ContextEnvironment is the environment, repositories, project
+	// layouts, rules, skills, subagents and hooks. Its id has no channel
+	// name, as it had before there were channels.
+	ContextEnvironment ContextChannel = ""
+	// ContextMCP is the client's MCP servers and their tools.
+	ContextMCP ContextChannel = "mcp"
+	// ContextMode is the mode the user chose and what it allows.
+	ContextMode ContextChannel = "mode"
+	// ContextEditor is the editor's state: open files, the cursor,
+	// recently viewed files.
+	ContextEditor ContextChannel = "editor"
+)
+
+// ContextChannels lists the channels in the order a turn appends them.
+var ContextChannels = []ContextChannel{ContextEnvironment, ContextMCP, ContextMode, ContextEditor}
+
+// ContextID is the id of channel ch's request-context message compiled for
+// the turn-starting event eventID: request-context:<event> for the
+// environment, request-context/<channel>:<event> for the others.
+func ContextID(ch ContextChannel, eventID string) string {
+	if ch == ContextEnvironment {
+		return requestContextPrefix + ":" + eventID
+	}
+	return requestContextPrefix + "/" + string(ch) + ":" + eventID
+}
+
+// ContextOf returns the channel and event of a request-context message id,
 // and whether id is one.
+func ContextOf(id string) (ContextChannel, string, bool) {
+	rest, ok := strings.CutPrefix(id, requestContextPrefix)
+	if !ok {
+		return "", "", false
+	}
+	if named, ok := strings.CutPrefix(rest, "/"); ok {
+		ch, event, ok := strings.Cut(named, ":")
+		if !ok || ch == "" || event == "" {
+			return "", "", false
+		}
+		return ContextChannel(ch), event, true
+	}
+	event, ok := strings.CutPrefix(rest, ":")
+	return ContextEnvironment, event, ok && event != ""
+}
+
+// RequestContextID is the id of the environment's request-context message
+// compiled for the turn-starting event eventID.
+func RequestContextID(eventID string) string { return ContextID(ContextEnvironment, eventID) }
+
+// RequestContextEvent returns the event id of a request-context message id
+// of any channel, and whether id is one.
 func RequestContextEvent(id string) (string, bool) {
-	event, ok := strings.CutPrefix(id, requestContextPrefix)
-	return event, ok && event != ""
+	_, event, ok := ContextOf(id)
+	return event, ok
 }
 
 // RuntimeID is the id of the runtime (user-visible turn) message of eventID.

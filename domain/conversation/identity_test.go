@@ -11,6 +11,8 @@ var _ = Describe("Message identity", func() {
 	DescribeTable("every message kind has one deterministic id format",
 		func(got, want string) { Expect(got).To(Equal(want)) },
 		Entry("a request context is request-context:<event>", conversation.RequestContextID("ev1"), "request-context:ev1"),
+		Entry("the environment's channel keeps that id", conversation.ContextID(conversation.ContextEnvironment, "ev1"), "request-context:ev1"),
+		Entry("another channel's is request-context/<channel>:<event>", conversation.ContextID(conversation.ContextMCP, "ev1"), "request-context/mcp:ev1"),
 		Entry("a runtime turn is runtime:<event>", conversation.RuntimeID("ev1"), "runtime:ev1"),
 		Entry("a run id is the Cursor request id plus 8 hex digits", conversation.RunID("req", 0xbeef), "req:0000beef"),
 		Entry("a final assistant is <run>:assistant:<index>", conversation.AssistantID("run", 3), "run:assistant:3"),
@@ -45,5 +47,27 @@ var _ = Describe("Message identity", func() {
 			_, ok := conversation.RequestContextEvent(conversation.RuntimeID("ev9"))
 			Expect(ok).To(BeFalse())
 		})
+	})
+
+	Describe("ContextOf", func() {
+		It("recovers the channel and the event of every channel's id", func() {
+			for _, ch := range conversation.ContextChannels {
+				got, event, ok := conversation.ContextOf(conversation.ContextID(ch, "cursor:user:m1:ab"))
+				Expect(ok).To(BeTrue())
+				Expect(got).To(Equal(ch))
+				Expect(event).To(Equal("cursor:user:m1:ab"))
+			}
+		})
+		DescribeTable("refuses ids that are not request context",
+			func(id string) {
+				_, _, ok := conversation.ContextOf(id)
+				Expect(ok).To(BeFalse())
+			},
+			Entry("a runtime message", "runtime:ev9"),
+			Entry("no event", "request-context:"),
+			Entry("a channel without an event", "request-context/mcp:"),
+			Entry("a channel without a name", "request-context/:ev9"),
+			Entry("another prefix", "request-contexts:ev9"),
+		)
 	})
 })

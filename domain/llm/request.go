@@ -52,6 +52,15 @@ type Request struct {
 	Instructions string
 	// Tools are offered in this order; the order is part of the cache prefix.
 	Tools []Tool
+	// SharedTools is how many leading Tools stay the same when the
+	// conversation switches modes: a protocol that caches only at explicit
+	// breakpoints (Anthropic) marks their end, so a switch reuses them.
+	// 0 marks nothing.
+	SharedTools int
+	// PromptName names the prompt (the mode) the request was made with, for
+	// diagnostics such as naming a mode switch as a cache break; it is
+	// never sent to a provider.
+	PromptName string
 	// Messages is the projected history, oldest first. It never contains
 	// request ids, timestamps or other per-call values.
 	Messages []Message

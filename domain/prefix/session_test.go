@@ -73,7 +73,7 @@ func (s *session) answer(text string) {
 
 // userTurn runs a whole user turn with the given compiled context.
 func (s *session) userTurn(event, context, text string) llm.Request {
-	s.start(turn.Input{EventID: event, Trigger: turn.TriggerUserMessage, Context: context,
+	s.start(turn.Input{EventID: event, Trigger: turn.TriggerUserMessage, Contexts: []turn.Context{{Text: context}},
 		Runtime: turn.RuntimeParts(text, turn.Selection{})})
 	req := s.call()
 	s.answer("answer to " + text)

@@ -29,6 +29,9 @@ type Shape struct {
 	// Layout is the ShapeLayout that made the shape.
 	Layout int
 	Model  string
+	// Prompt is the request's PromptName (the mode it was made in); empty
+	// when unknown.
+	Prompt string
 	// CacheKey and Instructions are digests of the request's fields.
 	CacheKey, Instructions Digest
 	Tools                  []ToolShape
@@ -62,7 +65,7 @@ type MessageShape struct {
 // ShapeOf returns the shape of r.
 func ShapeOf(r llm.Request) Shape {
 	s := Shape{
-		Layout: ShapeLayout, Model: r.Model,
+		Layout: ShapeLayout, Model: r.Model, Prompt: r.PromptName,
 		CacheKey: digestString(r.CacheKey), Instructions: digestString(r.Instructions),
 		PreambleTokens: llm.EstimateRequest(llm.Request{Instructions: r.Instructions, Tools: r.Tools}),
 		Tools:          make([]ToolShape, len(r.Tools)),

@@ -64,17 +64,17 @@ var _ = Describe("Prefix stability across turns", func() {
 
 	It("retry of one runtime event: no duplicate or conflicting context message", func() {
 		s.userTurn("e1", "ctx A", "one")
-		in := turn.Input{EventID: "e2", Trigger: turn.TriggerUserMessage, Context: "ctx B", Runtime: turn.RuntimeParts("two", turn.Selection{})}
+		in := turn.Input{EventID: "e2", Trigger: turn.TriggerUserMessage, Contexts: []turn.Context{{Text: "ctx B"}}, Runtime: turn.RuntimeParts("two", turn.Selection{})}
 		base := s.log.Head()
 		s.start(in)
 		first := s.call()
 
 		By("the retry starts again from the same base, with the context recompiled differently")
 		retried := in
-		retried.Context = "ctx B, recompiled"
+		retried.Contexts = []turn.Context{{Text: "ctx B, recompiled"}}
 		stored, err := s.log.Messages(s.log.Head().ID())
 		Expect(err).NotTo(HaveOccurred())
-		retried.Stored = &stored[len(stored)-2]
+		retried.Stored = stored[len(stored)-2 : len(stored)-1]
 		baseHistory, err := s.log.Messages(base.ID())
 		Expect(err).NotTo(HaveOccurred())
 		initial, err := turn.InitialMessages(baseHistory, retried)
@@ -108,7 +108,7 @@ var _ = Describe("Prefix stability across turns", func() {
 	It("automatic compaction: only the latest context is kept outside the summary", func() {
 		s.userTurn("e1", "ctx A", "one")
 		s.userTurn("e2", "ctx B", "two")
-		current := s.start(turn.Input{EventID: "e3", Trigger: turn.TriggerUserMessage, Context: "ctx B",
+		current := s.start(turn.Input{EventID: "e3", Trigger: turn.TriggerUserMessage, Contexts: []turn.Context{{Text: "ctx B"}},
 			Runtime: turn.RuntimeParts("three", turn.Selection{})})
 		s.compactAutomatically(current)
 		after := s.call()
@@ -136,15 +136,14 @@ var _ = Describe("Prefix stability across turns", func() {
 	})
 
 	It("runtime templates do not embed conversation-level rules or MCP metadata", func() {
-		rc := turn.RequestContext{
-			Rules:      []turn.Rule{{Path: "/w/.cursor/rules/style.mdc", Content: "ALWAYS TABS"}},
-			MCPServers: []turn.MCPServer{{Name: "jira", Tools: []turn.MCPTool{{Name: "create_issue"}}}},
-		}
-		s.start(turn.Input{EventID: "e1", Trigger: turn.TriggerUserMessage, Context: rc.Compile(),
+		rc := turn.RequestContext{Rules: []turn.Rule{{Path: "/w/.cursor/rules/style.mdc", Content: "ALWAYS TABS"}}}
+		mcp := turn.MCP{Servers: []turn.MCPServer{{Name: "jira", Tools: []turn.MCPTool{{Name: "create_issue"}}}}}
+		s.start(turn.Input{EventID: "e1", Trigger: turn.TriggerUserMessage, Contexts: []turn.Context{{Text: rc.Compile()},
+			{Channel: conversation.ContextMCP, Text: mcp.Compile()}},
 			Runtime: turn.RuntimeParts("fix it", turn.Selection{Files: []turn.File{{Path: "/a.go", Content: "package a"}}})})
 		req := s.call()
-		Expect(req.Messages).To(HaveLen(2))
-		ctx, runtime := req.Messages[0].Parts[0].Text, req.Messages[1].Parts[0].Text
+		Expect(req.Messages).To(HaveLen(3))
+		ctx, runtime := req.Messages[0].Parts[0].Text+req.Messages[1].Parts[0].Text, req.Messages[2].Parts[0].Text
 		Expect(ctx).To(ContainSubstring("ALWAYS TABS"))
 		Expect(ctx).To(ContainSubstring("create_issue"))
 		Expect(runtime).To(ContainSubstring(`<file path="/a.go">`))

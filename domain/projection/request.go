@@ -18,6 +18,12 @@ const ContinueText = "Continue from where you left off."
 type Prompt struct {
 	Instructions string
 	Tools        []llm.Tool
+	// Name names the prompt (the mode it serves) for diagnostics; it never
+	// reaches a provider.
+	Name string
+	// SharedTools is how many leading Tools the prompts of the modes the
+	// conversation may switch to share (see llm.Request.SharedTools).
+	SharedTools int
 }
 
 // Settings are the model settings of a request. They hold nothing that
@@ -47,6 +53,8 @@ func Request(msgs []conversation.Message, p Prompt, s Settings) (llm.Request, er
 		Model:           s.Model,
 		Instructions:    p.Instructions,
 		Tools:           slices.Clone(p.Tools),
+		SharedTools:     min(max(p.SharedTools, 0), len(p.Tools)),
+		PromptName:      p.Name,
 		Messages:        history,
 		MaxOutputTokens: s.MaxOutputTokens,
 		Reasoning:       s.Reasoning,

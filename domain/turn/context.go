@@ -5,26 +5,36 @@ import (
 	"strings"
 )
 
-// RequestContext is the conversation-level context a client sends with a
-// request: environment, repositories, rules, skills, subagents and MCP
-// tools. It is compiled into the request-context message, never into the
-// runtime message or the system prompt.
+// RequestContext is the conversation-level environment a client sends
+// with a request: the user's machine, repositories, project layouts,
+// rules, skills and subagents. It is compiled into the environment's
+// request-context message (channel conversation.ContextEnvironment), never
+// into the runtime message or the system prompt. The MCP servers, the mode
+// and the editor's state change on their own and have channels of their
+// own (MCP, ModeContext, Editor).
 type RequestContext struct {
 	UserInfo UserInfo
 	Git      []GitRepo
 	// TranscriptsFolder is where the client keeps agent transcripts.
 	TranscriptsFolder string
 	// Layouts are the workspace's project layouts, already rendered.
-	Layouts    []Layout
-	Rules      []Rule
-	Skills     []Skill
-	Subagents  []Subagent
-	MCPServers []MCPServer
-	// MCPInstructions are the instructions of MCP servers that are not
-	// among MCPServers (servers whose tools the model sees directly).
-	MCPInstructions []MCPInstructions
+	Layouts   []Layout
+	Rules     []Rule
+	Skills    []Skill
+	Subagents []Subagent
 	// Hooks is what the user's hooks add to the conversation's context.
 	Hooks string
+}
+
+// MCP is the client's MCP servers with their tools, compiled into the MCP
+// channel's request-context message. The model calls every tool listed
+// here through the generic CallMcpTool, so a server added mid-conversation
+// appends a message instead of changing the tools that lead every prompt.
+type MCP struct {
+	Servers []MCPServer
+	// Instructions are the instructions of MCP servers that are not among
+	// Servers.
+	Instructions []MCPInstructions
 }
 
 // Layout is a project's directory tree as the client listed it.
@@ -102,8 +112,7 @@ type MCPTool struct {
 
 // Compile renders the context as tagged sections separated by blank lines,
 // in a fixed order: user info, git status, project layouts, transcripts,
-// rules, skills, subagents, MCP tools, MCP instructions, hooks. Empty
-// sections are left out. Rules that are skill
+// rules, skills, subagents, hooks. Empty sections are left out. Rules that are skill
 // files (SKILL.md) or repeat a skill's content are dropped, and skills hidden
 // from the model are not listed. The result depends only on c, so an
 // unchanged context compiles to identical bytes.
@@ -133,12 +142,6 @@ func (c RequestContext) Compile() string {
 		subagents = append(subagents, element("subagent", attrs("name", s.Name), s.Description))
 	}
 	add(wrap("subagents", subagents))
-	add(c.mcp())
-	var instructions []string
-	for _, m := range c.MCPInstructions {
-		instructions = append(instructions, element("mcp_server_instructions", attrs("server", m.Server), m.Text))
-	}
-	add(wrap("mcp_instructions", instructions))
 	if c.Hooks != "" {
 		add(element("hooks_context", "", c.Hooks))
 	}
@@ -208,9 +211,16 @@ func (c RequestContext) skills() string {
 	return element("agent_skills", "", wrap("available_skills", out))
 }
 
-func (c RequestContext) mcp() string {
+// NoMCPServers is the MCP channel's text once the client reports no MCP
+// server (see Context.Clears).
+const NoMCPServers = "<mcp_tools>\nNo MCP servers are connected now.\n</mcp_tools>"
+
+// Compile renders the servers and their tools, each tool with its input
+// schema, after one sentence on how to call them, then the instructions of
+// other servers; "" when there is neither. The result depends only on m.
+func (m MCP) Compile() string {
 	var servers []string
-	for _, s := range c.MCPServers {
+	for _, s := range m.Servers {
 		var tools []string
 		for _, t := range s.Tools {
 			body := strings.Join(nonEmpty(
@@ -221,8 +231,20 @@ func (c RequestContext) mcp() string {
 			tools = append(tools, element("mcp_tool", attrs("name", t.Name), body))
 		}
 		body := strings.Join(nonEmpty(optionalElement("instructions", s.Instructions), wrap("tools", tools)), "\n")
-		servers = append(servers, element("mcp_meta_tool_server",
-			attrs("name", s.Name, "identifier", s.Identifier), body))
+		servers = append(servers, element("mcp_server", attrs("name", s.Name, "identifier", s.Identifier), body))
 	}
-	return wrap("mcp_meta_tools", servers)
+	var sections []string
+	if len(servers) > 0 {
+		sections = append(sections, element("mcp_tools", "",
+			"Tools of the user's MCP servers. Call one with CallMcpTool: server is the server's identifier (its name when it has none), "+
+				"toolName the tool's name, arguments an object that matches the tool's input schema.\n"+strings.Join(servers, "\n")))
+	}
+	var instructions []string
+	for _, in := range m.Instructions {
+		instructions = append(instructions, element("mcp_server_instructions", attrs("server", in.Server), in.Text))
+	}
+	if s := wrap("mcp_instructions", instructions); s != "" {
+		sections = append(sections, s)
+	}
+	return strings.Join(sections, "\n\n")
 }

@@ -1,7 +1,9 @@
 package turn_test
 
 import (
+	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -28,14 +30,13 @@ var _ = Describe("RequestContext.Compile", func() {
 				{Path: "/s/hidden", Description: "secret", DisableModelInvocation: true},
 			},
 			Subagents: []turn.Subagent{{Name: "explorer", Description: "reads code"}},
-			MCPServers: []turn.MCPServer{{Name: "db", Identifier: "db-1", Instructions: "Read-only replica; never write.",
-				Tools: []turn.MCPTool{{Name: "query", Description: "runs SQL", InputSchema: `{"type":"object"}`}}}},
+			Hooks:     "The build is red on main.",
 		}
 	})
 
 	It("renders the sections in a fixed order", func() {
 		out := rc.Compile()
-		order := []string{"<user_info>", "<git_status", "<agent_transcripts>", "<rules>", "<agent_skills>", "<subagents>", "<mcp_meta_tools>"}
+		order := []string{"<user_info>", "<git_status", "<agent_transcripts>", "<rules>", "<agent_skills>", "<subagents>", "<hooks_context>"}
 		last := -1
 		for _, tag := range order {
 			at := strings.Index(out, tag)
@@ -61,10 +62,8 @@ var _ = Describe("RequestContext.Compile", func() {
 		Entry("rules repeating a skill's content are dropped", `path="/w/dup.mdc"`, false),
 		Entry("skills available to the model are listed", `fullPath="/s/deploy"`, true),
 		Entry("skills hidden from the model are not listed", "/s/hidden", false),
-		Entry("MCP tools are listed with their schema", `{"type":"object"}`, true),
 		Entry("the git status is labelled a snapshot", "when the conversation started", true),
 		Entry("the git flag is spelt out", "git repository: yes", true),
-		Entry("an MCP server's instructions are shown with its tools", "Read-only replica; never write.", true),
 	)
 
 	It("lists agent-requestable rules by name and description, never their content", func() {
@@ -79,17 +78,15 @@ var _ = Describe("RequestContext.Compile", func() {
 		Expect(out).NotTo(ContainSubstring("Use migrations."))
 	})
 
-	It("renders project layouts, other MCP servers' instructions and the hooks' context, in that order", func() {
+	It("renders project layouts and the hooks' context, in that order", func() {
 		rc := turn.RequestContext{
-			Layouts:         []turn.Layout{{Root: "/w", Tree: "/w/\n  - go.mod\n"}},
-			MCPInstructions: []turn.MCPInstructions{{Server: "linear", Text: "Prefix issue ids with LIN-."}},
-			Hooks:           "The build is red on main.",
+			Layouts: []turn.Layout{{Root: "/w", Tree: "/w/\n  - go.mod\n"}},
+			Hooks:   "The build is red on main.",
 		}
 		out := rc.Compile()
 		Expect(out).To(ContainSubstring(`<project_layout root="/w">`))
-		Expect(out).To(ContainSubstring(`<mcp_server_instructions server="linear">` + "\nPrefix issue ids with LIN-."))
 		Expect(out).To(HaveSuffix("<hooks_context>\nThe build is red on main.\n</hooks_context>"))
-		Expect(strings.Index(out, "<project_layout")).To(BeNumerically("<", strings.Index(out, "<mcp_instructions>")))
+		Expect(strings.Index(out, "<project_layout")).To(BeNumerically("<", strings.Index(out, "<hooks_context>")))
 	})
 
 	It("leaves out empty sections, down to nothing for an empty context", func() {
@@ -104,12 +101,74 @@ var _ = Describe("RequestContext.Compile", func() {
 	})
 })
 
+var _ = Describe("MCP.Compile", func() {
+	m := turn.MCP{
+		Servers: []turn.MCPServer{{Name: "db", Identifier: "db-1", Instructions: "Read-only replica; never write.",
+			Tools: []turn.MCPTool{{Name: "query", Description: "runs SQL", InputSchema: `{"type":"object"}`}}}},
+		Instructions: []turn.MCPInstructions{{Server: "linear", Text: "Prefix issue ids with LIN-."}},
+	}
+
+	It("lists each server's tools with their schema and says they are called with CallMcpTool", func() {
+		out := m.Compile()
+		Expect(out).To(HavePrefix("<mcp_tools>\nTools of the user's MCP servers. Call one with CallMcpTool"))
+		Expect(out).To(ContainSubstring(`<mcp_server name="db" identifier="db-1">`))
+		Expect(out).To(ContainSubstring("<instructions>\nRead-only replica; never write.\n</instructions>"))
+		Expect(out).To(ContainSubstring("<mcp_tool name=\"query\">\nruns SQL\nInput schema: {\"type\":\"object\"}\n</mcp_tool>"))
+	})
+
+	It("renders other servers' instructions after the tools", func() {
+		out := m.Compile()
+		Expect(out).To(HaveSuffix(`<mcp_instructions>` + "\n" + `<mcp_server_instructions server="linear">` + "\nPrefix issue ids with LIN-.\n</mcp_server_instructions>\n</mcp_instructions>"))
+	})
+
+	It("compiles to nothing without servers or instructions, and identically when unchanged", func() {
+		Expect(turn.MCP{}.Compile()).To(BeEmpty())
+		Expect(m.Compile()).To(Equal(m.Compile()))
+	})
+})
+
+var _ = Describe("Editor.Compile", func() {
+	It("lists the open files with the cursor, then recently viewed files that are not open", func() {
+		e := turn.Editor{
+			Open:   []turn.EditorFile{{Path: "/w/main.go", Lines: 40, CursorLine: 12, CursorText: "\tfmt.Println(x)"}, {Path: "/w/util.go"}},
+			Recent: []turn.EditorFile{{Path: "/w/util.go"}, {Path: "/w/go.mod", Lines: 5}},
+		}
+		Expect(e.Compile()).To(Equal("<editor_state>\nThe user's editor when they sent the message below; files may have changed since." +
+			"\nOpen files:\n- /w/main.go (40 lines), cursor on line 12: fmt.Println(x)\n- /w/util.go" +
+			"\nRecently viewed files:\n- /w/go.mod (5 lines)\n</editor_state>"))
+	})
+
+	It("compiles an empty editor to nothing", func() {
+		Expect(turn.Editor{}.Compile()).To(BeEmpty())
+	})
+
+	It("caps each list and the whole, and says how many files it left out", func() {
+		var e turn.Editor
+		for i := range 60 {
+			e.Open = append(e.Open, turn.EditorFile{Path: fmt.Sprintf("/w/%s/file%02d.go", strings.Repeat("deep/", 60), i)})
+			e.Recent = append(e.Recent, turn.EditorFile{Path: fmt.Sprintf("/w/recent%02d.go", i)})
+		}
+		out := e.Compile()
+		Expect(len(out)).To(BeNumerically("<=", turn.EditorByteLimit))
+		Expect(out).To(MatchRegexp(`\[\d+ more open files left out\]`))
+		Expect(out).To(MatchRegexp(`\[\d+ more recently viewed files left out\]`))
+
+		e.Open = e.Open[:1]
+		Expect(e.Compile()).To(ContainSubstring("[40 more recently viewed files left out]"))
+	})
+
+	It("cuts a long cursor line on a character boundary", func() {
+		e := turn.Editor{Open: []turn.EditorFile{{Path: "/w/a.txt", CursorLine: 1, CursorText: strings.Repeat("é", 300)}}}
+		out := e.Compile()
+		Expect(out).To(ContainSubstring("…"))
+		Expect(utf8.ValidString(out)).To(BeTrue())
+		Expect(len(out)).To(BeNumerically("<", 400))
+	})
+})
+
 var _ = Describe("turn.RuntimeParts", func() {
 	It("renders the turn's selected context and never conversation-level rules or MCP metadata", func() {
-		conversationLevel := turn.RequestContext{
-			Rules:      []turn.Rule{{Path: "/r.mdc", Content: "CONVERSATION RULE"}},
-			MCPServers: []turn.MCPServer{{Name: "MCPSERVER", Tools: []turn.MCPTool{{Name: "MCPTOOL"}}}},
-		}
+		conversationLevel := turn.RequestContext{Rules: []turn.Rule{{Path: "/r.mdc", Content: "CONVERSATION RULE"}}}
 		sel := turn.Selection{
 			Files:              []turn.File{{Path: "/a.go", Content: "package a"}},
 			Code:               []turn.CodeSelection{{Path: "/b.go", StartLine: 3, EndLine: 5, Content: "x := 1"}},

@@ -24,7 +24,7 @@ func HaveIDs(want ...string) types.GomegaMatcher {
 }
 
 func input(event string, trigger turn.Trigger, context, text string) turn.Input {
-	return turn.Input{EventID: event, Trigger: trigger, Context: context, Runtime: turn.RuntimeParts(text, turn.Selection{})}
+	return turn.Input{EventID: event, Trigger: trigger, Contexts: []turn.Context{{Text: context}}, Runtime: turn.RuntimeParts(text, turn.Selection{})}
 }
 
 func storedContext(event, text string) conversation.Message {
@@ -103,18 +103,74 @@ var _ = Describe("turn.InitialMessages", func() {
 		It("reuses the stored message verbatim instead of the recompiled context", func() {
 			stored := storedContext("e2", "ctx B as first compiled")
 			in := input("e2", turn.TriggerUserMessage, "ctx B recompiled", "next")
-			in.Stored = &stored
+			in.Stored = []conversation.Message{stored}
 			got, err := turn.InitialMessages(history, in)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(got[0].Equal(stored)).To(BeTrue())
 		})
 
-		It("refuses a stored message of another event", func() {
-			stored := storedContext("other", "x")
+		It("ignores a stored message of another event", func() {
 			in := input("e2", turn.TriggerUserMessage, "ctx B", "next")
-			in.Stored = &stored
-			_, err := turn.InitialMessages(history, in)
-			Expect(err).To(MatchError(ContainSubstring("is not")))
+			in.Stored = []conversation.Message{storedContext("other", "x")}
+			got, err := turn.InitialMessages(history, in)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(got[0].Text()).To(Equal("ctx B"))
+		})
+	})
+
+	Describe("context channels", func() {
+		// channels is an input of event with the given texts per channel.
+		channels := func(event string, cs ...turn.Context) turn.Input {
+			return turn.Input{EventID: event, Trigger: turn.TriggerUserMessage, Contexts: cs, Runtime: turn.RuntimeParts("go on", turn.Selection{})}
+		}
+		env := func(t string) turn.Context { return turn.Context{Channel: conversation.ContextEnvironment, Text: t} }
+		mcp := func(t string) turn.Context { return turn.Context{Channel: conversation.ContextMCP, Text: t} }
+		mode := func(t string) turn.Context { return turn.Context{Channel: conversation.ContextMode, Text: t} }
+		editor := func(t string) turn.Context { return turn.Context{Channel: conversation.ContextEditor, Text: t} }
+
+		BeforeEach(func() {
+			first, err := turn.InitialMessages(nil, channels("c1", env("env A"), mcp("mcp A"), mode("agent"), editor("main.go")))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(first).To(HaveIDs("request-context:c1", "request-context/mcp:c1", "request-context/mode:c1", "request-context/editor:c1", "runtime:c1"))
+			history = first
+		})
+
+		DescribeTable("append only the channels that changed, each compared with its own latest message",
+			func(cs []turn.Context, want []string) {
+				got, err := turn.InitialMessages(history, channels("c2", cs...))
+				Expect(err).NotTo(HaveOccurred())
+				Expect(got).To(HaveIDs(want...))
+			},
+			Entry("nothing changed", []turn.Context{env("env A"), mcp("mcp A"), mode("agent"), editor("main.go")}, []string{"runtime:c2"}),
+			Entry("an MCP server was added: the MCP channel alone",
+				[]turn.Context{env("env A"), mcp("mcp A+B"), mode("agent"), editor("main.go")}, []string{"request-context/mcp:c2", "runtime:c2"}),
+			Entry("the mode was switched: the mode channel alone",
+				[]turn.Context{env("env A"), mcp("mcp A"), mode("plan"), editor("main.go")}, []string{"request-context/mode:c2", "runtime:c2"}),
+			Entry("another file is open: the editor channel alone",
+				[]turn.Context{env("env A"), mcp("mcp A"), mode("agent"), editor("util.go")}, []string{"request-context/editor:c2", "runtime:c2"}),
+			Entry("the environment changed: the environment alone",
+				[]turn.Context{env("env B"), mcp("mcp A"), mode("agent"), editor("main.go")}, []string{"request-context:c2", "runtime:c2"}),
+			Entry("a channel the client said nothing about keeps its latest message",
+				[]turn.Context{env("env A")}, []string{"runtime:c2"}),
+			Entry("a cleared channel is appended over an earlier message",
+				[]turn.Context{env("env A"), {Channel: conversation.ContextMCP, Text: turn.NoMCPServers, Clears: true}},
+				[]string{"request-context/mcp:c2", "runtime:c2"}),
+		)
+
+		It("never appends a cleared channel to a conversation that had no message of it", func() {
+			got, err := turn.InitialMessages(nil, channels("c9", env("env A"), turn.Context{Channel: conversation.ContextEditor, Text: turn.NoOpenFiles, Clears: true}))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(got).To(HaveIDs("request-context:c9", "runtime:c9"))
+		})
+
+		It("does not append a cleared channel twice", func() {
+			cleared := turn.Context{Channel: conversation.ContextEditor, Text: turn.NoOpenFiles, Clears: true}
+			got, err := turn.InitialMessages(history, channels("c2", cleared))
+			Expect(err).NotTo(HaveOccurred())
+			history = append(history, got...)
+			got, err = turn.InitialMessages(history, channels("c3", cleared))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(got).To(HaveIDs("runtime:c3"))
 		})
 	})
 
@@ -137,8 +193,8 @@ var _ = Describe("turn.InitialMessages", func() {
 			_, err := turn.InitialMessages(nil, in)
 			Expect(err).To(HaveOccurred())
 		},
-		Entry("an input needs an event id", turn.Input{Trigger: turn.TriggerUserMessage, Context: "c"}),
-		Entry("context text is valid UTF-8", turn.Input{EventID: "e", Trigger: turn.TriggerUserMessage, Context: "\xff"}),
+		Entry("an input needs an event id", turn.Input{Trigger: turn.TriggerUserMessage, Contexts: []turn.Context{{Text: "c"}}}),
+		Entry("context text is valid UTF-8", turn.Input{EventID: "e", Trigger: turn.TriggerUserMessage, Contexts: []turn.Context{{Text: "\xff"}}}),
 		Entry("runtime text is valid UTF-8", turn.Input{EventID: "e", Trigger: turn.TriggerUserMessage,
 			Runtime: []llm.Part{{Kind: llm.PartText, Text: "\xff"}}}),
 	)

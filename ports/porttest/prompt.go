@@ -14,7 +14,7 @@ import (
 
 func samplePrompt() llm.Request {
 	return llm.Request{
-		Model: "gpt-5.1", Instructions: "be brief", CacheKey: "conv-1",
+		Model: "gpt-5.1", Instructions: "be brief", CacheKey: "conv-1", PromptName: "agent", SharedTools: 1,
 		Tools: []llm.Tool{{Name: "Read", Description: "reads a file", Parameters: []byte(`{"type":"object"}`)}},
 		Messages: []llm.Message{
 			{ID: "u1", Role: llm.RoleUser, Parts: []llm.Part{{Kind: llm.PartText, Text: "what is in main.go?"},

@@ -40,7 +40,7 @@ type models struct {
 }
 
 func (m models) Endpoint(_ context.Context, id string) (ports.Endpoint, ports.ModelConfig, error) {
-	window := map[string]int64{"kg-model": 0, "kg-other": 0, "kg-small": 20000, "kg-vision": 0}
+	window := map[string]int64{"kg-model": 0, "kg-other": 0, "kg-small": 20000, "kg-vision": 0, "kg-twin": 0}
 	w, ok := window[id]
 	if !ok {
 		return ports.Endpoint{}, ports.ModelConfig{}, ports.ErrNotFound
@@ -49,8 +49,12 @@ func (m models) Endpoint(_ context.Context, id string) (ports.Endpoint, ports.Mo
 	if err != nil {
 		return ports.Endpoint{}, ports.ModelConfig{}, err
 	}
+	upstream := "upstream-" + id
+	if id == "kg-twin" { // a second Keygate model over kg-model's upstream model
+		upstream = "upstream-kg-model"
+	}
 	return ports.Endpoint{Kind: m.kind, URL: u, APIKey: "sk-test"},
-		ports.ModelConfig{ID: id, ModelID: "upstream-" + id, DisplayName: "Test " + id, Enabled: true, ProviderKind: m.kind,
+		ports.ModelConfig{ID: id, ModelID: upstream, DisplayName: "Test " + id, Enabled: true, ProviderKind: m.kind,
 			ContextWindowTokens: w, SupportsImages: id == "kg-vision"}, nil
 }
 

@@ -27,9 +27,9 @@ var _ = Describe("Handler serving MCP, questions and subagents", func() {
 		}
 	})
 
-	It("offers the client's MCP tools to the model and runs a call on the client", func() {
+	It("lists the client's MCP tools in the request context, never among the tools, and runs a CallMcpTool call of one on the client", func() {
 		f.h.reply(
-			providertest.Turn{ID: "r1", Calls: []providertest.Call{call("c_mcp", "weather_lookup", `{"city":"Oslo"}`)}},
+			providertest.Turn{ID: "r1", Calls: []providertest.Call{call("c_mcp", "CallMcpTool", `{"server":"weather","toolName":"lookup","arguments":{"city":"Oslo"}}`)}},
 			providertest.Turn{ID: "r2", Text: []string{"It is sunny."}},
 		)
 		req := cursortest.Request("conv-mcp", "kg-model", cursortest.UserMessageAction("m1", "Weather?"), nil)
@@ -38,12 +38,29 @@ var _ = Describe("Handler serving MCP, questions and subagents", func() {
 			InputSchemaJson: ptr(`{"type":"object","properties":{"city":{"type":"string"}}}`)}}}
 		st := finished(open(f.c, req))
 		Expect(st.EndError()).To(BeNil())
-		Expect(string(f.h.provider.Requests()[0].Body)).To(ContainSubstring("weather_lookup"))
+		body := string(f.h.provider.Requests()[0].Body)
+		Expect(body).To(ContainSubstring(`<mcp_tool name=\"lookup\">\nLook up the weather`))
+		Expect(toolNames(body)).NotTo(ContainElement("weather_lookup"))
 		Expect(got).To(HaveLen(1))
+		Expect(got[0].GetName()).To(Equal("weather_lookup"))
 		Expect(got[0].GetToolName()).To(Equal("lookup"))
 		Expect(got[0].GetArgs()["city"].GetStringValue()).To(Equal("Oslo"))
 		Expect(string(f.h.provider.Requests()[1].Body)).To(ContainSubstring("sunny, 21 degrees"))
 		Expect(completed(st, "c_mcp").GetMcpToolCall().GetResult().GetSuccess()).NotTo(BeNil())
+	})
+
+	It("still runs a call of a client's MCP tool by its own name, as older conversations made them", func() {
+		f.h.reply(
+			providertest.Turn{ID: "r1", Calls: []providertest.Call{call("c_mcp", "weather_lookup", `{"city":"Oslo"}`)}},
+			providertest.Turn{ID: "r2", Text: []string{"It is sunny."}},
+		)
+		req := cursortest.Request("conv-mcp-old", "kg-model", cursortest.UserMessageAction("m1", "Weather?"), nil)
+		req.GetRunRequest().McpTools = &agentv1.McpTools{McpTools: []*agentv1.McpToolDefinition{{
+			Name: "weather_lookup", ProviderIdentifier: "weather", ToolName: "lookup"}}}
+		st := finished(open(f.c, req))
+		Expect(st.EndError()).To(BeNil())
+		Expect(got).To(HaveLen(1))
+		Expect(got[0].GetToolName()).To(Equal("lookup"))
 	})
 
 	It("routes CallMcpTool to a server the request context describes and refuses an unknown one", func() {
@@ -65,7 +82,7 @@ var _ = Describe("Handler serving MCP, questions and subagents", func() {
 		Expect(got[0].GetProviderIdentifier()).To(Equal("Weather"))
 		Expect(got[0].GetArgs()["city"].GetStringValue()).To(Equal("Rome"))
 		body := string(f.h.provider.Requests()[1].Body)
-		Expect(body).To(And(ContainSubstring("sunny, 21 degrees"), ContainSubstring("MCP tool descriptor not found")))
+		Expect(body).To(And(ContainSubstring("sunny, 21 degrees"), ContainSubstring("MCP tool not found")))
 	})
 
 	It("asks the user a question and gives the model the answer", func() {

@@ -315,8 +315,13 @@ var _ = Describe("Cursor agent parity", func() {
 			Expect(st.EndError()).To(BeNil())
 			Expect(toolNames(f.body(0))).To(ContainElement("Write"))
 			Expect(toolNames(f.body(1))).To(And(ContainElement("CreatePlan"), Not(ContainElement("Write"))))
-			Expect(f.body(1)).To(ContainSubstring("Mode: plan"))
+			Expect(f.body(1)).To(ContainSubstring(`Switched to plan mode.\n\n<mode>\nMode: plan.`), "the result carries the new mode's paragraph")
 			Expect(f.c.Checkpoint().GetMode()).To(Equal(agentv1.AgentMode_AGENT_MODE_PLAN))
+			first, err := providertest.PromptSegments(mainKind, []byte(f.body(0)))
+			Expect(err).NotTo(HaveOccurred())
+			second, err := providertest.PromptSegments(mainKind, []byte(f.body(1)))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(providertest.Retained(first, second).Changed).To(Equal("tools[18]"), "the instructions and the tools agent and plan share stay")
 		}),
 
 		Entry("read an image: a model that takes images gets the image", func(f *fixture) {

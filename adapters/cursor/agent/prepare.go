@@ -73,7 +73,7 @@ func (s *session) prepare() error {
 	in := compile.Input{Images: images,
 		RequestID: s.turn.RequestID, RunID: conversation.RunID(s.turn.RequestID, nonce()), Request: req,
 		Action: s.action, ConversationID: s.convID, History: history, ConversationMode: base.GetMode(),
-		Model: compile.Model(s.endpoint, s.config, req.GetRequestedModel()), ModelName: s.config.DisplayName, Blobs: blobs,
+		Model: compile.Model(s.endpoint, s.config, req.GetRequestedModel()), Blobs: blobs,
 		Now: s.h.o.Now(), Web: tools.WebAccess{Search: s.h.o.Search != nil, Fetch: s.h.o.Fetch != nil}, Goal: base.GetGoalState(),
 	}
 	if um := s.action.GetUserMessageAction().GetUserMessage(); um != nil && um.GetMessageId() != "" {

@@ -16,13 +16,17 @@ import (
 )
 
 // result finishes a call's result before the run gets it: an approved
-// mode switch changes the run's tools from its next model call on, an
-// image the call produced is stored so the message refers to it by blob
-// id, and glob rules that match a file the call touched come with it.
+// mode switch changes the run's tools from its next model call on and its
+// result carries the new mode's paragraph (the instructions no longer
+// hold one), an image the call produced is stored so the message refers to
+// it by blob id, and glob rules that match a file the call touched come
+// with it.
 func (s *session) result(call *tools.Call, r llm.ToolResult) llm.ToolResult {
 	card := call.Card()
 	if to := card.GetSwitchModeToolCall().GetResult().GetSuccess().GetToModeId(); to != "" {
-		s.switchMode(to)
+		if mode, ok := s.switchMode(to); ok {
+			r.Content += "\n\n" + compile.ModeText(mode)
+		}
 	}
 	if r.Image != nil && len(r.Image.Data) > 0 {
 		r = s.storeImage(r)
@@ -34,20 +38,23 @@ func (s *session) result(call *tools.Call, r llm.ToolResult) llm.ToolResult {
 }
 
 // switchMode gives the run the prompt and tools of mode id for the rest
-// of the run, and the checkpoint records the mode for the next turns.
-func (s *session) switchMode(id string) {
+// of the run, and the checkpoint records the mode for the next turns; ok
+// says the run switched.
+func (s *session) switchMode(id string) (compile.Mode, bool) {
 	mode, ok := compile.ModeNamed(id)
 	if !ok || s.compiled.Mode == compile.ModeSubagent || mode == s.compiled.Mode {
-		return
+		return "", false
 	}
 	p, err := s.compiled.PromptFor(mode)
 	if err != nil {
 		s.log.Warn("mode switch not applied", zap.String("mode", id), zap.Error(err))
-		return
+		return "", false
 	}
-	if s.handle.SwitchPrompt(p) == run.Applied {
-		s.compiled.Mode, s.view.mode = mode, mode.Wire()
+	if s.handle.SwitchPrompt(p) != run.Applied {
+		return "", false
 	}
+	s.compiled.Mode, s.view.mode = mode, mode.Wire()
+	return mode, true
 }
 
 // storeImage stores a tool's image as a blob; without a blob store the

@@ -69,11 +69,13 @@ var _ = Describe("Handler serving a text-only turn", func() {
 			Expect(err).NotTo(HaveOccurred())
 			_, msgs, err := h.stores.Conversations.Load(ctx(), head.ID())
 			Expect(err).NotTo(HaveOccurred())
-			Expect(msgs).To(HaveLen(2))
-			Expect(msgs[0].Origin()).To(Equal(conversation.OriginRuntime))
-			Expect(msgs[0].Text()).To(ContainSubstring("Say hello"))
-			Expect(msgs[1].Role()).To(Equal(llm.RoleAssistant))
-			Expect(msgs[1].Text()).To(Equal("Hello from Keygate."))
+			Expect(msgs).To(HaveLen(3))
+			Expect(msgs[0].Origin()).To(Equal(conversation.OriginPrompt))
+			Expect(msgs[0].Text()).To(HavePrefix("<mode>\nMode: agent."), "the mode's message; the client sent no request context")
+			Expect(msgs[1].Origin()).To(Equal(conversation.OriginRuntime))
+			Expect(msgs[1].Text()).To(ContainSubstring("Say hello"))
+			Expect(msgs[2].Role()).To(Equal(llm.RoleAssistant))
+			Expect(msgs[2].Text()).To(Equal("Hello from Keygate."))
 		})
 
 		It("sends the mode's system prompt and tools to the provider", func() {
@@ -85,7 +87,7 @@ var _ = Describe("Handler serving a text-only turn", func() {
 
 		It("projects the stored messages into the checkpoint's roots and the turn into its turns", func() {
 			last := lastCheckpoint(st)
-			Expect(last.GetRootPromptMessagesJson()).To(HaveLen(2))
+			Expect(last.GetRootPromptMessagesJson()).To(HaveLen(3))
 			Expect(last.GetTurns()).To(HaveLen(1))
 			Expect(last.GetPendingToolCalls()).To(BeEmpty())
 		})
@@ -182,7 +184,7 @@ var _ = Describe("Handler when the provider fails", func() {
 		Expect(st.EndError().Code().String()).To(Equal("unavailable"))
 		Expect(st.EndError().Message()).To(ContainSubstring("upstream exploded"))
 		Expect(cursortest.Kinds(st.Content())).NotTo(ContainElement("turn_ended"))
-		Expect(lastCheckpoint(st).GetRootPromptMessagesJson()).To(HaveLen(1))
+		Expect(lastCheckpoint(st).GetRootPromptMessagesJson()).To(HaveLen(2), "the mode's message and the user's")
 	})
 
 	It("details the error as the client's provider-error bubble, with a retry button", func() {

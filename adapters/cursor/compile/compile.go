@@ -29,9 +29,10 @@ type Input struct {
 	History []conversation.Message
 	// ConversationMode is the mode of the client's latest checkpoint.
 	ConversationMode agentv1.AgentMode
-	// Model is the resolved model; ModelName fills the prompt's model name.
-	Model     run.Model
-	ModelName string
+	// Model is the resolved model. Nothing of its configuration but the
+	// provider settings reaches the prompt (no display name), so Keygate
+	// models over one upstream model share the provider's cache.
+	Model run.Model
 	// Blobs holds the resolved request-context part blobs, by raw id.
 	Blobs map[string][]byte
 	// PendingRoundID names the tool round a resumed checkpoint left open.
@@ -61,8 +62,8 @@ type Output struct {
 	// compaction); EventID is its event id.
 	UserMessage *agentv1.UserMessage
 	EventID     string
-	// MCP are the client's direct MCP tools (offered to the model by
-	// name); Servers the MCP servers CallMcpTool reaches.
+	// MCP are the client's own MCP tools and Servers its MCP servers: the
+	// request context's MCP channel lists both, CallMcpTool reaches both.
 	MCP     []*agentv1.McpToolDefinition
 	Servers []*agentv1.McpDescriptor
 	// Shell is the user's shell command the turn records, for the client's
@@ -119,7 +120,7 @@ func Compile(in Input) (Output, error) {
 		Workspaces: rc.GetEnv().GetWorkspacePaths(), TerminalsFolder: rc.GetEnv().GetTerminalsFolder(),
 		NoMCPAuth: rc != nil && rc.SupportsMcpAuth != nil && !rc.GetSupportsMcpAuth()}
 	out.PromptFor = func(m Mode) (projection.Prompt, error) {
-		p, err := Prompt(m, in.ModelName, out.MCP, web)
+		p, err := Prompt(m, web)
 		if err != nil {
 			return p, err
 		}
@@ -140,7 +141,7 @@ func Compile(in Input) (Output, error) {
 		p.Prompt = *o.prompt
 	}
 	if o.input != nil {
-		if p.InitialMessages, err = initial(in, *o.input); err != nil {
+		if p.InitialMessages, err = initial(in, mode, o.user, out.MCP, *o.input); err != nil {
 			return Output{}, err
 		}
 	}
@@ -165,19 +166,22 @@ func WebAccess(server tools.WebAccess, rc *agentv1.RequestContext) tools.WebAcce
 	return server
 }
 
-// initial adds the request context to in and asks domain/turn which
-// messages history needs; a stored request context of the same event is
-// reused so a retry keeps the prefix byte-stable.
-func initial(in Input, ti turn.Input) ([]conversation.Message, error) {
+// initial adds the request context's channels to ti (the environment and
+// the MCP servers from the request context, the turn's mode, the editor's
+// state the user message um carries) and asks domain/turn which messages
+// history needs; request-context messages history holds for the same event
+// are reused so a retry keeps the prefix byte-stable.
+func initial(in Input, mode Mode, um *agentv1.UserMessage, direct []*agentv1.McpToolDefinition, ti turn.Input) ([]conversation.Message, error) {
 	rc, err := requestContext(in.Action, in.Blobs)
 	if err != nil {
 		return nil, err
 	}
-	ti.Context = compileContext(rc, in.Now)
+	// A resume continues the run it resumes: a mode message would make it
+	// call the model again after a stored final answer.
+	ti.Contexts = contexts(rc, direct, mode, ti.Trigger != turn.TriggerResume, um, in.Now)
 	for _, m := range in.History {
-		if m.ID() == conversation.RequestContextID(ti.EventID) {
-			stored := m
-			ti.Stored = &stored
+		if _, event, ok := conversation.ContextOf(m.ID()); ok && event == ti.EventID {
+			ti.Stored = append(ti.Stored, m)
 		}
 	}
 	msgs, err := turn.InitialMessages(in.History, ti)

@@ -92,7 +92,7 @@ var _ = Describe("Compile", func() {
 	var in compile.Input
 	BeforeEach(func() {
 		in = compile.Input{RequestID: "req", RunID: "req:00000001", ConversationID: "conv", Now: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC),
-			Request: &agentv1.AgentRunRequest{}, ModelName: "Test Model"}
+			Request: &agentv1.AgentRunRequest{}}
 	})
 
 	userAction := func(text string, rc *agentv1.RequestContext) *agentv1.ConversationAction {
@@ -106,13 +106,17 @@ var _ = Describe("Compile", func() {
 		out, err := compile.Compile(in)
 		Expect(err).NotTo(HaveOccurred())
 		msgs := out.Run.InitialMessages
-		Expect(msgs).To(HaveLen(2))
+		Expect(msgs).To(HaveLen(3), "no MCP message: a conversation without servers needs none")
 		Expect(msgs[0].ID()).To(Equal(conversation.RequestContextID(out.EventID)))
 		Expect(msgs[0].Text()).To(And(ContainSubstring("linux"), ContainSubstring("/ws")))
-		Expect(msgs[1].ID()).To(Equal(conversation.RuntimeID(out.EventID)))
-		Expect(msgs[1].Text()).To(ContainSubstring("<user_query>\nFix it\n</user_query>"))
+		Expect(msgs[1].ID()).To(Equal(conversation.ContextID(conversation.ContextMode, out.EventID)))
+		Expect(msgs[1].Text()).To(HavePrefix("<mode>\nMode: agent."))
+		Expect(msgs[2].ID()).To(Equal(conversation.RuntimeID(out.EventID)))
+		Expect(msgs[2].Text()).To(ContainSubstring("<user_query>\nFix it\n</user_query>"))
 		Expect(out.Run.Action.Kind).To(Equal(run.ActionStart))
-		Expect(out.Run.Prompt.Instructions).To(And(ContainSubstring("Test Model"), ContainSubstring("Mode: agent")))
+		Expect(out.Run.Prompt.Instructions).NotTo(ContainSubstring("Mode:"), "the mode travels in its own message")
+		Expect(out.Run.Prompt.Name).To(Equal("agent"))
+		Expect(out.Run.Prompt.SharedTools).To(BeNumerically(">", 0))
 	})
 
 	It("appends the client's custom system prompt to the mode's instructions", func() {
@@ -166,8 +170,9 @@ var _ = Describe("Compile", func() {
 		out, err := compile.Compile(in)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(out.Mode).To(Equal(compile.ModeAgent))
-		Expect(out.Run.InitialMessages).To(HaveLen(2))
-		Expect(out.Run.InitialMessages[1].Text()).To(And(ContainSubstring("<approved_plan>\n1. add tests\n</approved_plan>"),
+		Expect(out.Run.InitialMessages).To(HaveLen(3))
+		Expect(out.Run.InitialMessages[1].Text()).To(HavePrefix("<mode>\nMode: agent."))
+		Expect(out.Run.InitialMessages[2].Text()).To(And(ContainSubstring("<approved_plan>\n1. add tests\n</approved_plan>"),
 			ContainSubstring("Execute the approved plan.")))
 		Expect(out.UserMessage.GetMessageId()).To(Equal("k1"))
 	})
@@ -240,7 +245,8 @@ type actionSpec struct {
 	action *agentv1.ConversationAction
 	kind   run.ActionKind
 	// messages is how many initial messages the run appends (a fresh
-	// conversation, no request context).
+	// conversation, no request context): a turn the user starts has its
+	// mode's message before its own.
 	messages int
 	// shown says the turn shows a user message.
 	shown bool
@@ -256,15 +262,15 @@ var actionSpecs = map[string]actionSpec{
 	"resume": {action: &agentv1.ConversationAction{Action: &agentv1.ConversationAction_ResumeAction{ResumeAction: &agentv1.ResumeAction{}}},
 		kind: run.ActionResume, during: compile.DuringIgnore},
 	"execute plan": {action: &agentv1.ConversationAction{Action: &agentv1.ConversationAction_ExecutePlanAction{ExecutePlanAction: &agentv1.ExecutePlanAction{
-		Plan: &agentv1.ConversationPlan{Plan: "1. test"}}}}, kind: run.ActionStart, messages: 1, shown: true, during: compile.DuringQueue},
+		Plan: &agentv1.ConversationPlan{Plan: "1. test"}}}}, kind: run.ActionStart, messages: 2, shown: true, during: compile.DuringQueue},
 	"background task completion": {action: &agentv1.ConversationAction{Action: &agentv1.ConversationAction_BackgroundTaskCompletionAction{
 		BackgroundTaskCompletionAction: &agentv1.BackgroundTaskCompletionAction{}}}, kind: run.ActionStart, messages: 1, during: compile.DuringInsert},
 	"user message": {action: &agentv1.ConversationAction{Action: &agentv1.ConversationAction_UserMessageAction{UserMessageAction: &agentv1.UserMessageAction{
-		UserMessage: &agentv1.UserMessage{Text: "hi", MessageId: "m1"}}}}, kind: run.ActionStart, messages: 1, shown: true, during: compile.DuringControl},
+		UserMessage: &agentv1.UserMessage{Text: "hi", MessageId: "m1"}}}}, kind: run.ActionStart, messages: 2, shown: true, during: compile.DuringControl},
 	"shell command": {action: &agentv1.ConversationAction{Action: &agentv1.ConversationAction_ShellCommandAction{ShellCommandAction: &agentv1.ShellCommandAction{
 		ShellCommand: &agentv1.ShellCommand{Command: "ls"}, ExecId: "e1"}}}, kind: run.ActionRecord, messages: 1, during: compile.DuringQueue},
 	"start plan": {action: &agentv1.ConversationAction{Action: &agentv1.ConversationAction_StartPlanAction{StartPlanAction: &agentv1.StartPlanAction{
-		UserMessage: &agentv1.UserMessage{Text: "plan a cache", MessageId: "m2"}}}}, kind: run.ActionStart, messages: 1, shown: true, during: compile.DuringQueue},
+		UserMessage: &agentv1.UserMessage{Text: "plan a cache", MessageId: "m2"}}}}, kind: run.ActionStart, messages: 2, shown: true, during: compile.DuringQueue},
 	"async question answers": {action: &agentv1.ConversationAction{Action: &agentv1.ConversationAction_AsyncAskQuestionCompletionAction{AsyncAskQuestionCompletionAction: &agentv1.AsyncAskQuestionCompletionAction{
 		OriginalToolCallId: "c1", Result: &agentv1.AskQuestionResult{Result: &agentv1.AskQuestionResult_Success{Success: &agentv1.AskQuestionSuccess{}}}}}},
 		kind: run.ActionStart, messages: 1, during: compile.DuringInsert},
@@ -273,12 +279,12 @@ var actionSpecs = map[string]actionSpec{
 	"background subagent": {action: &agentv1.ConversationAction{Action: &agentv1.ConversationAction_BackgroundSubagentAction{BackgroundSubagentAction: &agentv1.BackgroundSubagentAction{ToolCallId: "c1"}}},
 		kind: run.ActionRecord, during: compile.DuringControl},
 	"subscription notification": {action: &agentv1.ConversationAction{Action: &agentv1.ConversationAction_SubscriptionNotificationAction{SubscriptionNotificationAction: &agentv1.SubscriptionNotificationAction{
-		Notifications: []*agentv1.UserMessage{{Text: "PR #7 was approved"}}}}}, kind: run.ActionStart, messages: 1, shown: true, during: compile.DuringInsert},
+		Notifications: []*agentv1.UserMessage{{Text: "PR #7 was approved"}}}}}, kind: run.ActionStart, messages: 2, shown: true, during: compile.DuringInsert},
 	"goal continuation": {action: &agentv1.ConversationAction{Action: &agentv1.ConversationAction_GoalContinuationAction{GoalContinuationAction: &agentv1.GoalContinuationAction{}}},
 		kind: run.ActionStart, messages: 1, during: compile.DuringIgnore},
 	"queued follow-up": {action: &agentv1.ConversationAction{Action: &agentv1.ConversationAction_InjectContextAction{InjectContextAction: &agentv1.InjectContextAction{InjectionId: "i1",
 		Payload: &agentv1.InjectContextAction_UserContext{UserContext: &agentv1.UserContextInjection{UserMessage: &agentv1.UserMessage{Text: "and tests"}}}}}},
-		kind: run.ActionStart, messages: 1, shown: true, during: compile.DuringControl},
+		kind: run.ActionStart, messages: 2, shown: true, during: compile.DuringControl},
 	"cancel": {action: &agentv1.ConversationAction{Action: &agentv1.ConversationAction_CancelAction{CancelAction: &agentv1.CancelAction{}}}, kind: run.ActionRecord, during: compile.DuringControl},
 	"cancel subagent": {action: &agentv1.ConversationAction{Action: &agentv1.ConversationAction_CancelSubagentAction{CancelSubagentAction: &agentv1.CancelSubagentAction{SubagentId: "c1"}}},
 		kind: run.ActionRecord, during: compile.DuringControl},

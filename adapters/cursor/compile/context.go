@@ -2,12 +2,16 @@ package compile
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"fmt"
+	"slices"
 	"time"
 
 	"google.golang.org/protobuf/proto"
 
+	"keygate/adapters/cursor/tools"
+	"keygate/domain/conversation"
 	"keygate/domain/llm"
 	"keygate/domain/turn"
 	agentv1 "keygate/gen/cursor/agent/v1"
@@ -118,8 +122,29 @@ func decodePart(name string, id []byte, length uint32, blobs map[string][]byte, 
 	return nil
 }
 
-// compileContext renders the request context for the request-context
-// message; "" when the client sent none.
+// contexts compiles the request context's channels: the environment and
+// the MCP servers (the request context's and the client's own MCP tools,
+// direct) when the client sent a request context, the mode when withMode,
+// and the editor's state when the user message um carries one.
+func contexts(rc *agentv1.RequestContext, direct []*agentv1.McpToolDefinition, mode Mode, withMode bool, um *agentv1.UserMessage, now time.Time) []turn.Context {
+	var out []turn.Context
+	if env := compileContext(rc, now); env != "" {
+		out = append(out, turn.Context{Channel: conversation.ContextEnvironment, Text: env})
+	}
+	if c, ok := mcpContext(rc, direct); ok {
+		out = append(out, c)
+	}
+	if withMode {
+		out = append(out, turn.Context{Channel: conversation.ContextMode, Text: ModeText(mode)})
+	}
+	if c, ok := editorContext(um); ok {
+		out = append(out, c)
+	}
+	return out
+}
+
+// compileContext renders the environment's request context; "" when the
+// client sent none.
 func compileContext(rc *agentv1.RequestContext, now time.Time) string {
 	if rc == nil {
 		return ""
@@ -152,23 +177,62 @@ func compileContext(rc *agentv1.RequestContext, now time.Time) string {
 	for _, s := range rc.GetCustomSubagents() {
 		c.Subagents = append(c.Subagents, turn.Subagent{Name: s.GetName(), Description: s.GetDescription()})
 	}
+	return c.Compile()
+}
+
+// mcpContext is the MCP channel: the servers of the meta-tool options in
+// the client's order, then the servers of the client's own MCP tools
+// (direct) by identifier with their tools by name, so that a list the
+// client merely reorders compiles to the same text. Every tool is called
+// through CallMcpTool. A request context that lists no server clears the
+// channel, unless it says its MCP information is incomplete.
+func mcpContext(rc *agentv1.RequestContext, direct []*agentv1.McpToolDefinition) (turn.Context, bool) {
+	if rc == nil && len(direct) == 0 {
+		return turn.Context{}, false
+	}
+	var m turn.MCP
 	instructions := rc.GetMcpInstructions()
 	shown := map[int]bool{}
-	for _, d := range rc.GetMcpMetaToolOptions().GetMcpDescriptors() {
-		srv := turn.MCPServer{Name: d.GetServerName(), Identifier: d.GetServerIdentifier(), Instructions: d.GetServerUseInstructions()}
+	instructionsOf := func(name, identifier string) string {
+		text := ""
 		for i, in := range instructions {
-			if in.GetServerIdentifier() == d.GetServerIdentifier() || (in.GetServerIdentifier() == "" && in.GetServerName() == d.GetServerName()) {
+			if in.GetServerIdentifier() == identifier || (in.GetServerIdentifier() == "" && in.GetServerName() == name) {
 				shown[i] = true
-				if srv.Instructions == "" {
-					srv.Instructions = in.GetInstructions()
+				if text == "" {
+					text = in.GetInstructions()
 				}
 			}
+		}
+		return text
+	}
+	listed := map[[2]string]bool{}
+	for _, d := range rc.GetMcpMetaToolOptions().GetMcpDescriptors() {
+		srv := turn.MCPServer{Name: d.GetServerName(), Identifier: d.GetServerIdentifier(), Instructions: d.GetServerUseInstructions()}
+		if in := instructionsOf(d.GetServerName(), d.GetServerIdentifier()); srv.Instructions == "" {
+			srv.Instructions = in
 		}
 		for _, t := range d.GetTools() {
 			srv.Tools = append(srv.Tools, turn.MCPTool{Name: t.GetToolName(), Description: t.GetDescription(),
 				DefinitionPath: t.GetDefinitionPath(), InputSchema: t.GetInputSchemaJson()})
+			listed[[2]string{d.GetServerIdentifier(), t.GetToolName()}] = true
+			listed[[2]string{d.GetServerName(), t.GetToolName()}] = true
 		}
-		c.MCPServers = append(c.MCPServers, srv)
+		m.Servers = append(m.Servers, srv)
+	}
+	own := slices.Clone(direct)
+	slices.SortStableFunc(own, func(a, b *agentv1.McpToolDefinition) int {
+		return cmp.Or(cmp.Compare(a.GetProviderIdentifier(), b.GetProviderIdentifier()), cmp.Compare(tools.DirectToolName(a), tools.DirectToolName(b)))
+	})
+	for _, d := range own {
+		server, name := d.GetProviderIdentifier(), tools.DirectToolName(d)
+		if listed[[2]string{server, name}] {
+			continue
+		}
+		if n := len(m.Servers); n == 0 || m.Servers[n-1].Identifier != server || m.Servers[n-1].Name != "" {
+			m.Servers = append(m.Servers, turn.MCPServer{Identifier: server, Instructions: instructionsOf(server, server)})
+		}
+		srv := &m.Servers[len(m.Servers)-1]
+		srv.Tools = append(srv.Tools, turn.MCPTool{Name: name, Description: d.GetDescription(), InputSchema: mcpSchema(d)})
 	}
 	for i, in := range instructions {
 		if shown[i] || in.GetInstructions() == "" {
@@ -178,9 +242,46 @@ func compileContext(rc *agentv1.RequestContext, now time.Time) string {
 		if name == "" {
 			name = in.GetServerIdentifier()
 		}
-		c.MCPInstructions = append(c.MCPInstructions, turn.MCPInstructions{Server: name, Text: in.GetInstructions()})
+		m.Instructions = append(m.Instructions, turn.MCPInstructions{Server: name, Text: in.GetInstructions()})
 	}
-	return c.Compile()
+	if text := m.Compile(); text != "" {
+		return turn.Context{Channel: conversation.ContextMCP, Text: text}, true
+	}
+	if rc == nil || (rc.McpInfoComplete != nil && !rc.GetMcpInfoComplete()) {
+		return turn.Context{}, false
+	}
+	return turn.Context{Channel: conversation.ContextMCP, Text: turn.NoMCPServers, Clears: true}, true
+}
+
+// editorContext is the editor channel from the editor's state the client
+// attaches to the user's message (selected_context.invocation_context's
+// ide_state: the visible files, the cursor, recently viewed files). A
+// message without one says nothing about the editor; one without files
+// clears the channel.
+func editorContext(um *agentv1.UserMessage) (turn.Context, bool) {
+	ide := um.GetSelectedContext().GetInvocationContext().GetIdeState()
+	if ide == nil {
+		return turn.Context{}, false
+	}
+	file := func(f *agentv1.InvocationContext_IdeState_File) turn.EditorFile {
+		p := f.GetPath()
+		if p == "" {
+			p = f.GetRelativePath()
+		}
+		return turn.EditorFile{Path: p, Lines: int(f.GetTotalLines()), CursorLine: int(f.GetCursorPosition().GetLine()),
+			CursorText: f.GetCursorPosition().GetText()}
+	}
+	var e turn.Editor
+	for _, f := range ide.GetVisibleFiles() {
+		e.Open = append(e.Open, file(f))
+	}
+	for _, f := range ide.GetRecentlyViewedFiles() {
+		e.Recent = append(e.Recent, file(f))
+	}
+	if e.Empty() {
+		return turn.Context{Channel: conversation.ContextEditor, Text: turn.NoOpenFiles, Clears: true}, true
+	}
+	return turn.Context{Channel: conversation.ContextEditor, Text: e.Compile()}, true
 }
 
 // selection converts the user message's attached context.

@@ -1,12 +1,14 @@
 package compile_test
 
 import (
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"keygate/adapters/cursor/compile"
+	"keygate/domain/conversation"
 	agentv1 "keygate/gen/cursor/agent/v1"
 )
 
@@ -36,7 +38,16 @@ var _ = Describe("Compile, Cursor context features", func() {
 		Expect(err).NotTo(HaveOccurred())
 		return out
 	}
-	contextText := func(out compile.Output) string { return out.Run.InitialMessages[0].Text() }
+	// contextText is every request-context message of the turn.
+	contextText := func(out compile.Output) string {
+		var b strings.Builder
+		for _, m := range out.Run.InitialMessages {
+			if _, ok := conversation.RequestContextEvent(m.ID()); ok {
+				b.WriteString(m.Text() + "\n")
+			}
+		}
+		return b.String()
+	}
 	userText := func(out compile.Output) string { return out.Run.InitialMessages[len(out.Run.InitialMessages)-1].Text() }
 
 	BeforeEach(func() {
@@ -112,11 +123,95 @@ var _ = Describe("Compile, Cursor context features", func() {
 		Expect(userText(out)).To(ContainSubstring(`<hook_context event="beforeSubmitPrompt">` + "\nKG-7 is open"))
 	})
 
+	Describe("the client's MCP tools (RequestContext.tools and the run request's)", func() {
+		BeforeEach(func() {
+			rc.Tools = []*agentv1.McpToolDefinition{
+				{Name: "linear-list_issues", ProviderIdentifier: "linear", ToolName: "list_issues", Description: "List issues.",
+					InputSchemaJson: ptr(`{"type":"object","properties":{"team":{"type":"string"}}}`)},
+				{Name: "github-create_issue", ProviderIdentifier: "github", ToolName: "create_issue", Description: "Open an issue."},
+			}
+			rc.McpInstructions = []*agentv1.McpInstructions{{ServerIdentifier: "github", Instructions: "Label every issue."}}
+		})
+
+		It("are listed in the MCP channel by server with their schemas, never among the tools", func() {
+			out := compileWith(&agentv1.UserMessage{Text: "hi", MessageId: "m1"})
+			var mcp string
+			for _, m := range out.Run.InitialMessages {
+				if ch, _, _ := conversation.ContextOf(m.ID()); ch == conversation.ContextMCP {
+					mcp = m.Text()
+				}
+			}
+			Expect(mcp).To(ContainSubstring("CallMcpTool"))
+			Expect(mcp).To(ContainSubstring(`<mcp_server identifier="github">` + "\n<instructions>\nLabel every issue.\n</instructions>"))
+			Expect(mcp).To(ContainSubstring(`<mcp_tool name="list_issues">` + "\nList issues.\nInput schema: {\"type\":\"object\",\"properties\":{\"team\":{\"type\":\"string\"}}}"))
+			Expect(strings.Index(mcp, `identifier="github"`)).To(BeNumerically("<", strings.Index(mcp, `identifier="linear"`)), "servers by identifier")
+			for _, t := range out.Run.Prompt.Tools {
+				Expect(t.Name).NotTo(ContainSubstring("issue"))
+			}
+			Expect(out.MCP).To(HaveLen(2), "the run still knows them, for CallMcpTool")
+		})
+
+		It("leave the tools as they were when a server is added", func() {
+			without := rc.Tools[:1]
+			rc.Tools = without
+			before := compileWith(&agentv1.UserMessage{Text: "hi", MessageId: "m1"})
+			rc.Tools = append(without, &agentv1.McpToolDefinition{Name: "aaa-first", ProviderIdentifier: "aaa", ToolName: "first"})
+			after := compileWith(&agentv1.UserMessage{Text: "hi", MessageId: "m1"})
+			Expect(after.Run.Prompt).To(Equal(before.Run.Prompt))
+		})
+
+		It("compile to the same text whatever order the client lists them in", func() {
+			a := contextText(compileWith(&agentv1.UserMessage{Text: "hi", MessageId: "m1"}))
+			rc.Tools[0], rc.Tools[1] = rc.Tools[1], rc.Tools[0]
+			Expect(contextText(compileWith(&agentv1.UserMessage{Text: "hi", MessageId: "m1"}))).To(Equal(a))
+		})
+	})
+
+	Describe("the editor's state", func() {
+		withIDE := func(ide *agentv1.InvocationContext_IdeState) *agentv1.UserMessage {
+			return &agentv1.UserMessage{Text: "hi", MessageId: "m1", SelectedContext: &agentv1.SelectedContext{
+				InvocationContext: &agentv1.InvocationContext{Data: &agentv1.InvocationContext_IdeState_{IdeState: ide}}}}
+		}
+		editorOf := func(out compile.Output) (string, bool) {
+			for _, m := range out.Run.InitialMessages {
+				if ch, _, _ := conversation.ContextOf(m.ID()); ch == conversation.ContextEditor {
+					return m.Text(), true
+				}
+			}
+			return "", false
+		}
+
+		It("reaches the model as the editor channel: open files with the cursor, then recently viewed files", func() {
+			out := compileWith(withIDE(&agentv1.InvocationContext_IdeState{
+				VisibleFiles: []*agentv1.InvocationContext_IdeState_File{{Path: "/ws/main.go", TotalLines: 40,
+					CursorPosition: &agentv1.InvocationContext_IdeState_File_CursorPosition{Line: 12, Text: "func main() {"}}},
+				RecentlyViewedFiles: []*agentv1.InvocationContext_IdeState_File{{RelativePath: ptr("go.mod")}},
+			}))
+			text, ok := editorOf(out)
+			Expect(ok).To(BeTrue())
+			Expect(text).To(ContainSubstring("- /ws/main.go (40 lines), cursor on line 12: func main() {"))
+			Expect(text).To(ContainSubstring("Recently viewed files:\n- go.mod"))
+			Expect(userText(out)).NotTo(ContainSubstring("main.go"), "not in the user's message")
+		})
+
+		It("adds nothing for a message that carries no editor state", func() {
+			_, ok := editorOf(compileWith(&agentv1.UserMessage{Text: "hi", MessageId: "m1"}))
+			Expect(ok).To(BeFalse())
+		})
+	})
+
+	It("keeps the model's display name out of the prompt", func() {
+		out := compileWith(&agentv1.UserMessage{Text: "hi", MessageId: "m1"})
+		Expect(out.Run.Prompt.Instructions).NotTo(ContainSubstring("{{"))
+		Expect(out.Run.Prompt.Instructions).To(HavePrefix("You are a coding assistant"))
+	})
+
 	It("gives the run the prompt of another mode, for a mode switch during the run", func() {
 		out := compileWith(&agentv1.UserMessage{Text: "hi", MessageId: "m1"})
 		plan, err := out.PromptFor(compile.ModePlan)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(plan.Instructions).To(ContainSubstring("Mode: plan"))
+		Expect(plan.Instructions).To(Equal(out.Run.Prompt.Instructions), "the mode's paragraph is not in the instructions")
+		Expect(plan.Name).To(Equal("plan"))
 		var names []string
 		for _, t := range plan.Tools {
 			names = append(names, t.Name)

@@ -9,8 +9,8 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"keygate/adapters/cursor/tools"
-	"keygate/domain/llm"
 	"keygate/domain/projection"
+	"keygate/domain/turn"
 	agentv1 "keygate/gen/cursor/agent/v1"
 )
 
@@ -25,42 +25,41 @@ func asset(name string) string {
 	return strings.ReplaceAll(string(b), "\r\n", "\n")
 }
 
-// Prompt returns the system instructions and tools of mode. modelName
-// fills {{MODEL_NAME}}; mcp are the client's direct MCP tools, appended
-// after the mode's tools, sorted by name; web says which of WebSearch and
-// WebFetch to offer.
-func Prompt(mode Mode, modelName string, mcp []*agentv1.McpToolDefinition, web tools.WebAccess) (projection.Prompt, error) {
-	if modelName == "" {
-		modelName = "an AI model"
-	}
-	text := strings.TrimSpace(asset("base")) + "\n\n" + strings.TrimSpace(asset(string(mode)))
-	text = strings.ReplaceAll(text, "{{MODEL_NAME}}", modelName)
-	extra := make([]llm.Tool, 0, len(mcp))
-	for _, d := range mcp {
-		extra = append(extra, llm.Tool{Name: d.GetName(), Description: d.GetDescription(), Parameters: mcpSchema(d)})
-	}
-	ts, err := tools.ForMode(string(mode), extra, web)
+// Prompt returns the system instructions and tools of mode; web says which
+// of WebSearch and WebFetch to offer. The instructions depend on nothing
+// else: not on the model (two Keygate models over one upstream model share
+// the provider's cache) nor on the mode, whose paragraph travels in the
+// request context's mode channel (ModeText), so that a mode switch changes
+// only the tools the modes do not share.
+func Prompt(mode Mode, web tools.WebAccess) (projection.Prompt, error) {
+	ts, err := tools.ForMode(string(mode), web)
 	if err != nil {
 		return projection.Prompt{}, fmt.Errorf("prompt of mode %s: %w", mode, err)
 	}
-	return projection.Prompt{Instructions: text, Tools: ts}, nil
+	return projection.Prompt{Instructions: strings.TrimSpace(asset("base")), Tools: ts, Name: string(mode),
+		SharedTools: tools.SharedTools(string(mode), web)}, nil
 }
+
+// ModeText is the mode channel's text for mode: the paragraph that says
+// what the mode allows.
+func ModeText(mode Mode) string { return turn.ModeContext(asset(string(mode))) }
 
 // CompactionPrompt is the instructions of a summary call.
 func CompactionPrompt() projection.Prompt {
 	return projection.Prompt{Instructions: strings.TrimSpace(asset("compaction"))}
 }
 
-func mcpSchema(d *agentv1.McpToolDefinition) []byte {
+// mcpSchema is the input schema of a client's MCP tool as JSON text.
+func mcpSchema(d *agentv1.McpToolDefinition) string {
 	if s := d.GetInputSchemaJson(); s != "" && json.Valid([]byte(s)) {
-		return []byte(s)
+		return s
 	}
 	if d.GetInputSchema() != nil {
 		if b, err := protojson.Marshal(d.GetInputSchema()); err == nil {
-			return b
+			return string(b)
 		}
 	}
-	return []byte(`{"type":"object"}`)
+	return `{"type":"object"}`
 }
 
 // Runtime renders the user's text into the mode's runtime template.

@@ -35,7 +35,7 @@ var _ = Describe("Call.Start", func() {
 		Entry("Shell without a command", "Shell", `{"description":"x"}`, `missing required argument "command"`),
 		Entry("Shell with a numeric command", "Shell", `{"command":42}`, `missing required argument "command"`),
 		Entry("Shell with a negative block_until_ms", "Shell", `{"command":"ls","block_until_ms":-1}`, "must not be negative"),
-		Entry("CallMcpTool naming an unknown server", "CallMcpTool", `{"server":"x","toolName":"y"}`, "descriptor not found"),
+		Entry("CallMcpTool naming an unknown server", "CallMcpTool", `{"server":"x","toolName":"y"}`, "MCP tool not found"),
 	)
 
 	DescribeTable("maps a tool to its exec, matching names case- and punctuation-insensitively",
@@ -167,7 +167,7 @@ var _ = Describe("Call.OnInteraction", func() {
 var _ = Describe("ForMode", func() {
 	DescribeTable("offers file changes only in modes that may change files",
 		func(mode string, edits bool) {
-			ts, err := tools.ForMode(mode, nil, tools.WebAccess{})
+			ts, err := tools.ForMode(mode, tools.WebAccess{})
 			Expect(err).NotTo(HaveOccurred())
 			names := make([]string, len(ts))
 			for i, t := range ts {
@@ -188,18 +188,43 @@ var _ = Describe("ForMode", func() {
 		Entry("plan only reads", "plan", false),
 	)
 
-	It("appends MCP tools sorted by name and refuses one that shadows a mode tool", func() {
-		ts, err := tools.ForMode("ask", []llm.Tool{{Name: "zeta"}, {Name: "alpha"}}, tools.WebAccess{})
-		Expect(err).NotTo(HaveOccurred())
-		Expect(ts[len(ts)-2].Name).To(Equal("alpha"))
-		Expect(ts[len(ts)-1].Name).To(Equal("zeta"))
-		_, err = tools.ForMode("agent", []llm.Tool{{Name: "read"}}, tools.WebAccess{})
-		Expect(err).To(MatchError(ContainSubstring("collides")))
+	It("never offers the client's MCP tools by name: CallMcpTool calls them, so the tools do not depend on the MCP servers", func() {
+		for _, mode := range []string{"agent", "ask", "plan", "debug", "multitask", "subagent"} {
+			ts, err := tools.ForMode(mode, tools.WebAccess{Search: true, Fetch: true})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(ts).To(ContainElement(HaveField("Name", "CallMcpTool")), mode)
+		}
+	})
+
+	DescribeTable("puts the tools every mode a conversation switches among shares first",
+		func(a, b string, shared int) {
+			web := tools.WebAccess{Search: true, Fetch: true}
+			ta, err := tools.ForMode(a, web)
+			Expect(err).NotTo(HaveOccurred())
+			tb, err := tools.ForMode(b, web)
+			Expect(err).NotTo(HaveOccurred())
+			common := 0
+			for common < len(ta) && common < len(tb) && ta[common].Name == tb[common].Name {
+				common++
+			}
+			Expect(common).To(Equal(shared), "%s and %s share their first %d tools", a, b, common)
+			Expect(tools.SharedTools(a, web)).To(Equal(15))
+			Expect(common).To(BeNumerically(">=", tools.SharedTools(a, web)))
+		},
+		Entry("agent and plan share all but the tools that change files or switch modes", "agent", "plan", 20),
+		Entry("agent and ask share the shared head", "agent", "ask", 15),
+		Entry("plan and ask share the shared head", "plan", "ask", 15),
+		Entry("agent and debug share all of debug's", "agent", "debug", 24),
+		Entry("agent and multitask offer the same tools", "agent", "multitask", 26-1),
+	)
+
+	It("counts no shared head for a subagent, which never switches", func() {
+		Expect(tools.SharedTools("subagent", tools.WebAccess{})).To(BeZero())
 	})
 
 	It("offers WebSearch and WebFetch each only when the turn's web access allows it, and never to a subagent", func() {
 		names := func(mode string, web tools.WebAccess) []string {
-			ts, err := tools.ForMode(mode, nil, web)
+			ts, err := tools.ForMode(mode, web)
 			Expect(err).NotTo(HaveOccurred())
 			var out []string
 			for _, t := range ts {
@@ -215,7 +240,7 @@ var _ = Describe("ForMode", func() {
 	})
 
 	It("refuses a mode without a tool list", func() {
-		_, err := tools.ForMode("triage", nil, tools.WebAccess{})
+		_, err := tools.ForMode("triage", tools.WebAccess{})
 		Expect(err).To(MatchError(tools.ErrUnknownMode))
 	})
 })

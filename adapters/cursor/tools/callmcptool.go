@@ -10,7 +10,12 @@ import (
 )
 
 // callMcpTool calls a tool of an MCP server the request context describes,
-// by server and tool name, on the client.
+// by server and tool name, on the client: a server of the meta-tool
+// options (McpDescriptor) or one of the client's own MCP tools
+// (McpToolDefinition, from RequestContext.tools or the run request). Both
+// kinds are listed in the request context's MCP channel rather than among
+// the tools, so that adding a server never changes the tools that lead
+// every prompt.
 var callMcpTool = &tool{
 	name:   "CallMcpTool",
 	modes:  everyMode,
@@ -19,9 +24,11 @@ var callMcpTool = &tool{
 	onExec: (*Call).onMCP,
 }
 
-// directMCPTool is a tool of the client's own MCP servers, offered to the
-// model by name next to the mode's tools (package compile adds them). It is
-// not in the registry: its name and schema come from the client.
+// directMCPTool is a tool of the client's own MCP servers called by its
+// own name. Keygate lists those tools in the request context for
+// CallMcpTool and no longer offers them by name, but a model that saw such
+// a call in an older conversation may still make one; it is carried out
+// the same way. It is not in the registry: its name comes from the client.
 var directMCPTool = &tool{
 	name:   "MCP",
 	runs:   onClient,
@@ -88,7 +95,40 @@ func (c *Call) startMetaMCP() (Action, error) {
 				ProviderIdentifier: provider, ToolName: tool, ServerIdentifier: d.GetServerIdentifier()}), nil
 		}
 	}
-	return Action{}, fmt.Errorf("MCP tool descriptor not found: server %q, tool %q", server, tool)
+	if d := c.directByServer(server, tool); d != nil {
+		raw, _ := c.args["arguments"].(map[string]any)
+		args, err := structArgs(raw)
+		if err != nil {
+			return Action{}, err
+		}
+		return c.mcpExec(&agentv1.McpArgs{Name: d.GetName(), Args: args, ToolCallId: c.call.CallID,
+			ProviderIdentifier: d.GetProviderIdentifier(), ToolName: DirectToolName(d)}), nil
+	}
+	return Action{}, fmt.Errorf("MCP tool not found: server %q, tool %q; the MCP tools are listed in the request context (GetMcpTools lists them as they are now)", server, tool)
+}
+
+// DirectToolName is the name a client's own MCP tool goes by on its
+// server: its tool name, else its full name.
+func DirectToolName(d *agentv1.McpToolDefinition) string {
+	if d.GetToolName() != "" {
+		return d.GetToolName()
+	}
+	return d.GetName()
+}
+
+// directByServer returns the client's own MCP tool of server named tool:
+// by its tool name or its full name, on the server its provider
+// identifier names (any server when it names none).
+func (c *Call) directByServer(server, tool string) *agentv1.McpToolDefinition {
+	for _, d := range c.env.MCP {
+		if p := d.GetProviderIdentifier(); p != "" && p != server {
+			continue
+		}
+		if DirectToolName(d) == tool || d.GetName() == tool {
+			return d
+		}
+	}
+	return nil
 }
 
 func (c *Call) mcpExec(args *agentv1.McpArgs) Action {

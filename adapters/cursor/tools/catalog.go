@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"unicode"
 
@@ -33,35 +32,47 @@ var catalog = func() map[string]entry {
 // ErrUnknownMode marks a mode without a tool list.
 var ErrUnknownMode = fmt.Errorf("unknown mode")
 
-// ForMode returns the tools of mode, in registry order, followed by extra
-// (dynamic MCP tools) sorted by name. An extra tool whose name collides
-// with a mode tool is an error: the model could not tell them apart. web
-// says which of WebSearch and WebFetch the turn may offer (every mode but
-// subagent offers them then).
-func ForMode(mode string, extra []llm.Tool, web WebAccess) ([]llm.Tool, error) {
+// ForMode returns the tools of mode, in registry order. web says which of
+// WebSearch and WebFetch the turn may offer (every mode but subagent
+// offers them then). The client's own MCP tools are not among them: the
+// request context lists them and CallMcpTool calls them, so an MCP server
+// added mid-conversation leaves the tools as they were.
+func ForMode(mode string, web WebAccess) ([]llm.Tool, error) {
 	if !slices.Contains(everyMode, mode) {
 		return nil, fmt.Errorf("tools of mode %q: %w", mode, ErrUnknownMode)
 	}
-	out := make([]llm.Tool, 0, len(registry)+len(extra))
-	taken := map[string]bool{}
+	out := make([]llm.Tool, 0, len(registry))
 	for _, t := range registry {
 		if !t.offeredIn(mode, web) {
 			continue
 		}
 		e := catalog[t.name]
 		out = append(out, llm.Tool{Name: t.name, Description: e.Description, Parameters: []byte(e.Parameters)})
-		taken[Canonical(t.name)] = true
-	}
-	dyn := append([]llm.Tool(nil), extra...)
-	sort.Slice(dyn, func(i, j int) bool { return dyn[i].Name < dyn[j].Name })
-	for _, t := range dyn {
-		if taken[Canonical(t.Name)] {
-			return nil, fmt.Errorf("mcp tool %q collides with a tool of mode %q", t.Name, mode)
-		}
-		taken[Canonical(t.Name)] = true
-		out = append(out, t)
 	}
 	return out, nil
+}
+
+// SharedTools is how many leading tools of ForMode(mode, web) every mode a
+// conversation switches among (agent, ask, plan, debug, multitask) offers
+// the same way: the head of the tool list a mode switch keeps. It is 0 for
+// a mode outside them (a subagent never switches).
+func SharedTools(mode string, web WebAccess) int {
+	if !slices.Contains(userModes, mode) {
+		return 0
+	}
+	n := 0
+	for _, t := range registry {
+		if !t.offeredIn(mode, web) {
+			continue
+		}
+		for _, m := range userModes {
+			if !t.offeredIn(m, web) {
+				return n
+			}
+		}
+		n++
+	}
+	return n
 }
 
 // Canonical folds a tool name for matching: lower case, letters and digits

@@ -170,6 +170,44 @@ var _ = Describe("Cursor tool features", func() {
 		Expect(a.Result.IsError).To(BeTrue())
 	})
 
+	Describe("CallMcpTool on the client's own MCP tools (RequestContext.tools)", func() {
+		direct := func(e *tools.Env) {
+			e.MCP = []*agentv1.McpToolDefinition{
+				{Name: "github-create_issue", ProviderIdentifier: "github", ToolName: "create_issue"},
+				{Name: "lonely_tool"},
+			}
+		}
+
+		It("calls the tool by server and tool name, with the client's own name for it", func() {
+			a := callWith("CallMcpTool", `{"server":"github","toolName":"create_issue","arguments":{"title":"Crash"}}`, direct).Start()
+			args := a.Exec.GetMcpArgs()
+			Expect(args.GetName()).To(Equal("github-create_issue"))
+			Expect(args.GetProviderIdentifier()).To(Equal("github"))
+			Expect(args.GetToolName()).To(Equal("create_issue"))
+			Expect(args.GetToolCallId()).To(Equal("call-1"))
+			Expect(args.GetArgs()["title"].GetStringValue()).To(Equal("Crash"))
+		})
+
+		It("accepts the tool's full name, and any server for a tool that names none", func() {
+			Expect(callWith("CallMcpTool", `{"server":"github","toolName":"github-create_issue"}`, direct).Start().Exec.GetMcpArgs().GetToolName()).
+				To(Equal("create_issue"))
+			Expect(callWith("CallMcpTool", `{"server":"whatever","toolName":"lonely_tool"}`, direct).Start().Exec.GetMcpArgs().GetName()).
+				To(Equal("lonely_tool"))
+		})
+
+		It("refuses a tool of another server as a tool error that says where the tools are listed", func() {
+			a := callWith("CallMcpTool", `{"server":"gitlab","toolName":"create_issue"}`, direct).Start()
+			Expect(a.Exec).To(BeNil())
+			Expect(a.Result.IsError).To(BeTrue())
+			Expect(a.Result.Content).To(ContainSubstring("listed in the request context"))
+		})
+
+		It("still carries out a call of such a tool by its own name, as older conversations made them", func() {
+			a := callWith("github-create_issue", `{"title":"Crash"}`, direct).Start()
+			Expect(a.Exec.GetMcpArgs().GetName()).To(Equal("github-create_issue"))
+		})
+	})
+
 	It("completes a question the user answers later and renders the late answers with their labels", func() {
 		c := callWith("AskQuestion", `{"questions":[{"id":"db","prompt":"Which?","options":[{"id":"pg","label":"Postgres"}]}]}`, nil)
 		c.Start()

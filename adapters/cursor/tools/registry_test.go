@@ -419,7 +419,7 @@ var _ = Describe("The tool registry", func() {
 
 	DescribeTable("offers each mode exactly its tools, in registry order",
 		func(mode string, web bool, want []string) {
-			ts, err := tools.ForMode(mode, nil, tools.WebAccess{Search: web, Fetch: web})
+			ts, err := tools.ForMode(mode, tools.WebAccess{Search: web, Fetch: web})
 			Expect(err).NotTo(HaveOccurred())
 			got := make([]string, len(ts))
 			for i, t := range ts {
@@ -427,16 +427,19 @@ var _ = Describe("The tool registry", func() {
 			}
 			Expect(got).To(Equal(want))
 		},
-		Entry("agent", "agent", false, []string{"Read", "Ls", "Glob", "Grep", "ReadLints", "Write", "StrReplace", "Delete", "Shell", "TodoWrite", "AskQuestion", "SwitchMode", "Task", "CallMcpTool", "FetchRules", "EditNotebook", "BackgroundShell", "WriteShellStdin", "Await", "GetMcpTools", "ListMcpResources", "FetchMcpResource", "McpAuth"}),
-		Entry("agent with web access", "agent", true, []string{"Read", "Ls", "Glob", "Grep", "ReadLints", "Write", "StrReplace", "Delete", "Shell", "TodoWrite", "AskQuestion", "SwitchMode", "Task", "CallMcpTool", "WebSearch", "WebFetch", "FetchRules", "EditNotebook", "BackgroundShell", "WriteShellStdin", "Await", "GetMcpTools", "ListMcpResources", "FetchMcpResource", "McpAuth"}),
-		Entry("debug: no mode switch", "debug", false, []string{"Read", "Ls", "Glob", "Grep", "ReadLints", "Write", "StrReplace", "Delete", "Shell", "TodoWrite", "AskQuestion", "Task", "CallMcpTool", "FetchRules", "EditNotebook", "BackgroundShell", "WriteShellStdin", "Await", "GetMcpTools", "ListMcpResources", "FetchMcpResource", "McpAuth"}),
-		Entry("multitask", "multitask", false, []string{"Read", "Ls", "Glob", "Grep", "ReadLints", "Write", "StrReplace", "Delete", "Shell", "TodoWrite", "AskQuestion", "SwitchMode", "Task", "CallMcpTool", "FetchRules", "EditNotebook", "BackgroundShell", "WriteShellStdin", "Await", "GetMcpTools", "ListMcpResources", "FetchMcpResource", "McpAuth"}),
-		Entry("ask: reads and asks only", "ask", true, []string{"Read", "Ls", "Glob", "Grep", "ReadLints", "TodoWrite", "AskQuestion", "CallMcpTool", "WebSearch", "WebFetch",
-			"FetchRules", "GetMcpTools", "ListMcpResources", "FetchMcpResource", "McpAuth"}),
-		Entry("plan: runs commands and proposes a plan, changes no file", "plan", false, []string{"Read", "Ls", "Glob", "Grep", "ReadLints", "Shell", "TodoWrite", "AskQuestion", "CreatePlan", "Task", "CallMcpTool",
-			"FetchRules", "BackgroundShell", "WriteShellStdin", "Await", "GetMcpTools", "ListMcpResources", "FetchMcpResource", "McpAuth"}),
-		Entry("subagent: no interaction, no further subagents, no web", "subagent", true, []string{"Read", "Ls", "Glob", "Grep", "ReadLints", "Write", "StrReplace", "Delete", "Shell", "CallMcpTool",
-			"FetchRules", "EditNotebook", "BackgroundShell", "WriteShellStdin", "Await", "GetMcpTools", "ListMcpResources", "FetchMcpResource"}),
+		Entry("agent", "agent", false, []string{"Read", "Ls", "Glob", "Grep", "ReadLints", "FetchRules", "CallMcpTool", "GetMcpTools", "ListMcpResources", "FetchMcpResource", "TodoWrite", "AskQuestion", "McpAuth",
+			"Shell", "BackgroundShell", "WriteShellStdin", "Await", "Task", "Write", "StrReplace", "Delete", "EditNotebook", "SwitchMode"}),
+		Entry("agent with web access", "agent", true, []string{"Read", "Ls", "Glob", "Grep", "ReadLints", "FetchRules", "CallMcpTool", "GetMcpTools", "ListMcpResources", "FetchMcpResource", "TodoWrite", "AskQuestion", "McpAuth", "WebSearch", "WebFetch",
+			"Shell", "BackgroundShell", "WriteShellStdin", "Await", "Task", "Write", "StrReplace", "Delete", "EditNotebook", "SwitchMode"}),
+		Entry("debug: no mode switch", "debug", false, []string{"Read", "Ls", "Glob", "Grep", "ReadLints", "FetchRules", "CallMcpTool", "GetMcpTools", "ListMcpResources", "FetchMcpResource", "TodoWrite", "AskQuestion", "McpAuth",
+			"Shell", "BackgroundShell", "WriteShellStdin", "Await", "Task", "Write", "StrReplace", "Delete", "EditNotebook"}),
+		Entry("multitask", "multitask", false, []string{"Read", "Ls", "Glob", "Grep", "ReadLints", "FetchRules", "CallMcpTool", "GetMcpTools", "ListMcpResources", "FetchMcpResource", "TodoWrite", "AskQuestion", "McpAuth",
+			"Shell", "BackgroundShell", "WriteShellStdin", "Await", "Task", "Write", "StrReplace", "Delete", "EditNotebook", "SwitchMode"}),
+		Entry("ask: reads and asks only", "ask", true, []string{"Read", "Ls", "Glob", "Grep", "ReadLints", "FetchRules", "CallMcpTool", "GetMcpTools", "ListMcpResources", "FetchMcpResource", "TodoWrite", "AskQuestion", "McpAuth", "WebSearch", "WebFetch"}),
+		Entry("plan: runs commands and proposes a plan, changes no file", "plan", false, []string{"Read", "Ls", "Glob", "Grep", "ReadLints", "FetchRules", "CallMcpTool", "GetMcpTools", "ListMcpResources", "FetchMcpResource", "TodoWrite", "AskQuestion", "McpAuth",
+			"Shell", "BackgroundShell", "WriteShellStdin", "Await", "Task", "CreatePlan"}),
+		Entry("subagent: no interaction, no further subagents, no web", "subagent", true, []string{"Read", "Ls", "Glob", "Grep", "ReadLints", "FetchRules", "CallMcpTool", "GetMcpTools", "ListMcpResources", "FetchMcpResource",
+			"Shell", "BackgroundShell", "WriteShellStdin", "Await", "Write", "StrReplace", "Delete", "EditNotebook"}),
 	)
 })
 

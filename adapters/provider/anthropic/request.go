@@ -56,9 +56,12 @@ type turn struct {
 //
 // Field order: model, max_tokens, system, messages, tools, thinking,
 // output_config, speed, stream, extras. The fast tier is fast mode
-// (speed "fast", with the beta header Messages' Headers adds). Cache breakpoints sit on the system block,
-// the last tool and the last text/image/tool_result block of the last user
-// message. Consecutive messages of one role are merged (system and tool
+// (speed "fast", with the beta header Messages' Headers adds). Cache
+// breakpoints (at most four, Anthropic's limit) sit on the system block, the
+// last tool, the last of the tools every mode shares (req.SharedTools; a
+// mode switch then finds them cached, since Anthropic writes cache entries
+// only at breakpoints) and the last text/image/tool_result block of the
+// last user message. Consecutive messages of one role are merged (system and tool
 // messages are user turns).
 func AppendRequest(dst []byte, req llm.Request, o Options) ([]byte, error) {
 	turns, err := group(req.Messages, o.ThinkingCarrier && req.Reasoning.Enabled)
@@ -120,7 +123,7 @@ func AppendRequest(dst []byte, req llm.Request, o Options) ([]byte, error) {
 			if err := w.Raw(params); err != nil {
 				return dst, fmt.Errorf("write tool %q schema: %w", t.Name, err)
 			}
-			if i == len(req.Tools)-1 {
+			if i == len(req.Tools)-1 || i == req.SharedTools-1 {
 				writeCacheControl(&w)
 			}
 			w.EndObject()

@@ -86,6 +86,23 @@ var _ = Describe("AppendRequest", func() {
 		Expect(string(last.Content[len(last.Content)-1]["type"])).To(Equal(`"tool_result"`))
 	})
 
+	It("places a fourth breakpoint on the last of the tools every mode shares, so a mode switch finds them cached", func() {
+		req := reqs[1]
+		Expect(len(req.Tools)).To(BeNumerically(">=", 2))
+		req.SharedTools = 1
+		body := build(req)
+		Expect(bytes.Count(body, []byte(`"cache_control":{"type":"ephemeral"}`))).To(Equal(4))
+		var top struct {
+			Tools []map[string]json.RawMessage `json:"tools"`
+		}
+		Expect(json.Unmarshal(body, &top)).To(Succeed())
+		Expect(top.Tools[0]).To(HaveKey("cache_control"))
+		Expect(top.Tools[len(top.Tools)-1]).To(HaveKey("cache_control"))
+
+		req.SharedTools = len(req.Tools)
+		Expect(bytes.Count(build(req), []byte(`"cache_control":{"type":"ephemeral"}`))).To(Equal(3), "all tools shared: the last tool's breakpoint serves")
+	})
+
 	It("merges consecutive tool results into one user turn so roles alternate", func() {
 		var roles []string
 		for _, m := range messages(build(reqs[1])) {

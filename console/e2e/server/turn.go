@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -63,8 +64,17 @@ func (t *turns) httpClient(token string) *http.Client {
 
 // client returns the conversation's client for its next turn and the
 // message that opens it: the first turn has no state, later ones send the
-// latest checkpoint.
-func (t *turns) client(conv, model, text, token string) (*cursortest.Client, *agentv1.AgentClientMessage) {
+// latest checkpoint. A mode ("plan", "ask"…) is the mode the user picked
+// for the message.
+func (t *turns) client(conv, model, text, token, mode string) (*cursortest.Client, *agentv1.AgentClientMessage) {
+	c, open := t.opening(conv, model, text, token)
+	if m, ok := agentv1.AgentMode_value["AGENT_MODE_"+strings.ToUpper(mode)]; ok && mode != "" {
+		open.GetRunRequest().GetAction().GetUserMessageAction().GetUserMessage().Mode = agentv1.AgentMode(m)
+	}
+	return c, open
+}
+
+func (t *turns) opening(conv, model, text, token string) (*cursortest.Client, *agentv1.AgentClientMessage) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.n++
@@ -81,10 +91,10 @@ func (t *turns) client(conv, model, text, token string) (*cursortest.Client, *ag
 }
 
 // ServeHTTP runs one turn (?conversation=&model=&text=, optionally
-// &token=) and answers with the texts the client received.
+// &token= and &mode=) and answers with the texts the client received.
 func (t *turns) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	c, open := t.client(q.Get("conversation"), q.Get("model"), q.Get("text"), q.Get("token"))
+	c, open := t.client(q.Get("conversation"), q.Get("model"), q.Get("text"), q.Get("token"), q.Get("mode"))
 	ctx, cancel := context.WithTimeout(r.Context(), 20*time.Second)
 	defer cancel()
 	stream, err := c.Subscribe(ctx)

@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { calls as api } from "../api";
-import { CacheInsightState, type CacheInsight, type Call, type ResponseChunk } from "../gen/control/v1/call_pb";
+import { CacheCause, CacheInsightState, type CacheInsight, type Call, type ResponseChunk } from "../gen/control/v1/call_pb";
 import { Badge, Card, ErrorBox, Page, Spinner, useLoad } from "../components/ui";
 import { Link, navigate } from "../App";
 import { ms, plural, time, tokens } from "../format";
@@ -31,6 +31,30 @@ function Timeline({ call }: { call: Call }) {
   );
 }
 
+// causeLabels names each cause of a cache insight; a cause this console
+// does not know yet shows as unknown.
+const causeLabels: Partial<Record<CacheCause, string>> = {
+  [CacheCause.MODE_SWITCH]: "mode switch",
+  [CacheCause.MODEL_SWITCH]: "model switch",
+  [CacheCause.MCP_CHANGE]: "MCP change",
+  [CacheCause.CONTEXT_CHANGE]: "context change",
+};
+
+// Causes lists what the user changed since the previous call: why a broken
+// call broke, or what a stable one appended without breaking.
+function Causes({ insight }: { insight: CacheInsight }) {
+  if (insight.causes.length === 0) return null;
+  const broken = insight.state === CacheInsightState.BROKEN;
+  return (
+    <div className="mt-2 flex flex-wrap items-center gap-1 text-xs">
+      <span className="text-slate-500">{broken ? "Why it broke:" : "Changed without a break:"}</span>
+      {insight.causes.map((c, i) => (
+        <span key={i} data-testid="cache-cause"><Badge tone={broken ? "amber" : "slate"}>{causeLabels[c] ?? "unknown cause"}</Badge></span>
+      ))}
+    </div>
+  );
+}
+
 function Insight({ insight }: { insight?: CacheInsight }) {
   if (!insight) return null;
   const tone = { [CacheInsightState.STABLE]: "green", [CacheInsightState.BROKEN]: "red", [CacheInsightState.FIRST]: "indigo" }[insight.state as number] as "green" | "red" | "indigo" | undefined;
@@ -38,6 +62,7 @@ function Insight({ insight }: { insight?: CacheInsight }) {
   return (
     <Card title={<span>Prompt cache <Badge tone={tone ?? "slate"}>{label}</Badge></span>}>
       <p className="text-sm" data-testid="cache-insight">{insight.explanation}</p>
+      <Causes insight={insight} />
       {insight.promptTokensEstimate > 0n && (
         <div className="mt-2" title="Estimated tokens of this call's prompt; green is the part repeated from the previous call">
           <div className="h-2 w-full overflow-hidden rounded bg-slate-200">

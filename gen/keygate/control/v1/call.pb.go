@@ -78,6 +78,69 @@ func (CallStatus) EnumDescriptor() ([]byte, []int) {
 	return file_control_v1_call_proto_rawDescGZIP(), []int{0}
 }
 
+// CacheCause is something the user changed between two calls of a
+// conversation.
+type CacheCause int32
+
+const (
+	CacheCause_CACHE_CAUSE_UNSPECIFIED CacheCause = 0
+	// The call was made in another mode, whose tools differ past the ones
+	// every mode shares.
+	CacheCause_CACHE_CAUSE_MODE_SWITCH CacheCause = 1
+	// The call asks another upstream model, which has a cache of its own.
+	CacheCause_CACHE_CAUSE_MODEL_SWITCH CacheCause = 2
+	// The user's MCP servers changed; the call appended them.
+	CacheCause_CACHE_CAUSE_MCP_CHANGE CacheCause = 3
+	// The user's environment or editor (open files) changed; the call
+	// appended it.
+	CacheCause_CACHE_CAUSE_CONTEXT_CHANGE CacheCause = 4
+)
+
+// Enum value maps for CacheCause.
+var (
+	CacheCause_name = map[int32]string{
+		0: "CACHE_CAUSE_UNSPECIFIED",
+		1: "CACHE_CAUSE_MODE_SWITCH",
+		2: "CACHE_CAUSE_MODEL_SWITCH",
+		3: "CACHE_CAUSE_MCP_CHANGE",
+		4: "CACHE_CAUSE_CONTEXT_CHANGE",
+	}
+	CacheCause_value = map[string]int32{
+		"CACHE_CAUSE_UNSPECIFIED":    0,
+		"CACHE_CAUSE_MODE_SWITCH":    1,
+		"CACHE_CAUSE_MODEL_SWITCH":   2,
+		"CACHE_CAUSE_MCP_CHANGE":     3,
+		"CACHE_CAUSE_CONTEXT_CHANGE": 4,
+	}
+)
+
+func (x CacheCause) Enum() *CacheCause {
+	p := new(CacheCause)
+	*p = x
+	return p
+}
+
+func (x CacheCause) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (CacheCause) Descriptor() protoreflect.EnumDescriptor {
+	return file_control_v1_call_proto_enumTypes[1].Descriptor()
+}
+
+func (CacheCause) Type() protoreflect.EnumType {
+	return &file_control_v1_call_proto_enumTypes[1]
+}
+
+func (x CacheCause) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use CacheCause.Descriptor instead.
+func (CacheCause) EnumDescriptor() ([]byte, []int) {
+	return file_control_v1_call_proto_rawDescGZIP(), []int{1}
+}
+
 // CacheInsightState is the verdict of a cache insight.
 type CacheInsightState int32
 
@@ -120,11 +183,11 @@ func (x CacheInsightState) String() string {
 }
 
 func (CacheInsightState) Descriptor() protoreflect.EnumDescriptor {
-	return file_control_v1_call_proto_enumTypes[1].Descriptor()
+	return file_control_v1_call_proto_enumTypes[2].Descriptor()
 }
 
 func (CacheInsightState) Type() protoreflect.EnumType {
-	return &file_control_v1_call_proto_enumTypes[1]
+	return &file_control_v1_call_proto_enumTypes[2]
 }
 
 func (x CacheInsightState) Number() protoreflect.EnumNumber {
@@ -133,7 +196,7 @@ func (x CacheInsightState) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use CacheInsightState.Descriptor instead.
 func (CacheInsightState) EnumDescriptor() ([]byte, []int) {
-	return file_control_v1_call_proto_rawDescGZIP(), []int{1}
+	return file_control_v1_call_proto_rawDescGZIP(), []int{2}
 }
 
 // CallFilter narrows a call list; unset fields match everything.
@@ -1116,8 +1179,13 @@ type CacheInsight struct {
 	// the previous call and so may be served from the provider's cache.
 	PromptTokensEstimate int64 `protobuf:"varint,10,opt,name=prompt_tokens_estimate,json=promptTokensEstimate,proto3" json:"prompt_tokens_estimate,omitempty"`
 	PrefixTokensEstimate int64 `protobuf:"varint,11,opt,name=prefix_tokens_estimate,json=prefixTokensEstimate,proto3" json:"prefix_tokens_estimate,omitempty"`
-	unknownFields        protoimpl.UnknownFields
-	sizeCache            protoimpl.SizeCache
+	// causes name what the user changed since the previous call, as far as
+	// the prompts show it: on a broken call why it broke, on a stable one
+	// what it appended without breaking. The list of causes grows; a client
+	// shows a value it does not know as an unknown cause.
+	Causes        []CacheCause `protobuf:"varint,12,rep,packed,name=causes,proto3,enum=keygate.control.v1.CacheCause" json:"causes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CacheInsight) Reset() {
@@ -1227,6 +1295,13 @@ func (x *CacheInsight) GetPrefixTokensEstimate() int64 {
 	return 0
 }
 
+func (x *CacheInsight) GetCauses() []CacheCause {
+	if x != nil {
+		return x.Causes
+	}
+	return nil
+}
+
 var File_control_v1_call_proto protoreflect.FileDescriptor
 
 const file_control_v1_call_proto_rawDesc = "" +
@@ -1320,7 +1395,7 @@ const file_control_v1_call_proto_rawDesc = "" +
 	"\rResponseChunk\x12\x10\n" +
 	"\x03seq\x18\x01 \x01(\x05R\x03seq\x12\x1b\n" +
 	"\toffset_ms\x18\x02 \x01(\x03R\boffsetMs\x12\x12\n" +
-	"\x04data\x18\x03 \x01(\tR\x04data\"\xe1\x03\n" +
+	"\x04data\x18\x03 \x01(\tR\x04data\"\x99\x04\n" +
 	"\fCacheInsight\x12;\n" +
 	"\x05state\x18\x01 \x01(\x0e2%.keygate.control.v1.CacheInsightStateR\x05state\x12(\n" +
 	"\x10previous_call_id\x18\x02 \x01(\tR\x0epreviousCallId\x12'\n" +
@@ -1335,14 +1410,22 @@ const file_control_v1_call_proto_rawDesc = "" +
 	"\vexplanation\x18\t \x01(\tR\vexplanation\x124\n" +
 	"\x16prompt_tokens_estimate\x18\n" +
 	" \x01(\x03R\x14promptTokensEstimate\x124\n" +
-	"\x16prefix_tokens_estimate\x18\v \x01(\x03R\x14prefixTokensEstimate*\x8f\x01\n" +
+	"\x16prefix_tokens_estimate\x18\v \x01(\x03R\x14prefixTokensEstimate\x126\n" +
+	"\x06causes\x18\f \x03(\x0e2\x1e.keygate.control.v1.CacheCauseR\x06causes*\x8f\x01\n" +
 	"\n" +
 	"CallStatus\x12\x1b\n" +
 	"\x17CALL_STATUS_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13CALL_STATUS_RUNNING\x10\x01\x12\x19\n" +
 	"\x15CALL_STATUS_COMPLETED\x10\x02\x12\x15\n" +
 	"\x11CALL_STATUS_ERROR\x10\x03\x12\x19\n" +
-	"\x15CALL_STATUS_CANCELLED\x10\x04*\xb8\x01\n" +
+	"\x15CALL_STATUS_CANCELLED\x10\x04*\xa0\x01\n" +
+	"\n" +
+	"CacheCause\x12\x1b\n" +
+	"\x17CACHE_CAUSE_UNSPECIFIED\x10\x00\x12\x1b\n" +
+	"\x17CACHE_CAUSE_MODE_SWITCH\x10\x01\x12\x1c\n" +
+	"\x18CACHE_CAUSE_MODEL_SWITCH\x10\x02\x12\x1a\n" +
+	"\x16CACHE_CAUSE_MCP_CHANGE\x10\x03\x12\x1e\n" +
+	"\x1aCACHE_CAUSE_CONTEXT_CHANGE\x10\x04*\xb8\x01\n" +
 	"\x11CacheInsightState\x12#\n" +
 	"\x1fCACHE_INSIGHT_STATE_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bCACHE_INSIGHT_STATE_UNKNOWN\x10\x01\x12\x1d\n" +
@@ -1366,58 +1449,60 @@ func file_control_v1_call_proto_rawDescGZIP() []byte {
 	return file_control_v1_call_proto_rawDescData
 }
 
-var file_control_v1_call_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
+var file_control_v1_call_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
 var file_control_v1_call_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_control_v1_call_proto_goTypes = []any{
 	(CallStatus)(0),               // 0: keygate.control.v1.CallStatus
-	(CacheInsightState)(0),        // 1: keygate.control.v1.CacheInsightState
-	(*CallFilter)(nil),            // 2: keygate.control.v1.CallFilter
-	(*ListCallsRequest)(nil),      // 3: keygate.control.v1.ListCallsRequest
-	(*ListCallsResponse)(nil),     // 4: keygate.control.v1.ListCallsResponse
-	(*Call)(nil),                  // 5: keygate.control.v1.Call
-	(*ModelSnapshot)(nil),         // 6: keygate.control.v1.ModelSnapshot
-	(*CallTiming)(nil),            // 7: keygate.control.v1.CallTiming
-	(*Usage)(nil),                 // 8: keygate.control.v1.Usage
-	(*GetCallRequest)(nil),        // 9: keygate.control.v1.GetCallRequest
-	(*GetCallResponse)(nil),       // 10: keygate.control.v1.GetCallResponse
-	(*RecordedRequest)(nil),       // 11: keygate.control.v1.RecordedRequest
-	(*Header)(nil),                // 12: keygate.control.v1.Header
-	(*ResponseChunk)(nil),         // 13: keygate.control.v1.ResponseChunk
-	(*CacheInsight)(nil),          // 14: keygate.control.v1.CacheInsight
-	(*timestamppb.Timestamp)(nil), // 15: google.protobuf.Timestamp
-	(ProviderKind)(0),             // 16: keygate.control.v1.ProviderKind
+	(CacheCause)(0),               // 1: keygate.control.v1.CacheCause
+	(CacheInsightState)(0),        // 2: keygate.control.v1.CacheInsightState
+	(*CallFilter)(nil),            // 3: keygate.control.v1.CallFilter
+	(*ListCallsRequest)(nil),      // 4: keygate.control.v1.ListCallsRequest
+	(*ListCallsResponse)(nil),     // 5: keygate.control.v1.ListCallsResponse
+	(*Call)(nil),                  // 6: keygate.control.v1.Call
+	(*ModelSnapshot)(nil),         // 7: keygate.control.v1.ModelSnapshot
+	(*CallTiming)(nil),            // 8: keygate.control.v1.CallTiming
+	(*Usage)(nil),                 // 9: keygate.control.v1.Usage
+	(*GetCallRequest)(nil),        // 10: keygate.control.v1.GetCallRequest
+	(*GetCallResponse)(nil),       // 11: keygate.control.v1.GetCallResponse
+	(*RecordedRequest)(nil),       // 12: keygate.control.v1.RecordedRequest
+	(*Header)(nil),                // 13: keygate.control.v1.Header
+	(*ResponseChunk)(nil),         // 14: keygate.control.v1.ResponseChunk
+	(*CacheInsight)(nil),          // 15: keygate.control.v1.CacheInsight
+	(*timestamppb.Timestamp)(nil), // 16: google.protobuf.Timestamp
+	(ProviderKind)(0),             // 17: keygate.control.v1.ProviderKind
 }
 var file_control_v1_call_proto_depIdxs = []int32{
-	15, // 0: keygate.control.v1.CallFilter.start_time:type_name -> google.protobuf.Timestamp
-	15, // 1: keygate.control.v1.CallFilter.end_time:type_name -> google.protobuf.Timestamp
+	16, // 0: keygate.control.v1.CallFilter.start_time:type_name -> google.protobuf.Timestamp
+	16, // 1: keygate.control.v1.CallFilter.end_time:type_name -> google.protobuf.Timestamp
 	0,  // 2: keygate.control.v1.CallFilter.status:type_name -> keygate.control.v1.CallStatus
-	2,  // 3: keygate.control.v1.ListCallsRequest.filter:type_name -> keygate.control.v1.CallFilter
-	5,  // 4: keygate.control.v1.ListCallsResponse.calls:type_name -> keygate.control.v1.Call
-	6,  // 5: keygate.control.v1.Call.model:type_name -> keygate.control.v1.ModelSnapshot
+	3,  // 3: keygate.control.v1.ListCallsRequest.filter:type_name -> keygate.control.v1.CallFilter
+	6,  // 4: keygate.control.v1.ListCallsResponse.calls:type_name -> keygate.control.v1.Call
+	7,  // 5: keygate.control.v1.Call.model:type_name -> keygate.control.v1.ModelSnapshot
 	0,  // 6: keygate.control.v1.Call.status:type_name -> keygate.control.v1.CallStatus
-	7,  // 7: keygate.control.v1.Call.timing:type_name -> keygate.control.v1.CallTiming
-	8,  // 8: keygate.control.v1.Call.usage:type_name -> keygate.control.v1.Usage
-	16, // 9: keygate.control.v1.ModelSnapshot.provider_kind:type_name -> keygate.control.v1.ProviderKind
-	15, // 10: keygate.control.v1.CallTiming.request_start_time:type_name -> google.protobuf.Timestamp
-	15, // 11: keygate.control.v1.CallTiming.response_headers_time:type_name -> google.protobuf.Timestamp
-	15, // 12: keygate.control.v1.CallTiming.first_event_time:type_name -> google.protobuf.Timestamp
-	15, // 13: keygate.control.v1.CallTiming.first_text_time:type_name -> google.protobuf.Timestamp
-	15, // 14: keygate.control.v1.CallTiming.finish_time:type_name -> google.protobuf.Timestamp
-	5,  // 15: keygate.control.v1.GetCallResponse.call:type_name -> keygate.control.v1.Call
-	11, // 16: keygate.control.v1.GetCallResponse.request:type_name -> keygate.control.v1.RecordedRequest
-	13, // 17: keygate.control.v1.GetCallResponse.chunks:type_name -> keygate.control.v1.ResponseChunk
-	14, // 18: keygate.control.v1.GetCallResponse.cache_insight:type_name -> keygate.control.v1.CacheInsight
-	12, // 19: keygate.control.v1.RecordedRequest.headers:type_name -> keygate.control.v1.Header
-	1,  // 20: keygate.control.v1.CacheInsight.state:type_name -> keygate.control.v1.CacheInsightState
-	3,  // 21: keygate.control.v1.CallService.ListCalls:input_type -> keygate.control.v1.ListCallsRequest
-	9,  // 22: keygate.control.v1.CallService.GetCall:input_type -> keygate.control.v1.GetCallRequest
-	4,  // 23: keygate.control.v1.CallService.ListCalls:output_type -> keygate.control.v1.ListCallsResponse
-	10, // 24: keygate.control.v1.CallService.GetCall:output_type -> keygate.control.v1.GetCallResponse
-	23, // [23:25] is the sub-list for method output_type
-	21, // [21:23] is the sub-list for method input_type
-	21, // [21:21] is the sub-list for extension type_name
-	21, // [21:21] is the sub-list for extension extendee
-	0,  // [0:21] is the sub-list for field type_name
+	8,  // 7: keygate.control.v1.Call.timing:type_name -> keygate.control.v1.CallTiming
+	9,  // 8: keygate.control.v1.Call.usage:type_name -> keygate.control.v1.Usage
+	17, // 9: keygate.control.v1.ModelSnapshot.provider_kind:type_name -> keygate.control.v1.ProviderKind
+	16, // 10: keygate.control.v1.CallTiming.request_start_time:type_name -> google.protobuf.Timestamp
+	16, // 11: keygate.control.v1.CallTiming.response_headers_time:type_name -> google.protobuf.Timestamp
+	16, // 12: keygate.control.v1.CallTiming.first_event_time:type_name -> google.protobuf.Timestamp
+	16, // 13: keygate.control.v1.CallTiming.first_text_time:type_name -> google.protobuf.Timestamp
+	16, // 14: keygate.control.v1.CallTiming.finish_time:type_name -> google.protobuf.Timestamp
+	6,  // 15: keygate.control.v1.GetCallResponse.call:type_name -> keygate.control.v1.Call
+	12, // 16: keygate.control.v1.GetCallResponse.request:type_name -> keygate.control.v1.RecordedRequest
+	14, // 17: keygate.control.v1.GetCallResponse.chunks:type_name -> keygate.control.v1.ResponseChunk
+	15, // 18: keygate.control.v1.GetCallResponse.cache_insight:type_name -> keygate.control.v1.CacheInsight
+	13, // 19: keygate.control.v1.RecordedRequest.headers:type_name -> keygate.control.v1.Header
+	2,  // 20: keygate.control.v1.CacheInsight.state:type_name -> keygate.control.v1.CacheInsightState
+	1,  // 21: keygate.control.v1.CacheInsight.causes:type_name -> keygate.control.v1.CacheCause
+	4,  // 22: keygate.control.v1.CallService.ListCalls:input_type -> keygate.control.v1.ListCallsRequest
+	10, // 23: keygate.control.v1.CallService.GetCall:input_type -> keygate.control.v1.GetCallRequest
+	5,  // 24: keygate.control.v1.CallService.ListCalls:output_type -> keygate.control.v1.ListCallsResponse
+	11, // 25: keygate.control.v1.CallService.GetCall:output_type -> keygate.control.v1.GetCallResponse
+	24, // [24:26] is the sub-list for method output_type
+	22, // [22:24] is the sub-list for method input_type
+	22, // [22:22] is the sub-list for extension type_name
+	22, // [22:22] is the sub-list for extension extendee
+	0,  // [0:22] is the sub-list for field type_name
 }
 
 func init() { file_control_v1_call_proto_init() }
@@ -1431,7 +1516,7 @@ func file_control_v1_call_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_control_v1_call_proto_rawDesc), len(file_control_v1_call_proto_rawDesc)),
-			NumEnums:      2,
+			NumEnums:      3,
 			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   1,
