@@ -88,7 +88,7 @@ func newStack(ctx context.Context, o stackOptions, providerURL string) (ts *http
 	Expect(err).NotTo(HaveOccurred())
 	tenancy := app.NewTenancy(store)
 	stores := app.NewCursorStores(store, tenancy)
-	engine, stopEngine, err := app.NewEngine(stores, mp, m, tr, log)
+	engine, stopEngine, err := app.NewEngine(cfg, stores, mp, m, tr, log)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(stopEngine)
 	fwd, err := app.NewUpstream(cfg, policy, log)

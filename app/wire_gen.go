@@ -131,7 +131,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	server := NewHTTPServer(httpServerOptions)
 	retention := NewRetention(store, settings)
 	cursorStores := NewCursorStores(store, tenancy)
-	engine, cleanup4, err := NewEngine(cursorStores, modelProvider, metrics, tracing, logger)
+	engine, cleanup4, err := NewEngine(cfg, cursorStores, modelProvider, metrics, tracing, logger)
 	if err != nil {
 		cleanup3()
 		cleanup2()

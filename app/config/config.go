@@ -114,6 +114,11 @@ type Config struct {
 	Auth Auth
 	// Secrets name the keyring that seals provider keys and sessions.
 	Secrets Secrets
+	// RetryMaxWait bounds how long one model call waits in all between its
+	// retries when the provider fails (backoff with jitter, at least what
+	// the provider's Retry-After asks); the user sees each retry in Cursor.
+	// Zero turns retries off.
+	RetryMaxWait time.Duration
 	// TracesURL is the OTLP/HTTP URL spans are exported to (from
 	// OpenTelemetry's standard variables, see EnvOTLPEndpoint); empty
 	// exports none. The exporter reads OpenTelemetry's other standard
@@ -159,6 +164,16 @@ const (
 	EnvWebSearchKey     = "KEYGATE_WEB_SEARCH_KEY"
 	EnvWebSearchKeyFile = "KEYGATE_WEB_SEARCH_KEY_FILE"
 	EnvWebFetch         = "KEYGATE_WEB_FETCH"
+	// EnvRetryMaxWait is a Go duration such as 60s or 2m; 0 turns retries off.
+	EnvRetryMaxWait = "KEYGATE_RETRY_MAX_WAIT"
+)
+
+// DefaultRetryMaxWait is the default of Config.RetryMaxWait, and
+// MaxRetryMaxWait the most it may be: a turn that waits longer for a
+// provider has long lost its user.
+const (
+	DefaultRetryMaxWait = time.Minute
+	MaxRetryMaxWait     = 10 * time.Minute
 )
 
 // DefaultListen and DefaultProxyListen are loopback only: a laptop install
@@ -201,6 +216,7 @@ func Default() Config {
 		ProxyListen:      DefaultProxyListen,
 		ProxyPassthrough: slices.Clone(DefaultProxyPassthrough),
 		WebFetch:         true,
+		RetryMaxWait:     DefaultRetryMaxWait,
 		Auth:             Auth{Mode: "local"},
 	}
 }
@@ -240,6 +256,9 @@ func Load(args []string, getenv func(string) string, out io.Writer) (Config, err
 	if err := envBool(getenv, EnvWebFetch, &cfg.WebFetch); err != nil {
 		return Config{}, err
 	}
+	if err := envDuration(getenv, EnvRetryMaxWait, &cfg.RetryMaxWait); err != nil {
+		return Config{}, err
+	}
 
 	fs := flag.NewFlagSet("keygate serve", flag.ContinueOnError)
 	fs.SetOutput(out)
@@ -264,6 +283,7 @@ func Load(args []string, getenv func(string) string, out io.Writer) (Config, err
 	fs.StringVar(&cfg.WebSearchURL, "web-search-url", cfg.WebSearchURL, "base URL of the search backend: the SearXNG instance, or a gateway in front of Brave Search (env "+EnvWebSearchURL+")")
 	fs.StringVar(&cfg.WebSearchKeyFile, "web-search-key-file", cfg.WebSearchKeyFile, "file holding the search backend's API key; or set "+EnvWebSearchKey+" (env "+EnvWebSearchKeyFile+")")
 	fs.BoolVar(&cfg.WebFetch, "web-fetch", cfg.WebFetch, "offer the agent's WebFetch tool: pages the user approved, public addresses only (env "+EnvWebFetch+")")
+	fs.DurationVar(&cfg.RetryMaxWait, "retry-max-wait", cfg.RetryMaxWait, "how long one model call waits in all between retries of a failing provider, e.g. 60s; 0 turns retries off (env "+EnvRetryMaxWait+")")
 	finish := loadCompany(&cfg, getenv, fs)
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
@@ -334,6 +354,19 @@ func (f *listFlag) Set(v string) error {
 		*f.dst, f.set = nil, true
 	}
 	*f.dst = append(*f.dst, splitList(v)...)
+	return nil
+}
+
+func envDuration(getenv func(string) string, name string, dst *time.Duration) error {
+	v := strings.TrimSpace(getenv(name))
+	if v == "" {
+		return nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	*dst = d
 	return nil
 }
 
@@ -411,6 +444,9 @@ func (c Config) validate() []error {
 	}
 	if c.ShutdownTimeout <= 0 {
 		errs = append(errs, errors.New("shutdown timeout must be positive"))
+	}
+	if c.RetryMaxWait < 0 || c.RetryMaxWait > MaxRetryMaxWait {
+		errs = append(errs, fmt.Errorf("retry wait (%s) %s must be between 0 (no retries) and %s", EnvRetryMaxWait, c.RetryMaxWait, MaxRetryMaxWait))
 	}
 	errs = append(errs, c.validateWebSearch()...)
 	return append(errs, c.validateCompany()...)
