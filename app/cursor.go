@@ -102,7 +102,7 @@ type CursorServerOptions struct {
 	Stores        company.CursorStores
 	Models        *appcontrol.Models
 	Upstream      *upstream.Forwarder
-	Relay         ports.AppendRelay
+	Relay         *company.SealedRelay
 	Tracing       *tracing.Tracing
 	Budgets       *company.Budgets
 	AgentListener *AgentListener
@@ -136,8 +136,10 @@ func NewCursorServer(o CursorServerOptions) (*cursor.Server, func(), error) {
 		Unary:        unary.Options{Catalog: unary.Configured(o.Models), Upstream: o.Upstream, AgentURL: o.AgentListener.URL()},
 		Upstream:     o.Upstream,
 		KeygateModel: o.Models.Serves,
-		Relay:        o.Relay,
 		Trace:        o.Tracing.Turn,
+	}
+	if o.Relay != nil {
+		opts.Relay = o.Relay
 	}
 	if o.Budgets != nil {
 		opts.Admit = o.Budgets.HoldTurn

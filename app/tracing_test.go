@@ -84,7 +84,7 @@ func newStack(ctx context.Context, o stackOptions, providerURL string) (ts *http
 	Expect(err).NotTo(HaveOccurred())
 	mp := app.NewModelProvider(app.ModelProviderOptions{Logger: log, Store: store, Settings: settings, Metrics: m,
 		Tracing: tr, Budgets: budgets, Egress: policy})
-	models, err := app.NewModels(ctx, log, store, box, mp, auditor, policy)
+	models, err := app.NewModels(ctx, log, store, box, mp, auditor, policy, app.ReplicaChecked{})
 	Expect(err).NotTo(HaveOccurred())
 	tenancy := app.NewTenancy(store)
 	stores := app.NewCursorStores(store, tenancy)

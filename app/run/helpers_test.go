@@ -69,14 +69,14 @@ type harness struct {
 	prompt projection.Prompt
 	// last is the transport of the latest start; waited counts the retry
 	// waits advanceRetries let pass in its run. Specs start runs from
-	// several goroutines, hence the lock.
-	mu     sync.Mutex
+	// several goroutines, hence the lock (shared by copies of the harness).
+	mu     *sync.Mutex
 	last   *runtest.Transport
 	waited int
 }
 
 func newHarness(open func() backend, limits run.Limits) *harness {
-	h := &harness{b: open(), server: providertest.NewServer(), clock: runtest.NewClock(), limits: limits,
+	h := &harness{b: open(), server: providertest.NewServer(), clock: runtest.NewClock(), limits: limits, mu: &sync.Mutex{},
 		conv: fmt.Sprintf("conv-%d", runSeq.Add(1))}
 	DeferCleanup(func() {
 		h.server.Release()
