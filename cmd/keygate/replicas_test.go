@@ -96,6 +96,6 @@ var _ = Describe("keygate serve as two replicas on one PostgreSQL database", fun
 		Expect(msg).To(ContainSubstring(secret.Fingerprint(key2)[:16]))
 		Expect(msg).To(ContainSubstring(secret.Fingerprint(key1)[:16]))
 		Expect(msg).To(ContainSubstring(config.EnvSecretKeyFile))
-		Expect(status(base + "/readyz")).To(Equal(http.StatusOK), "the first process serves on")
+		Expect(status(base+"/readyz")).To(Equal(http.StatusOK), "the first process serves on")
 	}, SpecTimeout(60*time.Second))
 })
