@@ -184,3 +184,13 @@ var _ = Describe("Authority.Fingerprint", func() {
 		Expect(other.Fingerprint()).NotTo(Equal(a.Fingerprint()))
 	})
 })
+
+var _ = Describe("Authority.Usable", func() {
+	It("passes a host the root may sign for, and fails one its name constraints exclude", func() {
+		a, _, err := ca.Generate(start, "Keygate test root")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(a.Usable("api2.cursor.sh", start)).To(Succeed())
+		Expect(a.Usable("github.com", start)).To(MatchError(ContainSubstring("does not verify")))
+		Expect(a.Usable("api2.cursor.sh", start.Add(11*365*24*time.Hour))).To(HaveOccurred(), "an expired root")
+	})
+})

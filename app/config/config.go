@@ -225,14 +225,31 @@ func Default() Config {
 // (flags win), and validates it. args excludes the program and subcommand
 // names. getenv is usually os.Getenv; usage output goes to out.
 func Load(args []string, getenv func(string) string, out io.Writer) (Config, error) {
-	cfg := Default()
+	cfg, problems, err := Parse(args, getenv, out, nil)
+	if err != nil {
+		return Config{}, err
+	}
+	if err := errors.Join(problems...); err != nil {
+		return Config{}, fmt.Errorf("invalid configuration: %w", err)
+	}
+	return cfg, nil
+}
+
+// Parse reads the configuration as Load does, but returns what Validate
+// refuses as problems beside the configuration instead of failing, so that
+// a caller can still look at a configuration that is not valid (keygate
+// doctor reports each problem and checks the rest). err is set only when
+// the arguments or the environment cannot be read at all. extra, when not
+// nil, registers the caller's own flags on the same flag set.
+func Parse(args []string, getenv func(string) string, out io.Writer, extra func(*flag.FlagSet)) (cfg Config, problems []error, err error) {
+	cfg = Default()
 	envString(getenv, EnvDataDir, &cfg.DataDir)
 	envString(getenv, EnvListen, &cfg.Listen)
 	envString(getenv, EnvLogFormat, &cfg.LogFormat)
 	envString(getenv, EnvLogLevel, &cfg.LogLevel)
 	envString(getenv, EnvDatabaseURL, &cfg.DatabaseURL)
 	if err := envBool(getenv, EnvSingleReplica, &cfg.SingleReplica); err != nil {
-		return Config{}, err
+		return Config{}, nil, err
 	}
 	envString(getenv, EnvProxyListen, &cfg.ProxyListen)
 	passthrough := strings.Join(cfg.ProxyPassthrough, ",")
@@ -254,10 +271,10 @@ func Load(args []string, getenv func(string) string, out io.Writer) (Config, err
 	envString(getenv, EnvWebSearchKey, &cfg.WebSearchKey)
 	envString(getenv, EnvWebSearchKeyFile, &cfg.WebSearchKeyFile)
 	if err := envBool(getenv, EnvWebFetch, &cfg.WebFetch); err != nil {
-		return Config{}, err
+		return Config{}, nil, err
 	}
 	if err := envDuration(getenv, EnvRetryMaxWait, &cfg.RetryMaxWait); err != nil {
-		return Config{}, err
+		return Config{}, nil, err
 	}
 
 	fs := flag.NewFlagSet("keygate serve", flag.ContinueOnError)
@@ -285,17 +302,17 @@ func Load(args []string, getenv func(string) string, out io.Writer) (Config, err
 	fs.BoolVar(&cfg.WebFetch, "web-fetch", cfg.WebFetch, "offer the agent's WebFetch tool: pages the user approved, public addresses only (env "+EnvWebFetch+")")
 	fs.DurationVar(&cfg.RetryMaxWait, "retry-max-wait", cfg.RetryMaxWait, "how long one model call waits in all between retries of a failing provider, e.g. 60s; 0 turns retries off (env "+EnvRetryMaxWait+")")
 	finish := loadCompany(&cfg, getenv, fs)
+	if extra != nil {
+		extra(fs)
+	}
 	if err := fs.Parse(args); err != nil {
-		return Config{}, err
+		return Config{}, nil, err
 	}
 	if fs.NArg() > 0 {
-		return Config{}, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+		return Config{}, nil, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
 	cfg.ProxyPassthrough = ParsePassthrough(passthrough)
-	if err := errors.Join(append(finish(), cfg.validate()...)...); err != nil {
-		return Config{}, fmt.Errorf("invalid configuration: %w", err)
-	}
-	return cfg, nil
+	return cfg, append(finish(), cfg.validate()...), nil
 }
 
 // ParsePassthrough splits a comma-separated pass-through list, expanding
