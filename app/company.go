@@ -31,7 +31,7 @@ type AccountRoutes map[string]http.Handler
 // OpenSecretBox opens the keyring that seals provider keys and session
 // cookies: the configured key (a company), otherwise a key generated in
 // the data dir on first start (mode 0600).
-func OpenSecretBox(cfg config.Config, dir DataDir) (ports.SecretBox, error) {
+func OpenSecretBox(cfg config.Config, dir DataDir) (*secret.Ring, error) {
 	ring, err := secret.Load(SecretSource(cfg.Secrets, dir))
 	if err != nil {
 		return nil, fmt.Errorf("open secret keyring: %w", err)

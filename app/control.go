@@ -84,8 +84,9 @@ type ModelProviderOptions struct {
 // calls), connection tests (each use of a stored key audited), and endpoint
 // resolution for runs. A base URL the outbound policy refuses is refused
 // when saved. Keys stored before keys were bound are bound to their model's
-// current origin here, once.
-func NewModels(ctx context.Context, logger *zap.Logger, store *relstore.Store, box ports.SecretBox, mp ports.ModelProvider, auditor *company.Auditor, policy *egress.Policy) (*appcontrol.Models, error) {
+// current origin here, once: after CheckReplica, so that a replica with
+// another secret key never re-seals what it cannot open.
+func NewModels(ctx context.Context, logger *zap.Logger, store *relstore.Store, box ports.SecretBox, mp ports.ModelProvider, auditor *company.Auditor, policy *egress.Policy, _ ReplicaChecked) (*appcontrol.Models, error) {
 	m := appcontrol.NewModels(appcontrol.ModelsOptions{
 		Store:     auditor.ModelConfigs(store.Stores().ModelConfigs),
 		Secrets:   box,

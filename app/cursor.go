@@ -46,11 +46,13 @@ func NewCursorStores(store *relstore.Store, tenancy *company.Tenancy) company.Cu
 }
 
 // NewEngine builds the run engine over the Cursor path's stores and the
-// provider client. Runs are counted and tool rounds traced as spans of the
-// turn whose run stores them. The cleanup stops every run still going
-// (each ends Cancelled).
-func NewEngine(stores company.CursorStores, mp ports.ModelProvider, m *metrics.Metrics, tr *tracing.Tracing, logger *zap.Logger) (*run.Engine, func(), error) {
+// provider client, retrying a failing provider for at most the configured
+// wait. Runs are counted and tool rounds traced as spans of the turn whose
+// run stores them. The cleanup stops every run still going (each ends
+// Cancelled).
+func NewEngine(cfg config.Config, stores company.CursorStores, mp ports.ModelProvider, m *metrics.Metrics, tr *tracing.Tracing, logger *zap.Logger) (*run.Engine, func(), error) {
 	e, err := run.New(run.Options{
+		Limits:        retryLimits(cfg.RetryMaxWait),
 		Conversations: stores.Conversations,
 		Runs:          m.Runs(stores.Runs),
 		ToolRounds:    tr.ToolRounds(stores.ToolRounds),
@@ -69,6 +71,15 @@ func NewEngine(stores company.CursorStores, mp ports.ModelProvider, m *metrics.M
 			logger.Warn("run engine shutdown", zap.Error(err))
 		}
 	}, nil
+}
+
+// retryLimits are the engine's limits for a configured total retry wait;
+// 0 turns retries off.
+func retryLimits(wait time.Duration) run.Limits {
+	if wait <= 0 {
+		return run.Limits{MaxRetries: -1, RetryBudget: -1}
+	}
+	return run.Limits{RetryBudget: wait}
 }
 
 // NewUpstream is the pass-through to Cursor's own service, through the
@@ -91,7 +102,7 @@ type CursorServerOptions struct {
 	Stores        company.CursorStores
 	Models        *appcontrol.Models
 	Upstream      *upstream.Forwarder
-	Relay         ports.AppendRelay
+	Relay         *company.SealedRelay
 	Tracing       *tracing.Tracing
 	Budgets       *company.Budgets
 	AgentListener *AgentListener
@@ -125,8 +136,10 @@ func NewCursorServer(o CursorServerOptions) (*cursor.Server, func(), error) {
 		Unary:        unary.Options{Catalog: unary.Configured(o.Models), Upstream: o.Upstream, AgentURL: o.AgentListener.URL()},
 		Upstream:     o.Upstream,
 		KeygateModel: o.Models.Serves,
-		Relay:        o.Relay,
 		Trace:        o.Tracing.Turn,
+	}
+	if o.Relay != nil {
+		opts.Relay = o.Relay
 	}
 	if o.Budgets != nil {
 		opts.Admit = o.Budgets.HoldTurn

@@ -25,6 +25,19 @@ import (
 // connections the policy dialled, so that a request arriving on one of
 // Keygate's own connections is never trusted, whatever its address.
 func NewEgress(ctx context.Context, cfg config.Config, gate *auth.Gate, logger *zap.Logger) (*egress.Policy, error) {
+	laptop := gate.Mode() == auth.ModeLocal
+	p, err := egress.New(ctx, egressOptions(cfg, laptop))
+	if err != nil {
+		return nil, fmt.Errorf("outbound policy: %w", err)
+	}
+	gate.DistrustPeers(p.Originated)
+	logger.Info("outbound policy", zap.Bool("private_and_loopback_open", laptop), zap.Strings("allow", cfg.EgressAllow))
+	return p, nil
+}
+
+// egressOptions are the outbound policy's settings from the configuration:
+// Keygate's own listeners and database are refused in every mode.
+func egressOptions(cfg config.Config, laptop bool) egress.Options {
 	var own []string
 	for _, a := range []string{cfg.Listen, cfg.ProxyListen, cfg.AgentListen} {
 		if a != "" {
@@ -32,14 +45,7 @@ func NewEgress(ctx context.Context, cfg config.Config, gate *auth.Gate, logger *
 		}
 	}
 	own = append(own, databaseAddrs(cfg.DatabaseURL)...)
-	laptop := gate.Mode() == auth.ModeLocal
-	p, err := egress.New(ctx, egress.Options{Laptop: laptop, Allow: cfg.EgressAllow, Own: own, OutboundProxy: cfg.OutboundProxy})
-	if err != nil {
-		return nil, fmt.Errorf("outbound policy: %w", err)
-	}
-	gate.DistrustPeers(p.Originated)
-	logger.Info("outbound policy", zap.Bool("private_and_loopback_open", laptop), zap.Strings("allow", cfg.EgressAllow))
-	return p, nil
+	return egress.Options{Laptop: laptop, Allow: cfg.EgressAllow, Own: own, OutboundProxy: cfg.OutboundProxy}
 }
 
 // databaseAddrs are the host:port addresses of a PostgreSQL URL (every

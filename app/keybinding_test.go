@@ -38,7 +38,7 @@ var _ = Describe("Provider keys stored before keys were bound to their endpoint"
 			Expect(configs.PutModelConfig(ctx, ports.ModelConfig{ID: "old", DisplayName: "Old", ProviderKind: llm.ProviderOpenAIChat,
 				BaseURL: "https://api.example.com/v1", ModelID: "gpt-a", SealedAPIKey: legacy})).To(Succeed())
 
-			models, err := app.NewModels(ctx, log, store, box, nil, app.NewAuditor(store), laptopEgress(ctx, cfg))
+			models, err := app.NewModels(ctx, log, store, box, nil, app.NewAuditor(store), laptopEgress(ctx, cfg), app.ReplicaChecked{})
 			Expect(err).NotTo(HaveOccurred())
 
 			cfgRow, err := configs.ModelConfig(ctx, "old")

@@ -17,6 +17,7 @@ import (
 	"keygate/adapters/egress"
 	"keygate/adapters/httpserver"
 	"keygate/adapters/relstore"
+	"keygate/app/company"
 	"keygate/app/config"
 	appcontrol "keygate/app/control"
 )
@@ -124,6 +125,8 @@ type HTTPServerOptions struct {
 	ControlRoutes ControlRoutes
 	AccountRoutes AccountRoutes
 	Authority     *ca.Authority
+	// Relay is nil without replicas.
+	Relay *company.SealedRelay
 }
 
 // NewHTTPServer mounts the routes and readiness checks of every adapter.
@@ -136,14 +139,18 @@ func NewHTTPServer(o HTTPServerOptions) *httpserver.Server {
 		routes[p] = h
 	}
 	dir := string(o.DataDir)
+	checks := []httpserver.Check{
+		{Name: "data_dir", Fn: func(context.Context) error { return checkWritable(dir) }},
+		{Name: "store", Fn: storeReady(o.Store)},
+	}
+	if o.Relay != nil {
+		checks = append(checks, httpserver.Check{Name: "relay", Fn: o.Relay.Ready})
+	}
 	return httpserver.New(o.Logger, httpserver.Options{
 		Addr:            o.Config.Listen,
 		ShutdownTimeout: o.Config.ShutdownTimeout,
 		Routes:          routes,
-		Checks: []httpserver.Check{
-			{Name: "data_dir", Fn: func(context.Context) error { return checkWritable(dir) }},
-			{Name: "store", Fn: storeReady(o.Store)},
-		},
+		Checks:          checks,
 	})
 }
 

@@ -12,6 +12,7 @@ import (
 	"keygate/adapters/sqlite"
 	"keygate/app/company"
 	"keygate/app/config"
+	"keygate/app/run"
 	"keygate/ports"
 )
 
@@ -46,8 +47,10 @@ func OpenStore(ctx context.Context, cfg config.Config, logger *zap.Logger, dir D
 // OpenAppendRelay carries BidiAppends between Keygate processes that share
 // the PostgreSQL database (see cursor.Options.Relay); nil on SQLite or with
 // --single-replica. It has a pool of its own, so that its listening
-// connection and its forwards never wait behind store queries.
-func OpenAppendRelay(ctx context.Context, cfg config.Config, box ports.SecretBox, logger *zap.Logger) (ports.AppendRelay, func(), error) {
+// connection and its forwards never wait behind store queries. Relayed
+// appends carry Cursor's credentials and the prompt, so they are sealed at
+// rest; the readiness check reports appends that do not open here.
+func OpenAppendRelay(ctx context.Context, cfg config.Config, box ports.SecretBox, logger *zap.Logger) (*company.SealedRelay, func(), error) {
 	if cfg.DatabaseURL == "" || cfg.SingleReplica {
 		return nil, func() {}, nil
 	}
@@ -62,8 +65,7 @@ func OpenAppendRelay(ctx context.Context, cfg config.Config, box ports.SecretBox
 		return nil, nil, fmt.Errorf("open append relay: %w", err)
 	}
 	logger.Info("append relay between replicas", zap.String("engine", "postgres"))
-	// Relayed appends carry Cursor's credentials and the prompt: sealed at rest.
-	return company.SealRelay(relay, box, logger), func() {
+	return company.SealRelay(relay, box, run.SystemClock{}, logger), func() {
 		relay.Close()
 		db.Close()
 	}, nil

@@ -84,11 +84,11 @@ func newStack(ctx context.Context, o stackOptions, providerURL string) (ts *http
 	Expect(err).NotTo(HaveOccurred())
 	mp := app.NewModelProvider(app.ModelProviderOptions{Logger: log, Store: store, Settings: settings, Metrics: m,
 		Tracing: tr, Budgets: budgets, Egress: policy})
-	models, err := app.NewModels(ctx, log, store, box, mp, auditor, policy)
+	models, err := app.NewModels(ctx, log, store, box, mp, auditor, policy, app.ReplicaChecked{})
 	Expect(err).NotTo(HaveOccurred())
 	tenancy := app.NewTenancy(store)
 	stores := app.NewCursorStores(store, tenancy)
-	engine, stopEngine, err := app.NewEngine(stores, mp, m, tr, log)
+	engine, stopEngine, err := app.NewEngine(cfg, stores, mp, m, tr, log)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(stopEngine)
 	fwd, err := app.NewUpstream(cfg, policy, log)

@@ -7,7 +7,9 @@ import (
 
 	"github.com/google/wire"
 
+	"keygate/adapters/secret"
 	"keygate/app/config"
+	"keygate/ports"
 )
 
 // Initialize builds a Keygate from a validated configuration. The cleanup
@@ -19,6 +21,9 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		OpenStore,
 		OpenAppendRelay,
 		OpenSecretBox,
+		wire.Bind(new(ports.SecretBox), new(*secret.Ring)),
+		CheckReplica,
+		wire.Struct(new(ReplicaCheckOptions), "*"),
 		LoadSettings,
 		NewModelProvider,
 		wire.Struct(new(ModelProviderOptions), "*"),

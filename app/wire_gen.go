@@ -36,13 +36,13 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	secretBox, err := OpenSecretBox(cfg, dataDir)
+	ring, err := OpenSecretBox(cfg, dataDir)
 	if err != nil {
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	gate, err := NewAuthGate(ctx, cfg, secretBox, store, logger)
+	gate, err := NewAuthGate(ctx, cfg, ring, store, logger)
 	if err != nil {
 		cleanup2()
 		cleanup()
@@ -92,7 +92,29 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		Egress:   policy,
 	}
 	modelProvider := NewModelProvider(modelProviderOptions)
-	models, err := NewModels(ctx, logger, store, secretBox, modelProvider, auditor, policy)
+	authority, err := OpenCA(cfg, dataDir)
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	replicaCheckOptions := ReplicaCheckOptions{
+		Config:    cfg,
+		Gate:      gate,
+		Ring:      ring,
+		Authority: authority,
+		Store:     store,
+		Logger:    logger,
+	}
+	replicaChecked, err := CheckReplica(ctx, replicaCheckOptions)
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	models, err := NewModels(ctx, logger, store, ring, modelProvider, auditor, policy, replicaChecked)
 	if err != nil {
 		cleanup3()
 		cleanup2()
@@ -112,7 +134,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	controlRoutes := NewControlRoutes(controlRoutesOptions)
 	tokens := NewTokens(store, auditor)
 	accountRoutes := NewAccountRoutes(cfg, gate, tokens, auditor, metrics)
-	authority, err := OpenCA(cfg, dataDir)
+	sealedRelay, cleanup4, err := OpenAppendRelay(ctx, cfg, ring, logger)
 	if err != nil {
 		cleanup3()
 		cleanup2()
@@ -127,18 +149,12 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		ControlRoutes: controlRoutes,
 		AccountRoutes: accountRoutes,
 		Authority:     authority,
+		Relay:         sealedRelay,
 	}
 	server := NewHTTPServer(httpServerOptions)
 	retention := NewRetention(store, settings)
 	cursorStores := NewCursorStores(store, tenancy)
-	engine, cleanup4, err := NewEngine(cursorStores, modelProvider, metrics, tracing, logger)
-	if err != nil {
-		cleanup3()
-		cleanup2()
-		cleanup()
-		return nil, nil, err
-	}
-	forwarder, err := NewUpstream(cfg, policy, logger)
+	engine, cleanup5, err := NewEngine(cfg, cursorStores, modelProvider, metrics, tracing, logger)
 	if err != nil {
 		cleanup4()
 		cleanup3()
@@ -146,8 +162,9 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	appendRelay, cleanup5, err := OpenAppendRelay(ctx, cfg, secretBox, logger)
+	forwarder, err := NewUpstream(cfg, policy, logger)
 	if err != nil {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -168,7 +185,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		Stores:        cursorStores,
 		Models:        models,
 		Upstream:      forwarder,
-		Relay:         appendRelay,
+		Relay:         sealedRelay,
 		Tracing:       tracing,
 		Budgets:       budgets,
 		AgentListener: agentListener,

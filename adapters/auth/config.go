@@ -132,3 +132,11 @@ func trustedRanges(in []netip.Prefix) ([]netip.Prefix, error) {
 	}
 	return out, nil
 }
+
+// Check reports what New would refuse in c's sign-in settings (a mode
+// without what it needs, a trusted proxy range that is too wide), without
+// contacting an identity provider: keygate doctor runs it.
+func (c Config) Check() error {
+	_, err := c.withDefaults()
+	return err
+}

@@ -5,9 +5,11 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/hex"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -39,6 +41,16 @@ var ErrNotCA = errors.New("certificate is not a CA")
 
 // Certificate returns the root certificate.
 func (a *Authority) Certificate() *x509.Certificate { return a.cert }
+
+// Fingerprint identifies the root among a deployment's replicas: the hex
+// SHA-256 of its public key (SubjectPublicKeyInfo), the usual pin. It
+// survives renewing the certificate with the same key, which clients that
+// trust the root keep trusting, and changes with the key, which they do
+// not.
+func (a *Authority) Fingerprint() string {
+	sum := sha256.Sum256(a.cert.RawSubjectPublicKeyInfo)
+	return hex.EncodeToString(sum[:])
+}
 
 // CertPEM returns the root certificate in PEM, as users import it.
 func (a *Authority) CertPEM() []byte { return append([]byte(nil), a.pem...) }

@@ -1,7 +1,9 @@
 package ca_test
 
 import (
+	"crypto/rand"
 	"crypto/x509"
+	"encoding/pem"
 	"os"
 	"path/filepath"
 	"sync"
@@ -156,5 +158,39 @@ var _ = Describe("ca.Leaves", func() {
 
 	It("cannot be used by the installation root to impersonate a host outside cursor.sh", func() {
 		Expect(verify(auth, leaves, "bank.example", start)).To(MatchError(ContainSubstring("not permitted")))
+	})
+})
+
+var _ = Describe("Authority.Fingerprint", func() {
+	It("names the root by its key: the same after renewing the certificate with that key, another for another key", func() {
+		a, keyPEM, err := ca.Generate(start, "Keygate test root")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(a.Fingerprint()).To(MatchRegexp(`^[0-9a-f]{64}$`))
+
+		block, _ := pem.Decode(keyPEM)
+		key, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+		Expect(err).NotTo(HaveOccurred())
+		tmpl := *a.Certificate()
+		tmpl.NotAfter = tmpl.NotAfter.Add(365 * 24 * time.Hour)
+		der, err := x509.CreateCertificate(rand.Reader, &tmpl, &tmpl, a.Certificate().PublicKey, key)
+		Expect(err).NotTo(HaveOccurred())
+		renewed, err := ca.Parse(pemBlock("CERTIFICATE", der), keyPEM)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(renewed.Certificate().Raw).NotTo(Equal(a.Certificate().Raw))
+		Expect(renewed.Fingerprint()).To(Equal(a.Fingerprint()))
+
+		other, _, err := ca.Generate(start, "Keygate test root")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(other.Fingerprint()).NotTo(Equal(a.Fingerprint()))
+	})
+})
+
+var _ = Describe("Authority.Usable", func() {
+	It("passes a host the root may sign for, and fails one its name constraints exclude", func() {
+		a, _, err := ca.Generate(start, "Keygate test root")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(a.Usable("api2.cursor.sh", start)).To(Succeed())
+		Expect(a.Usable("github.com", start)).To(MatchError(ContainSubstring("does not verify")))
+		Expect(a.Usable("api2.cursor.sh", start.Add(11*365*24*time.Hour))).To(HaveOccurred(), "an expired root")
 	})
 })

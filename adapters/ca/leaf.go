@@ -191,3 +191,21 @@ func (a *Authority) mintLeaf(host string, now time.Time, validity time.Duration)
 	}
 	return &tls.Certificate{Certificate: [][]byte{der, a.cert.Raw}, PrivateKey: key, Leaf: leaf}, nil
 }
+
+// Usable mints a leaf for host from a and verifies it against a alone at
+// now, as a client that trusts a would: it fails when the root has expired,
+// cannot sign, or its name constraints exclude host (keygate doctor).
+func (a *Authority) Usable(host string, now time.Time) error {
+	leaf, err := a.mintLeaf(host, now, time.Hour)
+	if err != nil {
+		return err
+	}
+	cert, err := x509.ParseCertificate(leaf.Certificate[0])
+	if err != nil {
+		return fmt.Errorf("parse leaf: %w", err)
+	}
+	if _, err := cert.Verify(x509.VerifyOptions{DNSName: host, Roots: a.Pool(), CurrentTime: now}); err != nil {
+		return fmt.Errorf("a certificate it issues for %s does not verify: %w", host, err)
+	}
+	return nil
+}

@@ -26,4 +26,5 @@ var (
 	_ = porttest.DescribeTokenStore("PostgreSQL", func() ports.TokenStore { return companyStore().Tokens() })
 	_ = porttest.DescribeOwnerStore("PostgreSQL", func() ports.OwnerStore { return companyStore().Owners() })
 	_ = porttest.DescribeSessionRevocations("PostgreSQL", func() ports.SessionRevocations { return companyStore().Sessions() })
+	_ = porttest.DescribeFingerprintStore("PostgreSQL", func() ports.FingerprintStore { return companyStore().Fingerprints() })
 )

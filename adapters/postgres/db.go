@@ -115,3 +115,44 @@ func utc(t time.Time) time.Time {
 	}
 	return t.UTC()
 }
+
+// Inspect reports the schema of the database at dsn without changing it
+// (no migration, no lock): keygate doctor asks before it opens the store.
+// A database Keygate never started on has Current 0.
+func Inspect(ctx context.Context, dsn string) (relstore.Schema, error) {
+	pool, err := pgxpool.New(ctx, dsn)
+	if err != nil {
+		return relstore.Schema{}, fmt.Errorf("connect to postgres: %w", err)
+	}
+	defer pool.Close()
+	if err := pool.Ping(ctx); err != nil {
+		return relstore.Schema{}, fmt.Errorf("connect to postgres: %w", err)
+	}
+	var exists bool
+	if err := pool.QueryRow(ctx, `SELECT to_regclass('goose_db_version') IS NOT NULL`).Scan(&exists); err != nil {
+		return relstore.Schema{}, fmt.Errorf("read schema version: %w", err)
+	}
+	sqlDB := stdlib.OpenDBFromPool(pool)
+	defer sqlDB.Close()
+	p, err := goose.NewProvider(goose.DialectPostgres, sqlDB, migrations.FS)
+	if err != nil {
+		return relstore.Schema{}, fmt.Errorf("prepare migrations: %w", err)
+	}
+	return schemaOf(ctx, p, exists)
+}
+
+// schemaOf reads the versions from p; without a version table the current
+// version is 0.
+func schemaOf(ctx context.Context, p *goose.Provider, hasTable bool) (relstore.Schema, error) {
+	sources := p.ListSources()
+	s := relstore.Schema{Latest: sources[len(sources)-1].Version}
+	if !hasTable {
+		return s, nil
+	}
+	current, err := p.GetDBVersion(ctx)
+	if err != nil {
+		return relstore.Schema{}, fmt.Errorf("read schema version: %w", err)
+	}
+	s.Current = current
+	return s, nil
+}

@@ -39,6 +39,7 @@ type Tx interface {
 	budgetRows
 	ownerRows
 	sessionRows
+	fingerprintRows
 }
 
 // ConversationRow is the head pointer row of a conversation.

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 
@@ -38,6 +40,9 @@ type Ring struct {
 type sealer struct {
 	id   [idSize]byte
 	aead cipher.AEAD
+	// fingerprint is Fingerprint(key), computed once: the ring keeps no
+	// key bytes.
+	fingerprint string
 }
 
 var _ ports.SecretBox = (*Ring)(nil)
@@ -75,7 +80,23 @@ func newSealer(key []byte) (sealer, error) {
 	if err != nil {
 		return sealer{}, fmt.Errorf("gcm: %w", err)
 	}
-	return sealer{id: KeyID(key), aead: aead}, nil
+	return sealer{id: KeyID(key), aead: aead, fingerprint: Fingerprint(key)}, nil
+}
+
+// fingerprintLabel is the message Fingerprint authenticates; its version
+// lets a later format coexist.
+const fingerprintLabel = "keygate deployment key fingerprint v1"
+
+// Fingerprint identifies key among a deployment's replicas without
+// revealing anything of it: the hex HMAC-SHA256 of a constant under the
+// key. Replicas compare fingerprints through their shared database to find
+// one started with another key (a fingerprint cannot be turned back into
+// the key, nor checked against a guess without the key itself being the
+// guess, which a 32-byte random key makes hopeless).
+func Fingerprint(key []byte) string {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(fingerprintLabel))
+	return hex.EncodeToString(m.Sum(nil))
 }
 
 // KeyID is the public 4-byte identifier of key written into sealed values.
@@ -95,6 +116,19 @@ func (r *Ring) has(id [idSize]byte) bool {
 		}
 	}
 	return false
+}
+
+// Fingerprint is the fingerprint of the key Seal uses.
+func (r *Ring) Fingerprint() string { return r.primary.fingerprint }
+
+// OlderFingerprints are the fingerprints of the ring's other keys, which
+// still open what they sealed (a rotation rolling out).
+func (r *Ring) OlderFingerprints() []string {
+	var out []string
+	for _, s := range r.all[1:] {
+		out = append(out, s.fingerprint)
+	}
+	return out
 }
 
 // PrimaryID is the id of the key Seal uses.

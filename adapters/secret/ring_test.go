@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/sha256"
+	"encoding/hex"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -110,5 +112,26 @@ var _ = Describe("Ring", func() {
 	It("rejects a key that is not 32 bytes", func() {
 		_, err := secret.NewRing(make([]byte, 16))
 		Expect(err).To(MatchError(secret.ErrBadKey))
+	})
+})
+
+var _ = Describe("Fingerprint", func() {
+	It("names a key the same way every time and another key otherwise, without revealing it", func() {
+		key, other := secret.NewKey(), secret.NewKey()
+		fp := secret.Fingerprint(key)
+		Expect(fp).To(MatchRegexp(`^[0-9a-f]{64}$`))
+		Expect(secret.Fingerprint(bytes.Clone(key))).To(Equal(fp))
+		Expect(secret.Fingerprint(other)).NotTo(Equal(fp))
+		Expect(fp).NotTo(ContainSubstring(hex.EncodeToString(key)[:8]))
+		sum := sha256.Sum256(key)
+		Expect(fp).NotTo(Equal(hex.EncodeToString(sum[:])), "not a bare hash of the key")
+	})
+
+	It("is the ring's primary key's, with the older keys' listed apart", func() {
+		primary, older := secret.NewKey(), secret.NewKey()
+		ring, err := secret.NewRing(primary, older)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ring.Fingerprint()).To(Equal(secret.Fingerprint(primary)))
+		Expect(ring.OlderFingerprints()).To(Equal([]string{secret.Fingerprint(older)}))
 	})
 })

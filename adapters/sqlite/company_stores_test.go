@@ -26,4 +26,5 @@ var (
 	_ = porttest.DescribeTokenStore("SQLite", func() ports.TokenStore { return companyStore().Tokens() })
 	_ = porttest.DescribeOwnerStore("SQLite", func() ports.OwnerStore { return companyStore().Owners() })
 	_ = porttest.DescribeSessionRevocations("SQLite", func() ports.SessionRevocations { return companyStore().Sessions() })
+	_ = porttest.DescribeFingerprintStore("SQLite", func() ports.FingerprintStore { return companyStore().Fingerprints() })
 )

@@ -190,3 +190,36 @@ func fromMS(v int64) time.Time {
 	}
 	return time.UnixMilli(v).UTC()
 }
+
+// Inspect reports the schema of the database in dataDir without creating
+// or changing anything: keygate doctor asks before it opens the store. A
+// missing database file is fs.ErrNotExist (wrapped).
+func Inspect(ctx context.Context, dataDir string) (relstore.Schema, error) {
+	path := filepath.Join(dataDir, FileName)
+	if _, err := os.Stat(path); err != nil {
+		return relstore.Schema{}, fmt.Errorf("open sqlite: %w", err)
+	}
+	u := url.URL{Scheme: "file", Path: path, RawQuery: url.Values{"mode": {"ro"}}.Encode()}
+	db, err := sql.Open("sqlite", u.String())
+	if err != nil {
+		return relstore.Schema{}, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'goose_db_version'`).Scan(&n); err != nil {
+		return relstore.Schema{}, fmt.Errorf("read schema version: %w", err)
+	}
+	p, err := goose.NewProvider(goose.DialectSQLite3, db, migrations.FS)
+	if err != nil {
+		return relstore.Schema{}, fmt.Errorf("prepare migrations: %w", err)
+	}
+	sources := p.ListSources()
+	s := relstore.Schema{Latest: sources[len(sources)-1].Version}
+	if n == 0 {
+		return s, nil
+	}
+	if s.Current, err = p.GetDBVersion(ctx); err != nil {
+		return relstore.Schema{}, fmt.Errorf("read schema version: %w", err)
+	}
+	return s, nil
+}

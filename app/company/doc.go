@@ -1,5 +1,8 @@
 // Package company holds the use cases of a company deployment: re-sealing
-// stored provider keys under a new secret key, sealing relayed appends,
+// stored provider keys under a new secret key, sealing relayed appends (and
+// reporting the ones that do not open), the replicas' agreement on one
+// secret key and one CA (Shape, Agree, Compare, Adopt over the fingerprints
+// in the database),
 // personal gateway tokens, the audit log of administrator actions, tenancy
 // (each user reaches only their own conversations and calls; CursorStores
 // are the stores of the Cursor path, each kept to the caller) and per-user

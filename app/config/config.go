@@ -114,6 +114,11 @@ type Config struct {
 	Auth Auth
 	// Secrets name the keyring that seals provider keys and sessions.
 	Secrets Secrets
+	// RetryMaxWait bounds how long one model call waits in all between its
+	// retries when the provider fails (backoff with jitter, at least what
+	// the provider's Retry-After asks); the user sees each retry in Cursor.
+	// Zero turns retries off.
+	RetryMaxWait time.Duration
 	// TracesURL is the OTLP/HTTP URL spans are exported to (from
 	// OpenTelemetry's standard variables, see EnvOTLPEndpoint); empty
 	// exports none. The exporter reads OpenTelemetry's other standard
@@ -159,6 +164,16 @@ const (
 	EnvWebSearchKey     = "KEYGATE_WEB_SEARCH_KEY"
 	EnvWebSearchKeyFile = "KEYGATE_WEB_SEARCH_KEY_FILE"
 	EnvWebFetch         = "KEYGATE_WEB_FETCH"
+	// EnvRetryMaxWait is a Go duration such as 60s or 2m; 0 turns retries off.
+	EnvRetryMaxWait = "KEYGATE_RETRY_MAX_WAIT"
+)
+
+// DefaultRetryMaxWait is the default of Config.RetryMaxWait, and
+// MaxRetryMaxWait the most it may be: a turn that waits longer for a
+// provider has long lost its user.
+const (
+	DefaultRetryMaxWait = time.Minute
+	MaxRetryMaxWait     = 10 * time.Minute
 )
 
 // DefaultListen and DefaultProxyListen are loopback only: a laptop install
@@ -201,6 +216,7 @@ func Default() Config {
 		ProxyListen:      DefaultProxyListen,
 		ProxyPassthrough: slices.Clone(DefaultProxyPassthrough),
 		WebFetch:         true,
+		RetryMaxWait:     DefaultRetryMaxWait,
 		Auth:             Auth{Mode: "local"},
 	}
 }
@@ -209,14 +225,31 @@ func Default() Config {
 // (flags win), and validates it. args excludes the program and subcommand
 // names. getenv is usually os.Getenv; usage output goes to out.
 func Load(args []string, getenv func(string) string, out io.Writer) (Config, error) {
-	cfg := Default()
+	cfg, problems, err := Parse(args, getenv, out, nil)
+	if err != nil {
+		return Config{}, err
+	}
+	if err := errors.Join(problems...); err != nil {
+		return Config{}, fmt.Errorf("invalid configuration: %w", err)
+	}
+	return cfg, nil
+}
+
+// Parse reads the configuration as Load does, but returns what Validate
+// refuses as problems beside the configuration instead of failing, so that
+// a caller can still look at a configuration that is not valid (keygate
+// doctor reports each problem and checks the rest). err is set only when
+// the arguments or the environment cannot be read at all. extra, when not
+// nil, registers the caller's own flags on the same flag set.
+func Parse(args []string, getenv func(string) string, out io.Writer, extra func(*flag.FlagSet)) (cfg Config, problems []error, err error) {
+	cfg = Default()
 	envString(getenv, EnvDataDir, &cfg.DataDir)
 	envString(getenv, EnvListen, &cfg.Listen)
 	envString(getenv, EnvLogFormat, &cfg.LogFormat)
 	envString(getenv, EnvLogLevel, &cfg.LogLevel)
 	envString(getenv, EnvDatabaseURL, &cfg.DatabaseURL)
 	if err := envBool(getenv, EnvSingleReplica, &cfg.SingleReplica); err != nil {
-		return Config{}, err
+		return Config{}, nil, err
 	}
 	envString(getenv, EnvProxyListen, &cfg.ProxyListen)
 	passthrough := strings.Join(cfg.ProxyPassthrough, ",")
@@ -238,7 +271,10 @@ func Load(args []string, getenv func(string) string, out io.Writer) (Config, err
 	envString(getenv, EnvWebSearchKey, &cfg.WebSearchKey)
 	envString(getenv, EnvWebSearchKeyFile, &cfg.WebSearchKeyFile)
 	if err := envBool(getenv, EnvWebFetch, &cfg.WebFetch); err != nil {
-		return Config{}, err
+		return Config{}, nil, err
+	}
+	if err := envDuration(getenv, EnvRetryMaxWait, &cfg.RetryMaxWait); err != nil {
+		return Config{}, nil, err
 	}
 
 	fs := flag.NewFlagSet("keygate serve", flag.ContinueOnError)
@@ -264,18 +300,19 @@ func Load(args []string, getenv func(string) string, out io.Writer) (Config, err
 	fs.StringVar(&cfg.WebSearchURL, "web-search-url", cfg.WebSearchURL, "base URL of the search backend: the SearXNG instance, or a gateway in front of Brave Search (env "+EnvWebSearchURL+")")
 	fs.StringVar(&cfg.WebSearchKeyFile, "web-search-key-file", cfg.WebSearchKeyFile, "file holding the search backend's API key; or set "+EnvWebSearchKey+" (env "+EnvWebSearchKeyFile+")")
 	fs.BoolVar(&cfg.WebFetch, "web-fetch", cfg.WebFetch, "offer the agent's WebFetch tool: pages the user approved, public addresses only (env "+EnvWebFetch+")")
+	fs.DurationVar(&cfg.RetryMaxWait, "retry-max-wait", cfg.RetryMaxWait, "how long one model call waits in all between retries of a failing provider, e.g. 60s; 0 turns retries off (env "+EnvRetryMaxWait+")")
 	finish := loadCompany(&cfg, getenv, fs)
+	if extra != nil {
+		extra(fs)
+	}
 	if err := fs.Parse(args); err != nil {
-		return Config{}, err
+		return Config{}, nil, err
 	}
 	if fs.NArg() > 0 {
-		return Config{}, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+		return Config{}, nil, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
 	cfg.ProxyPassthrough = ParsePassthrough(passthrough)
-	if err := errors.Join(append(finish(), cfg.validate()...)...); err != nil {
-		return Config{}, fmt.Errorf("invalid configuration: %w", err)
-	}
-	return cfg, nil
+	return cfg, append(finish(), cfg.validate()...), nil
 }
 
 // ParsePassthrough splits a comma-separated pass-through list, expanding
@@ -334,6 +371,19 @@ func (f *listFlag) Set(v string) error {
 		*f.dst, f.set = nil, true
 	}
 	*f.dst = append(*f.dst, splitList(v)...)
+	return nil
+}
+
+func envDuration(getenv func(string) string, name string, dst *time.Duration) error {
+	v := strings.TrimSpace(getenv(name))
+	if v == "" {
+		return nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	*dst = d
 	return nil
 }
 
@@ -411,6 +461,9 @@ func (c Config) validate() []error {
 	}
 	if c.ShutdownTimeout <= 0 {
 		errs = append(errs, errors.New("shutdown timeout must be positive"))
+	}
+	if c.RetryMaxWait < 0 || c.RetryMaxWait > MaxRetryMaxWait {
+		errs = append(errs, fmt.Errorf("retry wait (%s) %s must be between 0 (no retries) and %s", EnvRetryMaxWait, c.RetryMaxWait, MaxRetryMaxWait))
 	}
 	errs = append(errs, c.validateWebSearch()...)
 	return append(errs, c.validateCompany()...)

@@ -2,6 +2,7 @@ package config_test
 
 import (
 	"io"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -226,5 +227,21 @@ var _ = Describe("config.Load", func() {
 			_, err = config.Load(nil, env(map[string]string{config.EnvWebSearchKey: "k"}), io.Discard)
 			Expect(err).To(MatchError(ContainSubstring(config.EnvWebSearch)))
 		})
+	})
+
+	It("bounds the wait between a failing provider's retries: a minute by default, 0 for none, at most ten minutes", func() {
+		cfg, err := config.Load(nil, env(nil), io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.RetryMaxWait).To(Equal(time.Minute))
+		cfg, err = config.Load(nil, env(map[string]string{config.EnvRetryMaxWait: "90s"}), io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.RetryMaxWait).To(Equal(90 * time.Second))
+		cfg, err = config.Load([]string{"--retry-max-wait", "0"}, env(map[string]string{config.EnvRetryMaxWait: "90s"}), io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.RetryMaxWait).To(BeZero(), "the flag wins and turns retries off")
+		_, err = config.Load(nil, env(map[string]string{config.EnvRetryMaxWait: "a minute"}), io.Discard)
+		Expect(err).To(MatchError(ContainSubstring(config.EnvRetryMaxWait)))
+		_, err = config.Load([]string{"--retry-max-wait", "1h"}, env(nil), io.Discard)
+		Expect(err).To(MatchError(ContainSubstring(config.EnvRetryMaxWait)))
 	})
 })

@@ -121,7 +121,7 @@ func (r *runner) summarize(req llm.Request) (string, int, error) {
 		case <-ctx.Done():
 		}
 	}()
-	res, err := r.attempt(ctx, req, idx, conversation.ProviderCallID(r.p.RunID, idx, 0), false)
+	res, err := r.attempt(ctx, req, idx, conversation.ProviderCallID(r.p.RunID, idx, 0), false, nil)
 	if res.Usage != nil {
 		r.usage = r.usage.Add(*res.Usage)
 	}

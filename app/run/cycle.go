@@ -30,7 +30,9 @@ type cycleResult struct {
 // (docs/engine.md, "Retries"): each retry sends the identical request from the same
 // checkpoint. A failed attempt wrote nothing, so a retry replays nothing:
 // tool rounds start and checkpoints move only after a cycle succeeded.
-// With listen set, commands are watched: a break returns errInterrupted.
+// While it retries, the user is told why and how long it waits
+// (ModelStatus). With listen set, commands are watched: a break returns
+// errInterrupted.
 func (r *runner) modelCycle(req llm.Request, listen bool) (cycleResult, error) {
 	idx, err := r.e.runs.BeginProviderCall(r.ctx, r.p.RunID)
 	if err != nil {
@@ -39,16 +41,20 @@ func (r *runner) modelCycle(req llm.Request, listen bool) (cycleResult, error) {
 	if err := r.hydrate(&req); err != nil {
 		return cycleResult{}, err
 	}
+	st := newRetryStatus(r)
+	defer st.end()
 	for retry := 0; ; retry++ {
 		callID := conversation.ProviderCallID(r.p.RunID, idx, retry)
-		res, err := r.attempt(r.ctx, req, idx, callID, listen)
+		res, err := r.attempt(r.ctx, req, idx, callID, listen, st)
 		if res.Usage != nil {
 			r.usage = r.usage.Add(*res.Usage)
 		}
 		if err == nil {
+			st.end()
 			return cycleResult{Result: res, index: idx, usage: res.Usage}, nil
 		}
 		if errors.Is(err, errInterrupted) || r.ctx.Err() != nil {
+			st.end()
 			r.partial = &partialOutput{index: idx, text: res.Assistant.Text}
 			r.emitFinal(CycleInterrupted{})
 			if r.ctx.Err() != nil {
@@ -60,24 +66,33 @@ func (r *runner) modelCycle(req llm.Request, listen bool) (cycleResult, error) {
 		if errors.As(err, &f) {
 			return cycleResult{}, err
 		}
-		retrying := retry < r.e.limits.MaxRetries && modelcycle.Retryable(err)
-		r.log.Info("model attempt failed", zap.String("call_id", callID), zap.Bool("retrying", retrying), zap.Error(err))
-		r.emit(ModelAttemptFailed{Attempt: retry + 1, Message: err.Error(), Retrying: retrying})
+		wait, retrying, refused := r.nextWait(retry+1, err, st.spent)
+		r.log.Info("model attempt failed", zap.String("call_id", callID), zap.Bool("retrying", retrying),
+			zap.Duration("retry_in", wait), zap.Error(err))
+		r.emit(ModelAttemptFailed{Attempt: retry + 1, Message: err.Error(), Retrying: retrying, Delay: wait})
 		if !retrying {
-			return cycleResult{}, cycleFailure(err, r.p.Model.Endpoint.APIKey)
+			st.end()
+			return cycleResult{}, cycleFailure(err, st.tried(retry+1, refused), r.p.Model.Endpoint.APIKey)
 		}
-		if err := r.retryWait(listen); err != nil {
+		r.closeThinking()
+		st.reason = retryReason(err, r.p.Model.Endpoint.APIKey)
+		st.show(StatusRetryScheduled, st.attempt, wait)
+		if err := r.retryWait(listen, wait, st); err != nil {
+			st.end()
 			if errors.Is(err, errInterrupted) {
 				r.emitFinal(CycleInterrupted{})
 			}
 			return cycleResult{}, err
 		}
+		st.spent += wait
+		st.begin(retry + 2)
+		st.show(StatusRetrying, st.attempt, 0)
 	}
 }
 
-// cycleFailure classifies a failure that ends the run; secrets are
-// redacted from the text the user reads.
-func cycleFailure(err error, secrets ...string) error {
+// cycleFailure classifies a failure that ends the run; tried says how the
+// cycle retried, and secrets are redacted from the text the user reads.
+func cycleFailure(err error, tried string, secrets ...string) error {
 	if modelcycle.IsContextOverflow(err) {
 		return err
 	}
@@ -86,7 +101,7 @@ func cycleFailure(err error, secrets ...string) error {
 		return &Failure{Category: CategoryProvider, Message: filterMessage(err), Err: err}
 	}
 	if errors.Is(err, modelcycle.ErrGrammar) {
-		return &Failure{Category: CategoryProtocol, Message: providerMessage(err, secrets...), Retryable: true, Err: err}
+		return &Failure{Category: CategoryProtocol, Message: providerMessage(err, tried, secrets...), Retryable: true, Err: err}
 	}
 	// A budget or rate limit refused the call before the provider saw it:
 	// its message is written for the user, and retrying at once cannot help.
@@ -94,14 +109,33 @@ func cycleFailure(err error, secrets ...string) error {
 	if errors.As(err, &exceeded) {
 		return failure(CategoryLimit, false, err)
 	}
-	return &Failure{Category: CategoryProvider, Message: providerMessage(err, secrets...), Retryable: true, Err: err}
+	return &Failure{Category: CategoryProvider, Message: providerMessage(err, tried, secrets...), Retryable: true, Err: err}
 }
 
-// retryWait sleeps the retry delay on the engine's clock; a cancel or a
-// break ends the wait.
-func (r *runner) retryWait(listen bool) error {
-	timer := r.e.clock.NewTimer(r.e.limits.RetryDelay)
-	defer timer.Stop()
+// retryWait sleeps d on the engine's clock before the next attempt, telling
+// the user every StatusInterval that it still waits; a cancel or a break
+// ends the wait. One timer is pending at a time.
+func (r *runner) retryWait(listen bool, d time.Duration, st *retryStatus) error {
+	deadline := r.e.clock.Now().Add(d)
+	for {
+		left := deadline.Sub(r.e.clock.Now())
+		if left <= 0 {
+			return nil
+		}
+		timer := r.e.clock.NewTimer(min(left, r.e.limits.StatusInterval))
+		err := r.sleep(timer, listen)
+		timer.Stop()
+		if err != nil {
+			return err
+		}
+		if left := deadline.Sub(r.e.clock.Now()); left > 0 {
+			st.show(StatusStillWaiting, st.attempt+1, left)
+		}
+	}
+}
+
+// sleep waits for timer; a cancel or a break ends the wait early.
+func (r *runner) sleep(timer ports.Timer, listen bool) error {
 	for {
 		var notify <-chan struct{}
 		if listen {
@@ -158,7 +192,12 @@ type pumped struct {
 // attempt makes one provider attempt and consumes its stream through the
 // model-event grammar. It returns the (possibly partial) result in every
 // case, so usage and the visible text of a stopped attempt are kept.
-func (r *runner) attempt(parent context.Context, req llm.Request, idx int, callID string, listen bool) (modelcycle.Result, error) {
+//
+// While st has statuses open (an earlier attempt of the cycle failed), the
+// user is told every StatusInterval that this attempt has not answered
+// yet, and the statuses close at its first event. st is nil for a call
+// that is not retried (the automatic summary).
+func (r *runner) attempt(parent context.Context, req llm.Request, idx int, callID string, listen bool, st *retryStatus) (modelcycle.Result, error) {
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
 	call := ports.ModelCall{
@@ -182,13 +221,34 @@ func (r *runner) attempt(parent context.Context, req llm.Request, idx int, callI
 		v.failCalls()
 		return res, cause
 	}
+	r.thinking = nil
+	var tick ports.Timer
+	var ticks <-chan time.Time
+	if st != nil && st.open {
+		tick = r.e.clock.NewTimer(r.e.limits.StatusInterval)
+		ticks = tick.C()
+	}
+	defer func() {
+		if tick != nil {
+			tick.Stop()
+		}
+	}()
 	for {
 		var notify <-chan struct{}
 		if listen {
 			notify = r.h.notify
 		}
 		select {
+		case <-ticks:
+			st.show(StatusStillWaiting, st.attempt, 0)
+			tick = r.e.clock.NewTimer(r.e.limits.StatusInterval)
+			ticks = tick.C()
 		case p := <-events:
+			if ticks != nil && !p.end {
+				tick.Stop()
+				tick, ticks = nil, nil
+				st.end()
+			}
 			if p.end {
 				res, err := cyc.End()
 				if p.err != nil {
@@ -271,9 +331,11 @@ func (v *visible) forward(e llm.Event) {
 		r.emit(TextDelta{Text: e.Text})
 	case llm.EventThinkingStart:
 		v.thinkStart = r.e.clock.Now()
+		r.thinking = &v.thinkStart
 	case llm.EventThinkingDelta:
 		r.emit(ThinkingDelta{Text: e.Text})
 	case llm.EventThinkingEnd:
+		r.thinking = nil
 		r.emit(ThinkingEnd{Duration: r.e.clock.Now().Sub(v.thinkStart)})
 	case llm.EventToolCallStart:
 		v.calls[e.Index] = e.CallID
@@ -292,4 +354,15 @@ func (v *visible) failCalls() {
 		v.r.emitFinal(ToolCallFailed{Index: idx, CallID: v.calls[idx]})
 	}
 	v.calls, v.order = map[int]string{}, nil
+}
+
+// closeThinking ends the thinking block a failed attempt left open, so
+// that what the user reads next (a retry's status) is not taken for the
+// model's thinking.
+func (r *runner) closeThinking() {
+	if r.thinking == nil {
+		return
+	}
+	r.emit(ThinkingEnd{Duration: r.e.clock.Now().Sub(*r.thinking)})
+	r.thinking = nil
 }

@@ -44,8 +44,10 @@
 //     duplicating a message. A Resume action finishes the pending tool
 //     round of the resumed run first and does not call the model again for
 //     cycles whose output is stored.
-//   - A model cycle is retried (Limits.MaxRetries, Limits.RetryDelay) with
-//     the identical request from the same checkpoint; a failed attempt's
+//   - A model cycle is retried (Limits.MaxRetries, with backoff and jitter
+//     within Limits.RetryBudget, never sooner than the provider's
+//     Retry-After) with the identical request from the same checkpoint, and
+//     the user is told of every retry at once ([ModelStatus]); a failed attempt's
 //     partial output is shown but never stored, and its tool cards are
 //     closed with [ToolCallFailed]. Nothing is written before a cycle
 //     succeeds, so a retry never replays a dispatched tool or a commit.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 
 	"go.uber.org/zap"
@@ -27,6 +28,7 @@ type Engine struct {
 	anchors  ports.ContextAnchorStore
 	provider ports.ModelProvider
 	clock    ports.Clock
+	jitter   func() float64
 	log      *zap.Logger
 	limits   Limits
 
@@ -41,11 +43,14 @@ func New(o Options) (*Engine, error) {
 	}
 	e := &Engine{
 		convs: o.Conversations, runs: o.Runs, rounds: o.ToolRounds, blobs: o.Blobs, anchors: o.Anchors,
-		provider: o.Provider, clock: o.Clock, log: o.Logger, limits: o.Limits.withDefaults(),
+		provider: o.Provider, clock: o.Clock, jitter: o.Jitter, log: o.Logger, limits: o.Limits.withDefaults(),
 		active: map[string]*Handle{},
 	}
 	if e.clock == nil {
 		e.clock = SystemClock{}
+	}
+	if e.jitter == nil {
+		e.jitter = rand.Float64
 	}
 	if e.log == nil {
 		e.log = zap.NewNop()

@@ -95,12 +95,70 @@ type MessagesCommitted struct {
 type CycleInterrupted struct{}
 
 // ModelAttemptFailed reports a failed provider attempt. Retrying says
-// whether the engine tries again after its retry delay.
+// whether the engine tries again, after Delay.
 type ModelAttemptFailed struct {
 	Attempt  int
 	Message  string
 	Retrying bool
+	Delay    time.Duration
 }
+
+// StatusKind says what a ModelStatus reports.
+type StatusKind uint8
+
+// Status kinds.
+const (
+	// StatusRetryScheduled: an attempt failed and another follows after
+	// Wait. It is sent at once, before the wait.
+	StatusRetryScheduled StatusKind = iota + 1
+	// StatusStillWaiting: a retry wait goes on (Wait left), or the retried
+	// attempt has not answered yet (Wait 0).
+	StatusStillWaiting
+	// StatusRetrying: the next attempt starts.
+	StatusRetrying
+)
+
+// String returns the kind's name.
+func (k StatusKind) String() string {
+	switch k {
+	case StatusRetryScheduled:
+		return "retry_scheduled"
+	case StatusStillWaiting:
+		return "still_waiting"
+	case StatusRetrying:
+		return "retrying"
+	default:
+		return "unknown"
+	}
+}
+
+// ModelStatus tells the user why a model cycle has not answered yet while
+// the engine retries it (docs/engine.md, "Retries"): at once when a
+// retryable attempt failed, when the next attempt starts, and every
+// Limits.StatusInterval between, so that a retrying run never waits in
+// silence. Line is the sentence the user reads; the other fields say the
+// same for a transport that words its own.
+type ModelStatus struct {
+	Kind StatusKind
+	// Attempt is the attempt that failed (StatusRetryScheduled) or the
+	// next one; MaxAttempts is the most the cycle makes.
+	Attempt, MaxAttempts int
+	// Reason is why the last attempt failed, for the user ("the provider
+	// answered 503: overloaded"); credentials are redacted.
+	Reason string
+	// Wait is what is left of the wait before the next attempt; 0 once it
+	// runs.
+	Wait time.Duration
+	// Elapsed is the time since the cycle's first attempt started, on the
+	// engine's clock.
+	Elapsed time.Duration
+	Line    string
+}
+
+// ModelStatusEnd closes the statuses of a model cycle: the retried attempt
+// began to answer, or the cycle ended (answered, failed or interrupted).
+// Duration is how long the statuses were shown, on the engine's clock.
+type ModelStatusEnd struct{ Duration time.Duration }
 
 // CompactionStarted and CompactionCompleted bracket an automatic
 // compaction. Fallback says the summary call failed or timed out and the
@@ -126,6 +184,8 @@ func (ExecuteToolRound) runEvent()    {}
 func (MessagesCommitted) runEvent()   {}
 func (CycleInterrupted) runEvent()    {}
 func (ModelAttemptFailed) runEvent()  {}
+func (ModelStatus) runEvent()         {}
+func (ModelStatusEnd) runEvent()      {}
 func (CompactionStarted) runEvent()   {}
 func (CompactionCompleted) runEvent() {}
 func (Ended) runEvent()               {}

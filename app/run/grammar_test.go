@@ -28,7 +28,7 @@ var _ = Describe("Engine event grammar", func() {
 		t      *runtest.Transport
 	)
 	BeforeEach(func() {
-		h = newHarness(memoryBackend, run.Limits{MaxRetries: 1, RetryDelay: time.Second})
+		h = newHarness(memoryBackend, run.Limits{MaxRetries: 1, RetryBase: time.Second})
 		script = &runtest.Script{}
 		h.restartWith(script)
 		t = &runtest.Transport{}
@@ -38,7 +38,7 @@ var _ = Describe("Engine event grammar", func() {
 		func(broken runtest.Scripted, want string) {
 			script.Enqueue(broken, runtest.Scripted{Events: runtest.TextEvents("fine")})
 			hd := h.start(h.prepared(userText("e1", "go")), t)
-			h.advanceRetries(1, time.Second)
+			h.advanceRetries(1)
 			Expect(finish(hd).Status).To(Equal(run.Completed))
 			Eventually(t.Done()).Should(BeClosed())
 			failed := eventsOf[run.ModelAttemptFailed](t.Events())
@@ -62,7 +62,7 @@ var _ = Describe("Engine event grammar", func() {
 	It("fails as a protocol failure once the retries are used up", func() {
 		script.Enqueue(runtest.Scripted{Events: twoCallsOneID}, runtest.Scripted{Events: twoCallsOneID})
 		hd := h.start(h.prepared(userText("e1", "go")), t)
-		h.advanceRetries(1, time.Second)
+		h.advanceRetries(1)
 		o := finish(hd)
 		Expect(o.Status).To(Equal(run.Failed))
 		Expect(o.Failure.Category).To(Equal(run.CategoryProtocol))

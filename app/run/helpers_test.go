@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -66,10 +67,16 @@ type harness struct {
 	cancel context.CancelFunc
 	model  run.Model
 	prompt projection.Prompt
+	// last is the transport of the latest start; waited counts the retry
+	// waits advanceRetries let pass in its run. Specs start runs from
+	// several goroutines, hence the lock (shared by copies of the harness).
+	mu     *sync.Mutex
+	last   *runtest.Transport
+	waited int
 }
 
 func newHarness(open func() backend, limits run.Limits) *harness {
-	h := &harness{b: open(), server: providertest.NewServer(), clock: runtest.NewClock(), limits: limits,
+	h := &harness{b: open(), server: providertest.NewServer(), clock: runtest.NewClock(), limits: limits, mu: &sync.Mutex{},
 		conv: fmt.Sprintf("conv-%d", runSeq.Add(1))}
 	DeferCleanup(func() {
 		h.server.Release()
@@ -103,6 +110,8 @@ func (h *harness) restartWith(p ports.ModelProvider) {
 	e, err := run.New(run.Options{
 		Conversations: mortalConvs{h.life}, Runs: mortalRuns{h.life}, ToolRounds: mortalRounds{h.life},
 		Anchors: h.b.anchors, Blobs: h.b.blobs, Provider: mortalProvider{h.life}, Clock: h.clock,
+		// The most jitter: each retry waits its whole backoff step.
+		Jitter: func() float64 { return 1 },
 		Logger: zap.NewNop(), Limits: h.limits,
 	})
 	Expect(err).NotTo(HaveOccurred())
@@ -128,6 +137,9 @@ func (h *harness) start(p run.PreparedRun, t *runtest.Transport) *run.Handle {
 	hd, err := h.engine.Start(h.ctx, p)
 	Expect(err).NotTo(HaveOccurred())
 	t.Drive(hd)
+	h.mu.Lock()
+	h.last, h.waited = t, 0
+	h.mu.Unlock()
 	return hd
 }
 

@@ -33,37 +33,44 @@ func filterMessage(err error) string {
 }
 
 // providerMessage is the text of a model call that failed for good (after
-// its retries, or at once when no retry can help). secrets are redacted
-// from the provider's text.
-func providerMessage(err error, secrets ...string) string {
+// its retries, or at once when no retry can help). tried is the sentence
+// about the retries made (retryStatus.tried), set between what failed and
+// what helps; secrets are redacted from the provider's text.
+func providerMessage(err error, tried string, secrets ...string) string {
+	say := func(what, help string) string {
+		if help == "" {
+			return what + tried
+		}
+		return what + tried + " " + help
+	}
 	switch {
 	case errors.Is(err, modelcycle.ErrTruncated):
-		return "The model stopped before completing the response: it reached its output limit. Ask it to continue, or raise the model's output limit."
+		return say("The model stopped before completing the response: it reached its output limit.", "Ask it to continue, or raise the model's output limit.")
 	case errors.Is(err, modelcycle.ErrEOFBeforeDone):
-		return "The model provider's stream ended before the answer was complete. Try again."
+		return say("The model provider's stream ended before the answer was complete.", "Try again.")
 	case errors.Is(err, modelcycle.ErrGrammar):
-		return "The model provider's answer could not be read (" + llm.BriefText(err.Error(), secrets...) + "). Try again."
+		return say("The model provider's answer could not be read ("+llm.BriefText(err.Error(), secrets...)+").", "Try again.")
 	}
 	var pe *llm.ProviderError
 	if !errors.As(err, &pe) {
-		return "The model call failed (" + llm.BriefText(err.Error(), secrets...) + "). Try again."
+		return say("The model call failed ("+llm.BriefText(err.Error(), secrets...)+").", "Try again.")
 	}
-	detail := " (" + briefOf(pe, secrets...) + ")"
+	detail := " (" + briefOf(pe, secrets...) + ")."
 	switch pe.Class {
 	case llm.ErrorRateLimit:
-		return "The model provider is rate limiting this model's key" + detail + ". Wait a moment and try again."
+		return say("The model provider is rate limiting this model's key"+detail, "Wait a moment and try again.")
 	case llm.ErrorAuthorization:
-		return "The model provider refused this model's API key" + detail + ". Ask your administrator to check the key."
+		return say("The model provider refused this model's API key"+detail, "Ask your administrator to check the key.")
 	case llm.ErrorBadRequest:
-		return "The model provider rejected the request" + detail + ". Check the model's configuration."
+		return say("The model provider rejected the request"+detail, "Check the model's configuration.")
 	case llm.ErrorContextOverflow:
-		return "The conversation does not fit the model's context window, even after summarising" + detail + ". Start a new chat."
+		return say("The conversation does not fit the model's context window, even after summarising"+detail, "Start a new chat.")
 	case llm.ErrorRefusal:
-		return "The model refused to continue" + detail + "."
+		return say("The model refused to continue"+detail, "")
 	case llm.ErrorProtocol:
-		return "The model provider's answer could not be read" + detail + ". Try again."
+		return say("The model provider's answer could not be read"+detail, "Try again.")
 	}
-	return "The model provider failed" + detail + ". Try again."
+	return say("The model provider failed"+detail, "Try again.")
 }
 
 // briefOf is the provider's error for the user: its message without

@@ -14,8 +14,18 @@ type Limits struct {
 	// MaxRetries is how many times a failed model attempt is retried
 	// (default modelcycle.MaxRetries, 8). Negative means none.
 	MaxRetries int
-	// RetryDelay is the wait before a retry (default modelcycle.RetryDelay).
-	RetryDelay time.Duration
+	// RetryBase and RetryMaxDelay shape the wait before a retry: about
+	// RetryBase before the first, doubling up to RetryMaxDelay, with jitter
+	// (defaults from modelcycle.DefaultBackoff: 1 s and 15 s).
+	RetryBase, RetryMaxDelay time.Duration
+	// RetryBudget bounds the sum of the retry waits of one model cycle
+	// (default 60 s); a provider's Retry-After longer than what remains
+	// ends the retries. Negative means no retries.
+	RetryBudget time.Duration
+	// StatusInterval is how often a run that retries tells the user it
+	// still waits (ModelStatus), during a retry wait and while the next
+	// attempt has not answered yet (default 5 s).
+	StatusInterval time.Duration
 	// MaxToolRounds ends a run that asked for more tool rounds than this
 	// (default 200), so a model that loops on tools cannot run forever.
 	MaxToolRounds int
@@ -38,8 +48,20 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxRetries < 0 {
 		l.MaxRetries = 0
 	}
-	if l.RetryDelay == 0 {
-		l.RetryDelay = modelcycle.RetryDelay
+	if l.RetryBase <= 0 {
+		l.RetryBase = modelcycle.DefaultBackoff.Base
+	}
+	if l.RetryMaxDelay <= 0 {
+		l.RetryMaxDelay = max(modelcycle.DefaultBackoff.Max, l.RetryBase)
+	}
+	switch {
+	case l.RetryBudget == 0:
+		l.RetryBudget = modelcycle.DefaultBackoff.Budget
+	case l.RetryBudget < 0:
+		l.RetryBudget, l.MaxRetries = 0, 0
+	}
+	if l.StatusInterval <= 0 {
+		l.StatusInterval = 5 * time.Second
 	}
 	if l.MaxToolRounds <= 0 {
 		l.MaxToolRounds = DefaultMaxToolRounds
@@ -68,7 +90,10 @@ type Options struct {
 	// Provider is required. It records one call record per attempt.
 	Provider ports.ModelProvider
 	// Clock defaults to the system clock.
-	Clock  ports.Clock
+	Clock ports.Clock
+	// Jitter draws the jitter of retry waits, in [0, 1); it defaults to
+	// math/rand/v2's Float64. Specs fix it to know the waits.
+	Jitter func() float64
 	Logger *zap.Logger
 	Limits Limits
 }

@@ -14,13 +14,31 @@ import (
 	"keygate/domain/modelcycle"
 )
 
-// advanceRetries fires n retry waits of delay on the fake clock, each once
-// the engine is waiting.
-func (h *harness) advanceRetries(n int, delay time.Duration) {
-	for range n {
+// advanceRetries lets the latest run's next n retry waits pass on the fake
+// clock: each once the engine announced it (StatusRetryScheduled) and waits
+// on its timer, by the wait it announced.
+func (h *harness) advanceRetries(n int) {
+	GinkgoHelper()
+	h.mu.Lock()
+	t, from := h.last, h.waited
+	h.waited += n
+	h.mu.Unlock()
+	for i := from; i < from+n; i++ {
+		Eventually(func() int { return len(scheduled(t.Events())) }).Should(BeNumerically(">", i), "retry %d is announced", i+1)
 		Eventually(h.clock.Waiters).Should(Equal(1))
-		h.clock.Advance(delay)
+		h.clock.Advance(scheduled(t.Events())[i].Wait)
 	}
+}
+
+// scheduled are the StatusRetryScheduled statuses among evs.
+func scheduled(evs []run.Event) []run.ModelStatus {
+	var out []run.ModelStatus
+	for _, s := range eventsOf[run.ModelStatus](evs) {
+		if s.Kind == run.StatusRetryScheduled {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 const serverError = `{"error":{"message":"upstream exploded","type":"server_error"}}`
@@ -41,7 +59,7 @@ var _ = Describe("Engine model cycle retries", func() {
 			h.enqueue(text("completed"))
 			t = &runtest.Transport{}
 			hd = h.start(h.prepared(userText("e1", "go")), t)
-			h.advanceRetries(1, modelcycle.RetryDelay)
+			h.advanceRetries(1)
 			Expect(finish(hd).Status).To(Equal(run.Completed))
 			Eventually(t.Done()).Should(BeClosed())
 		})
@@ -151,11 +169,13 @@ var _ = Describe("Engine model cycle retries", func() {
 	)
 
 	It("permits eight retries after the first attempt by default", func() {
+		h.limits = run.Limits{RetryBudget: time.Hour}
+		h.restart()
 		for range 9 {
 			h.server.Enqueue(providertest.Status(503, serverError))
 		}
 		hd := h.start(h.prepared(userText("e1", "go")), &runtest.Transport{})
-		h.advanceRetries(8, modelcycle.RetryDelay)
+		h.advanceRetries(8)
 		o := finish(hd)
 		Expect(o.Status).To(Equal(run.Failed))
 		Expect(h.requestBodies()).To(HaveLen(9))
@@ -163,13 +183,13 @@ var _ = Describe("Engine model cycle retries", func() {
 
 	DescribeTable("how often a failing provider is called, with two retries configured",
 		func(reply func() providertest.Reply, attempts int) {
-			h.limits = run.Limits{MaxRetries: 2, RetryDelay: time.Second}
+			h.limits = run.Limits{MaxRetries: 2, RetryBase: time.Second}
 			h.restart()
 			for range 3 {
 				h.server.Enqueue(reply())
 			}
 			hd := h.start(h.prepared(userText("e1", "go")), &runtest.Transport{})
-			h.advanceRetries(attempts-1, time.Second)
+			h.advanceRetries(attempts - 1)
 			o := finish(hd)
 			Expect(o.Status).To(Equal(run.Failed))
 			Expect(o.Failure.Category).To(Equal(run.CategoryProvider))

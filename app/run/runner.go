@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -51,6 +52,9 @@ type runner struct {
 	doneCalls map[string]bool
 	// partial is the output of a cycle stopped by a cancel or a break.
 	partial *partialOutput
+	// thinking is when the thinking block the current attempt shows began;
+	// nil when none is open.
+	thinking *time.Time
 }
 
 type partialOutput struct {
@@ -164,7 +168,7 @@ func (r *runner) loop() error {
 			}
 			continue
 		case err != nil && modelcycle.IsContextOverflow(err):
-			return &Failure{Category: CategoryProvider, Message: providerMessage(err, r.p.Model.Endpoint.APIKey), Err: err}
+			return &Failure{Category: CategoryProvider, Message: providerMessage(err, "", r.p.Model.Endpoint.APIKey), Err: err}
 		case err != nil:
 			return err
 		}

@@ -99,7 +99,9 @@ func startKeygate(tune ...func(*config.Config)) *stack {
 	cfg := config.Default()
 	cfg.Auth = companyAuth()
 	cfg.DataDir, cfg.Listen, cfg.ProxyListen = dataDir, freeAddr(), freeAddr()
-	cfg.DatabaseURL = db.DSN
+	// One process on the database: its secret key and CA may be the ones
+	// generated in its data directory (Threat 8 runs two replicas).
+	cfg.DatabaseURL, cfg.SingleReplica = db.DSN, true
 	cfg.LogFormat, cfg.LogLevel = "json", "error"
 	cfg.OutboundProxy = "http://127.0.0.1:1"
 	allowEgress(providerAddr(provider))(&cfg)

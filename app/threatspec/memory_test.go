@@ -260,7 +260,7 @@ var _ = Describe("Threat 6: a member exhausts Keygate's memory with compressed b
 		db, err := pgtest.New(ctx)
 		Expect(err).NotTo(HaveOccurred(), "this spec needs a PostgreSQL server and never skips")
 		DeferCleanup(db.Close)
-		s := serve(filepath.Join(GinkgoT().TempDir(), "data"), "--database-url", db.DSN)
+		s := serve(filepath.Join(GinkgoT().TempDir(), "data"), "--database-url", db.DSN, "--single-replica")
 		hc := s.cursorClient()
 		before := s.memory()
 

@@ -109,14 +109,31 @@ func (c *company) newToken(user string) (string, string) {
 }
 
 // installationCA is the pool a developer's machine trusts for intercepted
-// hosts.
+// Cursor hosts: the CA the replica serves at /ca.crt (the installation's,
+// or the company's when one is configured).
 func (c *company) installationCA() *x509.CertPool {
 	GinkgoHelper()
-	pemBytes, err := os.ReadFile(filepath.Join(c.dataDir, "ca.crt"))
+	resp, err := http.Get(c.base + "/ca.crt")
+	Expect(err).NotTo(HaveOccurred())
+	defer resp.Body.Close()
+	pemBytes, err := io.ReadAll(resp.Body)
 	Expect(err).NotTo(HaveOccurred())
 	pool := x509.NewCertPool()
 	Expect(pool.AppendCertsFromPEM(pemBytes)).To(BeTrue())
 	return pool
+}
+
+// companyCA writes a company CA to files, as an operator mounts it, for
+// KEYGATE_CA_CERT and KEYGATE_CA_KEY.
+func companyCA() (certPath, keyPath string) {
+	GinkgoHelper()
+	root, keyPEM, err := ca.Generate(time.Now(), "company root")
+	Expect(err).NotTo(HaveOccurred())
+	dir := GinkgoT().TempDir()
+	certPath, keyPath = filepath.Join(dir, "ca.crt"), filepath.Join(dir, "ca.key")
+	Expect(os.WriteFile(certPath, root.CertPEM(), 0o600)).To(Succeed())
+	Expect(os.WriteFile(keyPath, keyPEM, 0o600)).To(Succeed())
+	return certPath, keyPath
 }
 
 // rawConnect sends CONNECT target with the token over conn and returns the
@@ -231,11 +248,13 @@ var _ = Describe("Threat 8: a revoked gateway token keeps working on the connect
 		DeferCleanup(db.Close)
 		key := make([]byte, secret.KeySize)
 		_, _ = rand.Read(key)
+		caCert, caKey := companyCA()
 		var replicas [2]*company
 		for i := range replicas {
 			cfg := companyConfig()
 			cfg.DatabaseURL = db.DSN
 			cfg.Secrets.Key = secret.EncodeKey(key)
+			cfg.CACert, cfg.CAKey = caCert, caKey
 			replicas[i] = runCompany(cfg)
 		}
 		a, b := replicas[0], replicas[1]

@@ -8,14 +8,22 @@ import (
 	"time"
 
 	"keygate/adapters/ca"
+	"keygate/app/company"
 )
 
 // caCommand runs `keygate ca export [--out FILE]`: it writes this
 // installation's CA certificate (generating the CA on first use) so that it
 // can be installed in trust stores or given to NODE_EXTRA_CA_CERTS.
+//
+// `keygate ca adopt [serve flags]` records the configured CA as the
+// deployment's in the database, after moving to a new company CA on
+// purpose: replicas then start with this CA only.
 func caCommand(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "adopt" {
+		return adoptCommand(company.CAMark, args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "export" {
-		fmt.Fprintln(stderr, "usage: keygate ca export [--out FILE] [--data-dir DIR]")
+		fmt.Fprintln(stderr, "usage: keygate ca export [--out FILE] [--data-dir DIR] | keygate ca adopt [serve flags]")
 		return 2
 	}
 	fs := flag.NewFlagSet("keygate ca export", flag.ContinueOnError)

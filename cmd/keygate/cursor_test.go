@@ -10,6 +10,8 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gbytes"
 	"github.com/onsi/gomega/gexec"
+
+	"keygate/adapters/ca"
 )
 
 // keygate runs the binary with args and environment additions, waiting for
@@ -100,5 +102,20 @@ var _ = Describe("keygate ca export", func() {
 		Expect(keygate(nil, "ca", "export", "--data-dir", dataDir, "--out", out)).To(gexec.Exit(0))
 		Expect(os.ReadFile(out)).To(Equal(first.Out.Contents()))
 		Expect(os.ReadFile(filepath.Join(dataDir, "ca.crt"))).To(Equal(first.Out.Contents()))
+	})
+})
+
+var _ = Describe("keygate ca adopt", func() {
+	It("records the configured company CA as the deployment's, by its fingerprint", func() {
+		dataDir := filepath.Join(GinkgoT().TempDir(), "data")
+		root, keyPEM, err := ca.Generate(time.Now(), "company root")
+		Expect(err).NotTo(HaveOccurred())
+		dir := GinkgoT().TempDir()
+		cert, key := filepath.Join(dir, "ca.crt"), filepath.Join(dir, "ca.key")
+		Expect(os.WriteFile(cert, root.CertPEM(), 0o600)).To(Succeed())
+		Expect(os.WriteFile(key, keyPEM, 0o600)).To(Succeed())
+		s := keygate(nil, "ca", "adopt", "--data-dir", dataDir, "--ca-cert", cert, "--ca-key", key)
+		Expect(s).To(gexec.Exit(0))
+		Expect(s.Out).To(gbytes.Say(`The deployment's CA is now this one \(fingerprint ` + root.Fingerprint()[:16]))
 	})
 })

@@ -1,6 +1,8 @@
 // Command keygate runs the Keygate gateway.
 //
 //	keygate [serve] [--data-dir DIR] [--listen ADDR] [--log-format auto|console|json] [--log-level LEVEL]
+//	keygate doctor [--cursor-settings FILE] [serve flags]
+//	keygate secret rotate | adopt, keygate ca export | adopt, keygate cursor setup
 //	keygate version
 //
 // Place in the hexagon: the outermost shell. It parses the command line,

@@ -32,14 +32,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return caCommand(args, stdout, stderr)
 	case "secret":
 		return secretCommand(args, stdout, stderr)
+	case "doctor":
+		return doctorCommand(args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "keygate "+app.Version())
 		return 0
 	case "help", "-h", "--help":
-		fmt.Fprintln(stdout, "usage: keygate [serve] [flags] | keygate version | keygate serve -h")
+		fmt.Fprintln(stdout, "usage: keygate [serve] [flags] | keygate doctor [flags] | keygate version | keygate serve -h")
 		return 0
 	default:
-		fmt.Fprintf(stderr, "keygate: unknown command %q (try: serve, version)\n", cmd)
+		fmt.Fprintf(stderr, "keygate: unknown command %q (try: serve, doctor, version)\n", cmd)
 		return 2
 	}
 }

@@ -3,12 +3,15 @@ package main_test
 import (
 	"crypto/rand"
 	"net/http"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gexec"
 
 	"keygate/adapters/cursor/cursortest"
 	"keygate/adapters/pgtest"
@@ -65,4 +68,34 @@ var _ = Describe("keygate serve as two replicas on one PostgreSQL database", fun
 		Expect(reqs).To(HaveLen(2))
 		Expect(string(reqs[1].Body)).To(ContainSubstring("hello from the workspace"))
 	}, SpecTimeout(90*time.Second))
+
+	It("refuses to start a second process whose secret key differs, exiting non-zero with a message naming both fingerprints", func(ctx SpecContext) {
+		db, err := pgtest.New(ctx)
+		Expect(err).NotTo(HaveOccurred(), "this spec needs a PostgreSQL server and never skips")
+		DeferCleanup(db.Close)
+		keyFile := func(key []byte) string {
+			path := filepath.Join(GinkgoT().TempDir(), "secret.key")
+			Expect(os.WriteFile(path, []byte(secret.EncodeKey(key)), 0o600)).To(Succeed())
+			return path
+		}
+		key1, key2 := secret.NewKey(), secret.NewKey()
+
+		By("starting the first process with one key")
+		_, base := start(filepath.Join(GinkgoT().TempDir(), "data"), "--database-url", db.DSN, "--secret-key-file", keyFile(key1))
+		Eventually(func() int { return status(base + "/readyz") }, 10*time.Second).Should(Equal(http.StatusOK))
+
+		By("starting the second with another")
+		cmd := exec.Command(binary, "serve", "--listen", "127.0.0.1:0", "--proxy-listen", "127.0.0.1:0", "--log-format", "json",
+			"--data-dir", filepath.Join(GinkgoT().TempDir(), "data"), "--database-url", db.DSN, "--secret-key-file", keyFile(key2))
+		session, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func() { session.Kill().Wait() })
+		Eventually(session, 20*time.Second).Should(gexec.Exit(1))
+		msg := string(session.Err.Contents())
+		Expect(msg).To(ContainSubstring("keygate: start: this replica's secret key is not the one the other replicas of this database use"))
+		Expect(msg).To(ContainSubstring(secret.Fingerprint(key2)[:16]))
+		Expect(msg).To(ContainSubstring(secret.Fingerprint(key1)[:16]))
+		Expect(msg).To(ContainSubstring(config.EnvSecretKeyFile))
+		Expect(status(base+"/readyz")).To(Equal(http.StatusOK), "the first process serves on")
+	}, SpecTimeout(60*time.Second))
 })

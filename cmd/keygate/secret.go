@@ -23,9 +23,16 @@ import (
 // (created 0600 if missing); then point KEYGATE_SECRET_KEY_FILE at it and
 // list the old key in KEYGATE_SECRET_PREVIOUS_KEY_FILE until every replica
 // has restarted.
+//
+// `keygate secret adopt [serve flags]` records the configured key as the
+// deployment's in the database, after the key the replicas recorded was
+// lost: replicas then start with this key only.
 func secretCommand(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "adopt" {
+		return adoptCommand(company.KeyMark, args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "rotate" {
-		fmt.Fprintln(stderr, "usage: keygate secret rotate [--data-dir DIR] [--database-url URL] [--new-key-file FILE]")
+		fmt.Fprintln(stderr, "usage: keygate secret rotate [--data-dir DIR] [--database-url URL] [--new-key-file FILE] | keygate secret adopt [serve flags]")
 		return 2
 	}
 	fs := flag.NewFlagSet("keygate secret rotate", flag.ContinueOnError)
@@ -60,6 +67,13 @@ func secretCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := rot.Commit(); err != nil {
 		fmt.Fprintf(stderr, "keygate: %v\n", err)
+		return 1
+	}
+	// Replicas compare their key with the database's at start: from now on
+	// the new key is the deployment's, and one with the old key alone (which
+	// cannot open what was just re-sealed) is refused.
+	if _, err := company.Adopt(ctx, store.Fingerprints(), company.KeyMark, rot.Ring.Fingerprint()); err != nil {
+		fmt.Fprintf(stderr, "keygate: record the new key's fingerprint: %v (run `keygate secret adopt` with the new key)\n", err)
 		return 1
 	}
 	fmt.Fprintf(stdout, "Re-sealed %d provider keys under the new secret key.\n", n)

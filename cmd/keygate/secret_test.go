@@ -13,6 +13,7 @@ import (
 
 	"keygate/adapters/secret"
 	"keygate/adapters/sqlite"
+	"keygate/app/company"
 	"keygate/app/config"
 	"keygate/domain/llm"
 	"keygate/ports"
@@ -44,6 +45,16 @@ var _ = Describe("keygate secret rotate", func() {
 		return cfg.SealedAPIKey
 	}
 
+	// recorded is the secret key fingerprint the store holds.
+	recorded := func() string {
+		db, err := sqlite.Open(context.Background(), dir, zap.NewNop())
+		Expect(err).NotTo(HaveOccurred())
+		defer func() { Expect(db.Close()).To(Succeed()) }()
+		fp, err := sqlite.NewStore(db).Fingerprints().Fingerprint(context.Background(), company.KeyMark)
+		Expect(err).NotTo(HaveOccurred())
+		return fp
+	}
+
 	It("re-seals the laptop's provider keys under a new data-directory key", func() {
 		seed()
 		oldKey, _ := os.ReadFile(filepath.Join(dir, secret.KeyFile))
@@ -59,6 +70,26 @@ var _ = Describe("keygate secret rotate", func() {
 		Expect(newKey).NotTo(Equal(oldKey))
 		onlyNew, _ := secret.NewRing(newKey)
 		Expect(onlyNew.Open(stored())).To(Equal([]byte("sk-rotate-me")))
+		Expect(recorded()).To(Equal(secret.Fingerprint(newKey)), "the new key is the deployment's from now on")
+	})
+
+	It("records the configured key as the deployment's with `secret adopt`, after the recorded one was lost", func() {
+		oldKey, newKey := secret.NewKey(), secret.NewKey()
+		run := func(key []byte, args ...string) *gexec.Session {
+			cmd := exec.Command(binary, append(args, "--data-dir", dir)...)
+			cmd.Env = append(os.Environ(), config.EnvSecretKey+"="+secret.EncodeKey(key), config.EnvSecretKeyFile+"=")
+			session, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
+			Expect(err).NotTo(HaveOccurred())
+			Eventually(session, "20s").Should(gexec.Exit())
+			return session
+		}
+		Expect(run(oldKey, "secret", "adopt").ExitCode()).To(Equal(0))
+		Expect(recorded()).To(Equal(secret.Fingerprint(oldKey)))
+		session := run(newKey, "secret", "adopt")
+		Expect(session.ExitCode()).To(Equal(0))
+		Expect(string(session.Out.Contents())).To(ContainSubstring("was " + secret.Fingerprint(oldKey)[:16]))
+		Expect(string(session.Out.Contents())).NotTo(ContainSubstring(secret.EncodeKey(newKey)))
+		Expect(recorded()).To(Equal(secret.Fingerprint(newKey)))
 	})
 
 	It("refuses to guess where a company's new key goes", func() {

@@ -10,12 +10,48 @@ import (
 )
 
 // Retry policy of a model cycle: up to MaxRetries retries after the first
-// attempt, RetryDelay apart, each re-sending the identical request from the
-// same checkpoint.
-const (
-	MaxRetries = 8
-	RetryDelay = 5 * time.Second
-)
+// attempt, each re-sending the identical request from the same checkpoint,
+// with the waits of DefaultBackoff between them.
+const MaxRetries = 8
+
+// DefaultBackoff waits about 1, 2, 4, 8 and then 15 s between attempts, 60 s
+// in all: enough for a provider's brief overload or a rate limit's window,
+// short enough that a user who watches the retries is not left waiting long.
+var DefaultBackoff = Backoff{Base: time.Second, Max: 15 * time.Second, Budget: time.Minute}
+
+// Backoff is the wait between the attempts of one model cycle: exponential
+// from Base, doubling with each retry up to Max, with jitter so that the
+// clients of one overloaded provider do not retry in step, never shorter
+// than the provider asked for (Retry-After), and never more than Budget
+// over the whole cycle.
+type Backoff struct {
+	Base, Max time.Duration
+	// Budget bounds the sum of the waits of one cycle.
+	Budget time.Duration
+}
+
+// Delay returns the wait before retry n (1 for the first retry) when spent
+// was waited already in this cycle: the backoff step with equal jitter
+// (jitter in [0, 1) picks a wait between half the step and the whole
+// step), raised to retryAfter when the provider asked for more (0: it did
+// not say), and cut to what remains of the budget. It reports false when
+// no wait fits: the budget is spent, or the provider asked for more than
+// remains of it (an earlier retry would be refused again).
+func (b Backoff) Delay(n int, spent, retryAfter time.Duration, jitter float64) (time.Duration, bool) {
+	left := b.Budget - spent
+	if left <= 0 || retryAfter > left {
+		return 0, false
+	}
+	step := b.Base
+	for i := 1; i < n && step < b.Max; i++ {
+		step *= 2
+	}
+	step = min(step, b.Max)
+	jitter = min(max(jitter, 0), 1)
+	d := step/2 + time.Duration(float64(step/2)*jitter)
+	d = max(d, retryAfter)
+	return min(d, left), true
+}
 
 // Retryable reports whether a failed attempt may be retried:
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -67,4 +68,57 @@ var _ = Describe("IsContextOverflow", func() {
 		Entry("a prefill error is not an overflow", provider(llm.ErrorBadRequest, 400, "This model does not support assistant message prefill"), false),
 		Entry("a non-provider error is not an overflow", errors.New("prompt is too long"), false),
 	)
+})
+
+var _ = Describe("Backoff", func() {
+	b := modelcycle.Backoff{Base: time.Second, Max: 15 * time.Second, Budget: time.Minute}
+
+	DescribeTable("doubles the step from Base up to Max, with equal jitter between half the step and the whole step",
+		func(n int, jitter float64, want time.Duration) {
+			d, ok := b.Delay(n, 0, 0, jitter)
+			Expect(ok).To(BeTrue())
+			Expect(d).To(Equal(want))
+		},
+		Entry("the first retry, least jitter", 1, 0.0, 500*time.Millisecond),
+		Entry("the first retry, most jitter", 1, 1.0, time.Second),
+		Entry("the second retry", 2, 0.5, 1500*time.Millisecond),
+		Entry("the fourth retry", 4, 1.0, 8*time.Second),
+		Entry("the fifth retry is capped at Max", 5, 1.0, 15*time.Second),
+		Entry("the eighth retry stays at Max", 8, 0.0, 7500*time.Millisecond),
+		Entry("a jitter out of range is clamped", 1, 7.0, time.Second),
+	)
+
+	It("waits at least what the provider asked for in Retry-After", func() {
+		d, ok := b.Delay(1, 0, 20*time.Second, 0.3)
+		Expect(ok).To(BeTrue())
+		Expect(d).To(Equal(20 * time.Second))
+	})
+
+	It("cuts the last wait to what remains of the budget", func() {
+		d, ok := b.Delay(5, 55*time.Second, 0, 1)
+		Expect(ok).To(BeTrue())
+		Expect(d).To(Equal(5 * time.Second))
+	})
+
+	It("gives up once the budget is spent", func() {
+		_, ok := b.Delay(3, time.Minute, 0, 0)
+		Expect(ok).To(BeFalse())
+	})
+
+	It("gives up when the provider asks for more than remains: an earlier retry would be refused again", func() {
+		_, ok := b.Delay(1, 50*time.Second, 20*time.Second, 0)
+		Expect(ok).To(BeFalse())
+	})
+
+	It("keeps the default within a minute in all, whatever the jitter", func() {
+		spent := time.Duration(0)
+		for n := 1; n <= modelcycle.MaxRetries; n++ {
+			d, ok := modelcycle.DefaultBackoff.Delay(n, spent, 0, 1)
+			if !ok {
+				break
+			}
+			spent += d
+		}
+		Expect(spent).To(Equal(time.Minute))
+	})
 })

@@ -153,7 +153,7 @@ func openStack(dir string, kind llm.ProviderKind, providerURL string, log *zap.L
 	s.engine, err = run.New(run.Options{
 		Conversations: s.stores.Conversations, Runs: s.stores.Runs, ToolRounds: s.stores.ToolRounds, Blobs: s.stores.Blobs,
 		Provider: provider.New(provider.Options{Recorder: s.stores.Calls}),
-		Limits:   run.Limits{RetryDelay: 10 * time.Millisecond, MaxRetries: -1}, Logger: log,
+		Limits:   run.Limits{MaxRetries: -1}, Logger: log,
 	})
 	if err != nil {
 		return nil, err

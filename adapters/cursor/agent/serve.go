@@ -118,12 +118,20 @@ func (s *session) onEvent(ev run.Event) {
 		s.view.usedTok = e.Tokens
 	case run.CompactionStarted:
 		s.wire.emit(output.SummaryStarted())
+	case run.ModelStatus:
+		// The client renders no status line of its own; a thinking block
+		// is what it shows live while a turn waits, and the statuses stay
+		// out of the turn's checkpoint (the view), as they are no output.
+		s.wire.emit(output.Thinking(e.Line + "\n"))
+	case run.ModelStatusEnd:
+		s.wire.emit(output.ThinkingCompleted(e.Duration))
 	case run.ExecuteToolRound:
 		s.startRound(e)
 	case run.MessagesCommitted:
 		s.onCommit(e)
 	}
-	// run.ModelAttemptFailed is logged by the engine.
+	// run.ModelAttemptFailed is logged by the engine; the user learns of
+	// it from the run.ModelStatus that follows a retryable one.
 }
 
 // startRound dispatches a round's calls, then publishes the staged

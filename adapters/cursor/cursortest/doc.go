@@ -26,10 +26,11 @@
 // shell or subagent to the background when the server asks, answers
 // diagnostics, subagent awaits and MCP resources and state, and returns a
 // file that is not text as bytes. actions.go builds every conversation
-// action the client sends. Terminal and EditStream render what the client
-// shows besides text: the live terminal of a running shell
-// (shell_output_delta) and a file's content while the model writes it
-// (edit_tool_call_delta).
+// action the client sends. Terminal, EditStream and Thinking render what the
+// client shows besides text: the live terminal of a running shell
+// (shell_output_delta), a file's content while the model writes it
+// (edit_tool_call_delta) and the thinking blocks, Keygate's retry statuses
+// among them (thinking_delta, thinking_completed).
 //
 // Place in the hexagon: test support for the Cursor inbound adapter; only
 // specs import it.

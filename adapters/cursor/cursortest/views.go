@@ -2,13 +2,15 @@ package cursortest
 
 import (
 	"strconv"
+	"time"
 
 	agentv1 "keygate/gen/cursor/agent/v1"
 )
 
 // This file holds what a client renders from a stream besides its text:
-// the live terminal of a running shell and the content of a file while the
-// model writes it.
+// the live terminal of a running shell, the content of a file while the
+// model writes it, and the thinking blocks (where Keygate's statuses show
+// while it retries a provider).
 
 // Terminal is the client's terminal view of msgs: every shell_output_delta
 // in order, as "start", "stdout:<data>", "stderr:<data>" and
@@ -47,4 +49,41 @@ func EditStream(msgs []*agentv1.AgentServerMessage, callID string) string {
 		}
 	}
 	return s
+}
+
+// ThinkingBlock is one thinking block as the client shows it: the text of
+// its thinking_delta updates and, once a thinking_completed closed it, how
+// long it took. Before is the number of text deltas the stream carried
+// before the block opened, so a spec can tell where it sits in the answer.
+type ThinkingBlock struct {
+	Text     string
+	Closed   bool
+	Duration time.Duration
+	Before   int
+}
+
+// Thinking is the client's view of the thinking blocks in msgs, in order:
+// consecutive thinking deltas fill one block until a thinking_completed
+// closes it.
+func Thinking(msgs []*agentv1.AgentServerMessage) []ThinkingBlock {
+	var out []ThinkingBlock
+	texts, open := 0, false
+	for _, m := range msgs {
+		u := m.GetInteractionUpdate()
+		switch {
+		case u.GetTextDelta() != nil:
+			texts++
+		case u.GetThinkingDelta() != nil:
+			if !open {
+				out = append(out, ThinkingBlock{Before: texts})
+				open = true
+			}
+			out[len(out)-1].Text += u.GetThinkingDelta().GetText()
+		case u.GetThinkingCompleted() != nil && open:
+			out[len(out)-1].Closed = true
+			out[len(out)-1].Duration = time.Duration(u.GetThinkingCompleted().GetThinkingDurationMs()) * time.Millisecond
+			open = false
+		}
+	}
+	return out
 }

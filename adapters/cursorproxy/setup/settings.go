@@ -137,3 +137,34 @@ func writeAtomic(path string, data []byte, mode fs.FileMode) error {
 	}
 	return nil
 }
+
+// Current reads the values of Keys in the settings file at path, as JSON
+// literals ("" for a key that is absent), without changing anything. A
+// missing file is fs.ErrNotExist (wrapped). The http.proxy value may hold a
+// gateway token: show it only through RedactProxy.
+func Current(path string) (map[string]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read settings: %w", err)
+	}
+	if strings.TrimSpace(string(data)) == "" {
+		data = []byte("{}")
+	}
+	root, err := hujson.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("parse %s: %w", path, err)
+	}
+	obj, ok := root.Value.(*hujson.Object)
+	if !ok {
+		return nil, fmt.Errorf("%s: %w", path, ErrNotObject)
+	}
+	out := map[string]string{}
+	for _, k := range Keys {
+		if i := find(obj, k); i >= 0 {
+			out[k] = literal(obj.Members[i].Value)
+		} else {
+			out[k] = ""
+		}
+	}
+	return out, nil
+}

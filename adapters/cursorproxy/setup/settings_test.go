@@ -2,6 +2,7 @@ package setup_test
 
 import (
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -217,5 +218,31 @@ var _ = Describe("setup.TrustInstructions", func() {
 		Expect(text).To(ContainSubstring("certutil -user -addstore Root"))
 		Expect(text).To(ContainSubstring("update-ca-certificates"))
 		Expect(text).To(ContainSubstring("NODE_EXTRA_CA_CERTS"))
+	})
+})
+
+var _ = Describe("Current", func() {
+	It("reads what setup wrote, absent keys as empty, without changing the file", func() {
+		path := filepath.Join(GinkgoT().TempDir(), "settings.json")
+		Expect(os.WriteFile(path, []byte(userSettings), 0o600)).To(Succeed())
+		v, err := setup.Current(path)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(v).To(HaveKeyWithValue("http.proxy", `"http://old-vpn:8080"`))
+		Expect(v).To(HaveKeyWithValue("cursor.general.disableHttp2", ""))
+		Expect(os.ReadFile(path)).To(Equal([]byte(userSettings)))
+
+		_, err = setup.Apply(path, proxyURL)
+		Expect(err).NotTo(HaveOccurred())
+		v, err = setup.Current(path)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(v).To(Equal(map[string]string{"http.proxy": `"` + proxyURL + `"`, "http.proxySupport": `"on"`,
+			"cursor.general.disableHttp2": "true", "http.experimental.systemCertificatesV2": "true"}))
+	})
+
+	It("reports a missing file as not existing, and creates nothing", func() {
+		path := filepath.Join(GinkgoT().TempDir(), "Cursor", "settings.json")
+		_, err := setup.Current(path)
+		Expect(err).To(MatchError(fs.ErrNotExist))
+		Expect(filepath.Dir(path)).NotTo(BeADirectory())
 	})
 })

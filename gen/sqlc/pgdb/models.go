@@ -119,6 +119,12 @@ type Conversation struct {
 	UpdatedAt        time.Time
 }
 
+type DeploymentFingerprint struct {
+	Name        string
+	Fingerprint string
+	UpdatedAt   time.Time
+}
+
 type GatewayToken struct {
 	ID         string
 	UserID     string

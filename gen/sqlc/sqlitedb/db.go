@@ -123,6 +123,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.getConversationStmt, err = db.PrepareContext(ctx, getConversation); err != nil {
 		return nil, fmt.Errorf("error preparing query GetConversation: %w", err)
 	}
+	if q.getFingerprintStmt, err = db.PrepareContext(ctx, getFingerprint); err != nil {
+		return nil, fmt.Errorf("error preparing query GetFingerprint: %w", err)
+	}
 	if q.getModelConfigStmt, err = db.PrepareContext(ctx, getModelConfig); err != nil {
 		return nil, fmt.Errorf("error preparing query GetModelConfig: %w", err)
 	}
@@ -170,6 +173,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.insertConversationStmt, err = db.PrepareContext(ctx, insertConversation); err != nil {
 		return nil, fmt.Errorf("error preparing query InsertConversation: %w", err)
+	}
+	if q.insertFingerprintStmt, err = db.PrepareContext(ctx, insertFingerprint); err != nil {
+		return nil, fmt.Errorf("error preparing query InsertFingerprint: %w", err)
 	}
 	if q.insertGatewayTokenStmt, err = db.PrepareContext(ctx, insertGatewayToken); err != nil {
 		return nil, fmt.Errorf("error preparing query InsertGatewayToken: %w", err)
@@ -233,6 +239,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.putSettingStmt, err = db.PrepareContext(ctx, putSetting); err != nil {
 		return nil, fmt.Errorf("error preparing query PutSetting: %w", err)
+	}
+	if q.replaceFingerprintStmt, err = db.PrepareContext(ctx, replaceFingerprint); err != nil {
+		return nil, fmt.Errorf("error preparing query ReplaceFingerprint: %w", err)
 	}
 	if q.revokeGatewayTokenStmt, err = db.PrepareContext(ctx, revokeGatewayToken); err != nil {
 		return nil, fmt.Errorf("error preparing query RevokeGatewayToken: %w", err)
@@ -437,6 +446,11 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing getConversationStmt: %w", cerr)
 		}
 	}
+	if q.getFingerprintStmt != nil {
+		if cerr := q.getFingerprintStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing getFingerprintStmt: %w", cerr)
+		}
+	}
 	if q.getModelConfigStmt != nil {
 		if cerr := q.getModelConfigStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing getModelConfigStmt: %w", cerr)
@@ -515,6 +529,11 @@ func (q *Queries) Close() error {
 	if q.insertConversationStmt != nil {
 		if cerr := q.insertConversationStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing insertConversationStmt: %w", cerr)
+		}
+	}
+	if q.insertFingerprintStmt != nil {
+		if cerr := q.insertFingerprintStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing insertFingerprintStmt: %w", cerr)
 		}
 	}
 	if q.insertGatewayTokenStmt != nil {
@@ -620,6 +639,11 @@ func (q *Queries) Close() error {
 	if q.putSettingStmt != nil {
 		if cerr := q.putSettingStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing putSettingStmt: %w", cerr)
+		}
+	}
+	if q.replaceFingerprintStmt != nil {
+		if cerr := q.replaceFingerprintStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing replaceFingerprintStmt: %w", cerr)
 		}
 	}
 	if q.revokeGatewayTokenStmt != nil {
@@ -749,6 +773,7 @@ type Queries struct {
 	getCheckpointStmt               *sql.Stmt
 	getContextAnchorStmt            *sql.Stmt
 	getConversationStmt             *sql.Stmt
+	getFingerprintStmt              *sql.Stmt
 	getModelConfigStmt              *sql.Stmt
 	getOwnerStmt                    *sql.Stmt
 	getPromptStmt                   *sql.Stmt
@@ -765,6 +790,7 @@ type Queries struct {
 	insertCheckpointStmt            *sql.Stmt
 	insertCheckpointMessageStmt     *sql.Stmt
 	insertConversationStmt          *sql.Stmt
+	insertFingerprintStmt           *sql.Stmt
 	insertGatewayTokenStmt          *sql.Stmt
 	insertMessageStmt               *sql.Stmt
 	insertMessageBlobStmt           *sql.Stmt
@@ -786,6 +812,7 @@ type Queries struct {
 	putContextAnchorStmt            *sql.Stmt
 	putPromptStmt                   *sql.Stmt
 	putSettingStmt                  *sql.Stmt
+	replaceFingerprintStmt          *sql.Stmt
 	revokeGatewayTokenStmt          *sql.Stmt
 	setActiveRunStmt                *sql.Stmt
 	setConversationHeadStmt         *sql.Stmt
@@ -836,6 +863,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		getCheckpointStmt:               q.getCheckpointStmt,
 		getContextAnchorStmt:            q.getContextAnchorStmt,
 		getConversationStmt:             q.getConversationStmt,
+		getFingerprintStmt:              q.getFingerprintStmt,
 		getModelConfigStmt:              q.getModelConfigStmt,
 		getOwnerStmt:                    q.getOwnerStmt,
 		getPromptStmt:                   q.getPromptStmt,
@@ -852,6 +880,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		insertCheckpointStmt:            q.insertCheckpointStmt,
 		insertCheckpointMessageStmt:     q.insertCheckpointMessageStmt,
 		insertConversationStmt:          q.insertConversationStmt,
+		insertFingerprintStmt:           q.insertFingerprintStmt,
 		insertGatewayTokenStmt:          q.insertGatewayTokenStmt,
 		insertMessageStmt:               q.insertMessageStmt,
 		insertMessageBlobStmt:           q.insertMessageBlobStmt,
@@ -873,6 +902,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		putContextAnchorStmt:            q.putContextAnchorStmt,
 		putPromptStmt:                   q.putPromptStmt,
 		putSettingStmt:                  q.putSettingStmt,
+		replaceFingerprintStmt:          q.replaceFingerprintStmt,
 		revokeGatewayTokenStmt:          q.revokeGatewayTokenStmt,
 		setActiveRunStmt:                q.setActiveRunStmt,
 		setConversationHeadStmt:         q.setConversationHeadStmt,

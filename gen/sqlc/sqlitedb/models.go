@@ -117,6 +117,12 @@ type Conversation struct {
 	UpdatedAt        int64
 }
 
+type DeploymentFingerprint struct {
+	Name        string
+	Fingerprint string
+	UpdatedAt   int64
+}
+
 type GatewayToken struct {
 	ID         string
 	UserID     string
