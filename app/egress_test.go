@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"path/filepath"
 	"sync/atomic"
-	"time"
 
 	"connectrpc.com/connect"
 	. "github.com/onsi/ginkgo/v2"
@@ -22,6 +21,7 @@ import (
 	"keygate/adapters/provider/providertest"
 	"keygate/adapters/upstream"
 	"keygate/app"
+	"keygate/app/apptest"
 	"keygate/app/config"
 	controlv1 "keygate/gen/keygate/control/v1"
 	"keygate/gen/keygate/control/v1/controlv1connect"
@@ -36,15 +36,6 @@ func (asAdmin) RoundTrip(r *http.Request) (*http.Response, error) {
 	r.Header.Set("X-Egress-User", "root")
 	r.Header.Set("X-Egress-Groups", "kg-admins")
 	return http.DefaultTransport.RoundTrip(r)
-}
-
-// freeLoopbackAddr is a loopback address nothing listens on yet.
-func freeLoopbackAddr() string {
-	GinkgoHelper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	Expect(err).NotTo(HaveOccurred())
-	defer ln.Close()
-	return ln.Addr().String()
 }
 
 var _ = Describe("The outbound policy in the real app graph, in company mode", Ordered, func() {
@@ -82,28 +73,14 @@ var _ = Describe("The outbound policy in the real app graph, in company mode", O
 		cfg.DataDir = filepath.Join(GinkgoT().TempDir(), "data")
 		// The console on a port only Run knows, the proxy on one the
 		// configuration names: both must end up refused.
-		cfg.Listen, cfg.ProxyListen = "127.0.0.1:0", freeLoopbackAddr()
+		cfg.Listen, cfg.ProxyListen = "127.0.0.1:0", apptest.FreeAddr()
 		cfg.LogFormat, cfg.LogLevel = "json", "error"
 		cfg.OutboundProxy = "http://127.0.0.1:1"
 		// The operator allows the self-hosted model's whole address, which
 		// (by mistake) covers the console and the proxy too: they must stay
 		// refused.
 		cfg.EgressAllow = []string{"127.0.0.1"}
-		Expect(cfg.Validate()).To(Succeed())
-		kg, cleanup, err := app.Initialize(context.Background(), cfg)
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(cleanup)
-		ctx, cancel := context.WithCancel(context.Background())
-		ready := make(chan net.Addr, 1)
-		done := make(chan error, 1)
-		go func() { done <- kg.Run(ctx, func(a net.Addr) { ready <- a }) }()
-		DeferCleanup(func() {
-			cancel()
-			Eventually(done).WithTimeout(15 * time.Second).Should(Receive())
-		})
-		var addr net.Addr
-		Eventually(ready).WithTimeout(10 * time.Second).Should(Receive(&addr))
-		console = addr.String()
+		console = apptest.Start(cfg).Console
 		models = controlv1connect.NewModelServiceClient(&http.Client{Transport: asAdmin{}}, "http://"+console)
 	})
 
@@ -238,31 +215,11 @@ var _ = Describe("The forward proxy on a laptop, through the outbound policy", O
 		DeferCleanup(developer.Close)
 		cfg := config.Default()
 		cfg.DataDir = filepath.Join(GinkgoT().TempDir(), "data")
-		cfg.Listen, cfg.ProxyListen = "127.0.0.1:0", freeLoopbackAddr()
+		cfg.Listen, cfg.ProxyListen = "127.0.0.1:0", apptest.FreeAddr()
 		cfg.LogFormat, cfg.LogLevel = "json", "error"
 		cfg.OutboundProxy = upstream.ProxyDirect
-		Expect(cfg.Validate()).To(Succeed())
-		kg, cleanup, err := app.Initialize(context.Background(), cfg)
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(cleanup)
-		ctx, cancel := context.WithCancel(context.Background())
-		ready := make(chan net.Addr, 1)
-		done := make(chan error, 1)
-		go func() { done <- kg.Run(ctx, func(a net.Addr) { ready <- a }) }()
-		DeferCleanup(func() {
-			cancel()
-			Eventually(done).WithTimeout(15 * time.Second).Should(Receive())
-		})
-		var addr net.Addr
-		Eventually(ready).WithTimeout(10 * time.Second).Should(Receive(&addr))
-		console, proxyAddr = addr.String(), cfg.ProxyListen
-		Eventually(func() error {
-			c, err := net.Dial("tcp", proxyAddr)
-			if err == nil {
-				_ = c.Close()
-			}
-			return err
-		}).WithTimeout(10 * time.Second).Should(Succeed())
+		k := apptest.Start(cfg)
+		console, proxyAddr = k.Console, k.Proxy
 	})
 
 	// connect asks the proxy for a tunnel to target and returns the status

@@ -2,14 +2,9 @@ package agentspec_test
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -22,7 +17,7 @@ import (
 
 	"keygate/adapters/cursor/cursortest"
 	"keygate/adapters/provider/providertest"
-	"keygate/app"
+	"keygate/app/apptest"
 	"keygate/app/config"
 	"keygate/domain/llm"
 	agentv1 "keygate/gen/cursor/agent/v1"
@@ -45,9 +40,9 @@ var upstreamModel = map[llm.ProviderKind]string{
 // keygate is a running Keygate with one model per provider protocol, each
 // on a fake provider of its own.
 type keygate struct {
-	base, proxyAddr, dataDir string
-	providers                map[llm.ProviderKind]*providertest.Server
-	models                   map[llm.ProviderKind]string
+	*apptest.Keygate
+	providers map[llm.ProviderKind]*providertest.Server
+	models    map[llm.ProviderKind]string
 }
 
 // web is the fake web around a Keygate: a SearXNG instance, the Brave
@@ -128,9 +123,8 @@ func startKeygate(w *web, mutate func(*config.Config)) *keygate {
 	GinkgoT().Setenv("HTTP_PROXY", w.internet.URL)
 	GinkgoT().Setenv("HTTPS_PROXY", w.internet.URL)
 	GinkgoT().Setenv("NO_PROXY", "")
-	dataDir := filepath.Join(GinkgoT().TempDir(), "data")
 	cfg := config.Default()
-	cfg.DataDir, cfg.Listen, cfg.ProxyListen = dataDir, "127.0.0.1:0", freeAddr()
+	cfg.DataDir, cfg.Listen, cfg.ProxyListen = filepath.Join(GinkgoT().TempDir(), "data"), "127.0.0.1:0", apptest.FreeAddr()
 	cfg.LogFormat, cfg.LogLevel = "json", "error"
 	// Cursor's own service sits behind an outbound proxy that refuses every
 	// connection, so nothing leaves the machine.
@@ -138,29 +132,7 @@ func startKeygate(w *web, mutate func(*config.Config)) *keygate {
 	if mutate != nil {
 		mutate(&cfg)
 	}
-	Expect(cfg.Validate()).To(Succeed())
-	kg, cleanup, err := app.Initialize(context.Background(), cfg)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(cleanup)
-
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan net.Addr, 1)
-	done := make(chan error, 1)
-	go func() { done <- kg.Run(ctx, func(a net.Addr) { ready <- a }) }()
-	DeferCleanup(func() {
-		cancel()
-		Eventually(done).WithTimeout(15 * time.Second).Should(Receive())
-	})
-	var addr net.Addr
-	Eventually(ready).WithTimeout(10 * time.Second).Should(Receive(&addr))
-	Eventually(func() error {
-		c, err := net.Dial("tcp", cfg.ProxyListen)
-		if err == nil {
-			_ = c.Close()
-		}
-		return err
-	}).WithTimeout(10 * time.Second).Should(Succeed())
-	k := &keygate{base: "http://" + addr.String(), proxyAddr: cfg.ProxyListen, dataDir: dataDir,
+	k := &keygate{Keygate: apptest.Start(cfg),
 		providers: map[llm.ProviderKind]*providertest.Server{}, models: map[llm.ProviderKind]string{}}
 	for _, kind := range kinds {
 		p := providertest.NewServer()
@@ -181,20 +153,13 @@ func providerKind(k llm.ProviderKind) controlv1.ProviderKind {
 	return controlv1.ProviderKind(controlv1.ProviderKind_value["PROVIDER_KIND_"+strings.ToUpper(string(k))])
 }
 
-func freeAddr() string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	Expect(err).NotTo(HaveOccurred())
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
 // control calls a control procedure with the Connect JSON protocol, as the
 // console does on a laptop, and expects 200.
 func (k *keygate) control(procedure string, req, resp proto.Message) {
 	GinkgoHelper()
 	body, err := protojson.Marshal(req)
 	Expect(err).NotTo(HaveOccurred())
-	r, err := http.Post(k.base+procedure, "application/json", strings.NewReader(string(body)))
+	r, err := http.Post(k.Base+procedure, "application/json", strings.NewReader(string(body)))
 	Expect(err).NotTo(HaveOccurred())
 	defer r.Body.Close()
 	raw, err := io.ReadAll(r.Body)
@@ -203,21 +168,9 @@ func (k *keygate) control(procedure string, req, resp proto.Message) {
 	Expect(protojson.Unmarshal(raw, resp)).To(Succeed())
 }
 
-// cursorHTTP is how Cursor reaches Keygate: http.proxy set to its proxy,
-// trusting the installation CA from the data dir.
-func (k *keygate) cursorHTTP() *http.Client {
-	GinkgoHelper()
-	pem, err := os.ReadFile(filepath.Join(k.dataDir, "ca.crt"))
-	Expect(err).NotTo(HaveOccurred())
-	pool := x509.NewCertPool()
-	Expect(pool.AppendCertsFromPEM(pem)).To(BeTrue())
-	tr := &http.Transport{
-		Proxy:           http.ProxyURL(&url.URL{Scheme: "http", Host: k.proxyAddr}),
-		TLSClientConfig: &tls.Config{RootCAs: pool},
-	}
-	DeferCleanup(tr.CloseIdleConnections)
-	return &http.Client{Transport: tr}
-}
+// cursorHTTP is how Cursor reaches Keygate on a laptop: http.proxy set to
+// its proxy, no credentials, trusting the installation CA.
+func (k *keygate) cursorHTTP() *http.Client { return k.CursorHTTP("") }
 
 // turn is one Cursor turn through the proxy on kind's model: the provider
 // plays replies (each a model cycle), the user answers interaction queries

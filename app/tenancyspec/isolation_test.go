@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -38,6 +36,7 @@ import (
 	"keygate/adapters/cursor/unary"
 	"keygate/adapters/provider/providertest"
 	"keygate/app"
+	"keygate/app/apptest"
 	"keygate/app/company"
 	"keygate/app/config"
 	agentv1 "keygate/gen/cursor/agent/v1"
@@ -99,11 +98,11 @@ func expectNothingOf(t *tenant, answer, where string, named ...string) {
 	}
 }
 
-// stack is a running Keygate: the HTTP listener (console, control API,
-// account routes) and the Cursor proxy.
+// stack is a running Keygate in trusted-header mode and the fake provider
+// its administrator configures models on.
 type stack struct {
-	base, proxyAddr, dataDir string
-	provider                 *providertest.Server
+	*apptest.Keygate
+	provider *providertest.Server
 }
 
 // signIn is the stack's trusted-header sign-in: the authenticating proxy
@@ -123,47 +122,15 @@ func startKeygate() *stack {
 	provider := providertest.NewServer()
 	DeferCleanup(provider.Close)
 
-	dataDir := filepath.Join(GinkgoT().TempDir(), "data")
 	cfg := config.Default()
 	cfg.Auth = signIn()
-	cfg.DataDir, cfg.Listen, cfg.ProxyListen = dataDir, "127.0.0.1:0", freeAddr()
+	cfg.DataDir, cfg.Listen, cfg.ProxyListen = filepath.Join(GinkgoT().TempDir(), "data"), "127.0.0.1:0", apptest.FreeAddr()
 	cfg.LogFormat, cfg.LogLevel = "json", "error"
 	cfg.OutboundProxy = "http://127.0.0.1:1"
 	// The fake provider stands for a self-hosted model on a private
 	// address, which company mode reaches only when the operator allows it.
 	cfg.EgressAllow = []string{provider.Listener.Addr().String()}
-	Expect(cfg.Validate()).To(Succeed())
-	kg, cleanup, err := app.Initialize(context.Background(), cfg)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(cleanup)
-
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan net.Addr, 1)
-	done := make(chan error, 1)
-	go func() { done <- kg.Run(ctx, func(a net.Addr) { ready <- a }) }()
-	DeferCleanup(func() {
-		cancel()
-		Eventually(done).WithTimeout(15 * time.Second).Should(Receive())
-	})
-	var addr net.Addr
-	Eventually(ready).WithTimeout(10 * time.Second).Should(Receive(&addr))
-	Eventually(func() error {
-		c, err := net.Dial("tcp", cfg.ProxyListen)
-		if err == nil {
-			_ = c.Close()
-		}
-		return err
-	}).WithTimeout(10 * time.Second).Should(Succeed())
-	return &stack{base: "http://" + addr.String(), proxyAddr: cfg.ProxyListen, dataDir: dataDir, provider: provider}
-}
-
-// freeAddr picks a free loopback port for the proxy, whose Run reports no
-// address.
-func freeAddr() string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	Expect(err).NotTo(HaveOccurred())
-	defer ln.Close()
-	return ln.Addr().String()
+	return &stack{Keygate: apptest.Start(cfg), provider: provider}
 }
 
 // call invokes a control procedure as u with the Connect JSON protocol and
@@ -196,7 +163,7 @@ func (s *stack) must(u user, procedure string, req, resp proto.Message) string {
 // headers when u.id is empty).
 func (s *stack) do(u user, method, path, contentType string, body []byte) (int, string) {
 	GinkgoHelper()
-	req, err := http.NewRequest(method, s.base+path, bytes.NewReader(body))
+	req, err := http.NewRequest(method, s.Base+path, bytes.NewReader(body))
 	Expect(err).NotTo(HaveOccurred())
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
@@ -248,28 +215,11 @@ func (s *stack) tokens(u user, query string) (int, []tokenJSON, string) {
 	return status, out.Tokens, raw
 }
 
-// cursorHTTP is how a company's Cursor reaches Keygate: http.proxy set to
-// Keygate's proxy with the personal token as the proxy password, trusting
-// the installation CA from the data dir.
-func (s *stack) cursorHTTP(token string) *http.Client {
-	GinkgoHelper()
-	pem, err := os.ReadFile(filepath.Join(s.dataDir, "ca.crt"))
-	Expect(err).NotTo(HaveOccurred())
-	pool := x509.NewCertPool()
-	Expect(pool.AppendCertsFromPEM(pem)).To(BeTrue())
-	tr := &http.Transport{
-		Proxy:           http.ProxyURL(&url.URL{Scheme: "http", User: url.UserPassword("cursor", token), Host: s.proxyAddr}),
-		TLSClientConfig: &tls.Config{RootCAs: pool},
-	}
-	DeferCleanup(tr.CloseIdleConnections)
-	return &http.Client{Transport: tr}
-}
-
 // connectStatus sends a bare CONNECT for Cursor's API to the proxy with the
 // given Proxy-Authorization (none when empty) and returns the answer.
 func (s *stack) connectStatus(proxyAuth string) *http.Response {
 	GinkgoHelper()
-	conn, err := net.Dial("tcp", s.proxyAddr)
+	conn, err := net.Dial("tcp", s.Proxy)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(conn.Close)
 	req := "CONNECT api2.cursor.sh:443 HTTP/1.1\r\nHost: api2.cursor.sh:443\r\n"
@@ -541,7 +491,7 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 		bobT = &tenant{user: bob, requestID: "req-bob-1", conv: "conv-bob-1"}
 		adaT.tokenID, adaT.token = k.newToken(ada, "ada's laptop")
 		bobT.tokenID, bobT.token = k.newToken(bob, "bob's laptop")
-		adaHTTP, bobHTTP = k.cursorHTTP(adaT.token), k.cursorHTTP(bobT.token)
+		adaHTTP, bobHTTP = k.CursorHTTP(adaT.token), k.CursorHTTP(bobT.token)
 	})
 
 	It("runs ada's turn with a tool call under her token, and bob cannot reach it while it is live", func(ctx SpecContext) {
@@ -686,7 +636,7 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 				try: func(_ context.Context, p string) []string {
 					var setup controlv1.GetCursorSetupResponse
 					a := k.must(bob, p, nil, &setup)
-					Expect(setup.GetProxyUrl()).To(Equal("http://" + k.proxyAddr))
+					Expect(setup.GetProxyUrl()).To(Equal("http://" + k.Proxy))
 					Expect(setup.GetPersonalToken()).To(BeEmpty())
 					return []string{a}
 				}},
@@ -946,7 +896,7 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 		Expect(k.connectStatus(basic(text)).StatusCode).To(Equal(http.StatusProxyAuthRequired))
 
 		By("an absolute-form plain-HTTP request without credentials: 407")
-		conn, err := net.Dial("tcp", k.proxyAddr)
+		conn, err := net.Dial("tcp", k.Proxy)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(conn.Close)
 		_, err = io.WriteString(conn, "GET http://api2.cursor.sh/ HTTP/1.1\r\nHost: api2.cursor.sh\r\n\r\n")

@@ -30,14 +30,14 @@ var _ = Describe("Threat 2: a member reaches the console through Keygate's own c
 	adminHeaders := userHeader + ": " + root.id + "\r\n" + groupsHeader + ": " + adminGroup + "\r\n"
 
 	It("refuses a tunnel to the console even when the pass-through and allow-lists name it, and says whose it is", func() {
-		_, _, resp := k.connect(k.consoleAddr)
+		_, _, resp := k.connect(k.Console)
 		Expect(resp.StatusCode).To(Equal(http.StatusForbidden))
 		Expect(body(resp)).To(ContainSubstring("Keygate's own listener"))
 	})
 
 	It("refuses a plain-HTTP configuration change sent through the proxy with the admin group's headers", func() {
-		_, _, resp := k.proxyConn("POST http://" + k.consoleAddr + controlv1connect.ModelServiceCreateModelProcedure + " HTTP/1.1\r\nHost: " +
-			k.consoleAddr + "\r\nContent-Type: application/json\r\nContent-Length: 0\r\n" + adminHeaders)
+		_, _, resp := k.proxyConn("POST http://" + k.Console + controlv1connect.ModelServiceCreateModelProcedure + " HTTP/1.1\r\nHost: " +
+			k.Console + "\r\nContent-Type: application/json\r\nContent-Length: 0\r\n" + adminHeaders)
 		Expect(resp.StatusCode).To(Equal(http.StatusForbidden))
 		Expect(body(resp)).To(ContainSubstring("Keygate's own listener"))
 	})
@@ -79,7 +79,7 @@ var _ = Describe("Threat 7: a member holds Keygate's connections open", Ordered,
 	}
 
 	It("closes the connection of a client the proxy refused for missing credentials", func() {
-		conn, err := net.DialTimeout("tcp", k.proxyAddr, 5*time.Second)
+		conn, err := net.DialTimeout("tcp", k.Proxy, 5*time.Second)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(conn.Close)
 		_, err = io.WriteString(conn, "CONNECT api2.cursor.sh:443 HTTP/1.1\r\nHost: api2.cursor.sh:443\r\n\r\n")

@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
 	"io"
@@ -13,7 +11,6 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -26,7 +23,7 @@ import (
 	"keygate/adapters/auth"
 	"keygate/adapters/pgtest"
 	"keygate/adapters/provider/providertest"
-	"keygate/app"
+	"keygate/app/apptest"
 	"keygate/app/config"
 	controlv1 "keygate/gen/keygate/control/v1"
 	"keygate/gen/keygate/control/v1/controlv1connect"
@@ -55,11 +52,7 @@ var (
 // stack is a running company-mode Keygate on PostgreSQL: the HTTP listener
 // (console, control API, account routes) and the Cursor proxy.
 type stack struct {
-	cfg           config.Config
-	base          string
-	consoleAddr   string
-	proxyAddr     string
-	dataDir       string
+	*apptest.Keygate
 	databaseURL   string
 	databaseAddr  string
 	provider      *providertest.Server
@@ -95,10 +88,9 @@ func startKeygate(tune ...func(*config.Config)) *stack {
 	provider := providertest.NewServer()
 	DeferCleanup(provider.Close)
 
-	dataDir := filepath.Join(GinkgoT().TempDir(), "data")
 	cfg := config.Default()
 	cfg.Auth = companyAuth()
-	cfg.DataDir, cfg.Listen, cfg.ProxyListen = dataDir, freeAddr(), freeAddr()
+	cfg.DataDir, cfg.Listen, cfg.ProxyListen = filepath.Join(GinkgoT().TempDir(), "data"), apptest.FreeAddr(), apptest.FreeAddr()
 	// One process on the database: its secret key and CA may be the ones
 	// generated in its data directory (Threat 8 runs two replicas).
 	cfg.DatabaseURL, cfg.SingleReplica = db.DSN, true
@@ -108,32 +100,7 @@ func startKeygate(tune ...func(*config.Config)) *stack {
 	for _, t := range tune {
 		t(&cfg)
 	}
-	Expect(cfg.Validate()).To(Succeed())
-	kg, cleanup, err := app.Initialize(context.Background(), cfg)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(cleanup)
-
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan net.Addr, 1)
-	done := make(chan error, 1)
-	go func() { done <- kg.Run(ctx, func(a net.Addr) { ready <- a }) }()
-	DeferCleanup(func() {
-		cancel()
-		Eventually(done).WithTimeout(15 * time.Second).Should(Receive())
-	})
-	var addr net.Addr
-	Eventually(ready).WithTimeout(10 * time.Second).Should(Receive(&addr))
-	if cfg.ProxyListen != "" {
-		Eventually(func() error {
-			c, err := net.Dial("tcp", cfg.ProxyListen)
-			if err == nil {
-				_ = c.Close()
-			}
-			return err
-		}).WithTimeout(10 * time.Second).Should(Succeed())
-	}
-	s := &stack{cfg: cfg, base: "http://" + addr.String(), consoleAddr: addr.String(), proxyAddr: cfg.ProxyListen,
-		dataDir: dataDir, databaseURL: db.DSN, databaseAddr: dbURL.Host, provider: provider}
+	s := &stack{Keygate: apptest.Start(cfg), databaseURL: db.DSN, databaseAddr: dbURL.Host, provider: provider}
 
 	var created controlv1.CreateModelResponse
 	s.must(root, controlv1connect.ModelServiceCreateModelProcedure, &controlv1.CreateModelRequest{
@@ -154,15 +121,6 @@ const companyKey = "sk-company-secret-0123456789abcdef"
 // providerAddr is the fake provider's host:port, the one private address
 // the operator allow-lists.
 func providerAddr(p *providertest.Server) string { return p.Listener.Addr().String() }
-
-// freeAddr picks a free loopback port.
-func freeAddr() string {
-	GinkgoHelper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	Expect(err).NotTo(HaveOccurred())
-	defer ln.Close()
-	return ln.Addr().String()
-}
 
 // call invokes a control procedure as u with the Connect JSON protocol and
 // returns the HTTP status and the raw answer; resp, when set, is filled
@@ -194,7 +152,7 @@ func (s *stack) must(u user, procedure string, req, resp proto.Message) string {
 // authenticating proxy forwards it (no identity headers when u.id is empty).
 func (s *stack) do(u user, method, path, contentType string, body []byte) (int, string) {
 	GinkgoHelper()
-	req, err := http.NewRequest(method, s.base+path, bytes.NewReader(body))
+	req, err := http.NewRequest(method, s.Base+path, bytes.NewReader(body))
 	Expect(err).NotTo(HaveOccurred())
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
@@ -227,36 +185,13 @@ func (s *stack) newToken(u user, name string) (string, string) {
 	return out.Token.ID, out.Secret
 }
 
-// caPool trusts the installation CA the proxy mints Cursor's leaves from.
-func (s *stack) caPool() *x509.CertPool {
-	GinkgoHelper()
-	pem, err := os.ReadFile(filepath.Join(s.dataDir, "ca.crt"))
-	Expect(err).NotTo(HaveOccurred())
-	pool := x509.NewCertPool()
-	Expect(pool.AppendCertsFromPEM(pem)).To(BeTrue())
-	return pool
-}
-
-// cursorHTTP is how a company's Cursor reaches Keygate: http.proxy set to
-// Keygate's proxy with the personal token as the proxy password, trusting
-// the installation CA.
-func (s *stack) cursorHTTP(token string) *http.Client {
-	GinkgoHelper()
-	tr := &http.Transport{
-		Proxy:           http.ProxyURL(&url.URL{Scheme: "http", User: url.UserPassword("cursor", token), Host: s.proxyAddr}),
-		TLSClientConfig: &tls.Config{RootCAs: s.caPool()},
-	}
-	DeferCleanup(tr.CloseIdleConnections)
-	return &http.Client{Transport: tr}
-}
-
 // proxyConn opens a raw connection to the proxy, sends head (a request line
 // and headers, without the blank line that ends them) with mallory's token
 // as Proxy-Authorization, and returns the connection, its reader and the
 // proxy's answer.
 func (s *stack) proxyConn(head string) (net.Conn, *bufio.Reader, *http.Response) {
 	GinkgoHelper()
-	conn, err := net.DialTimeout("tcp", s.proxyAddr, 5*time.Second)
+	conn, err := net.DialTimeout("tcp", s.Proxy, 5*time.Second)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(conn.Close)
 	_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
@@ -321,7 +256,7 @@ func (a asUser) RoundTrip(r *http.Request) (*http.Response, error) {
 // models is the model service's Connect client, signed in as u (for the
 // streamed connection test, which a plain POST cannot call).
 func (s *stack) models(u user) controlv1connect.ModelServiceClient {
-	return controlv1connect.NewModelServiceClient(&http.Client{Transport: asUser{u: u, next: http.DefaultTransport}}, s.base)
+	return controlv1connect.NewModelServiceClient(&http.Client{Transport: asUser{u: u, next: http.DefaultTransport}}, s.Base)
 }
 
 // testModel runs a connection test as u and returns its last message's

@@ -88,14 +88,14 @@ var _ = Describe("Threat 10: hostile input through the control API and the conso
 	})
 
 	It("keeps /metrics closed in company mode when no scrape token is set", func() {
-		resp, err := http.Get(k.base + "/metrics")
+		resp, err := http.Get(k.Base + "/metrics")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(resp.StatusCode).To(Equal(http.StatusForbidden))
 		Expect(body(resp)).To(ContainSubstring("KEYGATE_METRICS_TOKEN"))
 	})
 
 	It("forbids framing the console and running code it did not ship", func() {
-		req, err := http.NewRequest(http.MethodGet, k.base+"/", nil)
+		req, err := http.NewRequest(http.MethodGet, k.Base+"/", nil)
 		Expect(err).NotTo(HaveOccurred())
 		req.Header.Set(userHeader, mallory.id)
 		req.Header.Set(groupsHeader, mallory.groups)

@@ -25,7 +25,7 @@ var _ = Describe("Threat 11: whoever reads the database reads every conversation
 	turn := func(ctx context.Context, requestID, conv, text string) {
 		GinkgoHelper()
 		k.provider.Enqueue(providertest.Stream(providertest.ChatSSE(providertest.Turn{ID: requestID, Text: providertest.Words("Noted.")})))
-		c := cursortest.NewClient(cursorAPI, k.cursorHTTP(k.memberToken), requestID)
+		c := cursortest.NewClient(cursorAPI, k.CursorHTTP(k.memberToken), requestID)
 		st, err := c.Subscribe(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(st.Close)

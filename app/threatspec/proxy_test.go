@@ -30,7 +30,7 @@ var _ = Describe("Threat 1: a member uses the forward proxy as an open proxy int
 	})
 
 	It("refuses a tunnel to Keygate's own console port", func() {
-		refused(k.consoleAddr)
+		refused(k.Console)
 	})
 
 	It("refuses a tunnel to the cloud metadata address", func() {
@@ -48,7 +48,7 @@ var _ = Describe("Threat 1: a member uses the forward proxy as an open proxy int
 	})
 
 	It("refuses a plain-HTTP request through the proxy to the console", func() {
-		_, _, resp := k.proxyConn("GET http://" + k.consoleAddr + "/auth/me HTTP/1.1\r\nHost: " + k.consoleAddr + "\r\n" +
+		_, _, resp := k.proxyConn("GET http://" + k.Console + "/auth/me HTTP/1.1\r\nHost: " + k.Console + "\r\n" +
 			userHeader + ": " + root.id + "\r\n" + groupsHeader + ": " + adminGroup + "\r\n")
 		Expect(resp.StatusCode).To(Equal(http.StatusForbidden))
 		Expect(body(resp)).NotTo(ContainSubstring(root.id))

@@ -2,11 +2,9 @@ package threatspec_test
 
 import (
 	"context"
-	"crypto/tls"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -49,24 +47,13 @@ func initialize(cfg config.Config) error {
 
 // readyz is the replica's readiness answer: its status, a space, its body.
 func (c *company) readyz() string {
-	resp, err := http.Get(c.base + "/readyz")
+	resp, err := http.Get(c.Base + "/readyz")
 	if err != nil {
 		return err.Error()
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return fmt.Sprint(resp.StatusCode, " ", string(b))
-}
-
-// cursorVia is how ada's Cursor reaches Keygate through c's proxy with her
-// token, trusting the CA c serves.
-func (c *company) cursorVia(token string) *http.Client {
-	tr := &http.Transport{
-		Proxy:           http.ProxyURL(&url.URL{Scheme: "http", User: url.UserPassword("cursor", token), Host: c.proxy}),
-		TLSClientConfig: &tls.Config{RootCAs: c.installationCA()},
-	}
-	DeferCleanup(tr.CloseIdleConnections)
-	return &http.Client{Transport: tr}
 }
 
 var _ = Describe("Threat 12: replicas that do not share one secret key or one CA stall turns where no user sees why", func() {
@@ -151,8 +138,8 @@ var _ = Describe("Threat 12: replicas that do not share one secret key or one CA
 
 		By("holding ada's RunSSE on the old replica while her appends reach the new one, sealed under the new key")
 		_, token := old.newToken("ada@corp.test")
-		c := cursortest.NewClient(cursorAPI, old.cursorVia(token), "req-rotating")
-		c.AppendTo(cursorAPI, next.cursorVia(token))
+		c := cursortest.NewClient(cursorAPI, old.CursorHTTP(token), "req-rotating")
+		c.AppendTo(cursorAPI, next.CursorHTTP(token))
 		st, err := c.Subscribe(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(st.Close)

@@ -24,7 +24,7 @@ var _ = Describe("Threat 9: a member makes the trusted-header sign-in ambiguous 
 	// me asks /auth/me with the given header lines (name, value pairs).
 	me := func(lines ...string) (int, string) {
 		GinkgoHelper()
-		req, err := http.NewRequest(http.MethodGet, k.base+"/auth/me", nil)
+		req, err := http.NewRequest(http.MethodGet, k.Base+"/auth/me", nil)
 		Expect(err).NotTo(HaveOccurred())
 		for i := 0; i+1 < len(lines); i += 2 {
 			req.Header[lines[i]] = append(req.Header[lines[i]], lines[i+1])
@@ -54,7 +54,7 @@ var _ = Describe("Threat 9: a member makes the trusted-header sign-in ambiguous 
 	})
 
 	It("refuses a configuration change made with an ambiguous identity", func() {
-		req, err := http.NewRequest(http.MethodPost, k.base+controlv1connect.SettingServiceUpdateSettingsProcedure,
+		req, err := http.NewRequest(http.MethodPost, k.Base+controlv1connect.SettingServiceUpdateSettingsProcedure,
 			jsonBody(&controlv1.UpdateSettingsRequest{Settings: &controlv1.Settings{DetailedMode: true}}))
 		Expect(err).NotTo(HaveOccurred())
 		req.Header.Set("Content-Type", "application/json")

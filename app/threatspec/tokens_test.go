@@ -26,6 +26,7 @@ import (
 	"keygate/adapters/pgtest"
 	"keygate/adapters/secret"
 	"keygate/app"
+	"keygate/app/apptest"
 	"keygate/app/config"
 )
 
@@ -36,48 +37,22 @@ import (
 func companyConfig() config.Config {
 	cfg := config.Default()
 	cfg.Auth = companyAuth()
-	cfg.DataDir, cfg.Listen, cfg.ProxyListen = filepath.Join(GinkgoT().TempDir(), "data"), "127.0.0.1:0", freeAddr()
+	cfg.DataDir, cfg.Listen, cfg.ProxyListen = filepath.Join(GinkgoT().TempDir(), "data"), "127.0.0.1:0", apptest.FreeAddr()
 	cfg.LogFormat, cfg.LogLevel = "json", "error"
 	cfg.OutboundProxy = "http://127.0.0.1:1"
 	return cfg
 }
 
 // company is a running Keygate: its HTTP listener and its proxy.
-type company struct {
-	base, proxy, dataDir string
-}
+type company struct{ *apptest.Keygate }
 
 // runCompany starts the real graph with cfg and waits for both listeners.
-func runCompany(cfg config.Config) *company {
-	GinkgoHelper()
-	Expect(cfg.Validate()).To(Succeed())
-	kg, cleanup, err := app.Initialize(context.Background(), cfg)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(cleanup)
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan net.Addr, 1)
-	done := make(chan error, 1)
-	go func() { done <- kg.Run(ctx, func(a net.Addr) { ready <- a }) }()
-	DeferCleanup(func() {
-		cancel()
-		Eventually(done).WithTimeout(15 * time.Second).Should(Receive())
-	})
-	var addr net.Addr
-	Eventually(ready).WithTimeout(10 * time.Second).Should(Receive(&addr))
-	Eventually(func() error {
-		c, err := net.Dial("tcp", cfg.ProxyListen)
-		if err == nil {
-			_ = c.Close()
-		}
-		return err
-	}).WithTimeout(10 * time.Second).Should(Succeed())
-	return &company{base: "http://" + addr.String(), proxy: cfg.ProxyListen, dataDir: cfg.DataDir}
-}
+func runCompany(cfg config.Config) *company { return &company{apptest.Start(cfg)} }
 
 // as sends one request to the HTTP listener as user (in group groups).
 func (c *company) as(user, groups, method, path string, body []byte) (int, []byte) {
 	GinkgoHelper()
-	req, err := http.NewRequest(method, c.base+path, bytes.NewReader(body))
+	req, err := http.NewRequest(method, c.Base+path, bytes.NewReader(body))
 	Expect(err).NotTo(HaveOccurred())
 	req.Header.Set(userHeader, user)
 	req.Header.Set(groupsHeader, groups)
@@ -106,21 +81,6 @@ func (c *company) newToken(user string) (string, string) {
 	}
 	Expect(json.Unmarshal(raw, &out)).To(Succeed())
 	return out.Token.ID, out.Secret
-}
-
-// installationCA is the pool a developer's machine trusts for intercepted
-// Cursor hosts: the CA the replica serves at /ca.crt (the installation's,
-// or the company's when one is configured).
-func (c *company) installationCA() *x509.CertPool {
-	GinkgoHelper()
-	resp, err := http.Get(c.base + "/ca.crt")
-	Expect(err).NotTo(HaveOccurred())
-	defer resp.Body.Close()
-	pemBytes, err := io.ReadAll(resp.Body)
-	Expect(err).NotTo(HaveOccurred())
-	pool := x509.NewCertPool()
-	Expect(pool.AppendCertsFromPEM(pemBytes)).To(BeTrue())
-	return pool
 }
 
 // companyCA writes a company CA to files, as an operator mounts it, for
@@ -226,14 +186,14 @@ var _ = Describe("Threat 5: gateway tokens cross the company network in clear te
 
 		status, raw := k.as("ada@corp.test", "staff", http.MethodPost, "/keygate.control.v1.SetupService/GetCursorSetup", []byte("{}"))
 		Expect(status).To(Equal(http.StatusOK), string(raw))
-		Expect(string(raw)).To(ContainSubstring(`"proxyUrl":"https://` + k.proxy + `"`))
+		Expect(string(raw)).To(ContainSubstring(`"proxyUrl":"https://` + k.Proxy + `"`))
 
 		_, token := k.newToken("ada@corp.test")
-		raw0, err := tls.Dial("tcp", k.proxy, &tls.Config{RootCAs: roots, ServerName: "127.0.0.1"})
+		raw0, err := tls.Dial("tcp", k.Proxy, &tls.Config{RootCAs: roots, ServerName: "127.0.0.1"})
 		Expect(err).NotTo(HaveOccurred(), "the proxy's own TLS, checked against the company root")
 		DeferCleanup(raw0.Close)
 		Expect(rawConnect(raw0, "api2.cursor.sh:443", token)).To(HaveHTTPStatus(http.StatusOK))
-		tc := tls.Client(raw0, &tls.Config{RootCAs: k.installationCA(), ServerName: "api2.cursor.sh"})
+		tc := tls.Client(raw0, &tls.Config{RootCAs: k.InstallationCA(), ServerName: "api2.cursor.sh"})
 		resp, err := serverConfig(tc, bufio.NewReader(tc))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(resp).To(HaveHTTPStatus(http.StatusOK))
@@ -261,11 +221,11 @@ var _ = Describe("Threat 8: a revoked gateway token keeps working on the connect
 
 		By("opening an intercepted connection with ada's token through the second replica")
 		id, token := a.newToken("ada@corp.test")
-		conn, err := net.Dial("tcp", b.proxy)
+		conn, err := net.Dial("tcp", b.Proxy)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(conn.Close)
 		Expect(rawConnect(conn, "api2.cursor.sh:443", token)).To(HaveHTTPStatus(http.StatusOK))
-		tc := tls.Client(conn, &tls.Config{RootCAs: b.installationCA(), ServerName: "api2.cursor.sh"})
+		tc := tls.Client(conn, &tls.Config{RootCAs: b.InstallationCA(), ServerName: "api2.cursor.sh"})
 		br := bufio.NewReader(tc)
 		resp, err := serverConfig(tc, br)
 		Expect(err).NotTo(HaveOccurred())
