@@ -83,11 +83,12 @@ type ModelProviderOptions struct {
 // protocols: keys sealed and bound to their endpoint, discovery (through the outbound policy, like model
 // calls), connection tests (each use of a stored key audited), and endpoint
 // resolution for runs. A base URL the outbound policy refuses is refused
-// when saved. Keys stored before keys were bound are bound to their model's
-// current origin here, once.
+// when saved. Keys stored before keys were bound are bound to their
+// provider's current origin here, once.
 func NewModels(ctx context.Context, logger *zap.Logger, store *relstore.Store, box ports.SecretBox, mp ports.ModelProvider, auditor *company.Auditor, policy *egress.Policy) (*appcontrol.Models, error) {
 	m := appcontrol.NewModels(appcontrol.ModelsOptions{
 		Store:     auditor.ModelConfigs(store.Stores().ModelConfigs),
+		Providers: auditor.Providers(store.Providers()),
 		Secrets:   box,
 		Provider:  mp,
 		Lister:    control.NewDiscovery(discovery.New(policy.HTTPClient(), provider.Builtin())),

@@ -9,6 +9,7 @@ type Stores struct {
 	Blobs          BlobStore
 	Settings       SettingStore
 	ModelConfigs   ModelConfigStore
+	Providers      ProviderStore
 	Calls          CallRecorder
 	ContextAnchors ContextAnchorStore
 	Prompts        PromptStore

@@ -32,6 +32,7 @@ type Tx interface {
 	blobRows
 	settingRows
 	modelConfigRows
+	providerRows
 	callRecordRows
 	consoleRows
 	tokenRows

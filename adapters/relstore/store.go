@@ -30,6 +30,7 @@ func (s *Store) Stores() ports.Stores {
 		Blobs:          Blobs{s},
 		Settings:       Settings{s},
 		ModelConfigs:   ModelConfigs{s},
+		Providers:      Providers{s},
 		Calls:          Calls{s},
 		ContextAnchors: ContextAnchors{s},
 		Prompts:        Prompts{s},

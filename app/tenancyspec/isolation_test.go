@@ -444,6 +444,8 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 	var (
 		k       *stack
 		modelID string
+		// providerID and keyID are the model's provider and its key.
+		providerID, keyID string
 		adaT    *tenant
 		bobT    *tenant
 		adaHTTP *http.Client
@@ -533,6 +535,10 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 		}, &created)
 		modelID = created.GetModel().GetId()
 		Expect(modelID).NotTo(BeEmpty())
+		providerID = created.GetModel().GetSettings().GetProviderId()
+		var providers controlv1.ListProvidersResponse
+		k.must(root, controlv1connect.ProviderServiceListProvidersProcedure, nil, &providers)
+		keyID = providers.GetProviders()[0].GetKeys()[0].GetId()
 		k.must(root, controlv1connect.SettingServiceUpdateSettingsProcedure, &controlv1.UpdateSettingsRequest{
 			Settings: &controlv1.Settings{DetailedMode: true}}, nil)
 
@@ -673,11 +679,13 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 				try: notFoundEach(func() []string { return adaT.checkpoints }, func(id string) proto.Message {
 					return &controlv1.GetCheckpointMessagesRequest{CheckpointId: id}
 				})},
-			{path: controlv1connect.ModelServiceListModelsProcedure, class: "no tenant data", what: "answers, the configured model listed",
+			{path: controlv1connect.ModelServiceListModelsProcedure, class: "no tenant data", what: "answers, the configured model listed, no hint of its key",
 				try: func(_ context.Context, p string) []string {
 					var list controlv1.ListModelsResponse
 					a := k.must(bob, p, nil, &list)
 					Expect(list.GetModels()).To(HaveLen(1))
+					Expect(list.GetModels()[0].GetHasApiKey()).To(BeTrue())
+					Expect(list.GetModels()[0].GetApiKeyHint()).To(BeEmpty())
 					return []string{a}
 				}},
 			{path: controlv1connect.SettingServiceGetSettingsProcedure, class: "no tenant data", what: "answers",
@@ -713,6 +721,27 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 			denied(controlv1connect.SettingServiceUpdateSettingsProcedure, func() proto.Message {
 				return &controlv1.UpdateSettingsRequest{Settings: &controlv1.Settings{}}
 			}),
+			denied(controlv1connect.ProviderServiceListProvidersProcedure, func() proto.Message { return &controlv1.ListProvidersRequest{} }),
+			denied(controlv1connect.ProviderServiceCreateProviderProcedure, func() proto.Message {
+				return &controlv1.CreateProviderRequest{Settings: &controlv1.ProviderSettings{ProviderKind: chat, BaseUrl: k.provider.URL},
+					Keys: []*controlv1.NewProviderKey{{ApiKey: "sk-bob-0123456789"}}}
+			}),
+			denied(controlv1connect.ProviderServiceUpdateProviderProcedure, func() proto.Message {
+				return &controlv1.UpdateProviderRequest{Id: providerID, Settings: &controlv1.ProviderSettings{ProviderKind: chat, BaseUrl: "http://127.0.0.1:1"}}
+			}),
+			denied(controlv1connect.ProviderServiceDeleteProviderProcedure, func() proto.Message { return &controlv1.DeleteProviderRequest{Id: providerID} }),
+			denied(controlv1connect.ProviderServiceAddProviderKeyProcedure, func() proto.Message {
+				return &controlv1.AddProviderKeyRequest{ProviderId: providerID, Key: &controlv1.NewProviderKey{ApiKey: "sk-bob-0123456789"}}
+			}),
+			denied(controlv1connect.ProviderServiceUpdateProviderKeyProcedure, func() proto.Message {
+				return &controlv1.UpdateProviderKeyRequest{ProviderId: providerID, KeyId: keyID, ApiKey: "sk-bob-0123456789"}
+			}),
+			denied(controlv1connect.ProviderServiceSetProviderKeyEnabledProcedure, func() proto.Message {
+				return &controlv1.SetProviderKeyEnabledRequest{ProviderId: providerID, KeyId: keyID}
+			}),
+			denied(controlv1connect.ProviderServiceDeleteProviderKeyProcedure, func() proto.Message {
+				return &controlv1.DeleteProviderKeyRequest{ProviderId: providerID, KeyId: keyID}
+			}),
 		}
 
 		var calls int
@@ -735,6 +764,12 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 			var settings controlv1.GetSettingsResponse
 			k.must(root, controlv1connect.SettingServiceGetSettingsProcedure, nil, &settings)
 			Expect(settings.GetSettings().GetDetailedMode()).To(BeTrue())
+			var providers controlv1.ListProvidersResponse
+			k.must(root, controlv1connect.ProviderServiceListProvidersProcedure, nil, &providers)
+			Expect(providers.GetProviders()).To(HaveLen(1))
+			Expect(providers.GetProviders()[0].GetKeys()).To(HaveLen(1))
+			Expect(providers.GetProviders()[0].GetKeys()[0].GetEnabled()).To(BeTrue())
+			Expect(providers.GetProviders()[0].GetSettings().GetBaseUrl()).To(Equal(k.provider.URL))
 			Expect(k.provider.Requests()).To(HaveLen(calls))
 		})
 	})

@@ -13,6 +13,7 @@ func DescribeStores(name string, open Factory) bool {
 		describeEngineStores(open)
 		describeSettings(open)
 		describeModelConfigs(open)
+		describeProviders(open)
 		describePrompts(open)
 	})
 }

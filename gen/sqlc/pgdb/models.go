@@ -152,21 +152,19 @@ type ModelConfig struct {
 	DisplayName         string
 	GroupName           string
 	Enabled             bool
-	ProviderKind        string
-	BaseUrl             string
-	UseFullUrl          bool
-	SealedApiKey        []byte
 	ModelID             string
 	Tooltip             string
 	ReasoningEffort     string
 	ContextWindowTokens int64
 	MaxOutputTokens     int64
 	ExtraParams         []byte
-	CustomHeaders       []byte
 	SupportsImages      bool
 	SupportsTools       bool
 	CreatedAt           time.Time
 	UpdatedAt           time.Time
+	ProviderID          string
+	RequestsPerMinute   int64
+	TokensPerMinute     int64
 }
 
 type Owner struct {
@@ -181,6 +179,32 @@ type Prompt struct {
 	Body      []byte
 	CreatedAt time.Time
 	Kind      string
+}
+
+type Provider struct {
+	ID            string
+	Name          string
+	ProviderKind  string
+	BaseUrl       string
+	UseFullUrl    bool
+	CustomHeaders []byte
+	Region        string
+	KeyStrategy   string
+	CoolDownMs    int64
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}
+
+type ProviderKey struct {
+	ID             string
+	ProviderID     string
+	Position       int64
+	SealedKey      []byte
+	Weight         int64
+	Enabled        bool
+	DisabledReason string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
 }
 
 type RelayInbox struct {

@@ -66,6 +66,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.countOtherLeasesStmt, err = db.PrepareContext(ctx, countOtherLeases); err != nil {
 		return nil, fmt.Errorf("error preparing query CountOtherLeases: %w", err)
 	}
+	if q.countProviderModelsStmt, err = db.PrepareContext(ctx, countProviderModels); err != nil {
+		return nil, fmt.Errorf("error preparing query CountProviderModels: %w", err)
+	}
 	if q.countRevokedSessionStmt, err = db.PrepareContext(ctx, countRevokedSession); err != nil {
 		return nil, fmt.Errorf("error preparing query CountRevokedSession: %w", err)
 	}
@@ -83,6 +86,12 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.deletePromptsBeforeStmt, err = db.PrepareContext(ctx, deletePromptsBefore); err != nil {
 		return nil, fmt.Errorf("error preparing query DeletePromptsBefore: %w", err)
+	}
+	if q.deleteProviderStmt, err = db.PrepareContext(ctx, deleteProvider); err != nil {
+		return nil, fmt.Errorf("error preparing query DeleteProvider: %w", err)
+	}
+	if q.deleteProviderKeyStmt, err = db.PrepareContext(ctx, deleteProviderKey); err != nil {
+		return nil, fmt.Errorf("error preparing query DeleteProviderKey: %w", err)
 	}
 	if q.deleteRequestsBeforeStmt, err = db.PrepareContext(ctx, deleteRequestsBefore); err != nil {
 		return nil, fmt.Errorf("error preparing query DeleteRequestsBefore: %w", err)
@@ -131,6 +140,12 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.getPromptStmt, err = db.PrepareContext(ctx, getPrompt); err != nil {
 		return nil, fmt.Errorf("error preparing query GetPrompt: %w", err)
+	}
+	if q.getProviderStmt, err = db.PrepareContext(ctx, getProvider); err != nil {
+		return nil, fmt.Errorf("error preparing query GetProvider: %w", err)
+	}
+	if q.getProviderKeyOwnerStmt, err = db.PrepareContext(ctx, getProviderKeyOwner); err != nil {
+		return nil, fmt.Errorf("error preparing query GetProviderKeyOwner: %w", err)
 	}
 	if q.getRunStmt, err = db.PrepareContext(ctx, getRun); err != nil {
 		return nil, fmt.Errorf("error preparing query GetRun: %w", err)
@@ -198,6 +213,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.latestRunByCursorRequestStmt, err = db.PrepareContext(ctx, latestRunByCursorRequest); err != nil {
 		return nil, fmt.Errorf("error preparing query LatestRunByCursorRequest: %w", err)
 	}
+	if q.listAllProviderKeysStmt, err = db.PrepareContext(ctx, listAllProviderKeys); err != nil {
+		return nil, fmt.Errorf("error preparing query ListAllProviderKeys: %w", err)
+	}
 	if q.listAuditEntriesStmt, err = db.PrepareContext(ctx, listAuditEntries); err != nil {
 		return nil, fmt.Errorf("error preparing query ListAuditEntries: %w", err)
 	}
@@ -209,6 +227,12 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.listModelConfigsStmt, err = db.PrepareContext(ctx, listModelConfigs); err != nil {
 		return nil, fmt.Errorf("error preparing query ListModelConfigs: %w", err)
+	}
+	if q.listProviderKeysStmt, err = db.PrepareContext(ctx, listProviderKeys); err != nil {
+		return nil, fmt.Errorf("error preparing query ListProviderKeys: %w", err)
+	}
+	if q.listProvidersStmt, err = db.PrepareContext(ctx, listProviders); err != nil {
+		return nil, fmt.Errorf("error preparing query ListProviders: %w", err)
 	}
 	if q.lockConversationStmt, err = db.PrepareContext(ctx, lockConversation); err != nil {
 		return nil, fmt.Errorf("error preparing query LockConversation: %w", err)
@@ -243,6 +267,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.setConversationHeadStmt, err = db.PrepareContext(ctx, setConversationHead); err != nil {
 		return nil, fmt.Errorf("error preparing query SetConversationHead: %w", err)
 	}
+	if q.setProviderKeyEnabledStmt, err = db.PrepareContext(ctx, setProviderKeyEnabled); err != nil {
+		return nil, fmt.Errorf("error preparing query SetProviderKeyEnabled: %w", err)
+	}
 	if q.setRunHeadStmt, err = db.PrepareContext(ctx, setRunHead); err != nil {
 		return nil, fmt.Errorf("error preparing query SetRunHead: %w", err)
 	}
@@ -266,6 +293,12 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.upsertModelConfigStmt, err = db.PrepareContext(ctx, upsertModelConfig); err != nil {
 		return nil, fmt.Errorf("error preparing query UpsertModelConfig: %w", err)
+	}
+	if q.upsertProviderStmt, err = db.PrepareContext(ctx, upsertProvider); err != nil {
+		return nil, fmt.Errorf("error preparing query UpsertProvider: %w", err)
+	}
+	if q.upsertProviderKeyStmt, err = db.PrepareContext(ctx, upsertProviderKey); err != nil {
+		return nil, fmt.Errorf("error preparing query UpsertProviderKey: %w", err)
 	}
 	return &q, nil
 }
@@ -342,6 +375,11 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing countOtherLeasesStmt: %w", cerr)
 		}
 	}
+	if q.countProviderModelsStmt != nil {
+		if cerr := q.countProviderModelsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing countProviderModelsStmt: %w", cerr)
+		}
+	}
 	if q.countRevokedSessionStmt != nil {
 		if cerr := q.countRevokedSessionStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing countRevokedSessionStmt: %w", cerr)
@@ -370,6 +408,16 @@ func (q *Queries) Close() error {
 	if q.deletePromptsBeforeStmt != nil {
 		if cerr := q.deletePromptsBeforeStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing deletePromptsBeforeStmt: %w", cerr)
+		}
+	}
+	if q.deleteProviderStmt != nil {
+		if cerr := q.deleteProviderStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing deleteProviderStmt: %w", cerr)
+		}
+	}
+	if q.deleteProviderKeyStmt != nil {
+		if cerr := q.deleteProviderKeyStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing deleteProviderKeyStmt: %w", cerr)
 		}
 	}
 	if q.deleteRequestsBeforeStmt != nil {
@@ -450,6 +498,16 @@ func (q *Queries) Close() error {
 	if q.getPromptStmt != nil {
 		if cerr := q.getPromptStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing getPromptStmt: %w", cerr)
+		}
+	}
+	if q.getProviderStmt != nil {
+		if cerr := q.getProviderStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing getProviderStmt: %w", cerr)
+		}
+	}
+	if q.getProviderKeyOwnerStmt != nil {
+		if cerr := q.getProviderKeyOwnerStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing getProviderKeyOwnerStmt: %w", cerr)
 		}
 	}
 	if q.getRunStmt != nil {
@@ -562,6 +620,11 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing latestRunByCursorRequestStmt: %w", cerr)
 		}
 	}
+	if q.listAllProviderKeysStmt != nil {
+		if cerr := q.listAllProviderKeysStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing listAllProviderKeysStmt: %w", cerr)
+		}
+	}
 	if q.listAuditEntriesStmt != nil {
 		if cerr := q.listAuditEntriesStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing listAuditEntriesStmt: %w", cerr)
@@ -580,6 +643,16 @@ func (q *Queries) Close() error {
 	if q.listModelConfigsStmt != nil {
 		if cerr := q.listModelConfigsStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing listModelConfigsStmt: %w", cerr)
+		}
+	}
+	if q.listProviderKeysStmt != nil {
+		if cerr := q.listProviderKeysStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing listProviderKeysStmt: %w", cerr)
+		}
+	}
+	if q.listProvidersStmt != nil {
+		if cerr := q.listProvidersStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing listProvidersStmt: %w", cerr)
 		}
 	}
 	if q.lockConversationStmt != nil {
@@ -637,6 +710,11 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing setConversationHeadStmt: %w", cerr)
 		}
 	}
+	if q.setProviderKeyEnabledStmt != nil {
+		if cerr := q.setProviderKeyEnabledStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing setProviderKeyEnabledStmt: %w", cerr)
+		}
+	}
 	if q.setRunHeadStmt != nil {
 		if cerr := q.setRunHeadStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing setRunHeadStmt: %w", cerr)
@@ -675,6 +753,16 @@ func (q *Queries) Close() error {
 	if q.upsertModelConfigStmt != nil {
 		if cerr := q.upsertModelConfigStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing upsertModelConfigStmt: %w", cerr)
+		}
+	}
+	if q.upsertProviderStmt != nil {
+		if cerr := q.upsertProviderStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing upsertProviderStmt: %w", cerr)
+		}
+	}
+	if q.upsertProviderKeyStmt != nil {
+		if cerr := q.upsertProviderKeyStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing upsertProviderKeyStmt: %w", cerr)
 		}
 	}
 	return err
@@ -730,12 +818,15 @@ type Queries struct {
 	conversationCheckpointsStmt     *sql.Stmt
 	countDetailedBeforeStmt         *sql.Stmt
 	countOtherLeasesStmt            *sql.Stmt
+	countProviderModelsStmt         *sql.Stmt
 	countRevokedSessionStmt         *sql.Stmt
 	deleteChunksBeforeStmt          *sql.Stmt
 	deleteContextAnchorStmt         *sql.Stmt
 	deleteLeaseStmt                 *sql.Stmt
 	deleteModelConfigStmt           *sql.Stmt
 	deletePromptsBeforeStmt         *sql.Stmt
+	deleteProviderStmt              *sql.Stmt
+	deleteProviderKeyStmt           *sql.Stmt
 	deleteRequestsBeforeStmt        *sql.Stmt
 	deleteRevokedSessionsBeforeStmt *sql.Stmt
 	deleteSettingStmt               *sql.Stmt
@@ -752,6 +843,8 @@ type Queries struct {
 	getModelConfigStmt              *sql.Stmt
 	getOwnerStmt                    *sql.Stmt
 	getPromptStmt                   *sql.Stmt
+	getProviderStmt                 *sql.Stmt
+	getProviderKeyOwnerStmt         *sql.Stmt
 	getRunStmt                      *sql.Stmt
 	getSettingStmt                  *sql.Stmt
 	getToolRoundStmt                *sql.Stmt
@@ -774,10 +867,13 @@ type Queries struct {
 	insertToolRoundStmt             *sql.Stmt
 	insertToolRoundResultStmt       *sql.Stmt
 	latestRunByCursorRequestStmt    *sql.Stmt
+	listAllProviderKeysStmt         *sql.Stmt
 	listAuditEntriesStmt            *sql.Stmt
 	listCallRecordsStmt             *sql.Stmt
 	listConversationsStmt           *sql.Stmt
 	listModelConfigsStmt            *sql.Stmt
+	listProviderKeysStmt            *sql.Stmt
+	listProvidersStmt               *sql.Stmt
 	lockConversationStmt            *sql.Stmt
 	nextProviderCallStmt            *sql.Stmt
 	ownedAmongStmt                  *sql.Stmt
@@ -789,6 +885,7 @@ type Queries struct {
 	revokeGatewayTokenStmt          *sql.Stmt
 	setActiveRunStmt                *sql.Stmt
 	setConversationHeadStmt         *sql.Stmt
+	setProviderKeyEnabledStmt       *sql.Stmt
 	setRunHeadStmt                  *sql.Stmt
 	storedMessagesStmt              *sql.Stmt
 	toolRoundResultsStmt            *sql.Stmt
@@ -797,6 +894,8 @@ type Queries struct {
 	upsertCallRecordStmt            *sql.Stmt
 	upsertLeaseStmt                 *sql.Stmt
 	upsertModelConfigStmt           *sql.Stmt
+	upsertProviderStmt              *sql.Stmt
+	upsertProviderKeyStmt           *sql.Stmt
 }
 
 func (q *Queries) WithTx(tx *sql.Tx) *Queries {
@@ -817,12 +916,15 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		conversationCheckpointsStmt:     q.conversationCheckpointsStmt,
 		countDetailedBeforeStmt:         q.countDetailedBeforeStmt,
 		countOtherLeasesStmt:            q.countOtherLeasesStmt,
+		countProviderModelsStmt:         q.countProviderModelsStmt,
 		countRevokedSessionStmt:         q.countRevokedSessionStmt,
 		deleteChunksBeforeStmt:          q.deleteChunksBeforeStmt,
 		deleteContextAnchorStmt:         q.deleteContextAnchorStmt,
 		deleteLeaseStmt:                 q.deleteLeaseStmt,
 		deleteModelConfigStmt:           q.deleteModelConfigStmt,
 		deletePromptsBeforeStmt:         q.deletePromptsBeforeStmt,
+		deleteProviderStmt:              q.deleteProviderStmt,
+		deleteProviderKeyStmt:           q.deleteProviderKeyStmt,
 		deleteRequestsBeforeStmt:        q.deleteRequestsBeforeStmt,
 		deleteRevokedSessionsBeforeStmt: q.deleteRevokedSessionsBeforeStmt,
 		deleteSettingStmt:               q.deleteSettingStmt,
@@ -839,6 +941,8 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		getModelConfigStmt:              q.getModelConfigStmt,
 		getOwnerStmt:                    q.getOwnerStmt,
 		getPromptStmt:                   q.getPromptStmt,
+		getProviderStmt:                 q.getProviderStmt,
+		getProviderKeyOwnerStmt:         q.getProviderKeyOwnerStmt,
 		getRunStmt:                      q.getRunStmt,
 		getSettingStmt:                  q.getSettingStmt,
 		getToolRoundStmt:                q.getToolRoundStmt,
@@ -861,10 +965,13 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		insertToolRoundStmt:             q.insertToolRoundStmt,
 		insertToolRoundResultStmt:       q.insertToolRoundResultStmt,
 		latestRunByCursorRequestStmt:    q.latestRunByCursorRequestStmt,
+		listAllProviderKeysStmt:         q.listAllProviderKeysStmt,
 		listAuditEntriesStmt:            q.listAuditEntriesStmt,
 		listCallRecordsStmt:             q.listCallRecordsStmt,
 		listConversationsStmt:           q.listConversationsStmt,
 		listModelConfigsStmt:            q.listModelConfigsStmt,
+		listProviderKeysStmt:            q.listProviderKeysStmt,
+		listProvidersStmt:               q.listProvidersStmt,
 		lockConversationStmt:            q.lockConversationStmt,
 		nextProviderCallStmt:            q.nextProviderCallStmt,
 		ownedAmongStmt:                  q.ownedAmongStmt,
@@ -876,6 +983,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		revokeGatewayTokenStmt:          q.revokeGatewayTokenStmt,
 		setActiveRunStmt:                q.setActiveRunStmt,
 		setConversationHeadStmt:         q.setConversationHeadStmt,
+		setProviderKeyEnabledStmt:       q.setProviderKeyEnabledStmt,
 		setRunHeadStmt:                  q.setRunHeadStmt,
 		storedMessagesStmt:              q.storedMessagesStmt,
 		toolRoundResultsStmt:            q.toolRoundResultsStmt,
@@ -884,5 +992,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		upsertCallRecordStmt:            q.upsertCallRecordStmt,
 		upsertLeaseStmt:                 q.upsertLeaseStmt,
 		upsertModelConfigStmt:           q.upsertModelConfigStmt,
+		upsertProviderStmt:              q.upsertProviderStmt,
+		upsertProviderKeyStmt:           q.upsertProviderKeyStmt,
 	}
 }

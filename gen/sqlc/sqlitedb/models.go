@@ -150,21 +150,19 @@ type ModelConfig struct {
 	DisplayName         string
 	GroupName           string
 	Enabled             bool
-	ProviderKind        string
-	BaseUrl             string
-	UseFullUrl          bool
-	SealedApiKey        []byte
 	ModelID             string
 	Tooltip             string
 	ReasoningEffort     string
 	ContextWindowTokens int64
 	MaxOutputTokens     int64
 	ExtraParams         string
-	CustomHeaders       string
 	SupportsImages      bool
 	SupportsTools       bool
 	CreatedAt           int64
 	UpdatedAt           int64
+	ProviderID          string
+	RequestsPerMinute   int64
+	TokensPerMinute     int64
 }
 
 type Owner struct {
@@ -179,6 +177,32 @@ type Prompt struct {
 	Body      []byte
 	CreatedAt int64
 	Kind      string
+}
+
+type Provider struct {
+	ID            string
+	Name          string
+	ProviderKind  string
+	BaseUrl       string
+	UseFullUrl    bool
+	CustomHeaders string
+	Region        string
+	KeyStrategy   string
+	CoolDownMs    int64
+	CreatedAt     int64
+	UpdatedAt     int64
+}
+
+type ProviderKey struct {
+	ID             string
+	ProviderID     string
+	Position       int64
+	SealedKey      []byte
+	Weight         int64
+	Enabled        bool
+	DisabledReason string
+	CreatedAt      int64
+	UpdatedAt      int64
 }
 
 type RevokedSession struct {
