@@ -19,12 +19,12 @@ import (
 
 var _ = Describe("Auditor store decorators", func() {
 	var (
-		ctx      context.Context
-		log      ports.AuditLog
+		ctx       context.Context
+		log       ports.AuditLog
 		models    ports.ModelConfigStore
 		providers ports.ProviderStore
 		settings  ports.SettingStore
-		admin    = access.Principal{Identity: identity.Identity{UserID: "root"}, Role: access.Admin}
+		admin     = access.Principal{Identity: identity.Identity{UserID: "root"}, Role: access.Admin}
 	)
 	BeforeEach(func() {
 		ctx = access.NewContext(context.Background(), admin)

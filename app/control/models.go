@@ -22,7 +22,7 @@ type ModelsOptions struct {
 	// Providers holds the providers models are called at and their keys.
 	Providers ports.ProviderStore
 	Secrets   ports.SecretBox
-	Lister  ports.ModelLister
+	Lister    ports.ModelLister
 	// Provider runs connection tests; its call records appear in Calls.
 	Provider ports.ModelProvider
 	// Protocols are the provider protocols a model may use; they derive

@@ -446,10 +446,10 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 		modelID string
 		// providerID and keyID are the model's provider and its key.
 		providerID, keyID string
-		adaT    *tenant
-		bobT    *tenant
-		adaHTTP *http.Client
-		bobHTTP *http.Client
+		adaT              *tenant
+		bobT              *tenant
+		adaHTTP           *http.Client
+		bobHTTP           *http.Client
 	)
 
 	// headOf is the head checkpoint and checkpoint count of a conversation,
