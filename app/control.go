@@ -18,6 +18,8 @@ import (
 	"keygate/adapters/tracing"
 	"keygate/app/company"
 	appcontrol "keygate/app/control"
+	"keygate/app/routing"
+	"keygate/app/run"
 	"keygate/console"
 	"keygate/ports"
 )
@@ -42,8 +44,10 @@ func LoadSettings(ctx context.Context, store *relstore.Store, auditor *company.A
 }
 
 // NewModelProvider is the provider client every model call goes through:
-// one call record per attempt in the store, detailed mode as configured,
-// and each prompt kept so the console can explain cache breaks (whole in
+// the router resolves a routed call's target and key per attempt (moving
+// to the next key or target before the first output, never after), one
+// call record per attempt in the store, detailed mode as configured, and
+// each prompt kept so the console can explain cache breaks (whole in
 // detailed mode, otherwise only its shape: digests, no text). With
 // budgets, a call over its user's limits is refused before it is made.
 // Every connection is dialled by the outbound policy, and no redirect leads
@@ -59,7 +63,18 @@ func NewModelProvider(o ModelProviderOptions) ports.ModelProvider {
 	})
 	tap := appcontrol.NewPromptTap(client, o.Store.Prompts())
 	tap.DetailedWith(o.Settings.Detailed)
-	var mp ports.ModelProvider = o.Tracing.Provider(tap)
+	// The router makes each attempt of a routed call through the tracing
+	// span, the prompt tap and the client, so every attempt is a span, a
+	// kept prompt and a call record of its own.
+	var mp ports.ModelProvider = routing.New(routing.Options{
+		Next:     o.Tracing.Provider(tap),
+		Catalog:  o.Catalog,
+		Health:   o.Store.Routing(),
+		Affinity: o.Store.Routing(),
+		Keys:     o.Auditor.Providers(o.Store.Providers()),
+		Clock:    run.SystemClock{},
+		Logger:   o.Logger.Named("routing"),
+	})
 	if o.Budgets != nil {
 		mp = o.Budgets.Provider(mp)
 	}
@@ -72,6 +87,8 @@ func NewModelProvider(o ModelProviderOptions) ports.ModelProvider {
 type ModelProviderOptions struct {
 	Logger   *zap.Logger
 	Store    *relstore.Store
+	Catalog  *appcontrol.Catalog
+	Auditor  *company.Auditor
 	Settings *appcontrol.Settings
 	Metrics  *metrics.Metrics
 	Tracing  *tracing.Tracing
@@ -89,6 +106,8 @@ func NewModels(ctx context.Context, logger *zap.Logger, store *relstore.Store, b
 	m := appcontrol.NewModels(appcontrol.ModelsOptions{
 		Store:     auditor.ModelConfigs(store.Stores().ModelConfigs),
 		Providers: auditor.Providers(store.Providers()),
+		Aliases:   store.Routing(),
+		Health:    store.Routing(),
 		Secrets:   box,
 		Provider:  mp,
 		Lister:    control.NewDiscovery(discovery.New(policy.HTTPClient(), provider.Builtin())),
@@ -104,6 +123,19 @@ func NewModels(ctx context.Context, logger *zap.Logger, store *relstore.Store, b
 		logger.Info("bound stored provider keys to their endpoints", zap.Int("keys", n))
 	}
 	return m, nil
+}
+
+// NewCatalog is what the router and the Cursor path read of the models:
+// routes, targets with their key pools, and the keys opened for each
+// attempt (bound to their origin, as everywhere).
+func NewCatalog(store *relstore.Store, box ports.SecretBox) *appcontrol.Catalog {
+	return appcontrol.NewCatalog(appcontrol.ModelsOptions{
+		Store:     store.Stores().ModelConfigs,
+		Providers: store.Providers(),
+		Aliases:   store.Routing(),
+		Secrets:   box,
+		Protocols: provider.Builtin(),
+	})
 }
 
 // NewControlRoutes mounts the control API and the console.

@@ -82,8 +82,9 @@ func newStack(ctx context.Context, o stackOptions, providerURL string) (ts *http
 	Expect(err).NotTo(HaveOccurred())
 	policy, err := app.NewEgress(ctx, cfg, gate, log)
 	Expect(err).NotTo(HaveOccurred())
+	catalog := app.NewCatalog(store, box)
 	mp := app.NewModelProvider(app.ModelProviderOptions{Logger: log, Store: store, Settings: settings, Metrics: m,
-		Tracing: tr, Budgets: budgets, Egress: policy})
+		Tracing: tr, Budgets: budgets, Egress: policy, Catalog: catalog, Auditor: auditor})
 	models, err := app.NewModels(ctx, log, store, box, mp, auditor, policy)
 	Expect(err).NotTo(HaveOccurred())
 	tenancy := app.NewTenancy(store)
@@ -93,7 +94,7 @@ func newStack(ctx context.Context, o stackOptions, providerURL string) (ts *http
 	DeferCleanup(stopEngine)
 	fwd, err := app.NewUpstream(cfg, policy, log)
 	Expect(err).NotTo(HaveOccurred())
-	srv, closeRoutes, err := app.NewCursorServer(app.CursorServerOptions{Engine: engine, Stores: stores, Models: models,
+	srv, closeRoutes, err := app.NewCursorServer(app.CursorServerOptions{Engine: engine, Stores: stores, Models: models, Catalog: catalog,
 		Upstream: fwd, Tracing: tr, Budgets: budgets, Logger: log})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(closeRoutes)

@@ -10,6 +10,9 @@ type Stores struct {
 	Settings       SettingStore
 	ModelConfigs   ModelConfigStore
 	Providers      ProviderStore
+	Aliases        AliasStore
+	RouteHealth    RouteHealth
+	RouteAffinity  RouteAffinity
 	Calls          CallRecorder
 	ContextAnchors ContextAnchorStore
 	Prompts        PromptStore

@@ -72,7 +72,7 @@ func newAPIWith(guard func(http.Handler) http.Handler) *api {
 	client := provider.New(provider.Options{Recorder: a.store, Detailed: a.settings.Detailed})
 	a.tap = appcontrol.NewPromptTap(client, a.prompts)
 	calls := appcontrol.NewCalls(appcontrol.CallsOptions{Lister: a.store, Reader: a.store, Prompts: a.prompts})
-	a.uc = appcontrol.NewModels(appcontrol.ModelsOptions{Store: a.store, Providers: a.store, Secrets: box,
+	a.uc = appcontrol.NewModels(appcontrol.ModelsOptions{Store: a.store, Providers: a.store, Health: a.store, Secrets: box,
 		Lister: control.NewDiscovery(discovery.New(nil, provider.Builtin())), Provider: a.tap, Protocols: provider.Builtin(),
 		Audit: company.NewAuditor(a.audit, runtest.NewClock()),
 		CheckURL: func(ctx context.Context, raw string) error {

@@ -52,9 +52,29 @@ func providerToProto(p appcontrol.ProviderView) *controlv1.Provider {
 			UseFullUrl: s.UseFullURL, CustomHeaders: s.CustomHeaders, Region: s.Region,
 			KeyStrategy: keyStrategyToProto(s.KeyStrategy), CoolDownSeconds: int64(s.CoolDown / time.Second)}}
 	for _, k := range p.Keys {
+		state := controlv1.HealthState_HEALTH_STATE_HEALTHY
+		switch {
+		case !k.Enabled:
+			state = controlv1.HealthState_HEALTH_STATE_DISABLED
+		case k.Resting:
+			state = controlv1.HealthState_HEALTH_STATE_RESTING
+		}
 		out.Keys = append(out.Keys, &controlv1.ProviderKey{Id: k.ID, ApiKeyHint: k.Hint, Weight: int32(k.Weight),
-			Enabled: k.Enabled, DisabledReason: k.DisabledReason,
+			Enabled: k.Enabled, DisabledReason: k.DisabledReason, DisabledByKeygate: k.DisabledByKeygate,
+			Health:     healthToProto(state, k.Health),
 			CreateTime: timestamppb.New(k.CreatedAt), UpdateTime: timestamppb.New(k.UpdatedAt)})
+	}
+	return out
+}
+
+// healthToProto is a key's or target's health; unset times stay unset.
+func healthToProto(state controlv1.HealthState, h routing.Health) *controlv1.Health {
+	out := &controlv1.Health{State: state, LastError: h.LastError, Failures: int32(h.Failures)}
+	if state == controlv1.HealthState_HEALTH_STATE_RESTING {
+		out.RestUntil = timestamppb.New(h.CoolUntil)
+	}
+	if !h.LastErrorAt.IsZero() {
+		out.LastErrorTime = timestamppb.New(h.LastErrorAt)
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 
 	"connectrpc.com/connect"
 	. "github.com/onsi/ginkgo/v2"
@@ -12,6 +13,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"keygate/adapters/provider/providertest"
+	domainrouting "keygate/domain/routing"
 	controlv1 "keygate/gen/keygate/control/v1"
 )
 
@@ -80,6 +82,31 @@ var _ = Describe("Providers and their key pools", func() {
 		Expect(err).NotTo(HaveOccurred())
 		a.test(m.GetId())
 		Expect(sentKey(1)).To(Equal("Bearer " + second))
+	})
+
+	It("shows each key's shared health, and which keys Keygate itself took out of the pool", func() {
+		bad, resting := p.GetKeys()[0].GetId(), p.GetKeys()[1].GetId()
+		_, err := a.store.RecordFailure(ctx, domainrouting.KeySubject(resting), domainrouting.Failure{At: time.Now(),
+			Message: "HTTP 429: Rate limit reached", CoolUntil: time.Now().Add(time.Hour)})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(a.store.SetKeyEnabled(ctx, p.GetId(), bad, false, "disabled by Keygate: 3 authentication failures in a row")).To(Succeed())
+		list, err := a.providers.ListProviders(ctx, connect.NewRequest(&controlv1.ListProvidersRequest{}))
+		Expect(err).NotTo(HaveOccurred())
+		keys := list.Msg.GetProviders()[0].GetKeys()
+		Expect(keys[0].GetHealth().GetState()).To(Equal(controlv1.HealthState_HEALTH_STATE_DISABLED))
+		Expect(keys[0].GetDisabledByKeygate()).To(BeTrue())
+		Expect(keys[1].GetHealth().GetState()).To(Equal(controlv1.HealthState_HEALTH_STATE_RESTING))
+		Expect(keys[1].GetHealth().GetLastError()).To(Equal("HTTP 429: Rate limit reached"))
+		Expect(keys[1].GetHealth().GetRestUntil().AsTime()).To(BeTemporally(">", time.Now()))
+		Expect(keys[1].GetDisabledByKeygate()).To(BeFalse())
+
+		By("an administrator's own disabling is no warning")
+		_, err = a.providers.SetProviderKeyEnabled(ctx, connect.NewRequest(&controlv1.SetProviderKeyEnabledRequest{
+			ProviderId: p.GetId(), KeyId: resting, Enabled: false}))
+		Expect(err).NotTo(HaveOccurred())
+		list, err = a.providers.ListProviders(ctx, connect.NewRequest(&controlv1.ListProvidersRequest{}))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(list.Msg.GetProviders()[0].GetKeys()[1].GetDisabledByKeygate()).To(BeFalse())
 	})
 
 	It("rotates a key in place: the new key is sent, the old one never again", func() {

@@ -50,6 +50,6 @@ func modelConfigFromRow(r pgdb.GetModelConfigRow) ports.ModelConfig {
 		MaxOutputTokens: r.MaxOutputTokens, ExtraParams: relstore.NullToNil(r.ExtraParams),
 		SupportsImages: r.SupportsImages, SupportsTools: r.SupportsTools,
 		RequestsPerMinute: r.RequestsPerMinute, TokensPerMinute: r.TokensPerMinute,
-		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		CreatedAt: utc(r.CreatedAt), UpdatedAt: utc(r.UpdatedAt),
 	}
 }

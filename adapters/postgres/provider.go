@@ -90,13 +90,13 @@ func providerFromRow(r pgdb.Provider) ports.Provider {
 		ID: r.ID, Name: r.Name, Kind: llm.ProviderKind(r.ProviderKind), BaseURL: r.BaseUrl, UseFullURL: r.UseFullUrl,
 		CustomHeaders: relstore.NullToNil(r.CustomHeaders), Region: r.Region,
 		KeyStrategy: routing.ParseKeyStrategy(r.KeyStrategy), CoolDown: time.Duration(r.CoolDownMs) * time.Millisecond,
-		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		CreatedAt: utc(r.CreatedAt), UpdatedAt: utc(r.UpdatedAt),
 	}
 }
 
 func providerKeyFromRow(r pgdb.ProviderKey) ports.ProviderKey {
 	return ports.ProviderKey{
 		ID: r.ID, Position: int(r.Position), Sealed: r.SealedKey, Weight: int(r.Weight), Enabled: r.Enabled,
-		DisabledReason: r.DisabledReason, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		DisabledReason: r.DisabledReason, CreatedAt: utc(r.CreatedAt), UpdatedAt: utc(r.UpdatedAt),
 	}
 }

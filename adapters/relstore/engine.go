@@ -33,6 +33,7 @@ type Tx interface {
 	settingRows
 	modelConfigRows
 	providerRows
+	routingRows
 	callRecordRows
 	consoleRows
 	tokenRows

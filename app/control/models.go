@@ -21,6 +21,11 @@ type ModelsOptions struct {
 	Store ports.ModelConfigStore
 	// Providers holds the providers models are called at and their keys.
 	Providers ports.ProviderStore
+	// Aliases holds the aliases over several models; nil for none.
+	Aliases ports.AliasStore
+	// Health is the shared health of keys and targets the console shows;
+	// nil shows none.
+	Health ports.RouteHealth
 	Secrets   ports.SecretBox
 	Lister    ports.ModelLister
 	// Provider runs connection tests; its call records appear in Calls.

@@ -55,9 +55,18 @@ type ProviderKeyView struct {
 	Position       int
 	Enabled        bool
 	DisabledReason string
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	// DisabledByKeygate: the router took the key out of the pool.
+	DisabledByKeygate bool
+	// Health is what every replica knows of the key's recent calls;
+	// Resting says whether it rests now.
+	Health    routing.Health
+	Resting   bool
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
+
+// keyDisabledPrefix starts the reason of a key the router disabled.
+const keyDisabledPrefix = "disabled by Keygate"
 
 // ProviderView is a stored provider as the console may see it.
 type ProviderView struct {
@@ -120,9 +129,13 @@ func (m *Models) Providers(ctx context.Context) ([]ProviderView, error) {
 	if err != nil {
 		return nil, err
 	}
+	health, err := m.keyHealth(ctx, all...)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]ProviderView, len(all))
 	for i, p := range all {
-		out[i] = m.providerView(p, uses[p.ID])
+		out[i] = m.providerView(p, uses[p.ID], health)
 	}
 	return out, nil
 }
@@ -137,7 +150,30 @@ func (m *Models) Provider(ctx context.Context, id string) (ProviderView, error) 
 	if err != nil {
 		return ProviderView{}, err
 	}
-	return m.providerView(p, uses[id]), nil
+	health, err := m.keyHealth(ctx, p)
+	if err != nil {
+		return ProviderView{}, err
+	}
+	return m.providerView(p, uses[id], health), nil
+}
+
+// keyHealth reads the shared health of the keys of ps; empty without a
+// health store.
+func (m *Models) keyHealth(ctx context.Context, ps ...ports.Provider) (map[string]routing.Health, error) {
+	if m.o.Health == nil {
+		return map[string]routing.Health{}, nil
+	}
+	var subjects []string
+	for _, p := range ps {
+		for _, k := range p.Keys {
+			subjects = append(subjects, routing.KeySubject(k.ID))
+		}
+	}
+	h, err := m.o.Health.Health(ctx, subjects)
+	if err != nil {
+		return nil, fmt.Errorf("read key health: %w", err)
+	}
+	return h, nil
 }
 
 // CreateProvider validates s and stores a provider with keys, each sealed
@@ -377,13 +413,16 @@ func (m *Models) modelsByProvider(ctx context.Context) (map[string][]string, err
 }
 
 // providerView masks the keys of p.
-func (m *Models) providerView(p ports.Provider, models []string) ProviderView {
+func (m *Models) providerView(p ports.Provider, models []string, health map[string]routing.Health) ProviderView {
 	v := ProviderView{ID: p.ID, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, Models: models,
 		Settings: ProviderSettings{Name: p.Name, ProviderKind: p.Kind, BaseURL: p.BaseURL, UseFullURL: p.UseFullURL,
 			CustomHeaders: headersOf(p.CustomHeaders), Region: p.Region, KeyStrategy: p.KeyStrategy, CoolDown: p.CoolDown}}
 	for _, k := range p.Keys {
+		h := health[routing.KeySubject(k.ID)]
 		v.Keys = append(v.Keys, ProviderKeyView{ID: k.ID, Hint: m.keyHint(p, k), Weight: k.Weight, Position: k.Position,
-			Enabled: k.Enabled, DisabledReason: k.DisabledReason, CreatedAt: k.CreatedAt, UpdatedAt: k.UpdatedAt})
+			Enabled: k.Enabled, DisabledReason: k.DisabledReason,
+			DisabledByKeygate: !k.Enabled && strings.HasPrefix(k.DisabledReason, keyDisabledPrefix),
+			Health:            h, Resting: h.Cooling(m.o.Now()), CreatedAt: k.CreatedAt, UpdatedAt: k.UpdatedAt})
 	}
 	return v
 }

@@ -14,6 +14,7 @@ func DescribeStores(name string, open Factory) bool {
 		describeSettings(open)
 		describeModelConfigs(open)
 		describeProviders(open)
+		describeRouting(open)
 		describePrompts(open)
 	})
 }

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
+	"keygate/domain/routing"
 	"keygate/ports"
 )
 
@@ -124,4 +126,48 @@ func sortKeys(keys []ports.ProviderKey) {
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
+}
+
+// Health implements ports.RouteHealth.
+func (s *Store) Health(ctx context.Context, subjects []string) (map[string]routing.Health, error) {
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	out := map[string]routing.Health{}
+	for _, sub := range subjects {
+		if h, ok := s.health[sub]; ok {
+			out[sub] = h
+		}
+	}
+	return out, nil
+}
+
+// RecordFailure implements ports.RouteHealth.
+func (s *Store) RecordFailure(ctx context.Context, subject string, f routing.Failure) (routing.Health, error) {
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return routing.Health{}, err
+	}
+	defer unlock()
+	if s.health == nil {
+		s.health = map[string]routing.Health{}
+	}
+	h := s.health[subject].Record(f)
+	s.health[subject] = h
+	return h, nil
+}
+
+// RecordSuccess implements ports.RouteHealth.
+func (s *Store) RecordSuccess(ctx context.Context, subject string, _ time.Time) error {
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if h, ok := s.health[subject]; ok {
+		s.health[subject] = h.Recovered()
+	}
+	return nil
 }

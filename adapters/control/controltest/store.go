@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"keygate/domain/callrecord"
+	"keygate/domain/routing"
 	"keygate/ports"
 )
 
@@ -18,6 +19,7 @@ type Store struct {
 	now      func() time.Time
 	configs  map[string]ports.ModelConfig
 	provs    map[string]ports.Provider
+	health   map[string]routing.Health
 	settings map[string]json.RawMessage
 	records  map[string]callrecord.Record
 	requests map[string]callrecord.Request
@@ -27,6 +29,7 @@ type Store struct {
 var (
 	_ ports.ModelConfigStore = (*Store)(nil)
 	_ ports.ProviderStore    = (*Store)(nil)
+	_ ports.RouteHealth      = (*Store)(nil)
 	_ ports.SettingStore     = (*Store)(nil)
 	_ ports.CallRecorder     = (*Store)(nil)
 	_ ports.CallRecordReader = (*Store)(nil)

@@ -10,6 +10,27 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+type Alias struct {
+	ID                  string
+	SortOrder           int64
+	DisplayName         string
+	GroupName           string
+	Tooltip             string
+	Enabled             bool
+	Strategy            string
+	FirstTokenTimeoutMs int64
+	CreatedAt           time.Time
+	UpdatedAt           time.Time
+}
+
+type AliasTarget struct {
+	AliasID  string
+	Position int64
+	ModelID  string
+	Weight   int64
+	Drained  bool
+}
+
 type AuditLog struct {
 	Seq       int64
 	At        time.Time
@@ -77,6 +98,12 @@ type CallRecord struct {
 	UsageKnown        int64
 	Detailed          bool
 	UserID            string
+	RouteID           string
+	RouteTarget       string
+	RouteProvider     string
+	RouteKey          string
+	RouteAttempt      int64
+	RouteMoved        string
 }
 
 type CallRequest struct {
@@ -224,6 +251,23 @@ type RelayUsage struct {
 type RevokedSession struct {
 	ID        string
 	ExpiresAt time.Time
+}
+
+type RouteAffinity struct {
+	ConversationID string
+	RouteID        string
+	TargetID       string
+	UpdatedAt      time.Time
+}
+
+type RouteHealth struct {
+	Subject      string
+	CoolUntil    time.Time
+	LastError    string
+	LastErrorAt  time.Time
+	Failures     int64
+	AuthFailures int64
+	UpdatedAt    time.Time
 }
 
 type Run struct {

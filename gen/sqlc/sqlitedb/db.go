@@ -72,6 +72,12 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.countRevokedSessionStmt, err = db.PrepareContext(ctx, countRevokedSession); err != nil {
 		return nil, fmt.Errorf("error preparing query CountRevokedSession: %w", err)
 	}
+	if q.deleteAliasStmt, err = db.PrepareContext(ctx, deleteAlias); err != nil {
+		return nil, fmt.Errorf("error preparing query DeleteAlias: %w", err)
+	}
+	if q.deleteAliasTargetsStmt, err = db.PrepareContext(ctx, deleteAliasTargets); err != nil {
+		return nil, fmt.Errorf("error preparing query DeleteAliasTargets: %w", err)
+	}
 	if q.deleteChunksBeforeStmt, err = db.PrepareContext(ctx, deleteChunksBefore); err != nil {
 		return nil, fmt.Errorf("error preparing query DeleteChunksBefore: %w", err)
 	}
@@ -114,6 +120,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.gatewayTokensOfUserStmt, err = db.PrepareContext(ctx, gatewayTokensOfUser); err != nil {
 		return nil, fmt.Errorf("error preparing query GatewayTokensOfUser: %w", err)
 	}
+	if q.getAliasStmt, err = db.PrepareContext(ctx, getAlias); err != nil {
+		return nil, fmt.Errorf("error preparing query GetAlias: %w", err)
+	}
 	if q.getBlobStmt, err = db.PrepareContext(ctx, getBlob); err != nil {
 		return nil, fmt.Errorf("error preparing query GetBlob: %w", err)
 	}
@@ -147,6 +156,12 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.getProviderKeyOwnerStmt, err = db.PrepareContext(ctx, getProviderKeyOwner); err != nil {
 		return nil, fmt.Errorf("error preparing query GetProviderKeyOwner: %w", err)
 	}
+	if q.getRouteAffinityStmt, err = db.PrepareContext(ctx, getRouteAffinity); err != nil {
+		return nil, fmt.Errorf("error preparing query GetRouteAffinity: %w", err)
+	}
+	if q.getRouteHealthStmt, err = db.PrepareContext(ctx, getRouteHealth); err != nil {
+		return nil, fmt.Errorf("error preparing query GetRouteHealth: %w", err)
+	}
 	if q.getRunStmt, err = db.PrepareContext(ctx, getRun); err != nil {
 		return nil, fmt.Errorf("error preparing query GetRun: %w", err)
 	}
@@ -161,6 +176,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.hasBlobStmt, err = db.PrepareContext(ctx, hasBlob); err != nil {
 		return nil, fmt.Errorf("error preparing query HasBlob: %w", err)
+	}
+	if q.insertAliasTargetStmt, err = db.PrepareContext(ctx, insertAliasTarget); err != nil {
+		return nil, fmt.Errorf("error preparing query InsertAliasTarget: %w", err)
 	}
 	if q.insertAuditEntryStmt, err = db.PrepareContext(ctx, insertAuditEntry); err != nil {
 		return nil, fmt.Errorf("error preparing query InsertAuditEntry: %w", err)
@@ -213,6 +231,15 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.latestRunByCursorRequestStmt, err = db.PrepareContext(ctx, latestRunByCursorRequest); err != nil {
 		return nil, fmt.Errorf("error preparing query LatestRunByCursorRequest: %w", err)
 	}
+	if q.listAliasTargetsStmt, err = db.PrepareContext(ctx, listAliasTargets); err != nil {
+		return nil, fmt.Errorf("error preparing query ListAliasTargets: %w", err)
+	}
+	if q.listAliasesStmt, err = db.PrepareContext(ctx, listAliases); err != nil {
+		return nil, fmt.Errorf("error preparing query ListAliases: %w", err)
+	}
+	if q.listAllAliasTargetsStmt, err = db.PrepareContext(ctx, listAllAliasTargets); err != nil {
+		return nil, fmt.Errorf("error preparing query ListAllAliasTargets: %w", err)
+	}
 	if q.listAllProviderKeysStmt, err = db.PrepareContext(ctx, listAllProviderKeys); err != nil {
 		return nil, fmt.Errorf("error preparing query ListAllProviderKeys: %w", err)
 	}
@@ -258,6 +285,12 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.putSettingStmt, err = db.PrepareContext(ctx, putSetting); err != nil {
 		return nil, fmt.Errorf("error preparing query PutSetting: %w", err)
 	}
+	if q.recordRouteFailureStmt, err = db.PrepareContext(ctx, recordRouteFailure); err != nil {
+		return nil, fmt.Errorf("error preparing query RecordRouteFailure: %w", err)
+	}
+	if q.recordRouteSuccessStmt, err = db.PrepareContext(ctx, recordRouteSuccess); err != nil {
+		return nil, fmt.Errorf("error preparing query RecordRouteSuccess: %w", err)
+	}
 	if q.revokeGatewayTokenStmt, err = db.PrepareContext(ctx, revokeGatewayToken); err != nil {
 		return nil, fmt.Errorf("error preparing query RevokeGatewayToken: %w", err)
 	}
@@ -269,6 +302,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.setProviderKeyEnabledStmt, err = db.PrepareContext(ctx, setProviderKeyEnabled); err != nil {
 		return nil, fmt.Errorf("error preparing query SetProviderKeyEnabled: %w", err)
+	}
+	if q.setRouteAffinityStmt, err = db.PrepareContext(ctx, setRouteAffinity); err != nil {
+		return nil, fmt.Errorf("error preparing query SetRouteAffinity: %w", err)
 	}
 	if q.setRunHeadStmt, err = db.PrepareContext(ctx, setRunHead); err != nil {
 		return nil, fmt.Errorf("error preparing query SetRunHead: %w", err)
@@ -284,6 +320,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.touchToolRoundStmt, err = db.PrepareContext(ctx, touchToolRound); err != nil {
 		return nil, fmt.Errorf("error preparing query TouchToolRound: %w", err)
+	}
+	if q.upsertAliasStmt, err = db.PrepareContext(ctx, upsertAlias); err != nil {
+		return nil, fmt.Errorf("error preparing query UpsertAlias: %w", err)
 	}
 	if q.upsertCallRecordStmt, err = db.PrepareContext(ctx, upsertCallRecord); err != nil {
 		return nil, fmt.Errorf("error preparing query UpsertCallRecord: %w", err)
@@ -385,6 +424,16 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing countRevokedSessionStmt: %w", cerr)
 		}
 	}
+	if q.deleteAliasStmt != nil {
+		if cerr := q.deleteAliasStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing deleteAliasStmt: %w", cerr)
+		}
+	}
+	if q.deleteAliasTargetsStmt != nil {
+		if cerr := q.deleteAliasTargetsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing deleteAliasTargetsStmt: %w", cerr)
+		}
+	}
 	if q.deleteChunksBeforeStmt != nil {
 		if cerr := q.deleteChunksBeforeStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing deleteChunksBeforeStmt: %w", cerr)
@@ -455,6 +504,11 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing gatewayTokensOfUserStmt: %w", cerr)
 		}
 	}
+	if q.getAliasStmt != nil {
+		if cerr := q.getAliasStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing getAliasStmt: %w", cerr)
+		}
+	}
 	if q.getBlobStmt != nil {
 		if cerr := q.getBlobStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing getBlobStmt: %w", cerr)
@@ -510,6 +564,16 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing getProviderKeyOwnerStmt: %w", cerr)
 		}
 	}
+	if q.getRouteAffinityStmt != nil {
+		if cerr := q.getRouteAffinityStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing getRouteAffinityStmt: %w", cerr)
+		}
+	}
+	if q.getRouteHealthStmt != nil {
+		if cerr := q.getRouteHealthStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing getRouteHealthStmt: %w", cerr)
+		}
+	}
 	if q.getRunStmt != nil {
 		if cerr := q.getRunStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing getRunStmt: %w", cerr)
@@ -533,6 +597,11 @@ func (q *Queries) Close() error {
 	if q.hasBlobStmt != nil {
 		if cerr := q.hasBlobStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing hasBlobStmt: %w", cerr)
+		}
+	}
+	if q.insertAliasTargetStmt != nil {
+		if cerr := q.insertAliasTargetStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing insertAliasTargetStmt: %w", cerr)
 		}
 	}
 	if q.insertAuditEntryStmt != nil {
@@ -620,6 +689,21 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing latestRunByCursorRequestStmt: %w", cerr)
 		}
 	}
+	if q.listAliasTargetsStmt != nil {
+		if cerr := q.listAliasTargetsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing listAliasTargetsStmt: %w", cerr)
+		}
+	}
+	if q.listAliasesStmt != nil {
+		if cerr := q.listAliasesStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing listAliasesStmt: %w", cerr)
+		}
+	}
+	if q.listAllAliasTargetsStmt != nil {
+		if cerr := q.listAllAliasTargetsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing listAllAliasTargetsStmt: %w", cerr)
+		}
+	}
 	if q.listAllProviderKeysStmt != nil {
 		if cerr := q.listAllProviderKeysStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing listAllProviderKeysStmt: %w", cerr)
@@ -695,6 +779,16 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing putSettingStmt: %w", cerr)
 		}
 	}
+	if q.recordRouteFailureStmt != nil {
+		if cerr := q.recordRouteFailureStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing recordRouteFailureStmt: %w", cerr)
+		}
+	}
+	if q.recordRouteSuccessStmt != nil {
+		if cerr := q.recordRouteSuccessStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing recordRouteSuccessStmt: %w", cerr)
+		}
+	}
 	if q.revokeGatewayTokenStmt != nil {
 		if cerr := q.revokeGatewayTokenStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing revokeGatewayTokenStmt: %w", cerr)
@@ -713,6 +807,11 @@ func (q *Queries) Close() error {
 	if q.setProviderKeyEnabledStmt != nil {
 		if cerr := q.setProviderKeyEnabledStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing setProviderKeyEnabledStmt: %w", cerr)
+		}
+	}
+	if q.setRouteAffinityStmt != nil {
+		if cerr := q.setRouteAffinityStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing setRouteAffinityStmt: %w", cerr)
 		}
 	}
 	if q.setRunHeadStmt != nil {
@@ -738,6 +837,11 @@ func (q *Queries) Close() error {
 	if q.touchToolRoundStmt != nil {
 		if cerr := q.touchToolRoundStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing touchToolRoundStmt: %w", cerr)
+		}
+	}
+	if q.upsertAliasStmt != nil {
+		if cerr := q.upsertAliasStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing upsertAliasStmt: %w", cerr)
 		}
 	}
 	if q.upsertCallRecordStmt != nil {
@@ -820,6 +924,8 @@ type Queries struct {
 	countOtherLeasesStmt            *sql.Stmt
 	countProviderModelsStmt         *sql.Stmt
 	countRevokedSessionStmt         *sql.Stmt
+	deleteAliasStmt                 *sql.Stmt
+	deleteAliasTargetsStmt          *sql.Stmt
 	deleteChunksBeforeStmt          *sql.Stmt
 	deleteContextAnchorStmt         *sql.Stmt
 	deleteLeaseStmt                 *sql.Stmt
@@ -834,6 +940,7 @@ type Queries struct {
 	finishRunStmt                   *sql.Stmt
 	gatewayTokenByHashStmt          *sql.Stmt
 	gatewayTokensOfUserStmt         *sql.Stmt
+	getAliasStmt                    *sql.Stmt
 	getBlobStmt                     *sql.Stmt
 	getCallRecordStmt               *sql.Stmt
 	getCallRequestStmt              *sql.Stmt
@@ -845,11 +952,14 @@ type Queries struct {
 	getPromptStmt                   *sql.Stmt
 	getProviderStmt                 *sql.Stmt
 	getProviderKeyOwnerStmt         *sql.Stmt
+	getRouteAffinityStmt            *sql.Stmt
+	getRouteHealthStmt              *sql.Stmt
 	getRunStmt                      *sql.Stmt
 	getSettingStmt                  *sql.Stmt
 	getToolRoundStmt                *sql.Stmt
 	getUsageStmt                    *sql.Stmt
 	hasBlobStmt                     *sql.Stmt
+	insertAliasTargetStmt           *sql.Stmt
 	insertAuditEntryStmt            *sql.Stmt
 	insertBlobStmt                  *sql.Stmt
 	insertBlobRefStmt               *sql.Stmt
@@ -867,6 +977,9 @@ type Queries struct {
 	insertToolRoundStmt             *sql.Stmt
 	insertToolRoundResultStmt       *sql.Stmt
 	latestRunByCursorRequestStmt    *sql.Stmt
+	listAliasTargetsStmt            *sql.Stmt
+	listAliasesStmt                 *sql.Stmt
+	listAllAliasTargetsStmt         *sql.Stmt
 	listAllProviderKeysStmt         *sql.Stmt
 	listAuditEntriesStmt            *sql.Stmt
 	listCallRecordsStmt             *sql.Stmt
@@ -882,15 +995,19 @@ type Queries struct {
 	putContextAnchorStmt            *sql.Stmt
 	putPromptStmt                   *sql.Stmt
 	putSettingStmt                  *sql.Stmt
+	recordRouteFailureStmt          *sql.Stmt
+	recordRouteSuccessStmt          *sql.Stmt
 	revokeGatewayTokenStmt          *sql.Stmt
 	setActiveRunStmt                *sql.Stmt
 	setConversationHeadStmt         *sql.Stmt
 	setProviderKeyEnabledStmt       *sql.Stmt
+	setRouteAffinityStmt            *sql.Stmt
 	setRunHeadStmt                  *sql.Stmt
 	storedMessagesStmt              *sql.Stmt
 	toolRoundResultsStmt            *sql.Stmt
 	touchGatewayTokenStmt           *sql.Stmt
 	touchToolRoundStmt              *sql.Stmt
+	upsertAliasStmt                 *sql.Stmt
 	upsertCallRecordStmt            *sql.Stmt
 	upsertLeaseStmt                 *sql.Stmt
 	upsertModelConfigStmt           *sql.Stmt
@@ -918,6 +1035,8 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		countOtherLeasesStmt:            q.countOtherLeasesStmt,
 		countProviderModelsStmt:         q.countProviderModelsStmt,
 		countRevokedSessionStmt:         q.countRevokedSessionStmt,
+		deleteAliasStmt:                 q.deleteAliasStmt,
+		deleteAliasTargetsStmt:          q.deleteAliasTargetsStmt,
 		deleteChunksBeforeStmt:          q.deleteChunksBeforeStmt,
 		deleteContextAnchorStmt:         q.deleteContextAnchorStmt,
 		deleteLeaseStmt:                 q.deleteLeaseStmt,
@@ -932,6 +1051,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		finishRunStmt:                   q.finishRunStmt,
 		gatewayTokenByHashStmt:          q.gatewayTokenByHashStmt,
 		gatewayTokensOfUserStmt:         q.gatewayTokensOfUserStmt,
+		getAliasStmt:                    q.getAliasStmt,
 		getBlobStmt:                     q.getBlobStmt,
 		getCallRecordStmt:               q.getCallRecordStmt,
 		getCallRequestStmt:              q.getCallRequestStmt,
@@ -943,11 +1063,14 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		getPromptStmt:                   q.getPromptStmt,
 		getProviderStmt:                 q.getProviderStmt,
 		getProviderKeyOwnerStmt:         q.getProviderKeyOwnerStmt,
+		getRouteAffinityStmt:            q.getRouteAffinityStmt,
+		getRouteHealthStmt:              q.getRouteHealthStmt,
 		getRunStmt:                      q.getRunStmt,
 		getSettingStmt:                  q.getSettingStmt,
 		getToolRoundStmt:                q.getToolRoundStmt,
 		getUsageStmt:                    q.getUsageStmt,
 		hasBlobStmt:                     q.hasBlobStmt,
+		insertAliasTargetStmt:           q.insertAliasTargetStmt,
 		insertAuditEntryStmt:            q.insertAuditEntryStmt,
 		insertBlobStmt:                  q.insertBlobStmt,
 		insertBlobRefStmt:               q.insertBlobRefStmt,
@@ -965,6 +1088,9 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		insertToolRoundStmt:             q.insertToolRoundStmt,
 		insertToolRoundResultStmt:       q.insertToolRoundResultStmt,
 		latestRunByCursorRequestStmt:    q.latestRunByCursorRequestStmt,
+		listAliasTargetsStmt:            q.listAliasTargetsStmt,
+		listAliasesStmt:                 q.listAliasesStmt,
+		listAllAliasTargetsStmt:         q.listAllAliasTargetsStmt,
 		listAllProviderKeysStmt:         q.listAllProviderKeysStmt,
 		listAuditEntriesStmt:            q.listAuditEntriesStmt,
 		listCallRecordsStmt:             q.listCallRecordsStmt,
@@ -980,15 +1106,19 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		putContextAnchorStmt:            q.putContextAnchorStmt,
 		putPromptStmt:                   q.putPromptStmt,
 		putSettingStmt:                  q.putSettingStmt,
+		recordRouteFailureStmt:          q.recordRouteFailureStmt,
+		recordRouteSuccessStmt:          q.recordRouteSuccessStmt,
 		revokeGatewayTokenStmt:          q.revokeGatewayTokenStmt,
 		setActiveRunStmt:                q.setActiveRunStmt,
 		setConversationHeadStmt:         q.setConversationHeadStmt,
 		setProviderKeyEnabledStmt:       q.setProviderKeyEnabledStmt,
+		setRouteAffinityStmt:            q.setRouteAffinityStmt,
 		setRunHeadStmt:                  q.setRunHeadStmt,
 		storedMessagesStmt:              q.storedMessagesStmt,
 		toolRoundResultsStmt:            q.toolRoundResultsStmt,
 		touchGatewayTokenStmt:           q.touchGatewayTokenStmt,
 		touchToolRoundStmt:              q.touchToolRoundStmt,
+		upsertAliasStmt:                 q.upsertAliasStmt,
 		upsertCallRecordStmt:            q.upsertCallRecordStmt,
 		upsertLeaseStmt:                 q.upsertLeaseStmt,
 		upsertModelConfigStmt:           q.upsertModelConfigStmt,

@@ -8,6 +8,27 @@ import (
 	"database/sql"
 )
 
+type Alias struct {
+	ID                  string
+	SortOrder           int64
+	DisplayName         string
+	GroupName           string
+	Tooltip             string
+	Enabled             bool
+	Strategy            string
+	FirstTokenTimeoutMs int64
+	CreatedAt           int64
+	UpdatedAt           int64
+}
+
+type AliasTarget struct {
+	AliasID  string
+	Position int64
+	ModelID  string
+	Weight   int64
+	Drained  bool
+}
+
 type AuditLog struct {
 	Seq       int64
 	At        int64
@@ -75,6 +96,12 @@ type CallRecord struct {
 	UsageKnown        int64
 	Detailed          bool
 	UserID            string
+	RouteID           string
+	RouteTarget       string
+	RouteProvider     string
+	RouteKey          string
+	RouteAttempt      int64
+	RouteMoved        string
 }
 
 type CallRequest struct {
@@ -208,6 +235,23 @@ type ProviderKey struct {
 type RevokedSession struct {
 	ID        string
 	ExpiresAt int64
+}
+
+type RouteAffinity struct {
+	ConversationID string
+	RouteID        string
+	TargetID       string
+	UpdatedAt      int64
+}
+
+type RouteHealth struct {
+	Subject      string
+	CoolUntil    int64
+	LastError    string
+	LastErrorAt  int64
+	Failures     int64
+	AuthFailures int64
+	UpdatedAt    int64
 }
 
 type Run struct {

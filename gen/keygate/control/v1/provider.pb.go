@@ -74,6 +74,63 @@ func (KeyStrategy) EnumDescriptor() ([]byte, []int) {
 	return file_control_v1_provider_proto_rawDescGZIP(), []int{0}
 }
 
+// HealthState summarises a Health.
+type HealthState int32
+
+const (
+	HealthState_HEALTH_STATE_UNSPECIFIED HealthState = 0
+	// Serving; failures may have happened since the last success.
+	HealthState_HEALTH_STATE_HEALTHY HealthState = 1
+	// Resting after a failure until rest_until; used only when nothing else
+	// can serve.
+	HealthState_HEALTH_STATE_RESTING HealthState = 2
+	// Out of the pool (a disabled key).
+	HealthState_HEALTH_STATE_DISABLED HealthState = 3
+)
+
+// Enum value maps for HealthState.
+var (
+	HealthState_name = map[int32]string{
+		0: "HEALTH_STATE_UNSPECIFIED",
+		1: "HEALTH_STATE_HEALTHY",
+		2: "HEALTH_STATE_RESTING",
+		3: "HEALTH_STATE_DISABLED",
+	}
+	HealthState_value = map[string]int32{
+		"HEALTH_STATE_UNSPECIFIED": 0,
+		"HEALTH_STATE_HEALTHY":     1,
+		"HEALTH_STATE_RESTING":     2,
+		"HEALTH_STATE_DISABLED":    3,
+	}
+)
+
+func (x HealthState) Enum() *HealthState {
+	p := new(HealthState)
+	*p = x
+	return p
+}
+
+func (x HealthState) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (HealthState) Descriptor() protoreflect.EnumDescriptor {
+	return file_control_v1_provider_proto_enumTypes[1].Descriptor()
+}
+
+func (HealthState) Type() protoreflect.EnumType {
+	return &file_control_v1_provider_proto_enumTypes[1]
+}
+
+func (x HealthState) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use HealthState.Descriptor instead.
+func (HealthState) EnumDescriptor() ([]byte, []int) {
+	return file_control_v1_provider_proto_rawDescGZIP(), []int{1}
+}
+
 // Provider is a stored provider as the console sees it.
 type Provider struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
@@ -279,8 +336,13 @@ type ProviderKey struct {
 	DisabledReason string                 `protobuf:"bytes,5,opt,name=disabled_reason,json=disabledReason,proto3" json:"disabled_reason,omitempty"`
 	CreateTime     *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
 	UpdateTime     *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=update_time,json=updateTime,proto3" json:"update_time,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// health is what every replica knows of the key's recent calls.
+	Health *Health `protobuf:"bytes,8,opt,name=health,proto3" json:"health,omitempty"`
+	// disabled_by_keygate is set when Keygate itself took the key out of the
+	// pool (it kept failing authentication): the console warns about it.
+	DisabledByKeygate bool `protobuf:"varint,9,opt,name=disabled_by_keygate,json=disabledByKeygate,proto3" json:"disabled_by_keygate,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *ProviderKey) Reset() {
@@ -362,6 +424,100 @@ func (x *ProviderKey) GetUpdateTime() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *ProviderKey) GetHealth() *Health {
+	if x != nil {
+		return x.Health
+	}
+	return nil
+}
+
+func (x *ProviderKey) GetDisabledByKeygate() bool {
+	if x != nil {
+		return x.DisabledByKeygate
+	}
+	return false
+}
+
+// Health is the shared state of a key or a route target.
+type Health struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	State HealthState            `protobuf:"varint,1,opt,name=state,proto3,enum=keygate.control.v1.HealthState" json:"state,omitempty"`
+	// rest_until is when a resting key or target serves again.
+	RestUntil *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=rest_until,json=restUntil,proto3" json:"rest_until,omitempty"`
+	// last_error is the latest failure, kept after a success for people.
+	LastError     string                 `protobuf:"bytes,3,opt,name=last_error,json=lastError,proto3" json:"last_error,omitempty"`
+	LastErrorTime *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=last_error_time,json=lastErrorTime,proto3" json:"last_error_time,omitempty"`
+	// failures counts failures since the last success.
+	Failures      int32 `protobuf:"varint,5,opt,name=failures,proto3" json:"failures,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Health) Reset() {
+	*x = Health{}
+	mi := &file_control_v1_provider_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Health) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Health) ProtoMessage() {}
+
+func (x *Health) ProtoReflect() protoreflect.Message {
+	mi := &file_control_v1_provider_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Health.ProtoReflect.Descriptor instead.
+func (*Health) Descriptor() ([]byte, []int) {
+	return file_control_v1_provider_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *Health) GetState() HealthState {
+	if x != nil {
+		return x.State
+	}
+	return HealthState_HEALTH_STATE_UNSPECIFIED
+}
+
+func (x *Health) GetRestUntil() *timestamppb.Timestamp {
+	if x != nil {
+		return x.RestUntil
+	}
+	return nil
+}
+
+func (x *Health) GetLastError() string {
+	if x != nil {
+		return x.LastError
+	}
+	return ""
+}
+
+func (x *Health) GetLastErrorTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LastErrorTime
+	}
+	return nil
+}
+
+func (x *Health) GetFailures() int32 {
+	if x != nil {
+		return x.Failures
+	}
+	return 0
+}
+
 // NewProviderKey is a key to add to a pool.
 type NewProviderKey struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
@@ -374,7 +530,7 @@ type NewProviderKey struct {
 
 func (x *NewProviderKey) Reset() {
 	*x = NewProviderKey{}
-	mi := &file_control_v1_provider_proto_msgTypes[3]
+	mi := &file_control_v1_provider_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -386,7 +542,7 @@ func (x *NewProviderKey) String() string {
 func (*NewProviderKey) ProtoMessage() {}
 
 func (x *NewProviderKey) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_provider_proto_msgTypes[3]
+	mi := &file_control_v1_provider_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -399,7 +555,7 @@ func (x *NewProviderKey) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NewProviderKey.ProtoReflect.Descriptor instead.
 func (*NewProviderKey) Descriptor() ([]byte, []int) {
-	return file_control_v1_provider_proto_rawDescGZIP(), []int{3}
+	return file_control_v1_provider_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *NewProviderKey) GetApiKey() string {
@@ -424,7 +580,7 @@ type ListProvidersRequest struct {
 
 func (x *ListProvidersRequest) Reset() {
 	*x = ListProvidersRequest{}
-	mi := &file_control_v1_provider_proto_msgTypes[4]
+	mi := &file_control_v1_provider_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -436,7 +592,7 @@ func (x *ListProvidersRequest) String() string {
 func (*ListProvidersRequest) ProtoMessage() {}
 
 func (x *ListProvidersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_provider_proto_msgTypes[4]
+	mi := &file_control_v1_provider_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -449,7 +605,7 @@ func (x *ListProvidersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListProvidersRequest.ProtoReflect.Descriptor instead.
 func (*ListProvidersRequest) Descriptor() ([]byte, []int) {
-	return file_control_v1_provider_proto_rawDescGZIP(), []int{4}
+	return file_control_v1_provider_proto_rawDescGZIP(), []int{5}
 }
 
 type ListProvidersResponse struct {
@@ -461,7 +617,7 @@ type ListProvidersResponse struct {
 
 func (x *ListProvidersResponse) Reset() {
 	*x = ListProvidersResponse{}
-	mi := &file_control_v1_provider_proto_msgTypes[5]
+	mi := &file_control_v1_provider_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -473,7 +629,7 @@ func (x *ListProvidersResponse) String() string {
 func (*ListProvidersResponse) ProtoMessage() {}
 
 func (x *ListProvidersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_provider_proto_msgTypes[5]
+	mi := &file_control_v1_provider_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -486,7 +642,7 @@ func (x *ListProvidersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListProvidersResponse.ProtoReflect.Descriptor instead.
 func (*ListProvidersResponse) Descriptor() ([]byte, []int) {
-	return file_control_v1_provider_proto_rawDescGZIP(), []int{5}
+	return file_control_v1_provider_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ListProvidersResponse) GetProviders() []*Provider {
@@ -506,7 +662,7 @@ type CreateProviderRequest struct {
 
 func (x *CreateProviderRequest) Reset() {
 	*x = CreateProviderRequest{}
-	mi := &file_control_v1_provider_proto_msgTypes[6]
+	mi := &file_control_v1_provider_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -518,7 +674,7 @@ func (x *CreateProviderRequest) String() string {
 func (*CreateProviderRequest) ProtoMessage() {}
 
 func (x *CreateProviderRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_provider_proto_msgTypes[6]
+	mi := &file_control_v1_provider_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -531,7 +687,7 @@ func (x *CreateProviderRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateProviderRequest.ProtoReflect.Descriptor instead.
 func (*CreateProviderRequest) Descriptor() ([]byte, []int) {
-	return file_control_v1_provider_proto_rawDescGZIP(), []int{6}
+	return file_control_v1_provider_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *CreateProviderRequest) GetSettings() *ProviderSettings {
@@ -557,7 +713,7 @@ type CreateProviderResponse struct {
 
 func (x *CreateProviderResponse) Reset() {
 	*x = CreateProviderResponse{}
-	mi := &file_control_v1_provider_proto_msgTypes[7]
+	mi := &file_control_v1_provider_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -569,7 +725,7 @@ func (x *CreateProviderResponse) String() string {
 func (*CreateProviderResponse) ProtoMessage() {}
 
 func (x *CreateProviderResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_provider_proto_msgTypes[7]
+	mi := &file_control_v1_provider_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -582,7 +738,7 @@ func (x *CreateProviderResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateProviderResponse.ProtoReflect.Descriptor instead.
 func (*CreateProviderResponse) Descriptor() ([]byte, []int) {
-	return file_control_v1_provider_proto_rawDescGZIP(), []int{7}
+	return file_control_v1_provider_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CreateProviderResponse) GetProvider() *Provider {
@@ -602,7 +758,7 @@ type UpdateProviderRequest struct {
 
 func (x *UpdateProviderRequest) Reset() {
 	*x = UpdateProviderRequest{}
-	mi := &file_control_v1_provider_proto_msgTypes[8]
+	mi := &file_control_v1_provider_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -614,7 +770,7 @@ func (x *UpdateProviderRequest) String() string {
 func (*UpdateProviderRequest) ProtoMessage() {}
 
 func (x *UpdateProviderRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_provider_proto_msgTypes[8]
+	mi := &file_control_v1_provider_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -627,7 +783,7 @@ func (x *UpdateProviderRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateProviderRequest.ProtoReflect.Descriptor instead.
 func (*UpdateProviderRequest) Descriptor() ([]byte, []int) {
-	return file_control_v1_provider_proto_rawDescGZIP(), []int{8}
+	return file_control_v1_provider_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *UpdateProviderRequest) GetId() string {
@@ -653,7 +809,7 @@ type UpdateProviderResponse struct {
 
 func (x *UpdateProviderResponse) Reset() {
 	*x = UpdateProviderResponse{}
-	mi := &file_control_v1_provider_proto_msgTypes[9]
+	mi := &file_control_v1_provider_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -665,7 +821,7 @@ func (x *UpdateProviderResponse) String() string {
 func (*UpdateProviderResponse) ProtoMessage() {}
 
 func (x *UpdateProviderResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_provider_proto_msgTypes[9]
+	mi := &file_control_v1_provider_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -678,7 +834,7 @@ func (x *UpdateProviderResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateProviderResponse.ProtoReflect.Descriptor instead.
 func (*UpdateProviderResponse) Descriptor() ([]byte, []int) {
-	return file_control_v1_provider_proto_rawDescGZIP(), []int{9}
+	return file_control_v1_provider_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *UpdateProviderResponse) GetProvider() *Provider {
@@ -697,7 +853,7 @@ type DeleteProviderRequest struct {
 
 func (x *DeleteProviderRequest) Reset() {
 	*x = DeleteProviderRequest{}
-	mi := &file_control_v1_provider_proto_msgTypes[10]
+	mi := &file_control_v1_provider_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -709,7 +865,7 @@ func (x *DeleteProviderRequest) String() string {
 func (*DeleteProviderRequest) ProtoMessage() {}
 
 func (x *DeleteProviderRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_provider_proto_msgTypes[10]
+	mi := &file_control_v1_provider_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -722,7 +878,7 @@ func (x *DeleteProviderRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteProviderRequest.ProtoReflect.Descriptor instead.
 func (*DeleteProviderRequest) Descriptor() ([]byte, []int) {
-	return file_control_v1_provider_proto_rawDescGZIP(), []int{10}
+	return file_control_v1_provider_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *DeleteProviderRequest) GetId() string {
@@ -740,7 +896,7 @@ type DeleteProviderResponse struct {
 
 func (x *DeleteProviderResponse) Reset() {
 	*x = DeleteProviderResponse{}
-	mi := &file_control_v1_provider_proto_msgTypes[11]
+	mi := &file_control_v1_provider_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -752,7 +908,7 @@ func (x *DeleteProviderResponse) String() string {
 func (*DeleteProviderResponse) ProtoMessage() {}
 
 func (x *DeleteProviderResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_provider_proto_msgTypes[11]
+	mi := &file_control_v1_provider_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -765,7 +921,7 @@ func (x *DeleteProviderResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteProviderResponse.ProtoReflect.Descriptor instead.
 func (*DeleteProviderResponse) Descriptor() ([]byte, []int) {
-	return file_control_v1_provider_proto_rawDescGZIP(), []int{11}
+	return file_control_v1_provider_proto_rawDescGZIP(), []int{12}
 }
 
 type AddProviderKeyRequest struct {
@@ -778,7 +934,7 @@ type AddProviderKeyRequest struct {
 
 func (x *AddProviderKeyRequest) Reset() {
 	*x = AddProviderKeyRequest{}
-	mi := &file_control_v1_provider_proto_msgTypes[12]
+	mi := &file_control_v1_provider_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -790,7 +946,7 @@ func (x *AddProviderKeyRequest) String() string {
 func (*AddProviderKeyRequest) ProtoMessage() {}
 
 func (x *AddProviderKeyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_provider_proto_msgTypes[12]
+	mi := &file_control_v1_provider_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -803,7 +959,7 @@ func (x *AddProviderKeyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddProviderKeyRequest.ProtoReflect.Descriptor instead.
 func (*AddProviderKeyRequest) Descriptor() ([]byte, []int) {
-	return file_control_v1_provider_proto_rawDescGZIP(), []int{12}
+	return file_control_v1_provider_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *AddProviderKeyRequest) GetProviderId() string {
@@ -829,7 +985,7 @@ type AddProviderKeyResponse struct {
 
 func (x *AddProviderKeyResponse) Reset() {
 	*x = AddProviderKeyResponse{}
-	mi := &file_control_v1_provider_proto_msgTypes[13]
+	mi := &file_control_v1_provider_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -841,7 +997,7 @@ func (x *AddProviderKeyResponse) String() string {
 func (*AddProviderKeyResponse) ProtoMessage() {}
 
 func (x *AddProviderKeyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_provider_proto_msgTypes[13]
+	mi := &file_control_v1_provider_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -854,7 +1010,7 @@ func (x *AddProviderKeyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddProviderKeyResponse.ProtoReflect.Descriptor instead.
 func (*AddProviderKeyResponse) Descriptor() ([]byte, []int) {
-	return file_control_v1_provider_proto_rawDescGZIP(), []int{13}
+	return file_control_v1_provider_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *AddProviderKeyResponse) GetProvider() *Provider {
@@ -878,7 +1034,7 @@ type UpdateProviderKeyRequest struct {
 
 func (x *UpdateProviderKeyRequest) Reset() {
 	*x = UpdateProviderKeyRequest{}
-	mi := &file_control_v1_provider_proto_msgTypes[14]
+	mi := &file_control_v1_provider_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -890,7 +1046,7 @@ func (x *UpdateProviderKeyRequest) String() string {
 func (*UpdateProviderKeyRequest) ProtoMessage() {}
 
 func (x *UpdateProviderKeyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_provider_proto_msgTypes[14]
+	mi := &file_control_v1_provider_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -903,7 +1059,7 @@ func (x *UpdateProviderKeyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateProviderKeyRequest.ProtoReflect.Descriptor instead.
 func (*UpdateProviderKeyRequest) Descriptor() ([]byte, []int) {
-	return file_control_v1_provider_proto_rawDescGZIP(), []int{14}
+	return file_control_v1_provider_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *UpdateProviderKeyRequest) GetProviderId() string {
@@ -943,7 +1099,7 @@ type UpdateProviderKeyResponse struct {
 
 func (x *UpdateProviderKeyResponse) Reset() {
 	*x = UpdateProviderKeyResponse{}
-	mi := &file_control_v1_provider_proto_msgTypes[15]
+	mi := &file_control_v1_provider_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -955,7 +1111,7 @@ func (x *UpdateProviderKeyResponse) String() string {
 func (*UpdateProviderKeyResponse) ProtoMessage() {}
 
 func (x *UpdateProviderKeyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_provider_proto_msgTypes[15]
+	mi := &file_control_v1_provider_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -968,7 +1124,7 @@ func (x *UpdateProviderKeyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateProviderKeyResponse.ProtoReflect.Descriptor instead.
 func (*UpdateProviderKeyResponse) Descriptor() ([]byte, []int) {
-	return file_control_v1_provider_proto_rawDescGZIP(), []int{15}
+	return file_control_v1_provider_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *UpdateProviderKeyResponse) GetProvider() *Provider {
@@ -989,7 +1145,7 @@ type SetProviderKeyEnabledRequest struct {
 
 func (x *SetProviderKeyEnabledRequest) Reset() {
 	*x = SetProviderKeyEnabledRequest{}
-	mi := &file_control_v1_provider_proto_msgTypes[16]
+	mi := &file_control_v1_provider_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1001,7 +1157,7 @@ func (x *SetProviderKeyEnabledRequest) String() string {
 func (*SetProviderKeyEnabledRequest) ProtoMessage() {}
 
 func (x *SetProviderKeyEnabledRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_provider_proto_msgTypes[16]
+	mi := &file_control_v1_provider_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1014,7 +1170,7 @@ func (x *SetProviderKeyEnabledRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetProviderKeyEnabledRequest.ProtoReflect.Descriptor instead.
 func (*SetProviderKeyEnabledRequest) Descriptor() ([]byte, []int) {
-	return file_control_v1_provider_proto_rawDescGZIP(), []int{16}
+	return file_control_v1_provider_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *SetProviderKeyEnabledRequest) GetProviderId() string {
@@ -1047,7 +1203,7 @@ type SetProviderKeyEnabledResponse struct {
 
 func (x *SetProviderKeyEnabledResponse) Reset() {
 	*x = SetProviderKeyEnabledResponse{}
-	mi := &file_control_v1_provider_proto_msgTypes[17]
+	mi := &file_control_v1_provider_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1059,7 +1215,7 @@ func (x *SetProviderKeyEnabledResponse) String() string {
 func (*SetProviderKeyEnabledResponse) ProtoMessage() {}
 
 func (x *SetProviderKeyEnabledResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_provider_proto_msgTypes[17]
+	mi := &file_control_v1_provider_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1072,7 +1228,7 @@ func (x *SetProviderKeyEnabledResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetProviderKeyEnabledResponse.ProtoReflect.Descriptor instead.
 func (*SetProviderKeyEnabledResponse) Descriptor() ([]byte, []int) {
-	return file_control_v1_provider_proto_rawDescGZIP(), []int{17}
+	return file_control_v1_provider_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *SetProviderKeyEnabledResponse) GetProvider() *Provider {
@@ -1092,7 +1248,7 @@ type DeleteProviderKeyRequest struct {
 
 func (x *DeleteProviderKeyRequest) Reset() {
 	*x = DeleteProviderKeyRequest{}
-	mi := &file_control_v1_provider_proto_msgTypes[18]
+	mi := &file_control_v1_provider_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1104,7 +1260,7 @@ func (x *DeleteProviderKeyRequest) String() string {
 func (*DeleteProviderKeyRequest) ProtoMessage() {}
 
 func (x *DeleteProviderKeyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_provider_proto_msgTypes[18]
+	mi := &file_control_v1_provider_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1117,7 +1273,7 @@ func (x *DeleteProviderKeyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteProviderKeyRequest.ProtoReflect.Descriptor instead.
 func (*DeleteProviderKeyRequest) Descriptor() ([]byte, []int) {
-	return file_control_v1_provider_proto_rawDescGZIP(), []int{18}
+	return file_control_v1_provider_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *DeleteProviderKeyRequest) GetProviderId() string {
@@ -1143,7 +1299,7 @@ type DeleteProviderKeyResponse struct {
 
 func (x *DeleteProviderKeyResponse) Reset() {
 	*x = DeleteProviderKeyResponse{}
-	mi := &file_control_v1_provider_proto_msgTypes[19]
+	mi := &file_control_v1_provider_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1155,7 +1311,7 @@ func (x *DeleteProviderKeyResponse) String() string {
 func (*DeleteProviderKeyResponse) ProtoMessage() {}
 
 func (x *DeleteProviderKeyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_provider_proto_msgTypes[19]
+	mi := &file_control_v1_provider_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1168,7 +1324,7 @@ func (x *DeleteProviderKeyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteProviderKeyResponse.ProtoReflect.Descriptor instead.
 func (*DeleteProviderKeyResponse) Descriptor() ([]byte, []int) {
-	return file_control_v1_provider_proto_rawDescGZIP(), []int{19}
+	return file_control_v1_provider_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *DeleteProviderKeyResponse) GetProvider() *Provider {
@@ -1204,7 +1360,7 @@ const file_control_v1_provider_proto_rawDesc = "" +
 	"\x11cool_down_seconds\x18\b \x01(\x03R\x0fcoolDownSeconds\x1a@\n" +
 	"\x12CustomHeadersEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x94\x02\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xf8\x02\n" +
 	"\vProviderKey\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12 \n" +
 	"\fapi_key_hint\x18\x02 \x01(\tR\n" +
@@ -1215,7 +1371,17 @@ const file_control_v1_provider_proto_rawDesc = "" +
 	"\vcreate_time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"createTime\x12;\n" +
 	"\vupdate_time\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"updateTime\"A\n" +
+	"updateTime\x122\n" +
+	"\x06health\x18\b \x01(\v2\x1a.keygate.control.v1.HealthR\x06health\x12.\n" +
+	"\x13disabled_by_keygate\x18\t \x01(\bR\x11disabledByKeygate\"\xf9\x01\n" +
+	"\x06Health\x125\n" +
+	"\x05state\x18\x01 \x01(\x0e2\x1f.keygate.control.v1.HealthStateR\x05state\x129\n" +
+	"\n" +
+	"rest_until\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\trestUntil\x12\x1d\n" +
+	"\n" +
+	"last_error\x18\x03 \x01(\tR\tlastError\x12B\n" +
+	"\x0flast_error_time\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\rlastErrorTime\x12\x1a\n" +
+	"\bfailures\x18\x05 \x01(\x05R\bfailures\"A\n" +
 	"\x0eNewProviderKey\x12\x17\n" +
 	"\aapi_key\x18\x01 \x01(\tR\x06apiKey\x12\x16\n" +
 	"\x06weight\x18\x02 \x01(\x05R\x06weight\"\x16\n" +
@@ -1265,7 +1431,12 @@ const file_control_v1_provider_proto_rawDesc = "" +
 	"\vKeyStrategy\x12\x1c\n" +
 	"\x18KEY_STRATEGY_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18KEY_STRATEGY_ROUND_ROBIN\x10\x01\x12\x19\n" +
-	"\x15KEY_STRATEGY_WEIGHTED\x10\x022\xfd\x06\n" +
+	"\x15KEY_STRATEGY_WEIGHTED\x10\x02*z\n" +
+	"\vHealthState\x12\x1c\n" +
+	"\x18HEALTH_STATE_UNSPECIFIED\x10\x00\x12\x18\n" +
+	"\x14HEALTH_STATE_HEALTHY\x10\x01\x12\x18\n" +
+	"\x14HEALTH_STATE_RESTING\x10\x02\x12\x19\n" +
+	"\x15HEALTH_STATE_DISABLED\x10\x032\xfd\x06\n" +
 	"\x0fProviderService\x12d\n" +
 	"\rListProviders\x12(.keygate.control.v1.ListProvidersRequest\x1a).keygate.control.v1.ListProvidersResponse\x12g\n" +
 	"\x0eCreateProvider\x12).keygate.control.v1.CreateProviderRequest\x1a*.keygate.control.v1.CreateProviderResponse\x12g\n" +
@@ -1289,76 +1460,82 @@ func file_control_v1_provider_proto_rawDescGZIP() []byte {
 	return file_control_v1_provider_proto_rawDescData
 }
 
-var file_control_v1_provider_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_control_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
+var file_control_v1_provider_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
+var file_control_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_control_v1_provider_proto_goTypes = []any{
 	(KeyStrategy)(0),                      // 0: keygate.control.v1.KeyStrategy
-	(*Provider)(nil),                      // 1: keygate.control.v1.Provider
-	(*ProviderSettings)(nil),              // 2: keygate.control.v1.ProviderSettings
-	(*ProviderKey)(nil),                   // 3: keygate.control.v1.ProviderKey
-	(*NewProviderKey)(nil),                // 4: keygate.control.v1.NewProviderKey
-	(*ListProvidersRequest)(nil),          // 5: keygate.control.v1.ListProvidersRequest
-	(*ListProvidersResponse)(nil),         // 6: keygate.control.v1.ListProvidersResponse
-	(*CreateProviderRequest)(nil),         // 7: keygate.control.v1.CreateProviderRequest
-	(*CreateProviderResponse)(nil),        // 8: keygate.control.v1.CreateProviderResponse
-	(*UpdateProviderRequest)(nil),         // 9: keygate.control.v1.UpdateProviderRequest
-	(*UpdateProviderResponse)(nil),        // 10: keygate.control.v1.UpdateProviderResponse
-	(*DeleteProviderRequest)(nil),         // 11: keygate.control.v1.DeleteProviderRequest
-	(*DeleteProviderResponse)(nil),        // 12: keygate.control.v1.DeleteProviderResponse
-	(*AddProviderKeyRequest)(nil),         // 13: keygate.control.v1.AddProviderKeyRequest
-	(*AddProviderKeyResponse)(nil),        // 14: keygate.control.v1.AddProviderKeyResponse
-	(*UpdateProviderKeyRequest)(nil),      // 15: keygate.control.v1.UpdateProviderKeyRequest
-	(*UpdateProviderKeyResponse)(nil),     // 16: keygate.control.v1.UpdateProviderKeyResponse
-	(*SetProviderKeyEnabledRequest)(nil),  // 17: keygate.control.v1.SetProviderKeyEnabledRequest
-	(*SetProviderKeyEnabledResponse)(nil), // 18: keygate.control.v1.SetProviderKeyEnabledResponse
-	(*DeleteProviderKeyRequest)(nil),      // 19: keygate.control.v1.DeleteProviderKeyRequest
-	(*DeleteProviderKeyResponse)(nil),     // 20: keygate.control.v1.DeleteProviderKeyResponse
-	nil,                                   // 21: keygate.control.v1.ProviderSettings.CustomHeadersEntry
-	(*timestamppb.Timestamp)(nil),         // 22: google.protobuf.Timestamp
-	(ProviderKind)(0),                     // 23: keygate.control.v1.ProviderKind
+	(HealthState)(0),                      // 1: keygate.control.v1.HealthState
+	(*Provider)(nil),                      // 2: keygate.control.v1.Provider
+	(*ProviderSettings)(nil),              // 3: keygate.control.v1.ProviderSettings
+	(*ProviderKey)(nil),                   // 4: keygate.control.v1.ProviderKey
+	(*Health)(nil),                        // 5: keygate.control.v1.Health
+	(*NewProviderKey)(nil),                // 6: keygate.control.v1.NewProviderKey
+	(*ListProvidersRequest)(nil),          // 7: keygate.control.v1.ListProvidersRequest
+	(*ListProvidersResponse)(nil),         // 8: keygate.control.v1.ListProvidersResponse
+	(*CreateProviderRequest)(nil),         // 9: keygate.control.v1.CreateProviderRequest
+	(*CreateProviderResponse)(nil),        // 10: keygate.control.v1.CreateProviderResponse
+	(*UpdateProviderRequest)(nil),         // 11: keygate.control.v1.UpdateProviderRequest
+	(*UpdateProviderResponse)(nil),        // 12: keygate.control.v1.UpdateProviderResponse
+	(*DeleteProviderRequest)(nil),         // 13: keygate.control.v1.DeleteProviderRequest
+	(*DeleteProviderResponse)(nil),        // 14: keygate.control.v1.DeleteProviderResponse
+	(*AddProviderKeyRequest)(nil),         // 15: keygate.control.v1.AddProviderKeyRequest
+	(*AddProviderKeyResponse)(nil),        // 16: keygate.control.v1.AddProviderKeyResponse
+	(*UpdateProviderKeyRequest)(nil),      // 17: keygate.control.v1.UpdateProviderKeyRequest
+	(*UpdateProviderKeyResponse)(nil),     // 18: keygate.control.v1.UpdateProviderKeyResponse
+	(*SetProviderKeyEnabledRequest)(nil),  // 19: keygate.control.v1.SetProviderKeyEnabledRequest
+	(*SetProviderKeyEnabledResponse)(nil), // 20: keygate.control.v1.SetProviderKeyEnabledResponse
+	(*DeleteProviderKeyRequest)(nil),      // 21: keygate.control.v1.DeleteProviderKeyRequest
+	(*DeleteProviderKeyResponse)(nil),     // 22: keygate.control.v1.DeleteProviderKeyResponse
+	nil,                                   // 23: keygate.control.v1.ProviderSettings.CustomHeadersEntry
+	(*timestamppb.Timestamp)(nil),         // 24: google.protobuf.Timestamp
+	(ProviderKind)(0),                     // 25: keygate.control.v1.ProviderKind
 }
 var file_control_v1_provider_proto_depIdxs = []int32{
-	2,  // 0: keygate.control.v1.Provider.settings:type_name -> keygate.control.v1.ProviderSettings
-	3,  // 1: keygate.control.v1.Provider.keys:type_name -> keygate.control.v1.ProviderKey
-	22, // 2: keygate.control.v1.Provider.create_time:type_name -> google.protobuf.Timestamp
-	22, // 3: keygate.control.v1.Provider.update_time:type_name -> google.protobuf.Timestamp
-	23, // 4: keygate.control.v1.ProviderSettings.provider_kind:type_name -> keygate.control.v1.ProviderKind
-	21, // 5: keygate.control.v1.ProviderSettings.custom_headers:type_name -> keygate.control.v1.ProviderSettings.CustomHeadersEntry
+	3,  // 0: keygate.control.v1.Provider.settings:type_name -> keygate.control.v1.ProviderSettings
+	4,  // 1: keygate.control.v1.Provider.keys:type_name -> keygate.control.v1.ProviderKey
+	24, // 2: keygate.control.v1.Provider.create_time:type_name -> google.protobuf.Timestamp
+	24, // 3: keygate.control.v1.Provider.update_time:type_name -> google.protobuf.Timestamp
+	25, // 4: keygate.control.v1.ProviderSettings.provider_kind:type_name -> keygate.control.v1.ProviderKind
+	23, // 5: keygate.control.v1.ProviderSettings.custom_headers:type_name -> keygate.control.v1.ProviderSettings.CustomHeadersEntry
 	0,  // 6: keygate.control.v1.ProviderSettings.key_strategy:type_name -> keygate.control.v1.KeyStrategy
-	22, // 7: keygate.control.v1.ProviderKey.create_time:type_name -> google.protobuf.Timestamp
-	22, // 8: keygate.control.v1.ProviderKey.update_time:type_name -> google.protobuf.Timestamp
-	1,  // 9: keygate.control.v1.ListProvidersResponse.providers:type_name -> keygate.control.v1.Provider
-	2,  // 10: keygate.control.v1.CreateProviderRequest.settings:type_name -> keygate.control.v1.ProviderSettings
-	4,  // 11: keygate.control.v1.CreateProviderRequest.keys:type_name -> keygate.control.v1.NewProviderKey
-	1,  // 12: keygate.control.v1.CreateProviderResponse.provider:type_name -> keygate.control.v1.Provider
-	2,  // 13: keygate.control.v1.UpdateProviderRequest.settings:type_name -> keygate.control.v1.ProviderSettings
-	1,  // 14: keygate.control.v1.UpdateProviderResponse.provider:type_name -> keygate.control.v1.Provider
-	4,  // 15: keygate.control.v1.AddProviderKeyRequest.key:type_name -> keygate.control.v1.NewProviderKey
-	1,  // 16: keygate.control.v1.AddProviderKeyResponse.provider:type_name -> keygate.control.v1.Provider
-	1,  // 17: keygate.control.v1.UpdateProviderKeyResponse.provider:type_name -> keygate.control.v1.Provider
-	1,  // 18: keygate.control.v1.SetProviderKeyEnabledResponse.provider:type_name -> keygate.control.v1.Provider
-	1,  // 19: keygate.control.v1.DeleteProviderKeyResponse.provider:type_name -> keygate.control.v1.Provider
-	5,  // 20: keygate.control.v1.ProviderService.ListProviders:input_type -> keygate.control.v1.ListProvidersRequest
-	7,  // 21: keygate.control.v1.ProviderService.CreateProvider:input_type -> keygate.control.v1.CreateProviderRequest
-	9,  // 22: keygate.control.v1.ProviderService.UpdateProvider:input_type -> keygate.control.v1.UpdateProviderRequest
-	11, // 23: keygate.control.v1.ProviderService.DeleteProvider:input_type -> keygate.control.v1.DeleteProviderRequest
-	13, // 24: keygate.control.v1.ProviderService.AddProviderKey:input_type -> keygate.control.v1.AddProviderKeyRequest
-	15, // 25: keygate.control.v1.ProviderService.UpdateProviderKey:input_type -> keygate.control.v1.UpdateProviderKeyRequest
-	17, // 26: keygate.control.v1.ProviderService.SetProviderKeyEnabled:input_type -> keygate.control.v1.SetProviderKeyEnabledRequest
-	19, // 27: keygate.control.v1.ProviderService.DeleteProviderKey:input_type -> keygate.control.v1.DeleteProviderKeyRequest
-	6,  // 28: keygate.control.v1.ProviderService.ListProviders:output_type -> keygate.control.v1.ListProvidersResponse
-	8,  // 29: keygate.control.v1.ProviderService.CreateProvider:output_type -> keygate.control.v1.CreateProviderResponse
-	10, // 30: keygate.control.v1.ProviderService.UpdateProvider:output_type -> keygate.control.v1.UpdateProviderResponse
-	12, // 31: keygate.control.v1.ProviderService.DeleteProvider:output_type -> keygate.control.v1.DeleteProviderResponse
-	14, // 32: keygate.control.v1.ProviderService.AddProviderKey:output_type -> keygate.control.v1.AddProviderKeyResponse
-	16, // 33: keygate.control.v1.ProviderService.UpdateProviderKey:output_type -> keygate.control.v1.UpdateProviderKeyResponse
-	18, // 34: keygate.control.v1.ProviderService.SetProviderKeyEnabled:output_type -> keygate.control.v1.SetProviderKeyEnabledResponse
-	20, // 35: keygate.control.v1.ProviderService.DeleteProviderKey:output_type -> keygate.control.v1.DeleteProviderKeyResponse
-	28, // [28:36] is the sub-list for method output_type
-	20, // [20:28] is the sub-list for method input_type
-	20, // [20:20] is the sub-list for extension type_name
-	20, // [20:20] is the sub-list for extension extendee
-	0,  // [0:20] is the sub-list for field type_name
+	24, // 7: keygate.control.v1.ProviderKey.create_time:type_name -> google.protobuf.Timestamp
+	24, // 8: keygate.control.v1.ProviderKey.update_time:type_name -> google.protobuf.Timestamp
+	5,  // 9: keygate.control.v1.ProviderKey.health:type_name -> keygate.control.v1.Health
+	1,  // 10: keygate.control.v1.Health.state:type_name -> keygate.control.v1.HealthState
+	24, // 11: keygate.control.v1.Health.rest_until:type_name -> google.protobuf.Timestamp
+	24, // 12: keygate.control.v1.Health.last_error_time:type_name -> google.protobuf.Timestamp
+	2,  // 13: keygate.control.v1.ListProvidersResponse.providers:type_name -> keygate.control.v1.Provider
+	3,  // 14: keygate.control.v1.CreateProviderRequest.settings:type_name -> keygate.control.v1.ProviderSettings
+	6,  // 15: keygate.control.v1.CreateProviderRequest.keys:type_name -> keygate.control.v1.NewProviderKey
+	2,  // 16: keygate.control.v1.CreateProviderResponse.provider:type_name -> keygate.control.v1.Provider
+	3,  // 17: keygate.control.v1.UpdateProviderRequest.settings:type_name -> keygate.control.v1.ProviderSettings
+	2,  // 18: keygate.control.v1.UpdateProviderResponse.provider:type_name -> keygate.control.v1.Provider
+	6,  // 19: keygate.control.v1.AddProviderKeyRequest.key:type_name -> keygate.control.v1.NewProviderKey
+	2,  // 20: keygate.control.v1.AddProviderKeyResponse.provider:type_name -> keygate.control.v1.Provider
+	2,  // 21: keygate.control.v1.UpdateProviderKeyResponse.provider:type_name -> keygate.control.v1.Provider
+	2,  // 22: keygate.control.v1.SetProviderKeyEnabledResponse.provider:type_name -> keygate.control.v1.Provider
+	2,  // 23: keygate.control.v1.DeleteProviderKeyResponse.provider:type_name -> keygate.control.v1.Provider
+	7,  // 24: keygate.control.v1.ProviderService.ListProviders:input_type -> keygate.control.v1.ListProvidersRequest
+	9,  // 25: keygate.control.v1.ProviderService.CreateProvider:input_type -> keygate.control.v1.CreateProviderRequest
+	11, // 26: keygate.control.v1.ProviderService.UpdateProvider:input_type -> keygate.control.v1.UpdateProviderRequest
+	13, // 27: keygate.control.v1.ProviderService.DeleteProvider:input_type -> keygate.control.v1.DeleteProviderRequest
+	15, // 28: keygate.control.v1.ProviderService.AddProviderKey:input_type -> keygate.control.v1.AddProviderKeyRequest
+	17, // 29: keygate.control.v1.ProviderService.UpdateProviderKey:input_type -> keygate.control.v1.UpdateProviderKeyRequest
+	19, // 30: keygate.control.v1.ProviderService.SetProviderKeyEnabled:input_type -> keygate.control.v1.SetProviderKeyEnabledRequest
+	21, // 31: keygate.control.v1.ProviderService.DeleteProviderKey:input_type -> keygate.control.v1.DeleteProviderKeyRequest
+	8,  // 32: keygate.control.v1.ProviderService.ListProviders:output_type -> keygate.control.v1.ListProvidersResponse
+	10, // 33: keygate.control.v1.ProviderService.CreateProvider:output_type -> keygate.control.v1.CreateProviderResponse
+	12, // 34: keygate.control.v1.ProviderService.UpdateProvider:output_type -> keygate.control.v1.UpdateProviderResponse
+	14, // 35: keygate.control.v1.ProviderService.DeleteProvider:output_type -> keygate.control.v1.DeleteProviderResponse
+	16, // 36: keygate.control.v1.ProviderService.AddProviderKey:output_type -> keygate.control.v1.AddProviderKeyResponse
+	18, // 37: keygate.control.v1.ProviderService.UpdateProviderKey:output_type -> keygate.control.v1.UpdateProviderKeyResponse
+	20, // 38: keygate.control.v1.ProviderService.SetProviderKeyEnabled:output_type -> keygate.control.v1.SetProviderKeyEnabledResponse
+	22, // 39: keygate.control.v1.ProviderService.DeleteProviderKey:output_type -> keygate.control.v1.DeleteProviderKeyResponse
+	32, // [32:40] is the sub-list for method output_type
+	24, // [24:32] is the sub-list for method input_type
+	24, // [24:24] is the sub-list for extension type_name
+	24, // [24:24] is the sub-list for extension extendee
+	0,  // [0:24] is the sub-list for field type_name
 }
 
 func init() { file_control_v1_provider_proto_init() }
@@ -1372,8 +1549,8 @@ func file_control_v1_provider_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_control_v1_provider_proto_rawDesc), len(file_control_v1_provider_proto_rawDesc)),
-			NumEnums:      1,
-			NumMessages:   21,
+			NumEnums:      2,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file control/v1/provider.proto.
  */
 export const file_control_v1_provider: GenFile = /*@__PURE__*/
-  fileDesc("Chljb250cm9sL3YxL3Byb3ZpZGVyLnByb3RvEhJrZXlnYXRlLmNvbnRyb2wudjEi8gEKCFByb3ZpZGVyEgoKAmlkGAEgASgJEjYKCHNldHRpbmdzGAIgASgLMiQua2V5Z2F0ZS5jb250cm9sLnYxLlByb3ZpZGVyU2V0dGluZ3MSLQoEa2V5cxgDIAMoCzIfLmtleWdhdGUuY29udHJvbC52MS5Qcm92aWRlcktleRIRCgltb2RlbF9pZHMYBCADKAkSLwoLY3JlYXRlX3RpbWUYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3VwZGF0ZV90aW1lGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLqAgoQUHJvdmlkZXJTZXR0aW5ncxIMCgRuYW1lGAEgASgJEjcKDXByb3ZpZGVyX2tpbmQYAiABKA4yIC5rZXlnYXRlLmNvbnRyb2wudjEuUHJvdmlkZXJLaW5kEhAKCGJhc2VfdXJsGAMgASgJEhQKDHVzZV9mdWxsX3VybBgEIAEoCBJPCg5jdXN0b21faGVhZGVycxgFIAMoCzI3LmtleWdhdGUuY29udHJvbC52MS5Qcm92aWRlclNldHRpbmdzLkN1c3RvbUhlYWRlcnNFbnRyeRIOCgZyZWdpb24YBiABKAkSNQoMa2V5X3N0cmF0ZWd5GAcgASgOMh8ua2V5Z2F0ZS5jb250cm9sLnYxLktleVN0cmF0ZWd5EhkKEWNvb2xfZG93bl9zZWNvbmRzGAggASgDGjQKEkN1c3RvbUhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIssBCgtQcm92aWRlcktleRIKCgJpZBgBIAEoCRIUCgxhcGlfa2V5X2hpbnQYAiABKAkSDgoGd2VpZ2h0GAMgASgFEg8KB2VuYWJsZWQYBCABKAgSFwoPZGlzYWJsZWRfcmVhc29uGAUgASgJEi8KC2NyZWF0ZV90aW1lGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgt1cGRhdGVfdGltZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiMQoOTmV3UHJvdmlkZXJLZXkSDwoHYXBpX2tleRgBIAEoCRIOCgZ3ZWlnaHQYAiABKAUiFgoUTGlzdFByb3ZpZGVyc1JlcXVlc3QiSAoVTGlzdFByb3ZpZGVyc1Jlc3BvbnNlEi8KCXByb3ZpZGVycxgBIAMoCzIcLmtleWdhdGUuY29udHJvbC52MS5Qcm92aWRlciKBAQoVQ3JlYXRlUHJvdmlkZXJSZXF1ZXN0EjYKCHNldHRpbmdzGAEgASgLMiQua2V5Z2F0ZS5jb250cm9sLnYxLlByb3ZpZGVyU2V0dGluZ3MSMAoEa2V5cxgCIAMoCzIiLmtleWdhdGUuY29udHJvbC52MS5OZXdQcm92aWRlcktleSJIChZDcmVhdGVQcm92aWRlclJlc3BvbnNlEi4KCHByb3ZpZGVyGAEgASgLMhwua2V5Z2F0ZS5jb250cm9sLnYxLlByb3ZpZGVyIlsKFVVwZGF0ZVByb3ZpZGVyUmVxdWVzdBIKCgJpZBgBIAEoCRI2CghzZXR0aW5ncxgCIAEoCzIkLmtleWdhdGUuY29udHJvbC52MS5Qcm92aWRlclNldHRpbmdzIkgKFlVwZGF0ZVByb3ZpZGVyUmVzcG9uc2USLgoIcHJvdmlkZXIYASABKAsyHC5rZXlnYXRlLmNvbnRyb2wudjEuUHJvdmlkZXIiIwoVRGVsZXRlUHJvdmlkZXJSZXF1ZXN0EgoKAmlkGAEgASgJIhgKFkRlbGV0ZVByb3ZpZGVyUmVzcG9uc2UiXQoVQWRkUHJvdmlkZXJLZXlSZXF1ZXN0EhMKC3Byb3ZpZGVyX2lkGAEgASgJEi8KA2tleRgCIAEoCzIiLmtleWdhdGUuY29udHJvbC52MS5OZXdQcm92aWRlcktleSJIChZBZGRQcm92aWRlcktleVJlc3BvbnNlEi4KCHByb3ZpZGVyGAEgASgLMhwua2V5Z2F0ZS5jb250cm9sLnYxLlByb3ZpZGVyImAKGFVwZGF0ZVByb3ZpZGVyS2V5UmVxdWVzdBITCgtwcm92aWRlcl9pZBgBIAEoCRIOCgZrZXlfaWQYAiABKAkSDwoHYXBpX2tleRgDIAEoCRIOCgZ3ZWlnaHQYBCABKAUiSwoZVXBkYXRlUHJvdmlkZXJLZXlSZXNwb25zZRIuCghwcm92aWRlchgBIAEoCzIcLmtleWdhdGUuY29udHJvbC52MS5Qcm92aWRlciJUChxTZXRQcm92aWRlcktleUVuYWJsZWRSZXF1ZXN0EhMKC3Byb3ZpZGVyX2lkGAEgASgJEg4KBmtleV9pZBgCIAEoCRIPCgdlbmFibGVkGAMgASgIIk8KHVNldFByb3ZpZGVyS2V5RW5hYmxlZFJlc3BvbnNlEi4KCHByb3ZpZGVyGAEgASgLMhwua2V5Z2F0ZS5jb250cm9sLnYxLlByb3ZpZGVyIj8KGERlbGV0ZVByb3ZpZGVyS2V5UmVxdWVzdBITCgtwcm92aWRlcl9pZBgBIAEoCRIOCgZrZXlfaWQYAiABKAkiSwoZRGVsZXRlUHJvdmlkZXJLZXlSZXNwb25zZRIuCghwcm92aWRlchgBIAEoCzIcLmtleWdhdGUuY29udHJvbC52MS5Qcm92aWRlcipkCgtLZXlTdHJhdGVneRIcChhLRVlfU1RSQVRFR1lfVU5TUEVDSUZJRUQQABIcChhLRVlfU1RSQVRFR1lfUk9VTkRfUk9CSU4QARIZChVLRVlfU1RSQVRFR1lfV0VJR0hURUQQAjL9BgoPUHJvdmlkZXJTZXJ2aWNlEmQKDUxpc3RQcm92aWRlcnMSKC5rZXlnYXRlLmNvbnRyb2wudjEuTGlzdFByb3ZpZGVyc1JlcXVlc3QaKS5rZXlnYXRlLmNvbnRyb2wudjEuTGlzdFByb3ZpZGVyc1Jlc3BvbnNlEmcKDkNyZWF0ZVByb3ZpZGVyEikua2V5Z2F0ZS5jb250cm9sLnYxLkNyZWF0ZVByb3ZpZGVyUmVxdWVzdBoqLmtleWdhdGUuY29udHJvbC52MS5DcmVhdGVQcm92aWRlclJlc3BvbnNlEmcKDlVwZGF0ZVByb3ZpZGVyEikua2V5Z2F0ZS5jb250cm9sLnYxLlVwZGF0ZVByb3ZpZGVyUmVxdWVzdBoqLmtleWdhdGUuY29udHJvbC52MS5VcGRhdGVQcm92aWRlclJlc3BvbnNlEmcKDkRlbGV0ZVByb3ZpZGVyEikua2V5Z2F0ZS5jb250cm9sLnYxLkRlbGV0ZVByb3ZpZGVyUmVxdWVzdBoqLmtleWdhdGUuY29udHJvbC52MS5EZWxldGVQcm92aWRlclJlc3BvbnNlEmcKDkFkZFByb3ZpZGVyS2V5Eikua2V5Z2F0ZS5jb250cm9sLnYxLkFkZFByb3ZpZGVyS2V5UmVxdWVzdBoqLmtleWdhdGUuY29udHJvbC52MS5BZGRQcm92aWRlcktleVJlc3BvbnNlEnAKEVVwZGF0ZVByb3ZpZGVyS2V5Eiwua2V5Z2F0ZS5jb250cm9sLnYxLlVwZGF0ZVByb3ZpZGVyS2V5UmVxdWVzdBotLmtleWdhdGUuY29udHJvbC52MS5VcGRhdGVQcm92aWRlcktleVJlc3BvbnNlEnwKFVNldFByb3ZpZGVyS2V5RW5hYmxlZBIwLmtleWdhdGUuY29udHJvbC52MS5TZXRQcm92aWRlcktleUVuYWJsZWRSZXF1ZXN0GjEua2V5Z2F0ZS5jb250cm9sLnYxLlNldFByb3ZpZGVyS2V5RW5hYmxlZFJlc3BvbnNlEnAKEURlbGV0ZVByb3ZpZGVyS2V5Eiwua2V5Z2F0ZS5jb250cm9sLnYxLkRlbGV0ZVByb3ZpZGVyS2V5UmVxdWVzdBotLmtleWdhdGUuY29udHJvbC52MS5EZWxldGVQcm92aWRlcktleVJlc3BvbnNlQrsBChZjb20ua2V5Z2F0ZS5jb250cm9sLnYxQg1Qcm92aWRlclByb3RvUAFaKGtleWdhdGUvZ2VuL2tleWdhdGUvY29udHJvbC92MTtjb250cm9sdjGiAgNLQ1iqAhJLZXlnYXRlLkNvbnRyb2wuVjHKAhJLZXlnYXRlXENvbnRyb2xcVjHiAh5LZXlnYXRlXENvbnRyb2xcVjFcR1BCTWV0YWRhdGHqAhRLZXlnYXRlOjpDb250cm9sOjpWMWIGcHJvdG8z", [file_google_protobuf_timestamp, file_control_v1_model]);
+  fileDesc("Chljb250cm9sL3YxL3Byb3ZpZGVyLnByb3RvEhJrZXlnYXRlLmNvbnRyb2wudjEi8gEKCFByb3ZpZGVyEgoKAmlkGAEgASgJEjYKCHNldHRpbmdzGAIgASgLMiQua2V5Z2F0ZS5jb250cm9sLnYxLlByb3ZpZGVyU2V0dGluZ3MSLQoEa2V5cxgDIAMoCzIfLmtleWdhdGUuY29udHJvbC52MS5Qcm92aWRlcktleRIRCgltb2RlbF9pZHMYBCADKAkSLwoLY3JlYXRlX3RpbWUYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3VwZGF0ZV90aW1lGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLqAgoQUHJvdmlkZXJTZXR0aW5ncxIMCgRuYW1lGAEgASgJEjcKDXByb3ZpZGVyX2tpbmQYAiABKA4yIC5rZXlnYXRlLmNvbnRyb2wudjEuUHJvdmlkZXJLaW5kEhAKCGJhc2VfdXJsGAMgASgJEhQKDHVzZV9mdWxsX3VybBgEIAEoCBJPCg5jdXN0b21faGVhZGVycxgFIAMoCzI3LmtleWdhdGUuY29udHJvbC52MS5Qcm92aWRlclNldHRpbmdzLkN1c3RvbUhlYWRlcnNFbnRyeRIOCgZyZWdpb24YBiABKAkSNQoMa2V5X3N0cmF0ZWd5GAcgASgOMh8ua2V5Z2F0ZS5jb250cm9sLnYxLktleVN0cmF0ZWd5EhkKEWNvb2xfZG93bl9zZWNvbmRzGAggASgDGjQKEkN1c3RvbUhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIpQCCgtQcm92aWRlcktleRIKCgJpZBgBIAEoCRIUCgxhcGlfa2V5X2hpbnQYAiABKAkSDgoGd2VpZ2h0GAMgASgFEg8KB2VuYWJsZWQYBCABKAgSFwoPZGlzYWJsZWRfcmVhc29uGAUgASgJEi8KC2NyZWF0ZV90aW1lGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgt1cGRhdGVfdGltZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKgoGaGVhbHRoGAggASgLMhoua2V5Z2F0ZS5jb250cm9sLnYxLkhlYWx0aBIbChNkaXNhYmxlZF9ieV9rZXlnYXRlGAkgASgIIsMBCgZIZWFsdGgSLgoFc3RhdGUYASABKA4yHy5rZXlnYXRlLmNvbnRyb2wudjEuSGVhbHRoU3RhdGUSLgoKcmVzdF91bnRpbBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKbGFzdF9lcnJvchgDIAEoCRIzCg9sYXN0X2Vycm9yX3RpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhAKCGZhaWx1cmVzGAUgASgFIjEKDk5ld1Byb3ZpZGVyS2V5Eg8KB2FwaV9rZXkYASABKAkSDgoGd2VpZ2h0GAIgASgFIhYKFExpc3RQcm92aWRlcnNSZXF1ZXN0IkgKFUxpc3RQcm92aWRlcnNSZXNwb25zZRIvCglwcm92aWRlcnMYASADKAsyHC5rZXlnYXRlLmNvbnRyb2wudjEuUHJvdmlkZXIigQEKFUNyZWF0ZVByb3ZpZGVyUmVxdWVzdBI2CghzZXR0aW5ncxgBIAEoCzIkLmtleWdhdGUuY29udHJvbC52MS5Qcm92aWRlclNldHRpbmdzEjAKBGtleXMYAiADKAsyIi5rZXlnYXRlLmNvbnRyb2wudjEuTmV3UHJvdmlkZXJLZXkiSAoWQ3JlYXRlUHJvdmlkZXJSZXNwb25zZRIuCghwcm92aWRlchgBIAEoCzIcLmtleWdhdGUuY29udHJvbC52MS5Qcm92aWRlciJbChVVcGRhdGVQcm92aWRlclJlcXVlc3QSCgoCaWQYASABKAkSNgoIc2V0dGluZ3MYAiABKAsyJC5rZXlnYXRlLmNvbnRyb2wudjEuUHJvdmlkZXJTZXR0aW5ncyJIChZVcGRhdGVQcm92aWRlclJlc3BvbnNlEi4KCHByb3ZpZGVyGAEgASgLMhwua2V5Z2F0ZS5jb250cm9sLnYxLlByb3ZpZGVyIiMKFURlbGV0ZVByb3ZpZGVyUmVxdWVzdBIKCgJpZBgBIAEoCSIYChZEZWxldGVQcm92aWRlclJlc3BvbnNlIl0KFUFkZFByb3ZpZGVyS2V5UmVxdWVzdBITCgtwcm92aWRlcl9pZBgBIAEoCRIvCgNrZXkYAiABKAsyIi5rZXlnYXRlLmNvbnRyb2wudjEuTmV3UHJvdmlkZXJLZXkiSAoWQWRkUHJvdmlkZXJLZXlSZXNwb25zZRIuCghwcm92aWRlchgBIAEoCzIcLmtleWdhdGUuY29udHJvbC52MS5Qcm92aWRlciJgChhVcGRhdGVQcm92aWRlcktleVJlcXVlc3QSEwoLcHJvdmlkZXJfaWQYASABKAkSDgoGa2V5X2lkGAIgASgJEg8KB2FwaV9rZXkYAyABKAkSDgoGd2VpZ2h0GAQgASgFIksKGVVwZGF0ZVByb3ZpZGVyS2V5UmVzcG9uc2USLgoIcHJvdmlkZXIYASABKAsyHC5rZXlnYXRlLmNvbnRyb2wudjEuUHJvdmlkZXIiVAocU2V0UHJvdmlkZXJLZXlFbmFibGVkUmVxdWVzdBITCgtwcm92aWRlcl9pZBgBIAEoCRIOCgZrZXlfaWQYAiABKAkSDwoHZW5hYmxlZBgDIAEoCCJPCh1TZXRQcm92aWRlcktleUVuYWJsZWRSZXNwb25zZRIuCghwcm92aWRlchgBIAEoCzIcLmtleWdhdGUuY29udHJvbC52MS5Qcm92aWRlciI/ChhEZWxldGVQcm92aWRlcktleVJlcXVlc3QSEwoLcHJvdmlkZXJfaWQYASABKAkSDgoGa2V5X2lkGAIgASgJIksKGURlbGV0ZVByb3ZpZGVyS2V5UmVzcG9uc2USLgoIcHJvdmlkZXIYASABKAsyHC5rZXlnYXRlLmNvbnRyb2wudjEuUHJvdmlkZXIqZAoLS2V5U3RyYXRlZ3kSHAoYS0VZX1NUUkFURUdZX1VOU1BFQ0lGSUVEEAASHAoYS0VZX1NUUkFURUdZX1JPVU5EX1JPQklOEAESGQoVS0VZX1NUUkFURUdZX1dFSUdIVEVEEAIqegoLSGVhbHRoU3RhdGUSHAoYSEVBTFRIX1NUQVRFX1VOU1BFQ0lGSUVEEAASGAoUSEVBTFRIX1NUQVRFX0hFQUxUSFkQARIYChRIRUFMVEhfU1RBVEVfUkVTVElORxACEhkKFUhFQUxUSF9TVEFURV9ESVNBQkxFRBADMv0GCg9Qcm92aWRlclNlcnZpY2USZAoNTGlzdFByb3ZpZGVycxIoLmtleWdhdGUuY29udHJvbC52MS5MaXN0UHJvdmlkZXJzUmVxdWVzdBopLmtleWdhdGUuY29udHJvbC52MS5MaXN0UHJvdmlkZXJzUmVzcG9uc2USZwoOQ3JlYXRlUHJvdmlkZXISKS5rZXlnYXRlLmNvbnRyb2wudjEuQ3JlYXRlUHJvdmlkZXJSZXF1ZXN0Gioua2V5Z2F0ZS5jb250cm9sLnYxLkNyZWF0ZVByb3ZpZGVyUmVzcG9uc2USZwoOVXBkYXRlUHJvdmlkZXISKS5rZXlnYXRlLmNvbnRyb2wudjEuVXBkYXRlUHJvdmlkZXJSZXF1ZXN0Gioua2V5Z2F0ZS5jb250cm9sLnYxLlVwZGF0ZVByb3ZpZGVyUmVzcG9uc2USZwoORGVsZXRlUHJvdmlkZXISKS5rZXlnYXRlLmNvbnRyb2wudjEuRGVsZXRlUHJvdmlkZXJSZXF1ZXN0Gioua2V5Z2F0ZS5jb250cm9sLnYxLkRlbGV0ZVByb3ZpZGVyUmVzcG9uc2USZwoOQWRkUHJvdmlkZXJLZXkSKS5rZXlnYXRlLmNvbnRyb2wudjEuQWRkUHJvdmlkZXJLZXlSZXF1ZXN0Gioua2V5Z2F0ZS5jb250cm9sLnYxLkFkZFByb3ZpZGVyS2V5UmVzcG9uc2UScAoRVXBkYXRlUHJvdmlkZXJLZXkSLC5rZXlnYXRlLmNvbnRyb2wudjEuVXBkYXRlUHJvdmlkZXJLZXlSZXF1ZXN0Gi0ua2V5Z2F0ZS5jb250cm9sLnYxLlVwZGF0ZVByb3ZpZGVyS2V5UmVzcG9uc2USfAoVU2V0UHJvdmlkZXJLZXlFbmFibGVkEjAua2V5Z2F0ZS5jb250cm9sLnYxLlNldFByb3ZpZGVyS2V5RW5hYmxlZFJlcXVlc3QaMS5rZXlnYXRlLmNvbnRyb2wudjEuU2V0UHJvdmlkZXJLZXlFbmFibGVkUmVzcG9uc2UScAoRRGVsZXRlUHJvdmlkZXJLZXkSLC5rZXlnYXRlLmNvbnRyb2wudjEuRGVsZXRlUHJvdmlkZXJLZXlSZXF1ZXN0Gi0ua2V5Z2F0ZS5jb250cm9sLnYxLkRlbGV0ZVByb3ZpZGVyS2V5UmVzcG9uc2VCuwEKFmNvbS5rZXlnYXRlLmNvbnRyb2wudjFCDVByb3ZpZGVyUHJvdG9QAVooa2V5Z2F0ZS9nZW4va2V5Z2F0ZS9jb250cm9sL3YxO2NvbnRyb2x2MaICA0tDWKoCEktleWdhdGUuQ29udHJvbC5WMcoCEktleWdhdGVcQ29udHJvbFxWMeICHktleWdhdGVcQ29udHJvbFxWMVxHUEJNZXRhZGF0YeoCFEtleWdhdGU6OkNvbnRyb2w6OlYxYgZwcm90bzM", [file_google_protobuf_timestamp, file_control_v1_model]);
 
 /**
  * Provider is a stored provider as the console sees it.
@@ -170,6 +170,21 @@ export type ProviderKey = Message<"keygate.control.v1.ProviderKey"> & {
    * @generated from field: google.protobuf.Timestamp update_time = 7;
    */
   updateTime?: Timestamp | undefined;
+
+  /**
+   * health is what every replica knows of the key's recent calls.
+   *
+   * @generated from field: keygate.control.v1.Health health = 8;
+   */
+  health?: Health | undefined;
+
+  /**
+   * disabled_by_keygate is set when Keygate itself took the key out of the
+   * pool (it kept failing authentication): the console warns about it.
+   *
+   * @generated from field: bool disabled_by_keygate = 9;
+   */
+  disabledByKeygate: boolean;
 };
 
 /**
@@ -178,6 +193,51 @@ export type ProviderKey = Message<"keygate.control.v1.ProviderKey"> & {
  */
 export const ProviderKeySchema: GenMessage<ProviderKey> = /*@__PURE__*/
   messageDesc(file_control_v1_provider, 2);
+
+/**
+ * Health is the shared state of a key or a route target.
+ *
+ * @generated from message keygate.control.v1.Health
+ */
+export type Health = Message<"keygate.control.v1.Health"> & {
+  /**
+   * @generated from field: keygate.control.v1.HealthState state = 1;
+   */
+  state: HealthState;
+
+  /**
+   * rest_until is when a resting key or target serves again.
+   *
+   * @generated from field: google.protobuf.Timestamp rest_until = 2;
+   */
+  restUntil?: Timestamp | undefined;
+
+  /**
+   * last_error is the latest failure, kept after a success for people.
+   *
+   * @generated from field: string last_error = 3;
+   */
+  lastError: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp last_error_time = 4;
+   */
+  lastErrorTime?: Timestamp | undefined;
+
+  /**
+   * failures counts failures since the last success.
+   *
+   * @generated from field: int32 failures = 5;
+   */
+  failures: number;
+};
+
+/**
+ * Describes the message keygate.control.v1.Health.
+ * Use `create(HealthSchema)` to create a new message.
+ */
+export const HealthSchema: GenMessage<Health> = /*@__PURE__*/
+  messageDesc(file_control_v1_provider, 3);
 
 /**
  * NewProviderKey is a key to add to a pool.
@@ -203,7 +263,7 @@ export type NewProviderKey = Message<"keygate.control.v1.NewProviderKey"> & {
  * Use `create(NewProviderKeySchema)` to create a new message.
  */
 export const NewProviderKeySchema: GenMessage<NewProviderKey> = /*@__PURE__*/
-  messageDesc(file_control_v1_provider, 3);
+  messageDesc(file_control_v1_provider, 4);
 
 /**
  * @generated from message keygate.control.v1.ListProvidersRequest
@@ -216,7 +276,7 @@ export type ListProvidersRequest = Message<"keygate.control.v1.ListProvidersRequ
  * Use `create(ListProvidersRequestSchema)` to create a new message.
  */
 export const ListProvidersRequestSchema: GenMessage<ListProvidersRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_provider, 4);
+  messageDesc(file_control_v1_provider, 5);
 
 /**
  * @generated from message keygate.control.v1.ListProvidersResponse
@@ -233,7 +293,7 @@ export type ListProvidersResponse = Message<"keygate.control.v1.ListProvidersRes
  * Use `create(ListProvidersResponseSchema)` to create a new message.
  */
 export const ListProvidersResponseSchema: GenMessage<ListProvidersResponse> = /*@__PURE__*/
-  messageDesc(file_control_v1_provider, 5);
+  messageDesc(file_control_v1_provider, 6);
 
 /**
  * @generated from message keygate.control.v1.CreateProviderRequest
@@ -255,7 +315,7 @@ export type CreateProviderRequest = Message<"keygate.control.v1.CreateProviderRe
  * Use `create(CreateProviderRequestSchema)` to create a new message.
  */
 export const CreateProviderRequestSchema: GenMessage<CreateProviderRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_provider, 6);
+  messageDesc(file_control_v1_provider, 7);
 
 /**
  * @generated from message keygate.control.v1.CreateProviderResponse
@@ -272,7 +332,7 @@ export type CreateProviderResponse = Message<"keygate.control.v1.CreateProviderR
  * Use `create(CreateProviderResponseSchema)` to create a new message.
  */
 export const CreateProviderResponseSchema: GenMessage<CreateProviderResponse> = /*@__PURE__*/
-  messageDesc(file_control_v1_provider, 7);
+  messageDesc(file_control_v1_provider, 8);
 
 /**
  * @generated from message keygate.control.v1.UpdateProviderRequest
@@ -294,7 +354,7 @@ export type UpdateProviderRequest = Message<"keygate.control.v1.UpdateProviderRe
  * Use `create(UpdateProviderRequestSchema)` to create a new message.
  */
 export const UpdateProviderRequestSchema: GenMessage<UpdateProviderRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_provider, 8);
+  messageDesc(file_control_v1_provider, 9);
 
 /**
  * @generated from message keygate.control.v1.UpdateProviderResponse
@@ -311,7 +371,7 @@ export type UpdateProviderResponse = Message<"keygate.control.v1.UpdateProviderR
  * Use `create(UpdateProviderResponseSchema)` to create a new message.
  */
 export const UpdateProviderResponseSchema: GenMessage<UpdateProviderResponse> = /*@__PURE__*/
-  messageDesc(file_control_v1_provider, 9);
+  messageDesc(file_control_v1_provider, 10);
 
 /**
  * @generated from message keygate.control.v1.DeleteProviderRequest
@@ -328,7 +388,7 @@ export type DeleteProviderRequest = Message<"keygate.control.v1.DeleteProviderRe
  * Use `create(DeleteProviderRequestSchema)` to create a new message.
  */
 export const DeleteProviderRequestSchema: GenMessage<DeleteProviderRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_provider, 10);
+  messageDesc(file_control_v1_provider, 11);
 
 /**
  * @generated from message keygate.control.v1.DeleteProviderResponse
@@ -341,7 +401,7 @@ export type DeleteProviderResponse = Message<"keygate.control.v1.DeleteProviderR
  * Use `create(DeleteProviderResponseSchema)` to create a new message.
  */
 export const DeleteProviderResponseSchema: GenMessage<DeleteProviderResponse> = /*@__PURE__*/
-  messageDesc(file_control_v1_provider, 11);
+  messageDesc(file_control_v1_provider, 12);
 
 /**
  * @generated from message keygate.control.v1.AddProviderKeyRequest
@@ -363,7 +423,7 @@ export type AddProviderKeyRequest = Message<"keygate.control.v1.AddProviderKeyRe
  * Use `create(AddProviderKeyRequestSchema)` to create a new message.
  */
 export const AddProviderKeyRequestSchema: GenMessage<AddProviderKeyRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_provider, 12);
+  messageDesc(file_control_v1_provider, 13);
 
 /**
  * @generated from message keygate.control.v1.AddProviderKeyResponse
@@ -380,7 +440,7 @@ export type AddProviderKeyResponse = Message<"keygate.control.v1.AddProviderKeyR
  * Use `create(AddProviderKeyResponseSchema)` to create a new message.
  */
 export const AddProviderKeyResponseSchema: GenMessage<AddProviderKeyResponse> = /*@__PURE__*/
-  messageDesc(file_control_v1_provider, 13);
+  messageDesc(file_control_v1_provider, 14);
 
 /**
  * @generated from message keygate.control.v1.UpdateProviderKeyRequest
@@ -416,7 +476,7 @@ export type UpdateProviderKeyRequest = Message<"keygate.control.v1.UpdateProvide
  * Use `create(UpdateProviderKeyRequestSchema)` to create a new message.
  */
 export const UpdateProviderKeyRequestSchema: GenMessage<UpdateProviderKeyRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_provider, 14);
+  messageDesc(file_control_v1_provider, 15);
 
 /**
  * @generated from message keygate.control.v1.UpdateProviderKeyResponse
@@ -433,7 +493,7 @@ export type UpdateProviderKeyResponse = Message<"keygate.control.v1.UpdateProvid
  * Use `create(UpdateProviderKeyResponseSchema)` to create a new message.
  */
 export const UpdateProviderKeyResponseSchema: GenMessage<UpdateProviderKeyResponse> = /*@__PURE__*/
-  messageDesc(file_control_v1_provider, 15);
+  messageDesc(file_control_v1_provider, 16);
 
 /**
  * @generated from message keygate.control.v1.SetProviderKeyEnabledRequest
@@ -460,7 +520,7 @@ export type SetProviderKeyEnabledRequest = Message<"keygate.control.v1.SetProvid
  * Use `create(SetProviderKeyEnabledRequestSchema)` to create a new message.
  */
 export const SetProviderKeyEnabledRequestSchema: GenMessage<SetProviderKeyEnabledRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_provider, 16);
+  messageDesc(file_control_v1_provider, 17);
 
 /**
  * @generated from message keygate.control.v1.SetProviderKeyEnabledResponse
@@ -477,7 +537,7 @@ export type SetProviderKeyEnabledResponse = Message<"keygate.control.v1.SetProvi
  * Use `create(SetProviderKeyEnabledResponseSchema)` to create a new message.
  */
 export const SetProviderKeyEnabledResponseSchema: GenMessage<SetProviderKeyEnabledResponse> = /*@__PURE__*/
-  messageDesc(file_control_v1_provider, 17);
+  messageDesc(file_control_v1_provider, 18);
 
 /**
  * @generated from message keygate.control.v1.DeleteProviderKeyRequest
@@ -499,7 +559,7 @@ export type DeleteProviderKeyRequest = Message<"keygate.control.v1.DeleteProvide
  * Use `create(DeleteProviderKeyRequestSchema)` to create a new message.
  */
 export const DeleteProviderKeyRequestSchema: GenMessage<DeleteProviderKeyRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_provider, 18);
+  messageDesc(file_control_v1_provider, 19);
 
 /**
  * @generated from message keygate.control.v1.DeleteProviderKeyResponse
@@ -516,7 +576,7 @@ export type DeleteProviderKeyResponse = Message<"keygate.control.v1.DeleteProvid
  * Use `create(DeleteProviderKeyResponseSchema)` to create a new message.
  */
 export const DeleteProviderKeyResponseSchema: GenMessage<DeleteProviderKeyResponse> = /*@__PURE__*/
-  messageDesc(file_control_v1_provider, 19);
+  messageDesc(file_control_v1_provider, 20);
 
 /**
  * KeyStrategy is how a provider picks among its enabled keys.
@@ -549,6 +609,46 @@ export enum KeyStrategy {
  */
 export const KeyStrategySchema: GenEnum<KeyStrategy> = /*@__PURE__*/
   enumDesc(file_control_v1_provider, 0);
+
+/**
+ * HealthState summarises a Health.
+ *
+ * @generated from enum keygate.control.v1.HealthState
+ */
+export enum HealthState {
+  /**
+   * @generated from enum value: HEALTH_STATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Serving; failures may have happened since the last success.
+   *
+   * @generated from enum value: HEALTH_STATE_HEALTHY = 1;
+   */
+  HEALTHY = 1,
+
+  /**
+   * Resting after a failure until rest_until; used only when nothing else
+   * can serve.
+   *
+   * @generated from enum value: HEALTH_STATE_RESTING = 2;
+   */
+  RESTING = 2,
+
+  /**
+   * Out of the pool (a disabled key).
+   *
+   * @generated from enum value: HEALTH_STATE_DISABLED = 3;
+   */
+  DISABLED = 3,
+}
+
+/**
+ * Describes the enum keygate.control.v1.HealthState.
+ */
+export const HealthStateSchema: GenEnum<HealthState> = /*@__PURE__*/
+  enumDesc(file_control_v1_provider, 1);
 
 /**
  * ProviderService manages the providers models are called at: protocol,
