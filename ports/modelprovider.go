@@ -64,7 +64,7 @@ type Endpoint struct {
 	// Route names the model or alias to route by; empty for an endpoint
 	// resolved already.
 	Route string
-	Kind llm.ProviderKind
+	Kind  llm.ProviderKind
 	// URL is the full request URL (for example https://api.openai.com/v1/responses).
 	URL    string
 	APIKey string

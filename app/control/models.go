@@ -25,9 +25,9 @@ type ModelsOptions struct {
 	Aliases ports.AliasStore
 	// Health is the shared health of keys and targets the console shows;
 	// nil shows none.
-	Health ports.RouteHealth
-	Secrets   ports.SecretBox
-	Lister    ports.ModelLister
+	Health  ports.RouteHealth
+	Secrets ports.SecretBox
+	Lister  ports.ModelLister
 	// Provider runs connection tests; its call records appear in Calls.
 	Provider ports.ModelProvider
 	// Protocols are the provider protocols a model may use; they derive
