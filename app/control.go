@@ -106,7 +106,7 @@ func NewModels(ctx context.Context, logger *zap.Logger, store *relstore.Store, b
 	m := appcontrol.NewModels(appcontrol.ModelsOptions{
 		Store:     auditor.ModelConfigs(store.Stores().ModelConfigs),
 		Providers: auditor.Providers(store.Providers()),
-		Aliases:   store.Routing(),
+		Aliases:   auditor.Aliases(store.Routing()),
 		Health:    store.Routing(),
 		Secrets:   box,
 		Provider:  mp,

@@ -45,6 +45,9 @@ type stackOptions struct {
 	budgets string
 	// user is the caller the proxy would put on every Cursor request.
 	user identity.Identity
+	// configure, when set, configures more after the stack's own model
+	// and returns the model id the stack returns instead.
+	configure func(ctx context.Context, models *appcontrol.Models, modelID string) string
 }
 
 // newStack is tracedStack with options.
@@ -115,6 +118,9 @@ func newStack(ctx context.Context, o stackOptions, providerURL string) (ts *http
 	created, err := models.Create(ctx, appcontrol.ModelSettings{DisplayName: "Fake GPT", ProviderKind: llm.ProviderOpenAIChat,
 		BaseURL: providerURL, ModelID: "fake-gpt", SupportsTools: true}, "sk-test", true)
 	Expect(err).NotTo(HaveOccurred())
+	if o.configure != nil {
+		return ts, o.configure(ctx, models, created.Config.ID)
+	}
 	return ts, created.Config.ID
 }
 

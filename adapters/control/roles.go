@@ -32,6 +32,11 @@ var adminOnly = map[string]bool{
 	controlv1connect.ProviderServiceUpdateProviderKeyProcedure:     true,
 	controlv1connect.ProviderServiceSetProviderKeyEnabledProcedure: true,
 	controlv1connect.ProviderServiceDeleteProviderKeyProcedure:     true,
+	controlv1connect.AliasServiceCreateAliasProcedure:              true,
+	controlv1connect.AliasServiceUpdateAliasProcedure:              true,
+	controlv1connect.AliasServiceDeleteAliasProcedure:              true,
+	controlv1connect.AliasServiceSetAliasEnabledProcedure:          true,
+	controlv1connect.AliasServiceDrainAliasTargetProcedure:         true,
 }
 
 // requireRole refuses an administrator-only procedure to a signed-in

@@ -75,6 +75,8 @@ func marshal(v any) ([]byte, error) {
 		v = newModelView(t)
 	case ports.Provider:
 		v = newProviderView(t)
+	case ports.Alias:
+		v = newAliasView(t)
 	}
 	return json.Marshal(v)
 }
@@ -154,6 +156,37 @@ func newProviderView(p ports.Provider) providerView {
 	for _, k := range p.Keys {
 		v.Keys = append(v.Keys, providerKeyView{ID: k.ID, APIKey: k.Sealed, Weight: k.Weight, Enabled: k.Enabled,
 			DisabledReason: k.DisabledReason})
+	}
+	return v
+}
+
+// aliasView is what the audit log keeps of an alias, like modelView.
+type aliasView struct {
+	ID                  string            `json:"id"`
+	SortOrder           int               `json:"sortOrder"`
+	Enabled             bool              `json:"enabled"`
+	DisplayName         string            `json:"displayName"`
+	GroupName           string            `json:"groupName"`
+	Tooltip             string            `json:"tooltip"`
+	Strategy            string            `json:"strategy"`
+	FirstTokenTimeoutMS int64             `json:"firstTokenTimeoutMs"`
+	Targets             []aliasTargetView `json:"targets"`
+}
+
+type aliasTargetView struct {
+	ModelID string `json:"modelId"`
+	Weight  int    `json:"weight"`
+	Drained bool   `json:"drained"`
+}
+
+func newAliasView(a ports.Alias) aliasView {
+	v := aliasView{ID: a.ID, SortOrder: a.SortOrder, Enabled: a.Enabled, DisplayName: a.DisplayName, GroupName: a.GroupName,
+		Tooltip: a.Tooltip, FirstTokenTimeoutMS: a.FirstTokenTimeout.Milliseconds(), Targets: []aliasTargetView{}}
+	if a.Strategy != 0 {
+		v.Strategy = a.Strategy.String()
+	}
+	for _, t := range a.Targets {
+		v.Targets = append(v.Targets, aliasTargetView{ModelID: t.ModelID, Weight: t.Weight, Drained: t.Drained})
 	}
 	return v
 }

@@ -136,6 +136,50 @@ func (p auditedProviders) previous(ctx context.Context, id string) (any, error) 
 	return prov, nil
 }
 
+// Aliases wraps next so that every alias written or deleted is audited as
+// alias.put / alias.delete, like ModelConfigs.
+func (a *Auditor) Aliases(next ports.AliasStore) ports.AliasStore {
+	return auditedAliases{AliasStore: next, a: a}
+}
+
+type auditedAliases struct {
+	ports.AliasStore
+	a *Auditor
+}
+
+func (s auditedAliases) PutAlias(ctx context.Context, al ports.Alias) error {
+	before, err := s.previous(ctx, al.ID)
+	if err != nil {
+		return err
+	}
+	if err := s.AliasStore.PutAlias(ctx, al); err != nil {
+		return err
+	}
+	return s.a.Record(ctx, actor(ctx), "alias.put", al.ID, before, al)
+}
+
+func (s auditedAliases) DeleteAlias(ctx context.Context, id string) error {
+	before, err := s.previous(ctx, id)
+	if err != nil {
+		return err
+	}
+	if err := s.AliasStore.DeleteAlias(ctx, id); err != nil {
+		return err
+	}
+	return s.a.Record(ctx, actor(ctx), "alias.delete", id, before, nil)
+}
+
+func (s auditedAliases) previous(ctx context.Context, id string) (any, error) {
+	al, err := s.Alias(ctx, id)
+	if errors.Is(err, ports.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("audit alias %s: %w", id, err)
+	}
+	return al, nil
+}
+
 // Settings wraps next so that every setting written or deleted is audited
 // as setting.put / setting.delete, like ModelConfigs.
 func (a *Auditor) Settings(next ports.SettingStore) ports.SettingStore {

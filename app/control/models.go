@@ -388,9 +388,17 @@ func (m *Models) SetEnabled(ctx context.Context, id string, enabled bool) (Model
 	return m.put(ctx, cfg)
 }
 
-// Delete removes a model, or returns ErrNotFound. Its provider stays, with
-// its keys, for other models and the Providers page.
+// Delete removes a model, or returns ErrNotFound; refused while an alias
+// routes to it. Its provider stays, with its keys, for other models and
+// the Providers page.
 func (m *Models) Delete(ctx context.Context, id string) error {
+	used, err := m.aliasesUsing(ctx, id)
+	if err != nil {
+		return err
+	}
+	if len(used) > 0 {
+		return invalid("id", fmt.Sprintf("the aliases %s route to this model: remove it from them first", strings.Join(used, ", ")))
+	}
 	if err := m.o.Store.DeleteModelConfig(ctx, id); err != nil {
 		return fmt.Errorf("delete model %s: %w", id, err)
 	}

@@ -93,7 +93,17 @@ func (c *Catalog) Endpoint(ctx context.Context, id string) (ports.Endpoint, port
 	if err != nil {
 		return ports.Endpoint{}, ports.ModelConfig{}, err
 	}
-	cfg, err := c.m.load(ctx, r.Targets[0].ModelID)
+	if len(r.Targets) == 0 {
+		return ports.Endpoint{}, ports.ModelConfig{}, fmt.Errorf("alias %s has no target: %w", id, ports.ErrNotFound)
+	}
+	first := r.Targets[0].ModelID
+	for _, t := range r.Targets {
+		if !t.Drained {
+			first = t.ModelID
+			break
+		}
+	}
+	cfg, err := c.m.load(ctx, first)
 	if err != nil && r.Alias {
 		return ports.Endpoint{}, ports.ModelConfig{}, fmt.Errorf("first target of alias %s: %w", id, err)
 	}

@@ -721,6 +721,22 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 			denied(controlv1connect.SettingServiceUpdateSettingsProcedure, func() proto.Message {
 				return &controlv1.UpdateSettingsRequest{Settings: &controlv1.Settings{}}
 			}),
+			{path: controlv1connect.AliasServiceListAliasesProcedure, class: "no tenant data", what: "answers",
+				try: answers(func() proto.Message { return &controlv1.ListAliasesResponse{} })},
+			denied(controlv1connect.AliasServiceCreateAliasProcedure, func() proto.Message {
+				return &controlv1.CreateAliasRequest{Settings: &controlv1.AliasSettings{DisplayName: "Bob's",
+					Targets: []*controlv1.AliasTarget{{ModelId: modelID}}}}
+			}),
+			denied(controlv1connect.AliasServiceUpdateAliasProcedure, func() proto.Message {
+				return &controlv1.UpdateAliasRequest{Id: "any", Settings: &controlv1.AliasSettings{DisplayName: "Bob's"}}
+			}),
+			denied(controlv1connect.AliasServiceDeleteAliasProcedure, func() proto.Message { return &controlv1.DeleteAliasRequest{Id: "any"} }),
+			denied(controlv1connect.AliasServiceSetAliasEnabledProcedure, func() proto.Message {
+				return &controlv1.SetAliasEnabledRequest{Id: "any", Enabled: true}
+			}),
+			denied(controlv1connect.AliasServiceDrainAliasTargetProcedure, func() proto.Message {
+				return &controlv1.DrainAliasTargetRequest{Id: "any", ModelId: modelID, Drained: true}
+			}),
 			denied(controlv1connect.ProviderServiceListProvidersProcedure, func() proto.Message { return &controlv1.ListProvidersRequest{} }),
 			denied(controlv1connect.ProviderServiceCreateProviderProcedure, func() proto.Message {
 				return &controlv1.CreateProviderRequest{Settings: &controlv1.ProviderSettings{ProviderKind: chat, BaseUrl: k.provider.URL},
@@ -764,6 +780,9 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 			var settings controlv1.GetSettingsResponse
 			k.must(root, controlv1connect.SettingServiceGetSettingsProcedure, nil, &settings)
 			Expect(settings.GetSettings().GetDetailedMode()).To(BeTrue())
+			var aliases controlv1.ListAliasesResponse
+			k.must(root, controlv1connect.AliasServiceListAliasesProcedure, nil, &aliases)
+			Expect(aliases.GetAliases()).To(BeEmpty())
 			var providers controlv1.ListProvidersResponse
 			k.must(root, controlv1connect.ProviderServiceListProvidersProcedure, nil, &providers)
 			Expect(providers.GetProviders()).To(HaveLen(1))

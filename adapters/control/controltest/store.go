@@ -20,6 +20,7 @@ type Store struct {
 	configs  map[string]ports.ModelConfig
 	provs    map[string]ports.Provider
 	health   map[string]routing.Health
+	aliases  map[string]ports.Alias
 	settings map[string]json.RawMessage
 	records  map[string]callrecord.Record
 	requests map[string]callrecord.Request
@@ -30,6 +31,7 @@ var (
 	_ ports.ModelConfigStore = (*Store)(nil)
 	_ ports.ProviderStore    = (*Store)(nil)
 	_ ports.RouteHealth      = (*Store)(nil)
+	_ ports.AliasStore       = (*Store)(nil)
 	_ ports.SettingStore     = (*Store)(nil)
 	_ ports.CallRecorder     = (*Store)(nil)
 	_ ports.CallRecordReader = (*Store)(nil)
