@@ -72,6 +72,7 @@ func NewModelProvider(o ModelProviderOptions) ports.ModelProvider {
 		Health:   o.Store.Routing(),
 		Affinity: o.Store.Routing(),
 		Keys:     o.Auditor.Providers(o.Store.Providers()),
+		Windows:  o.Store.Routing(),
 		Clock:    run.SystemClock{},
 		Logger:   o.Logger.Named("routing"),
 	})

@@ -13,6 +13,7 @@ type Stores struct {
 	Aliases        AliasStore
 	RouteHealth    RouteHealth
 	RouteAffinity  RouteAffinity
+	RateWindows    RateWindows
 	Calls          CallRecorder
 	ContextAnchors ContextAnchorStore
 	Prompts        PromptStore

@@ -34,6 +34,7 @@ type Tx interface {
 	modelConfigRows
 	providerRows
 	routingRows
+	rateRows
 	callRecordRows
 	consoleRows
 	tokenRows

@@ -34,6 +34,7 @@ func (s *Store) Stores() ports.Stores {
 		Aliases:        Routing{s},
 		RouteHealth:    Routing{s},
 		RouteAffinity:  Routing{s},
+		RateWindows:    Routing{s},
 		Calls:          Calls{s},
 		ContextAnchors: ContextAnchors{s},
 		Prompts:        Prompts{s},

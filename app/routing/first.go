@@ -59,24 +59,31 @@ func output(k llm.EventKind) bool {
 }
 
 // replay yields the held events, then the rest of the stream. Close ends
-// the attempt's context too.
+// the attempt's context too. done, when set, is called once when the
+// stream ends or is closed, with the last usage it reported (nil: none).
 type replay struct {
 	ports.ModelStream
 	held   []llm.Event
 	cur    llm.Event
 	cancel context.CancelCauseFunc
+	done   func(*llm.Usage)
+	usage  *llm.Usage
 }
 
 func (s *replay) Next() bool {
 	if len(s.held) > 0 {
 		s.cur, s.held = s.held[0], s.held[1:]
-		return true
-	}
-	if s.ModelStream.Next() {
+	} else if s.ModelStream.Next() {
 		s.cur = s.ModelStream.Event()
-		return true
+	} else {
+		s.finish()
+		return false
 	}
-	return false
+	if s.cur.Kind == llm.EventUsage && s.cur.Usage != nil {
+		u := *s.cur.Usage
+		s.usage = &u
+	}
+	return true
 }
 
 func (s *replay) Event() llm.Event { return s.cur }
@@ -84,5 +91,14 @@ func (s *replay) Event() llm.Event { return s.cur }
 func (s *replay) Close() error {
 	err := s.ModelStream.Close()
 	s.cancel(nil)
+	s.finish()
 	return err
+}
+
+func (s *replay) finish() {
+	if s.done != nil {
+		done := s.done
+		s.done = nil
+		done(s.usage)
+	}
 }

@@ -85,7 +85,7 @@ func (b *bench) newRouter(store *relstore.Store, box ports.SecretBox, auditor *c
 	catalog := appcontrol.NewCatalog(appcontrol.ModelsOptions{Store: store.Stores().ModelConfigs, Providers: store.Providers(),
 		Aliases: store.Routing(), Secrets: box, Protocols: provider.Builtin()})
 	return routing.New(routing.Options{Next: client, Catalog: catalog, Health: store.Routing(), Affinity: store.Routing(),
-		Keys: auditor.Providers(store.Providers()), Clock: b.clock, Logger: zap.NewNop()})
+		Keys: auditor.Providers(store.Providers()), Windows: store.Routing(), Clock: b.clock, Logger: zap.NewNop()})
 }
 
 func (b *bench) deploy(ctx context.Context, name string, keys ...string) *deployment {

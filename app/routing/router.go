@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"keygate/domain/budget"
 	"keygate/domain/callrecord"
 	"keygate/domain/llm"
 	"keygate/domain/routing"
@@ -43,7 +44,10 @@ type Options struct {
 	// Affinity keeps each conversation on its alias's target.
 	Affinity ports.RouteAffinity
 	Keys     KeyDisabler
-	Clock    ports.Clock
+	// Windows counts each target's requests and tokens per minute for its
+	// limits; nil enforces none.
+	Windows ports.RateWindows
+	Clock   ports.Clock
 	// KeyRest is how long a refused key rests when neither the provider
 	// (Retry-After) nor its configuration says; 0 means 60 s.
 	KeyRest time.Duration
@@ -104,9 +108,14 @@ type callRoute struct {
 	// attempts made so far, and what the last one failed with.
 	attempts int
 	lastErr  error
-	// served is the target of the previous attempt that failed, for the
-	// cause of a move.
+	// failedAt is the target of the previous attempt that failed and
+	// failedWith what happened there, for the cause of a move.
 	failedAt, failedWith string
+}
+
+// failed notes that target failed before the first token with why.
+func (c *callRoute) failed(target, why string) {
+	c.failedAt, c.failedWith = target, "failed before the first token ("+why+")"
 }
 
 func (c *callRoute) run(ctx context.Context) (ports.ModelStream, error) {
@@ -133,7 +142,7 @@ func (c *callRoute) run(ctx context.Context) (ports.ModelStream, error) {
 		moved := ""
 		switch {
 		case c.failedAt != "":
-			moved = fmt.Sprintf("failover: target %s failed before the first token (%s)", c.failedAt, c.failedWith)
+			moved = fmt.Sprintf("failover: target %s %s", c.failedAt, c.failedWith)
 		case i == 0:
 			moved = plan.Moved
 		}
@@ -172,6 +181,9 @@ func (c *callRoute) target(ctx context.Context, ref routing.TargetRef, th routin
 		return nil, true, badRequest(fmt.Sprintf("provider %s of model %s has no enabled API key; an administrator must add or enable one",
 			t.ProviderName, t.ModelID), nil)
 	}
+	if err := c.admit(ctx, t); err != nil {
+		return nil, true, err
+	}
 	subjects := make([]string, len(t.Keys))
 	for i, k := range t.Keys {
 		subjects[i] = routing.KeySubject(k.ID)
@@ -195,6 +207,9 @@ func (c *callRoute) target(ctx context.Context, ref routing.TargetRef, th routin
 			continue
 		}
 		stream, err := c.attempt(ctx, t, k.ID, ep, moved, timeout)
+		if err == nil && c.limited(t) {
+			stream.done = c.countTokens(t)
+		}
 		if err == nil {
 			c.recovered(ctx, routing.KeySubject(k.ID), kh[routing.KeySubject(k.ID)])
 			c.recovered(ctx, routing.TargetSubject(t.ModelID), th)
@@ -211,28 +226,27 @@ func (c *callRoute) target(ctx context.Context, ref routing.TargetRef, th routin
 			c.keyFailed(ctx, t, k.ID, routing.Failure{At: now, Message: perr.Brief(), Auth: v.Auth, CoolUntil: now.Add(v.Rest)})
 		}
 		if v.CoolTarget {
-			c.failed(ctx, routing.TargetSubject(t.ModelID), routing.Failure{At: now, Message: perr.Brief(), CoolUntil: now.Add(v.Rest)})
+			c.rest(ctx, routing.TargetSubject(t.ModelID), routing.Failure{At: now, Message: perr.Brief(), CoolUntil: now.Add(v.Rest)})
 		}
 		if v.NextKey {
 			continue
 		}
 		if v.NextTarget {
-			c.failedAt, c.failedWith = t.ModelID, perr.Brief()
+			c.failed(t.ModelID, perr.Brief())
 		}
 		return nil, v.NextTarget, err
 	}
-	c.failedAt, c.failedWith = t.ModelID, "every key failed"
-	if lastErr != nil {
-		var perr *llm.ProviderError
-		if errors.As(lastErr, &perr) {
-			c.failedWith = perr.Brief()
-		}
+	why := "every key failed"
+	var perr *llm.ProviderError
+	if errors.As(lastErr, &perr) {
+		why = perr.Brief()
 	}
+	c.failed(t.ModelID, why)
 	return nil, true, lastErr
 }
 
 // attempt makes one attempt on one key and waits for its first output.
-func (c *callRoute) attempt(ctx context.Context, t routing.Target, keyID string, ep ports.Endpoint, moved string, timeout time.Duration) (ports.ModelStream, error) {
+func (c *callRoute) attempt(ctx context.Context, t routing.Target, keyID string, ep ports.Endpoint, moved string, timeout time.Duration) (*replay, error) {
 	sub := c.call
 	sub.Endpoint = ep
 	sub.Request.Model = t.UpstreamModel
@@ -266,6 +280,50 @@ func (c *callRoute) attempt(ctx context.Context, t routing.Target, keyID string,
 		return nil, err
 	}
 	return &replay{ModelStream: stream, held: held, cancel: cancel}, nil
+}
+
+// limited reports whether t has per-minute limits the router enforces.
+func (c *callRoute) limited(t routing.Target) bool {
+	return c.r.o.Windows != nil && (t.RequestsPerMinute > 0 || t.TokensPerMinute > 0)
+}
+
+// admit counts the call against t's per-minute limits; a target without
+// room this minute is passed over like a failed one, without resting it,
+// and the call fails as rate-limited when no target had room.
+func (c *callRoute) admit(ctx context.Context, t routing.Target) error {
+	if !c.limited(t) {
+		return nil
+	}
+	now := c.r.o.Clock.Now()
+	window := budget.MinuteStart(now)
+	ok, requests, tokens, err := c.r.o.Windows.Admit(ctx, routing.TargetScope(t.ModelID), window, t.RequestsPerMinute, t.TokensPerMinute)
+	if err != nil {
+		return fmt.Errorf("target %s: %w", t.ModelID, err)
+	}
+	if ok {
+		return nil
+	}
+	why := fmt.Sprintf("%d of %d requests", requests, t.RequestsPerMinute)
+	if t.RequestsPerMinute == 0 || requests < t.RequestsPerMinute {
+		why = fmt.Sprintf("%d of %d tokens", tokens, t.TokensPerMinute)
+	}
+	c.failedAt, c.failedWith = t.ModelID, "was at its per-minute limit ("+why+")"
+	return &llm.ProviderError{Class: llm.ErrorRateLimit, RetryAfter: window.Add(time.Minute).Sub(now),
+		Message: fmt.Sprintf("model %s is at its per-minute limit (%s this minute)", t.ModelID, why)}
+}
+
+// countTokens returns what counts a served call's tokens against t's
+// per-minute window once the call ends.
+func (c *callRoute) countTokens(t routing.Target) func(*llm.Usage) {
+	window := budget.MinuteStart(c.r.o.Clock.Now())
+	return func(u *llm.Usage) {
+		if u == nil || t.TokensPerMinute == 0 {
+			return
+		}
+		c.r.write(context.Background(), "count target tokens", func(ctx context.Context) error {
+			return c.r.o.Windows.AddTokens(ctx, routing.TargetScope(t.ModelID), window, budget.Tokens(*u))
+		})
+	}
 }
 
 // sticky is the target that served the conversation's last call on the
@@ -318,7 +376,8 @@ func (c *callRoute) keyFailed(ctx context.Context, t routing.Target, keyID strin
 	}
 }
 
-func (c *callRoute) failed(ctx context.Context, subject string, f routing.Failure) {
+// rest records a target's failure, which rests it.
+func (c *callRoute) rest(ctx context.Context, subject string, f routing.Failure) {
 	c.r.write(ctx, "record failure", func(ctx context.Context) error {
 		_, err := c.r.o.Health.RecordFailure(ctx, subject, f)
 		return err

@@ -67,3 +67,6 @@ func KeySubject(keyID string) string { return keyPrefix + keyID }
 
 // TargetSubject is the health subject of a target (a model configuration).
 func TargetSubject(modelID string) string { return targetPrefix + modelID }
+
+// TargetScope names a target's per-minute counters.
+func TargetScope(modelID string) string { return targetPrefix + modelID }

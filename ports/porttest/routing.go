@@ -3,6 +3,7 @@ package porttest
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -148,6 +149,72 @@ func describeRouting(open Factory) {
 			_, err = as.Alias(ctx, a.ID)
 			Expect(err).To(MatchError(ports.ErrNotFound))
 			Expect(as.DeleteAlias(ctx, a.ID)).To(MatchError(ports.ErrNotFound))
+		})
+	})
+}
+
+func describeRateWindows(open Factory) {
+	Describe("RateWindows", func() {
+		var (
+			rw     ports.RateWindows
+			ctx    context.Context
+			window time.Time
+			scope  string
+		)
+		BeforeEach(func() {
+			rw, ctx, scope = open().Stores.RateWindows, context.Background(), uniq("user:")
+			window = time.Now().UTC().Truncate(time.Minute)
+		})
+
+		It("admits requests up to the limit, then refuses without counting", func() {
+			for i := range int64(3) {
+				ok, requests, _, err := rw.Admit(ctx, scope, window, 3, 0)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(ok).To(BeTrue())
+				Expect(requests).To(Equal(i))
+			}
+			ok, requests, _, err := rw.Admit(ctx, scope, window, 3, 0)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(ok).To(BeFalse())
+			Expect(requests).To(Equal(int64(3)))
+			ok, _, _, err = rw.Admit(ctx, scope, window.Add(time.Minute), 3, 0)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(ok).To(BeTrue(), "the next minute is a window of its own")
+		})
+
+		It("refuses once the window's tokens reached the token limit", func() {
+			ok, _, _, err := rw.Admit(ctx, scope, window, 0, 1000)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(ok).To(BeTrue())
+			Expect(rw.AddTokens(ctx, scope, window, 999)).To(Succeed())
+			ok, _, tokens, err := rw.Admit(ctx, scope, window, 0, 1000)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(ok).To(BeTrue())
+			Expect(tokens).To(Equal(int64(999)))
+			Expect(rw.AddTokens(ctx, scope, window, 1)).To(Succeed())
+			ok, _, tokens, err = rw.Admit(ctx, scope, window, 0, 1000)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(ok).To(BeFalse())
+			Expect(tokens).To(Equal(int64(1000)))
+		})
+
+		It("never admits more than the limit, however many ask at once", func() {
+			var admitted atomic.Int64
+			var wg sync.WaitGroup
+			for range 12 {
+				wg.Add(1)
+				go func() {
+					defer GinkgoRecover()
+					defer wg.Done()
+					ok, _, _, err := rw.Admit(ctx, scope, window, 5, 0)
+					Expect(err).NotTo(HaveOccurred())
+					if ok {
+						admitted.Add(1)
+					}
+				}()
+			}
+			wg.Wait()
+			Expect(admitted.Load()).To(Equal(int64(5)))
 		})
 	})
 }

@@ -15,6 +15,7 @@ func DescribeStores(name string, open Factory) bool {
 		describeModelConfigs(open)
 		describeProviders(open)
 		describeRouting(open)
+		describeRateWindows(open)
 		describePrompts(open)
 	})
 }

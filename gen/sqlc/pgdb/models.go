@@ -234,6 +234,13 @@ type ProviderKey struct {
 	UpdatedAt      time.Time
 }
 
+type RateWindow struct {
+	Scope       string
+	WindowStart time.Time
+	Requests    int64
+	Tokens      int64
+}
+
 type RelayInbox struct {
 	Seq       int64
 	Key       string

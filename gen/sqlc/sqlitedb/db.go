@@ -33,6 +33,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.blobChildrenStmt, err = db.PrepareContext(ctx, blobChildren); err != nil {
 		return nil, fmt.Errorf("error preparing query BlobChildren: %w", err)
 	}
+	if q.bumpRateWindowStmt, err = db.PrepareContext(ctx, bumpRateWindow); err != nil {
+		return nil, fmt.Errorf("error preparing query BumpRateWindow: %w", err)
+	}
 	if q.callChunksStmt, err = db.PrepareContext(ctx, callChunks); err != nil {
 		return nil, fmt.Errorf("error preparing query CallChunks: %w", err)
 	}
@@ -89,6 +92,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.deleteModelConfigStmt, err = db.PrepareContext(ctx, deleteModelConfig); err != nil {
 		return nil, fmt.Errorf("error preparing query DeleteModelConfig: %w", err)
+	}
+	if q.deleteOldRateWindowsStmt, err = db.PrepareContext(ctx, deleteOldRateWindows); err != nil {
+		return nil, fmt.Errorf("error preparing query DeleteOldRateWindows: %w", err)
 	}
 	if q.deletePromptsBeforeStmt, err = db.PrepareContext(ctx, deletePromptsBefore); err != nil {
 		return nil, fmt.Errorf("error preparing query DeletePromptsBefore: %w", err)
@@ -155,6 +161,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.getProviderKeyOwnerStmt, err = db.PrepareContext(ctx, getProviderKeyOwner); err != nil {
 		return nil, fmt.Errorf("error preparing query GetProviderKeyOwner: %w", err)
+	}
+	if q.getRateWindowStmt, err = db.PrepareContext(ctx, getRateWindow); err != nil {
+		return nil, fmt.Errorf("error preparing query GetRateWindow: %w", err)
 	}
 	if q.getRouteAffinityStmt, err = db.PrepareContext(ctx, getRouteAffinity); err != nil {
 		return nil, fmt.Errorf("error preparing query GetRouteAffinity: %w", err)
@@ -359,6 +368,11 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing blobChildrenStmt: %w", cerr)
 		}
 	}
+	if q.bumpRateWindowStmt != nil {
+		if cerr := q.bumpRateWindowStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing bumpRateWindowStmt: %w", cerr)
+		}
+	}
 	if q.callChunksStmt != nil {
 		if cerr := q.callChunksStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing callChunksStmt: %w", cerr)
@@ -452,6 +466,11 @@ func (q *Queries) Close() error {
 	if q.deleteModelConfigStmt != nil {
 		if cerr := q.deleteModelConfigStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing deleteModelConfigStmt: %w", cerr)
+		}
+	}
+	if q.deleteOldRateWindowsStmt != nil {
+		if cerr := q.deleteOldRateWindowsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing deleteOldRateWindowsStmt: %w", cerr)
 		}
 	}
 	if q.deletePromptsBeforeStmt != nil {
@@ -562,6 +581,11 @@ func (q *Queries) Close() error {
 	if q.getProviderKeyOwnerStmt != nil {
 		if cerr := q.getProviderKeyOwnerStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing getProviderKeyOwnerStmt: %w", cerr)
+		}
+	}
+	if q.getRateWindowStmt != nil {
+		if cerr := q.getRateWindowStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing getRateWindowStmt: %w", cerr)
 		}
 	}
 	if q.getRouteAffinityStmt != nil {
@@ -911,6 +935,7 @@ type Queries struct {
 	addUsageStmt                    *sql.Stmt
 	allGatewayTokensStmt            *sql.Stmt
 	blobChildrenStmt                *sql.Stmt
+	bumpRateWindowStmt              *sql.Stmt
 	callChunksStmt                  *sql.Stmt
 	cancelRunStmt                   *sql.Stmt
 	cancelRunningCallsStmt          *sql.Stmt
@@ -930,6 +955,7 @@ type Queries struct {
 	deleteContextAnchorStmt         *sql.Stmt
 	deleteLeaseStmt                 *sql.Stmt
 	deleteModelConfigStmt           *sql.Stmt
+	deleteOldRateWindowsStmt        *sql.Stmt
 	deletePromptsBeforeStmt         *sql.Stmt
 	deleteProviderStmt              *sql.Stmt
 	deleteProviderKeyStmt           *sql.Stmt
@@ -952,6 +978,7 @@ type Queries struct {
 	getPromptStmt                   *sql.Stmt
 	getProviderStmt                 *sql.Stmt
 	getProviderKeyOwnerStmt         *sql.Stmt
+	getRateWindowStmt               *sql.Stmt
 	getRouteAffinityStmt            *sql.Stmt
 	getRouteHealthStmt              *sql.Stmt
 	getRunStmt                      *sql.Stmt
@@ -1022,6 +1049,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		addUsageStmt:                    q.addUsageStmt,
 		allGatewayTokensStmt:            q.allGatewayTokensStmt,
 		blobChildrenStmt:                q.blobChildrenStmt,
+		bumpRateWindowStmt:              q.bumpRateWindowStmt,
 		callChunksStmt:                  q.callChunksStmt,
 		cancelRunStmt:                   q.cancelRunStmt,
 		cancelRunningCallsStmt:          q.cancelRunningCallsStmt,
@@ -1041,6 +1069,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		deleteContextAnchorStmt:         q.deleteContextAnchorStmt,
 		deleteLeaseStmt:                 q.deleteLeaseStmt,
 		deleteModelConfigStmt:           q.deleteModelConfigStmt,
+		deleteOldRateWindowsStmt:        q.deleteOldRateWindowsStmt,
 		deletePromptsBeforeStmt:         q.deletePromptsBeforeStmt,
 		deleteProviderStmt:              q.deleteProviderStmt,
 		deleteProviderKeyStmt:           q.deleteProviderKeyStmt,
@@ -1063,6 +1092,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		getPromptStmt:                   q.getPromptStmt,
 		getProviderStmt:                 q.getProviderStmt,
 		getProviderKeyOwnerStmt:         q.getProviderKeyOwnerStmt,
+		getRateWindowStmt:               q.getRateWindowStmt,
 		getRouteAffinityStmt:            q.getRouteAffinityStmt,
 		getRouteHealthStmt:              q.getRouteHealthStmt,
 		getRunStmt:                      q.getRunStmt,

@@ -232,6 +232,13 @@ type ProviderKey struct {
 	UpdatedAt      int64
 }
 
+type RateWindow struct {
+	Scope       string
+	WindowStart int64
+	Requests    int64
+	Tokens      int64
+}
+
 type RevokedSession struct {
 	ID        string
 	ExpiresAt int64
