@@ -145,14 +145,16 @@ func NewCatalog(store *relstore.Store, box ports.SecretBox) *appcontrol.Catalog 
 func NewControlRoutes(o ControlRoutesOptions) ControlRoutes {
 	store, tenancy := o.Store, o.Tenancy
 	calls := tenancy.CallLister(store.CallRecords())
+	conversations := appcontrol.NewConversations(tenancy.Conversations(store.Conversations()),
+		tenancy.ConsoleConversations(store.Stores().Conversations))
+	conversations.NameModelsWith(o.Models.Names)
 	return control.Routes(control.Options{
 		Models:   o.Models,
 		Settings: o.Settings,
 		Calls: appcontrol.NewCalls(appcontrol.CallsOptions{
 			Lister: calls, Reader: tenancy.CallReader(store.CallRecords()), Prompts: store.Prompts()}),
 		Dashboard: appcontrol.NewDashboard(calls, o.Settings, nil),
-		Conversations: appcontrol.NewConversations(tenancy.Conversations(store.Conversations()),
-			tenancy.ConsoleConversations(store.Stores().Conversations)),
+		Conversations: conversations,
 		Setup:   cursorSetup(o.Endpoint, o.Web),
 		Console: console.Dist(),
 		Guard:   o.Gate.Guard,

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"keygate/domain/callrecord"
 	"keygate/domain/compaction"
+	"keygate/domain/conversation"
 	"keygate/ports"
 )
 
@@ -177,4 +179,22 @@ func (a ContextAnchors) PutContextAnchor(ctx context.Context, conversationID str
 		return fmt.Errorf("put context anchor of %q: %w", conversationID, err)
 	}
 	return nil
+}
+
+// ConversationTitle makes the title of a conversation list row from the
+// stored body of its first user-visible turn: its text on one line, at most
+// ports.MaxTitle characters; empty when the body is missing or unreadable.
+func ConversationTitle(body []byte) string {
+	if len(body) == 0 {
+		return ""
+	}
+	m, err := conversation.DecodeMessage(body)
+	if err != nil {
+		return ""
+	}
+	title := strings.Join(strings.Fields(m.Text()), " ")
+	if r := []rune(title); len(r) > ports.MaxTitle {
+		title = string(r[:ports.MaxTitle-1]) + "…"
+	}
+	return title
 }

@@ -71,3 +71,27 @@ func (m *Models) Serves(ctx context.Context, id string) bool {
 	}
 	return err != nil || c.Enabled
 }
+
+// Names returns the display names of every model and alias by picker id,
+// for lists that name what a conversation used.
+func (m *Models) Names(ctx context.Context) (map[string]string, error) {
+	cfgs, err := m.o.Store.ModelConfigs(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("name models: %w", err)
+	}
+	out := make(map[string]string, len(cfgs))
+	for _, c := range cfgs {
+		out[c.ID] = c.DisplayName
+	}
+	if m.o.Aliases == nil {
+		return out, nil
+	}
+	aliases, err := m.o.Aliases.Aliases(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("name aliases: %w", err)
+	}
+	for _, a := range aliases {
+		out[a.ID] = a.DisplayName
+	}
+	return out, nil
+}

@@ -662,16 +662,20 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 					Expect(hers.GetPerUser()).To(BeEmpty())
 					return []string{a, b}
 				}},
-			{path: controlv1connect.ConversationServiceListConversationsProcedure, class: "tenant data", what: "bob's conversation, none of ada's",
+			{path: controlv1connect.ConversationServiceListConversationsProcedure, class: "tenant data",
+				what: "bob's conversation, none of ada's; a search for hers finds nothing",
 				try: func(_ context.Context, p string) []string {
-					var list controlv1.ListConversationsResponse
+					var list, search controlv1.ListConversationsResponse
 					a := k.must(bob, p, &controlv1.ListConversationsRequest{}, &list)
 					var ids []string
 					for _, c := range list.GetConversations() {
 						ids = append(ids, c.GetId())
+						Expect(c.GetUserId()).To(Equal(bob.id))
 					}
 					Expect(ids).To(ConsistOf(bobT.conv))
-					return []string{a}
+					b := k.must(bob, p, &controlv1.ListConversationsRequest{Search: adaT.conv}, &search)
+					Expect(search.GetConversations()).To(BeEmpty())
+					return []string{a, b}
 				}},
 			{path: controlv1connect.ConversationServiceGetBranchTreeProcedure, class: "tenant data", what: "ada's conversation → NotFound",
 				try: notFound(func() proto.Message { return &controlv1.GetBranchTreeRequest{ConversationId: adaT.conv} })},
