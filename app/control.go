@@ -153,12 +153,12 @@ func NewControlRoutes(o ControlRoutesOptions) ControlRoutes {
 		Settings: o.Settings,
 		Calls: appcontrol.NewCalls(appcontrol.CallsOptions{
 			Lister: calls, Reader: tenancy.CallReader(store.CallRecords()), Prompts: store.Prompts()}),
-		Dashboard: appcontrol.NewDashboard(calls, o.Settings, nil),
+		Dashboard:     appcontrol.NewDashboard(calls, o.Settings, nil),
 		Conversations: conversations,
-		Setup:   cursorSetup(o.Endpoint, o.Web),
-		Console: console.Dist(),
-		Guard:   o.Gate.Guard,
-		Logger:  o.Logger,
+		Setup:         cursorSetup(o.Endpoint, o.Web),
+		Console:       console.Dist(),
+		Guard:         o.Gate.Guard,
+		Logger:        o.Logger,
 	})
 }
 

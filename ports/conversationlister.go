@@ -28,8 +28,8 @@ type ConversationSummary struct {
 	HeadCheckpointID string
 	CreatedAt        time.Time
 	UpdatedAt        time.Time
-	// Title is the start of the conversation's first user-visible turn
-	// (one line, at most MaxTitle characters); empty when it has none.
+	// Title is the conversation's first user-visible turn as
+	// conversation.Title makes it; empty when it has none.
 	Title string
 	// UserID owns the conversation; empty when no one claimed it.
 	UserID string
@@ -43,7 +43,7 @@ type ConversationSummary struct {
 }
 
 // MaxTitle bounds a conversation title, in characters.
-const MaxTitle = 120
+const MaxTitle = conversation.MaxTitle
 
 // StoredCheckpoint is a checkpoint with the time it was stored.
 type StoredCheckpoint struct {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
 	"keygate/domain/callrecord"
@@ -182,8 +181,8 @@ func (a ContextAnchors) PutContextAnchor(ctx context.Context, conversationID str
 }
 
 // ConversationTitle makes the title of a conversation list row from the
-// stored body of its first user-visible turn: its text on one line, at most
-// ports.MaxTitle characters; empty when the body is missing or unreadable.
+// stored body of its first user-visible turn (conversation.Title); empty
+// when the body is missing or unreadable.
 func ConversationTitle(body []byte) string {
 	if len(body) == 0 {
 		return ""
@@ -192,9 +191,5 @@ func ConversationTitle(body []byte) string {
 	if err != nil {
 		return ""
 	}
-	title := strings.Join(strings.Fields(m.Text()), " ")
-	if r := []rune(title); len(r) > ports.MaxTitle {
-		title = string(r[:ports.MaxTitle-1]) + "…"
-	}
-	return title
+	return conversation.Title(m)
 }

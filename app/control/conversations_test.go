@@ -32,7 +32,9 @@ func (l *pagedLister) Conversations(_ context.Context, after *ports.Conversation
 	return l.rows[start:end], nil
 }
 
-func (l *pagedLister) Checkpoints(context.Context, string) ([]ports.StoredCheckpoint, error) { return nil, nil }
+func (l *pagedLister) Checkpoints(context.Context, string) ([]ports.StoredCheckpoint, error) {
+	return nil, nil
+}
 
 var _ = Describe("Searching conversations", func() {
 	var (
