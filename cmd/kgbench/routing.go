@@ -268,4 +268,3 @@ func call(conv, route string, n int) ports.ModelCall {
 	return ports.ModelCall{CallID: conv + fmt.Sprintf(":%d", n), RunID: conv, ConversationID: conv,
 		Endpoint: ports.Endpoint{Route: route}, Request: llm.Request{Model: "routed", Messages: msgs}}
 }
-
