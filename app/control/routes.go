@@ -21,22 +21,22 @@ type Catalog struct {
 // protocols (o's Provider, Lister and Audit are not used).
 func NewCatalog(o ModelsOptions) *Catalog { return &Catalog{m: NewModels(o)} }
 
-// Route returns what id stands for: an alias's targets, or a model as its
-// own only target. An unknown id is ports.ErrNotFound.
+// Route returns what id stands for: a model as its own only target, or an
+// alias's targets. An unknown id is ports.ErrNotFound.
 func (c *Catalog) Route(ctx context.Context, id string) (routing.Route, error) {
-	if c.m.o.Aliases != nil {
-		a, err := c.m.o.Aliases.Alias(ctx, id)
-		if err == nil {
-			return aliasRoute(a), nil
-		}
-		if !errors.Is(err, ports.ErrNotFound) {
-			return routing.Route{}, fmt.Errorf("read alias %s: %w", id, err)
-		}
+	// Models first: most turns name one, and ids never name both.
+	_, err := c.m.load(ctx, id)
+	if err == nil {
+		return routing.Route{ID: id, Strategy: routing.TargetsOrdered, Targets: []routing.TargetRef{{ModelID: id, Weight: 1}}}, nil
 	}
-	if _, err := c.m.load(ctx, id); err != nil {
+	if !errors.Is(err, ports.ErrNotFound) || c.m.o.Aliases == nil {
 		return routing.Route{}, err
 	}
-	return routing.Route{ID: id, Strategy: routing.TargetsOrdered, Targets: []routing.TargetRef{{ModelID: id, Weight: 1}}}, nil
+	a, err := c.m.o.Aliases.Alias(ctx, id)
+	if err != nil {
+		return routing.Route{}, fmt.Errorf("read alias %s: %w", id, err)
+	}
+	return aliasRoute(a), nil
 }
 
 // aliasRoute is the route of an alias.
