@@ -33,7 +33,7 @@ var _ = Describe("Upgrading the models an earlier Keygate kept, each with its ow
 		Expect(err).NotTo(HaveOccurred())
 		p, err := goose.NewProvider(goose.DialectPostgres, raw, migrations.FS)
 		Expect(err).NotTo(HaveOccurred())
-		_, err = p.DownTo(ctx, 111)
+		_, err = p.DownTo(ctx, 120)
 		Expect(err).NotTo(HaveOccurred())
 		at := time.Now().UTC().Truncate(time.Millisecond)
 		insert := func(id string, order int, kind, base string, full bool, headers string, key []byte) {
@@ -96,7 +96,7 @@ var _ = Describe("Upgrading the models an earlier Keygate kept, each with its ow
 		DeferCleanup(raw.Close)
 		p, err = goose.NewProvider(goose.DialectPostgres, raw, migrations.FS)
 		Expect(err).NotTo(HaveOccurred())
-		_, err = p.DownTo(ctx, 111)
+		_, err = p.DownTo(ctx, 120)
 		Expect(err).NotTo(HaveOccurred())
 		var base string
 		var key []byte
