@@ -168,7 +168,9 @@ func NewBudgets(cfg config.Config, store *relstore.Store, settings *appcontrol.S
 	b := store.Budgets()
 	logger.Info("budgets enforced", zap.String("policy", cfg.BudgetsFile),
 		zap.Int("users_with_own_limits", len(policy.PerUser)))
-	return company.NewBudgets(b, b, run.SystemClock{}, policy, logger), nil
+	budgets := company.NewBudgets(b, b, run.SystemClock{}, policy, logger)
+	budgets.LimitRatesWith(store.Routing())
+	return budgets, nil
 }
 
 // consolePrices prices a model from the console's settings (USD per

@@ -18,6 +18,8 @@ import (
 	"keygate/adapters/tracing"
 	"keygate/app/company"
 	appcontrol "keygate/app/control"
+	"keygate/app/routing"
+	"keygate/app/run"
 	"keygate/console"
 	"keygate/ports"
 )
@@ -42,8 +44,10 @@ func LoadSettings(ctx context.Context, store *relstore.Store, auditor *company.A
 }
 
 // NewModelProvider is the provider client every model call goes through:
-// one call record per attempt in the store, detailed mode as configured,
-// and each prompt kept so the console can explain cache breaks (whole in
+// the router resolves a routed call's target and key per attempt (moving
+// to the next key or target before the first output, never after), one
+// call record per attempt in the store, detailed mode as configured, and
+// each prompt kept so the console can explain cache breaks (whole in
 // detailed mode, otherwise only its shape: digests, no text). With
 // budgets, a call over its user's limits is refused before it is made.
 // Every connection is dialled by the outbound policy, and no redirect leads
@@ -59,7 +63,19 @@ func NewModelProvider(o ModelProviderOptions) ports.ModelProvider {
 	})
 	tap := appcontrol.NewPromptTap(client, o.Store.Prompts())
 	tap.DetailedWith(o.Settings.Detailed)
-	var mp ports.ModelProvider = o.Tracing.Provider(tap)
+	// The router makes each attempt of a routed call through the tracing
+	// span, the prompt tap and the client, so every attempt is a span, a
+	// kept prompt and a call record of its own.
+	var mp ports.ModelProvider = routing.New(routing.Options{
+		Next:     o.Tracing.Provider(tap),
+		Catalog:  o.Catalog,
+		Health:   o.Store.Routing(),
+		Affinity: o.Store.Routing(),
+		Keys:     o.Auditor.Providers(o.Store.Providers()),
+		Windows:  o.Store.Routing(),
+		Clock:    run.SystemClock{},
+		Logger:   o.Logger.Named("routing"),
+	})
 	if o.Budgets != nil {
 		mp = o.Budgets.Provider(mp)
 	}
@@ -72,6 +88,8 @@ func NewModelProvider(o ModelProviderOptions) ports.ModelProvider {
 type ModelProviderOptions struct {
 	Logger   *zap.Logger
 	Store    *relstore.Store
+	Catalog  *appcontrol.Catalog
+	Auditor  *company.Auditor
 	Settings *appcontrol.Settings
 	Metrics  *metrics.Metrics
 	Tracing  *tracing.Tracing
@@ -83,19 +101,11 @@ type ModelProviderOptions struct {
 // protocols: keys sealed and bound to their endpoint, discovery (through the outbound policy, like model
 // calls), connection tests (each use of a stored key audited), and endpoint
 // resolution for runs. A base URL the outbound policy refuses is refused
-// when saved. Keys stored before keys were bound are bound to their model's
-// current origin here, once: after CheckReplica, so that a replica with
-// another secret key never re-seals what it cannot open.
+// when saved. Keys stored before keys were bound are bound to their
+// provider's current origin here, once: after CheckReplica, so that a
+// replica with another secret key never re-seals what it cannot open.
 func NewModels(ctx context.Context, logger *zap.Logger, store *relstore.Store, box ports.SecretBox, mp ports.ModelProvider, auditor *company.Auditor, policy *egress.Policy, _ ReplicaChecked) (*appcontrol.Models, error) {
-	m := appcontrol.NewModels(appcontrol.ModelsOptions{
-		Store:     auditor.ModelConfigs(store.Stores().ModelConfigs),
-		Secrets:   box,
-		Provider:  mp,
-		Lister:    control.NewDiscovery(discovery.New(policy.HTTPClient(), provider.Builtin())),
-		Protocols: provider.Builtin(),
-		Audit:     auditor,
-		CheckURL:  policy.CheckURL,
-	})
+	m := appcontrol.NewModels(modelsOptions(store, box, mp, auditor, policy))
 	n, err := m.BindStoredKeys(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("bind stored provider keys to their endpoints: %w", err)
@@ -106,24 +116,57 @@ func NewModels(ctx context.Context, logger *zap.Logger, store *relstore.Store, b
 	return m, nil
 }
 
+// NewCatalog is what the router and the Cursor path read of the models:
+// routes, targets with their key pools, and the keys opened for each
+// attempt (bound to their origin, as everywhere).
+func NewCatalog(store *relstore.Store, box ports.SecretBox) *appcontrol.Catalog {
+	return appcontrol.NewCatalog(appcontrol.ModelsOptions{
+		Store:     store.Stores().ModelConfigs,
+		Providers: store.Providers(),
+		Aliases:   store.Routing(),
+		Secrets:   box,
+		Protocols: provider.Builtin(),
+	})
+}
+
+// modelsOptions are the model use case's dependencies over store, as keygate
+// serve and keygate doctor both build them: every write audited, discovery
+// and base URLs through the outbound policy.
+func modelsOptions(store *relstore.Store, box ports.SecretBox, mp ports.ModelProvider, auditor *company.Auditor, policy *egress.Policy) appcontrol.ModelsOptions {
+	return appcontrol.ModelsOptions{
+		Store:     auditor.ModelConfigs(store.Stores().ModelConfigs),
+		Providers: auditor.Providers(store.Providers()),
+		Aliases:   auditor.Aliases(store.Routing()),
+		Health:    store.Routing(),
+		Secrets:   box,
+		Provider:  mp,
+		Lister:    control.NewDiscovery(discovery.New(policy.HTTPClient(), provider.Builtin())),
+		Protocols: provider.Builtin(),
+		Audit:     auditor,
+		CheckURL:  policy.CheckURL,
+	}
+}
+
 // NewControlRoutes mounts the control API and the console.
 // A member sees only their own calls, dashboard and conversations, and may
 // not change the configuration (adapters/control enforces the roles).
 func NewControlRoutes(o ControlRoutesOptions) ControlRoutes {
 	store, tenancy := o.Store, o.Tenancy
 	calls := tenancy.CallLister(store.CallRecords())
+	conversations := appcontrol.NewConversations(tenancy.Conversations(store.Conversations()),
+		tenancy.ConsoleConversations(store.Stores().Conversations))
+	conversations.NameModelsWith(o.Models.Names)
 	return control.Routes(control.Options{
 		Models:   o.Models,
 		Settings: o.Settings,
 		Calls: appcontrol.NewCalls(appcontrol.CallsOptions{
 			Lister: calls, Reader: tenancy.CallReader(store.CallRecords()), Prompts: store.Prompts()}),
-		Dashboard: appcontrol.NewDashboard(calls, o.Settings, nil),
-		Conversations: appcontrol.NewConversations(tenancy.Conversations(store.Conversations()),
-			tenancy.ConsoleConversations(store.Stores().Conversations)),
-		Setup:   cursorSetup(o.Endpoint, o.Web),
-		Console: console.Dist(),
-		Guard:   o.Gate.Guard,
-		Logger:  o.Logger,
+		Dashboard:     appcontrol.NewDashboard(calls, o.Settings, nil),
+		Conversations: conversations,
+		Setup:         cursorSetup(o.Endpoint, o.Web),
+		Console:       console.Dist(),
+		Guard:         o.Gate.Guard,
+		Logger:        o.Logger,
 	})
 }
 

@@ -101,6 +101,7 @@ type CursorServerOptions struct {
 	Engine        *run.Engine
 	Stores        company.CursorStores
 	Models        *appcontrol.Models
+	Catalog       *appcontrol.Catalog
 	Upstream      *upstream.Forwarder
 	Relay         *company.SealedRelay
 	Tracing       *tracing.Tracing
@@ -124,7 +125,7 @@ func NewCursorServer(o CursorServerOptions) (*cursor.Server, func(), error) {
 		Conversations: o.Stores.Conversations,
 		Runs:          o.Stores.Runs,
 		Blobs:         o.Stores.Blobs,
-		Models:        o.Models,
+		Models:        o.Catalog,
 		Search:        o.Web.Search,
 		Fetch:         o.Web.Fetch,
 		Logger:        o.Logger.Named("cursor"),

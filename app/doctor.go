@@ -223,11 +223,9 @@ func (d *diagnosis) providers(ctx context.Context) ([]doctor.Check, doctor.Resul
 		Protocols: provider.Builtin(), HTTP: policy.HTTPClient(), Recorder: d.store.CallRecords(),
 		Logger: zap.NewNop(), IdleTimeout: providerIdleTimeout,
 	})
-	models := appcontrol.NewModels(appcontrol.ModelsOptions{
-		Store: d.store.Stores().ModelConfigs, Secrets: d.ring, Provider: client, Protocols: provider.Builtin(),
-		TestTimeout: d.o.ProviderTimeout, CheckURL: policy.CheckURL,
-		Audit: company.NewAuditor(d.store.Audit(), run.SystemClock{}),
-	})
+	o := modelsOptions(d.store, d.ring, client, company.NewAuditor(d.store.Audit(), run.SystemClock{}), policy)
+	o.TestTimeout = d.o.ProviderTimeout
+	models := appcontrol.NewModels(o)
 	list, err := models.List(ctx)
 	if err != nil {
 		return nil, doctor.Failed("cannot list the models: "+err.Error(), "Check the database (see above).")

@@ -14,7 +14,7 @@ import (
 )
 
 var _ = Describe("Provider keys stored before keys were bound to their endpoint", func() {
-	DescribeTable("are bound to their model's origin when Keygate starts, on either store",
+	DescribeTable("are bound to their provider's origin when Keygate starts, on either store",
 		func(ctx SpecContext, engine string) {
 			dir := app.DataDir(GinkgoT().TempDir())
 			cfg := config.Config{DataDir: string(dir)}
@@ -34,16 +34,17 @@ var _ = Describe("Provider keys stored before keys were bound to their endpoint"
 			By("a key sealed the way Keygate sealed keys before: the key alone")
 			legacy, err := box.Seal([]byte("sk-legacy-0123456789"))
 			Expect(err).NotTo(HaveOccurred())
-			configs := store.Stores().ModelConfigs
-			Expect(configs.PutModelConfig(ctx, ports.ModelConfig{ID: "old", DisplayName: "Old", ProviderKind: llm.ProviderOpenAIChat,
-				BaseURL: "https://api.example.com/v1", ModelID: "gpt-a", SealedAPIKey: legacy})).To(Succeed())
+			configs, providers := store.Stores().ModelConfigs, store.Providers()
+			Expect(providers.PutProvider(ctx, ports.Provider{ID: "p-old", Name: "Old", Kind: llm.ProviderOpenAIChat,
+				BaseURL: "https://api.example.com/v1", Keys: []ports.ProviderKey{{ID: "k-old", Sealed: legacy, Weight: 1, Enabled: true}}})).To(Succeed())
+			Expect(configs.PutModelConfig(ctx, ports.ModelConfig{ID: "old", DisplayName: "Old", ProviderID: "p-old", ModelID: "gpt-a"})).To(Succeed())
 
 			models, err := app.NewModels(ctx, log, store, box, nil, app.NewAuditor(store), laptopEgress(ctx, cfg), app.ReplicaChecked{})
 			Expect(err).NotTo(HaveOccurred())
 
-			cfgRow, err := configs.ModelConfig(ctx, "old")
+			row, err := providers.Provider(ctx, "p-old")
 			Expect(err).NotTo(HaveOccurred())
-			plain, err := box.Open(cfgRow.SealedAPIKey)
+			plain, err := box.Open(row.Keys[0].Sealed)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(string(plain)).To(Equal("keygate-bound-key-v1\nhttps://api.example.com\nsk-legacy-0123456789"))
 			ep, _, err := models.Endpoint(ctx, "old")
@@ -51,8 +52,8 @@ var _ = Describe("Provider keys stored before keys were bound to their endpoint"
 			Expect(ep.APIKey).To(Equal("sk-legacy-0123456789"))
 
 			By("from then on, a row pointed elsewhere behind Keygate's back is refused")
-			cfgRow.BaseURL = "https://attacker.example/v1"
-			Expect(configs.PutModelConfig(ctx, cfgRow)).To(Succeed())
+			row.BaseURL = "https://attacker.example/v1"
+			Expect(providers.PutProvider(ctx, row)).To(Succeed())
 			_, _, err = models.Endpoint(ctx, "old")
 			var bound *appcontrol.KeyOriginError
 			Expect(err).To(BeAssignableToTypeOf(bound))

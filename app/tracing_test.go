@@ -45,6 +45,9 @@ type stackOptions struct {
 	budgets string
 	// user is the caller the proxy would put on every Cursor request.
 	user identity.Identity
+	// configure, when set, configures more after the stack's own model
+	// and returns the model id the stack returns instead.
+	configure func(ctx context.Context, models *appcontrol.Models, modelID string) string
 }
 
 // newStack is tracedStack with options.
@@ -82,8 +85,9 @@ func newStack(ctx context.Context, o stackOptions, providerURL string) (ts *http
 	Expect(err).NotTo(HaveOccurred())
 	policy, err := app.NewEgress(ctx, cfg, gate, log)
 	Expect(err).NotTo(HaveOccurred())
+	catalog := app.NewCatalog(store, box)
 	mp := app.NewModelProvider(app.ModelProviderOptions{Logger: log, Store: store, Settings: settings, Metrics: m,
-		Tracing: tr, Budgets: budgets, Egress: policy})
+		Tracing: tr, Budgets: budgets, Egress: policy, Catalog: catalog, Auditor: auditor})
 	models, err := app.NewModels(ctx, log, store, box, mp, auditor, policy, app.ReplicaChecked{})
 	Expect(err).NotTo(HaveOccurred())
 	tenancy := app.NewTenancy(store)
@@ -93,7 +97,7 @@ func newStack(ctx context.Context, o stackOptions, providerURL string) (ts *http
 	DeferCleanup(stopEngine)
 	fwd, err := app.NewUpstream(cfg, policy, log)
 	Expect(err).NotTo(HaveOccurred())
-	srv, closeRoutes, err := app.NewCursorServer(app.CursorServerOptions{Engine: engine, Stores: stores, Models: models,
+	srv, closeRoutes, err := app.NewCursorServer(app.CursorServerOptions{Engine: engine, Stores: stores, Models: models, Catalog: catalog,
 		Upstream: fwd, Tracing: tr, Budgets: budgets, Logger: log})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(closeRoutes)
@@ -114,6 +118,9 @@ func newStack(ctx context.Context, o stackOptions, providerURL string) (ts *http
 	created, err := models.Create(ctx, appcontrol.ModelSettings{DisplayName: "Fake GPT", ProviderKind: llm.ProviderOpenAIChat,
 		BaseURL: providerURL, ModelID: "fake-gpt", SupportsTools: true}, "sk-test", true)
 	Expect(err).NotTo(HaveOccurred())
+	if o.configure != nil {
+		return ts, o.configure(ctx, models, created.Config.ID)
+	}
 	return ts, created.Config.ID
 }
 

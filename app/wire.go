@@ -28,6 +28,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		NewModelProvider,
 		wire.Struct(new(ModelProviderOptions), "*"),
 		NewModels,
+		NewCatalog,
 		NewControlRoutes,
 		wire.Struct(new(ControlRoutesOptions), "*"),
 		NewRetention,

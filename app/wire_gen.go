@@ -68,6 +68,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
+	catalog := NewCatalog(store, ring)
 	metrics := NewMetrics()
 	tracing, cleanup3, err := NewTracing(ctx, cfg, logger)
 	if err != nil {
@@ -85,6 +86,8 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	modelProviderOptions := ModelProviderOptions{
 		Logger:   logger,
 		Store:    store,
+		Catalog:  catalog,
+		Auditor:  auditor,
 		Settings: settings,
 		Metrics:  metrics,
 		Tracing:  tracing,
@@ -184,6 +187,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		Engine:        engine,
 		Stores:        cursorStores,
 		Models:        models,
+		Catalog:       catalog,
 		Upstream:      forwarder,
 		Relay:         sealedRelay,
 		Tracing:       tracing,

@@ -28,7 +28,22 @@ type ConversationSummary struct {
 	HeadCheckpointID string
 	CreatedAt        time.Time
 	UpdatedAt        time.Time
+	// Title is the conversation's first user-visible turn as
+	// conversation.Title makes it; empty when it has none.
+	Title string
+	// UserID owns the conversation; empty when no one claimed it.
+	UserID string
+	// Model is what the conversation's latest provider call asked for:
+	// the model or alias the client picked when the call was routed, else
+	// the upstream model id; empty before any call.
+	Model string
+	// Turns counts the conversation's user-visible turns (messages of a
+	// client's input), every branch included.
+	Turns int
 }
+
+// MaxTitle bounds a conversation title, in characters.
+const MaxTitle = conversation.MaxTitle
 
 // StoredCheckpoint is a checkpoint with the time it was stored.
 type StoredCheckpoint struct {

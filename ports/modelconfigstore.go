@@ -8,10 +8,10 @@ import (
 	"keygate/domain/llm"
 )
 
-// ModelConfigStore holds the provider and model configurations published to
-// Cursor's model picker. The API key is stored only as the opaque
-// ciphertext a secret box produced: the store never sees a plaintext key and
-// does not know how it was sealed.
+// ModelConfigStore holds the model configurations published to Cursor's
+// model picker. Each names the provider it is called at (ProviderStore);
+// the store joins that provider's protocol, base URL and headers into the
+// configurations it reads.
 //
 // All methods return ctx.Err() (wrapped) on a cancelled context and then
 // have written nothing.
@@ -24,7 +24,8 @@ type ModelConfigStore interface {
 
 	// PutModelConfig creates or replaces the configuration with cfg.ID. A
 	// replacement keeps the original CreatedAt; UpdatedAt is set by the
-	// store.
+	// store. The provider's fields (ProviderKind, BaseURL, UseFullURL,
+	// CustomHeaders) are not written: they belong to the provider.
 	PutModelConfig(ctx context.Context, cfg ModelConfig) error
 
 	// DeleteModelConfig removes a configuration, or returns ErrNotFound.
@@ -40,26 +41,33 @@ type ModelConfig struct {
 	// GroupName is for display only; empty means none.
 	GroupName string
 	// Enabled publishes the model to Cursor.
-	Enabled      bool
+	Enabled bool
+	// ProviderID names the provider (ProviderStore) the model is called at.
+	ProviderID string
+	// ProviderKind, BaseURL, UseFullURL and CustomHeaders are the
+	// provider's, joined in when the store reads the configuration; zero
+	// when ProviderID names no stored provider.
 	ProviderKind llm.ProviderKind
 	BaseURL      string
 	// UseFullURL sends requests to BaseURL verbatim instead of appending
 	// the protocol's standard path.
 	UseFullURL bool
-	// SealedAPIKey is the API key as ciphertext; opaque to the store.
-	SealedAPIKey []byte
-	ModelID      string
-	Tooltip      string
+	// CustomHeaders is a JSON object of string headers; nil for none.
+	CustomHeaders json.RawMessage
+	ModelID       string
+	Tooltip       string
 	// ReasoningEffort is "" (provider default) or low/medium/high/xhigh/max.
 	ReasoningEffort     string
 	ContextWindowTokens int64
 	MaxOutputTokens     int64
 	// ExtraParams is a JSON object merged into request bodies; nil for none.
-	ExtraParams json.RawMessage
-	// CustomHeaders is a JSON object of string headers; nil for none.
-	CustomHeaders  json.RawMessage
+	ExtraParams    json.RawMessage
 	SupportsImages bool
 	SupportsTools  bool
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	// RequestsPerMinute and TokensPerMinute limit the calls made to this
+	// model, as a route's target, summed over every replica; 0 is no limit.
+	RequestsPerMinute int64
+	TokensPerMinute   int64
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"keygate/domain/callrecord"
 	"keygate/domain/llm"
 )
 
@@ -45,13 +46,25 @@ type ModelCall struct {
 	Endpoint Endpoint
 	// Request is what to ask.
 	Request llm.Request
+	// Route says how a router chose this attempt's endpoint; the provider
+	// client records it on the call record. Zero for a call made directly.
+	Route callrecord.Route
 }
 
 // Endpoint is a resolved provider configuration for one call. APIKey is a
 // secret: adapters send it only in the protocol's auth header and never log
 // or record it.
+//
+// An Endpoint with Route set is not resolved yet: it names the model or
+// alias a router (a ModelProvider wrapped around the provider client)
+// resolves per attempt, choosing the target and key; the other fields then
+// describe the route's first target for whoever reads them before the call
+// (no key among them).
 type Endpoint struct {
-	Kind llm.ProviderKind
+	// Route names the model or alias to route by; empty for an endpoint
+	// resolved already.
+	Route string
+	Kind  llm.ProviderKind
 	// URL is the full request URL (for example https://api.openai.com/v1/responses).
 	URL    string
 	APIKey string

@@ -9,6 +9,11 @@ type Stores struct {
 	Blobs          BlobStore
 	Settings       SettingStore
 	ModelConfigs   ModelConfigStore
+	Providers      ProviderStore
+	Aliases        AliasStore
+	RouteHealth    RouteHealth
+	RouteAffinity  RouteAffinity
+	RateWindows    RateWindows
 	Calls          CallRecorder
 	ContextAnchors ContextAnchorStore
 	Prompts        PromptStore

@@ -98,6 +98,10 @@ func callToProto(r callrecord.Record) *controlv1.Call {
 		c.Usage = &controlv1.Usage{InputTokens: u.Input, CacheReadTokens: u.CacheRead, CacheWriteTokens: u.CacheWrite,
 			OutputTokens: u.Output, ReasoningTokens: u.Reasoning}
 	}
+	if rt := r.Route; rt != (callrecord.Route{}) {
+		c.Route = &controlv1.CallRoute{RouteId: rt.ID, TargetModelId: rt.Target, ProviderId: rt.Provider, KeyId: rt.Key,
+			Attempt: int32(rt.Attempt), Moved: rt.Moved}
+	}
 	return c
 }
 

@@ -38,10 +38,16 @@ func (a *api) recordFor(user, id, model string, status callrecord.Status, starte
 // converse sends req through the prompt tap and the real provider client,
 // as the run engine would, and drains the answer.
 func (a *api) converse(callID, conversationID string, req llm.Request) {
+	a.converseRouted(callID, conversationID, req, callrecord.Route{})
+}
+
+// converseRouted is converse for an attempt the router sent where route
+// says.
+func (a *api) converseRouted(callID, conversationID string, req llm.Request, route callrecord.Route) {
 	a.upstream.Enqueue(providertest.Stream(providertest.ChatSSE(providertest.Turn{Text: []string{"ok"}})))
 	s, err := a.tap.Stream(context.Background(), ports.ModelCall{CallID: callID, RunID: "run", ConversationID: conversationID,
 		Endpoint: ports.Endpoint{Kind: llm.ProviderOpenAIChat, URL: a.upstream.URL + "/v1/chat/completions", APIKey: "sk-x"},
-		Request:  req})
+		Request:  req, Route: route})
 	Expect(err).NotTo(HaveOccurred())
 	for s.Next() {
 	}
@@ -221,6 +227,31 @@ var _ = Describe("CallService", func() {
 			in := insight("k2")
 			Expect(in.GetState()).To(Equal(controlv1.CacheInsightState_CACHE_INSIGHT_STATE_STABLE))
 			Expect(in.GetCauses()).To(Equal([]controlv1.CacheCause{controlv1.CacheCause_CACHE_CAUSE_MCP_CHANGE, controlv1.CacheCause_CACHE_CAUSE_CONTEXT_CHANGE}))
+		})
+
+		It("names a move of the conversation to another target as the break, however well the prompt extends", func() {
+			a.converseRouted("k1", "conv-1", base, callrecord.Route{ID: "sonnet", Target: "east"})
+			next := base
+			next.Messages = []llm.Message{user("u1", "hi"), reply("a1", "hello"), user("u2", "more")}
+			a.converseRouted("k2", "conv-1", next, callrecord.Route{ID: "sonnet", Target: "west", Attempt: 1,
+				Moved: "failover: target east failed before the first token (HTTP 503: overloaded)"})
+			resp, err := a.calls.GetCall(ctx, connect.NewRequest(&controlv1.GetCallRequest{CallId: "k2"}))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(resp.Msg.GetCall().GetRoute().GetTargetModelId()).To(Equal("west"))
+			Expect(resp.Msg.GetCall().GetRoute().GetMoved()).To(HavePrefix("failover: target east"))
+			in := resp.Msg.GetCacheInsight()
+			Expect(in.GetState()).To(Equal(controlv1.CacheInsightState_CACHE_INSIGHT_STATE_BROKEN))
+			Expect(in.GetBreakField()).To(Equal("target"))
+			Expect(in.GetBreakCause()).To(Equal("moved"))
+			Expect(in.GetCommonMessages()).To(Equal(int32(1)))
+			Expect(in.GetPrefixTokensEstimate()).To(BeZero())
+			Expect(in.GetExplanation()).To(ContainSubstring("a move to target west (failover: target east failed"))
+
+			By("a call that stayed on its target is judged by its prompt alone")
+			third := next
+			third.Messages = append(next.Messages, reply("a2", "sure"), user("u3", "go on"))
+			a.converseRouted("k3", "conv-1", third, callrecord.Route{ID: "sonnet", Target: "west"})
+			Expect(insight("k3").GetState()).To(Equal(controlv1.CacheInsightState_CACHE_INSIGHT_STATE_STABLE))
 		})
 
 		It("compares only calls of the same conversation", func() {

@@ -9,6 +9,7 @@ import (
 // same contract as the real stores.
 var _ = porttest.DescribeConsoleStores("in-memory", func() porttest.ConsoleHarness {
 	calls, convs := controltest.NewStore(nil), controltest.NewConversations(nil)
+	convs.ModelsFrom(calls)
 	return porttest.ConsoleHarness{Recorder: calls, Reader: calls, Calls: calls, Purger: calls,
 		Conversations: convs, Lister: convs}
 })

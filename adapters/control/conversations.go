@@ -30,14 +30,15 @@ func (h *conversationService) ListConversations(ctx context.Context, req *connec
 		}
 		after = &ports.ConversationSummary{ID: id, UpdatedAt: t}
 	}
-	page, err := h.conversations.List(ctx, after, int(req.Msg.GetPageSize()))
+	page, err := h.conversations.Search(ctx, req.Msg.GetSearch(), after, int(req.Msg.GetPageSize()))
 	if err != nil {
 		return nil, toConnect(h.log, "ListConversations", err)
 	}
 	resp := &controlv1.ListConversationsResponse{}
 	for _, c := range page.Conversations {
 		resp.Conversations = append(resp.Conversations, &controlv1.Conversation{Id: c.ID, HeadCheckpointId: c.HeadCheckpointID,
-			CreateTime: timestamppb.New(c.CreatedAt), UpdateTime: timestamppb.New(c.UpdatedAt)})
+			CreateTime: timestamppb.New(c.CreatedAt), UpdateTime: timestamppb.New(c.UpdatedAt),
+			Title: c.Title, UserId: c.UserID, ModelId: c.Model, ModelName: c.ModelName, Turns: int32(c.Turns)})
 	}
 	if n := page.Next; n != nil {
 		resp.NextPageToken = encodeToken(n.UpdatedAt, n.ID)

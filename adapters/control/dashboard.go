@@ -37,6 +37,10 @@ func (h *dashboardService) GetDashboard(ctx context.Context, req *connect.Reques
 	for _, p := range v.Series {
 		resp.Series = append(resp.Series, &controlv1.SeriesPoint{StartTime: timestamppb.New(p.Start), Aggregate: aggregateToProto(p.Aggregate)})
 	}
+	for _, t := range v.PerTarget {
+		resp.PerTarget = append(resp.PerTarget, &controlv1.TargetAggregate{TargetModelId: t.Target, ProviderId: t.Provider,
+			Aggregate: aggregateToProto(t.Aggregate)})
+	}
 	for _, u := range v.PerUser {
 		resp.PerUser = append(resp.PerUser, &controlv1.UserAggregate{UserId: u.UserID, Aggregate: aggregateToProto(u.Aggregate)})
 	}

@@ -51,6 +51,30 @@ var _ = Describe("DashboardService", func() {
 		Expect(per["claude-b"].GetCacheHitRate()).To(BeZero())
 	})
 
+	It("shows the cache hit rate of each target an alias routed to, routed calls only", func() {
+		routed := func(id, target string, u *llm.Usage) {
+			rec := callrecord.Record{CallID: id, RunID: "run", ConversationID: "conv-r", Status: callrecord.StatusRunning,
+				Model: callrecord.ModelSnapshot{ModelID: "sonnet"}, Timing: callrecord.Timing{RequestStarted: at.Add(time.Hour)},
+				Route: callrecord.Route{ID: "alias", Target: target, Provider: "p-" + target}}
+			Expect(a.store.Start(ctx, rec)).To(Succeed())
+			rec.Status, rec.Usage, rec.Timing.Finished = callrecord.StatusCompleted, u, at.Add(time.Hour+time.Second)
+			Expect(a.store.Finish(ctx, rec)).To(Succeed())
+		}
+		routed("r1", "east", &llm.Usage{Input: 100, CacheRead: 900})
+		routed("r2", "east", &llm.Usage{Input: 100, CacheRead: 900})
+		routed("r3", "west", &llm.Usage{Input: 1000})
+		r, err := a.dashboard.GetDashboard(ctx, connect.NewRequest(&controlv1.GetDashboardRequest{
+			StartTime: timestamppb.New(at), EndTime: timestamppb.New(at.Add(48 * time.Hour))}))
+		Expect(err).NotTo(HaveOccurred())
+		targets := r.Msg.GetPerTarget()
+		Expect(targets).To(HaveLen(2))
+		Expect(targets[0].GetTargetModelId()).To(Equal("east"))
+		Expect(targets[0].GetProviderId()).To(Equal("p-east"))
+		Expect(targets[0].GetAggregate().GetCalls()).To(Equal(int64(2)))
+		Expect(targets[0].GetAggregate().GetCacheHitRate()).To(BeNumerically("~", 0.9, 1e-9))
+		Expect(targets[1].GetAggregate().GetCacheHitRate()).To(BeZero())
+	})
+
 	It("estimates cost from configured prices and counts calls it could not price", func() {
 		Expect(resp.GetTotals().GetCostUsd()).To(BeNumerically("~", 2+1.5+4, 1e-9))
 		Expect(resp.GetTotals().GetUnpricedCalls()).To(Equal(int64(1)))

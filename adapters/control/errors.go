@@ -23,11 +23,14 @@ func toConnect(log *zap.Logger, op string, err error) error {
 	var inv *appcontrol.InvalidError
 	var perr *llm.ProviderError
 	var bound *appcontrol.KeyOriginError
+	var noKey *appcontrol.NoKeyError
 	switch {
 	case errors.As(err, &inv):
 		return connect.NewError(connect.CodeInvalidArgument, inv)
 	case errors.As(err, &bound):
 		return connect.NewError(connect.CodeFailedPrecondition, bound)
+	case errors.As(err, &noKey):
+		return connect.NewError(connect.CodeFailedPrecondition, noKey)
 	case errors.Is(err, access.ErrDenied):
 		return connect.NewError(connect.CodePermissionDenied, errors.New("access denied: sign in again"))
 	case errors.Is(err, ports.ErrNotFound):

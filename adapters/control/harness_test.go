@@ -54,6 +54,8 @@ type api struct {
 	dashboard controlv1connect.DashboardServiceClient
 	setting   controlv1connect.SettingServiceClient
 	talks     controlv1connect.ConversationServiceClient
+	providers controlv1connect.ProviderServiceClient
+	aliases   controlv1connect.AliasServiceClient
 }
 
 func newAPI() *api { return newAPIWith(nil) }
@@ -71,7 +73,7 @@ func newAPIWith(guard func(http.Handler) http.Handler) *api {
 	client := provider.New(provider.Options{Recorder: a.store, Detailed: a.settings.Detailed})
 	a.tap = appcontrol.NewPromptTap(client, a.prompts)
 	calls := appcontrol.NewCalls(appcontrol.CallsOptions{Lister: a.store, Reader: a.store, Prompts: a.prompts})
-	a.uc = appcontrol.NewModels(appcontrol.ModelsOptions{Store: a.store, Secrets: box,
+	a.uc = appcontrol.NewModels(appcontrol.ModelsOptions{Store: a.store, Providers: a.store, Health: a.store, Aliases: a.store, Secrets: box,
 		Lister: control.NewDiscovery(discovery.New(nil, provider.Builtin())), Provider: a.tap, Protocols: provider.Builtin(),
 		Audit: company.NewAuditor(a.audit, runtest.NewClock()),
 		CheckURL: func(ctx context.Context, raw string) error {
@@ -104,6 +106,8 @@ func newAPIWith(guard func(http.Handler) http.Handler) *api {
 	a.dashboard = controlv1connect.NewDashboardServiceClient(a.server.Client(), a.server.URL)
 	a.setting = controlv1connect.NewSettingServiceClient(a.server.Client(), a.server.URL)
 	a.talks = controlv1connect.NewConversationServiceClient(a.server.Client(), a.server.URL)
+	a.providers = controlv1connect.NewProviderServiceClient(a.server.Client(), a.server.URL)
+	a.aliases = controlv1connect.NewAliasServiceClient(a.server.Client(), a.server.URL)
 	return a
 }
 

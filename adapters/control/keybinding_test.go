@@ -68,11 +68,14 @@ var _ = Describe("Keys bound to their endpoint", func() {
 		}
 		return stream.Err()
 	}
+	// tamper points a model's provider elsewhere behind Keygate's back.
 	tamper := func(id, baseURL string) {
 		cfg, err := a.store.ModelConfig(ctx, id)
 		Expect(err).NotTo(HaveOccurred())
-		cfg.BaseURL = baseURL
-		Expect(a.store.PutModelConfig(ctx, cfg)).To(Succeed())
+		p, err := a.store.Provider(ctx, cfg.ProviderID)
+		Expect(err).NotTo(HaveOccurred())
+		p.BaseURL = baseURL
+		Expect(a.store.PutProvider(ctx, p)).To(Succeed())
 	}
 
 	BeforeEach(func() {
@@ -211,8 +214,10 @@ var _ = Describe("Keys bound to their endpoint", func() {
 			sealed, err := a.box.Seal([]byte("sk-legacy-0123456789abcdef"))
 			Expect(err).NotTo(HaveOccurred())
 			legacy = "legacy"
-			Expect(a.store.PutModelConfig(ctx, ports.ModelConfig{ID: legacy, DisplayName: "Old", ProviderKind: llm.ProviderOpenAIChat,
-				BaseURL: a.upstream.URL + "/v1", ModelID: "gpt-a", SealedAPIKey: sealed, SortOrder: 9})).To(Succeed())
+			Expect(a.store.PutProvider(ctx, ports.Provider{ID: "p-legacy", Name: "Old", Kind: llm.ProviderOpenAIChat,
+				BaseURL: a.upstream.URL + "/v1", Keys: []ports.ProviderKey{{ID: "k-legacy", Sealed: sealed, Weight: 1, Enabled: true}}})).To(Succeed())
+			Expect(a.store.PutModelConfig(ctx, ports.ModelConfig{ID: legacy, DisplayName: "Old", ProviderID: "p-legacy",
+				ModelID: "gpt-a", SortOrder: 9})).To(Succeed())
 		})
 
 		It("still work, and count as bound to the origin their model names", func() {

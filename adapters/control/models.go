@@ -60,10 +60,12 @@ func protocolsToProto(ps []ports.ProviderProtocol) []*controlv1.ProviderProtocol
 
 func settingsFromProto(s *controlv1.ModelSettings) appcontrol.ModelSettings {
 	out := appcontrol.ModelSettings{DisplayName: s.GetDisplayName(), GroupName: s.GetGroupName(),
+		ProviderID:   s.GetProviderId(),
 		ProviderKind: kindFromProto(s.GetProviderKind()), BaseURL: s.GetBaseUrl(), UseFullURL: s.GetUseFullUrl(),
 		ModelID: s.GetModelId(), Tooltip: s.GetTooltip(), ReasoningEffort: s.GetReasoningEffort(),
 		ContextWindowTokens: s.GetContextWindowTokens(), MaxOutputTokens: s.GetMaxOutputTokens(),
-		CustomHeaders: s.GetCustomHeaders(), SupportsImages: s.GetSupportsImages(), SupportsTools: s.GetSupportsTools()}
+		CustomHeaders: s.GetCustomHeaders(), SupportsImages: s.GetSupportsImages(), SupportsTools: s.GetSupportsTools(),
+		RequestsPerMinute: s.GetRequestsPerMinute(), TokensPerMinute: s.GetTokensPerMinute()}
 	if p := strings.TrimSpace(s.GetExtraParamsJson()); p != "" {
 		out.ExtraParams = json.RawMessage(p)
 	}
@@ -73,14 +75,15 @@ func settingsFromProto(s *controlv1.ModelSettings) appcontrol.ModelSettings {
 func modelToProto(m appcontrol.Model) *controlv1.Model {
 	s := m.Settings
 	return &controlv1.Model{Id: m.Config.ID, SortOrder: int32(m.Config.SortOrder), Enabled: m.Config.Enabled,
-		HasApiKey: m.HasAPIKey, ApiKeyHint: m.KeyHint,
+		HasApiKey: m.HasAPIKey, ApiKeyHint: m.KeyHint, ProviderName: m.ProviderName,
 		CreateTime: timestamppb.New(m.Config.CreatedAt), UpdateTime: timestamppb.New(m.Config.UpdatedAt),
 		Settings: &controlv1.ModelSettings{DisplayName: s.DisplayName, GroupName: s.GroupName,
 			ProviderKind: kindToProto(s.ProviderKind), BaseUrl: s.BaseURL, UseFullUrl: s.UseFullURL,
 			ModelId: s.ModelID, Tooltip: s.Tooltip, ReasoningEffort: s.ReasoningEffort,
 			ContextWindowTokens: s.ContextWindowTokens, MaxOutputTokens: s.MaxOutputTokens,
 			ExtraParamsJson: string(s.ExtraParams), CustomHeaders: s.CustomHeaders,
-			SupportsImages: s.SupportsImages, SupportsTools: s.SupportsTools}}
+			SupportsImages: s.SupportsImages, SupportsTools: s.SupportsTools, ProviderId: s.ProviderID,
+			RequestsPerMinute: s.RequestsPerMinute, TokensPerMinute: s.TokensPerMinute}}
 }
 
 func modelsToProto(ms []appcontrol.Model) []*controlv1.Model {
@@ -97,8 +100,15 @@ func (h *modelService) ListModels(ctx context.Context, _ *connect.Request[contro
 		return nil, toConnect(h.log, "ListModels", err)
 	}
 	out := modelsToProto(ms)
-	if p, ok := access.FromContext(ctx); !ok || !p.IsAdmin() {
+	p, ok := access.FromContext(ctx)
+	if !ok || !p.IsAdmin() {
 		maskHeaderValues(out)
+	}
+	if ok && !p.IsAdmin() {
+		// A signed-in member sees that a model has a key, not a hint of it.
+		for _, m := range out {
+			m.ApiKeyHint = ""
+		}
 	}
 	return connect.NewResponse(&controlv1.ListModelsResponse{Models: out,
 		Protocols: protocolsToProto(h.models.Protocols())}), nil
@@ -169,6 +179,7 @@ func (h *modelService) DuplicateModel(ctx context.Context, req *connect.Request[
 
 func (h *modelService) DiscoverModels(ctx context.Context, req *connect.Request[controlv1.DiscoverModelsRequest]) (*connect.Response[controlv1.DiscoverModelsResponse], error) {
 	ids, err := h.models.Discover(ctx, appcontrol.DiscoverQuery{KeyFromModel: req.Msg.GetKeyFromModelId(),
+		KeyFromProvider: req.Msg.GetKeyFromProviderId(),
 		ModelListQuery: ports.ModelListQuery{Kind: kindFromProto(req.Msg.GetProviderKind()), BaseURL: req.Msg.GetBaseUrl(),
 			APIKey: req.Msg.GetApiKey(), Headers: req.Msg.GetCustomHeaders()}})
 	if err != nil {

@@ -22,6 +22,21 @@ var adminOnly = map[string]bool{
 	controlv1connect.ModelServiceDiscoverModelsProcedure:   true,
 	controlv1connect.ModelServiceTestModelProcedure:        true,
 	controlv1connect.SettingServiceUpdateSettingsProcedure: true,
+	// Providers hold the keys: a member sees none of them, not even
+	// masked, nor their health.
+	controlv1connect.ProviderServiceListProvidersProcedure:         true,
+	controlv1connect.ProviderServiceCreateProviderProcedure:        true,
+	controlv1connect.ProviderServiceUpdateProviderProcedure:        true,
+	controlv1connect.ProviderServiceDeleteProviderProcedure:        true,
+	controlv1connect.ProviderServiceAddProviderKeyProcedure:        true,
+	controlv1connect.ProviderServiceUpdateProviderKeyProcedure:     true,
+	controlv1connect.ProviderServiceSetProviderKeyEnabledProcedure: true,
+	controlv1connect.ProviderServiceDeleteProviderKeyProcedure:     true,
+	controlv1connect.AliasServiceCreateAliasProcedure:              true,
+	controlv1connect.AliasServiceUpdateAliasProcedure:              true,
+	controlv1connect.AliasServiceDeleteAliasProcedure:              true,
+	controlv1connect.AliasServiceSetAliasEnabledProcedure:          true,
+	controlv1connect.AliasServiceDrainAliasTargetProcedure:         true,
 }
 
 // requireRole refuses an administrator-only procedure to a signed-in

@@ -53,6 +53,8 @@ func Routes(o Options) map[string]http.Handler {
 	}
 	limit := connect.WithReadMaxBytes(MaxRequestBytes)
 	add(controlv1connect.NewModelServiceHandler(&modelService{models: o.Models, calls: o.Calls, log: log}, limit))
+	add(controlv1connect.NewProviderServiceHandler(&providerService{models: o.Models, log: log}, limit))
+	add(controlv1connect.NewAliasServiceHandler(&aliasService{models: o.Models, log: log}, limit))
 	add(controlv1connect.NewCallServiceHandler(&callService{calls: o.Calls, log: log}, limit))
 	add(controlv1connect.NewDashboardServiceHandler(&dashboardService{dashboard: o.Dashboard, log: log}, limit))
 	add(controlv1connect.NewSettingServiceHandler(&settingService{settings: o.Settings, log: log}, limit))

@@ -30,7 +30,9 @@ func (t tx) UpsertCallRecord(ctx context.Context, rec callrecord.Record) error {
 		RequestBytes: rec.RequestBytes, ResponseBytes: rec.ResponseBytes, EventCount: rec.EventCount,
 		HasUsage: rec.Usage != nil, UsageInput: u.Input, UsageCacheRead: u.CacheRead,
 		UsageCacheWrite: u.CacheWrite, UsageOutput: u.Output, UsageReasoning: u.Reasoning, UsageKnown: u.Known,
-		Detailed: rec.Detailed, UserID: rec.UserID,
+		Detailed: rec.Detailed, UserID: rec.UserID, RouteID: rec.Route.ID, RouteTarget: rec.Route.Target,
+		RouteProvider: rec.Route.Provider, RouteKey: rec.Route.Key, RouteAttempt: int64(rec.Route.Attempt),
+		RouteMoved: rec.Route.Moved,
 	})
 	return interpretError(ctx, err)
 }
@@ -93,6 +95,8 @@ func callRecordFromRow(r pgdb.CallRecord) callrecord.Record {
 		},
 		RequestBytes: r.RequestBytes, ResponseBytes: r.ResponseBytes, EventCount: r.EventCount,
 		Detailed: r.Detailed, UserID: r.UserID,
+		Route: callrecord.Route{ID: r.RouteID, Target: r.RouteTarget, Provider: r.RouteProvider, Key: r.RouteKey,
+			Attempt: int(r.RouteAttempt), Moved: r.RouteMoved},
 	}
 	if r.HasUsage {
 		u := relstore.UsageColumns{

@@ -44,6 +44,7 @@ func (t tx) ListConversations(ctx context.Context, q relstore.PageQuery) ([]port
 	for i, r := range rows {
 		out[i] = ports.ConversationSummary{
 			ID: r.ID, HeadCheckpointID: r.HeadCheckpointID, CreatedAt: utc(r.CreatedAt), UpdatedAt: utc(r.UpdatedAt),
+			Title: relstore.ConversationTitle(r.FirstTurn), UserID: r.OwnerID, Model: r.LastModel, Turns: int(r.Turns),
 		}
 	}
 	return out, interpretError(ctx, err)

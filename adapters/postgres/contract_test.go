@@ -27,7 +27,7 @@ func open() porttest.Harness {
 	return porttest.Harness{
 		Stores: st.Stores(), Calls: st.CallRecords(), Console: porttest.ConsoleHarness{
 			Recorder: st.CallRecords(), Reader: st.CallRecords(), Calls: st.CallRecords(), Purger: st.CallRecords(),
-			Conversations: st.Conversations(), Lister: st.Conversations(),
+			Conversations: st.Conversations(), Lister: st.Conversations(), Owners: st.Owners(),
 		},
 		Reopen: func() porttest.Harness {
 			closed = true

@@ -13,12 +13,11 @@ import (
 func (t tx) UpsertModelConfig(ctx context.Context, c ports.ModelConfig, now time.Time) error {
 	err := t.q.UpsertModelConfig(ctx, pgdb.UpsertModelConfigParams{
 		ID: c.ID, SortOrder: int64(c.SortOrder), DisplayName: c.DisplayName, GroupName: c.GroupName,
-		Enabled: c.Enabled, ProviderKind: string(c.ProviderKind), BaseUrl: c.BaseURL, UseFullUrl: c.UseFullURL,
-		SealedApiKey: relstore.NonNil(c.SealedAPIKey), ModelID: c.ModelID, Tooltip: c.Tooltip,
+		Enabled: c.Enabled, ProviderID: c.ProviderID, ModelID: c.ModelID, Tooltip: c.Tooltip,
 		ReasoningEffort: c.ReasoningEffort, ContextWindowTokens: c.ContextWindowTokens,
 		MaxOutputTokens: c.MaxOutputTokens, ExtraParams: relstore.JSONOrNull(c.ExtraParams),
-		CustomHeaders: relstore.JSONOrNull(c.CustomHeaders), SupportsImages: c.SupportsImages,
-		SupportsTools: c.SupportsTools, CreatedAt: now,
+		SupportsImages: c.SupportsImages, SupportsTools: c.SupportsTools,
+		RequestsPerMinute: c.RequestsPerMinute, TokensPerMinute: c.TokensPerMinute, CreatedAt: now,
 	})
 	return interpretError(ctx, err)
 }
@@ -32,7 +31,7 @@ func (t tx) ListModelConfigs(ctx context.Context) ([]ports.ModelConfig, error) {
 	rows, err := t.q.ListModelConfigs(ctx)
 	out := make([]ports.ModelConfig, len(rows))
 	for i, r := range rows {
-		out[i] = modelConfigFromRow(r)
+		out[i] = modelConfigFromRow(pgdb.GetModelConfigRow(r))
 	}
 	return out, interpretError(ctx, err)
 }
@@ -42,14 +41,15 @@ func (t tx) DeleteModelConfig(ctx context.Context, id string) (bool, error) {
 	return n > 0, interpretError(ctx, err)
 }
 
-func modelConfigFromRow(r pgdb.ModelConfig) ports.ModelConfig {
+func modelConfigFromRow(r pgdb.GetModelConfigRow) ports.ModelConfig {
 	return ports.ModelConfig{
 		ID: r.ID, SortOrder: int(r.SortOrder), DisplayName: r.DisplayName, GroupName: r.GroupName,
-		Enabled: r.Enabled, ProviderKind: llm.ProviderKind(r.ProviderKind), BaseURL: r.BaseUrl,
-		UseFullURL: r.UseFullUrl, SealedAPIKey: r.SealedApiKey, ModelID: r.ModelID, Tooltip: r.Tooltip,
-		ReasoningEffort: r.ReasoningEffort, ContextWindowTokens: r.ContextWindowTokens,
+		Enabled: r.Enabled, ProviderID: r.ProviderID, ProviderKind: llm.ProviderKind(r.ProviderKind), BaseURL: r.BaseUrl,
+		UseFullURL: r.UseFullUrl, CustomHeaders: relstore.NullToNil(r.CustomHeaders), ModelID: r.ModelID,
+		Tooltip: r.Tooltip, ReasoningEffort: r.ReasoningEffort, ContextWindowTokens: r.ContextWindowTokens,
 		MaxOutputTokens: r.MaxOutputTokens, ExtraParams: relstore.NullToNil(r.ExtraParams),
-		CustomHeaders: relstore.NullToNil(r.CustomHeaders), SupportsImages: r.SupportsImages,
-		SupportsTools: r.SupportsTools, CreatedAt: utc(r.CreatedAt), UpdatedAt: utc(r.UpdatedAt),
+		SupportsImages: r.SupportsImages, SupportsTools: r.SupportsTools,
+		RequestsPerMinute: r.RequestsPerMinute, TokensPerMinute: r.TokensPerMinute,
+		CreatedAt: utc(r.CreatedAt), UpdatedAt: utc(r.UpdatedAt),
 	}
 }

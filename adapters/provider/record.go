@@ -48,6 +48,7 @@ func (c *Client) startRecording(ctx context.Context, call ports.ModelCall, reqBy
 			ModelID: req.Model, ReasoningEffort: req.Reasoning.Effort, ServiceTier: req.ServiceTier,
 			MessageCount: len(req.Messages), ToolCount: len(req.Tools),
 		},
+		Route:        call.Route,
 		Status:       callrecord.StatusRunning,
 		Timing:       callrecord.Timing{RequestStarted: c.now()},
 		RequestBytes: reqBytes,

@@ -8,6 +8,7 @@ import (
 
 	"keygate/domain/callrecord"
 	"keygate/domain/compaction"
+	"keygate/domain/conversation"
 	"keygate/ports"
 )
 
@@ -177,4 +178,18 @@ func (a ContextAnchors) PutContextAnchor(ctx context.Context, conversationID str
 		return fmt.Errorf("put context anchor of %q: %w", conversationID, err)
 	}
 	return nil
+}
+
+// ConversationTitle makes the title of a conversation list row from the
+// stored body of its first user-visible turn (conversation.Title); empty
+// when the body is missing or unreadable.
+func ConversationTitle(body []byte) string {
+	if len(body) == 0 {
+		return ""
+	}
+	m, err := conversation.DecodeMessage(body)
+	if err != nil {
+		return ""
+	}
+	return conversation.Title(m)
 }

@@ -32,6 +32,9 @@ type Tx interface {
 	blobRows
 	settingRows
 	modelConfigRows
+	providerRows
+	routingRows
+	rateRows
 	callRecordRows
 	consoleRows
 	tokenRows

@@ -26,9 +26,10 @@ func NewAuditor(log ports.AuditLog, clock ports.Clock) *Auditor {
 
 // Record stores that caller did action (as "noun.verb") to target.
 // before and after are the object's states, marshalled to JSON and masked
-// with audit.Mask (nil: the object did not exist). A ports.ModelConfig can
-// be passed as it is: it is recorded with the control API's JSON names
-// (see modelView) and its sealed key is masked like any key.
+// with audit.Mask (nil: the object did not exist). A ports.ModelConfig or
+// ports.Provider can be passed as it is: it is recorded with the control
+// API's JSON names (see modelView, providerView) and a sealed key is masked
+// like any key.
 func (a *Auditor) Record(ctx context.Context, caller access.Principal, action, target string, before, after any) error {
 	b, err := marshal(before)
 	if err != nil {
@@ -72,6 +73,10 @@ func marshal(v any) ([]byte, error) {
 		return nil, nil
 	case ports.ModelConfig:
 		v = newModelView(t)
+	case ports.Provider:
+		v = newProviderView(t)
+	case ports.Alias:
+		v = newAliasView(t)
 	}
 	return json.Marshal(v)
 }
@@ -79,41 +84,109 @@ func marshal(v any) ([]byte, error) {
 // modelView is what the audit log keeps of a model configuration: the
 // fields under the names the control API's JSON gives them (proto JSON,
 // lowerCamel, as in keygate.control.v1.Model and ModelSettings), flat, so
-// that the console lists each changed field on its own. The sealed key is
-// apiKey, which audit.Mask replaces by [set] or [changed]. Extra params
-// stay a JSON object (the API carries them as a string), so that a secret
-// inside them is masked too, as one in customHeaders is.
+// that the console lists each changed field on its own. Extra params stay
+// a JSON object (the API carries them as a string), so that a secret
+// inside them is masked. The connection (URL, headers, keys) belongs to
+// the provider and is audited with it.
 type modelView struct {
-	ID                  string           `json:"id"`
-	SortOrder           int              `json:"sortOrder"`
-	Enabled             bool             `json:"enabled"`
-	DisplayName         string           `json:"displayName"`
-	GroupName           string           `json:"groupName"`
-	ProviderKind        llm.ProviderKind `json:"providerKind"`
-	BaseURL             string           `json:"baseUrl"`
-	UseFullURL          bool             `json:"useFullUrl"`
-	APIKey              []byte           `json:"apiKey"`
-	ModelID             string           `json:"modelId"`
-	Tooltip             string           `json:"tooltip"`
-	ReasoningEffort     string           `json:"reasoningEffort"`
-	ContextWindowTokens int64            `json:"contextWindowTokens"`
-	MaxOutputTokens     int64            `json:"maxOutputTokens"`
-	ExtraParams         json.RawMessage  `json:"extraParams"`
-	CustomHeaders       json.RawMessage  `json:"customHeaders"`
-	SupportsImages      bool             `json:"supportsImages"`
-	SupportsTools       bool             `json:"supportsTools"`
-	CreateTime          time.Time        `json:"createTime"`
-	UpdateTime          time.Time        `json:"updateTime"`
+	ID                  string          `json:"id"`
+	SortOrder           int             `json:"sortOrder"`
+	Enabled             bool            `json:"enabled"`
+	DisplayName         string          `json:"displayName"`
+	GroupName           string          `json:"groupName"`
+	ProviderID          string          `json:"providerId"`
+	ModelID             string          `json:"modelId"`
+	Tooltip             string          `json:"tooltip"`
+	ReasoningEffort     string          `json:"reasoningEffort"`
+	ContextWindowTokens int64           `json:"contextWindowTokens"`
+	MaxOutputTokens     int64           `json:"maxOutputTokens"`
+	ExtraParams         json.RawMessage `json:"extraParams"`
+	SupportsImages      bool            `json:"supportsImages"`
+	SupportsTools       bool            `json:"supportsTools"`
+	RequestsPerMinute   int64           `json:"requestsPerMinute"`
+	TokensPerMinute     int64           `json:"tokensPerMinute"`
+	CreateTime          time.Time       `json:"createTime"`
+	UpdateTime          time.Time       `json:"updateTime"`
 }
 
 func newModelView(c ports.ModelConfig) modelView {
 	return modelView{
 		ID: c.ID, SortOrder: c.SortOrder, Enabled: c.Enabled, DisplayName: c.DisplayName, GroupName: c.GroupName,
-		ProviderKind: c.ProviderKind, BaseURL: c.BaseURL, UseFullURL: c.UseFullURL, APIKey: c.SealedAPIKey,
-		ModelID: c.ModelID, Tooltip: c.Tooltip, ReasoningEffort: c.ReasoningEffort,
+		ProviderID: c.ProviderID, ModelID: c.ModelID, Tooltip: c.Tooltip, ReasoningEffort: c.ReasoningEffort,
 		ContextWindowTokens: c.ContextWindowTokens, MaxOutputTokens: c.MaxOutputTokens,
-		ExtraParams: c.ExtraParams, CustomHeaders: c.CustomHeaders,
-		SupportsImages: c.SupportsImages, SupportsTools: c.SupportsTools,
+		ExtraParams: c.ExtraParams, SupportsImages: c.SupportsImages, SupportsTools: c.SupportsTools,
+		RequestsPerMinute: c.RequestsPerMinute, TokensPerMinute: c.TokensPerMinute,
 		CreateTime: c.CreatedAt, UpdateTime: c.UpdatedAt,
 	}
+}
+
+// providerView is what the audit log keeps of a provider, like modelView:
+// each sealed key is apiKey, which audit.Mask replaces by [set] or
+// [changed], and custom headers are masked like any secret in them.
+type providerView struct {
+	ID            string            `json:"id"`
+	Name          string            `json:"name"`
+	ProviderKind  llm.ProviderKind  `json:"providerKind"`
+	BaseURL       string            `json:"baseUrl"`
+	UseFullURL    bool              `json:"useFullUrl"`
+	CustomHeaders json.RawMessage   `json:"customHeaders"`
+	Region        string            `json:"region"`
+	KeyStrategy   string            `json:"keyStrategy"`
+	CoolDownMS    int64             `json:"coolDownMs"`
+	Keys          []providerKeyView `json:"keys"`
+	CreateTime    time.Time         `json:"createTime"`
+	UpdateTime    time.Time         `json:"updateTime"`
+}
+
+type providerKeyView struct {
+	ID             string `json:"id"`
+	APIKey         []byte `json:"apiKey"`
+	Weight         int    `json:"weight"`
+	Enabled        bool   `json:"enabled"`
+	DisabledReason string `json:"disabledReason"`
+}
+
+func newProviderView(p ports.Provider) providerView {
+	v := providerView{ID: p.ID, Name: p.Name, ProviderKind: p.Kind, BaseURL: p.BaseURL, UseFullURL: p.UseFullURL,
+		CustomHeaders: p.CustomHeaders, Region: p.Region, CoolDownMS: p.CoolDown.Milliseconds(),
+		Keys: []providerKeyView{}, CreateTime: p.CreatedAt, UpdateTime: p.UpdatedAt}
+	if p.KeyStrategy != 0 {
+		v.KeyStrategy = p.KeyStrategy.String()
+	}
+	for _, k := range p.Keys {
+		v.Keys = append(v.Keys, providerKeyView{ID: k.ID, APIKey: k.Sealed, Weight: k.Weight, Enabled: k.Enabled,
+			DisabledReason: k.DisabledReason})
+	}
+	return v
+}
+
+// aliasView is what the audit log keeps of an alias, like modelView.
+type aliasView struct {
+	ID                  string            `json:"id"`
+	SortOrder           int               `json:"sortOrder"`
+	Enabled             bool              `json:"enabled"`
+	DisplayName         string            `json:"displayName"`
+	GroupName           string            `json:"groupName"`
+	Tooltip             string            `json:"tooltip"`
+	Strategy            string            `json:"strategy"`
+	FirstTokenTimeoutMS int64             `json:"firstTokenTimeoutMs"`
+	Targets             []aliasTargetView `json:"targets"`
+}
+
+type aliasTargetView struct {
+	ModelID string `json:"modelId"`
+	Weight  int    `json:"weight"`
+	Drained bool   `json:"drained"`
+}
+
+func newAliasView(a ports.Alias) aliasView {
+	v := aliasView{ID: a.ID, SortOrder: a.SortOrder, Enabled: a.Enabled, DisplayName: a.DisplayName, GroupName: a.GroupName,
+		Tooltip: a.Tooltip, FirstTokenTimeoutMS: a.FirstTokenTimeout.Milliseconds(), Targets: []aliasTargetView{}}
+	if a.Strategy != 0 {
+		v.Strategy = a.Strategy.String()
+	}
+	for _, t := range a.Targets {
+		v.Targets = append(v.Targets, aliasTargetView{ModelID: t.ModelID, Weight: t.Weight, Drained: t.Drained})
+	}
+	return v
 }

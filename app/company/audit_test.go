@@ -32,42 +32,43 @@ var _ = Describe("Auditor", func() {
 		auditor = company.NewAuditor(sqlite.NewStore(db).Audit(), runtest.NewClock())
 	})
 
-	It("records who changed a model configuration, with the keys and auth headers masked", func() {
-		before := ports.ModelConfig{ID: "m1", DisplayName: "GPT", ProviderKind: llm.ProviderOpenAIResponses,
-			SealedAPIKey: []byte("sealed-old"), CustomHeaders: json.RawMessage(`{"Authorization":"Bearer abc"}`)}
+	It("records who changed a provider, with the keys and auth headers masked", func() {
+		before := ports.Provider{ID: "p1", Name: "GPT", Kind: llm.ProviderOpenAIResponses,
+			Keys:          []ports.ProviderKey{{ID: "k1", Sealed: []byte("sealed-old"), Weight: 1, Enabled: true}},
+			CustomHeaders: json.RawMessage(`{"Authorization":"Bearer abc"}`)}
 		after := before
-		after.DisplayName, after.SealedAPIKey = "GPT 5", []byte("sealed-new")
-		Expect(auditor.Record(ctx, admin, "model.update", "m1", before, after)).To(Succeed())
+		after.Name, after.Keys = "GPT 5", []ports.ProviderKey{{ID: "k1", Sealed: []byte("sealed-new"), Weight: 1, Enabled: true}}
+		Expect(auditor.Record(ctx, admin, "provider.update", "p1", before, after)).To(Succeed())
 
 		got, err := auditor.Entries(ctx, admin, ports.AuditQuery{})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(got).To(HaveLen(1))
 		Expect(got[0].Actor).To(Equal(admin.Identity))
 		Expect(got[0].Role).To(Equal("admin"))
-		Expect(got[0].Action).To(Equal("model.update"))
+		Expect(got[0].Action).To(Equal("provider.update"))
 		var b, a map[string]any
 		Expect(json.Unmarshal(got[0].Before, &b)).To(Succeed())
 		Expect(json.Unmarshal(got[0].After, &a)).To(Succeed())
-		Expect(a).To(HaveKeyWithValue("displayName", "GPT 5"))
+		Expect(a).To(HaveKeyWithValue("name", "GPT 5"))
 		Expect(a).To(HaveKeyWithValue("providerKind", "openai_responses"))
-		Expect(a).To(HaveKeyWithValue("apiKey", "[changed]"))
-		Expect(b).To(HaveKeyWithValue("apiKey", "[set]"))
+		Expect(a["keys"]).To(ConsistOf(HaveKeyWithValue("apiKey", "[changed]")))
+		Expect(b["keys"]).To(ConsistOf(HaveKeyWithValue("apiKey", "[set]")))
 		Expect(a["customHeaders"]).To(HaveKeyWithValue("Authorization", "[set]"))
 		Expect(string(got[0].Before) + string(got[0].After)).NotTo(ContainSubstring("Bearer abc"))
 	})
 
 	It("names a model configuration's fields as the control API's JSON does", func() {
-		cfg := ports.ModelConfig{ID: "m1", DisplayName: "GPT", ProviderKind: llm.ProviderOpenAIChat, BaseURL: "https://api.example",
-			ModelID: "gpt-x", MaxOutputTokens: 4096, SealedAPIKey: []byte("sealed"), ExtraParams: json.RawMessage(`{"api_key":"inner"}`)}
+		cfg := ports.ModelConfig{ID: "m1", DisplayName: "GPT", ProviderID: "p1", ProviderKind: llm.ProviderOpenAIChat, BaseURL: "https://api.example",
+			ModelID: "gpt-x", MaxOutputTokens: 4096, ExtraParams: json.RawMessage(`{"api_key":"inner"}`)}
 		Expect(auditor.Record(ctx, admin, "model.put", "m1", nil, cfg)).To(Succeed())
 		got, _ := auditor.Entries(ctx, admin, ports.AuditQuery{})
 		var a map[string]any
 		Expect(json.Unmarshal(got[0].After, &a)).To(Succeed())
 		Expect(a).To(HaveKeyWithValue("id", "m1"))
-		Expect(a).To(HaveKeyWithValue("baseUrl", "https://api.example"))
+		Expect(a).To(HaveKeyWithValue("providerId", "p1"))
+		Expect(a).NotTo(HaveKey("baseUrl"), "the connection is the provider's, audited with it")
 		Expect(a).To(HaveKeyWithValue("modelId", "gpt-x"))
 		Expect(a).To(HaveKeyWithValue("maxOutputTokens", BeNumerically("==", 4096)))
-		Expect(a).To(HaveKeyWithValue("apiKey", "[set]"))
 		Expect(a["extraParams"]).To(HaveKeyWithValue("api_key", "[set]"), "a secret inside extra params is masked too")
 		for k := range a {
 			Expect(k).To(MatchRegexp(`^[a-z][a-zA-Z]*$`), "lowerCamel, never a Go field name")

@@ -19,11 +19,12 @@ import (
 
 var _ = Describe("Auditor store decorators", func() {
 	var (
-		ctx      context.Context
-		log      ports.AuditLog
-		models   ports.ModelConfigStore
-		settings ports.SettingStore
-		admin    = access.Principal{Identity: identity.Identity{UserID: "root"}, Role: access.Admin}
+		ctx       context.Context
+		log       ports.AuditLog
+		models    ports.ModelConfigStore
+		providers ports.ProviderStore
+		settings  ports.SettingStore
+		admin     = access.Principal{Identity: identity.Identity{UserID: "root"}, Role: access.Admin}
 	)
 	BeforeEach(func() {
 		ctx = access.NewContext(context.Background(), admin)
@@ -34,6 +35,7 @@ var _ = Describe("Auditor store decorators", func() {
 		log = st.Audit()
 		auditor := company.NewAuditor(log, runtest.NewClock())
 		models = auditor.ModelConfigs(st.Stores().ModelConfigs)
+		providers = auditor.Providers(st.Providers())
 		settings = auditor.Settings(st.Stores().Settings)
 	})
 	entries := func() []string {
@@ -46,21 +48,46 @@ var _ = Describe("Auditor store decorators", func() {
 		return out
 	}
 
-	It("audits who created, changed and deleted a model, newest first, with the key masked", func() {
-		cfg := ports.ModelConfig{ID: "m1", DisplayName: "GPT", ProviderKind: llm.ProviderOpenAIResponses, SealedAPIKey: []byte("sealed-1")}
+	It("audits who created, changed and deleted a model, newest first", func() {
+		cfg := ports.ModelConfig{ID: "m1", DisplayName: "GPT", ProviderID: "p1", ModelID: "gpt-a"}
 		Expect(models.PutModelConfig(ctx, cfg)).To(Succeed())
-		cfg.SealedAPIKey = []byte("sealed-2")
+		cfg.ModelID = "gpt-b"
 		Expect(models.PutModelConfig(ctx, cfg)).To(Succeed())
 		Expect(models.DeleteModelConfig(ctx, "m1")).To(Succeed())
 		Expect(entries()).To(Equal([]string{"root model.delete m1", "root model.put m1", "root model.put m1"}))
 
 		list, _ := log.AuditEntries(context.Background(), ports.AuditQuery{})
 		Expect(list[2].Before).To(BeNil(), "the first put created the model")
-		var change map[string]any
+		var before, change map[string]any
+		Expect(json.Unmarshal(list[1].Before, &before)).To(Succeed())
 		Expect(json.Unmarshal(list[1].After, &change)).To(Succeed())
-		Expect(change).To(HaveKeyWithValue("apiKey", "[changed]"))
+		Expect(before).To(HaveKeyWithValue("modelId", "gpt-a"))
+		Expect(change).To(HaveKeyWithValue("modelId", "gpt-b"))
 		Expect(change).To(HaveKeyWithValue("displayName", "GPT"))
 		Expect(list[0].After).To(BeNil())
+	})
+
+	It("audits who changed a provider's keys, the router disabling one included, with every key masked", func() {
+		p := ports.Provider{ID: "p1", Name: "OpenAI", Kind: llm.ProviderOpenAIResponses, BaseURL: "https://api.example",
+			Keys: []ports.ProviderKey{{ID: "k1", Sealed: []byte("sealed-1"), Weight: 1, Enabled: true}}}
+		Expect(providers.PutProvider(ctx, p)).To(Succeed())
+		p.Keys[0].Sealed = []byte("sealed-2")
+		Expect(providers.PutProvider(ctx, p)).To(Succeed())
+		Expect(providers.SetKeyEnabled(context.Background(), "p1", "k1", false, "kept failing authentication")).To(Succeed())
+		Expect(providers.DeleteProvider(ctx, "p1")).To(Succeed())
+		Expect(entries()).To(Equal([]string{"root provider.delete p1", "system provider.key_enabled p1/k1",
+			"root provider.put p1", "root provider.put p1"}))
+
+		list, _ := log.AuditEntries(context.Background(), ports.AuditQuery{})
+		var rotated, disabled map[string]any
+		Expect(json.Unmarshal(list[2].After, &rotated)).To(Succeed())
+		Expect(rotated["keys"]).To(ConsistOf(HaveKeyWithValue("apiKey", "[changed]")))
+		Expect(json.Unmarshal(list[1].After, &disabled)).To(Succeed())
+		Expect(disabled["keys"]).To(ConsistOf(And(HaveKeyWithValue("enabled", false),
+			HaveKeyWithValue("disabledReason", "kept failing authentication"))))
+		for _, e := range list {
+			Expect(string(e.Before) + string(e.After)).NotTo(ContainSubstring("sealed-"))
+		}
 	})
 
 	It("audits nothing for a change that failed", func() {

@@ -35,9 +35,41 @@ type BudgetPolicy struct {
 type Budgets struct {
 	counter ports.UsageCounter
 	leases  ports.RunLeases
+	windows ports.RateWindows
 	clock   ports.Clock
 	policy  BudgetPolicy
 	log     *zap.Logger
+}
+
+// LimitRatesWith counts each user's requests and tokens per minute in
+// windows, which every replica shares, for the policy's per-minute limits;
+// without it those limits are not enforced.
+func (b *Budgets) LimitRatesWith(windows ports.RateWindows) { b.windows = windows }
+
+// Admit counts a provider call against userID's per-minute limits, or
+// returns a *budget.ExceededError, counting nothing, when one of them has
+// no room left this minute.
+func (b *Budgets) Admit(ctx context.Context, userID string) error {
+	l := b.Limits(userID)
+	if !l.PerMinute() || b.windows == nil {
+		return nil
+	}
+	now := b.clock.Now()
+	ok, requests, tokens, err := b.windows.Admit(ctx, budget.UserScope(userID), budget.MinuteStart(now),
+		l.RequestsPerMinute, l.TokensPerMinute)
+	if err != nil {
+		return fmt.Errorf("check per-minute limits: %w", err)
+	}
+	if ok {
+		return nil
+	}
+	if err := l.CheckMinute(requests, tokens, now); err != nil {
+		return err
+	}
+	// Refused by the store, though the counts read after leave room: one
+	// of the limits was reached in between.
+	return &budget.ExceededError{Limit: budget.LimitRequestsPerMinute, Used: requests, Max: l.RequestsPerMinute,
+		ResetsAt: budget.MinuteStart(now).Add(time.Minute)}
 }
 
 // NewBudgets returns the budget use case.
@@ -86,6 +118,11 @@ func (b *Budgets) Record(ctx context.Context, userID, model string, u llm.Usage)
 		return nil
 	}
 	now := b.clock.Now()
+	if b.windows != nil && b.Limits(userID).TokensPerMinute > 0 {
+		if err := b.windows.AddTokens(ctx, budget.UserScope(userID), budget.MinuteStart(now), tokens); err != nil {
+			return err
+		}
+	}
 	return b.counter.AddUsage(ctx, userID, []string{budget.DayKey(now), budget.MonthKey(now)}, tokens, cost)
 }
 
@@ -136,6 +173,9 @@ func (p budgetProvider) Stream(ctx context.Context, call ports.ModelCall) (ports
 		return nil, ErrNoCaller
 	}
 	if err := p.b.Check(ctx, id.UserID); err != nil {
+		return nil, err
+	}
+	if err := p.b.Admit(ctx, id.UserID); err != nil {
 		return nil, err
 	}
 	s, err := p.next.Stream(ctx, call)

@@ -9,6 +9,9 @@ import (
 	. "github.com/onsi/gomega"
 	"go.uber.org/zap"
 
+	"keygate/adapters/pgtest"
+	"keygate/adapters/postgres"
+	"keygate/adapters/relstore"
 	"keygate/adapters/sqlite"
 	"keygate/app/company"
 	"keygate/app/run/runtest"
@@ -228,5 +231,80 @@ var _ = Describe("BudgetPolicy.PriceOf", func() {
 		_, cost, err := st.PeriodUsage(ctx, "ada", budget.MonthKey(clock.Now()))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(cost).To(BeEquivalentTo(2000))
+	})
+})
+
+var _ = Describe("Per-minute limits", func() {
+	var (
+		ctx   context.Context
+		clock *runtest.Clock
+		ada   = identity.Identity{UserID: "ada"}
+		call  = ports.ModelCall{Request: llm.Request{Model: "claude-x"}}
+	)
+	// budgetsOn is a budget use case over store with limits, as one replica
+	// has it.
+	budgetsOn := func(st *relstore.Store, limits budget.Limits) *company.Budgets {
+		b := company.NewBudgets(st.Budgets(), st.Budgets(), clock, company.BudgetPolicy{Default: limits}, zap.NewNop())
+		b.LimitRatesWith(st.Routing())
+		return b
+	}
+	drain := func(b *company.Budgets, u llm.Usage) error {
+		s, err := b.Provider(usageProvider{usage: u}).Stream(ctx, call)
+		if err != nil {
+			return err
+		}
+		for s.Next() {
+		}
+		return s.Close()
+	}
+	sqliteStore := func() *relstore.Store {
+		db, err := sqlite.Open(ctx, GinkgoT().TempDir(), zap.NewNop())
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(db.Close)
+		return sqlite.NewStore(db)
+	}
+	BeforeEach(func() {
+		ctx, clock = identity.NewContext(context.Background(), ada), runtest.NewClock()
+	})
+
+	It("refuses a user's call over the requests per minute, saying when to try again, and lets it through the next minute", func() {
+		b := budgetsOn(sqliteStore(), budget.Limits{RequestsPerMinute: 2})
+		Expect(drain(b, llm.Usage{Input: 1})).To(Succeed())
+		Expect(drain(b, llm.Usage{Input: 1})).To(Succeed())
+		err := drain(b, llm.Usage{Input: 1})
+		var ex *budget.ExceededError
+		Expect(errors.As(err, &ex)).To(BeTrue())
+		Expect(ex.Limit).To(Equal(budget.LimitRequestsPerMinute))
+		Expect(err.Error()).To(ContainSubstring("2 of your 2 model requests for this minute"))
+		clock.Advance(time.Minute)
+		Expect(drain(b, llm.Usage{Input: 1})).To(Succeed())
+	})
+
+	It("refuses a user's call once the minute's tokens are spent", func() {
+		b := budgetsOn(sqliteStore(), budget.Limits{TokensPerMinute: 100})
+		Expect(drain(b, llm.Usage{Input: 120, Output: 30})).To(Succeed())
+		err := drain(b, llm.Usage{Input: 1})
+		Expect(err).To(MatchError(ContainSubstring("150 of your 100 tokens for this minute")))
+	})
+
+	It("are shared by two replicas on one PostgreSQL", func() {
+		pg, err := pgtest.New(ctx)
+		Expect(err).NotTo(HaveOccurred(), "this spec needs a PostgreSQL server and never skips")
+		DeferCleanup(pg.Close)
+		var replicas []*company.Budgets
+		for range 2 {
+			pool, err := postgres.Open(ctx, pg.DSN, zap.NewNop())
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(pool.Close)
+			replicas = append(replicas, budgetsOn(postgres.NewStore(pool), budget.Limits{RequestsPerMinute: 3, TokensPerMinute: 1000}))
+		}
+		Expect(drain(replicas[0], llm.Usage{Input: 1})).To(Succeed())
+		Expect(drain(replicas[1], llm.Usage{Input: 1})).To(Succeed())
+		Expect(drain(replicas[0], llm.Usage{Input: 1})).To(Succeed())
+		Expect(drain(replicas[1], llm.Usage{Input: 1})).To(MatchError(ContainSubstring("3 of your 3 model requests")))
+		clock.Advance(time.Minute)
+		Expect(drain(replicas[1], llm.Usage{Input: 1000})).To(Succeed())
+		Expect(drain(replicas[0], llm.Usage{Input: 1})).To(MatchError(ContainSubstring("1000 of your 1000 tokens")),
+			"the other replica's tokens count")
 	})
 })

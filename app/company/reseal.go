@@ -9,33 +9,35 @@ import (
 
 // Reseal opens every stored provider key with box and seals it again, so
 // that after a key rotation every key is sealed under box's primary key.
-// box must still open values sealed under the old key. Configurations
-// without a key are left alone. It returns how many keys it re-sealed; on
-// an error the configurations before it are re-sealed and the rest are
-// untouched, and running it again is safe.
-func Reseal(ctx context.Context, configs ports.ModelConfigStore, box ports.SecretBox) (int, error) {
-	all, err := configs.ModelConfigs(ctx)
+// box must still open values sealed under the old key. It returns how many
+// keys it re-sealed. Each provider is written whole, so on an error the
+// providers before it are re-sealed and the rest are untouched, and
+// running it again is safe.
+func Reseal(ctx context.Context, providers ports.ProviderStore, box ports.SecretBox) (int, error) {
+	all, err := providers.Providers(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("reseal keys: %w", err)
 	}
 	n := 0
-	for _, cfg := range all {
-		if len(cfg.SealedAPIKey) == 0 {
+	for _, p := range all {
+		if len(p.Keys) == 0 {
 			continue
 		}
-		plain, err := box.Open(cfg.SealedAPIKey)
-		if err != nil {
-			return n, fmt.Errorf("reseal key of model %q: %w", cfg.ID, err)
+		for i, k := range p.Keys {
+			plain, err := box.Open(k.Sealed)
+			if err != nil {
+				return n, fmt.Errorf("reseal key %q of provider %q: %w", k.ID, p.ID, err)
+			}
+			p.Keys[i].Sealed, err = box.Seal(plain)
+			clear(plain)
+			if err != nil {
+				return n, fmt.Errorf("reseal key %q of provider %q: %w", k.ID, p.ID, err)
+			}
 		}
-		cfg.SealedAPIKey, err = box.Seal(plain)
-		clear(plain)
-		if err != nil {
-			return n, fmt.Errorf("reseal key of model %q: %w", cfg.ID, err)
+		if err := providers.PutProvider(ctx, p); err != nil {
+			return n, fmt.Errorf("reseal keys of provider %q: %w", p.ID, err)
 		}
-		if err := configs.PutModelConfig(ctx, cfg); err != nil {
-			return n, fmt.Errorf("reseal key of model %q: %w", cfg.ID, err)
-		}
-		n++
+		n += len(p.Keys)
 	}
 	return n, nil
 }

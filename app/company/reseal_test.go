@@ -24,34 +24,37 @@ var _ = Describe("Reseal", func() {
 		before, _ := secret.NewRing(old)
 		for _, id := range []string{"a", "b"} {
 			sealed, _ := before.Seal([]byte("sk-" + id))
-			Expect(store.PutModelConfig(ctx, ports.ModelConfig{ID: id, ProviderKind: llm.ProviderOpenAIResponses, SealedAPIKey: sealed})).To(Succeed())
+			second, _ := before.Seal([]byte("sk-" + id + "2"))
+			Expect(store.PutProvider(ctx, ports.Provider{ID: id, Name: id, Kind: llm.ProviderOpenAIResponses,
+				Keys: []ports.ProviderKey{{ID: id + "1", Sealed: sealed}, {ID: id + "2", Position: 1, Sealed: second}}})).To(Succeed())
 		}
-		Expect(store.PutModelConfig(ctx, ports.ModelConfig{ID: "keyless", ProviderKind: llm.ProviderOpenAIResponses})).To(Succeed())
+		Expect(store.PutProvider(ctx, ports.Provider{ID: "keyless", Kind: llm.ProviderOpenAIResponses})).To(Succeed())
 	})
 
-	It("re-seals every stored key under the new primary key, so the old key is no longer needed", func() {
+	It("re-seals every stored key of every provider under the new primary key, so the old key is no longer needed", func() {
 		newKey := secret.NewKey()
 		ring, _ := secret.NewRing(newKey, old)
 		n, err := company.Reseal(ctx, store, ring)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(n).To(Equal(2))
+		Expect(n).To(Equal(4))
 		only, _ := secret.NewRing(newKey)
 		for _, id := range []string{"a", "b"} {
-			cfg, err := store.ModelConfig(ctx, id)
+			p, err := store.Provider(ctx, id)
 			Expect(err).NotTo(HaveOccurred())
-			Expect(only.Open(cfg.SealedAPIKey)).To(Equal([]byte("sk-" + id)))
+			Expect(only.Open(p.Keys[0].Sealed)).To(Equal([]byte("sk-" + id)))
+			Expect(only.Open(p.Keys[1].Sealed)).To(Equal([]byte("sk-" + id + "2")))
 		}
-		keyless, _ := store.ModelConfig(ctx, "keyless")
-		Expect(keyless.SealedAPIKey).To(BeEmpty())
+		keyless, _ := store.Provider(ctx, "keyless")
+		Expect(keyless.Keys).To(BeEmpty())
 	})
 
 	It("stops at a key the box cannot open and leaves it as it was", func() {
 		stranger, _ := secret.NewRing(secret.NewKey())
-		before, _ := store.ModelConfig(ctx, "a")
+		before, _ := store.Provider(ctx, "a")
 		_, err := company.Reseal(ctx, store, stranger)
 		Expect(err).To(MatchError(ports.ErrUnsealable))
 		Expect(err.Error()).NotTo(ContainSubstring("sk-a"))
-		after, _ := store.ModelConfig(ctx, "a")
-		Expect(after.SealedAPIKey).To(Equal(before.SealedAPIKey))
+		after, _ := store.Provider(ctx, "a")
+		Expect(after.Keys[0].Sealed).To(Equal(before.Keys[0].Sealed))
 	})
 })

@@ -90,6 +90,14 @@ type ModelAggregate struct {
 	Aggregate
 }
 
+// TargetAggregate sums the routed calls of one target (a model on its
+// provider): where each deployment's cache hit rate shows.
+type TargetAggregate struct {
+	Target   string
+	Provider string
+	Aggregate
+}
+
 // UserAggregate sums the calls made in one user's turns.
 type UserAggregate struct {
 	UserID string
@@ -111,7 +119,9 @@ type DashboardView struct {
 	Series   []Point
 	PerModel []ModelAggregate
 	PerUser  []UserAggregate
-	Bucket   Bucket
+	// PerTarget sums routed calls by target, ordered by target.
+	PerTarget []TargetAggregate
+	Bucket    Bucket
 }
 
 // Dashboard aggregates call records.
@@ -174,6 +184,7 @@ func (d *Dashboard) Get(ctx context.Context, q DashboardQuery) (DashboardView, e
 	points := map[time.Time]*Point{}
 	models := map[string]*ModelAggregate{}
 	users := map[string]*UserAggregate{}
+	targets := map[string]*TargetAggregate{}
 	for _, r := range recs {
 		if !r.Status.Final() {
 			continue
@@ -193,6 +204,12 @@ func (d *Dashboard) Get(ctx context.Context, q DashboardQuery) (DashboardView, e
 			users[r.UserID] = &UserAggregate{UserID: r.UserID}
 		}
 		users[r.UserID].add(r, p)
+		if t := r.Route.Target; t != "" {
+			if targets[t] == nil {
+				targets[t] = &TargetAggregate{Target: t, Provider: r.Route.Provider}
+			}
+			targets[t].add(r, p)
+		}
 	}
 	for t := truncate(q.Since, q.Bucket); t.Before(q.Until); t = step(t, q.Bucket) {
 		if p := points[t]; p != nil {
@@ -209,6 +226,10 @@ func (d *Dashboard) Get(ctx context.Context, q DashboardQuery) (DashboardView, e
 		v.PerUser = append(v.PerUser, *u)
 	}
 	sort.Slice(v.PerUser, func(i, j int) bool { return v.PerUser[i].UserID < v.PerUser[j].UserID })
+	for _, t := range targets {
+		v.PerTarget = append(v.PerTarget, *t)
+	}
+	sort.Slice(v.PerTarget, func(i, j int) bool { return v.PerTarget[i].Target < v.PerTarget[j].Target })
 	return v, nil
 }
 

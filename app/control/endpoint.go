@@ -4,54 +4,81 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"keygate/ports"
 )
 
 // Endpoint resolves a model into the endpoint a provider call needs: request
-// URL, opened API key, headers and extra parameters. The run engine's
-// composition uses it too, so tests and real calls reach the same URL.
+// URL, the first enabled key of its provider (opened), headers and extra
+// parameters. The run engine's composition uses it too, so tests and real
+// calls reach the same URL.
 func (m *Models) Endpoint(ctx context.Context, id string) (ports.Endpoint, ports.ModelConfig, error) {
 	cfg, err := m.load(ctx, id)
 	if err != nil {
 		return ports.Endpoint{}, cfg, err
 	}
-	ep, err := m.endpointOf(cfg)
-	return ep, cfg, err
+	p, err := m.providerOf(ctx, cfg)
+	if err != nil {
+		return ports.Endpoint{}, cfg, err
+	}
+	for _, k := range p.Keys {
+		if k.Enabled {
+			ep, err := m.endpointOf(cfg, p, k)
+			return ep, cfg, err
+		}
+	}
+	return ports.Endpoint{}, cfg, &NoKeyError{ModelID: cfg.ID, Provider: p.Name}
 }
 
-// endpointOf opens the key of cfg and refuses it when the request URL's
-// origin is not the one the key was saved for. Update never stores such a
-// row; this catches a row changed behind Keygate's back.
-func (m *Models) endpointOf(cfg ports.ModelConfig) (ports.Endpoint, error) {
-	u, err := m.o.Protocols.RequestURL(cfg.ProviderKind, cfg.BaseURL, cfg.ModelID, cfg.UseFullURL)
+// NoKeyError: a model's provider has no enabled key (or the model names no
+// provider), so the model cannot be called.
+type NoKeyError struct {
+	ModelID  string
+	Provider string
+}
+
+func (e *NoKeyError) Error() string {
+	if e.Provider == "" {
+		return fmt.Sprintf("model %s names no provider; an administrator must choose one", e.ModelID)
+	}
+	return fmt.Sprintf("provider %s of model %s has no enabled API key; an administrator must add or enable one", e.Provider, e.ModelID)
+}
+
+// endpointOf opens key k of provider p for a call of model cfg and refuses
+// it when the request URL's origin is not the one the key was saved for.
+// Saves never store such a row; this catches a row changed behind
+// Keygate's back.
+func (m *Models) endpointOf(cfg ports.ModelConfig, p ports.Provider, k ports.ProviderKey) (ports.Endpoint, error) {
+	u, err := m.o.Protocols.RequestURL(p.Kind, p.BaseURL, cfg.ModelID, p.UseFullURL)
 	if err != nil {
 		return ports.Endpoint{}, fmt.Errorf("request url of model %s: %w", cfg.ID, err)
 	}
-	k, err := m.openKey(cfg)
+	sk, err := m.openKey(p, k)
 	if err != nil {
 		return ports.Endpoint{}, err
 	}
-	if to, err := Origin(u); err != nil || to != k.origin {
-		return ports.Endpoint{}, &KeyOriginError{ModelID: cfg.ID, SavedFor: k.origin, SendTo: to}
+	if to, err := Origin(u); err != nil || to != sk.origin {
+		return ports.Endpoint{}, &KeyOriginError{ModelID: cfg.ID, SavedFor: sk.origin, SendTo: to}
 	}
-	ep := ports.Endpoint{Kind: cfg.ProviderKind, URL: u, APIKey: k.key, ExtraParams: cfg.ExtraParams}
-	if len(cfg.CustomHeaders) > 0 {
-		if err := json.Unmarshal(cfg.CustomHeaders, &ep.Headers); err != nil {
-			return ports.Endpoint{}, fmt.Errorf("custom headers of model %s: %w", cfg.ID, err)
+	ep := ports.Endpoint{Kind: p.Kind, URL: u, APIKey: sk.key, ExtraParams: cfg.ExtraParams}
+	if len(p.CustomHeaders) > 0 {
+		if err := json.Unmarshal(p.CustomHeaders, &ep.Headers); err != nil {
+			return ports.Endpoint{}, fmt.Errorf("custom headers of provider %s: %w", p.ID, err)
 		}
 	}
 	return ep, nil
 }
 
 // DiscoverQuery names an endpoint to list models of. APIKey wins; without
-// it the key stored for KeyFromModel is used, so editing a model does not
-// require pasting its key again, but only at the origin that key was
-// saved for.
+// it the first enabled key of KeyFromProvider, else of KeyFromModel's
+// provider, is used, so editing a model does not require pasting its key
+// again, but only at the origin that key was saved for.
 type DiscoverQuery struct {
 	ports.ModelListQuery
-	KeyFromModel string
+	KeyFromModel    string
+	KeyFromProvider string
 }
 
 // Discover lists the model ids an upstream endpoint offers.
@@ -72,30 +99,16 @@ func (m *Models) Discover(ctx context.Context, q DiscoverQuery) ([]string, error
 	if err := checkLen("key_from_model_id", q.KeyFromModel, MaxFilterID); err != nil {
 		return nil, err
 	}
+	if err := checkLen("key_from_provider_id", q.KeyFromProvider, MaxFilterID); err != nil {
+		return nil, err
+	}
 	if err := m.checkURL(ctx, q.BaseURL); err != nil {
 		return nil, err
 	}
-	if q.APIKey == "" && q.KeyFromModel != "" {
-		cfg, err := m.load(ctx, q.KeyFromModel)
-		if err != nil {
+	if q.APIKey == "" && (q.KeyFromModel != "" || q.KeyFromProvider != "") {
+		if err := m.storedKeyFor(ctx, &q); err != nil {
 			return nil, err
 		}
-		k, err := m.openKey(cfg)
-		if err != nil {
-			return nil, err
-		}
-		to, err := Origin(q.BaseURL)
-		if err != nil {
-			return nil, invalid("base_url", "use an http(s) URL with a host, such as https://api.openai.com/v1")
-		}
-		if to != k.origin {
-			return nil, invalid("base_url", fmt.Sprintf(
-				"the stored API key of this model was saved for %s and is not sent to %s; enter the API key to discover models there", k.origin, to))
-		}
-		if err := m.auditKeyUse(ctx, "model.discover", cfg.ID, q.BaseURL, k.key); err != nil {
-			return nil, err
-		}
-		q.APIKey = k.key
 	}
 	ids, err := m.o.Lister.ListModels(ctx, q.ModelListQuery)
 	if err != nil {
@@ -104,14 +117,60 @@ func (m *Models) Discover(ctx context.Context, q DiscoverQuery) ([]string, error
 	return ids, nil
 }
 
-// auditKeyUse records that an administrator's action sends the stored key
-// of model id to url.
+// storedKeyFor fills q.APIKey with the stored key q names, refusing to
+// send it anywhere but the origin it was saved for, and audits its use.
+func (m *Models) storedKeyFor(ctx context.Context, q *DiscoverQuery) error {
+	var p ports.Provider
+	var err error
+	target := q.KeyFromProvider
+	if target != "" {
+		p, err = m.o.Providers.Provider(ctx, target)
+	} else {
+		var cfg ports.ModelConfig
+		if cfg, err = m.load(ctx, q.KeyFromModel); err != nil {
+			return err
+		}
+		target = cfg.ID
+		p, err = m.o.Providers.Provider(ctx, cfg.ProviderID)
+	}
+	if err != nil {
+		return fmt.Errorf("load stored key: %w", err)
+	}
+	i := slices.IndexFunc(p.Keys, func(k ports.ProviderKey) bool { return k.Enabled })
+	if i < 0 {
+		return invalid("api_key", "no key is stored there; enter the API key to discover models")
+	}
+	k, err := m.openKey(p, p.Keys[i])
+	if err != nil {
+		return err
+	}
+	to, err := Origin(q.BaseURL)
+	if err != nil {
+		return invalid("base_url", "use an http(s) URL with a host, such as https://api.openai.com/v1")
+	}
+	if to != k.origin {
+		return invalid("base_url", fmt.Sprintf(
+			"the stored API key of this model was saved for %s and is not sent to %s; enter the API key to discover models there", k.origin, to))
+	}
+	action := "model.discover"
+	if q.KeyFromProvider != "" {
+		action = "provider.discover"
+	}
+	if err := m.auditKeyUse(ctx, action, target, q.BaseURL, k.key); err != nil {
+		return err
+	}
+	q.APIKey = k.key
+	return nil
+}
+
+// auditKeyUse records that an administrator's action sends a stored key
+// of id (a model or a provider) to url.
 func (m *Models) auditKeyUse(ctx context.Context, action, id, url, key string) error {
 	if m.o.Audit == nil {
 		return nil
 	}
 	if err := m.o.Audit.AuditUse(ctx, action, id, KeyUse{URL: url, KeyHint: MaskKey(key)}); err != nil {
-		return fmt.Errorf("audit %s of model %s: %w", action, id, err)
+		return fmt.Errorf("audit %s of %s: %w", action, id, err)
 	}
 	return nil
 }

@@ -120,9 +120,23 @@ func (c *Calls) insight(ctx context.Context, rec callrecord.Record) (Insight, er
 	previous, ok, err := c.prompt(ctx, prev[0].CallID)
 	if err != nil || !ok {
 		in.State, in.Explanation = InsightUnknown, "the prompt of the previous call was not kept"
-		return in, err
+		return moved(in, rec), err
 	}
-	return explain(in, previous, next), nil
+	return moved(explain(in, previous, next), rec), nil
+}
+
+// moved names the router's move of the conversation to another target as
+// the break: the new deployment's cache held nothing of the prompt, however
+// well it extended the previous one.
+func moved(in Insight, rec callrecord.Record) Insight {
+	if rec.Route.Moved == "" {
+		return in
+	}
+	in.State, in.PrefixTokens = InsightBroken, 0
+	in.Divergence = &prefix.Divergence{Index: -1, Field: "target", Cause: prefix.CauseMoved}
+	in.Explanation = fmt.Sprintf("broken by a move to target %s (%s): that deployment's cache held nothing of this conversation, so none of the %s it shares with the previous call could be reused",
+		rec.Route.Target, rec.Route.Moved, messages(in.Common))
+	return in
 }
 
 // prompt reads what was kept of a call's request; a shape of another

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 
+	"keygate/domain/llm"
 	"keygate/ports"
 )
 
@@ -20,15 +21,16 @@ import (
 //
 // Sealed plaintext: boundKeyPrefix, the origin, a newline, the key. A
 // plaintext without the prefix is a key stored before keys were bound
-// (legacy): it is taken as bound to the origin its row names, and
+// (legacy): it is taken as bound to the origin its provider names, and
 // [Models.BindStoredKeys] seals such keys with that origin at start.
 const boundKeyPrefix = "keygate-bound-key-v1\n"
 
 // storedKey is an opened key and the origin it may be sent to.
 type storedKey struct {
+	id     string
 	key    string
 	origin string
-	// legacy: stored before keys were bound; origin is the row's.
+	// legacy: stored before keys were bound; origin is the provider's.
 	legacy bool
 }
 
@@ -41,33 +43,38 @@ func (m *Models) sealKey(key, origin string) ([]byte, error) {
 	return sealed, nil
 }
 
-// openKey opens the key of cfg and the origin it is bound to.
-func (m *Models) openKey(cfg ports.ModelConfig) (storedKey, error) {
-	plain, err := m.o.Secrets.Open(cfg.SealedAPIKey)
+// openKey opens key k of provider p and the origin it is bound to.
+func (m *Models) openKey(p ports.Provider, k ports.ProviderKey) (storedKey, error) {
+	plain, err := m.o.Secrets.Open(k.Sealed)
 	if err != nil {
-		return storedKey{}, fmt.Errorf("open api key of model %s: %w", cfg.ID, err)
+		return storedKey{}, fmt.Errorf("open api key %s of provider %s: %w", k.ID, p.ID, err)
 	}
 	s := string(plain)
 	clear(plain)
 	if rest, ok := strings.CutPrefix(s, boundKeyPrefix); ok {
 		origin, key, ok := strings.Cut(rest, "\n")
 		if !ok {
-			return storedKey{}, fmt.Errorf("open api key of model %s: %w", cfg.ID, ports.ErrUnsealable)
+			return storedKey{}, fmt.Errorf("open api key %s of provider %s: %w", k.ID, p.ID, ports.ErrUnsealable)
 		}
-		return storedKey{key: key, origin: origin}, nil
+		return storedKey{id: k.ID, key: key, origin: origin}, nil
 	}
-	origin, err := m.requestOrigin(cfg)
+	origin, err := m.providerOrigin(p)
 	if err != nil {
 		return storedKey{}, err
 	}
-	return storedKey{key: s, origin: origin, legacy: true}, nil
+	return storedKey{id: k.ID, key: s, origin: origin, legacy: true}, nil
 }
 
-// requestOrigin is the origin the requests of cfg go to.
-func (m *Models) requestOrigin(cfg ports.ModelConfig) (string, error) {
-	u, err := m.o.Protocols.RequestURL(cfg.ProviderKind, cfg.BaseURL, cfg.ModelID, cfg.UseFullURL)
+// providerOrigin is the origin the requests of p go to.
+func (m *Models) providerOrigin(p ports.Provider) (string, error) {
+	return m.originOf(p.Kind, p.BaseURL, "", p.UseFullURL)
+}
+
+// originOf is the origin of the request URL the protocol derives.
+func (m *Models) originOf(kind llm.ProviderKind, base, model string, full bool) (string, error) {
+	u, err := m.o.Protocols.RequestURL(kind, base, model, full)
 	if err != nil {
-		return "", fmt.Errorf("request url of model %s: %w", cfg.ID, err)
+		return "", fmt.Errorf("request url: %w", err)
 	}
 	return Origin(u)
 }
@@ -95,6 +102,7 @@ func Origin(raw string) (string, error) {
 // one it was saved for. Endpoint returns it for a row whose base URL was
 // changed behind Keygate's back (a tampered or hand-edited database).
 type KeyOriginError struct {
+	// ModelID names the model whose call was refused.
 	ModelID  string
 	SavedFor string
 	SendTo   string
@@ -106,32 +114,37 @@ func (e *KeyOriginError) Error() string {
 }
 
 // BindStoredKeys seals every key stored before keys were bound together
-// with the origin its row names now, so that from then on a change of the
-// row's base URL alone cannot redirect it. It returns how many keys it
-// bound. Keys that cannot be opened, or whose row names no valid URL, are
-// left alone: they cannot be sent anywhere. Running it again is a no-op; a model edited in the same
-// instant by another replica is last-writer-wins, as every edit is.
+// with the origin its provider names now, so that from then on a change of
+// the provider's base URL alone cannot redirect it. It returns how many
+// keys it bound. Keys that cannot be opened, or whose provider names no
+// valid URL, are left alone: they cannot be sent anywhere. Running it again
+// is a no-op; a provider edited in the same instant by another replica is
+// last-writer-wins, as every edit is.
 func (m *Models) BindStoredKeys(ctx context.Context) (int, error) {
-	all, err := m.o.Store.ModelConfigs(ctx)
+	all, err := m.o.Providers.Providers(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("bind stored keys: %w", err)
 	}
 	n := 0
-	for _, cfg := range all {
-		if len(cfg.SealedAPIKey) == 0 {
+	for _, p := range all {
+		bound := 0
+		for i, k := range p.Keys {
+			sk, err := m.openKey(p, k)
+			if err != nil || !sk.legacy {
+				continue
+			}
+			if p.Keys[i].Sealed, err = m.sealKey(sk.key, sk.origin); err != nil {
+				return n, fmt.Errorf("bind key %s of provider %s: %w", k.ID, p.ID, err)
+			}
+			bound++
+		}
+		if bound == 0 {
 			continue
 		}
-		k, err := m.openKey(cfg)
-		if err != nil || !k.legacy {
-			continue
+		if err := m.o.Providers.PutProvider(ctx, p); err != nil {
+			return n, fmt.Errorf("bind keys of provider %s: %w", p.ID, err)
 		}
-		if cfg.SealedAPIKey, err = m.sealKey(k.key, k.origin); err != nil {
-			return n, fmt.Errorf("bind key of model %s: %w", cfg.ID, err)
-		}
-		if err := m.o.Store.PutModelConfig(ctx, cfg); err != nil {
-			return n, fmt.Errorf("bind key of model %s: %w", cfg.ID, err)
-		}
-		n++
+		n += bound
 	}
 	return n, nil
 }

@@ -10,8 +10,15 @@ import (
 
 // ModelSettings are the editable fields of a model configuration.
 type ModelSettings struct {
-	DisplayName         string
-	GroupName           string
+	DisplayName string
+	GroupName   string
+	// ProviderID names the provider the model is called at. Empty means
+	// the connection fields below (ProviderKind, BaseURL, UseFullURL,
+	// CustomHeaders) describe it, as a model was saved before providers
+	// were objects of their own: Create and Update then keep a provider in
+	// step with them. With ProviderID set those fields are ignored on
+	// writes and show the provider's on reads.
+	ProviderID          string
 	ProviderKind        llm.ProviderKind
 	BaseURL             string
 	UseFullURL          bool
@@ -24,15 +31,22 @@ type ModelSettings struct {
 	CustomHeaders       map[string]string
 	SupportsImages      bool
 	SupportsTools       bool
+	// RequestsPerMinute and TokensPerMinute limit the model as a route's
+	// target, over every replica; 0 is no limit.
+	RequestsPerMinute int64
+	TokensPerMinute   int64
 }
 
 // Model is a stored configuration as the console may see it: the key is
-// never part of it, only whether there is one and a masked hint.
+// never part of it, only whether its provider has one and a masked hint.
 type Model struct {
-	Config    ports.ModelConfig
-	Settings  ModelSettings
-	HasAPIKey bool
-	KeyHint   string
+	Config   ports.ModelConfig
+	Settings ModelSettings
+	// ProviderName names the provider for people; empty when the model's
+	// provider is missing.
+	ProviderName string
+	HasAPIKey    bool
+	KeyHint      string
 }
 
 var efforts = map[string]bool{"": true, "low": true, "medium": true, "high": true, "xhigh": true, "max": true}
@@ -44,10 +58,15 @@ var efforts = map[string]bool{"": true, "low": true, "medium": true, "high": tru
 func (s ModelSettings) normalize() (ModelSettings, error) {
 	s.DisplayName = strings.TrimSpace(s.DisplayName)
 	s.GroupName = strings.TrimSpace(s.GroupName)
+	s.ProviderID = strings.TrimSpace(s.ProviderID)
 	s.BaseURL = strings.TrimSpace(s.BaseURL)
 	s.ModelID = strings.TrimSpace(s.ModelID)
 	s.ReasoningEffort = strings.TrimSpace(s.ReasoningEffort)
-	if err := checkBaseURL(s.BaseURL); err != nil {
+	if s.ProviderID != "" {
+		if err := checkLen("provider_id", s.ProviderID, MaxFilterID); err != nil {
+			return s, err
+		}
+	} else if err := checkBaseURL(s.BaseURL); err != nil {
 		return s, err
 	}
 	if s.ModelID == "" {
@@ -74,6 +93,9 @@ func (s ModelSettings) normalize() (ModelSettings, error) {
 	if s.ContextWindowTokens < 0 || s.MaxOutputTokens < 0 {
 		return s, invalid("tokens", "token limits must be positive or 0 for the default")
 	}
+	if s.RequestsPerMinute < 0 || s.TokensPerMinute < 0 {
+		return s, invalid("limits", "per-minute limits must be positive or 0 for none")
+	}
 	if len(s.ExtraParams) > MaxExtraParams {
 		return s, tooLong("extra_params_json", MaxExtraParams)
 	}
@@ -83,45 +105,58 @@ func (s ModelSettings) normalize() (ModelSettings, error) {
 			return s, invalid("extra_params_json", "must be a JSON object such as {\"temperature\": 0.2}")
 		}
 	}
-	if err := checkHeaders("custom_headers", s.CustomHeaders); err != nil {
-		return s, err
+	if s.ProviderID == "" {
+		if err := checkHeaders("custom_headers", s.CustomHeaders); err != nil {
+			return s, err
+		}
 	}
 	return s, nil
 }
 
-// apply writes s into cfg.
-func (s ModelSettings) apply(cfg *ports.ModelConfig) error {
+// apply writes the model's own fields of s into cfg; the connection
+// fields belong to the provider.
+func (s ModelSettings) apply(cfg *ports.ModelConfig) {
 	cfg.DisplayName, cfg.GroupName = s.DisplayName, s.GroupName
-	cfg.ProviderKind, cfg.BaseURL, cfg.UseFullURL = s.ProviderKind, s.BaseURL, s.UseFullURL
 	cfg.ModelID, cfg.Tooltip, cfg.ReasoningEffort = s.ModelID, s.Tooltip, s.ReasoningEffort
 	cfg.ContextWindowTokens, cfg.MaxOutputTokens = s.ContextWindowTokens, s.MaxOutputTokens
 	cfg.SupportsImages, cfg.SupportsTools = s.SupportsImages, s.SupportsTools
+	cfg.RequestsPerMinute, cfg.TokensPerMinute = s.RequestsPerMinute, s.TokensPerMinute
 	cfg.ExtraParams = nil
 	if len(s.ExtraParams) > 0 {
 		cfg.ExtraParams = append(json.RawMessage(nil), s.ExtraParams...)
 	}
-	cfg.CustomHeaders = nil
-	if len(s.CustomHeaders) > 0 {
-		b, err := json.Marshal(s.CustomHeaders)
-		if err != nil {
-			return invalid("custom_headers", err.Error())
-		}
-		cfg.CustomHeaders = b
+}
+
+// headersJSON is a header map as stored: nil for none.
+func headersJSON(h map[string]string) (json.RawMessage, error) {
+	if len(h) == 0 {
+		return nil, nil
 	}
-	return nil
+	b, err := json.Marshal(h)
+	if err != nil {
+		return nil, invalid("custom_headers", err.Error())
+	}
+	return b, nil
+}
+
+// headersOf reads stored headers back; nil for none.
+func headersOf(raw json.RawMessage) map[string]string {
+	var h map[string]string
+	if len(raw) > 0 {
+		_ = json.Unmarshal(raw, &h)
+	}
+	return h
 }
 
 // settingsOf reads the editable fields back out of a stored configuration.
 func settingsOf(cfg ports.ModelConfig) ModelSettings {
-	s := ModelSettings{DisplayName: cfg.DisplayName, GroupName: cfg.GroupName, ProviderKind: cfg.ProviderKind,
-		BaseURL: cfg.BaseURL, UseFullURL: cfg.UseFullURL, ModelID: cfg.ModelID, Tooltip: cfg.Tooltip,
+	return ModelSettings{DisplayName: cfg.DisplayName, GroupName: cfg.GroupName, ProviderID: cfg.ProviderID,
+		ProviderKind: cfg.ProviderKind, BaseURL: cfg.BaseURL, UseFullURL: cfg.UseFullURL,
+		CustomHeaders: headersOf(cfg.CustomHeaders), ModelID: cfg.ModelID, Tooltip: cfg.Tooltip,
 		ReasoningEffort: cfg.ReasoningEffort, ContextWindowTokens: cfg.ContextWindowTokens,
 		MaxOutputTokens: cfg.MaxOutputTokens, ExtraParams: cfg.ExtraParams,
-		SupportsImages: cfg.SupportsImages, SupportsTools: cfg.SupportsTools}
-	if len(cfg.CustomHeaders) > 0 {
-		_ = json.Unmarshal(cfg.CustomHeaders, &s.CustomHeaders)
-	}
-	return s
+		SupportsImages: cfg.SupportsImages, SupportsTools: cfg.SupportsTools,
+		RequestsPerMinute: cfg.RequestsPerMinute, TokensPerMinute: cfg.TokensPerMinute}
 }
 
 // joinWords joins words as "a, b or c" with the conjunction given.

@@ -4,17 +4,28 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"maps"
+	"net/url"
 	"strings"
 	"time"
 
 	"keygate/domain/llm"
+	"keygate/domain/routing"
 	"keygate/ports"
 )
 
 // ModelsOptions are the dependencies of [Models].
 type ModelsOptions struct {
-	Store   ports.ModelConfigStore
+	Store ports.ModelConfigStore
+	// Providers holds the providers models are called at and their keys.
+	Providers ports.ProviderStore
+	// Aliases holds the aliases over several models; nil for none.
+	Aliases ports.AliasStore
+	// Health is the shared health of keys and targets the console shows;
+	// nil shows none.
+	Health  ports.RouteHealth
 	Secrets ports.SecretBox
 	Lister  ports.ModelLister
 	// Provider runs connection tests; its call records appear in Calls.
@@ -22,7 +33,8 @@ type ModelsOptions struct {
 	// Protocols are the provider protocols a model may use; they derive
 	// each model's request URL.
 	Protocols ports.ProviderProtocols
-	// NewID makes model ids; nil uses 8 random bytes in hex.
+	// NewID makes model, provider and key ids; nil uses 8 random bytes in
+	// hex.
 	NewID func() string
 	// Now is the clock of connection tests; nil uses time.Now.
 	Now func() time.Time
@@ -30,9 +42,9 @@ type ModelsOptions struct {
 	TestTimeout time.Duration
 	// CheckURL decides whether Keygate may send requests to a base URL
 	// (the outbound policy: no private, loopback or link-local address
-	// unless allowed). It is asked on Create, Update and Discover; its
-	// error text is shown as the base_url field's message. nil allows
-	// every URL.
+	// unless allowed). It is asked whenever a model or provider is saved
+	// with a base URL, and on Discover; its error text is shown as the
+	// base_url field's message. nil allows every URL.
 	CheckURL func(ctx context.Context, rawURL string) error
 	// Audit records each use of a stored key by an administrator's action
 	// (a discovery with the stored key, a connection test) before the key
@@ -87,9 +99,13 @@ func (m *Models) List(ctx context.Context) ([]Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list models: %w", err)
 	}
+	provs, err := m.providersByID(ctx)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]Model, 0, len(cfgs))
 	for _, c := range cfgs {
-		out = append(out, m.view(c))
+		out = append(out, m.view(c, provs[c.ProviderID]))
 	}
 	return out, nil
 }
@@ -100,19 +116,23 @@ func (m *Models) Get(ctx context.Context, id string) (Model, error) {
 	if err != nil {
 		return Model{}, err
 	}
-	return m.view(c), nil
+	p, err := m.providerOf(ctx, c)
+	if err != nil {
+		return Model{}, err
+	}
+	return m.view(c, p), nil
 }
 
-// Create validates s, seals apiKey and stores a model after the last one.
+// Create validates s and stores a model after the last one. With
+// s.ProviderID the model is called at that provider and apiKey must be
+// empty (keys belong to the provider); otherwise the connection fields of
+// s and apiKey become a new provider of the model's own.
 func (m *Models) Create(ctx context.Context, s ModelSettings, apiKey string, enabled bool) (Model, error) {
 	s, err := m.checkSettings(ctx, s)
 	if err != nil {
 		return Model{}, err
 	}
 	apiKey = strings.TrimSpace(apiKey)
-	if apiKey == "" {
-		return Model{}, invalid("api_key", "paste the provider's API key; it is stored encrypted and never shown again")
-	}
 	if err := checkAPIKey("api_key", apiKey); err != nil {
 		return Model{}, err
 	}
@@ -121,17 +141,107 @@ func (m *Models) Create(ctx context.Context, s ModelSettings, apiKey string, ena
 		return Model{}, fmt.Errorf("create model: %w", err)
 	}
 	cfg := ports.ModelConfig{ID: m.o.NewID(), Enabled: enabled, SortOrder: nextOrder(all)}
-	if err := s.apply(&cfg); err != nil {
+	s.apply(&cfg)
+	if s.ProviderID != "" {
+		if apiKey != "" {
+			return Model{}, errKeyOnProvider
+		}
+		if _, err := m.chosenProvider(ctx, s.ProviderID); err != nil {
+			return Model{}, err
+		}
+		cfg.ProviderID = s.ProviderID
+		return m.put(ctx, cfg)
+	}
+	if apiKey == "" {
+		return Model{}, invalid("api_key", "paste the provider's API key; it is stored encrypted and never shown again")
+	}
+	p := ports.Provider{ID: m.o.NewID()}
+	if err := m.connect(&p, s, cfg.ModelID, apiKey); err != nil {
 		return Model{}, err
 	}
-	origin, err := m.requestOrigin(cfg)
-	if err != nil {
-		return Model{}, invalid("base_url", "use an http(s) URL with a host, such as https://api.openai.com/v1")
+	if err := m.o.Providers.PutProvider(ctx, p); err != nil {
+		return Model{}, fmt.Errorf("create provider of model %s: %w", cfg.ID, err)
 	}
-	if cfg.SealedAPIKey, err = m.sealKey(apiKey, origin); err != nil {
-		return Model{}, err
-	}
+	cfg.ProviderID = p.ID
 	return m.put(ctx, cfg)
+}
+
+// errKeyOnProvider refuses a key sent with a model that names a provider.
+var errKeyOnProvider = invalid("api_key", "keys belong to the provider: add or rotate them on the Providers page, and leave this empty")
+
+// chosenProvider loads the provider a model is pointed at; an unknown id
+// is the field's error.
+func (m *Models) chosenProvider(ctx context.Context, id string) (ports.Provider, error) {
+	p, err := m.o.Providers.Provider(ctx, id)
+	if errors.Is(err, ports.ErrNotFound) {
+		return p, invalid("provider_id", "choose one of the configured providers; reload the page and try again")
+	}
+	if err != nil {
+		return p, fmt.Errorf("load provider %s: %w", id, err)
+	}
+	return p, nil
+}
+
+// connect sets the connection fields of s on p (a model's own provider)
+// and replaces its keys by apiKey sealed for the new origin, or, with no
+// apiKey, keeps its keys where they were saved for that origin: a key is
+// never carried to another origin.
+func (m *Models) connect(p *ports.Provider, s ModelSettings, model, apiKey string) error {
+	headers, err := headersJSON(s.CustomHeaders)
+	if err != nil {
+		return err
+	}
+	old := *p
+	p.Kind, p.BaseURL, p.UseFullURL, p.CustomHeaders = s.ProviderKind, s.BaseURL, s.UseFullURL, headers
+	if p.Name == "" {
+		p.Name = hostName(s.BaseURL)
+	}
+	if p.KeyStrategy == 0 {
+		p.KeyStrategy = routing.KeysRoundRobin
+	}
+	origin, err := m.originOf(p.Kind, p.BaseURL, model, p.UseFullURL)
+	if err != nil {
+		return invalid("base_url", "use an http(s) URL with a host, such as https://api.openai.com/v1")
+	}
+	if apiKey != "" {
+		sealed, err := m.sealKey(apiKey, origin)
+		if err != nil {
+			return err
+		}
+		p.Keys = []ports.ProviderKey{{ID: m.o.NewID(), Sealed: sealed, Weight: 1, Enabled: true}}
+		return nil
+	}
+	if len(p.Keys) == 0 {
+		return invalid("api_key", "paste the provider's API key; it is stored encrypted and never shown again")
+	}
+	for i, k := range p.Keys {
+		// A key that cannot be opened counts as bound to the provider's
+		// origin before this change.
+		sk, err := m.openKey(old, k)
+		if err != nil {
+			if sk.origin, err = m.providerOrigin(old); err != nil {
+				return err
+			}
+		}
+		if sk.origin != origin {
+			return invalid("api_key", fmt.Sprintf("enter the API key again: it was saved for %s and would be sent to %s", sk.origin, origin))
+		}
+		if sk.legacy {
+			// Bind it now that the origin is known to be unchanged.
+			if p.Keys[i].Sealed, err = m.sealKey(sk.key, origin); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// hostName names a provider after the host of its base URL.
+func hostName(base string) string {
+	if u, err := url.Parse(base); err == nil && u.Hostname() != "" {
+		return u.Host
+	}
+	return base
 }
 
 // Protocols lists the provider protocols a model may use, in the order to
@@ -152,13 +262,16 @@ func (m *Models) checkKind(kind llm.ProviderKind) error {
 	return invalid("provider_kind", "choose "+joinWords(names, "or"))
 }
 
-// checkSettings normalizes s and asks CheckURL about its base URL.
+// checkSettings normalizes s and, when s carries its own connection, asks
+// about its protocol and CheckURL about its base URL.
 func (m *Models) checkSettings(ctx context.Context, s ModelSettings) (ModelSettings, error) {
-	if err := m.checkKind(s.ProviderKind); err != nil {
-		return s, err
+	if strings.TrimSpace(s.ProviderID) == "" {
+		if err := m.checkKind(s.ProviderKind); err != nil {
+			return s, err
+		}
 	}
 	s, err := s.normalize()
-	if err != nil {
+	if err != nil || s.ProviderID != "" {
 		return s, err
 	}
 	return s, m.checkURL(ctx, s.BaseURL)
@@ -174,9 +287,12 @@ func (m *Models) checkURL(ctx context.Context, raw string) error {
 	return nil
 }
 
-// Update replaces the editable fields of a model; an empty apiKey keeps the
-// stored key, which is refused when the model would then send it to
-// another origin than the one it was saved for.
+// Update replaces the editable fields of a model. With s.ProviderID the
+// model moves to that provider (apiKey must be empty). Without it the
+// connection fields of s apply to the model's provider: in place when no
+// other model uses it, else on a copy of the model's own. An empty apiKey
+// keeps the provider's keys, which is refused when they would then be sent
+// to another origin than the one they were saved for.
 func (m *Models) Update(ctx context.Context, id string, s ModelSettings, apiKey string) (Model, error) {
 	s, err := m.checkSettings(ctx, s)
 	if err != nil {
@@ -190,38 +306,76 @@ func (m *Models) Update(ctx context.Context, id string, s ModelSettings, apiKey 
 	if err != nil {
 		return Model{}, err
 	}
-	// The origin the stored key is bound to, before s changes the row. A
-	// key stored before binding, or one that cannot be opened now, counts
-	// as bound to the row's current origin.
-	var kept storedKey
-	if apiKey == "" && len(cfg.SealedAPIKey) > 0 {
-		if kept, err = m.openKey(cfg); err != nil {
-			if kept.origin, err = m.requestOrigin(cfg); err != nil {
+	s.apply(&cfg)
+	if s.ProviderID != "" {
+		if apiKey != "" {
+			return Model{}, errKeyOnProvider
+		}
+		if s.ProviderID != cfg.ProviderID {
+			if _, err := m.chosenProvider(ctx, s.ProviderID); err != nil {
 				return Model{}, err
 			}
 		}
+		cfg.ProviderID = s.ProviderID
+		return m.put(ctx, cfg)
 	}
-	if err := s.apply(&cfg); err != nil {
+	p, err := m.o.Providers.Provider(ctx, cfg.ProviderID)
+	missing := errors.Is(err, ports.ErrNotFound)
+	if err != nil && !missing {
+		return Model{}, fmt.Errorf("load provider of model %s: %w", id, err)
+	}
+	if !missing && apiKey == "" && sameConnection(p, s) {
+		return m.put(ctx, cfg)
+	}
+	shared := true
+	if !missing {
+		if shared, err = m.sharedProvider(ctx, p.ID, id); err != nil {
+			return Model{}, err
+		}
+	}
+	if missing {
+		p = ports.Provider{ID: m.o.NewID()}
+	} else if shared {
+		// A copy for this model alone: the other models keep theirs. The
+		// copied keys stay sealed as they are, bound to their origin.
+		cp := p
+		cp.ID, cp.Name, cp.CreatedAt, cp.UpdatedAt = m.o.NewID(), "", time.Time{}, time.Time{}
+		cp.Keys = make([]ports.ProviderKey, len(p.Keys))
+		for i, k := range p.Keys {
+			k.ID, k.CreatedAt, k.UpdatedAt = m.o.NewID(), time.Time{}, time.Time{}
+			cp.Keys[i] = k
+		}
+		p = cp
+	}
+	if err := m.connect(&p, s, cfg.ModelID, apiKey); err != nil {
 		return Model{}, err
 	}
-	origin, err := m.requestOrigin(cfg)
-	if err != nil {
-		return Model{}, invalid("base_url", "use an http(s) URL with a host, such as https://api.openai.com/v1")
+	if err := m.o.Providers.PutProvider(ctx, p); err != nil {
+		return Model{}, fmt.Errorf("store provider of model %s: %w", id, err)
 	}
-	switch {
-	case apiKey != "":
-		if cfg.SealedAPIKey, err = m.sealKey(apiKey, origin); err != nil {
-			return Model{}, err
-		}
-	case kept.origin != "" && kept.origin != origin:
-		return Model{}, invalid("api_key", fmt.Sprintf("enter the API key again: it was saved for %s and would be sent to %s", kept.origin, origin))
-	case kept.legacy:
-		// Bind it now that the origin is known to be unchanged.
-		if cfg.SealedAPIKey, err = m.sealKey(kept.key, origin); err != nil {
-			return Model{}, err
-		}
-	}
+	cfg.ProviderID = p.ID
 	return m.put(ctx, cfg)
+}
+
+// sameConnection reports whether s describes p's connection as it is.
+func sameConnection(p ports.Provider, s ModelSettings) bool {
+	return p.Kind == s.ProviderKind && p.BaseURL == s.BaseURL && p.UseFullURL == s.UseFullURL &&
+		maps.Equal(headersOf(p.CustomHeaders), s.CustomHeaders)
+}
+
+// sharedProvider reports whether a model other than modelID uses
+// provider id.
+func (m *Models) sharedProvider(ctx context.Context, id, modelID string) (bool, error) {
+	all, err := m.o.Store.ModelConfigs(ctx)
+	if err != nil {
+		return false, fmt.Errorf("find models of provider %s: %w", id, err)
+	}
+	for _, c := range all {
+		if c.ProviderID == id && c.ID != modelID {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // SetEnabled publishes a model to Cursor or hides it.
@@ -234,8 +388,17 @@ func (m *Models) SetEnabled(ctx context.Context, id string, enabled bool) (Model
 	return m.put(ctx, cfg)
 }
 
-// Delete removes a model, or returns ErrNotFound.
+// Delete removes a model, or returns ErrNotFound; refused while an alias
+// routes to it. Its provider stays, with its keys, for other models and
+// the Providers page.
 func (m *Models) Delete(ctx context.Context, id string) error {
+	used, err := m.aliasesUsing(ctx, id)
+	if err != nil {
+		return err
+	}
+	if len(used) > 0 {
+		return invalid("id", fmt.Sprintf("the aliases %s route to this model: remove it from them first", strings.Join(used, ", ")))
+	}
 	if err := m.o.Store.DeleteModelConfig(ctx, id); err != nil {
 		return fmt.Errorf("delete model %s: %w", id, err)
 	}
@@ -267,9 +430,10 @@ func (m *Models) Reorder(ctx context.Context, ids []string) ([]Model, error) {
 	return m.renumber(ctx, ordered)
 }
 
-// Duplicate copies a model, key included (still bound to the origin it
-// was saved for), and places the copy right after the original. The copy
-// starts disabled so Cursor does not show two identical entries.
+// Duplicate copies a model and places the copy right after the original.
+// The copy is called at the same provider, with the same keys (still bound
+// to the origin they were saved for). It starts disabled so Cursor does
+// not show two identical entries.
 func (m *Models) Duplicate(ctx context.Context, id string) (Model, error) {
 	all, err := m.o.Store.ModelConfigs(ctx)
 	if err != nil {
@@ -312,11 +476,7 @@ func (m *Models) put(ctx context.Context, cfg ports.ModelConfig) (Model, error) 
 	if err := m.o.Store.PutModelConfig(ctx, cfg); err != nil {
 		return Model{}, fmt.Errorf("store model %s: %w", cfg.ID, err)
 	}
-	stored, err := m.load(ctx, cfg.ID)
-	if err != nil {
-		return Model{}, err
-	}
-	return m.view(stored), nil
+	return m.Get(ctx, cfg.ID)
 }
 
 func (m *Models) load(ctx context.Context, id string) (ports.ModelConfig, error) {
@@ -327,19 +487,53 @@ func (m *Models) load(ctx context.Context, id string) (ports.ModelConfig, error)
 	return c, nil
 }
 
-// view hides the key: only whether one is stored and a masked hint leave.
-func (m *Models) view(c ports.ModelConfig) Model {
-	v := Model{Settings: settingsOf(c), HasAPIKey: len(c.SealedAPIKey) > 0}
-	if v.HasAPIKey {
-		if k, err := m.openKey(c); err == nil {
-			v.KeyHint = MaskKey(k.key)
-		} else {
-			v.KeyHint = "(cannot be decrypted: enter the key again)"
-		}
+// providerOf loads the provider of c; a missing one is the zero Provider.
+func (m *Models) providerOf(ctx context.Context, c ports.ModelConfig) (ports.Provider, error) {
+	p, err := m.o.Providers.Provider(ctx, c.ProviderID)
+	if errors.Is(err, ports.ErrNotFound) {
+		return ports.Provider{}, nil
 	}
-	c.SealedAPIKey = nil
-	v.Config = c
+	if err != nil {
+		return ports.Provider{}, fmt.Errorf("load provider of model %s: %w", c.ID, err)
+	}
+	return p, nil
+}
+
+// providersByID loads every provider by id.
+func (m *Models) providersByID(ctx context.Context) (map[string]ports.Provider, error) {
+	all, err := m.o.Providers.Providers(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list providers: %w", err)
+	}
+	out := make(map[string]ports.Provider, len(all))
+	for _, p := range all {
+		out[p.ID] = p
+	}
+	return out, nil
+}
+
+// view hides the keys: only whether the provider has an enabled one and
+// the first one's masked hint leave.
+func (m *Models) view(c ports.ModelConfig, p ports.Provider) Model {
+	v := Model{Config: c, Settings: settingsOf(c), ProviderName: p.Name}
+	for _, k := range p.Keys {
+		if !k.Enabled {
+			continue
+		}
+		v.HasAPIKey = true
+		v.KeyHint = m.keyHint(p, k)
+		break
+	}
 	return v
+}
+
+// keyHint is a key masked by MaskKey, or why it cannot be shown.
+func (m *Models) keyHint(p ports.Provider, k ports.ProviderKey) string {
+	sk, err := m.openKey(p, k)
+	if err != nil {
+		return "(cannot be decrypted: enter the key again)"
+	}
+	return MaskKey(sk.key)
 }
 
 func nextOrder(all []ports.ModelConfig) int {

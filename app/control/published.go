@@ -8,30 +8,90 @@ import (
 	"keygate/ports"
 )
 
-// Published are the models Cursor's picker offers: the enabled ones, in
-// publishing order (the first is the default).
+// Published are the models Cursor's picker offers: the enabled models in
+// publishing order (the first is the default), then the enabled aliases in
+// theirs, each shown with its first target's configuration.
 func (m *Models) Published(ctx context.Context) ([]ports.ModelConfig, error) {
 	cfgs, err := m.o.Store.ModelConfigs(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list published models: %w", err)
 	}
 	out := make([]ports.ModelConfig, 0, len(cfgs))
+	byID := make(map[string]ports.ModelConfig, len(cfgs))
 	for _, c := range cfgs {
+		byID[c.ID] = c
 		if c.Enabled {
 			out = append(out, c)
+		}
+	}
+	if m.o.Aliases == nil {
+		return out, nil
+	}
+	aliases, err := m.o.Aliases.Aliases(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list published aliases: %w", err)
+	}
+	for _, a := range aliases {
+		if first, ok := byID[firstTarget(a)]; ok && a.Enabled {
+			out = append(out, aliasConfig(a, first))
 		}
 	}
 	return out, nil
 }
 
+// firstTarget is the model id an alias is shown with: its first target
+// that is not drained, else its first.
+func firstTarget(a ports.Alias) string {
+	for _, t := range a.Targets {
+		if !t.Drained {
+			return t.ModelID
+		}
+	}
+	if len(a.Targets) > 0 {
+		return a.Targets[0].ModelID
+	}
+	return ""
+}
+
 // Serves reports whether Keygate serves the turns of a model id: an
-// enabled configured model. A store error counts as served, so that the
-// run layer reports the error rather than the turn going to Cursor under
-// a model id Cursor does not know.
+// enabled configured model or alias. A store error counts as served, so
+// that the run layer reports the error rather than the turn going to
+// Cursor under a model id Cursor does not know.
 func (m *Models) Serves(ctx context.Context, id string) bool {
 	c, err := m.o.Store.ModelConfig(ctx, id)
+	if errors.Is(err, ports.ErrNotFound) && m.o.Aliases != nil {
+		a, err := m.o.Aliases.Alias(ctx, id)
+		if errors.Is(err, ports.ErrNotFound) {
+			return false
+		}
+		return err != nil || a.Enabled
+	}
 	if errors.Is(err, ports.ErrNotFound) {
 		return false
 	}
 	return err != nil || c.Enabled
+}
+
+// Names returns the display names of every model and alias by picker id,
+// for lists that name what a conversation used.
+func (m *Models) Names(ctx context.Context) (map[string]string, error) {
+	cfgs, err := m.o.Store.ModelConfigs(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("name models: %w", err)
+	}
+	out := make(map[string]string, len(cfgs))
+	for _, c := range cfgs {
+		out[c.ID] = c.DisplayName
+	}
+	if m.o.Aliases == nil {
+		return out, nil
+	}
+	aliases, err := m.o.Aliases.Aliases(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("name aliases: %w", err)
+	}
+	for _, a := range aliases {
+		out[a.ID] = a.DisplayName
+	}
+	return out, nil
 }

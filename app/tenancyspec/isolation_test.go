@@ -394,10 +394,12 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 	var (
 		k       *stack
 		modelID string
-		adaT    *tenant
-		bobT    *tenant
-		adaHTTP *http.Client
-		bobHTTP *http.Client
+		// providerID and keyID are the model's provider and its key.
+		providerID, keyID string
+		adaT              *tenant
+		bobT              *tenant
+		adaHTTP           *http.Client
+		bobHTTP           *http.Client
 	)
 
 	// headOf is the head checkpoint and checkpoint count of a conversation,
@@ -483,6 +485,10 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 		}, &created)
 		modelID = created.GetModel().GetId()
 		Expect(modelID).NotTo(BeEmpty())
+		providerID = created.GetModel().GetSettings().GetProviderId()
+		var providers controlv1.ListProvidersResponse
+		k.must(root, controlv1connect.ProviderServiceListProvidersProcedure, nil, &providers)
+		keyID = providers.GetProviders()[0].GetKeys()[0].GetId()
 		k.must(root, controlv1connect.SettingServiceUpdateSettingsProcedure, &controlv1.UpdateSettingsRequest{
 			Settings: &controlv1.Settings{DetailedMode: true}}, nil)
 
@@ -606,16 +612,20 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 					Expect(hers.GetPerUser()).To(BeEmpty())
 					return []string{a, b}
 				}},
-			{path: controlv1connect.ConversationServiceListConversationsProcedure, class: "tenant data", what: "bob's conversation, none of ada's",
+			{path: controlv1connect.ConversationServiceListConversationsProcedure, class: "tenant data",
+				what: "bob's conversation, none of ada's; a search for hers finds nothing",
 				try: func(_ context.Context, p string) []string {
-					var list controlv1.ListConversationsResponse
+					var list, search controlv1.ListConversationsResponse
 					a := k.must(bob, p, &controlv1.ListConversationsRequest{}, &list)
 					var ids []string
 					for _, c := range list.GetConversations() {
 						ids = append(ids, c.GetId())
+						Expect(c.GetUserId()).To(Equal(bob.id))
 					}
 					Expect(ids).To(ConsistOf(bobT.conv))
-					return []string{a}
+					b := k.must(bob, p, &controlv1.ListConversationsRequest{Search: adaT.conv}, &search)
+					Expect(search.GetConversations()).To(BeEmpty())
+					return []string{a, b}
 				}},
 			{path: controlv1connect.ConversationServiceGetBranchTreeProcedure, class: "tenant data", what: "ada's conversation → NotFound",
 				try: notFound(func() proto.Message { return &controlv1.GetBranchTreeRequest{ConversationId: adaT.conv} })},
@@ -623,11 +633,13 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 				try: notFoundEach(func() []string { return adaT.checkpoints }, func(id string) proto.Message {
 					return &controlv1.GetCheckpointMessagesRequest{CheckpointId: id}
 				})},
-			{path: controlv1connect.ModelServiceListModelsProcedure, class: "no tenant data", what: "answers, the configured model listed",
+			{path: controlv1connect.ModelServiceListModelsProcedure, class: "no tenant data", what: "answers, the configured model listed, no hint of its key",
 				try: func(_ context.Context, p string) []string {
 					var list controlv1.ListModelsResponse
 					a := k.must(bob, p, nil, &list)
 					Expect(list.GetModels()).To(HaveLen(1))
+					Expect(list.GetModels()[0].GetHasApiKey()).To(BeTrue())
+					Expect(list.GetModels()[0].GetApiKeyHint()).To(BeEmpty())
 					return []string{a}
 				}},
 			{path: controlv1connect.SettingServiceGetSettingsProcedure, class: "no tenant data", what: "answers",
@@ -663,6 +675,43 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 			denied(controlv1connect.SettingServiceUpdateSettingsProcedure, func() proto.Message {
 				return &controlv1.UpdateSettingsRequest{Settings: &controlv1.Settings{}}
 			}),
+			{path: controlv1connect.AliasServiceListAliasesProcedure, class: "no tenant data", what: "answers",
+				try: answers(func() proto.Message { return &controlv1.ListAliasesResponse{} })},
+			denied(controlv1connect.AliasServiceCreateAliasProcedure, func() proto.Message {
+				return &controlv1.CreateAliasRequest{Settings: &controlv1.AliasSettings{DisplayName: "Bob's",
+					Targets: []*controlv1.AliasTarget{{ModelId: modelID}}}}
+			}),
+			denied(controlv1connect.AliasServiceUpdateAliasProcedure, func() proto.Message {
+				return &controlv1.UpdateAliasRequest{Id: "any", Settings: &controlv1.AliasSettings{DisplayName: "Bob's"}}
+			}),
+			denied(controlv1connect.AliasServiceDeleteAliasProcedure, func() proto.Message { return &controlv1.DeleteAliasRequest{Id: "any"} }),
+			denied(controlv1connect.AliasServiceSetAliasEnabledProcedure, func() proto.Message {
+				return &controlv1.SetAliasEnabledRequest{Id: "any", Enabled: true}
+			}),
+			denied(controlv1connect.AliasServiceDrainAliasTargetProcedure, func() proto.Message {
+				return &controlv1.DrainAliasTargetRequest{Id: "any", ModelId: modelID, Drained: true}
+			}),
+			denied(controlv1connect.ProviderServiceListProvidersProcedure, func() proto.Message { return &controlv1.ListProvidersRequest{} }),
+			denied(controlv1connect.ProviderServiceCreateProviderProcedure, func() proto.Message {
+				return &controlv1.CreateProviderRequest{Settings: &controlv1.ProviderSettings{ProviderKind: chat, BaseUrl: k.provider.URL},
+					Keys: []*controlv1.NewProviderKey{{ApiKey: "sk-bob-0123456789"}}}
+			}),
+			denied(controlv1connect.ProviderServiceUpdateProviderProcedure, func() proto.Message {
+				return &controlv1.UpdateProviderRequest{Id: providerID, Settings: &controlv1.ProviderSettings{ProviderKind: chat, BaseUrl: "http://127.0.0.1:1"}}
+			}),
+			denied(controlv1connect.ProviderServiceDeleteProviderProcedure, func() proto.Message { return &controlv1.DeleteProviderRequest{Id: providerID} }),
+			denied(controlv1connect.ProviderServiceAddProviderKeyProcedure, func() proto.Message {
+				return &controlv1.AddProviderKeyRequest{ProviderId: providerID, Key: &controlv1.NewProviderKey{ApiKey: "sk-bob-0123456789"}}
+			}),
+			denied(controlv1connect.ProviderServiceUpdateProviderKeyProcedure, func() proto.Message {
+				return &controlv1.UpdateProviderKeyRequest{ProviderId: providerID, KeyId: keyID, ApiKey: "sk-bob-0123456789"}
+			}),
+			denied(controlv1connect.ProviderServiceSetProviderKeyEnabledProcedure, func() proto.Message {
+				return &controlv1.SetProviderKeyEnabledRequest{ProviderId: providerID, KeyId: keyID}
+			}),
+			denied(controlv1connect.ProviderServiceDeleteProviderKeyProcedure, func() proto.Message {
+				return &controlv1.DeleteProviderKeyRequest{ProviderId: providerID, KeyId: keyID}
+			}),
 		}
 
 		var calls int
@@ -685,6 +734,15 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 			var settings controlv1.GetSettingsResponse
 			k.must(root, controlv1connect.SettingServiceGetSettingsProcedure, nil, &settings)
 			Expect(settings.GetSettings().GetDetailedMode()).To(BeTrue())
+			var aliases controlv1.ListAliasesResponse
+			k.must(root, controlv1connect.AliasServiceListAliasesProcedure, nil, &aliases)
+			Expect(aliases.GetAliases()).To(BeEmpty())
+			var providers controlv1.ListProvidersResponse
+			k.must(root, controlv1connect.ProviderServiceListProvidersProcedure, nil, &providers)
+			Expect(providers.GetProviders()).To(HaveLen(1))
+			Expect(providers.GetProviders()[0].GetKeys()).To(HaveLen(1))
+			Expect(providers.GetProviders()[0].GetKeys()[0].GetEnabled()).To(BeTrue())
+			Expect(providers.GetProviders()[0].GetSettings().GetBaseUrl()).To(Equal(k.provider.URL))
 			Expect(k.provider.Requests()).To(HaveLen(calls))
 		})
 	})

@@ -60,7 +60,7 @@ func secretCommand(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer closeStore()
-	n, err := company.Reseal(ctx, store.Stores().ModelConfigs, rot.Ring)
+	n, err := company.Reseal(ctx, store.Providers(), rot.Ring)
 	if err != nil {
 		fmt.Fprintf(stderr, "keygate: %v (%d keys re-sealed; run the command again)\n", err, n)
 		return 1

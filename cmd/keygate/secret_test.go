@@ -23,7 +23,7 @@ var _ = Describe("keygate secret rotate", func() {
 	var dir string
 	BeforeEach(func() { dir = GinkgoT().TempDir() })
 
-	// seed stores one model whose key is sealed under the data-directory key.
+	// seed stores one provider whose key is sealed under the data-directory key.
 	seed := func() {
 		ctx := context.Background()
 		ring, err := secret.Load(secret.Source{DataDir: dir})
@@ -32,17 +32,17 @@ var _ = Describe("keygate secret rotate", func() {
 		db, err := sqlite.Open(ctx, dir, zap.NewNop())
 		Expect(err).NotTo(HaveOccurred())
 		defer func() { Expect(db.Close()).To(Succeed()) }()
-		Expect(sqlite.NewStore(db).Stores().ModelConfigs.PutModelConfig(ctx, ports.ModelConfig{
-			ID: "m1", ProviderKind: llm.ProviderOpenAIResponses, SealedAPIKey: sealed})).To(Succeed())
+		Expect(sqlite.NewStore(db).Providers().PutProvider(ctx, ports.Provider{
+			ID: "p1", Kind: llm.ProviderOpenAIResponses, Keys: []ports.ProviderKey{{ID: "k1", Sealed: sealed, Weight: 1, Enabled: true}}})).To(Succeed())
 	}
 
 	stored := func() []byte {
 		db, err := sqlite.Open(context.Background(), dir, zap.NewNop())
 		Expect(err).NotTo(HaveOccurred())
 		defer func() { Expect(db.Close()).To(Succeed()) }()
-		cfg, err := sqlite.NewStore(db).Stores().ModelConfigs.ModelConfig(context.Background(), "m1")
+		p, err := sqlite.NewStore(db).Providers().Provider(context.Background(), "p1")
 		Expect(err).NotTo(HaveOccurred())
-		return cfg.SealedAPIKey
+		return p.Keys[0].Sealed
 	}
 
 	// recorded is the secret key fingerprint the store holds.

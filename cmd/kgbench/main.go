@@ -35,7 +35,7 @@ func execute() error {
 	testing.Init()
 	out := flag.String("out", "BENCHMARKS.md", "file the report is written to")
 	quick := flag.Bool("quick", false, "smaller runs, to try the program out (not for the committed report)")
-	only := flag.String("only", "", "run one scenario: latency, concurrency, checkpoint or store")
+	only := flag.String("only", "", "run one scenario: latency, concurrency, checkpoint, store or routing")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	nice := flag.Int("nice", 0, "nice value for the whole run (negative needs root): keeps other work on a shared machine out of the tails")
 	traceTo := flag.String("trace", "", "write a runtime execution trace of the whole run to this file")
@@ -83,9 +83,10 @@ type report struct {
 	CheckpointAt []int
 	Checkpoint   []checkpointRow
 	Stores       []storeRow
+	Routing      *routingReport
 	Notes        []string
 	// Other* are the other processes' average busy cores during a scenario.
-	OtherLatency, OtherCheckpoint, OtherStore float64
+	OtherLatency, OtherCheckpoint, OtherStore, OtherRouting float64
 	// Priority says how the process was scheduled.
 	Priority string
 	// LoadStart and LoadEnd are /proc/loadavg at the start and the end.
@@ -165,6 +166,23 @@ func runAll(out string, quick bool, only, priority string) error {
 		load := startLoad()
 		r.Stores = measureStores(ctx)
 		r.OtherStore = load.cores()
+	}
+	if want("routing") {
+		step("routing")
+		load := startLoad()
+		settings := routingSettings{Failovers: 40, Turns: 20}
+		if quick {
+			settings.Failovers = 10
+		}
+		sub, err := os.MkdirTemp(dir, "routing-")
+		if err != nil {
+			return err
+		}
+		rr, err := measureRouting(ctx, sub, settings)
+		if err != nil {
+			return fmt.Errorf("routing: %w", err)
+		}
+		r.Routing, r.OtherRouting = &rr, load.cores()
 	}
 	r.Took, r.LoadEnd = time.Since(r.Started), loadavg()
 	return writeReport(out, r)

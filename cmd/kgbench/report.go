@@ -31,7 +31,7 @@ func writeReport(path string, r *report) error {
 		}
 	}
 	w("## How to reproduce\n\n`go tool -modfile=tools/go.mod task bench` runs this program (`go run ./cmd/kgbench -nice -10 -out BENCHMARKS.md`, about 6 minutes; `-nice -10` raises its priority when run as root so that other work on a shared machine stays out of the tails, and is ignored otherwise) and then every package's `go test -bench` benchmark (printed, not written here). ")
-	w("`go run ./cmd/kgbench -only latency|concurrency|checkpoint|store -out FILE` runs one scenario; `-quick` shrinks the runs to try the program out; `-cpuprofile` and `-trace` record the run. Everything runs in one process on loopback: the fake provider, Keygate (SQLite store in a temporary directory; PostgreSQL from adapters/pgtest for section 4) and the simulated Cursor clients; section 2 also runs the same Keygate stack in a child process of its own, to measure Keygate's memory apart from the load generator's.\n\n")
+	w("`go run ./cmd/kgbench -only latency|concurrency|checkpoint|store|routing -out FILE` runs one scenario; `-quick` shrinks the runs to try the program out; `-cpuprofile` and `-trace` record the run. Everything runs in one process on loopback: the fake provider, Keygate (SQLite store in a temporary directory; PostgreSQL from adapters/pgtest for section 4) and the simulated Cursor clients; section 2 also runs the same Keygate stack in a child process of its own, to measure Keygate's memory apart from the load generator's.\n\n")
 	w("## Machine\n\n| | |\n|---|---|\n| CPUs (nproc) | %d |\n| CPU | %s |\n| Memory | %s |\n| Go | %s (%s) |\n| load average at start / end | %s / %s |\n| priority of this run | %s |\n\n",
 		r.Machine.CPUs, r.Machine.Model, r.Machine.Memory, r.Machine.Go, r.Machine.OS, r.LoadStart, r.LoadEnd, r.Priority)
 	w("The machine is shared: other work running during the benchmark lands in the tails of the latency figures. Each section says how many cores other processes used meanwhile (from /proc/stat, minus this process).\n\n")
@@ -141,6 +141,20 @@ func writeReport(path string, r *report) error {
 				s.Allocs, s.Bytes, s.N, s.Source)
 		}
 		w("\n")
+	}
+	if rt := r.Routing; rt != nil {
+		w("## 5. Gateway routing\n\n")
+		w("The router (app/routing) over a SQLite store with the real provider client and fake OpenAI-compatible deployments on loopback; other processes used %.2f cores on average meanwhile.\n\n", r.OtherRouting)
+		w("**Failover.** %d calls (after 3 warm-up calls), interleaved: *direct* is a call routed straight to the second target; *failover* is the same call through an alias whose first target answers 503 at once, so the router records the failure (the target's rest, one store write) and moves the call to the second target. Before each failover call the first target's rest is cleared, so that every one tries it first. Time to first token = from the call to its first text at the caller.\n\n", rt.Settings.Failovers)
+		w("| | p50 | p99 |\n|---|---|---|\n| TTFT direct to the second target | %s | %s |\n| TTFT with a failover to it | %s | %s |\n| **added by the failover** | **%s** | **%s** |\n\n",
+			ms(rt.Direct.p50()), ms(rt.Direct.p99()), ms(rt.Failover.p50()), ms(rt.Failover.p99()),
+			ms(rt.Failover.p50()-rt.Direct.p50()), ms(rt.Failover.p99()-rt.Direct.p99()))
+		w("**Cache-affine stickiness.** One conversation of %d turns, each request one turn longer than the previous, with two healthy targets whose fake deployments keep a prompt cache per conversation (a request that extends what a deployment last saw of the conversation reads that prefix from its cache; %d tokens per message). *With stickiness* the turns go to an alias over both targets (weighted 1:1), which keeps the conversation on the target that served its first turn; *without*, the turns go to the two targets in turn, as a gateway that balances each request does. Cache hit rate = cache read / (cache read + fresh input) over the conversation's calls.\n\n", rt.Settings.Turns, msgTokens)
+		w("| | cache read tokens | fresh input tokens | **cache hit rate** |\n|---|---|---|---|\n| with stickiness | %d | %d | **%.1f%%** |\n| without (alternating targets) | %d | %d | **%.1f%%** |\n\n",
+			rt.Sticky.Read, rt.Sticky.Input, 100*rt.Sticky.rate(), rt.Alternating.Read, rt.Alternating.Input, 100*rt.Alternating.rate())
+		if rt.Errors > 0 {
+			w("%d calls failed during the failover measurement.\n\n", rt.Errors)
+		}
 	}
 	for _, n := range r.Notes {
 		w("- %s\n", n)

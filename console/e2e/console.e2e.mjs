@@ -3,8 +3,9 @@
 // pointing at the fake provider, discover its models, run the connection
 // test, run two turns of one conversation with the Cursor client simulator
 // through Keygate's proxy, find the calls and their cache insight, the
-// branch tree and the dashboard, then create and revoke a personal token and
-// read the audit log. Then the same as a member of a company Keygate (a
+// conversation list and branch tree and the dashboard, manage the
+// provider's key pool and an alias over two models (reorder, drain, a turn
+// on it), then create and revoke a personal token and read the audit log. Then the same as a member of a company Keygate (a
 // second server in trusted-header mode, the browser sending the identity
 // headers): models and settings read-only, calls and dashboard of their own
 // turn only, and a demoted administrator's save refused with the server's
@@ -24,7 +25,7 @@ const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const shots = process.env.E2E_SHOTS ?? mkdtempSync(join(tmpdir(), "keygate-e2e-"));
 mkdirSync(shots, { recursive: true });
 const timeout = 15_000;
-const expected = 26; // steps below; fewer means one stopped the run
+const expected = 30; // steps below; fewer means one stopped the run
 
 const bin = join(mkdtempSync(join(tmpdir(), "keygate-e2e-bin-")), "server");
 execFileSync("go", ["build", "-o", bin, "./console/e2e/server"], { cwd: repo, stdio: "inherit" });
@@ -211,9 +212,26 @@ try {
     await shot("7-cache-insight");
   });
 
+  await step("lists the conversation with its title, user, model and turns, and searches the list", async () => {
+    await page.goto(url + "/conversations");
+    const row = page.getByTestId("conversation-row").filter({ hasText: "e2e-conv" });
+    await row.waitFor();
+    const text = await row.innerText();
+    if (text.includes("user_query")) throw new Error(`the title keeps the query tag: ${JSON.stringify(text)}`);
+    for (const want of ["hello", "local", "Fake Large (edited)", "2"]) {
+      if (!text.includes(want)) throw new Error(`the conversation row reads ${JSON.stringify(text)}, without ${want}`);
+    }
+    await page.getByLabel("Search conversations").fill("no such conversation");
+    await page.getByText("No conversations match.").waitFor();
+    if (new URL(page.url()).searchParams.get("q") !== "no such conversation") throw new Error(`the URL ${page.url()} lacks the search`);
+    await page.getByLabel("Search conversations").fill("HELLO");
+    await row.waitFor();
+    await shot("8a-conversations");
+  });
+
   await step("shows the turn in the conversation's branch tree", async () => {
     await page.goto(url + "/conversations");
-    await page.getByRole("link", { name: "e2e-conv" }).click();
+    await page.getByTestId("conversation-row").filter({ hasText: "e2e-conv" }).getByRole("link").click();
     await page.getByTestId("branch-tree").getByText("head").waitFor();
     await page.getByText("and again").waitFor();
     if ((await page.getByText("Hello from the fake provider.").count()) !== 2) throw new Error("expected both answers in the head checkpoint");
@@ -236,6 +254,8 @@ try {
     await page.goto(url + "/");
     await page.getByText("Cache hit rate").waitFor();
     await page.getByRole("cell", { name: "fake-large" }).waitFor();
+    // Every routed turn counts for its target: here the one provider's model.
+    await page.getByTestId("target-row").filter({ hasText: "Fake Large (edited)" }).waitFor();
     // 3 calls, each 120 fresh input, 880 cache read, 20 output tokens at 2/8/0.5 USD per million.
     await page.getByText("$0.0025").first().waitFor();
     const local = page.getByTestId("user-row").filter({ hasText: "local" });
@@ -269,6 +289,63 @@ try {
     const causes = await page.getByTestId("cache-cause").allInnerTexts();
     if (JSON.stringify(causes) !== JSON.stringify(["mode switch"])) throw new Error(`causes ${JSON.stringify(causes)}, want ["mode switch"]`);
     await shot("7b-cache-cause");
+  });
+
+  let providerID = "";
+  await step("shows the model's provider with its key masked and healthy, then adds, rotates and disables keys", async () => {
+    await page.goto(url + "/providers");
+    const card = page.getByTestId("provider-card");
+    await card.getByTestId("key-row").first().getByText("healthy").waitFor();
+    if (!(await card.innerText()).includes("sk-…cdef")) throw new Error("the key hint is missing");
+    await card.getByLabel("Add a key").fill("sk-e2e-second-0123456789wxyz");
+    await card.getByRole("button", { name: "Add key" }).click();
+    await card.getByText("sk-…wxyz").waitFor();
+    const second = card.getByTestId("key-row").filter({ hasText: "sk-…wxyz" });
+    await second.getByRole("button", { name: "Rotate" }).click();
+    await second.getByLabel("New API key").fill("sk-e2e-rotated-0123456789rota");
+    await second.getByRole("button", { name: "Save new key" }).click();
+    const rotated = card.getByTestId("key-row").filter({ hasText: "sk-…rota" });
+    await rotated.waitFor();
+    await rotated.getByRole("button", { name: "Disable" }).click();
+    await rotated.getByText("disabled by an administrator").waitFor();
+    if ((await page.getByTestId("disabled-keys").count()) !== 0) throw new Error("an administrator's own disabling shows as Keygate's warning");
+    if ((await page.locator("main").innerText()).includes("0123456789")) throw new Error("the Providers page shows a key");
+    const { providers } = await api("/keygate.control.v1.ProviderService/ListProviders");
+    if (providers.length !== 1 || providers[0].keys.length !== 2) throw new Error(JSON.stringify(providers));
+    providerID = providers[0].id;
+    await shot("9a-providers");
+  });
+
+  let aliasID = "";
+  await step("creates an alias over two models, reorders its targets and drains one", async () => {
+    await api("/keygate.control.v1.ModelService/CreateModel", {
+      settings: { providerId: providerID, modelId: "fake-small", displayName: "Fake Small" }, enabled: true });
+    await page.goto(url + "/aliases");
+    await page.getByRole("button", { name: "Add alias" }).click();
+    await page.getByLabel("Alias name").fill("Fake Anywhere");
+    await page.getByLabel("Fake Large (edited)").check();
+    await page.getByLabel("Fake Small").check();
+    await page.getByRole("button", { name: "Save alias" }).click();
+    const card = page.getByTestId("alias-card");
+    await card.getByTestId("target-row").nth(1).waitFor();
+    await card.getByTestId("target-row").first().getByTitle("Move down").click();
+    await card.getByTestId("target-row").first().getByText("Fake Small").waitFor();
+    await card.getByTestId("target-row").first().getByRole("button", { name: "Drain" }).click();
+    await card.getByTestId("target-row").first().getByText("drained").waitFor();
+    const { aliases } = await api("/keygate.control.v1.AliasService/ListAliases");
+    aliasID = aliases[0].id;
+    const t = aliases[0].settings.targets;
+    if (t.length !== 2 || t[0].modelId === t[1].modelId || !t[0].drained || t[1].drained) throw new Error(JSON.stringify(t));
+    await shot("9b-aliases");
+  });
+
+  await step("runs a turn on the alias, which the target still in service answers", async () => {
+    const r = await fetch(`${hooks}/e2e/turn?conversation=e2e-alias&model=${aliasID}&text=hi+alias`, { method: "POST" });
+    if (!r.ok) throw new Error(`turn: ${r.status} ${await r.text()}`);
+    const text = (await r.json()).texts.join("");
+    if (text !== "Hello from the fake provider.") throw new Error(`the alias turn answered ${JSON.stringify(text)}`);
+    const { calls } = await api("/keygate.control.v1.CallService/ListCalls", { filter: { conversationId: "e2e-alias" } });
+    if (calls.length !== 1 || calls[0].route?.routeId !== aliasID || calls[0].model.modelId !== "fake-large") throw new Error(JSON.stringify(calls));
   });
 
   await step("names the signed-in user and role in the nav", async () => {
@@ -305,16 +382,18 @@ try {
     await shot("12-token-revoked");
   });
 
-  await step("lists model, setting and token changes in the audit log with the API key masked", async () => {
+  await step("lists model, provider, alias, setting and token changes in the audit log with the API keys masked", async () => {
     const rows = page.getByTestId("audit-row");
     await rows.filter({ hasText: "model.delete" }).first().waitFor();
     await rows.filter({ hasText: "model.put" }).first().waitFor();
+    await rows.filter({ hasText: "alias.put" }).first().waitFor();
     await rows.filter({ hasText: "setting.put" }).first().waitFor();
     await rows.filter({ hasText: "token.create" }).first().waitFor();
     await rows.filter({ hasText: "token.revoke" }).first().waitFor();
-    const created = rows.filter({ hasText: "created" }).last();
-    await created.getByText("created “Fake Large”").click();
-    await created.getByText("apiKey: [set]").waitFor();
+    await rows.filter({ hasText: "created “Fake Large”" }).first().waitFor();
+    const created = rows.filter({ hasText: "provider.put" }).filter({ hasText: "created" }).last();
+    await created.getByText("created “").click();
+    await created.getByText('"apiKey":"[set]"').waitFor();
     const text = await page.locator("main").innerText();
     if (text.includes("0123456789")) throw new Error("the audit log shows the provider API key");
     await shot("13-audit-log");
@@ -350,7 +429,7 @@ try {
     await row.waitFor();
     await member.getByTestId("role-note").getByText("Models are managed by your Keygate administrators.").waitFor();
     const text = await row.innerText();
-    if (!text.includes("sk-…cdef") || text.includes("0123456789")) throw new Error(`the member's model row reads ${JSON.stringify(text)}`);
+    if (!text.includes("key set") || text.includes("sk-") || text.includes("0123456789")) throw new Error(`the member's model row reads ${JSON.stringify(text)}`);
     for (const name of ["Add model", "Edit", "Duplicate", "Delete", "Test connection", "Discover models"]) {
       if ((await member.getByRole("button", { name }).count()) !== 0) throw new Error(`a member is offered "${name}"`);
     }

@@ -1,6 +1,8 @@
 import { useEffect, useState } from "react";
 import { SetupPage } from "./pages/Setup";
 import { ModelsPage } from "./pages/Models";
+import { ProvidersPage } from "./pages/Providers";
+import { AliasesPage } from "./pages/Aliases";
 import { CallsPage } from "./pages/Calls";
 import { CallDetailPage } from "./pages/CallDetail";
 import { DashboardPage } from "./pages/Dashboard";
@@ -53,6 +55,8 @@ const nav = [
   { path: "/", label: "Dashboard" },
   { path: "/setup", label: "Connect Cursor" },
   { path: "/models", label: "Providers & Models" },
+  { path: "/providers", label: "Providers & keys" },
+  { path: "/aliases", label: "Aliases" },
   { path: "/calls", label: "Calls" },
   { path: "/conversations", label: "Conversations" },
   { path: "/access", label: "Access" },
@@ -65,6 +69,8 @@ function route(path: string) {
   switch (path) {
     case "/setup": return <SetupPage />;
     case "/models": return <ModelsPage />;
+    case "/providers": return <ProvidersPage />;
+    case "/aliases": return <AliasesPage />;
     case "/calls": return <CallsPage />;
     case "/conversations": return <ConversationsPage />;
     case "/settings": return <SettingsPage />;

@@ -8,6 +8,8 @@ import { DashboardService } from "./gen/control/v1/dashboard_pb";
 import { SettingService } from "./gen/control/v1/setting_pb";
 import { ConversationService } from "./gen/control/v1/conversation_pb";
 import { SetupService } from "./gen/control/v1/setup_pb";
+import { ProviderService } from "./gen/control/v1/provider_pb";
+import { AliasService } from "./gen/control/v1/alias_pb";
 
 const transport = createConnectTransport({ baseUrl: window.location.origin });
 
@@ -17,6 +19,8 @@ export const dashboard = createClient(DashboardService, transport);
 export const settings = createClient(SettingService, transport);
 export const conversations = createClient(ConversationService, transport);
 export const setup = createClient(SetupService, transport);
+export const providers = createClient(ProviderService, transport);
+export const aliases = createClient(AliasService, transport);
 
 // describe turns an error into a sentence that says what to do. The server
 // already phrases its messages that way; transport failures get advice here.

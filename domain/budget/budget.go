@@ -13,7 +13,14 @@ type Limits struct {
 	// CostPerMonth is in micro-dollars (1 USD = 1_000_000).
 	CostPerMonth   int64
 	ConcurrentRuns int
+	// RequestsPerMinute and TokensPerMinute bound a user's provider calls
+	// and tokens within each minute (UTC, MinuteStart).
+	RequestsPerMinute int64
+	TokensPerMinute   int64
 }
+
+// PerMinute reports whether l has a per-minute limit.
+func (l Limits) PerMinute() bool { return l.RequestsPerMinute > 0 || l.TokensPerMinute > 0 }
 
 // Usage is what a user consumed in the current windows.
 type Usage struct {
@@ -27,9 +34,11 @@ type Limit string
 
 // The limits.
 const (
-	LimitTokensPerDay   Limit = "tokens_per_day"
-	LimitCostPerMonth   Limit = "cost_per_month"
-	LimitConcurrentRuns Limit = "concurrent_runs"
+	LimitTokensPerDay      Limit = "tokens_per_day"
+	LimitCostPerMonth      Limit = "cost_per_month"
+	LimitConcurrentRuns    Limit = "concurrent_runs"
+	LimitRequestsPerMinute Limit = "requests_per_minute"
+	LimitTokensPerMinute   Limit = "tokens_per_minute"
 )
 
 // ExceededError reports a limit that stops a turn. Its message is written
@@ -50,6 +59,12 @@ func (e *ExceededError) Error() string {
 	case LimitCostPerMonth:
 		return fmt.Sprintf("Keygate budget reached: you spent $%.2f of your $%.2f for this month. It resets on %s; ask your Keygate administrator for a higher limit.",
 			float64(e.Used)/1e6, float64(e.Max)/1e6, e.ResetsAt.UTC().Format("2 January"))
+	case LimitRequestsPerMinute:
+		return fmt.Sprintf("Keygate limit reached: you made %d of your %d model requests for this minute. Try again after %s UTC.",
+			e.Used, e.Max, e.ResetsAt.UTC().Format("15:04:05"))
+	case LimitTokensPerMinute:
+		return fmt.Sprintf("Keygate limit reached: you used %d of your %d tokens for this minute. Try again after %s UTC.",
+			e.Used, e.Max, e.ResetsAt.UTC().Format("15:04:05"))
 	default:
 		return fmt.Sprintf("Keygate limit reached: you already have %d agent runs in progress (limit %d). Wait for one to finish or stop it, then try again.",
 			e.Used, e.Max)
@@ -68,6 +83,26 @@ func (l Limits) Check(u Usage, now time.Time) error {
 	}
 	return nil
 }
+
+// CheckMinute returns an *ExceededError for a minute window that holds
+// requests and tokens at now, or nil when l leaves room for one more call.
+func (l Limits) CheckMinute(requests, tokens int64, now time.Time) error {
+	next := MinuteStart(now).Add(time.Minute)
+	if l.RequestsPerMinute > 0 && requests >= l.RequestsPerMinute {
+		return &ExceededError{Limit: LimitRequestsPerMinute, Used: requests, Max: l.RequestsPerMinute, ResetsAt: next}
+	}
+	if l.TokensPerMinute > 0 && tokens >= l.TokensPerMinute {
+		return &ExceededError{Limit: LimitTokensPerMinute, Used: tokens, Max: l.TokensPerMinute, ResetsAt: next}
+	}
+	return nil
+}
+
+// MinuteStart is the UTC start of now's minute, the window of per-minute
+// limits.
+func MinuteStart(now time.Time) time.Time { return now.UTC().Truncate(time.Minute) }
+
+// UserScope names a user's per-minute counters.
+func UserScope(userID string) string { return "user:" + userID }
 
 // DayStart and MonthStart are the UTC starts of now's windows.
 func DayStart(now time.Time) time.Time {

@@ -1,6 +1,7 @@
 package budget_test
 
 import (
+	"errors"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -57,3 +58,18 @@ var _ = DescribeTable("Price.Cost",
 	Entry("a fraction of a micro-dollar rounds up", budget.Price{Input: 1}, llm.Usage{Input: 1}, int64(1)),
 	Entry("an unpriced model is free", budget.Price{}, llm.Usage{Input: 1e6}, int64(0)),
 )
+
+var _ = Describe("Limits.CheckMinute", func() {
+	It("refuses a call once the minute's requests or tokens reached their limit, naming the next minute", func() {
+		l := budget.Limits{RequestsPerMinute: 10, TokensPerMinute: 1000}
+		Expect(l.CheckMinute(9, 999, now)).To(Succeed())
+		err := l.CheckMinute(10, 0, now)
+		var ex *budget.ExceededError
+		Expect(errors.As(err, &ex)).To(BeTrue())
+		Expect(ex.Limit).To(Equal(budget.LimitRequestsPerMinute))
+		Expect(ex.ResetsAt).To(Equal(budget.MinuteStart(now).Add(time.Minute)))
+		Expect(err.Error()).To(ContainSubstring("Try again after 21:31:00 UTC"))
+		Expect(l.CheckMinute(0, 1000, now)).To(MatchError(ContainSubstring("1000 of your 1000 tokens for this minute")))
+		Expect(budget.Limits{}.CheckMinute(1e9, 1e9, now)).To(Succeed(), "no limit, no refusal")
+	})
+})

@@ -56,6 +56,9 @@ type Record struct {
 
 	// Model is what was asked of which endpoint.
 	Model ModelSnapshot
+	// Route says how a routed call reached its endpoint; zero for a call
+	// made directly (a connection test).
+	Route Route
 
 	// Outcome.
 	Status Status
@@ -96,6 +99,27 @@ type ModelSnapshot struct {
 	// example a dated model snapshot); empty until the stream said so.
 	ResponseModel string
 	ResponseID    string
+}
+
+// Route is how the gateway's router chose an attempt's endpoint.
+type Route struct {
+	// ID is the model or alias the client asked for.
+	ID string
+	// Target is the model configuration (a model on its provider) that
+	// the attempt went to; Provider its provider and Key the id of the key
+	// it used (never the key).
+	Target   string
+	Provider string
+	Key      string
+	// Attempt counts the router's attempts for one engine call: 0 for the
+	// first, 1 for the first failover to another key or target, and so on.
+	Attempt int
+	// Moved says why the attempt went to another target than the one that
+	// served the conversation's previous call on this route (a failover, a
+	// drained or resting target), which is why the provider's prompt cache
+	// starts cold there; empty when it stayed, or on a conversation's first
+	// call.
+	Moved string
 }
 
 // Timing holds the milestones of an attempt. A zero time means the milestone

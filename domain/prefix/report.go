@@ -18,6 +18,10 @@ const (
 	// CauseRemoved: the previous request had a message or tool the next one
 	// lacks at that position.
 	CauseRemoved
+	// CauseMoved: the request went to another deployment than the previous
+	// one (the gateway's router moved the conversation), whose prompt cache
+	// holds nothing of it, whatever the prompt.
+	CauseMoved
 )
 
 // String returns the cause name.
@@ -27,6 +31,8 @@ func (c Cause) String() string {
 		return "changed"
 	case CauseRemoved:
 		return "removed"
+	case CauseMoved:
+		return "moved"
 	default:
 		return "unknown"
 	}

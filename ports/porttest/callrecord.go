@@ -46,6 +46,18 @@ func describeCallRecords(open Factory) {
 			Expect(h.Stores.Calls.Finish(ctx, done)).To(MatchError(callrecord.ErrNotRunning))
 		})
 
+		It("keeps how the router routed the attempt", func() {
+			rec.Route = callrecord.Route{ID: "alias-1", Target: "model-b", Provider: "prov-b", Key: "key-2", Attempt: 2,
+				Moved: "failover: model-a answered 429"}
+			Expect(h.Stores.Calls.Start(ctx, rec)).To(Succeed())
+			done, err := rec.Complete(rec.Timing.RequestStarted.Add(time.Second), llm.FinishStop)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(h.Stores.Calls.Finish(ctx, done)).To(Succeed())
+			got, err := h.Calls.CallRecord(ctx, rec.CallID)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(got.Route).To(Equal(rec.Route))
+		})
+
 		It("keeps a filtered call's finish, class and categories", func() {
 			Expect(h.Stores.Calls.Start(ctx, rec)).To(Succeed())
 			done, err := rec.Filtered(rec.Timing.RequestStarted.Add(time.Second), []llm.FilterHit{{Category: "protected_material_text"}})

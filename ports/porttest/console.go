@@ -2,11 +2,13 @@ package porttest
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"keygate/domain/access"
 	"keygate/domain/callrecord"
 	"keygate/domain/conversation"
 	"keygate/domain/llm"
@@ -22,6 +24,8 @@ type ConsoleHarness struct {
 	Purger        ports.DetailPurger
 	Conversations ports.ConversationStore
 	Lister        ports.ConversationLister
+	// Owners, when set, records conversation owners the lister reports.
+	Owners ports.OwnerStore
 }
 
 // ConsoleFactory opens a fresh store for one spec and registers its cleanup
@@ -221,6 +225,51 @@ func describeConversationLister(open ConsoleFactory) {
 			Expect(err).NotTo(HaveOccurred())
 			Expect(rest).To(HaveLen(1))
 			Expect(rest[0].ID).To(Equal(ids[0]))
+		})
+
+		It("summarises each conversation: the first user-visible turn as its title, its turns, owner and latest model", func() {
+			conv := uniq("conv")
+			root, err := h.Conversations.Open(ctx, conv)
+			Expect(err).NotTo(HaveOccurred())
+			turn := func(id, event, s string) conversation.Message {
+				m, err := conversation.NewMessage(conversation.MessageSpec{ID: id, Role: llm.RoleUser, Origin: conversation.OriginRuntime,
+					RuntimeEventID: event, Parts: []llm.Part{{Kind: llm.PartText, Text: s}}})
+				Expect(err).NotTo(HaveOccurred())
+				return m
+			}
+			long := strings.Repeat("very ", 40)
+			cp := apply(ctx, h.Conversations, "", conversation.AppendTo(root, text(uniq("ctx"), "<request context>"),
+				turn(uniq("u"), uniq("ev"), "Why does\n  the build   fail? "+long)))
+			cp = apply(ctx, h.Conversations, "", conversation.AppendTo(cp, assistant(uniq("a"), "answer")))
+			apply(ctx, h.Conversations, "", conversation.AppendTo(cp, turn(uniq("u"), uniq("ev"), "and now?")))
+			if h.Owners != nil {
+				Expect(h.Owners.SetOwner(ctx, access.KindConversation, conv, "ada")).To(Succeed())
+			}
+			start := time.Now().UTC().Truncate(time.Millisecond)
+			for i, model := range []string{"old-model", "new-model"} {
+				rec := callrecord.Record{CallID: uniq("call"), RunID: uniq("run"), ConversationID: conv, Status: callrecord.StatusRunning,
+					Model: callrecord.ModelSnapshot{ModelID: model}, Timing: callrecord.Timing{RequestStarted: start.Add(time.Duration(i) * time.Second)}}
+				if i == 1 {
+					rec.Route = callrecord.Route{ID: "alias-sonnet", Target: "m"}
+				}
+				Expect(h.Recorder.Start(ctx, rec)).To(Succeed())
+			}
+			list, err := h.Lister.Conversations(ctx, nil, 50)
+			Expect(err).NotTo(HaveOccurred())
+			var got *ports.ConversationSummary
+			for i := range list {
+				if list[i].ID == conv {
+					got = &list[i]
+				}
+			}
+			Expect(got).NotTo(BeNil())
+			Expect(got.Title).To(HavePrefix("Why does the build fail? very very"))
+			Expect([]rune(got.Title)).To(HaveLen(ports.MaxTitle))
+			Expect(got.Turns).To(Equal(2))
+			Expect(got.Model).To(Equal("alias-sonnet"), "the latest call, by the route it asked for")
+			if h.Owners != nil {
+				Expect(got.UserID).To(Equal("ada"))
+			}
 		})
 
 		It("answers ErrNotFound for the checkpoints of an unknown conversation", func() {

@@ -13,6 +13,9 @@ func DescribeStores(name string, open Factory) bool {
 		describeEngineStores(open)
 		describeSettings(open)
 		describeModelConfigs(open)
+		describeProviders(open)
+		describeRouting(open)
+		describeRateWindows(open)
 		describePrompts(open)
 	})
 }

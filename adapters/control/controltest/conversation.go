@@ -21,7 +21,13 @@ type Conversations struct {
 	convs map[string]*storedConversation
 	// owner maps a checkpoint id to its conversation.
 	owner map[string]string
+	// calls, when set, names each conversation's latest model.
+	calls ports.CallLister
 }
+
+// ModelsFrom names each listed conversation's latest model from calls, as
+// a store does from its call records.
+func (c *Conversations) ModelsFrom(calls ports.CallLister) { c.calls = calls }
 
 type storedConversation struct {
 	log         *conversation.Log
@@ -143,6 +149,7 @@ func (c *Conversations) Conversations(ctx context.Context, after *ports.Conversa
 	for id, s := range c.convs {
 		sum := ports.ConversationSummary{ID: id, HeadCheckpointID: s.log.Head().ID(), CreatedAt: s.created, UpdatedAt: s.updated}
 		if after == nil || listedAfter(sum, *after) {
+			summarise(&sum, s)
 			out = append(out, sum)
 		}
 	}
@@ -150,7 +157,40 @@ func (c *Conversations) Conversations(ctx context.Context, after *ports.Conversa
 	if limit > 0 && len(out) > limit {
 		out = out[:limit]
 	}
+	if c.calls != nil {
+		for i := range out {
+			recs, err := c.calls.CallRecords(ctx, ports.CallQuery{ConversationID: out[i].ID, Limit: 1})
+			if err != nil {
+				return nil, err
+			}
+			if len(recs) > 0 {
+				out[i].Model = recs[0].Route.ID
+				if out[i].Model == "" {
+					out[i].Model = recs[0].Model.ModelID
+				}
+			}
+		}
+	}
 	return out, nil
+}
+
+// summarise fills the title and turns of a conversation from every
+// message its checkpoints hold, as a store does from its message rows.
+func summarise(sum *ports.ConversationSummary, s *storedConversation) {
+	seen := map[string]bool{}
+	for _, cp := range s.checkpoints {
+		msgs, _ := s.log.Messages(cp.ID)
+		for _, m := range msgs {
+			if seen[m.ID()] || m.RuntimeEventID() == "" {
+				continue
+			}
+			seen[m.ID()] = true
+			if sum.Turns == 0 {
+				sum.Title = conversation.Title(m)
+			}
+			sum.Turns++
+		}
+	}
 }
 
 // listedAfter reports whether a comes after b in list order (older update, or

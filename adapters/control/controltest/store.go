@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"keygate/domain/callrecord"
+	"keygate/domain/routing"
 	"keygate/ports"
 )
 
@@ -17,6 +18,9 @@ type Store struct {
 	mu       sync.Mutex
 	now      func() time.Time
 	configs  map[string]ports.ModelConfig
+	provs    map[string]ports.Provider
+	health   map[string]routing.Health
+	aliases  map[string]ports.Alias
 	settings map[string]json.RawMessage
 	records  map[string]callrecord.Record
 	requests map[string]callrecord.Request
@@ -25,6 +29,9 @@ type Store struct {
 
 var (
 	_ ports.ModelConfigStore = (*Store)(nil)
+	_ ports.ProviderStore    = (*Store)(nil)
+	_ ports.RouteHealth      = (*Store)(nil)
+	_ ports.AliasStore       = (*Store)(nil)
 	_ ports.SettingStore     = (*Store)(nil)
 	_ ports.CallRecorder     = (*Store)(nil)
 	_ ports.CallRecordReader = (*Store)(nil)
@@ -37,7 +44,7 @@ func NewStore(now func() time.Time) *Store {
 	if now == nil {
 		now = time.Now
 	}
-	return &Store{now: now, configs: map[string]ports.ModelConfig{}, settings: map[string]json.RawMessage{},
+	return &Store{now: now, configs: map[string]ports.ModelConfig{}, provs: map[string]ports.Provider{}, settings: map[string]json.RawMessage{},
 		records: map[string]callrecord.Record{}, requests: map[string]callrecord.Request{},
 		chunks: map[string][]callrecord.Chunk{}}
 }
@@ -59,7 +66,7 @@ func (s *Store) ModelConfigs(ctx context.Context) ([]ports.ModelConfig, error) {
 	defer unlock()
 	out := make([]ports.ModelConfig, 0, len(s.configs))
 	for _, c := range s.configs {
-		out = append(out, c)
+		out = append(out, s.joined(c))
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].SortOrder != out[j].SortOrder {
@@ -81,7 +88,14 @@ func (s *Store) ModelConfig(ctx context.Context, id string) (ports.ModelConfig, 
 	if !ok {
 		return c, fmt.Errorf("model config %s: %w", id, ports.ErrNotFound)
 	}
-	return c, nil
+	return s.joined(c), nil
+}
+
+// joined is c with its provider's connection, as a store reads it.
+func (s *Store) joined(c ports.ModelConfig) ports.ModelConfig {
+	p := s.provs[c.ProviderID]
+	c.ProviderKind, c.BaseURL, c.UseFullURL, c.CustomHeaders = p.Kind, p.BaseURL, p.UseFullURL, p.CustomHeaders
+	return c
 }
 
 // PutModelConfig implements ports.ModelConfigStore.
@@ -96,6 +110,7 @@ func (s *Store) PutModelConfig(ctx context.Context, cfg ports.ModelConfig) error
 	if old, ok := s.configs[cfg.ID]; ok {
 		cfg.CreatedAt = old.CreatedAt
 	}
+	cfg.ProviderKind, cfg.BaseURL, cfg.UseFullURL, cfg.CustomHeaders = "", "", false, nil
 	s.configs[cfg.ID] = cfg
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -39,11 +40,14 @@ type Request struct {
 	Body   []byte
 }
 
-// Server is a fake provider: each request takes the next scripted reply.
+// Server is a fake provider: each request takes the next scripted reply,
+// from the queue of the API key it carries when one was scripted for that
+// key (EnqueueFor), else from the common queue.
 type Server struct {
 	*httptest.Server
 	mu       sync.Mutex
 	replies  []Reply
+	keyed    map[string][]Reply
 	requests []Request
 	release  chan struct{}
 	gone     chan struct{}
@@ -61,6 +65,26 @@ func (s *Server) Enqueue(replies ...Reply) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.replies = append(s.replies, replies...)
+}
+
+// EnqueueFor scripts the replies of the next requests that carry apiKey
+// (as a bearer token or in x-api-key), in order.
+func (s *Server) EnqueueFor(apiKey string, replies ...Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.keyed == nil {
+		s.keyed = map[string][]Reply{}
+	}
+	s.keyed[apiKey] = append(s.keyed[apiKey], replies...)
+}
+
+// KeyOf is the API key a request carries, as a bearer token or in
+// x-api-key; "" when none.
+func KeyOf(h http.Header) string {
+	if k := h.Get("X-Api-Key"); k != "" {
+		return k
+	}
+	return strings.TrimPrefix(h.Get("Authorization"), "Bearer ")
 }
 
 // Requests returns copies of the requests received so far.
@@ -91,9 +115,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
 		Header: r.Header.Clone(), Body: body})
 	var reply Reply
-	ok := len(s.replies) > 0
-	if ok {
-		reply, s.replies = s.replies[0], s.replies[1:]
+	ok := false
+	if q := s.keyed[KeyOf(r.Header)]; len(q) > 0 {
+		reply, s.keyed[KeyOf(r.Header)], ok = q[0], q[1:], true
+	} else if len(s.replies) > 0 {
+		reply, s.replies, ok = s.replies[0], s.replies[1:], true
 	}
 	s.mu.Unlock()
 	if !ok {

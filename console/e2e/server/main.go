@@ -20,6 +20,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/signal"
 	"syscall"
@@ -39,21 +40,21 @@ func main() {
 	}
 }
 
-// authEnv is the auth gate's environment per mode. In header mode
-// 127.0.0.1 is the trusted proxy, so the browser and the test's own requests
-// say who they are; members of keygate-admins are administrators and anyone
-// else with a user header is a member.
-var authEnv = map[string]map[string]string{
-	"local": {"KEYGATE_AUTH_MODE": "local"},
+// authOf is the sign-in configuration per mode. In header mode 127.0.0.1
+// is the trusted proxy, so the browser and the test's own requests say who
+// they are; members of keygate-admins are administrators and anyone else
+// with a user header is a member.
+var authOf = map[string]config.Auth{
+	"local": {Mode: "local"},
 	"header": {
-		"KEYGATE_AUTH_MODE": "header", "KEYGATE_AUTH_TRUSTED_PROXIES": "127.0.0.1/32",
-		"KEYGATE_AUTH_USER_HEADER": "X-Keygate-User", "KEYGATE_AUTH_NAME_HEADER": "X-Keygate-Name",
-		"KEYGATE_AUTH_GROUPS_HEADER": "X-Keygate-Groups", "KEYGATE_AUTH_ADMIN_GROUPS": "keygate-admins",
+		Mode: "header", TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
+		UserHeader: "X-Keygate-User", NameHeader: "X-Keygate-Name", GroupsHeader: "X-Keygate-Groups",
+		AdminGroups: []string{"keygate-admins"},
 	},
 }
 
 func run(addr, mode string) error {
-	env, ok := authEnv[mode]
+	auth, ok := authOf[mode]
 	if !ok {
 		return fmt.Errorf("unknown -auth %q (local, header)", mode)
 	}
@@ -77,12 +78,10 @@ func run(addr, mode string) error {
 	if err != nil {
 		return err
 	}
-	// The sign-in mode's settings are read as keygate serve reads them,
-	// from these variables alone (the test's own environment is not asked).
-	cfg, err := config.Load(nil, func(k string) string { return env[k] }, io.Discard)
-	if err != nil {
-		return err
-	}
+	// Sign-in comes from the configuration (config.Load reads it from the
+	// environment in the real binary).
+	cfg := config.Default()
+	cfg.Auth = auth
 	cfg.DataDir, cfg.Listen, cfg.ProxyListen = dataDir, addr, proxyAddr
 	cfg.LogFormat, cfg.LogLevel = "json", "warn"
 	cfg.OutboundProxy = "direct"

@@ -1,8 +1,8 @@
 import { useState } from "react";
 import { conversations as api } from "../api";
 import type { Checkpoint } from "../gen/control/v1/conversation_pb";
-import { Badge, Card, ErrorBox, Page, Spinner, useLoad } from "../components/ui";
-import { Link } from "../App";
+import { Badge, Card, ErrorBox, inputClass, Page, Spinner, useLoad } from "../components/ui";
+import { Link, useQueryParam } from "../App";
 import { time } from "../format";
 
 // Tree renders checkpoints by parent link; a node with several children is
@@ -62,23 +62,47 @@ function Detail({ conversationId }: { conversationId: string }) {
   );
 }
 
+// ConversationsPage lists conversations with their title (the first user
+// message), user, model, turns and last activity, newest first, with a
+// search kept in the page's query string; or one conversation's branches.
 export function ConversationsPage({ conversationId }: { conversationId?: string }) {
-  const { data, error, loading } = useLoad(() => api.listConversations({ pageSize: 100 }), []);
+  const [query, setQuery] = useQueryParam("q");
+  const search = query.trim();
+  const { data, error, loading } = useLoad(() => (conversationId ? Promise.resolve(undefined) : api.listConversations({ pageSize: 100, search })), [search, conversationId]);
+  const [more, setMore] = useState<{ token: string; rows: NonNullable<typeof data>["conversations"] }>();
+  const rows = [...(data?.conversations ?? []), ...(more?.rows ?? [])];
+  const next = more ? more.token : data?.nextPageToken;
+  const loadMore = async () => {
+    const r = await api.listConversations({ pageSize: 100, search, pageToken: next });
+    setMore({ token: r.nextPageToken, rows: [...(more?.rows ?? []), ...r.conversations] });
+  };
   return (
-    <Page title={conversationId ? `Conversation ${conversationId}` : "Conversations"}>
+    <Page title={conversationId ? `Conversation ${conversationId}` : "Conversations"}
+      actions={!conversationId && <input aria-label="Search conversations" className={`${inputClass} w-72`} placeholder="Search title, user, model or id"
+        value={query} onChange={(e) => { setMore(undefined); setQuery(e.target.value); }} />}>
       <ErrorBox error={error} />
       {conversationId ? <Detail conversationId={conversationId} /> : (
-        <Card>
+        <Card className="overflow-x-auto">
           {loading && <Spinner label="Loading conversations…" />}
-          <ul className="divide-y divide-slate-100">
-            {data?.conversations.map((c) => (
-              <li key={c.id} className="py-2 text-sm">
-                <Link className="font-mono text-indigo-700 underline" to={`/conversations/${encodeURIComponent(c.id)}`}>{c.id}</Link>
-                <span className="ml-3 text-xs text-slate-500">updated {time(c.updateTime)}</span>
-              </li>
-            ))}
-          </ul>
-          {data && data.conversations.length === 0 && <p className="text-sm text-slate-500">No conversations yet: they appear once Cursor runs its first agent turn through Keygate.</p>}
+          <table className="w-full text-sm">
+            <thead><tr className="text-left text-slate-500"><th>Title</th><th>User</th><th>Model</th><th>Turns</th><th>Last activity</th></tr></thead>
+            <tbody>
+              {rows.map((c) => (
+                <tr key={c.id} data-testid="conversation-row" className="border-t border-slate-100 align-top">
+                  <td className="max-w-md py-1.5">
+                    <Link className="text-indigo-700 underline" to={`/conversations/${encodeURIComponent(c.id)}`}>{c.title || c.id}</Link>
+                    {c.title && <div className="font-mono text-xs text-slate-400">{c.id}</div>}
+                  </td>
+                  <td data-testid="conversation-user">{c.userId || "–"}</td>
+                  <td title={c.modelId}>{c.modelName || "–"}</td>
+                  <td>{c.turns}</td>
+                  <td className="text-xs text-slate-500">{time(c.updateTime)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {data && rows.length === 0 && <p className="py-2 text-sm text-slate-500">{search ? "No conversations match." : "No conversations yet: they appear once Cursor runs its first agent turn through Keygate."}</p>}
+          {next && <button className="mt-2 text-sm text-indigo-700 underline" onClick={() => void loadMore()}>Load more</button>}
         </Card>
       )}
     </Page>

@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { dashboard as api } from "../api";
+import { dashboard as api, models as modelsApi } from "../api";
 import { BucketSize, type Aggregate, type SeriesPoint } from "../gen/control/v1/dashboard_pb";
 import { Card, ErrorBox, inputClass, Note, Page, Spinner, useLoad } from "../components/ui";
 import { useAdmin } from "../me";
@@ -79,6 +79,8 @@ export function DashboardPage() {
     });
   }, [hours, userId]);
   const t = data?.totals;
+  const modelList = useLoad(() => modelsApi.listModels({}), []).data?.models ?? [];
+  const names = new Map(modelList.map((m) => [m.id, `${m.settings?.displayName ?? m.id}${m.providerName ? ` · ${m.providerName}` : ""}`]));
   return (
     <Page title="Dashboard" actions={
       <>
@@ -115,6 +117,19 @@ export function DashboardPage() {
               </table>
               {data!.perModel.length === 0 && <p className="py-2 text-sm text-slate-500">No finished calls in this range.</p>}
             </Card>
+            {data!.perTarget.length > 0 && <Card title="Per target (aliases and key pools)" className="overflow-x-auto">
+              <table className="w-full text-sm">
+                <thead><tr className="text-left text-slate-500"><th>Target</th><th>Calls</th><th>Failed</th><th>Cache hit</th><th>Input</th><th>Mean TTFT</th></tr></thead>
+                <tbody>
+                  {data!.perTarget.map((t) => (
+                    <tr key={t.targetModelId} data-testid="target-row" className="border-t border-slate-100">
+                      <td className="py-1">{names.get(t.targetModelId) ?? t.targetModelId}</td><td>{num(t.aggregate, "calls")}</td><td>{num(t.aggregate, "failed")}</td>
+                      <td>{percent(t.aggregate?.cacheHitRate ?? 0)}</td><td>{tokens(t.aggregate?.inputTokens)}</td><td>{ms(Math.round(t.aggregate?.meanTtftMs ?? 0))}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </Card>}
             {admin && <Card title="Per user" className="overflow-x-auto">
               <table className="w-full text-sm">
                 <thead><tr className="text-left text-slate-500"><th>User</th><th>Calls</th><th>Cache hit</th><th>Input</th><th>Output</th><th>Cost</th></tr></thead>

@@ -1,8 +1,8 @@
 import { useState } from "react";
 import { create } from "@bufbuild/protobuf";
-import { models as api } from "../api";
+import { models as api, providers as providersApi } from "../api";
 import { ModelSettingsSchema, ProviderKind, type Model, type ModelSettings, type ProviderProtocol } from "../gen/control/v1/model_pb";
-import { Button, Card, ErrorBox, Field, inputClass, Spinner } from "../components/ui";
+import { Button, Card, ErrorBox, Field, inputClass, Spinner, useLoad } from "../components/ui";
 
 // ModelForm creates a model, or edits one when model is given. The API key
 // is write-only: an empty key on edit keeps the stored one. protocols are
@@ -16,11 +16,18 @@ export function ModelForm({ model, protocols, onDone, onCancel }: { model?: Mode
   const [error, setError] = useState<unknown>();
   const [saving, setSaving] = useState(false);
   const set = <K extends keyof ModelSettings>(k: K, v: ModelSettings[K]) => setS({ ...s, [k]: v });
+  // A model is called at a provider of its own (the URL and key below) or
+  // at one of the Providers page's, whose keys it then shares.
+  const shared = useLoad(() => providersApi.listProviders({}).then((r) => r.providers, () => []), []).data ?? [];
+  const own = !s.providerId;
 
   const discover = async () => {
     setDiscovering(true); setError(undefined);
     try {
-      const r = await api.discoverModels({ providerKind: s.providerKind, baseUrl: s.baseUrl, apiKey, keyFromModelId: model?.id ?? "", customHeaders: s.customHeaders });
+      const p = shared.find((x) => x.id === s.providerId);
+      const r = p
+        ? await api.discoverModels({ providerKind: p.settings?.providerKind, baseUrl: p.settings?.baseUrl, keyFromProviderId: p.id, customHeaders: p.settings?.customHeaders })
+        : await api.discoverModels({ providerKind: s.providerKind, baseUrl: s.baseUrl, apiKey, keyFromModelId: model?.id ?? "", customHeaders: s.customHeaders });
       setDiscovered(r.modelIds);
     } catch (e) { setError(e); } finally { setDiscovering(false); }
   };
@@ -36,6 +43,17 @@ export function ModelForm({ model, protocols, onDone, onCancel }: { model?: Mode
   return (
     <Card title={model ? `Edit ${model.settings?.displayName}` : "Add a model"}>
       <form className="grid grid-cols-2 gap-4" onSubmit={(e) => { e.preventDefault(); void save(); }}>
+        {shared.length > 0 && (
+          <div className="col-span-2">
+            <Field label="Provider" hint="A provider of the Providers page brings its URL and its pool of keys.">
+              <select aria-label="Provider" className={inputClass} value={s.providerId} onChange={(e) => set("providerId", e.target.value)}>
+                <option value="">Its own: the URL and key below</option>
+                {shared.map((p) => <option key={p.id} value={p.id}>{p.settings?.name}{p.settings?.region ? ` (${p.settings.region})` : ""} · {p.keys.length} keys</option>)}
+              </select>
+            </Field>
+          </div>
+        )}
+        {own && <>
         <Field label="Protocol">
           <select aria-label="Protocol" className={inputClass} value={s.providerKind} onChange={(e) => set("providerKind", Number(e.target.value))}>
             {protocols.map((p) => <option key={p.kind} value={p.kind}>{p.title}</option>)}
@@ -50,6 +68,7 @@ export function ModelForm({ model, protocols, onDone, onCancel }: { model?: Mode
         <Field label="Use the base URL as the full endpoint URL">
           <input type="checkbox" checked={s.useFullUrl} onChange={(e) => set("useFullUrl", e.target.checked)} />
         </Field>
+        </>}
         <div className="col-span-2 flex items-end gap-2">
           <div className="flex-1">
             <Field label="Upstream model id">
@@ -57,7 +76,7 @@ export function ModelForm({ model, protocols, onDone, onCancel }: { model?: Mode
               <datalist id="discovered-models">{discovered?.map((id) => <option key={id} value={id} />)}</datalist>
             </Field>
           </div>
-          <Button onClick={discover} disabled={discovering || !s.baseUrl}>Discover models</Button>
+          <Button onClick={discover} disabled={discovering || (own && !s.baseUrl)}>Discover models</Button>
         </div>
         {discovering && <div className="col-span-2"><Spinner label="Asking the provider for its models…" /></div>}
         {discovered && (
@@ -87,6 +106,12 @@ export function ModelForm({ model, protocols, onDone, onCancel }: { model?: Mode
         </Field>
         <Field label="Max output (tokens, 0 = default)">
           <input className={inputClass} type="number" min={0} value={Number(s.maxOutputTokens)} onChange={(e) => set("maxOutputTokens", BigInt(e.target.value || 0))} />
+        </Field>
+        <Field label="Requests per minute (as an alias's target, 0 = no limit)">
+          <input aria-label="Requests per minute" className={inputClass} type="number" min={0} value={Number(s.requestsPerMinute)} onChange={(e) => set("requestsPerMinute", BigInt(e.target.value || 0))} />
+        </Field>
+        <Field label="Tokens per minute (0 = no limit)">
+          <input aria-label="Tokens per minute" className={inputClass} type="number" min={0} value={Number(s.tokensPerMinute)} onChange={(e) => set("tokensPerMinute", BigInt(e.target.value || 0))} />
         </Field>
         <Field label="Extra body parameters (JSON object)">
           <input className={inputClass} value={s.extraParamsJson} onChange={(e) => set("extraParamsJson", e.target.value)} placeholder='{"temperature": 0.2}' />

@@ -7,8 +7,9 @@ import { ModelForm } from "./ModelForm";
 import { ModelTest } from "./ModelTest";
 
 // providerOf groups models by endpoint: models sharing protocol and base
-// URL come from one provider account. The protocols' names come from the
-// API, which lists every protocol Keygate speaks.
+// URL are called at the same place (one provider, or providers of the same
+// account). The protocols' names come from the API, which lists every
+// protocol Keygate speaks.
 function providerOf(m: Model, protocols: ProviderProtocol[]) {
   const name = protocols.find((p) => p.kind === m.settings?.providerKind)?.name ?? "?";
   return `${name} · ${m.settings?.baseUrl}`;
@@ -62,7 +63,7 @@ export function ModelsPage() {
                   <div className="min-w-0 flex-1">
                     <div className="font-medium">{m.settings?.displayName} {m.settings?.groupName && <Badge>{m.settings.groupName}</Badge>}</div>
                     <div className="text-xs text-slate-500">
-                      {m.settings?.modelId} · key {m.hasApiKey ? m.apiKeyHint : "missing"} · id {m.id}
+                      {m.settings?.modelId} · provider {m.providerName || "missing"} · key {m.hasApiKey ? m.apiKeyHint || "set" : "missing"} · id {m.id}
                     </div>
                   </div>
                   {admin ? (

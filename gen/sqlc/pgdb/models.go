@@ -10,6 +10,27 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+type Alias struct {
+	ID                  string
+	SortOrder           int64
+	DisplayName         string
+	GroupName           string
+	Tooltip             string
+	Enabled             bool
+	Strategy            string
+	FirstTokenTimeoutMs int64
+	CreatedAt           time.Time
+	UpdatedAt           time.Time
+}
+
+type AliasTarget struct {
+	AliasID  string
+	Position int64
+	ModelID  string
+	Weight   int64
+	Drained  bool
+}
+
 type AuditLog struct {
 	Seq       int64
 	At        time.Time
@@ -77,6 +98,12 @@ type CallRecord struct {
 	UsageKnown        int64
 	Detailed          bool
 	UserID            string
+	RouteID           string
+	RouteTarget       string
+	RouteProvider     string
+	RouteKey          string
+	RouteAttempt      int64
+	RouteMoved        string
 }
 
 type CallRequest struct {
@@ -158,21 +185,19 @@ type ModelConfig struct {
 	DisplayName         string
 	GroupName           string
 	Enabled             bool
-	ProviderKind        string
-	BaseUrl             string
-	UseFullUrl          bool
-	SealedApiKey        []byte
 	ModelID             string
 	Tooltip             string
 	ReasoningEffort     string
 	ContextWindowTokens int64
 	MaxOutputTokens     int64
 	ExtraParams         []byte
-	CustomHeaders       []byte
 	SupportsImages      bool
 	SupportsTools       bool
 	CreatedAt           time.Time
 	UpdatedAt           time.Time
+	ProviderID          string
+	RequestsPerMinute   int64
+	TokensPerMinute     int64
 }
 
 type Owner struct {
@@ -187,6 +212,39 @@ type Prompt struct {
 	Body      []byte
 	CreatedAt time.Time
 	Kind      string
+}
+
+type Provider struct {
+	ID            string
+	Name          string
+	ProviderKind  string
+	BaseUrl       string
+	UseFullUrl    bool
+	CustomHeaders []byte
+	Region        string
+	KeyStrategy   string
+	CoolDownMs    int64
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}
+
+type ProviderKey struct {
+	ID             string
+	ProviderID     string
+	Position       int64
+	SealedKey      []byte
+	Weight         int64
+	Enabled        bool
+	DisabledReason string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+type RateWindow struct {
+	Scope       string
+	WindowStart time.Time
+	Requests    int64
+	Tokens      int64
 }
 
 type RelayInbox struct {
@@ -206,6 +264,23 @@ type RelayUsage struct {
 type RevokedSession struct {
 	ID        string
 	ExpiresAt time.Time
+}
+
+type RouteAffinity struct {
+	ConversationID string
+	RouteID        string
+	TargetID       string
+	UpdatedAt      time.Time
+}
+
+type RouteHealth struct {
+	Subject      string
+	CoolUntil    time.Time
+	LastError    string
+	LastErrorAt  time.Time
+	Failures     int64
+	AuthFailures int64
+	UpdatedAt    time.Time
 }
 
 type Run struct {

@@ -150,7 +150,7 @@ func (q *Queries) GetPrompt(ctx context.Context, callID string) (GetPromptRow, e
 }
 
 const listCallRecords = `-- name: ListCallRecords :many
-SELECT call_id, run_id, conversation_id, provider_call_index, provider_kind, request_url, model_id, reasoning_effort, service_tier, message_count, tool_count, response_model, response_id, status, finish, http_status, error_class, error_message, request_started_at, response_headers_at, first_event_at, first_text_at, finished_at, request_bytes, response_bytes, event_count, has_usage, usage_input, usage_cache_read, usage_cache_write, usage_output, usage_reasoning, usage_known, detailed, user_id FROM call_records
+SELECT call_id, run_id, conversation_id, provider_call_index, provider_kind, request_url, model_id, reasoning_effort, service_tier, message_count, tool_count, response_model, response_id, status, finish, http_status, error_class, error_message, request_started_at, response_headers_at, first_event_at, first_text_at, finished_at, request_bytes, response_bytes, event_count, has_usage, usage_input, usage_cache_read, usage_cache_write, usage_output, usage_reasoning, usage_known, detailed, user_id, route_id, route_target, route_provider, route_key, route_attempt, route_moved FROM call_records
 WHERE (model_id = ?1 OR ?1 = '')
   AND (status = ?2 OR ?2 = '')
   AND (conversation_id = ?3 OR ?3 = '')
@@ -231,6 +231,12 @@ func (q *Queries) ListCallRecords(ctx context.Context, arg ListCallRecordsParams
 			&i.UsageKnown,
 			&i.Detailed,
 			&i.UserID,
+			&i.RouteID,
+			&i.RouteTarget,
+			&i.RouteProvider,
+			&i.RouteKey,
+			&i.RouteAttempt,
+			&i.RouteMoved,
 		); err != nil {
 			return nil, err
 		}
@@ -246,10 +252,17 @@ func (q *Queries) ListCallRecords(ctx context.Context, arg ListCallRecordsParams
 }
 
 const listConversations = `-- name: ListConversations :many
-SELECT id, root_checkpoint_id, head_checkpoint_id, active_run_id, created_at, updated_at FROM conversations
-WHERE updated_at < ?1
-   OR (updated_at = ?1 AND id < ?2)
-ORDER BY updated_at DESC, id DESC
+SELECT c.id, c.head_checkpoint_id, c.created_at, c.updated_at,
+       CAST(coalesce((SELECT o.user_id FROM owners o WHERE o.kind = 'conversation' AND o.id = c.id), '') AS TEXT) AS owner_id,
+       CAST(coalesce((SELECT CASE WHEN r.route_id <> '' THEN r.route_id ELSE r.model_id END FROM call_records r
+                      WHERE r.conversation_id = c.id ORDER BY r.request_started_at DESC LIMIT 1), '') AS TEXT) AS last_model,
+       (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id AND m.runtime_event_id IS NOT NULL) AS turns,
+       (SELECT m.body FROM messages m WHERE m.conversation_id = c.id AND m.runtime_event_id IS NOT NULL
+        ORDER BY m.created_at, m.id LIMIT 1) AS first_turn
+FROM conversations c
+WHERE c.updated_at < ?1
+   OR (c.updated_at = ?1 AND c.id < ?2)
+ORDER BY c.updated_at DESC, c.id DESC
 LIMIT ?3
 `
 
@@ -259,22 +272,39 @@ type ListConversationsParams struct {
 	MaxRows      int64
 }
 
-func (q *Queries) ListConversations(ctx context.Context, arg ListConversationsParams) ([]Conversation, error) {
+type ListConversationsRow struct {
+	ID               string
+	HeadCheckpointID string
+	CreatedAt        int64
+	UpdatedAt        int64
+	OwnerID          string
+	LastModel        string
+	Turns            int64
+	FirstTurn        []byte
+}
+
+// Each conversation with what the console lists: its owner, the model of
+// its latest call (the route the client asked for when routed), how many
+// user-visible turns it holds (messages of a client event) and the first
+// of them, which the adapter decodes into a title.
+func (q *Queries) ListConversations(ctx context.Context, arg ListConversationsParams) ([]ListConversationsRow, error) {
 	rows, err := q.query(ctx, q.listConversationsStmt, listConversations, arg.AfterUpdated, arg.AfterID, arg.MaxRows)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []Conversation{}
+	items := []ListConversationsRow{}
 	for rows.Next() {
-		var i Conversation
+		var i ListConversationsRow
 		if err := rows.Scan(
 			&i.ID,
-			&i.RootCheckpointID,
 			&i.HeadCheckpointID,
-			&i.ActiveRunID,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.OwnerID,
+			&i.LastModel,
+			&i.Turns,
+			&i.FirstTurn,
 		); err != nil {
 			return nil, err
 		}

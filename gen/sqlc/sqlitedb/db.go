@@ -33,6 +33,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.blobChildrenStmt, err = db.PrepareContext(ctx, blobChildren); err != nil {
 		return nil, fmt.Errorf("error preparing query BlobChildren: %w", err)
 	}
+	if q.bumpRateWindowStmt, err = db.PrepareContext(ctx, bumpRateWindow); err != nil {
+		return nil, fmt.Errorf("error preparing query BumpRateWindow: %w", err)
+	}
 	if q.callChunksStmt, err = db.PrepareContext(ctx, callChunks); err != nil {
 		return nil, fmt.Errorf("error preparing query CallChunks: %w", err)
 	}
@@ -66,8 +69,17 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.countOtherLeasesStmt, err = db.PrepareContext(ctx, countOtherLeases); err != nil {
 		return nil, fmt.Errorf("error preparing query CountOtherLeases: %w", err)
 	}
+	if q.countProviderModelsStmt, err = db.PrepareContext(ctx, countProviderModels); err != nil {
+		return nil, fmt.Errorf("error preparing query CountProviderModels: %w", err)
+	}
 	if q.countRevokedSessionStmt, err = db.PrepareContext(ctx, countRevokedSession); err != nil {
 		return nil, fmt.Errorf("error preparing query CountRevokedSession: %w", err)
+	}
+	if q.deleteAliasStmt, err = db.PrepareContext(ctx, deleteAlias); err != nil {
+		return nil, fmt.Errorf("error preparing query DeleteAlias: %w", err)
+	}
+	if q.deleteAliasTargetsStmt, err = db.PrepareContext(ctx, deleteAliasTargets); err != nil {
+		return nil, fmt.Errorf("error preparing query DeleteAliasTargets: %w", err)
 	}
 	if q.deleteChunksBeforeStmt, err = db.PrepareContext(ctx, deleteChunksBefore); err != nil {
 		return nil, fmt.Errorf("error preparing query DeleteChunksBefore: %w", err)
@@ -81,8 +93,17 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.deleteModelConfigStmt, err = db.PrepareContext(ctx, deleteModelConfig); err != nil {
 		return nil, fmt.Errorf("error preparing query DeleteModelConfig: %w", err)
 	}
+	if q.deleteOldRateWindowsStmt, err = db.PrepareContext(ctx, deleteOldRateWindows); err != nil {
+		return nil, fmt.Errorf("error preparing query DeleteOldRateWindows: %w", err)
+	}
 	if q.deletePromptsBeforeStmt, err = db.PrepareContext(ctx, deletePromptsBefore); err != nil {
 		return nil, fmt.Errorf("error preparing query DeletePromptsBefore: %w", err)
+	}
+	if q.deleteProviderStmt, err = db.PrepareContext(ctx, deleteProvider); err != nil {
+		return nil, fmt.Errorf("error preparing query DeleteProvider: %w", err)
+	}
+	if q.deleteProviderKeyStmt, err = db.PrepareContext(ctx, deleteProviderKey); err != nil {
+		return nil, fmt.Errorf("error preparing query DeleteProviderKey: %w", err)
 	}
 	if q.deleteRequestsBeforeStmt, err = db.PrepareContext(ctx, deleteRequestsBefore); err != nil {
 		return nil, fmt.Errorf("error preparing query DeleteRequestsBefore: %w", err)
@@ -104,6 +125,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.gatewayTokensOfUserStmt, err = db.PrepareContext(ctx, gatewayTokensOfUser); err != nil {
 		return nil, fmt.Errorf("error preparing query GatewayTokensOfUser: %w", err)
+	}
+	if q.getAliasStmt, err = db.PrepareContext(ctx, getAlias); err != nil {
+		return nil, fmt.Errorf("error preparing query GetAlias: %w", err)
 	}
 	if q.getBlobStmt, err = db.PrepareContext(ctx, getBlob); err != nil {
 		return nil, fmt.Errorf("error preparing query GetBlob: %w", err)
@@ -135,6 +159,21 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.getPromptStmt, err = db.PrepareContext(ctx, getPrompt); err != nil {
 		return nil, fmt.Errorf("error preparing query GetPrompt: %w", err)
 	}
+	if q.getProviderStmt, err = db.PrepareContext(ctx, getProvider); err != nil {
+		return nil, fmt.Errorf("error preparing query GetProvider: %w", err)
+	}
+	if q.getProviderKeyOwnerStmt, err = db.PrepareContext(ctx, getProviderKeyOwner); err != nil {
+		return nil, fmt.Errorf("error preparing query GetProviderKeyOwner: %w", err)
+	}
+	if q.getRateWindowStmt, err = db.PrepareContext(ctx, getRateWindow); err != nil {
+		return nil, fmt.Errorf("error preparing query GetRateWindow: %w", err)
+	}
+	if q.getRouteAffinityStmt, err = db.PrepareContext(ctx, getRouteAffinity); err != nil {
+		return nil, fmt.Errorf("error preparing query GetRouteAffinity: %w", err)
+	}
+	if q.getRouteHealthStmt, err = db.PrepareContext(ctx, getRouteHealth); err != nil {
+		return nil, fmt.Errorf("error preparing query GetRouteHealth: %w", err)
+	}
 	if q.getRunStmt, err = db.PrepareContext(ctx, getRun); err != nil {
 		return nil, fmt.Errorf("error preparing query GetRun: %w", err)
 	}
@@ -149,6 +188,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.hasBlobStmt, err = db.PrepareContext(ctx, hasBlob); err != nil {
 		return nil, fmt.Errorf("error preparing query HasBlob: %w", err)
+	}
+	if q.insertAliasTargetStmt, err = db.PrepareContext(ctx, insertAliasTarget); err != nil {
+		return nil, fmt.Errorf("error preparing query InsertAliasTarget: %w", err)
 	}
 	if q.insertAuditEntryStmt, err = db.PrepareContext(ctx, insertAuditEntry); err != nil {
 		return nil, fmt.Errorf("error preparing query InsertAuditEntry: %w", err)
@@ -204,6 +246,18 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.latestRunByCursorRequestStmt, err = db.PrepareContext(ctx, latestRunByCursorRequest); err != nil {
 		return nil, fmt.Errorf("error preparing query LatestRunByCursorRequest: %w", err)
 	}
+	if q.listAliasTargetsStmt, err = db.PrepareContext(ctx, listAliasTargets); err != nil {
+		return nil, fmt.Errorf("error preparing query ListAliasTargets: %w", err)
+	}
+	if q.listAliasesStmt, err = db.PrepareContext(ctx, listAliases); err != nil {
+		return nil, fmt.Errorf("error preparing query ListAliases: %w", err)
+	}
+	if q.listAllAliasTargetsStmt, err = db.PrepareContext(ctx, listAllAliasTargets); err != nil {
+		return nil, fmt.Errorf("error preparing query ListAllAliasTargets: %w", err)
+	}
+	if q.listAllProviderKeysStmt, err = db.PrepareContext(ctx, listAllProviderKeys); err != nil {
+		return nil, fmt.Errorf("error preparing query ListAllProviderKeys: %w", err)
+	}
 	if q.listAuditEntriesStmt, err = db.PrepareContext(ctx, listAuditEntries); err != nil {
 		return nil, fmt.Errorf("error preparing query ListAuditEntries: %w", err)
 	}
@@ -215,6 +269,12 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.listModelConfigsStmt, err = db.PrepareContext(ctx, listModelConfigs); err != nil {
 		return nil, fmt.Errorf("error preparing query ListModelConfigs: %w", err)
+	}
+	if q.listProviderKeysStmt, err = db.PrepareContext(ctx, listProviderKeys); err != nil {
+		return nil, fmt.Errorf("error preparing query ListProviderKeys: %w", err)
+	}
+	if q.listProvidersStmt, err = db.PrepareContext(ctx, listProviders); err != nil {
+		return nil, fmt.Errorf("error preparing query ListProviders: %w", err)
 	}
 	if q.lockConversationStmt, err = db.PrepareContext(ctx, lockConversation); err != nil {
 		return nil, fmt.Errorf("error preparing query LockConversation: %w", err)
@@ -240,6 +300,12 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.putSettingStmt, err = db.PrepareContext(ctx, putSetting); err != nil {
 		return nil, fmt.Errorf("error preparing query PutSetting: %w", err)
 	}
+	if q.recordRouteFailureStmt, err = db.PrepareContext(ctx, recordRouteFailure); err != nil {
+		return nil, fmt.Errorf("error preparing query RecordRouteFailure: %w", err)
+	}
+	if q.recordRouteSuccessStmt, err = db.PrepareContext(ctx, recordRouteSuccess); err != nil {
+		return nil, fmt.Errorf("error preparing query RecordRouteSuccess: %w", err)
+	}
 	if q.replaceFingerprintStmt, err = db.PrepareContext(ctx, replaceFingerprint); err != nil {
 		return nil, fmt.Errorf("error preparing query ReplaceFingerprint: %w", err)
 	}
@@ -251,6 +317,12 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.setConversationHeadStmt, err = db.PrepareContext(ctx, setConversationHead); err != nil {
 		return nil, fmt.Errorf("error preparing query SetConversationHead: %w", err)
+	}
+	if q.setProviderKeyEnabledStmt, err = db.PrepareContext(ctx, setProviderKeyEnabled); err != nil {
+		return nil, fmt.Errorf("error preparing query SetProviderKeyEnabled: %w", err)
+	}
+	if q.setRouteAffinityStmt, err = db.PrepareContext(ctx, setRouteAffinity); err != nil {
+		return nil, fmt.Errorf("error preparing query SetRouteAffinity: %w", err)
 	}
 	if q.setRunHeadStmt, err = db.PrepareContext(ctx, setRunHead); err != nil {
 		return nil, fmt.Errorf("error preparing query SetRunHead: %w", err)
@@ -267,6 +339,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.touchToolRoundStmt, err = db.PrepareContext(ctx, touchToolRound); err != nil {
 		return nil, fmt.Errorf("error preparing query TouchToolRound: %w", err)
 	}
+	if q.upsertAliasStmt, err = db.PrepareContext(ctx, upsertAlias); err != nil {
+		return nil, fmt.Errorf("error preparing query UpsertAlias: %w", err)
+	}
 	if q.upsertCallRecordStmt, err = db.PrepareContext(ctx, upsertCallRecord); err != nil {
 		return nil, fmt.Errorf("error preparing query UpsertCallRecord: %w", err)
 	}
@@ -275,6 +350,12 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.upsertModelConfigStmt, err = db.PrepareContext(ctx, upsertModelConfig); err != nil {
 		return nil, fmt.Errorf("error preparing query UpsertModelConfig: %w", err)
+	}
+	if q.upsertProviderStmt, err = db.PrepareContext(ctx, upsertProvider); err != nil {
+		return nil, fmt.Errorf("error preparing query UpsertProvider: %w", err)
+	}
+	if q.upsertProviderKeyStmt, err = db.PrepareContext(ctx, upsertProviderKey); err != nil {
+		return nil, fmt.Errorf("error preparing query UpsertProviderKey: %w", err)
 	}
 	return &q, nil
 }
@@ -294,6 +375,11 @@ func (q *Queries) Close() error {
 	if q.blobChildrenStmt != nil {
 		if cerr := q.blobChildrenStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing blobChildrenStmt: %w", cerr)
+		}
+	}
+	if q.bumpRateWindowStmt != nil {
+		if cerr := q.bumpRateWindowStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing bumpRateWindowStmt: %w", cerr)
 		}
 	}
 	if q.callChunksStmt != nil {
@@ -351,9 +437,24 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing countOtherLeasesStmt: %w", cerr)
 		}
 	}
+	if q.countProviderModelsStmt != nil {
+		if cerr := q.countProviderModelsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing countProviderModelsStmt: %w", cerr)
+		}
+	}
 	if q.countRevokedSessionStmt != nil {
 		if cerr := q.countRevokedSessionStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing countRevokedSessionStmt: %w", cerr)
+		}
+	}
+	if q.deleteAliasStmt != nil {
+		if cerr := q.deleteAliasStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing deleteAliasStmt: %w", cerr)
+		}
+	}
+	if q.deleteAliasTargetsStmt != nil {
+		if cerr := q.deleteAliasTargetsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing deleteAliasTargetsStmt: %w", cerr)
 		}
 	}
 	if q.deleteChunksBeforeStmt != nil {
@@ -376,9 +477,24 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing deleteModelConfigStmt: %w", cerr)
 		}
 	}
+	if q.deleteOldRateWindowsStmt != nil {
+		if cerr := q.deleteOldRateWindowsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing deleteOldRateWindowsStmt: %w", cerr)
+		}
+	}
 	if q.deletePromptsBeforeStmt != nil {
 		if cerr := q.deletePromptsBeforeStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing deletePromptsBeforeStmt: %w", cerr)
+		}
+	}
+	if q.deleteProviderStmt != nil {
+		if cerr := q.deleteProviderStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing deleteProviderStmt: %w", cerr)
+		}
+	}
+	if q.deleteProviderKeyStmt != nil {
+		if cerr := q.deleteProviderKeyStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing deleteProviderKeyStmt: %w", cerr)
 		}
 	}
 	if q.deleteRequestsBeforeStmt != nil {
@@ -414,6 +530,11 @@ func (q *Queries) Close() error {
 	if q.gatewayTokensOfUserStmt != nil {
 		if cerr := q.gatewayTokensOfUserStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing gatewayTokensOfUserStmt: %w", cerr)
+		}
+	}
+	if q.getAliasStmt != nil {
+		if cerr := q.getAliasStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing getAliasStmt: %w", cerr)
 		}
 	}
 	if q.getBlobStmt != nil {
@@ -466,6 +587,31 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing getPromptStmt: %w", cerr)
 		}
 	}
+	if q.getProviderStmt != nil {
+		if cerr := q.getProviderStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing getProviderStmt: %w", cerr)
+		}
+	}
+	if q.getProviderKeyOwnerStmt != nil {
+		if cerr := q.getProviderKeyOwnerStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing getProviderKeyOwnerStmt: %w", cerr)
+		}
+	}
+	if q.getRateWindowStmt != nil {
+		if cerr := q.getRateWindowStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing getRateWindowStmt: %w", cerr)
+		}
+	}
+	if q.getRouteAffinityStmt != nil {
+		if cerr := q.getRouteAffinityStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing getRouteAffinityStmt: %w", cerr)
+		}
+	}
+	if q.getRouteHealthStmt != nil {
+		if cerr := q.getRouteHealthStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing getRouteHealthStmt: %w", cerr)
+		}
+	}
 	if q.getRunStmt != nil {
 		if cerr := q.getRunStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing getRunStmt: %w", cerr)
@@ -489,6 +635,11 @@ func (q *Queries) Close() error {
 	if q.hasBlobStmt != nil {
 		if cerr := q.hasBlobStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing hasBlobStmt: %w", cerr)
+		}
+	}
+	if q.insertAliasTargetStmt != nil {
+		if cerr := q.insertAliasTargetStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing insertAliasTargetStmt: %w", cerr)
 		}
 	}
 	if q.insertAuditEntryStmt != nil {
@@ -581,6 +732,26 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing latestRunByCursorRequestStmt: %w", cerr)
 		}
 	}
+	if q.listAliasTargetsStmt != nil {
+		if cerr := q.listAliasTargetsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing listAliasTargetsStmt: %w", cerr)
+		}
+	}
+	if q.listAliasesStmt != nil {
+		if cerr := q.listAliasesStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing listAliasesStmt: %w", cerr)
+		}
+	}
+	if q.listAllAliasTargetsStmt != nil {
+		if cerr := q.listAllAliasTargetsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing listAllAliasTargetsStmt: %w", cerr)
+		}
+	}
+	if q.listAllProviderKeysStmt != nil {
+		if cerr := q.listAllProviderKeysStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing listAllProviderKeysStmt: %w", cerr)
+		}
+	}
 	if q.listAuditEntriesStmt != nil {
 		if cerr := q.listAuditEntriesStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing listAuditEntriesStmt: %w", cerr)
@@ -599,6 +770,16 @@ func (q *Queries) Close() error {
 	if q.listModelConfigsStmt != nil {
 		if cerr := q.listModelConfigsStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing listModelConfigsStmt: %w", cerr)
+		}
+	}
+	if q.listProviderKeysStmt != nil {
+		if cerr := q.listProviderKeysStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing listProviderKeysStmt: %w", cerr)
+		}
+	}
+	if q.listProvidersStmt != nil {
+		if cerr := q.listProvidersStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing listProvidersStmt: %w", cerr)
 		}
 	}
 	if q.lockConversationStmt != nil {
@@ -641,6 +822,16 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing putSettingStmt: %w", cerr)
 		}
 	}
+	if q.recordRouteFailureStmt != nil {
+		if cerr := q.recordRouteFailureStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing recordRouteFailureStmt: %w", cerr)
+		}
+	}
+	if q.recordRouteSuccessStmt != nil {
+		if cerr := q.recordRouteSuccessStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing recordRouteSuccessStmt: %w", cerr)
+		}
+	}
 	if q.replaceFingerprintStmt != nil {
 		if cerr := q.replaceFingerprintStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing replaceFingerprintStmt: %w", cerr)
@@ -659,6 +850,16 @@ func (q *Queries) Close() error {
 	if q.setConversationHeadStmt != nil {
 		if cerr := q.setConversationHeadStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing setConversationHeadStmt: %w", cerr)
+		}
+	}
+	if q.setProviderKeyEnabledStmt != nil {
+		if cerr := q.setProviderKeyEnabledStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing setProviderKeyEnabledStmt: %w", cerr)
+		}
+	}
+	if q.setRouteAffinityStmt != nil {
+		if cerr := q.setRouteAffinityStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing setRouteAffinityStmt: %w", cerr)
 		}
 	}
 	if q.setRunHeadStmt != nil {
@@ -686,6 +887,11 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing touchToolRoundStmt: %w", cerr)
 		}
 	}
+	if q.upsertAliasStmt != nil {
+		if cerr := q.upsertAliasStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing upsertAliasStmt: %w", cerr)
+		}
+	}
 	if q.upsertCallRecordStmt != nil {
 		if cerr := q.upsertCallRecordStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing upsertCallRecordStmt: %w", cerr)
@@ -699,6 +905,16 @@ func (q *Queries) Close() error {
 	if q.upsertModelConfigStmt != nil {
 		if cerr := q.upsertModelConfigStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing upsertModelConfigStmt: %w", cerr)
+		}
+	}
+	if q.upsertProviderStmt != nil {
+		if cerr := q.upsertProviderStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing upsertProviderStmt: %w", cerr)
+		}
+	}
+	if q.upsertProviderKeyStmt != nil {
+		if cerr := q.upsertProviderKeyStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing upsertProviderKeyStmt: %w", cerr)
 		}
 	}
 	return err
@@ -743,6 +959,7 @@ type Queries struct {
 	addUsageStmt                    *sql.Stmt
 	allGatewayTokensStmt            *sql.Stmt
 	blobChildrenStmt                *sql.Stmt
+	bumpRateWindowStmt              *sql.Stmt
 	callChunksStmt                  *sql.Stmt
 	cancelRunStmt                   *sql.Stmt
 	cancelRunningCallsStmt          *sql.Stmt
@@ -754,12 +971,18 @@ type Queries struct {
 	conversationCheckpointsStmt     *sql.Stmt
 	countDetailedBeforeStmt         *sql.Stmt
 	countOtherLeasesStmt            *sql.Stmt
+	countProviderModelsStmt         *sql.Stmt
 	countRevokedSessionStmt         *sql.Stmt
+	deleteAliasStmt                 *sql.Stmt
+	deleteAliasTargetsStmt          *sql.Stmt
 	deleteChunksBeforeStmt          *sql.Stmt
 	deleteContextAnchorStmt         *sql.Stmt
 	deleteLeaseStmt                 *sql.Stmt
 	deleteModelConfigStmt           *sql.Stmt
+	deleteOldRateWindowsStmt        *sql.Stmt
 	deletePromptsBeforeStmt         *sql.Stmt
+	deleteProviderStmt              *sql.Stmt
+	deleteProviderKeyStmt           *sql.Stmt
 	deleteRequestsBeforeStmt        *sql.Stmt
 	deleteRevokedSessionsBeforeStmt *sql.Stmt
 	deleteSettingStmt               *sql.Stmt
@@ -767,6 +990,7 @@ type Queries struct {
 	finishRunStmt                   *sql.Stmt
 	gatewayTokenByHashStmt          *sql.Stmt
 	gatewayTokensOfUserStmt         *sql.Stmt
+	getAliasStmt                    *sql.Stmt
 	getBlobStmt                     *sql.Stmt
 	getCallRecordStmt               *sql.Stmt
 	getCallRequestStmt              *sql.Stmt
@@ -777,11 +1001,17 @@ type Queries struct {
 	getModelConfigStmt              *sql.Stmt
 	getOwnerStmt                    *sql.Stmt
 	getPromptStmt                   *sql.Stmt
+	getProviderStmt                 *sql.Stmt
+	getProviderKeyOwnerStmt         *sql.Stmt
+	getRateWindowStmt               *sql.Stmt
+	getRouteAffinityStmt            *sql.Stmt
+	getRouteHealthStmt              *sql.Stmt
 	getRunStmt                      *sql.Stmt
 	getSettingStmt                  *sql.Stmt
 	getToolRoundStmt                *sql.Stmt
 	getUsageStmt                    *sql.Stmt
 	hasBlobStmt                     *sql.Stmt
+	insertAliasTargetStmt           *sql.Stmt
 	insertAuditEntryStmt            *sql.Stmt
 	insertBlobStmt                  *sql.Stmt
 	insertBlobRefStmt               *sql.Stmt
@@ -800,10 +1030,16 @@ type Queries struct {
 	insertToolRoundStmt             *sql.Stmt
 	insertToolRoundResultStmt       *sql.Stmt
 	latestRunByCursorRequestStmt    *sql.Stmt
+	listAliasTargetsStmt            *sql.Stmt
+	listAliasesStmt                 *sql.Stmt
+	listAllAliasTargetsStmt         *sql.Stmt
+	listAllProviderKeysStmt         *sql.Stmt
 	listAuditEntriesStmt            *sql.Stmt
 	listCallRecordsStmt             *sql.Stmt
 	listConversationsStmt           *sql.Stmt
 	listModelConfigsStmt            *sql.Stmt
+	listProviderKeysStmt            *sql.Stmt
+	listProvidersStmt               *sql.Stmt
 	lockConversationStmt            *sql.Stmt
 	nextProviderCallStmt            *sql.Stmt
 	ownedAmongStmt                  *sql.Stmt
@@ -812,18 +1048,25 @@ type Queries struct {
 	putContextAnchorStmt            *sql.Stmt
 	putPromptStmt                   *sql.Stmt
 	putSettingStmt                  *sql.Stmt
+	recordRouteFailureStmt          *sql.Stmt
+	recordRouteSuccessStmt          *sql.Stmt
 	replaceFingerprintStmt          *sql.Stmt
 	revokeGatewayTokenStmt          *sql.Stmt
 	setActiveRunStmt                *sql.Stmt
 	setConversationHeadStmt         *sql.Stmt
+	setProviderKeyEnabledStmt       *sql.Stmt
+	setRouteAffinityStmt            *sql.Stmt
 	setRunHeadStmt                  *sql.Stmt
 	storedMessagesStmt              *sql.Stmt
 	toolRoundResultsStmt            *sql.Stmt
 	touchGatewayTokenStmt           *sql.Stmt
 	touchToolRoundStmt              *sql.Stmt
+	upsertAliasStmt                 *sql.Stmt
 	upsertCallRecordStmt            *sql.Stmt
 	upsertLeaseStmt                 *sql.Stmt
 	upsertModelConfigStmt           *sql.Stmt
+	upsertProviderStmt              *sql.Stmt
+	upsertProviderKeyStmt           *sql.Stmt
 }
 
 func (q *Queries) WithTx(tx *sql.Tx) *Queries {
@@ -833,6 +1076,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		addUsageStmt:                    q.addUsageStmt,
 		allGatewayTokensStmt:            q.allGatewayTokensStmt,
 		blobChildrenStmt:                q.blobChildrenStmt,
+		bumpRateWindowStmt:              q.bumpRateWindowStmt,
 		callChunksStmt:                  q.callChunksStmt,
 		cancelRunStmt:                   q.cancelRunStmt,
 		cancelRunningCallsStmt:          q.cancelRunningCallsStmt,
@@ -844,12 +1088,18 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		conversationCheckpointsStmt:     q.conversationCheckpointsStmt,
 		countDetailedBeforeStmt:         q.countDetailedBeforeStmt,
 		countOtherLeasesStmt:            q.countOtherLeasesStmt,
+		countProviderModelsStmt:         q.countProviderModelsStmt,
 		countRevokedSessionStmt:         q.countRevokedSessionStmt,
+		deleteAliasStmt:                 q.deleteAliasStmt,
+		deleteAliasTargetsStmt:          q.deleteAliasTargetsStmt,
 		deleteChunksBeforeStmt:          q.deleteChunksBeforeStmt,
 		deleteContextAnchorStmt:         q.deleteContextAnchorStmt,
 		deleteLeaseStmt:                 q.deleteLeaseStmt,
 		deleteModelConfigStmt:           q.deleteModelConfigStmt,
+		deleteOldRateWindowsStmt:        q.deleteOldRateWindowsStmt,
 		deletePromptsBeforeStmt:         q.deletePromptsBeforeStmt,
+		deleteProviderStmt:              q.deleteProviderStmt,
+		deleteProviderKeyStmt:           q.deleteProviderKeyStmt,
 		deleteRequestsBeforeStmt:        q.deleteRequestsBeforeStmt,
 		deleteRevokedSessionsBeforeStmt: q.deleteRevokedSessionsBeforeStmt,
 		deleteSettingStmt:               q.deleteSettingStmt,
@@ -857,6 +1107,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		finishRunStmt:                   q.finishRunStmt,
 		gatewayTokenByHashStmt:          q.gatewayTokenByHashStmt,
 		gatewayTokensOfUserStmt:         q.gatewayTokensOfUserStmt,
+		getAliasStmt:                    q.getAliasStmt,
 		getBlobStmt:                     q.getBlobStmt,
 		getCallRecordStmt:               q.getCallRecordStmt,
 		getCallRequestStmt:              q.getCallRequestStmt,
@@ -867,11 +1118,17 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		getModelConfigStmt:              q.getModelConfigStmt,
 		getOwnerStmt:                    q.getOwnerStmt,
 		getPromptStmt:                   q.getPromptStmt,
+		getProviderStmt:                 q.getProviderStmt,
+		getProviderKeyOwnerStmt:         q.getProviderKeyOwnerStmt,
+		getRateWindowStmt:               q.getRateWindowStmt,
+		getRouteAffinityStmt:            q.getRouteAffinityStmt,
+		getRouteHealthStmt:              q.getRouteHealthStmt,
 		getRunStmt:                      q.getRunStmt,
 		getSettingStmt:                  q.getSettingStmt,
 		getToolRoundStmt:                q.getToolRoundStmt,
 		getUsageStmt:                    q.getUsageStmt,
 		hasBlobStmt:                     q.hasBlobStmt,
+		insertAliasTargetStmt:           q.insertAliasTargetStmt,
 		insertAuditEntryStmt:            q.insertAuditEntryStmt,
 		insertBlobStmt:                  q.insertBlobStmt,
 		insertBlobRefStmt:               q.insertBlobRefStmt,
@@ -890,10 +1147,16 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		insertToolRoundStmt:             q.insertToolRoundStmt,
 		insertToolRoundResultStmt:       q.insertToolRoundResultStmt,
 		latestRunByCursorRequestStmt:    q.latestRunByCursorRequestStmt,
+		listAliasTargetsStmt:            q.listAliasTargetsStmt,
+		listAliasesStmt:                 q.listAliasesStmt,
+		listAllAliasTargetsStmt:         q.listAllAliasTargetsStmt,
+		listAllProviderKeysStmt:         q.listAllProviderKeysStmt,
 		listAuditEntriesStmt:            q.listAuditEntriesStmt,
 		listCallRecordsStmt:             q.listCallRecordsStmt,
 		listConversationsStmt:           q.listConversationsStmt,
 		listModelConfigsStmt:            q.listModelConfigsStmt,
+		listProviderKeysStmt:            q.listProviderKeysStmt,
+		listProvidersStmt:               q.listProvidersStmt,
 		lockConversationStmt:            q.lockConversationStmt,
 		nextProviderCallStmt:            q.nextProviderCallStmt,
 		ownedAmongStmt:                  q.ownedAmongStmt,
@@ -902,17 +1165,24 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		putContextAnchorStmt:            q.putContextAnchorStmt,
 		putPromptStmt:                   q.putPromptStmt,
 		putSettingStmt:                  q.putSettingStmt,
+		recordRouteFailureStmt:          q.recordRouteFailureStmt,
+		recordRouteSuccessStmt:          q.recordRouteSuccessStmt,
 		replaceFingerprintStmt:          q.replaceFingerprintStmt,
 		revokeGatewayTokenStmt:          q.revokeGatewayTokenStmt,
 		setActiveRunStmt:                q.setActiveRunStmt,
 		setConversationHeadStmt:         q.setConversationHeadStmt,
+		setProviderKeyEnabledStmt:       q.setProviderKeyEnabledStmt,
+		setRouteAffinityStmt:            q.setRouteAffinityStmt,
 		setRunHeadStmt:                  q.setRunHeadStmt,
 		storedMessagesStmt:              q.storedMessagesStmt,
 		toolRoundResultsStmt:            q.toolRoundResultsStmt,
 		touchGatewayTokenStmt:           q.touchGatewayTokenStmt,
 		touchToolRoundStmt:              q.touchToolRoundStmt,
+		upsertAliasStmt:                 q.upsertAliasStmt,
 		upsertCallRecordStmt:            q.upsertCallRecordStmt,
 		upsertLeaseStmt:                 q.upsertLeaseStmt,
 		upsertModelConfigStmt:           q.upsertModelConfigStmt,
+		upsertProviderStmt:              q.upsertProviderStmt,
+		upsertProviderKeyStmt:           q.upsertProviderKeyStmt,
 	}
 }

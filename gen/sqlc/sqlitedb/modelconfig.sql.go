@@ -22,71 +22,137 @@ func (q *Queries) DeleteModelConfig(ctx context.Context, id string) (int64, erro
 }
 
 const getModelConfig = `-- name: GetModelConfig :one
-SELECT id, sort_order, display_name, group_name, enabled, provider_kind, base_url, use_full_url, sealed_api_key, model_id, tooltip, reasoning_effort, context_window_tokens, max_output_tokens, extra_params, custom_headers, supports_images, supports_tools, created_at, updated_at FROM model_configs WHERE id = ?1
+SELECT m.id, m.sort_order, m.display_name, m.group_name, m.enabled, m.provider_id, m.model_id, m.tooltip,
+       m.reasoning_effort, m.context_window_tokens, m.max_output_tokens, m.extra_params, m.supports_images,
+       m.supports_tools, m.requests_per_minute, m.tokens_per_minute, m.created_at, m.updated_at,
+       coalesce(p.provider_kind, '') AS provider_kind, coalesce(p.base_url, '') AS base_url,
+       coalesce(p.use_full_url, FALSE) AS use_full_url, coalesce(p.custom_headers, 'null') AS custom_headers
+FROM model_configs m LEFT JOIN providers p ON p.id = m.provider_id
+WHERE m.id = ?1
 `
 
-func (q *Queries) GetModelConfig(ctx context.Context, id string) (ModelConfig, error) {
+type GetModelConfigRow struct {
+	ID                  string
+	SortOrder           int64
+	DisplayName         string
+	GroupName           string
+	Enabled             bool
+	ProviderID          string
+	ModelID             string
+	Tooltip             string
+	ReasoningEffort     string
+	ContextWindowTokens int64
+	MaxOutputTokens     int64
+	ExtraParams         string
+	SupportsImages      bool
+	SupportsTools       bool
+	RequestsPerMinute   int64
+	TokensPerMinute     int64
+	CreatedAt           int64
+	UpdatedAt           int64
+	ProviderKind        string
+	BaseUrl             string
+	UseFullUrl          bool
+	CustomHeaders       string
+}
+
+func (q *Queries) GetModelConfig(ctx context.Context, id string) (GetModelConfigRow, error) {
 	row := q.queryRow(ctx, q.getModelConfigStmt, getModelConfig, id)
-	var i ModelConfig
+	var i GetModelConfigRow
 	err := row.Scan(
 		&i.ID,
 		&i.SortOrder,
 		&i.DisplayName,
 		&i.GroupName,
 		&i.Enabled,
-		&i.ProviderKind,
-		&i.BaseUrl,
-		&i.UseFullUrl,
-		&i.SealedApiKey,
+		&i.ProviderID,
 		&i.ModelID,
 		&i.Tooltip,
 		&i.ReasoningEffort,
 		&i.ContextWindowTokens,
 		&i.MaxOutputTokens,
 		&i.ExtraParams,
-		&i.CustomHeaders,
 		&i.SupportsImages,
 		&i.SupportsTools,
+		&i.RequestsPerMinute,
+		&i.TokensPerMinute,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.ProviderKind,
+		&i.BaseUrl,
+		&i.UseFullUrl,
+		&i.CustomHeaders,
 	)
 	return i, err
 }
 
 const listModelConfigs = `-- name: ListModelConfigs :many
-SELECT id, sort_order, display_name, group_name, enabled, provider_kind, base_url, use_full_url, sealed_api_key, model_id, tooltip, reasoning_effort, context_window_tokens, max_output_tokens, extra_params, custom_headers, supports_images, supports_tools, created_at, updated_at FROM model_configs ORDER BY sort_order, id
+SELECT m.id, m.sort_order, m.display_name, m.group_name, m.enabled, m.provider_id, m.model_id, m.tooltip,
+       m.reasoning_effort, m.context_window_tokens, m.max_output_tokens, m.extra_params, m.supports_images,
+       m.supports_tools, m.requests_per_minute, m.tokens_per_minute, m.created_at, m.updated_at,
+       coalesce(p.provider_kind, '') AS provider_kind, coalesce(p.base_url, '') AS base_url,
+       coalesce(p.use_full_url, FALSE) AS use_full_url, coalesce(p.custom_headers, 'null') AS custom_headers
+FROM model_configs m LEFT JOIN providers p ON p.id = m.provider_id
+ORDER BY m.sort_order, m.id
 `
 
-func (q *Queries) ListModelConfigs(ctx context.Context) ([]ModelConfig, error) {
+type ListModelConfigsRow struct {
+	ID                  string
+	SortOrder           int64
+	DisplayName         string
+	GroupName           string
+	Enabled             bool
+	ProviderID          string
+	ModelID             string
+	Tooltip             string
+	ReasoningEffort     string
+	ContextWindowTokens int64
+	MaxOutputTokens     int64
+	ExtraParams         string
+	SupportsImages      bool
+	SupportsTools       bool
+	RequestsPerMinute   int64
+	TokensPerMinute     int64
+	CreatedAt           int64
+	UpdatedAt           int64
+	ProviderKind        string
+	BaseUrl             string
+	UseFullUrl          bool
+	CustomHeaders       string
+}
+
+func (q *Queries) ListModelConfigs(ctx context.Context) ([]ListModelConfigsRow, error) {
 	rows, err := q.query(ctx, q.listModelConfigsStmt, listModelConfigs)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []ModelConfig{}
+	items := []ListModelConfigsRow{}
 	for rows.Next() {
-		var i ModelConfig
+		var i ListModelConfigsRow
 		if err := rows.Scan(
 			&i.ID,
 			&i.SortOrder,
 			&i.DisplayName,
 			&i.GroupName,
 			&i.Enabled,
-			&i.ProviderKind,
-			&i.BaseUrl,
-			&i.UseFullUrl,
-			&i.SealedApiKey,
+			&i.ProviderID,
 			&i.ModelID,
 			&i.Tooltip,
 			&i.ReasoningEffort,
 			&i.ContextWindowTokens,
 			&i.MaxOutputTokens,
 			&i.ExtraParams,
-			&i.CustomHeaders,
 			&i.SupportsImages,
 			&i.SupportsTools,
+			&i.RequestsPerMinute,
+			&i.TokensPerMinute,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.ProviderKind,
+			&i.BaseUrl,
+			&i.UseFullUrl,
+			&i.CustomHeaders,
 		); err != nil {
 			return nil, err
 		}
@@ -102,22 +168,21 @@ func (q *Queries) ListModelConfigs(ctx context.Context) ([]ModelConfig, error) {
 }
 
 const upsertModelConfig = `-- name: UpsertModelConfig :exec
-INSERT INTO model_configs (id, sort_order, display_name, group_name, enabled, provider_kind, base_url,
-                           use_full_url, sealed_api_key, model_id, tooltip, reasoning_effort,
-                           context_window_tokens, max_output_tokens, extra_params, custom_headers,
-                           supports_images, supports_tools, created_at, updated_at)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?19)
+INSERT INTO model_configs (id, sort_order, display_name, group_name, enabled, provider_id, model_id, tooltip,
+                           reasoning_effort, context_window_tokens, max_output_tokens, extra_params,
+                           supports_images, supports_tools, requests_per_minute, tokens_per_minute,
+                           created_at, updated_at)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?17)
 ON CONFLICT (id) DO UPDATE SET
     sort_order = excluded.sort_order, display_name = excluded.display_name,
-    group_name = excluded.group_name, enabled = excluded.enabled,
-    provider_kind = excluded.provider_kind, base_url = excluded.base_url,
-    use_full_url = excluded.use_full_url, sealed_api_key = excluded.sealed_api_key,
+    group_name = excluded.group_name, enabled = excluded.enabled, provider_id = excluded.provider_id,
     model_id = excluded.model_id, tooltip = excluded.tooltip,
     reasoning_effort = excluded.reasoning_effort,
     context_window_tokens = excluded.context_window_tokens,
     max_output_tokens = excluded.max_output_tokens, extra_params = excluded.extra_params,
-    custom_headers = excluded.custom_headers, supports_images = excluded.supports_images,
-    supports_tools = excluded.supports_tools, updated_at = excluded.updated_at
+    supports_images = excluded.supports_images, supports_tools = excluded.supports_tools,
+    requests_per_minute = excluded.requests_per_minute, tokens_per_minute = excluded.tokens_per_minute,
+    updated_at = excluded.updated_at
 `
 
 type UpsertModelConfigParams struct {
@@ -126,19 +191,17 @@ type UpsertModelConfigParams struct {
 	DisplayName         string
 	GroupName           string
 	Enabled             bool
-	ProviderKind        string
-	BaseUrl             string
-	UseFullUrl          bool
-	SealedApiKey        []byte
+	ProviderID          string
 	ModelID             string
 	Tooltip             string
 	ReasoningEffort     string
 	ContextWindowTokens int64
 	MaxOutputTokens     int64
 	ExtraParams         string
-	CustomHeaders       string
 	SupportsImages      bool
 	SupportsTools       bool
+	RequestsPerMinute   int64
+	TokensPerMinute     int64
 	CreatedAt           int64
 }
 
@@ -149,19 +212,17 @@ func (q *Queries) UpsertModelConfig(ctx context.Context, arg UpsertModelConfigPa
 		arg.DisplayName,
 		arg.GroupName,
 		arg.Enabled,
-		arg.ProviderKind,
-		arg.BaseUrl,
-		arg.UseFullUrl,
-		arg.SealedApiKey,
+		arg.ProviderID,
 		arg.ModelID,
 		arg.Tooltip,
 		arg.ReasoningEffort,
 		arg.ContextWindowTokens,
 		arg.MaxOutputTokens,
 		arg.ExtraParams,
-		arg.CustomHeaders,
 		arg.SupportsImages,
 		arg.SupportsTools,
+		arg.RequestsPerMinute,
+		arg.TokensPerMinute,
 		arg.CreatedAt,
 	)
 	return err

@@ -8,6 +8,27 @@ import (
 	"database/sql"
 )
 
+type Alias struct {
+	ID                  string
+	SortOrder           int64
+	DisplayName         string
+	GroupName           string
+	Tooltip             string
+	Enabled             bool
+	Strategy            string
+	FirstTokenTimeoutMs int64
+	CreatedAt           int64
+	UpdatedAt           int64
+}
+
+type AliasTarget struct {
+	AliasID  string
+	Position int64
+	ModelID  string
+	Weight   int64
+	Drained  bool
+}
+
 type AuditLog struct {
 	Seq       int64
 	At        int64
@@ -75,6 +96,12 @@ type CallRecord struct {
 	UsageKnown        int64
 	Detailed          bool
 	UserID            string
+	RouteID           string
+	RouteTarget       string
+	RouteProvider     string
+	RouteKey          string
+	RouteAttempt      int64
+	RouteMoved        string
 }
 
 type CallRequest struct {
@@ -156,21 +183,19 @@ type ModelConfig struct {
 	DisplayName         string
 	GroupName           string
 	Enabled             bool
-	ProviderKind        string
-	BaseUrl             string
-	UseFullUrl          bool
-	SealedApiKey        []byte
 	ModelID             string
 	Tooltip             string
 	ReasoningEffort     string
 	ContextWindowTokens int64
 	MaxOutputTokens     int64
 	ExtraParams         string
-	CustomHeaders       string
 	SupportsImages      bool
 	SupportsTools       bool
 	CreatedAt           int64
 	UpdatedAt           int64
+	ProviderID          string
+	RequestsPerMinute   int64
+	TokensPerMinute     int64
 }
 
 type Owner struct {
@@ -187,9 +212,59 @@ type Prompt struct {
 	Kind      string
 }
 
+type Provider struct {
+	ID            string
+	Name          string
+	ProviderKind  string
+	BaseUrl       string
+	UseFullUrl    bool
+	CustomHeaders string
+	Region        string
+	KeyStrategy   string
+	CoolDownMs    int64
+	CreatedAt     int64
+	UpdatedAt     int64
+}
+
+type ProviderKey struct {
+	ID             string
+	ProviderID     string
+	Position       int64
+	SealedKey      []byte
+	Weight         int64
+	Enabled        bool
+	DisabledReason string
+	CreatedAt      int64
+	UpdatedAt      int64
+}
+
+type RateWindow struct {
+	Scope       string
+	WindowStart int64
+	Requests    int64
+	Tokens      int64
+}
+
 type RevokedSession struct {
 	ID        string
 	ExpiresAt int64
+}
+
+type RouteAffinity struct {
+	ConversationID string
+	RouteID        string
+	TargetID       string
+	UpdatedAt      int64
+}
+
+type RouteHealth struct {
+	Subject      string
+	CoolUntil    int64
+	LastError    string
+	LastErrorAt  int64
+	Failures     int64
+	AuthFailures int64
+	UpdatedAt    int64
 }
 
 type Run struct {

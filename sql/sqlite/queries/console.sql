@@ -27,10 +27,21 @@ DELETE FROM call_requests
 WHERE call_id IN (SELECT r.call_id FROM call_records r WHERE r.request_started_at < sqlc.arg(cutoff));
 
 -- name: ListConversations :many
-SELECT * FROM conversations
-WHERE updated_at < sqlc.arg(after_updated)
-   OR (updated_at = sqlc.arg(after_updated) AND id < sqlc.arg(after_id))
-ORDER BY updated_at DESC, id DESC
+-- Each conversation with what the console lists: its owner, the model of
+-- its latest call (the route the client asked for when routed), how many
+-- user-visible turns it holds (messages of a client event) and the first
+-- of them, which the adapter decodes into a title.
+SELECT c.id, c.head_checkpoint_id, c.created_at, c.updated_at,
+       CAST(coalesce((SELECT o.user_id FROM owners o WHERE o.kind = 'conversation' AND o.id = c.id), '') AS TEXT) AS owner_id,
+       CAST(coalesce((SELECT CASE WHEN r.route_id <> '' THEN r.route_id ELSE r.model_id END FROM call_records r
+                      WHERE r.conversation_id = c.id ORDER BY r.request_started_at DESC LIMIT 1), '') AS TEXT) AS last_model,
+       (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id AND m.runtime_event_id IS NOT NULL) AS turns,
+       (SELECT m.body FROM messages m WHERE m.conversation_id = c.id AND m.runtime_event_id IS NOT NULL
+        ORDER BY m.created_at, m.id LIMIT 1) AS first_turn
+FROM conversations c
+WHERE c.updated_at < sqlc.arg(after_updated)
+   OR (c.updated_at = sqlc.arg(after_updated) AND c.id < sqlc.arg(after_id))
+ORDER BY c.updated_at DESC, c.id DESC
 LIMIT sqlc.arg(max_rows);
 
 -- name: ConversationCheckpoints :many

@@ -421,7 +421,10 @@ type Call struct {
 	Detailed          bool                   `protobuf:"varint,16,opt,name=detailed,proto3" json:"detailed,omitempty"`
 	// user_id is the user whose turn made the call; empty for calls made
 	// outside a user's turn.
-	UserId        string `protobuf:"bytes,17,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	UserId string `protobuf:"bytes,17,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	// route says how the gateway routed the call; unset for a call made
+	// directly (a connection test).
+	Route         *CallRoute `protobuf:"bytes,18,opt,name=route,proto3" json:"route,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -575,6 +578,105 @@ func (x *Call) GetUserId() string {
 	return ""
 }
 
+func (x *Call) GetRoute() *CallRoute {
+	if x != nil {
+		return x.Route
+	}
+	return nil
+}
+
+// CallRoute is how the gateway's router chose a call's endpoint.
+type CallRoute struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// route_id is the model or alias the client asked for.
+	RouteId string `protobuf:"bytes,1,opt,name=route_id,json=routeId,proto3" json:"route_id,omitempty"`
+	// target_model_id is the model (on its provider) the attempt went to;
+	// provider_id its provider and key_id the key used (never the key).
+	TargetModelId string `protobuf:"bytes,2,opt,name=target_model_id,json=targetModelId,proto3" json:"target_model_id,omitempty"`
+	ProviderId    string `protobuf:"bytes,3,opt,name=provider_id,json=providerId,proto3" json:"provider_id,omitempty"`
+	KeyId         string `protobuf:"bytes,4,opt,name=key_id,json=keyId,proto3" json:"key_id,omitempty"`
+	// attempt counts the router's attempts for one engine call, from 0.
+	Attempt int32 `protobuf:"varint,5,opt,name=attempt,proto3" json:"attempt,omitempty"`
+	// moved says why the attempt went to another target than the one that
+	// served the conversation's previous call on this route (a failover, a
+	// drained or resting target): the provider's cache there was cold.
+	Moved         string `protobuf:"bytes,6,opt,name=moved,proto3" json:"moved,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CallRoute) Reset() {
+	*x = CallRoute{}
+	mi := &file_control_v1_call_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CallRoute) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CallRoute) ProtoMessage() {}
+
+func (x *CallRoute) ProtoReflect() protoreflect.Message {
+	mi := &file_control_v1_call_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CallRoute.ProtoReflect.Descriptor instead.
+func (*CallRoute) Descriptor() ([]byte, []int) {
+	return file_control_v1_call_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *CallRoute) GetRouteId() string {
+	if x != nil {
+		return x.RouteId
+	}
+	return ""
+}
+
+func (x *CallRoute) GetTargetModelId() string {
+	if x != nil {
+		return x.TargetModelId
+	}
+	return ""
+}
+
+func (x *CallRoute) GetProviderId() string {
+	if x != nil {
+		return x.ProviderId
+	}
+	return ""
+}
+
+func (x *CallRoute) GetKeyId() string {
+	if x != nil {
+		return x.KeyId
+	}
+	return ""
+}
+
+func (x *CallRoute) GetAttempt() int32 {
+	if x != nil {
+		return x.Attempt
+	}
+	return 0
+}
+
+func (x *CallRoute) GetMoved() string {
+	if x != nil {
+		return x.Moved
+	}
+	return ""
+}
+
 // ModelSnapshot is the model as it was when the call started.
 type ModelSnapshot struct {
 	state           protoimpl.MessageState `protogen:"open.v1"`
@@ -593,7 +695,7 @@ type ModelSnapshot struct {
 
 func (x *ModelSnapshot) Reset() {
 	*x = ModelSnapshot{}
-	mi := &file_control_v1_call_proto_msgTypes[4]
+	mi := &file_control_v1_call_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -605,7 +707,7 @@ func (x *ModelSnapshot) String() string {
 func (*ModelSnapshot) ProtoMessage() {}
 
 func (x *ModelSnapshot) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_call_proto_msgTypes[4]
+	mi := &file_control_v1_call_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -618,7 +720,7 @@ func (x *ModelSnapshot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ModelSnapshot.ProtoReflect.Descriptor instead.
 func (*ModelSnapshot) Descriptor() ([]byte, []int) {
-	return file_control_v1_call_proto_rawDescGZIP(), []int{4}
+	return file_control_v1_call_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ModelSnapshot) GetProviderKind() ProviderKind {
@@ -701,7 +803,7 @@ type CallTiming struct {
 
 func (x *CallTiming) Reset() {
 	*x = CallTiming{}
-	mi := &file_control_v1_call_proto_msgTypes[5]
+	mi := &file_control_v1_call_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -713,7 +815,7 @@ func (x *CallTiming) String() string {
 func (*CallTiming) ProtoMessage() {}
 
 func (x *CallTiming) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_call_proto_msgTypes[5]
+	mi := &file_control_v1_call_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -726,7 +828,7 @@ func (x *CallTiming) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallTiming.ProtoReflect.Descriptor instead.
 func (*CallTiming) Descriptor() ([]byte, []int) {
-	return file_control_v1_call_proto_rawDescGZIP(), []int{5}
+	return file_control_v1_call_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *CallTiming) GetRequestStartTime() *timestamppb.Timestamp {
@@ -799,7 +901,7 @@ type Usage struct {
 
 func (x *Usage) Reset() {
 	*x = Usage{}
-	mi := &file_control_v1_call_proto_msgTypes[6]
+	mi := &file_control_v1_call_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -811,7 +913,7 @@ func (x *Usage) String() string {
 func (*Usage) ProtoMessage() {}
 
 func (x *Usage) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_call_proto_msgTypes[6]
+	mi := &file_control_v1_call_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -824,7 +926,7 @@ func (x *Usage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Usage.ProtoReflect.Descriptor instead.
 func (*Usage) Descriptor() ([]byte, []int) {
-	return file_control_v1_call_proto_rawDescGZIP(), []int{6}
+	return file_control_v1_call_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Usage) GetInputTokens() int64 {
@@ -871,7 +973,7 @@ type GetCallRequest struct {
 
 func (x *GetCallRequest) Reset() {
 	*x = GetCallRequest{}
-	mi := &file_control_v1_call_proto_msgTypes[7]
+	mi := &file_control_v1_call_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -883,7 +985,7 @@ func (x *GetCallRequest) String() string {
 func (*GetCallRequest) ProtoMessage() {}
 
 func (x *GetCallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_call_proto_msgTypes[7]
+	mi := &file_control_v1_call_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -896,7 +998,7 @@ func (x *GetCallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCallRequest.ProtoReflect.Descriptor instead.
 func (*GetCallRequest) Descriptor() ([]byte, []int) {
-	return file_control_v1_call_proto_rawDescGZIP(), []int{7}
+	return file_control_v1_call_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *GetCallRequest) GetCallId() string {
@@ -919,7 +1021,7 @@ type GetCallResponse struct {
 
 func (x *GetCallResponse) Reset() {
 	*x = GetCallResponse{}
-	mi := &file_control_v1_call_proto_msgTypes[8]
+	mi := &file_control_v1_call_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -931,7 +1033,7 @@ func (x *GetCallResponse) String() string {
 func (*GetCallResponse) ProtoMessage() {}
 
 func (x *GetCallResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_call_proto_msgTypes[8]
+	mi := &file_control_v1_call_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -944,7 +1046,7 @@ func (x *GetCallResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCallResponse.ProtoReflect.Descriptor instead.
 func (*GetCallResponse) Descriptor() ([]byte, []int) {
-	return file_control_v1_call_proto_rawDescGZIP(), []int{8}
+	return file_control_v1_call_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *GetCallResponse) GetCall() *Call {
@@ -988,7 +1090,7 @@ type RecordedRequest struct {
 
 func (x *RecordedRequest) Reset() {
 	*x = RecordedRequest{}
-	mi := &file_control_v1_call_proto_msgTypes[9]
+	mi := &file_control_v1_call_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1000,7 +1102,7 @@ func (x *RecordedRequest) String() string {
 func (*RecordedRequest) ProtoMessage() {}
 
 func (x *RecordedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_call_proto_msgTypes[9]
+	mi := &file_control_v1_call_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1013,7 +1115,7 @@ func (x *RecordedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordedRequest.ProtoReflect.Descriptor instead.
 func (*RecordedRequest) Descriptor() ([]byte, []int) {
-	return file_control_v1_call_proto_rawDescGZIP(), []int{9}
+	return file_control_v1_call_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *RecordedRequest) GetMethod() string {
@@ -1054,7 +1156,7 @@ type Header struct {
 
 func (x *Header) Reset() {
 	*x = Header{}
-	mi := &file_control_v1_call_proto_msgTypes[10]
+	mi := &file_control_v1_call_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1066,7 +1168,7 @@ func (x *Header) String() string {
 func (*Header) ProtoMessage() {}
 
 func (x *Header) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_call_proto_msgTypes[10]
+	mi := &file_control_v1_call_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1079,7 +1181,7 @@ func (x *Header) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Header.ProtoReflect.Descriptor instead.
 func (*Header) Descriptor() ([]byte, []int) {
-	return file_control_v1_call_proto_rawDescGZIP(), []int{10}
+	return file_control_v1_call_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Header) GetName() string {
@@ -1108,7 +1210,7 @@ type ResponseChunk struct {
 
 func (x *ResponseChunk) Reset() {
 	*x = ResponseChunk{}
-	mi := &file_control_v1_call_proto_msgTypes[11]
+	mi := &file_control_v1_call_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1120,7 +1222,7 @@ func (x *ResponseChunk) String() string {
 func (*ResponseChunk) ProtoMessage() {}
 
 func (x *ResponseChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_call_proto_msgTypes[11]
+	mi := &file_control_v1_call_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1133,7 +1235,7 @@ func (x *ResponseChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResponseChunk.ProtoReflect.Descriptor instead.
 func (*ResponseChunk) Descriptor() ([]byte, []int) {
-	return file_control_v1_call_proto_rawDescGZIP(), []int{11}
+	return file_control_v1_call_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ResponseChunk) GetSeq() int32 {
@@ -1190,7 +1292,7 @@ type CacheInsight struct {
 
 func (x *CacheInsight) Reset() {
 	*x = CacheInsight{}
-	mi := &file_control_v1_call_proto_msgTypes[12]
+	mi := &file_control_v1_call_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1202,7 +1304,7 @@ func (x *CacheInsight) String() string {
 func (*CacheInsight) ProtoMessage() {}
 
 func (x *CacheInsight) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_call_proto_msgTypes[12]
+	mi := &file_control_v1_call_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1215,7 +1317,7 @@ func (x *CacheInsight) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CacheInsight.ProtoReflect.Descriptor instead.
 func (*CacheInsight) Descriptor() ([]byte, []int) {
-	return file_control_v1_call_proto_rawDescGZIP(), []int{12}
+	return file_control_v1_call_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CacheInsight) GetState() CacheInsightState {
@@ -1323,7 +1425,7 @@ const file_control_v1_call_proto_rawDesc = "" +
 	"page_token\x18\x03 \x01(\tR\tpageToken\"k\n" +
 	"\x11ListCallsResponse\x12.\n" +
 	"\x05calls\x18\x01 \x03(\v2\x18.keygate.control.v1.CallR\x05calls\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\x97\x05\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xcc\x05\n" +
 	"\x04Call\x12\x17\n" +
 	"\acall_id\x18\x01 \x01(\tR\x06callId\x12\x15\n" +
 	"\x06run_id\x18\x02 \x01(\tR\x05runId\x12'\n" +
@@ -1345,7 +1447,16 @@ const file_control_v1_call_proto_rawDesc = "" +
 	"eventCount\x12/\n" +
 	"\x05usage\x18\x0f \x01(\v2\x19.keygate.control.v1.UsageR\x05usage\x12\x1a\n" +
 	"\bdetailed\x18\x10 \x01(\bR\bdetailed\x12\x17\n" +
-	"\auser_id\x18\x11 \x01(\tR\x06userId\"\xec\x02\n" +
+	"\auser_id\x18\x11 \x01(\tR\x06userId\x123\n" +
+	"\x05route\x18\x12 \x01(\v2\x1d.keygate.control.v1.CallRouteR\x05route\"\xb6\x01\n" +
+	"\tCallRoute\x12\x19\n" +
+	"\broute_id\x18\x01 \x01(\tR\arouteId\x12&\n" +
+	"\x0ftarget_model_id\x18\x02 \x01(\tR\rtargetModelId\x12\x1f\n" +
+	"\vprovider_id\x18\x03 \x01(\tR\n" +
+	"providerId\x12\x15\n" +
+	"\x06key_id\x18\x04 \x01(\tR\x05keyId\x12\x18\n" +
+	"\aattempt\x18\x05 \x01(\x05R\aattempt\x12\x14\n" +
+	"\x05moved\x18\x06 \x01(\tR\x05moved\"\xec\x02\n" +
 	"\rModelSnapshot\x12E\n" +
 	"\rprovider_kind\x18\x01 \x01(\x0e2 .keygate.control.v1.ProviderKindR\fproviderKind\x12\x1f\n" +
 	"\vrequest_url\x18\x02 \x01(\tR\n" +
@@ -1450,7 +1561,7 @@ func file_control_v1_call_proto_rawDescGZIP() []byte {
 }
 
 var file_control_v1_call_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_control_v1_call_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_control_v1_call_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
 var file_control_v1_call_proto_goTypes = []any{
 	(CallStatus)(0),               // 0: keygate.control.v1.CallStatus
 	(CacheCause)(0),               // 1: keygate.control.v1.CacheCause
@@ -1459,50 +1570,52 @@ var file_control_v1_call_proto_goTypes = []any{
 	(*ListCallsRequest)(nil),      // 4: keygate.control.v1.ListCallsRequest
 	(*ListCallsResponse)(nil),     // 5: keygate.control.v1.ListCallsResponse
 	(*Call)(nil),                  // 6: keygate.control.v1.Call
-	(*ModelSnapshot)(nil),         // 7: keygate.control.v1.ModelSnapshot
-	(*CallTiming)(nil),            // 8: keygate.control.v1.CallTiming
-	(*Usage)(nil),                 // 9: keygate.control.v1.Usage
-	(*GetCallRequest)(nil),        // 10: keygate.control.v1.GetCallRequest
-	(*GetCallResponse)(nil),       // 11: keygate.control.v1.GetCallResponse
-	(*RecordedRequest)(nil),       // 12: keygate.control.v1.RecordedRequest
-	(*Header)(nil),                // 13: keygate.control.v1.Header
-	(*ResponseChunk)(nil),         // 14: keygate.control.v1.ResponseChunk
-	(*CacheInsight)(nil),          // 15: keygate.control.v1.CacheInsight
-	(*timestamppb.Timestamp)(nil), // 16: google.protobuf.Timestamp
-	(ProviderKind)(0),             // 17: keygate.control.v1.ProviderKind
+	(*CallRoute)(nil),             // 7: keygate.control.v1.CallRoute
+	(*ModelSnapshot)(nil),         // 8: keygate.control.v1.ModelSnapshot
+	(*CallTiming)(nil),            // 9: keygate.control.v1.CallTiming
+	(*Usage)(nil),                 // 10: keygate.control.v1.Usage
+	(*GetCallRequest)(nil),        // 11: keygate.control.v1.GetCallRequest
+	(*GetCallResponse)(nil),       // 12: keygate.control.v1.GetCallResponse
+	(*RecordedRequest)(nil),       // 13: keygate.control.v1.RecordedRequest
+	(*Header)(nil),                // 14: keygate.control.v1.Header
+	(*ResponseChunk)(nil),         // 15: keygate.control.v1.ResponseChunk
+	(*CacheInsight)(nil),          // 16: keygate.control.v1.CacheInsight
+	(*timestamppb.Timestamp)(nil), // 17: google.protobuf.Timestamp
+	(ProviderKind)(0),             // 18: keygate.control.v1.ProviderKind
 }
 var file_control_v1_call_proto_depIdxs = []int32{
-	16, // 0: keygate.control.v1.CallFilter.start_time:type_name -> google.protobuf.Timestamp
-	16, // 1: keygate.control.v1.CallFilter.end_time:type_name -> google.protobuf.Timestamp
+	17, // 0: keygate.control.v1.CallFilter.start_time:type_name -> google.protobuf.Timestamp
+	17, // 1: keygate.control.v1.CallFilter.end_time:type_name -> google.protobuf.Timestamp
 	0,  // 2: keygate.control.v1.CallFilter.status:type_name -> keygate.control.v1.CallStatus
 	3,  // 3: keygate.control.v1.ListCallsRequest.filter:type_name -> keygate.control.v1.CallFilter
 	6,  // 4: keygate.control.v1.ListCallsResponse.calls:type_name -> keygate.control.v1.Call
-	7,  // 5: keygate.control.v1.Call.model:type_name -> keygate.control.v1.ModelSnapshot
+	8,  // 5: keygate.control.v1.Call.model:type_name -> keygate.control.v1.ModelSnapshot
 	0,  // 6: keygate.control.v1.Call.status:type_name -> keygate.control.v1.CallStatus
-	8,  // 7: keygate.control.v1.Call.timing:type_name -> keygate.control.v1.CallTiming
-	9,  // 8: keygate.control.v1.Call.usage:type_name -> keygate.control.v1.Usage
-	17, // 9: keygate.control.v1.ModelSnapshot.provider_kind:type_name -> keygate.control.v1.ProviderKind
-	16, // 10: keygate.control.v1.CallTiming.request_start_time:type_name -> google.protobuf.Timestamp
-	16, // 11: keygate.control.v1.CallTiming.response_headers_time:type_name -> google.protobuf.Timestamp
-	16, // 12: keygate.control.v1.CallTiming.first_event_time:type_name -> google.protobuf.Timestamp
-	16, // 13: keygate.control.v1.CallTiming.first_text_time:type_name -> google.protobuf.Timestamp
-	16, // 14: keygate.control.v1.CallTiming.finish_time:type_name -> google.protobuf.Timestamp
-	6,  // 15: keygate.control.v1.GetCallResponse.call:type_name -> keygate.control.v1.Call
-	12, // 16: keygate.control.v1.GetCallResponse.request:type_name -> keygate.control.v1.RecordedRequest
-	14, // 17: keygate.control.v1.GetCallResponse.chunks:type_name -> keygate.control.v1.ResponseChunk
-	15, // 18: keygate.control.v1.GetCallResponse.cache_insight:type_name -> keygate.control.v1.CacheInsight
-	13, // 19: keygate.control.v1.RecordedRequest.headers:type_name -> keygate.control.v1.Header
-	2,  // 20: keygate.control.v1.CacheInsight.state:type_name -> keygate.control.v1.CacheInsightState
-	1,  // 21: keygate.control.v1.CacheInsight.causes:type_name -> keygate.control.v1.CacheCause
-	4,  // 22: keygate.control.v1.CallService.ListCalls:input_type -> keygate.control.v1.ListCallsRequest
-	10, // 23: keygate.control.v1.CallService.GetCall:input_type -> keygate.control.v1.GetCallRequest
-	5,  // 24: keygate.control.v1.CallService.ListCalls:output_type -> keygate.control.v1.ListCallsResponse
-	11, // 25: keygate.control.v1.CallService.GetCall:output_type -> keygate.control.v1.GetCallResponse
-	24, // [24:26] is the sub-list for method output_type
-	22, // [22:24] is the sub-list for method input_type
-	22, // [22:22] is the sub-list for extension type_name
-	22, // [22:22] is the sub-list for extension extendee
-	0,  // [0:22] is the sub-list for field type_name
+	9,  // 7: keygate.control.v1.Call.timing:type_name -> keygate.control.v1.CallTiming
+	10, // 8: keygate.control.v1.Call.usage:type_name -> keygate.control.v1.Usage
+	7,  // 9: keygate.control.v1.Call.route:type_name -> keygate.control.v1.CallRoute
+	18, // 10: keygate.control.v1.ModelSnapshot.provider_kind:type_name -> keygate.control.v1.ProviderKind
+	17, // 11: keygate.control.v1.CallTiming.request_start_time:type_name -> google.protobuf.Timestamp
+	17, // 12: keygate.control.v1.CallTiming.response_headers_time:type_name -> google.protobuf.Timestamp
+	17, // 13: keygate.control.v1.CallTiming.first_event_time:type_name -> google.protobuf.Timestamp
+	17, // 14: keygate.control.v1.CallTiming.first_text_time:type_name -> google.protobuf.Timestamp
+	17, // 15: keygate.control.v1.CallTiming.finish_time:type_name -> google.protobuf.Timestamp
+	6,  // 16: keygate.control.v1.GetCallResponse.call:type_name -> keygate.control.v1.Call
+	13, // 17: keygate.control.v1.GetCallResponse.request:type_name -> keygate.control.v1.RecordedRequest
+	15, // 18: keygate.control.v1.GetCallResponse.chunks:type_name -> keygate.control.v1.ResponseChunk
+	16, // 19: keygate.control.v1.GetCallResponse.cache_insight:type_name -> keygate.control.v1.CacheInsight
+	14, // 20: keygate.control.v1.RecordedRequest.headers:type_name -> keygate.control.v1.Header
+	2,  // 21: keygate.control.v1.CacheInsight.state:type_name -> keygate.control.v1.CacheInsightState
+	1,  // 22: keygate.control.v1.CacheInsight.causes:type_name -> keygate.control.v1.CacheCause
+	4,  // 23: keygate.control.v1.CallService.ListCalls:input_type -> keygate.control.v1.ListCallsRequest
+	11, // 24: keygate.control.v1.CallService.GetCall:input_type -> keygate.control.v1.GetCallRequest
+	5,  // 25: keygate.control.v1.CallService.ListCalls:output_type -> keygate.control.v1.ListCallsResponse
+	12, // 26: keygate.control.v1.CallService.GetCall:output_type -> keygate.control.v1.GetCallResponse
+	25, // [25:27] is the sub-list for method output_type
+	23, // [23:25] is the sub-list for method input_type
+	23, // [23:23] is the sub-list for extension type_name
+	23, // [23:23] is the sub-list for extension extendee
+	0,  // [0:23] is the sub-list for field type_name
 }
 
 func init() { file_control_v1_call_proto_init() }
@@ -1517,7 +1630,7 @@ func file_control_v1_call_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_control_v1_call_proto_rawDesc), len(file_control_v1_call_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   13,
+			NumMessages:   14,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

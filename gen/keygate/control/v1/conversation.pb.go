@@ -25,8 +25,12 @@ const (
 type ListConversationsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// page_size defaults to 50 and is at most 500.
-	PageSize      int32  `protobuf:"varint,1,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
-	PageToken     string `protobuf:"bytes,2,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	PageSize  int32  `protobuf:"varint,1,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	PageToken string `protobuf:"bytes,2,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	// search keeps the conversations whose title, user, model or id contains
+	// it (case-insensitive). One request reads at most 2000 conversations: a
+	// page may then hold fewer matches and a next_page_token to go on.
+	Search        string `protobuf:"bytes,3,opt,name=search,proto3" json:"search,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -71,6 +75,13 @@ func (x *ListConversationsRequest) GetPageSize() int32 {
 func (x *ListConversationsRequest) GetPageToken() string {
 	if x != nil {
 		return x.PageToken
+	}
+	return ""
+}
+
+func (x *ListConversationsRequest) GetSearch() string {
+	if x != nil {
+		return x.Search
 	}
 	return ""
 }
@@ -132,9 +143,20 @@ type Conversation struct {
 	Id               string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	HeadCheckpointId string                 `protobuf:"bytes,2,opt,name=head_checkpoint_id,json=headCheckpointId,proto3" json:"head_checkpoint_id,omitempty"`
 	CreateTime       *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
-	UpdateTime       *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=update_time,json=updateTime,proto3" json:"update_time,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// update_time is the conversation's last activity.
+	UpdateTime *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=update_time,json=updateTime,proto3" json:"update_time,omitempty"`
+	// title is the start of the first user message, on one line.
+	Title string `protobuf:"bytes,5,opt,name=title,proto3" json:"title,omitempty"`
+	// user_id owns the conversation.
+	UserId string `protobuf:"bytes,6,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	// model_id is what the latest call asked for (a model or alias id, else
+	// the upstream model id); model_name its display name.
+	ModelId   string `protobuf:"bytes,7,opt,name=model_id,json=modelId,proto3" json:"model_id,omitempty"`
+	ModelName string `protobuf:"bytes,8,opt,name=model_name,json=modelName,proto3" json:"model_name,omitempty"`
+	// turns counts the user messages, every branch included.
+	Turns         int32 `protobuf:"varint,9,opt,name=turns,proto3" json:"turns,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Conversation) Reset() {
@@ -193,6 +215,41 @@ func (x *Conversation) GetUpdateTime() *timestamppb.Timestamp {
 		return x.UpdateTime
 	}
 	return nil
+}
+
+func (x *Conversation) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *Conversation) GetUserId() string {
+	if x != nil {
+		return x.UserId
+	}
+	return ""
+}
+
+func (x *Conversation) GetModelId() string {
+	if x != nil {
+		return x.ModelId
+	}
+	return ""
+}
+
+func (x *Conversation) GetModelName() string {
+	if x != nil {
+		return x.ModelName
+	}
+	return ""
+}
+
+func (x *Conversation) GetTurns() int32 {
+	if x != nil {
+		return x.Turns
+	}
+	return 0
 }
 
 type GetBranchTreeRequest struct {
@@ -515,21 +572,28 @@ var File_control_v1_conversation_proto protoreflect.FileDescriptor
 
 const file_control_v1_conversation_proto_rawDesc = "" +
 	"\n" +
-	"\x1dcontrol/v1/conversation.proto\x12\x12keygate.control.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"V\n" +
+	"\x1dcontrol/v1/conversation.proto\x12\x12keygate.control.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"n\n" +
 	"\x18ListConversationsRequest\x12\x1b\n" +
 	"\tpage_size\x18\x01 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
-	"page_token\x18\x02 \x01(\tR\tpageToken\"\x8b\x01\n" +
+	"page_token\x18\x02 \x01(\tR\tpageToken\x12\x16\n" +
+	"\x06search\x18\x03 \x01(\tR\x06search\"\x8b\x01\n" +
 	"\x19ListConversationsResponse\x12F\n" +
 	"\rconversations\x18\x01 \x03(\v2 .keygate.control.v1.ConversationR\rconversations\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xc6\x01\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xc5\x02\n" +
 	"\fConversation\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12,\n" +
 	"\x12head_checkpoint_id\x18\x02 \x01(\tR\x10headCheckpointId\x12;\n" +
 	"\vcreate_time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"createTime\x12;\n" +
 	"\vupdate_time\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"updateTime\"?\n" +
+	"updateTime\x12\x14\n" +
+	"\x05title\x18\x05 \x01(\tR\x05title\x12\x17\n" +
+	"\auser_id\x18\x06 \x01(\tR\x06userId\x12\x19\n" +
+	"\bmodel_id\x18\a \x01(\tR\amodelId\x12\x1d\n" +
+	"\n" +
+	"model_name\x18\b \x01(\tR\tmodelName\x12\x14\n" +
+	"\x05turns\x18\t \x01(\x05R\x05turns\"?\n" +
 	"\x14GetBranchTreeRequest\x12'\n" +
 	"\x0fconversation_id\x18\x01 \x01(\tR\x0econversationId\"\x87\x01\n" +
 	"\x15GetBranchTreeResponse\x12@\n" +

@@ -166,7 +166,11 @@ type GetDashboardResponse struct {
 	BucketSize BucketSize             `protobuf:"varint,4,opt,name=bucket_size,json=bucketSize,proto3,enum=keygate.control.v1.BucketSize" json:"bucket_size,omitempty"`
 	// per_user sums each user's calls, ordered by user id; calls made outside
 	// a user's turn are under the empty user id.
-	PerUser       []*UserAggregate `protobuf:"bytes,5,rep,name=per_user,json=perUser,proto3" json:"per_user,omitempty"`
+	PerUser []*UserAggregate `protobuf:"bytes,5,rep,name=per_user,json=perUser,proto3" json:"per_user,omitempty"`
+	// per_target sums the routed calls of each target (a model on its
+	// provider), ordered by target: where each deployment's cache hit rate
+	// shows.
+	PerTarget     []*TargetAggregate `protobuf:"bytes,6,rep,name=per_target,json=perTarget,proto3" json:"per_target,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -232,6 +236,13 @@ func (x *GetDashboardResponse) GetBucketSize() BucketSize {
 func (x *GetDashboardResponse) GetPerUser() []*UserAggregate {
 	if x != nil {
 		return x.PerUser
+	}
+	return nil
+}
+
+func (x *GetDashboardResponse) GetPerTarget() []*TargetAggregate {
+	if x != nil {
+		return x.PerTarget
 	}
 	return nil
 }
@@ -477,6 +488,67 @@ func (x *ModelAggregate) GetAggregate() *Aggregate {
 	return nil
 }
 
+type TargetAggregate struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// target_model_id is the model configuration the calls went to.
+	TargetModelId string     `protobuf:"bytes,1,opt,name=target_model_id,json=targetModelId,proto3" json:"target_model_id,omitempty"`
+	ProviderId    string     `protobuf:"bytes,2,opt,name=provider_id,json=providerId,proto3" json:"provider_id,omitempty"`
+	Aggregate     *Aggregate `protobuf:"bytes,3,opt,name=aggregate,proto3" json:"aggregate,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TargetAggregate) Reset() {
+	*x = TargetAggregate{}
+	mi := &file_control_v1_dashboard_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TargetAggregate) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TargetAggregate) ProtoMessage() {}
+
+func (x *TargetAggregate) ProtoReflect() protoreflect.Message {
+	mi := &file_control_v1_dashboard_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TargetAggregate.ProtoReflect.Descriptor instead.
+func (*TargetAggregate) Descriptor() ([]byte, []int) {
+	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *TargetAggregate) GetTargetModelId() string {
+	if x != nil {
+		return x.TargetModelId
+	}
+	return ""
+}
+
+func (x *TargetAggregate) GetProviderId() string {
+	if x != nil {
+		return x.ProviderId
+	}
+	return ""
+}
+
+func (x *TargetAggregate) GetAggregate() *Aggregate {
+	if x != nil {
+		return x.Aggregate
+	}
+	return nil
+}
+
 type UserAggregate struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	UserId        string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
@@ -487,7 +559,7 @@ type UserAggregate struct {
 
 func (x *UserAggregate) Reset() {
 	*x = UserAggregate{}
-	mi := &file_control_v1_dashboard_proto_msgTypes[5]
+	mi := &file_control_v1_dashboard_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -499,7 +571,7 @@ func (x *UserAggregate) String() string {
 func (*UserAggregate) ProtoMessage() {}
 
 func (x *UserAggregate) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_dashboard_proto_msgTypes[5]
+	mi := &file_control_v1_dashboard_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -512,7 +584,7 @@ func (x *UserAggregate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UserAggregate.ProtoReflect.Descriptor instead.
 func (*UserAggregate) Descriptor() ([]byte, []int) {
-	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{5}
+	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *UserAggregate) GetUserId() string {
@@ -541,14 +613,16 @@ const file_control_v1_dashboard_proto_rawDesc = "" +
 	"\vbucket_size\x18\x03 \x01(\x0e2\x1e.keygate.control.v1.BucketSizeR\n" +
 	"bucketSize\x12\x19\n" +
 	"\bmodel_id\x18\x04 \x01(\tR\amodelId\x12\x17\n" +
-	"\auser_id\x18\x05 \x01(\tR\x06userId\"\xc6\x02\n" +
+	"\auser_id\x18\x05 \x01(\tR\x06userId\"\x8a\x03\n" +
 	"\x14GetDashboardResponse\x125\n" +
 	"\x06totals\x18\x01 \x01(\v2\x1d.keygate.control.v1.AggregateR\x06totals\x127\n" +
 	"\x06series\x18\x02 \x03(\v2\x1f.keygate.control.v1.SeriesPointR\x06series\x12?\n" +
 	"\tper_model\x18\x03 \x03(\v2\".keygate.control.v1.ModelAggregateR\bperModel\x12?\n" +
 	"\vbucket_size\x18\x04 \x01(\x0e2\x1e.keygate.control.v1.BucketSizeR\n" +
 	"bucketSize\x12<\n" +
-	"\bper_user\x18\x05 \x03(\v2!.keygate.control.v1.UserAggregateR\aperUser\"\xa1\x03\n" +
+	"\bper_user\x18\x05 \x03(\v2!.keygate.control.v1.UserAggregateR\aperUser\x12B\n" +
+	"\n" +
+	"per_target\x18\x06 \x03(\v2#.keygate.control.v1.TargetAggregateR\tperTarget\"\xa1\x03\n" +
 	"\tAggregate\x12\x14\n" +
 	"\x05calls\x18\x01 \x01(\x03R\x05calls\x12\x1c\n" +
 	"\tcompleted\x18\x02 \x01(\x03R\tcompleted\x12\x16\n" +
@@ -570,7 +644,12 @@ const file_control_v1_dashboard_proto_rawDesc = "" +
 	"\taggregate\x18\x02 \x01(\v2\x1d.keygate.control.v1.AggregateR\taggregate\"h\n" +
 	"\x0eModelAggregate\x12\x19\n" +
 	"\bmodel_id\x18\x01 \x01(\tR\amodelId\x12;\n" +
-	"\taggregate\x18\x02 \x01(\v2\x1d.keygate.control.v1.AggregateR\taggregate\"e\n" +
+	"\taggregate\x18\x02 \x01(\v2\x1d.keygate.control.v1.AggregateR\taggregate\"\x97\x01\n" +
+	"\x0fTargetAggregate\x12&\n" +
+	"\x0ftarget_model_id\x18\x01 \x01(\tR\rtargetModelId\x12\x1f\n" +
+	"\vprovider_id\x18\x02 \x01(\tR\n" +
+	"providerId\x12;\n" +
+	"\taggregate\x18\x03 \x01(\v2\x1d.keygate.control.v1.AggregateR\taggregate\"e\n" +
 	"\rUserAggregate\x12\x17\n" +
 	"\auser_id\x18\x01 \x01(\tR\x06userId\x12;\n" +
 	"\taggregate\x18\x02 \x01(\v2\x1d.keygate.control.v1.AggregateR\taggregate*l\n" +
@@ -597,7 +676,7 @@ func file_control_v1_dashboard_proto_rawDescGZIP() []byte {
 }
 
 var file_control_v1_dashboard_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_control_v1_dashboard_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_control_v1_dashboard_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_control_v1_dashboard_proto_goTypes = []any{
 	(BucketSize)(0),               // 0: keygate.control.v1.BucketSize
 	(*GetDashboardRequest)(nil),   // 1: keygate.control.v1.GetDashboardRequest
@@ -605,29 +684,32 @@ var file_control_v1_dashboard_proto_goTypes = []any{
 	(*Aggregate)(nil),             // 3: keygate.control.v1.Aggregate
 	(*SeriesPoint)(nil),           // 4: keygate.control.v1.SeriesPoint
 	(*ModelAggregate)(nil),        // 5: keygate.control.v1.ModelAggregate
-	(*UserAggregate)(nil),         // 6: keygate.control.v1.UserAggregate
-	(*timestamppb.Timestamp)(nil), // 7: google.protobuf.Timestamp
+	(*TargetAggregate)(nil),       // 6: keygate.control.v1.TargetAggregate
+	(*UserAggregate)(nil),         // 7: keygate.control.v1.UserAggregate
+	(*timestamppb.Timestamp)(nil), // 8: google.protobuf.Timestamp
 }
 var file_control_v1_dashboard_proto_depIdxs = []int32{
-	7,  // 0: keygate.control.v1.GetDashboardRequest.start_time:type_name -> google.protobuf.Timestamp
-	7,  // 1: keygate.control.v1.GetDashboardRequest.end_time:type_name -> google.protobuf.Timestamp
+	8,  // 0: keygate.control.v1.GetDashboardRequest.start_time:type_name -> google.protobuf.Timestamp
+	8,  // 1: keygate.control.v1.GetDashboardRequest.end_time:type_name -> google.protobuf.Timestamp
 	0,  // 2: keygate.control.v1.GetDashboardRequest.bucket_size:type_name -> keygate.control.v1.BucketSize
 	3,  // 3: keygate.control.v1.GetDashboardResponse.totals:type_name -> keygate.control.v1.Aggregate
 	4,  // 4: keygate.control.v1.GetDashboardResponse.series:type_name -> keygate.control.v1.SeriesPoint
 	5,  // 5: keygate.control.v1.GetDashboardResponse.per_model:type_name -> keygate.control.v1.ModelAggregate
 	0,  // 6: keygate.control.v1.GetDashboardResponse.bucket_size:type_name -> keygate.control.v1.BucketSize
-	6,  // 7: keygate.control.v1.GetDashboardResponse.per_user:type_name -> keygate.control.v1.UserAggregate
-	7,  // 8: keygate.control.v1.SeriesPoint.start_time:type_name -> google.protobuf.Timestamp
-	3,  // 9: keygate.control.v1.SeriesPoint.aggregate:type_name -> keygate.control.v1.Aggregate
-	3,  // 10: keygate.control.v1.ModelAggregate.aggregate:type_name -> keygate.control.v1.Aggregate
-	3,  // 11: keygate.control.v1.UserAggregate.aggregate:type_name -> keygate.control.v1.Aggregate
-	1,  // 12: keygate.control.v1.DashboardService.GetDashboard:input_type -> keygate.control.v1.GetDashboardRequest
-	2,  // 13: keygate.control.v1.DashboardService.GetDashboard:output_type -> keygate.control.v1.GetDashboardResponse
-	13, // [13:14] is the sub-list for method output_type
-	12, // [12:13] is the sub-list for method input_type
-	12, // [12:12] is the sub-list for extension type_name
-	12, // [12:12] is the sub-list for extension extendee
-	0,  // [0:12] is the sub-list for field type_name
+	7,  // 7: keygate.control.v1.GetDashboardResponse.per_user:type_name -> keygate.control.v1.UserAggregate
+	6,  // 8: keygate.control.v1.GetDashboardResponse.per_target:type_name -> keygate.control.v1.TargetAggregate
+	8,  // 9: keygate.control.v1.SeriesPoint.start_time:type_name -> google.protobuf.Timestamp
+	3,  // 10: keygate.control.v1.SeriesPoint.aggregate:type_name -> keygate.control.v1.Aggregate
+	3,  // 11: keygate.control.v1.ModelAggregate.aggregate:type_name -> keygate.control.v1.Aggregate
+	3,  // 12: keygate.control.v1.TargetAggregate.aggregate:type_name -> keygate.control.v1.Aggregate
+	3,  // 13: keygate.control.v1.UserAggregate.aggregate:type_name -> keygate.control.v1.Aggregate
+	1,  // 14: keygate.control.v1.DashboardService.GetDashboard:input_type -> keygate.control.v1.GetDashboardRequest
+	2,  // 15: keygate.control.v1.DashboardService.GetDashboard:output_type -> keygate.control.v1.GetDashboardResponse
+	15, // [15:16] is the sub-list for method output_type
+	14, // [14:15] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_control_v1_dashboard_proto_init() }
@@ -641,7 +723,7 @@ func file_control_v1_dashboard_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_control_v1_dashboard_proto_rawDesc), len(file_control_v1_dashboard_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   6,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

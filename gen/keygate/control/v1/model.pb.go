@@ -137,12 +137,15 @@ type Model struct {
 	SortOrder int32                  `protobuf:"varint,2,opt,name=sort_order,json=sortOrder,proto3" json:"sort_order,omitempty"`
 	Enabled   bool                   `protobuf:"varint,3,opt,name=enabled,proto3" json:"enabled,omitempty"`
 	Settings  *ModelSettings         `protobuf:"bytes,4,opt,name=settings,proto3" json:"settings,omitempty"`
-	// has_api_key says whether a key is stored; the key itself is never sent.
+	// has_api_key says whether the model's provider has an enabled key; the
+	// key itself is never sent.
 	HasApiKey bool `protobuf:"varint,5,opt,name=has_api_key,json=hasApiKey,proto3" json:"has_api_key,omitempty"`
 	// api_key_hint is a masked form of the key such as "sk-…f3a9".
-	ApiKeyHint    string                 `protobuf:"bytes,6,opt,name=api_key_hint,json=apiKeyHint,proto3" json:"api_key_hint,omitempty"`
-	CreateTime    *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
-	UpdateTime    *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=update_time,json=updateTime,proto3" json:"update_time,omitempty"`
+	ApiKeyHint string                 `protobuf:"bytes,6,opt,name=api_key_hint,json=apiKeyHint,proto3" json:"api_key_hint,omitempty"`
+	CreateTime *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	UpdateTime *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=update_time,json=updateTime,proto3" json:"update_time,omitempty"`
+	// provider_name names the model's provider for people.
+	ProviderName  string `protobuf:"bytes,9,opt,name=provider_name,json=providerName,proto3" json:"provider_name,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -233,12 +236,23 @@ func (x *Model) GetUpdateTime() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *Model) GetProviderName() string {
+	if x != nil {
+		return x.ProviderName
+	}
+	return ""
+}
+
 // ModelSettings are the editable fields of a model.
 type ModelSettings struct {
 	state       protoimpl.MessageState `protogen:"open.v1"`
 	DisplayName string                 `protobuf:"bytes,1,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
 	// group_name is for display only.
-	GroupName    string       `protobuf:"bytes,2,opt,name=group_name,json=groupName,proto3" json:"group_name,omitempty"`
+	GroupName string `protobuf:"bytes,2,opt,name=group_name,json=groupName,proto3" json:"group_name,omitempty"`
+	// provider_kind, base_url, use_full_url and custom_headers are the
+	// connection of the model's provider. On a write they apply only without
+	// provider_id: then they (and an api_key) describe a provider of the
+	// model's own, which is created or kept in step with them.
 	ProviderKind ProviderKind `protobuf:"varint,3,opt,name=provider_kind,json=providerKind,proto3,enum=keygate.control.v1.ProviderKind" json:"provider_kind,omitempty"`
 	BaseUrl      string       `protobuf:"bytes,4,opt,name=base_url,json=baseUrl,proto3" json:"base_url,omitempty"`
 	// use_full_url sends requests to base_url verbatim.
@@ -255,8 +269,16 @@ type ModelSettings struct {
 	CustomHeaders   map[string]string `protobuf:"bytes,12,rep,name=custom_headers,json=customHeaders,proto3" json:"custom_headers,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	SupportsImages  bool              `protobuf:"varint,13,opt,name=supports_images,json=supportsImages,proto3" json:"supports_images,omitempty"`
 	SupportsTools   bool              `protobuf:"varint,14,opt,name=supports_tools,json=supportsTools,proto3" json:"supports_tools,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// provider_id names the provider (ProviderService) the model is called
+	// at; with it set, a write ignores the connection fields and takes no
+	// api_key, since keys belong to the provider.
+	ProviderId string `protobuf:"bytes,15,opt,name=provider_id,json=providerId,proto3" json:"provider_id,omitempty"`
+	// requests_per_minute and tokens_per_minute limit the model as an alias's
+	// target, summed over every replica; 0 is no limit.
+	RequestsPerMinute int64 `protobuf:"varint,16,opt,name=requests_per_minute,json=requestsPerMinute,proto3" json:"requests_per_minute,omitempty"`
+	TokensPerMinute   int64 `protobuf:"varint,17,opt,name=tokens_per_minute,json=tokensPerMinute,proto3" json:"tokens_per_minute,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *ModelSettings) Reset() {
@@ -385,6 +407,27 @@ func (x *ModelSettings) GetSupportsTools() bool {
 		return x.SupportsTools
 	}
 	return false
+}
+
+func (x *ModelSettings) GetProviderId() string {
+	if x != nil {
+		return x.ProviderId
+	}
+	return ""
+}
+
+func (x *ModelSettings) GetRequestsPerMinute() int64 {
+	if x != nil {
+		return x.RequestsPerMinute
+	}
+	return 0
+}
+
+func (x *ModelSettings) GetTokensPerMinute() int64 {
+	if x != nil {
+		return x.TokensPerMinute
+	}
+	return 0
 }
 
 type ListModelsRequest struct {
@@ -1106,12 +1149,14 @@ type DiscoverModelsRequest struct {
 	state        protoimpl.MessageState `protogen:"open.v1"`
 	ProviderKind ProviderKind           `protobuf:"varint,1,opt,name=provider_kind,json=providerKind,proto3,enum=keygate.control.v1.ProviderKind" json:"provider_kind,omitempty"`
 	BaseUrl      string                 `protobuf:"bytes,2,opt,name=base_url,json=baseUrl,proto3" json:"base_url,omitempty"`
-	// api_key is used when set; otherwise the key stored for key_from_model_id.
-	ApiKey         string            `protobuf:"bytes,3,opt,name=api_key,json=apiKey,proto3" json:"api_key,omitempty"`
-	KeyFromModelId string            `protobuf:"bytes,4,opt,name=key_from_model_id,json=keyFromModelId,proto3" json:"key_from_model_id,omitempty"`
-	CustomHeaders  map[string]string `protobuf:"bytes,5,rep,name=custom_headers,json=customHeaders,proto3" json:"custom_headers,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// api_key is used when set; otherwise the first enabled key of
+	// key_from_provider_id, else of key_from_model_id's provider.
+	ApiKey            string            `protobuf:"bytes,3,opt,name=api_key,json=apiKey,proto3" json:"api_key,omitempty"`
+	KeyFromModelId    string            `protobuf:"bytes,4,opt,name=key_from_model_id,json=keyFromModelId,proto3" json:"key_from_model_id,omitempty"`
+	CustomHeaders     map[string]string `protobuf:"bytes,5,rep,name=custom_headers,json=customHeaders,proto3" json:"custom_headers,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	KeyFromProviderId string            `protobuf:"bytes,6,opt,name=key_from_provider_id,json=keyFromProviderId,proto3" json:"key_from_provider_id,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *DiscoverModelsRequest) Reset() {
@@ -1177,6 +1222,13 @@ func (x *DiscoverModelsRequest) GetCustomHeaders() map[string]string {
 		return x.CustomHeaders
 	}
 	return nil
+}
+
+func (x *DiscoverModelsRequest) GetKeyFromProviderId() string {
+	if x != nil {
+		return x.KeyFromProviderId
+	}
+	return ""
 }
 
 type DiscoverModelsResponse struct {
@@ -1454,7 +1506,7 @@ var File_control_v1_model_proto protoreflect.FileDescriptor
 
 const file_control_v1_model_proto_rawDesc = "" +
 	"\n" +
-	"\x16control/v1/model.proto\x12\x12keygate.control.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xcb\x02\n" +
+	"\x16control/v1/model.proto\x12\x12keygate.control.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xf0\x02\n" +
 	"\x05Model\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1d\n" +
 	"\n" +
@@ -1467,7 +1519,8 @@ const file_control_v1_model_proto_rawDesc = "" +
 	"\vcreate_time\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"createTime\x12;\n" +
 	"\vupdate_time\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"updateTime\"\xb0\x05\n" +
+	"updateTime\x12#\n" +
+	"\rprovider_name\x18\t \x01(\tR\fproviderName\"\xad\x06\n" +
 	"\rModelSettings\x12!\n" +
 	"\fdisplay_name\x18\x01 \x01(\tR\vdisplayName\x12\x1d\n" +
 	"\n" +
@@ -1485,7 +1538,11 @@ const file_control_v1_model_proto_rawDesc = "" +
 	"\x11extra_params_json\x18\v \x01(\tR\x0fextraParamsJson\x12[\n" +
 	"\x0ecustom_headers\x18\f \x03(\v24.keygate.control.v1.ModelSettings.CustomHeadersEntryR\rcustomHeaders\x12'\n" +
 	"\x0fsupports_images\x18\r \x01(\bR\x0esupportsImages\x12%\n" +
-	"\x0esupports_tools\x18\x0e \x01(\bR\rsupportsTools\x1a@\n" +
+	"\x0esupports_tools\x18\x0e \x01(\bR\rsupportsTools\x12\x1f\n" +
+	"\vprovider_id\x18\x0f \x01(\tR\n" +
+	"providerId\x12.\n" +
+	"\x13requests_per_minute\x18\x10 \x01(\x03R\x11requestsPerMinute\x12*\n" +
+	"\x11tokens_per_minute\x18\x11 \x01(\x03R\x0ftokensPerMinute\x1a@\n" +
 	"\x12CustomHeadersEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x13\n" +
@@ -1524,13 +1581,14 @@ const file_control_v1_model_proto_rawDesc = "" +
 	"\x15DuplicateModelRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"I\n" +
 	"\x16DuplicateModelResponse\x12/\n" +
-	"\x05model\x18\x01 \x01(\v2\x19.keygate.control.v1.ModelR\x05model\"\xe4\x02\n" +
+	"\x05model\x18\x01 \x01(\v2\x19.keygate.control.v1.ModelR\x05model\"\x95\x03\n" +
 	"\x15DiscoverModelsRequest\x12E\n" +
 	"\rprovider_kind\x18\x01 \x01(\x0e2 .keygate.control.v1.ProviderKindR\fproviderKind\x12\x19\n" +
 	"\bbase_url\x18\x02 \x01(\tR\abaseUrl\x12\x17\n" +
 	"\aapi_key\x18\x03 \x01(\tR\x06apiKey\x12)\n" +
 	"\x11key_from_model_id\x18\x04 \x01(\tR\x0ekeyFromModelId\x12c\n" +
-	"\x0ecustom_headers\x18\x05 \x03(\v2<.keygate.control.v1.DiscoverModelsRequest.CustomHeadersEntryR\rcustomHeaders\x1a@\n" +
+	"\x0ecustom_headers\x18\x05 \x03(\v2<.keygate.control.v1.DiscoverModelsRequest.CustomHeadersEntryR\rcustomHeaders\x12/\n" +
+	"\x14key_from_provider_id\x18\x06 \x01(\tR\x11keyFromProviderId\x1a@\n" +
 	"\x12CustomHeadersEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"5\n" +

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file control/v1/call.proto.
  */
 export const file_control_v1_call: GenFile = /*@__PURE__*/
-  fileDesc("ChVjb250cm9sL3YxL2NhbGwucHJvdG8SEmtleWdhdGUuY29udHJvbC52MSLWAQoKQ2FsbEZpbHRlchIuCgpzdGFydF90aW1lGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIbW9kZWxfaWQYAyABKAkSLgoGc3RhdHVzGAQgASgOMh4ua2V5Z2F0ZS5jb250cm9sLnYxLkNhbGxTdGF0dXMSFwoPY29udmVyc2F0aW9uX2lkGAUgASgJEg8KB3VzZXJfaWQYBiABKAkiaQoQTGlzdENhbGxzUmVxdWVzdBIuCgZmaWx0ZXIYASABKAsyHi5rZXlnYXRlLmNvbnRyb2wudjEuQ2FsbEZpbHRlchIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCSJVChFMaXN0Q2FsbHNSZXNwb25zZRInCgVjYWxscxgBIAMoCzIYLmtleWdhdGUuY29udHJvbC52MS5DYWxsEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSLYAwoEQ2FsbBIPCgdjYWxsX2lkGAEgASgJEg4KBnJ1bl9pZBgCIAEoCRIXCg9jb252ZXJzYXRpb25faWQYAyABKAkSGwoTcHJvdmlkZXJfY2FsbF9pbmRleBgEIAEoBRIwCgVtb2RlbBgFIAEoCzIhLmtleWdhdGUuY29udHJvbC52MS5Nb2RlbFNuYXBzaG90Ei4KBnN0YXR1cxgGIAEoDjIeLmtleWdhdGUuY29udHJvbC52MS5DYWxsU3RhdHVzEhUKDWZpbmlzaF9yZWFzb24YByABKAkSEwoLaHR0cF9zdGF0dXMYCCABKAUSEwoLZXJyb3JfY2xhc3MYCSABKAkSFQoNZXJyb3JfbWVzc2FnZRgKIAEoCRIuCgZ0aW1pbmcYCyABKAsyHi5rZXlnYXRlLmNvbnRyb2wudjEuQ2FsbFRpbWluZxIVCg1yZXF1ZXN0X2J5dGVzGAwgASgDEhYKDnJlc3BvbnNlX2J5dGVzGA0gASgDEhMKC2V2ZW50X2NvdW50GA4gASgDEigKBXVzYWdlGA8gASgLMhkua2V5Z2F0ZS5jb250cm9sLnYxLlVzYWdlEhAKCGRldGFpbGVkGBAgASgIEg8KB3VzZXJfaWQYESABKAki9wEKDU1vZGVsU25hcHNob3QSNwoNcHJvdmlkZXJfa2luZBgBIAEoDjIgLmtleWdhdGUuY29udHJvbC52MS5Qcm92aWRlcktpbmQSEwoLcmVxdWVzdF91cmwYAiABKAkSEAoIbW9kZWxfaWQYAyABKAkSGAoQcmVhc29uaW5nX2VmZm9ydBgEIAEoCRIUCgxzZXJ2aWNlX3RpZXIYBSABKAkSFQoNbWVzc2FnZV9jb3VudBgGIAEoBRISCgp0b29sX2NvdW50GAcgASgFEhYKDnJlc3BvbnNlX21vZGVsGAggASgJEhMKC3Jlc3BvbnNlX2lkGAkgASgJItICCgpDYWxsVGltaW5nEjYKEnJlcXVlc3Rfc3RhcnRfdGltZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASOQoVcmVzcG9uc2VfaGVhZGVyc190aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI0ChBmaXJzdF9ldmVudF90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCg9maXJzdF90ZXh0X3RpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC2ZpbmlzaF90aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIPCgd0dGZiX21zGAYgASgDEg8KB3R0ZnRfbXMYByABKAMSEwoLZHVyYXRpb25fbXMYCCABKAMihQEKBVVzYWdlEhQKDGlucHV0X3Rva2VucxgBIAEoAxIZChFjYWNoZV9yZWFkX3Rva2VucxgCIAEoAxIaChJjYWNoZV93cml0ZV90b2tlbnMYAyABKAMSFQoNb3V0cHV0X3Rva2VucxgEIAEoAxIYChByZWFzb25pbmdfdG9rZW5zGAUgASgDIiEKDkdldENhbGxSZXF1ZXN0Eg8KB2NhbGxfaWQYASABKAki2wEKD0dldENhbGxSZXNwb25zZRImCgRjYWxsGAEgASgLMhgua2V5Z2F0ZS5jb250cm9sLnYxLkNhbGwSNAoHcmVxdWVzdBgCIAEoCzIjLmtleWdhdGUuY29udHJvbC52MS5SZWNvcmRlZFJlcXVlc3QSMQoGY2h1bmtzGAMgAygLMiEua2V5Z2F0ZS5jb250cm9sLnYxLlJlc3BvbnNlQ2h1bmsSNwoNY2FjaGVfaW5zaWdodBgEIAEoCzIgLmtleWdhdGUuY29udHJvbC52MS5DYWNoZUluc2lnaHQiaQoPUmVjb3JkZWRSZXF1ZXN0Eg4KBm1ldGhvZBgBIAEoCRILCgN1cmwYAiABKAkSKwoHaGVhZGVycxgDIAMoCzIaLmtleWdhdGUuY29udHJvbC52MS5IZWFkZXISDAoEYm9keRgEIAEoCSIlCgZIZWFkZXISDAoEbmFtZRgBIAEoCRINCgV2YWx1ZRgCIAEoCSI9Cg1SZXNwb25zZUNodW5rEgsKA3NlcRgBIAEoBRIRCglvZmZzZXRfbXMYAiABKAMSDAoEZGF0YRgDIAEoCSLtAgoMQ2FjaGVJbnNpZ2h0EjQKBXN0YXRlGAEgASgOMiUua2V5Z2F0ZS5jb250cm9sLnYxLkNhY2hlSW5zaWdodFN0YXRlEhgKEHByZXZpb3VzX2NhbGxfaWQYAiABKAkSFwoPY29tbW9uX21lc3NhZ2VzGAMgASgFEhkKEXByZXZpb3VzX21lc3NhZ2VzGAQgASgFEhAKCG1lc3NhZ2VzGAUgASgFEhMKC2JyZWFrX2ZpZWxkGAYgASgJEhMKC2JyZWFrX2NhdXNlGAcgASgJEhgKEGJyZWFrX21lc3NhZ2VfaWQYCCABKAkSEwoLZXhwbGFuYXRpb24YCSABKAkSHgoWcHJvbXB0X3Rva2Vuc19lc3RpbWF0ZRgKIAEoAxIeChZwcmVmaXhfdG9rZW5zX2VzdGltYXRlGAsgASgDEi4KBmNhdXNlcxgMIAMoDjIeLmtleWdhdGUuY29udHJvbC52MS5DYWNoZUNhdXNlKo8BCgpDYWxsU3RhdHVzEhsKF0NBTExfU1RBVFVTX1VOU1BFQ0lGSUVEEAASFwoTQ0FMTF9TVEFUVVNfUlVOTklORxABEhkKFUNBTExfU1RBVFVTX0NPTVBMRVRFRBACEhUKEUNBTExfU1RBVFVTX0VSUk9SEAMSGQoVQ0FMTF9TVEFUVVNfQ0FOQ0VMTEVEEAQqoAEKCkNhY2hlQ2F1c2USGwoXQ0FDSEVfQ0FVU0VfVU5TUEVDSUZJRUQQABIbChdDQUNIRV9DQVVTRV9NT0RFX1NXSVRDSBABEhwKGENBQ0hFX0NBVVNFX01PREVMX1NXSVRDSBACEhoKFkNBQ0hFX0NBVVNFX01DUF9DSEFOR0UQAxIeChpDQUNIRV9DQVVTRV9DT05URVhUX0NIQU5HRRAEKrgBChFDYWNoZUluc2lnaHRTdGF0ZRIjCh9DQUNIRV9JTlNJR0hUX1NUQVRFX1VOU1BFQ0lGSUVEEAASHwobQ0FDSEVfSU5TSUdIVF9TVEFURV9VTktOT1dOEAESHQoZQ0FDSEVfSU5TSUdIVF9TVEFURV9GSVJTVBACEh4KGkNBQ0hFX0lOU0lHSFRfU1RBVEVfU1RBQkxFEAMSHgoaQ0FDSEVfSU5TSUdIVF9TVEFURV9CUk9LRU4QBDK7AQoLQ2FsbFNlcnZpY2USWAoJTGlzdENhbGxzEiQua2V5Z2F0ZS5jb250cm9sLnYxLkxpc3RDYWxsc1JlcXVlc3QaJS5rZXlnYXRlLmNvbnRyb2wudjEuTGlzdENhbGxzUmVzcG9uc2USUgoHR2V0Q2FsbBIiLmtleWdhdGUuY29udHJvbC52MS5HZXRDYWxsUmVxdWVzdBojLmtleWdhdGUuY29udHJvbC52MS5HZXRDYWxsUmVzcG9uc2VCtwEKFmNvbS5rZXlnYXRlLmNvbnRyb2wudjFCCUNhbGxQcm90b1ABWihrZXlnYXRlL2dlbi9rZXlnYXRlL2NvbnRyb2wvdjE7Y29udHJvbHYxogIDS0NYqgISS2V5Z2F0ZS5Db250cm9sLlYxygISS2V5Z2F0ZVxDb250cm9sXFYx4gIeS2V5Z2F0ZVxDb250cm9sXFYxXEdQQk1ldGFkYXRh6gIUS2V5Z2F0ZTo6Q29udHJvbDo6VjFiBnByb3RvMw", [file_google_protobuf_timestamp, file_control_v1_model]);
+  fileDesc("ChVjb250cm9sL3YxL2NhbGwucHJvdG8SEmtleWdhdGUuY29udHJvbC52MSLWAQoKQ2FsbEZpbHRlchIuCgpzdGFydF90aW1lGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIbW9kZWxfaWQYAyABKAkSLgoGc3RhdHVzGAQgASgOMh4ua2V5Z2F0ZS5jb250cm9sLnYxLkNhbGxTdGF0dXMSFwoPY29udmVyc2F0aW9uX2lkGAUgASgJEg8KB3VzZXJfaWQYBiABKAkiaQoQTGlzdENhbGxzUmVxdWVzdBIuCgZmaWx0ZXIYASABKAsyHi5rZXlnYXRlLmNvbnRyb2wudjEuQ2FsbEZpbHRlchIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCSJVChFMaXN0Q2FsbHNSZXNwb25zZRInCgVjYWxscxgBIAMoCzIYLmtleWdhdGUuY29udHJvbC52MS5DYWxsEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSKGBAoEQ2FsbBIPCgdjYWxsX2lkGAEgASgJEg4KBnJ1bl9pZBgCIAEoCRIXCg9jb252ZXJzYXRpb25faWQYAyABKAkSGwoTcHJvdmlkZXJfY2FsbF9pbmRleBgEIAEoBRIwCgVtb2RlbBgFIAEoCzIhLmtleWdhdGUuY29udHJvbC52MS5Nb2RlbFNuYXBzaG90Ei4KBnN0YXR1cxgGIAEoDjIeLmtleWdhdGUuY29udHJvbC52MS5DYWxsU3RhdHVzEhUKDWZpbmlzaF9yZWFzb24YByABKAkSEwoLaHR0cF9zdGF0dXMYCCABKAUSEwoLZXJyb3JfY2xhc3MYCSABKAkSFQoNZXJyb3JfbWVzc2FnZRgKIAEoCRIuCgZ0aW1pbmcYCyABKAsyHi5rZXlnYXRlLmNvbnRyb2wudjEuQ2FsbFRpbWluZxIVCg1yZXF1ZXN0X2J5dGVzGAwgASgDEhYKDnJlc3BvbnNlX2J5dGVzGA0gASgDEhMKC2V2ZW50X2NvdW50GA4gASgDEigKBXVzYWdlGA8gASgLMhkua2V5Z2F0ZS5jb250cm9sLnYxLlVzYWdlEhAKCGRldGFpbGVkGBAgASgIEg8KB3VzZXJfaWQYESABKAkSLAoFcm91dGUYEiABKAsyHS5rZXlnYXRlLmNvbnRyb2wudjEuQ2FsbFJvdXRlInsKCUNhbGxSb3V0ZRIQCghyb3V0ZV9pZBgBIAEoCRIXCg90YXJnZXRfbW9kZWxfaWQYAiABKAkSEwoLcHJvdmlkZXJfaWQYAyABKAkSDgoGa2V5X2lkGAQgASgJEg8KB2F0dGVtcHQYBSABKAUSDQoFbW92ZWQYBiABKAki9wEKDU1vZGVsU25hcHNob3QSNwoNcHJvdmlkZXJfa2luZBgBIAEoDjIgLmtleWdhdGUuY29udHJvbC52MS5Qcm92aWRlcktpbmQSEwoLcmVxdWVzdF91cmwYAiABKAkSEAoIbW9kZWxfaWQYAyABKAkSGAoQcmVhc29uaW5nX2VmZm9ydBgEIAEoCRIUCgxzZXJ2aWNlX3RpZXIYBSABKAkSFQoNbWVzc2FnZV9jb3VudBgGIAEoBRISCgp0b29sX2NvdW50GAcgASgFEhYKDnJlc3BvbnNlX21vZGVsGAggASgJEhMKC3Jlc3BvbnNlX2lkGAkgASgJItICCgpDYWxsVGltaW5nEjYKEnJlcXVlc3Rfc3RhcnRfdGltZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASOQoVcmVzcG9uc2VfaGVhZGVyc190aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI0ChBmaXJzdF9ldmVudF90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCg9maXJzdF90ZXh0X3RpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC2ZpbmlzaF90aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIPCgd0dGZiX21zGAYgASgDEg8KB3R0ZnRfbXMYByABKAMSEwoLZHVyYXRpb25fbXMYCCABKAMihQEKBVVzYWdlEhQKDGlucHV0X3Rva2VucxgBIAEoAxIZChFjYWNoZV9yZWFkX3Rva2VucxgCIAEoAxIaChJjYWNoZV93cml0ZV90b2tlbnMYAyABKAMSFQoNb3V0cHV0X3Rva2VucxgEIAEoAxIYChByZWFzb25pbmdfdG9rZW5zGAUgASgDIiEKDkdldENhbGxSZXF1ZXN0Eg8KB2NhbGxfaWQYASABKAki2wEKD0dldENhbGxSZXNwb25zZRImCgRjYWxsGAEgASgLMhgua2V5Z2F0ZS5jb250cm9sLnYxLkNhbGwSNAoHcmVxdWVzdBgCIAEoCzIjLmtleWdhdGUuY29udHJvbC52MS5SZWNvcmRlZFJlcXVlc3QSMQoGY2h1bmtzGAMgAygLMiEua2V5Z2F0ZS5jb250cm9sLnYxLlJlc3BvbnNlQ2h1bmsSNwoNY2FjaGVfaW5zaWdodBgEIAEoCzIgLmtleWdhdGUuY29udHJvbC52MS5DYWNoZUluc2lnaHQiaQoPUmVjb3JkZWRSZXF1ZXN0Eg4KBm1ldGhvZBgBIAEoCRILCgN1cmwYAiABKAkSKwoHaGVhZGVycxgDIAMoCzIaLmtleWdhdGUuY29udHJvbC52MS5IZWFkZXISDAoEYm9keRgEIAEoCSIlCgZIZWFkZXISDAoEbmFtZRgBIAEoCRINCgV2YWx1ZRgCIAEoCSI9Cg1SZXNwb25zZUNodW5rEgsKA3NlcRgBIAEoBRIRCglvZmZzZXRfbXMYAiABKAMSDAoEZGF0YRgDIAEoCSLtAgoMQ2FjaGVJbnNpZ2h0EjQKBXN0YXRlGAEgASgOMiUua2V5Z2F0ZS5jb250cm9sLnYxLkNhY2hlSW5zaWdodFN0YXRlEhgKEHByZXZpb3VzX2NhbGxfaWQYAiABKAkSFwoPY29tbW9uX21lc3NhZ2VzGAMgASgFEhkKEXByZXZpb3VzX21lc3NhZ2VzGAQgASgFEhAKCG1lc3NhZ2VzGAUgASgFEhMKC2JyZWFrX2ZpZWxkGAYgASgJEhMKC2JyZWFrX2NhdXNlGAcgASgJEhgKEGJyZWFrX21lc3NhZ2VfaWQYCCABKAkSEwoLZXhwbGFuYXRpb24YCSABKAkSHgoWcHJvbXB0X3Rva2Vuc19lc3RpbWF0ZRgKIAEoAxIeChZwcmVmaXhfdG9rZW5zX2VzdGltYXRlGAsgASgDEi4KBmNhdXNlcxgMIAMoDjIeLmtleWdhdGUuY29udHJvbC52MS5DYWNoZUNhdXNlKo8BCgpDYWxsU3RhdHVzEhsKF0NBTExfU1RBVFVTX1VOU1BFQ0lGSUVEEAASFwoTQ0FMTF9TVEFUVVNfUlVOTklORxABEhkKFUNBTExfU1RBVFVTX0NPTVBMRVRFRBACEhUKEUNBTExfU1RBVFVTX0VSUk9SEAMSGQoVQ0FMTF9TVEFUVVNfQ0FOQ0VMTEVEEAQqoAEKCkNhY2hlQ2F1c2USGwoXQ0FDSEVfQ0FVU0VfVU5TUEVDSUZJRUQQABIbChdDQUNIRV9DQVVTRV9NT0RFX1NXSVRDSBABEhwKGENBQ0hFX0NBVVNFX01PREVMX1NXSVRDSBACEhoKFkNBQ0hFX0NBVVNFX01DUF9DSEFOR0UQAxIeChpDQUNIRV9DQVVTRV9DT05URVhUX0NIQU5HRRAEKrgBChFDYWNoZUluc2lnaHRTdGF0ZRIjCh9DQUNIRV9JTlNJR0hUX1NUQVRFX1VOU1BFQ0lGSUVEEAASHwobQ0FDSEVfSU5TSUdIVF9TVEFURV9VTktOT1dOEAESHQoZQ0FDSEVfSU5TSUdIVF9TVEFURV9GSVJTVBACEh4KGkNBQ0hFX0lOU0lHSFRfU1RBVEVfU1RBQkxFEAMSHgoaQ0FDSEVfSU5TSUdIVF9TVEFURV9CUk9LRU4QBDK7AQoLQ2FsbFNlcnZpY2USWAoJTGlzdENhbGxzEiQua2V5Z2F0ZS5jb250cm9sLnYxLkxpc3RDYWxsc1JlcXVlc3QaJS5rZXlnYXRlLmNvbnRyb2wudjEuTGlzdENhbGxzUmVzcG9uc2USUgoHR2V0Q2FsbBIiLmtleWdhdGUuY29udHJvbC52MS5HZXRDYWxsUmVxdWVzdBojLmtleWdhdGUuY29udHJvbC52MS5HZXRDYWxsUmVzcG9uc2VCtwEKFmNvbS5rZXlnYXRlLmNvbnRyb2wudjFCCUNhbGxQcm90b1ABWihrZXlnYXRlL2dlbi9rZXlnYXRlL2NvbnRyb2wvdjE7Y29udHJvbHYxogIDS0NYqgISS2V5Z2F0ZS5Db250cm9sLlYxygISS2V5Z2F0ZVxDb250cm9sXFYx4gIeS2V5Z2F0ZVxDb250cm9sXFYxXEdQQk1ldGFkYXRh6gIUS2V5Z2F0ZTo6Q29udHJvbDo6VjFiBnByb3RvMw", [file_google_protobuf_timestamp, file_control_v1_model]);
 
 /**
  * CallFilter narrows a call list; unset fields match everything.
@@ -209,6 +209,14 @@ export type Call = Message<"keygate.control.v1.Call"> & {
    * @generated from field: string user_id = 17;
    */
   userId: string;
+
+  /**
+   * route says how the gateway routed the call; unset for a call made
+   * directly (a connection test).
+   *
+   * @generated from field: keygate.control.v1.CallRoute route = 18;
+   */
+  route?: CallRoute | undefined;
 };
 
 /**
@@ -217,6 +225,61 @@ export type Call = Message<"keygate.control.v1.Call"> & {
  */
 export const CallSchema: GenMessage<Call> = /*@__PURE__*/
   messageDesc(file_control_v1_call, 3);
+
+/**
+ * CallRoute is how the gateway's router chose a call's endpoint.
+ *
+ * @generated from message keygate.control.v1.CallRoute
+ */
+export type CallRoute = Message<"keygate.control.v1.CallRoute"> & {
+  /**
+   * route_id is the model or alias the client asked for.
+   *
+   * @generated from field: string route_id = 1;
+   */
+  routeId: string;
+
+  /**
+   * target_model_id is the model (on its provider) the attempt went to;
+   * provider_id its provider and key_id the key used (never the key).
+   *
+   * @generated from field: string target_model_id = 2;
+   */
+  targetModelId: string;
+
+  /**
+   * @generated from field: string provider_id = 3;
+   */
+  providerId: string;
+
+  /**
+   * @generated from field: string key_id = 4;
+   */
+  keyId: string;
+
+  /**
+   * attempt counts the router's attempts for one engine call, from 0.
+   *
+   * @generated from field: int32 attempt = 5;
+   */
+  attempt: number;
+
+  /**
+   * moved says why the attempt went to another target than the one that
+   * served the conversation's previous call on this route (a failover, a
+   * drained or resting target): the provider's cache there was cold.
+   *
+   * @generated from field: string moved = 6;
+   */
+  moved: string;
+};
+
+/**
+ * Describes the message keygate.control.v1.CallRoute.
+ * Use `create(CallRouteSchema)` to create a new message.
+ */
+export const CallRouteSchema: GenMessage<CallRoute> = /*@__PURE__*/
+  messageDesc(file_control_v1_call, 4);
 
 /**
  * ModelSnapshot is the model as it was when the call started.
@@ -275,7 +338,7 @@ export type ModelSnapshot = Message<"keygate.control.v1.ModelSnapshot"> & {
  * Use `create(ModelSnapshotSchema)` to create a new message.
  */
 export const ModelSnapshotSchema: GenMessage<ModelSnapshot> = /*@__PURE__*/
-  messageDesc(file_control_v1_call, 4);
+  messageDesc(file_control_v1_call, 5);
 
 /**
  * CallTiming holds the milestones of a call; unset ones were not reached.
@@ -329,7 +392,7 @@ export type CallTiming = Message<"keygate.control.v1.CallTiming"> & {
  * Use `create(CallTimingSchema)` to create a new message.
  */
 export const CallTimingSchema: GenMessage<CallTiming> = /*@__PURE__*/
-  messageDesc(file_control_v1_call, 5);
+  messageDesc(file_control_v1_call, 6);
 
 /**
  * Usage is token accounting with cached tokens counted apart from input.
@@ -368,7 +431,7 @@ export type Usage = Message<"keygate.control.v1.Usage"> & {
  * Use `create(UsageSchema)` to create a new message.
  */
 export const UsageSchema: GenMessage<Usage> = /*@__PURE__*/
-  messageDesc(file_control_v1_call, 6);
+  messageDesc(file_control_v1_call, 7);
 
 /**
  * @generated from message keygate.control.v1.GetCallRequest
@@ -385,7 +448,7 @@ export type GetCallRequest = Message<"keygate.control.v1.GetCallRequest"> & {
  * Use `create(GetCallRequestSchema)` to create a new message.
  */
 export const GetCallRequestSchema: GenMessage<GetCallRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_call, 7);
+  messageDesc(file_control_v1_call, 8);
 
 /**
  * @generated from message keygate.control.v1.GetCallResponse
@@ -419,7 +482,7 @@ export type GetCallResponse = Message<"keygate.control.v1.GetCallResponse"> & {
  * Use `create(GetCallResponseSchema)` to create a new message.
  */
 export const GetCallResponseSchema: GenMessage<GetCallResponse> = /*@__PURE__*/
-  messageDesc(file_control_v1_call, 8);
+  messageDesc(file_control_v1_call, 9);
 
 /**
  * RecordedRequest is the request of a detailed call without credentials.
@@ -453,7 +516,7 @@ export type RecordedRequest = Message<"keygate.control.v1.RecordedRequest"> & {
  * Use `create(RecordedRequestSchema)` to create a new message.
  */
 export const RecordedRequestSchema: GenMessage<RecordedRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_call, 9);
+  messageDesc(file_control_v1_call, 10);
 
 /**
  * @generated from message keygate.control.v1.Header
@@ -475,7 +538,7 @@ export type Header = Message<"keygate.control.v1.Header"> & {
  * Use `create(HeaderSchema)` to create a new message.
  */
 export const HeaderSchema: GenMessage<Header> = /*@__PURE__*/
-  messageDesc(file_control_v1_call, 10);
+  messageDesc(file_control_v1_call, 11);
 
 /**
  * ResponseChunk is one read of the raw response body.
@@ -504,7 +567,7 @@ export type ResponseChunk = Message<"keygate.control.v1.ResponseChunk"> & {
  * Use `create(ResponseChunkSchema)` to create a new message.
  */
 export const ResponseChunkSchema: GenMessage<ResponseChunk> = /*@__PURE__*/
-  messageDesc(file_control_v1_call, 11);
+  messageDesc(file_control_v1_call, 12);
 
 /**
  * CacheInsight says how much of a call's prompt repeated the previous call
@@ -595,7 +658,7 @@ export type CacheInsight = Message<"keygate.control.v1.CacheInsight"> & {
  * Use `create(CacheInsightSchema)` to create a new message.
  */
 export const CacheInsightSchema: GenMessage<CacheInsight> = /*@__PURE__*/
-  messageDesc(file_control_v1_call, 12);
+  messageDesc(file_control_v1_call, 13);
 
 /**
  * CallStatus is the lifecycle state of a call.

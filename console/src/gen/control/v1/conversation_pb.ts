@@ -12,7 +12,7 @@ import type { Message as Message$1 } from "@bufbuild/protobuf";
  * Describes the file control/v1/conversation.proto.
  */
 export const file_control_v1_conversation: GenFile = /*@__PURE__*/
-  fileDesc("Ch1jb250cm9sL3YxL2NvbnZlcnNhdGlvbi5wcm90bxISa2V5Z2F0ZS5jb250cm9sLnYxIkEKGExpc3RDb252ZXJzYXRpb25zUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCSJtChlMaXN0Q29udmVyc2F0aW9uc1Jlc3BvbnNlEjcKDWNvbnZlcnNhdGlvbnMYASADKAsyIC5rZXlnYXRlLmNvbnRyb2wudjEuQ29udmVyc2F0aW9uEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSKYAQoMQ29udmVyc2F0aW9uEgoKAmlkGAEgASgJEhoKEmhlYWRfY2hlY2twb2ludF9pZBgCIAEoCRIvCgtjcmVhdGVfdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLdXBkYXRlX3RpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIi8KFEdldEJyYW5jaFRyZWVSZXF1ZXN0EhcKD2NvbnZlcnNhdGlvbl9pZBgBIAEoCSJoChVHZXRCcmFuY2hUcmVlUmVzcG9uc2USMwoLY2hlY2twb2ludHMYASADKAsyHi5rZXlnYXRlLmNvbnRyb2wudjEuQ2hlY2twb2ludBIaChJoZWFkX2NoZWNrcG9pbnRfaWQYAiABKAkibAoKQ2hlY2twb2ludBIKCgJpZBgBIAEoCRIRCglwYXJlbnRfaWQYAiABKAkSDgoGbGVuZ3RoGAMgASgDEi8KC2NyZWF0ZV90aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI1ChxHZXRDaGVja3BvaW50TWVzc2FnZXNSZXF1ZXN0EhUKDWNoZWNrcG9pbnRfaWQYASABKAkiTgodR2V0Q2hlY2twb2ludE1lc3NhZ2VzUmVzcG9uc2USLQoIbWVzc2FnZXMYASADKAsyGy5rZXlnYXRlLmNvbnRyb2wudjEuTWVzc2FnZSIxCgdNZXNzYWdlEgoKAmlkGAEgASgJEgwKBHJvbGUYAiABKAkSDAoEdGV4dBgDIAEoCTLrAgoTQ29udmVyc2F0aW9uU2VydmljZRJwChFMaXN0Q29udmVyc2F0aW9ucxIsLmtleWdhdGUuY29udHJvbC52MS5MaXN0Q29udmVyc2F0aW9uc1JlcXVlc3QaLS5rZXlnYXRlLmNvbnRyb2wudjEuTGlzdENvbnZlcnNhdGlvbnNSZXNwb25zZRJkCg1HZXRCcmFuY2hUcmVlEigua2V5Z2F0ZS5jb250cm9sLnYxLkdldEJyYW5jaFRyZWVSZXF1ZXN0Gikua2V5Z2F0ZS5jb250cm9sLnYxLkdldEJyYW5jaFRyZWVSZXNwb25zZRJ8ChVHZXRDaGVja3BvaW50TWVzc2FnZXMSMC5rZXlnYXRlLmNvbnRyb2wudjEuR2V0Q2hlY2twb2ludE1lc3NhZ2VzUmVxdWVzdBoxLmtleWdhdGUuY29udHJvbC52MS5HZXRDaGVja3BvaW50TWVzc2FnZXNSZXNwb25zZUK/AQoWY29tLmtleWdhdGUuY29udHJvbC52MUIRQ29udmVyc2F0aW9uUHJvdG9QAVooa2V5Z2F0ZS9nZW4va2V5Z2F0ZS9jb250cm9sL3YxO2NvbnRyb2x2MaICA0tDWKoCEktleWdhdGUuQ29udHJvbC5WMcoCEktleWdhdGVcQ29udHJvbFxWMeICHktleWdhdGVcQ29udHJvbFxWMVxHUEJNZXRhZGF0YeoCFEtleWdhdGU6OkNvbnRyb2w6OlYxYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("Ch1jb250cm9sL3YxL2NvbnZlcnNhdGlvbi5wcm90bxISa2V5Z2F0ZS5jb250cm9sLnYxIlEKGExpc3RDb252ZXJzYXRpb25zUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCRIOCgZzZWFyY2gYAyABKAkibQoZTGlzdENvbnZlcnNhdGlvbnNSZXNwb25zZRI3Cg1jb252ZXJzYXRpb25zGAEgAygLMiAua2V5Z2F0ZS5jb250cm9sLnYxLkNvbnZlcnNhdGlvbhIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAki7QEKDENvbnZlcnNhdGlvbhIKCgJpZBgBIAEoCRIaChJoZWFkX2NoZWNrcG9pbnRfaWQYAiABKAkSLwoLY3JlYXRlX3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3VwZGF0ZV90aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgV0aXRsZRgFIAEoCRIPCgd1c2VyX2lkGAYgASgJEhAKCG1vZGVsX2lkGAcgASgJEhIKCm1vZGVsX25hbWUYCCABKAkSDQoFdHVybnMYCSABKAUiLwoUR2V0QnJhbmNoVHJlZVJlcXVlc3QSFwoPY29udmVyc2F0aW9uX2lkGAEgASgJImgKFUdldEJyYW5jaFRyZWVSZXNwb25zZRIzCgtjaGVja3BvaW50cxgBIAMoCzIeLmtleWdhdGUuY29udHJvbC52MS5DaGVja3BvaW50EhoKEmhlYWRfY2hlY2twb2ludF9pZBgCIAEoCSJsCgpDaGVja3BvaW50EgoKAmlkGAEgASgJEhEKCXBhcmVudF9pZBgCIAEoCRIOCgZsZW5ndGgYAyABKAMSLwoLY3JlYXRlX3RpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjUKHEdldENoZWNrcG9pbnRNZXNzYWdlc1JlcXVlc3QSFQoNY2hlY2twb2ludF9pZBgBIAEoCSJOCh1HZXRDaGVja3BvaW50TWVzc2FnZXNSZXNwb25zZRItCghtZXNzYWdlcxgBIAMoCzIbLmtleWdhdGUuY29udHJvbC52MS5NZXNzYWdlIjEKB01lc3NhZ2USCgoCaWQYASABKAkSDAoEcm9sZRgCIAEoCRIMCgR0ZXh0GAMgASgJMusCChNDb252ZXJzYXRpb25TZXJ2aWNlEnAKEUxpc3RDb252ZXJzYXRpb25zEiwua2V5Z2F0ZS5jb250cm9sLnYxLkxpc3RDb252ZXJzYXRpb25zUmVxdWVzdBotLmtleWdhdGUuY29udHJvbC52MS5MaXN0Q29udmVyc2F0aW9uc1Jlc3BvbnNlEmQKDUdldEJyYW5jaFRyZWUSKC5rZXlnYXRlLmNvbnRyb2wudjEuR2V0QnJhbmNoVHJlZVJlcXVlc3QaKS5rZXlnYXRlLmNvbnRyb2wudjEuR2V0QnJhbmNoVHJlZVJlc3BvbnNlEnwKFUdldENoZWNrcG9pbnRNZXNzYWdlcxIwLmtleWdhdGUuY29udHJvbC52MS5HZXRDaGVja3BvaW50TWVzc2FnZXNSZXF1ZXN0GjEua2V5Z2F0ZS5jb250cm9sLnYxLkdldENoZWNrcG9pbnRNZXNzYWdlc1Jlc3BvbnNlQr8BChZjb20ua2V5Z2F0ZS5jb250cm9sLnYxQhFDb252ZXJzYXRpb25Qcm90b1ABWihrZXlnYXRlL2dlbi9rZXlnYXRlL2NvbnRyb2wvdjE7Y29udHJvbHYxogIDS0NYqgISS2V5Z2F0ZS5Db250cm9sLlYxygISS2V5Z2F0ZVxDb250cm9sXFYx4gIeS2V5Z2F0ZVxDb250cm9sXFYxXEdQQk1ldGFkYXRh6gIUS2V5Z2F0ZTo6Q29udHJvbDo6VjFiBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * @generated from message keygate.control.v1.ListConversationsRequest
@@ -29,6 +29,15 @@ export type ListConversationsRequest = Message$1<"keygate.control.v1.ListConvers
    * @generated from field: string page_token = 2;
    */
   pageToken: string;
+
+  /**
+   * search keeps the conversations whose title, user, model or id contains
+   * it (case-insensitive). One request reads at most 2000 conversations: a
+   * page may then hold fewer matches and a next_page_token to go on.
+   *
+   * @generated from field: string search = 3;
+   */
+  search: string;
 };
 
 /**
@@ -80,9 +89,45 @@ export type Conversation = Message$1<"keygate.control.v1.Conversation"> & {
   createTime?: Timestamp | undefined;
 
   /**
+   * update_time is the conversation's last activity.
+   *
    * @generated from field: google.protobuf.Timestamp update_time = 4;
    */
   updateTime?: Timestamp | undefined;
+
+  /**
+   * title is the start of the first user message, on one line.
+   *
+   * @generated from field: string title = 5;
+   */
+  title: string;
+
+  /**
+   * user_id owns the conversation.
+   *
+   * @generated from field: string user_id = 6;
+   */
+  userId: string;
+
+  /**
+   * model_id is what the latest call asked for (a model or alias id, else
+   * the upstream model id); model_name its display name.
+   *
+   * @generated from field: string model_id = 7;
+   */
+  modelId: string;
+
+  /**
+   * @generated from field: string model_name = 8;
+   */
+  modelName: string;
+
+  /**
+   * turns counts the user messages, every branch included.
+   *
+   * @generated from field: int32 turns = 9;
+   */
+  turns: number;
 };
 
 /**

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file control/v1/dashboard.proto.
  */
 export const file_control_v1_dashboard: GenFile = /*@__PURE__*/
-  fileDesc("Chpjb250cm9sL3YxL2Rhc2hib2FyZC5wcm90bxISa2V5Z2F0ZS5jb250cm9sLnYxIssBChNHZXREYXNoYm9hcmRSZXF1ZXN0Ei4KCnN0YXJ0X3RpbWUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCgtidWNrZXRfc2l6ZRgDIAEoDjIeLmtleWdhdGUuY29udHJvbC52MS5CdWNrZXRTaXplEhAKCG1vZGVsX2lkGAQgASgJEg8KB3VzZXJfaWQYBSABKAkilwIKFEdldERhc2hib2FyZFJlc3BvbnNlEi0KBnRvdGFscxgBIAEoCzIdLmtleWdhdGUuY29udHJvbC52MS5BZ2dyZWdhdGUSLwoGc2VyaWVzGAIgAygLMh8ua2V5Z2F0ZS5jb250cm9sLnYxLlNlcmllc1BvaW50EjUKCXBlcl9tb2RlbBgDIAMoCzIiLmtleWdhdGUuY29udHJvbC52MS5Nb2RlbEFnZ3JlZ2F0ZRIzCgtidWNrZXRfc2l6ZRgEIAEoDjIeLmtleWdhdGUuY29udHJvbC52MS5CdWNrZXRTaXplEjMKCHBlcl91c2VyGAUgAygLMiEua2V5Z2F0ZS5jb250cm9sLnYxLlVzZXJBZ2dyZWdhdGUijAIKCUFnZ3JlZ2F0ZRINCgVjYWxscxgBIAEoAxIRCgljb21wbGV0ZWQYAiABKAMSDgoGZmFpbGVkGAMgASgDEhEKCWNhbmNlbGxlZBgEIAEoAxIUCgxpbnB1dF90b2tlbnMYBSABKAMSGQoRY2FjaGVfcmVhZF90b2tlbnMYBiABKAMSGgoSY2FjaGVfd3JpdGVfdG9rZW5zGAcgASgDEhUKDW91dHB1dF90b2tlbnMYCCABKAMSFgoOY2FjaGVfaGl0X3JhdGUYCSABKAESEAoIY29zdF91c2QYCiABKAESFgoOdW5wcmljZWRfY2FsbHMYCyABKAMSFAoMbWVhbl90dGZ0X21zGAwgASgBIm8KC1Nlcmllc1BvaW50Ei4KCnN0YXJ0X3RpbWUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKCWFnZ3JlZ2F0ZRgCIAEoCzIdLmtleWdhdGUuY29udHJvbC52MS5BZ2dyZWdhdGUiVAoOTW9kZWxBZ2dyZWdhdGUSEAoIbW9kZWxfaWQYASABKAkSMAoJYWdncmVnYXRlGAIgASgLMh0ua2V5Z2F0ZS5jb250cm9sLnYxLkFnZ3JlZ2F0ZSJSCg1Vc2VyQWdncmVnYXRlEg8KB3VzZXJfaWQYASABKAkSMAoJYWdncmVnYXRlGAIgASgLMh0ua2V5Z2F0ZS5jb250cm9sLnYxLkFnZ3JlZ2F0ZSpsCgpCdWNrZXRTaXplEhsKF0JVQ0tFVF9TSVpFX1VOU1BFQ0lGSUVEEAASFgoSQlVDS0VUX1NJWkVfTUlOVVRFEAESFAoQQlVDS0VUX1NJWkVfSE9VUhACEhMKD0JVQ0tFVF9TSVpFX0RBWRADMnUKEERhc2hib2FyZFNlcnZpY2USYQoMR2V0RGFzaGJvYXJkEicua2V5Z2F0ZS5jb250cm9sLnYxLkdldERhc2hib2FyZFJlcXVlc3QaKC5rZXlnYXRlLmNvbnRyb2wudjEuR2V0RGFzaGJvYXJkUmVzcG9uc2VCvAEKFmNvbS5rZXlnYXRlLmNvbnRyb2wudjFCDkRhc2hib2FyZFByb3RvUAFaKGtleWdhdGUvZ2VuL2tleWdhdGUvY29udHJvbC92MTtjb250cm9sdjGiAgNLQ1iqAhJLZXlnYXRlLkNvbnRyb2wuVjHKAhJLZXlnYXRlXENvbnRyb2xcVjHiAh5LZXlnYXRlXENvbnRyb2xcVjFcR1BCTWV0YWRhdGHqAhRLZXlnYXRlOjpDb250cm9sOjpWMWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("Chpjb250cm9sL3YxL2Rhc2hib2FyZC5wcm90bxISa2V5Z2F0ZS5jb250cm9sLnYxIssBChNHZXREYXNoYm9hcmRSZXF1ZXN0Ei4KCnN0YXJ0X3RpbWUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCgtidWNrZXRfc2l6ZRgDIAEoDjIeLmtleWdhdGUuY29udHJvbC52MS5CdWNrZXRTaXplEhAKCG1vZGVsX2lkGAQgASgJEg8KB3VzZXJfaWQYBSABKAki0AIKFEdldERhc2hib2FyZFJlc3BvbnNlEi0KBnRvdGFscxgBIAEoCzIdLmtleWdhdGUuY29udHJvbC52MS5BZ2dyZWdhdGUSLwoGc2VyaWVzGAIgAygLMh8ua2V5Z2F0ZS5jb250cm9sLnYxLlNlcmllc1BvaW50EjUKCXBlcl9tb2RlbBgDIAMoCzIiLmtleWdhdGUuY29udHJvbC52MS5Nb2RlbEFnZ3JlZ2F0ZRIzCgtidWNrZXRfc2l6ZRgEIAEoDjIeLmtleWdhdGUuY29udHJvbC52MS5CdWNrZXRTaXplEjMKCHBlcl91c2VyGAUgAygLMiEua2V5Z2F0ZS5jb250cm9sLnYxLlVzZXJBZ2dyZWdhdGUSNwoKcGVyX3RhcmdldBgGIAMoCzIjLmtleWdhdGUuY29udHJvbC52MS5UYXJnZXRBZ2dyZWdhdGUijAIKCUFnZ3JlZ2F0ZRINCgVjYWxscxgBIAEoAxIRCgljb21wbGV0ZWQYAiABKAMSDgoGZmFpbGVkGAMgASgDEhEKCWNhbmNlbGxlZBgEIAEoAxIUCgxpbnB1dF90b2tlbnMYBSABKAMSGQoRY2FjaGVfcmVhZF90b2tlbnMYBiABKAMSGgoSY2FjaGVfd3JpdGVfdG9rZW5zGAcgASgDEhUKDW91dHB1dF90b2tlbnMYCCABKAMSFgoOY2FjaGVfaGl0X3JhdGUYCSABKAESEAoIY29zdF91c2QYCiABKAESFgoOdW5wcmljZWRfY2FsbHMYCyABKAMSFAoMbWVhbl90dGZ0X21zGAwgASgBIm8KC1Nlcmllc1BvaW50Ei4KCnN0YXJ0X3RpbWUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKCWFnZ3JlZ2F0ZRgCIAEoCzIdLmtleWdhdGUuY29udHJvbC52MS5BZ2dyZWdhdGUiVAoOTW9kZWxBZ2dyZWdhdGUSEAoIbW9kZWxfaWQYASABKAkSMAoJYWdncmVnYXRlGAIgASgLMh0ua2V5Z2F0ZS5jb250cm9sLnYxLkFnZ3JlZ2F0ZSJxCg9UYXJnZXRBZ2dyZWdhdGUSFwoPdGFyZ2V0X21vZGVsX2lkGAEgASgJEhMKC3Byb3ZpZGVyX2lkGAIgASgJEjAKCWFnZ3JlZ2F0ZRgDIAEoCzIdLmtleWdhdGUuY29udHJvbC52MS5BZ2dyZWdhdGUiUgoNVXNlckFnZ3JlZ2F0ZRIPCgd1c2VyX2lkGAEgASgJEjAKCWFnZ3JlZ2F0ZRgCIAEoCzIdLmtleWdhdGUuY29udHJvbC52MS5BZ2dyZWdhdGUqbAoKQnVja2V0U2l6ZRIbChdCVUNLRVRfU0laRV9VTlNQRUNJRklFRBAAEhYKEkJVQ0tFVF9TSVpFX01JTlVURRABEhQKEEJVQ0tFVF9TSVpFX0hPVVIQAhITCg9CVUNLRVRfU0laRV9EQVkQAzJ1ChBEYXNoYm9hcmRTZXJ2aWNlEmEKDEdldERhc2hib2FyZBInLmtleWdhdGUuY29udHJvbC52MS5HZXREYXNoYm9hcmRSZXF1ZXN0Gigua2V5Z2F0ZS5jb250cm9sLnYxLkdldERhc2hib2FyZFJlc3BvbnNlQrwBChZjb20ua2V5Z2F0ZS5jb250cm9sLnYxQg5EYXNoYm9hcmRQcm90b1ABWihrZXlnYXRlL2dlbi9rZXlnYXRlL2NvbnRyb2wvdjE7Y29udHJvbHYxogIDS0NYqgISS2V5Z2F0ZS5Db250cm9sLlYxygISS2V5Z2F0ZVxDb250cm9sXFYx4gIeS2V5Z2F0ZVxDb250cm9sXFYxXEdQQk1ldGFkYXRh6gIUS2V5Z2F0ZTo6Q29udHJvbDo6VjFiBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * @generated from message keygate.control.v1.GetDashboardRequest
@@ -91,6 +91,15 @@ export type GetDashboardResponse = Message<"keygate.control.v1.GetDashboardRespo
    * @generated from field: repeated keygate.control.v1.UserAggregate per_user = 5;
    */
   perUser: UserAggregate[];
+
+  /**
+   * per_target sums the routed calls of each target (a model on its
+   * provider), ordered by target: where each deployment's cache hit rate
+   * shows.
+   *
+   * @generated from field: repeated keygate.control.v1.TargetAggregate per_target = 6;
+   */
+  perTarget: TargetAggregate[];
 };
 
 /**
@@ -226,6 +235,35 @@ export const ModelAggregateSchema: GenMessage<ModelAggregate> = /*@__PURE__*/
   messageDesc(file_control_v1_dashboard, 4);
 
 /**
+ * @generated from message keygate.control.v1.TargetAggregate
+ */
+export type TargetAggregate = Message<"keygate.control.v1.TargetAggregate"> & {
+  /**
+   * target_model_id is the model configuration the calls went to.
+   *
+   * @generated from field: string target_model_id = 1;
+   */
+  targetModelId: string;
+
+  /**
+   * @generated from field: string provider_id = 2;
+   */
+  providerId: string;
+
+  /**
+   * @generated from field: keygate.control.v1.Aggregate aggregate = 3;
+   */
+  aggregate?: Aggregate | undefined;
+};
+
+/**
+ * Describes the message keygate.control.v1.TargetAggregate.
+ * Use `create(TargetAggregateSchema)` to create a new message.
+ */
+export const TargetAggregateSchema: GenMessage<TargetAggregate> = /*@__PURE__*/
+  messageDesc(file_control_v1_dashboard, 5);
+
+/**
  * @generated from message keygate.control.v1.UserAggregate
  */
 export type UserAggregate = Message<"keygate.control.v1.UserAggregate"> & {
@@ -245,7 +283,7 @@ export type UserAggregate = Message<"keygate.control.v1.UserAggregate"> & {
  * Use `create(UserAggregateSchema)` to create a new message.
  */
 export const UserAggregateSchema: GenMessage<UserAggregate> = /*@__PURE__*/
-  messageDesc(file_control_v1_dashboard, 5);
+  messageDesc(file_control_v1_dashboard, 6);
 
 /**
  * BucketSize is the width of one point of a time series.

@@ -1,0 +1,290 @@
+package control
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"keygate/domain/routing"
+	"keygate/ports"
+)
+
+// Limits of an alias.
+const (
+	// MaxAliasTargets bounds the targets of one alias.
+	MaxAliasTargets = 16
+	// MaxTargetWeight bounds a target's weight.
+	MaxTargetWeight = 1000
+	// MaxFirstTokenTimeout bounds an alias's first-token timeout.
+	MaxFirstTokenTimeout = 10 * time.Minute
+)
+
+// AliasSettings are the editable fields of an alias.
+type AliasSettings struct {
+	DisplayName string
+	GroupName   string
+	Tooltip     string
+	// Strategy zero means ordered.
+	Strategy          routing.TargetStrategy
+	FirstTokenTimeout time.Duration
+	// Targets in order; each names a model configuration once.
+	Targets []ports.AliasTarget
+}
+
+// Alias is a stored alias as the console may see it, each target with its
+// model's name and shared health.
+type Alias struct {
+	Alias   ports.Alias
+	Targets []AliasTargetView
+}
+
+// AliasTargetView is one target of an alias.
+type AliasTargetView struct {
+	ports.AliasTarget
+	// DisplayName and ProviderName name the target's model and provider;
+	// empty when the model is gone.
+	DisplayName  string
+	ProviderName string
+	Health       routing.Health
+	Resting      bool
+}
+
+// normalize checks s against the stored models (all).
+func (s AliasSettings) normalize(all []ports.ModelConfig) (AliasSettings, error) {
+	s.DisplayName, s.GroupName = strings.TrimSpace(s.DisplayName), strings.TrimSpace(s.GroupName)
+	if s.DisplayName == "" {
+		return s, invalid("display_name", "name the alias as Cursor's model picker should show it")
+	}
+	for _, c := range []struct {
+		field, v string
+		limit    int
+	}{{"display_name", s.DisplayName, MaxDisplayName}, {"group_name", s.GroupName, MaxGroupName}} {
+		if err := checkText(c.field, c.v, c.limit); err != nil {
+			return s, err
+		}
+	}
+	if err := checkLen("tooltip", s.Tooltip, MaxTooltip); err != nil {
+		return s, err
+	}
+	if s.Strategy == 0 {
+		s.Strategy = routing.TargetsOrdered
+	}
+	if s.FirstTokenTimeout < 0 || s.FirstTokenTimeout > MaxFirstTokenTimeout {
+		return s, invalid("first_token_timeout", "use a duration between 0 (wait as long as the provider client does) and 10 minutes")
+	}
+	if len(s.Targets) == 0 {
+		return s, invalid("targets", "an alias needs at least one target model")
+	}
+	if len(s.Targets) > MaxAliasTargets {
+		return s, invalid("targets", fmt.Sprintf("at most %d targets per alias", MaxAliasTargets))
+	}
+	known := map[string]bool{}
+	for _, c := range all {
+		known[c.ID] = true
+	}
+	seen := map[string]bool{}
+	for i, t := range s.Targets {
+		if !known[t.ModelID] {
+			return s, invalid("targets", fmt.Sprintf("target %d names no configured model; reload the page and try again", i+1))
+		}
+		if seen[t.ModelID] {
+			return s, invalid("targets", "name each model once")
+		}
+		seen[t.ModelID] = true
+		if t.Weight < 0 || t.Weight > MaxTargetWeight {
+			return s, invalid("targets", fmt.Sprintf("use weights between 1 and %d, or 0 for 1", MaxTargetWeight))
+		}
+		s.Targets[i].Weight = max(t.Weight, 1)
+	}
+	return s, nil
+}
+
+// Aliases returns every alias in publishing order.
+func (m *Models) Aliases(ctx context.Context) ([]Alias, error) {
+	if m.o.Aliases == nil {
+		return nil, nil
+	}
+	all, err := m.o.Aliases.Aliases(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list aliases: %w", err)
+	}
+	return m.aliasViews(ctx, all...)
+}
+
+// GetAlias returns one alias, or ErrNotFound.
+func (m *Models) GetAlias(ctx context.Context, id string) (Alias, error) {
+	a, err := m.loadAlias(ctx, id)
+	if err != nil {
+		return Alias{}, err
+	}
+	vs, err := m.aliasViews(ctx, a)
+	if err != nil {
+		return Alias{}, err
+	}
+	return vs[0], nil
+}
+
+// CreateAlias stores an alias after the last one.
+func (m *Models) CreateAlias(ctx context.Context, s AliasSettings, enabled bool) (Alias, error) {
+	if m.o.Aliases == nil {
+		return Alias{}, errors.New("create alias: no alias store")
+	}
+	models, err := m.o.Store.ModelConfigs(ctx)
+	if err != nil {
+		return Alias{}, fmt.Errorf("create alias: %w", err)
+	}
+	if s, err = s.normalize(models); err != nil {
+		return Alias{}, err
+	}
+	all, err := m.o.Aliases.Aliases(ctx)
+	if err != nil {
+		return Alias{}, fmt.Errorf("create alias: %w", err)
+	}
+	order := 0
+	for _, a := range all {
+		order = max(order, a.SortOrder+1)
+	}
+	a := ports.Alias{ID: m.o.NewID(), SortOrder: order, Enabled: enabled}
+	s.applyTo(&a)
+	return m.putAlias(ctx, a)
+}
+
+// UpdateAlias replaces the editable fields of an alias (its targets, in
+// their new order, included).
+func (m *Models) UpdateAlias(ctx context.Context, id string, s AliasSettings) (Alias, error) {
+	a, err := m.loadAlias(ctx, id)
+	if err != nil {
+		return Alias{}, err
+	}
+	models, err := m.o.Store.ModelConfigs(ctx)
+	if err != nil {
+		return Alias{}, fmt.Errorf("update alias: %w", err)
+	}
+	if s, err = s.normalize(models); err != nil {
+		return Alias{}, err
+	}
+	s.applyTo(&a)
+	return m.putAlias(ctx, a)
+}
+
+// SetAliasEnabled publishes an alias to Cursor or hides it.
+func (m *Models) SetAliasEnabled(ctx context.Context, id string, enabled bool) (Alias, error) {
+	a, err := m.loadAlias(ctx, id)
+	if err != nil {
+		return Alias{}, err
+	}
+	a.Enabled = enabled
+	return m.putAlias(ctx, a)
+}
+
+// DrainTarget takes a target out of an alias (drained) or puts it back:
+// a drained target takes no call, and conversations that stayed on it move
+// on their next turn, the move recorded as the cause of the cache break.
+func (m *Models) DrainTarget(ctx context.Context, id, modelID string, drained bool) (Alias, error) {
+	a, err := m.loadAlias(ctx, id)
+	if err != nil {
+		return Alias{}, err
+	}
+	i := slices.IndexFunc(a.Targets, func(t ports.AliasTarget) bool { return t.ModelID == modelID })
+	if i < 0 {
+		return Alias{}, fmt.Errorf("target %s of alias %s: %w", modelID, id, ErrNotFound)
+	}
+	a.Targets[i].Drained = drained
+	return m.putAlias(ctx, a)
+}
+
+// DeleteAlias removes an alias, or returns ErrNotFound.
+func (m *Models) DeleteAlias(ctx context.Context, id string) error {
+	if m.o.Aliases == nil {
+		return fmt.Errorf("alias %s: %w", id, ErrNotFound)
+	}
+	if err := m.o.Aliases.DeleteAlias(ctx, id); err != nil {
+		return fmt.Errorf("delete alias %s: %w", id, err)
+	}
+	return nil
+}
+
+// aliasesUsing lists the aliases that have modelID as a target.
+func (m *Models) aliasesUsing(ctx context.Context, modelID string) ([]string, error) {
+	if m.o.Aliases == nil {
+		return nil, nil
+	}
+	all, err := m.o.Aliases.Aliases(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list aliases: %w", err)
+	}
+	var out []string
+	for _, a := range all {
+		if slices.ContainsFunc(a.Targets, func(t ports.AliasTarget) bool { return t.ModelID == modelID }) {
+			out = append(out, a.DisplayName)
+		}
+	}
+	return out, nil
+}
+
+func (s AliasSettings) applyTo(a *ports.Alias) {
+	a.DisplayName, a.GroupName, a.Tooltip = s.DisplayName, s.GroupName, s.Tooltip
+	a.Strategy, a.FirstTokenTimeout = s.Strategy, s.FirstTokenTimeout
+	a.Targets = slices.Clone(s.Targets)
+}
+
+func (m *Models) loadAlias(ctx context.Context, id string) (ports.Alias, error) {
+	if m.o.Aliases == nil {
+		return ports.Alias{}, fmt.Errorf("alias %s: %w", id, ErrNotFound)
+	}
+	a, err := m.o.Aliases.Alias(ctx, id)
+	if err != nil {
+		return ports.Alias{}, fmt.Errorf("load alias %s: %w", id, err)
+	}
+	return a, nil
+}
+
+func (m *Models) putAlias(ctx context.Context, a ports.Alias) (Alias, error) {
+	if err := m.o.Aliases.PutAlias(ctx, a); err != nil {
+		return Alias{}, fmt.Errorf("store alias %s: %w", a.ID, err)
+	}
+	return m.GetAlias(ctx, a.ID)
+}
+
+// aliasViews names each alias's targets and reads their shared health.
+func (m *Models) aliasViews(ctx context.Context, as ...ports.Alias) ([]Alias, error) {
+	models, err := m.o.Store.ModelConfigs(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list models: %w", err)
+	}
+	provs, err := m.providersByID(ctx)
+	if err != nil {
+		return nil, err
+	}
+	byID := map[string]ports.ModelConfig{}
+	for _, c := range models {
+		byID[c.ID] = c
+	}
+	health := map[string]routing.Health{}
+	if m.o.Health != nil {
+		var subjects []string
+		for _, a := range as {
+			for _, t := range a.Targets {
+				subjects = append(subjects, routing.TargetSubject(t.ModelID))
+			}
+		}
+		if health, err = m.o.Health.Health(ctx, subjects); err != nil {
+			return nil, fmt.Errorf("read target health: %w", err)
+		}
+	}
+	now := m.o.Now()
+	out := make([]Alias, len(as))
+	for i, a := range as {
+		out[i].Alias = a
+		for _, t := range a.Targets {
+			c := byID[t.ModelID]
+			h := health[routing.TargetSubject(t.ModelID)]
+			out[i].Targets = append(out[i].Targets, AliasTargetView{AliasTarget: t, DisplayName: c.DisplayName,
+				ProviderName: provs[c.ProviderID].Name, Health: h, Resting: h.Cooling(now)})
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,133 @@
+package control
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"keygate/domain/routing"
+	"keygate/ports"
+)
+
+// Catalog is what the router and the Cursor path read of the models: the
+// route a picker id stands for, each target with its key pool, and the
+// endpoint a routed turn starts from. It opens keys for the router, one
+// per attempt, and never for anything else. It is safe for concurrent use.
+type Catalog struct {
+	m *Models
+}
+
+// NewCatalog returns the catalog over o's stores, secret box and
+// protocols (o's Provider, Lister and Audit are not used).
+func NewCatalog(o ModelsOptions) *Catalog { return &Catalog{m: NewModels(o)} }
+
+// Route returns what id stands for: a model as its own only target, or an
+// alias's targets. An unknown id is ports.ErrNotFound.
+func (c *Catalog) Route(ctx context.Context, id string) (routing.Route, error) {
+	// Models first: most turns name one, and ids never name both.
+	_, err := c.m.load(ctx, id)
+	if err == nil {
+		return routing.Route{ID: id, Strategy: routing.TargetsOrdered, Targets: []routing.TargetRef{{ModelID: id, Weight: 1}}}, nil
+	}
+	if !errors.Is(err, ports.ErrNotFound) || c.m.o.Aliases == nil {
+		return routing.Route{}, err
+	}
+	a, err := c.m.o.Aliases.Alias(ctx, id)
+	if err != nil {
+		return routing.Route{}, fmt.Errorf("read alias %s: %w", id, err)
+	}
+	return aliasRoute(a), nil
+}
+
+// aliasRoute is the route of an alias.
+func aliasRoute(a ports.Alias) routing.Route {
+	r := routing.Route{ID: a.ID, Alias: true, Strategy: a.Strategy, FirstTokenTimeout: a.FirstTokenTimeout}
+	for _, t := range a.Targets {
+		r.Targets = append(r.Targets, routing.TargetRef{ModelID: t.ModelID, Weight: t.Weight, Drained: t.Drained})
+	}
+	return r
+}
+
+// Target resolves one target: its provider's enabled keys, its limits and
+// the means to open a key for one attempt (refused for a key saved for
+// another origin than the one the target's requests go to).
+func (c *Catalog) Target(ctx context.Context, modelID string) (routing.Target, func(keyID string) (ports.Endpoint, error), error) {
+	cfg, err := c.m.load(ctx, modelID)
+	if err != nil {
+		return routing.Target{}, nil, err
+	}
+	p, err := c.m.providerOf(ctx, cfg)
+	if err != nil {
+		return routing.Target{}, nil, err
+	}
+	t := routing.Target{ModelID: cfg.ID, UpstreamModel: cfg.ModelID, ProviderID: p.ID, ProviderName: p.Name,
+		KeyStrategy: p.KeyStrategy, KeyRest: p.CoolDown,
+		RequestsPerMinute: cfg.RequestsPerMinute, TokensPerMinute: cfg.TokensPerMinute}
+	if t.ProviderName == "" {
+		t.ProviderName = cfg.ProviderID
+	}
+	keys := map[string]ports.ProviderKey{}
+	for _, k := range p.Keys {
+		if k.Enabled {
+			t.Keys = append(t.Keys, routing.Key{ID: k.ID, Weight: k.Weight})
+			keys[k.ID] = k
+		}
+	}
+	open := func(keyID string) (ports.Endpoint, error) {
+		k, ok := keys[keyID]
+		if !ok {
+			return ports.Endpoint{}, fmt.Errorf("key %s of provider %s: %w", keyID, p.ID, ports.ErrNotFound)
+		}
+		return c.m.endpointOf(cfg, p, k)
+	}
+	return t, open, nil
+}
+
+// Endpoint resolves a Cursor model id into the endpoint a turn starts
+// from: it names the route (the router picks target and key per attempt)
+// and describes the route's first target, without any key. An unknown id
+// is ports.ErrNotFound; the configuration returned is the model's, or for
+// an alias its first target's under the alias's name, id and publishing.
+func (c *Catalog) Endpoint(ctx context.Context, id string) (ports.Endpoint, ports.ModelConfig, error) {
+	r, err := c.Route(ctx, id)
+	if err != nil {
+		return ports.Endpoint{}, ports.ModelConfig{}, err
+	}
+	if len(r.Targets) == 0 {
+		return ports.Endpoint{}, ports.ModelConfig{}, fmt.Errorf("alias %s has no target: %w", id, ports.ErrNotFound)
+	}
+	first := r.Targets[0].ModelID
+	for _, t := range r.Targets {
+		if !t.Drained {
+			first = t.ModelID
+			break
+		}
+	}
+	cfg, err := c.m.load(ctx, first)
+	if err != nil && r.Alias {
+		return ports.Endpoint{}, ports.ModelConfig{}, fmt.Errorf("first target of alias %s: %w", id, err)
+	}
+	if err != nil {
+		return ports.Endpoint{}, ports.ModelConfig{}, err
+	}
+	ep := ports.Endpoint{Route: id, Kind: cfg.ProviderKind}
+	if u, err := c.m.o.Protocols.RequestURL(cfg.ProviderKind, cfg.BaseURL, cfg.ModelID, cfg.UseFullURL); err == nil {
+		ep.URL = u
+	}
+	if r.Alias {
+		a, err := c.m.o.Aliases.Alias(ctx, id)
+		if err != nil {
+			return ports.Endpoint{}, ports.ModelConfig{}, fmt.Errorf("read alias %s: %w", id, err)
+		}
+		cfg = aliasConfig(a, cfg)
+	}
+	return ep, cfg, nil
+}
+
+// aliasConfig is how an alias appears to Cursor: its own id, name and
+// publishing, the rest of its first target's configuration.
+func aliasConfig(a ports.Alias, first ports.ModelConfig) ports.ModelConfig {
+	first.ID, first.DisplayName, first.GroupName, first.Tooltip = a.ID, a.DisplayName, a.GroupName, a.Tooltip
+	first.Enabled, first.SortOrder, first.CreatedAt, first.UpdatedAt = a.Enabled, a.SortOrder, a.CreatedAt, a.UpdatedAt
+	return first
+}
