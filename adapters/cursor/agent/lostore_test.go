@@ -147,9 +147,14 @@ var _ = Describe("Handler resuming from the client's checkpoint alone, when the 
 	It("asks the model only for the next cycle when the store is lost after the round's results were published", func() {
 		f.h.reply(providertest.Turn{ID: "r1", Calls: []providertest.Call{call("c_read", "Read", `{"path":"a.txt"}`)}})
 		f.h.provider.Enqueue(providertest.Reply{Steps: []providertest.Step{{Stall: true}}})
-		open(f.c, cursortest.RunRequest("conv-lost-3", "kg-model", "Read it"))
+		first := open(f.c, cursortest.RunRequest("conv-lost-3", "kg-model", "Read it"))
 		Eventually(f.h.provider.Requests).Should(HaveLen(2), "the model is asked again, after the settled checkpoint")
-		Expect(f.c.Checkpoint().GetPendingToolCalls()).To(BeEmpty())
+		// The settled checkpoint is sent before the model is asked, but the
+		// client reads its stream on its own goroutine: wait until it holds
+		// the checkpoint that follows the read's completion.
+		Eventually(func() bool {
+			return slices.Contains(completedOrder(first), "c_read") && len(f.c.Checkpoint().GetPendingToolCalls()) == 0
+		}).Should(BeTrue(), "the client holds the round's settled checkpoint")
 		f.h.wipe()
 		f.h.reply(providertest.Turn{ID: "r3", Text: []string{"It says alpha."}})
 		st := resume("conv-lost-3", f.c.Checkpoint())
