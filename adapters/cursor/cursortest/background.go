@@ -24,8 +24,14 @@ type background struct {
 	next   uint32
 	shells map[uint32]*bgShell
 	// running maps a running exec's tool call id to the channel closed
-	// when the user moves it to the background.
-	running map[string]chan struct{}
+	// when the user moves it to the background; a moved exec stays until
+	// it unregisters, so that it still sees the move if it looks late.
+	running map[string]*fgExec
+}
+
+type fgExec struct {
+	moved  chan struct{}
+	closed bool
 }
 
 type bgShell struct {
@@ -39,14 +45,14 @@ func (b *background) foreground(toolCallID string) func() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.running == nil {
-		b.running = map[string]chan struct{}{}
+		b.running = map[string]*fgExec{}
 	}
-	ch := make(chan struct{})
-	b.running[toolCallID] = ch
+	e := &fgExec{moved: make(chan struct{})}
+	b.running[toolCallID] = e
 	return func() {
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		if b.running[toolCallID] == ch {
+		if b.running[toolCallID] == e {
 			delete(b.running, toolCallID)
 		}
 	}
@@ -57,19 +63,24 @@ func (b *background) foreground(toolCallID string) func() {
 func (b *background) moved(toolCallID string) <-chan struct{} {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.running[toolCallID]
+	if e := b.running[toolCallID]; e != nil {
+		return e.moved
+	}
+	return nil
 }
 
-// move moves a running exec to the background; false when none runs.
+// move moves a running exec to the background; false when none runs or
+// it was moved already.
 func (b *background) move(toolCallID string) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	ch, ok := b.running[toolCallID]
-	if ok {
-		close(ch)
-		delete(b.running, toolCallID)
+	e := b.running[toolCallID]
+	if e == nil || e.closed {
+		return false
 	}
-	return ok
+	e.closed = true
+	close(e.moved)
+	return true
 }
 
 // Backgrounded is closed when the user moves the subagent or shell of

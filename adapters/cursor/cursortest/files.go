@@ -218,7 +218,6 @@ func (w *Workspace) shell(ctx context.Context, a *agentv1.ShellArgs, send func(*
 	go pump(stderr, func(s string) *agentv1.ShellStream {
 		return &agentv1.ShellStream{Event: &agentv1.ShellStream_Stderr{Stderr: &agentv1.ShellStreamStderr{Data: s}}}
 	})
-	defer w.bg.foreground(a.GetToolCallId())()
 	finished := make(chan struct{})
 	go func() { <-done; <-done; close(finished) }()
 	select {

@@ -123,10 +123,17 @@ func (w *Workspace) Handle(ctx context.Context, msg *agentv1.AgentServerMessage,
 	w.seen = append(w.seen, ex)
 	w.aborts[ex.GetId()] = cancel
 	w.mu.Unlock()
+	// A running shell or subagent is one the user may move to the
+	// background as soon as the exec was seen, before its goroutine runs.
+	unregister := func() {}
+	if id := ex.GetShellStreamArgs().GetToolCallId() + ex.GetSubagentArgs().GetToolCallId(); id != "" {
+		unregister = w.bg.foreground(id)
+	}
 	w.wg.Add(1)
 	go func() {
 		defer w.wg.Done()
 		defer cancel()
+		defer unregister()
 		w.run(ectx, ex, reply)
 	}()
 	return nil
@@ -170,8 +177,6 @@ func (w *Workspace) run(ctx context.Context, ex *agentv1.ExecServerMessage, repl
 		res = w.answerBackground(ctx, ex, reply)
 	}
 	if args := ex.GetSubagentArgs(); args != nil {
-		done := w.bg.foreground(args.GetToolCallId())
-		defer done()
 		r := &agentv1.SubagentResult{Result: &agentv1.SubagentResult_Error{Error: &agentv1.SubagentError{Error: "no subagents here"}}}
 		if w.Subagent != nil {
 			r = w.Subagent(ctx, args)
