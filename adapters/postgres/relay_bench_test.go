@@ -44,7 +44,7 @@ func BenchmarkRelayForward(b *testing.B) {
 		_, z := benchRelays(b)
 		ctx := context.Background()
 		for i := 0; b.Loop(); i++ {
-			if err := z.Forward(ctx, "bench", fmt.Sprintf("bench/stored-%d", i%64), payload); err != nil {
+			if err := z.Forward(ctx, "bench", fmt.Sprintf("bench/stored-%d", i%64), payload, false); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -53,13 +53,13 @@ func BenchmarkRelayForward(b *testing.B) {
 		a, z := benchRelays(b)
 		ctx := context.Background()
 		got := make(chan struct{}, 1)
-		release, err := a.Claim(ctx, "bench/delivered", func([]byte) { got <- struct{}{} })
+		l, err := a.Acquire(ctx, "bench/delivered", func([]byte) { got <- struct{}{} })
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Cleanup(release)
+		b.Cleanup(func() { l.Release(false) })
 		for b.Loop() {
-			if err := z.Forward(ctx, "bench", "bench/delivered", payload); err != nil {
+			if err := z.Forward(ctx, "bench", "bench/delivered", payload, false); err != nil {
 				b.Fatal(err)
 			}
 			<-got

@@ -53,6 +53,7 @@ type Registry struct {
 	waits      map[string]*routeWait
 	upstream   map[string]*upstreamMark
 	closed     bool
+	draining   bool
 	wg         sync.WaitGroup
 }
 
@@ -165,6 +166,9 @@ func (r *Registry) tryAppend(a Append, route Route, who caller) (Route, *routeWa
 	if opening && !SelectsModel(a.Message.GetRunRequest()) {
 		r.refuseRouteLocked(a.RequestID)
 		return Local, nil, ErrNoModel
+	}
+	if opening && route == Local && r.draining {
+		return Local, nil, ErrDraining
 	}
 	switch {
 	case opening && route == Upstream:
