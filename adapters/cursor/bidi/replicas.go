@@ -254,8 +254,6 @@ func (r *Replicas) keep(h *hold) {
 			detach()
 		}
 	}()
-	pubCtx, stopPub := context.WithCancel(r.ctx)
-	defer stopPub()
 	for {
 		select {
 		case <-h.lease.Lost():
@@ -294,7 +292,9 @@ func (r *Replicas) keep(h *hold) {
 			h.pubDone = done
 			r.mu.Unlock()
 			r.wg.Add(1)
-			go r.publish(pubCtx, h, tap, done)
+			// The publisher outlives this loop: the release waits for it
+			// to publish the stream's end. Close stops it.
+			go r.publish(r.ctx, h, tap, done)
 		}
 	}
 }
