@@ -486,7 +486,7 @@ var _ = Describe("Runs owned by one replica at a time", Ordered, func() {
 		Eventually(func() (bool, error) {
 			page, err := watch.Follow(ctx, runKey("alice", id), 0)
 			return page.Held, err
-		}).WithTimeout(10 * time.Second).Should(BeFalse(), "the owner let the key go at the stream's end")
+		}).WithTimeout(10*time.Second).Should(BeFalse(), "the owner let the key go at the stream's end")
 
 		By("an append of the ended turn reaching the other replica late")
 		Expect(c.Send(ctx, label(5))).To(Succeed(), "accepted and dropped, as a late reply on one replica")
@@ -516,7 +516,7 @@ var _ = Describe("Runs owned by one replica at a time", Ordered, func() {
 
 		drained := make(chan error, 1)
 		go func() { drained <- one.srv.Drain(ctx) }()
-		Consistently(drained).WithTimeout(300 * time.Millisecond).ShouldNot(Receive(), "a turn still runs")
+		Consistently(drained).WithTimeout(300*time.Millisecond).ShouldNot(Receive(), "a turn still runs")
 
 		By("refusing a new run's stream with unavailable")
 		fresh := cursortest.NewClient(one.url, hc, newRequestID())
