@@ -81,7 +81,7 @@ var _ = Describe("A replica told to stop", func() {
 
 		cancel() // SIGTERM
 		Eventually(readyz).WithTimeout(10 * time.Second).Should(Equal(http.StatusServiceUnavailable))
-		Consistently(done).WithTimeout(300 * time.Millisecond).ShouldNot(Receive(), "the running turn holds the stop")
+		Consistently(done).WithTimeout(300*time.Millisecond).ShouldNot(Receive(), "the running turn holds the stop")
 
 		By("refusing a new turn with unavailable, so the client retries on another replica")
 		fresh := cursortest.NewClient(cursorSrv.URL, cursorSrv.Client(), "req-drain-new")
@@ -96,4 +96,3 @@ var _ = Describe("A replica told to stop", func() {
 		Expect(s.EndError()).To(BeNil(), "the turn finished, it was not cut")
 	}, SpecTimeout(90*time.Second))
 })
-
