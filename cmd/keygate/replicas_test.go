@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -18,6 +19,7 @@ import (
 	"keygate/adapters/provider/providertest"
 	"keygate/adapters/secret"
 	"keygate/app/config"
+	agentv1 "keygate/gen/cursor/agent/v1"
 )
 
 var _ = Describe("keygate serve as two replicas on one PostgreSQL database", func() {
@@ -68,6 +70,74 @@ var _ = Describe("keygate serve as two replicas on one PostgreSQL database", fun
 		Expect(reqs).To(HaveLen(2))
 		Expect(string(reqs[1].Body)).To(ContainSubstring("hello from the workspace"))
 	}, SpecTimeout(90*time.Second))
+
+	It("resumes a turn on the other process after the one running it was killed, without asking the model again for the cycle it finished", func(ctx SpecContext) {
+		db, err := pgtest.New(ctx)
+		Expect(err).NotTo(HaveOccurred(), "this spec needs a PostgreSQL server and never skips")
+		DeferCleanup(db.Close)
+		provider := providertest.NewServer()
+		DeferCleanup(provider.Close)
+		key := make([]byte, secret.KeySize)
+		_, _ = rand.Read(key)
+		GinkgoT().Setenv(config.EnvSecretKey, secret.EncodeKey(key))
+		type process struct {
+			session              *gexec.Session
+			base, proxy, dataDir string
+		}
+		var procs [2]process
+		for i := range procs {
+			dataDir := filepath.Join(GinkgoT().TempDir(), "data")
+			session, base := start(dataDir, "--database-url", db.DSN)
+			Eventually(func() int { return status(base + "/readyz") }, 10*time.Second).Should(Equal(http.StatusOK))
+			m := proxyListening.FindSubmatch(session.Err.Contents())
+			Expect(m).NotTo(BeNil(), "the proxy logs its address")
+			procs[i] = process{session: session, base: base, proxy: string(m[1]), dataDir: dataDir}
+		}
+		created := createFakeModel(procs[1].base, provider.URL, "sk-replicas-0123456789")
+		scriptReadTurn(provider)
+
+		By("running the turn on the first process until its model cycle asked the client to read a file")
+		ws := notesWorkspace()
+		release := make(chan struct{})
+		DeferCleanup(func() { close(release) })
+		var held atomic.Bool
+		ws.Hold = func(*agentv1.ExecServerMessage) <-chan struct{} {
+			if held.CompareAndSwap(false, true) {
+				return release // the client is still reading when the process dies
+			}
+			return nil
+		}
+		c := cursortest.NewClient("https://api2.cursor.sh", cursorClient(procs[0].proxy, procs[0].dataDir), "req-killed")
+		c.AppendTo("https://api2.cursor.sh", cursorClient(procs[1].proxy, procs[1].dataDir))
+		c.OnMessage = ws.Handle
+		st, err := c.Subscribe(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(st.Close)
+		Expect(c.Send(ctx, cursortest.RunRequest("conv-killed", created.Model.ID, "What is in notes.txt?"))).To(Succeed())
+		Eventually(held.Load).WithTimeout(20 * time.Second).Should(BeTrue())
+		Eventually(func() []string { return c.Checkpoint().GetPendingToolCalls() }).WithTimeout(20*time.Second).
+			ShouldNot(BeEmpty(), "the open round's checkpoint reached the client")
+		Expect(provider.Requests()).To(HaveLen(1))
+
+		By("killing the first process (SIGKILL): its stream breaks")
+		procs[0].session.Kill().Wait(10 * time.Second)
+		Eventually(st.Done()).WithTimeout(10 * time.Second).Should(BeClosed())
+
+		By("resuming through the second process, as Cursor does after a broken stream")
+		resume := c.WithRequestID("req-resumed")
+		resume.Rebind("https://api2.cursor.sh", cursorClient(procs[1].proxy, procs[1].dataDir))
+		rs, err := resume.Subscribe(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(rs.Close)
+		Expect(resume.Send(ctx, cursortest.Request("conv-killed", created.Model.ID, cursortest.ResumeAction(), c.Checkpoint()))).To(Succeed())
+		Eventually(rs.Done()).WithTimeout(30 * time.Second).Should(BeClosed())
+		Expect(rs.ReadError()).NotTo(HaveOccurred())
+		Expect(rs.EndError()).To(BeNil())
+		Expect(strings.Join(rs.Texts(), "")).To(Equal("It says hello."))
+		reqs := provider.Requests()
+		Expect(reqs).To(HaveLen(2), "the finished cycle was not asked again")
+		Expect(string(reqs[1].Body)).To(ContainSubstring("hello from the workspace"))
+	}, SpecTimeout(120*time.Second))
 
 	It("refuses to start a second process whose secret key differs, exiting non-zero with a message naming both fingerprints", func(ctx SpecContext) {
 		db, err := pgtest.New(ctx)
