@@ -124,4 +124,26 @@ var _ = Describe("PostgreSQL AppendRelay bounds", func() {
 		Eventually(func() error { return r.Forward(ctx, "alice", key("alice"), kib(8), false) }).WithTimeout(10 * time.Second).Should(Succeed())
 		Expect(claimAll(r, stale)).To(BeEmpty(), "the stale payload is gone")
 	})
+
+	It("keeps a held lease's published output whole however old, and drops an ended lease's once its retention passed", func() {
+		r := open(postgres.RelayOptions{Sweep: 100 * time.Millisecond, Retain: 300 * time.Millisecond})
+		held, over := key("alice"), key("alice")
+		frames := [][]byte{[]byte("one"), []byte("two")}
+		lh, err := r.Acquire(ctx, held, func([]byte) {})
+		Expect(err).NotTo(HaveOccurred())
+		defer lh.Release(false)
+		Expect(lh.Publish(ctx, frames, nil)).To(Succeed())
+		lo, err := r.Acquire(ctx, over, func([]byte) {})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(lo.Publish(ctx, frames, []byte("end"))).To(Succeed())
+		lo.Release(true)
+
+		Eventually(func() ([][]byte, error) {
+			page, err := r.Follow(ctx, over, 0)
+			return page.Frames, err
+		}).WithTimeout(10 * time.Second).Should(BeEmpty())
+		page, err := r.Follow(ctx, held, 0)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(page.Frames).To(Equal(frames), "swept past the retention, yet whole")
+	})
 })

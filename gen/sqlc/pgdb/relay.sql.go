@@ -62,13 +62,14 @@ func (q *Queries) DropIdleRelayLeases(ctx context.Context, cutoff time.Time) err
 
 const dropRelayOutput = `-- name: DropRelayOutput :exec
 DELETE FROM relay_output o
-WHERE o.created_at < $1
+WHERE NOT EXISTS (SELECT 1 FROM relay_leases l WHERE l.key = o.key)
    OR EXISTS (SELECT 1 FROM relay_leases l WHERE l.key = o.key AND (l.token > o.token
-       OR ((NOT l.held OR l.expires_at <= now()) AND coalesce(l.released_at, l.expires_at) < $1)))
+       OR ((NOT l.held OR l.expires_at <= now()) AND coalesce(l.released_at, l.expires_at) < $1::TIMESTAMPTZ)))
 `
 
 // Output of leases that are over: replaced by a newer lease, released or
-// expired before the cutoff, or simply older than it.
+// expired before the cutoff, or whose lease row is gone. A held lease's
+// output stays whole, however old: a follower replays it from the start.
 func (q *Queries) DropRelayOutput(ctx context.Context, cutoff time.Time) error {
 	_, err := q.db.Exec(ctx, dropRelayOutput, cutoff)
 	return err

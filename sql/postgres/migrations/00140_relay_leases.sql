@@ -28,7 +28,6 @@ CREATE TABLE relay_output (
     created_at TIMESTAMPTZ NOT NULL,
     PRIMARY KEY (key, token, seq)
 );
-CREATE INDEX relay_output_created ON relay_output (created_at);
 ALTER TABLE relay_inbox ADD COLUMN opens BOOLEAN NOT NULL DEFAULT false;
 
 -- +goose Down

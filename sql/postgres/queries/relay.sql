@@ -131,11 +131,12 @@ ORDER BY seq LIMIT sqlc.arg(max_frames);
 
 -- name: DropRelayOutput :exec
 -- Output of leases that are over: replaced by a newer lease, released or
--- expired before the cutoff, or simply older than it.
+-- expired before the cutoff, or whose lease row is gone. A held lease's
+-- output stays whole, however old: a follower replays it from the start.
 DELETE FROM relay_output o
-WHERE o.created_at < sqlc.arg(cutoff)
+WHERE NOT EXISTS (SELECT 1 FROM relay_leases l WHERE l.key = o.key)
    OR EXISTS (SELECT 1 FROM relay_leases l WHERE l.key = o.key AND (l.token > o.token
-       OR ((NOT l.held OR l.expires_at <= now()) AND coalesce(l.released_at, l.expires_at) < sqlc.arg(cutoff))));
+       OR ((NOT l.held OR l.expires_at <= now()) AND coalesce(l.released_at, l.expires_at) < sqlc.arg(cutoff)::TIMESTAMPTZ)));
 
 -- name: DropIdleRelayLeases :exec
 -- Leases released or expired before the cutoff; their tokens stay used.
