@@ -48,7 +48,16 @@ type replica struct {
 // for a spec's steps, short enough for a dead replica's keys to move.
 const replicaLease = 2 * time.Second
 
-func startReplica(dsn string, script cursortest.Script, opts cursor.Options) *replica {
+// replicaDatabase is a fresh database for a group of replicas.
+func replicaDatabase(ctx context.Context) string {
+	db, err := pgtest.New(ctx)
+	Expect(err).NotTo(HaveOccurred(), "the replica specs need a PostgreSQL server and never skip")
+	DeferCleanup(db.Close)
+	return db.DSN
+}
+
+// openRelay opens a replica's own pool and relay on dsn.
+func openRelay(dsn string) (*postgres.DB, *postgres.Relay) {
 	ctx := context.Background()
 	db, err := postgres.Open(ctx, dsn, zap.NewNop())
 	Expect(err).NotTo(HaveOccurred())
@@ -56,6 +65,11 @@ func startReplica(dsn string, script cursortest.Script, opts cursor.Options) *re
 	relay, err := postgres.NewRelay(ctx, db, postgres.RelayOptions{LeaseTTL: replicaLease}, zap.NewNop())
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(relay.Close)
+	return db, relay
+}
+
+func startReplica(dsn string, script cursortest.Script, opts cursor.Options) *replica {
+	db, relay := openRelay(dsn)
 
 	opts.Relay = relay
 	h := cursortest.NewScriptedRunHandler(script)
@@ -86,6 +100,15 @@ func startReplica(dsn string, script cursortest.Script, opts cursor.Options) *re
 		})
 	}
 	return &replica{url: ts.URL, handler: h, srv: srv, kill: kill}
+}
+
+// subscribed opens c's RunSSE, closed at the spec's end.
+func subscribed(ctx context.Context, c *cursortest.Client) *cursortest.Stream {
+	GinkgoHelper()
+	s, err := c.Subscribe(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(s.Close)
+	return s
 }
 
 // headerTransport adds a header to every request (the caller's identity).
@@ -132,12 +155,7 @@ var _ = Describe("Several replicas on one PostgreSQL database", Ordered, func() 
 		opts cursor.Options
 	)
 
-	BeforeAll(func(ctx SpecContext) {
-		db, err := pgtest.New(ctx)
-		Expect(err).NotTo(HaveOccurred(), "the replica specs need a PostgreSQL server and never skip")
-		DeferCleanup(db.Close)
-		dsn = db.DSN
-	})
+	BeforeAll(func(ctx SpecContext) { dsn = replicaDatabase(ctx) })
 
 	BeforeEach(func() {
 		ctx = context.Background()
@@ -160,12 +178,7 @@ var _ = Describe("Several replicas on one PostgreSQL database", Ordered, func() 
 		c.OnMessage = ws.Handle
 		return c
 	}
-	subscribe := func(c *cursortest.Client) *cursortest.Stream {
-		s, err := c.Subscribe(ctx)
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(s.Close)
-		return s
-	}
+	subscribe := func(c *cursortest.Client) *cursortest.Stream { return subscribed(ctx, c) }
 
 	It("completes a turn with a tool round when RunSSE is on one replica and every BidiAppend on the other", func() {
 		c := split("alice", one, two, newRequestID())
@@ -363,12 +376,7 @@ var _ = Describe("Runs owned by one replica at a time", Ordered, func() {
 		opts cursor.Options
 	)
 
-	BeforeAll(func(ctx SpecContext) {
-		db, err := pgtest.New(ctx)
-		Expect(err).NotTo(HaveOccurred(), "the replica specs need a PostgreSQL server and never skip")
-		DeferCleanup(db.Close)
-		dsn = db.DSN
-	})
+	BeforeAll(func(ctx SpecContext) { dsn = replicaDatabase(ctx) })
 
 	BeforeEach(func() {
 		ctx = context.Background()
@@ -380,20 +388,10 @@ var _ = Describe("Runs owned by one replica at a time", Ordered, func() {
 
 	// observer reads the relay's tables as a third replica would.
 	observer := func() *postgres.Relay {
-		db, err := postgres.Open(ctx, dsn, zap.NewNop())
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(db.Close)
-		r, err := postgres.NewRelay(ctx, db, postgres.RelayOptions{LeaseTTL: replicaLease}, zap.NewNop())
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(r.Close)
+		_, r := openRelay(dsn)
 		return r
 	}
-	subscribe := func(c *cursortest.Client) *cursortest.Stream {
-		s, err := c.Subscribe(ctx)
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(s.Close)
-		return s
-	}
+	subscribe := func(c *cursortest.Client) *cursortest.Stream { return subscribed(ctx, c) }
 
 	It("serves a RunSSE cut mid-turn from the other replica: every message once, in order, and the turn goes on where it runs", func() {
 		one := startReplica(dsn, narrate(4), opts)

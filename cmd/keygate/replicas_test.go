@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"context"
 	"crypto/rand"
 	"net/http"
 	"os"
@@ -22,6 +23,43 @@ import (
 	agentv1 "keygate/gen/cursor/agent/v1"
 )
 
+// process is one keygate serve of a group of replicas.
+type process struct {
+	session              *gexec.Session
+	base, proxy, dataDir string
+}
+
+// startReplicas starts two processes on the database with one secret key,
+// as replicas behind a load balancer are, and waits until both are ready.
+func startReplicas(dsn string) [2]process {
+	key := make([]byte, secret.KeySize)
+	_, _ = rand.Read(key)
+	GinkgoT().Setenv(config.EnvSecretKey, secret.EncodeKey(key))
+	var procs [2]process
+	for i := range procs {
+		dataDir := filepath.Join(GinkgoT().TempDir(), "data")
+		session, base := start(dataDir, "--database-url", dsn)
+		Eventually(func() int { return status(base + "/readyz") }, 10*time.Second).Should(Equal(http.StatusOK))
+		m := proxyListening.FindSubmatch(session.Err.Contents())
+		Expect(m).NotTo(BeNil(), "the proxy logs its address")
+		Expect(string(session.Err.Contents())).To(ContainSubstring("append relay between replicas"))
+		procs[i] = process{session: session, base: base, proxy: string(m[1]), dataDir: dataDir}
+	}
+	return procs
+}
+
+// split is a client whose RunSSE goes through the first process's proxy
+// and every BidiAppend through the second's, with its stream open.
+func split(ctx context.Context, procs [2]process, ws *cursortest.Workspace, requestID string) (*cursortest.Client, *cursortest.Stream) {
+	c := cursortest.NewClient("https://api2.cursor.sh", cursorClient(procs[0].proxy, procs[0].dataDir), requestID)
+	c.AppendTo("https://api2.cursor.sh", cursorClient(procs[1].proxy, procs[1].dataDir))
+	c.OnMessage = ws.Handle
+	st, err := c.Subscribe(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(st.Close)
+	return c, st
+}
+
 var _ = Describe("keygate serve as two replicas on one PostgreSQL database", func() {
 	It("completes a Cursor turn with a tool round whose RunSSE goes through one process and every BidiAppend through the other", func(ctx SpecContext) {
 		db, err := pgtest.New(ctx)
@@ -31,20 +69,7 @@ var _ = Describe("keygate serve as two replicas on one PostgreSQL database", fun
 		DeferCleanup(provider.Close)
 
 		By("starting two processes on the database with one secret key, as replicas behind a load balancer are")
-		key := make([]byte, secret.KeySize)
-		_, _ = rand.Read(key)
-		GinkgoT().Setenv(config.EnvSecretKey, secret.EncodeKey(key))
-		type process struct{ base, proxy, dataDir string }
-		var procs [2]process
-		for i := range procs {
-			dataDir := filepath.Join(GinkgoT().TempDir(), "data")
-			session, base := start(dataDir, "--database-url", db.DSN)
-			Eventually(func() int { return status(base + "/readyz") }, 10*time.Second).Should(Equal(http.StatusOK))
-			m := proxyListening.FindSubmatch(session.Err.Contents())
-			Expect(m).NotTo(BeNil(), "the proxy logs its address")
-			Expect(string(session.Err.Contents())).To(ContainSubstring("append relay between replicas"))
-			procs[i] = process{base: base, proxy: string(m[1]), dataDir: dataDir}
-		}
+		procs := startReplicas(db.DSN)
 
 		By("configuring the model through the second process's control API")
 		created := createFakeModel(procs[1].base, provider.URL, "sk-replicas-0123456789")
@@ -52,12 +77,7 @@ var _ = Describe("keygate serve as two replicas on one PostgreSQL database", fun
 
 		By("sending the RunSSE through the first process's proxy and every BidiAppend through the second's")
 		ws := notesWorkspace()
-		c := cursortest.NewClient("https://api2.cursor.sh", cursorClient(procs[0].proxy, procs[0].dataDir), "req-replicas-1")
-		c.AppendTo("https://api2.cursor.sh", cursorClient(procs[1].proxy, procs[1].dataDir))
-		c.OnMessage = ws.Handle
-		st, err := c.Subscribe(ctx)
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(st.Close)
+		c, st := split(ctx, procs, ws, "req-replicas-1")
 		Expect(c.Send(ctx, cursortest.RunRequest("conv-replicas", created.Model.ID, "What is in notes.txt?"))).To(Succeed())
 		Eventually(st.Done()).WithTimeout(20 * time.Second).Should(BeClosed())
 		Expect(st.ReadError()).NotTo(HaveOccurred())
@@ -77,22 +97,7 @@ var _ = Describe("keygate serve as two replicas on one PostgreSQL database", fun
 		DeferCleanup(db.Close)
 		provider := providertest.NewServer()
 		DeferCleanup(provider.Close)
-		key := make([]byte, secret.KeySize)
-		_, _ = rand.Read(key)
-		GinkgoT().Setenv(config.EnvSecretKey, secret.EncodeKey(key))
-		type process struct {
-			session              *gexec.Session
-			base, proxy, dataDir string
-		}
-		var procs [2]process
-		for i := range procs {
-			dataDir := filepath.Join(GinkgoT().TempDir(), "data")
-			session, base := start(dataDir, "--database-url", db.DSN)
-			Eventually(func() int { return status(base + "/readyz") }, 10*time.Second).Should(Equal(http.StatusOK))
-			m := proxyListening.FindSubmatch(session.Err.Contents())
-			Expect(m).NotTo(BeNil(), "the proxy logs its address")
-			procs[i] = process{session: session, base: base, proxy: string(m[1]), dataDir: dataDir}
-		}
+		procs := startReplicas(db.DSN)
 		created := createFakeModel(procs[1].base, provider.URL, "sk-replicas-0123456789")
 		scriptReadTurn(provider)
 
@@ -107,12 +112,7 @@ var _ = Describe("keygate serve as two replicas on one PostgreSQL database", fun
 			}
 			return nil
 		}
-		c := cursortest.NewClient("https://api2.cursor.sh", cursorClient(procs[0].proxy, procs[0].dataDir), "req-killed")
-		c.AppendTo("https://api2.cursor.sh", cursorClient(procs[1].proxy, procs[1].dataDir))
-		c.OnMessage = ws.Handle
-		st, err := c.Subscribe(ctx)
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(st.Close)
+		c, st := split(ctx, procs, ws, "req-killed")
 		Expect(c.Send(ctx, cursortest.RunRequest("conv-killed", created.Model.ID, "What is in notes.txt?"))).To(Succeed())
 		Eventually(held.Load).WithTimeout(20 * time.Second).Should(BeTrue())
 		Eventually(func() []string { return c.Checkpoint().GetPendingToolCalls() }).WithTimeout(20*time.Second).
