@@ -91,7 +91,7 @@ var _ = Describe("keygate serve as two replicas on one PostgreSQL database", fun
 		Expect(string(reqs[1].Body)).To(ContainSubstring("hello from the workspace"))
 	}, SpecTimeout(90*time.Second))
 
-	It("resumes a turn on the other process after the one running it was killed, without asking the model again for the cycle it finished", func(ctx SpecContext) {
+	It("resumes a turn on the other process after the one running it was killed, without asking the model again for the cycle it finished, whatever checkpoint the client got", func(ctx SpecContext) {
 		db, err := pgtest.New(ctx)
 		Expect(err).NotTo(HaveOccurred(), "this spec needs a PostgreSQL server and never skips")
 		DeferCleanup(db.Close)
@@ -115,8 +115,6 @@ var _ = Describe("keygate serve as two replicas on one PostgreSQL database", fun
 		c, st := split(ctx, procs, ws, "req-killed")
 		Expect(c.Send(ctx, cursortest.RunRequest("conv-killed", created.Model.ID, "What is in notes.txt?"))).To(Succeed())
 		Eventually(held.Load).WithTimeout(20 * time.Second).Should(BeTrue())
-		Eventually(func() []string { return c.Checkpoint().GetPendingToolCalls() }).WithTimeout(20*time.Second).
-			ShouldNot(BeEmpty(), "the open round's checkpoint reached the client")
 		Expect(provider.Requests()).To(HaveLen(1))
 
 		By("killing the first process (SIGKILL): its stream breaks")
