@@ -44,7 +44,7 @@ var _ = Describe("PostgreSQL AppendRelay bounds", func() {
 		key = func(user string) string { seq++; return fmt.Sprintf("%s/request-%d", user, seq) }
 	})
 
-	// claimAll claims k on r and returns what was waiting for it.
+	// claimAll takes k's lease on r and returns what was waiting for it.
 	claimAll := func(r *postgres.Relay, k string) []string {
 		var mu sync.Mutex
 		var got []string

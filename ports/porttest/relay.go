@@ -22,7 +22,7 @@ type RelayPair struct {
 	StopA func()
 }
 
-// inbox collects what a claim delivers.
+// inbox collects what a lease delivers.
 type inbox struct {
 	mu  sync.Mutex
 	got []string
@@ -41,7 +41,8 @@ func (i *inbox) all() []string {
 }
 
 // DescribeAppendRelay declares the contract suite of ports.AppendRelay:
-// one replica holds the stream (claims), the other receives the appends.
+// one replica holds the run key (Acquire), the other receives the appends
+// and follows the holder's output.
 func DescribeAppendRelay(name string, open func() RelayPair) bool {
 	return Describe(name+" AppendRelay", func() {
 		var (
@@ -74,22 +75,22 @@ func DescribeAppendRelay(name string, open func() RelayPair) bool {
 			return out
 		}
 
-		It("delivers every append another replica forwards to the claimant, once and in order", func() {
+		It("delivers every append another replica forwards to the key's holder, once and in order", func() {
 			claim(p.A)
 			forward(p.B, numbered(0, 40)...)
 			Eventually(in.all).WithTimeout(10 * time.Second).Should(Equal(numbered(0, 40)))
 			Consistently(in.all).WithTimeout(300 * time.Millisecond).Should(HaveLen(40))
 		})
 
-		It("keeps appends that arrive before the stream and delivers them when it claims", func() {
+		It("keeps appends that arrive before the stream and delivers them when it takes the key", func() {
 			forward(p.B, "early-1", "early-2")
 			claim(p.A)
-			Expect(in.all()).To(Equal([]string{"early-1", "early-2"}), "waiting appends are delivered inside Claim")
+			Expect(in.all()).To(Equal([]string{"early-1", "early-2"}), "waiting appends are delivered inside Acquire")
 			forward(p.B, "late")
 			Eventually(in.all).WithTimeout(10 * time.Second).Should(Equal([]string{"early-1", "early-2", "late"}))
 		})
 
-		It("delivers appends forwarded on the claimant's own replica too", func() {
+		It("delivers appends forwarded on the holder's own replica too", func() {
 			claim(p.A)
 			forward(p.A, "local")
 			forward(p.B, "remote")
@@ -103,7 +104,7 @@ func DescribeAppendRelay(name string, open func() RelayPair) bool {
 			Eventually(in.all).WithTimeout(10 * time.Second).Should(Equal([]string{big}))
 		})
 
-		It("stops delivering at release, and a later claim gets what came in between", func() {
+		It("stops delivering at release, and a later lease gets what came in between", func() {
 			release := claim(p.A)
 			forward(p.B, "before")
 			Eventually(in.all).WithTimeout(10 * time.Second).Should(HaveLen(1))
