@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,8 +21,12 @@ import (
 )
 
 // relayChannel is the NOTIFY channel; its payload is the key that has
-// waiting appends.
+// waiting appends, or watchPrefix and a key a follower started reading.
 const relayChannel = "keygate_relay"
+
+// watchPrefix marks a watch notification; no key starts with it (keys
+// start with a digit or "-").
+const watchPrefix = "watch "
 
 // RelayOptions tune a [Relay]; zero values take the defaults.
 type RelayOptions struct {
@@ -299,6 +304,13 @@ func (r *Relay) Follow(ctx context.Context, key string, after int64) (ports.Outp
 		return page, fmt.Errorf("follow run key %s: %w", key, interpretError(ctx, err))
 	}
 	page.Held, page.Token = st.Held, st.Token
+	if after == 0 && st.Held {
+		// The holder learns of a follower when it renews; this tells it
+		// now, so the first frames do not wait for the renewal.
+		if err := q.NotifyRelayWatch(ctx, key); err != nil {
+			return page, fmt.Errorf("follow run key %s: %w", key, interpretError(ctx, err))
+		}
+	}
 	rows, err := q.RelayOutputAfter(ctx, pgdb.RelayOutputAfterParams{Key: key, Token: st.Token, After: after, MaxFrames: followPage})
 	if err != nil {
 		return page, fmt.Errorf("follow run key %s: %w", key, interpretError(ctx, err))
@@ -344,6 +356,17 @@ func (r *Relay) held() []*lease {
 	return out
 }
 
+// watched marks key's lease watched, if held here, until the next renewal
+// says otherwise.
+func (r *Relay) watched(key string) {
+	r.mu.Lock()
+	l := r.leases[key]
+	r.mu.Unlock()
+	if l != nil {
+		l.watched.Store(true)
+	}
+}
+
 func (r *Relay) drainKey(ctx context.Context, key string) {
 	r.mu.Lock()
 	l := r.leases[key]
@@ -376,6 +399,8 @@ func (r *Relay) loop(ctx context.Context, conn *pgx.Conn) {
 		n, err := conn.WaitForNotification(wait)
 		cancel()
 		switch {
+		case err == nil && strings.HasPrefix(n.Payload, watchPrefix):
+			r.watched(strings.TrimPrefix(n.Payload, watchPrefix))
 		case err == nil:
 			r.drainKey(ctx, n.Payload)
 		case ctx.Err() != nil:

@@ -167,6 +167,16 @@ func (q *Queries) ForwardRelayPayload(ctx context.Context, arg ForwardRelayPaylo
 	return i, err
 }
 
+const notifyRelayWatch = `-- name: NotifyRelayWatch :exec
+SELECT pg_notify('keygate_relay', 'watch ' || $1::TEXT)
+`
+
+// Tells the key's holder at once that a follower reads its output.
+func (q *Queries) NotifyRelayWatch(ctx context.Context, key string) error {
+	_, err := q.db.Exec(ctx, notifyRelayWatch, key)
+	return err
+}
+
 const openRelayLease = `-- name: OpenRelayLease :exec
 UPDATE relay_leases SET ended = false WHERE key = $1 AND token = $2 AND held
 `

@@ -142,3 +142,7 @@ WHERE NOT EXISTS (SELECT 1 FROM relay_leases l WHERE l.key = o.key)
 -- Leases released or expired before the cutoff; their tokens stay used.
 DELETE FROM relay_leases l
 WHERE (NOT l.held OR l.expires_at <= now()) AND coalesce(l.released_at, l.expires_at) < sqlc.arg(cutoff)::TIMESTAMPTZ;
+
+-- name: NotifyRelayWatch :exec
+-- Tells the key's holder at once that a follower reads its output.
+SELECT pg_notify('keygate_relay', 'watch ' || sqlc.arg(key)::TEXT);
