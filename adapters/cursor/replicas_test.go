@@ -426,6 +426,41 @@ var _ = Describe("Runs owned by one replica at a time", Ordered, func() {
 		Expect(one.handler.Ends()).To(Equal([]error{nil}))
 	})
 
+	It("serves a turn behind a round-robin balancer over three replicas through two cuts, each stream getting every message once and in order", func() {
+		reps := []*replica{startReplica(dsn, narrate(5), opts), startReplica(dsn, narrate(5), opts), startReplica(dsn, narrate(5), opts)}
+		rr := &roundRobin{next: asUser("alice").Transport}
+		for _, r := range reps {
+			u, err := url.Parse(r.url)
+			Expect(err).NotTo(HaveOccurred())
+			rr.targets = append(rr.targets, u)
+		}
+		c := cursortest.NewClient("http://balancer.invalid", &http.Client{Transport: rr}, newRequestID())
+		s := subscribe(c)
+		Expect(c.Send(ctx, cursortest.RunRequest("conv-three", "byok-model", "hello"))).To(Succeed())
+		want := []string{}
+		for n := uint32(1); n <= 4; n++ {
+			Expect(c.Send(ctx, label(n))).To(Succeed())
+			want = append(want, fmt.Sprintf("part-%d", n))
+			Eventually(s.Texts).WithTimeout(15 * time.Second).Should(Equal(want))
+			if n%2 == 0 {
+				By(fmt.Sprintf("cutting the stream after part-%d; the balancer sends the reconnect on", n))
+				s.Close()
+				Eventually(s.Done()).Should(BeClosed())
+				s = subscribe(c)
+				Eventually(s.Texts).WithTimeout(15 * time.Second).Should(Equal(want), "the missed and the seen messages, once each")
+			}
+		}
+		Expect(c.Send(ctx, label(5))).To(Succeed())
+		Eventually(s.Done()).WithTimeout(15 * time.Second).Should(BeClosed())
+		Expect(s.EndError()).To(BeNil())
+		Expect(s.Texts()).To(Equal(append(want, "part-5")))
+		turns := 0
+		for _, r := range reps {
+			turns += len(r.handler.Turns())
+		}
+		Expect(turns).To(Equal(1), "one replica ran the turn")
+	})
+
 	It("moves a run key to another replica once its owner died, and ends a stream that followed the dead owner with unavailable", func() {
 		recorder := &cursortest.Recorder{}
 		one := startReplica(dsn, recorder.Until(isLabel(3)), opts)
