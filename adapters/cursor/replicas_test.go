@@ -447,7 +447,7 @@ var _ = Describe("Runs owned by one replica at a time", Ordered, func() {
 				s.Close()
 				Eventually(s.Done()).Should(BeClosed())
 				s = subscribe(c)
-				Eventually(s.Texts).WithTimeout(15 * time.Second).Should(Equal(want), "the missed and the seen messages, once each")
+				Eventually(s.Texts).WithTimeout(15*time.Second).Should(Equal(want), "the missed and the seen messages, once each")
 			}
 		}
 		Expect(c.Send(ctx, label(5))).To(Succeed())
