@@ -426,6 +426,33 @@ var _ = Describe("Runs owned by one replica at a time", Ordered, func() {
 		Expect(one.handler.Ends()).To(Equal([]error{nil}))
 	})
 
+	Context("when the run's orphan grace is short", func() {
+		BeforeEach(func() { opts.Transport.OrphanGrace = time.Second })
+
+		It("keeps the run going while its only stream is served by another replica", func() {
+			one := startReplica(dsn, narrate(2), opts)
+			two := startReplica(dsn, narrate(2), opts)
+			hc := asUser("alice")
+			c := cursortest.NewClient(one.url, hc, newRequestID())
+			c.AppendTo(two.url, hc)
+			s := subscribe(c)
+			Expect(c.Send(ctx, cursortest.RunRequest("conv-watched", "byok-model", "hello"))).To(Succeed())
+			Expect(c.Send(ctx, label(1))).To(Succeed())
+			Eventually(s.Texts).WithTimeout(10 * time.Second).Should(Equal([]string{"part-1"}))
+			s.Close()
+			c.Rebind(two.url, hc)
+			followed := subscribe(c)
+			Eventually(followed.Texts).WithTimeout(10 * time.Second).Should(Equal([]string{"part-1"}))
+
+			By("staying longer than the orphan grace with the stream on the other replica only")
+			Consistently(one.handler.Ended).WithTimeout(3 * time.Second).Should(BeZero())
+			Expect(c.Send(ctx, label(2))).To(Succeed())
+			Eventually(followed.Done()).WithTimeout(10 * time.Second).Should(BeClosed())
+			Expect(followed.EndError()).To(BeNil())
+			Expect(followed.Texts()).To(Equal([]string{"part-1", "part-2"}))
+		})
+	})
+
 	It("serves a turn behind a round-robin balancer over three replicas through two cuts, each stream getting every message once and in order", func() {
 		reps := []*replica{startReplica(dsn, narrate(5), opts), startReplica(dsn, narrate(5), opts), startReplica(dsn, narrate(5), opts)}
 		rr := &roundRobin{next: asUser("alice").Transport}

@@ -77,4 +77,11 @@
 // from the last one leaving) the running turn is cancelled and the stream
 // ends with canceled. An ended transport stays replayable for
 // Config.Retain.
+//
+// Replicas (replicas.go): a RunSSE served by another replica counts as a
+// subscriber through Watch, and a Tap reads the output for it without
+// counting. Abandon ends a transport another replica owns now (its turn
+// cancelled, the stream ending with unavailable). Drain starts no new turn
+// (an opening append fails with ErrDraining), ends lingering streams, and
+// lets running turns finish before their streams end.
 package transport

@@ -94,10 +94,3 @@ func (r *Registry) Drain(ctx context.Context) error {
 	}
 	return nil
 }
-
-// Draining reports whether Drain was called.
-func (r *Registry) Draining() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.draining
-}
