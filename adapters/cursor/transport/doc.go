@@ -27,6 +27,10 @@
 //     dropped) and a running turn is superseded. Identical bytes are a retry
 //     of the opening append and are ignored. When the transport has already
 //     ended, the new turn gets a fresh transport (fresh log, fresh counters).
+//   - Late: once the transport ended, an append that does not open a turn
+//     is accepted and dropped, never held for the next turn of the reused
+//     request id; only a heartbeat waits, as it may overtake that turn's
+//     run request.
 //   - A run_request released later in the sequence supersedes the running
 //     turn without restarting the numbering.
 //
