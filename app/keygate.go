@@ -8,12 +8,14 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
 
 	"keygate/adapters/ca"
 	"keygate/adapters/control"
+	"keygate/adapters/cursor"
 	"keygate/adapters/egress"
 	"keygate/adapters/httpserver"
 	"keygate/adapters/relstore"
@@ -31,6 +33,24 @@ type Keygate struct {
 	proxy     CursorProxy
 	agent     *AgentServer
 	egress    *egress.Policy
+	drain     *Drain
+	turns     *cursor.Server
+}
+
+// Drain is whether this process is draining before it stops: from then on
+// its readiness check fails, so a load balancer sends new work to the
+// other replicas.
+type Drain struct{ on atomic.Bool }
+
+// NewDrain returns a process's drain state, not draining.
+func NewDrain() *Drain { return &Drain{} }
+
+// Ready is the readiness check: unready once draining began.
+func (d *Drain) Ready(context.Context) error {
+	if d.on.Load() {
+		return errors.New("draining: this replica is stopping and starts no new turn; its running turns finish or move to another replica")
+	}
+	return nil
 }
 
 // DataDir is the prepared data directory (exists, mode 0700).
@@ -46,24 +66,38 @@ type KeygateParts struct {
 	Proxy     CursorProxy
 	Agent     *AgentServer
 	Egress    *egress.Policy
+	Drain     *Drain
+	// Turns is the Cursor adapter, drained before the listeners stop.
+	Turns *cursor.Server
 }
 
 // NewKeygate assembles the parts wire built.
 func NewKeygate(p KeygateParts) *Keygate {
-	return &Keygate{cfg: p.Config, logger: p.Logger, server: p.Server, retention: p.Retention, proxy: p.Proxy, agent: p.Agent, egress: p.Egress}
+	return &Keygate{cfg: p.Config, logger: p.Logger, server: p.Server, retention: p.Retention, proxy: p.Proxy, agent: p.Agent, egress: p.Egress,
+		drain: p.Drain, turns: p.Turns}
 }
 
 // retentionInterval is how often detailed call records past their age are
 // deleted.
 const retentionInterval = time.Hour
 
-// Run serves until ctx is cancelled, then shuts down gracefully. ready, if
-// non-nil, receives the bound listen address of the HTTP server. A listener
-// that fails stops the others. Each bound listener is added to the outbound
-// policy's own addresses before it serves (configured port 0 included).
+// Run serves until ctx is cancelled, drains (see config.DrainTimeout), then
+// shuts down gracefully. ready, if non-nil, receives the bound listen
+// address of the HTTP server. A listener that fails stops the others. Each
+// bound listener is added to the outbound policy's own addresses before it
+// serves (configured port 0 included).
 func (k *Keygate) Run(ctx context.Context, ready func(net.Addr)) error {
-	ctx, cancel := context.WithCancel(ctx)
+	stopping := ctx
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
+	go func() {
+		select {
+		case <-stopping.Done():
+			k.drainTurns()
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	go control.RunRetention(ctx, k.retention, retentionInterval, k.logger)
 	errs := make(chan error, 3)
 	n := 1
@@ -100,6 +134,29 @@ func (k *Keygate) Run(ctx context.Context, ready func(net.Addr)) error {
 	return errors.Join(all...)
 }
 
+// drainTurns turns /readyz unready first, then lets the running turns
+// finish for the drain timeout while new ones go to other replicas; the
+// shutdown that follows hands the rest over. Only a server on PostgreSQL
+// drains: a laptop stopping has nobody to hand its turns to, and its user
+// wants it to stop at once.
+func (k *Keygate) drainTurns() {
+	if k.drain == nil || k.cfg.DrainTimeout <= 0 || k.cfg.DatabaseURL == "" {
+		return
+	}
+	k.drain.on.Store(true)
+	if k.turns == nil {
+		return
+	}
+	k.logger.Info("draining: readiness off, no new turns, running turns finish", zap.Duration("timeout", k.cfg.DrainTimeout))
+	ctx, cancel := context.WithTimeout(context.Background(), k.cfg.DrainTimeout)
+	defer cancel()
+	if err := k.turns.Drain(ctx); err != nil {
+		k.logger.Warn("drain timed out; the turns still running are handed over to other replicas", zap.Error(err))
+		return
+	}
+	k.logger.Info("drained: no turn runs here any more")
+}
+
 // Handler exposes the root HTTP handler for in-process tests.
 func (k *Keygate) Handler() http.Handler { return k.server.Handler() }
 
@@ -127,6 +184,7 @@ type HTTPServerOptions struct {
 	Authority     *ca.Authority
 	// Relay is nil without replicas.
 	Relay *company.SealedRelay
+	Drain *Drain
 }
 
 // NewHTTPServer mounts the routes and readiness checks of every adapter.
@@ -140,6 +198,7 @@ func NewHTTPServer(o HTTPServerOptions) *httpserver.Server {
 	}
 	dir := string(o.DataDir)
 	checks := []httpserver.Check{
+		{Name: "drain", Fn: o.Drain.Ready},
 		{Name: "data_dir", Fn: func(context.Context) error { return checkWritable(dir) }},
 		{Name: "store", Fn: storeReady(o.Store)},
 	}

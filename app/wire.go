@@ -56,6 +56,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		NewAccountRoutes,
 		NewHTTPServer,
 		wire.Struct(new(HTTPServerOptions), "*"),
+		NewDrain,
 		NewKeygate,
 		wire.Struct(new(KeygateParts), "*"),
 	)

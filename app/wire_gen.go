@@ -144,6 +144,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
+	drain := NewDrain()
 	httpServerOptions := HTTPServerOptions{
 		Config:        cfg,
 		Logger:        logger,
@@ -153,6 +154,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		AccountRoutes: accountRoutes,
 		Authority:     authority,
 		Relay:         sealedRelay,
+		Drain:         drain,
 	}
 	server := NewHTTPServer(httpServerOptions)
 	retention := NewRetention(store, settings)
@@ -237,6 +239,8 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		Proxy:     v,
 		Agent:     agentServer,
 		Egress:    policy,
+		Drain:     drain,
+		Turns:     cursorServer,
 	}
 	keygate := NewKeygate(keygateParts)
 	return keygate, func() {

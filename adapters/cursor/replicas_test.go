@@ -2,11 +2,14 @@ package cursor_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -17,6 +20,7 @@ import (
 
 	"keygate/adapters/cursor"
 	"keygate/adapters/cursor/cursortest"
+	"keygate/adapters/cursor/transport"
 	"keygate/adapters/pgtest"
 	"keygate/adapters/postgres"
 	"keygate/adapters/upstream"
@@ -34,16 +38,38 @@ const testUser = "X-Test-User"
 type replica struct {
 	url     string
 	handler *cursortest.ScriptedRunHandler
+	srv     *cursor.Server
+	// kill stops the replica as kill -9 would: its connections drop, and
+	// it neither renews nor releases its run keys.
+	kill func()
 }
 
-func startReplica(dsn string, script cursortest.Script, opts cursor.Options) *replica {
+// replicaLease is the run keys' lease period in these specs: long enough
+// for a spec's steps, short enough for a dead replica's keys to move.
+const replicaLease = 2 * time.Second
+
+// replicaDatabase is a fresh database for a group of replicas.
+func replicaDatabase(ctx context.Context) string {
+	db, err := pgtest.New(ctx)
+	Expect(err).NotTo(HaveOccurred(), "the replica specs need a PostgreSQL server and never skip")
+	DeferCleanup(db.Close)
+	return db.DSN
+}
+
+// openRelay opens a replica's own pool and relay on dsn.
+func openRelay(dsn string) (*postgres.DB, *postgres.Relay) {
 	ctx := context.Background()
 	db, err := postgres.Open(ctx, dsn, zap.NewNop())
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(db.Close)
-	relay, err := postgres.NewRelay(ctx, db, postgres.RelayOptions{}, zap.NewNop())
+	relay, err := postgres.NewRelay(ctx, db, postgres.RelayOptions{LeaseTTL: replicaLease}, zap.NewNop())
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(relay.Close)
+	return db, relay
+}
+
+func startReplica(dsn string, script cursortest.Script, opts cursor.Options) *replica {
+	db, relay := openRelay(dsn)
 
 	opts.Relay = relay
 	h := cursortest.NewScriptedRunHandler(script)
@@ -64,7 +90,25 @@ func startReplica(dsn string, script cursortest.Script, opts cursor.Options) *re
 		defer cancel()
 		_ = srv.Close(closing)
 	})
-	return &replica{url: ts.URL, handler: h}
+	var once sync.Once
+	kill := func() {
+		once.Do(func() {
+			ts.CloseClientConnections()
+			ts.Close()
+			relay.Close()
+			db.Close()
+		})
+	}
+	return &replica{url: ts.URL, handler: h, srv: srv, kill: kill}
+}
+
+// subscribed opens c's RunSSE, closed at the spec's end.
+func subscribed(ctx context.Context, c *cursortest.Client) *cursortest.Stream {
+	GinkgoHelper()
+	s, err := c.Subscribe(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(s.Close)
+	return s
 }
 
 // headerTransport adds a header to every request (the caller's identity).
@@ -111,12 +155,7 @@ var _ = Describe("Several replicas on one PostgreSQL database", Ordered, func() 
 		opts cursor.Options
 	)
 
-	BeforeAll(func(ctx SpecContext) {
-		db, err := pgtest.New(ctx)
-		Expect(err).NotTo(HaveOccurred(), "the replica specs need a PostgreSQL server and never skip")
-		DeferCleanup(db.Close)
-		dsn = db.DSN
-	})
+	BeforeAll(func(ctx SpecContext) { dsn = replicaDatabase(ctx) })
 
 	BeforeEach(func() {
 		ctx = context.Background()
@@ -139,12 +178,7 @@ var _ = Describe("Several replicas on one PostgreSQL database", Ordered, func() 
 		c.OnMessage = ws.Handle
 		return c
 	}
-	subscribe := func(c *cursortest.Client) *cursortest.Stream {
-		s, err := c.Subscribe(ctx)
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(s.Close)
-		return s
-	}
+	subscribe := func(c *cursortest.Client) *cursortest.Stream { return subscribed(ctx, c) }
 
 	It("completes a turn with a tool round when RunSSE is on one replica and every BidiAppend on the other", func() {
 		c := split("alice", one, two, newRequestID())
@@ -304,5 +338,268 @@ var _ = Describe("Several replicas on one PostgreSQL database", Ordered, func() 
 			Expect(one.handler.Turns()).To(BeEmpty())
 			Expect(two.handler.Turns()).To(BeEmpty())
 		})
+	})
+})
+
+// narrate is a turn that answers each label it receives with the text
+// "part-<label>" and ends after label last.
+func narrate(last uint32) cursortest.Script {
+	return func(ctx context.Context, turn *transport.Turn) error {
+		for {
+			m, err := turn.Inbox.Next(ctx)
+			if err != nil {
+				return context.Cause(ctx)
+			}
+			c := m.GetExecClientControlMessage().GetStreamClose()
+			if c == nil {
+				continue
+			}
+			if err := turn.Output.Send(cursortest.TextDelta(fmt.Sprintf("part-%d", c.GetId()))); err != nil {
+				return err
+			}
+			if c.GetId() == last {
+				return nil
+			}
+		}
+	}
+}
+
+// runKey is the relay key of a user's request id (bidi's relayKey).
+func runKey(user, requestID string) string {
+	return strconv.Itoa(len(user)) + ":" + user + "/" + requestID
+}
+
+var _ = Describe("Runs owned by one replica at a time", Ordered, func() {
+	var (
+		dsn  string
+		ctx  context.Context
+		opts cursor.Options
+	)
+
+	BeforeAll(func(ctx SpecContext) { dsn = replicaDatabase(ctx) })
+
+	BeforeEach(func() {
+		ctx = context.Background()
+		opts = cursor.Options{Transport: cursortest.FastTimings()}
+		// A cut stream's run waits for its client as in production, long
+		// enough for a reconnect through another replica.
+		opts.Transport.OrphanGrace = 20 * time.Second
+	})
+
+	// observer reads the relay's tables as a third replica would.
+	observer := func() *postgres.Relay {
+		_, r := openRelay(dsn)
+		return r
+	}
+	subscribe := func(c *cursortest.Client) *cursortest.Stream { return subscribed(ctx, c) }
+
+	It("serves a RunSSE cut mid-turn from the other replica: every message once, in order, and the turn goes on where it runs", func() {
+		one := startReplica(dsn, narrate(4), opts)
+		two := startReplica(dsn, narrate(4), opts)
+		hc := asUser("alice")
+		c := cursortest.NewClient(one.url, hc, newRequestID())
+		c.AppendTo(two.url, hc)
+		s := subscribe(c)
+		Expect(c.Send(ctx, cursortest.RunRequest("conv-move", "byok-model", "hello"))).To(Succeed())
+		Expect(c.Send(ctx, label(1))).To(Succeed())
+		Expect(c.Send(ctx, label(2))).To(Succeed())
+		Eventually(s.Texts).WithTimeout(10 * time.Second).Should(Equal([]string{"part-1", "part-2"}))
+
+		By("cutting the stream and sending while no stream is attached")
+		s.Close()
+		Eventually(s.Done()).Should(BeClosed())
+		Expect(c.Send(ctx, label(3))).To(Succeed())
+
+		By("reconnecting through the other replica, which does not own the run")
+		c.Rebind(two.url, hc)
+		again := subscribe(c)
+		Eventually(again.Texts).WithTimeout(15 * time.Second).Should(Equal([]string{"part-1", "part-2", "part-3"}))
+		Expect(c.Send(ctx, label(4))).To(Succeed())
+		Eventually(again.Done()).WithTimeout(15 * time.Second).Should(BeClosed())
+		Expect(again.ReadError()).NotTo(HaveOccurred())
+		Expect(again.EndError()).To(BeNil())
+		Expect(again.Texts()).To(Equal([]string{"part-1", "part-2", "part-3", "part-4"}))
+
+		By("having run the turn on the first replica only")
+		Expect(one.handler.Turns()).To(HaveLen(1))
+		Expect(two.handler.Turns()).To(BeEmpty())
+		Expect(one.handler.Ends()).To(Equal([]error{nil}))
+	})
+
+	Context("when the run's orphan grace is short", func() {
+		BeforeEach(func() { opts.Transport.OrphanGrace = time.Second })
+
+		It("keeps the run going while its only stream is served by another replica", func() {
+			one := startReplica(dsn, narrate(2), opts)
+			two := startReplica(dsn, narrate(2), opts)
+			hc := asUser("alice")
+			c := cursortest.NewClient(one.url, hc, newRequestID())
+			c.AppendTo(two.url, hc)
+			s := subscribe(c)
+			Expect(c.Send(ctx, cursortest.RunRequest("conv-watched", "byok-model", "hello"))).To(Succeed())
+			Expect(c.Send(ctx, label(1))).To(Succeed())
+			Eventually(s.Texts).WithTimeout(10 * time.Second).Should(Equal([]string{"part-1"}))
+			s.Close()
+			c.Rebind(two.url, hc)
+			followed := subscribe(c)
+			Eventually(followed.Texts).WithTimeout(10 * time.Second).Should(Equal([]string{"part-1"}))
+
+			By("staying longer than the orphan grace with the stream on the other replica only")
+			Consistently(one.handler.Ended).WithTimeout(3 * time.Second).Should(BeZero())
+			Expect(c.Send(ctx, label(2))).To(Succeed())
+			Eventually(followed.Done()).WithTimeout(10 * time.Second).Should(BeClosed())
+			Expect(followed.EndError()).To(BeNil())
+			Expect(followed.Texts()).To(Equal([]string{"part-1", "part-2"}))
+		})
+	})
+
+	It("serves a turn behind a round-robin balancer over three replicas through two cuts, each stream getting every message once and in order", func() {
+		reps := []*replica{startReplica(dsn, narrate(5), opts), startReplica(dsn, narrate(5), opts), startReplica(dsn, narrate(5), opts)}
+		rr := &roundRobin{next: asUser("alice").Transport}
+		for _, r := range reps {
+			u, err := url.Parse(r.url)
+			Expect(err).NotTo(HaveOccurred())
+			rr.targets = append(rr.targets, u)
+		}
+		c := cursortest.NewClient("http://balancer.invalid", &http.Client{Transport: rr}, newRequestID())
+		s := subscribe(c)
+		Expect(c.Send(ctx, cursortest.RunRequest("conv-three", "byok-model", "hello"))).To(Succeed())
+		want := []string{}
+		for n := uint32(1); n <= 4; n++ {
+			Expect(c.Send(ctx, label(n))).To(Succeed())
+			want = append(want, fmt.Sprintf("part-%d", n))
+			Eventually(s.Texts).WithTimeout(15 * time.Second).Should(Equal(want))
+			if n%2 == 0 {
+				By(fmt.Sprintf("cutting the stream after part-%d; the balancer sends the reconnect on", n))
+				s.Close()
+				Eventually(s.Done()).Should(BeClosed())
+				s = subscribe(c)
+				Eventually(s.Texts).WithTimeout(15*time.Second).Should(Equal(want), "the missed and the seen messages, once each")
+			}
+		}
+		Expect(c.Send(ctx, label(5))).To(Succeed())
+		Eventually(s.Done()).WithTimeout(15 * time.Second).Should(BeClosed())
+		Expect(s.EndError()).To(BeNil())
+		Expect(s.Texts()).To(Equal(append(want, "part-5")))
+		turns := 0
+		for _, r := range reps {
+			turns += len(r.handler.Turns())
+		}
+		Expect(turns).To(Equal(1), "one replica ran the turn")
+	})
+
+	It("moves a run key to another replica once its owner died, and ends a stream that followed the dead owner with unavailable", func() {
+		recorder := &cursortest.Recorder{}
+		one := startReplica(dsn, recorder.Until(isLabel(3)), opts)
+		two := startReplica(dsn, recorder.Until(isLabel(3)), opts)
+		hc := asUser("alice")
+		id := newRequestID()
+		c := cursortest.NewClient(one.url, hc, id)
+		c.AppendTo(two.url, hc)
+		s := subscribe(c)
+		Expect(c.Send(ctx, cursortest.RunRequest("conv-takeover", "byok-model", "hello"))).To(Succeed())
+		Expect(c.Send(ctx, label(1))).To(Succeed())
+		Eventually(recorder.Messages).WithTimeout(10 * time.Second).Should(HaveLen(1))
+
+		By("killing the owner; the client reconnects through the other replica")
+		one.kill()
+		Eventually(s.Done()).WithTimeout(10 * time.Second).Should(BeClosed())
+		c.Rebind(two.url, hc)
+		followed := subscribe(c)
+		Eventually(followed.Done()).WithTimeout(20 * time.Second).Should(BeClosed())
+		Expect(followed.EndError()).To(HaveConnectCode(connect.CodeUnavailable))
+
+		By("sending the turn again: the other replica takes the key with a newer token and runs it")
+		watch := observer()
+		before, err := watch.Follow(ctx, runKey("alice", id), 0)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(before.Held).To(BeFalse(), "the dead owner's lease expired")
+		c.ResetSeqno()
+		resumed := subscribe(c)
+		Expect(c.Send(ctx, cursortest.Request("conv-takeover", "byok-model", cursortest.ResumeAction(), nil))).To(Succeed())
+		Expect(c.Send(ctx, label(2))).To(Succeed())
+		Expect(c.Send(ctx, label(3))).To(Succeed())
+		Eventually(resumed.Done()).WithTimeout(15 * time.Second).Should(BeClosed())
+		Expect(resumed.EndError()).To(BeNil())
+		Expect(labels(recorder.Messages())).To(Equal([]uint32{1, 2, 3}))
+		Expect(two.handler.Turns()).To(HaveLen(1))
+		after, err := watch.Follow(ctx, runKey("alice", id), 0)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(after.Token).To(BeNumerically(">", before.Token))
+	})
+
+	It("drops an append that arrives after its stream ended instead of feeding it to the next turn of the reused request id", func() {
+		recorder := &cursortest.Recorder{}
+		stop := func(m *agentv1.AgentClientMessage) bool { return isLabel(1)(m) || isLabel(3)(m) }
+		one := startReplica(dsn, recorder.Until(stop), opts)
+		two := startReplica(dsn, recorder.Until(stop), opts)
+		hc := asUser("alice")
+		id := newRequestID()
+		c := cursortest.NewClient(one.url, hc, id)
+		c.AppendTo(two.url, hc)
+		s := subscribe(c)
+		Expect(c.Send(ctx, cursortest.RunRequest("conv-late", "byok-model", "first"))).To(Succeed())
+		Expect(c.Send(ctx, label(1))).To(Succeed())
+		Eventually(s.Done()).WithTimeout(10 * time.Second).Should(BeClosed())
+		Expect(s.EndError()).To(BeNil())
+		watch := observer()
+		Eventually(func() (bool, error) {
+			page, err := watch.Follow(ctx, runKey("alice", id), 0)
+			return page.Held, err
+		}).WithTimeout(10*time.Second).Should(BeFalse(), "the owner let the key go at the stream's end")
+
+		By("an append of the ended turn reaching the other replica late")
+		Expect(c.Send(ctx, label(5))).To(Succeed(), "accepted and dropped, as a late reply on one replica")
+
+		By("the next turn on the same request id, its stream on the other replica")
+		c.ResetSeqno()
+		c.Rebind(two.url, hc)
+		c.AppendTo(one.url, hc)
+		next := subscribe(c)
+		Expect(c.Send(ctx, cursortest.RunRequest("conv-late", "byok-model", "second"))).To(Succeed())
+		Expect(c.Send(ctx, label(2))).To(Succeed())
+		Expect(c.Send(ctx, label(3))).To(Succeed())
+		Eventually(next.Done()).WithTimeout(10 * time.Second).Should(BeClosed())
+		Expect(next.EndError()).To(BeNil())
+		Expect(labels(recorder.Messages())).To(Equal([]uint32{1, 2, 3}))
+	})
+
+	It("drains: the running turn finishes, a new run is refused so the client goes to another replica, and the keys are handed over", func() {
+		one := startReplica(dsn, narrate(2), opts)
+		two := startReplica(dsn, narrate(2), opts)
+		hc := asUser("alice")
+		running := cursortest.NewClient(one.url, hc, newRequestID())
+		s := subscribe(running)
+		Expect(running.Send(ctx, cursortest.RunRequest("conv-drain", "byok-model", "hello"))).To(Succeed())
+		Expect(running.Send(ctx, label(1))).To(Succeed())
+		Eventually(s.Texts).WithTimeout(10 * time.Second).Should(Equal([]string{"part-1"}))
+
+		drained := make(chan error, 1)
+		go func() { drained <- one.srv.Drain(ctx) }()
+		Consistently(drained).WithTimeout(300*time.Millisecond).ShouldNot(Receive(), "a turn still runs")
+
+		By("refusing a new run's stream with unavailable")
+		fresh := cursortest.NewClient(one.url, hc, newRequestID())
+		refused := subscribe(fresh)
+		Eventually(refused.Done()).WithTimeout(10 * time.Second).Should(BeClosed())
+		Expect(refused.EndError()).To(HaveConnectCode(connect.CodeUnavailable))
+		Expect(fresh.Send(ctx, cursortest.RunRequest("conv-drain-2", "byok-model", "hello"))).To(Succeed(),
+			"an opening append is forwarded to whichever replica takes the run")
+
+		By("the client's stream going to the other replica instead, which runs the turn")
+		fresh.Rebind(two.url, hc)
+		elsewhere := subscribe(fresh)
+		Expect(fresh.Send(ctx, label(2))).To(Succeed())
+		Eventually(elsewhere.Done()).WithTimeout(10 * time.Second).Should(BeClosed())
+		Expect(elsewhere.EndError()).To(BeNil())
+		Expect(elsewhere.Texts()).To(Equal([]string{"part-2"}))
+		Expect(two.handler.Turns()).To(HaveLen(1))
+
+		By("letting the running turn finish before the drain returns")
+		Expect(running.Send(ctx, label(2))).To(Succeed())
+		Eventually(drained).WithTimeout(10 * time.Second).Should(Receive(BeNil()))
+		Eventually(s.Done()).WithTimeout(10 * time.Second).Should(BeClosed())
+		Expect(s.EndError()).To(BeNil())
+		Expect(s.Texts()).To(Equal([]string{"part-1", "part-2"}))
 	})
 })

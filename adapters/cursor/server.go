@@ -153,13 +153,27 @@ func New(handler transport.RunHandler, opts Options, log *zap.Logger) *Server {
 // keyed by exact path for http.ServeMux.
 func (s *Server) Routes() map[string]http.Handler { return s.routes }
 
-// Close releases the request ids this replica holds, cancels the live runs
-// and waits for their streams to end, or for ctx.
+// Drain prepares a shutdown: no new turn starts here (an opening append
+// or a RunSSE for a request id this replica does not hold is answered
+// unavailable, so the client goes to another replica), lingering streams
+// end, and running turns finish. It returns once they all have, or with
+// ctx's error; Close then hands the rest over.
+func (s *Server) Drain(ctx context.Context) error {
+	if s.replicas != nil {
+		s.replicas.Drain()
+	}
+	return s.reg.Drain(ctx)
+}
+
+// Close cancels the live runs and waits for their streams to end, or for
+// ctx, then releases the request ids this replica holds, so that another
+// replica takes them and resumes their runs from the store.
 func (s *Server) Close(ctx context.Context) error {
+	err := s.reg.Close(ctx)
 	if s.replicas != nil {
 		s.replicas.Close()
 	}
-	return s.reg.Close(ctx)
+	return err
 }
 
 // NewAgentListener returns an HTTP/2-only server for the agent route

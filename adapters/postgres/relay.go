@@ -3,36 +3,48 @@ package postgres
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"go.uber.org/zap"
 
-	"keygate/adapters/relstore"
 	"keygate/gen/sqlc/pgdb"
 	"keygate/ports"
 )
 
 // relayChannel is the NOTIFY channel; its payload is the key that has
-// waiting appends.
+// waiting appends, or watchPrefix and a key a follower started reading.
 const relayChannel = "keygate_relay"
+
+// watchPrefix marks a watch notification; no key starts with it (keys
+// start with a digit or "-").
+const watchPrefix = "watch "
 
 // RelayOptions tune a [Relay]; zero values take the defaults.
 type RelayOptions struct {
-	// Sweep is how often claimed keys are drained without a notification
-	// (a safety net for a dropped listener connection) and stale payloads
-	// dropped, whether notifications keep coming or not; default 5s.
+	// Sweep is how often held keys are drained without a notification
+	// (a safety net for a dropped listener connection) and stale payloads,
+	// output and leases dropped, whether notifications keep coming or not;
+	// default 5s.
 	Sweep time.Duration
-	// Retain is how long an unclaimed payload is kept; default 2 minutes.
-	// A payload waits for the RunSSE of its run to claim its key; a run
-	// whose stream has not come back within its orphan grace and route
-	// wait (30 s each by default) has ended, and the payload could only be
-	// dropped as late by then.
+	// Retain is how long an unclaimed payload is kept, and the output of
+	// an ended lease; default 2 minutes. A payload waits for the RunSSE of
+	// its run to take its key; a run whose stream has not come back within
+	// its orphan grace and route wait (30 s each by default) has ended,
+	// and the payload could only be dropped as late by then.
 	Retain time.Duration
+	// LeaseTTL is how long a lease lasts without renewal; the owner renews
+	// every third of it. A replica that dies loses its keys after at most
+	// this long. Default 15s.
+	LeaseTTL time.Duration
 	// MaxOwnerBytes bounds the payloads waiting for one owner; default
 	// 64 MiB, the held bytes a registry allows one caller.
 	MaxOwnerBytes int64
@@ -45,30 +57,29 @@ type RelayOptions struct {
 // that a flood of tiny rows is bounded in number as well.
 const minPayloadCost = 1 << 10
 
+// followPage bounds the frames one Follow returns.
+const followPage = 256
+
 // Relay implements ports.AppendRelay on one database shared by every
-// replica: Forward inserts the payload into relay_inbox and NOTIFYs its key
-// in the same transaction; each replica LISTENs on one dedicated
-// connection and, for a key it claims, takes the waiting rows (DELETE …
-// RETURNING, so each row goes to exactly one claimant) in sequence order.
-// Payloads live in a table rather than in the NOTIFY payload because
-// appends can exceed NOTIFY's 8000-byte limit and must survive a moment
-// without a claimant.
+// replica. A lease is a row of relay_leases (fencing token from one
+// sequence, expiry renewed by a loop here); Forward inserts the payload
+// into relay_inbox and NOTIFYs its key in one statement; each replica
+// LISTENs on one dedicated connection and, for a key it holds, takes the
+// waiting rows (DELETE … RETURNING, so each row goes to exactly one owner,
+// and only while its lease is current) in sequence order. Payloads live in
+// a table rather than in the NOTIFY payload because appends can exceed
+// NOTIFY's 8000-byte limit and must survive a moment without an owner.
 type Relay struct {
-	db   *DB
-	opts RelayOptions
-	log  *zap.Logger
+	db     *DB
+	opts   RelayOptions
+	log    *zap.Logger
+	holder string // this replica, in the lease rows (diagnostics)
 
 	mu     sync.Mutex
-	claims map[string]*relayClaim
+	leases map[string]*lease
 
 	stop context.CancelFunc
 	done chan struct{}
-}
-
-type relayClaim struct {
-	deliver  func([]byte)
-	mu       sync.Mutex // one drain at a time; held by release
-	released bool
 }
 
 var _ ports.AppendRelay = (*Relay)(nil)
@@ -81,18 +92,24 @@ func NewRelay(ctx context.Context, db *DB, opts RelayOptions, logger *zap.Logger
 	if opts.Retain <= 0 {
 		opts.Retain = 2 * time.Minute
 	}
+	if opts.LeaseTTL <= 0 {
+		opts.LeaseTTL = 15 * time.Second
+	}
 	if opts.MaxOwnerBytes <= 0 {
 		opts.MaxOwnerBytes = 64 << 20
 	}
 	if opts.MaxBytes <= 0 {
 		opts.MaxBytes = 256 << 20
 	}
+	var id [8]byte
+	_, _ = rand.Read(id[:])
 	conn, err := db.listen(ctx)
 	if err != nil {
 		return nil, err
 	}
 	loopCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	r := &Relay{db: db, opts: opts, log: logger.Named("relay"), claims: map[string]*relayClaim{}, stop: stop, done: make(chan struct{})}
+	r := &Relay{db: db, opts: opts, log: logger.Named("relay"), holder: hex.EncodeToString(id[:]),
+		leases: map[string]*lease{}, stop: stop, done: make(chan struct{})}
 	go r.loop(loopCtx, conn)
 	return r, nil
 }
@@ -111,125 +128,285 @@ func (db *DB) listen(ctx context.Context) (*pgx.Conn, error) {
 	return conn, nil
 }
 
-// Close stops listening; claims end with it.
+// Close stops listening and renewing: the leases held here are not
+// released, so they expire as a dead replica's would, unless their
+// holders released them first.
 func (r *Relay) Close() {
 	r.stop()
 	<-r.done
 }
 
-// Claim implements ports.AppendRelay.
-func (r *Relay) Claim(ctx context.Context, key string, deliver func([]byte)) (func(), error) {
-	c := &relayClaim{deliver: deliver}
-	r.mu.Lock()
-	if _, ok := r.claims[key]; ok {
-		r.mu.Unlock()
-		return nil, fmt.Errorf("claim relay key %s: %w", key, ports.ErrConflict)
-	}
-	r.claims[key] = c
-	r.mu.Unlock()
-	release := func() {
-		r.mu.Lock()
-		if r.claims[key] == c {
-			delete(r.claims, key)
-		}
-		r.mu.Unlock()
-		c.mu.Lock()
-		c.released = true
-		c.mu.Unlock()
-	}
-	if err := r.drain(ctx, key, c); err != nil {
-		release()
-		return nil, fmt.Errorf("claim relay key %s: %w", key, err)
-	}
-	return release, nil
+// lease implements ports.RunLease.
+type lease struct {
+	r       *Relay
+	key     string
+	token   int64
+	deliver func([]byte)
+	watched atomic.Bool
+	lost    chan struct{}
+	once    sync.Once
+
+	mu        sync.Mutex // one drain or publish at a time; held by Release
+	released  bool
+	ended     bool  // the key's last stream had ended when this lease began
+	published int64 // frames published so far
 }
 
-// Forward implements ports.AppendRelay. The owner's total is reserved
-// first (its row stays locked to the end of the transaction), then checked
-// with everyone's; over either bound the transaction rolls back.
-func (r *Relay) Forward(ctx context.Context, owner, key string, payload []byte) error {
-	size := max(int64(len(payload)), minPayloadCost)
-	err := r.db.Write(ctx, func(t relstore.Tx) error {
-		q := t.(tx).q
-		mine, err := q.ReserveRelayBytes(ctx, pgdb.ReserveRelayBytesParams{Owner: owner, Bytes: size})
-		if err != nil {
-			return interpretError(ctx, err)
-		}
-		if mine > r.opts.MaxOwnerBytes {
-			return fmt.Errorf("%w: %d bytes of this user's appends already wait for their stream and this one adds %d (limit %d per user)",
-				ports.ErrRelayFull, mine-size, size, r.opts.MaxOwnerBytes)
-		}
-		all, err := q.RelayBytes(ctx)
-		if err != nil {
-			return interpretError(ctx, err)
-		}
-		if all > r.opts.MaxBytes {
-			return fmt.Errorf("%w: %d bytes of appends from all users already wait for their streams (limit %d)",
-				ports.ErrRelayFull, all-size, r.opts.MaxBytes)
-		}
-		if err := q.InsertRelayPayload(ctx, pgdb.InsertRelayPayloadParams{Key: key, Owner: owner, Size: size, Payload: payload, CreatedAt: time.Now().UTC()}); err != nil {
-			return interpretError(ctx, err)
-		}
-		return interpretError(ctx, q.NotifyRelay(ctx, key))
-	})
-	if err != nil {
-		return fmt.Errorf("forward to relay key %s: %w", key, err)
+func (l *lease) Token() int64            { return l.token }
+func (l *lease) Watched() bool           { return l.watched.Load() }
+func (l *lease) Lost() <-chan struct{}   { return l.lost }
+func (l *lease) markLost()               { l.once.Do(func() { close(l.lost) }) }
+func (l *lease) params() (string, int64) { return l.key, l.token }
+func (l *lease) current() bool           { return !l.released && !l.isLost() }
+func (l *lease) isLost() bool {
+	select {
+	case <-l.lost:
+		return true
+	default:
+		return false
 	}
+}
+
+// Acquire implements ports.AppendRelay.
+func (r *Relay) Acquire(ctx context.Context, key string, deliver func([]byte)) (ports.RunLease, error) {
+	r.mu.Lock()
+	if _, ok := r.leases[key]; ok {
+		r.mu.Unlock()
+		return nil, fmt.Errorf("acquire run key %s: %w", key, ports.ErrConflict)
+	}
+	// Reserved while the row is written, so a second Acquire here fails.
+	r.leases[key] = nil
+	r.mu.Unlock()
+	row, err := pgdb.New(r.db.pool).AcquireRelayLease(ctx, pgdb.AcquireRelayLeaseParams{Key: key, Holder: r.holder, Ttl: r.opts.LeaseTTL.Seconds()})
+	if err != nil {
+		r.mu.Lock()
+		delete(r.leases, key)
+		r.mu.Unlock()
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, fmt.Errorf("acquire run key %s: %w", key, ports.ErrLeaseHeld)
+		}
+		return nil, fmt.Errorf("acquire run key %s: %w", key, interpretError(ctx, err))
+	}
+	l := &lease{r: r, key: key, token: row.Token, deliver: deliver, lost: make(chan struct{}), ended: row.Ended}
+	r.mu.Lock()
+	r.leases[key] = l
+	r.mu.Unlock()
+	if err := r.drain(ctx, l); err != nil {
+		l.Release(false)
+		return nil, fmt.Errorf("acquire run key %s: %w", key, err)
+	}
+	return l, nil
+}
+
+// Opened implements ports.RunLease.
+func (l *lease) Opened(ctx context.Context) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.ended {
+		return nil
+	}
+	key, token := l.params()
+	if err := pgdb.New(l.r.db.pool).OpenRelayLease(ctx, pgdb.OpenRelayLeaseParams{Key: key, Token: token}); err != nil {
+		return fmt.Errorf("open run key %s: %w", key, interpretError(ctx, err))
+	}
+	l.ended = false
 	return nil
 }
 
-// drain takes key's waiting payloads and delivers them in order.
-func (r *Relay) drain(ctx context.Context, key string, c *relayClaim) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.released {
+// Release implements ports.RunLease.
+func (l *lease) Release(ended bool) {
+	l.mu.Lock()
+	if l.released {
+		l.mu.Unlock()
+		return
+	}
+	l.released = true
+	l.mu.Unlock()
+	r := l.r
+	r.mu.Lock()
+	if r.leases[l.key] == l {
+		delete(r.leases, l.key)
+	}
+	r.mu.Unlock()
+	if l.isLost() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), r.opts.LeaseTTL)
+	defer cancel()
+	if err := pgdb.New(r.db.pool).ReleaseRelayLease(ctx, pgdb.ReleaseRelayLeaseParams{Key: l.key, Token: l.token, Ended: ended}); err != nil {
+		r.log.Warn("run key release failed; the lease expires on its own", zap.String("key", l.key), zap.Error(err))
+	}
+}
+
+// Publish implements ports.RunLease.
+func (l *lease) Publish(ctx context.Context, frames [][]byte, end []byte) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.current() {
+		return fmt.Errorf("publish output of run key %s: %w", l.key, ports.ErrNotOwner)
+	}
+	all := frames
+	if end != nil {
+		all = append(slices.Clip(frames), end)
+	}
+	if len(all) == 0 {
 		return nil
 	}
-	rows, err := pgdb.New(r.db.pool).TakeRelayPayloads(ctx, key)
+	seqs, ends := make([]int64, len(all)), make([]bool, len(all))
+	for i := range all {
+		seqs[i] = l.published + int64(i) + 1
+	}
+	ends[len(all)-1] = end != nil
+	n, err := pgdb.New(l.r.db.pool).PublishRelayOutput(ctx, pgdb.PublishRelayOutputParams{Key: l.key, Token: l.token, Seqs: seqs, Frames: all, Ends: ends})
+	if err != nil {
+		return fmt.Errorf("publish output of run key %s: %w", l.key, interpretError(ctx, err))
+	}
+	if n == 0 {
+		l.markLost()
+		return fmt.Errorf("publish output of run key %s with token %d: %w", l.key, l.token, ports.ErrNotOwner)
+	}
+	l.published += int64(len(all))
+	return nil
+}
+
+// Forward implements ports.AppendRelay in one statement.
+func (r *Relay) Forward(ctx context.Context, owner, key string, payload []byte, opens bool) error {
+	size := max(int64(len(payload)), minPayloadCost)
+	row, err := pgdb.New(r.db.pool).ForwardRelayPayload(ctx, pgdb.ForwardRelayPayloadParams{
+		Opens: opens, Key: key, Owner: owner, Size: size, Payload: payload, MaxOwner: r.opts.MaxOwnerBytes, MaxAll: r.opts.MaxBytes,
+	})
+	switch {
+	case err != nil:
+		err = interpretError(ctx, err)
+	case !row.Live:
+		err = ports.ErrLateAppend
+	case row.Stored > 0:
+		return nil
+	case row.Mine+size > r.opts.MaxOwnerBytes:
+		err = fmt.Errorf("%w: %d bytes of this user's appends already wait for their stream and this one adds %d (limit %d per user)",
+			ports.ErrRelayFull, row.Mine, size, r.opts.MaxOwnerBytes)
+	default:
+		err = fmt.Errorf("%w: %d bytes of appends from all users already wait for their streams (limit %d)",
+			ports.ErrRelayFull, row.Total, r.opts.MaxBytes)
+	}
+	return fmt.Errorf("forward to relay key %s: %w", key, err)
+}
+
+// Follow implements ports.AppendRelay.
+func (r *Relay) Follow(ctx context.Context, key string, after int64) (ports.OutputPage, error) {
+	q := pgdb.New(r.db.pool)
+	page := ports.OutputPage{Last: after}
+	st, err := q.WatchRelayLease(ctx, pgdb.WatchRelayLeaseParams{Key: key, Ttl: r.opts.LeaseTTL.Seconds()})
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return page, nil
+	case err != nil:
+		return page, fmt.Errorf("follow run key %s: %w", key, interpretError(ctx, err))
+	}
+	page.Held, page.Token = st.Held, st.Token
+	if after == 0 && st.Held {
+		// The holder learns of a follower when it renews; this tells it
+		// now, so the first frames do not wait for the renewal.
+		if err := q.NotifyRelayWatch(ctx, key); err != nil {
+			return page, fmt.Errorf("follow run key %s: %w", key, interpretError(ctx, err))
+		}
+	}
+	rows, err := q.RelayOutputAfter(ctx, pgdb.RelayOutputAfterParams{Key: key, Token: st.Token, After: after, MaxFrames: followPage})
+	if err != nil {
+		return page, fmt.Errorf("follow run key %s: %w", key, interpretError(ctx, err))
+	}
+	for _, row := range rows {
+		page.Last = row.Seq
+		if row.IsEnd {
+			page.End = row.Frame
+			break
+		}
+		page.Frames = append(page.Frames, row.Frame)
+	}
+	return page, nil
+}
+
+// drain takes l's waiting payloads and delivers them in order.
+func (r *Relay) drain(ctx context.Context, l *lease) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.current() {
+		return nil
+	}
+	rows, err := pgdb.New(r.db.pool).TakeRelayPayloads(ctx, pgdb.TakeRelayPayloadsParams{Key: l.key, Token: l.token})
 	if err != nil {
 		return interpretError(ctx, err)
 	}
 	slices.SortFunc(rows, func(a, b pgdb.TakeRelayPayloadsRow) int { return cmp.Compare(a.Seq, b.Seq) })
 	for _, row := range rows {
-		c.deliver(row.Payload)
+		l.deliver(row.Payload)
 	}
 	return nil
 }
 
+func (r *Relay) held() []*lease {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]*lease, 0, len(r.leases))
+	for _, l := range r.leases {
+		if l != nil {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// watched marks key's lease watched, if held here, until the next renewal
+// says otherwise.
+func (r *Relay) watched(key string) {
+	r.mu.Lock()
+	l := r.leases[key]
+	r.mu.Unlock()
+	if l != nil {
+		l.watched.Store(true)
+	}
+}
+
 func (r *Relay) drainKey(ctx context.Context, key string) {
 	r.mu.Lock()
-	c := r.claims[key]
+	l := r.leases[key]
 	r.mu.Unlock()
-	if c == nil {
+	if l == nil {
 		return
 	}
-	if err := r.drain(ctx, key, c); err != nil && ctx.Err() == nil {
+	if err := r.drain(ctx, l); err != nil && ctx.Err() == nil {
 		r.log.Warn("relay drain failed; the next sweep retries", zap.String("key", key), zap.Error(err))
 	}
 }
 
-// loop waits for notifications and sweeps every Sweep interval, busy or
-// quiet: it drains every claim and drops stale payloads. On a broken
+// loop waits for notifications, renews the leases every third of their
+// TTL and sweeps every Sweep interval, busy or quiet. On a broken
 // connection it reconnects.
 func (r *Relay) loop(ctx context.Context, conn *pgx.Conn) {
 	defer close(r.done)
 	defer func() { _ = conn.Close(context.Background()) }()
-	next := time.Now().Add(r.opts.Sweep)
+	nextSweep, nextRenew := time.Now().Add(r.opts.Sweep), time.Now().Add(r.opts.LeaseTTL/3)
 	for ctx.Err() == nil {
-		if time.Now().After(next) {
-			r.sweep(ctx)
-			next = time.Now().Add(r.opts.Sweep)
+		if now := time.Now(); !now.Before(nextRenew) {
+			r.renew(ctx)
+			nextRenew = now.Add(r.opts.LeaseTTL / 3)
 		}
-		wait, cancel := context.WithDeadline(ctx, next)
+		if now := time.Now(); !now.Before(nextSweep) {
+			r.sweep(ctx)
+			nextSweep = now.Add(r.opts.Sweep)
+		}
+		wait, cancel := context.WithDeadline(ctx, minTime(nextSweep, nextRenew))
 		n, err := conn.WaitForNotification(wait)
 		cancel()
 		switch {
+		case err == nil && strings.HasPrefix(n.Payload, watchPrefix):
+			r.watched(strings.TrimPrefix(n.Payload, watchPrefix))
 		case err == nil:
 			r.drainKey(ctx, n.Payload)
 		case ctx.Err() != nil:
 			return
 		case errors.Is(err, context.DeadlineExceeded):
-			// The sweep is due; the top of the loop runs it.
+			// A renewal or the sweep is due; the top of the loop runs it.
 		default:
 			r.log.Warn("relay listener lost; reconnecting", zap.Error(err))
 			_ = conn.Close(context.Background())
@@ -240,6 +417,13 @@ func (r *Relay) loop(ctx context.Context, conn *pgx.Conn) {
 			r.sweep(ctx)
 		}
 	}
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }
 
 func (r *Relay) reconnect(ctx context.Context) *pgx.Conn {
@@ -256,21 +440,60 @@ func (r *Relay) reconnect(ctx context.Context) *pgx.Conn {
 	}
 }
 
-func (r *Relay) sweep(ctx context.Context) {
-	r.mu.Lock()
-	keys := make([]string, 0, len(r.claims))
-	for k := range r.claims {
-		keys = append(keys, k)
+// renew extends every lease held here in one statement; a lease the
+// statement does not return is stale and marked lost. A failed renewal is
+// retried at the next one: a lease that expires meanwhile is lost then.
+func (r *Relay) renew(ctx context.Context) {
+	held := r.held()
+	if len(held) == 0 {
+		return
 	}
-	r.mu.Unlock()
-	for _, k := range keys {
-		r.drainKey(ctx, k)
+	keys, tokens := make([]string, len(held)), make([]int64, len(held))
+	for i, l := range held {
+		keys[i], tokens[i] = l.params()
+	}
+	rows, err := pgdb.New(r.db.pool).RenewRelayLeases(ctx, pgdb.RenewRelayLeasesParams{Keys: keys, Tokens: tokens, Ttl: r.opts.LeaseTTL.Seconds()})
+	if err != nil {
+		if ctx.Err() == nil {
+			r.log.Warn("run key renewal failed; retrying", zap.Int("keys", len(held)), zap.Error(err))
+		}
+		return
+	}
+	renewed := make(map[string]bool, len(rows))
+	for _, row := range rows {
+		renewed[row.Key] = row.Watched
+	}
+	for _, l := range held {
+		watched, ok := renewed[l.key]
+		l.watched.Store(watched)
+		if !ok {
+			l.mu.Lock()
+			released := l.released
+			l.mu.Unlock()
+			if !released {
+				r.log.Warn("run key lost: another replica holds it, or its lease expired", zap.String("key", l.key), zap.Int64("token", l.token))
+				l.markLost()
+			}
+		}
+	}
+}
+
+func (r *Relay) sweep(ctx context.Context) {
+	for _, l := range r.held() {
+		r.drainKey(ctx, l.key)
 	}
 	q := pgdb.New(r.db.pool)
-	if _, err := q.DropStaleRelayPayloads(ctx, time.Now().Add(-r.opts.Retain).UTC()); err != nil && ctx.Err() == nil {
+	cutoff := time.Now().Add(-r.opts.Retain).UTC()
+	if _, err := q.DropStaleRelayPayloads(ctx, cutoff); err != nil && ctx.Err() == nil {
 		r.log.Warn("relay cleanup failed", zap.Error(err))
 	}
-	if err := q.DropEmptyRelayUsage(ctx); err != nil && ctx.Err() == nil {
-		r.log.Warn("relay cleanup failed", zap.Error(err))
+	for _, drop := range []func(context.Context) error{
+		q.DropEmptyRelayUsage,
+		func(ctx context.Context) error { return q.DropRelayOutput(ctx, cutoff) },
+		func(ctx context.Context) error { return q.DropIdleRelayLeases(ctx, cutoff) },
+	} {
+		if err := drop(ctx); err != nil && ctx.Err() == nil {
+			r.log.Warn("relay cleanup failed", zap.Error(err))
+		}
 	}
 }

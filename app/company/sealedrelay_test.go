@@ -13,17 +13,19 @@ import (
 	"keygate/adapters/secret"
 	"keygate/app/company"
 	"keygate/app/run/runtest"
+	"keygate/ports"
 )
 
 // mailbox is an in-process relay that keeps what it was given, so a spec
 // can look at the bytes the database would hold.
 type mailbox struct {
-	mu      sync.Mutex
-	stored  [][]byte
-	deliver func([]byte)
+	mu        sync.Mutex
+	stored    [][]byte
+	published [][]byte
+	deliver   func([]byte)
 }
 
-func (m *mailbox) Forward(_ context.Context, _, _ string, payload []byte) error {
+func (m *mailbox) Forward(_ context.Context, _, _ string, payload []byte, _ bool) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.stored = append(m.stored, payload)
@@ -33,14 +35,35 @@ func (m *mailbox) Forward(_ context.Context, _, _ string, payload []byte) error 
 	return nil
 }
 
-func (m *mailbox) Claim(_ context.Context, _ string, deliver func([]byte)) (func(), error) {
+func (m *mailbox) Acquire(_ context.Context, _ string, deliver func([]byte)) (ports.RunLease, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.deliver = deliver
 	for _, p := range m.stored {
 		deliver(p)
 	}
-	return func() {}, nil
+	return &outbox{m: m}, nil
+}
+
+func (m *mailbox) Follow(context.Context, string, int64) (ports.OutputPage, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return ports.OutputPage{Frames: m.published, Last: int64(len(m.published)), Held: true}, nil
+}
+
+// outbox is the mailbox's lease: it keeps what is published.
+type outbox struct{ m *mailbox }
+
+func (o *outbox) Token() int64                 { return 1 }
+func (o *outbox) Watched() bool                { return false }
+func (o *outbox) Lost() <-chan struct{}        { return nil }
+func (o *outbox) Opened(context.Context) error { return nil }
+func (o *outbox) Release(bool)                 {}
+func (o *outbox) Publish(_ context.Context, frames [][]byte, _ []byte) error {
+	o.m.mu.Lock()
+	defer o.m.mu.Unlock()
+	o.m.published = append(o.m.published, frames...)
+	return nil
 }
 
 var _ = Describe("SealRelay", func() {
@@ -53,22 +76,29 @@ var _ = Describe("SealRelay", func() {
 		db := &mailbox{}
 		relay := company.SealRelay(db, box, runtest.NewClock(), zap.NewNop())
 		var got [][]byte
-		_, err = relay.Claim(context.Background(), "k", func(p []byte) { got = append(got, p) })
+		l, err := relay.Acquire(context.Background(), "k", func(p []byte) { got = append(got, p) })
 		Expect(err).NotTo(HaveOccurred())
-		Expect(relay.Forward(context.Background(), "alice", "k", payload)).To(Succeed())
+		Expect(relay.Forward(context.Background(), "alice", "k", payload, false)).To(Succeed())
 		Expect(db.stored).To(HaveLen(1))
 		Expect(string(db.stored[0])).NotTo(ContainSubstring("cursor-token"))
 		Expect(string(db.stored[0])).NotTo(ContainSubstring("prompt"))
 		Expect(got).To(Equal([][]byte{payload}))
+
+		By("sealing the output a lease publishes, and opening it for a follower")
+		Expect(l.Publish(context.Background(), [][]byte{[]byte("assistant text")}, nil)).To(Succeed())
+		Expect(string(db.published[0])).NotTo(ContainSubstring("assistant text"))
+		page, err := relay.Follow(context.Background(), "k", 0)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(page.Frames).To(Equal([][]byte{[]byte("assistant text")}))
 	})
 
 	It("drops a payload sealed under another key instead of delivering garbage", func() {
 		a, _ := secret.NewRing(key(1))
 		b, _ := secret.NewRing(key(2))
 		db := &mailbox{}
-		Expect(company.SealRelay(db, a, runtest.NewClock(), zap.NewNop()).Forward(context.Background(), "alice", "k", payload)).To(Succeed())
+		Expect(company.SealRelay(db, a, runtest.NewClock(), zap.NewNop()).Forward(context.Background(), "alice", "k", payload, false)).To(Succeed())
 		var got [][]byte
-		_, err := company.SealRelay(db, b, runtest.NewClock(), zap.NewNop()).Claim(context.Background(), "k", func(p []byte) { got = append(got, p) })
+		_, err := company.SealRelay(db, b, runtest.NewClock(), zap.NewNop()).Acquire(context.Background(), "k", func(p []byte) { got = append(got, p) })
 		Expect(err).NotTo(HaveOccurred())
 		Expect(got).To(BeEmpty())
 	})
@@ -80,11 +110,11 @@ var _ = Describe("SealRelay", func() {
 		clock := runtest.NewClock()
 		receiver := company.SealRelay(db, b, clock, zap.NewNop())
 		Expect(receiver.Ready(context.Background())).To(Succeed(), "nothing failed yet")
-		_, err := receiver.Claim(context.Background(), "k", func([]byte) {})
+		_, err := receiver.Acquire(context.Background(), "k", func([]byte) {})
 		Expect(err).NotTo(HaveOccurred())
 
 		By("a replica with another key forwarding an append")
-		Expect(company.SealRelay(db, a, clock, zap.NewNop()).Forward(context.Background(), "alice", "k", payload)).To(Succeed())
+		Expect(company.SealRelay(db, a, clock, zap.NewNop()).Forward(context.Background(), "alice", "k", payload, false)).To(Succeed())
 		Expect(receiver.Ready(context.Background())).To(MatchError(And(
 			ContainSubstring("1 relayed appends from other replicas did not open with this replica's secret key"),
 			ContainSubstring("the replicas do not share one secret key"))))

@@ -33,6 +33,13 @@ type Config struct {
 	LogLevel string
 	// ShutdownTimeout bounds graceful shutdown after SIGINT/SIGTERM.
 	ShutdownTimeout time.Duration
+	// DrainTimeout is how long a replica told to stop (SIGINT/SIGTERM)
+	// drains before shutting down: /readyz answers unready at once, no new
+	// turn starts, and running turns may finish for this long; those still
+	// running then are handed over (their clients resume them on another
+	// replica). 0 skips draining; so does a process without a database
+	// URL (a laptop), which has no other replica.
+	DrainTimeout time.Duration
 	// DatabaseURL selects PostgreSQL (postgres://…); empty means the
 	// embedded SQLite file in DataDir.
 	DatabaseURL string
@@ -141,6 +148,7 @@ const (
 	// EnvDatabaseURL is a secret-bearing value: it is never logged.
 	EnvDatabaseURL   = "KEYGATE_DATABASE_URL"
 	EnvSingleReplica = "KEYGATE_SINGLE_REPLICA"
+	EnvDrainTimeout  = "KEYGATE_DRAIN_TIMEOUT"
 	EnvProxyListen   = "KEYGATE_PROXY_LISTEN"
 	// EnvProxyPassthrough is a comma-separated list; the word "default"
 	// stands for DefaultProxyPassthrough and "none" for an empty list.
@@ -200,6 +208,11 @@ var DefaultProxyPassthrough = []string{
 	"downloads.cursor.com", "cursor.com", "www.cursor.com",
 }
 
+// DefaultDrainTimeout leaves a stopping replica 20 s for its running turns:
+// with the 5 s shutdown after it, within the 30 s a container platform
+// usually waits between SIGTERM and SIGKILL.
+const DefaultDrainTimeout = 20 * time.Second
+
 // Default returns the defaults. The data directory defaults to
 // "<user config dir>/keygate" (for example ~/.config/keygate on Linux).
 func Default() Config {
@@ -213,6 +226,7 @@ func Default() Config {
 		LogFormat:        "auto",
 		LogLevel:         "info",
 		ShutdownTimeout:  5 * time.Second,
+		DrainTimeout:     DefaultDrainTimeout,
 		ProxyListen:      DefaultProxyListen,
 		ProxyPassthrough: slices.Clone(DefaultProxyPassthrough),
 		WebFetch:         true,
@@ -276,6 +290,9 @@ func Parse(args []string, getenv func(string) string, out io.Writer, extra func(
 	if err := envDuration(getenv, EnvRetryMaxWait, &cfg.RetryMaxWait); err != nil {
 		return Config{}, nil, err
 	}
+	if err := envDuration(getenv, EnvDrainTimeout, &cfg.DrainTimeout); err != nil {
+		return Config{}, nil, err
+	}
 
 	fs := flag.NewFlagSet("keygate serve", flag.ContinueOnError)
 	fs.SetOutput(out)
@@ -300,6 +317,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer, extra func(
 	fs.StringVar(&cfg.WebSearchURL, "web-search-url", cfg.WebSearchURL, "base URL of the search backend: the SearXNG instance, or a gateway in front of Brave Search (env "+EnvWebSearchURL+")")
 	fs.StringVar(&cfg.WebSearchKeyFile, "web-search-key-file", cfg.WebSearchKeyFile, "file holding the search backend's API key; or set "+EnvWebSearchKey+" (env "+EnvWebSearchKeyFile+")")
 	fs.BoolVar(&cfg.WebFetch, "web-fetch", cfg.WebFetch, "offer the agent's WebFetch tool: pages the user approved, public addresses only (env "+EnvWebFetch+")")
+	fs.DurationVar(&cfg.DrainTimeout, "drain-timeout", cfg.DrainTimeout, "on SIGTERM, how long running turns may finish after /readyz turns unready and new turns go to other replicas; 0 skips draining (env "+EnvDrainTimeout+")")
 	fs.DurationVar(&cfg.RetryMaxWait, "retry-max-wait", cfg.RetryMaxWait, "how long one model call waits in all between retries of a failing provider, e.g. 60s; 0 turns retries off (env "+EnvRetryMaxWait+")")
 	finish := loadCompany(&cfg, getenv, fs)
 	if extra != nil {
@@ -461,6 +479,9 @@ func (c Config) validate() []error {
 	}
 	if c.ShutdownTimeout <= 0 {
 		errs = append(errs, errors.New("shutdown timeout must be positive"))
+	}
+	if c.DrainTimeout < 0 {
+		errs = append(errs, fmt.Errorf("drain timeout (%s) must not be negative", EnvDrainTimeout))
 	}
 	if c.RetryMaxWait < 0 || c.RetryMaxWait > MaxRetryMaxWait {
 		errs = append(errs, fmt.Errorf("retry wait (%s) %s must be between 0 (no retries) and %s", EnvRetryMaxWait, c.RetryMaxWait, MaxRetryMaxWait))

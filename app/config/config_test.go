@@ -71,6 +71,20 @@ var _ = Describe("config.Load", func() {
 		Expect(err).To(MatchError(ContainSubstring(config.EnvSingleReplica)))
 	})
 
+	It("drains for 20 s by default, reads the drain timeout from the environment, the flag winning, and refuses a negative one", func() {
+		cfg, err := config.Load(nil, env(nil), io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.DrainTimeout).To(Equal(config.DefaultDrainTimeout))
+		cfg, err = config.Load(nil, env(map[string]string{config.EnvDrainTimeout: "45s"}), io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.DrainTimeout).To(Equal(45 * time.Second))
+		cfg, err = config.Load([]string{"--drain-timeout=0"}, env(map[string]string{config.EnvDrainTimeout: "45s"}), io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.DrainTimeout).To(BeZero())
+		_, err = config.Load([]string{"--drain-timeout=-1s"}, env(nil), io.Discard)
+		Expect(err).To(MatchError(ContainSubstring(config.EnvDrainTimeout)))
+	})
+
 	It("reads the budget policy file from the environment, the flag winning", func() {
 		cfg, err := config.Load(nil, env(map[string]string{config.EnvBudgetsFile: "/etc/keygate/budgets.json"}), io.Discard)
 		Expect(err).NotTo(HaveOccurred())

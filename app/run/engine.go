@@ -104,6 +104,13 @@ func (e *Engine) Start(ctx context.Context, p PreparedRun) (*Handle, error) {
 		return nil, fmt.Errorf("start run %q: %w", p.RunID, err)
 	}
 	e.preempt(replaced)
+	if p.Action.Kind == ActionResume && p.Action.FromRunID == "" {
+		// The run this one replaced was still running (its stream broke,
+		// or the replica running it died): it is the one being resumed,
+		// and its round may be open before any checkpoint the client
+		// holds names it.
+		p.Action.FromRunID = replaced
+	}
 	// The caller the transport put on ctx names the user in every line the
 	// run logs.
 	who, _ := identity.FromContext(ctx)

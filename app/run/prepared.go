@@ -52,7 +52,8 @@ type Action struct {
 	Kind ActionKind
 	// FromRunID (Resume) names the run being resumed. The engine looks for
 	// its pending tool round: the round of its last model cycle, or the
-	// round the head checkpoint ends in.
+	// round the head checkpoint ends in. Empty: the running run this one
+	// preempts, if any.
 	FromRunID string
 	// PendingRoundID (Resume) names a stored round whose pending calls are
 	// re-executed before the first model cycle; it wins over FromRunID.

@@ -83,7 +83,16 @@ var _ = Describe("Engine crash recovery", func() {
 
 	for point := range 9 {
 		It(fmt.Sprintf("resumes after a crash at commit point %d without losing, duplicating or re-asking anything", point), func() {
-			crashAndResume(newHarness(memoryBackend, run.Limits{}), point)
+			crashAndResume(newHarness(memoryBackend, run.Limits{}), point, true)
+		})
+	}
+
+	// A client whose stream broke before the checkpoint naming the open
+	// round reached it (the replica running the turn died) resumes without
+	// naming a run: the run it preempts is the one resumed.
+	for point := range 9 {
+		It(fmt.Sprintf("resumes after a crash at commit point %d when the resume names no run, from the run it preempts", point), func() {
+			crashAndResume(newHarness(memoryBackend, run.Limits{}), point, false)
 		})
 	}
 })
@@ -92,8 +101,9 @@ var _ = Describe("Engine crash recovery", func() {
 // commit point with index point is announced, then resumes the run on a
 // fresh engine over the same store and checks that the resumed turn ends as
 // if nothing had happened: nothing lost, nothing stored twice, no completed
-// model cycle asked again.
-func crashAndResume(h *harness, point int) {
+// model cycle asked again. named says whether the resume names the run it
+// resumes.
+func crashAndResume(h *harness, point int, named bool) {
 	GinkgoHelper()
 	h.threeRounds()
 	var (
@@ -128,7 +138,10 @@ func crashAndResume(h *harness, point int) {
 
 	h.restart()
 	p := h.prepared(userText("e1", "go"))
-	p.Action = run.Action{Kind: run.ActionResume, FromRunID: older.RunID()}
+	p.Action = run.Action{Kind: run.ActionResume}
+	if named {
+		p.Action.FromRunID = older.RunID()
+	}
 	resumed := h.start(p, &runtest.Transport{OnEvent: answerCalls})
 	Expect(finish(resumed).Status).To(Equal(run.Completed))
 

@@ -93,7 +93,7 @@ var _ = Describe("Engine on the SQLite store", func() {
 	It("resumes a turn that crashed in the middle of a tool round from what the file holds", func() {
 		// Commit point 4: one result of the two parallel calls of the
 		// second round is stored, the round is open.
-		crashAndResume(h, 4)
+		crashAndResume(h, 4, true)
 	})
 
 	It("keeps a preempted run cancelled in the file, with its call record closed", func() {

@@ -57,6 +57,9 @@ func serve(args []string, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first signal starts the drain; a second one stops the process
+	// at once.
+	context.AfterFunc(ctx, stop)
 
 	kg, cleanup, err := app.Initialize(ctx, cfg)
 	if err != nil {

@@ -60,16 +60,20 @@ func (a *Appends) BidiAppend(ctx context.Context, req *connect.Request[aiserverv
 	if err != nil {
 		return nil, connectError(err)
 	}
+	opens := req.Msg.GetAppendSeqno() == 0 && msg.GetRunRequest() != nil
 	if a.replicas != nil && !a.replicas.holds(ctx, id) {
 		// Refused here what the holder would refuse at once, since the
 		// client can no longer hear its answer.
-		if req.Msg.GetAppendSeqno() == 0 && msg.GetRunRequest() != nil && !transport.SelectsModel(msg.GetRunRequest()) {
+		if opens && !transport.SelectsModel(msg.GetRunRequest()) {
 			return nil, connectError(transport.ErrNoModel)
 		}
-		if err := a.replicas.forward(ctx, req); err != nil {
+		if err := a.replicas.forward(ctx, req, opens); err != nil {
 			return nil, connectError(err)
 		}
 		return connect.NewResponse(&aiserverv1.BidiAppendResponse{}), nil
+	}
+	if a.replicas != nil && opens {
+		a.replicas.opened(ctx, id)
 	}
 	resp, err := appendAgent(ctx, a.reg, a.upstream, req, transport.Append{RequestID: id, Seqno: req.Msg.GetAppendSeqno(), Message: msg, Raw: raw, Parent: parent})
 	if err != nil {

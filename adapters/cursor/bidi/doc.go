@@ -10,10 +10,13 @@
 // with a Connect error naming the cause.
 //
 // Several Keygate processes on one database (replicas.go): a run belongs
-// to the process that holds its RunSSE, and a BidiAppend that reaches
-// another process is forwarded to it through a ports.AppendRelay, keyed by
-// caller and request id, carrying the caller's identity and headers. The
-// holder applies forwarded appends in the order the relay delivers them.
+// to the process holding its run key's lease (taken by its first RunSSE,
+// kept while its transport lives), a BidiAppend that reaches another
+// process is forwarded to it through a ports.AppendRelay, keyed by caller
+// and request id, carrying the caller's identity and headers, and a RunSSE
+// that reaches another process is served from the output the owner
+// publishes. The owner applies forwarded appends in the order the relay
+// delivers them.
 //
 // Place in the hexagon: the HTTP edge of the Cursor inbound adapter. It
 // decodes and encodes; ordering, replay and runs live in package transport.

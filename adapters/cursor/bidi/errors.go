@@ -57,7 +57,7 @@ func connectError(err error) *connect.Error {
 		return connect.NewError(connect.CodeNotFound, err)
 	case errors.Is(err, ErrNeedsHTTP2):
 		return connect.NewError(connect.CodeFailedPrecondition, err)
-	case errors.Is(err, transport.ErrRegistryClosed):
+	case errors.Is(err, transport.ErrRegistryClosed), errors.Is(err, transport.ErrDraining):
 		return connect.NewError(connect.CodeUnavailable, err)
 	case errors.Is(err, context.Canceled):
 		return connect.NewError(connect.CodeCanceled, err)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"sync"
@@ -28,18 +29,31 @@ import (
 const relayHeaderRoom = 1 << 20
 
 // Replicas spreads the HTTP/1.1 routes of one run over several Keygate
-// processes behind a round-robin load balancer. A run belongs to the
-// replica that holds its RunSSE: RunSSE claims the run's relay key there
-// (Hold), and a BidiAppend that reaches a replica not holding the key is
-// forwarded through the ports.AppendRelay with the caller's identity and
-// the client's headers, and answered once stored. The holder applies a
-// forwarded append to its registry exactly as if it had arrived there,
-// under the identity it carries; what it can no longer answer (a refused
-// append, Cursor's answer for a turn routed upstream) is logged there.
+// processes behind a round-robin load balancer. Exactly one replica owns a
+// run at a time: the first RunSSE of a request id takes its run key's
+// lease there (Hold), and the lease lasts as long as the run's transport
+// does, whether or not a RunSSE is still attached to it. A BidiAppend that
+// reaches a replica not holding the key is forwarded through the
+// ports.AppendRelay with the caller's identity and the client's headers,
+// and answered once stored. The holder applies a forwarded append to its
+// registry exactly as if it had arrived there, under the identity it
+// carries; what it can no longer answer (a refused append, Cursor's answer
+// for a turn routed upstream) is logged there.
+//
+// A RunSSE that reaches a replica while another holds the key (the client
+// reconnected after a cut, and the balancer chose another replica) is
+// served from the output the holder publishes through the relay: every
+// frame from the first, in order, then the end of the stream, as a
+// RunSSE on the holder would replay it. The holder publishes only while
+// such a follower reads, and counts it as a subscriber, so the run is not
+// orphaned. When the holder dies its lease expires: a follower ends its
+// stream with unavailable, and the client's next request takes the key on
+// another replica, which resumes the run from the store (the run's
+// provider calls whose output is stored are not made again).
 //
 // Keys are per caller, so a payload only ever reaches a run of the user
 // who sent it: another user's append for the same request id waits in a
-// mailbox of its own that no stream of the run's owner claims (and the
+// mailbox of its own that no stream of the run's owner takes (and the
 // registry's ownership check still stands behind that).
 //
 // The HTTP/2 Run carries both directions on one stream and needs no relay.
@@ -47,32 +61,47 @@ type Replicas struct {
 	relay    ports.AppendRelay
 	reg      *transport.Registry
 	upstream *Upstream
-	// linger keeps a key claimed after its last RunSSE was cut before the
-	// stream's end, so appends in flight for the run, which goes on, land
-	// on it rather than wait in the mailbox for the client's next RunSSE.
-	linger  time.Duration
-	maxSize int64
-	log     *zap.Logger
+	// linger keeps a key held after its last RunSSE was cut before the
+	// run's transport existed here, so appends in flight land on it
+	// rather than wait in the mailbox for the client's next RunSSE.
+	linger time.Duration
+	// poll is how often a follower reads the holder's output when idle,
+	// and how often a holder looks whether a follower reads.
+	poll      time.Duration
+	heartbeat time.Duration
+	maxSize   int64
+	log       *zap.Logger
 
 	ctx  context.Context // applying forwarded appends; cancelled by Close
 	stop context.CancelFunc
 	wg   sync.WaitGroup
 
-	mu     sync.Mutex
-	held   map[string]*hold
-	closed bool
+	mu       sync.Mutex
+	held     map[string]*hold
+	closed   bool
+	draining bool
 }
 
-// hold is one claimed key and the RunSSE streams attached to it here.
+// hold is one leased key and the RunSSE streams attached to it here.
 type hold struct {
+	key     string
+	ident   context.Context // the caller's identity, for the registry
+	id      string          // the request id
 	streams int
-	ready   chan struct{} // closed once the claim is made (err says how)
+	ready   chan struct{} // closed once the lease is taken (err says how)
 	err     error
-	release func()
+	lease   ports.RunLease
 	timer   *time.Timer
-	queue   [][]byte // delivered payloads not yet applied
-	working bool     // a worker is applying the queue
+	waiting bool          // the last stream left while the transport lives
+	done    chan struct{} // closed once the lease is released or lost
+	queue   [][]byte      // delivered payloads not yet applied
+	working bool          // a worker is applying the queue
+	pubDone chan struct{} // closed when the publisher stops; nil before it starts
 }
+
+// FollowPoll is how often a RunSSE served from another replica's output
+// looks for more when there was nothing new.
+const FollowPoll = 200 * time.Millisecond
 
 // NewReplicas relays appends through relay; nil gives a nil *Replicas
 // (single process: every append is applied where it arrives). Forwarded
@@ -86,85 +115,218 @@ func NewReplicas(relay ports.AppendRelay, reg *transport.Registry, upstream *Ups
 		maxSize = frame.DefaultMaxSize
 	}
 	ctx, stop := context.WithCancel(context.Background())
+	cfg := reg.Config()
 	return &Replicas{
-		relay: relay, reg: reg, upstream: upstream, linger: reg.Config().Linger, maxSize: maxSize, log: log,
-		ctx: ctx, stop: stop, held: map[string]*hold{},
+		relay: relay, reg: reg, upstream: upstream, linger: cfg.Linger, poll: FollowPoll, heartbeat: cfg.Heartbeat,
+		maxSize: maxSize, log: log, ctx: ctx, stop: stop, held: map[string]*hold{},
 	}
 }
 
-// Hold makes this replica the receiver of the appends of the caller's
-// request id (the caller on ctx) until leave is called; several RunSSEs of
-// one key share the claim. The last leave releases it at once when its
-// stream reached its end (the turn is over and the request id free for a
-// later turn, whose RunSSE may reach another replica), or after a short
-// linger when the subscriber was cut (cut = true).
-func (r *Replicas) Hold(ctx context.Context, requestID string) (leave func(cut bool), err error) {
+// Hold makes this replica the owner of the caller's request id (the caller
+// on ctx), through its run key's lease, until the last leave and the end
+// of the run's transport here; several RunSSEs of one key share it. When
+// another replica owns the key, Hold returns a Follower instead, which
+// serves the stream from that replica's output. The last leave releases
+// the lease at once when its stream reached its end and no transport
+// lives here, else once the transport ends, or after a short linger when
+// the subscriber was cut before any transport (cut = true). A draining
+// replica takes no new key.
+func (r *Replicas) Hold(ctx context.Context, requestID string) (leave func(cut bool), follow *Follower, err error) {
 	key := relayKey(ctx, requestID)
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
-		return nil, transport.ErrRegistryClosed
+		return nil, nil, transport.ErrRegistryClosed
 	}
 	h := r.held[key]
-	if h != nil {
+	switch {
+	case h != nil:
 		h.streams++
 		if h.timer != nil {
 			h.timer.Stop()
 			h.timer = nil
 		}
+		h.waiting = false
 		r.mu.Unlock()
 		<-h.ready
-	} else {
-		h = &hold{streams: 1, ready: make(chan struct{})}
+	case r.draining:
+		r.mu.Unlock()
+		return nil, nil, connect.NewError(connect.CodeUnavailable, transport.ErrDraining)
+	default:
+		h = &hold{key: key, ident: context.WithoutCancel(ctx), id: requestID, streams: 1, ready: make(chan struct{}), done: make(chan struct{})}
 		r.held[key] = h
 		r.mu.Unlock()
-		release, err := r.relay.Claim(ctx, key, r.deliverTo(h))
-		if err != nil {
-			err = connect.NewError(connect.CodeUnavailable, err)
-		}
+		lease, err := r.relay.Acquire(ctx, key, r.deliverTo(h))
 		r.mu.Lock()
-		h.release, h.err = release, err
+		h.lease, h.err = lease, err
 		if err == nil && r.closed {
-			release() // Close ran meanwhile and did not see this claim
+			lease.Release(false) // Close ran meanwhile and did not see this lease
 			h.err = transport.ErrRegistryClosed
 		}
 		if h.err != nil {
 			delete(r.held, key)
+		} else {
+			r.wg.Add(1)
+			go r.keep(h)
 		}
 		close(h.ready)
 		r.mu.Unlock()
 	}
-	if h.err != nil {
-		return nil, h.err
+	switch {
+	case errors.Is(h.err, ports.ErrLeaseHeld):
+		return nil, &Follower{r: r, key: key, idle: time.Now()}, nil
+	case h.err != nil:
+		return nil, nil, connect.NewError(connect.CodeUnavailable, h.err)
 	}
 	var once sync.Once
-	return func(cut bool) { once.Do(func() { r.leave(key, h, cut) }) }, nil
+	return func(cut bool) { once.Do(func() { r.leave(h, cut) }) }, nil, nil
 }
 
-func (r *Replicas) leave(key string, h *hold, cut bool) {
+func (r *Replicas) leave(h *hold, cut bool) {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	h.streams--
-	if h.streams > 0 || r.held[key] != h {
-		r.mu.Unlock()
+	if h.streams > 0 || r.held[h.key] != h {
+		return
+	}
+	if live := r.reg.Live(h.ident, h.id); live != nil {
+		// The run goes on without a stream here: the key stays until its
+		// transport ends, for the client's next RunSSE on any replica.
+		h.waiting = true
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			select {
+			case <-live:
+			case <-h.done:
+				return
+			case <-r.ctx.Done():
+				return
+			}
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			if h.waiting && h.streams == 0 && r.held[h.key] == h {
+				r.releaseLocked(h, true)
+			}
+		}()
 		return
 	}
 	if !cut {
-		delete(r.held, key)
-		r.mu.Unlock()
-		h.release()
+		r.releaseLocked(h, true)
 		return
 	}
-	defer r.mu.Unlock()
 	h.timer = time.AfterFunc(r.linger, func() {
 		r.mu.Lock()
-		if r.held[key] != h || h.streams > 0 {
+		defer r.mu.Unlock()
+		if r.held[h.key] == h && h.streams == 0 {
+			r.releaseLocked(h, false)
+		}
+	})
+}
+
+// releaseLocked forgets h here and releases its lease once its publisher
+// has published the stream's end (a follower needs it), off the lock.
+func (r *Replicas) releaseLocked(h *hold, ended bool) {
+	delete(r.held, h.key)
+	close(h.done)
+	pub := h.pubDone
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		if pub != nil {
+			<-pub
+		}
+		h.lease.Release(ended)
+	}()
+}
+
+// keep watches h's lease while it is held: when a follower on another
+// replica reads the key's output it publishes the run's output and counts
+// the follower as a subscriber; when the lease is lost it gives the run
+// up here.
+func (r *Replicas) keep(h *hold) {
+	defer r.wg.Done()
+	tick := time.NewTicker(r.poll)
+	defer tick.Stop()
+	var detach func()
+	defer func() {
+		if detach != nil {
+			detach()
+		}
+	}()
+	for {
+		select {
+		case <-h.lease.Lost():
+			r.log.Warn("run key lost to another replica; giving the run up here", zap.String("request_id", h.id))
+			r.reg.Abandon(h.ident, h.id)
+			r.mu.Lock()
+			if r.held[h.key] == h {
+				delete(r.held, h.key)
+				close(h.done)
+			}
 			r.mu.Unlock()
 			return
+		case <-h.done:
+			return
+		case <-tick.C:
 		}
-		delete(r.held, key)
+		if !h.lease.Watched() {
+			if detach != nil {
+				detach()
+				detach = nil
+			}
+			continue
+		}
+		if detach == nil {
+			detach, _ = r.reg.Watch(h.ident, h.id)
+		}
+		r.mu.Lock()
+		started := h.pubDone != nil
 		r.mu.Unlock()
-		h.release()
-	})
+		if started {
+			continue
+		}
+		if tap := r.reg.Tap(h.ident, h.id); tap != nil {
+			done := make(chan struct{})
+			r.mu.Lock()
+			h.pubDone = done
+			r.mu.Unlock()
+			r.wg.Add(1)
+			// The publisher outlives this loop: the release waits for it
+			// to publish the stream's end. Close stops it.
+			go r.publish(r.ctx, h, tap, done)
+		}
+	}
+}
+
+// publish copies the transport's output to the relay, in batches, until
+// its end is published or the lease is stale.
+func (r *Replicas) publish(ctx context.Context, h *hold, tap *transport.Subscription, done chan struct{}) {
+	defer r.wg.Done()
+	defer close(done)
+	defer tap.Close()
+	for {
+		changed := tap.Changed()
+		frames, end := tap.Pending()
+		if len(frames) > 0 || end != nil {
+			if err := h.lease.Publish(ctx, frames, end); err != nil {
+				if ctx.Err() == nil {
+					r.log.Warn("publishing a run's output for another replica failed; its stream there ends", zap.String("request_id", h.id), zap.Error(err))
+				}
+				return
+			}
+		}
+		if end != nil {
+			return
+		}
+		select {
+		case <-changed:
+		case <-h.lease.Lost():
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // holds reports whether the caller's request id is held here: its appends
@@ -175,8 +337,27 @@ func (r *Replicas) holds(ctx context.Context, requestID string) bool {
 	return r.held[relayKey(ctx, requestID)] != nil
 }
 
+// opened tells the relay that a turn opened here on a held key, so that
+// its appends reaching other replicas are not taken for late ones.
+func (r *Replicas) opened(ctx context.Context, requestID string) {
+	r.mu.Lock()
+	h := r.held[relayKey(ctx, requestID)]
+	r.mu.Unlock()
+	if h == nil {
+		return
+	}
+	<-h.ready
+	if h.lease != nil {
+		if err := h.lease.Opened(ctx); err != nil {
+			r.log.Warn("marking a run key open failed; appends reaching other replicas may be dropped as late", zap.String("request_id", requestID), zap.Error(err))
+		}
+	}
+}
+
 // forward stores an agent append for the replica holding its request id.
-func (r *Replicas) forward(ctx context.Context, req *connect.Request[aiserverv1.BidiAppendRequest]) error {
+// An append that arrives after its stream ended is dropped (it belongs to
+// no turn), as a late reply is on one replica.
+func (r *Replicas) forward(ctx context.Context, req *connect.Request[aiserverv1.BidiAppendRequest], opens bool) error {
 	payload, err := encodeForwarded(ctx, req)
 	if err != nil {
 		return err
@@ -185,14 +366,17 @@ func (r *Replicas) forward(ctx context.Context, req *connect.Request[aiserverv1.
 		return &frame.TooLargeError{Size: int64(len(payload)), Limit: limit}
 	}
 	id := req.Msg.GetRequestId().GetRequestId()
-	if err := r.relay.Forward(ctx, relayOwner(ctx), relayKey(ctx, id), payload); err != nil {
-		code := connect.CodeUnavailable
-		if errors.Is(err, ports.ErrRelayFull) {
-			code = connect.CodeResourceExhausted
-		}
-		return connect.NewError(code, fmt.Errorf("relay append for request %s: %w", id, err))
+	err = r.relay.Forward(ctx, relayOwner(ctx), relayKey(ctx, id), payload, opens)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ports.ErrLateAppend):
+		r.log.Debug("late append after its stream ended dropped", zap.String("request_id", id), zap.Int64("seqno", req.Msg.GetAppendSeqno()))
+		return nil
+	case errors.Is(err, ports.ErrRelayFull):
+		return connect.NewError(connect.CodeResourceExhausted, fmt.Errorf("relay append for request %s: %w", id, err))
 	}
-	return nil
+	return connect.NewError(connect.CodeUnavailable, fmt.Errorf("relay append for request %s: %w", id, err))
 }
 
 // deliverTo queues the payloads of h's key for its worker; it runs on the
@@ -270,7 +454,18 @@ func (r *Replicas) apply(payload []byte, waiting func()) error {
 	return nil
 }
 
-// Close stops taking appends, releases every claim, and waits for the
+// Drain makes this replica take no new key: a RunSSE for a request id it
+// does not hold is refused with unavailable, so the client reconnects to
+// another replica. The keys it holds stay until their runs end or Close.
+func (r *Replicas) Drain() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.draining = true
+}
+
+// Close stops taking appends and hands the keys held here over: each
+// lease is released without ending its stream, so the appends waiting for
+// the key stay for the replica that takes it next. It waits for the
 // appends being applied, which the cancelled context ends promptly.
 func (r *Replicas) Close() {
 	r.mu.Lock()
@@ -278,17 +473,87 @@ func (r *Replicas) Close() {
 	held := r.held
 	r.held = map[string]*hold{}
 	r.mu.Unlock()
+	r.stop()
 	for _, h := range held {
 		<-h.ready
+		r.mu.Lock()
 		if h.timer != nil {
 			h.timer.Stop()
 		}
-		if h.release != nil {
-			h.release()
+		select {
+		case <-h.done:
+		default:
+			close(h.done)
+		}
+		r.mu.Unlock()
+		if h.lease != nil {
+			h.lease.Release(false)
 		}
 	}
-	r.stop()
 	r.wg.Wait()
+}
+
+// Follower serves a RunSSE from the output another replica publishes for
+// the run it owns (see Replicas).
+type Follower struct {
+	r       *Replicas
+	key     string
+	after   int64
+	token   int64
+	pending [][]byte
+	end     []byte
+	sentEnd bool
+	idle    time.Time // last frame written
+}
+
+// ErrOwnerGone ends a followed stream whose owner stopped before its end:
+// the client sends its turn again, and the replica that takes the key
+// resumes the run from the store.
+var ErrOwnerGone = errors.New("the replica running this turn stopped; send the turn again to resume it")
+
+// Next returns the next frame: the owner's output in order, heartbeats
+// while idle, then the end of the stream; then io.EOF.
+func (f *Follower) Next(ctx context.Context) ([]byte, error) {
+	for {
+		switch {
+		case len(f.pending) > 0:
+			out := f.pending[0]
+			f.pending = f.pending[1:]
+			f.idle = time.Now()
+			return out, nil
+		case f.sentEnd:
+			return nil, io.EOF
+		case f.end != nil:
+			f.sentEnd = true
+			return f.end, nil
+		}
+		page, err := f.r.relay.Follow(ctx, f.key, f.after)
+		switch {
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case err != nil:
+			f.r.log.Warn("reading another replica's output failed; retrying", zap.Error(err))
+		case f.token != 0 && page.Token != f.token,
+			len(page.Frames) == 0 && page.End == nil && !page.Held:
+			f.end = frame.EndFrame(connect.NewError(connect.CodeUnavailable, ErrOwnerGone))
+			continue
+		default:
+			f.token = page.Token
+			f.pending, f.after, f.end = page.Frames, page.Last, page.End
+			if len(f.pending) > 0 || f.end != nil {
+				continue
+			}
+		}
+		if time.Since(f.idle) >= f.r.heartbeat {
+			f.idle = time.Now()
+			return transport.HeartbeatFrame(), nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(f.r.poll):
+		}
+	}
 }
 
 // relayKey names the mailbox of one caller's request id. The user id is

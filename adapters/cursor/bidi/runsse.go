@@ -71,9 +71,15 @@ func (h *RunSSE) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	cut := false
 	if h.replicas != nil && id.GetRequestId() != "" {
-		leave, err := h.replicas.Hold(r.Context(), id.GetRequestId())
+		leave, follow, err := h.replicas.Hold(r.Context(), id.GetRequestId())
 		if err != nil {
 			endWith(w, rc, err)
+			return
+		}
+		if follow != nil {
+			if err := pump(r.Context(), w, rc, follow); err != nil {
+				h.log.Debug("RunSSE follower left", zap.String("request_id", id.GetRequestId()), zap.Error(err))
+			}
 			return
 		}
 		defer func() { leave(cut) }()

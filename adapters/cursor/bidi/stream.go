@@ -7,7 +7,6 @@ import (
 	"net/http"
 
 	"keygate/adapters/cursor/frame"
-	"keygate/adapters/cursor/transport"
 )
 
 // Content types of the two downlinks.
@@ -31,9 +30,15 @@ func startStream(w http.ResponseWriter, contentType string) *http.ResponseContro
 	return rc
 }
 
+// frames is what pump reads: a subscription to a local transport, or a
+// Follower of another replica's output.
+type frames interface {
+	Next(ctx context.Context) ([]byte, error)
+}
+
 // pump copies a subscription to the response, flushing after every frame,
 // until the end-of-stream frame, a write error or ctx ends it.
-func pump(ctx context.Context, w io.Writer, rc *http.ResponseController, sub *transport.Subscription) error {
+func pump(ctx context.Context, w io.Writer, rc *http.ResponseController, sub frames) error {
 	for {
 		f, err := sub.Next(ctx)
 		if errors.Is(err, io.EOF) {

@@ -27,6 +27,10 @@
 //     dropped) and a running turn is superseded. Identical bytes are a retry
 //     of the opening append and are ignored. When the transport has already
 //     ended, the new turn gets a fresh transport (fresh log, fresh counters).
+//   - Late: once the transport ended, an append that does not open a turn
+//     is accepted and dropped, never held for the next turn of the reused
+//     request id; only a heartbeat waits, as it may overtake that turn's
+//     run request.
 //   - A run_request released later in the sequence supersedes the running
 //     turn without restarting the numbering.
 //
@@ -77,4 +81,11 @@
 // from the last one leaving) the running turn is cancelled and the stream
 // ends with canceled. An ended transport stays replayable for
 // Config.Retain.
+//
+// Replicas (replicas.go): a RunSSE served by another replica counts as a
+// subscriber through Watch, and a Tap reads the output for it without
+// counting. Abandon ends a transport another replica owns now (its turn
+// cancelled, the stream ending with unavailable). Drain starts no new turn
+// (an opening append fails with ErrDraining), ends lingering streams, and
+// lets running turns finish before their streams end.
 package transport

@@ -19,6 +19,9 @@ var (
 	ErrIDsExhausted = errors.New("transport id space exhausted")
 	// ErrRegistryClosed: the registry is shutting down.
 	ErrRegistryClosed = errors.New("transport registry closed")
+	// ErrDraining: the registry drains before shutting down and starts no
+	// new turn; another replica can.
+	ErrDraining = errors.New("this replica is draining and starts no new turn")
 	// ErrEmptyRequestID: an append or subscriber named no request id.
 	ErrEmptyRequestID = errors.New("request id is empty")
 	// ErrNotYours: the request id's transport belongs to another caller.
@@ -35,6 +38,9 @@ var (
 	ErrOrphaned = errors.New("run orphaned: no subscriber")
 	// ErrUplinkClosed: the HTTP/2 Run request body ended before the turn did.
 	ErrUplinkClosed = errors.New("client closed the run uplink")
+	// ErrAbandoned: the replica gave the request id up (Registry.Abandon),
+	// another one owning it now.
+	ErrAbandoned = errors.New("run handed over to another replica")
 )
 
 // TooManyPendingError reports an append buffered beyond Config.MaxPending.

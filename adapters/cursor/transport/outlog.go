@@ -25,6 +25,10 @@ var heartbeatFrame = func() []byte {
 	return frame.Encode(0, b)
 }()
 
+// HeartbeatFrame is the encoded interaction_update.heartbeat a stream sends
+// while idle.
+func HeartbeatFrame() []byte { return heartbeatFrame }
+
 // outlog is the replayable output of one transport: every frame sent so far,
 // then the end-of-stream frame. Subscribers read it from the start.
 type outlog struct {
@@ -83,6 +87,7 @@ type Subscription struct {
 	cursor    int
 	pulses    uint64
 	sentEnd   bool
+	quiet     bool // no heartbeats: a tap publishing the log elsewhere
 	once      sync.Once
 }
 
@@ -115,21 +120,48 @@ func (s *Subscription) Next(ctx context.Context) ([]byte, error) {
 			s.sentEnd = true
 			l.mu.Unlock()
 			return l.end, nil
-		case l.pulses > s.pulses:
+		case l.pulses > s.pulses && !s.quiet:
 			s.pulses = l.pulses
 			l.mu.Unlock()
 			return heartbeatFrame, nil
 		}
 		wake := l.wake
 		l.mu.Unlock()
+		idleC := idle.C
+		if s.quiet {
+			idleC = nil
+		}
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
-		case <-idle.C:
+		case <-idleC:
 			return heartbeatFrame, nil
 		case <-wake:
 		}
 	}
+}
+
+// Pending returns the logged frames s has not read yet, the end-of-stream
+// frame when the stream has ended and they are all, and advances past
+// them without waiting: a tap publishes them in batches.
+func (s *Subscription) Pending() (frames [][]byte, end []byte) {
+	l := s.log
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	frames = l.frames[s.cursor:len(l.frames):len(l.frames)]
+	s.cursor = len(l.frames)
+	if l.end != nil && !s.sentEnd {
+		s.sentEnd = true
+		end = l.end
+	}
+	return frames, end
+}
+
+// Changed is closed when the log changes after this call.
+func (s *Subscription) Changed() <-chan struct{} {
+	s.log.mu.Lock()
+	defer s.log.mu.Unlock()
+	return s.log.wake
 }
 
 // Close detaches the subscriber; the last one to leave starts the orphan

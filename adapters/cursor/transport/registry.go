@@ -53,6 +53,7 @@ type Registry struct {
 	waits      map[string]*routeWait
 	upstream   map[string]*upstreamMark
 	closed     bool
+	draining   bool
 	wg         sync.WaitGroup
 }
 
@@ -166,6 +167,9 @@ func (r *Registry) tryAppend(a Append, route Route, who caller) (Route, *routeWa
 		r.refuseRouteLocked(a.RequestID)
 		return Local, nil, ErrNoModel
 	}
+	if opening && route == Local && r.draining {
+		return Local, nil, ErrDraining
+	}
 	switch {
 	case opening && route == Upstream:
 		if err := r.markUpstreamLocked(a, who); err != nil {
@@ -198,20 +202,19 @@ func (r *Registry) tryAppend(a Append, route Route, who caller) (Route, *routeWa
 		return Local, nil, ErrNoModel
 	case t != nil && t.stale(a.Seqno):
 		return Local, nil, nil // a late duplicate for the ended generation
-	case t != nil && answersServer(a.Message):
-		// A reply to something the server asked (a KV request, an exec)
-		// can only belong to the ended turn: a new turn's server has asked
-		// nothing before its transport exists. It is accepted and dropped
-		// rather than held for a new turn that will not claim it.
-		r.log.Debug("late reply after its turn ended", zap.String("request_id", a.RequestID), zap.Int64("seqno", a.Seqno))
+	case t != nil && a.Message.GetClientHeartbeat() == nil:
+		// After the stream ended, anything but a heartbeat can only belong
+		// to the ended turn: a reply to something its server asked (a new
+		// turn's server has asked nothing before its transport exists), or
+		// an action on it (a cancel sent as it ended). It is accepted and
+		// dropped rather than held, with its old number, for the next turn
+		// of the reused request id. A heartbeat may overtake that turn's
+		// run request and is harmless; it waits.
+		r.log.Debug("late append after its turn ended", zap.String("request_id", a.RequestID), zap.Int64("seqno", a.Seqno),
+			zap.String("kind", messageKind(a.Message)))
 		return Local, nil, nil
 	}
 	return Local, r.waitLocked(a.RequestID), nil
-}
-
-// answersServer reports whether m replies to a server message (KV or exec).
-func answersServer(m *agentv1.AgentClientMessage) bool {
-	return m.GetKvClientMessage() != nil || m.GetExecClientMessage() != nil || m.GetExecClientControlMessage() != nil
 }
 
 // mayUseLocked reports whether who may append to or subscribe to the

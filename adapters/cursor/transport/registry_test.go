@@ -194,6 +194,23 @@ var _ = Describe("Registry after a turn ended", func() {
 		Consistently(probe.turns, 50*time.Millisecond).ShouldNot(Receive())
 	})
 
+	It("drops a cancel that arrives after its turn ended instead of feeding it to the next turn of the reused request id", func() {
+		Expect(appendTo(reg, transport.Append{RequestID: "r1", Seqno: 2, Message: cursortest.Cancel("too late")})).To(Succeed())
+		next := opening("m")
+		next.Raw = append(next.Raw, 0) // another run request reusing the request id
+		Expect(appendTo(reg, next)).To(Succeed())
+		var turn *transport.Turn
+		Eventually(probe.turns).Should(Receive(&turn))
+		Expect(appendTo(reg, transport.Append{RequestID: "r1", Seqno: 1, Message: cursortest.Heartbeat()})).To(Succeed())
+		Expect(appendTo(reg, transport.Append{RequestID: "r1", Seqno: 2, Message: cursortest.ExecStreamClose(7)})).To(Succeed())
+		m, err := turn.Inbox.Next(context.Background())
+		Expect(err).NotTo(HaveOccurred())
+		Expect(m.GetClientHeartbeat()).NotTo(BeNil())
+		m, err = turn.Inbox.Next(context.Background())
+		Expect(err).NotTo(HaveOccurred())
+		Expect(m.GetExecClientControlMessage().GetStreamClose().GetId()).To(Equal(uint32(7)), "the next turn's own append 2, not the late cancel")
+	})
+
 	It("still holds a heartbeat that may overtake the next turn's run request", func() {
 		done := make(chan error, 1)
 		go func() {

@@ -132,6 +132,16 @@ func (s *supervisor) handle(ev event) {
 			s.endWith = cancelled(ErrSuperseded)
 			s.cancelAll(ErrSuperseded)
 		}
+	case evDrain:
+		// The running turn finishes; the stream ends after it, with
+		// success, so the client's next turn goes to another replica.
+		s.closing = true
+	case evAbandon:
+		s.closing = true
+		if s.active != nil {
+			s.endWith = cancelled(ErrAbandoned)
+			s.cancelAll(ErrAbandoned)
+		}
 	case evTurn:
 		s.last, s.lastParent = ev.msg.GetRunRequest(), ev.parent
 		s.enqueue(s.t.newTurnRun(s.last, nil, ev.parent))
@@ -264,8 +274,8 @@ func (s *supervisor) finish(end error) {
 
 // cancelled is the end-of-stream error of a run the server cancelled.
 func cancelled(cause error) error {
-	if errors.Is(cause, ErrRegistryClosed) {
-		return connect.NewError(connect.CodeUnavailable, ErrRegistryClosed)
+	if errors.Is(cause, ErrRegistryClosed) || errors.Is(cause, ErrAbandoned) {
+		return connect.NewError(connect.CodeUnavailable, cause)
 	}
 	return connect.NewError(connect.CodeCanceled, errors.New("run was cancelled"))
 }

@@ -19,6 +19,8 @@ const (
 	evSubs                          // the subscriber count changed
 	evUplinkClosed                  // the HTTP/2 request body ended
 	evHandOver                      // the request id's next turn went upstream
+	evDrain                         // the registry drains: no turn after the running one
+	evAbandon                       // another replica owns the request id now
 )
 
 type event struct {
@@ -218,6 +220,15 @@ func (t *Transport) closeUplink(err error) {
 	defer t.mu.Unlock()
 	if !t.ended {
 		t.pushLocked(event{kind: evUplinkClosed, err: err})
+	}
+}
+
+// push queues ev unless the stream has ended.
+func (t *Transport) push(ev event) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.ended {
+		t.pushLocked(ev)
 	}
 }
 

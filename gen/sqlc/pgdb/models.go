@@ -254,6 +254,27 @@ type RelayInbox struct {
 	CreatedAt time.Time
 	Owner     string
 	Size      int64
+	Opens     bool
+}
+
+type RelayLease struct {
+	Key          string
+	Token        int64
+	Holder       string
+	Held         bool
+	Ended        bool
+	ExpiresAt    time.Time
+	WatchedUntil time.Time
+	ReleasedAt   pgtype.Timestamptz
+}
+
+type RelayOutput struct {
+	Key       string
+	Token     int64
+	Seq       int64
+	Frame     []byte
+	IsEnd     bool
+	CreatedAt time.Time
 }
 
 type RelayUsage struct {

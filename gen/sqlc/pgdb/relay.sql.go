@@ -10,12 +10,68 @@ import (
 	"time"
 )
 
+const acquireRelayLease = `-- name: AcquireRelayLease :one
+INSERT INTO relay_leases AS l (key, token, holder, held, expires_at)
+VALUES ($1, nextval('relay_lease_tokens'), $2, true, now() + make_interval(secs => $3::FLOAT8))
+ON CONFLICT (key) DO UPDATE SET token = EXCLUDED.token, holder = EXCLUDED.holder, held = true,
+    expires_at = EXCLUDED.expires_at, watched_until = '-infinity', released_at = NULL
+WHERE NOT l.held OR l.expires_at <= now()
+RETURNING l.token, l.ended
+`
+
+type AcquireRelayLeaseParams struct {
+	Key    string
+	Holder string
+	Ttl    float64
+}
+
+type AcquireRelayLeaseRow struct {
+	Token int64
+	Ended bool
+}
+
+// Takes key's lease for holder unless another unexpired lease holds it;
+// no row then. The token comes from one sequence, so it grows across every
+// lease of the key, swept rows included.
+func (q *Queries) AcquireRelayLease(ctx context.Context, arg AcquireRelayLeaseParams) (AcquireRelayLeaseRow, error) {
+	row := q.db.QueryRow(ctx, acquireRelayLease, arg.Key, arg.Holder, arg.Ttl)
+	var i AcquireRelayLeaseRow
+	err := row.Scan(&i.Token, &i.Ended)
+	return i, err
+}
+
 const dropEmptyRelayUsage = `-- name: DropEmptyRelayUsage :exec
 DELETE FROM relay_usage WHERE bytes <= 0
 `
 
 func (q *Queries) DropEmptyRelayUsage(ctx context.Context) error {
 	_, err := q.db.Exec(ctx, dropEmptyRelayUsage)
+	return err
+}
+
+const dropIdleRelayLeases = `-- name: DropIdleRelayLeases :exec
+DELETE FROM relay_leases l
+WHERE (NOT l.held OR l.expires_at <= now()) AND coalesce(l.released_at, l.expires_at) < $1::TIMESTAMPTZ
+`
+
+// Leases released or expired before the cutoff; their tokens stay used.
+func (q *Queries) DropIdleRelayLeases(ctx context.Context, cutoff time.Time) error {
+	_, err := q.db.Exec(ctx, dropIdleRelayLeases, cutoff)
+	return err
+}
+
+const dropRelayOutput = `-- name: DropRelayOutput :exec
+DELETE FROM relay_output o
+WHERE NOT EXISTS (SELECT 1 FROM relay_leases l WHERE l.key = o.key)
+   OR EXISTS (SELECT 1 FROM relay_leases l WHERE l.key = o.key AND (l.token > o.token
+       OR ((NOT l.held OR l.expires_at <= now()) AND coalesce(l.released_at, l.expires_at) < $1::TIMESTAMPTZ)))
+`
+
+// Output of leases that are over: replaced by a newer lease, released or
+// expired before the cutoff, or whose lease row is gone. A held lease's
+// output stays whole, however old: a follower replays it from the start.
+func (q *Queries) DropRelayOutput(ctx context.Context, cutoff time.Time) error {
+	_, err := q.db.Exec(ctx, dropRelayOutput, cutoff)
 	return err
 }
 
@@ -38,74 +94,259 @@ func (q *Queries) DropStaleRelayPayloads(ctx context.Context, createdAt time.Tim
 	return dropped, err
 }
 
-const insertRelayPayload = `-- name: InsertRelayPayload :exec
-INSERT INTO relay_inbox (key, owner, size, payload, created_at) VALUES ($1, $2, $3, $4, $5)
+const forwardRelayPayload = `-- name: ForwardRelayPayload :one
+WITH state AS (
+    SELECT ($1::BOOLEAN
+        OR NOT coalesce((SELECT l.ended FROM relay_leases l WHERE l.key = $2), false))::BOOLEAN AS live,
+        coalesce((SELECT u.bytes FROM relay_usage u WHERE u.owner = $3), 0)::BIGINT AS mine,
+        coalesce((SELECT sum(u.bytes) FROM relay_usage u), 0)::BIGINT AS total
+), reserved AS (
+    INSERT INTO relay_usage AS u (owner, bytes)
+    SELECT $3, $4::BIGINT FROM state
+    WHERE state.live AND state.total + $4::BIGINT <= $5::BIGINT
+      AND $4::BIGINT <= $6::BIGINT
+    ON CONFLICT (owner) DO UPDATE SET bytes = u.bytes + EXCLUDED.bytes
+    WHERE u.bytes + EXCLUDED.bytes <= $6::BIGINT
+    RETURNING u.bytes
+), stored AS (
+    INSERT INTO relay_inbox (key, owner, size, payload, created_at, opens)
+    SELECT $2, $3, $4::BIGINT, $7::BYTEA, now(), $1::BOOLEAN
+    FROM reserved
+    RETURNING seq
+), opened AS (
+    UPDATE relay_leases l SET ended = false
+    WHERE l.key = $2 AND l.ended AND $1::BOOLEAN AND EXISTS (SELECT 1 FROM stored)
+), notified AS (
+    SELECT pg_notify('keygate_relay', $2::TEXT) AS n FROM stored
+)
+SELECT state.live, state.mine, state.total,
+    (SELECT count(*) FROM notified)::BIGINT AS stored
+FROM state
 `
 
-type InsertRelayPayloadParams struct {
-	Key       string
-	Owner     string
-	Size      int64
-	Payload   []byte
-	CreatedAt time.Time
+type ForwardRelayPayloadParams struct {
+	Opens    bool
+	Key      string
+	Owner    string
+	Size     int64
+	MaxAll   int64
+	MaxOwner int64
+	Payload  []byte
 }
 
-func (q *Queries) InsertRelayPayload(ctx context.Context, arg InsertRelayPayloadParams) error {
-	_, err := q.db.Exec(ctx, insertRelayPayload,
+type ForwardRelayPayloadRow struct {
+	Live   bool
+	Mine   int64
+	Total  int64
+	Stored int64
+}
+
+// Stores one forwarded payload in one statement (one round trip): a late
+// payload (the key's stream ended and it does not open a turn) is not
+// stored; otherwise the owner's total is raised unless that would pass
+// max_owner (the owner's row stays locked to the end of the statement, so
+// one owner's forwards check their bound one after another) or everyone's
+// would pass max_all; then the payload is inserted and its key notified.
+func (q *Queries) ForwardRelayPayload(ctx context.Context, arg ForwardRelayPayloadParams) (ForwardRelayPayloadRow, error) {
+	row := q.db.QueryRow(ctx, forwardRelayPayload,
+		arg.Opens,
 		arg.Key,
 		arg.Owner,
 		arg.Size,
+		arg.MaxAll,
+		arg.MaxOwner,
 		arg.Payload,
-		arg.CreatedAt,
 	)
+	var i ForwardRelayPayloadRow
+	err := row.Scan(
+		&i.Live,
+		&i.Mine,
+		&i.Total,
+		&i.Stored,
+	)
+	return i, err
+}
+
+const notifyRelayWatch = `-- name: NotifyRelayWatch :exec
+SELECT pg_notify('keygate_relay', 'watch ' || $1::TEXT)
+`
+
+// Tells the key's holder at once that a follower reads its output.
+func (q *Queries) NotifyRelayWatch(ctx context.Context, key string) error {
+	_, err := q.db.Exec(ctx, notifyRelayWatch, key)
 	return err
 }
 
-const notifyRelay = `-- name: NotifyRelay :exec
-SELECT pg_notify('keygate_relay', $1::TEXT)
+const openRelayLease = `-- name: OpenRelayLease :exec
+UPDATE relay_leases SET ended = false WHERE key = $1 AND token = $2 AND held
 `
 
-func (q *Queries) NotifyRelay(ctx context.Context, key string) error {
-	_, err := q.db.Exec(ctx, notifyRelay, key)
+type OpenRelayLeaseParams struct {
+	Key   string
+	Token int64
+}
+
+func (q *Queries) OpenRelayLease(ctx context.Context, arg OpenRelayLeaseParams) error {
+	_, err := q.db.Exec(ctx, openRelayLease, arg.Key, arg.Token)
 	return err
 }
 
-const relayBytes = `-- name: RelayBytes :one
-SELECT coalesce(sum(bytes), 0)::BIGINT AS total FROM relay_usage
+const publishRelayOutput = `-- name: PublishRelayOutput :execrows
+INSERT INTO relay_output (key, token, seq, frame, is_end, created_at)
+SELECT $1, $2::BIGINT, o.seq, o.frame, o.is_end, now()
+FROM (SELECT unnest($3::BIGINT[]) AS seq, unnest($4::BYTEA[]) AS frame,
+    unnest($5::BOOLEAN[]) AS is_end) o
+WHERE EXISTS (
+    SELECT 1 FROM relay_leases l
+    WHERE l.key = $1 AND l.token = $2::BIGINT AND l.held AND l.expires_at > now())
+ON CONFLICT DO NOTHING
 `
 
-func (q *Queries) RelayBytes(ctx context.Context) (int64, error) {
-	row := q.db.QueryRow(ctx, relayBytes)
-	var total int64
-	err := row.Scan(&total)
-	return total, err
+type PublishRelayOutputParams struct {
+	Key    string
+	Token  int64
+	Seqs   []int64
+	Frames [][]byte
+	Ends   []bool
 }
 
-const reserveRelayBytes = `-- name: ReserveRelayBytes :one
-INSERT INTO relay_usage (owner, bytes) VALUES ($1, $2::BIGINT)
-ON CONFLICT (owner) DO UPDATE SET bytes = relay_usage.bytes + EXCLUDED.bytes
-RETURNING bytes
+// Appends frames to the output of key's lease token, only while that lease
+// holds the key (fencing).
+func (q *Queries) PublishRelayOutput(ctx context.Context, arg PublishRelayOutputParams) (int64, error) {
+	result, err := q.db.Exec(ctx, publishRelayOutput,
+		arg.Key,
+		arg.Token,
+		arg.Seqs,
+		arg.Frames,
+		arg.Ends,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const relayOutputAfter = `-- name: RelayOutputAfter :many
+SELECT seq, frame, is_end FROM relay_output
+WHERE key = $1 AND token = $2 AND seq > $3
+ORDER BY seq LIMIT $4
 `
 
-type ReserveRelayBytesParams struct {
-	Owner string
-	Bytes int64
+type RelayOutputAfterParams struct {
+	Key       string
+	Token     int64
+	After     int64
+	MaxFrames int32
 }
 
-// Adds bytes to the owner's waiting total and returns the new total; the
-// row stays locked until the transaction ends, so one owner's forwards
-// check their bound one after another.
-func (q *Queries) ReserveRelayBytes(ctx context.Context, arg ReserveRelayBytesParams) (int64, error) {
-	row := q.db.QueryRow(ctx, reserveRelayBytes, arg.Owner, arg.Bytes)
-	var bytes int64
-	err := row.Scan(&bytes)
-	return bytes, err
+type RelayOutputAfterRow struct {
+	Seq   int64
+	Frame []byte
+	IsEnd bool
+}
+
+func (q *Queries) RelayOutputAfter(ctx context.Context, arg RelayOutputAfterParams) ([]RelayOutputAfterRow, error) {
+	rows, err := q.db.Query(ctx, relayOutputAfter,
+		arg.Key,
+		arg.Token,
+		arg.After,
+		arg.MaxFrames,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []RelayOutputAfterRow{}
+	for rows.Next() {
+		var i RelayOutputAfterRow
+		if err := rows.Scan(&i.Seq, &i.Frame, &i.IsEnd); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const releaseRelayLease = `-- name: ReleaseRelayLease :exec
+WITH released AS (
+    UPDATE relay_leases l SET held = false, ended = $1::BOOLEAN, released_at = now()
+    WHERE l.key = $2 AND l.token = $3 AND l.held
+    RETURNING l.key
+), dropped AS (
+    DELETE FROM relay_inbox i
+    WHERE $1::BOOLEAN AND NOT i.opens AND i.key IN (SELECT key FROM released)
+    RETURNING owner, size
+)
+UPDATE relay_usage u SET bytes = u.bytes - t.total
+FROM (SELECT owner, sum(size)::BIGINT AS total FROM dropped GROUP BY owner) t
+WHERE u.owner = t.owner
+`
+
+type ReleaseRelayLeaseParams struct {
+	Ended bool
+	Key   string
+	Token int64
+}
+
+// Ends a lease; with ended, payloads waiting for the key that do not open
+// a turn are dropped as late.
+func (q *Queries) ReleaseRelayLease(ctx context.Context, arg ReleaseRelayLeaseParams) error {
+	_, err := q.db.Exec(ctx, releaseRelayLease, arg.Ended, arg.Key, arg.Token)
+	return err
+}
+
+const renewRelayLeases = `-- name: RenewRelayLeases :many
+UPDATE relay_leases l SET expires_at = now() + make_interval(secs => $1::FLOAT8)
+FROM (SELECT unnest($2::TEXT[]) AS key, unnest($3::BIGINT[]) AS token) r
+WHERE l.key = r.key AND l.token = r.token AND l.held AND l.expires_at > now()
+RETURNING l.key, (l.watched_until > now())::BOOLEAN AS watched
+`
+
+type RenewRelayLeasesParams struct {
+	Ttl    float64
+	Keys   []string
+	Tokens []int64
+}
+
+type RenewRelayLeasesRow struct {
+	Key     string
+	Watched bool
+}
+
+// Renews the leases still held by their tokens; a lease left out of the
+// result is lost.
+func (q *Queries) RenewRelayLeases(ctx context.Context, arg RenewRelayLeasesParams) ([]RenewRelayLeasesRow, error) {
+	rows, err := q.db.Query(ctx, renewRelayLeases, arg.Ttl, arg.Keys, arg.Tokens)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []RenewRelayLeasesRow{}
+	for rows.Next() {
+		var i RenewRelayLeasesRow
+		if err := rows.Scan(&i.Key, &i.Watched); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const takeRelayPayloads = `-- name: TakeRelayPayloads :many
 WITH taken AS (
     DELETE FROM relay_inbox
-    WHERE seq IN (SELECT r.seq FROM relay_inbox r WHERE r.key = $1 ORDER BY r.seq FOR UPDATE SKIP LOCKED)
+    WHERE seq IN (
+        SELECT r.seq FROM relay_inbox r
+        WHERE r.key = $1 AND EXISTS (
+            SELECT 1 FROM relay_leases l
+            WHERE l.key = $1 AND l.token = $2 AND l.held AND l.expires_at > now())
+        ORDER BY r.seq FOR UPDATE SKIP LOCKED)
     RETURNING seq, payload, owner, size
 ), freed AS (
     UPDATE relay_usage u SET bytes = u.bytes - t.total
@@ -115,13 +356,20 @@ WITH taken AS (
 SELECT seq, payload FROM taken
 `
 
+type TakeRelayPayloadsParams struct {
+	Key   string
+	Token int64
+}
+
 type TakeRelayPayloadsRow struct {
 	Seq     int64
 	Payload []byte
 }
 
-func (q *Queries) TakeRelayPayloads(ctx context.Context, key string) ([]TakeRelayPayloadsRow, error) {
-	rows, err := q.db.Query(ctx, takeRelayPayloads, key)
+// Takes key's waiting payloads for the lease token holds, nothing once
+// the lease is stale.
+func (q *Queries) TakeRelayPayloads(ctx context.Context, arg TakeRelayPayloadsParams) ([]TakeRelayPayloadsRow, error) {
+	rows, err := q.db.Query(ctx, takeRelayPayloads, arg.Key, arg.Token)
 	if err != nil {
 		return nil, err
 	}
@@ -138,4 +386,30 @@ func (q *Queries) TakeRelayPayloads(ctx context.Context, key string) ([]TakeRela
 		return nil, err
 	}
 	return items, nil
+}
+
+const watchRelayLease = `-- name: WatchRelayLease :one
+UPDATE relay_leases l SET watched_until = CASE WHEN l.held AND l.expires_at > now()
+    THEN now() + make_interval(secs => $1::FLOAT8) ELSE l.watched_until END
+WHERE l.key = $2
+RETURNING l.token, (l.held AND l.expires_at > now())::BOOLEAN AS held
+`
+
+type WatchRelayLeaseParams struct {
+	Ttl float64
+	Key string
+}
+
+type WatchRelayLeaseRow struct {
+	Token int64
+	Held  bool
+}
+
+// A follower's read: marks the key watched for ttl while it is held and
+// says which lease's output to read.
+func (q *Queries) WatchRelayLease(ctx context.Context, arg WatchRelayLeaseParams) (WatchRelayLeaseRow, error) {
+	row := q.db.QueryRow(ctx, watchRelayLease, arg.Ttl, arg.Key)
+	var i WatchRelayLeaseRow
+	err := row.Scan(&i.Token, &i.Held)
+	return i, err
 }

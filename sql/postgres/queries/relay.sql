@@ -1,24 +1,49 @@
--- name: ReserveRelayBytes :one
--- Adds bytes to the owner's waiting total and returns the new total; the
--- row stays locked until the transaction ends, so one owner's forwards
--- check their bound one after another.
-INSERT INTO relay_usage (owner, bytes) VALUES (sqlc.arg(owner), sqlc.arg(bytes)::BIGINT)
-ON CONFLICT (owner) DO UPDATE SET bytes = relay_usage.bytes + EXCLUDED.bytes
-RETURNING bytes;
-
--- name: RelayBytes :one
-SELECT coalesce(sum(bytes), 0)::BIGINT AS total FROM relay_usage;
-
--- name: InsertRelayPayload :exec
-INSERT INTO relay_inbox (key, owner, size, payload, created_at) VALUES ($1, $2, $3, $4, $5);
-
--- name: NotifyRelay :exec
-SELECT pg_notify('keygate_relay', sqlc.arg(key)::TEXT);
+-- name: ForwardRelayPayload :one
+-- Stores one forwarded payload in one statement (one round trip): a late
+-- payload (the key's stream ended and it does not open a turn) is not
+-- stored; otherwise the owner's total is raised unless that would pass
+-- max_owner (the owner's row stays locked to the end of the statement, so
+-- one owner's forwards check their bound one after another) or everyone's
+-- would pass max_all; then the payload is inserted and its key notified.
+WITH state AS (
+    SELECT (sqlc.arg(opens)::BOOLEAN
+        OR NOT coalesce((SELECT l.ended FROM relay_leases l WHERE l.key = sqlc.arg(key)), false))::BOOLEAN AS live,
+        coalesce((SELECT u.bytes FROM relay_usage u WHERE u.owner = sqlc.arg(owner)), 0)::BIGINT AS mine,
+        coalesce((SELECT sum(u.bytes) FROM relay_usage u), 0)::BIGINT AS total
+), reserved AS (
+    INSERT INTO relay_usage AS u (owner, bytes)
+    SELECT sqlc.arg(owner), sqlc.arg(size)::BIGINT FROM state
+    WHERE state.live AND state.total + sqlc.arg(size)::BIGINT <= sqlc.arg(max_all)::BIGINT
+      AND sqlc.arg(size)::BIGINT <= sqlc.arg(max_owner)::BIGINT
+    ON CONFLICT (owner) DO UPDATE SET bytes = u.bytes + EXCLUDED.bytes
+    WHERE u.bytes + EXCLUDED.bytes <= sqlc.arg(max_owner)::BIGINT
+    RETURNING u.bytes
+), stored AS (
+    INSERT INTO relay_inbox (key, owner, size, payload, created_at, opens)
+    SELECT sqlc.arg(key), sqlc.arg(owner), sqlc.arg(size)::BIGINT, sqlc.arg(payload)::BYTEA, now(), sqlc.arg(opens)::BOOLEAN
+    FROM reserved
+    RETURNING seq
+), opened AS (
+    UPDATE relay_leases l SET ended = false
+    WHERE l.key = sqlc.arg(key) AND l.ended AND sqlc.arg(opens)::BOOLEAN AND EXISTS (SELECT 1 FROM stored)
+), notified AS (
+    SELECT pg_notify('keygate_relay', sqlc.arg(key)::TEXT) AS n FROM stored
+)
+SELECT state.live, state.mine, state.total,
+    (SELECT count(*) FROM notified)::BIGINT AS stored
+FROM state;
 
 -- name: TakeRelayPayloads :many
+-- Takes key's waiting payloads for the lease token holds, nothing once
+-- the lease is stale.
 WITH taken AS (
     DELETE FROM relay_inbox
-    WHERE seq IN (SELECT r.seq FROM relay_inbox r WHERE r.key = $1 ORDER BY r.seq FOR UPDATE SKIP LOCKED)
+    WHERE seq IN (
+        SELECT r.seq FROM relay_inbox r
+        WHERE r.key = sqlc.arg(key) AND EXISTS (
+            SELECT 1 FROM relay_leases l
+            WHERE l.key = sqlc.arg(key) AND l.token = sqlc.arg(token) AND l.held AND l.expires_at > now())
+        ORDER BY r.seq FOR UPDATE SKIP LOCKED)
     RETURNING seq, payload, owner, size
 ), freed AS (
     UPDATE relay_usage u SET bytes = u.bytes - t.total
@@ -40,3 +65,84 @@ SELECT count(*) AS dropped FROM dropped;
 
 -- name: DropEmptyRelayUsage :exec
 DELETE FROM relay_usage WHERE bytes <= 0;
+
+-- name: AcquireRelayLease :one
+-- Takes key's lease for holder unless another unexpired lease holds it;
+-- no row then. The token comes from one sequence, so it grows across every
+-- lease of the key, swept rows included.
+INSERT INTO relay_leases AS l (key, token, holder, held, expires_at)
+VALUES (sqlc.arg(key), nextval('relay_lease_tokens'), sqlc.arg(holder), true, now() + make_interval(secs => sqlc.arg(ttl)::FLOAT8))
+ON CONFLICT (key) DO UPDATE SET token = EXCLUDED.token, holder = EXCLUDED.holder, held = true,
+    expires_at = EXCLUDED.expires_at, watched_until = '-infinity', released_at = NULL
+WHERE NOT l.held OR l.expires_at <= now()
+RETURNING l.token, l.ended;
+
+-- name: RenewRelayLeases :many
+-- Renews the leases still held by their tokens; a lease left out of the
+-- result is lost.
+UPDATE relay_leases l SET expires_at = now() + make_interval(secs => sqlc.arg(ttl)::FLOAT8)
+FROM (SELECT unnest(sqlc.arg(keys)::TEXT[]) AS key, unnest(sqlc.arg(tokens)::BIGINT[]) AS token) r
+WHERE l.key = r.key AND l.token = r.token AND l.held AND l.expires_at > now()
+RETURNING l.key, (l.watched_until > now())::BOOLEAN AS watched;
+
+-- name: ReleaseRelayLease :exec
+-- Ends a lease; with ended, payloads waiting for the key that do not open
+-- a turn are dropped as late.
+WITH released AS (
+    UPDATE relay_leases l SET held = false, ended = sqlc.arg(ended)::BOOLEAN, released_at = now()
+    WHERE l.key = sqlc.arg(key) AND l.token = sqlc.arg(token) AND l.held
+    RETURNING l.key
+), dropped AS (
+    DELETE FROM relay_inbox i
+    WHERE sqlc.arg(ended)::BOOLEAN AND NOT i.opens AND i.key IN (SELECT key FROM released)
+    RETURNING owner, size
+)
+UPDATE relay_usage u SET bytes = u.bytes - t.total
+FROM (SELECT owner, sum(size)::BIGINT AS total FROM dropped GROUP BY owner) t
+WHERE u.owner = t.owner;
+
+-- name: OpenRelayLease :exec
+UPDATE relay_leases SET ended = false WHERE key = $1 AND token = $2 AND held;
+
+-- name: PublishRelayOutput :execrows
+-- Appends frames to the output of key's lease token, only while that lease
+-- holds the key (fencing).
+INSERT INTO relay_output (key, token, seq, frame, is_end, created_at)
+SELECT sqlc.arg(key), sqlc.arg(token)::BIGINT, o.seq, o.frame, o.is_end, now()
+FROM (SELECT unnest(sqlc.arg(seqs)::BIGINT[]) AS seq, unnest(sqlc.arg(frames)::BYTEA[]) AS frame,
+    unnest(sqlc.arg(ends)::BOOLEAN[]) AS is_end) o
+WHERE EXISTS (
+    SELECT 1 FROM relay_leases l
+    WHERE l.key = sqlc.arg(key) AND l.token = sqlc.arg(token)::BIGINT AND l.held AND l.expires_at > now())
+ON CONFLICT DO NOTHING;
+
+-- name: WatchRelayLease :one
+-- A follower's read: marks the key watched for ttl while it is held and
+-- says which lease's output to read.
+UPDATE relay_leases l SET watched_until = CASE WHEN l.held AND l.expires_at > now()
+    THEN now() + make_interval(secs => sqlc.arg(ttl)::FLOAT8) ELSE l.watched_until END
+WHERE l.key = sqlc.arg(key)
+RETURNING l.token, (l.held AND l.expires_at > now())::BOOLEAN AS held;
+
+-- name: RelayOutputAfter :many
+SELECT seq, frame, is_end FROM relay_output
+WHERE key = sqlc.arg(key) AND token = sqlc.arg(token) AND seq > sqlc.arg(after)
+ORDER BY seq LIMIT sqlc.arg(max_frames);
+
+-- name: DropRelayOutput :exec
+-- Output of leases that are over: replaced by a newer lease, released or
+-- expired before the cutoff, or whose lease row is gone. A held lease's
+-- output stays whole, however old: a follower replays it from the start.
+DELETE FROM relay_output o
+WHERE NOT EXISTS (SELECT 1 FROM relay_leases l WHERE l.key = o.key)
+   OR EXISTS (SELECT 1 FROM relay_leases l WHERE l.key = o.key AND (l.token > o.token
+       OR ((NOT l.held OR l.expires_at <= now()) AND coalesce(l.released_at, l.expires_at) < sqlc.arg(cutoff)::TIMESTAMPTZ)));
+
+-- name: DropIdleRelayLeases :exec
+-- Leases released or expired before the cutoff; their tokens stay used.
+DELETE FROM relay_leases l
+WHERE (NOT l.held OR l.expires_at <= now()) AND coalesce(l.released_at, l.expires_at) < sqlc.arg(cutoff)::TIMESTAMPTZ;
+
+-- name: NotifyRelayWatch :exec
+-- Tells the key's holder at once that a follower reads its output.
+SELECT pg_notify('keygate_relay', 'watch ' || sqlc.arg(key)::TEXT);

@@ -1,0 +1,96 @@
+package transport
+
+import (
+	"context"
+)
+
+// What a replica needs of the registry to share its runs with the others
+// (package bidi's Replicas): whether a request id's transport lives here,
+// a tap that publishes its output, a count for subscribers served by
+// another replica, giving a run up, and draining before shutdown.
+
+// Live returns a channel closed when the caller's live transport of the
+// request id ends, or nil when there is none (none yet, ended, or another
+// caller's).
+func (r *Registry) Live(ctx context.Context, requestID string) <-chan struct{} {
+	who := callerOf(ctx)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t := r.transports[requestID]
+	if t == nil || t.isEnded() || !t.owner.is(who) {
+		return nil
+	}
+	return t.exited
+}
+
+// Tap reads the caller's live transport of the request id from its first
+// frame, without heartbeats and without counting as a subscriber (the
+// run is orphaned as if it were not there); nil when there is none. The
+// caller must Close it.
+func (r *Registry) Tap(ctx context.Context, requestID string) *Subscription {
+	who := callerOf(ctx)
+	r.mu.Lock()
+	t := r.transports[requestID]
+	r.mu.Unlock()
+	if t == nil || t.isEnded() || !t.owner.is(who) {
+		return nil
+	}
+	s := t.out.subscribe(t, t.reg.cfg.Heartbeat, func() {})
+	s.quiet = true
+	return s
+}
+
+// Watch counts one subscriber on the caller's live transport of the
+// request id until detach is called: a RunSSE served from another replica,
+// so that the run is not orphaned while it lasts. ok is false when there is
+// no such transport.
+func (r *Registry) Watch(ctx context.Context, requestID string) (detach func(), ok bool) {
+	who := callerOf(ctx)
+	r.mu.Lock()
+	t := r.transports[requestID]
+	r.mu.Unlock()
+	if t == nil || t.isEnded() || !t.owner.is(who) {
+		return nil, false
+	}
+	s := t.subscribe()
+	return s.Close, true
+}
+
+// Abandon ends the caller's live transport of the request id because
+// another replica owns it now: a running turn is cancelled (cause
+// ErrAbandoned) and the stream ends with unavailable, so the client comes
+// back and resumes the run on the replica that owns it.
+func (r *Registry) Abandon(ctx context.Context, requestID string) {
+	who := callerOf(ctx)
+	r.mu.Lock()
+	t := r.transports[requestID]
+	r.mu.Unlock()
+	if t != nil && t.owner.is(who) {
+		t.push(event{kind: evAbandon})
+	}
+}
+
+// Drain prepares a shutdown: from now on no new turn starts here (an
+// opening append fails with ErrDraining), a lingering stream ends at once
+// and a running turn finishes before its stream ends. Drain returns once
+// every transport has ended, or with ctx's error.
+func (r *Registry) Drain(ctx context.Context) error {
+	r.mu.Lock()
+	r.draining = true
+	live := make([]*Transport, 0, len(r.transports))
+	for _, t := range r.transports {
+		live = append(live, t)
+	}
+	r.mu.Unlock()
+	for _, t := range live {
+		t.push(event{kind: evDrain})
+	}
+	for _, t := range live {
+		select {
+		case <-t.exited:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
