@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/http"
 	"sync"
+	"time"
 
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/proto"
@@ -27,6 +29,12 @@ type Client struct {
 	// RejectSets makes the client answer every KV SET with an error (a
 	// full or broken client store).
 	RejectSets bool
+	// AppendAttempts, when above 1, resends a BidiAppend that failed
+	// before the server answered (a connection reset by a replica that
+	// died, a balancer that cut it) up to that many times in all, as a
+	// client on a flaky network does; the seqno makes a resend that did
+	// arrive harmless. Errors the server answered are never resent.
+	AppendAttempts int
 	// OnMessage, when set, sees every server message that is not a KV
 	// request, in stream order, with a sender for replies on the same
 	// uplink. Exec execution against a workspace plugs in here.
@@ -90,10 +98,30 @@ func (c *Client) SendRaw(ctx context.Context, req *aiserverv1.BidiAppendRequest)
 		r.Header()[k] = vs
 	}
 	c.mu.Lock()
-	bidi := c.bidi
+	bidi, attempts := c.bidi, c.AppendAttempts
 	c.mu.Unlock()
-	_, err := bidi.BidiAppend(ctx, r)
-	return err
+	for i := 1; ; i++ {
+		_, err := bidi.BidiAppend(ctx, r)
+		if err == nil || i >= attempts || ctx.Err() != nil || !unanswered(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Duration(i) * 50 * time.Millisecond):
+		}
+	}
+}
+
+// unanswered reports whether err came from the network rather than from
+// the server: Connect reports a failed round trip as unavailable or
+// unknown without an HTTP status of its own.
+func unanswered(err error) bool {
+	var ce *connect.Error
+	if !errors.As(err, &ce) {
+		return true
+	}
+	return (ce.Code() == connect.CodeUnavailable || ce.Code() == connect.CodeUnknown) && len(ce.Meta()) == 0
 }
 
 // ResetSeqno makes the next automatic seqno 0 again, as the client does when
@@ -206,6 +234,6 @@ func (c *Client) WithRequestID(requestID string) *Client {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n := &Client{baseURL: c.baseURL, http: c.http, bidi: c.bidi, RequestID: requestID, Header: c.Header.Clone(),
-		OnMessage: c.OnMessage, kv: c.kv}
+		OnMessage: c.OnMessage, AppendAttempts: c.AppendAttempts, kv: c.kv}
 	return n
 }

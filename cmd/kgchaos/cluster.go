@@ -1,0 +1,307 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"keygate/adapters/ca"
+	"keygate/adapters/secret"
+	"keygate/app/config"
+)
+
+// Trusted-header sign-in of the harness: it plays the authenticating proxy
+// in front of the console to create the model and the members' tokens.
+const (
+	userHeader   = "X-Chaos-User"
+	groupsHeader = "X-Chaos-Groups"
+	adminGroup   = "chaos-admins"
+)
+
+// ErrNotReady means a replica did not answer /readyz 200 in time.
+var ErrNotReady = errors.New("replica not ready")
+
+// build compiles the real keygate binary into dir, as a deployment ships it.
+func build(ctx context.Context, dir string) (string, error) {
+	bin := filepath.Join(dir, "keygate")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/keygate")
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("go build ./cmd/keygate: %w", err)
+	}
+	return bin, nil
+}
+
+// replica is one `keygate serve` process; its ports stay the same across
+// restarts, as a pod's do behind a service.
+type replica struct {
+	n              int
+	console, proxy string
+	dataDir        string
+	log            *os.File
+
+	mu   sync.Mutex
+	cmd  *exec.Cmd
+	done chan struct{}
+	up   bool
+}
+
+// cluster is the replicas on one database, sharing one secret key and one
+// company CA, and what the harness needs to reach them.
+type cluster struct {
+	bin      string
+	env      []string
+	replicas []*replica
+	caPool   *ca.Authority
+}
+
+// newCluster writes the company CA and the shared key, and picks each
+// replica's ports and data directory under dir.
+func newCluster(bin, dir, dsn, providerAddr string, n int) (*cluster, error) {
+	root, keyPEM, err := ca.Generate(time.Now(), "kgchaos company root")
+	if err != nil {
+		return nil, fmt.Errorf("generate company ca: %w", err)
+	}
+	caCert, caKey := filepath.Join(dir, "ca.crt"), filepath.Join(dir, "ca.key")
+	if err := os.WriteFile(caCert, root.CertPEM(), 0o600); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(caKey, keyPEM, 0o600); err != nil {
+		return nil, err
+	}
+	key := make([]byte, secret.KeySize)
+	if _, err := rand.Read(key); err != nil {
+		return nil, err
+	}
+	c := &cluster{bin: bin, caPool: root, env: append(os.Environ(),
+		config.EnvDatabaseURL+"="+dsn,
+		config.EnvSecretKey+"="+secret.EncodeKey(key),
+		config.EnvCACert+"="+caCert, config.EnvCAKey+"="+caKey,
+		config.EnvAuthMode+"=header", config.EnvAuthUserHeader+"="+userHeader, config.EnvAuthGroupsHeader+"="+groupsHeader,
+		config.EnvAuthTrustedProxies+"=127.0.0.1/32", config.EnvAuthAdminGroups+"="+adminGroup,
+		// The fake provider is on loopback, which company mode refuses
+		// unless allow-listed; Cursor's own service is never reached.
+		config.EnvEgressAllow+"="+providerAddr,
+		config.EnvOutboundProxy+"=http://127.0.0.1:1",
+		config.EnvLogFormat+"=json", config.EnvLogLevel+"=warn",
+	)}
+	for i := range n {
+		r := &replica{n: i, dataDir: filepath.Join(dir, fmt.Sprintf("replica-%d", i))}
+		if r.console, err = freeAddr(); err != nil {
+			return nil, err
+		}
+		if r.proxy, err = freeAddr(); err != nil {
+			return nil, err
+		}
+		if r.log, err = os.Create(filepath.Join(dir, fmt.Sprintf("replica-%d.log", i))); err != nil {
+			return nil, err
+		}
+		c.replicas = append(c.replicas, r)
+	}
+	return c, nil
+}
+
+// freeAddr is a loopback address nothing listens on yet.
+func freeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+// start runs replica r and waits until its /readyz answers 200.
+func (c *cluster) start(ctx context.Context, r *replica) error {
+	cmd := exec.Command(c.bin, "serve", "--listen", r.console, "--proxy-listen", r.proxy, "--data-dir", r.dataDir)
+	cmd.Env = c.env
+	cmd.Stdout, cmd.Stderr = r.log, r.log
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start replica %d: %w", r.n, err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	r.mu.Lock()
+	r.cmd, r.done = cmd, done
+	r.mu.Unlock()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-done:
+			return fmt.Errorf("replica %d exited at start (see %s): %w", r.n, r.log.Name(), ErrNotReady)
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		if readyz(r.console) == http.StatusOK {
+			r.mu.Lock()
+			r.up = true
+			r.mu.Unlock()
+			return nil
+		}
+	}
+	return fmt.Errorf("replica %d: %w after 30 s (see %s)", r.n, ErrNotReady, r.log.Name())
+}
+
+func readyz(addr string) int {
+	hc := http.Client{Timeout: time.Second}
+	resp, err := hc.Get("http://" + addr + "/readyz")
+	if err != nil {
+		return 0
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	_ = resp.Body.Close()
+	return resp.StatusCode
+}
+
+// kill ends replica r with SIGKILL, as the OOM killer or a node loss does,
+// and waits for the process to be gone.
+func (c *cluster) kill(r *replica) {
+	r.mu.Lock()
+	cmd, done := r.cmd, r.done
+	r.up = false
+	r.mu.Unlock()
+	if cmd == nil {
+		return
+	}
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	<-done
+}
+
+func (r *replica) isUp() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.up
+}
+
+// stop kills every replica and closes their logs.
+func (c *cluster) stop() {
+	for _, r := range c.replicas {
+		c.kill(r)
+		_ = r.log.Close()
+	}
+}
+
+// panics counts the Go panics and fatal errors in the replicas' logs.
+func (c *cluster) panics() int {
+	n := 0
+	for _, r := range c.replicas {
+		b, err := os.ReadFile(r.log.Name())
+		if err != nil {
+			continue
+		}
+		n += strings.Count(string(b), "\npanic: ") + strings.Count(string(b), "fatal error: ")
+		if strings.HasPrefix(string(b), "panic: ") {
+			n++
+		}
+	}
+	return n
+}
+
+// balancer is a round-robin TCP balancer in front of the replicas'
+// proxies, as a company's load balancer in TCP mode is: each client
+// connection goes to the next replica that accepts it, so a turn's RunSSE
+// and its BidiAppends land on different replicas.
+type balancer struct {
+	ln    net.Listener
+	addrs []string
+	mu    sync.Mutex
+	next  int
+	conns map[net.Conn]struct{}
+	wg    sync.WaitGroup
+}
+
+func newBalancer(addrs []string) (*balancer, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("balancer: %w", err)
+	}
+	b := &balancer{ln: ln, addrs: addrs, conns: map[net.Conn]struct{}{}}
+	b.wg.Add(1)
+	go b.serve()
+	return b, nil
+}
+
+func (b *balancer) addr() string { return b.ln.Addr().String() }
+
+func (b *balancer) serve() {
+	defer b.wg.Done()
+	for {
+		in, err := b.ln.Accept()
+		if err != nil {
+			return
+		}
+		b.wg.Add(1)
+		go func() {
+			defer b.wg.Done()
+			b.pipe(in)
+		}()
+	}
+}
+
+// pipe connects in to the next replica that answers the dial (a dead one
+// refuses at once, as a health-checked pool would skip it) and copies both
+// ways until either side closes.
+func (b *balancer) pipe(in net.Conn) {
+	defer in.Close()
+	var out net.Conn
+	for range b.addrs {
+		b.mu.Lock()
+		addr := b.addrs[b.next%len(b.addrs)]
+		b.next++
+		b.mu.Unlock()
+		c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+		if err == nil {
+			out = c
+			break
+		}
+	}
+	if out == nil {
+		return
+	}
+	defer out.Close()
+	b.track(in, out, true)
+	defer b.track(in, out, false)
+	// Either side ending ends both: a replica that died resets the
+	// client's connection, as a TCP balancer does.
+	done := make(chan struct{}, 2)
+	go func() { _, _ = io.Copy(out, in); done <- struct{}{} }()
+	go func() { _, _ = io.Copy(in, out); done <- struct{}{} }()
+	<-done
+	_ = in.Close()
+	_ = out.Close()
+	<-done
+}
+
+func (b *balancer) track(in, out net.Conn, add bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if add {
+		b.conns[in], b.conns[out] = struct{}{}, struct{}{}
+		return
+	}
+	delete(b.conns, in)
+	delete(b.conns, out)
+}
+
+// close stops accepting and cuts every open connection.
+func (b *balancer) close() {
+	_ = b.ln.Close()
+	b.mu.Lock()
+	for c := range b.conns {
+		_ = c.Close()
+	}
+	b.mu.Unlock()
+	b.wg.Wait()
+}

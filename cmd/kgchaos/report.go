@@ -1,0 +1,186 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+)
+
+// report is what one soak measured.
+type report struct {
+	Settings          settings
+	Machine           string
+	Source            string
+	Started           time.Time
+	Soaked, Took      time.Duration
+	Kills, Restarts   int
+	Panics            int
+	Turns, Completed  int
+	Resumed, GivenUp  int
+	Dropped           int
+	Conversations     int
+	Calls, Finished   int
+	Repeated          []roundKey
+	UnknownCalls      int
+	Added             []time.Duration
+	Errors            map[string]int
+	Store             findings
+	Checkpoints       findings
+	Commit, GoVersion string
+}
+
+// collect counts the clients' turns, the provider's calls and the errors.
+func (r *report) collect(convs []*convRecord, prov *provider, errs *tally) {
+	for _, c := range convs {
+		if len(c.turns) > 0 {
+			r.Conversations++
+		}
+		for _, t := range c.turns {
+			r.Turns++
+			if t.completed {
+				r.Completed++
+				if t.resumes > 0 {
+					r.Resumed++
+				} else if t.added > 0 {
+					r.Added = append(r.Added, t.added)
+				}
+			} else {
+				r.GivenUp++
+			}
+			if t.dropped {
+				r.Dropped++
+			}
+		}
+	}
+	r.Calls, r.Finished, r.Repeated, r.UnknownCalls = prov.stats()
+	r.Errors = errs.snapshot()
+	slices.Sort(r.Added)
+	r.GoVersion = runtime.Version()
+	if out, err := exec.Command("git", "describe", "--always", "--dirty").Output(); err == nil {
+		r.Commit = strings.TrimSpace(string(out))
+	}
+}
+
+// violations are the hard failures (see the package doc): what the
+// harness itself could not do, and invariants main already keeps under
+// these faults.
+func (r *report) violations() []string {
+	var v []string
+	if r.Turns == 0 || r.Completed == 0 {
+		v = append(v, "no turn completed: the harness or the stack is broken")
+	}
+	if r.Panics > 0 {
+		v = append(v, fmt.Sprintf("%d panics in the replicas' logs", r.Panics))
+	}
+	if r.UnknownCalls > 0 {
+		v = append(v, fmt.Sprintf("%d provider requests without a turn marker", r.UnknownCalls))
+	}
+	if r.Store.Duplicated > 0 {
+		v = append(v, fmt.Sprintf("%d duplicated messages in the stored conversations", r.Store.Duplicated))
+	}
+	return v
+}
+
+func percentile(d []time.Duration, p float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	i := int(float64(len(d)-1) * p)
+	return d[i]
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond)) }
+
+func (r *report) markdown() string {
+	var b strings.Builder
+	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+	s := r.Settings
+	form := "long"
+	if s.Short {
+		form = "short (CI)"
+	}
+	w("## Soak and chaos: %s form, %s\n\n", form, r.Started.Format("2006-01-02 15:04 UTC"))
+	w("Machine: %s; %s; commit %s. Database: a fresh one on %s.\n\n", r.Machine, r.GoVersion, r.Commit, r.Source)
+	w("Settings: %d replicas of the built `keygate serve` in company mode (trusted-header sign-in, gateway tokens, "+
+		"company CA and shared key) behind the harness's round-robin TCP balancer; %d members; %s of new turns "+
+		"(took %s in all, %s with the checks); a replica SIGKILLed about every %s and restarted %s later; %.0f%% of turns "+
+		"have their RunSSE cut mid-turn; %d turns per conversation, each with 1 or 2 Read rounds; the fake provider "+
+		"streams %d pieces %s apart; turn timeout %s; seed %d.\n\n",
+		s.Replicas, s.Clients, s.Duration, r.Soaked.Round(time.Second), r.Took.Round(time.Second), s.KillEvery, s.RestartAfter,
+		s.DropProbability*100, s.TurnsPerConversation, s.Tokens, s.TokenInterval, s.TurnTimeout, s.Seed)
+	w("| Measure | Value |\n|---|---|\n")
+	w("| replicas killed / restarted | %d / %d |\n", r.Kills, r.Restarts)
+	w("| conversations | %d |\n", r.Conversations)
+	w("| turns started | %d |\n", r.Turns)
+	w("| turns completed | %d |\n", r.Completed)
+	w("| of which after a reconnect or resume | %d |\n", r.Resumed)
+	w("| turns given up (no turn_ended within the timeout) | %d |\n", r.GivenUp)
+	w("| turns whose RunSSE the harness cut | %d |\n", r.Dropped)
+	w("| messages lost, stored conversations | %d |\n", r.Store.Lost)
+	w("| messages duplicated, stored conversations | %d |\n", r.Store.Duplicated)
+	w("| conversations missing from the store | %d |\n", r.Store.Missing)
+	w("| messages lost, clients' checkpoints | %d |\n", r.Checkpoints.Lost)
+	w("| messages duplicated, clients' checkpoints | %d |\n", r.Checkpoints.Duplicated)
+	w("| model calls / finished | %d / %d |\n", r.Calls, r.Finished)
+	w("| model calls repeated (a round sampled again after its call finished) | %d |\n", len(r.Repeated))
+	w("| added latency p50 / p99 / max (%d turns completed on their first stream) | %s / %s / %s |\n",
+		len(r.Added), ms(percentile(r.Added, 0.5)), ms(percentile(r.Added, 0.99)), ms(percentile(r.Added, 1)))
+	w("| panics in the replicas' logs | %d |\n\n", r.Panics)
+	if len(r.Errors) > 0 {
+		w("Errors by kind (a turn may count several):\n\n| Kind | Count |\n|---|---|\n")
+		kinds := make([]string, 0, len(r.Errors))
+		for k := range r.Errors {
+			kinds = append(kinds, k)
+		}
+		slices.SortFunc(kinds, func(a, b string) int { return r.Errors[b] - r.Errors[a] })
+		for _, k := range kinds {
+			w("| %s | %d |\n", k, r.Errors[k])
+		}
+		w("\n")
+	}
+	examples := append(append([]string(nil), r.Store.Examples...), r.Checkpoints.Examples...)
+	for i, k := range r.Repeated {
+		if i == 4 {
+			break
+		}
+		examples = append(examples, fmt.Sprintf("provider: %s t%d round %d sampled again after its call finished", k.conv, k.turn, k.round))
+	}
+	if len(examples) > 0 {
+		w("Examples:\n\n")
+		for _, e := range examples {
+			w("- %s\n", e)
+		}
+		w("\n")
+	}
+	if v := r.violations(); len(v) > 0 {
+		w("Hard failures: %s.\n\n", strings.Join(v, "; "))
+	} else {
+		w("Hard failures: none.\n\n")
+	}
+	return b.String()
+}
+
+// describeMachine names the CPU, its cores and the memory.
+func describeMachine() string {
+	model := "unknown CPU"
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				model = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	mem := ""
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		var kb int64
+		if _, err := fmt.Sscanf(string(b), "MemTotal: %d kB", &kb); err == nil {
+			mem = fmt.Sprintf(", %.1f GiB RAM", float64(kb)/(1<<20))
+		}
+	}
+	return fmt.Sprintf("%s, %d cores%s, %s/%s", model, runtime.NumCPU(), mem, runtime.GOOS, runtime.GOARCH)
+}
