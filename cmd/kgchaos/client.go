@@ -39,6 +39,8 @@ type turnRecord struct {
 	resumes int
 	// dropped: the harness cut the client's stream during the turn.
 	dropped bool
+	// failures are what broke each attempt, in order.
+	failures []string
 	// added is the turn's time beyond the provider's streaming, for turns
 	// that completed on their first stream.
 	added time.Duration
@@ -161,6 +163,7 @@ func (m *member) turn(conv *convRecord, rec *turnRecord) {
 		return
 	}
 	rec.dropped = outcome == "dropped by the harness"
+	rec.failures = append(rec.failures, outcome)
 	m.errs.add(outcome)
 	for rec.resumes < 6 && ctx.Err() == nil {
 		rec.resumes++
@@ -170,6 +173,7 @@ func (m *member) turn(conv *convRecord, rec *turnRecord) {
 				rec.completed = true
 				return
 			}
+			rec.failures = append(rec.failures, "reconnect: "+outcome)
 			m.errs.add("reconnect: " + outcome)
 			continue
 		}
@@ -179,6 +183,7 @@ func (m *member) turn(conv *convRecord, rec *turnRecord) {
 			rec.completed = true
 			return
 		}
+		rec.failures = append(rec.failures, "resume: "+outcome)
 		m.errs.add("resume: " + outcome)
 	}
 	m.errs.add("turn given up")

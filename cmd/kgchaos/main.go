@@ -47,7 +47,7 @@ func main() {
 	flag.DurationVar(&s.TokenInterval, "token-interval", 25*time.Millisecond, "the fake provider's pace between pieces")
 	flag.DurationVar(&s.TurnTimeout, "turn-timeout", 90*time.Second, "a turn not completed by then (resumes included) is given up")
 	flag.BoolVar(&s.Short, "short", false, "the CI form: 20 s, 4 clients, a kill every 8 s, 25 s turn timeout (flags given explicitly still win)")
-	out := flag.String("out", "", "markdown file the report is written to (empty: standard output only)")
+	out := flag.String("out", "", "markdown file whose generated section (between the kgchaos markers, else appended) the report replaces; empty: standard output only")
 	flag.Parse()
 	if s.Short {
 		explicit := map[string]bool{}
@@ -71,7 +71,7 @@ func main() {
 		text := r.markdown()
 		fmt.Print(text)
 		if *out != "" {
-			if werr := os.WriteFile(*out, []byte(text), 0o644); werr != nil {
+			if werr := writeSection(*out, text); werr != nil {
 				err = errors.Join(err, werr)
 			}
 		}
@@ -92,7 +92,9 @@ func main() {
 func execute(s settings) (*report, error) {
 	ctx := context.Background()
 	started := time.Now()
-	step := func(what string) { fmt.Fprintf(os.Stderr, "kgchaos: %s (%.1fs)\n", what, time.Since(started).Seconds()) }
+	step := func(what string) {
+		fmt.Fprintf(os.Stderr, "kgchaos: %s (%.1fs)\n", what, time.Since(started).Seconds())
+	}
 	dir, err := os.MkdirTemp("", "kgchaos-")
 	if err != nil {
 		return nil, err
@@ -117,6 +119,14 @@ func execute(s settings) (*report, error) {
 		return nil, err
 	}
 	defer cl.stop()
+	// The soak stops by itself; this bounds it should a turn or a replica
+	// hang the harness itself.
+	watchdog := time.AfterFunc(s.Duration+s.TurnTimeout+2*time.Minute, func() {
+		fmt.Fprintln(os.Stderr, "kgchaos: the soak overran its bound; killing the replicas")
+		cl.stop()
+		os.Exit(2)
+	})
+	defer watchdog.Stop()
 	step(fmt.Sprintf("starting %d replicas on %s", s.Replicas, db.Source))
 	for _, r := range cl.replicas {
 		if err := cl.start(ctx, r); err != nil {

@@ -25,6 +25,8 @@ type report struct {
 	Conversations     int
 	Calls, Finished   int
 	Repeated          []roundKey
+	// failures are each turn's failed attempts, to explain its findings.
+	failures map[roundKey][]string
 	UnknownCalls      int
 	Added             []time.Duration
 	Errors            map[string]int
@@ -40,6 +42,10 @@ func (r *report) collect(convs []*convRecord, prov *provider, errs *tally) {
 			r.Conversations++
 		}
 		for _, t := range c.turns {
+			if r.failures == nil {
+				r.failures = map[roundKey][]string{}
+			}
+			r.failures[roundKey{conv: c.id, turn: t.n}] = t.failures
 			r.Turns++
 			if t.completed {
 				r.Completed++
@@ -147,7 +153,11 @@ func (r *report) markdown() string {
 		if i == 4 {
 			break
 		}
-		examples = append(examples, fmt.Sprintf("provider: %s t%d round %d sampled again after its call finished", k.conv, k.turn, k.round))
+		why := strings.Join(r.failures[roundKey{conv: k.conv, turn: k.turn}], ", then ")
+		if why == "" {
+			why = "no failure the client saw"
+		}
+		examples = append(examples, fmt.Sprintf("provider: %s t%d round %d sampled again after its call finished (the turn: %s)", k.conv, k.turn, k.round, why))
 	}
 	if len(examples) > 0 {
 		w("Examples:\n\n")
@@ -183,4 +193,32 @@ func describeMachine() string {
 		}
 	}
 	return fmt.Sprintf("%s, %d cores%s, %s/%s", model, runtime.NumCPU(), mem, runtime.GOOS, runtime.GOARCH)
+}
+
+// The generated section of the report file lies between these lines; the
+// rest of the file is written by hand.
+const (
+	sectionBegin = "<!-- kgchaos: generated section, replaced by each run of task chaos -->"
+	sectionEnd   = "<!-- kgchaos: end of generated section -->"
+)
+
+// writeSection replaces the generated section of path with text, or
+// appends one when the file has none (creating the file if need be).
+func writeSection(path, text string) error {
+	old, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	section := sectionBegin + "\n\n" + text + sectionEnd + "\n"
+	doc := string(old)
+	begin, end := strings.Index(doc, sectionBegin), strings.Index(doc, sectionEnd)
+	switch {
+	case begin >= 0 && end > begin:
+		doc = doc[:begin] + section + strings.TrimPrefix(doc[end+len(sectionEnd):], "\n")
+	case doc == "":
+		doc = section
+	default:
+		doc = strings.TrimRight(doc, "\n") + "\n\n" + section
+	}
+	return os.WriteFile(path, []byte(doc), 0o644)
 }
