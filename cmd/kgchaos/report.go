@@ -12,21 +12,21 @@ import (
 
 // report is what one soak measured.
 type report struct {
-	Settings          settings
-	Machine           string
-	Source            string
-	Started           time.Time
-	Soaked, Took      time.Duration
-	Kills, Restarts   int
-	Panics            int
-	Turns, Completed  int
-	Resumed, GivenUp  int
-	Dropped           int
-	Conversations     int
-	Calls, Finished   int
-	Repeated          []roundKey
+	Settings         settings
+	Machine          string
+	Source           string
+	Started          time.Time
+	Soaked, Took     time.Duration
+	Kills, Restarts  int
+	Panics           int
+	Turns, Completed int
+	Resumed, GivenUp int
+	Dropped          int
+	Conversations    int
+	Calls, Finished  int
+	Repeated         []roundKey
 	// failures are each turn's failed attempts, to explain its findings.
-	failures map[roundKey][]string
+	failures          map[roundKey][]string
 	UnknownCalls      int
 	Added             []time.Duration
 	Errors            map[string]int
