@@ -167,16 +167,34 @@ func readyz(addr string) int {
 
 // kill ends replica r with SIGKILL, as the OOM killer or a node loss does,
 // and waits for the process to be gone.
-func (c *cluster) kill(r *replica) {
+func (c *cluster) kill(r *replica) { c.signal(r, syscall.SIGKILL, 0) }
+
+// terminate stops replica r as a rolling deploy does: SIGTERM, then
+// SIGKILL if it has not exited within grace. It reports whether the
+// process exited by itself.
+func (c *cluster) terminate(r *replica, grace time.Duration) bool {
+	return c.signal(r, syscall.SIGTERM, grace)
+}
+
+func (c *cluster) signal(r *replica, sig syscall.Signal, grace time.Duration) bool {
 	r.mu.Lock()
 	cmd, done := r.cmd, r.done
 	r.up = false
 	r.mu.Unlock()
 	if cmd == nil {
-		return
+		return true
 	}
-	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Process.Signal(sig)
+	if sig != syscall.SIGKILL {
+		select {
+		case <-done:
+			return true
+		case <-time.After(grace):
+			_ = cmd.Process.Signal(syscall.SIGKILL)
+		}
+	}
 	<-done
+	return false
 }
 
 func (r *replica) isUp() bool {
@@ -211,26 +229,71 @@ func (c *cluster) panics() int {
 
 // balancer is a round-robin TCP balancer in front of the replicas'
 // proxies, as a company's load balancer in TCP mode is: each client
-// connection goes to the next replica that accepts it, so a turn's RunSSE
-// and its BidiAppends land on different replicas.
+// connection goes to the next healthy replica that accepts it, so a turn's
+// RunSSE and its BidiAppends land on different replicas. Like a load
+// balancer's health check, it polls each replica's /readyz and sends new
+// connections only to those that answer 200 (to any, when none does).
 type balancer struct {
-	ln    net.Listener
-	addrs []string
-	mu    sync.Mutex
-	next  int
-	conns map[net.Conn]struct{}
-	wg    sync.WaitGroup
+	ln       net.Listener
+	replicas []*replica
+	mu       sync.Mutex
+	next     int
+	ready    []bool
+	conns    map[net.Conn]struct{}
+	wg       sync.WaitGroup
+	stop     chan struct{}
 }
 
-func newBalancer(addrs []string) (*balancer, error) {
+func newBalancer(replicas []*replica) (*balancer, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("balancer: %w", err)
 	}
-	b := &balancer{ln: ln, addrs: addrs, conns: map[net.Conn]struct{}{}}
-	b.wg.Add(1)
+	b := &balancer{ln: ln, replicas: replicas, ready: make([]bool, len(replicas)), conns: map[net.Conn]struct{}{}, stop: make(chan struct{})}
+	for i := range b.ready {
+		b.ready[i] = true
+	}
+	b.wg.Add(2)
 	go b.serve()
+	go b.check()
 	return b, nil
+}
+
+// check polls every replica's /readyz, as a load balancer's health check.
+func (b *balancer) check() {
+	defer b.wg.Done()
+	for {
+		select {
+		case <-b.stop:
+			return
+		case <-time.After(250 * time.Millisecond):
+		}
+		for i, r := range b.replicas {
+			ok := readyz(r.console) == http.StatusOK
+			b.mu.Lock()
+			b.ready[i] = ok
+			b.mu.Unlock()
+		}
+	}
+}
+
+// order is the replicas to try for the next connection: the healthy ones
+// from the round-robin position on, then the others.
+func (b *balancer) order() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	start := b.next
+	b.next++
+	var healthy, rest []string
+	for i := range b.replicas {
+		j := (start + i) % len(b.replicas)
+		if b.ready[j] {
+			healthy = append(healthy, b.replicas[j].proxy)
+		} else {
+			rest = append(rest, b.replicas[j].proxy)
+		}
+	}
+	return append(healthy, rest...)
 }
 
 func (b *balancer) addr() string { return b.ln.Addr().String() }
@@ -256,11 +319,7 @@ func (b *balancer) serve() {
 func (b *balancer) pipe(in net.Conn) {
 	defer in.Close()
 	var out net.Conn
-	for range b.addrs {
-		b.mu.Lock()
-		addr := b.addrs[b.next%len(b.addrs)]
-		b.next++
-		b.mu.Unlock()
+	for _, addr := range b.order() {
 		c, err := net.DialTimeout("tcp", addr, 2*time.Second)
 		if err == nil {
 			out = c
@@ -297,6 +356,7 @@ func (b *balancer) track(in, out net.Conn, add bool) {
 
 // close stops accepting and cuts every open connection.
 func (b *balancer) close() {
+	close(b.stop)
 	_ = b.ln.Close()
 	b.mu.Lock()
 	for c := range b.conns {

@@ -24,6 +24,7 @@ type settings struct {
 	Replicas, Clients    int
 	KillEvery            time.Duration
 	RestartAfter         time.Duration
+	TermShare            float64
 	DropProbability      float64
 	Seed                 uint64
 	TurnsPerConversation int
@@ -40,6 +41,7 @@ func main() {
 	flag.IntVar(&s.Clients, "clients", 8, "simulated members, each running conversations one turn after another")
 	flag.DurationVar(&s.KillEvery, "kill-every", 15*time.Second, "mean time between SIGKILLs of a random replica (0: none)")
 	flag.DurationVar(&s.RestartAfter, "restart-after", time.Second, "how long a killed replica stays down")
+	flag.Float64Var(&s.TermShare, "sigterm", 0.25, "share of the stops that are a rolling deploy's SIGTERM (SIGKILL after 30 s) rather than a SIGKILL")
 	flag.Float64Var(&s.DropProbability, "drop", 0.15, "share of turns whose RunSSE connection the harness cuts mid-turn")
 	seed := flag.Int64("seed", 0, "seed of the kills, drops and request ids (0: from the clock; printed in the report)")
 	flag.IntVar(&s.TurnsPerConversation, "turns", 4, "turns per conversation before a client starts another")
@@ -138,11 +140,7 @@ func execute(s settings) (*report, error) {
 	if err != nil {
 		return nil, err
 	}
-	var proxies []string
-	for _, r := range cl.replicas {
-		proxies = append(proxies, r.proxy)
-	}
-	lb, err := newBalancer(proxies)
+	lb, err := newBalancer(cl.replicas)
 	if err != nil {
 		return nil, err
 	}
@@ -197,6 +195,10 @@ func execute(s settings) (*report, error) {
 // tlsRoots is the company CA the members' machines trust.
 type tlsRoots struct{ pool *x509.CertPool }
 
+// termGrace is how long a SIGTERMed replica may take to exit before it is
+// killed, Kubernetes' default terminationGracePeriodSeconds.
+const termGrace = 30 * time.Second
+
 // chaos kills a random live replica with SIGKILL about every s.KillEvery
 // (uniformly between half and one and a half times), restarts it after
 // s.RestartAfter, until ctx ends; then every replica is up again.
@@ -214,8 +216,17 @@ func chaos(ctx context.Context, cl *cluster, s settings, rep *report) error {
 		case <-time.After(wait):
 		}
 		r := cl.replicas[rng.IntN(len(cl.replicas))]
-		cl.kill(r)
-		rep.Kills++
+		if rng.Float64() < s.TermShare {
+			// A rolling deploy: SIGTERM, and the orchestrator's grace
+			// period before SIGKILL.
+			rep.Terms++
+			if !cl.terminate(r, termGrace) {
+				rep.TermKilled++
+			}
+		} else {
+			cl.kill(r)
+			rep.Kills++
+		}
 		time.Sleep(s.RestartAfter)
 		if err := cl.start(context.Background(), r); err != nil {
 			return fmt.Errorf("restart after a kill: %w", err)

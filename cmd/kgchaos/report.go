@@ -12,19 +12,20 @@ import (
 
 // report is what one soak measured.
 type report struct {
-	Settings         settings
-	Machine          string
-	Source           string
-	Started          time.Time
-	Soaked, Took     time.Duration
-	Kills, Restarts  int
-	Panics           int
-	Turns, Completed int
-	Resumed, GivenUp int
-	Dropped          int
-	Conversations    int
-	Calls, Finished  int
-	Repeated         []roundKey
+	Settings          settings
+	Machine           string
+	Source            string
+	Started           time.Time
+	Soaked, Took      time.Duration
+	Kills, Restarts   int
+	Terms, TermKilled int
+	Panics            int
+	Turns, Completed  int
+	Resumed, GivenUp  int
+	Dropped           int
+	Conversations     int
+	Calls, Finished   int
+	Repeated          []roundKey
 	// failures are each turn's failed attempts, to explain its findings.
 	failures          map[roundKey][]string
 	UnknownCalls      int
@@ -88,6 +89,9 @@ func (r *report) violations() []string {
 	if r.Store.Duplicated > 0 {
 		v = append(v, fmt.Sprintf("%d duplicated messages in the stored conversations", r.Store.Duplicated))
 	}
+	if r.Store.Lost > 0 {
+		v = append(v, fmt.Sprintf("%d messages of completed turns missing from the stored conversations", r.Store.Lost))
+	}
 	return v
 }
 
@@ -113,13 +117,13 @@ func (r *report) markdown() string {
 	w("Machine: %s; %s; commit %s. Database: a fresh one on %s.\n\n", r.Machine, r.GoVersion, r.Commit, r.Source)
 	w("Settings: %d replicas of the built `keygate serve` in company mode (trusted-header sign-in, gateway tokens, "+
 		"company CA and shared key) behind the harness's round-robin TCP balancer; %d members; %s of new turns "+
-		"(took %s in all, %s with the checks); a replica SIGKILLed about every %s and restarted %s later; %.0f%% of turns "+
+		"(took %s in all, %s with the checks); a replica stopped about every %s (%.0f%% of the stops SIGTERM as in a rolling deploy, the others SIGKILL) and restarted %s later; %.0f%% of turns "+
 		"have their RunSSE cut mid-turn; %d turns per conversation, each with 1 or 2 Read rounds; the fake provider "+
 		"streams %d pieces %s apart; turn timeout %s; seed %d.\n\n",
-		s.Replicas, s.Clients, s.Duration, r.Soaked.Round(time.Second), r.Took.Round(time.Second), s.KillEvery, s.RestartAfter,
+		s.Replicas, s.Clients, s.Duration, r.Soaked.Round(time.Second), r.Took.Round(time.Second), s.KillEvery, s.TermShare*100, s.RestartAfter,
 		s.DropProbability*100, s.TurnsPerConversation, s.Tokens, s.TokenInterval, s.TurnTimeout, s.Seed)
 	w("| Measure | Value |\n|---|---|\n")
-	w("| replicas killed / restarted | %d / %d |\n", r.Kills, r.Restarts)
+	w("| replicas SIGKILLed / SIGTERMed (of which killed after the grace) / restarted | %d / %d (%d) / %d |\n", r.Kills, r.Terms, r.TermKilled, r.Restarts)
 	w("| conversations | %d |\n", r.Conversations)
 	w("| turns started | %d |\n", r.Turns)
 	w("| turns completed | %d |\n", r.Completed)
