@@ -41,6 +41,9 @@ type turnRecord struct {
 	dropped bool
 	// failures are what broke each attempt, in order.
 	failures []string
+	// recovery is the time from the first failure to turn_ended, for
+	// turns that completed after a reconnect or resume.
+	recovery time.Duration
 	// added is the turn's time beyond the provider's streaming, for turns
 	// that completed on their first stream.
 	added time.Duration
@@ -162,6 +165,12 @@ func (m *member) turn(conv *convRecord, rec *turnRecord) {
 		}
 		return
 	}
+	failed := time.Now()
+	defer func() {
+		if rec.completed {
+			rec.recovery = time.Since(failed)
+		}
+	}()
 	rec.dropped = outcome == "dropped by the harness"
 	rec.failures = append(rec.failures, outcome)
 	m.errs.add(outcome)

@@ -25,6 +25,7 @@ type settings struct {
 	KillEvery            time.Duration
 	RestartAfter         time.Duration
 	TermShare            float64
+	Keep                 bool
 	DropProbability      float64
 	Seed                 uint64
 	TurnsPerConversation int
@@ -49,6 +50,7 @@ func main() {
 	flag.DurationVar(&s.TokenInterval, "token-interval", 25*time.Millisecond, "the fake provider's pace between pieces")
 	flag.DurationVar(&s.TurnTimeout, "turn-timeout", 90*time.Second, "a turn not completed by then (resumes included) is given up")
 	flag.BoolVar(&s.Short, "short", false, "the CI form: 20 s, 4 clients, a kill every 8 s, 25 s turn timeout (flags given explicitly still win)")
+	flag.BoolVar(&s.Keep, "keep", false, "keep the work directory (the replicas' logs replica-N.log, their data directories, the clients' workspaces)")
 	out := flag.String("out", "", "markdown file whose generated section (between the kgchaos markers, else appended) the report replaces; empty: standard output only")
 	flag.Parse()
 	if s.Short {
@@ -101,7 +103,11 @@ func execute(s settings) (*report, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
+	if s.Keep {
+		fmt.Fprintf(os.Stderr, "kgchaos: keeping the replicas' logs and data in %s\n", dir)
+	} else {
+		defer os.RemoveAll(dir)
+	}
 
 	step("building keygate")
 	bin, err := build(ctx, dir)

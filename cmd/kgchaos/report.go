@@ -30,6 +30,7 @@ type report struct {
 	failures          map[roundKey][]string
 	UnknownCalls      int
 	Added             []time.Duration
+	Recovery          []time.Duration
 	Errors            map[string]int
 	Store             findings
 	Checkpoints       findings
@@ -52,6 +53,7 @@ func (r *report) collect(convs []*convRecord, prov *provider, errs *tally) {
 				r.Completed++
 				if t.resumes > 0 {
 					r.Resumed++
+					r.Recovery = append(r.Recovery, t.recovery)
 				} else if t.added > 0 {
 					r.Added = append(r.Added, t.added)
 				}
@@ -66,6 +68,7 @@ func (r *report) collect(convs []*convRecord, prov *provider, errs *tally) {
 	r.Calls, r.Finished, r.Repeated, r.UnknownCalls = prov.stats()
 	r.Errors = errs.snapshot()
 	slices.Sort(r.Added)
+	slices.Sort(r.Recovery)
 	r.GoVersion = runtime.Version()
 	if out, err := exec.Command("git", "describe", "--always", "--dirty").Output(); err == nil {
 		r.Commit = strings.TrimSpace(string(out))
@@ -93,6 +96,23 @@ func (r *report) violations() []string {
 		v = append(v, fmt.Sprintf("%d messages of completed turns missing from the stored conversations", r.Store.Lost))
 	}
 	return v
+}
+
+// writeCounts writes table rows, the largest count first.
+func writeCounts(w func(string, ...any), counts map[string]int) {
+	kinds := make([]string, 0, len(counts))
+	for k := range counts {
+		kinds = append(kinds, k)
+	}
+	slices.SortFunc(kinds, func(a, b string) int {
+		if d := counts[b] - counts[a]; d != 0 {
+			return d
+		}
+		return strings.Compare(a, b)
+	})
+	for _, k := range kinds {
+		w("| %s | %d |\n", k, counts[k])
+	}
 }
 
 func percentile(d []time.Duration, p float64) time.Duration {
@@ -139,17 +159,25 @@ func (r *report) markdown() string {
 	w("| model calls repeated (a round sampled again after its call finished) | %d |\n", len(r.Repeated))
 	w("| added latency p50 / p99 / max (%d turns completed on their first stream) | %s / %s / %s |\n",
 		len(r.Added), ms(percentile(r.Added, 0.5)), ms(percentile(r.Added, 0.99)), ms(percentile(r.Added, 1)))
+	w("| time to recover p50 / p99 / max (%d turns completed after a reconnect or resume: first failure to turn_ended) | %s / %s / %s |\n",
+		len(r.Recovery), ms(percentile(r.Recovery, 0.5)), ms(percentile(r.Recovery, 0.99)), ms(percentile(r.Recovery, 1)))
 	w("| panics in the replicas' logs | %d |\n\n", r.Panics)
+	if len(r.Repeated) > 0 {
+		causes := map[string]int{}
+		for _, k := range r.Repeated {
+			first := "no failure the client saw"
+			if f := r.failures[roundKey{conv: k.conv, turn: k.turn}]; len(f) > 0 {
+				first = f[0]
+			}
+			causes[first]++
+		}
+		w("Repeated model calls by what first broke their turn:\n\n| First failure | Repeated calls |\n|---|---|\n")
+		writeCounts(w, causes)
+		w("\n")
+	}
 	if len(r.Errors) > 0 {
 		w("Errors by kind (a turn may count several):\n\n| Kind | Count |\n|---|---|\n")
-		kinds := make([]string, 0, len(r.Errors))
-		for k := range r.Errors {
-			kinds = append(kinds, k)
-		}
-		slices.SortFunc(kinds, func(a, b string) int { return r.Errors[b] - r.Errors[a] })
-		for _, k := range kinds {
-			w("| %s | %d |\n", k, r.Errors[k])
-		}
+		writeCounts(w, r.Errors)
 		w("\n")
 	}
 	examples := append(append([]string(nil), r.Store.Examples...), r.Checkpoints.Examples...)
