@@ -32,10 +32,15 @@ const (
 // ErrNotReady means a replica did not answer /readyz 200 in time.
 var ErrNotReady = errors.New("replica not ready")
 
-// build compiles the real keygate binary into dir, as a deployment ships it.
-func build(ctx context.Context, dir string) (string, error) {
+// build compiles the real keygate binary into dir, as a deployment ships
+// it, or with the race detector.
+func build(ctx context.Context, dir string, race bool) (string, error) {
 	bin := filepath.Join(dir, "keygate")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/keygate")
+	args := []string{"build", "-o", bin}
+	if race {
+		args = append(args, "-race")
+	}
+	cmd := exec.CommandContext(ctx, "go", append(args, "./cmd/keygate")...)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
 		return "", fmt.Errorf("go build ./cmd/keygate: %w", err)
@@ -211,20 +216,19 @@ func (c *cluster) stop() {
 	}
 }
 
-// panics counts the Go panics and fatal errors in the replicas' logs.
-func (c *cluster) panics() int {
-	n := 0
+// panics counts the Go panics and fatal errors in the replicas' logs, and
+// the race detector's reports.
+func (c *cluster) panics() (panics, races int) {
 	for _, r := range c.replicas {
 		b, err := os.ReadFile(r.log.Name())
 		if err != nil {
 			continue
 		}
-		n += strings.Count(string(b), "\npanic: ") + strings.Count(string(b), "fatal error: ")
-		if strings.HasPrefix(string(b), "panic: ") {
-			n++
-		}
+		log := "\n" + string(b)
+		panics += strings.Count(log, "\npanic: ") + strings.Count(log, "\nfatal error: ")
+		races += strings.Count(log, "WARNING: DATA RACE")
 	}
-	return n
+	return panics, races
 }
 
 // balancer is a round-robin TCP balancer in front of the replicas'

@@ -25,8 +25,8 @@
 // The report is markdown on standard output (and -out FILE). The exit code
 // is 1 on hard failures only: the harness could not run (build, database,
 // a replica that does not start or restart), no turn completed, a panic in
-// a replica's log, a provider request the harness cannot place, or a
-// message lost or duplicated in the store. Main keeps those two under
+// a replica's log (or a data race, with -race), a provider request the
+// harness cannot place, or a message lost or duplicated in the store. Main keeps those two under
 // these faults by design: messages are stored once per id, and turn_ended
 // is sent only after the turn's last commit. Losses and duplicates in the
 // clients' checkpoints, repeated model calls and given-up turns are

@@ -26,6 +26,7 @@ type settings struct {
 	RestartAfter         time.Duration
 	TermShare            float64
 	Keep                 bool
+	Race                 bool
 	DropProbability      float64
 	Seed                 uint64
 	TurnsPerConversation int
@@ -50,6 +51,7 @@ func main() {
 	flag.DurationVar(&s.TokenInterval, "token-interval", 25*time.Millisecond, "the fake provider's pace between pieces")
 	flag.DurationVar(&s.TurnTimeout, "turn-timeout", 90*time.Second, "a turn not completed by then (resumes included) is given up")
 	flag.BoolVar(&s.Short, "short", false, "the CI form: 20 s, 4 clients, a kill every 8 s, 25 s turn timeout (flags given explicitly still win)")
+	flag.BoolVar(&s.Race, "race", false, "build keygate with the race detector; a data race in a replica's log is a hard failure")
 	flag.BoolVar(&s.Keep, "keep", false, "keep the work directory (the replicas' logs replica-N.log, their data directories, the clients' workspaces)")
 	out := flag.String("out", "", "markdown file whose generated section (between the kgchaos markers, else appended) the report replaces; empty: standard output only")
 	flag.Parse()
@@ -110,7 +112,7 @@ func execute(s settings) (*report, error) {
 	}
 
 	step("building keygate")
-	bin, err := build(ctx, dir)
+	bin, err := build(ctx, dir, s.Race)
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +193,7 @@ func execute(s settings) (*report, error) {
 		convs = append(convs, m.convs...)
 	}
 	rep.collect(convs, prov, errs)
-	rep.Panics = cl.panics()
+	rep.Panics, rep.Races = cl.panics()
 	rep.Checkpoints = checkCheckpoints(convs)
 	rep.Store, err = checkStore(ctx, db.DSN, convs)
 	rep.Took = time.Since(started)

@@ -19,7 +19,7 @@ type report struct {
 	Soaked, Took      time.Duration
 	Kills, Restarts   int
 	Terms, TermKilled int
-	Panics            int
+	Panics, Races     int
 	Turns, Completed  int
 	Resumed, GivenUp  int
 	Dropped           int
@@ -85,6 +85,9 @@ func (r *report) violations() []string {
 	}
 	if r.Panics > 0 {
 		v = append(v, fmt.Sprintf("%d panics in the replicas' logs", r.Panics))
+	}
+	if r.Races > 0 {
+		v = append(v, fmt.Sprintf("%d data races in the replicas' logs", r.Races))
 	}
 	if r.UnknownCalls > 0 {
 		v = append(v, fmt.Sprintf("%d provider requests without a turn marker", r.UnknownCalls))
@@ -161,7 +164,11 @@ func (r *report) markdown() string {
 		len(r.Added), ms(percentile(r.Added, 0.5)), ms(percentile(r.Added, 0.99)), ms(percentile(r.Added, 1)))
 	w("| time to recover p50 / p99 / max (%d turns completed after a reconnect or resume: first failure to turn_ended) | %s / %s / %s |\n",
 		len(r.Recovery), ms(percentile(r.Recovery, 0.5)), ms(percentile(r.Recovery, 0.99)), ms(percentile(r.Recovery, 1)))
-	w("| panics in the replicas' logs | %d |\n\n", r.Panics)
+	w("| panics in the replicas' logs | %d |\n", r.Panics)
+	if s.Race {
+		w("| data races in the replicas' logs (built with -race) | %d |\n", r.Races)
+	}
+	w("\n")
 	if len(r.Repeated) > 0 {
 		causes := map[string]int{}
 		for _, k := range r.Repeated {
