@@ -193,6 +193,9 @@ func execute(s settings) (*report, error) {
 		convs = append(convs, m.convs...)
 	}
 	rep.collect(convs, prov, errs)
+	if s.Keep {
+		prov.saveUnplaced(dir)
+	}
 	rep.Panics, rep.Races = cl.panics()
 	rep.Checkpoints = checkCheckpoints(convs)
 	rep.Store, err = checkStore(ctx, db.DSN, convs)

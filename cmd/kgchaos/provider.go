@@ -6,8 +6,11 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -66,6 +69,9 @@ type provider struct {
 	calls    []*call
 	repeated []roundKey
 	unknown  int
+	// unplaced keeps the first requests without a turn marker, for the
+	// report (their shape) and -keep (their bodies).
+	unplaced [][]byte
 }
 
 func newProvider(tokens int, interval time.Duration) *provider {
@@ -123,6 +129,9 @@ func (p *provider) serve(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		p.mu.Lock()
 		p.unknown++
+		if len(p.unplaced) < 5 {
+			p.unplaced = append(p.unplaced, body)
+		}
 		p.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)
@@ -216,4 +225,42 @@ func (p *provider) stats() (calls, finished int, repeated []roundKey, unknown in
 		}
 	}
 	return len(p.calls), finished, append([]roundKey(nil), p.repeated...), p.unknown
+}
+
+// unplacedShapes describes the requests the provider could not place on a
+// turn: the roles of their messages, each user message with a marker (M)
+// or without (u), and the marked turns the request still names anywhere.
+func (p *provider) unplacedShapes() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []string
+	for _, body := range p.unplaced {
+		var req chatRequest
+		if err := json.Unmarshal(body, &req); err != nil {
+			out = append(out, fmt.Sprintf("a body that is not a Chat Completions request (%d bytes)", len(body)))
+			continue
+		}
+		var roles []string
+		for _, m := range req.Messages {
+			r := m.Role
+			if r == "user" {
+				r = "u"
+				if marker.Match(m.Content) {
+					r = "M"
+				}
+			}
+			roles = append(roles, r)
+		}
+		out = append(out, fmt.Sprintf("%d messages [%s]", len(req.Messages), strings.Join(roles, " ")))
+	}
+	return out
+}
+
+// saveUnplaced writes the unplaced requests' bodies into dir.
+func (p *provider) saveUnplaced(dir string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i, body := range p.unplaced {
+		_ = os.WriteFile(filepath.Join(dir, fmt.Sprintf("unplaced-request-%d.json", i)), body, 0o600)
+	}
 }

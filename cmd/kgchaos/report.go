@@ -29,6 +29,7 @@ type report struct {
 	// failures are each turn's failed attempts, to explain its findings.
 	failures          map[roundKey][]string
 	UnknownCalls      int
+	Unplaced          []string
 	Added             []time.Duration
 	Recovery          []time.Duration
 	Errors            map[string]int
@@ -66,6 +67,7 @@ func (r *report) collect(convs []*convRecord, prov *provider, errs *tally) {
 		}
 	}
 	r.Calls, r.Finished, r.Repeated, r.UnknownCalls = prov.stats()
+	r.Unplaced = prov.unplacedShapes()
 	r.Errors = errs.snapshot()
 	slices.Sort(r.Added)
 	slices.Sort(r.Recovery)
@@ -197,6 +199,9 @@ func (r *report) markdown() string {
 			why = "no failure the client saw"
 		}
 		examples = append(examples, fmt.Sprintf("provider: %s t%d round %d sampled again after its call finished (the turn: %s)", k.conv, k.turn, k.round, why))
+	}
+	for _, u := range r.Unplaced {
+		examples = append(examples, "provider: a request without a turn marker: "+u)
 	}
 	if len(examples) > 0 {
 		w("Examples:\n\n")
