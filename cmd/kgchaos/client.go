@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -41,8 +42,9 @@ type turnRecord struct {
 	dropped bool
 	// failures are what broke each attempt, in order.
 	failures []string
-	// recovery is the time from the first failure to turn_ended, for
-	// turns that completed after a reconnect or resume.
+	// recovery is the time from the first failure to the first
+	// turn_ended the client received, for turns that completed after a
+	// reconnect or resume.
 	recovery time.Duration
 	// added is the turn's time beyond the provider's streaming, for turns
 	// that completed on their first stream.
@@ -105,7 +107,7 @@ type member struct {
 // newMember sets up the member's Cursor: http.proxy at the balancer with
 // the token as proxy password, trusting the company CA, and a workspace
 // holding notes.txt.
-func newMember(n int, run, model, balancer, token string, s *settings, roots *tlsRoots, dir string, prov *provider, errs *tally) (*member, error) {
+func newMember(n int, run, model, balancer, token string, s *settings, roots *x509.CertPool, dir string, prov *provider, errs *tally) (*member, error) {
 	root := filepath.Join(dir, fmt.Sprintf("workspace-%d", n))
 	if err := os.MkdirAll(root, 0o700); err != nil {
 		return nil, err
@@ -115,7 +117,7 @@ func newMember(n int, run, model, balancer, token string, s *settings, roots *tl
 	}
 	tr := &http.Transport{
 		Proxy:               http.ProxyURL(&url.URL{Scheme: "http", User: url.UserPassword("cursor", token), Host: balancer}),
-		TLSClientConfig:     &tls.Config{RootCAs: roots.pool, MinVersion: tls.VersionTLS12},
+		TLSClientConfig:     &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12},
 		MaxIdleConnsPerHost: 8,
 	}
 	return &member{n: n, run: run, model: model, hc: &http.Client{Transport: tr}, tr: tr,
@@ -149,7 +151,7 @@ func (m *member) turn(conv *convRecord, rec *turnRecord) {
 	ctx, cancel := context.WithTimeout(context.Background(), m.timeout)
 	defer cancel()
 	action := cursortest.UserMessageAction(fmt.Sprintf("%s-t%d", conv.id, rec.n), userText(conv.id, rec.n))
-	cl := m.window(conv, newRequestID(m.rng))
+	cl := conv.window.WithRequestID(newRequestID(m.rng))
 	ended := &endSeen{}
 	cl.OnMessage = ended.wrap(m.ws.Handle)
 	sent := time.Now()
@@ -167,8 +169,8 @@ func (m *member) turn(conv *convRecord, rec *turnRecord) {
 	}
 	failed := time.Now()
 	defer func() {
-		if rec.completed {
-			rec.recovery = time.Since(failed)
+		if rec.completed && !ended.at().IsZero() {
+			rec.recovery = ended.at().Sub(failed)
 		}
 	}()
 	rec.dropped = outcome == "dropped by the harness"
@@ -187,7 +189,8 @@ func (m *member) turn(conv *convRecord, rec *turnRecord) {
 			continue
 		}
 		time.Sleep(time.Duration(rec.resumes) * 200 * time.Millisecond)
-		rc := m.window(conv, newRequestID(m.rng))
+		rc := conv.window.WithRequestID(newRequestID(m.rng))
+		rc.OnMessage = ended.wrap(m.ws.Handle)
 		if outcome = m.attempt(ctx, rc, cursortest.Request(conv.id, m.model, cursortest.ResumeAction(), conv.window.Checkpoint()), 0); outcome == "" {
 			rec.completed = true
 			return
@@ -196,11 +199,6 @@ func (m *member) turn(conv *convRecord, rec *turnRecord) {
 		m.errs.add("resume: " + outcome)
 	}
 	m.errs.add("turn given up")
-}
-
-// window is a client of the conversation's window on a new request id.
-func (m *member) window(conv *convRecord, requestID string) *cursortest.Client {
-	return conv.window.WithRequestID(requestID)
 }
 
 // attempt opens RunSSE for cl's request id, sends first when not nil, and

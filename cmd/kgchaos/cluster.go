@@ -68,7 +68,9 @@ type cluster struct {
 	bin      string
 	env      []string
 	replicas []*replica
-	caPool   *ca.Authority
+	// ca is the company CA the replicas intercept with and the members'
+	// machines trust.
+	ca *ca.Authority
 }
 
 // newCluster writes the company CA and the shared key, and picks each
@@ -89,7 +91,7 @@ func newCluster(bin, dir, dsn, providerAddr string, n int) (*cluster, error) {
 	if _, err := rand.Read(key); err != nil {
 		return nil, err
 	}
-	c := &cluster{bin: bin, caPool: root, env: append(os.Environ(),
+	c := &cluster{bin: bin, ca: root, env: append(os.Environ(),
 		config.EnvDatabaseURL+"="+dsn,
 		config.EnvSecretKey+"="+secret.EncodeKey(key),
 		config.EnvCACert+"="+caCert, config.EnvCAKey+"="+caKey,

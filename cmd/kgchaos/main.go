@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -156,7 +155,7 @@ func execute(s settings) (*report, error) {
 
 	run := fmt.Sprintf("r%x", s.Seed%0xfffff)
 	errs := &tally{}
-	roots := &tlsRoots{pool: cl.caPool.Pool()}
+	roots := cl.ca.Pool()
 	var members []*member
 	for i := range s.Clients {
 		token, err := memberToken(console, fmt.Sprintf("member-%d@corp.test", i))
@@ -202,9 +201,6 @@ func execute(s settings) (*report, error) {
 	rep.Took = time.Since(started)
 	return rep, errors.Join(chaosErr, err)
 }
-
-// tlsRoots is the company CA the members' machines trust.
-type tlsRoots struct{ pool *x509.CertPool }
 
 // termGrace is how long a SIGTERMed replica may take to exit before it is
 // killed, Kubernetes' default terminationGracePeriodSeconds.
