@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
+	"github.com/jackc/pgx/v5"
 	"go.uber.org/zap"
 
 	"keygate/adapters/postgres"
@@ -29,7 +31,7 @@ type findings struct {
 }
 
 func (f *findings) example(s string) {
-	if len(f.Examples) < 8 {
+	if len(f.Examples) < 16 {
 		f.Examples = append(f.Examples, s)
 	}
 }
@@ -112,13 +114,20 @@ func judge(f *findings, conv *convRecord, msgs []conversation.Message, side stri
 
 // checkStore reads every conversation the clients ran from PostgreSQL, as
 // stored at its head, and judges it.
-func checkStore(ctx context.Context, dsn string, convs []*convRecord) (findings, error) {
+func checkStore(ctx context.Context, dsn string, convs []*convRecord, prov *provider) (findings, error) {
 	var f findings
 	db, err := postgres.Open(ctx, dsn, zap.NewNop())
 	if err != nil {
 		return f, fmt.Errorf("open the replicas' database: %w", err)
 	}
 	defer db.Close()
+	// The store's ports read a conversation's head; where a lost turn went
+	// needs a look at every message of the conversation.
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return f, fmt.Errorf("connect to the replicas' database: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
 	store := postgres.NewStore(db).Stores().Conversations
 	for _, conv := range convs {
 		if len(conv.turns) == 0 {
@@ -139,8 +148,37 @@ func checkStore(ctx context.Context, dsn string, convs []*convRecord) (findings,
 			return f, fmt.Errorf("load %s: %w", conv.id, err)
 		}
 		judge(&f, conv, msgs, "store")
+		users := count(msgs).users
+		for _, t := range conv.turns {
+			if t.completed && users[t.n] == 0 {
+				f.example(explainLost(ctx, conn, conv.id, t, prov))
+			}
+		}
 	}
 	return f, nil
+}
+
+// explainLost says where a completed turn that the head lacks went: its
+// user message stored off the head's branch, or never; what broke the
+// turn on the client's side; how many calls the provider saw for it.
+func explainLost(ctx context.Context, conn *pgx.Conn, conv string, t *turnRecord, prov *provider) string {
+	where := "unknown"
+	var n int
+	needle := fmt.Sprintf("kgchaos turn %s t%d:", conv, t.n)
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM messages WHERE conversation_id = $1 AND position($2::bytea in body) > 0`,
+		conv, []byte(needle)).Scan(&n); err == nil {
+		where = fmt.Sprintf("its user message is stored %d times, none on the head's branch", n)
+		if n == 0 {
+			where = "its user message was never stored"
+		}
+	}
+	_, calls := prov.providerTime(conv, t.n)
+	failures := strings.Join(t.failures, ", then ")
+	if failures == "" {
+		failures = "none"
+	}
+	return fmt.Sprintf("store: %s t%d completed for the client but is not on the head: %s; %d provider calls; the client's failures: %s",
+		conv, t.n, where, calls, failures)
 }
 
 // checkCheckpoints judges each conversation as its client holds it: the

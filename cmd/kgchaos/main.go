@@ -51,7 +51,7 @@ func main() {
 	flag.DurationVar(&s.TurnTimeout, "turn-timeout", 90*time.Second, "a turn not completed by then (resumes included) is given up")
 	flag.BoolVar(&s.Short, "short", false, "the CI form: 20 s, 4 clients, a kill every 8 s, 25 s turn timeout (flags given explicitly still win)")
 	flag.BoolVar(&s.Race, "race", false, "build keygate with the race detector; a data race in a replica's log is a hard failure")
-	flag.BoolVar(&s.Keep, "keep", false, "keep the work directory (the replicas' logs replica-N.log, their data directories, the clients' workspaces)")
+	flag.BoolVar(&s.Keep, "keep", false, "keep the work directory (the replicas' logs replica-N.log, their data directories, the clients' workspaces) and the database")
 	out := flag.String("out", "", "markdown file whose generated section (between the kgchaos markers, else appended) the report replaces; empty: standard output only")
 	flag.Parse()
 	if s.Short {
@@ -119,7 +119,13 @@ func execute(s settings) (*report, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer db.Close()
+	// A database on a throwaway cluster goes with the cluster, which no
+	// run leaves behind.
+	if s.Keep && !strings.HasPrefix(db.Source, "throwaway") {
+		fmt.Fprintf(os.Stderr, "kgchaos: keeping the database %s\n", db.DSN)
+	} else {
+		defer db.Close()
+	}
 	prov := newProvider(s.Tokens, s.TokenInterval)
 	defer prov.close()
 
@@ -197,7 +203,7 @@ func execute(s settings) (*report, error) {
 	}
 	rep.Panics, rep.Races = cl.panics()
 	rep.Checkpoints = checkCheckpoints(convs)
-	rep.Store, err = checkStore(ctx, db.DSN, convs)
+	rep.Store, err = checkStore(ctx, db.DSN, convs, prov)
 	rep.Took = time.Since(started)
 	return rep, errors.Join(chaosErr, err)
 }
