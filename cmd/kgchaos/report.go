@@ -23,6 +23,7 @@ type report struct {
 	Turns, Completed  int
 	Resumed, GivenUp  int
 	Dropped           int
+	Resent            int64
 	Conversations     int
 	Calls, Finished   int
 	Repeated          []roundKey
@@ -43,6 +44,9 @@ func (r *report) collect(convs []*convRecord, prov *provider, errs *tally) {
 	for _, c := range convs {
 		if len(c.turns) > 0 {
 			r.Conversations++
+		}
+		if c.window != nil {
+			r.Resent += c.window.Resent()
 		}
 		for _, t := range c.turns {
 			if r.failures == nil {
@@ -155,6 +159,7 @@ func (r *report) markdown() string {
 	w("| of which after a reconnect or resume | %d |\n", r.Resumed)
 	w("| turns given up (no turn_ended within the timeout) | %d |\n", r.GivenUp)
 	w("| turns whose RunSSE the harness cut | %d |\n", r.Dropped)
+	w("| appends sent again after a network failure (same seqno) | %d |\n", r.Resent)
 	w("| messages lost, stored conversations | %d |\n", r.Store.Lost)
 	w("| messages duplicated, stored conversations | %d |\n", r.Store.Duplicated)
 	w("| conversations missing from the store | %d |\n", r.Store.Missing)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"connectrpc.com/connect"
@@ -45,6 +46,9 @@ type Client struct {
 	// kv is the client's KV store and latest checkpoint, shared by the
 	// clients of one window (WithRequestID).
 	kv *store
+	// resent counts the appends AppendAttempts sent again, shared by the
+	// clients of one window.
+	resent *atomic.Int64
 }
 
 // store is what a Cursor window keeps across request ids: blobs by hex id
@@ -64,6 +68,7 @@ func NewClient(baseURL string, hc *http.Client, requestID string) *Client {
 		RequestID: requestID,
 		Header:    http.Header{},
 		kv:        &store{blobs: map[string][]byte{}},
+		resent:    &atomic.Int64{},
 	}
 }
 
@@ -110,8 +115,13 @@ func (c *Client) SendRaw(ctx context.Context, req *aiserverv1.BidiAppendRequest)
 			return err
 		case <-time.After(time.Duration(i) * 50 * time.Millisecond):
 		}
+		c.resent.Add(1)
 	}
 }
+
+// Resent is how many appends the clients of this window sent again after
+// a network failure (see AppendAttempts).
+func (c *Client) Resent() int64 { return c.resent.Load() }
 
 // unanswered reports whether err came from the network rather than from
 // the server: Connect reports a failed round trip as unavailable or
@@ -234,6 +244,6 @@ func (c *Client) WithRequestID(requestID string) *Client {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n := &Client{baseURL: c.baseURL, http: c.http, bidi: c.bidi, RequestID: requestID, Header: c.Header.Clone(),
-		OnMessage: c.OnMessage, AppendAttempts: c.AppendAttempts, kv: c.kv}
+		OnMessage: c.OnMessage, AppendAttempts: c.AppendAttempts, kv: c.kv, resent: c.resent}
 	return n
 }
