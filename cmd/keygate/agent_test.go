@@ -100,6 +100,7 @@ var _ = Describe("keygate serve --agent-listen", func() {
 		DeferCleanup(func() { session.Kill().Wait() })
 		Eventually(session, 10*time.Second).Should(gexec.Exit(1))
 		Expect(session.Err).To(gbytes.Say(`--agent-listen needs the local sign-in mode, not "header"`))
+		Expect(session.Err).To(gbytes.Say(`cursor.general.disableHttp2`), "the message names the setting a company uses instead")
 		Expect(session.Err.Contents()).NotTo(ContainSubstring(`"msg":"listening"`), "no listener was started")
 	})
 })

@@ -4,9 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/proto"
@@ -27,6 +30,12 @@ type Client struct {
 	// RejectSets makes the client answer every KV SET with an error (a
 	// full or broken client store).
 	RejectSets bool
+	// AppendAttempts, when above 1, resends a BidiAppend that failed
+	// before the server answered (a connection reset by a replica that
+	// died, a balancer that cut it) up to that many times in all, as a
+	// client on a flaky network does; the seqno makes a resend that did
+	// arrive harmless. Errors the server answered are never resent.
+	AppendAttempts int
 	// OnMessage, when set, sees every server message that is not a KV
 	// request, in stream order, with a sender for replies on the same
 	// uplink. Exec execution against a workspace plugs in here.
@@ -37,6 +46,9 @@ type Client struct {
 	// kv is the client's KV store and latest checkpoint, shared by the
 	// clients of one window (WithRequestID).
 	kv *store
+	// resent counts the appends AppendAttempts sent again, shared by the
+	// clients of one window.
+	resent *atomic.Int64
 }
 
 // store is what a Cursor window keeps across request ids: blobs by hex id
@@ -56,6 +68,7 @@ func NewClient(baseURL string, hc *http.Client, requestID string) *Client {
 		RequestID: requestID,
 		Header:    http.Header{},
 		kv:        &store{blobs: map[string][]byte{}},
+		resent:    &atomic.Int64{},
 	}
 }
 
@@ -90,10 +103,35 @@ func (c *Client) SendRaw(ctx context.Context, req *aiserverv1.BidiAppendRequest)
 		r.Header()[k] = vs
 	}
 	c.mu.Lock()
-	bidi := c.bidi
+	bidi, attempts := c.bidi, c.AppendAttempts
 	c.mu.Unlock()
-	_, err := bidi.BidiAppend(ctx, r)
-	return err
+	for i := 1; ; i++ {
+		_, err := bidi.BidiAppend(ctx, r)
+		if err == nil || i >= attempts || ctx.Err() != nil || !unanswered(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Duration(i) * 50 * time.Millisecond):
+		}
+		c.resent.Add(1)
+	}
+}
+
+// Resent is how many appends the clients of this window sent again after
+// a network failure (see AppendAttempts).
+func (c *Client) Resent() int64 { return c.resent.Load() }
+
+// unanswered reports whether err came from the network rather than from
+// the server: Connect reports a failed round trip as unavailable or
+// unknown without an HTTP status of its own.
+func unanswered(err error) bool {
+	var ce *connect.Error
+	if !errors.As(err, &ce) {
+		return true
+	}
+	return (ce.Code() == connect.CodeUnavailable || ce.Code() == connect.CodeUnknown) && len(ce.Meta()) == 0
 }
 
 // ResetSeqno makes the next automatic seqno 0 again, as the client does when
@@ -206,6 +244,6 @@ func (c *Client) WithRequestID(requestID string) *Client {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n := &Client{baseURL: c.baseURL, http: c.http, bidi: c.bidi, RequestID: requestID, Header: c.Header.Clone(),
-		OnMessage: c.OnMessage, kv: c.kv}
+		OnMessage: c.OnMessage, AppendAttempts: c.AppendAttempts, kv: c.kv, resent: c.resent}
 	return n
 }
