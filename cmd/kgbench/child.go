@@ -93,11 +93,18 @@ type ownProcess struct {
 // startOwnProcess starts this binary in child mode against providerURL. The
 // child inherits the environment (GOGC, GOMAXPROCS) and the priority.
 func startOwnProcess(providerURL string) (*ownProcess, error) {
+	return startChild(nil, "-"+serveKeygateFlag, providerURL)
+}
+
+// startChild starts this binary with args and env added to this process's
+// environment, and reads the two addresses the child prints first.
+func startChild(env []string, args ...string) (*ownProcess, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("find own binary: %w", err)
 	}
-	cmd := exec.Command(exe, "-"+serveKeygateFlag, providerURL)
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
