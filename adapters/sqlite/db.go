@@ -31,6 +31,8 @@ type DB struct {
 	// compiled once per connection instead of on every call.
 	writes *sqlitedb.Queries
 	reads  *sqlitedb.Queries
+	// group is the writer connection's only user (groupcommit.go).
+	group  *groupCommit
 	path   string
 	logger *zap.Logger
 }
@@ -69,6 +71,7 @@ func Open(ctx context.Context, dataDir string, logger *zap.Logger) (*DB, error) 
 		_ = db.Close()
 		return nil, err
 	}
+	db.group = newGroupCommit(db)
 	db.logger.Info("store opened", zap.String("path", path))
 	return db, nil
 }
@@ -122,6 +125,9 @@ func (db *DB) Path() string { return db.path }
 
 // Close closes both pools. The file stays; reopening keeps everything.
 func (db *DB) Close() error {
+	if db.group != nil {
+		db.group.close()
+	}
 	var errs []error
 	for _, q := range []*sqlitedb.Queries{db.reads, db.writes} {
 		if q != nil {
@@ -137,9 +143,10 @@ func (db *DB) Read(ctx context.Context, fn func(relstore.Tx) error) error {
 	return db.inTx(ctx, db.reader, db.reads, &sql.TxOptions{ReadOnly: true}, fn)
 }
 
-// Write implements relstore.Engine on the single writer connection.
+// Write implements relstore.Engine on the single writer connection;
+// writes that queue together commit together (groupcommit.go).
 func (db *DB) Write(ctx context.Context, fn func(relstore.Tx) error) error {
-	return db.inTx(ctx, db.writer, db.writes, nil, fn)
+	return db.group.write(ctx, fn)
 }
 
 func (db *DB) inTx(ctx context.Context, pool *sql.DB, queries *sqlitedb.Queries, opts *sql.TxOptions, fn func(relstore.Tx) error) (err error) {

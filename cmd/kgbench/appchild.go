@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -83,6 +84,11 @@ func serveApp(tracesURL string) error {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("proxy does not answer: %w", err)
 		}
+	}
+	// KGBENCH_APP_PPROF=host:port serves the child's profiles while it
+	// runs (go tool pprof http://host:port/debug/pprof/profile).
+	if a := os.Getenv("KGBENCH_APP_PPROF"); a != "" {
+		go func() { _ = http.ListenAndServe(a, pprofMux()) }() //nolint:gosec // a developer's loopback debug listener
 	}
 	fmt.Printf("http://%s %s\n", addr, proxyAddr)
 	_, _ = io.Copy(io.Discard, os.Stdin)
@@ -282,4 +288,12 @@ func (c *collector) turnSpans(ids map[string]bool, wait time.Duration) map[strin
 		byTrace[s.trace] = append(byTrace[s.trace], s)
 	}
 	return byTrace
+}
+
+// pprofMux serves net/http/pprof's handlers.
+func pprofMux() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	return mux
 }

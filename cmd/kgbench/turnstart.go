@@ -122,7 +122,8 @@ func measureTurnStart(ctx context.Context, prov *paced, clk *clock, set turnStar
 	var next atomic.Int64
 	var seedErrs atomic.Int64
 	var wg sync.WaitGroup
-	for range 16 {
+	// Many at a time: a turn's stream lingers 2 s after its end.
+	for range 64 {
 		wg.Go(func() {
 			for i := next.Add(1) - 1; i < int64(set.History); i = next.Add(1) - 1 {
 				id := fmt.Sprintf("kgb-h%d", i)
@@ -134,6 +135,12 @@ func measureTurnStart(ctx context.Context, prov *paced, clk *clock, set turnStar
 	}
 	wg.Wait()
 	out.SeedErrors, out.SeedTook = int(seedErrs.Load()), time.Since(t0)
+	// As many users' clients as turns start together have their
+	// connections to the proxy open already, as a working client does.
+	together(set.Flood, func(i int) turnResult {
+		id := fmt.Sprintf("kgb-warm%d", i)
+		return keygateTurn(ctx, cursortest.NewClient(cursorAPI, kg.cursor, "req-"+id), workspaceTurn(id, model, rc), id, 10, clk, prov)
+	})
 	col.take()
 
 	load := startLoad()
