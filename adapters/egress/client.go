@@ -45,10 +45,10 @@ func (e *RedirectError) Is(target error) bool {
 // watchdogs bound them.
 func (p *Policy) Transport() *http.Transport {
 	return &http.Transport{
-		Proxy:                 p.proxyFor,
-		DialContext:           p.DialContext,
-		ForceAttemptHTTP2:     true,
-		TLSHandshakeTimeout:   10 * time.Second,
+		Proxy:               p.proxyFor,
+		DialContext:         p.DialContext,
+		ForceAttemptHTTP2:   true,
+		TLSHandshakeTimeout: 10 * time.Second,
 		// Turns that start together each open a stream to the same
 		// provider; over HTTP/1.1 that is a connection each, and a pool
 		// smaller than the burst closes the surplus after it, so that the
