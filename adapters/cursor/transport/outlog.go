@@ -27,31 +27,137 @@ var heartbeatFrame = func() []byte {
 
 // outlog is the replayable output of one transport: every frame sent so far,
 // then the end-of-stream frame. Subscribers read it from the start.
+//
+// Frames are packed back to back into chunks (a few bytes of header and a
+// small payload per token would otherwise each be an allocation of their
+// own plus a slice header): a filled chunk is never written again, so a
+// frame handed to a subscriber stays valid.
+//
+// A slow subscriber holds the writer back: while the slowest connected
+// subscriber is more than maxAhead bytes behind, append waits (up to
+// maxWait, after which the log stops waiting for the rest of the stream),
+// so the run reads its provider no further ahead of the client than the
+// bound. Without a subscriber nothing waits: the run goes on for the
+// orphan grace as before, and a reconnecting client gets the whole replay.
 type outlog struct {
 	mu     sync.Mutex
-	frames [][]byte
+	chunks [][]byte
+	frames []frameRef
+	size   int64 // bytes appended
 	end    []byte
 	pulses uint64        // heartbeat requests so far
 	wake   chan struct{} // closed and replaced on every change
+
+	maxAhead int64
+	maxWait  time.Duration
+	// read is how far each connected subscriber has read; room is closed
+	// and replaced when one advances or leaves while a writer waits.
+	read      map[*Subscription]int64
+	room      chan struct{}
+	waiting   int
+	unbounded bool
 }
 
-func newOutlog() *outlog { return &outlog{wake: make(chan struct{})} }
+// frameRef locates one frame in the chunks.
+type frameRef struct{ chunk, off, n uint32 }
+
+// Chunk sizes: a stream's first chunk is small, later ones double up to
+// maxChunk; a frame larger than that gets a chunk of its own.
+const (
+	minChunk = 2 << 10
+	maxChunk = 64 << 10
+)
+
+func newOutlog(maxAhead int64, maxWait time.Duration) *outlog {
+	return &outlog{wake: make(chan struct{}), room: make(chan struct{}), read: map[*Subscription]int64{},
+		maxAhead: maxAhead, maxWait: maxWait}
+}
 
 func (l *outlog) changedLocked() {
 	close(l.wake)
 	l.wake = make(chan struct{})
 }
 
-// append adds one encoded frame; ErrTurnOver once the stream has ended.
-func (l *outlog) append(f []byte) error {
+// behindLocked is how far the slowest connected subscriber is behind.
+func (l *outlog) behindLocked() int64 {
+	var most int64
+	for _, r := range l.read {
+		most = max(most, l.size-r)
+	}
+	return most
+}
+
+// appendPayload adds one frame with payload; ErrTurnOver once the stream
+// has ended.
+func (l *outlog) appendPayload(payload []byte) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if !l.unbounded && l.end == nil && l.behindLocked() > l.maxAhead {
+		timeout := time.NewTimer(l.maxWait)
+		for !l.unbounded && l.end == nil && l.behindLocked() > l.maxAhead {
+			room := l.room
+			l.waiting++
+			l.mu.Unlock()
+			select {
+			case <-room:
+			case <-timeout.C:
+				l.unbounded = true
+			}
+			l.mu.Lock()
+			l.waiting--
+		}
+		timeout.Stop()
+	}
 	if l.end != nil {
 		return ErrTurnOver
 	}
-	l.frames = append(l.frames, f)
+	n := frame.HeaderSize + len(payload)
+	last := len(l.chunks) - 1
+	if last < 0 || cap(l.chunks[last])-len(l.chunks[last]) < n {
+		size := minChunk
+		if last >= 0 {
+			size = min(2*cap(l.chunks[last]), maxChunk)
+		}
+		l.chunks = append(l.chunks, make([]byte, 0, max(size, n)))
+		last++
+	}
+	off := len(l.chunks[last])
+	l.chunks[last] = frame.Append(l.chunks[last], 0, payload)
+	l.frames = append(l.frames, frameRef{chunk: uint32(last), off: uint32(off), n: uint32(n)})
+	l.size += int64(n)
 	l.changedLocked()
 	return nil
+}
+
+// frameLocked returns frame i; its bytes are never written again.
+func (l *outlog) frameLocked(i int) []byte {
+	f := l.frames[i]
+	return l.chunks[f.chunk][f.off : f.off+f.n : f.off+f.n]
+}
+
+// advancedLocked records that s has read n more bytes.
+func (l *outlog) advancedLocked(s *Subscription, n int) {
+	if _, ok := l.read[s]; !ok {
+		return
+	}
+	l.read[s] += int64(n)
+	l.roomLocked()
+}
+
+// roomLocked wakes the writers waiting for a subscriber to catch up.
+func (l *outlog) roomLocked() {
+	if l.waiting > 0 {
+		close(l.room)
+		l.room = make(chan struct{})
+	}
+}
+
+// leave forgets s's position: a subscriber that left holds no one back.
+func (l *outlog) leave(s *Subscription) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.read, s)
+	l.roomLocked()
 }
 
 // pulse asks every connected subscriber for one heartbeat.
@@ -64,13 +170,18 @@ func (l *outlog) pulse() {
 	}
 }
 
-// finish writes the end-of-stream frame; only the first call counts.
+// finish writes the end-of-stream frame; only the first call counts. A
+// writer waiting for room gives up then.
 func (l *outlog) finish(end []byte) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.end == nil {
 		l.end = end
 		l.changedLocked()
+		if l.waiting > 0 {
+			close(l.room)
+			l.room = make(chan struct{})
+		}
 	}
 }
 
@@ -89,7 +200,10 @@ type Subscription struct {
 func (l *outlog) subscribe(t *Transport, heartbeat time.Duration, release func()) *Subscription {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return &Subscription{t: t, log: l, release: release, heartbeat: heartbeat, pulses: l.pulses}
+	s := &Subscription{t: t, log: l, heartbeat: heartbeat, pulses: l.pulses}
+	s.release = func() { l.leave(s); release() }
+	l.read[s] = 0
+	return s
 }
 
 // Next returns the next encoded frame to write: a logged frame, a heartbeat
@@ -104,8 +218,9 @@ func (s *Subscription) Next(ctx context.Context) ([]byte, error) {
 		l.mu.Lock()
 		switch {
 		case s.cursor < len(l.frames):
-			f := l.frames[s.cursor]
+			f := l.frameLocked(s.cursor)
 			s.cursor++
+			l.advancedLocked(s, len(f))
 			l.mu.Unlock()
 			return f, nil
 		case s.sentEnd:

@@ -1,0 +1,126 @@
+package transport_test
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"go.uber.org/zap"
+	"google.golang.org/protobuf/proto"
+
+	"keygate/adapters/cursor/cursortest"
+	"keygate/adapters/cursor/frame"
+	"keygate/adapters/cursor/transport"
+	agentv1 "keygate/gen/cursor/agent/v1"
+)
+
+var _ = Describe("A turn's output to a slow subscriber", func() {
+	const bound = 4 << 10
+	var (
+		ctx   context.Context
+		probe *turnProbe
+		reg   *transport.Registry
+		turn  *transport.Turn
+		// sent is the bytes of the frames the turn's sends put in the log.
+		sent, sends atomic.Int64
+	)
+	// delta is send i's text, of a size that does not divide the bound.
+	delta := func(i int) *agentv1.AgentServerMessage { return cursortest.TextDelta(fmt.Sprintf("token %04d of the answer ", i)) }
+	frameSize := func(m *agentv1.AgentServerMessage) int64 { return int64(frame.HeaderSize + proto.Size(m)) }
+	const total = 1000
+	produce := func() {
+		go func() {
+			defer GinkgoRecover()
+			for i := range total {
+				m := delta(i)
+				Expect(turn.Output.Send(m)).To(Succeed())
+				sent.Add(frameSize(m))
+				sends.Add(1)
+			}
+		}()
+	}
+
+	BeforeEach(func() {
+		ctx = context.Background()
+		sent.Store(0)
+		sends.Store(0)
+		probe = &turnProbe{turns: make(chan *transport.Turn, 4), end: make(chan error, 4)}
+		cfg := cursortest.FastTimings()
+		cfg.OrphanGrace, cfg.MaxUnreadBytes, cfg.MaxUnreadWait = time.Hour, bound, time.Hour
+		reg = transport.NewRegistry(probe, nil, cfg, zap.NewNop())
+		DeferCleanup(func() { Expect(reg.Close(context.Background())).To(Succeed()) })
+		Expect(appendTo(reg, opening("m"))).To(Succeed())
+		Eventually(probe.turns).Should(Receive(&turn))
+	})
+
+	It("runs no further ahead of the subscriber than the bound, and the subscriber still gets every frame in order", func() {
+		sub, _, err := reg.Subscribe(ctx, "r1")
+		Expect(err).NotTo(HaveOccurred())
+		defer sub.Close()
+		produce()
+		// The subscriber reads nothing yet: the turn stops at the bound.
+		Eventually(sent.Load).Should(BeNumerically(">", bound))
+		Consistently(sent.Load).Should(BeNumerically("<=", bound+frameSize(delta(total-1))))
+		Expect(sends.Load()).To(BeNumerically("<", total))
+
+		var read int64
+		for i := range total {
+			f, err := sub.Next(ctx)
+			Expect(err).NotTo(HaveOccurred())
+			read += int64(len(f))
+			fr, err := frame.NewReader(bytesReader(f), 0).Next()
+			Expect(err).NotTo(HaveOccurred())
+			m := &agentv1.AgentServerMessage{}
+			Expect(proto.Unmarshal(fr.Payload, m)).To(Succeed())
+			Expect(cursortest.TextOf(m)).To(Equal(cursortest.TextOf(delta(i))))
+			// Whatever the turn sent beyond what was read is within the
+			// bound (plus the frame that crossed it).
+			Expect(sent.Load()-read).To(BeNumerically("<=", bound+frameSize(delta(i))), "after frame %d", i)
+		}
+		Eventually(sends.Load).Should(BeEquivalentTo(total))
+	})
+
+	It("holds nothing back once the slow subscriber leaves, nor without a subscriber", func() {
+		sub, _, err := reg.Subscribe(ctx, "r1")
+		Expect(err).NotTo(HaveOccurred())
+		produce()
+		Eventually(sent.Load).Should(BeNumerically(">", bound))
+		Expect(sends.Load()).To(BeNumerically("<", total))
+		sub.Close()
+		Eventually(sends.Load).Should(BeEquivalentTo(total))
+
+		By("replaying the whole output to a subscriber that comes back")
+		again, _, err := reg.Subscribe(ctx, "r1")
+		Expect(err).NotTo(HaveOccurred())
+		defer again.Close()
+		for i := range total {
+			f, err := again.Next(ctx)
+			Expect(err).NotTo(HaveOccurred())
+			fr, err := frame.NewReader(bytesReader(f), 0).Next()
+			Expect(err).NotTo(HaveOccurred())
+			m := &agentv1.AgentServerMessage{}
+			Expect(proto.Unmarshal(fr.Payload, m)).To(Succeed())
+			Expect(cursortest.TextOf(m)).To(Equal(cursortest.TextOf(delta(i))))
+		}
+	})
+
+	It("gives up waiting when the turn ends", func() {
+		sub, _, err := reg.Subscribe(ctx, "r1")
+		Expect(err).NotTo(HaveOccurred())
+		defer sub.Close()
+		blocked := make(chan error, 1)
+		go func() {
+			for i := 0; ; i++ {
+				if err := turn.Output.Send(delta(i)); err != nil {
+					blocked <- err
+					return
+				}
+			}
+		}()
+		probe.end <- nil
+		Eventually(blocked).Should(Receive(MatchError(transport.ErrTurnOver)))
+	})
+})
