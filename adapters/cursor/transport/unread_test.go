@@ -28,7 +28,9 @@ var _ = Describe("A turn's output to a slow subscriber", func() {
 		sent, sends atomic.Int64
 	)
 	// delta is send i's text, of a size that does not divide the bound.
-	delta := func(i int) *agentv1.AgentServerMessage { return cursortest.TextDelta(fmt.Sprintf("token %04d of the answer ", i)) }
+	delta := func(i int) *agentv1.AgentServerMessage {
+		return cursortest.TextDelta(fmt.Sprintf("token %04d of the answer ", i))
+	}
 	frameSize := func(m *agentv1.AgentServerMessage) int64 { return int64(frame.HeaderSize + proto.Size(m)) }
 	const total = 1000
 	produce := func() {
