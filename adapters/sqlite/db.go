@@ -32,7 +32,9 @@ type DB struct {
 	writes *sqlitedb.Queries
 	reads  *sqlitedb.Queries
 	// group is the writer connection's only user (groupcommit.go).
-	group  *groupCommit
+	group *groupCommit
+	// ckpt copies the write-ahead log into the database file.
+	ckpt   *checkpointer
 	path   string
 	logger *zap.Logger
 }
@@ -71,6 +73,7 @@ func Open(ctx context.Context, dataDir string, logger *zap.Logger) (*DB, error) 
 		_ = db.Close()
 		return nil, err
 	}
+	db.ckpt = newCheckpointer(db.reader, logger)
 	db.group = newGroupCommit(db)
 	db.logger.Info("store opened", zap.String("path", path))
 	return db, nil
@@ -87,6 +90,10 @@ func dsn(path string, writer bool) string {
 	q.Add("_pragma", "synchronous(NORMAL)")
 	if writer {
 		q.Set("_txlock", "immediate")
+		// The writer never copies the log back into the database file
+		// itself: a checkpointer does that beside it (checkpoint.go), so
+		// no commit pays for it.
+		q.Add("_pragma", "wal_autocheckpoint(0)")
 	}
 	u := url.URL{Scheme: "file", Path: path, RawQuery: q.Encode()}
 	return u.String()
@@ -127,6 +134,9 @@ func (db *DB) Path() string { return db.path }
 func (db *DB) Close() error {
 	if db.group != nil {
 		db.group.close()
+	}
+	if db.ckpt != nil {
+		db.ckpt.close()
 	}
 	var errs []error
 	for _, q := range []*sqlitedb.Queries{db.reads, db.writes} {

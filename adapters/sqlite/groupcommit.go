@@ -114,6 +114,9 @@ func (g *groupCommit) alone(r *writeReq) {
 		defer func() { res.panicked = recover() }()
 		res.err = g.db.inTx(r.ctx, g.db.writer, g.db.writes, nil, r.fn)
 	}()
+	if res.err == nil && res.panicked == nil {
+		g.db.ckpt.wrote()
+	}
 	r.done <- res
 }
 
@@ -169,6 +172,7 @@ func (g *groupCommit) together(group []*writeReq) {
 		g.oneByOne(ok)
 		return
 	}
+	g.db.ckpt.wrote()
 	for _, r := range ok {
 		r.done <- writeResult{}
 	}

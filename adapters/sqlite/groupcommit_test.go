@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -111,5 +113,29 @@ var _ = Describe("Writes that queue together (group commit)", func() {
 	It("refuses writes once closed", func(ctx SpecContext) {
 		Expect(db.Close()).To(Succeed())
 		Expect(db.Write(ctx, insert(ctx, "c-late"))).NotTo(Succeed())
+	})
+})
+
+var _ = Describe("The write-ahead log", func() {
+	It("is copied into the database file beside the writer, without a commit doing it", func(ctx SpecContext) {
+		dir := GinkgoT().TempDir()
+		db, err := sqlite.Open(ctx, dir, zap.NewNop())
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(db.Close)
+		size := func() int64 {
+			fi, err := os.Stat(filepath.Join(dir, sqlite.FileName))
+			Expect(err).NotTo(HaveOccurred())
+			return fi.Size()
+		}
+		before := size()
+		value := make([]byte, 64<<10)
+		for i := range 32 {
+			Expect(db.Write(ctx, func(tx relstore.Tx) error {
+				return tx.PutSetting(ctx, fmt.Sprintf("big-%d", i), value, time.Now())
+			})).To(Succeed())
+		}
+		// 2 MiB (512 pages of 4 KiB) is below SQLite's own 1,000-page
+		// threshold at which a commit would copy the log.
+		Eventually(size).Should(BeNumerically(">=", before+2<<20))
 	})
 })

@@ -80,11 +80,14 @@ type turnStartFlood struct {
 }
 
 type turnStartReport struct {
-	Settings     turnStartSettings
-	Levels       []turnStartLevel
-	Flood        turnStartFlood
-	SeedErrors   int
-	SeedTook     time.Duration
+	Settings   turnStartSettings
+	Levels     []turnStartLevel
+	Flood      turnStartFlood
+	SeedErrors int
+	SeedTook   time.Duration
+	// SeedCPU is Keygate's CPU time per earlier conversation written: a
+	// whole short turn (start, 10 tokens, end), 64 at a time.
+	SeedCPU      time.Duration
 	RequestBytes int
 	Other        float64
 }
@@ -118,7 +121,7 @@ func measureTurnStart(ctx context.Context, prov *paced, clk *clock, set turnStar
 	// The store's history: earlier conversations of the same workspace.
 	step(fmt.Sprintf("turn start: %d earlier conversations", set.History))
 	prov.set(pace{Tokens: 10})
-	t0 := time.Now()
+	t0, cpu0 := time.Now(), procCPU(kg.pid())
 	var next atomic.Int64
 	var seedErrs atomic.Int64
 	var wg sync.WaitGroup
@@ -135,6 +138,9 @@ func measureTurnStart(ctx context.Context, prov *paced, clk *clock, set turnStar
 	}
 	wg.Wait()
 	out.SeedErrors, out.SeedTook = int(seedErrs.Load()), time.Since(t0)
+	if set.History > 0 {
+		out.SeedCPU = (procCPU(kg.pid()) - cpu0) / time.Duration(set.History)
+	}
 	// As many users' clients as turns start together have their
 	// connections to the proxy open already, as a working client does.
 	together(set.Flood, func(i int) turnResult {
@@ -186,7 +192,7 @@ func measureTurnStart(ctx context.Context, prov *paced, clk *clock, set turnStar
 	fl.RSSBefore = statusKiB(readStatus(pid), "VmRSS")
 	fl.HWMReset = resetPeak(pid)
 	prov.set(p)
-	cpu0 := procCPU(pid)
+	cpu0 = procCPU(pid)
 	kres := together(set.Flood, func(i int) turnResult {
 		id := fmt.Sprintf("kgb-fl-k-%d", i)
 		return keygateTurn(ctx, cursortest.NewClient(cursorAPI, kg.cursor, "req-"+id), workspaceTurn(id, model, rc), id, set.Tokens, clk, prov)
