@@ -89,7 +89,9 @@ type turnStartReport struct {
 	// whole short turn (start, 10 tokens, end), 64 at a time.
 	SeedCPU      time.Duration
 	RequestBytes int
-	Other        float64
+	// IdleRSS is Keygate's resident memory once started, before any turn.
+	IdleRSS int64
+	Other   float64
 }
 
 // measureTurnStart runs scenario 6 against Keygate in its own process.
@@ -105,6 +107,7 @@ func measureTurnStart(ctx context.Context, prov *paced, clk *clock, set turnStar
 		return out, err
 	}
 	defer kg.close()
+	out.IdleRSS = statusKiB(readStatus(kg.pid()), "VmRSS")
 	model, err := kg.createModel(prov.srv.URL + "/v1")
 	if err != nil {
 		return out, err
