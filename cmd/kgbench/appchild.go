@@ -90,7 +90,16 @@ func serveApp(tracesURL string) error {
 	if a := os.Getenv("KGBENCH_APP_PPROF"); a != "" {
 		go func() { _ = http.ListenAndServe(a, pprofMux()) }() //nolint:gosec // a developer's loopback debug listener
 	}
-	fmt.Printf("http://%s %s\n", addr, proxyAddr)
+	// The parent settles the child's heap before measuring its peak, as
+	// the concurrency scenario does with its own child.
+	ctl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	ctlSrv := &http.Server{Handler: controlRoutes(), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = ctlSrv.Serve(ctl) }()
+	defer ctlSrv.Close()
+	fmt.Printf("http://%s %s http://%s\n", addr, proxyAddr, ctl.Addr())
 	_, _ = io.Copy(io.Discard, os.Stdin)
 	cancel()
 	<-done
@@ -116,6 +125,10 @@ func startApp(tracesURL string) (*appProcess, error) {
 		return nil, err
 	}
 	a := &appProcess{ownProcess: p, console: p.url, proxy: p.control}
+	if len(p.extra) > 0 {
+		// settle and the child's stats go to its control routes.
+		p.control = p.extra[0]
+	}
 	pool, err := a.installationCA()
 	if err != nil {
 		p.close()

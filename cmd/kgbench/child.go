@@ -86,8 +86,10 @@ type ownProcess struct {
 	// in-process stack's client reaches its adapter.
 	url     string
 	control string
-	client  *http.Client
-	ctl     *http.Client
+	// extra are further addresses a child printed.
+	extra  []string
+	client *http.Client
+	ctl    *http.Client
 }
 
 // startOwnProcess starts this binary in child mode against providerURL. The
@@ -132,8 +134,8 @@ func startChild(env []string, args ...string) (*ownProcess, error) {
 	}()
 	select {
 	case l := <-line:
-		if f := strings.Fields(l); len(f) == 2 {
-			p.url, p.control = f[0], f[1]
+		if f := strings.Fields(l); len(f) >= 2 {
+			p.url, p.control, p.extra = f[0], f[1], f[2:]
 			return p, nil
 		}
 	case <-time.After(time.Minute):

@@ -41,8 +41,8 @@ func writeTurnStart(w func(string, ...any), ts *turnStartReport) {
 		w("\n")
 	}
 	f := ts.Flood
-	w("\n**Flooding.** %d turns start together and every reply's %d tokens come as fast as the provider writes them (after the same %s wait). Tokens/s = tokens delivered over the time from the first token to the last at the clients. CPU per 1,000 tokens is Keygate's process CPU time (user + system, /proc) over the tokens delivered. Peak RSS is the high-water mark of Keygate's process (VmHWM, reset before the run: %v), with the %d earlier conversations in its store; Keygate's RSS once started, before any turn, was %s, and %s right before this run.\n\n",
-		f.N, f.Tokens, s.FirstDelay, f.HWMReset, s.History, mib(ts.IdleRSS), mib(f.RSSBefore))
+	w("\n**Flooding.** %d turns start together and every reply's %d tokens come as fast as the provider writes them (after the same %s wait). Tokens/s = tokens delivered over the time from the first token to the last at the clients. CPU per 1,000 tokens is Keygate's process CPU time (user + system, /proc) over the tokens delivered. Peak RSS is the high-water mark of Keygate's process during the run (VmHWM, reset before it: %v), with the %d earlier conversations in its store. Before the run the child's heap is settled (a collection, free memory returned to the system, as section 2 does), so that the peak is the flood's and not the free heap the paced levels left behind: Keygate's RSS was %s once started, %s before the flood (%s before settling), and its high-water mark from its start to the flood, the paced levels included, %s.\n\n",
+		f.N, f.Tokens, s.FirstDelay, f.HWMReset, s.History, mib(ts.IdleRSS), mib(f.RSSBefore), mib(f.RSSUnsettled), mib(ts.PeakBeforeFlood))
 	w("| | tokens/s | errors | Keygate CPU per 1,000 tokens | **Keygate peak RSS** |\n|---|---|---|---|---|\n")
 	w("| direct | %.0f | %d | — | — |\n", f.DirectTokensPerSec, f.DirectErrors)
 	w("| Keygate (through the proxy) | %.0f | %d | %s | **%s** |\n\n", f.TokensPerSec, f.Errors, ms(f.CPUPer1k), mib(f.PeakRSS))
@@ -119,7 +119,7 @@ func judgeTurnStart(ts *turnStartReport) []target {
 		t.Judged, t.Met = true, ts.Flood.PeakRSS <= goalPeakRSS
 		t.Measured = fmt.Sprintf("%s (Keygate's own process, through the proxy)", mib(ts.Flood.PeakRSS))
 		if !t.Met {
-			t.Note = fmt.Sprintf("Keygate's process holds %s once started (code, runtime, SQLite, the console's assets) and %s after 1,000 earlier conversations and the paced levels, before the flood; the flood adds %s for 64 turns, %s per turn: each turn's replay log (every frame it sent, kept for a reconnecting RunSSE), its decoded run request and compiled prompt with the workspace's request context, its HTTP connections, plus the garbage collector's headroom (GOGC=100 lets the heap grow to twice what is live).",
+			t.Note = fmt.Sprintf("Keygate's process holds %s once started (code, runtime, SQLite, the console's assets) and %s after 1,000 earlier conversations and the paced levels, settled, before the flood; the flood adds %s for 64 turns, %s per turn: each turn's replay log (every frame it sent, kept for a reconnecting RunSSE), its decoded run request and compiled prompt with the workspace's request context, its HTTP connections, plus the garbage collector's headroom (GOGC=100 lets the heap grow to twice what is live).",
 				mib(ts.IdleRSS), mib(ts.Flood.RSSBefore), mib(ts.Flood.PeakRSS-ts.Flood.RSSBefore), kib(float64(ts.Flood.PeakRSS-ts.Flood.RSSBefore)/float64(max(ts.Flood.N, 1))))
 		}
 	}

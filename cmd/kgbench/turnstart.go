@@ -77,6 +77,9 @@ type turnStartFlood struct {
 	// kernel refused to reset the mark (then it is the process's peak).
 	PeakRSS, RSSBefore int64
 	HWMReset           bool
+	// RSSUnsettled is the RSS before the heap was settled: free heap the
+	// earlier levels left, which the runtime returns to the system slowly.
+	RSSUnsettled int64
 }
 
 type turnStartReport struct {
@@ -89,9 +92,10 @@ type turnStartReport struct {
 	// whole short turn (start, 10 tokens, end), 64 at a time.
 	SeedCPU      time.Duration
 	RequestBytes int
-	// IdleRSS is Keygate's resident memory once started, before any turn.
-	IdleRSS int64
-	Other   float64
+	// IdleRSS is Keygate's resident memory once started, before any turn;
+	// PeakBeforeFlood its high-water mark from its start to the flood.
+	IdleRSS, PeakBeforeFlood int64
+	Other                    float64
 }
 
 // measureTurnStart runs scenario 6 against Keygate in its own process.
@@ -192,6 +196,9 @@ func measureTurnStart(ctx context.Context, prov *paced, clk *clock, set turnStar
 		return directTurn(ctx, direct, directURL, fmt.Sprintf("kgb-fl-d-%d", i), set.Tokens, clk, prov)
 	})
 	fl.DirectTokensPerSec, fl.DirectErrors = throughput(dres)
+	out.PeakBeforeFlood = statusKiB(readStatus(pid), "VmHWM")
+	fl.RSSUnsettled = statusKiB(readStatus(pid), "VmRSS")
+	kg.settle()
 	fl.RSSBefore = statusKiB(readStatus(pid), "VmRSS")
 	fl.HWMReset = resetPeak(pid)
 	prov.set(p)

@@ -56,21 +56,32 @@ type outlog struct {
 	room      chan struct{}
 	waiting   int
 	unbounded bool
+	// small is the chunk small frames go to (-1: none yet); compacted
+	// says the finished stream's moot frames are gone.
+	small     int
+	compacted bool
 }
 
-// frameRef locates one frame in the chunks.
-type frameRef struct{ chunk, off, n uint32 }
+// frameRef locates one frame in the chunks. moot marks a frame a finished
+// stream's replay leaves out: a KV request (see compactLocked).
+type frameRef struct {
+	chunk, off, n uint32
+	moot          bool
+}
 
-// Chunk sizes: a stream's first chunk is small, later ones double up to
-// maxChunk; a frame larger than that gets a chunk of its own.
+// Chunk sizes: a stream's first chunk of small frames is small, later ones
+// double up to maxChunk; a frame over bigFrame (a KV blob, a checkpoint)
+// gets a chunk of its own, exactly its size, so that it wastes no tail and
+// can be dropped alone.
 const (
 	minChunk = 2 << 10
 	maxChunk = 64 << 10
+	bigFrame = 1 << 10
 )
 
 func newOutlog(maxAhead int64, maxWait time.Duration) *outlog {
 	return &outlog{wake: make(chan struct{}), room: make(chan struct{}), read: map[*Subscription]int64{},
-		maxAhead: maxAhead, maxWait: maxWait}
+		maxAhead: maxAhead, maxWait: maxWait, small: -1}
 }
 
 func (l *outlog) changedLocked() {
@@ -88,8 +99,8 @@ func (l *outlog) behindLocked() int64 {
 }
 
 // appendPayload adds one frame with payload; ErrTurnOver once the stream
-// has ended.
-func (l *outlog) appendPayload(payload []byte) error {
+// has ended. moot frames are left out of a finished stream's replay.
+func (l *outlog) appendPayload(payload []byte, moot bool) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !l.unbounded && l.end == nil && l.behindLocked() > l.maxAhead {
@@ -112,21 +123,57 @@ func (l *outlog) appendPayload(payload []byte) error {
 		return ErrTurnOver
 	}
 	n := frame.HeaderSize + len(payload)
-	last := len(l.chunks) - 1
-	if last < 0 || cap(l.chunks[last])-len(l.chunks[last]) < n {
-		size := minChunk
-		if last >= 0 {
-			size = min(2*cap(l.chunks[last]), maxChunk)
-		}
-		l.chunks = append(l.chunks, make([]byte, 0, max(size, n)))
-		last++
-	}
-	off := len(l.chunks[last])
-	l.chunks[last] = frame.Append(l.chunks[last], 0, payload)
-	l.frames = append(l.frames, frameRef{chunk: uint32(last), off: uint32(off), n: uint32(n)})
+	l.frames = append(l.frames, l.storeLocked(payload, n, moot))
 	l.size += int64(n)
 	l.changedLocked()
 	return nil
+}
+
+// storeLocked packs one frame of n bytes into the chunks.
+func (l *outlog) storeLocked(payload []byte, n int, moot bool) frameRef {
+	if n > bigFrame {
+		l.chunks = append(l.chunks, frame.Append(make([]byte, 0, n), 0, payload))
+		return frameRef{chunk: uint32(len(l.chunks) - 1), n: uint32(n), moot: moot}
+	}
+	if l.small < 0 || cap(l.chunks[l.small])-len(l.chunks[l.small]) < n {
+		size := minChunk
+		if l.small >= 0 {
+			size = min(2*cap(l.chunks[l.small]), maxChunk)
+		}
+		l.chunks = append(l.chunks, make([]byte, 0, size))
+		l.small = len(l.chunks) - 1
+	}
+	off := len(l.chunks[l.small])
+	l.chunks[l.small] = frame.Append(l.chunks[l.small], 0, payload)
+	return frameRef{chunk: uint32(l.small), off: uint32(off), n: uint32(n), moot: moot}
+}
+
+// compactLocked drops the moot frames of a finished stream once every
+// connected subscriber has read it to its end, so that the 60 s a finished
+// stream stays replayable (Config.Retain) do not keep the KV blobs it
+// carried: every blob a published checkpoint names was acknowledged by the
+// client before the checkpoint went out, a blob no checkpoint names is of
+// no use, and a reply to a KV request after the turn is dropped anyway. A
+// later (re)subscriber gets every other frame, in order.
+func (l *outlog) compactLocked() {
+	if l.end == nil || l.compacted {
+		return
+	}
+	for s := range l.read {
+		if !s.sentEnd {
+			return
+		}
+	}
+	l.compacted = true
+	old, frames := l.chunks, l.frames
+	l.chunks, l.frames, l.small = nil, nil, -1
+	for _, f := range frames {
+		if f.moot {
+			continue
+		}
+		b := old[f.chunk][f.off : f.off+f.n]
+		l.frames = append(l.frames, l.storeLocked(b[frame.HeaderSize:], len(b), false))
+	}
 }
 
 // frameLocked returns frame i; its bytes are never written again.
@@ -158,6 +205,7 @@ func (l *outlog) leave(s *Subscription) {
 	defer l.mu.Unlock()
 	delete(l.read, s)
 	l.roomLocked()
+	l.compactLocked()
 }
 
 // pulse asks every connected subscriber for one heartbeat.
@@ -182,6 +230,7 @@ func (l *outlog) finish(end []byte) {
 			close(l.room)
 			l.room = make(chan struct{})
 		}
+		l.compactLocked()
 	}
 }
 
@@ -228,6 +277,7 @@ func (s *Subscription) Next(ctx context.Context) ([]byte, error) {
 			return nil, io.EOF
 		case l.end != nil:
 			s.sentEnd = true
+			l.compactLocked()
 			l.mu.Unlock()
 			return l.end, nil
 		case l.pulses > s.pulses:

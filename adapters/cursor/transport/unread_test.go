@@ -3,6 +3,7 @@ package transport_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"sync/atomic"
 	"time"
 
@@ -124,5 +125,56 @@ var _ = Describe("A turn's output to a slow subscriber", func() {
 		}()
 		probe.end <- nil
 		Eventually(blocked).Should(Receive(MatchError(transport.ErrTurnOver)))
+	})
+})
+
+var _ = Describe("A finished stream's replay", func() {
+	It("keeps every frame for the subscribers reading it, and leaves the KV requests out once they all read it to its end", func() {
+		ctx := context.Background()
+		probe := &turnProbe{turns: make(chan *transport.Turn, 4), end: make(chan error, 4)}
+		reg := transport.NewRegistry(probe, nil, cursortest.FastTimings(), zap.NewNop())
+		DeferCleanup(func() { Expect(reg.Close(context.Background())).To(Succeed()) })
+		Expect(appendTo(reg, opening("m"))).To(Succeed())
+		var turn *transport.Turn
+		Eventually(probe.turns).Should(Receive(&turn))
+
+		set := &agentv1.AgentServerMessage{Message: &agentv1.AgentServerMessage_KvServerMessage{KvServerMessage: &agentv1.KvServerMessage{
+			Id: 1, Message: &agentv1.KvServerMessage_SetBlobArgs{SetBlobArgs: &agentv1.SetBlobArgs{BlobId: []byte("id"), BlobData: make([]byte, 8<<10)}}}}}
+		Expect(turn.Output.Send(cursortest.TextDelta("one "))).To(Succeed())
+		Expect(turn.Output.Send(set)).To(Succeed())
+		Expect(turn.Output.Send(cursortest.TextDelta("two"))).To(Succeed())
+
+		// kinds reads sub to its end: the kinds of its frames.
+		kinds := func(sub *transport.Subscription) []string {
+			var out []string
+			for {
+				f, err := sub.Next(ctx)
+				if err == io.EOF {
+					return out
+				}
+				Expect(err).NotTo(HaveOccurred())
+				fr, err := frame.NewReader(bytesReader(f), 0).Next()
+				Expect(err).NotTo(HaveOccurred())
+				if fr.EndStream() {
+					out = append(out, "end")
+					continue
+				}
+				m := &agentv1.AgentServerMessage{}
+				Expect(proto.Unmarshal(fr.Payload, m)).To(Succeed())
+				out = append(out, cursortest.Kind(m))
+			}
+		}
+		sub, _, err := reg.Subscribe(ctx, "r1")
+		Expect(err).NotTo(HaveOccurred())
+		probe.end <- nil
+		all := kinds(sub)
+		Expect(all).To(HaveLen(4))
+		Expect(all[3]).To(Equal("end"))
+		sub.Close()
+
+		again, _, err := reg.Subscribe(ctx, "r1")
+		Expect(err).NotTo(HaveOccurred())
+		defer again.Close()
+		Expect(kinds(again)).To(Equal([]string{all[0], all[2], "end"}))
 	})
 })
