@@ -46,7 +46,14 @@ func writeTurnStart(w func(string, ...any), ts *turnStartReport) {
 	w("| | tokens/s | errors | Keygate CPU per 1,000 tokens | **Keygate peak RSS** |\n|---|---|---|---|---|\n")
 	w("| direct | %.0f | %d | — | — |\n", f.DirectTokensPerSec, f.DirectErrors)
 	w("| Keygate (through the proxy) | %.0f | %d | %s | **%s** |\n\n", f.TokensPerSec, f.Errors, ms(f.CPUPer1k), mib(f.PeakRSS))
+	w("%s\n\n", beforeIssue20)
 }
+
+// beforeIssue20 records this section on the build before issue 20's
+// changes, measured once with this program on the same machine; the
+// tables above are this run's.
+const beforeIssue20 = "**Before the changes of issue 20** (this section run alone on commit fa42164, the build before them, with the same program, on 2026-12-01 at 18:20 UTC, load average 3.5 to 5): request → provider p50 6.39 ms for one turn, 82.2 ms for 16 and 408.0 ms for 64 turns starting together (p99 681.6 ms); added TTFT p50 7.72, 81.97 and 401.46 ms; added per-token p99 at 64 paced streams 31.6 ms; flooding 75,389 tokens/s at 10.47 ms of Keygate's CPU per 1,000 tokens, peak RSS 188.9 MiB (from 157.8 MiB before the flood, its heap not settled first). " +
+	"What changed since: SQLite writes that queue together commit together (group commit, each write in a savepoint of its own), the write-ahead log is checkpointed beside the writer instead of inside its commits, the prompt's shape is stored while the provider request goes out instead of before it, the provider client keeps up to 256 idle connections per host (was 16), MCP input schemas a workspace repeats are rendered once (bounded cache keyed by content hash), the token estimate no longer builds the whole request's JSON, a stream's replay log packs its frames into chunks, drops its KV requests once a finished stream was read to its end (after 1,000 short turns the replay logs retained for the 60 s replay window held 87 MB), and a turn waits for a subscriber more than 1 MiB behind."
 
 // mib formats bytes in MiB with one decimal.
 func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
