@@ -46,7 +46,9 @@ type outlog struct {
 	size   int64 // bytes appended
 	end    []byte
 	pulses uint64        // heartbeat requests so far
-	wake   chan struct{} // closed and replaced on every change
+	wake   chan struct{} // closed and replaced on a change when sleepers > 0
+	// sleepers took wake to wait on since it was last replaced.
+	sleepers int
 
 	maxAhead int64
 	maxWait  time.Duration
@@ -85,8 +87,14 @@ func newOutlog(maxAhead int64, maxWait time.Duration) *outlog {
 }
 
 func (l *outlog) changedLocked() {
-	close(l.wake)
-	l.wake = make(chan struct{})
+	// Subscribers busy writing will look at the log again anyway: only
+	// those that took the current channel to wait on need it closed, which
+	// spares a channel per frame while the client keeps up.
+	if l.sleepers > 0 {
+		close(l.wake)
+		l.wake = make(chan struct{})
+		l.sleepers = 0
+	}
 }
 
 // behindLocked is how far the slowest connected subscriber is behind.
@@ -286,6 +294,7 @@ func (s *Subscription) Next(ctx context.Context) ([]byte, error) {
 			return heartbeatFrame, nil
 		}
 		wake := l.wake
+		l.sleepers++
 		l.mu.Unlock()
 		select {
 		case <-ctx.Done():
