@@ -5,13 +5,14 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"runtime"
 
 	"keygate/adapters/relstore"
 )
 
 // maxGroup bounds how many queued writes share one transaction, so that
 // the first of a group does not wait on an unbounded tail.
-const maxGroup = 32
+const maxGroup = 16
 
 // errClosed is a write asked of a closed store.
 var errClosed = errors.New("sqlite store closed")
@@ -135,6 +136,13 @@ func (g *groupCommit) together(group []*writeReq) {
 	}
 	var ok []*writeReq
 	for i, r := range group {
+		if i > 0 {
+			// A group runs its writes back to back on one goroutine; let
+			// the others (a stream's next token) run between them, as they
+			// did between separate transactions, instead of waiting for
+			// the whole group or for the scheduler to preempt it.
+			runtime.Gosched()
+		}
 		if err := r.ctx.Err(); err != nil {
 			r.done <- writeResult{err: fmt.Errorf("begin: %w", err)}
 			continue
