@@ -79,8 +79,9 @@ func NewModelProvider(o ModelProviderOptions) ports.ModelProvider {
 	if o.Budgets != nil {
 		mp = o.Budgets.Provider(mp)
 	}
-	// Metrics outermost, so that a call a budget refused is counted too.
-	return o.Metrics.Provider(mp)
+	// Metrics outermost, so that a call a budget refused is counted too;
+	// the routing span covers the budget's check and the router.
+	return o.Metrics.Provider(o.Tracing.Route(mp))
 }
 
 // ModelProviderOptions are what the provider client is built from;

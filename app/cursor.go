@@ -40,9 +40,12 @@ type CursorRoutes map[string]http.Handler
 
 // NewCursorStores are the stores of the Cursor path, each kept to the
 // caller on the turn (company.CursorStores). The run layer and the engine
-// get these and no others, so none of them can be handed a raw store.
-func NewCursorStores(store *relstore.Store, tenancy *company.Tenancy) company.CursorStores {
-	return tenancy.CursorStores(store.Stores())
+// get these and no others, so none of them can be handed a raw store. The
+// conversation and run stores' calls are spans of the turn they serve.
+func NewCursorStores(store *relstore.Store, tenancy *company.Tenancy, tr *tracing.Tracing) company.CursorStores {
+	st := tenancy.CursorStores(store.Stores())
+	st.Conversations, st.Runs = tr.Conversations(st.Conversations), tr.Runs(st.Runs)
+	return st
 }
 
 // NewEngine builds the run engine over the Cursor path's stores and the

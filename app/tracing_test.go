@@ -91,7 +91,7 @@ func newStack(ctx context.Context, o stackOptions, providerURL string) (ts *http
 	models, err := app.NewModels(ctx, log, store, box, mp, auditor, policy, app.ReplicaChecked{})
 	Expect(err).NotTo(HaveOccurred())
 	tenancy := app.NewTenancy(store)
-	stores := app.NewCursorStores(store, tenancy)
+	stores := app.NewCursorStores(store, tenancy, tr)
 	engine, stopEngine, err := app.NewEngine(cfg, stores, mp, m, tr, log)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(stopEngine)
@@ -222,5 +222,12 @@ var _ = Describe("Tracing of Cursor turns", func() {
 		Expect(spans["keygate.model_call"]).To(HaveLen(1))
 		Expect(spans["keygate.model_call"][0].Parent().SpanID()).To(Equal(second.SpanContext().SpanID()))
 		Expect(spans).NotTo(HaveKey("keygate.tool_round"))
+
+		By("showing where the time before the model call goes: the store's calls and the routing, children of the turn")
+		for _, name := range []string{"keygate.store.conversation.open", "keygate.store.run.claim", "keygate.store.conversation.apply", "keygate.route"} {
+			Expect(spans).To(HaveKey(name))
+			Expect(spans[name][0].Parent().SpanID()).To(Equal(second.SpanContext().SpanID()), name)
+		}
+		Expect(spans["keygate.route"][0].StartTime()).To(BeTemporally("<=", spans["keygate.model_call"][0].StartTime()))
 	}, SpecTimeout(60*time.Second))
 })

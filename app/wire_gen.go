@@ -158,7 +158,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	}
 	server := NewHTTPServer(httpServerOptions)
 	retention := NewRetention(store, settings)
-	cursorStores := NewCursorStores(store, tenancy)
+	cursorStores := NewCursorStores(store, tenancy, tracing)
 	engine, cleanup5, err := NewEngine(cfg, cursorStores, modelProvider, metrics, tracing, logger)
 	if err != nil {
 		cleanup4()

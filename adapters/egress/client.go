@@ -45,12 +45,17 @@ func (e *RedirectError) Is(target error) bool {
 // watchdogs bound them.
 func (p *Policy) Transport() *http.Transport {
 	return &http.Transport{
-		Proxy:                 p.proxyFor,
-		DialContext:           p.DialContext,
-		ForceAttemptHTTP2:     true,
-		TLSHandshakeTimeout:   10 * time.Second,
-		MaxIdleConns:          100,
-		MaxIdleConnsPerHost:   16,
+		Proxy:               p.proxyFor,
+		DialContext:         p.DialContext,
+		ForceAttemptHTTP2:   true,
+		TLSHandshakeTimeout: 10 * time.Second,
+		// Turns that start together each open a stream to the same
+		// provider; over HTTP/1.1 that is a connection each, and a pool
+		// smaller than the burst closes the surplus after it, so that the
+		// next burst dials (and shakes hands) again. Idle connections
+		// still go after IdleConnTimeout.
+		MaxIdleConns:          1024,
+		MaxIdleConnsPerHost:   256,
 		IdleConnTimeout:       90 * time.Second,
 		ExpectContinueTimeout: time.Second,
 	}

@@ -28,6 +28,13 @@ func BenchmarkCommitToolResult(b *testing.B) {
 	porttest.BenchCommitToolResult(b, benchStore(b).Stores())
 }
 
+// BenchmarkTurnStarts: 64 turns at a time (32 per core on 2 cores) write
+// their starts; ns/op is the store's time per turn under that queue.
+func BenchmarkTurnStarts(b *testing.B) {
+	b.SetParallelism(32)
+	porttest.BenchTurnStarts(b, benchStore(b).Stores(), 40<<10)
+}
+
 func BenchmarkLoadCheckpoint(b *testing.B) {
 	for _, turns := range []int{10, 100, 1000} {
 		b.Run(fmt.Sprintf("%dmsgs", 2*turns), func(b *testing.B) {

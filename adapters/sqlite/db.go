@@ -31,6 +31,10 @@ type DB struct {
 	// compiled once per connection instead of on every call.
 	writes *sqlitedb.Queries
 	reads  *sqlitedb.Queries
+	// group is the writer connection's only user (groupcommit.go).
+	group *groupCommit
+	// ckpt copies the write-ahead log into the database file.
+	ckpt   *checkpointer
 	path   string
 	logger *zap.Logger
 }
@@ -69,6 +73,8 @@ func Open(ctx context.Context, dataDir string, logger *zap.Logger) (*DB, error) 
 		_ = db.Close()
 		return nil, err
 	}
+	db.ckpt = newCheckpointer(db.reader, logger)
+	db.group = newGroupCommit(db)
 	db.logger.Info("store opened", zap.String("path", path))
 	return db, nil
 }
@@ -84,6 +90,10 @@ func dsn(path string, writer bool) string {
 	q.Add("_pragma", "synchronous(NORMAL)")
 	if writer {
 		q.Set("_txlock", "immediate")
+		// The writer never copies the log back into the database file
+		// itself: a checkpointer does that beside it (checkpoint.go), so
+		// no commit pays for it.
+		q.Add("_pragma", "wal_autocheckpoint(0)")
 	}
 	u := url.URL{Scheme: "file", Path: path, RawQuery: q.Encode()}
 	return u.String()
@@ -122,6 +132,12 @@ func (db *DB) Path() string { return db.path }
 
 // Close closes both pools. The file stays; reopening keeps everything.
 func (db *DB) Close() error {
+	if db.group != nil {
+		db.group.close()
+	}
+	if db.ckpt != nil {
+		db.ckpt.close()
+	}
 	var errs []error
 	for _, q := range []*sqlitedb.Queries{db.reads, db.writes} {
 		if q != nil {
@@ -137,9 +153,10 @@ func (db *DB) Read(ctx context.Context, fn func(relstore.Tx) error) error {
 	return db.inTx(ctx, db.reader, db.reads, &sql.TxOptions{ReadOnly: true}, fn)
 }
 
-// Write implements relstore.Engine on the single writer connection.
+// Write implements relstore.Engine on the single writer connection;
+// writes that queue together commit together (groupcommit.go).
 func (db *DB) Write(ctx context.Context, fn func(relstore.Tx) error) error {
-	return db.inTx(ctx, db.writer, db.writes, nil, fn)
+	return db.group.write(ctx, fn)
 }
 
 func (db *DB) inTx(ctx context.Context, pool *sql.DB, queries *sqlitedb.Queries, opts *sql.TxOptions, fn func(relstore.Tx) error) (err error) {

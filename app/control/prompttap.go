@@ -35,17 +35,27 @@ func NewPromptTap(next ports.ModelProvider, prompts ports.PromptStore) *PromptTa
 // is recorded. Call it before the first call.
 func (t *PromptTap) DetailedWith(detailed func() bool) { t.detailed = detailed }
 
-// Stream stores what is kept of call.Request under call.CallID, then
-// streams from next.
+// Stream stores what is kept of call.Request under call.CallID while it
+// streams from next: the store's write (and the digests of the shape) run
+// beside the provider request instead of before it, and Stream returns
+// once both are done, so the prompt is kept by then as before.
 func (t *PromptTap) Stream(ctx context.Context, call ports.ModelCall) (ports.ModelStream, error) {
-	p := ports.StoredPrompt{At: t.now()}
-	if t.detailed != nil && t.detailed() {
-		req := call.Request
-		p.Request = &req
-	} else {
-		shape := prefix.ShapeOf(call.Request)
-		p.Shape = &shape
-	}
-	_ = t.prompts.PutPrompt(context.WithoutCancel(ctx), call.CallID, p)
-	return t.next.Stream(ctx, call)
+	at := t.now()
+	detailed := t.detailed != nil && t.detailed()
+	kept := make(chan struct{})
+	go func() {
+		defer close(kept)
+		p := ports.StoredPrompt{At: at}
+		if detailed {
+			req := call.Request
+			p.Request = &req
+		} else {
+			shape := prefix.ShapeOf(call.Request)
+			p.Shape = &shape
+		}
+		_ = t.prompts.PutPrompt(context.WithoutCancel(ctx), call.CallID, p)
+	}()
+	s, err := t.next.Stream(ctx, call)
+	<-kept
+	return s, err
 }

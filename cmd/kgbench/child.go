@@ -86,18 +86,27 @@ type ownProcess struct {
 	// in-process stack's client reaches its adapter.
 	url     string
 	control string
-	client  *http.Client
-	ctl     *http.Client
+	// extra are further addresses a child printed.
+	extra  []string
+	client *http.Client
+	ctl    *http.Client
 }
 
 // startOwnProcess starts this binary in child mode against providerURL. The
 // child inherits the environment (GOGC, GOMAXPROCS) and the priority.
 func startOwnProcess(providerURL string) (*ownProcess, error) {
+	return startChild(nil, "-"+serveKeygateFlag, providerURL)
+}
+
+// startChild starts this binary with args and env added to this process's
+// environment, and reads the two addresses the child prints first.
+func startChild(env []string, args ...string) (*ownProcess, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("find own binary: %w", err)
 	}
-	cmd := exec.Command(exe, "-"+serveKeygateFlag, providerURL)
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -125,8 +134,8 @@ func startOwnProcess(providerURL string) (*ownProcess, error) {
 	}()
 	select {
 	case l := <-line:
-		if f := strings.Fields(l); len(f) == 2 {
-			p.url, p.control = f[0], f[1]
+		if f := strings.Fields(l); len(f) >= 2 {
+			p.url, p.control, p.extra = f[0], f[1], f[2:]
 			return p, nil
 		}
 	case <-time.After(time.Minute):

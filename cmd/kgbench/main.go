@@ -23,6 +23,13 @@ func main() {
 		}
 		return
 	}
+	if len(os.Args) == 3 && os.Args[1] == "-"+serveAppFlag {
+		if err := serveApp(os.Args[2]); err != nil {
+			fmt.Fprintln(os.Stderr, "kgbench app child:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "kgbench:", err)
 		os.Exit(1)
@@ -35,7 +42,7 @@ func execute() error {
 	testing.Init()
 	out := flag.String("out", "BENCHMARKS.md", "file the report is written to")
 	quick := flag.Bool("quick", false, "smaller runs, to try the program out (not for the committed report)")
-	only := flag.String("only", "", "run one scenario: latency, concurrency, checkpoint, store or routing")
+	only := flag.String("only", "", "run one scenario: latency, concurrency, checkpoint, store, routing or turnstart")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	nice := flag.Int("nice", 0, "nice value for the whole run (negative needs root): keeps other work on a shared machine out of the tails")
 	traceTo := flag.String("trace", "", "write a runtime execution trace of the whole run to this file")
@@ -84,6 +91,7 @@ type report struct {
 	Checkpoint   []checkpointRow
 	Stores       []storeRow
 	Routing      *routingReport
+	TurnStart    *turnStartReport
 	Notes        []string
 	// Other* are the other processes' average busy cores during a scenario.
 	OtherLatency, OtherCheckpoint, OtherStore, OtherRouting float64
@@ -183,6 +191,19 @@ func runAll(out string, quick bool, only, priority string) error {
 			return fmt.Errorf("routing: %w", err)
 		}
 		r.Routing, r.OtherRouting = &rr, load.cores()
+	}
+	if want("turnstart") {
+		step("turn start")
+		set := turnStartSettings{Levels: []int{1, 16, 64}, Rounds: []int{4, 2, 1}, Tokens: 2000, Interval: 5 * time.Millisecond,
+			FirstDelay: 300 * time.Millisecond, History: 1000, Flood: 64}
+		if quick {
+			set.Rounds, set.Tokens, set.History = []int{2, 1, 1}, 400, 100
+		}
+		ts, err := measureTurnStart(ctx, prov, clk, set)
+		if err != nil {
+			return fmt.Errorf("turn start: %w", err)
+		}
+		r.TurnStart = &ts
 	}
 	r.Took, r.LoadEnd = time.Since(r.Started), loadavg()
 	return writeReport(out, r)

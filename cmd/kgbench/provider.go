@@ -39,6 +39,9 @@ type pace struct {
 	// the same time.
 	Barrier     int
 	BarrierWait time.Duration
+	// FirstDelay is how long the reply waits, headers sent, before its
+	// first chunk, as a model thinks before it answers.
+	FirstDelay time.Duration
 }
 
 // paced is the fake provider: it answers every protocol path with a text
@@ -146,6 +149,13 @@ func (p *paced) serve(w http.ResponseWriter, r *http.Request) {
 	if pc.Barrier > 0 {
 		offset = time.Duration(slot%pc.Barrier) * pc.Interval / time.Duration(pc.Barrier)
 		time.Sleep(offset)
+	}
+	if pc.FirstDelay > 0 {
+		select {
+		case <-time.After(pc.FirstDelay):
+		case <-r.Context().Done():
+			return
+		}
 	}
 	times := make([]time.Duration, 0, n)
 	var start time.Time

@@ -30,8 +30,8 @@ func writeReport(path string, r *report) error {
 			}
 		}
 	}
-	w("## How to reproduce\n\n`go tool -modfile=tools/go.mod task bench` runs this program (`go run ./cmd/kgbench -nice -10 -out BENCHMARKS.md`, about 6 minutes; `-nice -10` raises its priority when run as root so that other work on a shared machine stays out of the tails, and is ignored otherwise) and then every package's `go test -bench` benchmark (printed, not written here). ")
-	w("`go run ./cmd/kgbench -only latency|concurrency|checkpoint|store|routing -out FILE` runs one scenario; `-quick` shrinks the runs to try the program out; `-cpuprofile` and `-trace` record the run. Everything runs in one process on loopback: the fake provider, Keygate (SQLite store in a temporary directory; PostgreSQL from adapters/pgtest for section 4) and the simulated Cursor clients; section 2 also runs the same Keygate stack in a child process of its own, to measure Keygate's memory apart from the load generator's.\n\n")
+	w("## How to reproduce\n\n`go tool -modfile=tools/go.mod task bench` runs this program (`go run ./cmd/kgbench -nice -10 -out BENCHMARKS.md`, about 10 minutes; `-nice -10` raises its priority when run as root so that other work on a shared machine stays out of the tails, and is ignored otherwise) and then every package's `go test -bench` benchmark (printed, not written here). ")
+	w("`go run ./cmd/kgbench -only latency|concurrency|checkpoint|store|routing|turnstart -out FILE` runs one scenario; `-quick` shrinks the runs to try the program out; `-cpuprofile` and `-trace` record the run. Everything runs in one process on loopback: the fake provider, Keygate (SQLite store in a temporary directory; PostgreSQL from adapters/pgtest for section 4) and the simulated Cursor clients; section 2 also runs the same Keygate stack in a child process of its own, to measure Keygate's memory apart from the load generator's. Section 6 runs Keygate's real composition root in a child process and reaches it only through its forward proxy; sections 1 to 5 are in process (section 1 also through the proxy, on the in-process stack).\n\n")
 	w("## Machine\n\n| | |\n|---|---|\n| CPUs (nproc) | %d |\n| CPU | %s |\n| Memory | %s |\n| Go | %s (%s) |\n| load average at start / end | %s / %s |\n| priority of this run | %s |\n\n",
 		r.Machine.CPUs, r.Machine.Model, r.Machine.Memory, r.Machine.Go, r.Machine.OS, r.LoadStart, r.LoadEnd, r.Priority)
 	w("The machine is shared: other work running during the benchmark lands in the tails of the latency figures. Each section says how many cores other processes used meanwhile (from /proc/stat, minus this process).\n\n")
@@ -155,6 +155,9 @@ func writeReport(path string, r *report) error {
 		if rt.Errors > 0 {
 			w("%d calls failed during the failover measurement.\n\n", rt.Errors)
 		}
+	}
+	if r.TurnStart != nil {
+		writeTurnStart(w, r.TurnStart)
 	}
 	for _, n := range r.Notes {
 		w("- %s\n", n)

@@ -113,5 +113,6 @@ func judge(r *report) []target {
 			t.Note = fmt.Sprintf("missed: storage %.2f×, sent %.1f× (allowed %.1f×).", stored, sent, targetCheckpointX)
 		}
 	}
-	return append(out, t)
+	out = append(out, t)
+	return append(out, judgeTurnStart(r.TurnStart)...)
 }

@@ -30,22 +30,39 @@ func EstimateRequest(r Request) int64 {
 func EstimateMessages(msgs []Message) int64 { return estimateJSON(withoutImageData(msgs)) }
 
 func estimateJSON(v any) int64 {
-	body, err := json.Marshal(v)
-	if err != nil {
+	// The encoder reuses its buffers across calls (Marshal would allocate
+	// the whole serialisation, 100 KB for a workspace's first turn, on
+	// every estimate); the count sees the bytes as they are written.
+	var c runeCounter
+	if err := json.NewEncoder(&c).Encode(v); err != nil {
 		// Request values hold only strings, numbers and byte slices.
 		panic("llm: estimate tokens: " + err.Error())
 	}
-	var milli int64
-	for len(body) > 0 {
-		r, size := utf8.DecodeRune(body)
+	c.ascii-- // Encode's trailing newline is not part of the JSON
+	return (c.milli() + 999) / 1000
+}
+
+// runeCounter counts the ASCII characters and the other runes written to
+// it. The JSON encoder writes its output in one piece and only valid UTF-8
+// (invalid bytes become U+FFFD), so no rune is split across writes.
+type runeCounter struct{ ascii, other int64 }
+
+func (c *runeCounter) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		r, size := utf8.DecodeRune(p)
 		if r < utf8.RuneSelf {
-			milli += asciiMilliTokens
+			c.ascii++
 		} else {
-			milli += nonASCIIMilliTokens
+			c.other++
 		}
-		body = body[size:]
+		p = p[size:]
 	}
-	return (milli + 999) / 1000
+	return n, nil
+}
+
+func (c *runeCounter) milli() int64 {
+	return c.ascii*asciiMilliTokens + c.other*nonASCIIMilliTokens
 }
 
 // withoutImageData returns a shallow copy of msgs with image bytes dropped;

@@ -26,6 +26,16 @@ var _ = Describe("llm.EstimateRequest", func() {
 		Expect(wide - ascii).To(BeNumerically("~", 2770, 10))
 	})
 
+	It("counts exactly 0.273 tokens per ASCII character and 0.550 per other character of the serialised messages", func() {
+		// `[{"ID":"","Role":"user","Parts":[{"Kind":"text","Text":"…"}]…}]`
+		// around the text is ASCII; the text mixes ASCII, two- and
+		// four-byte characters.
+		text := strings.Repeat("aé😀", 1000)
+		empty := llm.EstimateMessages([]llm.Message{textMessage(llm.RoleUser, "")})
+		mixed := llm.EstimateMessages([]llm.Message{textMessage(llm.RoleUser, text)})
+		Expect(mixed - empty).To(BeNumerically("~", (1000*273+2000*550)/1000, 1))
+	})
+
 	It("context_estimate_grows_with_prompt_history", func() {
 		req := llm.Request{Instructions: "be brief", Messages: []llm.Message{textMessage(llm.RoleUser, "hi")}}
 		before := llm.EstimateRequest(req)

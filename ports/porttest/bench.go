@@ -3,6 +3,7 @@ package porttest
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"testing"
 
 	"keygate/domain/conversation"
@@ -141,4 +142,56 @@ func BenchCheckpointBytes(b *testing.B, st ports.Stores, measure StorageMeter) {
 			b.ReportMetric(float64(full)/float64(i), fmt.Sprintf("fullcopy-B/turn@%d", i))
 		}
 	}
+}
+
+// BenchTurnStarts times the store writes of turns that start together, as
+// the run engine makes them for a new conversation before its model call:
+// open (create), claim the run, append the user message with a request
+// context of contextBytes, take the provider call index. Each iteration is
+// one turn; parallel turns run at once (b.SetParallelism), so a store that
+// serializes writers shows its queue here.
+func BenchTurnStarts(b *testing.B, st ports.Stores, contextBytes int) {
+	ctx := context.Background()
+	reqCtx := make([]byte, contextBytes)
+	for i := range reqCtx {
+		reqCtx[i] = 'a' + byte(i%26)
+	}
+	prefix := uniq("bench-start")
+	var n atomic.Int64
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			conv := fmt.Sprintf("%s-%d", prefix, n.Add(1))
+			if err := turnStart(ctx, st, conv, string(reqCtx)); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+func turnStart(ctx context.Context, st ports.Stores, conv, reqCtx string) error {
+	head, err := st.Conversations.Open(ctx, conv)
+	if err != nil {
+		return err
+	}
+	run := conv + ":run"
+	if _, err := st.Runs.Claim(ctx, ports.RunClaim{RunID: run, ConversationID: conv, Kind: "root"}); err != nil {
+		return err
+	}
+	var msgs []conversation.Message
+	for _, spec := range []conversation.MessageSpec{
+		{ID: "request-context:e1", Role: llm.RoleUser, Origin: conversation.OriginRuntime, Parts: []llm.Part{{Kind: llm.PartText, Text: reqCtx}}},
+		{ID: "runtime:e1", Role: llm.RoleUser, Origin: conversation.OriginRuntime, Parts: []llm.Part{{Kind: llm.PartText, Text: "where is the retry policy decided?"}}},
+	} {
+		m, err := conversation.NewMessage(spec)
+		if err != nil {
+			return err
+		}
+		msgs = append(msgs, m)
+	}
+	if _, err := st.Conversations.Apply(ctx, ports.Write{Change: conversation.AppendTo(head, msgs...), RunID: run}); err != nil {
+		return err
+	}
+	_, err = st.Runs.BeginProviderCall(ctx, run)
+	return err
 }

@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"keygate/adapters/cursor/compile"
 	"keygate/adapters/cursor/transport"
 	"keygate/app/run"
 	"keygate/ports"
@@ -61,7 +62,14 @@ type Handler struct {
 	o   Options
 	log *zap.Logger
 	mem *convMemory
+	// schemas keeps the MCP tool schemas the turns' request contexts
+	// repeat, rendered once.
+	schemas *compile.Schemas
 }
+
+// maxSchemas bounds the rendered MCP input schemas kept across turns: a
+// few workspaces' tools (a schema is a few hundred bytes to a few KiB).
+const maxSchemas = 1024
 
 var _ transport.RunHandler = (*Handler)(nil)
 
@@ -79,7 +87,7 @@ func New(o Options) (*Handler, error) {
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()
 	}
-	return &Handler{o: o, log: o.Logger, mem: newConvMemory(o.Now)}, nil
+	return &Handler{o: o, log: o.Logger, mem: newConvMemory(o.Now), schemas: compile.NewSchemas(maxSchemas)}, nil
 }
 
 // ServeRun implements transport.RunHandler. A turn that fails ends with the

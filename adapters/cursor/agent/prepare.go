@@ -70,7 +70,7 @@ func (s *session) prepare() error {
 	if err != nil {
 		return err
 	}
-	in := compile.Input{Images: images,
+	in := compile.Input{Images: images, Schemas: s.h.schemas,
 		RequestID: s.turn.RequestID, RunID: conversation.RunID(s.turn.RequestID, nonce()), Request: req,
 		Action: s.action, ConversationID: s.convID, History: history, ConversationMode: base.GetMode(),
 		Model: compile.Model(s.endpoint, s.config, req.GetRequestedModel()), Blobs: blobs,

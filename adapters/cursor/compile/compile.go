@@ -52,6 +52,9 @@ type Input struct {
 	Shell *UserShell
 	// Goal is the conversation's goal (the checkpoint's goal_state).
 	Goal *agentv1.GoalState
+	// Schemas, when not nil, keeps rendered MCP input schemas across
+	// turns.
+	Schemas *Schemas
 }
 
 // Output is a compiled turn.
@@ -178,7 +181,7 @@ func initial(in Input, mode Mode, um *agentv1.UserMessage, direct []*agentv1.Mcp
 	}
 	// A resume continues the run it resumes: a mode message would make it
 	// call the model again after a stored final answer.
-	ti.Contexts = contexts(rc, direct, mode, ti.Trigger != turn.TriggerResume, um, in.Now)
+	ti.Contexts = contexts(rc, direct, mode, ti.Trigger != turn.TriggerResume, um, in.Now, in.Schemas)
 	for _, m := range in.History {
 		if _, event, ok := conversation.ContextOf(m.ID()); ok && event == ti.EventID {
 			ti.Stored = append(ti.Stored, m)

@@ -126,12 +126,12 @@ func decodePart(name string, id []byte, length uint32, blobs map[string][]byte, 
 // the MCP servers (the request context's and the client's own MCP tools,
 // direct) when the client sent a request context, the mode when withMode,
 // and the editor's state when the user message um carries one.
-func contexts(rc *agentv1.RequestContext, direct []*agentv1.McpToolDefinition, mode Mode, withMode bool, um *agentv1.UserMessage, now time.Time) []turn.Context {
+func contexts(rc *agentv1.RequestContext, direct []*agentv1.McpToolDefinition, mode Mode, withMode bool, um *agentv1.UserMessage, now time.Time, schemas *Schemas) []turn.Context {
 	var out []turn.Context
 	if env := compileContext(rc, now); env != "" {
 		out = append(out, turn.Context{Channel: conversation.ContextEnvironment, Text: env})
 	}
-	if c, ok := mcpContext(rc, direct); ok {
+	if c, ok := mcpContext(rc, direct, schemas); ok {
 		out = append(out, c)
 	}
 	if withMode {
@@ -186,7 +186,7 @@ func compileContext(rc *agentv1.RequestContext, now time.Time) string {
 // client merely reorders compiles to the same text. Every tool is called
 // through CallMcpTool. A request context that lists no server clears the
 // channel, unless it says its MCP information is incomplete.
-func mcpContext(rc *agentv1.RequestContext, direct []*agentv1.McpToolDefinition) (turn.Context, bool) {
+func mcpContext(rc *agentv1.RequestContext, direct []*agentv1.McpToolDefinition, schemas *Schemas) (turn.Context, bool) {
 	if rc == nil && len(direct) == 0 {
 		return turn.Context{}, false
 	}
@@ -232,7 +232,7 @@ func mcpContext(rc *agentv1.RequestContext, direct []*agentv1.McpToolDefinition)
 			m.Servers = append(m.Servers, turn.MCPServer{Identifier: server, Instructions: instructionsOf(server, server)})
 		}
 		srv := &m.Servers[len(m.Servers)-1]
-		srv.Tools = append(srv.Tools, turn.MCPTool{Name: name, Description: d.GetDescription(), InputSchema: mcpSchema(d)})
+		srv.Tools = append(srv.Tools, turn.MCPTool{Name: name, Description: d.GetDescription(), InputSchema: mcpSchema(d, schemas)})
 	}
 	for i, in := range instructions {
 		if shown[i] || in.GetInstructions() == "" {

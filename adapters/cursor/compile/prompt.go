@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"google.golang.org/protobuf/encoding/protojson"
-
 	"keygate/adapters/cursor/tools"
 	"keygate/domain/projection"
 	"keygate/domain/turn"
@@ -50,13 +48,13 @@ func CompactionPrompt() projection.Prompt {
 }
 
 // mcpSchema is the input schema of a client's MCP tool as JSON text.
-func mcpSchema(d *agentv1.McpToolDefinition) string {
+func mcpSchema(d *agentv1.McpToolDefinition, schemas *Schemas) string {
 	if s := d.GetInputSchemaJson(); s != "" && json.Valid([]byte(s)) {
 		return s
 	}
 	if d.GetInputSchema() != nil {
-		if b, err := protojson.Marshal(d.GetInputSchema()); err == nil {
-			return string(b)
+		if s, err := schemas.json(d.GetInputSchema()); err == nil {
+			return s
 		}
 	}
 	return `{"type":"object"}`

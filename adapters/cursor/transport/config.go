@@ -33,6 +33,14 @@ type Config struct {
 	// MaxHeldBytesTotal bounds the same for all callers together. Default
 	// 256 MiB.
 	MaxHeldBytesTotal int64
+	// MaxUnreadBytes bounds how far a turn's output may run ahead of its
+	// slowest connected subscriber: beyond it the turn waits for the
+	// client to read (and so reads its provider no further ahead).
+	// Default 1 MiB.
+	MaxUnreadBytes int64
+	// MaxUnreadWait bounds one such wait; a subscriber that reads nothing
+	// for this long no longer holds the turn back. Default 30 s.
+	MaxUnreadWait time.Duration
 	// UpstreamIdle is how long the mark of a turn routed to Cursor survives
 	// without an append or an attached relay; a timer forgets it then.
 	// Default 10 minutes.
@@ -51,6 +59,10 @@ func (c Config) withDefaults() Config {
 	def(&c.Heartbeat, 5*time.Second)
 	def(&c.Retain, 60*time.Second)
 	def(&c.UpstreamIdle, 10*time.Minute)
+	def(&c.MaxUnreadWait, 30*time.Second)
+	if c.MaxUnreadBytes <= 0 {
+		c.MaxUnreadBytes = 1 << 20
+	}
 	if c.MaxPending <= 0 {
 		c.MaxPending = 1024
 	}

@@ -80,7 +80,11 @@
 // subscriber is attached for Config.OrphanGrace (counted from creation or
 // from the last one leaving) the running turn is cancelled and the stream
 // ends with canceled. An ended transport stays replayable for
-// Config.Retain.
+// Config.Retain; once every connected subscriber has read it to its end,
+// its replay leaves out the KV requests (moot after the turn). A turn's
+// output runs at most Config.MaxUnreadBytes ahead of its slowest connected
+// subscriber (waiting up to Config.MaxUnreadWait); the log packs frames
+// into chunks.
 //
 // Replicas (replicas.go): a RunSSE served by another replica counts as a
 // subscriber through Watch, and a Tap reads the output for it without

@@ -6,7 +6,6 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"keygate/adapters/cursor/frame"
 	agentv1 "keygate/gen/cursor/agent/v1"
 )
 
@@ -27,7 +26,7 @@ func (o *turnOutput) Send(msg *agentv1.AgentServerMessage) error {
 	if err != nil {
 		return fmt.Errorf("marshal server message: %w", err)
 	}
-	return o.t.out.append(frame.Encode(0, b))
+	return o.t.out.appendPayload(b, msg.GetKvServerMessage() != nil)
 }
 
 func (o *turnOutput) NextExecID() (uint32, error)        { return o.t.ids.exec.next() }

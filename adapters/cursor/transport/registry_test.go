@@ -71,6 +71,7 @@ var _ = Describe("Registry", func() {
 			RouteWait: 30 * time.Second, OrphanGrace: 30 * time.Second, Linger: 2 * time.Second,
 			Heartbeat: 5 * time.Second, Retain: 60 * time.Second, MaxPending: 1024,
 			MaxHeldBytes: 64 << 20, MaxHeldBytesTotal: 256 << 20, UpstreamIdle: 10 * time.Minute,
+			MaxUnreadBytes: 1 << 20, MaxUnreadWait: 30 * time.Second,
 		}))
 	})
 

@@ -53,6 +53,9 @@ func (r *Registry) Watch(ctx context.Context, requestID string) (detach func(), 
 		return nil, false
 	}
 	s := t.subscribe()
+	// It reads nothing here (the tap does, for the other replica), so it
+	// must not hold the writer back nor keep the finished log whole.
+	t.out.leave(s)
 	return s.Close, true
 }
 

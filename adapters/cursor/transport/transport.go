@@ -64,7 +64,7 @@ func newTransport(reg *Registry, a Append, owner caller) *Transport {
 		id:      a.RequestID,
 		reg:     reg,
 		owner:   owner,
-		out:     newOutlog(),
+		out:     newOutlog(reg.cfg.MaxUnreadBytes, reg.cfg.MaxUnreadWait),
 		ledger:  &ledger{h: reg.held, who: owner, id: a.RequestID},
 		next:    1,
 		pending: map[int64]queued{},
