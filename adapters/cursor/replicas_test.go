@@ -564,6 +564,69 @@ var _ = Describe("Runs owned by one replica at a time", Ordered, func() {
 		Expect(labels(recorder.Messages())).To(Equal([]uint32{1, 2, 3}))
 	})
 
+	It("hands a stream's request id over when its replica starts draining before the opening append arrives, so the turn runs where the client reconnects", func() {
+		one := startReplica(dsn, narrate(1), opts)
+		two := startReplica(dsn, narrate(1), opts)
+		hc := asUser("alice")
+		id := newRequestID()
+		c := cursortest.NewClient(one.url, hc, id)
+		c.AppendTo(two.url, hc)
+		s := subscribe(c)
+		watch := observer()
+		Eventually(func() (bool, error) {
+			page, err := watch.Follow(ctx, runKey("alice", id), 0)
+			return page.Held, err
+		}).WithTimeout(10*time.Second).Should(BeTrue(), "the stream's replica holds the request id")
+
+		By("draining that replica while its stream waits for the opening append")
+		Expect(one.srv.Drain(ctx)).To(Succeed())
+		Eventually(s.Done()).WithTimeout(10 * time.Second).Should(BeClosed())
+		Expect(s.EndError()).To(HaveConnectCode(connect.CodeUnavailable), "the client is sent to another replica")
+
+		By("the opening append reaching the other replica, as the client had sent it")
+		Expect(c.Send(ctx, cursortest.RunRequest("conv-drain-open", "byok-model", "hello"))).To(Succeed())
+
+		By("the client's reconnect taking the request id there, with the append the draining replica did not keep")
+		c.Rebind(two.url, hc)
+		again := subscribe(c)
+		Expect(c.Send(ctx, label(1))).To(Succeed())
+		Eventually(again.Done()).WithTimeout(15 * time.Second).Should(BeClosed())
+		Expect(again.EndError()).To(BeNil())
+		Expect(again.Texts()).To(Equal([]string{"part-1"}))
+		Expect(two.handler.Turns()).To(HaveLen(1))
+		Expect(one.handler.Turns()).To(BeEmpty())
+	})
+
+	It("hands an opening append that reached a draining replica's held request id over instead of losing it", func() {
+		one := startReplica(dsn, narrate(1), opts)
+		two := startReplica(dsn, narrate(1), opts)
+		hc := asUser("alice")
+		id := newRequestID()
+		c := cursortest.NewClient(one.url, hc, id)
+		s := subscribe(c)
+		watch := observer()
+		Eventually(func() (bool, error) {
+			page, err := watch.Follow(ctx, runKey("alice", id), 0)
+			return page.Held, err
+		}).WithTimeout(10*time.Second).Should(BeTrue(), "the stream's replica holds the request id")
+		Expect(one.srv.Drain(ctx)).To(Succeed())
+
+		By("sending the opening append to the draining replica itself: accepted, as the client goes on")
+		Expect(c.Send(ctx, cursortest.RunRequest("conv-drain-direct", "byok-model", "hello"))).To(Succeed())
+		Eventually(s.Done()).WithTimeout(10 * time.Second).Should(BeClosed())
+		Expect(s.EndError()).To(HaveConnectCode(connect.CodeUnavailable))
+
+		By("reconnecting through the other replica, which runs the turn")
+		c.Rebind(two.url, hc)
+		again := subscribe(c)
+		Expect(c.Send(ctx, label(1))).To(Succeed())
+		Eventually(again.Done()).WithTimeout(15 * time.Second).Should(BeClosed())
+		Expect(again.EndError()).To(BeNil())
+		Expect(again.Texts()).To(Equal([]string{"part-1"}))
+		Expect(two.handler.Turns()).To(HaveLen(1))
+		Expect(one.handler.Turns()).To(BeEmpty())
+	})
+
 	It("drains: the running turn finishes, a new run is refused so the client goes to another replica, and the keys are handed over", func() {
 		one := startReplica(dsn, narrate(2), opts)
 		two := startReplica(dsn, narrate(2), opts)

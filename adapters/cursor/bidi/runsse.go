@@ -2,6 +2,7 @@ package bidi
 
 import (
 	"bytes"
+	"errors"
 	"net/http"
 	"time"
 
@@ -86,6 +87,9 @@ func (h *RunSSE) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	sub, relay, err := h.reg.Subscribe(r.Context(), id.GetRequestId())
 	if err != nil {
+		// Refused by a draining replica, the stream did not reach an end
+		// of its own: the key is handed over, not ended.
+		cut = errors.Is(err, transport.ErrDraining)
 		endWith(w, rc, err)
 		return
 	}
