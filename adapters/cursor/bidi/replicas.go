@@ -466,12 +466,9 @@ func (r *Replicas) deliverTo(h *hold) func([]byte) {
 		defer r.mu.Unlock()
 		if r.closed {
 			// Taken from the mailbox as Close ran: back into it, for the
-			// replica that takes the key next.
-			r.wg.Add(1)
-			go func() {
-				defer r.wg.Done()
-				r.requeue(payload)
-			}()
+			// replica that takes the key next. Not counted in wg, which
+			// Close may be waiting on already; requeue is bounded in time.
+			go r.requeue(payload)
 			return
 		}
 		h.queue = append(h.queue, payload)
