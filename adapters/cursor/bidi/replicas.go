@@ -626,8 +626,14 @@ type Follower struct {
 // resumes the run from the store.
 var ErrOwnerGone = errors.New("the replica running this turn stopped; send the turn again to resume it")
 
+// errOwnerLeft: the key's owner is gone before this follower read any of
+// its output, so the stream can become the key's owner (see Next).
+var errOwnerLeft = errors.New("the run key's owner left before publishing any output")
+
 // Next returns the next frame: the owner's output in order, heartbeats
-// while idle, then the end of the stream; then io.EOF.
+// while idle, then the end of the stream; then io.EOF. When the owner is
+// gone before any of its output was read, it returns errOwnerLeft instead,
+// and the caller may take the key (Hold again).
 func (f *Follower) Next(ctx context.Context) ([]byte, error) {
 	for {
 		switch {
@@ -650,6 +656,13 @@ func (f *Follower) Next(ctx context.Context) ([]byte, error) {
 			f.r.log.Warn("reading another replica's output failed; retrying", zap.Error(err))
 		case f.token != 0 && page.Token != f.token,
 			len(page.Frames) == 0 && page.End == nil && !page.Held:
+			if f.after == 0 {
+				// Nothing of the owner's output reached this stream: the
+				// owner let the key go before its turn started (it
+				// drains) or died before publishing. The stream may take
+				// the key itself, with the appends waiting for it.
+				return nil, errOwnerLeft
+			}
 			f.end = frame.EndFrame(connect.NewError(connect.CodeUnavailable, ErrOwnerGone))
 			continue
 		default:
