@@ -49,7 +49,10 @@ const relayHeaderRoom = 1 << 20
 // orphaned. When the holder dies its lease expires: a follower ends its
 // stream with unavailable, and the client's next request takes the key on
 // another replica, which resumes the run from the store (the run's
-// provider calls whose output is stored are not made again).
+// provider calls whose output is stored are not made again). A follower
+// that read none of the holder's output when the holder let the key go or
+// died takes the key itself (RunSSE), so an opening append still waiting
+// in the mailbox starts its turn there.
 //
 // Keys are per caller, so a payload only ever reaches a run of the user
 // who sent it: another user's append for the same request id waits in a
