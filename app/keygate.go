@@ -144,6 +144,9 @@ func (k *Keygate) drainTurns() {
 		return
 	}
 	k.drain.on.Store(true)
+	if k.proxy != nil {
+		k.proxy.Drain()
+	}
 	if k.turns == nil {
 		return
 	}

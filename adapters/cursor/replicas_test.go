@@ -27,6 +27,7 @@ import (
 	"keygate/adapters/upstream/upstreamtest"
 	"keygate/domain/identity"
 	agentv1 "keygate/gen/cursor/agent/v1"
+	"keygate/ports"
 )
 
 // testUser is the header a replica below reads its caller from, standing in
@@ -511,9 +512,12 @@ var _ = Describe("Runs owned by one replica at a time", Ordered, func() {
 
 		By("sending the turn again: the other replica takes the key with a newer token and runs it")
 		watch := observer()
-		before, err := watch.Follow(ctx, runKey("alice", id), 0)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(before.Held).To(BeFalse(), "the dead owner's lease expired")
+		var before ports.OutputPage
+		Eventually(func() (bool, error) {
+			var err error
+			before, err = watch.Follow(ctx, runKey("alice", id), 0)
+			return before.Held, err
+		}).Should(BeFalse(), "the dead owner's lease expired, and the stream that followed it let the key go")
 		c.ResetSeqno()
 		resumed := subscribe(c)
 		Expect(c.Send(ctx, cursortest.Request("conv-takeover", "byok-model", cursortest.ResumeAction(), nil))).To(Succeed())
@@ -562,6 +566,102 @@ var _ = Describe("Runs owned by one replica at a time", Ordered, func() {
 		Eventually(next.Done()).WithTimeout(10 * time.Second).Should(BeClosed())
 		Expect(next.EndError()).To(BeNil())
 		Expect(labels(recorder.Messages())).To(Equal([]uint32{1, 2, 3}))
+	})
+
+	It("hands a stream's request id over when its replica starts draining before the opening append arrives, so the turn runs where the client reconnects", func() {
+		one := startReplica(dsn, narrate(1), opts)
+		two := startReplica(dsn, narrate(1), opts)
+		hc := asUser("alice")
+		id := newRequestID()
+		c := cursortest.NewClient(one.url, hc, id)
+		c.AppendTo(two.url, hc)
+		s := subscribe(c)
+		watch := observer()
+		Eventually(func() (bool, error) {
+			page, err := watch.Follow(ctx, runKey("alice", id), 0)
+			return page.Held, err
+		}).WithTimeout(10*time.Second).Should(BeTrue(), "the stream's replica holds the request id")
+
+		By("draining that replica while its stream waits for the opening append")
+		Expect(one.srv.Drain(ctx)).To(Succeed())
+		Eventually(s.Done()).WithTimeout(10 * time.Second).Should(BeClosed())
+		Expect(s.EndError()).To(HaveConnectCode(connect.CodeUnavailable), "the client is sent to another replica")
+
+		By("the opening append reaching the other replica, as the client had sent it")
+		Expect(c.Send(ctx, cursortest.RunRequest("conv-drain-open", "byok-model", "hello"))).To(Succeed())
+
+		By("the client's reconnect taking the request id there, with the append the draining replica did not keep")
+		c.Rebind(two.url, hc)
+		again := subscribe(c)
+		Expect(c.Send(ctx, label(1))).To(Succeed())
+		Eventually(again.Done()).WithTimeout(15 * time.Second).Should(BeClosed())
+		Expect(again.EndError()).To(BeNil())
+		Expect(again.Texts()).To(Equal([]string{"part-1"}))
+		Expect(two.handler.Turns()).To(HaveLen(1))
+		Expect(one.handler.Turns()).To(BeEmpty())
+	})
+
+	It("hands an opening append that reached a draining replica's held request id over instead of losing it", func() {
+		one := startReplica(dsn, narrate(1), opts)
+		two := startReplica(dsn, narrate(1), opts)
+		hc := asUser("alice")
+		id := newRequestID()
+		c := cursortest.NewClient(one.url, hc, id)
+		s := subscribe(c)
+		watch := observer()
+		Eventually(func() (bool, error) {
+			page, err := watch.Follow(ctx, runKey("alice", id), 0)
+			return page.Held, err
+		}).WithTimeout(10*time.Second).Should(BeTrue(), "the stream's replica holds the request id")
+		Expect(one.srv.Drain(ctx)).To(Succeed())
+
+		By("sending the opening append to the draining replica itself: accepted, as the client goes on")
+		Expect(c.Send(ctx, cursortest.RunRequest("conv-drain-direct", "byok-model", "hello"))).To(Succeed())
+		Eventually(s.Done()).WithTimeout(10 * time.Second).Should(BeClosed())
+		Expect(s.EndError()).To(HaveConnectCode(connect.CodeUnavailable))
+
+		By("reconnecting through the other replica, which runs the turn")
+		c.Rebind(two.url, hc)
+		again := subscribe(c)
+		Expect(c.Send(ctx, label(1))).To(Succeed())
+		Eventually(again.Done()).WithTimeout(15 * time.Second).Should(BeClosed())
+		Expect(again.EndError()).To(BeNil())
+		Expect(again.Texts()).To(Equal([]string{"part-1"}))
+		Expect(two.handler.Turns()).To(HaveLen(1))
+		Expect(one.handler.Turns()).To(BeEmpty())
+	})
+
+	It("lets a stream that followed an owner which let the key go before its turn started take the key, and runs the turn there", func() {
+		opts.Transport.Heartbeat = 100 * time.Millisecond // a follower heartbeats while idle; an owner waiting for its turn does not
+		one := startReplica(dsn, narrate(1), opts)
+		two := startReplica(dsn, narrate(1), opts)
+		hc := asUser("alice")
+		id := newRequestID()
+		first := cursortest.NewClient(one.url, hc, id)
+		s := subscribe(first)
+		watch := observer()
+		Eventually(func() (bool, error) {
+			page, err := watch.Follow(ctx, runKey("alice", id), 0)
+			return page.Held, err
+		}).WithTimeout(10*time.Second).Should(BeTrue(), "the first stream's replica holds the request id")
+
+		By("a second stream of the request id on the other replica, following the owner")
+		c := cursortest.NewClient(two.url, hc, id)
+		followed := subscribe(c)
+		Eventually(followed.Heartbeats).Should(BeNumerically(">", 0))
+
+		By("the owner draining before the turn's opening append: it lets the key go without an end")
+		Expect(one.srv.Drain(ctx)).To(Succeed())
+		Eventually(s.Done()).Should(BeClosed())
+		Expect(c.Send(ctx, cursortest.RunRequest("conv-take-over", "byok-model", "hello"))).To(Succeed())
+		Expect(c.Send(ctx, label(1))).To(Succeed())
+
+		By("the follower's replica taking the key and running the turn on the same stream")
+		Eventually(followed.Done()).WithTimeout(15 * time.Second).Should(BeClosed())
+		Expect(followed.EndError()).To(BeNil())
+		Expect(followed.Texts()).To(Equal([]string{"part-1"}))
+		Expect(two.handler.Turns()).To(HaveLen(1))
+		Expect(one.handler.Turns()).To(BeEmpty())
 	})
 
 	It("drains: the running turn finishes, a new run is refused so the client goes to another replica, and the keys are handed over", func() {

@@ -51,6 +51,8 @@ type env struct {
 	Pool *x509.CertPool
 	// Stop cancels Run and waits for it to return its error.
 	Stop func() error
+	// Proxy is the proxy under test.
+	Proxy *cursorproxy.Proxy
 }
 
 // envOptions vary the proxy under test.
@@ -128,6 +130,7 @@ func startEnv(o envOptions) *env {
 	}
 	proxy, err := cursorproxy.New(opts, zap.NewNop())
 	Expect(err).NotTo(HaveOccurred())
+	e.Proxy = proxy
 	ctx, cancel := context.WithCancel(context.Background())
 	addr := make(chan net.Addr, 1)
 	done := make(chan error, 1)

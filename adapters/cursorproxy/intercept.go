@@ -88,6 +88,9 @@ func (p *Proxy) route(w http.ResponseWriter, r *http.Request) {
 	authority, _ := r.Context().Value(authorityKey{}).(string)
 	r.Header.Set(upstream.HeaderUpstreamURL, upstream.OriginalURL(authority, r))
 	r.Body = p.boundBody(w, r.Body)
+	if p.draining.Load() {
+		w.Header().Set("Connection", "close") // see Drain
+	}
 	if p.opts.IsKeygatePath(r.URL.Path) {
 		p.opts.Keygate.ServeHTTP(w, r)
 		return

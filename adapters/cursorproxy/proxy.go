@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -121,6 +122,9 @@ type Proxy struct {
 	sessions *sessions
 	// stopRecheck ends the revocation loop.
 	stopRecheck context.CancelFunc
+
+	// draining: every intercepted response closes its connection.
+	draining atomic.Bool
 
 	mu      sync.Mutex
 	tunnels map[net.Conn]struct{}
@@ -288,6 +292,15 @@ func (p *Proxy) Run(ctx context.Context, ready func(net.Addr)) error {
 	err = srv.Shutdown(sctx)
 	return errors.Join(err, p.Close(sctx))
 }
+
+// Drain makes every intercepted connection close after its next response
+// (Connection: close): the client's request after it opens a new
+// connection, which a load balancer sends to a replica that is not
+// stopping, instead of reusing one to this replica, which refuses a new
+// turn's stream as it drains. Idle connections are not closed here: a
+// client may be sending on one at that moment, and a POST that meets a
+// closing connection fails rather than being retried.
+func (p *Proxy) Drain() { p.draining.Store(true) }
 
 // Close stops accepting intercepted connections, lets requests in flight
 // finish until ctx is done, then cuts them and every open tunnel.

@@ -326,13 +326,18 @@ func (r *Relay) Follow(ctx context.Context, key string, after int64) (ports.Outp
 	return page, nil
 }
 
-// drain takes l's waiting payloads and delivers them in order.
+// drain takes l's waiting payloads and delivers them in order. The take
+// is not cancelled with ctx (an Acquire's caller that left, a closing
+// relay): the server may have deleted the rows when the cancel reaches it,
+// and rows deleted but never delivered are appends lost.
 func (r *Relay) drain(ctx context.Context, l *lease) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !l.current() {
 		return nil
 	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.opts.LeaseTTL)
+	defer cancel()
 	rows, err := pgdb.New(r.db.pool).TakeRelayPayloads(ctx, pgdb.TakeRelayPayloadsParams{Key: l.key, Token: l.token})
 	if err != nil {
 		return interpretError(ctx, err)

@@ -76,6 +76,16 @@ func (a *Appends) BidiAppend(ctx context.Context, req *connect.Request[aiserverv
 		a.replicas.opened(ctx, id)
 	}
 	resp, err := appendAgent(ctx, a.reg, a.upstream, req, transport.Append{RequestID: id, Seqno: req.Msg.GetAppendSeqno(), Message: msg, Raw: raw, Parent: parent})
+	if a.replicas != nil && refused(err) {
+		// This replica drains and starts no turn: it lets the request id
+		// go, and the append waits for the replica the client's next
+		// RunSSE reaches, as if it had arrived there.
+		a.replicas.handOff(ctx, id)
+		if err := a.replicas.forward(ctx, req, opens); err != nil {
+			return nil, connectError(err)
+		}
+		return connect.NewResponse(&aiserverv1.BidiAppendResponse{}), nil
+	}
 	if err != nil {
 		return nil, connectError(err)
 	}

@@ -49,7 +49,10 @@ const relayHeaderRoom = 1 << 20
 // orphaned. When the holder dies its lease expires: a follower ends its
 // stream with unavailable, and the client's next request takes the key on
 // another replica, which resumes the run from the store (the run's
-// provider calls whose output is stored are not made again).
+// provider calls whose output is stored are not made again). A follower
+// that read none of the holder's output when the holder let the key go or
+// died takes the key itself (RunSSE), so an opening append still waiting
+// in the mailbox starts its turn there.
 //
 // Keys are per caller, so a payload only ever reaches a run of the user
 // who sent it: another user's append for the same request id waits in a
@@ -156,7 +159,11 @@ func (r *Replicas) Hold(ctx context.Context, requestID string) (leave func(cut b
 		h = &hold{key: key, ident: context.WithoutCancel(ctx), id: requestID, streams: 1, ready: make(chan struct{}), done: make(chan struct{})}
 		r.held[key] = h
 		r.mu.Unlock()
-		lease, err := r.relay.Acquire(ctx, key, r.deliverTo(h))
+		// Not cancelled with the stream: a lease row written as its
+		// client left would hold the key, unrenewed, until it expires.
+		acquiring, cancel := context.WithTimeout(context.WithoutCancel(ctx), requeueTimeout)
+		lease, err := r.relay.Acquire(acquiring, key, r.deliverTo(h))
+		cancel()
 		r.mu.Lock()
 		h.lease, h.err = lease, err
 		if err == nil && r.closed {
@@ -211,8 +218,14 @@ func (r *Replicas) leave(h *hold, cut bool) {
 		}()
 		return
 	}
-	if !cut {
+	switch {
+	case !cut:
 		r.releaseLocked(h, true)
+		return
+	case r.draining:
+		// No turn starts here any more: the key goes at once, its
+		// appends left waiting for the replica the client goes to next.
+		r.releaseLocked(h, false)
 		return
 	}
 	h.timer = time.AfterFunc(r.linger, func() {
@@ -330,11 +343,80 @@ func (r *Replicas) publish(ctx context.Context, h *hold, tap *transport.Subscrip
 }
 
 // holds reports whether the caller's request id is held here: its appends
-// are then applied at once, with their errors answered to the client.
+// are then applied at once, with their errors answered to the client. A
+// key whose lease is being taken counts once it is taken: had another
+// replica taken it first, an append applied here would start or feed a
+// turn that no stream of the client ever reads.
 func (r *Replicas) holds(ctx context.Context, requestID string) bool {
+	key := relayKey(ctx, requestID)
+	r.mu.Lock()
+	h := r.held[key]
+	r.mu.Unlock()
+	if h == nil {
+		return false
+	}
+	select {
+	case <-h.ready:
+	case <-ctx.Done():
+		return false
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.held[relayKey(ctx, requestID)] != nil
+	return r.held[key] == h
+}
+
+// handOff lets the caller's request id go from a draining replica, which
+// refused an append of it because it starts no turn: once no transport of
+// it lives here (a lingering one ends as the drain begins), the lease is
+// released without ending the stream, so the appends waiting for the key,
+// and the one the caller forwards next, go to the replica that takes it
+// next.
+func (r *Replicas) handOff(ctx context.Context, requestID string) {
+	key := relayKey(ctx, requestID)
+	r.mu.Lock()
+	h := r.held[key]
+	r.mu.Unlock()
+	if h == nil {
+		return
+	}
+	<-h.ready
+	if live := r.reg.Live(h.ident, h.id); live != nil {
+		wait := time.NewTimer(handOffWait)
+		defer wait.Stop()
+		select {
+		case <-live:
+		case <-h.done:
+		case <-wait.C:
+		}
+	}
+	r.mu.Lock()
+	if r.held[key] != h {
+		r.mu.Unlock()
+		return
+	}
+	if h.timer != nil {
+		h.timer.Stop()
+	}
+	delete(r.held, key)
+	close(h.done)
+	pub := h.pubDone
+	r.mu.Unlock()
+	// At once, not in the background: the caller forwards the append
+	// next, and this replica must not take it again.
+	if pub != nil {
+		<-pub
+	}
+	h.lease.Release(false)
+}
+
+// handOffWait bounds how long a draining replica waits for a request id's
+// lingering transport to end before it lets the key go anyway.
+const handOffWait = 5 * time.Second
+
+// refused tells an append this replica cannot apply because it drains or
+// closes: its turn is to start on another replica.
+func refused(err error) bool {
+	return errors.Is(err, transport.ErrDraining) || errors.Is(err, transport.ErrRegistryClosed)
 }
 
 // opened tells the relay that a turn opened here on a held key, so that
@@ -386,6 +468,10 @@ func (r *Replicas) deliverTo(h *hold) func([]byte) {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		if r.closed {
+			// Taken from the mailbox as Close ran: back into it, for the
+			// replica that takes the key next. Not counted in wg, which
+			// Close may be waiting on already; requeue is bounded in time.
+			go r.requeue(payload)
 			return
 		}
 		h.queue = append(h.queue, payload)
@@ -422,7 +508,16 @@ func (r *Replicas) work(h *hold) {
 		go func() {
 			defer r.wg.Done()
 			defer close(done)
-			if err := r.apply(payload, func() { once.Do(func() { close(waiting) }) }); err != nil {
+			err := r.apply(payload, func() { once.Do(func() { close(waiting) }) })
+			switch {
+			case refused(err):
+				// This replica drains or closes and starts no turn: the
+				// append, taken from the mailbox, goes back into it once
+				// the key is let go, for the replica the client's next
+				// RunSSE reaches. Dropping it would lose a turn the
+				// client was told had been received.
+				r.requeue(payload)
+			case err != nil:
 				r.log.Info("forwarded append refused", zap.Error(err))
 			}
 		}()
@@ -432,6 +527,29 @@ func (r *Replicas) work(h *hold) {
 		}
 	}
 }
+
+// requeue puts a forwarded append this replica took but cannot apply back
+// into the mailbox, after letting its key go.
+func (r *Replicas) requeue(payload []byte) {
+	ctx, cancel := context.WithTimeout(context.Background(), requeueTimeout)
+	defer cancel()
+	ident, req, err := decodeForwarded(ctx, payload)
+	if err != nil {
+		return
+	}
+	id := req.Msg.GetRequestId().GetRequestId()
+	r.handOff(ident, id)
+	msg, _, _ := DecodeAppendData(req.Msg.GetData())
+	opens := req.Msg.GetAppendSeqno() == 0 && msg.GetRunRequest() != nil
+	if err := r.relay.Forward(ident, relayOwner(ident), relayKey(ident, id), payload, opens); err != nil && !errors.Is(err, ports.ErrLateAppend) {
+		r.log.Warn("an append this replica could not apply was not handed over; its turn is lost",
+			zap.String("request_id", id), zap.Int64("seqno", req.Msg.GetAppendSeqno()), zap.Error(err))
+	}
+}
+
+// requeueTimeout bounds handing one append over (the key's release and
+// the forward), which may run after Close cancelled everything else.
+const requeueTimeout = 10 * time.Second
 
 func (r *Replicas) apply(payload []byte, waiting func()) error {
 	ctx, req, err := decodeForwarded(r.ctx, payload)
@@ -511,8 +629,14 @@ type Follower struct {
 // resumes the run from the store.
 var ErrOwnerGone = errors.New("the replica running this turn stopped; send the turn again to resume it")
 
+// errOwnerLeft: the key's owner is gone before this follower read any of
+// its output, so the stream can become the key's owner (see Next).
+var errOwnerLeft = errors.New("the run key's owner left before publishing any output")
+
 // Next returns the next frame: the owner's output in order, heartbeats
-// while idle, then the end of the stream; then io.EOF.
+// while idle, then the end of the stream; then io.EOF. When the owner is
+// gone before any of its output was read, it returns errOwnerLeft instead,
+// and the caller may take the key (Hold again).
 func (f *Follower) Next(ctx context.Context) ([]byte, error) {
 	for {
 		switch {
@@ -535,6 +659,13 @@ func (f *Follower) Next(ctx context.Context) ([]byte, error) {
 			f.r.log.Warn("reading another replica's output failed; retrying", zap.Error(err))
 		case f.token != 0 && page.Token != f.token,
 			len(page.Frames) == 0 && page.End == nil && !page.Held:
+			if f.after == 0 {
+				// Nothing of the owner's output reached this stream: the
+				// owner let the key go before its turn started (it
+				// drains) or died before publishing. The stream may take
+				// the key itself, with the appends waiting for it.
+				return nil, errOwnerLeft
+			}
 			f.end = frame.EndFrame(connect.NewError(connect.CodeUnavailable, ErrOwnerGone))
 			continue
 		default:

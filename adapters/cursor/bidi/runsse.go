@@ -2,9 +2,12 @@ package bidi
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"net/http"
 	"time"
 
+	"connectrpc.com/connect"
 	"go.uber.org/zap"
 	"google.golang.org/protobuf/proto"
 
@@ -52,6 +55,38 @@ func NewRunSSE(reg *transport.Registry, upstream *Upstream, replicas *Replicas, 
 	return &RunSSE{reg: reg, upstream: upstream, replicas: replicas, limits: limits, log: log}
 }
 
+// takeOverWait bounds how long a stream that took its key from an owner
+// that left waits for its turn's opening append: normally it was waiting
+// in the mailbox and is applied at once.
+const takeOverWait = 3 * time.Second
+
+// hold makes this replica the owner of the request id, or serves the
+// stream from the owner's output (ok false then, the stream done). A
+// follower whose owner left before any output reached it takes the key
+// itself (took), a couple of times at most.
+func (h *RunSSE) hold(w http.ResponseWriter, rc *http.ResponseController, r *http.Request, requestID string) (leave func(cut bool), took bool, ok bool) {
+	for attempt := 0; ; attempt++ {
+		leave, follow, err := h.replicas.Hold(r.Context(), requestID)
+		switch {
+		case err != nil:
+			endWith(w, rc, err)
+			return nil, false, false
+		case follow == nil:
+			return leave, attempt > 0, true
+		}
+		err = pump(r.Context(), w, rc, follow)
+		switch {
+		case errors.Is(err, errOwnerLeft) && attempt < 2:
+			continue
+		case errors.Is(err, errOwnerLeft):
+			endWith(w, rc, connect.NewError(connect.CodeUnavailable, ErrOwnerGone))
+		case err != nil:
+			h.log.Debug("RunSSE follower left", zap.String("request_id", requestID), zap.Error(err))
+		}
+		return nil, false, false
+	}
+}
+
 // ServeHTTP implements http.Handler. The request body is a BidiRequestId,
 // enveloped (application/connect+proto) or bare.
 func (h *RunSSE) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -69,23 +104,36 @@ func (h *RunSSE) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		endWith(w, rc, BadRequestBodyError{Err: err})
 		return
 	}
-	cut := false
+	cut, took := false, false
+	subscribing := r.Context()
 	if h.replicas != nil && id.GetRequestId() != "" {
-		leave, follow, err := h.replicas.Hold(r.Context(), id.GetRequestId())
-		if err != nil {
-			endWith(w, rc, err)
-			return
-		}
-		if follow != nil {
-			if err := pump(r.Context(), w, rc, follow); err != nil {
-				h.log.Debug("RunSSE follower left", zap.String("request_id", id.GetRequestId()), zap.Error(err))
-			}
+		var leave func(bool)
+		var ok bool
+		leave, took, ok = h.hold(w, rc, r, id.GetRequestId())
+		if !ok {
 			return
 		}
 		defer func() { leave(cut) }()
+		if took {
+			// The stream took the key from an owner that left before its
+			// turn started: the appends waiting for the key open the turn
+			// here at once, or it is not coming, and the client resumes.
+			var cancel context.CancelFunc
+			subscribing, cancel = context.WithTimeout(subscribing, takeOverWait)
+			defer cancel()
+		}
 	}
-	sub, relay, err := h.reg.Subscribe(r.Context(), id.GetRequestId())
+	sub, relay, err := h.reg.Subscribe(subscribing, id.GetRequestId())
+	if took && err != nil && r.Context().Err() == nil && (subscribing.Err() != nil || errors.Is(err, transport.ErrRouteTimeout)) {
+		// No turn came with the key: the client resumes on a new request
+		// id, and what still arrives for this one is late.
+		endWith(w, rc, connect.NewError(connect.CodeUnavailable, ErrOwnerGone))
+		return
+	}
 	if err != nil {
+		// Refused by a draining replica, the stream did not reach an end
+		// of its own: the key is handed over, not ended.
+		cut = errors.Is(err, transport.ErrDraining)
 		endWith(w, rc, err)
 		return
 	}

@@ -125,13 +125,19 @@ func (c *Client) Resent() int64 { return c.resent.Load() }
 
 // unanswered reports whether err came from the network rather than from
 // the server: Connect reports a failed round trip as unavailable or
-// unknown without an HTTP status of its own.
+// unknown without an HTTP status of its own, and a connection reset (a
+// replica killed, a balancer dropping the connection) as canceled, also
+// without one; the caller has checked that its own context is live.
 func unanswered(err error) bool {
 	var ce *connect.Error
 	if !errors.As(err, &ce) {
 		return true
 	}
-	return (ce.Code() == connect.CodeUnavailable || ce.Code() == connect.CodeUnknown) && len(ce.Meta()) == 0
+	switch ce.Code() {
+	case connect.CodeUnavailable, connect.CodeUnknown, connect.CodeCanceled:
+		return len(ce.Meta()) == 0
+	}
+	return false
 }
 
 // ResetSeqno makes the next automatic seqno 0 again, as the client does when

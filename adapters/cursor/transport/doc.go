@@ -90,6 +90,7 @@
 // subscriber through Watch, and a Tap reads the output for it without
 // counting. Abandon ends a transport another replica owns now (its turn
 // cancelled, the stream ending with unavailable). Drain starts no new turn
-// (an opening append fails with ErrDraining), ends lingering streams, and
-// lets running turns finish before their streams end.
+// (an opening append fails with ErrDraining, and so do the RunSSEs and
+// appends waiting for one), ends lingering streams, and lets running turns
+// finish before their streams end.
 package transport

@@ -92,8 +92,8 @@ func (r *Registry) Config() Config { return r.cfg }
 // (buffered, unread, waiting, or an upstream mark) counts against its
 // caller's held bytes (Config.MaxHeldBytes). It fails with ErrNoModel,
 // ErrRouteTimeout, *TooManyPendingError, *OverBudgetError,
-// ErrEmptyRequestID, ErrNotYours, ErrRegistryClosed, or ctx's error while
-// it waits.
+// ErrEmptyRequestID, ErrNotYours, ErrRegistryClosed, ErrDraining (see
+// Drain), or ctx's error while it waits.
 func (r *Registry) Append(ctx context.Context, a Append) (Route, error) {
 	if a.RequestID == "" {
 		return Local, ErrEmptyRequestID
@@ -213,6 +213,8 @@ func (r *Registry) tryAppend(a Append, route Route, who caller) (Route, *routeWa
 		r.log.Debug("late append after its turn ended", zap.String("request_id", a.RequestID), zap.Int64("seqno", a.Seqno),
 			zap.String("kind", messageKind(a.Message)))
 		return Local, nil, nil
+	case r.draining:
+		return Local, nil, ErrDraining // its opening append cannot start a turn here
 	}
 	return Local, r.waitLocked(a.RequestID), nil
 }
@@ -286,8 +288,9 @@ func (r *Registry) unwait(id string, w *routeWait) {
 // back to the ended transport's replay (ending with its end-of-stream
 // frame) or to Cursor. Only the request id's owner (see Append) may
 // subscribe. It fails with ErrRouteTimeout when the request id never
-// appears, ErrNotYours, ErrEmptyRequestID, ErrRegistryClosed or ctx's
-// error. The caller must Close the Subscription or the Relay.
+// appears, ErrNotYours, ErrEmptyRequestID, ErrRegistryClosed, ErrDraining
+// (see Drain) or ctx's error. The caller must Close the Subscription or the
+// Relay.
 func (r *Registry) Subscribe(ctx context.Context, requestID string) (*Subscription, *Relay, error) {
 	if requestID == "" {
 		return nil, nil, ErrEmptyRequestID
@@ -315,6 +318,10 @@ func (r *Registry) Subscribe(ctx context.Context, requestID string) (*Subscripti
 		if m == nil && t != nil && t.awaitsSubscriber() {
 			r.mu.Unlock()
 			return t.subscribe(), nil, nil
+		}
+		if r.draining {
+			r.mu.Unlock()
+			return nil, nil, ErrDraining // the turn it would wait for starts elsewhere
 		}
 		w := r.waitLocked(requestID)
 		r.mu.Unlock()

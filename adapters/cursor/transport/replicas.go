@@ -74,12 +74,22 @@ func (r *Registry) Abandon(ctx context.Context, requestID string) {
 }
 
 // Drain prepares a shutdown: from now on no new turn starts here (an
-// opening append fails with ErrDraining), a lingering stream ends at once
-// and a running turn finishes before its stream ends. Drain returns once
+// opening append fails with ErrDraining, and so do a RunSSE and an append
+// that would wait for one), a lingering stream ends at once and a running
+// turn finishes before its stream ends. Drain returns once
 // every transport has ended, or with ctx's error.
 func (r *Registry) Drain(ctx context.Context) error {
 	r.mu.Lock()
 	r.draining = true
+	// What waits for an opening append here would wait for a turn that
+	// can no longer start here: the RunSSE ends with unavailable and the
+	// client takes its request id to another replica, where the appends
+	// go too.
+	for id, w := range r.waits {
+		delete(r.waits, id)
+		w.err = ErrDraining
+		close(w.done)
+	}
 	live := make([]*Transport, 0, len(r.transports))
 	for _, t := range r.transports {
 		live = append(live, t)
