@@ -160,7 +160,12 @@ func (m *member) turn(conv *convRecord, rec *turnRecord) {
 		drop = time.Duration(100+m.rng.IntN(1400)) * time.Millisecond
 	}
 	outcome := m.attempt(ctx, cl, cursortest.Request(conv.id, m.model, action, conv.window.Checkpoint()), drop)
-	if outcome == "" {
+	if outcome == "" || !ended.at().IsZero() {
+		// turn_ended arrived: the turn is done for the client, even if
+		// the stream broke in the linger after it.
+		if outcome != "" {
+			m.errs.add("after turn_ended: " + outcome)
+		}
 		rec.completed = true
 		if pt, _ := m.prov.providerTime(conv.id, rec.n); !ended.at().IsZero() {
 			rec.added = ended.at().Sub(sent) - pt
@@ -180,7 +185,7 @@ func (m *member) turn(conv *convRecord, rec *turnRecord) {
 		rec.resumes++
 		// The same request id first: the run may still live and replay.
 		if rec.resumes == 1 {
-			if outcome = m.attempt(ctx, cl, nil, 0); outcome == "" {
+			if outcome = m.attempt(ctx, cl, nil, 0); outcome == "" || !ended.at().IsZero() {
 				rec.completed = true
 				return
 			}
@@ -191,7 +196,7 @@ func (m *member) turn(conv *convRecord, rec *turnRecord) {
 		time.Sleep(time.Duration(rec.resumes) * 200 * time.Millisecond)
 		rc := conv.window.WithRequestID(newRequestID(m.rng))
 		rc.OnMessage = ended.wrap(m.ws.Handle)
-		if outcome = m.attempt(ctx, rc, cursortest.Request(conv.id, m.model, cursortest.ResumeAction(), conv.window.Checkpoint()), 0); outcome == "" {
+		if outcome = m.attempt(ctx, rc, cursortest.Request(conv.id, m.model, cursortest.ResumeAction(), conv.window.Checkpoint()), 0); outcome == "" || !ended.at().IsZero() {
 			rec.completed = true
 			return
 		}
