@@ -143,8 +143,9 @@ func (m *member) loop(ctx context.Context) {
 
 // turn runs one turn as Cursor does: RunSSE and the run request on a new
 // request id; when the stream breaks, first the same RunSSE again (the
-// server replays the turn's frames), then a resume action with the latest
-// checkpoint on a new request id, a few times, until turn_ended arrives.
+// server replays the turn's frames; up to four times while it answers
+// unavailable), then a resume action with the latest checkpoint on a new
+// request id, a few times, until turn_ended arrives.
 func (m *member) turn(conv *convRecord, rec *turnRecord) {
 	// Each turn has its own deadline, independent of the run's, so that
 	// the last turns finish after the run's time is up.
@@ -181,10 +182,18 @@ func (m *member) turn(conv *convRecord, rec *turnRecord) {
 	rec.dropped = outcome == "dropped by the harness"
 	rec.failures = append(rec.failures, outcome)
 	m.errs.add(outcome)
-	for rec.resumes < 6 && ctx.Err() == nil {
+	sameID := 0
+	for rec.resumes < 8 && ctx.Err() == nil {
 		rec.resumes++
 		// The same request id first: the run may still live and replay.
-		if rec.resumes == 1 {
+		// Again, after a pause, while the server answers unavailable: it
+		// asks the client to retry (a draining replica, an owner whose
+		// lease has not moved yet), and the turn may not have started.
+		if sameID == 0 || (sameID < 4 && outcome == "stream ended with "+connect.CodeUnavailable.String()) {
+			if sameID > 0 {
+				time.Sleep(time.Duration(sameID) * 250 * time.Millisecond)
+			}
+			sameID++
 			if outcome = m.attempt(ctx, cl, nil, 0); outcome == "" || !ended.at().IsZero() {
 				rec.completed = true
 				return
