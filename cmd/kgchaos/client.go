@@ -182,6 +182,21 @@ func (m *member) turn(conv *convRecord, rec *turnRecord) {
 	rec.dropped = outcome == "dropped by the harness"
 	rec.failures = append(rec.failures, outcome)
 	m.errs.add(outcome)
+	// The run request never reached Keygate (the RunSSE did not open, or
+	// the opening append failed): there is no turn to reconnect to or
+	// resume, so the client sends the user's message again, as it retries
+	// a request that failed, on a new request id.
+	for tries := 1; unsent(outcome) && tries <= 4 && ctx.Err() == nil; tries++ {
+		time.Sleep(time.Duration(tries) * 250 * time.Millisecond)
+		cl = conv.window.WithRequestID(newRequestID(m.rng))
+		cl.OnMessage = ended.wrap(m.ws.Handle)
+		if outcome = m.attempt(ctx, cl, cursortest.Request(conv.id, m.model, action, conv.window.Checkpoint()), 0); outcome == "" || !ended.at().IsZero() {
+			rec.completed = true
+			return
+		}
+		rec.failures = append(rec.failures, "resend: "+outcome)
+		m.errs.add("resend: " + outcome)
+	}
 	sameID := 0
 	for rec.resumes < 8 && ctx.Err() == nil {
 		rec.resumes++
@@ -269,6 +284,12 @@ wait:
 		return "stream ended without turn_ended"
 	}
 	return ""
+}
+
+// unsent reports whether an attempt failed before its run request was
+// taken: the RunSSE did not open, or the opening append failed.
+func unsent(outcome string) bool {
+	return strings.HasPrefix(outcome, "open RunSSE: ") || strings.HasPrefix(outcome, "send run request: ")
 }
 
 func sawTurnEnded(st *cursortest.Stream) bool {
