@@ -93,10 +93,10 @@ func (r *report) violations() []string {
 	return v
 }
 
-// known are the hard findings the short form reports without failing:
-// with the run leases of issue 21, a turn's user message may be lost
-// (CHAOS.md, "What still breaks"), and the model then called with no
-// user message; they stay hard failures of the long form.
+// known are the hard findings the short form reports without failing: a
+// run request taken by a replica that dies before its first commit is lost
+// to a client that resumes, and the model may then be called with no user
+// message (CHAOS.md); they stay hard failures of the long form.
 func (r *report) known() []string {
 	if !r.Settings.Short {
 		return nil
@@ -241,7 +241,7 @@ func (r *report) markdown() string {
 		w("Hard failures: none.\n\n")
 	}
 	if k := r.known(); len(k) > 0 {
-		w("Known failures, not failing the short form (see CHAOS.md, \"What still breaks\"): %s.\n\n", strings.Join(k, "; "))
+		w("Known failures, not failing the short form (see CHAOS.md, \"What the soaks found\"): %s.\n\n", strings.Join(k, "; "))
 	}
 	return b.String()
 }
