@@ -72,3 +72,20 @@ var _ = Describe("the harness's checks", func() {
 		Expect(os.ReadFile(path)).To(BeEquivalentTo("# Head\n\n" + sectionBegin + "\n\nnew\n" + sectionEnd + "\n\n## By hand\n"))
 	})
 })
+
+var _ = Describe("the harness's verdict", func() {
+	It("fails the long form on a lost message, and reports it in the short form without failing it", func() {
+		lost := &report{Turns: 1, Completed: 1, Store: findings{Lost: 1}}
+		Expect(lost.violations()).To(ConsistOf(ContainSubstring("missing from the stored conversations")))
+		lost.Settings.Short = true
+		Expect(lost.violations()).To(BeEmpty())
+		Expect(lost.known()).To(ConsistOf(ContainSubstring("missing from the stored conversations")))
+	})
+
+	It("fails both forms on a message stored twice", func() {
+		for _, short := range []bool{false, true} {
+			dup := &report{Settings: settings{Short: short}, Turns: 1, Completed: 1, Store: findings{Duplicated: 1}}
+			Expect(dup.violations()).To(ConsistOf(ContainSubstring("duplicated")))
+		}
+	})
+})

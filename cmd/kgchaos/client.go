@@ -143,8 +143,9 @@ func (m *member) loop(ctx context.Context) {
 
 // turn runs one turn as Cursor does: RunSSE and the run request on a new
 // request id; when the stream breaks, first the same RunSSE again (the
-// server replays the turn's frames), then a resume action with the latest
-// checkpoint on a new request id, a few times, until turn_ended arrives.
+// server replays the turn's frames; up to four times while it answers
+// unavailable), then a resume action with the latest checkpoint on a new
+// request id, a few times, until turn_ended arrives.
 func (m *member) turn(conv *convRecord, rec *turnRecord) {
 	// Each turn has its own deadline, independent of the run's, so that
 	// the last turns finish after the run's time is up.
@@ -160,7 +161,12 @@ func (m *member) turn(conv *convRecord, rec *turnRecord) {
 		drop = time.Duration(100+m.rng.IntN(1400)) * time.Millisecond
 	}
 	outcome := m.attempt(ctx, cl, cursortest.Request(conv.id, m.model, action, conv.window.Checkpoint()), drop)
-	if outcome == "" {
+	if outcome == "" || !ended.at().IsZero() {
+		// turn_ended arrived: the turn is done for the client, even if
+		// the stream broke in the linger after it.
+		if outcome != "" {
+			m.errs.add("after turn_ended: " + outcome)
+		}
 		rec.completed = true
 		if pt, _ := m.prov.providerTime(conv.id, rec.n); !ended.at().IsZero() {
 			rec.added = ended.at().Sub(sent) - pt
@@ -176,11 +182,34 @@ func (m *member) turn(conv *convRecord, rec *turnRecord) {
 	rec.dropped = outcome == "dropped by the harness"
 	rec.failures = append(rec.failures, outcome)
 	m.errs.add(outcome)
-	for rec.resumes < 6 && ctx.Err() == nil {
+	// The run request never reached Keygate (the RunSSE did not open, or
+	// the opening append failed): there is no turn to reconnect to or
+	// resume, so the client sends the user's message again, as it retries
+	// a request that failed, on a new request id.
+	for tries := 1; unsent(outcome) && tries <= 4 && ctx.Err() == nil; tries++ {
+		time.Sleep(time.Duration(tries) * 250 * time.Millisecond)
+		cl = conv.window.WithRequestID(newRequestID(m.rng))
+		cl.OnMessage = ended.wrap(m.ws.Handle)
+		if outcome = m.attempt(ctx, cl, cursortest.Request(conv.id, m.model, action, conv.window.Checkpoint()), 0); outcome == "" || !ended.at().IsZero() {
+			rec.completed = true
+			return
+		}
+		rec.failures = append(rec.failures, "resend: "+outcome)
+		m.errs.add("resend: " + outcome)
+	}
+	sameID := 0
+	for rec.resumes < 8 && ctx.Err() == nil {
 		rec.resumes++
 		// The same request id first: the run may still live and replay.
-		if rec.resumes == 1 {
-			if outcome = m.attempt(ctx, cl, nil, 0); outcome == "" {
+		// Again, after a pause, while the server answers unavailable: it
+		// asks the client to retry (a draining replica, an owner whose
+		// lease has not moved yet), and the turn may not have started.
+		if sameID == 0 || (sameID < 4 && outcome == "stream ended with "+connect.CodeUnavailable.String()) {
+			if sameID > 0 {
+				time.Sleep(time.Duration(sameID) * 250 * time.Millisecond)
+			}
+			sameID++
+			if outcome = m.attempt(ctx, cl, nil, 0); outcome == "" || !ended.at().IsZero() {
 				rec.completed = true
 				return
 			}
@@ -191,7 +220,7 @@ func (m *member) turn(conv *convRecord, rec *turnRecord) {
 		time.Sleep(time.Duration(rec.resumes) * 200 * time.Millisecond)
 		rc := conv.window.WithRequestID(newRequestID(m.rng))
 		rc.OnMessage = ended.wrap(m.ws.Handle)
-		if outcome = m.attempt(ctx, rc, cursortest.Request(conv.id, m.model, cursortest.ResumeAction(), conv.window.Checkpoint()), 0); outcome == "" {
+		if outcome = m.attempt(ctx, rc, cursortest.Request(conv.id, m.model, cursortest.ResumeAction(), conv.window.Checkpoint()), 0); outcome == "" || !ended.at().IsZero() {
 			rec.completed = true
 			return
 		}
@@ -255,6 +284,12 @@ wait:
 		return "stream ended without turn_ended"
 	}
 	return ""
+}
+
+// unsent reports whether an attempt failed before its run request was
+// taken: the RunSSE did not open, or the opening append failed.
+func unsent(outcome string) bool {
+	return strings.HasPrefix(outcome, "open RunSSE: ") || strings.HasPrefix(outcome, "send run request: ")
 }
 
 func sawTurnEnded(st *cursortest.Stream) bool {

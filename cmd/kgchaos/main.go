@@ -229,7 +229,9 @@ func chaos(ctx context.Context, cl *cluster, s settings, rep *report) error {
 		case <-time.After(wait):
 		}
 		r := cl.replicas[rng.IntN(len(cl.replicas))]
-		if rng.Float64() < s.TermShare {
+		term := rng.Float64() < s.TermShare
+		fmt.Fprintf(os.Stderr, "kgchaos: %s stopping replica %d (%s)\n", time.Now().UTC().Format("15:04:05.000"), r.n, map[bool]string{true: "SIGTERM", false: "SIGKILL"}[term])
+		if term {
 			// A rolling deploy: SIGTERM, and the orchestrator's grace
 			// period before SIGKILL.
 			rep.Terms++
