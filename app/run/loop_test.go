@@ -288,6 +288,18 @@ var _ = Describe("Engine.Start", func() {
 		})
 	})
 
+	When("a resume finds no message of the conversation, in the store or the client's checkpoint", func() {
+		It("fails as a client error asking for the message again, without calling the model", func() {
+			p := h.prepared()
+			p.Action = run.Action{Kind: run.ActionResume}
+			o := finish(h.start(p, &runtest.Transport{}))
+			Expect(o.Status).To(Equal(run.Failed))
+			Expect(o.Failure.Category).To(Equal(run.CategoryClient))
+			Expect(o.Failure.Message).To(ContainSubstring("send the message again"))
+			Expect(h.provider.Calls()).To(BeEmpty())
+		})
+	})
+
 	When("a tool result is larger than the provider limit", func() {
 		It("bounds it only in the provider request and stores it unchanged", func() {
 			big := strings.Repeat("0123456789abcdef", 1<<16)

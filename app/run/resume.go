@@ -10,6 +10,10 @@ import (
 	"keygate/ports"
 )
 
+// ErrNothingToResume fails a resume of a conversation that holds no
+// message: the client is to send its message again.
+var ErrNothingToResume = errors.New("nothing to resume: Keygate holds no message of this conversation and the client's checkpoint has none; send the message again")
+
 // resume prepares a Resume action. A pending tool round runs first: the
 // stored round the client's checkpoint names (or the resumed run's), else
 // the calls the client still holds (Action.PendingCalls) when the store
@@ -38,7 +42,14 @@ func (r *runner) resume() (bool, error) {
 			return false, r.executeRound(round, true)
 		}
 	}
-	if r.appended || len(msgs) == 0 {
+	if len(msgs) == 0 && !r.appended {
+		// Neither the store nor the client's checkpoint holds anything of
+		// this conversation (its first message never reached a replica
+		// that stored it): a model call would have only the system prompt
+		// to answer, so the user is asked to send the message again.
+		return false, failure(CategoryClient, false, ErrNothingToResume)
+	}
+	if r.appended {
 		return false, nil
 	}
 	last := msgs[len(msgs)-1]

@@ -184,13 +184,27 @@ var _ = Describe("Coverage of the client's schema", func() {
 			if !ok {
 				Skip("deliberately unsupported: " + unsupportedActions[name])
 			}
+			var state *agentv1.ConversationStateStructure
+			if name == "resume_action" {
+				// A resume continues a conversation: one that holds a turn.
+				f.h.reply(providertest.Turn{ID: "r0", Text: []string{"First."}})
+				finished(open(f.c.WithRequestID("req-first"), cursortest.RunRequest("conv-open-"+name, "kg-model", "Start")))
+				state = f.c.Checkpoint()
+			}
 			f.h.reply(providertest.Turn{ID: "r1", Text: []string{"Done."}})
-			st := finished(open(f.c, cursortest.Request("conv-open-"+name, "kg-model", a, nil)))
+			st := finished(open(f.c, cursortest.Request("conv-open-"+name, "kg-model", a, state)))
 			Expect(st.EndError()).To(BeNil(), "%s", name)
 			Expect(cursortest.Kinds(st.Content())).To(ContainElement("turn_ended"))
 		},
 		actionEntries,
 	)
+
+	It("answers a resume of a conversation nobody holds anything of with failed_precondition, without a model call", func() {
+		st := finished(open(f.c, cursortest.Request("conv-resume-nothing", "kg-model", cursortest.ResumeAction(), nil)))
+		Expect(st.EndError().Code()).To(Equal(connect.CodeFailedPrecondition))
+		Expect(st.EndError().Message()).To(ContainSubstring("send the message again"))
+		Expect(f.h.provider.Requests()).To(BeEmpty())
+	})
 
 	DescribeTable("serves each conversation action that arrives while a run works, never answering invalid_argument",
 		func(name string) {

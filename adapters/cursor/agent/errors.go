@@ -126,6 +126,9 @@ func FailureError(f *run.Failure) *connect.Error {
 		}
 	case run.CategoryClient:
 		code = connect.CodeInvalidArgument
+		if errors.Is(f.Err, run.ErrNothingToResume) {
+			code, title = connect.CodeFailedPrecondition, "Nothing to Resume"
+		}
 	case run.CategoryLimit:
 		code, title, retryable = connect.CodeResourceExhausted, "Keygate Limit Reached", false
 	}
