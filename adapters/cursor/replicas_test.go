@@ -393,6 +393,18 @@ var _ = Describe("Runs owned by one replica at a time", Ordered, func() {
 		return r
 	}
 	subscribe := func(c *cursortest.Client) *cursortest.Stream { return subscribed(ctx, c) }
+	// runsOn reconnects c through replica to and has the turn run there, and
+	// not on from: the opening append the client sent was not lost.
+	runsOn := func(c *cursortest.Client, hc *http.Client, to, from *replica) {
+		c.Rebind(to.url, hc)
+		again := subscribe(c)
+		Expect(c.Send(ctx, label(1))).To(Succeed())
+		Eventually(again.Done()).WithTimeout(15 * time.Second).Should(BeClosed())
+		Expect(again.EndError()).To(BeNil())
+		Expect(again.Texts()).To(Equal([]string{"part-1"}))
+		Expect(to.handler.Turns()).To(HaveLen(1))
+		Expect(from.handler.Turns()).To(BeEmpty())
+	}
 
 	It("serves a RunSSE cut mid-turn from the other replica: every message once, in order, and the turn goes on where it runs", func() {
 		one := startReplica(dsn, narrate(4), opts)
@@ -591,14 +603,7 @@ var _ = Describe("Runs owned by one replica at a time", Ordered, func() {
 		Expect(c.Send(ctx, cursortest.RunRequest("conv-drain-open", "byok-model", "hello"))).To(Succeed())
 
 		By("the client's reconnect taking the request id there, with the append the draining replica did not keep")
-		c.Rebind(two.url, hc)
-		again := subscribe(c)
-		Expect(c.Send(ctx, label(1))).To(Succeed())
-		Eventually(again.Done()).WithTimeout(15 * time.Second).Should(BeClosed())
-		Expect(again.EndError()).To(BeNil())
-		Expect(again.Texts()).To(Equal([]string{"part-1"}))
-		Expect(two.handler.Turns()).To(HaveLen(1))
-		Expect(one.handler.Turns()).To(BeEmpty())
+		runsOn(c, hc, two, one)
 	})
 
 	It("hands an opening append that reached a draining replica's held request id over instead of losing it", func() {
@@ -621,14 +626,7 @@ var _ = Describe("Runs owned by one replica at a time", Ordered, func() {
 		Expect(s.EndError()).To(HaveConnectCode(connect.CodeUnavailable))
 
 		By("reconnecting through the other replica, which runs the turn")
-		c.Rebind(two.url, hc)
-		again := subscribe(c)
-		Expect(c.Send(ctx, label(1))).To(Succeed())
-		Eventually(again.Done()).WithTimeout(15 * time.Second).Should(BeClosed())
-		Expect(again.EndError()).To(BeNil())
-		Expect(again.Texts()).To(Equal([]string{"part-1"}))
-		Expect(two.handler.Turns()).To(HaveLen(1))
-		Expect(one.handler.Turns()).To(BeEmpty())
+		runsOn(c, hc, two, one)
 	})
 
 	It("lets a stream that followed an owner which let the key go before its turn started take the key, and runs the turn there", func() {
