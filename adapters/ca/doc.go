@@ -14,8 +14,8 @@
 //
 // The generated root is name-constrained to cursor.sh and loopback
 // addresses: if its key ever leaked, it could not impersonate other sites
-// to a machine that trusts it (docs/cursor-protocol.md, "One CA per
-// installation"). Company roots are used as given.
+// to a machine that trusts it. Company roots are used as given. See
+// docs/cursor-protocol.md, "One CA per installation".
 //
 // The standard library does everything here; no package adds a bounded
 // certificate cache with in-flight deduplication, so leaf.go keeps a small

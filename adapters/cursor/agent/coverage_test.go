@@ -99,7 +99,7 @@ var toolCards = map[string]toolCard{
 	"read_todos_tool_call":                       {why: "TodoWrite answers with the whole list and the list is in every checkpoint the request carries; a separate read adds nothing"},
 	"sem_search_tool_call":                       {why: cloudSearch},
 	"search_conversations_tool_call":             {why: cloudSearch},
-	"generate_image_tool_call":                   {why: "Keygate's provider port has no images API (it speaks chat completions, responses and messages only), so the tool is not offered; see docs/cursor-protocol.md, \"Tools Keygate does not offer\""},
+	"generate_image_tool_call":                   {why: `Keygate's provider port has no images API (it speaks chat completions, responses and messages only), so the tool is not offered; see docs/cursor-protocol.md, "Tools Keygate does not offer"`},
 	"fetch_tool_call":                            {why: "WebFetch is served and shows its fetch as web_fetch_tool_call, the card whose arguments match the client's web_fetch_request_query"},
 	"truncated_tool_call":                        {why: "not a tool: the client's placeholder for a card too large to keep"},
 	"reflect_tool_call":                          {why: "Cursor's own models' self-review step; a model on Keygate reasons in its answer or thinking instead"},

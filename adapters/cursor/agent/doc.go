@@ -2,7 +2,7 @@
 // transport.RunHandler, so each turn a stock Cursor client opens becomes a
 // run of the engine (app/run), and the run's events become the server
 // messages the client renders (text, thinking, tool cards, execs,
-// checkpoints; see docs/cursor-protocol.md).
+// checkpoints); see docs/cursor-protocol.md, "One turn on the wire".
 //
 // One turn, in order: resolve the model (a model that is not configured in
 // Keygate ends the turn, or goes to Options.Foreign); resolve

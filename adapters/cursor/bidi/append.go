@@ -17,8 +17,8 @@ import (
 )
 
 // ForeignAppends receives BidiAppends that are not agent messages, so that
-// they can go upstream: speech-to-text reuses the route (docs/cursor-protocol.md,
-// "Non-agent payloads on BidiAppend").
+// they can go upstream: speech-to-text reuses the route; see
+// docs/cursor-protocol.md, "Non-agent payloads on BidiAppend".
 type ForeignAppends interface {
 	// ForeignAppend answers one such append. ctx is the request's context.
 	ForeignAppend(ctx context.Context, req *connect.Request[aiserverv1.BidiAppendRequest]) (*connect.Response[aiserverv1.BidiAppendResponse], error)

@@ -14,9 +14,8 @@
 //
 // Every blob id is the SHA-256 of its data. The projection returns the
 // blobs a state refers to; the run layer SETs those the client has not
-// confirmed and publishes the state only after every ACK
-// (docs/cursor-protocol.md, "Never publish a checkpoint with
-// unacknowledged blobs").
+// confirmed and publishes the state only after every ACK; see
+// docs/cursor-protocol.md, "Never publish a checkpoint with unacknowledged blobs".
 // Fields Keygate does not manage are carried over from the client's state.
 //
 // Place in the hexagon: part of the Cursor inbound adapter; pure.
