@@ -79,7 +79,7 @@ func FreeAddr() string {
 // developer fetches it.
 func (k *Keygate) InstallationCA() *x509.CertPool {
 	GinkgoHelper()
-	resp, err := http.Get(k.Base + "/ca.crt")
+	resp, err := (&http.Client{Timeout: 10 * time.Second}).Get(k.Base + "/ca.crt")
 	Expect(err).NotTo(HaveOccurred())
 	defer resp.Body.Close()
 	Expect(resp.StatusCode).To(Equal(http.StatusOK))
@@ -99,9 +99,16 @@ func (k *Keygate) CursorHTTP(token string) *http.Client {
 	if token != "" {
 		proxy.User = url.UserPassword("cursor", token)
 	}
+	// Bounded as Cursor's client is: a connection, a TLS handshake and a
+	// response's headers each in seconds (a RunSSE answers its headers at
+	// once and then streams for as long as the turn runs).
 	tr := &http.Transport{
-		Proxy:           http.ProxyURL(proxy),
-		TLSClientConfig: &tls.Config{RootCAs: k.InstallationCA()},
+		Proxy:                 http.ProxyURL(proxy),
+		TLSClientConfig:       &tls.Config{RootCAs: k.InstallationCA()},
+		DialContext:           (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ResponseHeaderTimeout: 30 * time.Second,
+		IdleConnTimeout:       90 * time.Second,
 	}
 	DeferCleanup(tr.CloseIdleConnections)
 	return &http.Client{Transport: tr}

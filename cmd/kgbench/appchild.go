@@ -34,6 +34,10 @@ import (
 // directory, exporting its spans to the parent's collector.
 const serveAppFlag = "serve-app"
 
+// benchHTTP is the client of the child's console (CA, control API): each
+// call is bounded, so a child that hangs fails the run instead of stalling it.
+var benchHTTP = &http.Client{Timeout: 30 * time.Second}
+
 // ErrNoCA means the child's /ca.crt held no certificate.
 var ErrNoCA = errors.New("no certificate in /ca.crt")
 
@@ -88,7 +92,10 @@ func serveApp(tracesURL string) error {
 	// KGBENCH_APP_PPROF=host:port serves the child's profiles while it
 	// runs (go tool pprof http://host:port/debug/pprof/profile).
 	if a := os.Getenv("KGBENCH_APP_PPROF"); a != "" {
-		go func() { _ = http.ListenAndServe(a, pprofMux()) }() //nolint:gosec // a developer's loopback debug listener
+		// A CPU profile streams for its seconds: no write timeout.
+		dbg := &http.Server{Addr: a, Handler: pprofMux(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 10 * time.Second}
+		go func() { _ = dbg.ListenAndServe() }()
+		defer dbg.Close()
 	}
 	// The parent settles the child's heap before measuring its peak, as
 	// the concurrency scenario does with its own child.
@@ -96,7 +103,7 @@ func serveApp(tracesURL string) error {
 	if err != nil {
 		return err
 	}
-	ctlSrv := &http.Server{Handler: controlRoutes(), ReadHeaderTimeout: 10 * time.Second}
+	ctlSrv := &http.Server{Handler: controlRoutes(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: time.Minute}
 	go func() { _ = ctlSrv.Serve(ctl) }()
 	defer ctlSrv.Close()
 	fmt.Printf("http://%s %s http://%s\n", addr, proxyAddr, ctl.Addr())
@@ -135,7 +142,8 @@ func startApp(tracesURL string) (*appProcess, error) {
 		return nil, err
 	}
 	tr := &http.Transport{Proxy: http.ProxyURL(&url.URL{Scheme: "http", Host: a.proxy}), TLSClientConfig: &tls.Config{RootCAs: pool},
-		MaxIdleConns: 4096, MaxIdleConnsPerHost: 4096, IdleConnTimeout: 5 * time.Minute}
+		MaxIdleConns: 4096, MaxIdleConnsPerHost: 4096, IdleConnTimeout: 5 * time.Minute,
+		TLSHandshakeTimeout: 10 * time.Second, ResponseHeaderTimeout: time.Minute}
 	a.cursor = &http.Client{Transport: tr}
 	return a, nil
 }
@@ -148,7 +156,7 @@ func (a *appProcess) close() {
 // installationCA is the CA a developer's machine trusts, fetched from
 // /ca.crt as a developer fetches it.
 func (a *appProcess) installationCA() (*x509.CertPool, error) {
-	resp, err := http.Get(a.console + "/ca.crt")
+	resp, err := benchHTTP.Get(a.console + "/ca.crt")
 	if err != nil {
 		return nil, fmt.Errorf("get ca: %w", err)
 	}
@@ -173,7 +181,7 @@ func (a *appProcess) createModel(baseURL string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	resp, err := http.Post(a.console+"/keygate.control.v1.ModelService/CreateModel", "application/json", bytes.NewReader(body))
+	resp, err := benchHTTP.Post(a.console+"/keygate.control.v1.ModelService/CreateModel", "application/json", bytes.NewReader(body))
 	if err != nil {
 		return "", fmt.Errorf("create model: %w", err)
 	}
@@ -229,7 +237,7 @@ func startCollector() (*collector, error) {
 		return nil, err
 	}
 	c := &collector{url: "http://" + ln.Addr().String() + "/v1/traces"}
-	c.srv = &http.Server{Handler: http.HandlerFunc(c.receive), ReadHeaderTimeout: 10 * time.Second}
+	c.srv = &http.Server{Handler: http.HandlerFunc(c.receive), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: time.Minute}
 	go func() { _ = c.srv.Serve(ln) }()
 	return c, nil
 }

@@ -53,10 +53,19 @@ type Server struct {
 	gone     chan struct{}
 }
 
-// NewServer starts a fake provider on loopback. Close it when done.
+// maxRequestBody bounds the request body the fake reads: far above any
+// provider request a spec sends (histories with screenshots), far below
+// what a runaway client could make it hold.
+const maxRequestBody = 64 << 20
+
+// NewServer starts a fake provider on loopback. Close it when done. Like a
+// real provider it bounds what it reads: a request's headers in 10 s, its
+// body in bytes (maxRequestBody) and time (60 s).
 func NewServer() *Server {
 	s := &Server{release: make(chan struct{}), gone: make(chan struct{}, 64)}
-	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	s.Config.ReadHeaderTimeout = 10 * time.Second
+	s.Start()
 	return s
 }
 
@@ -110,7 +119,16 @@ func (s *Server) Release() {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
+	// The body's deadline is lifted once it is read: a stalled reply must
+	// not see its connection time out (Gone reports the client leaving).
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(60 * time.Second))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBody))
+	_ = rc.SetReadDeadline(time.Time{})
+	if err != nil {
+		http.Error(w, "request body: "+err.Error(), http.StatusRequestEntityTooLarge)
+		return
+	}
 	s.mu.Lock()
 	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
 		Header: r.Header.Clone(), Body: body})
