@@ -14,8 +14,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -195,23 +193,6 @@ func (a *appProcess) createModel(baseURL string) (string, error) {
 		return "", err
 	}
 	return out.GetModel().GetId(), nil
-}
-
-// procCPU is a process's user+system CPU time from /proc/PID/stat.
-func procCPU(pid string) time.Duration {
-	b, err := os.ReadFile("/proc/" + pid + "/stat")
-	if err != nil {
-		return 0
-	}
-	// Fields after the command name (which may hold spaces) start at ")".
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(f) < 13 {
-		return 0
-	}
-	u, _ := strconv.ParseInt(f[11], 10, 64)
-	k, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(u+k) * time.Second / 100 // USER_HZ
 }
 
 // span is one span the child exported.
