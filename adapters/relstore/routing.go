@@ -25,7 +25,9 @@ type routingRows interface {
 	DeleteAlias(ctx context.Context, id string) (bool, error)
 	ListAliasTargets(ctx context.Context, aliasID string) ([]ports.AliasTarget, error)
 	ListAllAliasTargets(ctx context.Context) (map[string][]ports.AliasTarget, error)
-	ReplaceAliasTargets(ctx context.Context, aliasID string, targets []ports.AliasTarget) error
+	DeleteAliasTargets(ctx context.Context, aliasID string) error
+	// InsertAliasTarget stores t at position (0 first) of aliasID's list.
+	InsertAliasTarget(ctx context.Context, aliasID string, position int, t ports.AliasTarget) error
 }
 
 // Routing implements ports.RouteHealth, ports.RouteAffinity and
@@ -148,7 +150,15 @@ func (r Routing) PutAlias(ctx context.Context, a ports.Alias) error {
 		if err := tx.UpsertAlias(ctx, a, r.s.now()); err != nil {
 			return err
 		}
-		return tx.ReplaceAliasTargets(ctx, a.ID, a.Targets)
+		if err := tx.DeleteAliasTargets(ctx, a.ID); err != nil {
+			return err
+		}
+		for i, t := range a.Targets {
+			if err := tx.InsertAliasTarget(ctx, a.ID, i, t); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("put alias %q: %w", a.ID, err)
@@ -159,7 +169,7 @@ func (r Routing) PutAlias(ctx context.Context, a ports.Alias) error {
 // DeleteAlias implements ports.AliasStore.
 func (r Routing) DeleteAlias(ctx context.Context, id string) error {
 	err := r.s.engine.Write(ctx, func(tx Tx) error {
-		if err := tx.ReplaceAliasTargets(ctx, id, nil); err != nil {
+		if err := tx.DeleteAliasTargets(ctx, id); err != nil {
 			return err
 		}
 		ok, err := tx.DeleteAlias(ctx, id)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sync"
 
 	"keygate/adapters/relstore"
 )
@@ -44,6 +45,7 @@ type groupCommit struct {
 	queue chan *writeReq
 	quit  chan struct{}
 	done  chan struct{}
+	once  sync.Once
 }
 
 func newGroupCommit(db *DB) *groupCommit {
@@ -73,11 +75,7 @@ func (g *groupCommit) write(ctx context.Context, fn func(relstore.Tx) error) err
 }
 
 func (g *groupCommit) close() {
-	select {
-	case <-g.quit:
-	default:
-		close(g.quit)
-	}
+	g.once.Do(func() { close(g.quit) })
 	<-g.done
 }
 

@@ -86,18 +86,13 @@ func (t tx) ListAllAliasTargets(ctx context.Context) (map[string][]ports.AliasTa
 	return out, interpretError(ctx, err)
 }
 
-func (t tx) ReplaceAliasTargets(ctx context.Context, aliasID string, targets []ports.AliasTarget) error {
-	if err := t.q.DeleteAliasTargets(ctx, aliasID); err != nil {
-		return interpretError(ctx, err)
-	}
-	for i, tg := range targets {
-		err := t.q.InsertAliasTarget(ctx, sqlitedb.InsertAliasTargetParams{AliasID: aliasID, Position: int64(i),
-			ModelID: tg.ModelID, Weight: int64(tg.Weight), Drained: tg.Drained})
-		if err != nil {
-			return interpretError(ctx, err)
-		}
-	}
-	return nil
+func (t tx) DeleteAliasTargets(ctx context.Context, aliasID string) error {
+	return interpretError(ctx, t.q.DeleteAliasTargets(ctx, aliasID))
+}
+
+func (t tx) InsertAliasTarget(ctx context.Context, aliasID string, position int, tg ports.AliasTarget) error {
+	return interpretError(ctx, t.q.InsertAliasTarget(ctx, sqlitedb.InsertAliasTargetParams{AliasID: aliasID, Position: int64(position),
+		ModelID: tg.ModelID, Weight: int64(tg.Weight), Drained: tg.Drained}))
 }
 
 func healthFromRow(r sqlitedb.RouteHealth) routing.Health {

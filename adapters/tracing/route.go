@@ -22,12 +22,9 @@ type route struct {
 }
 
 func (r route) Stream(ctx context.Context, call ports.ModelCall) (ports.ModelStream, error) {
-	if !trace.SpanContextFromContext(ctx).IsValid() {
-		return r.next.Stream(ctx, call)
-	}
-	_, span := r.t.tracer.Start(ctx, "keygate.route", trace.WithAttributes(
+	end := r.t.childSpan(ctx, "keygate.route", trace.WithAttributes(
 		attribute.String("keygate.call_id", call.CallID), attribute.String("keygate.route", call.Endpoint.Route)))
 	s, err := r.next.Stream(ctx, call)
-	ender(span)(err)
+	end(err)
 	return s, err
 }

@@ -21,13 +21,13 @@ func (t *Tracing) Conversations(next ports.ConversationStore) ports.Conversation
 // Runs wraps next the same way (keygate.store.run.<operation>).
 func (t *Tracing) Runs(next ports.RunStore) ports.RunStore { return runs{t: t, next: next} }
 
-// storeSpan starts the span of one store call when ctx is in a trace; end
-// is a no-op otherwise.
-func (t *Tracing) storeSpan(ctx context.Context, name string) func(error) {
+// childSpan starts the span of one call (a store call, the route's
+// choice) when ctx is in a trace; end is a no-op otherwise.
+func (t *Tracing) childSpan(ctx context.Context, name string, opts ...trace.SpanStartOption) func(error) {
 	if !trace.SpanContextFromContext(ctx).IsValid() {
 		return func(error) {}
 	}
-	_, span := t.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindInternal))
+	_, span := t.tracer.Start(ctx, name, append(opts, trace.WithSpanKind(trace.SpanKindInternal))...)
 	return ender(span)
 }
 
@@ -37,28 +37,28 @@ type conversations struct {
 }
 
 func (c conversations) Open(ctx context.Context, conversationID string) (conversation.Checkpoint, error) {
-	end := c.t.storeSpan(ctx, "keygate.store.conversation.open")
+	end := c.t.childSpan(ctx, "keygate.store.conversation.open")
 	cp, err := c.next.Open(ctx, conversationID)
 	end(err)
 	return cp, err
 }
 
 func (c conversations) Head(ctx context.Context, conversationID string) (conversation.Checkpoint, error) {
-	end := c.t.storeSpan(ctx, "keygate.store.conversation.head")
+	end := c.t.childSpan(ctx, "keygate.store.conversation.head")
 	cp, err := c.next.Head(ctx, conversationID)
 	end(err)
 	return cp, err
 }
 
 func (c conversations) Load(ctx context.Context, checkpointID string) (conversation.Checkpoint, []conversation.Message, error) {
-	end := c.t.storeSpan(ctx, "keygate.store.conversation.load")
+	end := c.t.childSpan(ctx, "keygate.store.conversation.load")
 	cp, msgs, err := c.next.Load(ctx, checkpointID)
 	end(err)
 	return cp, msgs, err
 }
 
 func (c conversations) Apply(ctx context.Context, w ports.Write) (conversation.Decision, error) {
-	end := c.t.storeSpan(ctx, "keygate.store.conversation.apply")
+	end := c.t.childSpan(ctx, "keygate.store.conversation.apply")
 	d, err := c.next.Apply(ctx, w)
 	end(err)
 	return d, err
@@ -70,35 +70,35 @@ type runs struct {
 }
 
 func (r runs) Claim(ctx context.Context, c ports.RunClaim) (string, error) {
-	end := r.t.storeSpan(ctx, "keygate.store.run.claim")
+	end := r.t.childSpan(ctx, "keygate.store.run.claim")
 	replaced, err := r.next.Claim(ctx, c)
 	end(err)
 	return replaced, err
 }
 
 func (r runs) Run(ctx context.Context, runID string) (ports.Run, error) {
-	end := r.t.storeSpan(ctx, "keygate.store.run.get")
+	end := r.t.childSpan(ctx, "keygate.store.run.get")
 	got, err := r.next.Run(ctx, runID)
 	end(err)
 	return got, err
 }
 
 func (r runs) LatestForRequest(ctx context.Context, cursorRequestID string) (ports.Run, error) {
-	end := r.t.storeSpan(ctx, "keygate.store.run.latest_for_request")
+	end := r.t.childSpan(ctx, "keygate.store.run.latest_for_request")
 	got, err := r.next.LatestForRequest(ctx, cursorRequestID)
 	end(err)
 	return got, err
 }
 
 func (r runs) BeginProviderCall(ctx context.Context, runID string) (int, error) {
-	end := r.t.storeSpan(ctx, "keygate.store.run.begin_provider_call")
+	end := r.t.childSpan(ctx, "keygate.store.run.begin_provider_call")
 	n, err := r.next.BeginProviderCall(ctx, runID)
 	end(err)
 	return n, err
 }
 
 func (r runs) Finish(ctx context.Context, runID string, e ports.RunEnd) error {
-	end := r.t.storeSpan(ctx, "keygate.store.run.finish")
+	end := r.t.childSpan(ctx, "keygate.store.run.finish")
 	err := r.next.Finish(ctx, runID, e)
 	end(err)
 	return err

@@ -14,8 +14,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -42,7 +40,8 @@ var benchHTTP = &http.Client{Timeout: 30 * time.Second}
 var ErrNoCA = errors.New("no certificate in /ca.crt")
 
 // serveApp is the child's whole life: run Keygate, print the console's
-// URL and the proxy's address, serve until stdin closes.
+// URL, the control routes' URL and the proxy's address, serve until stdin
+// closes.
 func serveApp(tracesURL string) error {
 	dir, err := os.MkdirTemp("", "kgbench-app-")
 	if err != nil {
@@ -106,7 +105,7 @@ func serveApp(tracesURL string) error {
 	ctlSrv := &http.Server{Handler: controlRoutes(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: time.Minute}
 	go func() { _ = ctlSrv.Serve(ctl) }()
 	defer ctlSrv.Close()
-	fmt.Printf("http://%s %s http://%s\n", addr, proxyAddr, ctl.Addr())
+	fmt.Printf("http://%s http://%s %s\n", addr, ctl.Addr(), proxyAddr)
 	_, _ = io.Copy(io.Discard, os.Stdin)
 	cancel()
 	<-done
@@ -116,8 +115,9 @@ func serveApp(tracesURL string) error {
 // appProcess is the parent's handle on the Keygate child of scenario 6.
 type appProcess struct {
 	*ownProcess
-	// console is the console's base URL, proxy the proxy's address.
-	console, proxy string
+	// proxy is the proxy's address; url (the child's first address) is
+	// the console's base URL.
+	proxy string
 	// cursor reaches Keygate as Cursor does: through the proxy, trusting
 	// the installation CA, keep-alive connections reused across turns.
 	cursor *http.Client
@@ -131,11 +131,11 @@ func startApp(tracesURL string) (*appProcess, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &appProcess{ownProcess: p, console: p.url, proxy: p.control}
-	if len(p.extra) > 0 {
-		// settle and the child's stats go to its control routes.
-		p.control = p.extra[0]
+	if len(p.extra) == 0 {
+		p.close()
+		return nil, errors.New("the app child printed no proxy address")
 	}
+	a := &appProcess{ownProcess: p, proxy: p.extra[0]}
 	pool, err := a.installationCA()
 	if err != nil {
 		p.close()
@@ -156,7 +156,7 @@ func (a *appProcess) close() {
 // installationCA is the CA a developer's machine trusts, fetched from
 // /ca.crt as a developer fetches it.
 func (a *appProcess) installationCA() (*x509.CertPool, error) {
-	resp, err := benchHTTP.Get(a.console + "/ca.crt")
+	resp, err := benchHTTP.Get(a.url + "/ca.crt")
 	if err != nil {
 		return nil, fmt.Errorf("get ca: %w", err)
 	}
@@ -181,7 +181,7 @@ func (a *appProcess) createModel(baseURL string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	resp, err := benchHTTP.Post(a.console+"/keygate.control.v1.ModelService/CreateModel", "application/json", bytes.NewReader(body))
+	resp, err := benchHTTP.Post(a.url+"/keygate.control.v1.ModelService/CreateModel", "application/json", bytes.NewReader(body))
 	if err != nil {
 		return "", fmt.Errorf("create model: %w", err)
 	}
@@ -195,23 +195,6 @@ func (a *appProcess) createModel(baseURL string) (string, error) {
 		return "", err
 	}
 	return out.GetModel().GetId(), nil
-}
-
-// procCPU is a process's user+system CPU time from /proc/PID/stat.
-func procCPU(pid string) time.Duration {
-	b, err := os.ReadFile("/proc/" + pid + "/stat")
-	if err != nil {
-		return 0
-	}
-	// Fields after the command name (which may hold spaces) start at ")".
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(f) < 13 {
-		return 0
-	}
-	u, _ := strconv.ParseInt(f[11], 10, 64)
-	k, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(u+k) * time.Second / 100 // USER_HZ
 }
 
 // span is one span the child exported.

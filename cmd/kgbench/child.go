@@ -206,6 +206,13 @@ func (p *ownProcess) settle() {
 
 func (p *ownProcess) pid() string { return strconv.Itoa(p.cmd.Process.Pid) }
 
+// cpu is the child's user plus system CPU time so far, as its runtime
+// reports it.
+func (p *ownProcess) cpu() time.Duration {
+	_, _, cpu := p.runtime()
+	return cpu
+}
+
 func (p *ownProcess) runtime() (int64, int64, time.Duration) {
 	resp, err := p.ctl.Get(p.control + "/stats")
 	if err != nil {

@@ -128,7 +128,7 @@ func measureTurnStart(ctx context.Context, prov *paced, clk *clock, set turnStar
 	// The store's history: earlier conversations of the same workspace.
 	step(fmt.Sprintf("turn start: %d earlier conversations", set.History))
 	prov.set(pace{Tokens: 10})
-	t0, cpu0 := time.Now(), procCPU(kg.pid())
+	t0, cpu0 := time.Now(), kg.cpu()
 	var next atomic.Int64
 	var seedErrs atomic.Int64
 	var wg sync.WaitGroup
@@ -146,7 +146,7 @@ func measureTurnStart(ctx context.Context, prov *paced, clk *clock, set turnStar
 	wg.Wait()
 	out.SeedErrors, out.SeedTook = int(seedErrs.Load()), time.Since(t0)
 	if set.History > 0 {
-		out.SeedCPU = (procCPU(kg.pid()) - cpu0) / time.Duration(set.History)
+		out.SeedCPU = (kg.cpu() - cpu0) / time.Duration(set.History)
 	}
 	// As many users' clients as turns start together have their
 	// connections to the proxy open already, as a working client does.
@@ -169,13 +169,13 @@ func measureTurnStart(ctx context.Context, prov *paced, clk *clock, set turnStar
 				return directTurn(ctx, direct, directURL, id, set.Tokens, clk, prov)
 			})
 			prov.set(p)
-			cpu0 := procCPU(pid)
+			cpu0 := kg.cpu()
 			ids := map[string]bool{}
 			kres := together(n, func(i int) turnResult {
 				id := fmt.Sprintf("kgb-ts%d-%d-k-%d", n, round, i)
 				return keygateTurn(ctx, cursortest.NewClient(cursorAPI, kg.cursor, "req-"+id), workspaceTurn(id, model, rc), id, set.Tokens, clk, prov)
 			})
-			lv.CPU += procCPU(pid) - cpu0
+			lv.CPU += kg.cpu() - cpu0
 			for _, r := range kres {
 				ids["req-"+r.id] = true
 			}
@@ -202,12 +202,12 @@ func measureTurnStart(ctx context.Context, prov *paced, clk *clock, set turnStar
 	fl.RSSBefore = statusKiB(readStatus(pid), "VmRSS")
 	fl.HWMReset = resetPeak(pid)
 	prov.set(p)
-	cpu0 = procCPU(pid)
+	cpu0 = kg.cpu()
 	kres := together(set.Flood, func(i int) turnResult {
 		id := fmt.Sprintf("kgb-fl-k-%d", i)
 		return keygateTurn(ctx, cursortest.NewClient(cursorAPI, kg.cursor, "req-"+id), workspaceTurn(id, model, rc), id, set.Tokens, clk, prov)
 	})
-	cpu := procCPU(pid) - cpu0
+	cpu := kg.cpu() - cpu0
 	fl.PeakRSS = statusKiB(readStatus(pid), "VmHWM")
 	fl.TokensPerSec, fl.Errors = throughput(kres)
 	if delivered := (set.Flood - fl.Errors) * set.Tokens; delivered > 0 {

@@ -45,5 +45,14 @@ var _ = Describe("compile.Schemas", func() {
 			Expect(schemas.Len()).To(BeNumerically("<=", 4))
 		}
 		Expect(mcpText(schemas, schema(3))).To(Equal(mcpText(nil, schema(3))))
+
+		lru := compile.NewSchemas(2)
+		mcpText(lru, schema(0))
+		mcpText(lru, schema(1))
+		mcpText(lru, schema(0)) // 0 is now the more recently used
+		mcpText(lru, schema(2))
+		Expect(lru.Holds(schema(0))).To(BeTrue(), "the recently used schema stays")
+		Expect(lru.Holds(schema(1))).To(BeFalse(), "the least recently used schema is dropped")
+		Expect(lru.Holds(schema(2))).To(BeTrue())
 	})
 })
