@@ -68,8 +68,9 @@ func count(msgs []conversation.Message) counts {
 	return c
 }
 
-// judge compares one conversation's messages with what its client saw.
-func judge(f *findings, conv *convRecord, msgs []conversation.Message, side string) {
+// judge compares one conversation's messages with what its client saw,
+// and returns their counts.
+func judge(f *findings, conv *convRecord, msgs []conversation.Message, side string) counts {
 	c := count(msgs)
 	text := map[int]int{}
 	for _, m := range msgs {
@@ -104,6 +105,7 @@ func judge(f *findings, conv *convRecord, msgs []conversation.Message, side stri
 			}
 		}
 	}
+	return c
 }
 
 // checkStore reads every conversation the clients ran from PostgreSQL, as
@@ -141,8 +143,7 @@ func checkStore(ctx context.Context, dsn string, convs []*convRecord, prov *prov
 		if err != nil {
 			return f, fmt.Errorf("load %s: %w", conv.id, err)
 		}
-		judge(&f, conv, msgs, "store")
-		users := count(msgs).users
+		users := judge(&f, conv, msgs, "store").users
 		for _, t := range conv.turns {
 			if t.completed && users[t.n] == 0 {
 				f.example(explainLost(ctx, conn, conv.id, t, prov))

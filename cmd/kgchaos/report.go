@@ -104,7 +104,7 @@ func (r *report) known() []string {
 }
 
 func (r *report) judged() (v, known []string) {
-	if r.Turns == 0 || r.Completed == 0 {
+	if r.Completed == 0 {
 		v = append(v, "no turn completed: the harness or the stack is broken")
 	}
 	if r.Panics > 0 {
