@@ -2,7 +2,6 @@ package main_test
 
 import (
 	"context"
-	"crypto/rand"
 	"net/http"
 	"os"
 	"os/exec"
@@ -32,9 +31,7 @@ type process struct {
 // startReplicas starts two processes on the database with one secret key,
 // as replicas behind a load balancer are, and waits until both are ready.
 func startReplicas(dsn string) [2]process {
-	key := make([]byte, secret.KeySize)
-	_, _ = rand.Read(key)
-	GinkgoT().Setenv(config.EnvSecretKey, secret.EncodeKey(key))
+	GinkgoT().Setenv(config.EnvSecretKey, secret.EncodeKey(secret.NewKey()))
 	var procs [2]process
 	for i := range procs {
 		dataDir := filepath.Join(GinkgoT().TempDir(), "data")

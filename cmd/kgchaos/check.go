@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"go.uber.org/zap"
@@ -69,8 +68,9 @@ func count(msgs []conversation.Message) counts {
 	return c
 }
 
-// judge compares one conversation's messages with what its client saw.
-func judge(f *findings, conv *convRecord, msgs []conversation.Message, side string) {
+// judge compares one conversation's messages with what its client saw,
+// and returns their counts.
+func judge(f *findings, conv *convRecord, msgs []conversation.Message, side string) counts {
 	c := count(msgs)
 	text := map[int]int{}
 	for _, m := range msgs {
@@ -84,20 +84,15 @@ func judge(f *findings, conv *convRecord, msgs []conversation.Message, side stri
 			}
 		}
 	}
+	type part struct {
+		what string
+		n    int
+	}
 	for _, t := range conv.turns {
-		want := []struct {
-			what string
-			n    int
-		}{{"user message", c.users[t.n]}, {"answer", text[t.n]}}
+		want := []part{{"user message", c.users[t.n]}, {"answer", text[t.n]}}
 		for r := range rounds(t.n) {
 			id := callID(conv.id, t.n, r)
-			want = append(want, struct {
-				what string
-				n    int
-			}{"tool call " + id, c.calls[id]}, struct {
-				what string
-				n    int
-			}{"tool result " + id, c.results[id]})
+			want = append(want, part{"tool call " + id, c.calls[id]}, part{"tool result " + id, c.results[id]})
 		}
 		for _, w := range want {
 			switch {
@@ -110,6 +105,7 @@ func judge(f *findings, conv *convRecord, msgs []conversation.Message, side stri
 			}
 		}
 	}
+	return c
 }
 
 // checkStore reads every conversation the clients ran from PostgreSQL, as
@@ -147,8 +143,7 @@ func checkStore(ctx context.Context, dsn string, convs []*convRecord, prov *prov
 		if err != nil {
 			return f, fmt.Errorf("load %s: %w", conv.id, err)
 		}
-		judge(&f, conv, msgs, "store")
-		users := count(msgs).users
+		users := judge(&f, conv, msgs, "store").users
 		for _, t := range conv.turns {
 			if t.completed && users[t.n] == 0 {
 				f.example(explainLost(ctx, conn, conv.id, t, prov))
@@ -173,12 +168,8 @@ func explainLost(ctx context.Context, conn *pgx.Conn, conv string, t *turnRecord
 		}
 	}
 	_, calls := prov.providerTime(conv, t.n)
-	failures := strings.Join(t.failures, ", then ")
-	if failures == "" {
-		failures = "none"
-	}
 	return fmt.Sprintf("store: %s t%d completed for the client but is not on the head: %s; %d provider calls; the client's failures: %s",
-		conv, t.n, where, calls, failures)
+		conv, t.n, where, calls, brokenBy(t.failures, "none"))
 }
 
 // checkCheckpoints judges each conversation as its client holds it: the

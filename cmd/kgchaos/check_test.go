@@ -82,6 +82,15 @@ var _ = Describe("the harness's verdict", func() {
 		Expect(lost.known()).To(ConsistOf(ContainSubstring("missing from the stored conversations")))
 	})
 
+	It("fails both forms when no turn completed, and on a panic in a replica's log", func() {
+		for _, short := range []bool{false, true} {
+			none := &report{Settings: settings{Short: short}, Turns: 3}
+			Expect(none.violations()).To(ConsistOf(ContainSubstring("no turn completed")))
+			panicked := &report{Settings: settings{Short: short}, Turns: 1, Completed: 1, Panics: 1}
+			Expect(panicked.violations()).To(ConsistOf(ContainSubstring("1 panics")))
+		}
+	})
+
 	It("fails both forms on a message stored twice", func() {
 		for _, short := range []bool{false, true} {
 			dup := &report{Settings: settings{Short: short}, Turns: 1, Completed: 1, Store: findings{Duplicated: 1}}

@@ -152,9 +152,14 @@ func (m *member) turn(conv *convRecord, rec *turnRecord) {
 	ctx, cancel := context.WithTimeout(context.Background(), m.timeout)
 	defer cancel()
 	action := cursortest.UserMessageAction(fmt.Sprintf("%s-t%d", conv.id, rec.n), userText(conv.id, rec.n))
-	cl := conv.window.WithRequestID(newRequestID(m.rng))
 	ended := &endSeen{}
-	cl.OnMessage = ended.wrap(m.ws.Handle)
+	// fresh is the conversation's window on a new request id.
+	fresh := func() *cursortest.Client {
+		c := conv.window.WithRequestID(newRequestID(m.rng))
+		c.OnMessage = ended.wrap(m.ws.Handle)
+		return c
+	}
+	cl := fresh()
 	sent := time.Now()
 	drop := time.Duration(0)
 	if m.rng.Float64() < m.dropP {
@@ -182,20 +187,27 @@ func (m *member) turn(conv *convRecord, rec *turnRecord) {
 	rec.dropped = outcome == "dropped by the harness"
 	rec.failures = append(rec.failures, outcome)
 	m.errs.add(outcome)
+	// again runs one more attempt on c; it reports whether the turn
+	// completed, else records the failure under label.
+	again := func(label string, c *cursortest.Client, first *agentv1.AgentClientMessage) bool {
+		if outcome = m.attempt(ctx, c, first, 0); outcome == "" || !ended.at().IsZero() {
+			rec.completed = true
+			return true
+		}
+		rec.failures = append(rec.failures, label+outcome)
+		m.errs.add(label + outcome)
+		return false
+	}
 	// The run request never reached Keygate (the RunSSE did not open, or
 	// the opening append failed): there is no turn to reconnect to or
 	// resume, so the client sends the user's message again, as it retries
 	// a request that failed, on a new request id.
 	for tries := 1; unsent(outcome) && tries <= 4 && ctx.Err() == nil; tries++ {
 		time.Sleep(time.Duration(tries) * 250 * time.Millisecond)
-		cl = conv.window.WithRequestID(newRequestID(m.rng))
-		cl.OnMessage = ended.wrap(m.ws.Handle)
-		if outcome = m.attempt(ctx, cl, cursortest.Request(conv.id, m.model, action, conv.window.Checkpoint()), 0); outcome == "" || !ended.at().IsZero() {
-			rec.completed = true
+		cl = fresh()
+		if again("resend: ", cl, cursortest.Request(conv.id, m.model, action, conv.window.Checkpoint())) {
 			return
 		}
-		rec.failures = append(rec.failures, "resend: "+outcome)
-		m.errs.add("resend: " + outcome)
 	}
 	sameID := 0
 	for rec.resumes < 8 && ctx.Err() == nil {
@@ -209,23 +221,15 @@ func (m *member) turn(conv *convRecord, rec *turnRecord) {
 				time.Sleep(time.Duration(sameID) * 250 * time.Millisecond)
 			}
 			sameID++
-			if outcome = m.attempt(ctx, cl, nil, 0); outcome == "" || !ended.at().IsZero() {
-				rec.completed = true
+			if again("reconnect: ", cl, nil) {
 				return
 			}
-			rec.failures = append(rec.failures, "reconnect: "+outcome)
-			m.errs.add("reconnect: " + outcome)
 			continue
 		}
 		time.Sleep(time.Duration(rec.resumes) * 200 * time.Millisecond)
-		rc := conv.window.WithRequestID(newRequestID(m.rng))
-		rc.OnMessage = ended.wrap(m.ws.Handle)
-		if outcome = m.attempt(ctx, rc, cursortest.Request(conv.id, m.model, cursortest.ResumeAction(), conv.window.Checkpoint()), 0); outcome == "" || !ended.at().IsZero() {
-			rec.completed = true
+		if again("resume: ", fresh(), cursortest.Request(conv.id, m.model, cursortest.ResumeAction(), conv.window.Checkpoint())) {
 			return
 		}
-		rec.failures = append(rec.failures, "resume: "+outcome)
-		m.errs.add("resume: " + outcome)
 	}
 	m.errs.add("turn given up")
 }

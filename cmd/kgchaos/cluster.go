@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -87,13 +86,9 @@ func newCluster(bin, dir, dsn, providerAddr string, n int) (*cluster, error) {
 	if err := os.WriteFile(caKey, keyPEM, 0o600); err != nil {
 		return nil, err
 	}
-	key := make([]byte, secret.KeySize)
-	if _, err := rand.Read(key); err != nil {
-		return nil, err
-	}
 	c := &cluster{bin: bin, ca: root, env: append(os.Environ(),
 		config.EnvDatabaseURL+"="+dsn,
-		config.EnvSecretKey+"="+secret.EncodeKey(key),
+		config.EnvSecretKey+"="+secret.EncodeKey(secret.NewKey()),
 		config.EnvCACert+"="+caCert, config.EnvCAKey+"="+caKey,
 		config.EnvAuthMode+"=header", config.EnvAuthUserHeader+"="+userHeader, config.EnvAuthGroupsHeader+"="+groupsHeader,
 		config.EnvAuthTrustedProxies+"=127.0.0.1/32", config.EnvAuthAdminGroups+"="+adminGroup,

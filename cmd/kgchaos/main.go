@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,7 +15,10 @@ import (
 	"sync"
 	"time"
 
+	"google.golang.org/protobuf/encoding/protojson"
+
 	"keygate/adapters/pgtest"
+	controlv1 "keygate/gen/keygate/control/v1"
 )
 
 // settings are the run's knobs; the report prints them.
@@ -254,45 +258,51 @@ func chaos(ctx context.Context, cl *cluster, s settings, rep *report) error {
 // model with tools, as an administrator does in the console, and returns
 // its id.
 func createModel(console, providerURL string) (string, error) {
-	var out struct {
-		Model struct {
-			ID string `json:"id"`
-		} `json:"model"`
+	body, err := protojson.Marshal(&controlv1.CreateModelRequest{Settings: &controlv1.ModelSettings{DisplayName: "Chaos GPT",
+		ProviderKind: controlv1.ProviderKind_PROVIDER_KIND_OPENAI_CHAT, BaseUrl: providerURL, ModelId: "chaos-gpt", SupportsTools: true},
+		ApiKey: "sk-kgchaos-0123456789", Enabled: true})
+	if err != nil {
+		return "", err
 	}
-	err := asUser(console, "admin@corp.test", adminGroup, "/keygate.control.v1.ModelService/CreateModel", map[string]any{
-		"settings": map[string]any{"displayName": "Chaos GPT", "providerKind": "PROVIDER_KIND_OPENAI_CHAT",
-			"baseUrl": providerURL, "modelId": "chaos-gpt", "supportsTools": true},
-		"apiKey": "sk-kgchaos-0123456789", "enabled": true,
-	}, http.StatusOK, &out)
-	if err == nil && out.Model.ID == "" {
-		err = errors.New("create model: no id in the answer")
+	raw, err := asUser(console, "admin@corp.test", adminGroup, "/keygate.control.v1.ModelService/CreateModel", body, http.StatusOK)
+	if err != nil {
+		return "", err
 	}
-	return out.Model.ID, err
+	var out controlv1.CreateModelResponse
+	if err := protojson.Unmarshal(raw, &out); err != nil {
+		return "", fmt.Errorf("create model: %w", err)
+	}
+	if out.GetModel().GetId() == "" {
+		return "", errors.New("create model: no id in the answer")
+	}
+	return out.GetModel().GetId(), nil
 }
 
 // memberToken creates a personal gateway token for user, as the member
 // does in the console, and returns its text.
 func memberToken(console, user string) (string, error) {
+	raw, err := asUser(console, user, "staff", "/auth/tokens", []byte(`{"name":"kgchaos"}`), http.StatusCreated)
+	if err != nil {
+		return "", err
+	}
 	var out struct {
 		Secret string `json:"secret"`
 	}
-	err := asUser(console, user, "staff", "/auth/tokens", map[string]any{"name": "kgchaos"}, http.StatusCreated, &out)
-	if err == nil && out.Secret == "" {
-		err = errors.New("create token: no secret in the answer")
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return "", fmt.Errorf("create token: %w", err)
 	}
-	return out.Secret, err
+	if out.Secret == "" {
+		return "", errors.New("create token: no secret in the answer")
+	}
+	return out.Secret, nil
 }
 
-// asUser posts JSON to the console as the authenticating proxy forwards
-// user's request.
-func asUser(console, user, groups, path string, in any, want int, out any) error {
-	b, err := json.Marshal(in)
+// asUser posts a JSON body to the console as the authenticating proxy
+// forwards user's request, and returns the answer's body.
+func asUser(console, user, groups, path string, body []byte, want int) ([]byte, error) {
+	req, err := http.NewRequest(http.MethodPost, "http://"+console+path, bytes.NewReader(body))
 	if err != nil {
-		return err
-	}
-	req, err := http.NewRequest(http.MethodPost, "http://"+console+path, strings.NewReader(string(b)))
-	if err != nil {
-		return err
+		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(userHeader, user)
@@ -300,15 +310,15 @@ func asUser(console, user, groups, path string, in any, want int, out any) error
 	hc := http.Client{Timeout: 10 * time.Second}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return fmt.Errorf("post %s: %w", path, err)
+		return nil, fmt.Errorf("post %s: %w", path, err)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if resp.StatusCode != want {
-		return fmt.Errorf("post %s: %d %s", path, resp.StatusCode, raw)
+		return nil, fmt.Errorf("post %s: %d %s", path, resp.StatusCode, raw)
 	}
-	return json.Unmarshal(raw, out)
+	return raw, nil
 }

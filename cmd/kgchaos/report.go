@@ -41,6 +41,7 @@ type report struct {
 
 // collect counts the clients' turns, the provider's calls and the errors.
 func (r *report) collect(convs []*convRecord, prov *provider, errs *tally) {
+	r.failures = map[roundKey][]string{}
 	for _, c := range convs {
 		if len(c.turns) > 0 {
 			r.Conversations++
@@ -49,9 +50,6 @@ func (r *report) collect(convs []*convRecord, prov *provider, errs *tally) {
 			r.Resent += c.window.Resent()
 		}
 		for _, t := range c.turns {
-			if r.failures == nil {
-				r.failures = map[roundKey][]string{}
-			}
 			r.failures[roundKey{conv: c.id, turn: t.n}] = t.failures
 			r.Turns++
 			if t.completed {
@@ -106,7 +104,7 @@ func (r *report) known() []string {
 }
 
 func (r *report) judged() (v, known []string) {
-	if r.Turns == 0 || r.Completed == 0 {
+	if r.Completed == 0 {
 		v = append(v, "no turn completed: the harness or the stack is broken")
 	}
 	if r.Panics > 0 {
@@ -125,6 +123,17 @@ func (r *report) judged() (v, known []string) {
 		known = append(known, fmt.Sprintf("%d messages of completed turns missing from the stored conversations", r.Store.Lost))
 	}
 	return v, known
+}
+
+const noFailure = "no failure the client saw"
+
+// brokenBy lists a turn's failed attempts in order, or says none when the
+// client saw none.
+func brokenBy(failures []string, none string) string {
+	if len(failures) == 0 {
+		return none
+	}
+	return strings.Join(failures, ", then ")
 }
 
 // writeCounts writes table rows, the largest count first.
@@ -199,7 +208,7 @@ func (r *report) markdown() string {
 	if len(r.Repeated) > 0 {
 		causes := map[string]int{}
 		for _, k := range r.Repeated {
-			first := "no failure the client saw"
+			first := noFailure
 			if f := r.failures[roundKey{conv: k.conv, turn: k.turn}]; len(f) > 0 {
 				first = f[0]
 			}
@@ -219,10 +228,7 @@ func (r *report) markdown() string {
 		if i == 4 {
 			break
 		}
-		why := strings.Join(r.failures[roundKey{conv: k.conv, turn: k.turn}], ", then ")
-		if why == "" {
-			why = "no failure the client saw"
-		}
+		why := brokenBy(r.failures[roundKey{conv: k.conv, turn: k.turn}], noFailure)
 		examples = append(examples, fmt.Sprintf("provider: %s t%d round %d sampled again after its call finished (the turn: %s)", k.conv, k.turn, k.round, why))
 	}
 	for _, u := range r.Unplaced {

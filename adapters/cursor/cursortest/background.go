@@ -26,12 +26,7 @@ type background struct {
 	// running maps a running exec's tool call id to the channel closed
 	// when the user moves it to the background; a moved exec stays until
 	// it unregisters, so that it still sees the move if it looks late.
-	running map[string]*fgExec
-}
-
-type fgExec struct {
-	moved  chan struct{}
-	closed bool
+	running map[string]chan struct{}
 }
 
 type bgShell struct {
@@ -45,14 +40,14 @@ func (b *background) foreground(toolCallID string) func() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.running == nil {
-		b.running = map[string]*fgExec{}
+		b.running = map[string]chan struct{}{}
 	}
-	e := &fgExec{moved: make(chan struct{})}
-	b.running[toolCallID] = e
+	ch := make(chan struct{})
+	b.running[toolCallID] = ch
 	return func() {
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		if b.running[toolCallID] == e {
+		if b.running[toolCallID] == ch {
 			delete(b.running, toolCallID)
 		}
 	}
@@ -63,10 +58,7 @@ func (b *background) foreground(toolCallID string) func() {
 func (b *background) moved(toolCallID string) <-chan struct{} {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if e := b.running[toolCallID]; e != nil {
-		return e.moved
-	}
-	return nil
+	return b.running[toolCallID]
 }
 
 // move moves a running exec to the background; false when none runs or
@@ -74,13 +66,17 @@ func (b *background) moved(toolCallID string) <-chan struct{} {
 func (b *background) move(toolCallID string) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	e := b.running[toolCallID]
-	if e == nil || e.closed {
+	ch := b.running[toolCallID]
+	if ch == nil {
 		return false
 	}
-	e.closed = true
-	close(e.moved)
-	return true
+	select {
+	case <-ch: // moved already
+		return false
+	default:
+		close(ch)
+		return true
+	}
 }
 
 // Backgrounded is closed when the user moves the subagent or shell of
