@@ -76,7 +76,11 @@ type provider struct {
 
 func newProvider(tokens int, interval time.Duration) *provider {
 	p := &provider{tokens: tokens, interval: interval}
-	p.srv = httptest.NewServer(http.HandlerFunc(p.serve))
+	// Bounded like a real provider: a request's headers within 10 s; the
+	// body is read within a minute (and 64 MiB) by serve.
+	p.srv = httptest.NewUnstartedServer(http.HandlerFunc(p.serve))
+	p.srv.Config.ReadHeaderTimeout = 10 * time.Second
+	p.srv.Start()
 	return p
 }
 
@@ -121,7 +125,10 @@ func keyOf(body []byte) (roundKey, bool) {
 }
 
 func (p *provider) serve(w http.ResponseWriter, r *http.Request) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(time.Minute))
 	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	_ = rc.SetReadDeadline(time.Time{})
 	if err != nil {
 		return
 	}
