@@ -104,7 +104,7 @@ func (e *Engine) Start(ctx context.Context, p PreparedRun) (*Handle, error) {
 		return nil, fmt.Errorf("start run %q: %w", p.RunID, err)
 	}
 	e.preempt(replaced)
-	if p.Action.Kind == ActionResume && p.Action.FromRunID == "" {
+	if p.Action.Kind == ActionResume && p.Action.FromRunID == "" && replaced != "" {
 		// The run this one replaced was still running (its stream broke,
 		// or the replica running it died): it is the one being resumed,
 		// and its round may be open before any checkpoint the client
