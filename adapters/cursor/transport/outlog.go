@@ -238,10 +238,7 @@ func (l *outlog) finish(end []byte) {
 	if l.end == nil {
 		l.end = end
 		l.changedLocked()
-		if l.waiting > 0 {
-			close(l.room)
-			l.room = make(chan struct{})
-		}
+		l.roomLocked()
 		l.compactLocked()
 	}
 }

@@ -13,14 +13,23 @@ import (
 // request id ends, or nil when there is none (none yet, ended, or another
 // caller's).
 func (r *Registry) Live(ctx context.Context, requestID string) <-chan struct{} {
-	who := callerOf(ctx)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	t := r.transports[requestID]
-	if t == nil || t.isEnded() || !t.owner.is(who) {
+	t := r.live(ctx, requestID)
+	if t == nil {
 		return nil
 	}
 	return t.exited
+}
+
+// live returns the caller's live transport of the request id, or nil.
+func (r *Registry) live(ctx context.Context, requestID string) *Transport {
+	who := callerOf(ctx)
+	r.mu.Lock()
+	t := r.transports[requestID]
+	r.mu.Unlock()
+	if t == nil || t.isEnded() || !t.owner.is(who) {
+		return nil
+	}
+	return t
 }
 
 // Tap reads the caller's live transport of the request id from its first
@@ -28,11 +37,8 @@ func (r *Registry) Live(ctx context.Context, requestID string) <-chan struct{} {
 // run is orphaned as if it were not there); nil when there is none. The
 // caller must Close it.
 func (r *Registry) Tap(ctx context.Context, requestID string) *Subscription {
-	who := callerOf(ctx)
-	r.mu.Lock()
-	t := r.transports[requestID]
-	r.mu.Unlock()
-	if t == nil || t.isEnded() || !t.owner.is(who) {
+	t := r.live(ctx, requestID)
+	if t == nil {
 		return nil
 	}
 	s := t.out.subscribe(t, t.reg.cfg.Heartbeat, func() {})
@@ -45,11 +51,8 @@ func (r *Registry) Tap(ctx context.Context, requestID string) *Subscription {
 // so that the run is not orphaned while it lasts. ok is false when there is
 // no such transport.
 func (r *Registry) Watch(ctx context.Context, requestID string) (detach func(), ok bool) {
-	who := callerOf(ctx)
-	r.mu.Lock()
-	t := r.transports[requestID]
-	r.mu.Unlock()
-	if t == nil || t.isEnded() || !t.owner.is(who) {
+	t := r.live(ctx, requestID)
+	if t == nil {
 		return nil, false
 	}
 	s := t.subscribe()
