@@ -252,7 +252,6 @@ type Subscription struct {
 	cursor    int
 	pulses    uint64
 	sentEnd   bool
-	quiet     bool // no heartbeats: a tap publishing the log elsewhere
 	once      sync.Once
 }
 
@@ -290,7 +289,7 @@ func (s *Subscription) Next(ctx context.Context) ([]byte, error) {
 			l.compactLocked()
 			l.mu.Unlock()
 			return l.end, nil
-		case l.pulses > s.pulses && !s.quiet:
+		case l.pulses > s.pulses:
 			s.pulses = l.pulses
 			l.mu.Unlock()
 			return heartbeatFrame, nil
@@ -298,14 +297,10 @@ func (s *Subscription) Next(ctx context.Context) ([]byte, error) {
 		wake := l.wake
 		l.sleepers++
 		l.mu.Unlock()
-		idleC := idle.C
-		if s.quiet {
-			idleC = nil
-		}
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
-		case <-idleC:
+		case <-idle.C:
 			return heartbeatFrame, nil
 		case <-wake:
 		}

@@ -33,17 +33,15 @@ func (r *Registry) live(ctx context.Context, requestID string) *Transport {
 }
 
 // Tap reads the caller's live transport of the request id from its first
-// frame, without heartbeats and without counting as a subscriber (the
-// run is orphaned as if it were not there); nil when there is none. The
-// caller must Close it.
+// frame, through Pending and Changed (so without heartbeats) and without
+// counting as a subscriber (the run is orphaned as if it were not there);
+// nil when there is none. The caller must Close it.
 func (r *Registry) Tap(ctx context.Context, requestID string) *Subscription {
 	t := r.live(ctx, requestID)
 	if t == nil {
 		return nil
 	}
-	s := t.out.subscribe(t, t.reg.cfg.Heartbeat, func() {})
-	s.quiet = true
-	return s
+	return t.out.subscribe(t, t.reg.cfg.Heartbeat, func() {})
 }
 
 // Watch counts one subscriber on the caller's live transport of the
