@@ -269,8 +269,9 @@ func (l *outlog) subscribe(t *Transport, heartbeat time.Duration, release func()
 // output), or finally the end-of-stream frame; then io.EOF. It returns ctx's
 // error when ctx is done first.
 func (s *Subscription) Next(ctx context.Context) ([]byte, error) {
-	idle := time.NewTimer(s.heartbeat)
-	defer idle.Stop()
+	// The idle timer starts at the first wait: a subscriber keeping up
+	// gets its frame without one (a timer per frame otherwise).
+	var idle *time.Timer
 	for {
 		l := s.log
 		l.mu.Lock()
@@ -297,6 +298,10 @@ func (s *Subscription) Next(ctx context.Context) ([]byte, error) {
 		wake := l.wake
 		l.sleepers++
 		l.mu.Unlock()
+		if idle == nil {
+			idle = time.NewTimer(s.heartbeat)
+			defer idle.Stop()
+		}
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
