@@ -240,17 +240,33 @@ func (r *Replicas) leave(h *hold, cut bool) {
 // releaseLocked forgets h here and releases its lease once its publisher
 // has published the stream's end (a follower needs it), off the lock.
 func (r *Replicas) releaseLocked(h *hold, ended bool) {
-	delete(r.held, h.key)
-	close(h.done)
-	pub := h.pubDone
+	pub := r.forgetLocked(h)
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
-		if pub != nil {
-			<-pub
-		}
-		h.lease.Release(ended)
+		release(h, pub, ended)
 	}()
+}
+
+// forgetLocked takes h out of the held keys and stops what waits on it
+// here; it returns h's publisher's done channel (nil when none started),
+// which the lease's release waits for.
+func (r *Replicas) forgetLocked(h *hold) <-chan struct{} {
+	delete(r.held, h.key)
+	if h.timer != nil {
+		h.timer.Stop()
+		h.timer = nil
+	}
+	close(h.done)
+	return h.pubDone
+}
+
+// release lets h's lease go once its publisher (pub, if any) has stopped.
+func release(h *hold, pub <-chan struct{}, ended bool) {
+	if pub != nil {
+		<-pub
+	}
+	h.lease.Release(ended)
 }
 
 // keep watches h's lease while it is held: when a follower on another
@@ -274,8 +290,7 @@ func (r *Replicas) keep(h *hold) {
 			r.reg.Abandon(h.ident, h.id)
 			r.mu.Lock()
 			if r.held[h.key] == h {
-				delete(r.held, h.key)
-				close(h.done)
+				r.forgetLocked(h)
 			}
 			r.mu.Unlock()
 			return
@@ -394,19 +409,11 @@ func (r *Replicas) handOff(ctx context.Context, requestID string) {
 		r.mu.Unlock()
 		return
 	}
-	if h.timer != nil {
-		h.timer.Stop()
-	}
-	delete(r.held, key)
-	close(h.done)
-	pub := h.pubDone
+	pub := r.forgetLocked(h)
 	r.mu.Unlock()
 	// At once, not in the background: the caller forwards the append
 	// next, and this replica must not take it again.
-	if pub != nil {
-		<-pub
-	}
-	h.lease.Release(false)
+	release(h, pub, false)
 }
 
 // handOffWait bounds how long a draining replica waits for a request id's

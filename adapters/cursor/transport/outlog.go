@@ -238,10 +238,7 @@ func (l *outlog) finish(end []byte) {
 	if l.end == nil {
 		l.end = end
 		l.changedLocked()
-		if l.waiting > 0 {
-			close(l.room)
-			l.room = make(chan struct{})
-		}
+		l.roomLocked()
 		l.compactLocked()
 	}
 }
@@ -255,7 +252,6 @@ type Subscription struct {
 	cursor    int
 	pulses    uint64
 	sentEnd   bool
-	quiet     bool // no heartbeats: a tap publishing the log elsewhere
 	once      sync.Once
 }
 
@@ -273,8 +269,9 @@ func (l *outlog) subscribe(t *Transport, heartbeat time.Duration, release func()
 // output), or finally the end-of-stream frame; then io.EOF. It returns ctx's
 // error when ctx is done first.
 func (s *Subscription) Next(ctx context.Context) ([]byte, error) {
-	idle := time.NewTimer(s.heartbeat)
-	defer idle.Stop()
+	// The idle timer starts at the first wait: a subscriber keeping up
+	// gets its frame without one (a timer per frame otherwise).
+	var idle *time.Timer
 	for {
 		l := s.log
 		l.mu.Lock()
@@ -293,7 +290,7 @@ func (s *Subscription) Next(ctx context.Context) ([]byte, error) {
 			l.compactLocked()
 			l.mu.Unlock()
 			return l.end, nil
-		case l.pulses > s.pulses && !s.quiet:
+		case l.pulses > s.pulses:
 			s.pulses = l.pulses
 			l.mu.Unlock()
 			return heartbeatFrame, nil
@@ -301,14 +298,14 @@ func (s *Subscription) Next(ctx context.Context) ([]byte, error) {
 		wake := l.wake
 		l.sleepers++
 		l.mu.Unlock()
-		idleC := idle.C
-		if s.quiet {
-			idleC = nil
+		if idle == nil {
+			idle = time.NewTimer(s.heartbeat)
+			defer idle.Stop()
 		}
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
-		case <-idleC:
+		case <-idle.C:
 			return heartbeatFrame, nil
 		case <-wake:
 		}

@@ -13,21 +13,15 @@ import (
 // request id ends, or nil when there is none (none yet, ended, or another
 // caller's).
 func (r *Registry) Live(ctx context.Context, requestID string) <-chan struct{} {
-	who := callerOf(ctx)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	t := r.transports[requestID]
-	if t == nil || t.isEnded() || !t.owner.is(who) {
+	t := r.live(ctx, requestID)
+	if t == nil {
 		return nil
 	}
 	return t.exited
 }
 
-// Tap reads the caller's live transport of the request id from its first
-// frame, without heartbeats and without counting as a subscriber (the
-// run is orphaned as if it were not there); nil when there is none. The
-// caller must Close it.
-func (r *Registry) Tap(ctx context.Context, requestID string) *Subscription {
+// live returns the caller's live transport of the request id, or nil.
+func (r *Registry) live(ctx context.Context, requestID string) *Transport {
 	who := callerOf(ctx)
 	r.mu.Lock()
 	t := r.transports[requestID]
@@ -35,9 +29,19 @@ func (r *Registry) Tap(ctx context.Context, requestID string) *Subscription {
 	if t == nil || t.isEnded() || !t.owner.is(who) {
 		return nil
 	}
-	s := t.out.subscribe(t, t.reg.cfg.Heartbeat, func() {})
-	s.quiet = true
-	return s
+	return t
+}
+
+// Tap reads the caller's live transport of the request id from its first
+// frame, through Pending and Changed (so without heartbeats) and without
+// counting as a subscriber (the run is orphaned as if it were not there);
+// nil when there is none. The caller must Close it.
+func (r *Registry) Tap(ctx context.Context, requestID string) *Subscription {
+	t := r.live(ctx, requestID)
+	if t == nil {
+		return nil
+	}
+	return t.out.subscribe(t, t.reg.cfg.Heartbeat, func() {})
 }
 
 // Watch counts one subscriber on the caller's live transport of the
@@ -45,11 +49,8 @@ func (r *Registry) Tap(ctx context.Context, requestID string) *Subscription {
 // so that the run is not orphaned while it lasts. ok is false when there is
 // no such transport.
 func (r *Registry) Watch(ctx context.Context, requestID string) (detach func(), ok bool) {
-	who := callerOf(ctx)
-	r.mu.Lock()
-	t := r.transports[requestID]
-	r.mu.Unlock()
-	if t == nil || t.isEnded() || !t.owner.is(who) {
+	t := r.live(ctx, requestID)
+	if t == nil {
 		return nil, false
 	}
 	s := t.subscribe()
