@@ -58,7 +58,9 @@
 // library: the standard library reads only dotted-quad decimal (by design),
 // and no maintained Go module implements inet_aton's rules. The parser
 // reads what inet_aton reads and what the URL standard's host parser reads
-// (a trailing dot, a bare 0x), so that it reads at least what either does.
+// (a trailing dot, a bare 0x), so that it reads at least what either does;
+// a part with a leading zero, octal to inet_aton and decimal to some other
+// readers, is judged both ways.
 //
 // Redirects. The HTTP client follows redirects only within the origin
 // (scheme, host and port) of the first request, five requests in all (a

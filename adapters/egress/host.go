@@ -39,9 +39,9 @@ func asciiHost(host string) string {
 // for any other name; err is errNotAHost for a host no resolver reads the
 // same way.
 func (p *Policy) hostAddrs(host string) (addrs []netip.Addr, ok bool, err error) {
-	ip, ok, err := parseLiteral(host)
+	addrs, ok, err = parseLiteral(host)
 	if err != nil || ok {
-		return []netip.Addr{ip}, ok, err
+		return addrs, ok, err
 	}
 	name := canonicalName(host)
 	if localName(name) {
@@ -55,35 +55,41 @@ func (p *Policy) hostAddrs(host string) (addrs []netip.Addr, ok bool, err error)
 
 // parseLiteral reads host as an IP address the way resolvers do: IPv6 as
 // inet_pton reads it (with or without a zone, IPv4-mapped and -compatible
-// forms included) and IPv4 as inet_aton reads it (parseIPv4). ok is false
-// for a name. A host that ends in a numeric label but is no valid IPv4
+// forms included) and IPv4 as inet_aton reads it (parseIPv4). A part with
+// a leading zero is octal to inet_aton but decimal to other readers (Go
+// before 1.17, older JDKs): 010.0.0.1 is 8.0.0.1 or 10.0.0.1, so both are
+// returned, to be judged both. ok is false for a name. A host that ends in a numeric label but is no valid IPv4
 // address (1.2.3.4.5, 127.0.0.08), or holds a colon but is no IPv6 address,
 // or holds a byte no host name holds, is errNotAHost: resolvers disagree on
 // it (getaddrinfo asks DNS, the URL standard refuses it), and no public name
 // looks like that (no top-level domain is numeric).
-func parseLiteral(host string) (netip.Addr, bool, error) {
+func parseLiteral(host string) ([]netip.Addr, bool, error) {
 	if strings.Contains(host, ":") {
 		ip, err := netip.ParseAddr(host)
 		if err != nil {
-			return netip.Addr{}, false, errNotAHost
+			return nil, false, errNotAHost
 		}
-		return ip.Unmap().WithZone(""), true, nil
+		return []netip.Addr{ip.Unmap().WithZone("")}, true, nil
 	}
 	for i := 0; i < len(host); i++ {
 		if c := host[i]; !(c == '.' || c == '-' || c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
-			return netip.Addr{}, false, errNotAHost
+			return nil, false, errNotAHost
 		}
 	}
 	trimmed := strings.TrimSuffix(host, ".")
 	last := trimmed[strings.LastIndexByte(trimmed, '.')+1:]
 	if !numericLabel(last) {
-		return netip.Addr{}, false, nil // a name
+		return nil, false, nil // a name
 	}
-	ip, ok := parseIPv4(trimmed)
+	ip, ok := parseIPv4(trimmed, true)
 	if !ok {
-		return netip.Addr{}, false, errNotAHost
+		return nil, false, errNotAHost
 	}
-	return ip, true, nil
+	addrs := []netip.Addr{ip}
+	if dec, ok := parseIPv4(trimmed, false); ok && dec != ip {
+		addrs = append(addrs, dec)
+	}
+	return addrs, true, nil
 }
 
 // parseIPv4 reads an IPv4 address as inet_aton(3) does, which getaddrinfo,
@@ -92,15 +98,16 @@ func parseLiteral(host string) (netip.Addr, bool, error) {
 // hexadecimal (a leading 0x); the last part fills the bytes the others
 // leave (127.1 is 127.0.0.1, 2130706433 is 127.0.0.1, 0 is 0.0.0.0). It
 // also reads a bare 0x as 0, as the URL standard's host parser does, so
-// that it reads at least what either reads.
-func parseIPv4(s string) (netip.Addr, bool) {
+// that it reads at least what either reads. With octal false, a part with
+// a leading zero is read as decimal instead.
+func parseIPv4(s string, octal bool) (netip.Addr, bool) {
 	parts := strings.Split(s, ".")
 	if len(parts) > 4 {
 		return netip.Addr{}, false
 	}
 	var v uint64
 	for i, part := range parts {
-		n, ok := ipv4Part(part)
+		n, ok := ipv4Part(part, octal)
 		if !ok {
 			return netip.Addr{}, false
 		}
@@ -121,7 +128,7 @@ func parseIPv4(s string) (netip.Addr, bool) {
 }
 
 // ipv4Part reads one part of an inet_aton address, bounded to 32 bits.
-func ipv4Part(s string) (uint64, bool) {
+func ipv4Part(s string, octal bool) (uint64, bool) {
 	base, digits := 10, s
 	switch {
 	case len(s) >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'):
@@ -129,7 +136,7 @@ func ipv4Part(s string) (uint64, bool) {
 		if digits == "" {
 			return 0, true
 		}
-	case len(s) > 1 && s[0] == '0':
+	case octal && len(s) > 1 && s[0] == '0':
 		base, digits = 8, s[1:]
 	}
 	n, err := strconv.ParseUint(digits, base, 32)

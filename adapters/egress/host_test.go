@@ -118,6 +118,8 @@ var _ = Describe("Hosts read as a resolver reads them, before any outbound proxy
 		Entry("the metadata address in hexadecimal", "0xa9fea9fe", "169.254.169.254", "link-local"),
 		Entry("the metadata address in three parts", "169.254.43518", "169.254.169.254", "link-local"),
 		Entry("a private address in two parts", "10.1", "10.0.0.1", "private"),
+		Entry("leading zeros, octal to inet_aton (87.0.0.1) but decimal to other readers", "0127.0.0.1", "127.0.0.1", "loopback"),
+		Entry("leading zeros, 8.0.0.1 to inet_aton, 10.0.0.1 to others", "010.0.0.1", "10.0.0.1", "private"),
 		Entry("IPv4-mapped IPv6 in hex", "[::ffff:7f00:1]", "127.0.0.1", "loopback"),
 		Entry("IPv6 loopback with a zone", "[::1%25lo]", "::1", "loopback"),
 		Entry("IPv4-compatible IPv6", "[::127.0.0.1]", "::7f00:1", "special-purpose"),

@@ -473,7 +473,7 @@ func (p *Policy) decideFixed(host string, port uint16, public bool) (decided boo
 	addrs, fixed, err := p.hostAddrs(host)
 	if err != nil {
 		return true, &RefusedError{Dest: dest(), Invalid: true,
-			Reason: "it is " + err.Error() + " (a numeric last label or a colon that do not make an IP address)"}
+			Reason: "it is " + err.Error() + ", so resolvers disagree on what it means"}
 	}
 	if err := p.refusedByName(host, port); err != nil {
 		return true, err
