@@ -31,7 +31,8 @@ type AgentListener struct {
 // CA Cursor already trusts for the proxy, and ALPN h2 only. It binds while
 // the graph is built, not in Run, so that the URL the Cursor adapter
 // advertises names the bound port, also for port 0. It is refused unless
-// sign-in is local: its requests carry no Keygate credentials (Cursor
+// sign-in is local (config.CheckAgentListenMode, which Validate applies
+// too, so keygate doctor fails such a configuration): its requests carry no Keygate credentials (Cursor
 // sends them straight there, past the proxy and its gateway token, with
 // only Cursor's own session token), so every one is served as the local
 // user. A company serves those clients through the proxy once HTTP/2 is off
@@ -42,10 +43,10 @@ func OpenAgentListener(cfg config.Config, gate *auth.Gate, authority *ca.Authori
 		return nil, func() {}, nil
 	}
 	if gate.Mode() != auth.ModeLocal {
-		return nil, nil, fmt.Errorf("--agent-listen needs the local sign-in mode, not %q: Cursor reaches the agent listener directly, not through the proxy, so its requests carry no gateway token and only a laptop, where every request is the local user, may serve it. "+
-			"A company keeps Cursor on HTTP/1.1 through the proxy instead: set cursor.general.disableHttp2 to true on every machine "+
-			"together with http.proxy (keygate cursor setup writes both; push the same settings.json keys with your device management), "+
-			"and Keygate's GetServerConfig tells clients to keep HTTP/2 off (README, Company deployment)", gate.Mode())
+		cfg.Auth.Mode = string(gate.Mode()) // the mode the gate enforces decides, whatever cfg says
+		if err := cfg.CheckAgentListenMode(); err != nil {
+			return nil, nil, err
+		}
 	}
 	ln, err := net.Listen("tcp", cfg.AgentListen)
 	if err != nil {

@@ -100,4 +100,20 @@ func BenchmarkDecide(b *testing.B) {
 			}
 		}
 	})
+	// A provider's name through the outbound proxy: read as a resolver
+	// would (not a literal, not an alias), then left to the proxy.
+	b.Run("name", func(b *testing.B) {
+		for b.Loop() {
+			if p.CheckProxied(ctx, "api.openai.com:443") != nil {
+				b.Fatal("refused")
+			}
+		}
+	})
+	b.Run("refused literal form", func(b *testing.B) {
+		for b.Loop() {
+			if p.CheckProxied(ctx, "2130706433:443") == nil {
+				b.Fatal("allowed")
+			}
+		}
+	})
 }

@@ -38,7 +38,10 @@ func (p *Policy) dial(ctx context.Context, network, addr string, public bool) (n
 	if err != nil {
 		return nil, err
 	}
-	if err := p.refusedByName(host, port); err != nil {
+	// A host whose addresses are known without DNS is decided first, as
+	// the cgo resolver (getaddrinfo) would read it: the Go resolver would
+	// ask DNS for 2130706433 instead.
+	if decided, err := p.decideFixed(host, port, public); decided && err != nil {
 		return nil, err
 	}
 	d := net.Dialer{

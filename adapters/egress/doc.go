@@ -35,14 +35,32 @@
 //     localhost:11434) works without set-up; rules 1 and 2 still hold.
 //
 // Through the outbound proxy. When a target is reached through the outbound
-// proxy, Keygate does not resolve its name: the proxy does, from its own
-// network position, and Keygate's resolver may not even know the name on a
-// proxy-only network. The target is still checked before anything is sent:
-// an IP literal by the rules above, a name that means this machine
-// (localhost, *.localhost) as loopback, and names of Keygate's own
-// listeners and database by name. Other names are the proxy's to allow or
-// refuse; an operator who routes Keygate through a proxy makes that proxy
-// the policy for names.
+// proxy, the proxy resolves its name from its own network position, and
+// Keygate's resolver may not even know the name on a proxy-only network.
+// The target is still decided before anything is sent, read as the proxy's
+// resolver reads it before asking DNS (host.go): an IP literal in any form
+// inet_aton(3) or inet_pton(3) accepts (2130706433, 0x7f000001, 127.1,
+// 0177.0.0.1, 0, [::ffff:7f00:1], [::1%lo]), a name with fixed addresses
+// (localhost and *.localhost, the aliases common /etc/hosts files define
+// such as localhost4 and ip6-localhost, and the names of this machine's
+// /etc/hosts) by the rules above on those addresses; a host no resolver
+// reads the same way (1.2.3.4.5, 127.0.0.08) is refused outright; names of
+// Keygate's own listeners and database by name. A name a model chose (the
+// public-only view below) is also resolved by Keygate and refused when any
+// answer is not public, since anyone can point a public DNS name at
+// 127.0.0.1. Other names, and a model's name Keygate cannot resolve, are
+// the proxy's to allow or refuse (and a name that changes its answer
+// between Keygate's lookup and the proxy's): an operator who routes Keygate
+// through a proxy makes that proxy the policy for names, and should have it
+// refuse loopback and private destinations too.
+//
+// The IPv4 forms are read by a small parser of this package rather than a
+// library: the standard library reads only dotted-quad decimal (by design),
+// and no maintained Go module implements inet_aton's rules. The parser
+// reads what inet_aton reads and what the URL standard's host parser reads
+// (a trailing dot, a bare 0x), so that it reads at least what either does;
+// a part with a leading zero, octal to inet_aton and decimal to some other
+// readers, is judged both ways.
 //
 // Redirects. The HTTP client follows redirects only within the origin
 // (scheme, host and port) of the first request, five requests in all (a

@@ -44,6 +44,9 @@ type RefusedError struct {
 	// Public is set for a refusal of the public-only view (Policy.Public),
 	// which no allow-list opens either.
 	Public bool
+	// Invalid is set for a host that is neither an IP address nor a host
+	// name (1.2.3.4.5), which nothing opens.
+	Invalid bool
 }
 
 func (e *RefusedError) Error() string {
@@ -54,6 +57,9 @@ func (e *RefusedError) Error() string {
 	if e.Own {
 		return "outbound connection to " + at + " refused: " + e.Reason +
 			"; Keygate never connects there on anyone's behalf, whatever " + AllowSetting + " says"
+	}
+	if e.Invalid {
+		return "outbound connection to " + at + " refused: " + e.Reason
 	}
 	if e.Public {
 		return "outbound connection to " + at + " refused: " + e.Reason +
@@ -96,6 +102,11 @@ type Options struct {
 	// LocalAddrs lists this machine's interface addresses (from
 	// net.InterfaceAddrs when nil).
 	LocalAddrs func() ([]netip.Addr, error)
+	// HostsFile is the hosts(5) file whose names the policy knows by their
+	// addresses without DNS, also for targets of the outbound proxy
+	// (/etc/hosts when empty; a missing file is none). It is read once, by
+	// New.
+	HostsFile string
 }
 
 // Policy decides every outbound connection Keygate makes on someone's
@@ -110,6 +121,7 @@ type Policy struct {
 	resolver   *net.Resolver
 	guard      *ssrf.Guardian
 	localAddrs func() ([]netip.Addr, error)
+	hosts      map[string][]netip.Addr // names with fixed addresses (hostAddrs)
 
 	connsMu sync.RWMutex
 	conns   map[netip.AddrPort]int // local address → open dialled connections
@@ -144,9 +156,16 @@ func New(ctx context.Context, o Options) (*Policy, error) {
 	if o.LocalAddrs == nil {
 		o.LocalAddrs = interfaceAddrs
 	}
+	if o.HostsFile == "" {
+		o.HostsFile = "/etc/hosts"
+	}
+	hosts, err := fixedHosts(o.HostsFile)
+	if err != nil {
+		return nil, err
+	}
 	p := &Policy{
 		laptop: o.Laptop, allow: allow, resolver: o.Resolver, localAddrs: o.LocalAddrs,
-		guard: ssrf.New(ssrf.WithAnyPort()), conns: map[netip.AddrPort]int{},
+		guard: ssrf.New(ssrf.WithAnyPort()), conns: map[netip.AddrPort]int{}, hosts: hosts,
 	}
 	own := []endpoint{}
 	p.own.Store(&own)
@@ -417,39 +436,85 @@ func (p *Policy) refusedByName(host string, port uint16) error {
 }
 
 // CheckProxied decides a target (host:port) Keygate is about to reach
-// through the outbound proxy, which resolves names itself: IP literals by
-// the full policy, names that mean this machine as loopback, names of
-// Keygate's own addresses refused; other names are left to the proxy.
-func (p *Policy) CheckProxied(_ context.Context, hostport string) error {
-	return p.checkProxied(hostport, false)
+// through the outbound proxy, which resolves names itself. The host is read
+// as the proxy's resolver reads it before asking DNS (hostAddrs): an IP
+// address in any literal form (2130706433, 0x7f000001, 127.1, 0177.0.0.1,
+// [::ffff:7f00:1]) and a name with fixed addresses (localhost4,
+// ip6-localhost, names of this machine's /etc/hosts) are decided by the
+// full policy on those addresses; a host no resolver reads the same way is
+// refused; names of Keygate's own addresses are refused by name. Other
+// names are left to the proxy: an administrator configured them.
+func (p *Policy) CheckProxied(ctx context.Context, hostport string) error {
+	return p.checkProxied(ctx, hostport, false)
 }
 
-func (p *Policy) checkProxied(hostport string, public bool) error {
+func (p *Policy) checkProxied(ctx context.Context, hostport string, public bool) error {
 	host, port, err := splitHostPort(hostport)
 	if err != nil {
 		return err
 	}
-	if ip, err := netip.ParseAddr(host); err == nil {
-		return p.decide(host, netip.AddrPortFrom(ip, port), public)
-	}
-	if err := p.refusedByName(host, port); err != nil {
+	host = asciiHost(host)
+	if decided, err := p.decideFixed(host, port, public); decided {
 		return err
 	}
-	if localName(canonicalName(host)) {
-		return p.decide(host, netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), port), public)
+	if !public {
+		return nil
+	}
+	// A name a model chose may point anywhere (a public name for
+	// 127.0.0.1): what Keygate's resolver answers must be public too.
+	return p.decideResolved(ctx, host, port, public)
+}
+
+// decideFixed decides host:port when what host means is known without DNS
+// (hostAddrs), or when it is a name of Keygate's own; decided is false for
+// any other name.
+func (p *Policy) decideFixed(host string, port uint16, public bool) (decided bool, err error) {
+	dest := func() string { return net.JoinHostPort(host, strconv.Itoa(int(port))) }
+	addrs, fixed, err := p.hostAddrs(host)
+	if err != nil {
+		return true, &RefusedError{Dest: dest(), Invalid: true,
+			Reason: "it is " + err.Error() + ", so resolvers disagree on what it means"}
+	}
+	if err := p.refusedByName(host, port); err != nil {
+		return true, err
+	}
+	if !fixed {
+		return false, nil
+	}
+	for _, ip := range addrs {
+		if err := p.decide(host, netip.AddrPortFrom(ip, port), public); err != nil {
+			return true, err
+		}
+	}
+	return true, nil
+}
+
+// lookupTimeout bounds a name resolution made only to judge a name.
+const lookupTimeout = 5 * time.Second
+
+// decideResolved decides host:port by every address Keygate's resolver
+// answers for host (all must be allowed, since a dial, or a proxy, may pick
+// any). A name that does not resolve here passes: it may resolve only
+// through the outbound proxy, and every dial is decided again anyway.
+func (p *Policy) decideResolved(ctx context.Context, host string, port uint16, public bool) error {
+	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
+	defer cancel()
+	ips, err := p.resolver.LookupNetIP(ctx, "ip", host)
+	if err != nil {
+		return nil
+	}
+	for _, ip := range ips {
+		if err := p.decide(host, netip.AddrPortFrom(ip, port), public); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
-// checkURLTimeout bounds the name resolution of CheckURL.
-const checkURLTimeout = 5 * time.Second
-
 // CheckURL applies the policy to the origin of an http(s) URL, for
-// validating a provider base URL when an administrator saves it: an IP
-// literal by itself, a name by every address it resolves to (all must be
-// allowed, since a dial may pick any). A name that does not resolve here
-// passes: it may resolve only through the outbound proxy, and every dial is
-// decided again anyway. Errors never echo the URL.
+// validating a provider base URL when an administrator saves it: a host
+// with fixed addresses as CheckProxied reads it, a name by every address it
+// resolves to (decideResolved). Errors never echo the URL.
 func (p *Policy) CheckURL(ctx context.Context, rawURL string) error {
 	u, err := url.Parse(strings.TrimSpace(rawURL))
 	if err != nil {
@@ -465,24 +530,11 @@ func (p *Policy) CheckURL(ctx context.Context, rawURL string) error {
 	if err != nil {
 		return err
 	}
-	if err := p.CheckProxied(ctx, net.JoinHostPort(host, strconv.Itoa(int(port)))); err != nil {
+	host = asciiHost(host)
+	if decided, err := p.decideFixed(host, port, false); decided {
 		return err
 	}
-	if _, err := netip.ParseAddr(host); err == nil || localName(canonicalName(host)) {
-		return nil // decided in full above
-	}
-	ctx, cancel := context.WithTimeout(ctx, checkURLTimeout)
-	defer cancel()
-	ips, err := p.resolver.LookupNetIP(ctx, "ip", host)
-	if err != nil {
-		return nil // unresolvable here is not a refusal; the dial decides
-	}
-	for _, ip := range ips {
-		if err := p.decide(host, netip.AddrPortFrom(ip, port), false); err != nil {
-			return err
-		}
-	}
-	return nil
+	return p.decideResolved(ctx, host, port, false)
 }
 
 // canonicalAddr is a URL's host:port with the scheme's default port.

@@ -28,9 +28,12 @@ func (v *Public) DialContext(ctx context.Context, network, addr string) (net.Con
 	return v.p.dial(ctx, network, addr, true)
 }
 
-// CheckProxied is Policy.CheckProxied by the public-only rules.
-func (v *Public) CheckProxied(_ context.Context, hostport string) error {
-	return v.p.checkProxied(hostport, true)
+// CheckProxied is Policy.CheckProxied by the public-only rules, and a name
+// is also resolved by Keygate's resolver and refused when any address it
+// answers is not public: a prompt may name a public DNS name that points at
+// 127.0.0.1. A name Keygate cannot resolve is the proxy's.
+func (v *Public) CheckProxied(ctx context.Context, hostport string) error {
+	return v.p.checkProxied(ctx, hostport, true)
 }
 
 // Transport is an HTTP transport whose every connection is dialled by the

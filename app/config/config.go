@@ -74,7 +74,7 @@ type Config struct {
 	// directly, not through the proxy, so its requests carry no Keygate
 	// credentials and are served as the local user. Only a laptop (local
 	// sign-in mode, where every request is the local user) may open it;
-	// startup refuses it in any other mode.
+	// Validate refuses it in any other mode (CheckAgentListenMode).
 	AgentListen string
 	// OutboundProxy is the proxy Keygate itself uses for upstream traffic:
 	// a URL, "direct", or empty to follow HTTPS_PROXY/NO_PROXY.
@@ -471,6 +471,9 @@ func (c Config) validate() []error {
 			errs = append(errs, fmt.Errorf("agent listen address %q: %w", c.AgentListen, err))
 		}
 	}
+	if err := c.CheckAgentListenMode(); err != nil {
+		errs = append(errs, err)
+	}
 	if _, err := destination.ParseList(c.EgressAllow); err != nil {
 		errs = append(errs, fmt.Errorf("egress allow-list (%s): %w", EnvEgressAllow, err))
 	}
@@ -559,6 +562,21 @@ func proxyURL(raw string) error {
 		return errors.New("must be scheme://host[:port] with no path or query")
 	}
 	return nil
+}
+
+// CheckAgentListenMode refuses the HTTP/2 agent listener outside the local
+// sign-in mode: Cursor reaches it directly, not through the proxy, so its
+// requests carry no gateway token and would all be served as one user.
+// Validate (so keygate serve and keygate doctor) and the composition root
+// that would open the listener share it.
+func (c Config) CheckAgentListenMode() error {
+	if c.AgentListen == "" || c.Auth.Mode == "" || c.Auth.Mode == "local" {
+		return nil
+	}
+	return fmt.Errorf("--agent-listen needs the local sign-in mode, not %q: Cursor reaches the agent listener directly, not through the proxy, so its requests carry no gateway token and only a laptop, where every request is the local user, may serve it. "+
+		"A company keeps Cursor on HTTP/1.1 through the proxy instead: leave %s empty, set cursor.general.disableHttp2 to true on every machine "+
+		"together with http.proxy (keygate cursor setup writes both; push the same settings.json keys with your device management), "+
+		"and Keygate's GetServerConfig tells clients to keep HTTP/2 off (README, Company deployment)", c.Auth.Mode, EnvAgentListen)
 }
 
 // loopbackAddr accepts host:port with a loopback IP literal: the agent

@@ -127,6 +127,23 @@ var _ = Describe("config.Load", func() {
 		}
 	})
 
+	It("refuses the agent listener outside the local sign-in mode, in the validation keygate serve and keygate doctor share", func() {
+		company := map[string]string{config.EnvAuthMode: "header", config.EnvAuthUserHeader: "X-Forwarded-User",
+			config.EnvAuthTrustedProxies: "127.0.0.1/32", config.EnvAgentListen: "127.0.0.1:47321"}
+		_, err := config.Load(nil, env(company), io.Discard)
+		Expect(err).To(MatchError(And(ContainSubstring(`--agent-listen needs the local sign-in mode, not "header"`),
+			ContainSubstring("leave "+config.EnvAgentListen+" empty"))))
+		_, problems, err := config.Parse(nil, env(company), io.Discard, nil)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(problems).To(ContainElement(MatchError(ContainSubstring("needs the local sign-in mode"))), "what keygate doctor reports")
+
+		delete(company, config.EnvAgentListen)
+		_, err = config.Load(nil, env(company), io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		_, err = config.Load([]string{"--agent-listen", "127.0.0.1:47321"}, env(map[string]string{config.EnvAuthMode: "local"}), io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+	})
+
 	It("reads the outbound allow-list as a comma-separated list from the environment, the flag replacing it and repeatable", func() {
 		cfg, err := config.Load(nil, env(nil), io.Discard)
 		Expect(err).NotTo(HaveOccurred())

@@ -1,6 +1,7 @@
 package threatspec_test
 
 import (
+	"context"
 	"net"
 	"net/http"
 	"time"
@@ -10,6 +11,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"keygate/adapters/cursor/cursortest"
+	"keygate/app"
 	aiserverv1 "keygate/gen/cursor/aiserver/v1"
 	"keygate/gen/cursor/aiserver/v1/aiserverv1connect"
 )
@@ -27,12 +29,18 @@ var _ = Describe("Threat 13: a member's Cursor keeps HTTP/2 on and reaches an ag
 	It("refuses to start the HTTP/2 agent listener in company mode, naming the Cursor setting that keeps clients on the proxy", func() {
 		cfg := companyConfig()
 		cfg.AgentListen = "127.0.0.1:0"
-		Expect(initialize(cfg)).To(MatchError(And(
+		refusal := And(
 			ContainSubstring(`--agent-listen needs the local sign-in mode, not "header"`),
 			ContainSubstring("no gateway token"),
 			ContainSubstring("cursor.general.disableHttp2"),
 			ContainSubstring("keygate cursor setup"),
-		)))
+		)
+		Expect(cfg.Validate()).To(MatchError(refusal), "keygate serve and keygate doctor refuse it")
+		_, cleanup, err := app.Initialize(context.Background(), cfg)
+		if cleanup != nil {
+			cleanup()
+		}
+		Expect(err).To(MatchError(refusal), "and so does the graph, should a caller skip Validate")
 	})
 
 	It("tells a member's client through the proxy to keep HTTP/2 off, and advertises no agent URL", func(ctx SpecContext) {

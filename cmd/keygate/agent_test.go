@@ -98,7 +98,7 @@ var _ = Describe("keygate serve --agent-listen", func() {
 		session, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() { session.Kill().Wait() })
-		Eventually(session, 10*time.Second).Should(gexec.Exit(1))
+		Eventually(session, 10*time.Second).Should(gexec.Exit(2), "an invalid configuration, as keygate doctor reports it")
 		Expect(session.Err).To(gbytes.Say(`--agent-listen needs the local sign-in mode, not "header"`))
 		Expect(session.Err).To(gbytes.Say(`cursor.general.disableHttp2`), "the message names the setting a company uses instead")
 		Expect(session.Err.Contents()).NotTo(ContainSubstring(`"msg":"listening"`), "no listener was started")

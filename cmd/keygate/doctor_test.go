@@ -8,6 +8,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gexec"
+
+	"keygate/adapters/auth"
+	"keygate/app/config"
 )
 
 var _ = Describe("keygate doctor", func() {
@@ -41,6 +44,24 @@ var _ = Describe("keygate doctor", func() {
 		Expect(out).To(ContainSubstring("[FAIL] outbound allow-list"))
 		Expect(out).To(ContainSubstring("fix: Fix KEYGATE_EGRESS_ALLOW"))
 		Expect(out).To(ContainSubstring("[FAIL] Cursor on this machine"))
+	})
+
+	It("fails the configuration in company mode with KEYGATE_AGENT_LISTEN set, for the reason keygate serve refuses it", func() {
+		company := []string{config.EnvAuthMode + "=" + string(auth.ModeHeader), config.EnvAuthUserHeader + "=X-Forwarded-User",
+			config.EnvAuthTrustedProxies + "=127.0.0.1/32"}
+		s := keygate(company, "doctor", "--data-dir", dataDir, "--cursor-settings", settings)
+		Expect(string(s.Out.Contents())).To(ContainSubstring("[ok  ] configuration"), "the company configuration itself is valid")
+
+		s = keygate(append(company, config.EnvAgentListen+"=127.0.0.1:47321"), "doctor", "--data-dir", dataDir, "--cursor-settings", settings)
+		Expect(s).To(gexec.Exit(1))
+		out := string(s.Out.Contents())
+		Expect(out).To(ContainSubstring("[FAIL] configuration"))
+		Expect(out).To(ContainSubstring(`--agent-listen needs the local sign-in mode, not "header"`))
+		Expect(out).To(ContainSubstring("cursor.general.disableHttp2"))
+
+		serve := keygate(append(company, config.EnvAgentListen+"=127.0.0.1:47321"), "serve", "--listen", "127.0.0.1:0", "--data-dir", dataDir)
+		Expect(serve).To(gexec.Exit(2))
+		Expect(string(serve.Err.Contents())).To(ContainSubstring(`--agent-listen needs the local sign-in mode, not "header"`), "the same reason")
 	})
 
 	It("exits 2 on arguments it cannot read", func() {
