@@ -48,9 +48,9 @@ func (c *cli) cursorSetup() *cobra.Command {
 
 // setupOptions are cursor setup's flags.
 type setupOptions struct {
-	dataDir                          *string
+	dataDir                        *string
 	settings, proxy, token, caCert string
-	undo                             bool
+	undo                           bool
 }
 
 func setupCursor(s streams, o setupOptions) int {
