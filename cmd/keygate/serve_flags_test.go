@@ -123,5 +123,13 @@ var _ = Describe("keygate serve's flags and environment variables", func() {
 		s := quietly("--listen", "no-port")
 		Expect(s).To(gexec.Exit(2))
 		Expect(string(s.Err.Contents())).To(ContainSubstring(`listen address "no-port"`))
+
+		By("reading serve's configuration with no argument at all (an address that cannot listen keeps it from starting)")
+		cmd := exec.Command(binary)
+		cmd.Env = append(cleanEnv(), "KEYGATE_LISTEN=no-port-either")
+		session, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(session, 10*time.Second).Should(gexec.Exit(2))
+		Expect(string(session.Err.Contents())).To(ContainSubstring(`listen address "no-port-either"`))
 	})
 })
