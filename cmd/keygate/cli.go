@@ -67,7 +67,7 @@ func (c *cli) leaf(cmd *cobra.Command, g goFlags) *cobra.Command {
 }
 
 // group is a command that only holds others (see bareGroup).
-func (c *cli) group(cmd *cobra.Command, subs ...*cobra.Command) *cobra.Command {
+func group(cmd *cobra.Command, subs ...*cobra.Command) *cobra.Command {
 	cmd.AddCommand(subs...)
 	return cmd
 }
@@ -205,17 +205,19 @@ func wrap(words []string, width int, indent string) string {
 }
 
 // recordEnv wraps getenv and lists, sorted, the names it was asked for.
-func recordEnv(getenv func(string) string) (func(string) string, func() []string) {
-	var names []string
-	return func(k string) string {
-			if !slices.Contains(names, k) {
-				names = append(names, k)
-			}
-			return getenv(k)
-		}, func() []string {
-			slices.Sort(names)
-			return names
+func recordEnv(getenv func(string) string) (recording func(string) string, names func() []string) {
+	var seen []string
+	recording = func(k string) string {
+		if !slices.Contains(seen, k) {
+			seen = append(seen, k)
 		}
+		return getenv(k)
+	}
+	names = func() []string {
+		slices.Sort(seen)
+		return seen
+	}
+	return recording, names
 }
 
 // parseFlags parses args with fs. It returns ok, or the exit code: showHelp

@@ -88,29 +88,31 @@ func (c *cli) root() *cobra.Command {
 				return 0
 			}
 		})),
-		c.group(&cobra.Command{
+		group(&cobra.Command{
 			Use:     "cursor",
 			Short:   "Set up Cursor on this machine",
 			Example: "  keygate cursor setup\n  keygate cursor setup --undo",
 		}, c.cursorSetup()),
-		c.group(&cobra.Command{
+		group(&cobra.Command{
 			Use:     "ca",
 			Short:   "Create, export or adopt the CA the proxy intercepts Cursor's TLS with",
 			Example: "  keygate ca init --cert company-ca.crt --key company-ca.key\n  keygate ca export --out keygate-ca.crt\n  keygate ca adopt --ca-cert company-ca.crt --ca-key company-ca.key",
 		}, c.caInit(), c.caExport(), c.caAdopt()),
-		c.group(&cobra.Command{
+		group(&cobra.Command{
 			Use:     "secret",
 			Short:   "Rotate or adopt the secret key that seals provider keys",
 			Example: "  keygate secret rotate\n  keygate secret adopt --secret-key-file /run/secrets/keygate.key",
 		}, c.secretRotate(), c.secretAdopt()),
 	)
+	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
-	completionExamples(root)
+	examples(root)
 	return root
 }
 
-// completionExamples gives cobra's completion commands an example each.
-func completionExamples(root *cobra.Command) {
+// examples gives cobra's own commands, help and completion, an example
+// each.
+func examples(root *cobra.Command) {
 	examples := map[string]string{
 		"bash":       "  source <(keygate completion bash)\n  keygate completion bash > /etc/bash_completion.d/keygate",
 		"zsh":        "  keygate completion zsh > \"${fpath[1]}/_keygate\"",
@@ -118,12 +120,14 @@ func completionExamples(root *cobra.Command) {
 		"powershell": "  keygate completion powershell | Out-String | Invoke-Expression",
 	}
 	for _, cmd := range root.Commands() {
-		if cmd.Name() != "completion" {
-			continue
-		}
-		cmd.Example = "  keygate completion bash\n  keygate completion zsh"
-		for _, shell := range cmd.Commands() {
-			shell.Example = examples[shell.Name()]
+		switch cmd.Name() {
+		case "help":
+			cmd.Example = "  keygate help ca init"
+		case "completion":
+			cmd.Example = "  keygate completion bash\n  keygate completion zsh"
+			for _, shell := range cmd.Commands() {
+				shell.Example = examples[shell.Name()]
+			}
 		}
 	}
 }
