@@ -88,6 +88,16 @@ func Parse(certPEM, keyPEM []byte) (*Authority, error) {
 // Generate creates a new installation root valid from now. It returns the
 // Authority and its key in PEM (PKCS#8) for storing.
 func Generate(now time.Time, commonName string) (*Authority, []byte, error) {
+	return GenerateFor(now, commonName, rootValidity)
+}
+
+// GenerateFor is Generate with the root's lifetime given (`keygate ca init`
+// makes a company root with it): the same key type and the same name
+// constraints, cursor.sh and loopback addresses.
+func GenerateFor(now time.Time, commonName string, validity time.Duration) (*Authority, []byte, error) {
+	if validity <= 0 {
+		return nil, nil, fmt.Errorf("CA validity %s: must be positive", validity)
+	}
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, nil, fmt.Errorf("generate CA key: %w", err)
@@ -100,7 +110,7 @@ func Generate(now time.Time, commonName string) (*Authority, []byte, error) {
 		SerialNumber:          serial,
 		Subject:               pkix.Name{CommonName: commonName, Organization: []string{"Keygate"}},
 		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(rootValidity),
+		NotAfter:              now.Add(validity),
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature,
 		BasicConstraintsValid: true,
 		IsCA:                  true,

@@ -14,7 +14,9 @@
 //
 // The generated root is name-constrained to cursor.sh and loopback
 // addresses: if its key ever leaked, it could not impersonate other sites
-// to a machine that trusts it. Company roots are used as given. See
+// to a machine that trusts it. Company roots are used as given;
+// `keygate ca init` makes one like the installation root (GenerateFor,
+// CreateFiles, which never overwrites a file). See
 // docs/cursor-protocol.md, "One CA per installation".
 //
 // The standard library does everything here; no package adds a bounded

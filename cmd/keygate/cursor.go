@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -10,6 +9,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"keygate/adapters/ca"
 	"keygate/adapters/cursorproxy"
@@ -22,24 +23,39 @@ import (
 // without putting it on the command line, where other users could see it.
 const EnvProxyToken = "KEYGATE_PROXY_TOKEN"
 
-// cursorCommand runs `keygate cursor setup [--undo]`.
-func cursorCommand(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] != "setup" {
-		fmt.Fprintln(stderr, "usage: keygate cursor setup [--undo] [flags] (keygate cursor setup -h)")
-		return 2
-	}
-	fs := flag.NewFlagSet("keygate cursor setup", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	dataDir := dataDirFlag(fs)
-	settings := fs.String("settings", "", "Cursor settings.json to edit (default: Cursor's user settings for this OS)")
-	proxyAddr := fs.String("proxy", cursorproxy.DefaultAddr, "Keygate's Cursor proxy: host:port on this machine, or the https://host:port URL a company's console shows (a token goes to another machine only over TLS)")
-	token := fs.String("token", os.Getenv(EnvProxyToken), "personal gateway token for a company proxy (env "+EnvProxyToken+")")
-	caCert := fs.String("ca-cert", "", "company CA certificate to trust instead of this installation's CA")
-	undo := fs.Bool("undo", false, "remove the settings setup wrote")
-	if err := fs.Parse(args[1:]); err != nil {
-		return exitFlag(err)
-	}
-	path := *settings
+// cursorSetup is `keygate cursor setup [--undo]`.
+func (c *cli) cursorSetup() *cobra.Command {
+	return c.leaf(&cobra.Command{
+		Use:   "setup",
+		Short: "Point this machine's Cursor at the Keygate proxy and explain how to trust its CA (--undo removes it)",
+		Long: "Write Cursor's http.proxy settings (and HTTP/2 off) into its user settings.json, keeping the rest of\n" +
+			"the file, and print how to trust the CA the proxy intercepts with. --undo removes what it wrote.\n" +
+			"A company token goes in " + EnvProxyToken + ", never on the command line.",
+		Example: "  keygate cursor setup\n" +
+			"  " + EnvProxyToken + "=kg_... keygate cursor setup --proxy https://keygate.example.com:8443 --ca-cert company-ca.crt\n" +
+			"  keygate cursor setup --undo",
+	}, ownFlags("keygate cursor setup", func(fs *flag.FlagSet) func(streams) int {
+		var o setupOptions
+		o.dataDir = dataDirFlag(fs)
+		fs.StringVar(&o.settings, "settings", "", "Cursor settings.json to edit (default: Cursor's user settings for this OS)")
+		fs.StringVar(&o.proxy, "proxy", cursorproxy.DefaultAddr, "Keygate's Cursor proxy: host:port on this machine, or the https://host:port URL a company's console shows (a token goes to another machine only over TLS)")
+		fs.StringVar(&o.token, "token", os.Getenv(EnvProxyToken), "personal gateway token for a company proxy (env "+EnvProxyToken+")")
+		fs.StringVar(&o.caCert, "ca-cert", "", "company CA certificate to trust instead of this installation's CA")
+		fs.BoolVar(&o.undo, "undo", false, "remove the settings setup wrote")
+		return func(s streams) int { return setupCursor(s, o) }
+	}))
+}
+
+// setupOptions are cursor setup's flags.
+type setupOptions struct {
+	dataDir                        *string
+	settings, proxy, token, caCert string
+	undo                           bool
+}
+
+func setupCursor(s streams, o setupOptions) int {
+	stdout, stderr := s.out, s.err
+	path := o.settings
 	if path == "" {
 		home, _ := os.UserHomeDir()
 		p, err := setup.SettingsPath(runtime.GOOS, os.Getenv, home)
@@ -49,7 +65,7 @@ func cursorCommand(args []string, stdout, stderr io.Writer) int {
 		}
 		path = p
 	}
-	if *undo {
+	if o.undo {
 		changes, err := setup.Undo(path)
 		if err != nil {
 			fmt.Fprintf(stderr, "keygate: undo Cursor settings: %v\n", err)
@@ -58,12 +74,12 @@ func cursorCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "Removed %d Keygate settings from %s. Restart Cursor.\n", len(changes), path)
 		return 0
 	}
-	proxyURL, err := setup.ProxyURL(*proxyAddr, *token)
+	proxyURL, err := setup.ProxyURL(o.proxy, o.token)
 	if err != nil {
 		fmt.Fprintf(stderr, "keygate: %v\n", err)
 		return 2
 	}
-	certPath, err := trustedCert(*caCert, *dataDir, stdout)
+	certPath, err := trustedCert(o.caCert, *o.dataDir, stdout)
 	if err != nil {
 		fmt.Fprintf(stderr, "keygate: %v\n", err)
 		return 1
@@ -135,12 +151,4 @@ func dataDirFlag(fs *flag.FlagSet) *string {
 func prepareDataDir(dir string) (string, error) {
 	d, err := app.PrepareDataDir(config.Config{DataDir: dir})
 	return string(d), err
-}
-
-// exitFlag maps a flag parse error to an exit code (-h is not a failure).
-func exitFlag(err error) int {
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	return 2
 }

@@ -4,9 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 
+	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
 	"keygate/adapters/secret"
@@ -15,7 +15,7 @@ import (
 	"keygate/app/config"
 )
 
-// secretCommand runs `keygate secret rotate`: it re-seals every stored
+// secretRotate is `keygate secret rotate`: it re-seals every stored
 // provider key under a new secret key. With the generated data-directory
 // key (laptop) the new key replaces the old file when every key is
 // re-sealed; stop `keygate serve` first. With a key from KEYGATE_SECRET_KEY
@@ -23,38 +23,38 @@ import (
 // (created 0600 if missing); then point KEYGATE_SECRET_KEY_FILE at it and
 // list the old key in KEYGATE_SECRET_PREVIOUS_KEY_FILE until every replica
 // has restarted.
-//
-// `keygate secret adopt [serve flags]` records the configured key as the
-// deployment's in the database, after the key the replicas recorded was
-// lost: replicas then start with this key only.
-func secretCommand(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "adopt" {
-		return adoptCommand(company.KeyMark, args[1:], stdout, stderr)
-	}
-	if len(args) == 0 || args[0] != "rotate" {
-		fmt.Fprintln(stderr, "usage: keygate secret rotate [--data-dir DIR] [--database-url URL] [--new-key-file FILE] | keygate secret adopt [serve flags]")
-		return 2
-	}
-	fs := flag.NewFlagSet("keygate secret rotate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	dataDir := dataDirFlag(fs)
-	dbURL := fs.String("database-url", os.Getenv(config.EnvDatabaseURL), "PostgreSQL URL (env "+config.EnvDatabaseURL+"); empty: the SQLite file in the data directory")
-	newKeyFile := fs.String("new-key-file", "", "file for the new key when the key comes from the environment or a file (created 0600 if missing)")
-	if err := fs.Parse(args[1:]); err != nil {
-		return exitFlag(err)
-	}
-	dir, err := prepareDataDir(*dataDir)
+func (c *cli) secretRotate() *cobra.Command {
+	return c.leaf(&cobra.Command{
+		Use:   "rotate",
+		Short: "Re-seal every stored provider key under a new secret key",
+		Long: "Re-seal every stored provider key under a new secret key and record it as the deployment's.\n" +
+			"Laptop (the key generated in the data directory): stop keygate serve first; the new key replaces the\n" +
+			"file. Company (" + config.EnvSecretKey + " or " + config.EnvSecretKeyFile + "): the new key goes to --new-key-file; point\n" +
+			config.EnvSecretKeyFile + " at it and keep the old one in " + config.EnvSecretPreviousKeyFile + " until every replica restarted.",
+		Example: "  keygate secret rotate\n" +
+			"  KEYGATE_SECRET_KEY_FILE=/run/secrets/keygate.key keygate secret rotate --database-url postgres://keygate@db:5432/keygate --new-key-file keygate-new.key",
+	}, ownFlags("keygate secret rotate", func(fs *flag.FlagSet) func(streams) int {
+		dataDir := dataDirFlag(fs)
+		dbURL := fs.String("database-url", os.Getenv(config.EnvDatabaseURL), "PostgreSQL URL (env "+config.EnvDatabaseURL+"); empty: the SQLite file in the data directory")
+		newKeyFile := fs.String("new-key-file", "", "file for the new key when the key comes from the environment or a file (created 0600 if missing)")
+		return func(s streams) int { return rotateSecret(s, *dataDir, *dbURL, *newKeyFile) }
+	}, config.EnvSecretKey, config.EnvSecretKeyFile, config.EnvSecretPreviousKeys, config.EnvSecretPreviousKeyFile))
+}
+
+func rotateSecret(s streams, dataDir, dbURL, newKeyFile string) int {
+	stdout, stderr := s.out, s.err
+	dir, err := prepareDataDir(dataDir)
 	if err != nil {
 		fmt.Fprintf(stderr, "keygate: %v\n", err)
 		return 1
 	}
-	rot, err := secret.BeginRotation(app.SecretSource(config.SecretsFromEnv(os.Getenv), app.DataDir(dir)), *newKeyFile)
+	rot, err := secret.BeginRotation(app.SecretSource(config.SecretsFromEnv(os.Getenv), app.DataDir(dir)), newKeyFile)
 	if err != nil {
 		fmt.Fprintf(stderr, "keygate: %v\n", err)
 		return 1
 	}
 	ctx := context.Background()
-	store, closeStore, err := app.OpenStore(ctx, config.Config{DatabaseURL: *dbURL}, zap.NewNop(), app.DataDir(dir))
+	store, closeStore, err := app.OpenStore(ctx, config.Config{DatabaseURL: dbURL}, zap.NewNop(), app.DataDir(dir))
 	if err != nil {
 		fmt.Fprintf(stderr, "keygate: %v\n", err)
 		return 1
@@ -77,9 +77,9 @@ func secretCommand(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	fmt.Fprintf(stdout, "Re-sealed %d provider keys under the new secret key.\n", n)
-	if *newKeyFile != "" {
+	if newKeyFile != "" {
 		fmt.Fprintf(stdout, "Set %s=%s and restart every replica; keep the old key in %s until then.\n",
-			config.EnvSecretKeyFile, *newKeyFile, config.EnvSecretPreviousKeyFile)
+			config.EnvSecretKeyFile, newKeyFile, config.EnvSecretPreviousKeyFile)
 	}
 	return 0
 }
