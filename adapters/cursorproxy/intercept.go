@@ -96,8 +96,14 @@ func (p *Proxy) route(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// A proxy must be able to read the client's body while the answer
-	// already streams back; HTTP/1 servers refuse that unless told.
+	// already streams back; HTTP/1 servers refuse that unless told, and
+	// then the body must not be read once this handler returned.
 	_ = http.NewResponseController(w).EnableFullDuplex()
+	if r.Body != nil && r.Body != http.NoBody {
+		held := holdBody(w, r.Body)
+		defer held.finish(w)
+		r.Body = held
+	}
 	p.opts.Upstream.ServeHTTP(w, r)
 }
 

@@ -208,7 +208,10 @@ func New(opts Options, log *zap.Logger) (*Proxy, error) {
 // ServeHTTP handles what a client sends to the proxy itself: CONNECT
 // (intercepted or tunnelled) and absolute-form plain-HTTP requests. Both
 // need credentials in company mode, and then reach only intercepted and
-// pass-through hosts. Anything else gets 400. Every refusal closes the
+// pass-through hosts. Intercepted hosts are reached by CONNECT on port 443
+// only, in every mode: Cursor speaks HTTPS to them, and any other port or
+// plain HTTP would be a way past the pass-through list to wherever such a
+// name resolves. Anything else gets 400. Every refusal closes the
 // connection, so that a refused client holds nothing open.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
@@ -219,6 +222,8 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		host, port := splitAuthority(r.Host, 443)
 		switch {
+		case p.opts.Intercept(host) && port != 443:
+			p.refuseIntercepted(w, r, id, host, port)
 		case p.opts.Intercept(host):
 			p.intercept(w, r, id, token)
 		case !p.passes(host, port, 443):
@@ -232,7 +237,11 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		host, port := splitAuthority(r.URL.Host, 80)
-		if !p.opts.Intercept(host) && !p.passes(host, port, 80) {
+		if p.opts.Intercept(host) {
+			p.refuseIntercepted(w, r, id, host, port)
+			return
+		}
+		if !p.passes(host, port, 80) {
 			p.refuse(w, r, id, host, port)
 			return
 		}

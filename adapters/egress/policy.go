@@ -284,11 +284,25 @@ func proxyEndpoint(raw string) (endpoint, bool) {
 	return endpoint{name: canonicalName(u.Hostname()), port: uint16(n)}, true
 }
 
+// view is which rules of the policy decide: all of them, or those of a
+// narrower view (Policy.Public, Policy.Named).
+type view uint8
+
+const (
+	fullView view = iota
+	// namedView: of the allow-list only the host-name entries, matched
+	// against the name asked for.
+	namedView
+	// publicView: no allow-list and no laptop exception.
+	publicView
+)
+
 // decide is the policy for a connection to ap asked for as host (a name or
-// the IP literal). See the package documentation for the order; public is
-// the public-only view (Policy.Public), which skips the allow-list and the
-// laptop's exception.
-func (p *Policy) decide(host string, ap netip.AddrPort, public bool) error {
+// the IP literal). See the package documentation for the order; v narrows
+// it (the public-only view skips the allow-list and the laptop's
+// exception, the named view the allow-list's address entries).
+func (p *Policy) decide(host string, ap netip.AddrPort, v view) error {
+	public := v == publicView
 	ip, port := ap.Addr().Unmap().WithZone(""), ap.Port()
 	ap = netip.AddrPortFrom(ip, port)
 	dest := func() string { return net.JoinHostPort(host, strconv.Itoa(int(port))) }
@@ -307,7 +321,11 @@ func (p *Policy) decide(host string, ap netip.AddrPort, public bool) error {
 	if public {
 		return &RefusedError{Dest: dest(), Addr: ap, Reason: class(ip), Public: true}
 	}
+	byName := v == namedView && !isIPLiteral(host)
 	for _, e := range p.allow {
+		if byName && e.Host == "" {
+			continue // an address entry opens an address, not a name that resolves to it
+		}
 		if e.Matches(host, ip, port) {
 			return nil
 		}
@@ -421,22 +439,22 @@ func (p *Policy) refusedByName(host string, port uint16) error {
 // the full policy, names that mean this machine as loopback, names of
 // Keygate's own addresses refused; other names are left to the proxy.
 func (p *Policy) CheckProxied(_ context.Context, hostport string) error {
-	return p.checkProxied(hostport, false)
+	return p.checkProxied(hostport, fullView)
 }
 
-func (p *Policy) checkProxied(hostport string, public bool) error {
+func (p *Policy) checkProxied(hostport string, v view) error {
 	host, port, err := splitHostPort(hostport)
 	if err != nil {
 		return err
 	}
 	if ip, err := netip.ParseAddr(host); err == nil {
-		return p.decide(host, netip.AddrPortFrom(ip, port), public)
+		return p.decide(host, netip.AddrPortFrom(ip, port), v)
 	}
 	if err := p.refusedByName(host, port); err != nil {
 		return err
 	}
 	if localName(canonicalName(host)) {
-		return p.decide(host, netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), port), public)
+		return p.decide(host, netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), port), v)
 	}
 	return nil
 }
@@ -478,7 +496,7 @@ func (p *Policy) CheckURL(ctx context.Context, rawURL string) error {
 		return nil // unresolvable here is not a refusal; the dial decides
 	}
 	for _, ip := range ips {
-		if err := p.decide(host, netip.AddrPortFrom(ip, port), false); err != nil {
+		if err := p.decide(host, netip.AddrPortFrom(ip, port), fullView); err != nil {
 			return err
 		}
 	}
@@ -507,6 +525,12 @@ func splitHostPort(hostport string) (string, uint16, error) {
 		return "", 0, fmt.Errorf("egress: destination %q: invalid port", hostport)
 	}
 	return host, uint16(port), nil
+}
+
+// isIPLiteral reports whether host is an IP address rather than a name.
+func isIPLiteral(host string) bool {
+	_, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"))
+	return err == nil
 }
 
 func canonicalName(host string) string { return strings.TrimSuffix(strings.ToLower(host), ".") }

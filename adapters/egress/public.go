@@ -25,12 +25,12 @@ func (p *Policy) Public() *Public { return &Public{p: p} }
 // DialContext is Policy.DialContext by the public-only rules; a refusal
 // is a *RefusedError with Public set.
 func (v *Public) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
-	return v.p.dial(ctx, network, addr, true)
+	return v.p.dial(ctx, network, addr, publicView)
 }
 
 // CheckProxied is Policy.CheckProxied by the public-only rules.
 func (v *Public) CheckProxied(_ context.Context, hostport string) error {
-	return v.p.checkProxied(hostport, true)
+	return v.p.checkProxied(hostport, publicView)
 }
 
 // Transport is an HTTP transport whose every connection is dialled by the
