@@ -222,6 +222,9 @@ func NewCursorProxy(o CursorProxyOptions) (CursorProxy, error) {
 		Auth:               proxyAuth(o.Gate, o.Tokens),
 		Passthrough:        passthrough,
 		PassthroughSetting: config.EnvProxyPassthrough,
+		MaxConnsPerUser:    cfg.ProxyMaxConnsPerUser,
+		MaxTokensPerUser:   cfg.ProxyMaxTokensPerUser,
+		MaxTokens:          cfg.ProxyMaxTokens,
 		ListenTLS:          o.Endpoint.TLS,
 		TLSTerminated:      o.Endpoint.TLS == nil && strings.HasPrefix(o.Endpoint.URL, "https://"),
 	}, o.Logger.Named("proxy"))
