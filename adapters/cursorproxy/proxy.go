@@ -207,7 +207,8 @@ func New(opts Options, log *zap.Logger) (*Proxy, error) {
 			*n.v = n.def
 		}
 	}
-	p := &Proxy{opts: opts, log: log, conns: newChanListener(), tunnels: map[net.Conn]struct{}{}, sessions: newSessions(limits{connsPerUser: opts.MaxConnsPerUser, tokensPerUser: opts.MaxTokensPerUser, tokens: opts.MaxTokens})}
+	p := &Proxy{opts: opts, log: log, conns: newChanListener(), tunnels: map[net.Conn]struct{}{},
+		sessions: newSessions(limits{connsPerUser: opts.MaxConnsPerUser, tokensPerUser: opts.MaxTokensPerUser, tokens: opts.MaxTokens})}
 	p.plain = newPlainForwarder(p.dialPlain, log)
 	p.inner = &http.Server{
 		Handler:           http.HandlerFunc(p.route),
