@@ -78,6 +78,20 @@ var _ = Describe("Passing a request through to Cursor, which does not read its b
 		noPanics()
 	})
 
+	It("answers 502 to each plain-HTTP forward whose target is unreachable, and no goroutine reads a body after its handler returned", func() {
+		opts.Cursor = http.NotFoundHandler()
+		client := startEnv(opts).Client(nil)
+		for i := range 50 {
+			req, err := http.NewRequest(http.MethodPost, "http://unreachable.example/upload", strings.NewReader(strings.Repeat("x", 64<<10)))
+			Expect(err).NotTo(HaveOccurred())
+			resp, err := client.Do(req)
+			Expect(err).NotTo(HaveOccurred())
+			_ = resp.Body.Close()
+			Expect(resp).To(HaveHTTPStatus(http.StatusBadGateway), "request %d", i)
+		}
+		noPanics()
+	})
+
 	It("passes on whole an answer Cursor sends before the body ended", func() {
 		opts.Cursor = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			_, _ = io.WriteString(w, "early answer")
