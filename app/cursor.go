@@ -86,11 +86,15 @@ func retryLimits(wait time.Duration) run.Limits {
 }
 
 // NewUpstream is the pass-through to Cursor's own service, through the
-// configured outbound proxy or the standard proxy environment. It dials,
-// also for the proxy's tunnels and plain forwards, through the outbound
-// policy, which checks targets handed to the outbound proxy too.
+// configured outbound proxy or the standard proxy environment. It dials
+// Cursor through the outbound policy's named view, so that a *.cursor.sh
+// name resolving inward never borrows an allow-list entry made for a
+// self-hosted model, and the proxy's tunnels and plain forwards through
+// the full policy; both check targets handed to the outbound proxy too.
 func NewUpstream(cfg config.Config, policy *egress.Policy, logger *zap.Logger) (*upstream.Forwarder, error) {
-	fwd, err := upstream.New(upstream.Options{Proxy: cfg.OutboundProxy, Dial: policy.DialContext, CheckProxied: policy.CheckProxied},
+	named := policy.Named()
+	fwd, err := upstream.New(upstream.Options{Proxy: cfg.OutboundProxy, Dial: named.DialContext, CheckProxied: named.CheckProxied,
+		TunnelDial: policy.DialContext, TunnelCheckProxied: policy.CheckProxied},
 		logger.Named("upstream"))
 	if err != nil {
 		return nil, fmt.Errorf("new upstream forwarder: %w", err)
@@ -218,6 +222,9 @@ func NewCursorProxy(o CursorProxyOptions) (CursorProxy, error) {
 		Auth:               proxyAuth(o.Gate, o.Tokens),
 		Passthrough:        passthrough,
 		PassthroughSetting: config.EnvProxyPassthrough,
+		MaxConnsPerUser:    cfg.ProxyMaxConnsPerUser,
+		MaxTokensPerUser:   cfg.ProxyMaxTokensPerUser,
+		MaxTokens:          cfg.ProxyMaxTokens,
 		ListenTLS:          o.Endpoint.TLS,
 		TLSTerminated:      o.Endpoint.TLS == nil && strings.HasPrefix(o.Endpoint.URL, "https://"),
 	}, o.Logger.Named("proxy"))

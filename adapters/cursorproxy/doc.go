@@ -20,14 +20,18 @@
 // runs and call records by user. A company proxy reaches only the Cursor
 // hosts it intercepts and the hosts of a pass-through list
 // (domain/destination), by name and port; everything else is answered 403
-// before anything is dialled. The tokens of open connections are checked
+// before anything is dialled. Intercepted hosts are reached by CONNECT on
+// port 443 only, in every mode. The tokens of open connections are checked
 // again every few seconds, so that a revoked token loses its intercepted
-// connections, tunnels and keep-alive connections on every replica.
+// connections, tunnels, keep-alive and upgraded connections on every
+// replica. Each user's open connections and distinct tokens are bounded,
+// and so are everyone's distinct tokens; a connection over a bound is
+// refused (429, or 503 for the proxy's own) before it is answered.
 //
 // Every connection is bounded in time: request headers, request bodies
 // (idle and whole), keep-alive idleness, tunnel idleness and each write;
 // responses are not, because RunSSE streams for as long as a turn runs.
-// Refusals (400, 403, 407, 503) close the connection.
+// Refusals (400, 403, 407, 429, 503) close the connection.
 //
 // Place in the hexagon: an inbound adapter in front of adapters/cursor. It
 // depends on ports (ProxyAuthenticator), domain/identity,

@@ -64,6 +64,8 @@ type envOptions struct {
 	ListenTLS bool
 	// Tune changes the proxy's options last (timeouts, pass-through list).
 	Tune func(*cursorproxy.Options)
+	// Log is the proxy's logger (none when nil).
+	Log *zap.Logger
 }
 
 func startEnv(o envOptions) *env {
@@ -128,7 +130,11 @@ func startEnv(o envOptions) *env {
 	if o.Tune != nil {
 		o.Tune(&opts)
 	}
-	proxy, err := cursorproxy.New(opts, zap.NewNop())
+	log := o.Log
+	if log == nil {
+		log = zap.NewNop()
+	}
+	proxy, err := cursorproxy.New(opts, log)
 	Expect(err).NotTo(HaveOccurred())
 	e.Proxy = proxy
 	ctx, cancel := context.WithCancel(context.Background())

@@ -24,11 +24,23 @@ const connectOK = "HTTP/1.1 200 Connection established\r\n\r\n"
 
 // intercept answers a CONNECT to a Cursor host: 200, then TLS with a leaf
 // for the host, then the connection joins the internal server.
-// The connection is tracked under token until the internal server closes
-// it, so that revoking the token cuts it.
+// The connection is admitted under token and the user's limits before the
+// CONNECT is answered, and tracked until the internal server closes it, so
+// that revoking the token cuts it.
 func (p *Proxy) intercept(w http.ResponseWriter, r *http.Request, id identity.Identity, token string) {
 	authority := withPort(r.Host)
 	host, port, _ := net.SplitHostPort(authority)
+	session := &slot{}
+	if err := p.sessions.admit(session, token, id.UserID); err != nil {
+		p.refuseOverLimit(w, id, err)
+		return
+	}
+	pushed := false
+	defer func() {
+		if !pushed {
+			p.sessions.remove(session)
+		}
+	}()
 	conn, err := p.hijack(w)
 	if err != nil {
 		p.log.Error("hijack CONNECT", zap.Error(err))
@@ -59,8 +71,11 @@ func (p *Proxy) intercept(w http.ResponseWriter, r *http.Request, id identity.Id
 	if sni := tlsConn.ConnectionState().ServerName; sni != "" {
 		authority = net.JoinHostPort(sni, port)
 	}
-	p.sessions.add(conn, token)
-	ic := &interceptedConn{Conn: tlsConn, authority: authority, id: id, release: func() { p.sessions.remove(conn) }}
+	if !session.bind(conn) {
+		return // revoked during the handshake
+	}
+	pushed = true
+	ic := &interceptedConn{Conn: tlsConn, authority: authority, id: id, release: func() { p.sessions.remove(session) }}
 	if !p.conns.push(ic) {
 		_ = ic.Close()
 	}
@@ -96,8 +111,14 @@ func (p *Proxy) route(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// A proxy must be able to read the client's body while the answer
-	// already streams back; HTTP/1 servers refuse that unless told.
+	// already streams back; HTTP/1 servers refuse that unless told, and
+	// then the body must not be read once this handler returned.
 	_ = http.NewResponseController(w).EnableFullDuplex()
+	if r.Body != nil && r.Body != http.NoBody {
+		held := holdBody(w, r.Body)
+		defer held.finish(w)
+		r.Body = held
+	}
 	p.opts.Upstream.ServeHTTP(w, r)
 }
 

@@ -1,11 +1,13 @@
 package cursorproxy
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"net"
 	"net/http"
 	"net/http/httputil"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -81,3 +83,61 @@ func (c *readIdle) Read(b []byte) (int, error) {
 	_ = c.Conn.SetReadDeadline(time.Now().Add(c.idle))
 	return c.Conn.Read(b)
 }
+
+// upgradeWriter is the ResponseWriter of a plain-HTTP forward: when the
+// target switches protocols (101) and the reverse proxy takes the client
+// connection over, upgraded tracks what it became, since the server no
+// longer does.
+type upgradeWriter struct {
+	http.ResponseWriter
+	upgraded func(net.Conn) (net.Conn, error)
+}
+
+// Unwrap lets http.ResponseController reach the server's writer.
+func (u upgradeWriter) Unwrap() http.ResponseWriter { return u.ResponseWriter }
+
+func (u upgradeWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	c, brw, err := http.NewResponseController(u.ResponseWriter).Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	tracked, err := u.upgraded(c)
+	if err != nil {
+		_ = c.Close()
+		return nil, nil, err
+	}
+	return tracked, brw, nil
+}
+
+// upgraded tracks an upgraded plain-HTTP connection as the tunnels are:
+// cut when token is revoked or the proxy closes, counted towards user's
+// limits, forgotten when the reverse proxy closes it. Reads from the
+// target stay bounded by TunnelIdleTimeout (dialPlain), so a quiet one
+// ends too.
+func (p *Proxy) upgraded(token, user string) func(net.Conn) (net.Conn, error) {
+	return func(c net.Conn) (net.Conn, error) {
+		if !p.track(c) {
+			return nil, net.ErrClosed
+		}
+		if err := p.sessions.admit(c, token, user); err != nil {
+			p.untrack(c)
+			return nil, err
+		}
+		return &releasingConn{Conn: c, release: func() { p.sessions.remove(c); p.untrack(c) }}, nil
+	}
+}
+
+// releasingConn runs release once when closed.
+type releasingConn struct {
+	net.Conn
+	once    sync.Once
+	release func()
+}
+
+func (c *releasingConn) Close() error {
+	c.once.Do(c.release)
+	return c.Conn.Close()
+}
+
+// CloseWrite passes a half-close on when the connection supports one.
+func (c *releasingConn) CloseWrite() error { return closeWrite(c.Conn) }

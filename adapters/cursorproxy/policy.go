@@ -39,6 +39,18 @@ func (p *Proxy) refuse(w http.ResponseWriter, r *http.Request, id identity.Ident
 		target, passthroughEntry(host, port, r.Method), where), http.StatusForbidden)
 }
 
+// refuseIntercepted answers 403 for an intercepted (Cursor) host asked for
+// in plain HTTP or on a port other than 443, and closes the connection. No
+// setting admits it: Cursor reaches its hosts over TLS on 443.
+func (p *Proxy) refuseIntercepted(w http.ResponseWriter, r *http.Request, id identity.Identity, host string, port int) {
+	target := net.JoinHostPort(host, strconv.Itoa(port))
+	p.log.Info("proxy refused a Cursor host outside HTTPS on 443", zap.String("target", target), zap.String("user", id.UserID),
+		zap.String("method", r.Method))
+	closeAfter(w)
+	http.Error(w, fmt.Sprintf("Keygate's proxy does not reach %s: it reaches Cursor's hosts by CONNECT on port 443 (HTTPS) only, "+
+		"never in plain HTTP or on another port.", target), http.StatusForbidden)
+}
+
 // passthroughEntry is the list entry that would admit host:port.
 func passthroughEntry(host string, port int, method string) string {
 	def := 80

@@ -95,6 +95,18 @@ type Options struct {
 	// One Authenticate per distinct token per round, whatever the number
 	// of connections it opened.
 	RecheckInterval time.Duration
+	// MaxConnsPerUser bounds the connections one user (in company mode)
+	// holds open through the proxy at once: intercepted, tunnelled,
+	// keep-alive and upgraded plain HTTP (256 when <= 0: an editor keeps
+	// a handful, a few windows and agents a few dozen). Each costs tens
+	// of KiB, an intercepted one most (TLS buffers).
+	MaxConnsPerUser int
+	// MaxTokensPerUser bounds the distinct gateway tokens one user's open
+	// connections use (8 when <= 0: one per machine), and MaxTokens those
+	// of everyone (10,000 when <= 0): each costs an Authenticate per
+	// recheck round. A connection over a limit is refused (429 for the
+	// user's own, 503 for the proxy's) and closed.
+	MaxTokensPerUser, MaxTokens int
 	// ShutdownTimeout bounds Run's graceful shutdown (5 s when <= 0).
 	ShutdownTimeout time.Duration
 	// ListenTLS, when set, makes Run serve the proxy itself over TLS
@@ -187,7 +199,16 @@ func New(opts Options, log *zap.Logger) (*Proxy, error) {
 			*d.v = d.def
 		}
 	}
-	p := &Proxy{opts: opts, log: log, conns: newChanListener(), tunnels: map[net.Conn]struct{}{}, sessions: newSessions()}
+	for _, n := range []struct {
+		v   *int
+		def int
+	}{{&opts.MaxConnsPerUser, 256}, {&opts.MaxTokensPerUser, 8}, {&opts.MaxTokens, 10_000}} {
+		if *n.v <= 0 {
+			*n.v = n.def
+		}
+	}
+	p := &Proxy{opts: opts, log: log, conns: newChanListener(), tunnels: map[net.Conn]struct{}{},
+		sessions: newSessions(limits{connsPerUser: opts.MaxConnsPerUser, tokensPerUser: opts.MaxTokensPerUser, tokens: opts.MaxTokens})}
 	p.plain = newPlainForwarder(p.dialPlain, log)
 	p.inner = &http.Server{
 		Handler:           http.HandlerFunc(p.route),
@@ -208,7 +229,10 @@ func New(opts Options, log *zap.Logger) (*Proxy, error) {
 // ServeHTTP handles what a client sends to the proxy itself: CONNECT
 // (intercepted or tunnelled) and absolute-form plain-HTTP requests. Both
 // need credentials in company mode, and then reach only intercepted and
-// pass-through hosts. Anything else gets 400. Every refusal closes the
+// pass-through hosts. Intercepted hosts are reached by CONNECT on port 443
+// only, in every mode: Cursor speaks HTTPS to them, and any other port or
+// plain HTTP would be a way past the pass-through list to wherever such a
+// name resolves. Anything else gets 400. Every refusal closes the
 // connection, so that a refused client holds nothing open.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
@@ -219,12 +243,14 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		host, port := splitAuthority(r.Host, 443)
 		switch {
+		case p.opts.Intercept(host) && port != 443:
+			p.refuseIntercepted(w, r, id, host, port)
 		case p.opts.Intercept(host):
 			p.intercept(w, r, id, token)
 		case !p.passes(host, port, 443):
 			p.refuse(w, r, id, host, port)
 		default:
-			p.tunnel(w, r, token)
+			p.tunnel(w, r, id, token)
 		}
 	case r.URL.IsAbs():
 		id, token, ok := p.authenticate(w, r)
@@ -232,13 +258,20 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		host, port := splitAuthority(r.URL.Host, 80)
-		if !p.opts.Intercept(host) && !p.passes(host, port, 80) {
+		if p.opts.Intercept(host) {
+			p.refuseIntercepted(w, r, id, host, port)
+			return
+		}
+		if !p.passes(host, port, 80) {
 			p.refuse(w, r, id, host, port)
 			return
 		}
-		p.trackPlain(r, token)
+		if err := p.trackPlain(r, token, id.UserID); err != nil {
+			p.refuseOverLimit(w, id, err)
+			return
+		}
 		r.Body = p.boundBody(w, r.Body)
-		p.plain.ServeHTTP(w, r)
+		p.plain.ServeHTTP(upgradeWriter{ResponseWriter: w, upgraded: p.upgraded(token, id.UserID)}, r)
 	default:
 		closeAfter(w)
 		http.Error(w, "this is Keygate's Cursor proxy: send CONNECT or absolute-form requests", http.StatusBadRequest)

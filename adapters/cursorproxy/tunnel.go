@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"keygate/domain/identity"
 )
 
 // tunnel answers a CONNECT to a host Keygate does not intercept: it dials
@@ -18,7 +20,13 @@ import (
 // both ways without looking at them, until both sides are done, the
 // tunnel idles for TunnelIdleTimeout, the proxy closes, or token is
 // revoked.
-func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request, token string) {
+func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request, id identity.Identity, token string) {
+	session := &slot{}
+	if err := p.sessions.admit(session, token, id.UserID); err != nil {
+		p.refuseOverLimit(w, id, err)
+		return
+	}
+	defer p.sessions.remove(session)
 	addr := withPort(r.Host)
 	ctx, cancel := context.WithTimeout(r.Context(), p.opts.HandshakeTimeout)
 	up, err := p.opts.Tunnel(ctx, addr)
@@ -47,8 +55,9 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request, token string) {
 	}
 	defer p.untrack(up)
 	both := closeBoth{conn, up}
-	p.sessions.add(both, token)
-	defer p.sessions.remove(both)
+	if !session.bind(both) {
+		return // revoked while dialling
+	}
 	if _, err := conn.Write([]byte(connectOK)); err != nil {
 		_ = both.Close()
 		return

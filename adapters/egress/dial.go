@@ -25,10 +25,10 @@ const (
 // Originated until it is closed. Its signature is http.Transport's
 // DialContext.
 func (p *Policy) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
-	return p.dial(ctx, network, addr, false)
+	return p.dial(ctx, network, addr, fullView)
 }
 
-func (p *Policy) dial(ctx context.Context, network, addr string, public bool) (net.Conn, error) {
+func (p *Policy) dial(ctx context.Context, network, addr string, v view) (net.Conn, error) {
 	switch network {
 	case "tcp", "tcp4", "tcp6":
 	default:
@@ -41,7 +41,7 @@ func (p *Policy) dial(ctx context.Context, network, addr string, public bool) (n
 	// A host whose addresses are known without DNS is decided first, as
 	// the cgo resolver (getaddrinfo) would read it: the Go resolver would
 	// ask DNS for 2130706433 instead.
-	if decided, err := p.decideFixed(host, port, public); decided && err != nil {
+	if decided, err := p.decideFixed(host, port, v); decided && err != nil {
 		return nil, err
 	}
 	d := net.Dialer{
@@ -53,7 +53,7 @@ func (p *Policy) dial(ctx context.Context, network, addr string, public bool) (n
 			if err != nil {
 				return fmt.Errorf("egress: dial %s: %w", address, err)
 			}
-			return p.decide(host, ap, public)
+			return p.decide(host, ap, v)
 		},
 	}
 	conn, err := d.DialContext(ctx, network, addr)

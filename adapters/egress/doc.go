@@ -78,6 +78,13 @@
 // laptop opens loopback, link-local, private or shared addresses, because a
 // URL in a prompt is not an administrator's choice.
 //
+// Names a client chose. The Cursor pass-through dials through Named, a
+// view in which the allow-list's address entries (IPs, CIDR ranges) do not
+// open a host name that resolves to them: a member's editor names any
+// *.cursor.sh host, and a DNS answer pointing one inward must not reach the
+// self-hosted model an administrator allow-listed by address. An entry
+// naming the host itself (api2.cursor.sh, *.cursor.sh) still opens it.
+//
 // Originated tells whether an open connection was dialled by Keygate, so
 // that a request arriving on a connection Keygate itself opened (through a
 // load balancer that keeps the source address) is never trusted as coming

@@ -303,11 +303,25 @@ func proxyEndpoint(raw string) (endpoint, bool) {
 	return endpoint{name: canonicalName(u.Hostname()), port: uint16(n)}, true
 }
 
+// view is which rules of the policy decide: all of them, or those of a
+// narrower view (Policy.Public, Policy.Named).
+type view uint8
+
+const (
+	fullView view = iota
+	// namedView: of the allow-list only the host-name entries, matched
+	// against the name asked for.
+	namedView
+	// publicView: no allow-list and no laptop exception.
+	publicView
+)
+
 // decide is the policy for a connection to ap asked for as host (a name or
-// the IP literal). See the package documentation for the order; public is
-// the public-only view (Policy.Public), which skips the allow-list and the
-// laptop's exception.
-func (p *Policy) decide(host string, ap netip.AddrPort, public bool) error {
+// the IP literal). See the package documentation for the order; v narrows
+// it (the public-only view skips the allow-list and the laptop's
+// exception, the named view the allow-list's address entries).
+func (p *Policy) decide(host string, ap netip.AddrPort, v view) error {
+	public := v == publicView
 	ip, port := ap.Addr().Unmap().WithZone(""), ap.Port()
 	ap = netip.AddrPortFrom(ip, port)
 	dest := func() string { return net.JoinHostPort(host, strconv.Itoa(int(port))) }
@@ -326,7 +340,11 @@ func (p *Policy) decide(host string, ap netip.AddrPort, public bool) error {
 	if public {
 		return &RefusedError{Dest: dest(), Addr: ap, Reason: class(ip), Public: true}
 	}
+	byName := v == namedView && !isIPLiteral(host)
 	for _, e := range p.allow {
+		if byName && e.Host == "" {
+			continue // an address entry opens an address, not a name that resolves to it
+		}
 		if e.Matches(host, ip, port) {
 			return nil
 		}
@@ -445,30 +463,30 @@ func (p *Policy) refusedByName(host string, port uint16) error {
 // refused; names of Keygate's own addresses are refused by name. Other
 // names are left to the proxy: an administrator configured them.
 func (p *Policy) CheckProxied(ctx context.Context, hostport string) error {
-	return p.checkProxied(ctx, hostport, false)
+	return p.checkProxied(ctx, hostport, fullView)
 }
 
-func (p *Policy) checkProxied(ctx context.Context, hostport string, public bool) error {
+func (p *Policy) checkProxied(ctx context.Context, hostport string, v view) error {
 	host, port, err := splitHostPort(hostport)
 	if err != nil {
 		return err
 	}
 	host = asciiHost(host)
-	if decided, err := p.decideFixed(host, port, public); decided {
+	if decided, err := p.decideFixed(host, port, v); decided {
 		return err
 	}
-	if !public {
+	if v != publicView {
 		return nil
 	}
 	// A name a model chose may point anywhere (a public name for
 	// 127.0.0.1): what Keygate's resolver answers must be public too.
-	return p.decideResolved(ctx, host, port, public)
+	return p.decideResolved(ctx, host, port, v)
 }
 
 // decideFixed decides host:port when what host means is known without DNS
 // (hostAddrs), or when it is a name of Keygate's own; decided is false for
 // any other name.
-func (p *Policy) decideFixed(host string, port uint16, public bool) (decided bool, err error) {
+func (p *Policy) decideFixed(host string, port uint16, v view) (decided bool, err error) {
 	dest := func() string { return net.JoinHostPort(host, strconv.Itoa(int(port))) }
 	addrs, fixed, err := p.hostAddrs(host)
 	if err != nil {
@@ -482,7 +500,7 @@ func (p *Policy) decideFixed(host string, port uint16, public bool) (decided boo
 		return false, nil
 	}
 	for _, ip := range addrs {
-		if err := p.decide(host, netip.AddrPortFrom(ip, port), public); err != nil {
+		if err := p.decide(host, netip.AddrPortFrom(ip, port), v); err != nil {
 			return true, err
 		}
 	}
@@ -496,7 +514,7 @@ const lookupTimeout = 5 * time.Second
 // answers for host (all must be allowed, since a dial, or a proxy, may pick
 // any). A name that does not resolve here passes: it may resolve only
 // through the outbound proxy, and every dial is decided again anyway.
-func (p *Policy) decideResolved(ctx context.Context, host string, port uint16, public bool) error {
+func (p *Policy) decideResolved(ctx context.Context, host string, port uint16, v view) error {
 	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
 	defer cancel()
 	ips, err := p.resolver.LookupNetIP(ctx, "ip", host)
@@ -504,7 +522,7 @@ func (p *Policy) decideResolved(ctx context.Context, host string, port uint16, p
 		return nil
 	}
 	for _, ip := range ips {
-		if err := p.decide(host, netip.AddrPortFrom(ip, port), public); err != nil {
+		if err := p.decide(host, netip.AddrPortFrom(ip, port), v); err != nil {
 			return err
 		}
 	}
@@ -531,10 +549,10 @@ func (p *Policy) CheckURL(ctx context.Context, rawURL string) error {
 		return err
 	}
 	host = asciiHost(host)
-	if decided, err := p.decideFixed(host, port, false); decided {
+	if decided, err := p.decideFixed(host, port, fullView); decided {
 		return err
 	}
-	return p.decideResolved(ctx, host, port, false)
+	return p.decideResolved(ctx, host, port, fullView)
 }
 
 // canonicalAddr is a URL's host:port with the scheme's default port.
@@ -559,6 +577,12 @@ func splitHostPort(hostport string) (string, uint16, error) {
 		return "", 0, fmt.Errorf("egress: destination %q: invalid port", hostport)
 	}
 	return host, uint16(port), nil
+}
+
+// isIPLiteral reports whether host is an IP address rather than a name.
+func isIPLiteral(host string) bool {
+	_, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"))
+	return err == nil
 }
 
 func canonicalName(host string) string { return strings.TrimSuffix(strings.ToLower(host), ".") }

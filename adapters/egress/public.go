@@ -25,7 +25,7 @@ func (p *Policy) Public() *Public { return &Public{p: p} }
 // DialContext is Policy.DialContext by the public-only rules; a refusal
 // is a *RefusedError with Public set.
 func (v *Public) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
-	return v.p.dial(ctx, network, addr, true)
+	return v.p.dial(ctx, network, addr, publicView)
 }
 
 // CheckProxied is Policy.CheckProxied by the public-only rules, and a name
@@ -33,7 +33,7 @@ func (v *Public) DialContext(ctx context.Context, network, addr string) (net.Con
 // answers is not public: a prompt may name a public DNS name that points at
 // 127.0.0.1. A name Keygate cannot resolve is the proxy's.
 func (v *Public) CheckProxied(ctx context.Context, hostport string) error {
-	return v.p.checkProxied(ctx, hostport, true)
+	return v.p.checkProxied(ctx, hostport, publicView)
 }
 
 // Transport is an HTTP transport whose every connection is dialled by the

@@ -38,9 +38,10 @@ var _ = Describe("Forwarder under the outbound policy", func() {
 	})
 
 	// guarded is the forwarder as the composition root builds it: dials and
-	// proxied targets decided by p.
+	// proxied targets decided by p, Cursor's by its named view.
 	guarded := func(p *egress.Policy, proxy string) *upstream.Forwarder {
-		return forwarderFor(fake, upstream.Options{Proxy: proxy, Dial: p.DialContext, CheckProxied: p.CheckProxied})
+		return forwarderFor(fake, upstream.Options{Proxy: proxy, Dial: p.Named().DialContext, CheckProxied: p.Named().CheckProxied,
+			TunnelDial: p.DialContext, TunnelCheckProxied: p.CheckProxied})
 	}
 	policy := func(o egress.Options) *egress.Policy {
 		o.Getenv = func(string) string { return "" }
@@ -124,5 +125,29 @@ var _ = Describe("Forwarder under the outbound policy", func() {
 		Expect(got).NotTo(Receive())
 		Expect(serve(egress.Options{Laptop: true})).To(Equal(http.StatusTeapot), "the same set-up reaches the fake where loopback is open")
 		Expect(got).To(Receive())
+	})
+
+	It("does not let the allow-list entry of a self-hosted model open a Cursor host that resolves to it, while tunnels keep it", func() {
+		_, port, _ := net.SplitHostPort(fake.Addr)
+		p := policy(egress.Options{Allow: []string{"127.0.0.1:" + port},
+			Resolver: egresstest.Static(map[string]string{"api2.cursor.sh": "127.0.0.1"})})
+		// The name stays api2.cursor.sh (resolved by the policy's dialer);
+		// only the port moves to the fake's, as guarded wires the views.
+		onPort := func(dial func(context.Context, string, string) (net.Conn, error)) func(context.Context, string, string) (net.Conn, error) {
+			return func(ctx context.Context, network, _ string) (net.Conn, error) {
+				return dial(ctx, network, net.JoinHostPort("api2.cursor.sh", port))
+			}
+		}
+		fwd := forwarderFor(fake, upstream.Options{Proxy: upstream.ProxyDirect,
+			Dial: onPort(p.Named().DialContext), CheckProxied: p.Named().CheckProxied,
+			TunnelDial: p.DialContext, TunnelCheckProxied: p.CheckProxied})
+		w := httptest.NewRecorder()
+		fwd.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "http://keygate/aiserver.v1.AiService/X", nil))
+		Expect(w.Code).To(Equal(http.StatusBadGateway))
+		Expect(got).NotTo(Receive())
+
+		conn, err := fwd.DialTunnel(context.Background(), "127.0.0.1:"+port)
+		Expect(err).NotTo(HaveOccurred(), "an administrator's own destination, by address")
+		_ = conn.Close()
 	})
 })

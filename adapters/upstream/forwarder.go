@@ -28,15 +28,21 @@ type Options struct {
 	Proxy string
 	// Getenv reads the proxy environment (os.Getenv when nil).
 	Getenv func(string) string
-	// Dial opens TCP connections (a net.Dialer when nil): the composition
-	// root passes the outbound policy's guarded dialer
-	// ((*egress.Policy).DialContext), which also dials tunnels and plain
-	// forwards; specs point Cursor hosts at loopback fakes with it.
+	// Dial opens the TCP connections to Cursor (a net.Dialer when nil):
+	// the composition root passes the outbound policy's view for names a
+	// client chose ((*egress.Named).DialContext); specs point Cursor hosts
+	// at loopback fakes with it.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
-	// CheckProxied, when set, decides a target (host:port) before the
-	// outbound proxy is asked for it, since the dial then reaches only the
-	// proxy ((*egress.Policy).CheckProxied); a non-nil error refuses it.
+	// CheckProxied, when set, decides a Cursor target (host:port) before
+	// the outbound proxy is asked for it, since the dial then reaches only
+	// the proxy ((*egress.Named).CheckProxied); a non-nil error refuses it.
 	CheckProxied func(ctx context.Context, addr string) error
+	// TunnelDial and TunnelCheckProxied are Dial and CheckProxied for
+	// DialTunnel (the proxy's tunnels and plain forwards to the hosts an
+	// administrator passes through): the full outbound policy in
+	// production. Nil: Dial and CheckProxied.
+	TunnelDial         func(ctx context.Context, network, addr string) (net.Conn, error)
+	TunnelCheckProxied func(ctx context.Context, addr string) error
 	// RootCAs verify upstream servers (the system pool when nil).
 	RootCAs *x509.CertPool
 }
@@ -46,14 +52,16 @@ type Options struct {
 // an http.RoundTripper (send a request built in process, for example by a
 // Connect client). It is safe for concurrent use.
 type Forwarder struct {
-	base      string
-	proxy     func(*url.URL) (*url.URL, error)
-	checked   func(ctx context.Context, addr string) error
-	dial      func(ctx context.Context, network, addr string) (net.Conn, error)
-	rootCAs   *x509.CertPool
-	transport *http.Transport
-	reverse   *httputil.ReverseProxy
-	log       *zap.Logger
+	base    string
+	proxy   func(*url.URL) (*url.URL, error)
+	checked func(ctx context.Context, addr string) error
+	// tunnelChecked and tunnelDial serve DialTunnel.
+	tunnelChecked func(ctx context.Context, addr string) error
+	tunnelDial    func(ctx context.Context, network, addr string) (net.Conn, error)
+	rootCAs       *x509.CertPool
+	transport     *http.Transport
+	reverse       *httputil.ReverseProxy
+	log           *zap.Logger
 }
 
 var (
@@ -82,7 +90,14 @@ func New(opts Options, log *zap.Logger) (*Forwarder, error) {
 	if opts.CheckProxied == nil {
 		opts.CheckProxied = func(context.Context, string) error { return nil }
 	}
-	f := &Forwarder{base: opts.BaseURL, proxy: proxy, checked: opts.CheckProxied, dial: opts.Dial, rootCAs: opts.RootCAs, log: log}
+	if opts.TunnelDial == nil {
+		opts.TunnelDial = opts.Dial
+	}
+	if opts.TunnelCheckProxied == nil {
+		opts.TunnelCheckProxied = opts.CheckProxied
+	}
+	f := &Forwarder{base: opts.BaseURL, proxy: proxy, checked: opts.CheckProxied, tunnelChecked: opts.TunnelCheckProxied,
+		tunnelDial: opts.TunnelDial, rootCAs: opts.RootCAs, log: log}
 	f.transport = &http.Transport{
 		Proxy:                 f.proxyFor,
 		DialContext:           opts.Dial,

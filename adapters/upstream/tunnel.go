@@ -25,17 +25,17 @@ func (e *ProxyRefusedError) Error() string {
 
 // DialTunnel opens a raw TCP stream to addr (host:port) for a tunnelled
 // CONNECT, through the outbound proxy when one applies to addr (after
-// Options.CheckProxied allowed addr). ctx bounds the dial and the proxy
-// handshake, not the returned connection.
+// Options.TunnelCheckProxied allowed addr), dialled by Options.TunnelDial.
+// ctx bounds the dial and the proxy handshake, not the returned connection.
 func (f *Forwarder) DialTunnel(ctx context.Context, addr string) (net.Conn, error) {
 	proxy, err := f.proxy(&url.URL{Scheme: "https", Host: addr})
 	if err != nil {
 		return nil, fmt.Errorf("choose outbound proxy: %w", err)
 	}
 	if proxy == nil {
-		return f.dial(ctx, "tcp", addr)
+		return f.tunnelDial(ctx, "tcp", addr)
 	}
-	if err := f.checked(ctx, addr); err != nil {
+	if err := f.tunnelChecked(ctx, addr); err != nil {
 		return nil, err
 	}
 	proxyAddr := proxy.Host
@@ -46,7 +46,7 @@ func (f *Forwarder) DialTunnel(ctx context.Context, addr string) (net.Conn, erro
 		}
 		proxyAddr = net.JoinHostPort(proxy.Hostname(), port)
 	}
-	conn, err := f.dial(ctx, "tcp", proxyAddr)
+	conn, err := f.tunnelDial(ctx, "tcp", proxyAddr)
 	if err != nil {
 		return nil, fmt.Errorf("dial outbound proxy: %w", err)
 	}

@@ -57,6 +57,13 @@ type Config struct {
 	// *.domain, optional :port). Everything else is refused with 403. A
 	// laptop proxy (local sign-in) tunnels every host and ignores it.
 	ProxyPassthrough []string
+	// ProxyMaxConnsPerUser bounds the connections one member holds open
+	// through a company proxy at once (intercepted, tunnelled, keep-alive
+	// and upgraded plain HTTP); ProxyMaxTokensPerUser the distinct gateway
+	// tokens one member's connections use, and ProxyMaxTokens those of
+	// everyone, on each replica. A connection over a limit is refused
+	// (429, or 503 for the proxy's own) and closed.
+	ProxyMaxConnsPerUser, ProxyMaxTokensPerUser, ProxyMaxTokens int
 	// ProxyTLSCert and ProxyTLSKey name a certificate and key (PEM files)
 	// the proxy serves TLS with, so that gateway tokens never cross the
 	// network in clear text; empty serves plain HTTP.
@@ -152,16 +159,19 @@ const (
 	EnvProxyListen   = "KEYGATE_PROXY_LISTEN"
 	// EnvProxyPassthrough is a comma-separated list; the word "default"
 	// stands for DefaultProxyPassthrough and "none" for an empty list.
-	EnvProxyPassthrough = "KEYGATE_PROXY_PASSTHROUGH"
-	EnvProxyTLSCert     = "KEYGATE_PROXY_TLS_CERT"
-	EnvProxyTLSKey      = "KEYGATE_PROXY_TLS_KEY"
-	EnvProxyURL         = "KEYGATE_PROXY_URL"
-	EnvAgentListen      = "KEYGATE_AGENT_LISTEN"
-	EnvOutboundProxy    = "KEYGATE_OUTBOUND_PROXY"
-	EnvEgressAllow      = "KEYGATE_EGRESS_ALLOW" // comma-separated
-	EnvCACert           = "KEYGATE_CA_CERT"
-	EnvCAKey            = "KEYGATE_CA_KEY"
-	EnvBudgetsFile      = "KEYGATE_BUDGETS_FILE"
+	EnvProxyPassthrough      = "KEYGATE_PROXY_PASSTHROUGH"
+	EnvProxyMaxConnsPerUser  = "KEYGATE_PROXY_MAX_CONNS_PER_USER"
+	EnvProxyMaxTokensPerUser = "KEYGATE_PROXY_MAX_TOKENS_PER_USER"
+	EnvProxyMaxTokens        = "KEYGATE_PROXY_MAX_TOKENS"
+	EnvProxyTLSCert          = "KEYGATE_PROXY_TLS_CERT"
+	EnvProxyTLSKey           = "KEYGATE_PROXY_TLS_KEY"
+	EnvProxyURL              = "KEYGATE_PROXY_URL"
+	EnvAgentListen           = "KEYGATE_AGENT_LISTEN"
+	EnvOutboundProxy         = "KEYGATE_OUTBOUND_PROXY"
+	EnvEgressAllow           = "KEYGATE_EGRESS_ALLOW" // comma-separated
+	EnvCACert                = "KEYGATE_CA_CERT"
+	EnvCAKey                 = "KEYGATE_CA_KEY"
+	EnvBudgetsFile           = "KEYGATE_BUDGETS_FILE"
 	// EnvMetricsToken is a secret: it is never logged, and there is no flag
 	// for it (a flag would show in the process list).
 	EnvMetricsToken = "KEYGATE_METRICS_TOKEN"
@@ -208,6 +218,16 @@ var DefaultProxyPassthrough = []string{
 	"downloads.cursor.com", "cursor.com", "www.cursor.com",
 }
 
+// The defaults of the proxy's limits: an editor keeps a handful of
+// connections, a few windows and agents a few dozen; one token per
+// machine; and a recheck round (one Authenticate per distinct token every
+// 5 s) that stays small.
+const (
+	DefaultProxyMaxConnsPerUser  = 256
+	DefaultProxyMaxTokensPerUser = 8
+	DefaultProxyMaxTokens        = 10_000
+)
+
 // DefaultDrainTimeout leaves a stopping replica 20 s for its running turns:
 // with the 5 s shutdown after it, within the 30 s a container platform
 // usually waits between SIGTERM and SIGKILL.
@@ -221,17 +241,20 @@ func Default() Config {
 		dir = filepath.Join(base, "keygate")
 	}
 	return Config{
-		DataDir:          dir,
-		Listen:           DefaultListen,
-		LogFormat:        "auto",
-		LogLevel:         "info",
-		ShutdownTimeout:  5 * time.Second,
-		DrainTimeout:     DefaultDrainTimeout,
-		ProxyListen:      DefaultProxyListen,
-		ProxyPassthrough: slices.Clone(DefaultProxyPassthrough),
-		WebFetch:         true,
-		RetryMaxWait:     DefaultRetryMaxWait,
-		Auth:             Auth{Mode: "local"},
+		DataDir:               dir,
+		Listen:                DefaultListen,
+		LogFormat:             "auto",
+		LogLevel:              "info",
+		ShutdownTimeout:       5 * time.Second,
+		DrainTimeout:          DefaultDrainTimeout,
+		ProxyListen:           DefaultProxyListen,
+		ProxyPassthrough:      slices.Clone(DefaultProxyPassthrough),
+		ProxyMaxConnsPerUser:  DefaultProxyMaxConnsPerUser,
+		ProxyMaxTokensPerUser: DefaultProxyMaxTokensPerUser,
+		ProxyMaxTokens:        DefaultProxyMaxTokens,
+		WebFetch:              true,
+		RetryMaxWait:          DefaultRetryMaxWait,
+		Auth:                  Auth{Mode: "local"},
 	}
 }
 
@@ -268,6 +291,17 @@ func Parse(args []string, getenv func(string) string, out io.Writer, extra func(
 	envString(getenv, EnvProxyListen, &cfg.ProxyListen)
 	passthrough := strings.Join(cfg.ProxyPassthrough, ",")
 	envString(getenv, EnvProxyPassthrough, &passthrough)
+	for _, n := range []struct {
+		name string
+		dst  *int
+	}{
+		{EnvProxyMaxConnsPerUser, &cfg.ProxyMaxConnsPerUser}, {EnvProxyMaxTokensPerUser, &cfg.ProxyMaxTokensPerUser},
+		{EnvProxyMaxTokens, &cfg.ProxyMaxTokens},
+	} {
+		if err := envInt(getenv, n.name, n.dst); err != nil {
+			return Config{}, nil, err
+		}
+	}
 	envString(getenv, EnvProxyTLSCert, &cfg.ProxyTLSCert)
 	envString(getenv, EnvProxyTLSKey, &cfg.ProxyTLSKey)
 	envString(getenv, EnvProxyURL, &cfg.ProxyURL)
@@ -304,6 +338,9 @@ func Parse(args []string, getenv func(string) string, out io.Writer, extra func(
 	fs.BoolVar(&cfg.SingleReplica, "single-replica", cfg.SingleReplica, "the only Keygate process on its PostgreSQL database: no append relay between processes (env "+EnvSingleReplica+")")
 	fs.StringVar(&cfg.ProxyListen, "proxy-listen", cfg.ProxyListen, "forward proxy address for Cursor; empty disables it (env "+EnvProxyListen+")")
 	fs.StringVar(&passthrough, "proxy-passthrough", passthrough, "hosts a company proxy tunnels besides *.cursor.sh: comma-separated host, *.domain or host:port; \"default\" stands for the built-in list, \"none\" for nothing (env "+EnvProxyPassthrough+")")
+	fs.IntVar(&cfg.ProxyMaxConnsPerUser, "proxy-max-conns-per-user", cfg.ProxyMaxConnsPerUser, "connections one member may hold open through the company proxy at once (env "+EnvProxyMaxConnsPerUser+")")
+	fs.IntVar(&cfg.ProxyMaxTokensPerUser, "proxy-max-tokens-per-user", cfg.ProxyMaxTokensPerUser, "distinct gateway tokens one member's open proxy connections may use (env "+EnvProxyMaxTokensPerUser+")")
+	fs.IntVar(&cfg.ProxyMaxTokens, "proxy-max-tokens", cfg.ProxyMaxTokens, "distinct gateway tokens the open proxy connections of everyone may use, per replica (env "+EnvProxyMaxTokens+")")
 	fs.StringVar(&cfg.ProxyTLSCert, "proxy-tls-cert", cfg.ProxyTLSCert, "certificate (PEM) the proxy serves TLS with (env "+EnvProxyTLSCert+")")
 	fs.StringVar(&cfg.ProxyTLSKey, "proxy-tls-key", cfg.ProxyTLSKey, "key (PEM) of --proxy-tls-cert (env "+EnvProxyTLSKey+")")
 	fs.StringVar(&cfg.ProxyURL, "proxy-url", cfg.ProxyURL, "proxy URL developers put into Cursor, e.g. https://proxy.example.com:8443 behind a TLS terminator (env "+EnvProxyURL+")")
@@ -405,6 +442,19 @@ func envDuration(getenv func(string) string, name string, dst *time.Duration) er
 	return nil
 }
 
+func envInt(getenv func(string) string, name string, dst *int) error {
+	v := strings.TrimSpace(getenv(name))
+	if v == "" {
+		return nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	*dst = n
+	return nil
+}
+
 func envBool(getenv func(string) string, name string, dst *bool) error {
 	v := strings.TrimSpace(getenv(name))
 	if v == "" {
@@ -457,6 +507,17 @@ func (c Config) validate() []error {
 	}
 	if _, err := destination.ParseAllowlist(c.ProxyPassthrough); err != nil {
 		errs = append(errs, fmt.Errorf("proxy pass-through list: %w", err))
+	}
+	for _, n := range []struct {
+		name string
+		v    int
+	}{
+		{EnvProxyMaxConnsPerUser, c.ProxyMaxConnsPerUser}, {EnvProxyMaxTokensPerUser, c.ProxyMaxTokensPerUser},
+		{EnvProxyMaxTokens, c.ProxyMaxTokens},
+	} {
+		if n.v < 1 {
+			errs = append(errs, fmt.Errorf("%s is %d; want at least 1", n.name, n.v))
+		}
 	}
 	if (c.ProxyTLSCert == "") != (c.ProxyTLSKey == "") {
 		errs = append(errs, errors.New("proxy TLS needs both --proxy-tls-cert and --proxy-tls-key"))

@@ -186,6 +186,23 @@ var _ = Describe("config.Load", func() {
 		Expect(cfg.ProxyPassthrough).To(BeEmpty())
 	})
 
+	It("bounds a member's proxy connections and tokens by default, read from the environment, the flag winning, and refuses a bound below 1", func() {
+		cfg, err := config.Load(nil, env(nil), io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect([]int{cfg.ProxyMaxConnsPerUser, cfg.ProxyMaxTokensPerUser, cfg.ProxyMaxTokens}).To(Equal(
+			[]int{config.DefaultProxyMaxConnsPerUser, config.DefaultProxyMaxTokensPerUser, config.DefaultProxyMaxTokens}))
+
+		cfg, err = config.Load([]string{"--proxy-max-conns-per-user", "64"}, env(map[string]string{
+			config.EnvProxyMaxConnsPerUser: "32", config.EnvProxyMaxTokensPerUser: "2", config.EnvProxyMaxTokens: "500"}), io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect([]int{cfg.ProxyMaxConnsPerUser, cfg.ProxyMaxTokensPerUser, cfg.ProxyMaxTokens}).To(Equal([]int{64, 2, 500}))
+
+		_, err = config.Load(nil, env(map[string]string{config.EnvProxyMaxTokensPerUser: "0"}), io.Discard)
+		Expect(err).To(MatchError(ContainSubstring(config.EnvProxyMaxTokensPerUser)))
+		_, err = config.Load(nil, env(map[string]string{config.EnvProxyMaxConnsPerUser: "many"}), io.Discard)
+		Expect(err).To(MatchError(ContainSubstring(config.EnvProxyMaxConnsPerUser)))
+	})
+
 	It("refuses a pass-through entry that is not a host pattern, naming it", func() {
 		_, err := config.Load([]string{"--proxy-passthrough", "default,*,https://x.example"}, env(nil), io.Discard)
 		Expect(err).To(MatchError(And(ContainSubstring("proxy pass-through list"), ContainSubstring(`"*"`), ContainSubstring(`"https://x.example"`))))

@@ -24,6 +24,7 @@ var _ = Describe("deploy/company.env.example", func() {
 	known := []string{
 		config.EnvDataDir, config.EnvListen, config.EnvLogFormat, config.EnvLogLevel, config.EnvDatabaseURL,
 		config.EnvSingleReplica, config.EnvProxyListen, config.EnvProxyPassthrough, config.EnvProxyTLSCert,
+		config.EnvProxyMaxConnsPerUser, config.EnvProxyMaxTokensPerUser, config.EnvProxyMaxTokens,
 		config.EnvProxyTLSKey, config.EnvProxyURL, config.EnvAgentListen, config.EnvOutboundProxy,
 		config.EnvEgressAllow, config.EnvCACert, config.EnvCAKey, config.EnvBudgetsFile, config.EnvMetricsToken,
 		config.EnvWebSearch, config.EnvWebSearchURL, config.EnvWebSearchKey, config.EnvWebSearchKeyFile, config.EnvWebFetch,
