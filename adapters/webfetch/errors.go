@@ -1,0 +1,66 @@
+package webfetch
+
+import (
+	"errors"
+	"net"
+
+	"keygate/adapters/egress"
+)
+
+// shown is a failed request's error as the member and the model may read
+// it: the name they asked for and what went wrong, never an address of
+// Keygate's network. Go's own messages name the DNS resolver ("lookup x
+// on 10.0.0.2:53"), the outbound proxy a request was dialled through, the
+// replica's own address (a reset read's "10.1.2.3:5678->…") and the
+// private address a name resolved to, an internal DNS answer. host is the
+// host of the request that failed. The error still matches what it
+// wraps (errors.Is, errors.As).
+func shown(err error, host string) error {
+	var (
+		dns     *net.DNSError
+		refused *egress.RefusedError
+		op      *net.OpError
+	)
+	switch {
+	case errors.As(err, &dns):
+		why := "the lookup failed"
+		switch {
+		case dns.IsNotFound:
+			why = "no such host"
+		case dns.IsTimeout:
+			why = "the lookup timed out"
+		}
+		return &redacted{msg: "could not resolve host " + dns.Name + ": " + why, err: err}
+	case errors.As(err, &refused):
+		msg := "outbound connection to " + refused.Dest + " refused: "
+		if refused.Own {
+			msg += "it is Keygate's own address"
+		} else {
+			msg += "it is not a public address"
+		}
+		return &redacted{msg: msg + "; a destination a model chose (a web fetch) must be a public address", err: err}
+	case errors.As(err, &op) && op.Op == "proxyconnect":
+		return &redacted{msg: "could not reach " + host + " through the outbound proxy", err: err}
+	case errors.As(err, &op):
+		for inner := op; errors.As(op.Err, &inner); {
+			op = inner // a dial inside a proxy's connect names the proxy's address
+		}
+		why := "the connection failed"
+		if op.Timeout() {
+			why = "the connection timed out"
+		} else if op.Err != nil {
+			why = op.Err.Error() // a system call's ("connect: connection refused")
+		}
+		return &redacted{msg: "could not connect to " + host + ": " + why, err: err}
+	}
+	return err
+}
+
+// redacted is an error whose message leaves out what it wraps.
+type redacted struct {
+	msg string
+	err error
+}
+
+func (e *redacted) Error() string { return e.msg }
+func (e *redacted) Unwrap() error { return e.err }
