@@ -33,8 +33,8 @@ func shown(err error, host string) error {
 		return &redacted{msg: "could not resolve host " + dns.Name + ": " + why, err: err}
 	case errors.As(err, &refused):
 		msg := "outbound connection to " + refused.Dest + " refused: "
-		if refused.Own {
-			msg += "it is Keygate's own address"
+		if h, _, err := net.SplitHostPort(refused.Dest); err == nil && net.ParseIP(h) != nil {
+			msg += refused.Reason // of the address asked for, not of what a name resolved to
 		} else {
 			msg += "it is not a public address"
 		}
