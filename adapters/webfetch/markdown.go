@@ -112,6 +112,9 @@ func withTitle(title string, md []byte) string {
 // head is the beginning of page holding its first max tokens (tags,
 // texts, comments), and whether that is not all of it.
 func head(page []byte, max int) ([]byte, bool) {
+	if len(page) < 2*max {
+		return page, false // a token takes two bytes or more on average: a tag three, texts lie between tags
+	}
 	z := html.NewTokenizer(bytes.NewReader(page))
 	end := 0
 	for range max {
