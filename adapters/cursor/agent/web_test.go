@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -235,5 +236,45 @@ var _ = Describe("Web requests in flight per user", func() {
 		_, err = quick.Acquire(ctx, "mallory")
 		Expect(err).To(MatchError(ContainSubstring("at most 1 web fetches and searches of one user at a time")))
 		r()
+	})
+})
+
+// stuckWeb's fetches hang until their context is done, which they report.
+type stuckWeb struct {
+	started, cancelled chan struct{}
+	once               sync.Once
+}
+
+func (w *stuckWeb) Search(context.Context, string, int) ([]ports.WebResult, error) { return nil, nil }
+
+func (w *stuckWeb) Fetch(ctx context.Context, _ string) (ports.WebPage, error) {
+	close(w.started)
+	select {
+	case <-ctx.Done():
+		w.once.Do(func() { close(w.cancelled) })
+		return ports.WebPage{}, ctx.Err()
+	case <-time.After(time.Minute):
+		return ports.WebPage{}, errors.New("never cancelled")
+	}
+}
+
+var _ = Describe("A web request when its turn ends", func() {
+	It("is cancelled when the user cancels the turn, so a page's conversion stops with it", func() {
+		h := newHarness(mainKind)
+		web := &stuckWeb{started: make(chan struct{}), cancelled: make(chan struct{})}
+		env := h.handler(agent.Options{Search: web, Fetch: web}, cursortest.FastTimings())
+		ws := cursortest.NewWorkspace(GinkgoT().TempDir())
+		ws.Answer = func(*agentv1.InteractionQuery) *agentv1.InteractionResponse {
+			return &agentv1.InteractionResponse{Result: &agentv1.InteractionResponse_WebFetchRequestResponse{WebFetchRequestResponse: &agentv1.WebFetchRequestResponse{
+				Result: &agentv1.WebFetchRequestResponse_Approved_{Approved: &agentv1.WebFetchRequestResponse_Approved{}}}}}
+		}
+		c := env.Client("req-stuck")
+		c.OnMessage = ws.Handle
+		h.reply(providertest.Turn{ID: "r1", Calls: []providertest.Call{call("c_fetch", "WebFetch", `{"url":"https://example.test/slow"}`)}})
+		st := open(c, cursortest.RunRequest("conv-stuck", "kg-model", "Read it"))
+		Eventually(web.started).Should(BeClosed())
+		Expect(c.Send(context.Background(), cursortest.Cancel("user pressed stop"))).To(Succeed())
+		finished(st)
+		Eventually(web.cancelled).Should(BeClosed())
 	})
 })
