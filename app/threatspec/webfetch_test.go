@@ -1,6 +1,7 @@
 package threatspec_test
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -61,9 +62,10 @@ func (s *bombSite) serve(w http.ResponseWriter, r *http.Request) {
 	if s.holding == 3 {
 		s.once.Do(func() { close(s.crowd) })
 	}
+	crowd := s.crowd
 	s.mu.Unlock()
 	select {
-	case <-s.crowd:
+	case <-crowd:
 	case <-time.After(s.hold):
 	case <-r.Context().Done():
 	}
@@ -72,6 +74,13 @@ func (s *bombSite) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	_, _ = io.WriteString(w, s.page)
+}
+
+// reset forgets what the site saw.
+func (s *bombSite) reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.most, s.served, s.crowd, s.once = 0, 0, make(chan struct{}), sync.Once{}
 }
 
 func (s *bombSite) stats() (most, served int) {
@@ -104,29 +113,49 @@ var _ = Describe("Threat 14: a member makes WebFetch convert a Markdown bomb, si
 		k = startKeygate()
 	})
 
-	It("converts each page within a bound proportional to it, says it was cut, and runs at most two of the member's fetches at once", func(ctx SpecContext) {
+	// fetches are n WebFetch calls of the bomb site's pages.
+	fetches := func(n int) []providertest.Call {
 		var calls []providertest.Call
-		for i := range 6 {
+		for i := range n {
 			calls = append(calls, providertest.Call{ID: fmt.Sprintf("c_fetch%d", i), Name: "WebFetch",
 				Arguments: []string{fmt.Sprintf(`{"url":"http://bomb.example.test/%d"}`, i)}})
 		}
-		before := len(k.provider.Requests())
-		k.provider.Enqueue(providertest.Stream(providertest.ChatSSE(providertest.Turn{ID: "r1", Calls: calls})))
-		k.provider.Enqueue(providertest.Stream(providertest.ChatSSE(providertest.Turn{ID: "r2", Text: providertest.Words("Read them.")})))
+		return calls
+	}
 
+	// startTurn opens a turn of mallory's through the proxy whose model
+	// makes calls, the user approving each; the model answers once it
+	// has read the results.
+	startTurn := func(ctx context.Context, conv string, calls []providertest.Call) *cursortest.Stream {
+		GinkgoHelper()
+		k.provider.Enqueue(providertest.Stream(providertest.ChatSSE(providertest.Turn{ID: conv + "-r1", Calls: calls})))
 		ws := cursortest.NewWorkspace(GinkgoT().TempDir())
 		ws.Answer = approveWeb
-		c := cursortest.NewClient(cursorAPI, k.CursorHTTP(k.memberToken), "req-bomb")
+		c := cursortest.NewClient(cursorAPI, k.CursorHTTP(k.memberToken), "req-"+conv)
 		c.OnMessage = ws.Handle
 		st, err := c.Subscribe(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(st.Close)
-		Expect(c.Send(ctx, cursortest.RunRequest("conv-bomb", k.modelID, "Read these six pages"))).To(Succeed())
+		Expect(c.Send(ctx, cursortest.RunRequest(conv, k.modelID, "Read these pages"))).To(Succeed())
+		return st
+	}
+
+	// ended waits for the end of a turn.
+	ended := func(ctx context.Context, st *cursortest.Stream) {
+		GinkgoHelper()
 		Eventually(func() []string {
 			Expect(st.ReadError()).NotTo(HaveOccurred())
 			Expect(st.EndError()).To(BeNil())
 			return cursortest.Kinds(st.Content())
 		}).WithContext(ctx).WithTimeout(90 * time.Second).Should(ContainElement("turn_ended"))
+	}
+
+	It("converts each page within a bound proportional to it, says it was cut, and runs at most two of the member's fetches at once", func(ctx SpecContext) {
+		calls := fetches(6)
+		before := len(k.provider.Requests())
+		st := startTurn(ctx, "conv-bomb", calls)
+		k.provider.Enqueue(providertest.Stream(providertest.ChatSSE(providertest.Turn{ID: "r2", Text: providertest.Words("Read them.")})))
+		ended(ctx, st)
 
 		most, served := site.stats()
 		Expect(served).To(Equal(6), "every fetch reached the page")
@@ -148,5 +177,21 @@ var _ = Describe("Threat 14: a member makes WebFetch convert a Markdown bomb, si
 		requests := k.provider.Requests()[before:]
 		Expect(requests).To(HaveLen(2))
 		Expect(string(requests[1].Body)).To(ContainSubstring("Keygate stopped converting the page here"), "the model reads why the page ends there")
+	}, SpecTimeout(2*time.Minute))
+
+	It("counts the fetches of the member's turns together: two turns of three run at most two at once", func(ctx SpecContext) {
+		site.reset()
+		first := startTurn(ctx, "conv-bomb-a", fetches(3))
+		// The second turn opens once the first's fetches are running, so
+		// the provider's scripted answers reach the turns in order.
+		Eventually(func() int { _, served := site.stats(); return served }).WithContext(ctx).Should(BeNumerically(">=", 1))
+		second := startTurn(ctx, "conv-bomb-b", fetches(3))
+		k.provider.Enqueue(providertest.Stream(providertest.ChatSSE(providertest.Turn{ID: "a-r2", Text: providertest.Words("Read them.")})))
+		k.provider.Enqueue(providertest.Stream(providertest.ChatSSE(providertest.Turn{ID: "b-r2", Text: providertest.Words("Read them.")})))
+		ended(ctx, first)
+		ended(ctx, second)
+		most, served := site.stats()
+		Expect(served).To(Equal(6))
+		Expect(most).To(BeNumerically("<=", 2), "at most two of the member's fetches in flight at once, across turns")
 	}, SpecTimeout(2*time.Minute))
 })
