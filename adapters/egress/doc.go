@@ -60,6 +60,11 @@
 // laptop opens loopback, link-local, private or shared addresses, because a
 // URL in a prompt is not an administrator's choice.
 //
+// Errors for users. Redact rewrites a failed request's error for a user
+// or a model to read (web fetches and searches): what went wrong, never
+// the DNS resolver, the outbound proxy, Keygate's own addresses or what an
+// internal name resolved to, which Go's own messages name.
+//
 // Originated tells whether an open connection was dialled by Keygate, so
 // that a request arriving on a connection Keygate itself opened (through a
 // load balancer that keeps the source address) is never trusted as coming

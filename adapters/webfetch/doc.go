@@ -30,7 +30,7 @@
 //
 // Errors name the host asked for and what went wrong, never the DNS
 // resolver, the outbound proxy, Keygate's own addresses or the address an
-// internal name resolved to.
+// internal name resolved to (egress.Redact).
 //
 // Text. HTML is converted to Markdown with
 // github.com/JohannesKaufmann/html-to-markdown: headings, lists, links,

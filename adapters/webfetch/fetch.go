@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/net/html/charset"
 
+	"keygate/adapters/egress"
 	"keygate/ports"
 )
 
@@ -129,7 +130,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (ports.WebPage, erro
 				host = hop.Hostname()
 			}
 		}
-		err = shown(err, host)
+		err = egress.Redact(err, host)
 		if ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
 			return ports.WebPage{}, fmt.Errorf("fetch %s: no answer within %s: %w", rawURL, f.o.Timeout, err)
 		}
@@ -145,7 +146,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (ports.WebPage, erro
 		if ctx.Err() != nil {
 			return page, fmt.Errorf("fetch %s: the page did not arrive within %s: %w", page.URL, f.o.Timeout, ctx.Err())
 		}
-		return page, fmt.Errorf("fetch %s: read the page: %w", page.URL, shown(err, resp.Request.URL.Hostname()))
+		return page, fmt.Errorf("fetch %s: read the page: %w", page.URL, egress.Redact(err, resp.Request.URL.Hostname()))
 	}
 	if int64(len(body)) > f.o.MaxBytes {
 		body, page.Truncated = body[:f.o.MaxBytes], true
