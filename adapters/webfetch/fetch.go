@@ -154,13 +154,14 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (ports.WebPage, erro
 	media, params := mediaType(resp.Header.Get("Content-Type"), body)
 	page.ContentType = media
 	conv, err := toText(ctx, media, params, body, page.URL)
-	if err != nil {
-		if ctx.Err() != nil {
-			return page, fmt.Errorf("fetch %s: the page was not converted within %s: %w", page.URL, f.o.Timeout, ctx.Err())
-		}
+	switch {
+	case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return page, fmt.Errorf("fetch %s: the page was not converted within %s: %w", page.URL, f.o.Timeout, ctx.Err())
+	case err != nil:
 		return page, fmt.Errorf("fetch %s: %w", page.URL, err)
 	}
 	text, note := conv.Text, ""
+	longer := fmt.Sprintf("[Keygate cut the page here: it is longer than %d bytes.]", min(f.o.MaxBytes, int64(f.o.MaxText)))
 	switch {
 	case len(text) > f.o.MaxText:
 		text, note = cut(text, f.o.MaxText), longer
@@ -169,21 +170,16 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (ports.WebPage, erro
 	case page.Truncated:
 		note = longer
 	}
-	switch note {
-	case longer:
-		text += fmt.Sprintf("\n\n[Keygate cut the page here: it is longer than %d bytes.]", min(f.o.MaxBytes, int64(f.o.MaxText)))
-	case overBudget:
-		text += "\n\n[Keygate stopped converting the page here: its markup is so large or nests lists, quotes or emphasis so deeply that converting the rest would take more work than Keygate spends on a page of its size; the rest is left out.]"
+	if note != "" {
+		text += "\n\n" + note
 	}
 	page.Text, page.Truncated = text, note != ""
 	return page, nil
 }
 
-// Why a page's text was cut short.
-const (
-	longer     = "longer"
-	overBudget = "too nested or large"
-)
+// overBudget ends the text of a page whose conversion did not fit its
+// budget.
+const overBudget = "[Keygate stopped converting the page here: its markup is so large or nests lists, quotes or emphasis so deeply that converting the rest would take more work than Keygate spends on a page of its size; the rest is left out.]"
 
 // mediaType is the response's media type, sniffed from the body when the
 // server names none.
