@@ -54,8 +54,8 @@ type webOutcome struct {
 	tools.WebOutcome
 }
 
-func newDispatcher(ctx context.Context, over <-chan struct{}, w *wire, search ports.WebSearcher, fetch ports.WebFetcher) *dispatcher {
-	return &dispatcher{ctx: ctx, over: over, wire: w, search: search, fetch: fetch,
+func newDispatcher(ctx context.Context, over <-chan struct{}, w *wire, search ports.WebSearcher, fetch ports.WebFetcher, slots *webSlots) *dispatcher {
+	return &dispatcher{ctx: ctx, over: over, wire: w, search: search, fetch: fetch, slots: slots,
 		execs: map[uint32]*tools.Call{}, queries: map[uint32]*tools.Call{}, completing: map[string]*tools.Call{},
 		modelCall: map[string]string{}, edits: map[string]*argStream{}, webDone: make(chan webOutcome, 8), bg: newBackground()}
 }
