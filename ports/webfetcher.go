@@ -11,11 +11,15 @@ import (
 // other non-public addresses, nor to Keygate's own listeners.
 type WebFetcher interface {
 	// Fetch reads rawURL (http or https) and returns the page as text a
-	// model can read. A page over the implementation's byte cap is cut and
-	// says so; a fetch over its time bound fails. A destination the
-	// outbound policy refuses fails with an error matching
-	// ErrDestinationRefused; an HTTP error status fails with an error
-	// naming it. A cancelled ctx yields ctx.Err() (wrapped).
+	// model can read. A page over the implementation's byte cap, or whose
+	// conversion to text would cost more work than its bound for a page of
+	// that size, is cut and says so; a fetch over its time bound fails,
+	// conversion included. A destination the outbound policy refuses fails
+	// with an error matching ErrDestinationRefused; an HTTP error status
+	// fails with an error naming it. Error messages are for the user and
+	// the model: they never name an address of Keygate's network (its DNS
+	// resolver, its outbound proxy, what an internal name resolves to). A
+	// cancelled ctx yields ctx.Err() (wrapped), and stops a conversion.
 	Fetch(ctx context.Context, rawURL string) (WebPage, error)
 }
 

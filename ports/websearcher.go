@@ -11,7 +11,8 @@ type WebSearcher interface {
 	// means the implementation's default. No results is an empty slice and
 	// no error. Titles and snippets are plain text (markup removed). The
 	// backend's failures are wrapped errors whose message says which backend
-	// failed and why, for the model to read; they never contain an API key.
+	// failed and why, for the model to read; they never contain an API key
+	// nor an address of Keygate's network (the backend's, the resolver's).
 	// A cancelled or expired ctx yields ctx.Err() (wrapped). Every request
 	// is bounded in bytes and time by the implementation.
 	Search(ctx context.Context, query string, max int) ([]WebResult, error)

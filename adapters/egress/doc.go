@@ -85,6 +85,11 @@
 // self-hosted model an administrator allow-listed by address. An entry
 // naming the host itself (api2.cursor.sh, *.cursor.sh) still opens it.
 //
+// Errors for users. Redact rewrites a failed request's error for a user
+// or a model to read (web fetches and searches): what went wrong, never
+// the DNS resolver, the outbound proxy, Keygate's own addresses or what an
+// internal name resolved to, which Go's own messages name.
+//
 // Originated tells whether an open connection was dialled by Keygate, so
 // that a request arriving on a connection Keygate itself opened (through a
 // load balancer that keeps the source address) is never trusted as coming

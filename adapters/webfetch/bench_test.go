@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"keygate/adapters/webfetch"
 )
@@ -42,5 +43,46 @@ func BenchmarkFetchDocsPage(b *testing.B) {
 		if err != nil || p.Truncated {
 			b.Fatal(err, p.Truncated)
 		}
+	}
+}
+
+// nestedListBomb is the page of the hardening report: lists nested 250
+// deep, then "x<br>" lines up to size bytes. A converter whose work grows
+// with depth times lines turns 12 KB of it into gigabytes of copying.
+func nestedListBomb(size int) string {
+	var b strings.Builder
+	b.WriteString("<html><body>")
+	for range 250 {
+		b.WriteString("<ul><li>")
+	}
+	for b.Len() < size {
+		b.WriteString("x<br>")
+	}
+	return b.String()
+}
+
+// BenchmarkFetchNestedListBomb fetches and converts the nested-list bomb
+// of 12 KB, 200 KB and 600 KB from a local server.
+func BenchmarkFetchNestedListBomb(b *testing.B) {
+	for _, size := range []int{12 << 10, 200 << 10, 600 << 10} {
+		b.Run(fmt.Sprintf("%dKB", size>>10), func(b *testing.B) {
+			body := nestedListBomb(size)
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Content-Type", "text/html; charset=utf-8")
+				_, _ = io.WriteString(w, body)
+			}))
+			defer srv.Close()
+			f, err := webfetch.New(webfetch.Options{Transport: http.DefaultTransport, Timeout: 10 * time.Minute})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := f.Fetch(context.Background(), srv.URL); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/net/html/charset"
 
+	"keygate/adapters/egress"
 	"keygate/ports"
 )
 
@@ -121,10 +122,15 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (ports.WebPage, erro
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,text/plain;q=0.9,text/markdown;q=0.9,application/json;q=0.8,*/*;q=0.1")
 	resp, err := f.client.Do(req)
 	if err != nil {
+		host := u.Hostname()
 		var uerr *url.Error
 		if errors.As(err, &uerr) {
 			err = uerr.Err
+			if hop, perr := url.Parse(uerr.URL); perr == nil {
+				host = hop.Hostname()
+			}
 		}
+		err = egress.Redact(err, host)
 		if ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
 			return ports.WebPage{}, fmt.Errorf("fetch %s: no answer within %s: %w", rawURL, f.o.Timeout, err)
 		}
@@ -140,26 +146,40 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (ports.WebPage, erro
 		if ctx.Err() != nil {
 			return page, fmt.Errorf("fetch %s: the page did not arrive within %s: %w", page.URL, f.o.Timeout, ctx.Err())
 		}
-		return page, fmt.Errorf("fetch %s: read the page: %w", page.URL, err)
+		return page, fmt.Errorf("fetch %s: read the page: %w", page.URL, egress.Redact(err, resp.Request.URL.Hostname()))
 	}
 	if int64(len(body)) > f.o.MaxBytes {
 		body, page.Truncated = body[:f.o.MaxBytes], true
 	}
 	media, params := mediaType(resp.Header.Get("Content-Type"), body)
 	page.ContentType = media
-	text, err := toText(media, params, body, page.URL)
-	if err != nil {
+	conv, err := toText(ctx, media, params, body, page.URL)
+	switch {
+	case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return page, fmt.Errorf("fetch %s: the page was not converted within %s: %w", page.URL, f.o.Timeout, ctx.Err())
+	case err != nil:
 		return page, fmt.Errorf("fetch %s: %w", page.URL, err)
 	}
-	if len(text) > f.o.MaxText {
-		text, page.Truncated = cut(text, f.o.MaxText), true
+	text, note := conv.Text, ""
+	longer := fmt.Sprintf("[Keygate cut the page here: it is longer than %d bytes.]", min(f.o.MaxBytes, int64(f.o.MaxText)))
+	switch {
+	case len(text) > f.o.MaxText:
+		text, note = cut(text, f.o.MaxText), longer
+	case conv.Cut:
+		note = overBudget
+	case page.Truncated:
+		note = longer
 	}
-	if page.Truncated {
-		text += fmt.Sprintf("\n\n[Keygate cut the page here: it is longer than %d bytes.]", min(f.o.MaxBytes, int64(f.o.MaxText)))
+	if note != "" {
+		text += "\n\n" + note
 	}
-	page.Text = text
+	page.Text, page.Truncated = text, note != ""
 	return page, nil
 }
+
+// overBudget ends the text of a page whose conversion did not fit its
+// budget.
+const overBudget = "[Keygate stopped converting the page here: its markup is so large or nests lists, quotes or emphasis so deeply that converting the rest would take more work than Keygate spends on a page of its size; the rest is left out.]"
 
 // mediaType is the response's media type, sniffed from the body when the
 // server names none.
@@ -174,27 +194,28 @@ func mediaType(header string, body []byte) (string, map[string]string) {
 	return strings.ToLower(media), params
 }
 
-// toText turns a body of media type into text for a model.
-func toText(media string, params map[string]string, body []byte, pageURL string) (string, error) {
+// toText turns a body of media type into text for a model; HTML is
+// converted within its budget and ctx.
+func toText(ctx context.Context, media string, params map[string]string, body []byte, pageURL string) (conversion, error) {
 	switch {
 	case media == "text/html" || media == "application/xhtml+xml":
 		r, err := charset.NewReader(bytes.NewReader(body), media+"; charset="+params["charset"])
 		if err != nil {
 			r = bytes.NewReader(body)
 		}
-		return markdown(r, pageURL)
+		return markdown(ctx, r, len(body), pageURL)
 	case isText(media):
 		r, err := charset.NewReader(bytes.NewReader(body), media+"; charset="+params["charset"])
 		if err != nil {
-			return strings.ToValidUTF8(string(body), "\uFFFD"), nil
+			return conversion{Text: strings.ToValidUTF8(string(body), "\uFFFD")}, nil
 		}
 		b, err := io.ReadAll(r)
 		if err != nil {
-			return "", fmt.Errorf("decode %s: %w", media, err)
+			return conversion{}, fmt.Errorf("decode %s: %w", media, err)
 		}
-		return strings.ToValidUTF8(string(b), "\uFFFD"), nil
+		return conversion{Text: strings.ToValidUTF8(string(b), "\uFFFD")}, nil
 	}
-	return "", fmt.Errorf("%w: %s", ports.ErrUnsupportedContent, media)
+	return conversion{}, fmt.Errorf("%w: %s", ports.ErrUnsupportedContent, media)
 }
 
 // isText reports media types a model reads as they are.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -225,6 +226,34 @@ var _ = Describe("Fetch", func() {
 		Expect(page.Text).To(HavePrefix(strings.Repeat("é", 50) + "\n\n[Keygate cut"))
 	})
 
+	It("says a page its conversion budget cut short was cut, and why", func() {
+		in := newInternet()
+		in.html("http://bomb.example.test/", bomb("<ul><li>", 250, "x<br>", 12<<10))
+		page, err := fetcher(in, webfetch.Options{}, nil).Fetch(ctx, "http://bomb.example.test/")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(page.Truncated).To(BeTrue())
+		Expect(page.Text).To(HaveSuffix("converting the rest would take more work than Keygate spends on a page of its size; the rest is left out.]"))
+	})
+
+	It("names the host it could not resolve, never the resolver it asked", func() {
+		_, err := fetcher(nil, webfetch.Options{}, map[string]string{}).Fetch(ctx, "http://nosuch.example.test/")
+		Expect(err).To(MatchError("fetch http://nosuch.example.test/: could not resolve host nosuch.example.test: no such host"))
+		var dns *net.DNSError
+		Expect(errors.As(err, &dns)).To(BeTrue(), "the error still wraps the resolver's")
+		Expect(dns.Error()).To(ContainSubstring(" on "), "Go's message names the resolver's address")
+	})
+
+	It("never names the outbound proxy it could not reach", func() {
+		in := newInternet()
+		proxy := in.Listener.Addr().String()
+		in.Close()
+		_, err := fetcher(in, webfetch.Options{}, nil).Fetch(ctx, "http://docs.example.test/")
+		Expect(err).To(HaveOccurred())
+		Expect(err.Error()).NotTo(ContainSubstring(proxy))
+		Expect(err.Error()).NotTo(ContainSubstring("127.0.0.1"))
+		Expect(err).To(MatchError(ContainSubstring("docs.example.test")))
+	})
+
 	It("gives up on a page that does not arrive within its time bound", func() {
 		in := newInternet()
 		release := make(chan struct{})
@@ -306,6 +335,8 @@ var _ = Describe("Fetch and server-side request forgery", func() {
 		_, err := fetcher(nil, webfetch.Options{}, map[string]string{"intranet.example": "127.0.0.1"}).
 			Fetch(ctx, "http://intranet.example:"+port(p.URL)+"/")
 		Expect(err).To(MatchError(ports.ErrDestinationRefused))
+		Expect(err.Error()).NotTo(ContainSubstring("127.0.0.1"), "the refusal does not tell what an internal name resolves to")
+		Expect(err).To(MatchError(ContainSubstring("intranet.example:" + port(p.URL) + " refused")))
 		Expect(p.accepted.Load()).To(BeZero())
 	})
 

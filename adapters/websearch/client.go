@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"keygate/adapters/egress"
 	"keygate/ports"
 )
 
@@ -80,12 +81,12 @@ func getJSON(ctx context.Context, o Options, name, u string, header http.Header,
 		if errors.As(err, &uerr) {
 			err = uerr.Err // the URL may carry the query; the cause says enough
 		}
-		return fmt.Errorf("%s unreachable: %w", name, err)
+		return fmt.Errorf("%s unreachable: %w", name, egress.Redact(err, ""))
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse+1))
 	if err != nil {
-		return fmt.Errorf("%s: read answer: %w", name, err)
+		return fmt.Errorf("%s: read answer: %w", name, egress.Redact(err, ""))
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return fmt.Errorf("%s: %s", name, describe(resp.StatusCode, prefix(body, 512)))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"keygate/adapters/egress"
+	"keygate/adapters/egress/egresstest"
 	"keygate/adapters/websearch"
 	"keygate/ports"
 )
@@ -229,6 +231,25 @@ var _ = Describe("Every search backend", func() {
 			cancel()
 			_, err := s.Search(ctx, "x", 0)
 			Expect(errors.Is(err, context.Canceled)).To(BeTrue(), "%v", err)
+		})
+
+		It(b.name+" never shows the member the backend's address or the resolver it asked", func() {
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			Expect(err).NotTo(HaveOccurred())
+			closed := l.Addr().String()
+			Expect(l.Close()).To(Succeed())
+			s, _ := b.make("http://"+closed, websearch.Options{HTTP: client()})
+			_, err = s.Search(context.Background(), "x", 0)
+			Expect(err).To(MatchError(ContainSubstring("unreachable: could not connect: ")))
+			Expect(err.Error()).NotTo(ContainSubstring("127.0.0.1"))
+
+			dialer := &net.Dialer{Resolver: egresstest.Static(nil)}
+			hc := &http.Client{Transport: &http.Transport{DialContext: dialer.DialContext}}
+			s, _ = b.make("http://searxng.corp.internal:8888", websearch.Options{HTTP: hc})
+			_, err = s.Search(context.Background(), "x", 0)
+			Expect(err).To(MatchError(HaveSuffix("unreachable: could not resolve host: no such host")))
+			var dns *net.DNSError
+			Expect(errors.As(err, &dns)).To(BeTrue(), "Go's error, which names the resolver, is still wrapped")
 		})
 
 		It(b.name+" refuses an empty query without asking the backend", func() {

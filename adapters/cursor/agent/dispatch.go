@@ -7,6 +7,7 @@ import (
 	"keygate/adapters/cursor/output"
 	"keygate/adapters/cursor/tools"
 	"keygate/app/run"
+	"keygate/domain/identity"
 	"keygate/domain/llm"
 	agentv1 "keygate/gen/cursor/agent/v1"
 	"keygate/ports"
@@ -26,6 +27,8 @@ type dispatcher struct {
 	wire   *wire
 	search ports.WebSearcher
 	fetch  ports.WebFetcher
+	// slots bound the web requests in flight of the turn's user.
+	slots *webSlots
 	// record notes a call's card in the turn's steps.
 	record func(*agentv1.ToolCall)
 	// deliver hands a finished call's result to the run.
@@ -51,8 +54,8 @@ type webOutcome struct {
 	tools.WebOutcome
 }
 
-func newDispatcher(ctx context.Context, over <-chan struct{}, w *wire, search ports.WebSearcher, fetch ports.WebFetcher) *dispatcher {
-	return &dispatcher{ctx: ctx, over: over, wire: w, search: search, fetch: fetch,
+func newDispatcher(ctx context.Context, over <-chan struct{}, w *wire, search ports.WebSearcher, fetch ports.WebFetcher, slots *webSlots) *dispatcher {
+	return &dispatcher{ctx: ctx, over: over, wire: w, search: search, fetch: fetch, slots: slots,
 		execs: map[uint32]*tools.Call{}, queries: map[uint32]*tools.Call{}, completing: map[string]*tools.Call{},
 		modelCall: map[string]string{}, edits: map[string]*argStream{}, webDone: make(chan webOutcome, 8), bg: newBackground()}
 }
@@ -143,9 +146,10 @@ func (d *dispatcher) forget(call *tools.Call) {
 	d.bg.forget(call)
 }
 
-// runWeb runs an approved search or fetch off the turn's goroutine; its
-// outcome comes back on webDone. A kind the server cannot run (the model
-// called a tool it was not offered) fails at once.
+// runWeb runs an approved search or fetch off the turn's goroutine, once
+// one of its user's web slots is free; its outcome comes back on webDone.
+// A kind the server cannot run (the model called a tool it was not
+// offered) fails at once.
 func (d *dispatcher) runWeb(call *tools.Call, w *tools.Web) {
 	if (w.Fetch != "" && d.fetch == nil) || (w.Fetch == "" && d.search == nil) {
 		d.apply(call, call.OnWeb(tools.WebOutcome{Err: errors.New("web access is not configured on this Keygate")}))
@@ -153,10 +157,18 @@ func (d *dispatcher) runWeb(call *tools.Call, w *tools.Web) {
 	}
 	go func() {
 		o := webOutcome{call: call}
-		if w.Fetch != "" {
+		who, _ := identity.FromContext(d.ctx)
+		release, err := d.slots.acquire(d.ctx, who.UserID)
+		switch {
+		case err != nil:
+			o.Err = err
+		case w.Fetch != "":
 			o.Page, o.Err = d.fetch.Fetch(d.ctx, w.Fetch)
-		} else {
+		default:
 			o.Results, o.Err = d.search.Search(d.ctx, w.Search, tools.SearchLimit())
+		}
+		if release != nil {
+			release()
 		}
 		select {
 		case d.webDone <- o:

@@ -49,6 +49,10 @@ type Options struct {
 	// it off); Fetch does the same for WebFetch.
 	Search ports.WebSearcher
 	Fetch  ports.WebFetcher
+	// WebPerUser bounds the web requests (searches and fetches) of one
+	// user in flight on this handler, across their calls and turns
+	// (default DefaultWebPerUser); more wait for a slot.
+	WebPerUser int
 	// AckTimeout bounds the wait for the client's KV replies (default 10 s).
 	// A checkpoint whose blobs are not acknowledged in time is not published.
 	AckTimeout time.Duration
@@ -65,6 +69,8 @@ type Handler struct {
 	// schemas keeps the MCP tool schemas the turns' request contexts
 	// repeat, rendered once.
 	schemas *compile.Schemas
+	// web holds the web requests in flight per user.
+	web *webSlots
 }
 
 // maxSchemas bounds the rendered MCP input schemas kept across turns: a
@@ -78,6 +84,9 @@ func New(o Options) (*Handler, error) {
 	if o.Engine == nil || o.Conversations == nil || o.Models == nil {
 		return nil, errors.New("new cursor run handler: engine, conversations and models are required")
 	}
+	if o.WebPerUser <= 0 {
+		o.WebPerUser = DefaultWebPerUser
+	}
 	if o.AckTimeout <= 0 {
 		o.AckTimeout = 10 * time.Second
 	}
@@ -87,7 +96,8 @@ func New(o Options) (*Handler, error) {
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()
 	}
-	return &Handler{o: o, log: o.Logger, mem: newConvMemory(o.Now), schemas: compile.NewSchemas(maxSchemas)}, nil
+	return &Handler{o: o, log: o.Logger, mem: newConvMemory(o.Now), schemas: compile.NewSchemas(maxSchemas),
+		web: newWebSlots(o.WebPerUser, webWait)}, nil
 }
 
 // ServeRun implements transport.RunHandler. A turn that fails ends with the

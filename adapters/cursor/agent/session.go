@@ -67,7 +67,7 @@ func newSession(ctx context.Context, h *Handler, turn *transport.Turn) *session 
 	s.blobs = newPublisher(ctx, s.turnLog, s.wire, s.inbox, h.mem, h.o.AckTimeout)
 	s.blobs.other = s.onClientEarly
 	s.view = &checkpoints{ctx: ctx, store: h.o.Conversations}
-	s.tools = newDispatcher(ctx, s.over, s.wire, h.o.Search, h.o.Fetch)
+	s.tools = newDispatcher(ctx, s.over, s.wire, h.o.Search, h.o.Fetch, h.web)
 	s.tools.record = func(card *agentv1.ToolCall) {
 		s.view.ui.Tool(card)
 		s.view.subagents.Task(card, h.o.Now())
