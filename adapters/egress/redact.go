@@ -41,11 +41,15 @@ func Redact(err error, host string) error {
 	case errors.As(err, &refused) && host == "":
 		return &redacted{msg: ErrRefused.Error() + "; an administrator can allow the destination with " + AllowSetting, err: err}
 	case errors.As(err, &refused):
-		msg := "outbound connection to " + refused.Dest + " refused: "
-		if h, _, err := net.SplitHostPort(refused.Dest); err == nil && net.ParseIP(h) != nil {
-			msg += refused.Reason // of the address asked for, not of what a name resolved to
-		} else {
-			msg += "it is not a public address"
+		msg := "outbound connection to " + refused.Dest + " refused: it is not a public address"
+		if h, _, err := net.SplitHostPort(refused.Dest); err == nil && literal(h) {
+			// Of the address asked for (in any form), not of what a name
+			// resolved to.
+			at := refused.Dest
+			if refused.Addr.IsValid() && refused.Addr.Addr().String() != h {
+				at += " (" + refused.Addr.Addr().String() + ")"
+			}
+			msg = "outbound connection to " + at + " refused: " + refused.Reason
 		}
 		return &redacted{msg: msg + "; a destination a model chose (a web fetch) must be a public address", err: err}
 	case errors.As(err, &op) && op.Op == "proxyconnect":
@@ -63,6 +67,14 @@ func Redact(err error, host string) error {
 		return &redacted{msg: "could not connect" + at + ": " + why, err: err}
 	}
 	return err
+}
+
+// literal reports whether host is an IP address in one of the forms a
+// resolver reads without asking anyone (2130706433 is 127.0.0.1): what it
+// means is no secret of Keygate's network.
+func literal(host string) bool {
+	_, ok, err := parseLiteral(asciiHost(host))
+	return ok && err == nil
 }
 
 // redacted is an error whose message leaves out what it wraps.

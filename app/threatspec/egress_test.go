@@ -156,7 +156,9 @@ var _ = Describe("Threat 17: a member hands the outbound proxy an IP literal in 
 		Expect(read).To(ContainSubstring("Public page"), "the public page came through the proxy, so the forms would have too")
 		Expect(read).NotTo(ContainSubstring(loopbackSecret))
 		Expect(strings.Count(read, "must be a public address")).To(Equal(len(urls)), "each form refused, saying why")
-		for _, want := range []string{"(127.0.0.1)", "(0.0.0.0)", "(::1)", "(169.254.169.254)"} {
+		// Literal forms name the address they mean; a name (ip6-localhost)
+		// does not: Redact never says what a name resolved to.
+		for _, want := range []string{"(127.0.0.1)", "(0.0.0.0)", "(169.254.169.254)"} {
 			Expect(read).To(ContainSubstring(want), "names the address the form means")
 		}
 		Expect(proxy.Asked()).To(Equal([]string{"GET docs.example.test"}), "no form reached the proxy")
