@@ -44,6 +44,7 @@ var _ = Describe("The report", func() {
 		Expect(md).To(ContainSubstring("| added time to first token ≤ 2.00 ms on SQLite | 6.19 ms p50 (worst protocol: Anthropic Messages; p99 7.30 ms) | **missed** | missed by 4.19 ms (3.1× the target);"))
 		Expect(md).To(ContainSubstring("| 1000 concurrent turns with 0 errors and ≤ 256.0 KiB resident memory per turn | 2 errors; **351.6 KiB per turn in Keygate's own process** (peak sampled every 20 ms;"))
 		Expect(md).To(ContainSubstring("| no regression in throughput or CPU per token flooding, against a previous run (`-baseline`) | 98000 tokens/s (direct read 310000), 9.00 ms CPU per 1,000 tokens, 0 errors | no baseline |"))
+		Expect(md).To(ContainSubstring("| **missed** | memory over by 95.6 KiB per turn (1.37× the target) in Keygate's own process; its live heap at peak 87.9 KiB per turn. 0 of 1000 turns failed in its own process, 2 of 1000 in process. |"))
 		Expect(md).To(ContainSubstring("**Why the added time to first token is 6.19 ms at p50 (Anthropic Messages).**"))
 		Expect(md).To(ContainSubstring("about 100 KB at turn 1,000 in this run"))
 		Expect(md).To(ContainSubstring("| 1000 | 30 × 400ms | " + pathOwnProcess + " | 4500 | 0 | 3600.0 µs | 9000.0 µs | **8700.0 µs** | 8550.0 µs |"))
@@ -63,6 +64,7 @@ var _ = Describe("The report", func() {
 		for _, row := range targetRows(md) {
 			Expect(row).To(Or(ContainSubstring("| **met** |"), ContainSubstring("| no baseline |")), "row %q", row)
 		}
+		Expect(md).To(ContainSubstring("| **met** | memory met by 251.5 KiB per turn (2% of the target) in Keygate's own process; the whole-process figure, which also counts the load generator, would be 0.02× the target. |"))
 		Expect(md).NotTo(ContainSubstring("**Why the added time to first token"))
 		Expect(md).NotTo(ContainSubstring("**Why the bytes sent to the client grow"))
 		Expect(md).To(ContainSubstring("**What resident memory per turn counts.**"))
@@ -106,6 +108,11 @@ var _ = Describe("The report", func() {
 
 		same := rendered(fixtureReport(true, base))
 		Expect(same).To(ContainSubstring("against a previous run (`-baseline`): 120000 tokens/s and 8.00 ms per 1,000 tokens | 120000 tokens/s (direct read 310000), 8.00 ms CPU per 1,000 tokens, 0 errors | **met** |  |"))
+
+		slower := fixtureReport(true, nil)
+		slower.section("turnstart").Result.(*turnStartReport).Flood.TokensPerSec = 119000
+		finish(slower, base)
+		Expect(rendered(slower)).To(ContainSubstring("| 119000 tokens/s (direct read 310000), 8.00 ms CPU per 1,000 tokens, 0 errors | **missed** |"))
 	})
 
 	It("fails to render, rather than writing a partial report, when a section has no template", func() {
