@@ -43,9 +43,10 @@ type section struct {
 	// Other is the other processes' average busy cores while it ran.
 	Other float64
 	// Baseline is the same scenario's result in the run -baseline names
-	// (nil without one), Previous that run's description.
-	Baseline any
-	Previous *runInfo
+	// (nil without one), Previous that run's description; neither is
+	// written to this run's results.
+	Baseline any      `json:"-"`
+	Previous *runInfo `json:"-"`
 }
 
 // target is one goal, judged on this run's numbers.
@@ -91,21 +92,22 @@ func mustParseReport() *template.Template {
 		err := t.ExecuteTemplate(&b, name, data)
 		return b.String(), err
 	}
-	t = template.Must(template.New("report").Option("missingkey=error").Funcs(template.FuncMap{
+	t = template.Must(template.New("report").Funcs(template.FuncMap{
 		"include": include,
 		"us":      us,
 		"ms":      ms,
 		"kib":     kib,
 		"mib":     mib,
-		"sub64":   func(a, b int64) int64 { return a - b },
-		"sub":     func(a, b time.Duration) time.Duration { return a - b },
-		"divf":    func(a, b float64) float64 { return a / b },
-		"mulf":    func(a, b float64) float64 { return a * b },
-		"times":   func(a, b time.Duration) float64 { return float64(a) / float64(max(b, 1)) },
-		"mul":     func(a time.Duration, n int) time.Duration { return a * time.Duration(n) },
-		"div":     func(a time.Duration, n int) time.Duration { return a / time.Duration(max(n, 1)) },
-		"join":    strings.Join,
-		"phases":  func() []string { return phaseNames[:] },
+		// Arithmetic the prose needs: on durations, bytes and floats.
+		"sub64":  func(a, b int64) int64 { return a - b },
+		"sub":    func(a, b time.Duration) time.Duration { return a - b },
+		"divf":   func(a, b float64) float64 { return a / b },
+		"mulf":   func(a, b float64) float64 { return a * b },
+		"times":  func(a, b time.Duration) float64 { return float64(a) / float64(max(b, 1)) },
+		"mul":    func(a time.Duration, n int) time.Duration { return a * time.Duration(n) },
+		"div":    func(a time.Duration, n int) time.Duration { return a / time.Duration(max(n, 1)) },
+		"join":   strings.Join,
+		"phases": func() []string { return phaseNames[:] },
 		// The names the prose quotes, kept where the code defines them.
 		"keygateChild": func() string { return keygateChild.name },
 		"appChild":     func() string { return appChild.name },

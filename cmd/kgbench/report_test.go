@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -100,6 +101,12 @@ var _ = Describe("The report", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(base.Sections).To(HaveLen(len(scenarios)))
 		Expect(base.section("turnstart").Result).To(Equal(previous.section("turnstart").Result))
+		// A run judged against a baseline writes its own results only.
+		again := filepath.Join(GinkgoT().TempDir(), "again.json")
+		Expect(writeResults(again, fixtureReport(false, base))).To(Succeed())
+		raw, err := os.ReadFile(again)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(raw)).NotTo(ContainSubstring("Baseline"))
 
 		worse := rendered(fixtureReport(false, base))
 		Expect(worse).To(ContainSubstring("against a previous run (`-baseline`): 120000 tokens/s and 8.00 ms per 1,000 tokens | 98000 tokens/s (direct read 310000), 9.00 ms CPU per 1,000 tokens, 0 errors | **missed** | judged against the previous run's figures"))
