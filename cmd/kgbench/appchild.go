@@ -26,12 +26,6 @@ import (
 	controlv1 "keygate/gen/keygate/control/v1"
 )
 
-// serveAppFlag starts this binary as Keygate itself: the real composition
-// root (app.Initialize), as `keygate serve` runs it on a laptop, with its
-// forward proxy, installation CA and SQLite store in a temporary data
-// directory, exporting its spans to the parent's collector.
-const serveAppFlag = "serve-app"
-
 // benchHTTP is the client of the child's console (CA, control API): each
 // call is bounded, so a child that hangs fails the run instead of stalling it.
 var benchHTTP = &http.Client{Timeout: 30 * time.Second}
@@ -39,7 +33,10 @@ var benchHTTP = &http.Client{Timeout: 30 * time.Second}
 // ErrNoCA means the child's /ca.crt held no certificate.
 var ErrNoCA = errors.New("no certificate in /ca.crt")
 
-// serveApp is the child's whole life: run Keygate, print the console's
+// serveApp is the app child's whole life: run Keygate as `keygate serve`
+// runs it on a laptop (the real composition root, app.Initialize, with its
+// forward proxy, installation CA and SQLite store in a temporary data
+// directory, exporting its spans to the parent's collector), print the console's
 // URL, the control routes' URL and the proxy's address, serve until stdin
 // closes.
 func serveApp(tracesURL string) error {
@@ -127,7 +124,7 @@ func startApp(tracesURL string) (*appProcess, error) {
 	// Spans leave the child in batches every 100 ms (the SDK's standard
 	// variables), so that a level's spans are in before the next starts.
 	p, err := startChild([]string{"OTEL_BSP_SCHEDULE_DELAY=100", "OTEL_BSP_MAX_QUEUE_SIZE=65536", "OTEL_BSP_MAX_EXPORT_BATCH_SIZE=2048"},
-		"-"+serveAppFlag, tracesURL)
+		appChild.args(tracesURL)...)
 	if err != nil {
 		return nil, err
 	}

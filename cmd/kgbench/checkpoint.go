@@ -28,6 +28,71 @@ type checkpointRow struct {
 	LoadTime              time.Duration
 }
 
+// checkpointResult is scenario 3: the windows ending at each of At.
+type checkpointResult struct {
+	At []int
+	// Window turns are averaged at each measured length; each turn streams
+	// Tokens tokens without pacing; a finished stream lingers Linger.
+	Window, Tokens int
+	Linger         time.Duration
+	Rows           []checkpointRow
+}
+
+// Last is the conversation's length.
+func (c checkpointResult) Last() int { return c.At[len(c.At)-1] }
+
+func runCheckpoint(ctx context.Context, r *rig) (*checkpointResult, error) {
+	out := &checkpointResult{At: []int{10, 100, targetCheckpointLast}, Window: 5, Tokens: 10, Linger: benchLinger}
+	if r.quick {
+		out.At = []int{10, 100}
+	}
+	var err error
+	out.Rows, err = measureCheckpoints(ctx, r.stack, r.prov, r.clk, out.At, out.Window, out.Tokens)
+	return out, err
+}
+
+// The checkpoint target: bytes per turn at turn targetCheckpointLast at
+// most targetCheckpointX times those at turn targetCheckpointFirst.
+const (
+	targetCheckpointX     = 1.5
+	targetCheckpointFirst = 10
+	targetCheckpointLast  = 1000
+)
+
+// checkpointJudgement compares the first and the last measured window.
+type checkpointJudgement struct {
+	Limit       float64
+	First, Last checkpointRow
+}
+
+// Stored and Sent are the last window's bytes stored and sent to the
+// client over the first's; UpdateKB is one checkpoint update's size at
+// the last (a turn publishes four), in KB.
+func (j checkpointJudgement) Stored() float64   { return j.Last.Stored / j.First.Stored }
+func (j checkpointJudgement) Sent() float64     { return j.Last.Down / j.First.Down }
+func (j checkpointJudgement) UpdateKB() float64 { return j.Last.Checkpoint / 4 / 1000 }
+
+func judgeCheckpoint(res, _ *checkpointResult) []target {
+	t := target{Row: "checkpoint bytes", Why: "checkpoint bytes"}
+	j := checkpointJudgement{Limit: targetCheckpointX}
+	var rows []checkpointRow
+	if res != nil {
+		rows = res.Rows
+	}
+	var first, last bool
+	for _, r := range rows {
+		switch r.Turn {
+		case targetCheckpointFirst:
+			j.First, first = r, true
+		case targetCheckpointLast:
+			j.Last, last = r, true
+		}
+	}
+	t.Judged = first && last
+	t.Met, t.Data = t.Judged && j.Stored() <= j.Limit && j.Sent() <= j.Limit, j
+	return []target{t}
+}
+
 // measureCheckpoints runs one conversation of up to last turns through
 // Keygate, each turn a new request id carrying the client's latest
 // checkpoint, as Cursor sends follow-ups, and measures the windows ending at

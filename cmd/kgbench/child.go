@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -24,11 +25,55 @@ import (
 // printing its addresses.
 var ErrNoAddress = errors.New("keygate child printed no address")
 
-// serveKeygateFlag starts this binary as the Keygate child: the same stack
-// the in-process scenarios use, in a process of its own, so that its
-// resident memory is Keygate's alone (no fake provider, no simulated
-// clients).
-const serveKeygateFlag = "serve-keygate"
+// child is a process kgbench starts of itself: a subcommand with a flag
+// set of its own, whose one flag is the parent's address the child needs.
+type child struct {
+	name, flag, usage string
+	// serve is the child's whole life, given that address.
+	serve func(addr string) error
+}
+
+var (
+	// keygateChild is the same stack the in-process scenarios use, in a
+	// process of its own, so that its resident memory is Keygate's alone
+	// (no fake provider, no simulated clients).
+	keygateChild = child{name: "serve-keygate", flag: "provider", usage: "base URL of the parent's fake provider", serve: serveKeygate}
+	// appChild is Keygate's real composition root (appchild.go).
+	appChild = child{name: "serve-app", flag: "traces", usage: "OTLP/HTTP traces URL of the parent's collector", serve: serveApp}
+)
+
+// childNamed finds the child a subcommand names.
+func childNamed(name string) (child, bool) {
+	for _, c := range []child{keygateChild, appChild} {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return child{}, false
+}
+
+// main parses the child's flags and serves.
+func (c child) main(args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("kgbench "+c.name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String(c.flag, "", c.usage)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	if *addr == "" || fs.NArg() > 0 {
+		return fmt.Errorf("%w: kgbench %s -%s ADDRESS", ErrUsage, c.name, c.flag)
+	}
+	if err := c.serve(*addr); err != nil {
+		return fmt.Errorf("%s: %w", c.name, err)
+	}
+	return nil
+}
+
+// args is the command line that starts the child with addr.
+func (c child) args(addr string) []string { return []string{c.name, "-" + c.flag, addr} }
 
 // serveKeygate is the child's whole life: build the stack against the
 // parent's fake provider, print the Cursor routes' address and the control
@@ -95,7 +140,7 @@ type ownProcess struct {
 // startOwnProcess starts this binary in child mode against providerURL. The
 // child inherits the environment (GOGC, GOMAXPROCS) and the priority.
 func startOwnProcess(providerURL string) (*ownProcess, error) {
-	return startChild(nil, "-"+serveKeygateFlag, providerURL)
+	return startChild(nil, keygateChild.args(providerURL)...)
 }
 
 // startChild starts this binary with args and env added to this process's

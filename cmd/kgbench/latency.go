@@ -44,12 +44,54 @@ type latencyRow struct {
 	Errors, DirectErrors int
 }
 
-func (r latencyRow) addedP50() time.Duration     { return r.Keygate.p50() - r.Direct.p50() }
-func (r latencyRow) ownP50() time.Duration       { return r.Keygate.p50() - r.Relay.p50() }
-func (r latencyRow) ownP99() time.Duration       { return r.Keygate.p99() - r.Relay.p99() }
-func (r latencyRow) addedP99() time.Duration     { return r.Keygate.p99() - r.Direct.p99() }
-func (r latencyRow) addedTTFTP50() time.Duration { return r.KeygateT.p50() - r.DirectT.p50() }
-func (r latencyRow) addedTTFTP99() time.Duration { return r.KeygateT.p99() - r.DirectT.p99() }
+func (r latencyRow) AddedP50() time.Duration     { return r.Keygate.P50() - r.Direct.P50() }
+func (r latencyRow) OwnP50() time.Duration       { return r.Keygate.P50() - r.Relay.P50() }
+func (r latencyRow) OwnP99() time.Duration       { return r.Keygate.P99() - r.Relay.P99() }
+func (r latencyRow) AddedP99() time.Duration     { return r.Keygate.P99() - r.Direct.P99() }
+func (r latencyRow) AddedTTFTP50() time.Duration { return r.KeygateT.P50() - r.DirectT.P50() }
+func (r latencyRow) AddedTTFTP99() time.Duration { return r.KeygateT.P99() - r.DirectT.P99() }
+
+// AllErrors are the failed turns of the row's Keygate path and baseline.
+func (r latencyRow) AllErrors() int { return r.Errors + r.DirectErrors }
+
+// latencyResult is scenario 1: every protocol on both paths.
+type latencyResult struct {
+	Settings latencySettings
+	Rows     []latencyRow
+}
+
+func runLatency(ctx context.Context, r *rig) (*latencyResult, error) {
+	set := latencySettings{Turns: 40, Warmup: 5, Tokens: 100, Interval: 2 * time.Millisecond}
+	if r.quick {
+		set.Turns = 5
+	}
+	rows, err := measureLatency(ctx, r.stack, r.prov, r.relay, r.clk, set)
+	return &latencyResult{Settings: set, Rows: rows}, err
+}
+
+// targetAddedTTFT is the goal for the added time to first token.
+const targetAddedTTFT = 2 * time.Millisecond
+
+// ttftJudgement is the TTFT target: its limit and the protocol whose
+// added TTFT is the largest on the plain path.
+type ttftJudgement struct {
+	Limit time.Duration
+	Worst latencyRow
+}
+
+func judgeLatency(res, _ *latencyResult) []target {
+	t := target{Row: "latency ttft", Why: "latency ttft"}
+	j := ttftJudgement{Limit: targetAddedTTFT}
+	if res != nil {
+		for _, l := range res.Rows {
+			if l.Path == pathPlain && (!t.Judged || l.AddedTTFTP50() > j.Worst.AddedTTFTP50()) {
+				j.Worst, t.Judged = l, true
+			}
+		}
+	}
+	t.Met, t.Data = t.Judged && j.Worst.AddedTTFTP50() <= j.Limit, j
+	return []target{t}
+}
 
 // measureLatency runs scenario 1 for every protocol, with and without the
 // proxy. Each turn is a fresh conversation.

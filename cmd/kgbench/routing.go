@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"sync"
 	"time"
 
@@ -47,12 +48,30 @@ type routingReport struct {
 	// an alias with stickiness, and sent to the two targets in turn.
 	Sticky, Alternating cacheRate
 	Errors              int
+	// MessageTokens is what each message counts at the deployments.
+	MessageTokens int
+}
+
+func runRouting(ctx context.Context, r *rig) (*routingReport, error) {
+	settings := routingSettings{Failovers: 40, Turns: 20}
+	if r.quick {
+		settings.Failovers = 10
+	}
+	sub, err := os.MkdirTemp(r.dir, "routing-")
+	if err != nil {
+		return nil, err
+	}
+	out, err := measureRouting(ctx, sub, settings)
+	return &out, err
 }
 
 // cacheRate sums a conversation's usage.
 type cacheRate struct{ Read, Input int64 }
 
-func (c cacheRate) rate() float64 {
+// Percent is the cache hit rate in percent.
+func (c cacheRate) Percent() float64 { return 100 * c.Rate() }
+
+func (c cacheRate) Rate() float64 {
 	if c.Read+c.Input == 0 {
 		return 0
 	}
@@ -108,7 +127,7 @@ func (d *deployment) serve(w http.ResponseWriter, r *http.Request) {
 // to the first token, and the cache hit rate of a conversation kept on
 // its target against one sent to both in turn.
 func measureRouting(ctx context.Context, dir string, s routingSettings) (routingReport, error) {
-	out := routingReport{Settings: s}
+	out := routingReport{Settings: s, MessageTokens: msgTokens}
 	db, err := sqlite.Open(ctx, dir, zap.NewNop())
 	if err != nil {
 		return out, fmt.Errorf("open sqlite: %w", err)

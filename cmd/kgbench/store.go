@@ -32,6 +32,37 @@ type storeRow struct {
 	Err                string
 }
 
+// storeResult is scenario 4.
+type storeResult struct{ Rows []storeRow }
+
+func runStore(ctx context.Context, _ *rig) (*storeResult, error) {
+	return &storeResult{Rows: measureStores(ctx)}, nil
+}
+
+// storeLine is a row with its p50 over SQLite's for the same operation in
+// this run (0 for SQLite's own rows, or without one).
+type storeLine struct {
+	R     storeRow
+	Ratio float64
+}
+
+func (s storeResult) Lines() []storeLine {
+	base := map[string]storeRow{}
+	for _, r := range s.Rows {
+		if r.Engine == "SQLite" {
+			base[r.Op] = r
+		}
+	}
+	out := make([]storeLine, len(s.Rows))
+	for i, r := range s.Rows {
+		out[i].R = r
+		if b, ok := base[r.Op]; ok && r.Engine != "SQLite" && b.Calls.P50() > 0 {
+			out[i].Ratio = float64(r.Calls.P50()) / float64(b.Calls.P50())
+		}
+	}
+	return out
+}
+
 // measureStores times append and tool-result commit on a fresh SQLite
 // store and, when one can be found or started, a fresh PostgreSQL database.
 func measureStores(ctx context.Context) []storeRow {

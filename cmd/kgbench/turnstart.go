@@ -50,9 +50,13 @@ type turnStartLevel struct {
 	CPU time.Duration
 }
 
-func (l turnStartLevel) addedTTFT(q float64) time.Duration { return l.TTFT.q(q) - l.DirectTTFT.q(q) }
-func (l turnStartLevel) addedToken(q float64) time.Duration {
-	return l.Transit.q(q) - l.DirectTransit.q(q)
+func (l turnStartLevel) AddedTTFT(q float64) time.Duration { return l.TTFT.Q(q) - l.DirectTTFT.Q(q) }
+
+// AllErrors are the level's failed turns, Keygate's and the baseline's.
+func (l turnStartLevel) AllErrors() int { return l.Errors + l.DirectErrors }
+
+func (l turnStartLevel) AddedToken(q float64) time.Duration {
+	return l.Transit.Q(q) - l.DirectTransit.Q(q)
 }
 
 // phaseNames are the parts of the time from the client's run request to
@@ -96,6 +100,96 @@ type turnStartReport struct {
 	// PeakBeforeFlood its high-water mark from its start to the flood.
 	IdleRSS, PeakBeforeFlood int64
 	Other                    float64
+}
+
+func runTurnStart(ctx context.Context, r *rig) (*turnStartReport, error) {
+	set := turnStartSettings{Levels: []int{1, 16, targetTogether}, Rounds: []int{4, 2, 1}, Tokens: 2000, Interval: 5 * time.Millisecond,
+		FirstDelay: 300 * time.Millisecond, History: 1000, Flood: targetTogether}
+	if r.quick {
+		set.Rounds, set.Tokens, set.History = []int{2, 1, 1}, 400, 100
+	}
+	ts, err := measureTurnStart(ctx, r.prov, r.clk, set)
+	return &ts, err
+}
+
+// Level is the level where n turns start together, nil when none did.
+func (ts *turnStartReport) Level(n int) *turnStartLevel {
+	if ts == nil {
+		return nil
+	}
+	return find(ts.Levels, func(l turnStartLevel) bool { return l.N == n })
+}
+
+// Largest is the index in phaseNames of the part of request → provider
+// that weighs most at p50.
+func (l turnStartLevel) Largest() int {
+	best := 0
+	for i := range phaseNames {
+		if l.Phases[i].P50() > l.Phases[best].P50() {
+			best = i
+		}
+	}
+	return best
+}
+
+// Issue 20's goals.
+const (
+	targetTogether         = 64
+	goalTTFTOne            = 2 * time.Millisecond
+	goalTTFTManyP50        = 10 * time.Millisecond
+	goalTTFTManyP99        = 30 * time.Millisecond
+	goalTokenP99Many       = time.Millisecond
+	goalTokenOneX          = 3.0
+	goalPeakRSS      int64 = 80 << 20
+)
+
+// turnStartJudgement is what the targets of section 6 read: the goals,
+// this run's result and a previous run's (-baseline), each nil when
+// absent, with the levels of one turn and of many.
+type turnStartJudgement struct {
+	TTFTOne, TTFTManyP50, TTFTManyP99, TokenP99Many time.Duration
+	TokenOneX                                       float64
+	PeakRSS                                         int64
+	Many                                            int
+	TS, Base                                        *turnStartReport
+	One, Together                                   *turnStartLevel
+}
+
+// OkMany and OkOne judge the per-token target's two halves.
+func (j turnStartJudgement) OkMany() bool { return j.Together.AddedToken(0.99) <= j.TokenP99Many }
+func (j turnStartJudgement) OkOne() bool {
+	return float64(j.One.AddedToken(0.5)) <= j.TokenOneX*float64(j.One.DirectTransit.P50())
+}
+
+// FloodPerTurn is the flood's resident memory per turn above the settled
+// heap before it.
+func (j turnStartJudgement) FloodPerTurn() float64 {
+	return float64(j.TS.Flood.PeakRSS-j.TS.Flood.RSSBefore) / float64(max(j.TS.Flood.N, 1))
+}
+
+// judgeTurnStart judges issue 20's goals on section 6; no regression is
+// judged only against a previous run.
+func judgeTurnStart(ts, base *turnStartReport) []target {
+	j := turnStartJudgement{TTFTOne: goalTTFTOne, TTFTManyP50: goalTTFTManyP50, TTFTManyP99: goalTTFTManyP99, TokenP99Many: goalTokenP99Many,
+		TokenOneX: goalTokenOneX, PeakRSS: goalPeakRSS, Many: targetTogether, TS: ts, One: ts.Level(1), Together: ts.Level(targetTogether)}
+	if ts != nil && base != nil && base.Flood.N > 0 {
+		j.Base = base
+	}
+	one := target{Row: "turnstart one", Data: j, Judged: j.One != nil}
+	one.Met = one.Judged && j.One.AddedTTFT(0.5) <= j.TTFTOne
+	many := target{Row: "turnstart many", Data: j, Judged: j.Together != nil}
+	many.Met = many.Judged && j.Together.AddedTTFT(0.5) <= j.TTFTManyP50 && j.Together.AddedTTFT(0.99) <= j.TTFTManyP99
+	token := target{Row: "turnstart token", Data: j, Judged: j.One != nil && j.Together != nil}
+	token.Met = token.Judged && j.OkMany() && j.OkOne()
+	flooded := ts != nil && ts.Flood.N > 0
+	rss := target{Row: "turnstart rss", Data: j, Judged: flooded}
+	rss.Met = flooded && ts.Flood.PeakRSS <= j.PeakRSS
+	regress := target{Row: "turnstart regression", Data: j, Judged: flooded && j.Base != nil}
+	if flooded && j.Base == nil {
+		regress.Unjudged = "no baseline"
+	}
+	regress.Met = regress.Judged && ts.Flood.TokensPerSec >= j.Base.Flood.TokensPerSec && ts.Flood.CPUPer1k <= j.Base.Flood.CPUPer1k && ts.Flood.Errors == 0
+	return []target{one, many, token, rss, regress}
 }
 
 // measureTurnStart runs scenario 6 against Keygate in its own process.
