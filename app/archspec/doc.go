@@ -10,7 +10,9 @@
 //   - a package doc states in prose what its package imports, or its
 //     checked Imports sentence differs from the imports (docimports_test.go
 //     defines that sentence);
-//   - the keygate binary links a test support package (binary_test.go).
+//   - the keygate binary links a test support package (binary_test.go);
+//   - a zap field's key is not snake_case, or spells an id other than
+//     <name>_id (logkeys_test.go).
 //
 // They also read the repository's own text files and fail when a comment, a
 // spec name or a doc cites a document that is not in the repository, or a
