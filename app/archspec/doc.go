@@ -3,8 +3,9 @@
 //
 //   - an import crosses the hexagon the wrong way (rules_test.go);
 //   - one adapter imports another along an edge the allow-list lacks, the
-//     allow-list names an edge the code no longer has, or docs/architecture.md's
-//     table of those edges differs from it (adapters_test.go);
+//     allow-list names an edge the code no longer has, or the table of
+//     those edges in docs/architecture.md differs from it
+//     (adapters_test.go);
 //   - code in app/ or adapters/ outside the protocol packages names a
 //     provider protocol kind (protocols_test.go);
 //   - a package doc states in prose what its package imports, or its

@@ -2,7 +2,7 @@
 // suite, headed by its package folder and suite name, with each Describe,
 // Context and DescribeTable a branch and each It or Entry a leaf, in the
 // order they are written in the source. `task specs` runs every suite with
-// --dry-run (nothing executes) and pipes the report here, so the tree is the
+// --dry-run (nothing executes) and hands the report here, so the tree is the
 // living documentation of Keygate's invariants.
 //
 // Usage:
