@@ -4,9 +4,10 @@
 //
 // Place in the hexagon: the outer ring of the application layer. It is the
 // only package allowed to import adapters. Use cases live in subpackages
-// (app/run, app/control, ...), which import only domain and ports. wire is
-// unmaintained upstream, so it is confined here: wire_gen.go is plain Go and
-// could be maintained by hand if the tool ever had to go.
+// (app/run, app/control, ...), which never import an adapter or generated
+// code (app/archspec holds the rule; each states its imports in its doc.go).
+// wire is unmaintained upstream, so it is confined here: wire_gen.go is
+// plain Go and could be maintained by hand if the tool ever had to go.
 //
 // The root only wires: a provider picks the adapters and use cases for a
 // setting and hands each its dependencies. Policy (which turns hold a run

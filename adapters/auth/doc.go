@@ -16,10 +16,12 @@
 // proxy, provider calls) never reaches the console with the trust of the
 // address it leaves from.
 //
-// Place in the hexagon: inbound adapter. It imports domain (access,
-// identity) and ports (SecretBox seals the session cookies); the
-// composition root hands [Gate.Guard] to adapters/control as its Guard and
-// mounts [Gate.Routes].
+// Place in the hexagon: inbound adapter. Imports: the standard library,
+// domain/access, domain/audit, domain/identity, domain/token, ports
+// (SecretBox seals the session cookies), go.uber.org/zap,
+// github.com/coreos/go-oidc/v3/oidc and golang.org/x/oauth2 (OpenID
+// Connect); the composition root hands [Gate.Guard] to adapters/control as
+// its Guard and mounts [Gate.Routes].
 //
 // Libraries: the OIDC protocol is github.com/coreos/go-oidc (discovery, ID
 // token verification against the provider's JWKS) and golang.org/x/oauth2

@@ -33,11 +33,12 @@
 // responses are not, because RunSSE streams for as long as a turn runs.
 // Refusals (400, 403, 407, 429, 503) close the connection.
 //
-// Place in the hexagon: an inbound adapter in front of adapters/cursor. It
-// depends on ports (ProxyAuthenticator), domain/identity,
-// domain/destination, adapters/ca for certificates and adapters/upstream
-// for the original-URL header; the composition root gives it the handlers
-// it routes to and the dialer it tunnels with.
+// Place in the hexagon: an inbound adapter in front of adapters/cursor.
+// Imports: the standard library, ports (ProxyAuthenticator),
+// domain/identity, domain/destination, adapters/upstream (which hosts are
+// intercepted, the original-URL header) and go.uber.org/zap; the composition
+// root gives it the leaf certificates (Options.Certificate, adapters/ca's
+// Leaves), the handlers it routes to and the dialer it tunnels with.
 //
 // The standard library serves HTTP inside the intercepted connections: the
 // proxy finishes the TLS handshake itself and hands the connections to an

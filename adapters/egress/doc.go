@@ -3,10 +3,12 @@
 // pass-through, provider calls, model discovery) is dialled by a Policy,
 // which decides on the address actually being connected.
 //
-// Place in the hexagon: an outbound adapter that other adapters are given
-// by the composition root: adapters/upstream dials through it, and the
-// provider and discovery clients use its HTTP client. It depends on
-// domain/destination for the allow-list grammar.
+// Place in the hexagon: an outbound adapter that other adapters are given by
+// the composition root: adapters/upstream dials through it, and the provider
+// and discovery clients use its HTTP client. Imports: the standard library,
+// domain/destination (the allow-list grammar), ports, code.dny.dev/ssrf (the
+// address ranges), golang.org/x/net/http/httpproxy and
+// golang.org/x/net/idna.
 //
 // What it refuses. The decision is made in net.Dialer.Control, on the IP
 // and port the socket is about to connect to, after name resolution, so a

@@ -4,7 +4,9 @@
 // Completions, Responses; adapters/provider/anthropic: Messages), which the
 // client, model discovery, request-URL derivation (ports.ProviderProtocols)
 // and the control API read. Outside the protocol packages no production code
-// switches on a protocol kind.
+// switches on a protocol kind or names one (app/archspec walks app/ and
+// adapters/ for it): what others need to know of a protocol is a field of
+// protocol.Protocol, such as its Vendor.
 //
 // Place in the hexagon: adapter (driven side). It owns what the protocols
 // share: one HTTP attempt per call (retries belong to the run engine), custom

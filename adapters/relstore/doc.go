@@ -3,9 +3,9 @@
 // top of a small row-level interface ([Tx]) that each SQL adapter provides
 // with its own sqlc-generated queries.
 //
-// Place in the hexagon: adapters. It imports ports and domain only; it never
-// sees a driver or a generated row. adapters/sqlite and adapters/postgres
-// implement [Engine] and [Tx] and hand them to [New].
+// Place in the hexagon: adapters. Imports: the standard library, domain and
+// ports; it never sees a driver or a generated row. adapters/sqlite and
+// adapters/postgres implement [Engine] and [Tx] and hand them to [New].
 //
 // Why a shared package instead of two full adapters: the rules of a write
 // (what to lock, which facts to gather for conversation.Plan.Decide, what to

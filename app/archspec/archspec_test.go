@@ -11,13 +11,17 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
 
-// loadGraph lists every package of the module with its non-test imports.
-func loadGraph() ([]pkg, error) {
+// loadGraph lists every package of the module with its non-test imports,
+// once per run of the suite.
+var loadGraph = sync.OnceValues(listGraph)
+
+func listGraph() ([]pkg, error) {
 	_, here, _, _ := runtime.Caller(0)
 	root := filepath.Join(filepath.Dir(here), "..", "..")
 	if err := touchSources(root); err != nil {

@@ -83,33 +83,66 @@ func namedKinds(src []byte, kinds []string) ([]string, error) {
 	return out, nil
 }
 
-var _ = Describe("Provider protocols in the application", func() {
+// protocolPackages are the packages that register a protocol: those
+// adapters/provider/builtin.go imports. Each knows its own kind.
+func protocolPackages(root string) ([]string, error) {
+	f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(root, "adapters", "provider", "builtin.go"), nil, parser.ImportsOnly)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, imp := range f.Imports {
+		p, _ := strconv.Unquote(imp.Path.Value)
+		if rel, ok := strings.CutPrefix(p, module+"/"); ok {
+			out = append(out, rel)
+		}
+	}
+	return out, nil
+}
+
+// kindTestSupport are test support packages that script the same
+// conversation on every protocol for specs; production code never imports
+// them.
+var kindTestSupport = []string{"adapters/provider/providertest"}
+
+var _ = Describe("Provider protocols outside their own packages", func() {
 	_, here, _, _ := runtime.Caller(0)
 	root := filepath.Join(filepath.Dir(here), "..", "..")
 
-	It("are never named by a use case: app/ below the composition root asks ports.ProviderProtocols", func() {
+	It("are never named by a use case or an adapter: app/ below the composition root asks ports.ProviderProtocols, adapters ask the protocol value", func() {
 		kinds, err := kindConstants(root)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(kinds).To(ContainElement("ProviderAnthropic"), "the domain's kind constants were found")
-		var found []string
-		err = filepath.WalkDir(filepath.Join(root, "app"), func(path string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") ||
-				filepath.Dir(path) == filepath.Join(root, "app") {
-				return err
-			}
-			src, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			names, err := namedKinds(src, kinds)
-			for _, n := range names {
-				rel, _ := filepath.Rel(root, path)
-				found = append(found, rel+": "+n)
-			}
-			return err
-		})
+		own, err := protocolPackages(root)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(found).To(BeEmpty())
+		Expect(own).To(ContainElements("adapters/provider/openai", "adapters/provider/anthropic"), "builtin.go's protocol packages were found")
+		skip := append(own, kindTestSupport...)
+		var found, walked []string
+		for _, top := range []string{"app", "adapters"} {
+			err = filepath.WalkDir(filepath.Join(root, top), func(path string, d fs.DirEntry, err error) error {
+				if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") ||
+					filepath.Dir(path) == filepath.Join(root, "app") {
+					return err
+				}
+				rel, _ := filepath.Rel(root, path)
+				if slices.Contains(skip, filepath.ToSlash(filepath.Dir(rel))) {
+					return nil
+				}
+				walked = append(walked, filepath.ToSlash(rel))
+				src, err := os.ReadFile(path)
+				if err != nil {
+					return err
+				}
+				names, err := namedKinds(src, kinds)
+				for _, n := range names {
+					found = append(found, rel+": "+n)
+				}
+				return err
+			})
+			Expect(err).NotTo(HaveOccurred())
+		}
+		Expect(walked).To(ContainElements("app/run/engine.go", "adapters/cursor/picker/picker.go"), "the walk saw app/ and adapters/")
+		Expect(found).To(BeEmpty(), "let the protocol (adapters/provider/protocol.Protocol) say what the code needs to know about it")
 	})
 
 	DescribeTable("the check",

@@ -8,6 +8,7 @@
 // are the stores of the Cursor path, each kept to the caller) and per-user
 // budgets (HoldTurn holds a run slot for each top-level Cursor turn).
 //
-// Place in the hexagon: app. It imports only domain and ports; the
-// composition root hands it the stores and the secret box.
+// Place in the hexagon: app. Imports: the standard library, domain, ports
+// and go.uber.org/zap (the injected logger); the composition root hands it
+// the stores and the secret box.
 package company

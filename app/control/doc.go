@@ -15,8 +15,8 @@
 // invalid one is an *InvalidError naming the API's field; nothing is
 // stored half.
 //
-// Place in the hexagon: application. It imports domain, ports and the HTTP
-// header grammar of golang.org/x/net/http/httpguts only; the
+// Place in the hexagon: application. Imports: the standard library, domain,
+// ports and golang.org/x/net/http/httpguts (the HTTP header grammar); the
 // Connect handlers in adapters/control translate its values to the API.
 //
 // Dashboard aggregates are computed here over the listed call records rather

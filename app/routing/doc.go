@@ -10,7 +10,8 @@
 // disabled. The engine's own retries stay the engine's: a call the router
 // could not serve fails as the last attempt failed.
 //
-// Place in the hexagon: app. It imports only domain and ports; the
-// composition root hands it the provider client, the stores and the
-// configuration (app/control.Models implements Catalog).
+// Place in the hexagon: app. Imports: the standard library, domain, ports
+// and go.uber.org/zap (the injected logger); the composition root hands it
+// the provider client, the stores and the configuration (app/control.Models
+// implements Catalog).
 package routing

@@ -5,13 +5,13 @@
 // down in docs/engine.md; the main sequence is docs/engine.md, "The main
 // sequence".
 //
-// Place in the hexagon: app. It imports only domain and ports; every rule
-// it applies lives in the domain (event grammar, argument parsing and retry
-// classification in domain/modelcycle, rounds in domain/toolround,
-// projection in domain/projection, compaction layout and budget in
-// domain/compaction, ids in domain/conversation). The engine sequences
-// them, owns the timing (ports.Clock) and talks to stores and the provider
-// through ports.
+// Place in the hexagon: app. Imports: the standard library, domain, ports
+// and go.uber.org/zap (the injected logger); every rule it applies lives in
+// the domain (event grammar, argument parsing and retry classification in
+// domain/modelcycle, rounds in domain/toolround, projection in
+// domain/projection, compaction layout and budget in domain/compaction, ids
+// in domain/conversation). The engine sequences them, owns the timing
+// (ports.Clock) and talks to stores and the provider through ports.
 //
 // # Using it
 //

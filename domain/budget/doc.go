@@ -2,8 +2,8 @@
 // tokens per day, cost per month, concurrent runs — and the rules that
 // check them before a provider call and price a call afterwards.
 //
-// Place in the hexagon: domain. It imports only the standard library and
-// domain/llm. Counting windows are calendar periods in UTC (a day, a
-// month), named by keys the stores use as counter ids, so every replica
-// adds to the same counter.
+// Place in the hexagon: domain. Imports: the standard library and
+// domain/llm. Counting windows are calendar periods in UTC (a day, a month),
+// named by keys the stores use as counter ids, so every replica adds to the
+// same counter.
 package budget

@@ -3,10 +3,10 @@
 // the attempt went (status, finish, HTTP status, error class), when each
 // milestone happened, and the authoritative usage the provider reported.
 //
-// Place in the hexagon: domain. It imports only the standard library and
-// [keygate/domain/llm]; it does no I/O. Provider adapters fill a [Record] as an
-// attempt progresses and hand it to the call-recorder port; stores persist it
-// and the console reads it back. The rules that keep a record consistent
-// (finish only from running, milestones measured from the request start) live
-// here so every store applies the same ones.
+// Place in the hexagon: domain. Imports: the standard library and
+// domain/llm. It does no I/O. Provider adapters fill a [Record] as an
+// attempt progresses and hand it to the call-recorder port; stores persist
+// it and the console reads it back. The rules that keep a record consistent
+// (finish only from running, milestones measured from the request start)
+// live here so every store applies the same ones.
 package callrecord

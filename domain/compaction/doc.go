@@ -6,7 +6,7 @@
 // request context and the current turn verbatim, so the new prefix is
 // stable from the first call after it.
 //
-// Place in the hexagon: domain. It imports only the standard library and
-// other domain packages, does no I/O, keeps no clock and carries no struct
-// tags. The run engine makes the summary call and applies the results.
+// Place in the hexagon: domain. Imports: the standard library and domain. It
+// does no I/O, keeps no clock and carries no struct tags. The run engine
+// makes the summary call and applies the results.
 package compaction

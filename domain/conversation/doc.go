@@ -3,9 +3,9 @@
 // (immutable message lists chained by parent) with the append, branch and
 // replace rules every store must follow.
 //
-// Place in the hexagon: domain. It imports only the standard library and
-// domain/llm, does no I/O and carries no struct tags. Stores persist exactly
-// the values defined here: a message as its canonical encoding
+// Place in the hexagon: domain. Imports: the standard library and
+// domain/llm. It does no I/O and carries no struct tags. Stores persist
+// exactly the values defined here: a message as its canonical encoding
 // ([Message.Encode]) and a checkpoint as its header plus the ids it appends
 // ([Checkpoint.Delta]). A store asks this package what a write means
 // ([Change.Plan], [Plan.Decide]) and executes the decision in one

@@ -12,7 +12,7 @@
 //     ([Allowlist.Allows]). Which addresses such a name may resolve to is
 //     still the outbound policy's decision, made after resolution.
 //
-// Place in the hexagon: domain. It imports only the standard library, so
-// that app/config validates both lists with the very parser the proxy and
-// the outbound policy match with.
+// Place in the hexagon: domain. Imports: the standard library; so app/config
+// validates both lists with the very parser the proxy and the outbound
+// policy match with.
 package destination

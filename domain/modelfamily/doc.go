@@ -6,7 +6,7 @@
 // entry names its source; an unknown model gets nothing, and Keygate then
 // relies on what the administrator configured.
 //
-// Place in the hexagon: domain. It imports only the standard library.
-// The Cursor adapter advertises the picker parameters a family allows and
-// compiles the chosen ones into the run's model settings.
+// Place in the hexagon: domain. Imports: the standard library. The Cursor
+// adapter advertises the picker parameters a family allows and compiles the
+// chosen ones into the run's model settings.
 package modelfamily

@@ -7,9 +7,8 @@
 // shapes what IsStablePrefix reports on the requests, so the console can
 // locate a cache break without keeping what was said.
 //
-// Place in the hexagon: domain. It imports only the standard library and
-// other domain packages, does no I/O and carries no struct tags. The
-// comparison is hand-written rather than a generic deep-equal so the report
-// can name the first differing field, and so ids, which never reach a
-// provider, are ignored.
+// Place in the hexagon: domain. Imports: the standard library and domain. It
+// does no I/O and carries no struct tags. The comparison is hand-written
+// rather than a generic deep-equal so the report can name the first
+// differing field, and so ids, which never reach a provider, are ignored.
 package prefix

@@ -5,8 +5,8 @@
 // checkpoint always projects to the same request and provider prompt caches
 // keep hitting.
 //
-// Place in the hexagon: domain. It imports only the standard library and
-// other domain packages, does no I/O and carries no struct tags. Hydrating
-// tool-result images from the blob store happens after projection, in the
-// application, on the provider view only.
+// Place in the hexagon: domain. Imports: the standard library and domain. It
+// does no I/O and carries no struct tags. Hydrating tool-result images from
+// the blob store happens after projection, in the application, on the
+// provider view only.
 package projection

@@ -16,6 +16,6 @@
 //   - a retried event reuses what it stored before, so retries neither
 //     duplicate nor conflict.
 //
-// Place in the hexagon: domain. It imports only the standard library and
-// other domain packages, does no I/O and carries no struct tags.
+// Place in the hexagon: domain. Imports: the standard library and domain. It
+// does no I/O and carries no struct tags.
 package turn

@@ -7,6 +7,6 @@
 // tool-result commits, verified blobs, cancelled contexts writing nothing,
 // and data surviving a reopen.
 //
-// Place in the hexagon: ports. It imports ports, domain, the standard library
-// and ginkgo/gomega, never an adapter.
+// Place in the hexagon: ports. Imports: the standard library, domain, ports,
+// github.com/onsi/ginkgo/v2 and github.com/onsi/gomega; never an adapter.
 package porttest

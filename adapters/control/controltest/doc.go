@@ -4,6 +4,6 @@
 // console's browser test server. They pass the console contract suite
 // (porttest.DescribeConsoleStores) but keep nothing across restarts.
 //
-// Place in the hexagon: test support for adapters/control; it imports only
-// domain and ports.
+// Place in the hexagon: test support for adapters/control; Imports: the
+// standard library, domain and ports.
 package controltest

@@ -9,6 +9,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"keygate/adapters/provider"
 	"keygate/domain/llm"
 	"keygate/domain/modelfamily"
 	agentv1 "keygate/gen/cursor/agent/v1"
@@ -54,7 +55,8 @@ type Options struct {
 func For(cfg ports.ModelConfig) Options {
 	o := Options{Kind: cfg.ProviderKind, DefaultEffort: cfg.ReasoningEffort, Window: cfg.ContextWindowTokens}
 	fam, known := modelfamily.Lookup(cfg.ModelID)
-	vendorAPI := known && vendorOf(cfg.ProviderKind) == fam.Vendor
+	vendor, vendorHost := vendorOf(cfg.ProviderKind)
+	vendorAPI := known && vendor == fam.Vendor
 	switch {
 	case known && len(fam.Efforts) > 0 && (vendorAPI || fam.Vendor == ""):
 		o.Efforts = slices.Clone(fam.Efforts)
@@ -72,7 +74,7 @@ func For(cfg ports.ModelConfig) Options {
 	if o.DefaultEffort == "" {
 		o.DefaultEffort = ProviderDefault
 	}
-	o.Fast = known && fam.Fast && vendorAPI && ownAPI(cfg.ProviderKind, cfg.BaseURL)
+	o.Fast = known && fam.Fast && vendorAPI && ownAPI(vendorHost, cfg.BaseURL)
 	if known {
 		if o.Window <= 0 {
 			o.Window = fam.Window
@@ -84,32 +86,22 @@ func For(cfg ports.ModelConfig) Options {
 	return o
 }
 
-// vendorOf is the vendor whose API a protocol speaks.
-func vendorOf(k llm.ProviderKind) string {
-	switch k {
-	case llm.ProviderOpenAIChat, llm.ProviderOpenAIResponses:
-		return modelfamily.VendorOpenAI
-	case llm.ProviderAnthropic:
-		return modelfamily.VendorAnthropic
+// vendorOf is the vendor whose API a protocol speaks and that API's host,
+// as the protocol declares them; empty for an unknown kind.
+func vendorOf(k llm.ProviderKind) (vendor, host string) {
+	p, err := provider.Builtin().Lookup(k)
+	if err != nil {
+		return "", ""
 	}
-	return ""
+	return p.Vendor, p.VendorHost
 }
 
-// ownAPI reports whether base is the vendor's own API, the only place its
-// fast tier is documented (a gateway may refuse or ignore the field).
-func ownAPI(k llm.ProviderKind, base string) bool {
+// ownAPI reports whether base is the vendor's own API at vendorHost, the
+// only place its fast tier is documented (a gateway may refuse or ignore
+// the field).
+func ownAPI(vendorHost, base string) bool {
 	u, err := url.Parse(base)
-	if err != nil {
-		return false
-	}
-	host := strings.ToLower(u.Hostname())
-	switch vendorOf(k) {
-	case modelfamily.VendorOpenAI:
-		return host == "api.openai.com"
-	case modelfamily.VendorAnthropic:
-		return host == "api.anthropic.com"
-	}
-	return false
+	return err == nil && vendorHost != "" && strings.EqualFold(u.Hostname(), vendorHost)
 }
 
 // Choice is what the client chose, applied to the model's settings.
@@ -155,6 +147,11 @@ func (o Options) Choose(rm *agentv1.RequestedModel) Choice {
 	return c
 }
 
+func (o Options) vendor() string {
+	v, _ := vendorOf(o.Kind)
+	return v
+}
+
 // Reasoning is the request's reasoning settings for effort: none asks an
 // OpenAI model not to reason (its own effort level) and any other
 // protocol for no thinking at all.
@@ -162,7 +159,7 @@ func (o Options) Reasoning(effort string) llm.Reasoning {
 	switch {
 	case effort == "":
 		return llm.Reasoning{}
-	case effort == "none" && vendorOf(o.Kind) == modelfamily.VendorOpenAI:
+	case effort == "none" && o.vendor() == modelfamily.VendorOpenAI:
 		return llm.Reasoning{Effort: "none"}
 	case effort == "none":
 		return llm.Reasoning{}

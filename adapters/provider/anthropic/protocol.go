@@ -9,6 +9,7 @@ import (
 	"keygate/adapters/provider/compat"
 	"keygate/adapters/provider/protocol"
 	"keygate/domain/llm"
+	"keygate/domain/modelfamily"
 )
 
 // APIVersion is the anthropic-version header sent with every request, calls
@@ -31,6 +32,7 @@ func Messages() protocol.Protocol {
 		NewDecoder: func() protocol.Decoder { return &Decoder{} },
 		Models: protocol.Models{Label: label, List: listModels,
 			Auth: func(h http.Header, apiKey string, _ *url.URL) { setAuth(h, apiKey) }},
+		Vendor: modelfamily.VendorAnthropic, VendorHost: "api.anthropic.com",
 	}
 }
 

@@ -10,7 +10,11 @@ import (
 	"keygate/adapters/provider/compat"
 	"keygate/adapters/provider/protocol"
 	"keygate/domain/llm"
+	"keygate/domain/modelfamily"
 )
+
+// apiHost is the host of OpenAI's own API.
+const apiHost = "api.openai.com"
 
 // Chat is the OpenAI Chat Completions protocol, the one most compatible
 // servers speak.
@@ -27,6 +31,7 @@ func Chat() protocol.Protocol {
 		},
 		NewDecoder: func() protocol.Decoder { return &ChatDecoder{} },
 		Models:     models,
+		Vendor:     modelfamily.VendorOpenAI, VendorHost: apiHost,
 	}
 }
 
@@ -44,6 +49,7 @@ func Responses() protocol.Protocol {
 		},
 		NewDecoder: func() protocol.Decoder { return &ResponsesDecoder{} },
 		Models:     models,
+		Vendor:     modelfamily.VendorOpenAI, VendorHost: apiHost,
 	}
 }
 

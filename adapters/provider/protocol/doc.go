@@ -7,6 +7,7 @@
 // protocol package (adapters/provider/openai, adapters/provider/anthropic)
 // exports its Protocol values; adapters/provider registers them in one
 // Registry, which the provider client, model discovery and the control API
-// read. This package imports no protocol package, so that all of them can
-// import it.
+// read. Imports: the standard library, domain/llm, adapters/provider/compat,
+// adapters/provider/sse and adapters/provider/wire; no protocol package, so
+// that all of them can import it.
 package protocol

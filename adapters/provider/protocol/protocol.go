@@ -27,6 +27,13 @@ type Protocol struct {
 	// Title is the console's label for choosing the protocol ("OpenAI Chat
 	// Completions (and compatible)").
 	Title string
+	// Vendor is the vendor whose own API the protocol is (a
+	// domain/modelfamily Vendor: "openai", "anthropic") and VendorHost that
+	// API's host. The model picker offers a known family's own effort
+	// levels on its vendor's protocol, and its fast tier only at VendorHost,
+	// the one place the tier is documented. Both are empty for a protocol
+	// of no known vendor.
+	Vendor, VendorHost string
 	// URL derives the request URL from a configured base and the upstream
 	// model id. base is an http(s) URL with a host, no fragment and no
 	// trailing slash on its path; URL may set its path and query.

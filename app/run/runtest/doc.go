@@ -6,11 +6,11 @@
 // acknowledges commit barriers and answers tool rounds ([Transport]).
 //
 // Place in the hexagon: test support for app/run (a normal package so specs
-// of other packages can import it; production code never does). It imports
-// only domain, ports and app/run. The in-memory store applies exactly the
-// rules of the ports' contracts (conversation.Log for appends, ownership
-// checks, preemption, tool-round commits, blobs named by images) and runs
-// the same contract suite as the SQL stores (porttest.DescribeEngineStores
-// in contract_test.go), which is why the engine's specs run on it alone,
-// with a few smoke specs on SQLite.
+// of other packages can import it; production code never does). Imports: the
+// standard library, domain, ports and app/run. The in-memory store applies
+// exactly the rules of the ports' contracts (conversation.Log for appends,
+// ownership checks, preemption, tool-round commits, blobs named by images)
+// and runs the same contract suite as the SQL stores
+// (porttest.DescribeEngineStores in contract_test.go), which is why the
+// engine's specs run on it alone, with a few smoke specs on SQLite.
 package runtest
