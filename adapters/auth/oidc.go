@@ -106,7 +106,7 @@ func (g *Gate) callback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	setCookie(w, r, SessionCookie, v, g.cfg.SessionTTL)
-	g.log.Info("signed in", zap.String("user", p.UserID), zap.String("role", string(p.Role)))
+	g.log.Info("signed in", zap.String("user_id", p.UserID), zap.String("role", string(p.Role)))
 	http.Redirect(w, r, f.Next, http.StatusFound)
 }
 

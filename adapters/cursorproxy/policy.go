@@ -27,7 +27,7 @@ func (p *Proxy) passes(host string, port, defaultPort int) bool {
 // connection.
 func (p *Proxy) refuse(w http.ResponseWriter, r *http.Request, id identity.Identity, host string, port int) {
 	target := net.JoinHostPort(host, strconv.Itoa(port))
-	p.log.Info("proxy destination refused", zap.String("target", target), zap.String("user", id.UserID),
+	p.log.Info("proxy destination refused", zap.String("target", target), zap.String("user_id", id.UserID),
 		zap.String("method", r.Method))
 	where := "the proxy's pass-through list"
 	if p.opts.PassthroughSetting != "" {
@@ -44,7 +44,7 @@ func (p *Proxy) refuse(w http.ResponseWriter, r *http.Request, id identity.Ident
 // setting admits it: Cursor reaches its hosts over TLS on 443.
 func (p *Proxy) refuseIntercepted(w http.ResponseWriter, r *http.Request, id identity.Identity, host string, port int) {
 	target := net.JoinHostPort(host, strconv.Itoa(port))
-	p.log.Info("proxy refused a Cursor host outside HTTPS on 443", zap.String("target", target), zap.String("user", id.UserID),
+	p.log.Info("proxy refused a Cursor host outside HTTPS on 443", zap.String("target", target), zap.String("user_id", id.UserID),
 		zap.String("method", r.Method))
 	closeAfter(w)
 	http.Error(w, fmt.Sprintf("Keygate's proxy does not reach %s: it reaches Cursor's hosts by CONNECT on port 443 (HTTPS) only, "+

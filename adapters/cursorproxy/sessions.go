@@ -187,7 +187,7 @@ func (p *Proxy) refuseOverLimit(w http.ResponseWriter, id identity.Identity, err
 	if !errors.As(err, &over) {
 		over = &limitError{status: http.StatusServiceUnavailable, reason: "cannot admit the connection now"}
 	}
-	p.log.Warn("proxy connection refused over a limit", zap.String("user", id.UserID), zap.Int("status", over.status),
+	p.log.Warn("proxy connection refused over a limit", zap.String("user_id", id.UserID), zap.Int("status", over.status),
 		zap.String("reason", over.reason))
 	closeAfter(w)
 	http.Error(w, over.reason, over.status)

@@ -32,6 +32,8 @@ var adapterImports = map[adapterEdge]string{
 		"and upstream.IsCursorHost decides which hosts are intercepted",
 	{"adapters/control", "adapters/provider/discovery"}: "the console's model discovery is the provider adapter's discovery.Lister, which speaks each protocol's model listing",
 	{"adapters/provider/failure", "adapters/egress"}:    "a provider call the outbound policy refused (egress.RefusedError, RedirectError) is classified as a permanent failure, not retried",
+	{"adapters/webfetch", "adapters/egress"}:            "a failed fetch's error is shown to the member and the model through egress.Redact, which leaves out the resolver, the outbound proxy and internal addresses",
+	{"adapters/websearch", "adapters/egress"}:           "a failed search's error is shown through egress.Redact, which leaves out the search backend's and the resolver's addresses",
 	{"adapters/cursor/picker", "adapters/provider"}:     "what a model offers depends on the vendor whose API its protocol speaks, which the protocol itself declares (protocol.Protocol.Vendor)",
 	{"adapters/upstream/upstreamtest", "adapters/ca"}:   "test support: the fake Cursor service serves TLS under a throwaway CA, as the real proxy does",
 }

@@ -218,6 +218,6 @@ func (s *budgetStream) record() {
 	s.recorded = true
 	// The call's context may be cancelled by now; the usage still counts.
 	if err := s.b.Record(context.Background(), s.user, s.model, *s.usage); err != nil {
-		s.b.log.Warn("usage not counted", zap.String("user", s.user), zap.Error(err))
+		s.b.log.Warn("usage not counted", zap.String("user_id", s.user), zap.Error(err))
 	}
 }
