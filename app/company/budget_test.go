@@ -245,6 +245,27 @@ var _ = Describe("Budgets.HoldTurn", func() {
 		Expect(errors.As(err, &exceeded)).To(BeTrue(), "the orphan took the run slot")
 	})
 
+	It("bounds subagents by an explicit limit alone, leasing top-level turns without bounding them", func() {
+		db, err := sqlite.Open(ctx, GinkgoT().TempDir(), zap.NewNop())
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(db.Close)
+		st := sqlite.NewStore(db).Budgets()
+		subOnly := company.NewBudgets(st, st, runtest.NewClock(), company.BudgetPolicy{
+			Default: budget.Limits{ConcurrentSubagents: 1}}, zap.NewNop())
+		for _, id := range []string{"req-1", "req-2"} {
+			release, err := subOnly.HoldTurn(ctx, id, "")
+			Expect(err).NotTo(HaveOccurred(), "no run limit")
+			DeferCleanup(release)
+		}
+		child, err := subOnly.HoldTurn(ctx, "req-child", "req-1")
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(child)
+		_, err = subOnly.HoldTurn(ctx, "req-child-2", "req-2")
+		var exceeded *budget.ExceededError
+		Expect(errors.As(err, &exceeded)).To(BeTrue())
+		Expect(exceeded.Limit).To(Equal(budget.LimitConcurrentSubagents))
+	})
+
 	It("keeps two users' turns on the same request id apart", func() {
 		bob := identity.NewContext(context.Background(), identity.Identity{UserID: "bob"})
 		mine, err := budgets.HoldTurn(ctx, "req-same", "")
