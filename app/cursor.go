@@ -18,6 +18,7 @@ import (
 	"keygate/adapters/ca"
 	"keygate/adapters/cursor"
 	"keygate/adapters/cursor/agent"
+	"keygate/adapters/cursor/transport"
 	"keygate/adapters/cursor/unary"
 	"keygate/adapters/cursorproxy"
 	"keygate/adapters/egress"
@@ -105,6 +106,7 @@ func NewUpstream(cfg config.Config, policy *egress.Policy, logger *zap.Logger) (
 // CursorServerOptions are what the Cursor protocol adapter is built from.
 // Relay, Budgets and AgentListener may be nil.
 type CursorServerOptions struct {
+	Config        config.Config
 	Engine        *run.Engine
 	Stores        company.CursorStores
 	Models        *appcontrol.Models
@@ -141,6 +143,7 @@ func NewCursorServer(o CursorServerOptions) (*cursor.Server, func(), error) {
 		return nil, nil, fmt.Errorf("new cursor run handler: %w", err)
 	}
 	opts := cursor.Options{
+		Transport:    transport.Config{RouteWait: o.Config.OpeningWait},
 		Unary:        unary.Options{Catalog: unary.Configured(o.Models), Upstream: o.Upstream, AgentURL: o.AgentListener.URL()},
 		Upstream:     o.Upstream,
 		KeygateModel: o.Models.Serves,

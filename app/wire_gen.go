@@ -186,6 +186,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		return nil, nil, err
 	}
 	cursorServerOptions := CursorServerOptions{
+		Config:        cfg,
 		Engine:        engine,
 		Stores:        cursorStores,
 		Models:        models,

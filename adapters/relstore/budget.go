@@ -20,6 +20,8 @@ type budgetRows interface {
 	CountOtherLeases(ctx context.Context, userID, runID string, now time.Time) (int, error)
 	UpsertLease(ctx context.Context, runID, userID string, until time.Time) error
 	DeleteLease(ctx context.Context, runID string) error
+	// LeaseHeld reports whether runID's lease expires after now.
+	LeaseHeld(ctx context.Context, runID string, now time.Time) (bool, error)
 }
 
 // Budgets implements ports.UsageCounter and ports.RunLeases.
@@ -83,6 +85,20 @@ func (b Budgets) AcquireRun(ctx context.Context, userID, runID string, max int, 
 		return false, fmt.Errorf("acquire run lease %s: %w", runID, err)
 	}
 	return ok, nil
+}
+
+// HeldRun implements ports.RunLeases.
+func (b Budgets) HeldRun(ctx context.Context, runID string, now time.Time) (bool, error) {
+	held := false
+	err := b.s.engine.Read(ctx, func(tx Tx) error {
+		var err error
+		held, err = tx.LeaseHeld(ctx, runID, now.UTC())
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("read run lease %s: %w", runID, err)
+	}
+	return held, nil
 }
 
 // ReleaseRun implements ports.RunLeases.

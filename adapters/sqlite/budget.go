@@ -31,6 +31,11 @@ func (t tx) UpsertLease(ctx context.Context, runID, userID string, until time.Ti
 	return interpretError(ctx, err)
 }
 
+func (t tx) LeaseHeld(ctx context.Context, runID string, now time.Time) (bool, error) {
+	n, err := t.q.LeaseHeld(ctx, sqlitedb.LeaseHeldParams{RunID: runID, ExpiresAt: ms(now)})
+	return n > 0, interpretError(ctx, err)
+}
+
 func (t tx) DeleteLease(ctx context.Context, runID string) error {
 	return interpretError(ctx, t.q.DeleteLease(ctx, runID))
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -25,13 +24,6 @@ import (
 var logKeySynonyms = map[string]string{
 	"user": "user_id", "run": "run_id", "conversation": "conversation_id",
 	"request": "request_id", "call": "call_id", "round": "round_id",
-}
-
-// logKeysToRename are the keys written before the vocabulary was checked,
-// as "file: key". Each is removed from here when it is renamed; the spec
-// fails on one that no longer occurs.
-var logKeysToRename = []string{
-	"app/company/hold.go: run",
 }
 
 var snakeCase = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
@@ -79,24 +71,22 @@ func logKeys(src []byte) ([]string, error) {
 }
 
 // logKeyProblems checks the keys of one file.
-func logKeyProblems(rel string, keys []string) (problems, renames []string) {
+func logKeyProblems(rel string, keys []string) (problems []string) {
 	for _, k := range keys {
 		switch {
 		case !snakeCase.MatchString(k):
 			problems = append(problems, rel+": log key "+strconv.Quote(k)+" is not snake_case")
-		case logKeySynonyms[k] != "" && slices.Contains(logKeysToRename, rel+": "+k):
-			renames = append(renames, rel+": "+k)
 		case logKeySynonyms[k] != "":
 			problems = append(problems, rel+": log key "+strconv.Quote(k)+" is written "+logKeySynonyms[k])
 		}
 	}
-	return problems, renames
+	return problems
 }
 
 var _ = Describe("Log keys", func() {
 	It("are snake_case and one vocabulary: an id is always <name>_id", func() {
 		root := repoRoot()
-		var problems, renames, walked []string
+		var problems, walked []string
 		for _, top := range []string{"app", "adapters", "cmd"} {
 			err := filepath.WalkDir(filepath.Join(root, top), func(path string, d fs.DirEntry, err error) error {
 				if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
@@ -112,28 +102,20 @@ var _ = Describe("Log keys", func() {
 				if len(keys) > 0 {
 					walked = append(walked, rel)
 				}
-				p, r := logKeyProblems(rel, keys)
-				problems, renames = append(problems, p...), append(renames, r...)
+				problems = append(problems, logKeyProblems(rel, keys)...)
 				return err
 			})
 			Expect(err).NotTo(HaveOccurred())
 		}
 		Expect(walked).To(ContainElement("app/run/engine.go"), "the walk found zap fields")
 		Expect(problems).To(BeEmpty())
-		var renamed []string
-		for _, r := range logKeysToRename {
-			if !slices.Contains(renames, r) {
-				renamed = append(renamed, r)
-			}
-		}
-		Expect(renamed).To(BeEmpty(), "renamed at last: remove these from logKeysToRename")
 	})
 
 	DescribeTable("the check",
 		func(src string, want []string) {
 			keys, err := logKeys([]byte(src))
 			Expect(err).NotTo(HaveOccurred())
-			problems, _ := logKeyProblems("x.go", keys)
+			problems := logKeyProblems("x.go", keys)
 			Expect(problems).To(Equal(want))
 		},
 		Entry("accepts the vocabulary", "package x\nimport \"go.uber.org/zap\"\nvar f = []zap.Field{zap.String(\"run_id\", \"r\"), zap.Int(\"retry_in\", 1)}", nil),

@@ -134,15 +134,7 @@ func (b *Budgets) StartRun(ctx context.Context, userID, runID string) error {
 	if l.ConcurrentRuns <= 0 {
 		return nil
 	}
-	now := b.clock.Now()
-	ok, err := b.leases.AcquireRun(ctx, userID, runID, l.ConcurrentRuns, now, now.Add(b.policy.LeaseTTL))
-	if err != nil {
-		return fmt.Errorf("start run: %w", err)
-	}
-	if !ok {
-		return &budget.ExceededError{Limit: budget.LimitConcurrentRuns, Used: int64(l.ConcurrentRuns), Max: int64(l.ConcurrentRuns)}
-	}
-	return nil
+	return b.acquire(ctx, slot{scope: userID, max: l.ConcurrentRuns, limit: budget.LimitConcurrentRuns}, runID)
 }
 
 // EndRun frees runID's slot.

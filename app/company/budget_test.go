@@ -3,6 +3,7 @@ package company_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -197,13 +198,84 @@ var _ = Describe("Budgets.HoldTurn", func() {
 		release2()
 	})
 
-	It("runs a subagent's turn inside its parent's slot", func() {
+	It("gives a subagent of the caller's live turn a subagent slot, up to the subagent limit", func() {
 		release, err := budgets.HoldTurn(ctx, "req-1", "")
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(release)
-		child, err := budgets.HoldTurn(ctx, "req-child", "req-1")
+		var children []func()
+		for i := range budget.SubagentsPerRun {
+			child, err := budgets.HoldTurn(ctx, fmt.Sprint("req-child-", i), "req-1")
+			Expect(err).NotTo(HaveOccurred(), "the parent's run slot does not count against its subagents")
+			children = append(children, child)
+		}
+		_, err = budgets.HoldTurn(ctx, "req-child-x", "req-1")
+		var exceeded *budget.ExceededError
+		Expect(errors.As(err, &exceeded)).To(BeTrue())
+		Expect(exceeded.Limit).To(Equal(budget.LimitConcurrentSubagents))
+		Expect(exceeded.Max).To(BeEquivalentTo(budget.SubagentsPerRun))
+		children[0]()
+		next, err := budgets.HoldTurn(ctx, "req-child-x", "req-1")
+		Expect(err).NotTo(HaveOccurred(), "a finished subagent frees its slot")
+		next()
+	})
+
+	It("counts a turn whose parent is no live turn of the caller as a top-level turn", func() {
+		release, err := budgets.HoldTurn(ctx, "req-1", "")
 		Expect(err).NotTo(HaveOccurred())
-		child()
+		DeferCleanup(release)
+		By("a made-up parent")
+		_, err = budgets.HoldTurn(ctx, "req-forged", "req-nobody")
+		var exceeded *budget.ExceededError
+		Expect(errors.As(err, &exceeded)).To(BeTrue())
+		Expect(exceeded.Limit).To(Equal(budget.LimitConcurrentRuns))
+		By("another user's live turn as parent")
+		bob := identity.NewContext(context.Background(), identity.Identity{UserID: "bob"})
+		bobs, err := budgets.HoldTurn(bob, "req-bob", "")
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(bobs)
+		_, err = budgets.HoldTurn(ctx, "req-foreign-child", "req-bob")
+		Expect(errors.As(err, &exceeded)).To(BeTrue())
+		Expect(exceeded.Limit).To(Equal(budget.LimitConcurrentRuns))
+		By("an ended parent")
+		release()
+		orphan, err := budgets.HoldTurn(ctx, "req-orphan", "req-1")
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(orphan)
+		_, err = budgets.HoldTurn(ctx, "req-2", "")
+		Expect(errors.As(err, &exceeded)).To(BeTrue(), "the orphan took the run slot")
+	})
+
+	It("bounds subagents by an explicit limit alone, leasing top-level turns without bounding them", func() {
+		db, err := sqlite.Open(ctx, GinkgoT().TempDir(), zap.NewNop())
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(db.Close)
+		st := sqlite.NewStore(db).Budgets()
+		subOnly := company.NewBudgets(st, st, runtest.NewClock(), company.BudgetPolicy{
+			Default: budget.Limits{ConcurrentSubagents: 1}}, zap.NewNop())
+		for _, id := range []string{"req-1", "req-2"} {
+			release, err := subOnly.HoldTurn(ctx, id, "")
+			Expect(err).NotTo(HaveOccurred(), "no run limit")
+			DeferCleanup(release)
+		}
+		child, err := subOnly.HoldTurn(ctx, "req-child", "req-1")
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(child)
+		_, err = subOnly.HoldTurn(ctx, "req-child-2", "req-2")
+		var exceeded *budget.ExceededError
+		Expect(errors.As(err, &exceeded)).To(BeTrue())
+		Expect(exceeded.Limit).To(Equal(budget.LimitConcurrentSubagents))
+	})
+
+	It("keeps two users' turns on the same request id apart", func() {
+		bob := identity.NewContext(context.Background(), identity.Identity{UserID: "bob"})
+		mine, err := budgets.HoldTurn(ctx, "req-same", "")
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(mine)
+		bobs, err := budgets.HoldTurn(bob, "req-same", "")
+		Expect(err).NotTo(HaveOccurred())
+		bobs()
+		_, err = budgets.HoldTurn(ctx, "req-2", "")
+		Expect(err).To(HaveOccurred(), "bob's release freed bob's lease, not ada's")
 	})
 
 	It("holds no slot for a turn without a caller, which the Cursor path's stores refuse", func() {

@@ -6,7 +6,8 @@
 // personal gateway tokens, the audit log of administrator actions, tenancy
 // (each user reaches only their own conversations and calls; CursorStores
 // are the stores of the Cursor path, each kept to the caller) and per-user
-// budgets (HoldTurn holds a run slot for each top-level Cursor turn).
+// budgets (HoldTurn holds a run slot for each top-level Cursor turn, and a
+// subagent slot for a subagent of the caller's running turn).
 //
 // Place in the hexagon: app. Imports: the standard library, domain, ports
 // and go.uber.org/zap (the injected logger); the composition root hands it

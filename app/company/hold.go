@@ -2,29 +2,73 @@ package company
 
 import (
 	"context"
+	"fmt"
+	"math"
+	"strconv"
 	"sync"
 
 	"go.uber.org/zap"
 
+	"keygate/domain/budget"
 	"keygate/domain/identity"
 )
 
-// HoldTurn holds one of the caller's concurrent-run slots (HoldRun) for a
-// top-level turn until release. A subagent's turn (parentRequestID set)
-// runs inside its parent's slot and holds none. A turn without a caller
-// on ctx holds none either: the stores of the Cursor path refuse it
-// (Tenancy.CursorStores). Over the limit it returns the
-// *budget.ExceededError, whose message is written for the user.
+// slot is one kind of concurrent-run slot: the lease scope its count is
+// kept under (the user_id of run_leases), how many it allows (0: no
+// bound, yet still leased, so that a subagent can find its parent) and
+// the limit a refusal names.
+type slot struct {
+	scope string
+	max   int
+	limit budget.Limit
+}
+
+// HoldTurn holds a concurrent slot of the caller for a Cursor turn until
+// release (HoldRun's renewal). A top-level turn takes one of the caller's
+// run slots (ConcurrentRuns). A subagent's turn (parentRequestID set)
+// takes a subagent slot (Limits.SubagentLimit) only when its parent is a
+// turn of the same caller that holds a slot now, on any replica (the
+// leases are in the shared store); any other parent, made up, ended or
+// another user's, is no parent, and the turn takes a run slot like a
+// top-level one. So forged parent headers gain nothing, while a genuine
+// subagent, whose parent waits for it, is never refused for its parent's
+// slot. A turn without a caller on ctx holds none: the stores of the
+// Cursor path refuse it (Tenancy.CursorStores). Over a limit it returns
+// the *budget.ExceededError, whose message is written for the user.
 func (b *Budgets) HoldTurn(ctx context.Context, requestID, parentRequestID string) (release func(), err error) {
-	if parentRequestID != "" {
-		return func() {}, nil
-	}
 	who, ok := identity.FromContext(ctx)
 	if !ok {
 		return func() {}, nil
 	}
-	return b.HoldRun(ctx, who.UserID, requestID)
+	l := b.Limits(who.UserID)
+	if l.ConcurrentRuns <= 0 && l.SubagentLimit() <= 0 {
+		return func() {}, nil
+	}
+	s := slot{scope: who.UserID, max: l.ConcurrentRuns, limit: budget.LimitConcurrentRuns}
+	if parentRequestID != "" {
+		live, err := b.leases.HeldRun(ctx, turnLease(who.UserID, parentRequestID), b.clock.Now())
+		if err != nil {
+			return nil, fmt.Errorf("check the parent turn of %s: %w", requestID, err)
+		}
+		if live {
+			s = slot{scope: subagentScope(who.UserID), max: l.SubagentLimit(), limit: budget.LimitConcurrentSubagents}
+		}
+	}
+	return b.hold(ctx, s, turnLease(who.UserID, requestID))
 }
+
+// turnLease names the lease of a user's turn: request ids are the
+// client's, so two users' turns may carry the same one, and neither may
+// renew, release or vouch for the other's lease. The user's length makes
+// the name unambiguous.
+func turnLease(userID, requestID string) string {
+	return strconv.Itoa(len(userID)) + ":" + userID + ":" + requestID
+}
+
+// subagentScope counts a user's subagent leases apart from their runs.
+// The unit separators keep it from being any user's id that sign-in
+// reports (a header value cannot carry them).
+func subagentScope(userID string) string { return "\x1fsubagents\x1f" + userID }
 
 // HoldRun takes one of userID's concurrent-run slots for runID (see
 // StartRun) and keeps renewing it every third of LeaseTTL until release is
@@ -37,10 +81,16 @@ func (b *Budgets) HoldTurn(ctx context.Context, requestID, parentRequestID strin
 // A renewal that fails is logged and retried at the next tick; if the
 // replica dies, the lease expires on its own after LeaseTTL.
 func (b *Budgets) HoldRun(ctx context.Context, userID, runID string) (release func(), err error) {
-	if b.Limits(userID).ConcurrentRuns <= 0 {
+	l := b.Limits(userID)
+	if l.ConcurrentRuns <= 0 {
 		return func() {}, nil
 	}
-	if err := b.StartRun(ctx, userID, runID); err != nil {
+	return b.hold(ctx, slot{scope: userID, max: l.ConcurrentRuns, limit: budget.LimitConcurrentRuns}, runID)
+}
+
+// hold takes s for the lease key and renews it until release.
+func (b *Budgets) hold(ctx context.Context, s slot, key string) (release func(), err error) {
+	if err := b.acquire(ctx, s, key); err != nil {
 		return nil, err
 	}
 	stop := make(chan struct{})
@@ -56,8 +106,8 @@ func (b *Budgets) HoldRun(ctx context.Context, userID, runID string) (release fu
 				return
 			case <-t.C():
 			}
-			if err := b.StartRun(bg, userID, runID); err != nil {
-				b.log.Warn("run lease not renewed", zap.String("run", runID), zap.Error(err))
+			if err := b.acquire(bg, s, key); err != nil {
+				b.log.Warn("run lease not renewed", zap.String("lease_key", key), zap.Error(err))
 			}
 		}
 	}()
@@ -66,9 +116,27 @@ func (b *Budgets) HoldRun(ctx context.Context, userID, runID string) (release fu
 		once.Do(func() {
 			close(stop)
 			<-done
-			if err := b.EndRun(bg, runID); err != nil {
-				b.log.Warn("run lease not released; it expires on its own", zap.String("run", runID), zap.Error(err))
+			if err := b.EndRun(bg, key); err != nil {
+				b.log.Warn("run lease not released; it expires on its own", zap.String("lease_key", key), zap.Error(err))
 			}
 		})
 	}, nil
+}
+
+// acquire takes or renews the lease key in s, or returns the
+// *budget.ExceededError of s's limit.
+func (b *Budgets) acquire(ctx context.Context, s slot, key string) error {
+	limit := s.max
+	if limit <= 0 {
+		limit = math.MaxInt32
+	}
+	now := b.clock.Now()
+	ok, err := b.leases.AcquireRun(ctx, s.scope, key, limit, now, now.Add(b.policy.LeaseTTL))
+	if err != nil {
+		return fmt.Errorf("start run: %w", err)
+	}
+	if !ok {
+		return &budget.ExceededError{Limit: s.limit, Used: int64(s.max), Max: int64(s.max)}
+	}
+	return nil
 }

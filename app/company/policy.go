@@ -15,7 +15,7 @@ import (
 //
 //	{
 //	  "default": {"tokensPerDay": 2000000, "costPerMonthUSD": 200, "concurrentRuns": 3,
-//	              "requestsPerMinute": 60, "tokensPerMinute": 400000},
+//	              "concurrentSubagents": 12, "requestsPerMinute": 60, "tokensPerMinute": 400000},
 //	  "users":   {"ada@example.com": {"costPerMonthUSD": 500}},
 //	  "prices":  {"claude-sonnet-4-5": {"input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75}},
 //	  "leaseSeconds": 120
@@ -28,11 +28,13 @@ type policyJSON struct {
 }
 
 type limitsJSON struct {
-	TokensPerDay      int64   `json:"tokensPerDay"`
-	CostPerMonthUSD   float64 `json:"costPerMonthUSD"`
-	ConcurrentRuns    int     `json:"concurrentRuns"`
-	RequestsPerMinute int64   `json:"requestsPerMinute"`
-	TokensPerMinute   int64   `json:"tokensPerMinute"`
+	TokensPerDay    int64   `json:"tokensPerDay"`
+	CostPerMonthUSD float64 `json:"costPerMonthUSD"`
+	ConcurrentRuns  int     `json:"concurrentRuns"`
+	// ConcurrentSubagents: 0 takes budget.SubagentsPerRun per concurrent run.
+	ConcurrentSubagents int   `json:"concurrentSubagents"`
+	RequestsPerMinute   int64 `json:"requestsPerMinute"`
+	TokensPerMinute     int64 `json:"tokensPerMinute"`
 }
 
 // priceJSON is USD per million tokens.
@@ -76,11 +78,11 @@ func ParseBudgetPolicy(doc []byte) (BudgetPolicy, error) {
 }
 
 func (l limitsJSON) limits(who string) (budget.Limits, error) {
-	if l.TokensPerDay < 0 || l.CostPerMonthUSD < 0 || l.ConcurrentRuns < 0 || l.RequestsPerMinute < 0 || l.TokensPerMinute < 0 {
+	if l.TokensPerDay < 0 || l.CostPerMonthUSD < 0 || l.ConcurrentRuns < 0 || l.ConcurrentSubagents < 0 || l.RequestsPerMinute < 0 || l.TokensPerMinute < 0 {
 		return budget.Limits{}, fmt.Errorf("budget policy: a limit of %s is negative", who)
 	}
 	return budget.Limits{TokensPerDay: l.TokensPerDay, CostPerMonth: micros(l.CostPerMonthUSD), ConcurrentRuns: l.ConcurrentRuns,
-		RequestsPerMinute: l.RequestsPerMinute, TokensPerMinute: l.TokensPerMinute}, nil
+		ConcurrentSubagents: l.ConcurrentSubagents, RequestsPerMinute: l.RequestsPerMinute, TokensPerMinute: l.TokensPerMinute}, nil
 }
 
 func micros(usd float64) int64 { return int64(math.Round(usd * 1e6)) }

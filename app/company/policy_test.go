@@ -32,6 +32,7 @@ var _ = Describe("ParseBudgetPolicy", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(p.PerUser).To(HaveKey("ada@example.com"))
 		Expect(p.Default.ConcurrentRuns).To(Equal(3))
+		Expect(p.Default.SubagentLimit()).To(Equal(12))
 		Expect(p.Default.RequestsPerMinute).To(Equal(int64(60)))
 		Expect(p.Default.TokensPerMinute).To(Equal(int64(400_000)))
 	})
@@ -43,6 +44,7 @@ var _ = Describe("ParseBudgetPolicy", func() {
 		},
 		Entry("a misspelt field", `{"default": {"tokensPerDai": 10}}`),
 		Entry("a negative limit", `{"default": {"concurrentRuns": -1}}`),
+		Entry("a negative subagent limit", `{"default": {"concurrentSubagents": -1}}`),
 		Entry("a negative per-minute limit", `{"users": {"ada": {"requestsPerMinute": -1}}}`),
 		Entry("a negative price", `{"prices": {"m": {"input": -1}}}`),
 		Entry("text that is not JSON", `tokensPerDay=10`),

@@ -133,6 +133,12 @@ type Config struct {
 	// the provider's Retry-After asks); the user sees each retry in Cursor.
 	// Zero turns retries off.
 	RetryMaxWait time.Duration
+	// OpeningWait bounds how long a BidiAppend or RunSSE waits for the
+	// opening append of its request id, which the client may send after
+	// them. An append on a request id that never opens, or on another
+	// user's (each user's request ids are their own), is answered after it
+	// with invalid_argument.
+	OpeningWait time.Duration
 	// TracesURL is the OTLP/HTTP URL spans are exported to (from
 	// OpenTelemetry's standard variables, see EnvOTLPEndpoint); empty
 	// exports none. The exporter reads OpenTelemetry's other standard
@@ -184,6 +190,15 @@ const (
 	EnvWebFetch         = "KEYGATE_WEB_FETCH"
 	// EnvRetryMaxWait is a Go duration such as 60s or 2m; 0 turns retries off.
 	EnvRetryMaxWait = "KEYGATE_RETRY_MAX_WAIT"
+	// EnvOpeningWait is a Go duration such as 30s.
+	EnvOpeningWait = "KEYGATE_OPENING_WAIT"
+)
+
+// DefaultOpeningWait is the default of Config.OpeningWait, and
+// MaxOpeningWait the most it may be: appends that wait hold memory.
+const (
+	DefaultOpeningWait = 30 * time.Second
+	MaxOpeningWait     = 5 * time.Minute
 )
 
 // DefaultRetryMaxWait is the default of Config.RetryMaxWait, and
@@ -254,6 +269,7 @@ func Default() Config {
 		ProxyMaxTokens:        DefaultProxyMaxTokens,
 		WebFetch:              true,
 		RetryMaxWait:          DefaultRetryMaxWait,
+		OpeningWait:           DefaultOpeningWait,
 		Auth:                  Auth{Mode: "local"},
 	}
 }
@@ -327,6 +343,9 @@ func Parse(args []string, getenv func(string) string, out io.Writer, extra func(
 	if err := envDuration(getenv, EnvDrainTimeout, &cfg.DrainTimeout); err != nil {
 		return Config{}, nil, err
 	}
+	if err := envDuration(getenv, EnvOpeningWait, &cfg.OpeningWait); err != nil {
+		return Config{}, nil, err
+	}
 
 	fs := flag.NewFlagSet("keygate serve", flag.ContinueOnError)
 	fs.SetOutput(out)
@@ -356,6 +375,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer, extra func(
 	fs.BoolVar(&cfg.WebFetch, "web-fetch", cfg.WebFetch, "offer the agent's WebFetch tool: pages the user approved, public addresses only (env "+EnvWebFetch+")")
 	fs.DurationVar(&cfg.DrainTimeout, "drain-timeout", cfg.DrainTimeout, "on SIGTERM, how long running turns may finish after /readyz turns unready and new turns go to other replicas; 0 skips draining (env "+EnvDrainTimeout+")")
 	fs.DurationVar(&cfg.RetryMaxWait, "retry-max-wait", cfg.RetryMaxWait, "how long one model call waits in all between retries of a failing provider, e.g. 60s; 0 turns retries off (env "+EnvRetryMaxWait+")")
+	fs.DurationVar(&cfg.OpeningWait, "opening-wait", cfg.OpeningWait, "how long an append or RunSSE waits for its request id's opening append, e.g. 30s (env "+EnvOpeningWait+")")
 	finish := loadCompany(&cfg, getenv, fs)
 	if extra != nil {
 		extra(fs)
@@ -546,6 +566,9 @@ func (c Config) validate() []error {
 	}
 	if c.DrainTimeout < 0 {
 		errs = append(errs, fmt.Errorf("drain timeout (%s) must not be negative", EnvDrainTimeout))
+	}
+	if c.OpeningWait <= 0 || c.OpeningWait > MaxOpeningWait {
+		errs = append(errs, fmt.Errorf("opening wait (%s) %s must be positive and at most %s", EnvOpeningWait, c.OpeningWait, MaxOpeningWait))
 	}
 	if c.RetryMaxWait < 0 || c.RetryMaxWait > MaxRetryMaxWait {
 		errs = append(errs, fmt.Errorf("retry wait (%s) %s must be between 0 (no retries) and %s", EnvRetryMaxWait, c.RetryMaxWait, MaxRetryMaxWait))

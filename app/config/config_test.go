@@ -292,4 +292,17 @@ var _ = Describe("config.Load", func() {
 		_, err = config.Load([]string{"--retry-max-wait", "1h"}, env(nil), io.Discard)
 		Expect(err).To(MatchError(ContainSubstring(config.EnvRetryMaxWait)))
 	})
+
+	It("reads how long appends and RunSSE wait for their request id's opening append, 30 s by default and bounded", func() {
+		cfg, err := config.Load(nil, env(nil), io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.OpeningWait).To(Equal(30 * time.Second))
+		cfg, err = config.Load([]string{"--opening-wait", "2s"}, env(map[string]string{config.EnvOpeningWait: "10s"}), io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.OpeningWait).To(Equal(2*time.Second), "the flag wins")
+		_, err = config.Load(nil, env(map[string]string{config.EnvOpeningWait: "0s"}), io.Discard)
+		Expect(err).To(MatchError(ContainSubstring(config.EnvOpeningWait)))
+		_, err = config.Load(nil, env(map[string]string{config.EnvOpeningWait: "1h"}), io.Discard)
+		Expect(err).To(MatchError(ContainSubstring(config.EnvOpeningWait)))
+	})
 })

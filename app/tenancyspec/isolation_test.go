@@ -127,6 +127,9 @@ func startKeygate() *stack {
 	cfg.DataDir, cfg.Listen, cfg.ProxyListen = filepath.Join(GinkgoT().TempDir(), "data"), "127.0.0.1:0", apptest.FreeAddr()
 	cfg.LogFormat, cfg.LogLevel = "json", "error"
 	cfg.OutboundProxy = "http://127.0.0.1:1"
+	// Appends and RunSSE on a request id that never opens (another user's
+	// among them) end after this wait; short, so that specs try many.
+	cfg.OpeningWait = 2 * time.Second
 	// The fake provider stands for a self-hosted model on a private
 	// address, which company mode reaches only when the operator allows it.
 	cfg.EgressAllow = []string{provider.Listener.Addr().String()}
@@ -426,29 +429,36 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 		return st
 	}
 
-	// appendsRefused has bob append a follow-up (seqno 1) and then an
-	// opening run request (seqno 0) to someone else's request id; both must
-	// be NotFound. It returns the errors' texts.
+	// appendsRefused has bob append a follow-up (seqno 1) to someone
+	// else's request id: it must be answered exactly as one on a request
+	// id nobody used, which waits for an opening append that never comes
+	// (invalid_argument). It returns the answer's text.
 	appendsRefused := func(ctx context.Context, requestID string) []string {
 		GinkgoHelper()
-		c := cursortest.NewClient(cursorAPI, bobHTTP, requestID)
-		followUp := c.SendAt(ctx, 1, cursortest.FollowUp("bob was here"))
-		Expect(connect.CodeOf(followUp)).To(Equal(connect.CodeNotFound), "%v", followUp)
-		opening := c.SendAt(ctx, 0, cursortest.RunRequest("conv-bob-takeover", modelID, "bob was here"))
-		Expect(connect.CodeOf(opening)).To(Equal(connect.CodeNotFound), "%v", opening)
-		return []string{followUp.Error(), opening.Error()}
+		followUp := cursortest.NewClient(cursorAPI, bobHTTP, requestID).SendAt(ctx, 1, cursortest.FollowUp("bob was here"))
+		Expect(connect.CodeOf(followUp)).To(Equal(connect.CodeInvalidArgument), "%v", followUp)
+		nobody := cursortest.NewClient(cursorAPI, bobHTTP, fmt.Sprintf("req-nobody-%d", GinkgoRandomSeed())).
+			SendAt(ctx, 1, cursortest.FollowUp("bob was here"))
+		Expect(followUp.Error()).To(Equal(nobody.Error()))
+		return []string{followUp.Error()}
 	}
 
 	// subscribeRefused has bob open RunSSE on someone else's request id: it
-	// must end NotFound without a single frame of theirs.
+	// must end exactly as one on a request id nobody used, without a single
+	// frame of theirs.
 	subscribeRefused := func(ctx context.Context, requestID string) *cursortest.Stream {
 		GinkgoHelper()
-		spy, err := cursortest.NewClient(cursorAPI, bobHTTP, requestID).Subscribe(ctx)
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(spy.Close)
-		Eventually(spy.Done()).WithTimeout(10 * time.Second).Should(BeClosed())
-		Expect(spy.EndError()).NotTo(BeNil())
-		Expect(spy.EndError().Code()).To(Equal(connect.CodeNotFound))
+		end := func(id string) *cursortest.Stream {
+			spy, err := cursortest.NewClient(cursorAPI, bobHTTP, id).Subscribe(ctx)
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(spy.Close)
+			Eventually(spy.Done()).WithTimeout(10 * time.Second).Should(BeClosed())
+			Expect(spy.EndError()).NotTo(BeNil())
+			return spy
+		}
+		spy, nobody := end(requestID), end(fmt.Sprintf("req-nobody-sse-%d", GinkgoRandomSeed()))
+		Expect(spy.EndError().Code()).To(Equal(connect.CodeInvalidArgument))
+		Expect(spy.EndError().Error()).To(Equal(nobody.EndError().Error()))
 		Expect(spy.Content()).To(BeEmpty())
 		return spy
 	}
@@ -514,10 +524,10 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 		adaStream := turn(ctx, adaHTTP, adaT.requestID, adaT.conv, "What is in notes.txt?", ws)
 		Eventually(ws.Execs).WithTimeout(15 * time.Second).Should(HaveLen(1))
 
-		By("bob appending a follow-up, then an opening run request, to ada's live request id: NotFound, her run not superseded")
+		By("bob appending a follow-up to ada's live request id: answered as on one nobody used")
 		appendsRefused(ctx, adaT.requestID)
 
-		By("bob subscribing to ada's live run with RunSSE: NotFound and none of her frames")
+		By("bob subscribing to ada's live run with RunSSE: answered as on one nobody used, none of her frames")
 		subscribeRefused(ctx, adaT.requestID)
 
 		By("bob sending a non-agent payload on ada's live request id: answered as on an id nobody holds")
@@ -843,14 +853,14 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 		}
 		matrix := rows{
 			{path: aiserverv1connect.BidiServiceBidiAppendProcedure, class: "tenant data",
-				what: "follow-up and opening append on ada's request id → NotFound",
+				what: "follow-up on ada's request id → answered as on an id nobody used (invalid_argument)",
 				try: func(ctx context.Context, _ string) []string {
 					answers := appendsRefused(ctx, adaT.requestID)
 					unchanged()
 					return answers
 				}},
 			{path: agentv1connect.AgentServiceRunSSEProcedure, class: "tenant data",
-				what: "ada's request id → NotFound, no frames; a new turn naming ada's conversation → refused, no model call, her head unchanged",
+				what: "ada's request id → answered as an id nobody used, no frames; a new turn naming ada's conversation → refused, no model call, her head unchanged",
 				try: func(ctx context.Context, _ string) []string {
 					spy := subscribeRefused(ctx, adaT.requestID)
 
@@ -873,18 +883,28 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 					expectNothingOf(adaT, st.EndError().Error(), "the refusal", adaT.conv)
 
 					// A subagent turn of bob's that names ada's request id as its
-					// parent is refused too, so no run of his records hers.
-					child := cursortest.NewClient(cursorAPI, bobHTTP, "req-bob-child")
-					child.Header.Set("X-Parent-Request-Id", adaT.requestID)
-					child.Header.Set("X-Parent-Agent-Tool-Call-Id", "call-1")
-					cs, err := child.Subscribe(ctx)
-					Expect(err).NotTo(HaveOccurred())
-					DeferCleanup(cs.Close)
-					Expect(child.Send(ctx, cursortest.RunRequest("conv-bob-child", modelID, "hi"))).To(Succeed())
-					Eventually(cs.Done()).WithTimeout(20 * time.Second).Should(BeClosed())
-					Expect(cs.EndError()).NotTo(BeNil())
-					Expect(cs.EndError().Code()).To(Equal(connect.CodeNotFound))
-					Expect(cs.EndError().Message()).To(Equal("parent run not found"))
+					// parent runs exactly as one naming a made-up parent: as a
+					// root run of bob's, recording no run of hers.
+					child := func(id, parent string) *cursortest.Stream {
+						k.provider.Enqueue(providertest.Stream(providertest.ChatSSE(providertest.Turn{ID: id, Text: providertest.Words("Hi Bob.")})))
+						c := cursortest.NewClient(cursorAPI, bobHTTP, id)
+						c.Header.Set("X-Parent-Request-Id", parent)
+						c.Header.Set("X-Parent-Agent-Tool-Call-Id", "call-1")
+						cs, err := c.Subscribe(ctx)
+						Expect(err).NotTo(HaveOccurred())
+						DeferCleanup(cs.Close)
+						Expect(c.Send(ctx, cursortest.RunRequest("conv-"+id, modelID, "hi"))).To(Succeed())
+						Eventually(cs.Done()).WithTimeout(20 * time.Second).Should(BeClosed())
+						return cs
+					}
+					foreign, madeUp := child("req-bob-child", adaT.requestID), child("req-bob-child-2", "req-nobody-parent")
+					Expect(foreign.EndError()).To(BeNil())
+					Expect(madeUp.EndError()).To(BeNil())
+					Expect(foreign.Texts()).To(Equal(madeUp.Texts()))
+					calls = len(k.provider.Requests())
+					var bobs controlv1.ListCallsResponse
+					k.must(bob, controlv1connect.CallServiceListCallsProcedure, &controlv1.ListCallsRequest{}, &bobs)
+					bobT.callIDs = callIDs(bobs.GetCalls()) // his subagents' calls are his
 					return out
 				}},
 			{path: agentv1connect.AgentServiceRunProcedure, class: "tenant data",

@@ -9,7 +9,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"google.golang.org/protobuf/encoding/protojson"
 
 	"keygate/adapters/cursor/cursortest"
 	"keygate/adapters/pgtest"
@@ -18,8 +17,6 @@ import (
 	"keygate/app"
 	appcompany "keygate/app/company"
 	"keygate/app/config"
-	controlv1 "keygate/gen/keygate/control/v1"
-	"keygate/gen/keygate/control/v1/controlv1connect"
 )
 
 // replicaConfig is a company replica on db with the given secret key and
@@ -125,16 +122,7 @@ var _ = Describe("Threat 12: replicas that do not share one secret key or one CA
 		Expect(old.readyz()).To(HavePrefix("200 "))
 
 		By("configuring a model, so that the turn is Keygate's")
-		body, err := protojson.Marshal(&controlv1.CreateModelRequest{
-			Settings: &controlv1.ModelSettings{DisplayName: "Fake GPT", ProviderKind: controlv1.ProviderKind_PROVIDER_KIND_OPENAI_CHAT,
-				BaseUrl: provider.URL, ModelId: "fake-gpt"},
-			ApiKey: companyKey, Enabled: true,
-		})
-		Expect(err).NotTo(HaveOccurred())
-		status, raw := next.as(root.id, root.groups, http.MethodPost, controlv1connect.ModelServiceCreateModelProcedure, body)
-		Expect(status).To(Equal(http.StatusOK), string(raw))
-		var created controlv1.CreateModelResponse
-		Expect(protojson.Unmarshal(raw, &created)).To(Succeed())
+		model := next.createModel(provider)
 
 		By("holding ada's RunSSE on the old replica while her appends reach the new one, sealed under the new key")
 		_, token := old.newToken("ada@corp.test")
@@ -143,7 +131,7 @@ var _ = Describe("Threat 12: replicas that do not share one secret key or one CA
 		st, err := c.Subscribe(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(st.Close)
-		Expect(c.Send(ctx, cursortest.RunRequest("conv-rotating", created.GetModel().GetId(), "Hi"))).To(Succeed(),
+		Expect(c.Send(ctx, cursortest.RunRequest("conv-rotating", model, "Hi"))).To(Succeed(),
 			"the client is told 200: the append is stored for the relay")
 
 		By("the old replica reporting why it is unready")

@@ -13,10 +13,28 @@ type Limits struct {
 	// CostPerMonth is in micro-dollars (1 USD = 1_000_000).
 	CostPerMonth   int64
 	ConcurrentRuns int
+	// ConcurrentSubagents bounds the subagent runs a user's live runs
+	// have in progress at once, counted apart from ConcurrentRuns; zero
+	// takes the default (see SubagentLimit).
+	ConcurrentSubagents int
 	// RequestsPerMinute and TokensPerMinute bound a user's provider calls
 	// and tokens within each minute (UTC, MinuteStart).
 	RequestsPerMinute int64
 	TokensPerMinute   int64
+}
+
+// SubagentsPerRun is the default subagent limit per concurrent run:
+// Cursor's Agent fans out a few subagents in parallel from one turn.
+const SubagentsPerRun = 4
+
+// SubagentLimit is how many subagent runs l allows at once: the explicit
+// ConcurrentSubagents, else SubagentsPerRun for each concurrent run when
+// ConcurrentRuns is set, else no limit (0).
+func (l Limits) SubagentLimit() int {
+	if l.ConcurrentSubagents > 0 {
+		return l.ConcurrentSubagents
+	}
+	return SubagentsPerRun * max(l.ConcurrentRuns, 0)
 }
 
 // PerMinute reports whether l has a per-minute limit.
@@ -34,11 +52,12 @@ type Limit string
 
 // The limits.
 const (
-	LimitTokensPerDay      Limit = "tokens_per_day"
-	LimitCostPerMonth      Limit = "cost_per_month"
-	LimitConcurrentRuns    Limit = "concurrent_runs"
-	LimitRequestsPerMinute Limit = "requests_per_minute"
-	LimitTokensPerMinute   Limit = "tokens_per_minute"
+	LimitTokensPerDay        Limit = "tokens_per_day"
+	LimitCostPerMonth        Limit = "cost_per_month"
+	LimitConcurrentRuns      Limit = "concurrent_runs"
+	LimitConcurrentSubagents Limit = "concurrent_subagents"
+	LimitRequestsPerMinute   Limit = "requests_per_minute"
+	LimitTokensPerMinute     Limit = "tokens_per_minute"
 )
 
 // ExceededError reports a limit that stops a turn. Its message is written
@@ -47,7 +66,8 @@ type ExceededError struct {
 	Limit Limit
 	Used  int64
 	Max   int64
-	// ResetsAt is when the window restarts; zero for concurrent runs.
+	// ResetsAt is when the window restarts; zero for concurrent runs and
+	// subagents.
 	ResetsAt time.Time
 }
 
@@ -65,6 +85,9 @@ func (e *ExceededError) Error() string {
 	case LimitTokensPerMinute:
 		return fmt.Sprintf("Keygate limit reached: you used %d of your %d tokens for this minute. Try again after %s UTC.",
 			e.Used, e.Max, e.ResetsAt.UTC().Format("15:04:05"))
+	case LimitConcurrentSubagents:
+		return fmt.Sprintf("Keygate limit reached: your agents already have %d subagents running (limit %d). Wait for one to finish, then try again.",
+			e.Used, e.Max)
 	default:
 		return fmt.Sprintf("Keygate limit reached: you already have %d agent runs in progress (limit %d). Wait for one to finish or stop it, then try again.",
 			e.Used, e.Max)

@@ -73,3 +73,11 @@ var _ = Describe("Limits.CheckMinute", func() {
 		Expect(budget.Limits{}.CheckMinute(1e9, 1e9, now)).To(Succeed(), "no limit, no refusal")
 	})
 })
+
+var _ = DescribeTable("Limits.SubagentLimit",
+	func(l budget.Limits, want int) { Expect(l.SubagentLimit()).To(Equal(want)) },
+	Entry("no limits leave subagents unbounded", budget.Limits{}, 0),
+	Entry("concurrent runs bound subagents by default, a few per run", budget.Limits{ConcurrentRuns: 2}, 2*budget.SubagentsPerRun),
+	Entry("an explicit limit wins", budget.Limits{ConcurrentRuns: 2, ConcurrentSubagents: 3}, 3),
+	Entry("an explicit limit applies without a run limit", budget.Limits{ConcurrentSubagents: 5}, 5),
+)

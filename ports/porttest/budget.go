@@ -88,6 +88,18 @@ func DescribeBudgetStores(name string, open func() BudgetHarness) bool {
 				Expect(h.Leases.AcquireRun(ctx, uniq("user"), uniq("run"), 1, time.Now(), until)).To(BeTrue())
 			})
 
+			It("reports a run held only while its lease is unexpired and not released", func() {
+				held, expired, never := uniq("run"), uniq("run"), uniq("run")
+				Expect(h.Leases.AcquireRun(ctx, user, held, 2, time.Now(), until)).To(BeTrue())
+				Expect(h.Leases.AcquireRun(ctx, user, expired, 2, time.Now(), time.Now().Add(-time.Minute))).To(BeTrue())
+				Expect(h.Leases.HeldRun(ctx, held, time.Now())).To(BeTrue())
+				Expect(h.Leases.HeldRun(ctx, held, until.Add(time.Second))).To(BeFalse(), "past its expiry")
+				Expect(h.Leases.HeldRun(ctx, expired, time.Now())).To(BeFalse())
+				Expect(h.Leases.HeldRun(ctx, never, time.Now())).To(BeFalse())
+				Expect(h.Leases.ReleaseRun(ctx, held)).To(Succeed())
+				Expect(h.Leases.HeldRun(ctx, held, time.Now())).To(BeFalse(), "released")
+			})
+
 			It("releases an unknown run without an error", func() {
 				Expect(h.Leases.ReleaseRun(ctx, uniq("run"))).To(Succeed())
 			})

@@ -186,28 +186,34 @@ func (s *session) history(req *agentv1.AgentRunRequest) (conversation.Checkpoint
 
 // parent names a subagent's parent run and tool call (empty for a root
 // run): the parent request's latest run when Options.Runs can tell,
-// otherwise the parent request id. A parent run in a conversation the
-// caller may not open is refused like an unknown one would be, so that no
-// run records another user's run as its parent.
+// otherwise the parent request id. A parent request with no run, or whose
+// run is in a conversation the caller may not open, names no parent: the
+// turn runs as a root run, and another user's request id is answered
+// exactly as one nobody used (no run records another user's run as its
+// parent, and the answer tells nothing of theirs).
 func (s *session) parent() (runID, toolCallID string, err error) {
 	p := s.turn.Parent
 	if p.RequestID == "" {
 		return "", "", nil
 	}
-	if s.h.o.Runs != nil {
-		if r, err := s.h.o.Runs.LatestForRequest(s.ctx, p.RequestID); err == nil {
-			if _, err := s.h.o.Conversations.Head(s.ctx, r.ConversationID); errors.Is(err, access.ErrDenied) {
-				return "", "", errParentNotFound
-			}
-			return r.RunID, p.ToolCallID, nil
-		}
+	if s.h.o.Runs == nil {
+		return p.RequestID, p.ToolCallID, nil
 	}
-	return p.RequestID, p.ToolCallID, nil
+	r, err := s.h.o.Runs.LatestForRequest(s.ctx, p.RequestID)
+	switch {
+	case errors.Is(err, ports.ErrNotFound):
+		return "", "", nil
+	case err != nil:
+		return "", "", fmt.Errorf("find parent run: %w", err)
+	}
+	if _, err := s.h.o.Conversations.Head(s.ctx, r.ConversationID); errors.Is(err, access.ErrDenied) {
+		return "", "", nil
+	}
+	return r.RunID, p.ToolCallID, nil
 }
 
 var (
 	errConversationNotFound = fmt.Errorf("conversation %w", ports.ErrNotFound)
-	errParentNotFound       = fmt.Errorf("parent run %w", ports.ErrNotFound)
 )
 
 // resolve finds the turn's model among Keygate's models.

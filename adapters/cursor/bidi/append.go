@@ -102,7 +102,7 @@ func appendAgent(ctx context.Context, reg *transport.Registry, upstream *Upstrea
 	}
 	if route == transport.Upstream {
 		if a.Seqno == 0 && a.Message.GetRunRequest() != nil {
-			defer reg.OpeningForwarded(a.RequestID)
+			defer reg.OpeningForwarded(ctx, a.RequestID)
 		}
 		return upstream.Append(ctx, req)
 	}

@@ -53,8 +53,6 @@ func connectError(err error) *connect.Error {
 		return connect.NewError(connect.CodeInvalidArgument, err)
 	case errors.As(err, &tooMany), errors.As(err, &overBudget):
 		return connect.NewError(connect.CodeResourceExhausted, err)
-	case errors.Is(err, transport.ErrNotYours):
-		return connect.NewError(connect.CodeNotFound, err)
 	case errors.Is(err, ErrNeedsHTTP2):
 		return connect.NewError(connect.CodeFailedPrecondition, err)
 	case errors.Is(err, transport.ErrRegistryClosed), errors.Is(err, transport.ErrDraining):

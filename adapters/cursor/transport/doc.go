@@ -9,6 +9,11 @@
 // heartbeats, orphan grace, linger; docs/cursor-protocol.md, "RunSSE and
 // BidiAppend") and nothing of what a run means.
 //
+// Request ids are per caller (identity.FromContext): two users' turns on
+// the same request id are two transports, so another user's request id is,
+// to a caller, one nobody used, answered by the same code and after the
+// same wait.
+//
 // Ordering rules, per request id (the client numbers appends 0, 1, 2, ...):
 //
 //   - Seqno 0 must carry a run_request naming a model (requested_model.model_id,

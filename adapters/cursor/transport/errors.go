@@ -24,10 +24,6 @@ var (
 	ErrDraining = errors.New("this replica is draining and starts no new turn")
 	// ErrEmptyRequestID: an append or subscriber named no request id.
 	ErrEmptyRequestID = errors.New("request id is empty")
-	// ErrNotYours: the request id's transport belongs to another caller.
-	// It must be reported like an unknown request id, so that request ids
-	// cannot be probed across users.
-	ErrNotYours = errors.New("request id not found")
 )
 
 // Cancellation causes, readable with context.Cause in RunHandler.ServeRun.

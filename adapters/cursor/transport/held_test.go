@@ -180,7 +180,7 @@ var _ = Describe("Registry bounds on what callers make it hold", func() {
 			route, err := reg.Append(as("alice"), openingFor("u1", "cursor-model", 10))
 			Expect(err).NotTo(HaveOccurred())
 			Expect(route).To(Equal(transport.Upstream))
-			reg.OpeningForwarded("u1")
+			reg.OpeningForwarded(as("alice"), "u1")
 			Expect(reg.Stats().UpstreamMarks).To(Equal(1))
 			Eventually(reg.Stats).Should(Equal(transport.Stats{}))
 		})
@@ -199,7 +199,7 @@ var _ = Describe("Registry bounds on what callers make it hold", func() {
 				id := fmt.Sprintf("u%03d", i)
 				_, err := reg.Append(as("alice"), openingFor(id, "cursor-model", 1<<20))
 				Expect(err).NotTo(HaveOccurred())
-				reg.OpeningForwarded(id)
+				reg.OpeningForwarded(as("alice"), id)
 			}
 			Expect(reg.Stats().UpstreamMarks).To(Equal(100))
 			Expect(heap()).To(BeNumerically("<", before+10<<20), "100 opening appends of 1 MiB are not kept")

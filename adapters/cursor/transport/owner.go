@@ -21,6 +21,18 @@ func callerOf(ctx context.Context) caller {
 	return caller{id: id, known: ok}
 }
 
+// runKey names a request id of one caller: request ids are the client's,
+// so each caller has its own.
+type runKey struct {
+	known bool
+	user  string
+	id    string
+}
+
+func (c caller) runKey(requestID string) runKey {
+	return runKey{known: c.known, user: c.id.UserID, id: requestID}
+}
+
 // is reports whether c and o are the same user.
 func (c caller) is(o caller) bool {
 	return c.known == o.known && c.id.UserID == o.id.UserID

@@ -16,11 +16,12 @@ import (
 // upstreamUnless answers that Keygate serves every model but "cursor-only".
 func upstreamUnless(_ context.Context, model string) bool { return model != "cursor-only" }
 
-var _ = Describe("Request id ownership", func() {
+var _ = Describe("Request ids of each caller", func() {
 	var (
 		probe      *turnProbe
 		reg        *transport.Registry
 		alice, bob context.Context
+		unknown    func(ctx context.Context) error
 	)
 
 	BeforeEach(func() {
@@ -32,9 +33,15 @@ var _ = Describe("Request id ownership", func() {
 		DeferCleanup(func() { Expect(reg.Close(context.Background())).To(Succeed()) })
 		alice = identity.NewContext(context.Background(), identity.Identity{UserID: "alice"})
 		bob = identity.NewContext(context.Background(), identity.Identity{UserID: "bob"})
+		// unknown is what the caller gets for a follow-up on a request id
+		// nobody ever used.
+		unknown = func(ctx context.Context) error {
+			_, err := reg.Append(ctx, transport.Append{RequestID: "r-nobody", Seqno: 1, Message: cursortest.Heartbeat()})
+			return err
+		}
 	})
 
-	Context("of a local turn", func() {
+	Context("with a local turn of alice's", func() {
 		BeforeEach(func() {
 			_, err := reg.Append(alice, opening("m"))
 			Expect(err).NotTo(HaveOccurred())
@@ -46,21 +53,20 @@ var _ = Describe("Request id ownership", func() {
 			Expect(err).NotTo(HaveOccurred())
 		})
 
-		It("refuses another user's append as if the request id did not exist", func() {
+		It("answers another user's append exactly as one on a request id nobody used", func() {
 			_, err := reg.Append(bob, transport.Append{RequestID: "r1", Seqno: 1, Message: cursortest.Heartbeat()})
-			Expect(err).To(MatchError(transport.ErrNotYours))
-			Expect(err.Error()).To(Equal("request id not found"))
+			Expect(err).To(MatchError(transport.ErrRouteTimeout))
+			Expect(err).To(MatchError(unknown(bob).Error()))
+			_, err = reg.Append(context.Background(), transport.Append{RequestID: "r1", Seqno: 1, Message: cursortest.Heartbeat()})
+			Expect(err).To(MatchError(unknown(context.Background()).Error()), "an anonymous append too")
 		})
 
-		It("refuses another user's opening append that would take the request id over", func() {
+		It("opens another user's opening append as a turn of their own, leaving the owner's run alone", func() {
 			_, err := reg.Append(bob, opening("m2"))
-			Expect(err).To(MatchError(transport.ErrNotYours))
-			Consistently(probe.turns, 50*time.Millisecond).ShouldNot(Receive())
-		})
-
-		It("refuses an anonymous append to a user's request id", func() {
-			_, err := reg.Append(context.Background(), transport.Append{RequestID: "r1", Seqno: 1, Message: cursortest.Heartbeat()})
-			Expect(err).To(MatchError(transport.ErrNotYours))
+			Expect(err).NotTo(HaveOccurred())
+			Eventually(probe.turns).Should(Receive())
+			Expect(reg.Owns(alice, "r1")).To(BeTrue(), "alice's run is not superseded")
+			Expect(reg.Owns(bob, "r1")).To(BeTrue())
 		})
 
 		It("reports the live run as owned to its owner only, so that a foreign payload cannot probe for it", func() {
@@ -69,21 +75,25 @@ var _ = Describe("Request id ownership", func() {
 			Expect(reg.Owns(context.Background(), "r1")).To(BeFalse())
 		})
 
-		It("refuses another user's RunSSE", func() {
-			_, _, err := reg.Subscribe(bob, "r1")
-			Expect(err).To(MatchError(transport.ErrNotYours))
-			sub, _, err := reg.Subscribe(alice, "r1")
+		It("answers another user's RunSSE as one on a request id nobody used, with none of the owner's frames", func() {
+			sub, relay, err := reg.Subscribe(bob, "r1")
+			Expect(err).To(MatchError(transport.ErrRouteTimeout))
+			Expect(sub).To(BeNil())
+			Expect(relay).To(BeNil())
+			_, _, want := reg.Subscribe(bob, "r-nobody")
+			Expect(err).To(MatchError(want.Error()))
+			mine, _, err := reg.Subscribe(alice, "r1")
 			Expect(err).NotTo(HaveOccurred())
-			sub.Close()
+			mine.Close()
 		})
 
-		It("keeps the request id its owner's after the turn ended, while it is retained", func() {
+		It("answers the same after the owner's turn ended, while it is retained", func() {
 			probe.end <- nil
 			Eventually(func() bool { return reg.Owns(alice, "r1") }).Should(BeFalse())
 			_, _, err := reg.Subscribe(bob, "r1")
-			Expect(err).To(MatchError(transport.ErrNotYours))
-			_, err = reg.Append(bob, opening("m"))
-			Expect(err).To(MatchError(transport.ErrNotYours))
+			Expect(err).To(MatchError(transport.ErrRouteTimeout))
+			_, err = reg.Append(bob, transport.Append{RequestID: "r1", Seqno: 1, Message: cursortest.Heartbeat()})
+			Expect(err).To(MatchError(unknown(bob).Error()))
 		})
 	})
 
@@ -101,7 +111,7 @@ var _ = Describe("Request id ownership", func() {
 		Eventually(who).Should(Receive(BeZero()))
 	})
 
-	It("refuses an early RunSSE of another user once the owner's opening append arrives", func() {
+	It("keeps another user's early RunSSE waiting for their own opening append, not the owner's", func() {
 		errs := make(chan error, 1)
 		go func() {
 			_, _, err := reg.Subscribe(bob, "r1")
@@ -110,18 +120,19 @@ var _ = Describe("Request id ownership", func() {
 		time.Sleep(20 * time.Millisecond)
 		_, err := reg.Append(alice, opening("m"))
 		Expect(err).NotTo(HaveOccurred())
-		Eventually(errs).Should(Receive(MatchError(transport.ErrNotYours)))
+		Eventually(errs).Should(Receive(MatchError(transport.ErrRouteTimeout)))
 	})
 
 	It("keeps an upstream turn's request id to its owner", func() {
 		route, err := reg.Append(alice, opening("cursor-only"))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(route).To(Equal(transport.Upstream))
-		reg.OpeningForwarded("r1")
+		reg.OpeningForwarded(alice, "r1")
 		_, err = reg.Append(bob, transport.Append{RequestID: "r1", Seqno: 1, Message: cursortest.Heartbeat()})
-		Expect(err).To(MatchError(transport.ErrNotYours))
-		_, _, err = reg.Subscribe(bob, "r1")
-		Expect(err).To(MatchError(transport.ErrNotYours))
+		Expect(err).To(MatchError(unknown(bob).Error()))
+		_, relay, err := reg.Subscribe(bob, "r1")
+		Expect(err).To(MatchError(transport.ErrRouteTimeout))
+		Expect(relay).To(BeNil(), "no relay of alice's Cursor stream")
 		route, err = reg.Append(alice, transport.Append{RequestID: "r1", Seqno: 1, Message: cursortest.Heartbeat()})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(route).To(Equal(transport.Upstream))

@@ -48,10 +48,12 @@ type Registry struct {
 
 	held *held
 
-	mu         sync.Mutex
-	transports map[string]*Transport
-	waits      map[string]*routeWait
-	upstream   map[string]*upstreamMark
+	mu sync.Mutex
+	// Each caller has request ids of its own (runKey): another user's
+	// request id is, to a caller, one nobody used.
+	transports map[runKey]*Transport
+	waits      map[runKey]*routeWait
+	upstream   map[runKey]*upstreamMark
 	closed     bool
 	draining   bool
 	wg         sync.WaitGroup
@@ -67,11 +69,11 @@ func NewRegistry(handler RunHandler, keygate KeygateModel, cfg Config, log *zap.
 		held:       newHeld(cfg.MaxHeldBytes, cfg.MaxHeldBytesTotal),
 		handler:    handler,
 		keygate:    keygate,
-		upstream:   map[string]*upstreamMark{},
+		upstream:   map[runKey]*upstreamMark{},
 		log:        log,
 		stopping:   make(chan struct{}),
-		transports: map[string]*Transport{},
-		waits:      map[string]*routeWait{},
+		transports: map[runKey]*Transport{},
+		waits:      map[runKey]*routeWait{},
 	}
 }
 
@@ -86,14 +88,15 @@ func (r *Registry) Config() Config { return r.cfg }
 // seqno-0 run_request for a Keygate model takes the request id back. An
 // append that overtakes its request id's first run_request waits for the
 // route, and an Upstream append also waits until the opening append has
-// been forwarded (OpeningForwarded). The caller on ctx (identity.FromContext)
-// owns a request id from its opening append until the registry forgets it;
-// an append of another caller fails with ErrNotYours. What an append keeps
+// been forwarded (OpeningForwarded). Request ids are the caller's own
+// (identity.FromContext): an append of another caller never reaches the
+// transport of the same request id, and is answered as if nobody had
+// used the request id, since for that caller nobody has. What an append keeps
 // (buffered, unread, waiting, or an upstream mark) counts against its
 // caller's held bytes (Config.MaxHeldBytes). It fails with ErrNoModel,
 // ErrRouteTimeout, *TooManyPendingError, *OverBudgetError,
-// ErrEmptyRequestID, ErrNotYours, ErrRegistryClosed, ErrDraining (see
-// Drain), or ctx's error while it waits.
+// ErrEmptyRequestID, ErrRegistryClosed, ErrDraining (see Drain), or ctx's
+// error while it waits.
 func (r *Registry) Append(ctx context.Context, a Append) (Route, error) {
 	if a.RequestID == "" {
 		return Local, ErrEmptyRequestID
@@ -119,7 +122,7 @@ func (r *Registry) Append(ctx context.Context, a Append) (Route, error) {
 		if !charged {
 			// A waiting append is held too, on this goroutine.
 			if err := r.held.take(who, a.RequestID, sizeOf(a)); err != nil {
-				r.unwait(a.RequestID, w)
+				r.unwait(who.runKey(a.RequestID), w)
 				return Local, err
 			}
 			charged = true
@@ -128,7 +131,7 @@ func (r *Registry) Append(ctx context.Context, a Append) (Route, error) {
 			a.Waiting()
 		}
 		err = r.await(ctx, w, timeout.C)
-		r.unwait(a.RequestID, w)
+		r.unwait(who.runKey(a.RequestID), w)
 		if err != nil {
 			return Local, err
 		}
@@ -159,12 +162,10 @@ func (r *Registry) tryAppend(a Append, route Route, who caller) (Route, *routeWa
 	if r.closed {
 		return Local, nil, ErrRegistryClosed
 	}
-	if !r.mayUseLocked(a.RequestID, who) {
-		return Local, nil, ErrNotYours
-	}
+	k := who.runKey(a.RequestID)
 	opening := a.Seqno == 0 && a.Message.GetRunRequest() != nil
 	if opening && !SelectsModel(a.Message.GetRunRequest()) {
-		r.refuseRouteLocked(a.RequestID)
+		r.refuseRouteLocked(k)
 		return Local, nil, ErrNoModel
 	}
 	if opening && route == Local && r.draining {
@@ -175,19 +176,19 @@ func (r *Registry) tryAppend(a Append, route Route, who caller) (Route, *routeWa
 		if err := r.markUpstreamLocked(a, who); err != nil {
 			return Local, nil, err
 		}
-		if t := r.transports[a.RequestID]; t != nil {
+		if t := r.transports[k]; t != nil {
 			t.handOver()
 		}
 		return Upstream, nil, nil
 	case opening:
-		r.dropMarkLocked(a.RequestID) // the request id is reused for a Keygate turn
-	case r.upstream[a.RequestID] != nil:
-		if m := r.upstreamLocked(a.RequestID); !m.isSent() {
+		r.dropMarkLocked(k) // the request id is reused for a Keygate turn
+	case r.upstream[k] != nil:
+		if m := r.upstreamLocked(k); !m.isSent() {
 			return Upstream, &routeWait{done: m.sent, waiters: 1}, nil // after the run request
 		}
 		return Upstream, nil, nil
 	}
-	t := r.transports[a.RequestID]
+	t := r.transports[k]
 	if t != nil {
 		if err := t.accept(a); err != errEnded {
 			return Local, nil, err
@@ -195,10 +196,10 @@ func (r *Registry) tryAppend(a Append, route Route, who caller) (Route, *routeWa
 	}
 	switch {
 	case opening:
-		r.openLocked(a, who)
+		r.openLocked(a, who, k)
 		return Local, nil, nil
 	case a.Seqno == 0:
-		r.refuseRouteLocked(a.RequestID)
+		r.refuseRouteLocked(k)
 		return Local, nil, ErrNoModel
 	case t != nil && t.stale(a.Seqno):
 		return Local, nil, nil // a late duplicate for the ended generation
@@ -216,27 +217,14 @@ func (r *Registry) tryAppend(a Append, route Route, who caller) (Route, *routeWa
 	case r.draining:
 		return Local, nil, ErrDraining // its opening append cannot start a turn here
 	}
-	return Local, r.waitLocked(a.RequestID), nil
+	return Local, r.waitLocked(k), nil
 }
 
-// mayUseLocked reports whether who may append to or subscribe to the
-// request id: nobody holds it, or who does (its live or retained transport,
-// or its upstream mark).
-func (r *Registry) mayUseLocked(id string, who caller) bool {
-	if t := r.transports[id]; t != nil && !t.owner.is(who) {
-		return false
-	}
-	if m := r.upstream[id]; m != nil && !m.owner.is(who) {
-		return false
-	}
-	return true
-}
-
-func (r *Registry) openLocked(a Append, who caller) {
+func (r *Registry) openLocked(a Append, who caller, k runKey) {
 	t := newTransport(r, a, who)
-	r.transports[a.RequestID] = t
-	if w := r.waits[a.RequestID]; w != nil {
-		delete(r.waits, a.RequestID)
+	r.transports[k] = t
+	if w := r.waits[k]; w != nil {
+		delete(r.waits, k)
 		close(w.done)
 	}
 	r.wg.Add(1)
@@ -246,9 +234,9 @@ func (r *Registry) openLocked(a Append, who caller) {
 	}()
 }
 
-func (r *Registry) refuseRouteLocked(id string) {
-	if w := r.waits[id]; w != nil {
-		delete(r.waits, id)
+func (r *Registry) refuseRouteLocked(k runKey) {
+	if w := r.waits[k]; w != nil {
+		delete(r.waits, k)
 		w.err = ErrNoModel
 		close(w.done)
 	}
@@ -256,11 +244,11 @@ func (r *Registry) refuseRouteLocked(id string) {
 
 // waitLocked joins the wait for the request id's route; the caller must
 // unwait when it stops waiting, however that happens.
-func (r *Registry) waitLocked(id string) *routeWait {
-	w := r.waits[id]
+func (r *Registry) waitLocked(k runKey) *routeWait {
+	w := r.waits[k]
 	if w == nil {
 		w = &routeWait{done: make(chan struct{})}
-		r.waits[id] = w
+		r.waits[k] = w
 	}
 	w.waiters++
 	return w
@@ -268,12 +256,12 @@ func (r *Registry) waitLocked(id string) *routeWait {
 
 // unwait leaves w; the last to leave an entry nobody signalled removes it,
 // so request ids that never open leave nothing behind.
-func (r *Registry) unwait(id string, w *routeWait) {
+func (r *Registry) unwait(k runKey, w *routeWait) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	w.waiters--
-	if w.waiters == 0 && r.waits[id] == w {
-		delete(r.waits, id)
+	if w.waiters == 0 && r.waits[k] == w {
+		delete(r.waits, k)
 	}
 }
 
@@ -286,16 +274,16 @@ func (r *Registry) unwait(id string, w *routeWait) {
 // transport, or after a relay that saw Cursor's stream end, waits up to
 // Config.RouteWait for the next turn on the reused request id, then falls
 // back to the ended transport's replay (ending with its end-of-stream
-// frame) or to Cursor. Only the request id's owner (see Append) may
-// subscribe. It fails with ErrRouteTimeout when the request id never
-// appears, ErrNotYours, ErrEmptyRequestID, ErrRegistryClosed, ErrDraining
+// frame) or to Cursor. It sees the caller's own request ids only (see
+// Append). It fails with ErrRouteTimeout when the request id never
+// appears, ErrEmptyRequestID, ErrRegistryClosed, ErrDraining
 // (see Drain) or ctx's error. The caller must Close the Subscription or the
 // Relay.
 func (r *Registry) Subscribe(ctx context.Context, requestID string) (*Subscription, *Relay, error) {
 	if requestID == "" {
 		return nil, nil, ErrEmptyRequestID
 	}
-	who := callerOf(ctx)
+	k := callerOf(ctx).runKey(requestID)
 	timeout := time.NewTimer(r.cfg.RouteWait)
 	defer timeout.Stop()
 	for {
@@ -304,17 +292,13 @@ func (r *Registry) Subscribe(ctx context.Context, requestID string) (*Subscripti
 			r.mu.Unlock()
 			return nil, nil, ErrRegistryClosed
 		}
-		if !r.mayUseLocked(requestID, who) {
-			r.mu.Unlock()
-			return nil, nil, ErrNotYours
-		}
-		m := r.upstreamLocked(requestID)
+		m := r.upstreamLocked(k)
 		if m != nil && !m.ended {
 			m.relays++
 			r.mu.Unlock()
 			return nil, &Relay{reg: r, mark: m}, nil
 		}
-		t := r.transports[requestID]
+		t := r.transports[k]
 		if m == nil && t != nil && t.awaitsSubscriber() {
 			r.mu.Unlock()
 			return t.subscribe(), nil, nil
@@ -323,13 +307,13 @@ func (r *Registry) Subscribe(ctx context.Context, requestID string) (*Subscripti
 			r.mu.Unlock()
 			return nil, nil, ErrDraining // the turn it would wait for starts elsewhere
 		}
-		w := r.waitLocked(requestID)
+		w := r.waitLocked(k)
 		r.mu.Unlock()
 		err := r.await(ctx, w, timeout.C)
-		r.unwait(requestID, w)
+		r.unwait(k, w)
 		switch {
 		case errors.Is(err, ErrRouteTimeout):
-			return r.fallback(requestID, t, who)
+			return r.fallback(k, t)
 		case err != nil:
 			return nil, nil, err
 		}
@@ -339,13 +323,13 @@ func (r *Registry) Subscribe(ctx context.Context, requestID string) (*Subscripti
 // Owns reports whether the request id has a live local transport of the
 // caller on ctx (used to keep foreign payloads of a local run from going
 // upstream). Another caller's run is not reported: a foreign payload must
-// not tell whether someone else's request id is live (see ErrNotYours).
+// not tell whether someone else's request id is live.
 func (r *Registry) Owns(ctx context.Context, requestID string) bool {
 	who := callerOf(ctx)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	t := r.transports[requestID]
-	return t != nil && !t.isEnded() && t.owner.is(who)
+	t := r.transports[who.runKey(requestID)]
+	return t != nil && !t.isEnded()
 }
 
 // retire forgets an ended transport after Config.Retain.
@@ -353,8 +337,8 @@ func (r *Registry) retire(t *Transport) {
 	time.AfterFunc(r.cfg.Retain, func() {
 		r.mu.Lock()
 		defer r.mu.Unlock()
-		if r.transports[t.id] == t {
-			delete(r.transports, t.id)
+		if r.transports[t.key] == t {
+			delete(r.transports, t.key)
 		}
 	})
 }

@@ -22,11 +22,10 @@ func (r *Registry) Live(ctx context.Context, requestID string) <-chan struct{} {
 
 // live returns the caller's live transport of the request id, or nil.
 func (r *Registry) live(ctx context.Context, requestID string) *Transport {
-	who := callerOf(ctx)
 	r.mu.Lock()
-	t := r.transports[requestID]
+	t := r.transports[callerOf(ctx).runKey(requestID)]
 	r.mu.Unlock()
-	if t == nil || t.isEnded() || !t.owner.is(who) {
+	if t == nil || t.isEnded() {
 		return nil
 	}
 	return t
@@ -65,11 +64,10 @@ func (r *Registry) Watch(ctx context.Context, requestID string) (detach func(), 
 // ErrAbandoned) and the stream ends with unavailable, so the client comes
 // back and resumes the run on the replica that owns it.
 func (r *Registry) Abandon(ctx context.Context, requestID string) {
-	who := callerOf(ctx)
 	r.mu.Lock()
-	t := r.transports[requestID]
+	t := r.transports[callerOf(ctx).runKey(requestID)]
 	r.mu.Unlock()
-	if t != nil && t.owner.is(who) {
+	if t != nil {
 		t.push(event{kind: evAbandon})
 	}
 }

@@ -87,20 +87,21 @@ func (r *Registry) RouteOf(ctx context.Context, req *agentv1.AgentRunRequest) Ro
 func (r *Registry) markUpstreamLocked(a Append, who caller) error {
 	now := time.Now()
 	sum := digestOf(a.Raw)
-	if m := r.upstream[a.RequestID]; m != nil && m.opening == sum {
+	k := who.runKey(a.RequestID)
+	if m := r.upstream[k]; m != nil && m.opening == sum {
 		m.touched = now // a retried opening append
 	} else {
-		r.dropMarkLocked(a.RequestID)
+		r.dropMarkLocked(k)
 		if err := r.held.take(who, a.RequestID, markBytes(a.RequestID)); err != nil {
 			return err
 		}
-		id := a.RequestID // the timer must not keep the append itself
+		// The timer keeps the key, not the append itself.
 		m := &upstreamMark{owner: who, opening: sum, sent: make(chan struct{}), touched: now}
-		m.expiry = time.AfterFunc(r.cfg.UpstreamIdle, func() { r.expireMark(id, m) })
-		r.upstream[a.RequestID] = m
+		m.expiry = time.AfterFunc(r.cfg.UpstreamIdle, func() { r.expireMark(k, m) })
+		r.upstream[k] = m
 	}
-	if w := r.waits[a.RequestID]; w != nil {
-		delete(r.waits, a.RequestID)
+	if w := r.waits[k]; w != nil {
+		delete(r.waits, k)
 		close(w.done)
 	}
 	return nil
@@ -108,33 +109,33 @@ func (r *Registry) markUpstreamLocked(a Append, who caller) error {
 
 // expireMark forgets m when it has been idle (no append, no relay) for
 // Config.UpstreamIdle, and otherwise looks again when it could be.
-func (r *Registry) expireMark(id string, m *upstreamMark) {
+func (r *Registry) expireMark(k runKey, m *upstreamMark) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.upstream[id] != m {
+	if r.upstream[k] != m {
 		return
 	}
 	if idle := time.Since(m.touched); m.relays > 0 || idle < r.cfg.UpstreamIdle {
 		m.expiry.Reset(max(r.cfg.UpstreamIdle-idle, r.cfg.UpstreamIdle/10))
 		return
 	}
-	r.dropMarkLocked(id)
+	r.dropMarkLocked(k)
 }
 
 // dropMarkLocked forgets the request id's mark, if any, and its charge.
-func (r *Registry) dropMarkLocked(id string) {
-	m := r.upstream[id]
+func (r *Registry) dropMarkLocked(k runKey) {
+	m := r.upstream[k]
 	if m == nil {
 		return
 	}
 	m.expiry.Stop()
-	delete(r.upstream, id)
-	r.held.give(m.owner, markBytes(id))
+	delete(r.upstream, k)
+	r.held.give(m.owner, markBytes(k.id))
 }
 
 // upstreamLocked returns the request id's mark, touched, or nil.
-func (r *Registry) upstreamLocked(id string) *upstreamMark {
-	m := r.upstream[id]
+func (r *Registry) upstreamLocked(k runKey) *upstreamMark {
+	m := r.upstream[k]
 	if m != nil {
 		m.touched = time.Now()
 	}
@@ -143,13 +144,9 @@ func (r *Registry) upstreamLocked(id string) *upstreamMark {
 
 // fallback is where a RunSSE goes when no new turn came in time: Cursor for
 // an upstream request id, else the ended transport's replay.
-func (r *Registry) fallback(requestID string, t *Transport, who caller) (*Subscription, *Relay, error) {
+func (r *Registry) fallback(k runKey, t *Transport) (*Subscription, *Relay, error) {
 	r.mu.Lock()
-	if !r.mayUseLocked(requestID, who) {
-		r.mu.Unlock()
-		return nil, nil, ErrNotYours
-	}
-	if m := r.upstreamLocked(requestID); m != nil {
+	if m := r.upstreamLocked(k); m != nil {
 		m.relays++
 		r.mu.Unlock()
 		return nil, &Relay{reg: r, mark: m}, nil
@@ -164,11 +161,12 @@ func (r *Registry) fallback(requestID string, t *Transport, who caller) (*Subscr
 // OpeningForwarded records that the seqno-0 run_request that routed the
 // request id upstream has been sent to Cursor (or failed to be): appends
 // that overtook it are held until then, so Cursor sees the run request
-// first. The caller of an Upstream opening append must call it.
-func (r *Registry) OpeningForwarded(requestID string) {
+// first. The caller of an Upstream opening append must call it, with the
+// append's context.
+func (r *Registry) OpeningForwarded(ctx context.Context, requestID string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if m := r.upstream[requestID]; m != nil && !m.isSent() {
+	if m := r.upstream[callerOf(ctx).runKey(requestID)]; m != nil && !m.isSent() {
 		close(m.sent)
 	}
 }

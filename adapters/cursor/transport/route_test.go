@@ -86,7 +86,7 @@ var _ = Describe("Registry routing", func() {
 
 		It("routes it and every later append upstream without starting a turn", func() {
 			Expect(route).To(Equal(transport.Upstream))
-			reg.OpeningForwarded("up")
+			reg.OpeningForwarded(ctx, "up")
 			later, err := reg.Append(ctx, transport.Append{RequestID: "up", Seqno: 1, Message: cursortest.Heartbeat()})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(later).To(Equal(transport.Upstream))
@@ -103,7 +103,7 @@ var _ = Describe("Registry routing", func() {
 		})
 
 		It("takes the request id back when its next turn names a Keygate model", func() {
-			reg.OpeningForwarded("up")
+			reg.OpeningForwarded(ctx, "up")
 			relay := func() *transport.Relay {
 				_, rl, err := reg.Subscribe(ctx, "up")
 				Expect(err).NotTo(HaveOccurred())

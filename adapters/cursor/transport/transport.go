@@ -36,9 +36,10 @@ type event struct {
 // output log and its id counters. Its supervisor goroutine owns the runs.
 type Transport struct {
 	id  string
+	key runKey // id, of owner
 	reg *Registry
-	// owner is the caller of the opening append; only the same user may
-	// append to, subscribe to, or reuse the request id while it is known.
+	// owner is the caller of the opening append; the request id is
+	// theirs (key), other callers' appends never reach it.
 	owner caller
 	out   *outlog
 	ids   idCounters
@@ -62,6 +63,7 @@ type Transport struct {
 func newTransport(reg *Registry, a Append, owner caller) *Transport {
 	t := &Transport{
 		id:      a.RequestID,
+		key:     owner.runKey(a.RequestID),
 		reg:     reg,
 		owner:   owner,
 		out:     newOutlog(reg.cfg.MaxUnreadBytes, reg.cfg.MaxUnreadWait),

@@ -80,6 +80,22 @@ func (q *Queries) GetUsage(ctx context.Context, arg GetUsageParams) (GetUsageRow
 	return i, err
 }
 
+const leaseHeld = `-- name: LeaseHeld :one
+SELECT count(*) FROM run_leases WHERE run_id = $1 AND expires_at > $2
+`
+
+type LeaseHeldParams struct {
+	RunID     string
+	ExpiresAt time.Time
+}
+
+func (q *Queries) LeaseHeld(ctx context.Context, arg LeaseHeldParams) (int64, error) {
+	row := q.db.QueryRow(ctx, leaseHeld, arg.RunID, arg.ExpiresAt)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const lockUserLeases = `-- name: LockUserLeases :exec
 SELECT pg_advisory_xact_lock(hashtextextended('keygate run leases ' || $1::TEXT, 0))
 `

@@ -78,6 +78,22 @@ func (q *Queries) GetUsage(ctx context.Context, arg GetUsageParams) (GetUsageRow
 	return i, err
 }
 
+const leaseHeld = `-- name: LeaseHeld :one
+SELECT count(*) FROM run_leases WHERE run_id = ?1 AND expires_at > ?2
+`
+
+type LeaseHeldParams struct {
+	RunID     string
+	ExpiresAt int64
+}
+
+func (q *Queries) LeaseHeld(ctx context.Context, arg LeaseHeldParams) (int64, error) {
+	row := q.queryRow(ctx, q.leaseHeldStmt, leaseHeld, arg.RunID, arg.ExpiresAt)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const upsertLease = `-- name: UpsertLease :exec
 INSERT INTO run_leases (run_id, user_id, expires_at) VALUES (?1, ?2, ?3)
 ON CONFLICT (run_id) DO UPDATE SET user_id = excluded.user_id, expires_at = excluded.expires_at

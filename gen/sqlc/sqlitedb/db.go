@@ -246,6 +246,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.latestRunByCursorRequestStmt, err = db.PrepareContext(ctx, latestRunByCursorRequest); err != nil {
 		return nil, fmt.Errorf("error preparing query LatestRunByCursorRequest: %w", err)
 	}
+	if q.leaseHeldStmt, err = db.PrepareContext(ctx, leaseHeld); err != nil {
+		return nil, fmt.Errorf("error preparing query LeaseHeld: %w", err)
+	}
 	if q.listAliasTargetsStmt, err = db.PrepareContext(ctx, listAliasTargets); err != nil {
 		return nil, fmt.Errorf("error preparing query ListAliasTargets: %w", err)
 	}
@@ -732,6 +735,11 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing latestRunByCursorRequestStmt: %w", cerr)
 		}
 	}
+	if q.leaseHeldStmt != nil {
+		if cerr := q.leaseHeldStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing leaseHeldStmt: %w", cerr)
+		}
+	}
 	if q.listAliasTargetsStmt != nil {
 		if cerr := q.listAliasTargetsStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing listAliasTargetsStmt: %w", cerr)
@@ -1030,6 +1038,7 @@ type Queries struct {
 	insertToolRoundStmt             *sql.Stmt
 	insertToolRoundResultStmt       *sql.Stmt
 	latestRunByCursorRequestStmt    *sql.Stmt
+	leaseHeldStmt                   *sql.Stmt
 	listAliasTargetsStmt            *sql.Stmt
 	listAliasesStmt                 *sql.Stmt
 	listAllAliasTargetsStmt         *sql.Stmt
@@ -1147,6 +1156,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		insertToolRoundStmt:             q.insertToolRoundStmt,
 		insertToolRoundResultStmt:       q.insertToolRoundResultStmt,
 		latestRunByCursorRequestStmt:    q.latestRunByCursorRequestStmt,
+		leaseHeldStmt:                   q.leaseHeldStmt,
 		listAliasTargetsStmt:            q.listAliasTargetsStmt,
 		listAliasesStmt:                 q.listAliasesStmt,
 		listAllAliasTargetsStmt:         q.listAllAliasTargetsStmt,

@@ -14,3 +14,6 @@ ON CONFLICT (run_id) DO UPDATE SET user_id = excluded.user_id, expires_at = excl
 
 -- name: DeleteLease :exec
 DELETE FROM run_leases WHERE run_id = ?1;
+
+-- name: LeaseHeld :one
+SELECT count(*) FROM run_leases WHERE run_id = ?1 AND expires_at > ?2;
