@@ -119,12 +119,13 @@ func (h *modelService) ListModels(ctx context.Context, _ *connect.Request[contro
 
 // hideFromMembers takes out of models what a signed-in member may not
 // see: a hint of the key or of a custom header's value (they see that a
-// model has a key and which headers it sends), and where the provider is
-// (its base URL may carry credentials or name an internal gateway).
-// Header values never leave for anyone (Models.view).
+// model has a key and which headers it sends), and where the provider is:
+// its base URL (which may name an internal gateway) and its name, which
+// is the URL's host unless an administrator chose another. Header values
+// never leave for anyone (Models.view).
 func hideFromMembers(models []*controlv1.Model) {
 	for _, m := range models {
-		m.ApiKeyHint = ""
+		m.ApiKeyHint, m.ProviderName = "", ""
 		m.GetSettings().BaseUrl = ""
 		for _, h := range m.GetCustomHeaderHints() {
 			h.Hint = ""
