@@ -22,6 +22,7 @@ import (
 	"keygate/app/run"
 	"keygate/domain/access"
 	"keygate/domain/budget"
+	"keygate/domain/token"
 	"keygate/ports"
 )
 
@@ -52,13 +53,18 @@ func SecretSource(s config.Secrets, dir DataDir) secret.Source {
 // NewAuthGate decides who may use the console and the control API: local
 // mode (loopback, no login) unless the configuration selects trusted
 // headers or OIDC single sign-on. Logout revokes the session in the store,
-// so that every replica refuses its cookie.
+// so that every replica refuses its cookie. In company mode the groups of
+// every user the gate sees are recorded, for the proxy's membership check
+// (NewTokens).
 func NewAuthGate(ctx context.Context, cfg config.Config, box ports.SecretBox, store *relstore.Store, logger *zap.Logger) (*auth.Gate, error) {
 	g, err := auth.New(ctx, authConfig(cfg.Auth), box, logger)
 	if err != nil {
 		return nil, fmt.Errorf("new auth gate: %w", err)
 	}
 	g.RevokeSessionsWith(store.Sessions())
+	if g.Mode() != auth.ModeLocal {
+		g.RecordGroupsWith(store.Memberships())
+	}
 	logger.Info("console sign-in", zap.String("mode", string(g.Mode())))
 	return g, nil
 }
@@ -83,10 +89,14 @@ func NewAuditor(store *relstore.Store) *company.Auditor {
 }
 
 // NewTokens manages personal gateway tokens, the proxy credentials of
-// company mode.
-func NewTokens(store *relstore.Store, auditor *company.Auditor) *company.Tokens {
+// company mode: bounded in lifetime and number per user as configured, and
+// refused to a user whose groups, as the console last saw them, no longer
+// admit them under the configured role map.
+func NewTokens(cfg config.Config, store *relstore.Store, auditor *company.Auditor) *company.Tokens {
 	t := company.NewTokens(store.Tokens(), run.SystemClock{}, rand.Reader)
 	t.AuditWith(auditor)
+	t.LimitWith(token.Policy{MaxDays: cfg.Tokens.MaxTTLDays, MaxLive: cfg.Tokens.MaxPerUser})
+	t.CheckMembershipWith(store.Memberships(), access.RoleMap{AdminGroups: cfg.Auth.AdminGroups, MemberGroups: cfg.Auth.MemberGroups})
 	return t
 }
 

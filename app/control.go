@@ -102,17 +102,18 @@ type ModelProviderOptions struct {
 // protocols: keys sealed and bound to their endpoint, discovery (through the outbound policy, like model
 // calls), connection tests (each use of a stored key audited), and endpoint
 // resolution for runs. A base URL the outbound policy refuses is refused
-// when saved. Keys stored before keys were bound are bound to their
-// provider's current origin here, once: after CheckReplica, so that a
-// replica with another secret key never re-seals what it cannot open.
+// when saved. Keys stored before keys were bound, and custom headers
+// stored in clear, are sealed bound to their provider's current origin
+// here, once: after CheckReplica, so that a replica with another secret
+// key never re-seals what it cannot open.
 func NewModels(ctx context.Context, logger *zap.Logger, store *relstore.Store, box ports.SecretBox, mp ports.ModelProvider, auditor *company.Auditor, policy *egress.Policy, _ ReplicaChecked) (*appcontrol.Models, error) {
 	m := appcontrol.NewModels(modelsOptions(store, box, mp, auditor, policy))
 	n, err := m.BindStoredKeys(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("bind stored provider keys to their endpoints: %w", err)
+		return nil, fmt.Errorf("bind stored provider keys and headers to their endpoints: %w", err)
 	}
 	if n > 0 {
-		logger.Info("bound stored provider keys to their endpoints", zap.Int("keys", n))
+		logger.Info("sealed stored provider keys and custom headers bound to their endpoints", zap.Int("sealed", n))
 	}
 	return m, nil
 }

@@ -35,7 +35,7 @@ func accountServer(mode auth.Mode, cfg config.Config) *httptest.Server {
 	Expect(err).NotTo(HaveOccurred())
 	auditor := app.NewAuditor(store)
 	mux := http.NewServeMux()
-	for p, h := range app.NewAccountRoutes(cfg, gate, app.NewTokens(store, auditor), auditor, app.NewMetrics()) {
+	for p, h := range app.NewAccountRoutes(cfg, gate, app.NewTokens(cfg, store, auditor), auditor, app.NewMetrics()) {
 		mux.Handle(p, h)
 	}
 	srv := httptest.NewServer(mux)

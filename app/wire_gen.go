@@ -135,7 +135,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		Gate:     gate,
 	}
 	controlRoutes := NewControlRoutes(controlRoutesOptions)
-	tokens := NewTokens(store, auditor)
+	tokens := NewTokens(cfg, store, auditor)
 	accountRoutes := NewAccountRoutes(cfg, gate, tokens, auditor, metrics)
 	sealedRelay, cleanup4, err := OpenAppendRelay(ctx, cfg, ring, logger)
 	if err != nil {

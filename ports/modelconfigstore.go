@@ -52,7 +52,9 @@ type ModelConfig struct {
 	// UseFullURL sends requests to BaseURL verbatim instead of appending
 	// the protocol's standard path.
 	UseFullURL bool
-	// CustomHeaders is a JSON object of string headers; nil for none.
+	// CustomHeaders are the provider's ClearHeaders (headers an earlier
+	// Keygate stored in clear, nil once sealed); the sealed headers are
+	// the provider's alone.
 	CustomHeaders json.RawMessage
 	ModelID       string
 	Tooltip       string

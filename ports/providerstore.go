@@ -10,9 +10,9 @@ import (
 )
 
 // ProviderStore holds the providers models are called at: where (protocol,
-// base URL, headers) and with which keys. Keys are stored only as the
-// opaque ciphertext a secret box produced; the store never sees a
-// plaintext key and does not know how it was sealed.
+// base URL, headers) and with which keys. Keys and header values are
+// stored only as the opaque ciphertext a secret box produced; the store
+// never sees a plaintext key and does not know how it was sealed.
 //
 // All methods return ctx.Err() (wrapped) on a cancelled context and then
 // have written nothing.
@@ -53,8 +53,13 @@ type Provider struct {
 	// appended unless UseFullURL says to send requests to it verbatim.
 	BaseURL    string
 	UseFullURL bool
-	// CustomHeaders is a JSON object of string headers; nil for none.
-	CustomHeaders json.RawMessage
+	// SealedHeaders are the custom headers as ciphertext, like the keys:
+	// opaque to the store; nil for none.
+	SealedHeaders []byte
+	// ClearHeaders are custom headers an earlier Keygate stored in clear
+	// (a JSON object of string headers), nil for none. Keygate seals them
+	// into SealedHeaders at start and then stores nil here.
+	ClearHeaders json.RawMessage
 	// Region labels the deployment for people (for example "eu-west");
 	// empty for none.
 	Region string

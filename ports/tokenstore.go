@@ -14,8 +14,13 @@ import (
 // have written nothing.
 type TokenStore interface {
 	// CreateToken stores t, or returns ErrConflict when its ID or hash is
-	// already stored.
-	CreateToken(ctx context.Context, t token.Token) error
+	// already stored. When admit is not nil the store first calls it with
+	// every token stored for t's owner, in the transaction that stores t
+	// and serialized with every other CreateToken for that owner on every
+	// replica, and stores nothing when it returns an error, which
+	// CreateToken returns (wrapped): a bound on a user's tokens holds
+	// however many requests race.
+	CreateToken(ctx context.Context, t token.Token, admit func(held []token.Token) error) error
 
 	// TokenByHash returns the token stored under h, revoked or not, or
 	// ErrNotFound. The lookup is by an index on the hash, so its time does

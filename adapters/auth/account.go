@@ -20,7 +20,8 @@ import (
 // TokenService is the personal-gateway-token use case as the account
 // routes need it; app/company.Tokens implements it.
 type TokenService interface {
-	Create(ctx context.Context, caller access.Principal, name string, ttl time.Duration) (token.Token, string, error)
+	// Create mints a token living ttlDays days (0: the longest allowed).
+	Create(ctx context.Context, caller access.Principal, name string, ttlDays int) (token.Token, string, error)
 	List(ctx context.Context, caller access.Principal, all bool) ([]token.Token, error)
 	Revoke(ctx context.Context, caller access.Principal, id string) (token.Token, error)
 }
@@ -104,16 +105,19 @@ func (a account) createToken(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "send application/json", http.StatusUnsupportedMediaType)
 		return
 	}
+	// ttlDays is a JSON number of days; one that does not fit an int32
+	// is refused while decoding, and the use case bounds the rest before
+	// computing any duration.
 	var in struct {
 		Name    string `json:"name"`
-		TTLDays int    `json:"ttlDays"`
+		TTLDays int32  `json:"ttlDays"`
 	}
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096)).Decode(&in); err != nil || in.TTLDays < 0 {
 		http.Error(w, "expected {\"name\": string, \"ttlDays\": number >= 0}", http.StatusBadRequest)
 		return
 	}
 	p, _ := access.FromContext(r.Context())
-	t, text, err := a.tokens.Create(r.Context(), p, in.Name, time.Duration(in.TTLDays)*24*time.Hour)
+	t, text, err := a.tokens.Create(r.Context(), p, in.Name, int(in.TTLDays))
 	if err != nil {
 		a.fail(w, err)
 		return
@@ -164,6 +168,8 @@ func (a account) entries(w http.ResponseWriter, r *http.Request) {
 // fail maps use-case errors to statuses; anything unexpected is logged once
 // here and answered without detail.
 func (a account) fail(w http.ResponseWriter, err error) {
+	var lifetime *token.LifetimeError
+	var tooMany *token.TooManyError
 	switch {
 	case errors.Is(err, access.ErrDenied):
 		http.Error(w, "administrators only", http.StatusForbidden)
@@ -171,6 +177,10 @@ func (a account) fail(w http.ResponseWriter, err error) {
 		http.Error(w, "not found", http.StatusNotFound)
 	case errors.Is(err, token.ErrNoName):
 		http.Error(w, "a token needs a name", http.StatusBadRequest)
+	case errors.As(err, &lifetime):
+		http.Error(w, lifetime.Error(), http.StatusBadRequest)
+	case errors.As(err, &tooMany):
+		http.Error(w, tooMany.Error(), http.StatusConflict)
 	default:
 		a.log.Error("account request failed", zap.Error(err))
 		http.Error(w, "internal error", http.StatusInternalServerError)

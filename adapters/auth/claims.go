@@ -11,7 +11,9 @@ import (
 // principalFromClaims maps ID token claims to a principal: the user id,
 // display name and groups come from the configured claims, the role from
 // the role map. Groups may be a list or a single comma-separated string.
-func principalFromClaims(claims map[string]any, cfg Config) (access.Principal, error) {
+// It reports the user's groups to recordGroups, when not nil, also when
+// the role map refuses them.
+func principalFromClaims(claims map[string]any, cfg Config, recordGroups func(user string, groups []string)) (access.Principal, error) {
 	user, _ := claims[cfg.UserClaim].(string)
 	if strings.TrimSpace(user) == "" {
 		return access.Principal{}, fmt.Errorf("id token has no %q claim", cfg.UserClaim)
@@ -29,6 +31,9 @@ func principalFromClaims(claims map[string]any, cfg Config) (access.Principal, e
 		for _, g := range strings.Split(v, ",") {
 			groups = append(groups, strings.TrimSpace(g))
 		}
+	}
+	if recordGroups != nil {
+		recordGroups(user, groups)
 	}
 	role, err := cfg.Roles.RoleFor(groups)
 	if err != nil {

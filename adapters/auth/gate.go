@@ -20,6 +20,8 @@ type Gate struct {
 	cookies cookies
 	oidc    *oidcFlow // nil unless ModeOIDC
 	revoked ports.SessionRevocations
+	// members records each user's groups; nil records none.
+	members *groupRecorder
 	// own reports a connection Keygate itself dialled; nil: none known.
 	own func(peer netip.AddrPort) bool
 	log *zap.Logger

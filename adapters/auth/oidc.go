@@ -132,7 +132,7 @@ func (g *Gate) exchange(ctx context.Context, code string, f flowData) (access.Pr
 	if err := idt.Claims(&claims); err != nil {
 		return access.Principal{}, fmt.Errorf("read id token claims: %w", err)
 	}
-	return principalFromClaims(claims, g.cfg)
+	return principalFromClaims(claims, g.cfg, func(user string, groups []string) { g.members.record(ctx, user, groups) })
 }
 
 // logout revokes the session (see RevokeSessionsWith) and clears its

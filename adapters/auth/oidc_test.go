@@ -17,13 +17,15 @@ import (
 	"keygate/adapters/auth"
 	"keygate/adapters/sqlite"
 	"keygate/domain/access"
+	"keygate/ports"
 )
 
 var _ = Describe("Gate in OIDC mode", func() {
 	var (
-		idp    *fakeIDP
-		site   *httptest.Server
-		client *http.Client
+		idp     *fakeIDP
+		site    *httptest.Server
+		client  *http.Client
+		members ports.MembershipStore
 	)
 	BeforeEach(func() {
 		idp = newFakeIDP()
@@ -41,6 +43,8 @@ var _ = Describe("Gate in OIDC mode", func() {
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(db.Close)
 		g.RevokeSessionsWith(sqlite.NewStore(db).Sessions())
+		members = sqlite.NewStore(db).Memberships()
+		g.RecordGroupsWith(members)
 		mux := http.NewServeMux()
 		for p, h := range g.Routes() {
 			mux.Handle(p, h)
@@ -117,6 +121,21 @@ var _ = Describe("Gate in OIDC mode", func() {
 		Entry("an ID token with another nonce", func() { idp.WrongNonce = true }, http.StatusForbidden),
 		Entry("an ID token without the user claim", func() { delete(idp.Claims, "sub") }, http.StatusForbidden),
 	)
+
+	It("records the groups of each sign-in, refused or not, for the proxy's membership check", func() {
+		idp.Claims["groups"] = []string{"sales"}
+		resp, _ := browse("/")
+		Expect(resp.StatusCode).To(Equal(http.StatusForbidden))
+		groups, _, err := members.Groups(context.Background(), "u-ada")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(groups).To(Equal([]string{"sales"}))
+		idp.Claims["groups"] = []string{"engineering"}
+		resp, _ = browse("/")
+		Expect(resp.StatusCode).To(Equal(http.StatusOK))
+		groups, _, err = members.Groups(context.Background(), "u-ada")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(groups).To(Equal([]string{"engineering"}))
+	})
 
 	It("refuses a callback whose state was not issued to this browser", func() {
 		resp, _ := browse("/auth/callback?code=x&state=forged")

@@ -55,6 +55,7 @@ func (g *Gate) header(r *http.Request) (access.Principal, int, string) {
 			}
 		}
 	}
+	g.members.record(r.Context(), user, groups)
 	role, err := g.cfg.Roles.RoleFor(groups)
 	if err != nil {
 		return access.Principal{}, http.StatusForbidden, ""

@@ -75,8 +75,17 @@ func (h *aliasService) ListAliases(ctx context.Context, _ *connect.Request[contr
 		return nil, toConnect(h.log, "ListAliases", err)
 	}
 	out := &controlv1.ListAliasesResponse{}
+	member := isMember(ctx)
 	for _, a := range as {
-		out.Aliases = append(out.Aliases, aliasToProto(a))
+		pa := aliasToProto(a)
+		if member {
+			// A provider's name is its URL's host unless an
+			// administrator chose another (see hideFromMembers).
+			for _, t := range pa.GetTargets() {
+				t.ProviderName = ""
+			}
+		}
+		out.Aliases = append(out.Aliases, pa)
 	}
 	return connect.NewResponse(out), nil
 }

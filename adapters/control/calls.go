@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	appcontrol "keygate/app/control"
+	"keygate/domain/access"
 	"keygate/domain/callrecord"
 	controlv1 "keygate/gen/keygate/control/v1"
 	"keygate/gen/keygate/control/v1/controlv1connect"
@@ -48,8 +49,12 @@ func (h *callService) ListCalls(ctx context.Context, req *connect.Request[contro
 		return nil, toConnect(h.log, "ListCalls", err)
 	}
 	resp := &controlv1.ListCallsResponse{Calls: make([]*controlv1.Call, len(page.Calls))}
+	member := isMember(ctx)
 	for i, r := range page.Calls {
 		resp.Calls[i] = callToProto(r)
+		if member {
+			resp.Calls[i].GetModel().RequestUrl = ""
+		}
 	}
 	if page.Next != nil {
 		resp.NextPageToken = encodeToken(page.Next.Started, page.Next.CallID)
@@ -72,7 +77,21 @@ func (h *callService) GetCall(ctx context.Context, req *connect.Request[controlv
 	for _, c := range d.Chunks {
 		resp.Chunks = append(resp.Chunks, &controlv1.ResponseChunk{Seq: int32(c.Seq), OffsetMs: c.Offset.Milliseconds(), Data: string(c.Data)})
 	}
+	if isMember(ctx) {
+		resp.Call.GetModel().RequestUrl = ""
+		if resp.Request != nil {
+			resp.Request.Url = ""
+		}
+	}
 	return connect.NewResponse(resp), nil
+}
+
+// isMember reports a signed-in member: they see their own calls, but not
+// where the provider is (a request URL may carry credentials in its query
+// or name an internal gateway), as they do not see the models' base URLs.
+func isMember(ctx context.Context) bool {
+	p, ok := access.FromContext(ctx)
+	return ok && !p.IsAdmin()
 }
 
 // Status values are the same numbers in the domain and in the API.

@@ -177,20 +177,22 @@ var _ = Describe("Keys bound to their endpoint", func() {
 			Expect(a.audit.lines()).To(BeEmpty())
 		})
 
-		It("sees which custom headers a model sends, never their values, which an administrator still reads", func() {
+		It("sees which custom headers a model sends and a hint of each, never a value, nor does a member see the hint", func() {
 			who = admin
 			s := a.chatSettings("gpt-a")
 			s.CustomHeaders = map[string]string{"Cf-Access-Client-Secret": "gw-secret-4711"}
 			_, err := update(s, "")
 			Expect(err).NotTo(HaveOccurred())
-			list := func() map[string]string {
+			list := func() *controlv1.Model {
 				resp, err := a.models.ListModels(ctx, connect.NewRequest(&controlv1.ListModelsRequest{}))
 				Expect(err).NotTo(HaveOccurred())
-				return resp.Msg.GetModels()[0].GetSettings().GetCustomHeaders()
+				return resp.Msg.GetModels()[0]
 			}
-			Expect(list()).To(HaveKeyWithValue("Cf-Access-Client-Secret", "gw-secret-4711"))
+			Expect(list().GetSettings().GetCustomHeaders()).To(Equal(map[string]string{"Cf-Access-Client-Secret": ""}))
+			Expect(list().GetCustomHeaderHints()).To(ConsistOf(HaveField("Hint", "gw-…4711")))
 			who = member
-			Expect(list()).To(HaveKeyWithValue("Cf-Access-Client-Secret", Not(ContainSubstring("4711"))))
+			Expect(list().GetSettings().GetCustomHeaders()).To(Equal(map[string]string{"Cf-Access-Client-Secret": ""}))
+			Expect(list().GetCustomHeaderHints()).To(ConsistOf(And(HaveField("Name", "Cf-Access-Client-Secret"), HaveField("Hint", ""))))
 		})
 	})
 

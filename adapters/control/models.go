@@ -83,7 +83,17 @@ func modelToProto(m appcontrol.Model) *controlv1.Model {
 			ContextWindowTokens: s.ContextWindowTokens, MaxOutputTokens: s.MaxOutputTokens,
 			ExtraParamsJson: string(s.ExtraParams), CustomHeaders: s.CustomHeaders,
 			SupportsImages: s.SupportsImages, SupportsTools: s.SupportsTools, ProviderId: s.ProviderID,
-			RequestsPerMinute: s.RequestsPerMinute, TokensPerMinute: s.TokensPerMinute}}
+			RequestsPerMinute: s.RequestsPerMinute, TokensPerMinute: s.TokensPerMinute},
+		CustomHeaderHints: headerHintsToProto(m.Headers)}
+}
+
+// headerHintsToProto are custom headers' names and masked hints.
+func headerHintsToProto(hs []appcontrol.HeaderView) []*controlv1.CustomHeaderHint {
+	var out []*controlv1.CustomHeaderHint
+	for _, h := range hs {
+		out = append(out, &controlv1.CustomHeaderHint{Name: h.Name, Hint: h.Hint})
+	}
+	return out
 }
 
 func modelsToProto(ms []appcontrol.Model) []*controlv1.Model {
@@ -100,32 +110,25 @@ func (h *modelService) ListModels(ctx context.Context, _ *connect.Request[contro
 		return nil, toConnect(h.log, "ListModels", err)
 	}
 	out := modelsToProto(ms)
-	p, ok := access.FromContext(ctx)
-	if !ok || !p.IsAdmin() {
-		maskHeaderValues(out)
-	}
-	if ok && !p.IsAdmin() {
-		// A signed-in member sees that a model has a key, not a hint of it.
-		for _, m := range out {
-			m.ApiKeyHint = ""
-		}
+	if p, ok := access.FromContext(ctx); ok && !p.IsAdmin() {
+		hideFromMembers(out)
 	}
 	return connect.NewResponse(&controlv1.ListModelsResponse{Models: out,
 		Protocols: protocolsToProto(h.models.Protocols())}), nil
 }
 
-// maskedHeaderValue stands in for a custom header's value a member sees.
-const maskedHeaderValue = "••••••"
-
-// maskHeaderValues hides the values of custom headers from members, who see
-// the models but may not change them: a gateway or an access proxy in front
-// of a provider often takes a credential in a header of its own name, which
-// must stay as private as the sealed API key. Names stay, so a member still
-// sees that a header is sent.
-func maskHeaderValues(models []*controlv1.Model) {
+// hideFromMembers takes out of models what a signed-in member may not
+// see: a hint of the key or of a custom header's value (they see that a
+// model has a key and which headers it sends), and where the provider is:
+// its base URL (which may name an internal gateway) and its name, which
+// is the URL's host unless an administrator chose another. Header values
+// never leave for anyone (Models.view).
+func hideFromMembers(models []*controlv1.Model) {
 	for _, m := range models {
-		for name := range m.GetSettings().GetCustomHeaders() {
-			m.GetSettings().GetCustomHeaders()[name] = maskedHeaderValue
+		m.ApiKeyHint, m.ProviderName = "", ""
+		m.GetSettings().BaseUrl = ""
+		for _, h := range m.GetCustomHeaderHints() {
+			h.Hint = ""
 		}
 	}
 }

@@ -46,7 +46,7 @@ func providerSettingsFromProto(s *controlv1.ProviderSettings) appcontrol.Provide
 
 func providerToProto(p appcontrol.ProviderView) *controlv1.Provider {
 	s := p.Settings
-	out := &controlv1.Provider{Id: p.ID, ModelIds: p.Models,
+	out := &controlv1.Provider{Id: p.ID, ModelIds: p.Models, CustomHeaderHints: headerHintsToProto(p.Headers),
 		CreateTime: timestamppb.New(p.CreatedAt), UpdateTime: timestamppb.New(p.UpdatedAt),
 		Settings: &controlv1.ProviderSettings{Name: s.Name, ProviderKind: kindToProto(s.ProviderKind), BaseUrl: s.BaseURL,
 			UseFullUrl: s.UseFullURL, CustomHeaders: s.CustomHeaders, Region: s.Region,

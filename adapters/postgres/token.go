@@ -9,6 +9,12 @@ import (
 	"keygate/gen/sqlc/pgdb"
 )
 
+// LockTokenOwner takes a transaction-scoped advisory lock on the user, so
+// two replicas cannot both see room for one more token.
+func (t tx) LockTokenOwner(ctx context.Context, userID string) error {
+	return interpretError(ctx, t.q.LockTokenOwner(ctx, userID))
+}
+
 func (t tx) InsertToken(ctx context.Context, tok token.Token) error {
 	err := t.q.InsertGatewayToken(ctx, pgdb.InsertGatewayTokenParams{
 		ID: tok.ID, UserID: tok.Owner.UserID, UserName: tok.Owner.Name, Name: tok.Name,

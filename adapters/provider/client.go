@@ -120,7 +120,7 @@ func (c *Client) Stream(ctx context.Context, call ports.ModelCall) (ports.ModelS
 	if p.Headers != nil {
 		p.Headers(req.Header, call.Request)
 	}
-	rec.request(req, body, ep.APIKey)
+	rec.request(req, body, ep.APIKey, ep.Headers)
 
 	dog := newWatchdog(c.idle, cancel)
 	cause := func() error { return context.Cause(reqCtx) }

@@ -90,18 +90,31 @@ func callerID(ctx context.Context) string {
 	return ""
 }
 
-// request records the request of a detailed call without credentials.
-func (r *recording) request(req *http.Request, body []byte, apiKey string) {
+// maskedHeaderValue stands in for the value of a custom header in a
+// recorded request.
+const maskedHeaderValue = "••••••"
+
+// request records the request of a detailed call without credentials:
+// the custom headers (custom) are sealed like keys where they are stored,
+// so a record keeps their names only.
+func (r *recording) request(req *http.Request, body []byte, apiKey string, custom map[string]string) {
 	if r.save == nil || !r.rec.Detailed {
 		return
 	}
 	cr := callrecord.Request{Method: req.Method, URL: redactURL(req.URL.String(), apiKey),
 		Body: append([]byte(nil), body...)}
+	masked := make(map[string]bool, len(custom))
+	for name := range custom {
+		masked[http.CanonicalHeaderKey(name)] = true
+	}
 	for name, values := range req.Header {
 		if callrecord.SensitiveHeader(name) {
 			continue
 		}
 		for _, v := range values {
+			if masked[http.CanonicalHeaderKey(name)] {
+				v = maskedHeaderValue
+			}
 			cr.Headers = append(cr.Headers, callrecord.Header{Name: name, Value: scrub(v, apiKey)})
 		}
 	}

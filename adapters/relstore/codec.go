@@ -99,3 +99,11 @@ func NonNil(b []byte) []byte {
 	}
 	return b
 }
+
+// EmptyToNil reads an empty NOT NULL byte column back as an absent value.
+func EmptyToNil(b []byte) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	return b
+}

@@ -38,6 +38,7 @@ type Tx interface {
 	callRecordRows
 	consoleRows
 	tokenRows
+	membershipRows
 	auditRows
 	budgetRows
 	ownerRows

@@ -11,6 +11,9 @@ import (
 
 // tokenRows are the gateway-token rows. Times not set are the zero time.
 type tokenRows interface {
+	// LockTokenOwner serializes token creations of one user until the
+	// transaction ends (SQLite's single writer already does).
+	LockTokenOwner(ctx context.Context, userID string) error
 	InsertToken(ctx context.Context, t token.Token) error
 	TokenByHash(ctx context.Context, h token.Hash) (token.Token, error)
 	// ListTokens returns userID's tokens newest first; "" lists all.
@@ -29,9 +32,24 @@ var _ ports.TokenStore = Tokens{}
 func (s *Store) Tokens() Tokens { return Tokens{s} }
 
 // CreateToken implements ports.TokenStore.
-func (ts Tokens) CreateToken(ctx context.Context, t token.Token) error {
+func (ts Tokens) CreateToken(ctx context.Context, t token.Token, admit func(held []token.Token) error) error {
 	t.CreatedAt = t.CreatedAt.UTC()
-	if err := ts.s.engine.Write(ctx, func(tx Tx) error { return tx.InsertToken(ctx, t) }); err != nil {
+	err := ts.s.engine.Write(ctx, func(tx Tx) error {
+		if admit != nil {
+			if err := tx.LockTokenOwner(ctx, t.Owner.UserID); err != nil {
+				return err
+			}
+			held, err := tx.ListTokens(ctx, t.Owner.UserID)
+			if err != nil {
+				return err
+			}
+			if err := admit(held); err != nil {
+				return err
+			}
+		}
+		return tx.InsertToken(ctx, t)
+	})
+	if err != nil {
 		return fmt.Errorf("create gateway token %s: %w", t.ID, err)
 	}
 	return nil

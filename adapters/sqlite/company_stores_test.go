@@ -24,6 +24,7 @@ func companyStore() *relstore.Store {
 var (
 	_ = porttest.DescribeAuditLog("SQLite", func() ports.AuditLog { return companyStore().Audit() })
 	_ = porttest.DescribeTokenStore("SQLite", func() ports.TokenStore { return companyStore().Tokens() })
+	_ = porttest.DescribeMembershipStore("SQLite", func() ports.MembershipStore { return companyStore().Memberships() })
 	_ = porttest.DescribeOwnerStore("SQLite", func() ports.OwnerStore { return companyStore().Owners() })
 	_ = porttest.DescribeSessionRevocations("SQLite", func() ports.SessionRevocations { return companyStore().Sessions() })
 	_ = porttest.DescribeFingerprintStore("SQLite", func() ports.FingerprintStore { return companyStore().Fingerprints() })

@@ -70,7 +70,7 @@ var _ = Describe("Upgrading the models an earlier Keygate kept, each with its ow
 		Expect(keyless.Keys).To(BeEmpty())
 		Expect(keyless.Name).To(Equal("127.0.0.1:8000"))
 		Expect(keyless.UseFullURL).To(BeTrue())
-		Expect(keyless.CustomHeaders).To(MatchJSON(`{"X-Team":"a"}`))
+		Expect(keyless.ClearHeaders).To(MatchJSON(`{"X-Team":"a"}`))
 
 		models := map[string]string{}
 		cfgs, err := store.Stores().ModelConfigs.ModelConfigs(ctx)

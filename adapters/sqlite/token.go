@@ -9,6 +9,10 @@ import (
 	"keygate/gen/sqlc/sqlitedb"
 )
 
+// LockTokenOwner needs no lock: the single writer connection already
+// serializes every write transaction.
+func (t tx) LockTokenOwner(ctx context.Context, _ string) error { return ctx.Err() }
+
 func (t tx) InsertToken(ctx context.Context, tok token.Token) error {
 	err := t.q.InsertGatewayToken(ctx, sqlitedb.InsertGatewayTokenParams{
 		ID: tok.ID, UserID: tok.Owner.UserID, UserName: tok.Owner.Name, Name: tok.Name,

@@ -122,14 +122,16 @@ func newModelView(c ports.ModelConfig) modelView {
 
 // providerView is what the audit log keeps of a provider, like modelView:
 // each sealed key is apiKey, which audit.Mask replaces by [set] or
-// [changed], and custom headers are masked like any secret in them.
+// [changed], and so are the sealed custom headers (headersSecret) and any
+// headers an earlier Keygate stored in clear (clearHeadersSecret).
 type providerView struct {
 	ID            string            `json:"id"`
 	Name          string            `json:"name"`
 	ProviderKind  llm.ProviderKind  `json:"providerKind"`
 	BaseURL       string            `json:"baseUrl"`
 	UseFullURL    bool              `json:"useFullUrl"`
-	CustomHeaders json.RawMessage   `json:"customHeaders"`
+	SealedHeaders []byte            `json:"headersSecret"`
+	ClearHeaders  json.RawMessage   `json:"clearHeadersSecret"`
 	Region        string            `json:"region"`
 	KeyStrategy   string            `json:"keyStrategy"`
 	CoolDownMS    int64             `json:"coolDownMs"`
@@ -148,7 +150,7 @@ type providerKeyView struct {
 
 func newProviderView(p ports.Provider) providerView {
 	v := providerView{ID: p.ID, Name: p.Name, ProviderKind: p.Kind, BaseURL: p.BaseURL, UseFullURL: p.UseFullURL,
-		CustomHeaders: p.CustomHeaders, Region: p.Region, CoolDownMS: p.CoolDown.Milliseconds(),
+		SealedHeaders: p.SealedHeaders, ClearHeaders: p.ClearHeaders, Region: p.Region, CoolDownMS: p.CoolDown.Milliseconds(),
 		Keys: []providerKeyView{}, CreateTime: p.CreatedAt, UpdateTime: p.UpdatedAt}
 	if p.KeyStrategy != 0 {
 		v.KeyStrategy = p.KeyStrategy.String()

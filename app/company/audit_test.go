@@ -34,8 +34,8 @@ var _ = Describe("Auditor", func() {
 
 	It("records who changed a provider, with the keys and auth headers masked", func() {
 		before := ports.Provider{ID: "p1", Name: "GPT", Kind: llm.ProviderOpenAIResponses,
-			Keys:          []ports.ProviderKey{{ID: "k1", Sealed: []byte("sealed-old"), Weight: 1, Enabled: true}},
-			CustomHeaders: json.RawMessage(`{"Authorization":"Bearer abc"}`)}
+			Keys:         []ports.ProviderKey{{ID: "k1", Sealed: []byte("sealed-old"), Weight: 1, Enabled: true}},
+			ClearHeaders: json.RawMessage(`{"Authorization":"Bearer abc"}`), SealedHeaders: []byte("sealed-headers")}
 		after := before
 		after.Name, after.Keys = "GPT 5", []ports.ProviderKey{{ID: "k1", Sealed: []byte("sealed-new"), Weight: 1, Enabled: true}}
 		Expect(auditor.Record(ctx, admin, "provider.update", "p1", before, after)).To(Succeed())
@@ -53,7 +53,8 @@ var _ = Describe("Auditor", func() {
 		Expect(a).To(HaveKeyWithValue("providerKind", "openai_responses"))
 		Expect(a["keys"]).To(ConsistOf(HaveKeyWithValue("apiKey", "[changed]")))
 		Expect(b["keys"]).To(ConsistOf(HaveKeyWithValue("apiKey", "[set]")))
-		Expect(a["customHeaders"]).To(HaveKeyWithValue("Authorization", "[set]"))
+		Expect(a).To(HaveKeyWithValue("clearHeadersSecret", "[set]"))
+		Expect(a).To(HaveKeyWithValue("headersSecret", "[set]"))
 		Expect(string(got[0].Before) + string(got[0].After)).NotTo(ContainSubstring("Bearer abc"))
 	})
 

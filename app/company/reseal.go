@@ -7,8 +7,9 @@ import (
 	"keygate/ports"
 )
 
-// Reseal opens every stored provider key with box and seals it again, so
-// that after a key rotation every key is sealed under box's primary key.
+// Reseal opens every stored provider key and sealed header set with box
+// and seals it again, so that after a key rotation every key is sealed
+// under box's primary key.
 // box must still open values sealed under the old key. It returns how many
 // keys it re-sealed. Each provider is written whole, so on an error the
 // providers before it are re-sealed and the rest are untouched, and
@@ -20,8 +21,19 @@ func Reseal(ctx context.Context, providers ports.ProviderStore, box ports.Secret
 	}
 	n := 0
 	for _, p := range all {
-		if len(p.Keys) == 0 {
+		if len(p.Keys) == 0 && len(p.SealedHeaders) == 0 {
 			continue
+		}
+		if len(p.SealedHeaders) > 0 {
+			plain, err := box.Open(p.SealedHeaders)
+			if err != nil {
+				return n, fmt.Errorf("reseal headers of provider %q: %w", p.ID, err)
+			}
+			p.SealedHeaders, err = box.Seal(plain)
+			clear(plain)
+			if err != nil {
+				return n, fmt.Errorf("reseal headers of provider %q: %w", p.ID, err)
+			}
 		}
 		for i, k := range p.Keys {
 			plain, err := box.Open(k.Sealed)

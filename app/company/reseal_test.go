@@ -48,6 +48,20 @@ var _ = Describe("Reseal", func() {
 		Expect(keyless.Keys).To(BeEmpty())
 	})
 
+	It("re-seals a provider's sealed custom headers too, also of a provider without keys", func() {
+		before, _ := secret.NewRing(old)
+		headers, _ := before.Seal([]byte(`{"X-Org-Token":"org-secret"}`))
+		Expect(store.PutProvider(ctx, ports.Provider{ID: "headers", Kind: llm.ProviderOpenAIResponses, SealedHeaders: headers})).To(Succeed())
+		newKey := secret.NewKey()
+		ring, _ := secret.NewRing(newKey, old)
+		_, err := company.Reseal(ctx, store, ring)
+		Expect(err).NotTo(HaveOccurred())
+		only, _ := secret.NewRing(newKey)
+		p, err := store.Provider(ctx, "headers")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(only.Open(p.SealedHeaders)).To(Equal([]byte(`{"X-Org-Token":"org-secret"}`)))
+	})
+
 	It("stops at a key the box cannot open and leaves it as it was", func() {
 		stranger, _ := secret.NewRing(secret.NewKey())
 		before, _ := store.Provider(ctx, "a")

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"time"
 
 	"keygate/domain/access"
 	"keygate/domain/identity"
@@ -21,6 +20,11 @@ type Tokens struct {
 	clock  ports.Clock
 	random io.Reader
 	audit  *Auditor
+	policy token.Policy
+	// members and roles, when set, decide at each use whether the token's
+	// owner is still admitted (see CheckMembershipWith).
+	members ports.MembershipStore
+	roles   access.RoleMap
 }
 
 var _ ports.ProxyAuthenticator = (*Tokens)(nil)
@@ -36,19 +40,56 @@ func NewTokens(store ports.TokenStore, clock ports.Clock, random io.Reader) *Tok
 // so its whole lifecycle is on record, not only administrators' actions.
 func (t *Tokens) AuditWith(a *Auditor) { t.audit = a }
 
+// LimitWith bounds the tokens minted and accepted from now on: their
+// lifetime (also of tokens minted before, counted from their creation) and
+// how many live tokens one user may hold.
+func (t *Tokens) LimitWith(p token.Policy) { t.policy = p }
+
+// CheckMembershipWith makes Authenticate refuse a token whose owner's
+// groups, as the console last saw them (members), no longer give them a
+// role under roles. An owner with no recorded groups (a token minted
+// before groups were recorded) is accepted: the token's lifetime bounds
+// that.
+func (t *Tokens) CheckMembershipWith(members ports.MembershipStore, roles access.RoleMap) {
+	t.members, t.roles = members, roles
+}
+
 // tokenView is what the audit log keeps of a token (never its hash).
 func tokenView(t token.Token) map[string]string {
 	return map[string]string{"id": t.ID, "name": t.Name, "owner": t.Owner.UserID, "hint": t.Hint}
 }
 
-// Create mints a token for the caller and returns its stored form and its
-// text, which is shown once. ttl <= 0 means no expiry.
-func (t *Tokens) Create(ctx context.Context, caller access.Principal, name string, ttl time.Duration) (token.Token, string, error) {
-	tok, text, err := token.New(t.random, caller.Identity, name, t.clock.Now(), ttl)
+// Create mints a token for the caller, living days days (0: the longest
+// the policy allows), and returns its stored form and its text, which is
+// shown once. A lifetime outside the policy is a *token.LifetimeError; a
+// caller who already holds the most live tokens the policy allows gets a
+// *token.TooManyError, however many requests race.
+func (t *Tokens) Create(ctx context.Context, caller access.Principal, name string, days int) (token.Token, string, error) {
+	ttl, err := t.policy.Lifetime(days)
 	if err != nil {
 		return token.Token{}, "", fmt.Errorf("create gateway token: %w", err)
 	}
-	if err := t.store.CreateToken(ctx, tok); err != nil {
+	now := t.clock.Now()
+	tok, text, err := token.New(t.random, caller.Identity, name, now, ttl)
+	if err != nil {
+		return token.Token{}, "", fmt.Errorf("create gateway token: %w", err)
+	}
+	var admit func([]token.Token) error
+	if limit := t.policy.MaxLive; limit > 0 {
+		admit = func(held []token.Token) error {
+			live := 0
+			for _, h := range held {
+				if t.policy.Live(h, now) {
+					live++
+				}
+			}
+			if live >= limit {
+				return &token.TooManyError{Live: live, Max: limit}
+			}
+			return nil
+		}
+	}
+	if err := t.store.CreateToken(ctx, tok, admit); err != nil {
 		return token.Token{}, "", err
 	}
 	if t.audit != nil {
@@ -103,7 +144,9 @@ func (t *Tokens) Revoke(ctx context.Context, caller access.Principal, id string)
 
 // Authenticate implements ports.ProxyAuthenticator. The token is found by
 // the hash of its text (an index lookup, no per-character comparison of
-// secrets); the stored hash is compared once more in constant time. A use
+// secrets); the stored hash is compared once more in constant time. A
+// token past its own expiry or the policy's longest lifetime, or whose
+// owner's recorded groups no longer admit them, is refused. A use
 // is recorded at most once per token.TouchInterval, so a busy client does
 // not write on every CONNECT; a failed recording does not refuse the call.
 func (t *Tokens) Authenticate(ctx context.Context, text string) (identity.Identity, error) {
@@ -119,11 +162,33 @@ func (t *Tokens) Authenticate(ctx context.Context, text string) (identity.Identi
 		return identity.Identity{}, fmt.Errorf("authenticate: %w", err)
 	}
 	now := t.clock.Now()
-	if subtle.ConstantTimeCompare(tok.Hash[:], h[:]) != 1 || tok.Usable(now) != nil || tok.Owner.Validate() != nil {
+	if subtle.ConstantTimeCompare(tok.Hash[:], h[:]) != 1 || t.policy.Usable(tok, now) != nil || tok.Owner.Validate() != nil {
 		return identity.Identity{}, fmt.Errorf("authenticate: %w", ports.ErrNotAuthorized)
+	}
+	if err := t.admitted(ctx, tok.Owner.UserID); err != nil {
+		return identity.Identity{}, fmt.Errorf("authenticate: %w", err)
 	}
 	if tok.NeedsTouch(now) {
 		_ = t.store.TouchToken(ctx, tok.ID, now)
 	}
 	return tok.Owner, nil
+}
+
+// admitted refuses (ErrNotAuthorized) an owner whose recorded groups give
+// no role under the current role map.
+func (t *Tokens) admitted(ctx context.Context, userID string) error {
+	if t.members == nil {
+		return nil
+	}
+	groups, _, err := t.members.Groups(ctx, userID)
+	switch {
+	case errors.Is(err, ports.ErrNotFound):
+		return nil
+	case err != nil:
+		return err
+	}
+	if _, err := t.roles.RoleFor(groups); err != nil {
+		return ports.ErrNotAuthorized
+	}
+	return nil
 }

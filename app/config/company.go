@@ -8,8 +8,11 @@ import (
 	"net/url"
 	"os"
 	"path"
+	"strconv"
 	"strings"
 	"time"
+
+	"keygate/domain/token"
 )
 
 // Auth configures console sign-in (adapters/auth): local, trusted identity
@@ -42,6 +45,26 @@ type Auth struct {
 	Scopes                            []string
 	UserClaim, NameClaim, GroupsClaim string
 }
+
+// Tokens bound the personal gateway tokens of company mode.
+type Tokens struct {
+	// MaxTTLDays is the longest a token lives, in days (a token asked
+	// without a lifetime gets it; tokens minted before, counted from their
+	// creation, stop at it too). 0 allows tokens that never expire, which
+	// company mode refuses unless AllowUnlimited says so.
+	MaxTTLDays int
+	// AllowUnlimited lets MaxTTLDays be 0 in company mode.
+	AllowUnlimited bool
+	// MaxPerUser bounds the live (not revoked, not expired) tokens one
+	// user holds; 0 is no bound.
+	MaxPerUser int
+}
+
+// Defaults of Tokens.
+const (
+	DefaultTokenMaxTTLDays = 90
+	DefaultTokenMaxPerUser = 20
+)
 
 // Secrets name the keyring that seals provider keys and console sessions.
 // With neither Key nor KeyFile the key is a file generated in the data
@@ -77,6 +100,10 @@ const (
 	EnvOIDCNameClaim        = "KEYGATE_OIDC_NAME_CLAIM"
 	EnvOIDCGroupsClaim      = "KEYGATE_OIDC_GROUPS_CLAIM"
 
+	EnvTokenMaxTTLDays     = "KEYGATE_TOKEN_MAX_TTL_DAYS"    // days; 0 = no limit (company mode: with KEYGATE_TOKEN_ALLOW_UNLIMITED)
+	EnvTokenAllowUnlimited = "KEYGATE_TOKEN_ALLOW_UNLIMITED" // true lets KEYGATE_TOKEN_MAX_TTL_DAYS be 0 in company mode
+	EnvTokenMaxPerUser     = "KEYGATE_TOKEN_MAX_PER_USER"    // live tokens per user; 0 = no limit
+
 	// EnvSecretKey and EnvSecretPreviousKeys (comma-separated base64) are
 	// secrets: environment only, never logged.
 	EnvSecretKey             = "KEYGATE_SECRET_KEY"
@@ -92,7 +119,8 @@ const (
 
 // companyRaw holds the settings that are parsed once flags are read.
 type companyRaw struct {
-	trustedProxies, sessionTTL, clientSecretFile string
+	trustedProxies, sessionTTL, clientSecretFile          string
+	tokenMaxTTLDays, tokenAllowUnlimited, tokenMaxPerUser string
 }
 
 // loadCompany reads sign-in, keyring and tracing settings from the
@@ -118,6 +146,10 @@ func loadCompany(cfg *Config, getenv func(string) string, fs *flag.FlagSet) (fin
 	envString(getenv, EnvOIDCNameClaim, &a.NameClaim)
 	envString(getenv, EnvOIDCGroupsClaim, &a.GroupsClaim)
 
+	envString(getenv, EnvTokenMaxTTLDays, &raw.tokenMaxTTLDays)
+	envString(getenv, EnvTokenAllowUnlimited, &raw.tokenAllowUnlimited)
+	envString(getenv, EnvTokenMaxPerUser, &raw.tokenMaxPerUser)
+
 	cfg.Secrets = SecretsFromEnv(getenv)
 	s := &cfg.Secrets
 
@@ -139,6 +171,9 @@ func loadCompany(cfg *Config, getenv func(string) string, fs *flag.FlagSet) (fin
 	fs.StringVar(&a.UserClaim, "oidc-user-claim", a.UserClaim, "claim naming the user, default sub (env "+EnvOIDCUserClaim+")")
 	fs.StringVar(&a.NameClaim, "oidc-name-claim", a.NameClaim, "claim naming the display name, default email (env "+EnvOIDCNameClaim+")")
 	fs.StringVar(&a.GroupsClaim, "oidc-groups-claim", a.GroupsClaim, "claim listing the groups, default groups (env "+EnvOIDCGroupsClaim+")")
+	fs.StringVar(&raw.tokenMaxTTLDays, "token-max-ttl-days", raw.tokenMaxTTLDays, "longest lifetime of a gateway token in days, default 90; 0 = no limit, refused in company mode without --token-allow-unlimited (env "+EnvTokenMaxTTLDays+")")
+	fs.StringVar(&raw.tokenAllowUnlimited, "token-allow-unlimited", raw.tokenAllowUnlimited, "true lets --token-max-ttl-days be 0 (tokens that never expire) in company mode (env "+EnvTokenAllowUnlimited+")")
+	fs.StringVar(&raw.tokenMaxPerUser, "token-max-per-user", raw.tokenMaxPerUser, "live gateway tokens one user may hold, default 20; 0 = no limit (env "+EnvTokenMaxPerUser+")")
 	fs.StringVar(&s.KeyFile, "secret-key-file", s.KeyFile, "file holding the secret key that seals provider keys (env "+EnvSecretKeyFile+"; the key itself only in "+EnvSecretKey+")")
 	fs.StringVar(&s.PreviousKeyFile, "secret-previous-key-file", s.PreviousKeyFile, "file holding the key a rotation replaces, still opened (env "+EnvSecretPreviousKeyFile+")")
 
@@ -160,6 +195,7 @@ func loadCompany(cfg *Config, getenv func(string) string, fs *flag.FlagSet) (fin
 			}
 			a.SessionTTL = d
 		}
+		errs = append(errs, raw.tokens(&cfg.Tokens)...)
 		if raw.clientSecretFile != "" {
 			b, err := os.ReadFile(raw.clientSecretFile)
 			if err != nil {
@@ -170,6 +206,33 @@ func loadCompany(cfg *Config, getenv func(string) string, fs *flag.FlagSet) (fin
 		}
 		return errs
 	}
+}
+
+// tokens parses the token limits given as text into t.
+func (raw companyRaw) tokens(t *Tokens) []error {
+	var errs []error
+	for _, v := range []struct {
+		text, env string
+		dst       *int
+	}{{raw.tokenMaxTTLDays, EnvTokenMaxTTLDays, &t.MaxTTLDays}, {raw.tokenMaxPerUser, EnvTokenMaxPerUser, &t.MaxPerUser}} {
+		if v.text == "" {
+			continue
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(v.text))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: a whole number is expected, got %q", v.env, v.text))
+			continue
+		}
+		*v.dst = n
+	}
+	if raw.tokenAllowUnlimited != "" {
+		b, err := strconv.ParseBool(strings.TrimSpace(raw.tokenAllowUnlimited))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", EnvTokenAllowUnlimited, err))
+		}
+		t.AllowUnlimited = b
+	}
+	return errs
 }
 
 // SecretsFromEnv reads the keyring settings from the environment (Load
@@ -203,13 +266,24 @@ func tracesURL(getenv func(string) string) string {
 	return u.String()
 }
 
-// validateCompany checks the settings of sign-in and tracing.
+// validateCompany checks the settings of sign-in, gateway tokens and
+// tracing.
 func (c Config) validateCompany() []error {
 	var errs []error
 	switch c.Auth.Mode {
 	case "", "local", "header", "oidc":
 	default:
 		errs = append(errs, fmt.Errorf("sign-in mode %q (%s) is not one of local, header, oidc", c.Auth.Mode, EnvAuthMode))
+	}
+	t := c.Tokens
+	switch {
+	case t.MaxTTLDays < 0 || t.MaxTTLDays > token.MaxDaysLimit:
+		errs = append(errs, fmt.Errorf("gateway token lifetime (%s) %d must be between 1 and %d days, or 0 for no limit", EnvTokenMaxTTLDays, t.MaxTTLDays, token.MaxDaysLimit))
+	case t.MaxTTLDays == 0 && c.Auth.Mode != "" && c.Auth.Mode != "local" && !t.AllowUnlimited:
+		errs = append(errs, fmt.Errorf("gateway tokens that never expire (%s=0) are refused in company mode: set a number of days, or %s=true to allow them", EnvTokenMaxTTLDays, EnvTokenAllowUnlimited))
+	}
+	if t.MaxPerUser < 0 {
+		errs = append(errs, fmt.Errorf("live gateway tokens per user (%s) must be 0 (no limit) or more", EnvTokenMaxPerUser))
 	}
 	if c.TracesURL != "" {
 		if u, err := url.Parse(c.TracesURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

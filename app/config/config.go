@@ -128,6 +128,8 @@ type Config struct {
 	Auth Auth
 	// Secrets name the keyring that seals provider keys and sessions.
 	Secrets Secrets
+	// Tokens bound the personal gateway tokens (company mode).
+	Tokens Tokens
 	// RetryMaxWait bounds how long one model call waits in all between its
 	// retries when the provider fails (backoff with jitter, at least what
 	// the provider's Retry-After asks); the user sees each retry in Cursor.
@@ -271,6 +273,7 @@ func Default() Config {
 		RetryMaxWait:          DefaultRetryMaxWait,
 		OpeningWait:           DefaultOpeningWait,
 		Auth:                  Auth{Mode: "local"},
+		Tokens:                Tokens{MaxTTLDays: DefaultTokenMaxTTLDays, MaxPerUser: DefaultTokenMaxPerUser},
 	}
 }
 

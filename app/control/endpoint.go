@@ -2,7 +2,6 @@ package control
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -62,13 +61,14 @@ func (m *Models) endpointOf(cfg ports.ModelConfig, p ports.Provider, k ports.Pro
 	if to, err := Origin(u); err != nil || to != sk.origin {
 		return ports.Endpoint{}, &KeyOriginError{ModelID: cfg.ID, SavedFor: sk.origin, SendTo: to}
 	}
-	ep := ports.Endpoint{Kind: p.Kind, URL: u, APIKey: sk.key, ExtraParams: cfg.ExtraParams}
-	if len(p.CustomHeaders) > 0 {
-		if err := json.Unmarshal(p.CustomHeaders, &ep.Headers); err != nil {
-			return ports.Endpoint{}, fmt.Errorf("custom headers of provider %s: %w", p.ID, err)
-		}
+	hs, err := m.openHeaders(p)
+	if err != nil {
+		return ports.Endpoint{}, err
 	}
-	return ep, nil
+	if len(hs.values) > 0 && hs.origin != sk.origin {
+		return ports.Endpoint{}, &HeaderOriginError{ModelID: cfg.ID, SavedFor: hs.origin, SendTo: sk.origin}
+	}
+	return ports.Endpoint{Kind: p.Kind, URL: u, APIKey: sk.key, ExtraParams: cfg.ExtraParams, Headers: hs.values}, nil
 }
 
 // DiscoverQuery names an endpoint to list models of. APIKey wins; without
@@ -105,10 +105,12 @@ func (m *Models) Discover(ctx context.Context, q DiscoverQuery) ([]string, error
 	if err := m.checkURL(ctx, q.BaseURL); err != nil {
 		return nil, err
 	}
-	if q.APIKey == "" && (q.KeyFromModel != "" || q.KeyFromProvider != "") {
+	if q.KeyFromModel != "" || q.KeyFromProvider != "" {
 		if err := m.storedKeyFor(ctx, &q); err != nil {
 			return nil, err
 		}
+	} else if needsStored(q.Headers) {
+		return nil, invalid("custom_headers", "enter every header's value to discover models")
 	}
 	ids, err := m.o.Lister.ListModels(ctx, q.ModelListQuery)
 	if err != nil {
@@ -117,8 +119,10 @@ func (m *Models) Discover(ctx context.Context, q DiscoverQuery) ([]string, error
 	return ids, nil
 }
 
-// storedKeyFor fills q.APIKey with the stored key q names, refusing to
-// send it anywhere but the origin it was saved for, and audits its use.
+// storedKeyFor fills an empty q.APIKey with the stored key q names, and
+// the empty header values of q with the stored ones, refusing to send
+// either anywhere but the origin it was saved for, and audits the key's
+// use.
 func (m *Models) storedKeyFor(ctx context.Context, q *DiscoverQuery) error {
 	var p ports.Provider
 	var err error
@@ -136,6 +140,18 @@ func (m *Models) storedKeyFor(ctx context.Context, q *DiscoverQuery) error {
 	if err != nil {
 		return fmt.Errorf("load stored key: %w", err)
 	}
+	to, err := Origin(q.BaseURL)
+	if err != nil {
+		return invalid("base_url", "use an http(s) URL with a host, such as https://api.openai.com/v1")
+	}
+	if needsStored(q.Headers) {
+		if q.Headers, err = m.resolveHeaders(p, q.Headers, to, "custom_headers"); err != nil {
+			return err
+		}
+	}
+	if q.APIKey != "" {
+		return nil
+	}
 	i := slices.IndexFunc(p.Keys, func(k ports.ProviderKey) bool { return k.Enabled })
 	if i < 0 {
 		return invalid("api_key", "no key is stored there; enter the API key to discover models")
@@ -143,10 +159,6 @@ func (m *Models) storedKeyFor(ctx context.Context, q *DiscoverQuery) error {
 	k, err := m.openKey(p, p.Keys[i])
 	if err != nil {
 		return err
-	}
-	to, err := Origin(q.BaseURL)
-	if err != nil {
-		return invalid("base_url", "use an http(s) URL with a host, such as https://api.openai.com/v1")
 	}
 	if to != k.origin {
 		return invalid("base_url", fmt.Sprintf(

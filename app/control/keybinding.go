@@ -115,10 +115,12 @@ func (e *KeyOriginError) Error() string {
 
 // BindStoredKeys seals every key stored before keys were bound together
 // with the origin its provider names now, so that from then on a change of
-// the provider's base URL alone cannot redirect it. It returns how many
-// keys it bound. Keys that cannot be opened, or whose provider names no
-// valid URL, are left alone: they cannot be sent anywhere. Running it again
-// is a no-op; a provider edited in the same instant by another replica is
+// the provider's base URL alone cannot redirect it, and seals, bound the
+// same way, the custom headers an earlier Keygate stored in clear, leaving
+// no clear value stored. It returns how many keys and header sets it
+// sealed. Keys that cannot be opened, or whose provider names no valid
+// URL, are left alone: they cannot be sent anywhere. Running it again is a
+// no-op; a provider edited in the same instant by another replica is
 // last-writer-wins, as every edit is.
 func (m *Models) BindStoredKeys(ctx context.Context) (int, error) {
 	all, err := m.o.Providers.Providers(ctx)
@@ -136,6 +138,19 @@ func (m *Models) BindStoredKeys(ctx context.Context) (int, error) {
 			if p.Keys[i].Sealed, err = m.sealKey(sk.key, sk.origin); err != nil {
 				return n, fmt.Errorf("bind key %s of provider %s: %w", k.ID, p.ID, err)
 			}
+			bound++
+		}
+		if len(p.ClearHeaders) > 0 {
+			if p.SealedHeaders == nil {
+				hs, err := m.openHeaders(p)
+				if err != nil {
+					return n, fmt.Errorf("seal custom headers of provider %s: %w", p.ID, err)
+				}
+				if p.SealedHeaders, err = m.sealHeaders(hs.values, hs.origin); err != nil {
+					return n, fmt.Errorf("seal custom headers of provider %s: %w", p.ID, err)
+				}
+			}
+			p.ClearHeaders = nil
 			bound++
 		}
 		if bound == 0 {

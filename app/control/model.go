@@ -28,9 +28,11 @@ type ModelSettings struct {
 	ContextWindowTokens int64
 	MaxOutputTokens     int64
 	ExtraParams         json.RawMessage
-	CustomHeaders       map[string]string
-	SupportsImages      bool
-	SupportsTools       bool
+	// CustomHeaders name every header sent to the provider; an empty value
+	// keeps the stored one on a write, and every value is empty on a read.
+	CustomHeaders  map[string]string
+	SupportsImages bool
+	SupportsTools  bool
 	// RequestsPerMinute and TokensPerMinute limit the model as a route's
 	// target, over every replica; 0 is no limit.
 	RequestsPerMinute int64
@@ -47,6 +49,9 @@ type Model struct {
 	ProviderName string
 	HasAPIKey    bool
 	KeyHint      string
+	// Headers are the provider's custom headers, names and masked hints;
+	// Settings.CustomHeaders names them with empty values.
+	Headers []HeaderView
 }
 
 var efforts = map[string]bool{"": true, "low": true, "medium": true, "high": true, "xhigh": true, "max": true}
@@ -152,7 +157,7 @@ func headersOf(raw json.RawMessage) map[string]string {
 func settingsOf(cfg ports.ModelConfig) ModelSettings {
 	return ModelSettings{DisplayName: cfg.DisplayName, GroupName: cfg.GroupName, ProviderID: cfg.ProviderID,
 		ProviderKind: cfg.ProviderKind, BaseURL: cfg.BaseURL, UseFullURL: cfg.UseFullURL,
-		CustomHeaders: headersOf(cfg.CustomHeaders), ModelID: cfg.ModelID, Tooltip: cfg.Tooltip,
+		ModelID: cfg.ModelID, Tooltip: cfg.Tooltip,
 		ReasoningEffort: cfg.ReasoningEffort, ContextWindowTokens: cfg.ContextWindowTokens,
 		MaxOutputTokens: cfg.MaxOutputTokens, ExtraParams: cfg.ExtraParams,
 		SupportsImages: cfg.SupportsImages, SupportsTools: cfg.SupportsTools,

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"maps"
 	"net/url"
 	"strings"
 	"time"
@@ -187,12 +186,8 @@ func (m *Models) chosenProvider(ctx context.Context, id string) (ports.Provider,
 // apiKey, keeps its keys where they were saved for that origin: a key is
 // never carried to another origin.
 func (m *Models) connect(p *ports.Provider, s ModelSettings, model, apiKey string) error {
-	headers, err := headersJSON(s.CustomHeaders)
-	if err != nil {
-		return err
-	}
 	old := *p
-	p.Kind, p.BaseURL, p.UseFullURL, p.CustomHeaders = s.ProviderKind, s.BaseURL, s.UseFullURL, headers
+	p.Kind, p.BaseURL, p.UseFullURL = s.ProviderKind, s.BaseURL, s.UseFullURL
 	if p.Name == "" {
 		p.Name = hostName(s.BaseURL)
 	}
@@ -202,6 +197,9 @@ func (m *Models) connect(p *ports.Provider, s ModelSettings, model, apiKey strin
 	origin, err := m.originOf(p.Kind, p.BaseURL, model, p.UseFullURL)
 	if err != nil {
 		return invalid("base_url", "use an http(s) URL with a host, such as https://api.openai.com/v1")
+	}
+	if err := m.setHeaders(p, old, s.CustomHeaders, origin, "custom_headers"); err != nil {
+		return err
 	}
 	if apiKey != "" {
 		sealed, err := m.sealKey(apiKey, origin)
@@ -324,7 +322,7 @@ func (m *Models) Update(ctx context.Context, id string, s ModelSettings, apiKey 
 	if err != nil && !missing {
 		return Model{}, fmt.Errorf("load provider of model %s: %w", id, err)
 	}
-	if !missing && apiKey == "" && sameConnection(p, s) {
+	if !missing && apiKey == "" && m.sameConnection(p, s) {
 		return m.put(ctx, cfg)
 	}
 	shared := true
@@ -358,9 +356,9 @@ func (m *Models) Update(ctx context.Context, id string, s ModelSettings, apiKey 
 }
 
 // sameConnection reports whether s describes p's connection as it is.
-func sameConnection(p ports.Provider, s ModelSettings) bool {
+func (m *Models) sameConnection(p ports.Provider, s ModelSettings) bool {
 	return p.Kind == s.ProviderKind && p.BaseURL == s.BaseURL && p.UseFullURL == s.UseFullURL &&
-		maps.Equal(headersOf(p.CustomHeaders), s.CustomHeaders)
+		m.sameHeaders(p, s.CustomHeaders)
 }
 
 // sharedProvider reports whether a model other than modelID uses
@@ -512,10 +510,12 @@ func (m *Models) providersByID(ctx context.Context) (map[string]ports.Provider, 
 	return out, nil
 }
 
-// view hides the keys: only whether the provider has an enabled one and
-// the first one's masked hint leave.
+// view hides the keys and header values: only whether the provider has an
+// enabled key, the first one's masked hint and the headers' names and
+// hints leave.
 func (m *Models) view(c ports.ModelConfig, p ports.Provider) Model {
-	v := Model{Config: c, Settings: settingsOf(c), ProviderName: p.Name}
+	v := Model{Config: c, Settings: settingsOf(c), ProviderName: p.Name, Headers: m.headerViews(p)}
+	v.Settings.CustomHeaders = headerNames(v.Headers)
 	for _, k := range p.Keys {
 		if !k.Enabled {
 			continue

@@ -27,10 +27,13 @@ const (
 
 // ProviderSettings are the editable fields of a provider.
 type ProviderSettings struct {
-	Name          string
-	ProviderKind  llm.ProviderKind
-	BaseURL       string
-	UseFullURL    bool
+	Name         string
+	ProviderKind llm.ProviderKind
+	BaseURL      string
+	UseFullURL   bool
+	// CustomHeaders name every header sent to the provider. On a write an
+	// empty value keeps the stored value of that name; on a read every
+	// value is empty (see ProviderView.Headers): values never leave.
 	CustomHeaders map[string]string
 	Region        string
 	// KeyStrategy zero means round-robin.
@@ -70,8 +73,10 @@ const keyDisabledPrefix = "disabled by Keygate"
 
 // ProviderView is a stored provider as the console may see it.
 type ProviderView struct {
-	ID        string
-	Settings  ProviderSettings
+	ID       string
+	Settings ProviderSettings
+	// Headers are the custom headers' names and masked hints.
+	Headers   []HeaderView
 	Keys      []ProviderKeyView
 	CreatedAt time.Time
 	UpdatedAt time.Time
@@ -187,12 +192,13 @@ func (m *Models) CreateProvider(ctx context.Context, s ProviderSettings, keys []
 		return ProviderView{}, invalid("api_keys", fmt.Sprintf("at most %d keys per provider", MaxKeysPerProvider))
 	}
 	p := ports.Provider{ID: m.o.NewID()}
-	if err := s.applyTo(&p); err != nil {
-		return ProviderView{}, err
-	}
+	s.applyTo(&p)
 	origin, err := m.providerOrigin(p)
 	if err != nil {
 		return ProviderView{}, invalid("base_url", "use an http(s) URL with a host, such as https://api.openai.com/v1")
+	}
+	if err := m.setHeaders(&p, ports.Provider{}, s.CustomHeaders, origin, "custom_headers"); err != nil {
+		return ProviderView{}, err
 	}
 	for _, nk := range keys {
 		k, err := m.newKey(nk, origin, len(p.Keys))
@@ -204,9 +210,10 @@ func (m *Models) CreateProvider(ctx context.Context, s ProviderSettings, keys []
 	return m.putProvider(ctx, p)
 }
 
-// UpdateProvider replaces the settings of a provider and keeps its keys,
-// which is refused when they would then be sent to another origin than the
-// one they were saved for: such a move needs the keys entered again.
+// UpdateProvider replaces the settings of a provider and keeps its keys
+// and the values of the headers s names without a value, which is refused
+// when they would then be sent to another origin than the one they were
+// saved for: such a move needs them entered again.
 func (m *Models) UpdateProvider(ctx context.Context, id string, s ProviderSettings) (ProviderView, error) {
 	s, err := m.checkProvider(ctx, s)
 	if err != nil {
@@ -217,12 +224,13 @@ func (m *Models) UpdateProvider(ctx context.Context, id string, s ProviderSettin
 		return ProviderView{}, err
 	}
 	old := p
-	if err := s.applyTo(&p); err != nil {
-		return ProviderView{}, err
-	}
+	s.applyTo(&p)
 	origin, err := m.providerOrigin(p)
 	if err != nil {
 		return ProviderView{}, invalid("base_url", "use an http(s) URL with a host, such as https://api.openai.com/v1")
+	}
+	if err := m.setHeaders(&p, old, s.CustomHeaders, origin, "custom_headers"); err != nil {
+		return ProviderView{}, err
 	}
 	for i, k := range p.Keys {
 		sk, err := m.openKey(old, k)
@@ -359,15 +367,10 @@ func (m *Models) newKey(nk NewKey, origin string, position int) (ports.ProviderK
 	return ports.ProviderKey{ID: m.o.NewID(), Position: position, Sealed: sealed, Weight: max(nk.Weight, 1), Enabled: true}, nil
 }
 
-// applyTo writes s into p.
-func (s ProviderSettings) applyTo(p *ports.Provider) error {
-	headers, err := headersJSON(s.CustomHeaders)
-	if err != nil {
-		return err
-	}
-	p.Name, p.Kind, p.BaseURL, p.UseFullURL, p.CustomHeaders = s.Name, s.ProviderKind, s.BaseURL, s.UseFullURL, headers
+// applyTo writes s into p but the headers, which setHeaders seals.
+func (s ProviderSettings) applyTo(p *ports.Provider) {
+	p.Name, p.Kind, p.BaseURL, p.UseFullURL = s.Name, s.ProviderKind, s.BaseURL, s.UseFullURL
 	p.Region, p.KeyStrategy, p.CoolDown = s.Region, s.KeyStrategy, s.CoolDown
-	return nil
 }
 
 func (m *Models) loadProvider(ctx context.Context, id string) (ports.Provider, error) {
@@ -412,11 +415,12 @@ func (m *Models) modelsByProvider(ctx context.Context) (map[string][]string, err
 	return out, nil
 }
 
-// providerView masks the keys of p.
+// providerView masks the keys and header values of p.
 func (m *Models) providerView(p ports.Provider, models []string, health map[string]routing.Health) ProviderView {
-	v := ProviderView{ID: p.ID, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, Models: models,
+	headers := m.headerViews(p)
+	v := ProviderView{ID: p.ID, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, Models: models, Headers: headers,
 		Settings: ProviderSettings{Name: p.Name, ProviderKind: p.Kind, BaseURL: p.BaseURL, UseFullURL: p.UseFullURL,
-			CustomHeaders: headersOf(p.CustomHeaders), Region: p.Region, KeyStrategy: p.KeyStrategy, CoolDown: p.CoolDown}}
+			CustomHeaders: headerNames(headers), Region: p.Region, KeyStrategy: p.KeyStrategy, CoolDown: p.CoolDown}}
 	for _, k := range p.Keys {
 		h := health[routing.KeySubject(k.ID)]
 		v.Keys = append(v.Keys, ProviderKeyView{ID: k.ID, Hint: m.keyHint(p, k), Weight: k.Weight, Position: k.Position,

@@ -34,6 +34,7 @@ var _ = Describe("deploy/company.env.example", func() {
 		config.EnvOIDCIssuer, config.EnvOIDCClientID, config.EnvOIDCClientSecret, config.EnvOIDCClientSecretFile,
 		config.EnvOIDCRedirectURL, config.EnvOIDCScopes, config.EnvOIDCUserClaim, config.EnvOIDCNameClaim,
 		config.EnvOIDCGroupsClaim,
+		config.EnvTokenMaxTTLDays, config.EnvTokenAllowUnlimited, config.EnvTokenMaxPerUser,
 		config.EnvSecretKey, config.EnvSecretKeyFile, config.EnvSecretPreviousKeys, config.EnvSecretPreviousKeyFile,
 	}
 

@@ -55,8 +55,9 @@ func describeModelConfigs(open Factory) {
 			h := open()
 			ms, ps, ctx = h.Stores.ModelConfigs, h.Stores.Providers, context.Background()
 			prov = ports.Provider{ID: uniq("provider"), Name: "Example", Kind: llm.ProviderOpenAIResponses,
-				BaseURL: "https://api.example/v1", UseFullURL: true, CustomHeaders: json.RawMessage(`{"X-Team":"a"}`),
-				KeyStrategy: routing.KeysRoundRobin}
+				BaseURL: "https://api.example/v1", UseFullURL: true, ClearHeaders: json.RawMessage(`{"X-Team":"a"}`),
+				SealedHeaders: []byte{9, 8, 7},
+				KeyStrategy:   routing.KeysRoundRobin}
 			Expect(ps.PutProvider(ctx, prov)).To(Succeed())
 			cfg = ports.ModelConfig{
 				ID: uniq("model"), SortOrder: 2, DisplayName: "GPT", Enabled: true, ProviderID: prov.ID,
@@ -92,6 +93,9 @@ func describeModelConfigs(open Factory) {
 			Expect(got.BaseURL).To(Equal("https://api.example/v1"))
 			Expect(got.UseFullURL).To(BeTrue())
 			Expect(got.CustomHeaders).To(MatchJSON(`{"X-Team":"a"}`))
+			stored, err := ps.Provider(ctx, prov.ID)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(stored.SealedHeaders).To(Equal([]byte{9, 8, 7}), "the sealed headers are stored byte for byte")
 
 			By("a provider edit shows in every model that names it")
 			prov.BaseURL = "https://api2.example/v1"
@@ -163,7 +167,8 @@ func describeProviders(open Factory) {
 			Expect(got.Region).To(Equal("eu-west"))
 			Expect(got.KeyStrategy).To(Equal(routing.KeysWeighted))
 			Expect(got.CoolDown).To(Equal(90 * time.Second))
-			Expect(got.CustomHeaders).To(BeNil())
+			Expect(got.ClearHeaders).To(BeNil())
+			Expect(got.SealedHeaders).To(BeNil(), "no sealed headers read back as none")
 			Expect(got.CreatedAt).To(BeTemporally("~", time.Now(), time.Minute))
 			Expect(got.Keys).To(HaveLen(2))
 			Expect(got.Keys[0].ID).To(Equal(prov.Keys[1].ID))

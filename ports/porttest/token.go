@@ -3,6 +3,8 @@ package porttest
 import (
 	"context"
 	"crypto/rand"
+	"errors"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -38,7 +40,7 @@ func DescribeTokenStore(name string, open func() ports.TokenStore) bool {
 		It("finds a stored token by the hash of its text, with every field intact", func() {
 			t, text := mint(ada, now)
 			t.ExpiresAt = now.Add(24 * time.Hour)
-			Expect(ts.CreateToken(ctx, t)).To(Succeed())
+			Expect(ts.CreateToken(ctx, t, nil)).To(Succeed())
 			got, err := ts.TokenByHash(ctx, token.HashOf(text))
 			Expect(err).NotTo(HaveOccurred())
 			Expect(got.ID).To(Equal(t.ID))
@@ -58,10 +60,10 @@ func DescribeTokenStore(name string, open func() ports.TokenStore) bool {
 
 		It("refuses a second token with the same id or hash with ErrConflict", func() {
 			t, _ := mint(ada, now)
-			Expect(ts.CreateToken(ctx, t)).To(Succeed())
+			Expect(ts.CreateToken(ctx, t, nil)).To(Succeed())
 			again := t
 			again.ID = uniq("tok")
-			Expect(ts.CreateToken(ctx, again)).To(MatchError(ports.ErrConflict))
+			Expect(ts.CreateToken(ctx, again, nil)).To(MatchError(ports.ErrConflict))
 		})
 
 		It("lists a user's tokens newest first and every user's with an empty user id", func() {
@@ -70,7 +72,7 @@ func DescribeTokenStore(name string, open func() ports.TokenStore) bool {
 			bob := identity.Identity{UserID: uniq("user")}
 			other, _ := mint(bob, now)
 			for _, t := range []token.Token{older, newer, other} {
-				Expect(ts.CreateToken(ctx, t)).To(Succeed())
+				Expect(ts.CreateToken(ctx, t, nil)).To(Succeed())
 			}
 			mine, err := ts.Tokens(ctx, ada.UserID)
 			Expect(err).NotTo(HaveOccurred())
@@ -85,7 +87,7 @@ func DescribeTokenStore(name string, open func() ports.TokenStore) bool {
 
 		It("keeps the first revocation time and still finds a revoked token", func() {
 			t, text := mint(ada, now)
-			Expect(ts.CreateToken(ctx, t)).To(Succeed())
+			Expect(ts.CreateToken(ctx, t, nil)).To(Succeed())
 			Expect(ts.RevokeToken(ctx, t.ID, now.Add(time.Hour))).To(Succeed())
 			Expect(ts.RevokeToken(ctx, t.ID, now.Add(2*time.Hour))).To(Succeed())
 			got, err := ts.TokenByHash(ctx, token.HashOf(text))
@@ -96,7 +98,7 @@ func DescribeTokenStore(name string, open func() ports.TokenStore) bool {
 
 		It("records the latest use and ignores an earlier one", func() {
 			t, text := mint(ada, now)
-			Expect(ts.CreateToken(ctx, t)).To(Succeed())
+			Expect(ts.CreateToken(ctx, t, nil)).To(Succeed())
 			Expect(ts.TouchToken(ctx, t.ID, now.Add(5*time.Minute))).To(Succeed())
 			Expect(ts.TouchToken(ctx, t.ID, now.Add(time.Minute))).To(Succeed())
 			got, _ := ts.TokenByHash(ctx, token.HashOf(text))
@@ -108,11 +110,54 @@ func DescribeTokenStore(name string, open func() ports.TokenStore) bool {
 			Expect(ts.TouchToken(ctx, uniq("tok"), now)).To(MatchError(ports.ErrNotFound))
 		})
 
+		It("stores a token only when admit, shown the owner's stored tokens, allows it", func() {
+			first, _ := mint(ada, now)
+			Expect(ts.CreateToken(ctx, first, nil)).To(Succeed())
+			bob := identity.Identity{UserID: uniq("user")}
+			other, _ := mint(bob, now)
+			Expect(ts.CreateToken(ctx, other, nil)).To(Succeed())
+			full := errors.New("full")
+			var seen []string
+			second, text := mint(ada, now)
+			err := ts.CreateToken(ctx, second, func(held []token.Token) error {
+				for _, t := range held {
+					seen = append(seen, t.ID)
+				}
+				return full
+			})
+			Expect(err).To(MatchError(full))
+			Expect(seen).To(ConsistOf(first.ID))
+			_, err = ts.TokenByHash(ctx, token.HashOf(text))
+			Expect(err).To(MatchError(ports.ErrNotFound))
+		})
+
+		It("serializes admitted creations of one owner, so a bound on them holds under a race", func() {
+			const racers, bound = 8, 3
+			admit := func(held []token.Token) error {
+				if len(held) >= bound {
+					return errors.New("full")
+				}
+				return nil
+			}
+			var wg sync.WaitGroup
+			for range racers {
+				wg.Add(1)
+				go func() {
+					defer GinkgoRecover()
+					defer wg.Done()
+					t, _ := mint(ada, now)
+					_ = ts.CreateToken(ctx, t, admit)
+				}()
+			}
+			wg.Wait()
+			Expect(ts.Tokens(ctx, ada.UserID)).To(HaveLen(bound))
+		})
+
 		It("writes nothing on a cancelled context", func() {
 			t, text := mint(ada, now)
 			cancelled, cancel := context.WithCancel(ctx)
 			cancel()
-			Expect(ts.CreateToken(cancelled, t)).To(MatchError(context.Canceled))
+			Expect(ts.CreateToken(cancelled, t, nil)).To(MatchError(context.Canceled))
 			_, err := ts.TokenByHash(ctx, token.HashOf(text))
 			Expect(err).To(MatchError(ports.ErrNotFound))
 		})

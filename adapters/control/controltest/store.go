@@ -94,7 +94,7 @@ func (s *Store) ModelConfig(ctx context.Context, id string) (ports.ModelConfig, 
 // joined is c with its provider's connection, as a store reads it.
 func (s *Store) joined(c ports.ModelConfig) ports.ModelConfig {
 	p := s.provs[c.ProviderID]
-	c.ProviderKind, c.BaseURL, c.UseFullURL, c.CustomHeaders = p.Kind, p.BaseURL, p.UseFullURL, p.CustomHeaders
+	c.ProviderKind, c.BaseURL, c.UseFullURL, c.CustomHeaders = p.Kind, p.BaseURL, p.UseFullURL, p.ClearHeaders
 	return c
 }
 

@@ -3,6 +3,7 @@ import { create } from "@bufbuild/protobuf";
 import { models as api, providers as providersApi } from "../api";
 import { ModelSettingsSchema, ProviderKind, type Model, type ModelSettings, type ProviderProtocol } from "../gen/control/v1/model_pb";
 import { Button, Card, ErrorBox, Field, inputClass, Spinner, useLoad } from "../components/ui";
+import { HeadersEditor } from "../components/headers";
 
 // ModelForm creates a model, or edits one when model is given. The API key
 // is write-only: an empty key on edit keeps the stored one. protocols are
@@ -68,6 +69,9 @@ export function ModelForm({ model, protocols, onDone, onCancel }: { model?: Mode
         <Field label="Use the base URL as the full endpoint URL">
           <input type="checkbox" checked={s.useFullUrl} onChange={(e) => set("useFullUrl", e.target.checked)} />
         </Field>
+        <div className="col-span-2">
+          <HeadersEditor value={s.customHeaders} hints={model?.customHeaderHints ?? []} onChange={(v) => set("customHeaders", v)} />
+        </div>
         </>}
         <div className="col-span-2 flex items-end gap-2">
           <div className="flex-1">

@@ -9,10 +9,11 @@ import { ModelTest } from "./ModelTest";
 // providerOf groups models by endpoint: models sharing protocol and base
 // URL are called at the same place (one provider, or providers of the same
 // account). The protocols' names come from the API, which lists every
-// protocol Keygate speaks.
+// protocol Keygate speaks. Members see neither base URL nor provider
+// name: their models are grouped by protocol.
 function providerOf(m: Model, protocols: ProviderProtocol[]) {
   const name = protocols.find((p) => p.kind === m.settings?.providerKind)?.name ?? "?";
-  return `${name} · ${m.settings?.baseUrl}`;
+  return [name, m.settings?.baseUrl].filter(Boolean).join(" · ");
 }
 
 // ModelsPage lists the models by provider. Administrators manage them here;

@@ -5,6 +5,7 @@ import { KeyStrategy, ProviderSettingsSchema, type Provider, type ProviderKey, t
 import { ProviderKind, type ProviderProtocol } from "../gen/control/v1/model_pb";
 import { Badge, Button, Card, ErrorBox, Field, inputClass, Note, Page, Spinner, useLoad } from "../components/ui";
 import { useAdmin } from "../me";
+import { HeaderHints, HeadersEditor } from "../components/headers";
 import { HealthBadge, LastError } from "./Health";
 
 // ProviderForm creates a provider with its first key, or edits a
@@ -57,6 +58,9 @@ function ProviderForm({ provider, protocols, onDone, onCancel }: { provider?: Pr
         <Field label="Use the base URL as the full endpoint URL">
           <input type="checkbox" checked={s.useFullUrl} onChange={(e) => set("useFullUrl", e.target.checked)} />
         </Field>
+        <div className="col-span-2">
+          <HeadersEditor value={s.customHeaders} hints={provider?.customHeaderHints ?? []} onChange={(v) => set("customHeaders", v)} />
+        </div>
         <div className="col-span-2"><ErrorBox error={error} /></div>
         <div className="col-span-2 flex gap-2">
           <Button kind="primary" type="submit" disabled={saving}>{saving ? "Saving…" : "Save provider"}</Button>
@@ -137,6 +141,7 @@ export function ProvidersPage() {
               <span>{protocols.find((x) => x.kind === p.settings?.providerKind)?.name ?? "?"} · {p.settings?.baseUrl}</span>
               <span>{p.settings?.keyStrategy === KeyStrategy.WEIGHTED ? "keys by weight" : "keys round-robin"}</span>
               <span>{p.modelIds.length} {p.modelIds.length === 1 ? "model" : "models"}</span>
+              <HeaderHints hints={p.customHeaderHints} />
               <div className="flex-1" />
               <Button onClick={() => setEditing(p)}>Edit provider</Button>
               <Button kind="danger" onClick={() => confirm(`Delete ${p.settings?.name} and its keys?`) && act(() => api.deleteProvider({ id: p.id }))}>Delete provider</Button>

@@ -40,7 +40,7 @@ export function TokensCard({ admin, local, onChange }: { admin: boolean; local: 
   const [all, setAll] = useState(false);
   const { data, error, loading, reload } = useLoad(() => listTokens(all), [all]);
   const [name, setName] = useState("");
-  const [days, setDays] = useState(90);
+  const [days, setDays] = useState(0);
   const [created, setCreated] = useState<{ secret: string; name: string }>();
   const [actionError, setActionError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
@@ -74,9 +74,9 @@ export function TokensCard({ admin, local, onChange }: { admin: boolean; local: 
             </Field>
           </div>
           <div className="w-40">
-            <Field label="Expires after" hint="0 days: never">
+            <Field label="Expires after" hint="Keygate bounds every token's lifetime (90 days unless your administrators chose otherwise).">
               <select className={inputClass} value={days} onChange={(e) => setDays(Number(e.target.value))}>
-                {[7, 30, 90, 365, 0].map((d) => <option key={d} value={d}>{d === 0 ? "never" : `${d} days`}</option>)}
+                {[0, 7, 30].map((d) => <option key={d} value={d}>{d === 0 ? "the longest allowed" : `${d} days`}</option>)}
               </select>
             </Field>
           </div>

@@ -136,6 +136,15 @@ func (q *Queries) InsertGatewayToken(ctx context.Context, arg InsertGatewayToken
 	return err
 }
 
+const lockTokenOwner = `-- name: LockTokenOwner :exec
+SELECT pg_advisory_xact_lock(hashtextextended('keygate gateway tokens ' || $1::TEXT, 0))
+`
+
+func (q *Queries) LockTokenOwner(ctx context.Context, userID string) error {
+	_, err := q.db.Exec(ctx, lockTokenOwner, userID)
+	return err
+}
+
 const revokeGatewayToken = `-- name: RevokeGatewayToken :execrows
 UPDATE gateway_tokens SET revoked_at = CASE WHEN revoked_at = '0001-01-01 00:00:00+00' THEN $2 ELSE revoked_at END WHERE id = $1
 `

@@ -226,6 +226,7 @@ type Provider struct {
 	CoolDownMs    int64
 	CreatedAt     time.Time
 	UpdatedAt     time.Time
+	SealedHeaders []byte
 }
 
 type ProviderKey struct {
@@ -362,4 +363,10 @@ type UsageCounter struct {
 	Period     string
 	Tokens     int64
 	CostMicros int64
+}
+
+type UserGroup struct {
+	UserID string
+	Groups []byte
+	SeenAt time.Time
 }

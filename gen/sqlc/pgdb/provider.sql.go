@@ -43,7 +43,7 @@ func (q *Queries) DeleteProviderKey(ctx context.Context, id string) error {
 }
 
 const getProvider = `-- name: GetProvider :one
-SELECT id, name, provider_kind, base_url, use_full_url, custom_headers, region, key_strategy, cool_down_ms, created_at, updated_at FROM providers WHERE id = $1
+SELECT id, name, provider_kind, base_url, use_full_url, custom_headers, region, key_strategy, cool_down_ms, created_at, updated_at, sealed_headers FROM providers WHERE id = $1
 `
 
 func (q *Queries) GetProvider(ctx context.Context, id string) (Provider, error) {
@@ -61,6 +61,7 @@ func (q *Queries) GetProvider(ctx context.Context, id string) (Provider, error) 
 		&i.CoolDownMs,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.SealedHeaders,
 	)
 	return i, err
 }
@@ -145,7 +146,7 @@ func (q *Queries) ListProviderKeys(ctx context.Context, providerID string) ([]Pr
 }
 
 const listProviders = `-- name: ListProviders :many
-SELECT id, name, provider_kind, base_url, use_full_url, custom_headers, region, key_strategy, cool_down_ms, created_at, updated_at FROM providers ORDER BY name, id
+SELECT id, name, provider_kind, base_url, use_full_url, custom_headers, region, key_strategy, cool_down_ms, created_at, updated_at, sealed_headers FROM providers ORDER BY name, id
 `
 
 func (q *Queries) ListProviders(ctx context.Context) ([]Provider, error) {
@@ -169,6 +170,7 @@ func (q *Queries) ListProviders(ctx context.Context) ([]Provider, error) {
 			&i.CoolDownMs,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.SealedHeaders,
 		); err != nil {
 			return nil, err
 		}
@@ -207,12 +209,13 @@ func (q *Queries) SetProviderKeyEnabled(ctx context.Context, arg SetProviderKeyE
 }
 
 const upsertProvider = `-- name: UpsertProvider :exec
-INSERT INTO providers (id, name, provider_kind, base_url, use_full_url, custom_headers, region, key_strategy,
-                       cool_down_ms, created_at, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
+INSERT INTO providers (id, name, provider_kind, base_url, use_full_url, custom_headers, sealed_headers, region,
+                       key_strategy, cool_down_ms, created_at, updated_at)
+VALUES ($1, $2, $3, $4, $5, $6, $11, $7, $8, $9, $10, $10)
 ON CONFLICT (id) DO UPDATE SET
     name = excluded.name, provider_kind = excluded.provider_kind, base_url = excluded.base_url,
-    use_full_url = excluded.use_full_url, custom_headers = excluded.custom_headers, region = excluded.region,
+    use_full_url = excluded.use_full_url, custom_headers = excluded.custom_headers,
+    sealed_headers = excluded.sealed_headers, region = excluded.region,
     key_strategy = excluded.key_strategy, cool_down_ms = excluded.cool_down_ms, updated_at = excluded.updated_at
 `
 
@@ -227,6 +230,7 @@ type UpsertProviderParams struct {
 	KeyStrategy   string
 	CoolDownMs    int64
 	CreatedAt     time.Time
+	SealedHeaders []byte
 }
 
 func (q *Queries) UpsertProvider(ctx context.Context, arg UpsertProviderParams) error {
@@ -241,6 +245,7 @@ func (q *Queries) UpsertProvider(ctx context.Context, arg UpsertProviderParams) 
 		arg.KeyStrategy,
 		arg.CoolDownMs,
 		arg.CreatedAt,
+		arg.SealedHeaders,
 	)
 	return err
 }

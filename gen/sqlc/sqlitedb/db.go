@@ -186,6 +186,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.getUsageStmt, err = db.PrepareContext(ctx, getUsage); err != nil {
 		return nil, fmt.Errorf("error preparing query GetUsage: %w", err)
 	}
+	if q.getUserGroupsStmt, err = db.PrepareContext(ctx, getUserGroups); err != nil {
+		return nil, fmt.Errorf("error preparing query GetUserGroups: %w", err)
+	}
 	if q.hasBlobStmt, err = db.PrepareContext(ctx, hasBlob); err != nil {
 		return nil, fmt.Errorf("error preparing query HasBlob: %w", err)
 	}
@@ -359,6 +362,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.upsertProviderKeyStmt, err = db.PrepareContext(ctx, upsertProviderKey); err != nil {
 		return nil, fmt.Errorf("error preparing query UpsertProviderKey: %w", err)
+	}
+	if q.upsertUserGroupsStmt, err = db.PrepareContext(ctx, upsertUserGroups); err != nil {
+		return nil, fmt.Errorf("error preparing query UpsertUserGroups: %w", err)
 	}
 	return &q, nil
 }
@@ -633,6 +639,11 @@ func (q *Queries) Close() error {
 	if q.getUsageStmt != nil {
 		if cerr := q.getUsageStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing getUsageStmt: %w", cerr)
+		}
+	}
+	if q.getUserGroupsStmt != nil {
+		if cerr := q.getUserGroupsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing getUserGroupsStmt: %w", cerr)
 		}
 	}
 	if q.hasBlobStmt != nil {
@@ -925,6 +936,11 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing upsertProviderKeyStmt: %w", cerr)
 		}
 	}
+	if q.upsertUserGroupsStmt != nil {
+		if cerr := q.upsertUserGroupsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing upsertUserGroupsStmt: %w", cerr)
+		}
+	}
 	return err
 }
 
@@ -1018,6 +1034,7 @@ type Queries struct {
 	getSettingStmt                  *sql.Stmt
 	getToolRoundStmt                *sql.Stmt
 	getUsageStmt                    *sql.Stmt
+	getUserGroupsStmt               *sql.Stmt
 	hasBlobStmt                     *sql.Stmt
 	insertAliasTargetStmt           *sql.Stmt
 	insertAuditEntryStmt            *sql.Stmt
@@ -1076,6 +1093,7 @@ type Queries struct {
 	upsertModelConfigStmt           *sql.Stmt
 	upsertProviderStmt              *sql.Stmt
 	upsertProviderKeyStmt           *sql.Stmt
+	upsertUserGroupsStmt            *sql.Stmt
 }
 
 func (q *Queries) WithTx(tx *sql.Tx) *Queries {
@@ -1136,6 +1154,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		getSettingStmt:                  q.getSettingStmt,
 		getToolRoundStmt:                q.getToolRoundStmt,
 		getUsageStmt:                    q.getUsageStmt,
+		getUserGroupsStmt:               q.getUserGroupsStmt,
 		hasBlobStmt:                     q.hasBlobStmt,
 		insertAliasTargetStmt:           q.insertAliasTargetStmt,
 		insertAuditEntryStmt:            q.insertAuditEntryStmt,
@@ -1194,5 +1213,6 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		upsertModelConfigStmt:           q.upsertModelConfigStmt,
 		upsertProviderStmt:              q.upsertProviderStmt,
 		upsertProviderKeyStmt:           q.upsertProviderKeyStmt,
+		upsertUserGroupsStmt:            q.upsertUserGroupsStmt,
 	}
 }

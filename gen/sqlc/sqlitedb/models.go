@@ -224,6 +224,7 @@ type Provider struct {
 	CoolDownMs    int64
 	CreatedAt     int64
 	UpdatedAt     int64
+	SealedHeaders []byte
 }
 
 type ProviderKey struct {
@@ -325,4 +326,10 @@ type UsageCounter struct {
 	Period     string
 	Tokens     int64
 	CostMicros int64
+}
+
+type UserGroup struct {
+	UserID string
+	Groups string
+	SeenAt int64
 }

@@ -16,3 +16,6 @@ UPDATE gateway_tokens SET revoked_at = CASE WHEN revoked_at = '0001-01-01 00:00:
 
 -- name: TouchGatewayToken :execrows
 UPDATE gateway_tokens SET last_used_at = GREATEST(last_used_at, $2) WHERE id = $1;
+
+-- name: LockTokenOwner :exec
+SELECT pg_advisory_xact_lock(hashtextextended('keygate gateway tokens ' || sqlc.arg(user_id)::TEXT, 0));

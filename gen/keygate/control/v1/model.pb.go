@@ -145,9 +145,12 @@ type Model struct {
 	CreateTime *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
 	UpdateTime *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=update_time,json=updateTime,proto3" json:"update_time,omitempty"`
 	// provider_name names the model's provider for people.
-	ProviderName  string `protobuf:"bytes,9,opt,name=provider_name,json=providerName,proto3" json:"provider_name,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	ProviderName string `protobuf:"bytes,9,opt,name=provider_name,json=providerName,proto3" json:"provider_name,omitempty"`
+	// custom_header_hints name the provider's custom headers with a masked
+	// hint of each value (empty for a member); values never leave.
+	CustomHeaderHints []*CustomHeaderHint `protobuf:"bytes,10,rep,name=custom_header_hints,json=customHeaderHints,proto3" json:"custom_header_hints,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *Model) Reset() {
@@ -243,6 +246,67 @@ func (x *Model) GetProviderName() string {
 	return ""
 }
 
+func (x *Model) GetCustomHeaderHints() []*CustomHeaderHint {
+	if x != nil {
+		return x.CustomHeaderHints
+	}
+	return nil
+}
+
+// CustomHeaderHint is a stored custom header as the console sees it.
+type CustomHeaderHint struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// hint is a masked form of the value such as "cf-…9a1e".
+	Hint          string `protobuf:"bytes,2,opt,name=hint,proto3" json:"hint,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CustomHeaderHint) Reset() {
+	*x = CustomHeaderHint{}
+	mi := &file_control_v1_model_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CustomHeaderHint) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CustomHeaderHint) ProtoMessage() {}
+
+func (x *CustomHeaderHint) ProtoReflect() protoreflect.Message {
+	mi := &file_control_v1_model_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CustomHeaderHint.ProtoReflect.Descriptor instead.
+func (*CustomHeaderHint) Descriptor() ([]byte, []int) {
+	return file_control_v1_model_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *CustomHeaderHint) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CustomHeaderHint) GetHint() string {
+	if x != nil {
+		return x.Hint
+	}
+	return ""
+}
+
 // ModelSettings are the editable fields of a model.
 type ModelSettings struct {
 	state       protoimpl.MessageState `protogen:"open.v1"`
@@ -265,10 +329,14 @@ type ModelSettings struct {
 	ContextWindowTokens int64  `protobuf:"varint,9,opt,name=context_window_tokens,json=contextWindowTokens,proto3" json:"context_window_tokens,omitempty"`
 	MaxOutputTokens     int64  `protobuf:"varint,10,opt,name=max_output_tokens,json=maxOutputTokens,proto3" json:"max_output_tokens,omitempty"`
 	// extra_params_json is a JSON object merged into request bodies.
-	ExtraParamsJson string            `protobuf:"bytes,11,opt,name=extra_params_json,json=extraParamsJson,proto3" json:"extra_params_json,omitempty"`
-	CustomHeaders   map[string]string `protobuf:"bytes,12,rep,name=custom_headers,json=customHeaders,proto3" json:"custom_headers,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	SupportsImages  bool              `protobuf:"varint,13,opt,name=supports_images,json=supportsImages,proto3" json:"supports_images,omitempty"`
-	SupportsTools   bool              `protobuf:"varint,14,opt,name=supports_tools,json=supportsTools,proto3" json:"supports_tools,omitempty"`
+	ExtraParamsJson string `protobuf:"bytes,11,opt,name=extra_params_json,json=extraParamsJson,proto3" json:"extra_params_json,omitempty"`
+	// custom_headers name every header sent to the provider. Their values
+	// are never sent back: a read gives every name an empty value (see
+	// Model.custom_header_hints), and on a write an empty value keeps the
+	// stored value of that name, while a header left out is removed.
+	CustomHeaders  map[string]string `protobuf:"bytes,12,rep,name=custom_headers,json=customHeaders,proto3" json:"custom_headers,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	SupportsImages bool              `protobuf:"varint,13,opt,name=supports_images,json=supportsImages,proto3" json:"supports_images,omitempty"`
+	SupportsTools  bool              `protobuf:"varint,14,opt,name=supports_tools,json=supportsTools,proto3" json:"supports_tools,omitempty"`
 	// provider_id names the provider (ProviderService) the model is called
 	// at; with it set, a write ignores the connection fields and takes no
 	// api_key, since keys belong to the provider.
@@ -283,7 +351,7 @@ type ModelSettings struct {
 
 func (x *ModelSettings) Reset() {
 	*x = ModelSettings{}
-	mi := &file_control_v1_model_proto_msgTypes[1]
+	mi := &file_control_v1_model_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -295,7 +363,7 @@ func (x *ModelSettings) String() string {
 func (*ModelSettings) ProtoMessage() {}
 
 func (x *ModelSettings) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[1]
+	mi := &file_control_v1_model_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -308,7 +376,7 @@ func (x *ModelSettings) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ModelSettings.ProtoReflect.Descriptor instead.
 func (*ModelSettings) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{1}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *ModelSettings) GetDisplayName() string {
@@ -438,7 +506,7 @@ type ListModelsRequest struct {
 
 func (x *ListModelsRequest) Reset() {
 	*x = ListModelsRequest{}
-	mi := &file_control_v1_model_proto_msgTypes[2]
+	mi := &file_control_v1_model_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -450,7 +518,7 @@ func (x *ListModelsRequest) String() string {
 func (*ListModelsRequest) ProtoMessage() {}
 
 func (x *ListModelsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[2]
+	mi := &file_control_v1_model_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -463,7 +531,7 @@ func (x *ListModelsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListModelsRequest.ProtoReflect.Descriptor instead.
 func (*ListModelsRequest) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{2}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{3}
 }
 
 type ListModelsResponse struct {
@@ -478,7 +546,7 @@ type ListModelsResponse struct {
 
 func (x *ListModelsResponse) Reset() {
 	*x = ListModelsResponse{}
-	mi := &file_control_v1_model_proto_msgTypes[3]
+	mi := &file_control_v1_model_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -490,7 +558,7 @@ func (x *ListModelsResponse) String() string {
 func (*ListModelsResponse) ProtoMessage() {}
 
 func (x *ListModelsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[3]
+	mi := &file_control_v1_model_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -503,7 +571,7 @@ func (x *ListModelsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListModelsResponse.ProtoReflect.Descriptor instead.
 func (*ListModelsResponse) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{3}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ListModelsResponse) GetModels() []*Model {
@@ -535,7 +603,7 @@ type ProviderProtocol struct {
 
 func (x *ProviderProtocol) Reset() {
 	*x = ProviderProtocol{}
-	mi := &file_control_v1_model_proto_msgTypes[4]
+	mi := &file_control_v1_model_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -547,7 +615,7 @@ func (x *ProviderProtocol) String() string {
 func (*ProviderProtocol) ProtoMessage() {}
 
 func (x *ProviderProtocol) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[4]
+	mi := &file_control_v1_model_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -560,7 +628,7 @@ func (x *ProviderProtocol) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProviderProtocol.ProtoReflect.Descriptor instead.
 func (*ProviderProtocol) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{4}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ProviderProtocol) GetKind() ProviderKind {
@@ -595,7 +663,7 @@ type CreateModelRequest struct {
 
 func (x *CreateModelRequest) Reset() {
 	*x = CreateModelRequest{}
-	mi := &file_control_v1_model_proto_msgTypes[5]
+	mi := &file_control_v1_model_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -607,7 +675,7 @@ func (x *CreateModelRequest) String() string {
 func (*CreateModelRequest) ProtoMessage() {}
 
 func (x *CreateModelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[5]
+	mi := &file_control_v1_model_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -620,7 +688,7 @@ func (x *CreateModelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateModelRequest.ProtoReflect.Descriptor instead.
 func (*CreateModelRequest) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{5}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *CreateModelRequest) GetSettings() *ModelSettings {
@@ -653,7 +721,7 @@ type CreateModelResponse struct {
 
 func (x *CreateModelResponse) Reset() {
 	*x = CreateModelResponse{}
-	mi := &file_control_v1_model_proto_msgTypes[6]
+	mi := &file_control_v1_model_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -665,7 +733,7 @@ func (x *CreateModelResponse) String() string {
 func (*CreateModelResponse) ProtoMessage() {}
 
 func (x *CreateModelResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[6]
+	mi := &file_control_v1_model_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -678,7 +746,7 @@ func (x *CreateModelResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateModelResponse.ProtoReflect.Descriptor instead.
 func (*CreateModelResponse) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{6}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *CreateModelResponse) GetModel() *Model {
@@ -700,7 +768,7 @@ type UpdateModelRequest struct {
 
 func (x *UpdateModelRequest) Reset() {
 	*x = UpdateModelRequest{}
-	mi := &file_control_v1_model_proto_msgTypes[7]
+	mi := &file_control_v1_model_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -712,7 +780,7 @@ func (x *UpdateModelRequest) String() string {
 func (*UpdateModelRequest) ProtoMessage() {}
 
 func (x *UpdateModelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[7]
+	mi := &file_control_v1_model_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -725,7 +793,7 @@ func (x *UpdateModelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateModelRequest.ProtoReflect.Descriptor instead.
 func (*UpdateModelRequest) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{7}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *UpdateModelRequest) GetId() string {
@@ -758,7 +826,7 @@ type UpdateModelResponse struct {
 
 func (x *UpdateModelResponse) Reset() {
 	*x = UpdateModelResponse{}
-	mi := &file_control_v1_model_proto_msgTypes[8]
+	mi := &file_control_v1_model_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -770,7 +838,7 @@ func (x *UpdateModelResponse) String() string {
 func (*UpdateModelResponse) ProtoMessage() {}
 
 func (x *UpdateModelResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[8]
+	mi := &file_control_v1_model_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -783,7 +851,7 @@ func (x *UpdateModelResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateModelResponse.ProtoReflect.Descriptor instead.
 func (*UpdateModelResponse) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{8}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *UpdateModelResponse) GetModel() *Model {
@@ -802,7 +870,7 @@ type DeleteModelRequest struct {
 
 func (x *DeleteModelRequest) Reset() {
 	*x = DeleteModelRequest{}
-	mi := &file_control_v1_model_proto_msgTypes[9]
+	mi := &file_control_v1_model_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -814,7 +882,7 @@ func (x *DeleteModelRequest) String() string {
 func (*DeleteModelRequest) ProtoMessage() {}
 
 func (x *DeleteModelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[9]
+	mi := &file_control_v1_model_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -827,7 +895,7 @@ func (x *DeleteModelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteModelRequest.ProtoReflect.Descriptor instead.
 func (*DeleteModelRequest) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{9}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *DeleteModelRequest) GetId() string {
@@ -845,7 +913,7 @@ type DeleteModelResponse struct {
 
 func (x *DeleteModelResponse) Reset() {
 	*x = DeleteModelResponse{}
-	mi := &file_control_v1_model_proto_msgTypes[10]
+	mi := &file_control_v1_model_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -857,7 +925,7 @@ func (x *DeleteModelResponse) String() string {
 func (*DeleteModelResponse) ProtoMessage() {}
 
 func (x *DeleteModelResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[10]
+	mi := &file_control_v1_model_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -870,7 +938,7 @@ func (x *DeleteModelResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteModelResponse.ProtoReflect.Descriptor instead.
 func (*DeleteModelResponse) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{10}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{11}
 }
 
 type SetModelEnabledRequest struct {
@@ -883,7 +951,7 @@ type SetModelEnabledRequest struct {
 
 func (x *SetModelEnabledRequest) Reset() {
 	*x = SetModelEnabledRequest{}
-	mi := &file_control_v1_model_proto_msgTypes[11]
+	mi := &file_control_v1_model_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -895,7 +963,7 @@ func (x *SetModelEnabledRequest) String() string {
 func (*SetModelEnabledRequest) ProtoMessage() {}
 
 func (x *SetModelEnabledRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[11]
+	mi := &file_control_v1_model_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -908,7 +976,7 @@ func (x *SetModelEnabledRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetModelEnabledRequest.ProtoReflect.Descriptor instead.
 func (*SetModelEnabledRequest) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{11}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *SetModelEnabledRequest) GetId() string {
@@ -934,7 +1002,7 @@ type SetModelEnabledResponse struct {
 
 func (x *SetModelEnabledResponse) Reset() {
 	*x = SetModelEnabledResponse{}
-	mi := &file_control_v1_model_proto_msgTypes[12]
+	mi := &file_control_v1_model_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -946,7 +1014,7 @@ func (x *SetModelEnabledResponse) String() string {
 func (*SetModelEnabledResponse) ProtoMessage() {}
 
 func (x *SetModelEnabledResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[12]
+	mi := &file_control_v1_model_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -959,7 +1027,7 @@ func (x *SetModelEnabledResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetModelEnabledResponse.ProtoReflect.Descriptor instead.
 func (*SetModelEnabledResponse) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{12}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *SetModelEnabledResponse) GetModel() *Model {
@@ -978,7 +1046,7 @@ type ReorderModelsRequest struct {
 
 func (x *ReorderModelsRequest) Reset() {
 	*x = ReorderModelsRequest{}
-	mi := &file_control_v1_model_proto_msgTypes[13]
+	mi := &file_control_v1_model_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -990,7 +1058,7 @@ func (x *ReorderModelsRequest) String() string {
 func (*ReorderModelsRequest) ProtoMessage() {}
 
 func (x *ReorderModelsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[13]
+	mi := &file_control_v1_model_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1003,7 +1071,7 @@ func (x *ReorderModelsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReorderModelsRequest.ProtoReflect.Descriptor instead.
 func (*ReorderModelsRequest) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{13}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ReorderModelsRequest) GetIds() []string {
@@ -1022,7 +1090,7 @@ type ReorderModelsResponse struct {
 
 func (x *ReorderModelsResponse) Reset() {
 	*x = ReorderModelsResponse{}
-	mi := &file_control_v1_model_proto_msgTypes[14]
+	mi := &file_control_v1_model_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1034,7 +1102,7 @@ func (x *ReorderModelsResponse) String() string {
 func (*ReorderModelsResponse) ProtoMessage() {}
 
 func (x *ReorderModelsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[14]
+	mi := &file_control_v1_model_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1047,7 +1115,7 @@ func (x *ReorderModelsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReorderModelsResponse.ProtoReflect.Descriptor instead.
 func (*ReorderModelsResponse) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{14}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ReorderModelsResponse) GetModels() []*Model {
@@ -1066,7 +1134,7 @@ type DuplicateModelRequest struct {
 
 func (x *DuplicateModelRequest) Reset() {
 	*x = DuplicateModelRequest{}
-	mi := &file_control_v1_model_proto_msgTypes[15]
+	mi := &file_control_v1_model_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1078,7 +1146,7 @@ func (x *DuplicateModelRequest) String() string {
 func (*DuplicateModelRequest) ProtoMessage() {}
 
 func (x *DuplicateModelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[15]
+	mi := &file_control_v1_model_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1091,7 +1159,7 @@ func (x *DuplicateModelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DuplicateModelRequest.ProtoReflect.Descriptor instead.
 func (*DuplicateModelRequest) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{15}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *DuplicateModelRequest) GetId() string {
@@ -1110,7 +1178,7 @@ type DuplicateModelResponse struct {
 
 func (x *DuplicateModelResponse) Reset() {
 	*x = DuplicateModelResponse{}
-	mi := &file_control_v1_model_proto_msgTypes[16]
+	mi := &file_control_v1_model_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1122,7 +1190,7 @@ func (x *DuplicateModelResponse) String() string {
 func (*DuplicateModelResponse) ProtoMessage() {}
 
 func (x *DuplicateModelResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[16]
+	mi := &file_control_v1_model_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1135,7 +1203,7 @@ func (x *DuplicateModelResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DuplicateModelResponse.ProtoReflect.Descriptor instead.
 func (*DuplicateModelResponse) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{16}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *DuplicateModelResponse) GetModel() *Model {
@@ -1151,8 +1219,10 @@ type DiscoverModelsRequest struct {
 	BaseUrl      string                 `protobuf:"bytes,2,opt,name=base_url,json=baseUrl,proto3" json:"base_url,omitempty"`
 	// api_key is used when set; otherwise the first enabled key of
 	// key_from_provider_id, else of key_from_model_id's provider.
-	ApiKey            string            `protobuf:"bytes,3,opt,name=api_key,json=apiKey,proto3" json:"api_key,omitempty"`
-	KeyFromModelId    string            `protobuf:"bytes,4,opt,name=key_from_model_id,json=keyFromModelId,proto3" json:"key_from_model_id,omitempty"`
+	ApiKey         string `protobuf:"bytes,3,opt,name=api_key,json=apiKey,proto3" json:"api_key,omitempty"`
+	KeyFromModelId string `protobuf:"bytes,4,opt,name=key_from_model_id,json=keyFromModelId,proto3" json:"key_from_model_id,omitempty"`
+	// custom_headers with an empty value take the stored value of that name
+	// at key_from_provider_id, else key_from_model_id's provider.
 	CustomHeaders     map[string]string `protobuf:"bytes,5,rep,name=custom_headers,json=customHeaders,proto3" json:"custom_headers,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	KeyFromProviderId string            `protobuf:"bytes,6,opt,name=key_from_provider_id,json=keyFromProviderId,proto3" json:"key_from_provider_id,omitempty"`
 	unknownFields     protoimpl.UnknownFields
@@ -1161,7 +1231,7 @@ type DiscoverModelsRequest struct {
 
 func (x *DiscoverModelsRequest) Reset() {
 	*x = DiscoverModelsRequest{}
-	mi := &file_control_v1_model_proto_msgTypes[17]
+	mi := &file_control_v1_model_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1173,7 +1243,7 @@ func (x *DiscoverModelsRequest) String() string {
 func (*DiscoverModelsRequest) ProtoMessage() {}
 
 func (x *DiscoverModelsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[17]
+	mi := &file_control_v1_model_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1186,7 +1256,7 @@ func (x *DiscoverModelsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiscoverModelsRequest.ProtoReflect.Descriptor instead.
 func (*DiscoverModelsRequest) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{17}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *DiscoverModelsRequest) GetProviderKind() ProviderKind {
@@ -1240,7 +1310,7 @@ type DiscoverModelsResponse struct {
 
 func (x *DiscoverModelsResponse) Reset() {
 	*x = DiscoverModelsResponse{}
-	mi := &file_control_v1_model_proto_msgTypes[18]
+	mi := &file_control_v1_model_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1252,7 +1322,7 @@ func (x *DiscoverModelsResponse) String() string {
 func (*DiscoverModelsResponse) ProtoMessage() {}
 
 func (x *DiscoverModelsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[18]
+	mi := &file_control_v1_model_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1265,7 +1335,7 @@ func (x *DiscoverModelsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiscoverModelsResponse.ProtoReflect.Descriptor instead.
 func (*DiscoverModelsResponse) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{18}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *DiscoverModelsResponse) GetModelIds() []string {
@@ -1284,7 +1354,7 @@ type TestModelRequest struct {
 
 func (x *TestModelRequest) Reset() {
 	*x = TestModelRequest{}
-	mi := &file_control_v1_model_proto_msgTypes[19]
+	mi := &file_control_v1_model_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1296,7 +1366,7 @@ func (x *TestModelRequest) String() string {
 func (*TestModelRequest) ProtoMessage() {}
 
 func (x *TestModelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[19]
+	mi := &file_control_v1_model_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1309,7 +1379,7 @@ func (x *TestModelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TestModelRequest.ProtoReflect.Descriptor instead.
 func (*TestModelRequest) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{19}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *TestModelRequest) GetId() string {
@@ -1332,7 +1402,7 @@ type TestModelResponse struct {
 
 func (x *TestModelResponse) Reset() {
 	*x = TestModelResponse{}
-	mi := &file_control_v1_model_proto_msgTypes[20]
+	mi := &file_control_v1_model_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1344,7 +1414,7 @@ func (x *TestModelResponse) String() string {
 func (*TestModelResponse) ProtoMessage() {}
 
 func (x *TestModelResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[20]
+	mi := &file_control_v1_model_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1357,7 +1427,7 @@ func (x *TestModelResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TestModelResponse.ProtoReflect.Descriptor instead.
 func (*TestModelResponse) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{20}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *TestModelResponse) GetPhase() TestPhase {
@@ -1404,7 +1474,7 @@ type TestResult struct {
 
 func (x *TestResult) Reset() {
 	*x = TestResult{}
-	mi := &file_control_v1_model_proto_msgTypes[21]
+	mi := &file_control_v1_model_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1416,7 +1486,7 @@ func (x *TestResult) String() string {
 func (*TestResult) ProtoMessage() {}
 
 func (x *TestResult) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[21]
+	mi := &file_control_v1_model_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1429,7 +1499,7 @@ func (x *TestResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TestResult.ProtoReflect.Descriptor instead.
 func (*TestResult) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{21}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *TestResult) GetOk() bool {
@@ -1506,7 +1576,7 @@ var File_control_v1_model_proto protoreflect.FileDescriptor
 
 const file_control_v1_model_proto_rawDesc = "" +
 	"\n" +
-	"\x16control/v1/model.proto\x12\x12keygate.control.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xf0\x02\n" +
+	"\x16control/v1/model.proto\x12\x12keygate.control.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc6\x03\n" +
 	"\x05Model\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1d\n" +
 	"\n" +
@@ -1520,7 +1590,12 @@ const file_control_v1_model_proto_rawDesc = "" +
 	"createTime\x12;\n" +
 	"\vupdate_time\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"updateTime\x12#\n" +
-	"\rprovider_name\x18\t \x01(\tR\fproviderName\"\xad\x06\n" +
+	"\rprovider_name\x18\t \x01(\tR\fproviderName\x12T\n" +
+	"\x13custom_header_hints\x18\n" +
+	" \x03(\v2$.keygate.control.v1.CustomHeaderHintR\x11customHeaderHints\":\n" +
+	"\x10CustomHeaderHint\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
+	"\x04hint\x18\x02 \x01(\tR\x04hint\"\xad\x06\n" +
 	"\rModelSettings\x12!\n" +
 	"\fdisplay_name\x18\x01 \x01(\tR\vdisplayName\x12\x1d\n" +
 	"\n" +
@@ -1652,79 +1727,81 @@ func file_control_v1_model_proto_rawDescGZIP() []byte {
 }
 
 var file_control_v1_model_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_control_v1_model_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
+var file_control_v1_model_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
 var file_control_v1_model_proto_goTypes = []any{
 	(ProviderKind)(0),               // 0: keygate.control.v1.ProviderKind
 	(TestPhase)(0),                  // 1: keygate.control.v1.TestPhase
 	(*Model)(nil),                   // 2: keygate.control.v1.Model
-	(*ModelSettings)(nil),           // 3: keygate.control.v1.ModelSettings
-	(*ListModelsRequest)(nil),       // 4: keygate.control.v1.ListModelsRequest
-	(*ListModelsResponse)(nil),      // 5: keygate.control.v1.ListModelsResponse
-	(*ProviderProtocol)(nil),        // 6: keygate.control.v1.ProviderProtocol
-	(*CreateModelRequest)(nil),      // 7: keygate.control.v1.CreateModelRequest
-	(*CreateModelResponse)(nil),     // 8: keygate.control.v1.CreateModelResponse
-	(*UpdateModelRequest)(nil),      // 9: keygate.control.v1.UpdateModelRequest
-	(*UpdateModelResponse)(nil),     // 10: keygate.control.v1.UpdateModelResponse
-	(*DeleteModelRequest)(nil),      // 11: keygate.control.v1.DeleteModelRequest
-	(*DeleteModelResponse)(nil),     // 12: keygate.control.v1.DeleteModelResponse
-	(*SetModelEnabledRequest)(nil),  // 13: keygate.control.v1.SetModelEnabledRequest
-	(*SetModelEnabledResponse)(nil), // 14: keygate.control.v1.SetModelEnabledResponse
-	(*ReorderModelsRequest)(nil),    // 15: keygate.control.v1.ReorderModelsRequest
-	(*ReorderModelsResponse)(nil),   // 16: keygate.control.v1.ReorderModelsResponse
-	(*DuplicateModelRequest)(nil),   // 17: keygate.control.v1.DuplicateModelRequest
-	(*DuplicateModelResponse)(nil),  // 18: keygate.control.v1.DuplicateModelResponse
-	(*DiscoverModelsRequest)(nil),   // 19: keygate.control.v1.DiscoverModelsRequest
-	(*DiscoverModelsResponse)(nil),  // 20: keygate.control.v1.DiscoverModelsResponse
-	(*TestModelRequest)(nil),        // 21: keygate.control.v1.TestModelRequest
-	(*TestModelResponse)(nil),       // 22: keygate.control.v1.TestModelResponse
-	(*TestResult)(nil),              // 23: keygate.control.v1.TestResult
-	nil,                             // 24: keygate.control.v1.ModelSettings.CustomHeadersEntry
-	nil,                             // 25: keygate.control.v1.DiscoverModelsRequest.CustomHeadersEntry
-	(*timestamppb.Timestamp)(nil),   // 26: google.protobuf.Timestamp
+	(*CustomHeaderHint)(nil),        // 3: keygate.control.v1.CustomHeaderHint
+	(*ModelSettings)(nil),           // 4: keygate.control.v1.ModelSettings
+	(*ListModelsRequest)(nil),       // 5: keygate.control.v1.ListModelsRequest
+	(*ListModelsResponse)(nil),      // 6: keygate.control.v1.ListModelsResponse
+	(*ProviderProtocol)(nil),        // 7: keygate.control.v1.ProviderProtocol
+	(*CreateModelRequest)(nil),      // 8: keygate.control.v1.CreateModelRequest
+	(*CreateModelResponse)(nil),     // 9: keygate.control.v1.CreateModelResponse
+	(*UpdateModelRequest)(nil),      // 10: keygate.control.v1.UpdateModelRequest
+	(*UpdateModelResponse)(nil),     // 11: keygate.control.v1.UpdateModelResponse
+	(*DeleteModelRequest)(nil),      // 12: keygate.control.v1.DeleteModelRequest
+	(*DeleteModelResponse)(nil),     // 13: keygate.control.v1.DeleteModelResponse
+	(*SetModelEnabledRequest)(nil),  // 14: keygate.control.v1.SetModelEnabledRequest
+	(*SetModelEnabledResponse)(nil), // 15: keygate.control.v1.SetModelEnabledResponse
+	(*ReorderModelsRequest)(nil),    // 16: keygate.control.v1.ReorderModelsRequest
+	(*ReorderModelsResponse)(nil),   // 17: keygate.control.v1.ReorderModelsResponse
+	(*DuplicateModelRequest)(nil),   // 18: keygate.control.v1.DuplicateModelRequest
+	(*DuplicateModelResponse)(nil),  // 19: keygate.control.v1.DuplicateModelResponse
+	(*DiscoverModelsRequest)(nil),   // 20: keygate.control.v1.DiscoverModelsRequest
+	(*DiscoverModelsResponse)(nil),  // 21: keygate.control.v1.DiscoverModelsResponse
+	(*TestModelRequest)(nil),        // 22: keygate.control.v1.TestModelRequest
+	(*TestModelResponse)(nil),       // 23: keygate.control.v1.TestModelResponse
+	(*TestResult)(nil),              // 24: keygate.control.v1.TestResult
+	nil,                             // 25: keygate.control.v1.ModelSettings.CustomHeadersEntry
+	nil,                             // 26: keygate.control.v1.DiscoverModelsRequest.CustomHeadersEntry
+	(*timestamppb.Timestamp)(nil),   // 27: google.protobuf.Timestamp
 }
 var file_control_v1_model_proto_depIdxs = []int32{
-	3,  // 0: keygate.control.v1.Model.settings:type_name -> keygate.control.v1.ModelSettings
-	26, // 1: keygate.control.v1.Model.create_time:type_name -> google.protobuf.Timestamp
-	26, // 2: keygate.control.v1.Model.update_time:type_name -> google.protobuf.Timestamp
-	0,  // 3: keygate.control.v1.ModelSettings.provider_kind:type_name -> keygate.control.v1.ProviderKind
-	24, // 4: keygate.control.v1.ModelSettings.custom_headers:type_name -> keygate.control.v1.ModelSettings.CustomHeadersEntry
-	2,  // 5: keygate.control.v1.ListModelsResponse.models:type_name -> keygate.control.v1.Model
-	6,  // 6: keygate.control.v1.ListModelsResponse.protocols:type_name -> keygate.control.v1.ProviderProtocol
-	0,  // 7: keygate.control.v1.ProviderProtocol.kind:type_name -> keygate.control.v1.ProviderKind
-	3,  // 8: keygate.control.v1.CreateModelRequest.settings:type_name -> keygate.control.v1.ModelSettings
-	2,  // 9: keygate.control.v1.CreateModelResponse.model:type_name -> keygate.control.v1.Model
-	3,  // 10: keygate.control.v1.UpdateModelRequest.settings:type_name -> keygate.control.v1.ModelSettings
-	2,  // 11: keygate.control.v1.UpdateModelResponse.model:type_name -> keygate.control.v1.Model
-	2,  // 12: keygate.control.v1.SetModelEnabledResponse.model:type_name -> keygate.control.v1.Model
-	2,  // 13: keygate.control.v1.ReorderModelsResponse.models:type_name -> keygate.control.v1.Model
-	2,  // 14: keygate.control.v1.DuplicateModelResponse.model:type_name -> keygate.control.v1.Model
-	0,  // 15: keygate.control.v1.DiscoverModelsRequest.provider_kind:type_name -> keygate.control.v1.ProviderKind
-	25, // 16: keygate.control.v1.DiscoverModelsRequest.custom_headers:type_name -> keygate.control.v1.DiscoverModelsRequest.CustomHeadersEntry
-	1,  // 17: keygate.control.v1.TestModelResponse.phase:type_name -> keygate.control.v1.TestPhase
-	23, // 18: keygate.control.v1.TestModelResponse.result:type_name -> keygate.control.v1.TestResult
-	4,  // 19: keygate.control.v1.ModelService.ListModels:input_type -> keygate.control.v1.ListModelsRequest
-	7,  // 20: keygate.control.v1.ModelService.CreateModel:input_type -> keygate.control.v1.CreateModelRequest
-	9,  // 21: keygate.control.v1.ModelService.UpdateModel:input_type -> keygate.control.v1.UpdateModelRequest
-	11, // 22: keygate.control.v1.ModelService.DeleteModel:input_type -> keygate.control.v1.DeleteModelRequest
-	13, // 23: keygate.control.v1.ModelService.SetModelEnabled:input_type -> keygate.control.v1.SetModelEnabledRequest
-	15, // 24: keygate.control.v1.ModelService.ReorderModels:input_type -> keygate.control.v1.ReorderModelsRequest
-	17, // 25: keygate.control.v1.ModelService.DuplicateModel:input_type -> keygate.control.v1.DuplicateModelRequest
-	19, // 26: keygate.control.v1.ModelService.DiscoverModels:input_type -> keygate.control.v1.DiscoverModelsRequest
-	21, // 27: keygate.control.v1.ModelService.TestModel:input_type -> keygate.control.v1.TestModelRequest
-	5,  // 28: keygate.control.v1.ModelService.ListModels:output_type -> keygate.control.v1.ListModelsResponse
-	8,  // 29: keygate.control.v1.ModelService.CreateModel:output_type -> keygate.control.v1.CreateModelResponse
-	10, // 30: keygate.control.v1.ModelService.UpdateModel:output_type -> keygate.control.v1.UpdateModelResponse
-	12, // 31: keygate.control.v1.ModelService.DeleteModel:output_type -> keygate.control.v1.DeleteModelResponse
-	14, // 32: keygate.control.v1.ModelService.SetModelEnabled:output_type -> keygate.control.v1.SetModelEnabledResponse
-	16, // 33: keygate.control.v1.ModelService.ReorderModels:output_type -> keygate.control.v1.ReorderModelsResponse
-	18, // 34: keygate.control.v1.ModelService.DuplicateModel:output_type -> keygate.control.v1.DuplicateModelResponse
-	20, // 35: keygate.control.v1.ModelService.DiscoverModels:output_type -> keygate.control.v1.DiscoverModelsResponse
-	22, // 36: keygate.control.v1.ModelService.TestModel:output_type -> keygate.control.v1.TestModelResponse
-	28, // [28:37] is the sub-list for method output_type
-	19, // [19:28] is the sub-list for method input_type
-	19, // [19:19] is the sub-list for extension type_name
-	19, // [19:19] is the sub-list for extension extendee
-	0,  // [0:19] is the sub-list for field type_name
+	4,  // 0: keygate.control.v1.Model.settings:type_name -> keygate.control.v1.ModelSettings
+	27, // 1: keygate.control.v1.Model.create_time:type_name -> google.protobuf.Timestamp
+	27, // 2: keygate.control.v1.Model.update_time:type_name -> google.protobuf.Timestamp
+	3,  // 3: keygate.control.v1.Model.custom_header_hints:type_name -> keygate.control.v1.CustomHeaderHint
+	0,  // 4: keygate.control.v1.ModelSettings.provider_kind:type_name -> keygate.control.v1.ProviderKind
+	25, // 5: keygate.control.v1.ModelSettings.custom_headers:type_name -> keygate.control.v1.ModelSettings.CustomHeadersEntry
+	2,  // 6: keygate.control.v1.ListModelsResponse.models:type_name -> keygate.control.v1.Model
+	7,  // 7: keygate.control.v1.ListModelsResponse.protocols:type_name -> keygate.control.v1.ProviderProtocol
+	0,  // 8: keygate.control.v1.ProviderProtocol.kind:type_name -> keygate.control.v1.ProviderKind
+	4,  // 9: keygate.control.v1.CreateModelRequest.settings:type_name -> keygate.control.v1.ModelSettings
+	2,  // 10: keygate.control.v1.CreateModelResponse.model:type_name -> keygate.control.v1.Model
+	4,  // 11: keygate.control.v1.UpdateModelRequest.settings:type_name -> keygate.control.v1.ModelSettings
+	2,  // 12: keygate.control.v1.UpdateModelResponse.model:type_name -> keygate.control.v1.Model
+	2,  // 13: keygate.control.v1.SetModelEnabledResponse.model:type_name -> keygate.control.v1.Model
+	2,  // 14: keygate.control.v1.ReorderModelsResponse.models:type_name -> keygate.control.v1.Model
+	2,  // 15: keygate.control.v1.DuplicateModelResponse.model:type_name -> keygate.control.v1.Model
+	0,  // 16: keygate.control.v1.DiscoverModelsRequest.provider_kind:type_name -> keygate.control.v1.ProviderKind
+	26, // 17: keygate.control.v1.DiscoverModelsRequest.custom_headers:type_name -> keygate.control.v1.DiscoverModelsRequest.CustomHeadersEntry
+	1,  // 18: keygate.control.v1.TestModelResponse.phase:type_name -> keygate.control.v1.TestPhase
+	24, // 19: keygate.control.v1.TestModelResponse.result:type_name -> keygate.control.v1.TestResult
+	5,  // 20: keygate.control.v1.ModelService.ListModels:input_type -> keygate.control.v1.ListModelsRequest
+	8,  // 21: keygate.control.v1.ModelService.CreateModel:input_type -> keygate.control.v1.CreateModelRequest
+	10, // 22: keygate.control.v1.ModelService.UpdateModel:input_type -> keygate.control.v1.UpdateModelRequest
+	12, // 23: keygate.control.v1.ModelService.DeleteModel:input_type -> keygate.control.v1.DeleteModelRequest
+	14, // 24: keygate.control.v1.ModelService.SetModelEnabled:input_type -> keygate.control.v1.SetModelEnabledRequest
+	16, // 25: keygate.control.v1.ModelService.ReorderModels:input_type -> keygate.control.v1.ReorderModelsRequest
+	18, // 26: keygate.control.v1.ModelService.DuplicateModel:input_type -> keygate.control.v1.DuplicateModelRequest
+	20, // 27: keygate.control.v1.ModelService.DiscoverModels:input_type -> keygate.control.v1.DiscoverModelsRequest
+	22, // 28: keygate.control.v1.ModelService.TestModel:input_type -> keygate.control.v1.TestModelRequest
+	6,  // 29: keygate.control.v1.ModelService.ListModels:output_type -> keygate.control.v1.ListModelsResponse
+	9,  // 30: keygate.control.v1.ModelService.CreateModel:output_type -> keygate.control.v1.CreateModelResponse
+	11, // 31: keygate.control.v1.ModelService.UpdateModel:output_type -> keygate.control.v1.UpdateModelResponse
+	13, // 32: keygate.control.v1.ModelService.DeleteModel:output_type -> keygate.control.v1.DeleteModelResponse
+	15, // 33: keygate.control.v1.ModelService.SetModelEnabled:output_type -> keygate.control.v1.SetModelEnabledResponse
+	17, // 34: keygate.control.v1.ModelService.ReorderModels:output_type -> keygate.control.v1.ReorderModelsResponse
+	19, // 35: keygate.control.v1.ModelService.DuplicateModel:output_type -> keygate.control.v1.DuplicateModelResponse
+	21, // 36: keygate.control.v1.ModelService.DiscoverModels:output_type -> keygate.control.v1.DiscoverModelsResponse
+	23, // 37: keygate.control.v1.ModelService.TestModel:output_type -> keygate.control.v1.TestModelResponse
+	29, // [29:38] is the sub-list for method output_type
+	20, // [20:29] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_control_v1_model_proto_init() }
@@ -1738,7 +1815,7 @@ func file_control_v1_model_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_control_v1_model_proto_rawDesc), len(file_control_v1_model_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   24,
+			NumMessages:   25,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -138,11 +138,14 @@ type Provider struct {
 	Settings *ProviderSettings      `protobuf:"bytes,2,opt,name=settings,proto3" json:"settings,omitempty"`
 	Keys     []*ProviderKey         `protobuf:"bytes,3,rep,name=keys,proto3" json:"keys,omitempty"`
 	// model_ids are the models called at this provider.
-	ModelIds      []string               `protobuf:"bytes,4,rep,name=model_ids,json=modelIds,proto3" json:"model_ids,omitempty"`
-	CreateTime    *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
-	UpdateTime    *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=update_time,json=updateTime,proto3" json:"update_time,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	ModelIds   []string               `protobuf:"bytes,4,rep,name=model_ids,json=modelIds,proto3" json:"model_ids,omitempty"`
+	CreateTime *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	UpdateTime *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=update_time,json=updateTime,proto3" json:"update_time,omitempty"`
+	// custom_header_hints name the custom headers with a masked hint of each
+	// value; values never leave, to administrators either.
+	CustomHeaderHints []*CustomHeaderHint `protobuf:"bytes,7,rep,name=custom_header_hints,json=customHeaderHints,proto3" json:"custom_header_hints,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *Provider) Reset() {
@@ -217,6 +220,13 @@ func (x *Provider) GetUpdateTime() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *Provider) GetCustomHeaderHints() []*CustomHeaderHint {
+	if x != nil {
+		return x.CustomHeaderHints
+	}
+	return nil
+}
+
 // ProviderSettings are the editable fields of a provider.
 type ProviderSettings struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -225,7 +235,12 @@ type ProviderSettings struct {
 	ProviderKind ProviderKind `protobuf:"varint,2,opt,name=provider_kind,json=providerKind,proto3,enum=keygate.control.v1.ProviderKind" json:"provider_kind,omitempty"`
 	BaseUrl      string       `protobuf:"bytes,3,opt,name=base_url,json=baseUrl,proto3" json:"base_url,omitempty"`
 	// use_full_url sends requests to base_url verbatim.
-	UseFullUrl    bool              `protobuf:"varint,4,opt,name=use_full_url,json=useFullUrl,proto3" json:"use_full_url,omitempty"`
+	UseFullUrl bool `protobuf:"varint,4,opt,name=use_full_url,json=useFullUrl,proto3" json:"use_full_url,omitempty"`
+	// custom_headers name every header sent to the provider. A read gives
+	// every name an empty value (see Provider.custom_header_hints); on a
+	// write an empty value keeps the stored value of that name, which is
+	// refused when the provider's origin changes (enter it again), and a
+	// header left out is removed.
 	CustomHeaders map[string]string `protobuf:"bytes,5,rep,name=custom_headers,json=customHeaders,proto3" json:"custom_headers,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// region labels the deployment, for example "eu-west".
 	Region      string      `protobuf:"bytes,6,opt,name=region,proto3" json:"region,omitempty"`
@@ -1338,7 +1353,7 @@ var File_control_v1_provider_proto protoreflect.FileDescriptor
 
 const file_control_v1_provider_proto_rawDesc = "" +
 	"\n" +
-	"\x19control/v1/provider.proto\x12\x12keygate.control.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16control/v1/model.proto\"\xa8\x02\n" +
+	"\x19control/v1/provider.proto\x12\x12keygate.control.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16control/v1/model.proto\"\xfe\x02\n" +
 	"\bProvider\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12@\n" +
 	"\bsettings\x18\x02 \x01(\v2$.keygate.control.v1.ProviderSettingsR\bsettings\x123\n" +
@@ -1347,7 +1362,8 @@ const file_control_v1_provider_proto_rawDesc = "" +
 	"\vcreate_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"createTime\x12;\n" +
 	"\vupdate_time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"updateTime\"\xd4\x03\n" +
+	"updateTime\x12T\n" +
+	"\x13custom_header_hints\x18\a \x03(\v2$.keygate.control.v1.CustomHeaderHintR\x11customHeaderHints\"\xd4\x03\n" +
 	"\x10ProviderSettings\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12E\n" +
 	"\rprovider_kind\x18\x02 \x01(\x0e2 .keygate.control.v1.ProviderKindR\fproviderKind\x12\x19\n" +
@@ -1488,54 +1504,56 @@ var file_control_v1_provider_proto_goTypes = []any{
 	(*DeleteProviderKeyResponse)(nil),     // 22: keygate.control.v1.DeleteProviderKeyResponse
 	nil,                                   // 23: keygate.control.v1.ProviderSettings.CustomHeadersEntry
 	(*timestamppb.Timestamp)(nil),         // 24: google.protobuf.Timestamp
-	(ProviderKind)(0),                     // 25: keygate.control.v1.ProviderKind
+	(*CustomHeaderHint)(nil),              // 25: keygate.control.v1.CustomHeaderHint
+	(ProviderKind)(0),                     // 26: keygate.control.v1.ProviderKind
 }
 var file_control_v1_provider_proto_depIdxs = []int32{
 	3,  // 0: keygate.control.v1.Provider.settings:type_name -> keygate.control.v1.ProviderSettings
 	4,  // 1: keygate.control.v1.Provider.keys:type_name -> keygate.control.v1.ProviderKey
 	24, // 2: keygate.control.v1.Provider.create_time:type_name -> google.protobuf.Timestamp
 	24, // 3: keygate.control.v1.Provider.update_time:type_name -> google.protobuf.Timestamp
-	25, // 4: keygate.control.v1.ProviderSettings.provider_kind:type_name -> keygate.control.v1.ProviderKind
-	23, // 5: keygate.control.v1.ProviderSettings.custom_headers:type_name -> keygate.control.v1.ProviderSettings.CustomHeadersEntry
-	0,  // 6: keygate.control.v1.ProviderSettings.key_strategy:type_name -> keygate.control.v1.KeyStrategy
-	24, // 7: keygate.control.v1.ProviderKey.create_time:type_name -> google.protobuf.Timestamp
-	24, // 8: keygate.control.v1.ProviderKey.update_time:type_name -> google.protobuf.Timestamp
-	5,  // 9: keygate.control.v1.ProviderKey.health:type_name -> keygate.control.v1.Health
-	1,  // 10: keygate.control.v1.Health.state:type_name -> keygate.control.v1.HealthState
-	24, // 11: keygate.control.v1.Health.rest_until:type_name -> google.protobuf.Timestamp
-	24, // 12: keygate.control.v1.Health.last_error_time:type_name -> google.protobuf.Timestamp
-	2,  // 13: keygate.control.v1.ListProvidersResponse.providers:type_name -> keygate.control.v1.Provider
-	3,  // 14: keygate.control.v1.CreateProviderRequest.settings:type_name -> keygate.control.v1.ProviderSettings
-	6,  // 15: keygate.control.v1.CreateProviderRequest.keys:type_name -> keygate.control.v1.NewProviderKey
-	2,  // 16: keygate.control.v1.CreateProviderResponse.provider:type_name -> keygate.control.v1.Provider
-	3,  // 17: keygate.control.v1.UpdateProviderRequest.settings:type_name -> keygate.control.v1.ProviderSettings
-	2,  // 18: keygate.control.v1.UpdateProviderResponse.provider:type_name -> keygate.control.v1.Provider
-	6,  // 19: keygate.control.v1.AddProviderKeyRequest.key:type_name -> keygate.control.v1.NewProviderKey
-	2,  // 20: keygate.control.v1.AddProviderKeyResponse.provider:type_name -> keygate.control.v1.Provider
-	2,  // 21: keygate.control.v1.UpdateProviderKeyResponse.provider:type_name -> keygate.control.v1.Provider
-	2,  // 22: keygate.control.v1.SetProviderKeyEnabledResponse.provider:type_name -> keygate.control.v1.Provider
-	2,  // 23: keygate.control.v1.DeleteProviderKeyResponse.provider:type_name -> keygate.control.v1.Provider
-	7,  // 24: keygate.control.v1.ProviderService.ListProviders:input_type -> keygate.control.v1.ListProvidersRequest
-	9,  // 25: keygate.control.v1.ProviderService.CreateProvider:input_type -> keygate.control.v1.CreateProviderRequest
-	11, // 26: keygate.control.v1.ProviderService.UpdateProvider:input_type -> keygate.control.v1.UpdateProviderRequest
-	13, // 27: keygate.control.v1.ProviderService.DeleteProvider:input_type -> keygate.control.v1.DeleteProviderRequest
-	15, // 28: keygate.control.v1.ProviderService.AddProviderKey:input_type -> keygate.control.v1.AddProviderKeyRequest
-	17, // 29: keygate.control.v1.ProviderService.UpdateProviderKey:input_type -> keygate.control.v1.UpdateProviderKeyRequest
-	19, // 30: keygate.control.v1.ProviderService.SetProviderKeyEnabled:input_type -> keygate.control.v1.SetProviderKeyEnabledRequest
-	21, // 31: keygate.control.v1.ProviderService.DeleteProviderKey:input_type -> keygate.control.v1.DeleteProviderKeyRequest
-	8,  // 32: keygate.control.v1.ProviderService.ListProviders:output_type -> keygate.control.v1.ListProvidersResponse
-	10, // 33: keygate.control.v1.ProviderService.CreateProvider:output_type -> keygate.control.v1.CreateProviderResponse
-	12, // 34: keygate.control.v1.ProviderService.UpdateProvider:output_type -> keygate.control.v1.UpdateProviderResponse
-	14, // 35: keygate.control.v1.ProviderService.DeleteProvider:output_type -> keygate.control.v1.DeleteProviderResponse
-	16, // 36: keygate.control.v1.ProviderService.AddProviderKey:output_type -> keygate.control.v1.AddProviderKeyResponse
-	18, // 37: keygate.control.v1.ProviderService.UpdateProviderKey:output_type -> keygate.control.v1.UpdateProviderKeyResponse
-	20, // 38: keygate.control.v1.ProviderService.SetProviderKeyEnabled:output_type -> keygate.control.v1.SetProviderKeyEnabledResponse
-	22, // 39: keygate.control.v1.ProviderService.DeleteProviderKey:output_type -> keygate.control.v1.DeleteProviderKeyResponse
-	32, // [32:40] is the sub-list for method output_type
-	24, // [24:32] is the sub-list for method input_type
-	24, // [24:24] is the sub-list for extension type_name
-	24, // [24:24] is the sub-list for extension extendee
-	0,  // [0:24] is the sub-list for field type_name
+	25, // 4: keygate.control.v1.Provider.custom_header_hints:type_name -> keygate.control.v1.CustomHeaderHint
+	26, // 5: keygate.control.v1.ProviderSettings.provider_kind:type_name -> keygate.control.v1.ProviderKind
+	23, // 6: keygate.control.v1.ProviderSettings.custom_headers:type_name -> keygate.control.v1.ProviderSettings.CustomHeadersEntry
+	0,  // 7: keygate.control.v1.ProviderSettings.key_strategy:type_name -> keygate.control.v1.KeyStrategy
+	24, // 8: keygate.control.v1.ProviderKey.create_time:type_name -> google.protobuf.Timestamp
+	24, // 9: keygate.control.v1.ProviderKey.update_time:type_name -> google.protobuf.Timestamp
+	5,  // 10: keygate.control.v1.ProviderKey.health:type_name -> keygate.control.v1.Health
+	1,  // 11: keygate.control.v1.Health.state:type_name -> keygate.control.v1.HealthState
+	24, // 12: keygate.control.v1.Health.rest_until:type_name -> google.protobuf.Timestamp
+	24, // 13: keygate.control.v1.Health.last_error_time:type_name -> google.protobuf.Timestamp
+	2,  // 14: keygate.control.v1.ListProvidersResponse.providers:type_name -> keygate.control.v1.Provider
+	3,  // 15: keygate.control.v1.CreateProviderRequest.settings:type_name -> keygate.control.v1.ProviderSettings
+	6,  // 16: keygate.control.v1.CreateProviderRequest.keys:type_name -> keygate.control.v1.NewProviderKey
+	2,  // 17: keygate.control.v1.CreateProviderResponse.provider:type_name -> keygate.control.v1.Provider
+	3,  // 18: keygate.control.v1.UpdateProviderRequest.settings:type_name -> keygate.control.v1.ProviderSettings
+	2,  // 19: keygate.control.v1.UpdateProviderResponse.provider:type_name -> keygate.control.v1.Provider
+	6,  // 20: keygate.control.v1.AddProviderKeyRequest.key:type_name -> keygate.control.v1.NewProviderKey
+	2,  // 21: keygate.control.v1.AddProviderKeyResponse.provider:type_name -> keygate.control.v1.Provider
+	2,  // 22: keygate.control.v1.UpdateProviderKeyResponse.provider:type_name -> keygate.control.v1.Provider
+	2,  // 23: keygate.control.v1.SetProviderKeyEnabledResponse.provider:type_name -> keygate.control.v1.Provider
+	2,  // 24: keygate.control.v1.DeleteProviderKeyResponse.provider:type_name -> keygate.control.v1.Provider
+	7,  // 25: keygate.control.v1.ProviderService.ListProviders:input_type -> keygate.control.v1.ListProvidersRequest
+	9,  // 26: keygate.control.v1.ProviderService.CreateProvider:input_type -> keygate.control.v1.CreateProviderRequest
+	11, // 27: keygate.control.v1.ProviderService.UpdateProvider:input_type -> keygate.control.v1.UpdateProviderRequest
+	13, // 28: keygate.control.v1.ProviderService.DeleteProvider:input_type -> keygate.control.v1.DeleteProviderRequest
+	15, // 29: keygate.control.v1.ProviderService.AddProviderKey:input_type -> keygate.control.v1.AddProviderKeyRequest
+	17, // 30: keygate.control.v1.ProviderService.UpdateProviderKey:input_type -> keygate.control.v1.UpdateProviderKeyRequest
+	19, // 31: keygate.control.v1.ProviderService.SetProviderKeyEnabled:input_type -> keygate.control.v1.SetProviderKeyEnabledRequest
+	21, // 32: keygate.control.v1.ProviderService.DeleteProviderKey:input_type -> keygate.control.v1.DeleteProviderKeyRequest
+	8,  // 33: keygate.control.v1.ProviderService.ListProviders:output_type -> keygate.control.v1.ListProvidersResponse
+	10, // 34: keygate.control.v1.ProviderService.CreateProvider:output_type -> keygate.control.v1.CreateProviderResponse
+	12, // 35: keygate.control.v1.ProviderService.UpdateProvider:output_type -> keygate.control.v1.UpdateProviderResponse
+	14, // 36: keygate.control.v1.ProviderService.DeleteProvider:output_type -> keygate.control.v1.DeleteProviderResponse
+	16, // 37: keygate.control.v1.ProviderService.AddProviderKey:output_type -> keygate.control.v1.AddProviderKeyResponse
+	18, // 38: keygate.control.v1.ProviderService.UpdateProviderKey:output_type -> keygate.control.v1.UpdateProviderKeyResponse
+	20, // 39: keygate.control.v1.ProviderService.SetProviderKeyEnabled:output_type -> keygate.control.v1.SetProviderKeyEnabledResponse
+	22, // 40: keygate.control.v1.ProviderService.DeleteProviderKey:output_type -> keygate.control.v1.DeleteProviderKeyResponse
+	33, // [33:41] is the sub-list for method output_type
+	25, // [25:33] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_control_v1_provider_proto_init() }

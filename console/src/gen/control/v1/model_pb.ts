@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file control/v1/model.proto.
  */
 export const file_control_v1_model: GenFile = /*@__PURE__*/
-  fileDesc("ChZjb250cm9sL3YxL21vZGVsLnByb3RvEhJrZXlnYXRlLmNvbnRyb2wudjEikQIKBU1vZGVsEgoKAmlkGAEgASgJEhIKCnNvcnRfb3JkZXIYAiABKAUSDwoHZW5hYmxlZBgDIAEoCBIzCghzZXR0aW5ncxgEIAEoCzIhLmtleWdhdGUuY29udHJvbC52MS5Nb2RlbFNldHRpbmdzEhMKC2hhc19hcGlfa2V5GAUgASgIEhQKDGFwaV9rZXlfaGludBgGIAEoCRIvCgtjcmVhdGVfdGltZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLdXBkYXRlX3RpbWUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKDXByb3ZpZGVyX25hbWUYCSABKAkirgQKDU1vZGVsU2V0dGluZ3MSFAoMZGlzcGxheV9uYW1lGAEgASgJEhIKCmdyb3VwX25hbWUYAiABKAkSNwoNcHJvdmlkZXJfa2luZBgDIAEoDjIgLmtleWdhdGUuY29udHJvbC52MS5Qcm92aWRlcktpbmQSEAoIYmFzZV91cmwYBCABKAkSFAoMdXNlX2Z1bGxfdXJsGAUgASgIEhAKCG1vZGVsX2lkGAYgASgJEg8KB3Rvb2x0aXAYByABKAkSGAoQcmVhc29uaW5nX2VmZm9ydBgIIAEoCRIdChVjb250ZXh0X3dpbmRvd190b2tlbnMYCSABKAMSGQoRbWF4X291dHB1dF90b2tlbnMYCiABKAMSGQoRZXh0cmFfcGFyYW1zX2pzb24YCyABKAkSTAoOY3VzdG9tX2hlYWRlcnMYDCADKAsyNC5rZXlnYXRlLmNvbnRyb2wudjEuTW9kZWxTZXR0aW5ncy5DdXN0b21IZWFkZXJzRW50cnkSFwoPc3VwcG9ydHNfaW1hZ2VzGA0gASgIEhYKDnN1cHBvcnRzX3Rvb2xzGA4gASgIEhMKC3Byb3ZpZGVyX2lkGA8gASgJEhsKE3JlcXVlc3RzX3Blcl9taW51dGUYECABKAMSGQoRdG9rZW5zX3Blcl9taW51dGUYESABKAMaNAoSQ3VzdG9tSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiEwoRTGlzdE1vZGVsc1JlcXVlc3QieAoSTGlzdE1vZGVsc1Jlc3BvbnNlEikKBm1vZGVscxgBIAMoCzIZLmtleWdhdGUuY29udHJvbC52MS5Nb2RlbBI3Cglwcm90b2NvbHMYAiADKAsyJC5rZXlnYXRlLmNvbnRyb2wudjEuUHJvdmlkZXJQcm90b2NvbCJfChBQcm92aWRlclByb3RvY29sEi4KBGtpbmQYASABKA4yIC5rZXlnYXRlLmNvbnRyb2wudjEuUHJvdmlkZXJLaW5kEgwKBG5hbWUYAiABKAkSDQoFdGl0bGUYAyABKAkiawoSQ3JlYXRlTW9kZWxSZXF1ZXN0EjMKCHNldHRpbmdzGAEgASgLMiEua2V5Z2F0ZS5jb250cm9sLnYxLk1vZGVsU2V0dGluZ3MSDwoHYXBpX2tleRgCIAEoCRIPCgdlbmFibGVkGAMgASgIIj8KE0NyZWF0ZU1vZGVsUmVzcG9uc2USKAoFbW9kZWwYASABKAsyGS5rZXlnYXRlLmNvbnRyb2wudjEuTW9kZWwiZgoSVXBkYXRlTW9kZWxSZXF1ZXN0EgoKAmlkGAEgASgJEjMKCHNldHRpbmdzGAIgASgLMiEua2V5Z2F0ZS5jb250cm9sLnYxLk1vZGVsU2V0dGluZ3MSDwoHYXBpX2tleRgDIAEoCSI/ChNVcGRhdGVNb2RlbFJlc3BvbnNlEigKBW1vZGVsGAEgASgLMhkua2V5Z2F0ZS5jb250cm9sLnYxLk1vZGVsIiAKEkRlbGV0ZU1vZGVsUmVxdWVzdBIKCgJpZBgBIAEoCSIVChNEZWxldGVNb2RlbFJlc3BvbnNlIjUKFlNldE1vZGVsRW5hYmxlZFJlcXVlc3QSCgoCaWQYASABKAkSDwoHZW5hYmxlZBgCIAEoCCJDChdTZXRNb2RlbEVuYWJsZWRSZXNwb25zZRIoCgVtb2RlbBgBIAEoCzIZLmtleWdhdGUuY29udHJvbC52MS5Nb2RlbCIjChRSZW9yZGVyTW9kZWxzUmVxdWVzdBILCgNpZHMYASADKAkiQgoVUmVvcmRlck1vZGVsc1Jlc3BvbnNlEikKBm1vZGVscxgBIAMoCzIZLmtleWdhdGUuY29udHJvbC52MS5Nb2RlbCIjChVEdXBsaWNhdGVNb2RlbFJlcXVlc3QSCgoCaWQYASABKAkiQgoWRHVwbGljYXRlTW9kZWxSZXNwb25zZRIoCgVtb2RlbBgBIAEoCzIZLmtleWdhdGUuY29udHJvbC52MS5Nb2RlbCK4AgoVRGlzY292ZXJNb2RlbHNSZXF1ZXN0EjcKDXByb3ZpZGVyX2tpbmQYASABKA4yIC5rZXlnYXRlLmNvbnRyb2wudjEuUHJvdmlkZXJLaW5kEhAKCGJhc2VfdXJsGAIgASgJEg8KB2FwaV9rZXkYAyABKAkSGQoRa2V5X2Zyb21fbW9kZWxfaWQYBCABKAkSVAoOY3VzdG9tX2hlYWRlcnMYBSADKAsyPC5rZXlnYXRlLmNvbnRyb2wudjEuRGlzY292ZXJNb2RlbHNSZXF1ZXN0LkN1c3RvbUhlYWRlcnNFbnRyeRIcChRrZXlfZnJvbV9wcm92aWRlcl9pZBgGIAEoCRo0ChJDdXN0b21IZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASIrChZEaXNjb3Zlck1vZGVsc1Jlc3BvbnNlEhEKCW1vZGVsX2lkcxgBIAMoCSIeChBUZXN0TW9kZWxSZXF1ZXN0EgoKAmlkGAEgASgJIokBChFUZXN0TW9kZWxSZXNwb25zZRIsCgVwaGFzZRgBIAEoDjIdLmtleWdhdGUuY29udHJvbC52MS5UZXN0UGhhc2USFgoOcmVjZWl2ZWRfY2hhcnMYAiABKAMSLgoGcmVzdWx0GAMgASgLMh4ua2V5Z2F0ZS5jb250cm9sLnYxLlRlc3RSZXN1bHQi5AEKClRlc3RSZXN1bHQSCgoCb2sYASABKAgSDQoFZXJyb3IYAiABKAkSHgoWdGltZV90b19maXJzdF90b2tlbl9tcxgDIAEoAxITCgtkdXJhdGlvbl9tcxgEIAEoAxIVCg1vdXRwdXRfdG9rZW5zGAUgASgDEhgKEHRva2Vuc19lc3RpbWF0ZWQYBiABKAgSGQoRdG9rZW5zX3Blcl9zZWNvbmQYByABKAESEwoLb3V0cHV0X3RleHQYCCABKAkSDwoHY2FsbF9pZBgJIAEoCRIUCgxyYXdfcmVzcG9uc2UYCiABKAkqjQEKDFByb3ZpZGVyS2luZBIdChlQUk9WSURFUl9LSU5EX1VOU1BFQ0lGSUVEEAASHQoZUFJPVklERVJfS0lORF9PUEVOQUlfQ0hBVBABEiIKHlBST1ZJREVSX0tJTkRfT1BFTkFJX1JFU1BPTlNFUxACEhsKF1BST1ZJREVSX0tJTkRfQU5USFJPUElDEAMqcQoJVGVzdFBoYXNlEhoKFlRFU1RfUEhBU0VfVU5TUEVDSUZJRUQQABIZChVURVNUX1BIQVNFX0NPTk5FQ1RJTkcQARIYChRURVNUX1BIQVNFX1NUUkVBTUlORxACEhMKD1RFU1RfUEhBU0VfRE9ORRADMosHCgxNb2RlbFNlcnZpY2USWwoKTGlzdE1vZGVscxIlLmtleWdhdGUuY29udHJvbC52MS5MaXN0TW9kZWxzUmVxdWVzdBomLmtleWdhdGUuY29udHJvbC52MS5MaXN0TW9kZWxzUmVzcG9uc2USXgoLQ3JlYXRlTW9kZWwSJi5rZXlnYXRlLmNvbnRyb2wudjEuQ3JlYXRlTW9kZWxSZXF1ZXN0Gicua2V5Z2F0ZS5jb250cm9sLnYxLkNyZWF0ZU1vZGVsUmVzcG9uc2USXgoLVXBkYXRlTW9kZWwSJi5rZXlnYXRlLmNvbnRyb2wudjEuVXBkYXRlTW9kZWxSZXF1ZXN0Gicua2V5Z2F0ZS5jb250cm9sLnYxLlVwZGF0ZU1vZGVsUmVzcG9uc2USXgoLRGVsZXRlTW9kZWwSJi5rZXlnYXRlLmNvbnRyb2wudjEuRGVsZXRlTW9kZWxSZXF1ZXN0Gicua2V5Z2F0ZS5jb250cm9sLnYxLkRlbGV0ZU1vZGVsUmVzcG9uc2USagoPU2V0TW9kZWxFbmFibGVkEioua2V5Z2F0ZS5jb250cm9sLnYxLlNldE1vZGVsRW5hYmxlZFJlcXVlc3QaKy5rZXlnYXRlLmNvbnRyb2wudjEuU2V0TW9kZWxFbmFibGVkUmVzcG9uc2USZAoNUmVvcmRlck1vZGVscxIoLmtleWdhdGUuY29udHJvbC52MS5SZW9yZGVyTW9kZWxzUmVxdWVzdBopLmtleWdhdGUuY29udHJvbC52MS5SZW9yZGVyTW9kZWxzUmVzcG9uc2USZwoORHVwbGljYXRlTW9kZWwSKS5rZXlnYXRlLmNvbnRyb2wudjEuRHVwbGljYXRlTW9kZWxSZXF1ZXN0Gioua2V5Z2F0ZS5jb250cm9sLnYxLkR1cGxpY2F0ZU1vZGVsUmVzcG9uc2USZwoORGlzY292ZXJNb2RlbHMSKS5rZXlnYXRlLmNvbnRyb2wudjEuRGlzY292ZXJNb2RlbHNSZXF1ZXN0Gioua2V5Z2F0ZS5jb250cm9sLnYxLkRpc2NvdmVyTW9kZWxzUmVzcG9uc2USWgoJVGVzdE1vZGVsEiQua2V5Z2F0ZS5jb250cm9sLnYxLlRlc3RNb2RlbFJlcXVlc3QaJS5rZXlnYXRlLmNvbnRyb2wudjEuVGVzdE1vZGVsUmVzcG9uc2UwAUK4AQoWY29tLmtleWdhdGUuY29udHJvbC52MUIKTW9kZWxQcm90b1ABWihrZXlnYXRlL2dlbi9rZXlnYXRlL2NvbnRyb2wvdjE7Y29udHJvbHYxogIDS0NYqgISS2V5Z2F0ZS5Db250cm9sLlYxygISS2V5Z2F0ZVxDb250cm9sXFYx4gIeS2V5Z2F0ZVxDb250cm9sXFYxXEdQQk1ldGFkYXRh6gIUS2V5Z2F0ZTo6Q29udHJvbDo6VjFiBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("ChZjb250cm9sL3YxL21vZGVsLnByb3RvEhJrZXlnYXRlLmNvbnRyb2wudjEi1AIKBU1vZGVsEgoKAmlkGAEgASgJEhIKCnNvcnRfb3JkZXIYAiABKAUSDwoHZW5hYmxlZBgDIAEoCBIzCghzZXR0aW5ncxgEIAEoCzIhLmtleWdhdGUuY29udHJvbC52MS5Nb2RlbFNldHRpbmdzEhMKC2hhc19hcGlfa2V5GAUgASgIEhQKDGFwaV9rZXlfaGludBgGIAEoCRIvCgtjcmVhdGVfdGltZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLdXBkYXRlX3RpbWUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKDXByb3ZpZGVyX25hbWUYCSABKAkSQQoTY3VzdG9tX2hlYWRlcl9oaW50cxgKIAMoCzIkLmtleWdhdGUuY29udHJvbC52MS5DdXN0b21IZWFkZXJIaW50Ii4KEEN1c3RvbUhlYWRlckhpbnQSDAoEbmFtZRgBIAEoCRIMCgRoaW50GAIgASgJIq4ECg1Nb2RlbFNldHRpbmdzEhQKDGRpc3BsYXlfbmFtZRgBIAEoCRISCgpncm91cF9uYW1lGAIgASgJEjcKDXByb3ZpZGVyX2tpbmQYAyABKA4yIC5rZXlnYXRlLmNvbnRyb2wudjEuUHJvdmlkZXJLaW5kEhAKCGJhc2VfdXJsGAQgASgJEhQKDHVzZV9mdWxsX3VybBgFIAEoCBIQCghtb2RlbF9pZBgGIAEoCRIPCgd0b29sdGlwGAcgASgJEhgKEHJlYXNvbmluZ19lZmZvcnQYCCABKAkSHQoVY29udGV4dF93aW5kb3dfdG9rZW5zGAkgASgDEhkKEW1heF9vdXRwdXRfdG9rZW5zGAogASgDEhkKEWV4dHJhX3BhcmFtc19qc29uGAsgASgJEkwKDmN1c3RvbV9oZWFkZXJzGAwgAygLMjQua2V5Z2F0ZS5jb250cm9sLnYxLk1vZGVsU2V0dGluZ3MuQ3VzdG9tSGVhZGVyc0VudHJ5EhcKD3N1cHBvcnRzX2ltYWdlcxgNIAEoCBIWCg5zdXBwb3J0c190b29scxgOIAEoCBITCgtwcm92aWRlcl9pZBgPIAEoCRIbChNyZXF1ZXN0c19wZXJfbWludXRlGBAgASgDEhkKEXRva2Vuc19wZXJfbWludXRlGBEgASgDGjQKEkN1c3RvbUhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIhMKEUxpc3RNb2RlbHNSZXF1ZXN0IngKEkxpc3RNb2RlbHNSZXNwb25zZRIpCgZtb2RlbHMYASADKAsyGS5rZXlnYXRlLmNvbnRyb2wudjEuTW9kZWwSNwoJcHJvdG9jb2xzGAIgAygLMiQua2V5Z2F0ZS5jb250cm9sLnYxLlByb3ZpZGVyUHJvdG9jb2wiXwoQUHJvdmlkZXJQcm90b2NvbBIuCgRraW5kGAEgASgOMiAua2V5Z2F0ZS5jb250cm9sLnYxLlByb3ZpZGVyS2luZBIMCgRuYW1lGAIgASgJEg0KBXRpdGxlGAMgASgJImsKEkNyZWF0ZU1vZGVsUmVxdWVzdBIzCghzZXR0aW5ncxgBIAEoCzIhLmtleWdhdGUuY29udHJvbC52MS5Nb2RlbFNldHRpbmdzEg8KB2FwaV9rZXkYAiABKAkSDwoHZW5hYmxlZBgDIAEoCCI/ChNDcmVhdGVNb2RlbFJlc3BvbnNlEigKBW1vZGVsGAEgASgLMhkua2V5Z2F0ZS5jb250cm9sLnYxLk1vZGVsImYKElVwZGF0ZU1vZGVsUmVxdWVzdBIKCgJpZBgBIAEoCRIzCghzZXR0aW5ncxgCIAEoCzIhLmtleWdhdGUuY29udHJvbC52MS5Nb2RlbFNldHRpbmdzEg8KB2FwaV9rZXkYAyABKAkiPwoTVXBkYXRlTW9kZWxSZXNwb25zZRIoCgVtb2RlbBgBIAEoCzIZLmtleWdhdGUuY29udHJvbC52MS5Nb2RlbCIgChJEZWxldGVNb2RlbFJlcXVlc3QSCgoCaWQYASABKAkiFQoTRGVsZXRlTW9kZWxSZXNwb25zZSI1ChZTZXRNb2RlbEVuYWJsZWRSZXF1ZXN0EgoKAmlkGAEgASgJEg8KB2VuYWJsZWQYAiABKAgiQwoXU2V0TW9kZWxFbmFibGVkUmVzcG9uc2USKAoFbW9kZWwYASABKAsyGS5rZXlnYXRlLmNvbnRyb2wudjEuTW9kZWwiIwoUUmVvcmRlck1vZGVsc1JlcXVlc3QSCwoDaWRzGAEgAygJIkIKFVJlb3JkZXJNb2RlbHNSZXNwb25zZRIpCgZtb2RlbHMYASADKAsyGS5rZXlnYXRlLmNvbnRyb2wudjEuTW9kZWwiIwoVRHVwbGljYXRlTW9kZWxSZXF1ZXN0EgoKAmlkGAEgASgJIkIKFkR1cGxpY2F0ZU1vZGVsUmVzcG9uc2USKAoFbW9kZWwYASABKAsyGS5rZXlnYXRlLmNvbnRyb2wudjEuTW9kZWwiuAIKFURpc2NvdmVyTW9kZWxzUmVxdWVzdBI3Cg1wcm92aWRlcl9raW5kGAEgASgOMiAua2V5Z2F0ZS5jb250cm9sLnYxLlByb3ZpZGVyS2luZBIQCghiYXNlX3VybBgCIAEoCRIPCgdhcGlfa2V5GAMgASgJEhkKEWtleV9mcm9tX21vZGVsX2lkGAQgASgJElQKDmN1c3RvbV9oZWFkZXJzGAUgAygLMjwua2V5Z2F0ZS5jb250cm9sLnYxLkRpc2NvdmVyTW9kZWxzUmVxdWVzdC5DdXN0b21IZWFkZXJzRW50cnkSHAoUa2V5X2Zyb21fcHJvdmlkZXJfaWQYBiABKAkaNAoSQ3VzdG9tSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiKwoWRGlzY292ZXJNb2RlbHNSZXNwb25zZRIRCgltb2RlbF9pZHMYASADKAkiHgoQVGVzdE1vZGVsUmVxdWVzdBIKCgJpZBgBIAEoCSKJAQoRVGVzdE1vZGVsUmVzcG9uc2USLAoFcGhhc2UYASABKA4yHS5rZXlnYXRlLmNvbnRyb2wudjEuVGVzdFBoYXNlEhYKDnJlY2VpdmVkX2NoYXJzGAIgASgDEi4KBnJlc3VsdBgDIAEoCzIeLmtleWdhdGUuY29udHJvbC52MS5UZXN0UmVzdWx0IuQBCgpUZXN0UmVzdWx0EgoKAm9rGAEgASgIEg0KBWVycm9yGAIgASgJEh4KFnRpbWVfdG9fZmlyc3RfdG9rZW5fbXMYAyABKAMSEwoLZHVyYXRpb25fbXMYBCABKAMSFQoNb3V0cHV0X3Rva2VucxgFIAEoAxIYChB0b2tlbnNfZXN0aW1hdGVkGAYgASgIEhkKEXRva2Vuc19wZXJfc2Vjb25kGAcgASgBEhMKC291dHB1dF90ZXh0GAggASgJEg8KB2NhbGxfaWQYCSABKAkSFAoMcmF3X3Jlc3BvbnNlGAogASgJKo0BCgxQcm92aWRlcktpbmQSHQoZUFJPVklERVJfS0lORF9VTlNQRUNJRklFRBAAEh0KGVBST1ZJREVSX0tJTkRfT1BFTkFJX0NIQVQQARIiCh5QUk9WSURFUl9LSU5EX09QRU5BSV9SRVNQT05TRVMQAhIbChdQUk9WSURFUl9LSU5EX0FOVEhST1BJQxADKnEKCVRlc3RQaGFzZRIaChZURVNUX1BIQVNFX1VOU1BFQ0lGSUVEEAASGQoVVEVTVF9QSEFTRV9DT05ORUNUSU5HEAESGAoUVEVTVF9QSEFTRV9TVFJFQU1JTkcQAhITCg9URVNUX1BIQVNFX0RPTkUQAzKLBwoMTW9kZWxTZXJ2aWNlElsKCkxpc3RNb2RlbHMSJS5rZXlnYXRlLmNvbnRyb2wudjEuTGlzdE1vZGVsc1JlcXVlc3QaJi5rZXlnYXRlLmNvbnRyb2wudjEuTGlzdE1vZGVsc1Jlc3BvbnNlEl4KC0NyZWF0ZU1vZGVsEiYua2V5Z2F0ZS5jb250cm9sLnYxLkNyZWF0ZU1vZGVsUmVxdWVzdBonLmtleWdhdGUuY29udHJvbC52MS5DcmVhdGVNb2RlbFJlc3BvbnNlEl4KC1VwZGF0ZU1vZGVsEiYua2V5Z2F0ZS5jb250cm9sLnYxLlVwZGF0ZU1vZGVsUmVxdWVzdBonLmtleWdhdGUuY29udHJvbC52MS5VcGRhdGVNb2RlbFJlc3BvbnNlEl4KC0RlbGV0ZU1vZGVsEiYua2V5Z2F0ZS5jb250cm9sLnYxLkRlbGV0ZU1vZGVsUmVxdWVzdBonLmtleWdhdGUuY29udHJvbC52MS5EZWxldGVNb2RlbFJlc3BvbnNlEmoKD1NldE1vZGVsRW5hYmxlZBIqLmtleWdhdGUuY29udHJvbC52MS5TZXRNb2RlbEVuYWJsZWRSZXF1ZXN0Gisua2V5Z2F0ZS5jb250cm9sLnYxLlNldE1vZGVsRW5hYmxlZFJlc3BvbnNlEmQKDVJlb3JkZXJNb2RlbHMSKC5rZXlnYXRlLmNvbnRyb2wudjEuUmVvcmRlck1vZGVsc1JlcXVlc3QaKS5rZXlnYXRlLmNvbnRyb2wudjEuUmVvcmRlck1vZGVsc1Jlc3BvbnNlEmcKDkR1cGxpY2F0ZU1vZGVsEikua2V5Z2F0ZS5jb250cm9sLnYxLkR1cGxpY2F0ZU1vZGVsUmVxdWVzdBoqLmtleWdhdGUuY29udHJvbC52MS5EdXBsaWNhdGVNb2RlbFJlc3BvbnNlEmcKDkRpc2NvdmVyTW9kZWxzEikua2V5Z2F0ZS5jb250cm9sLnYxLkRpc2NvdmVyTW9kZWxzUmVxdWVzdBoqLmtleWdhdGUuY29udHJvbC52MS5EaXNjb3Zlck1vZGVsc1Jlc3BvbnNlEloKCVRlc3RNb2RlbBIkLmtleWdhdGUuY29udHJvbC52MS5UZXN0TW9kZWxSZXF1ZXN0GiUua2V5Z2F0ZS5jb250cm9sLnYxLlRlc3RNb2RlbFJlc3BvbnNlMAFCuAEKFmNvbS5rZXlnYXRlLmNvbnRyb2wudjFCCk1vZGVsUHJvdG9QAVooa2V5Z2F0ZS9nZW4va2V5Z2F0ZS9jb250cm9sL3YxO2NvbnRyb2x2MaICA0tDWKoCEktleWdhdGUuQ29udHJvbC5WMcoCEktleWdhdGVcQ29udHJvbFxWMeICHktleWdhdGVcQ29udHJvbFxWMVxHUEJNZXRhZGF0YeoCFEtleWdhdGU6OkNvbnRyb2w6OlYxYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * Model is a stored model as the console sees it.
@@ -71,6 +71,14 @@ export type Model = Message<"keygate.control.v1.Model"> & {
    * @generated from field: string provider_name = 9;
    */
   providerName: string;
+
+  /**
+   * custom_header_hints name the provider's custom headers with a masked
+   * hint of each value (empty for a member); values never leave.
+   *
+   * @generated from field: repeated keygate.control.v1.CustomHeaderHint custom_header_hints = 10;
+   */
+  customHeaderHints: CustomHeaderHint[];
 };
 
 /**
@@ -79,6 +87,32 @@ export type Model = Message<"keygate.control.v1.Model"> & {
  */
 export const ModelSchema: GenMessage<Model> = /*@__PURE__*/
   messageDesc(file_control_v1_model, 0);
+
+/**
+ * CustomHeaderHint is a stored custom header as the console sees it.
+ *
+ * @generated from message keygate.control.v1.CustomHeaderHint
+ */
+export type CustomHeaderHint = Message<"keygate.control.v1.CustomHeaderHint"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * hint is a masked form of the value such as "cf-…9a1e".
+   *
+   * @generated from field: string hint = 2;
+   */
+  hint: string;
+};
+
+/**
+ * Describes the message keygate.control.v1.CustomHeaderHint.
+ * Use `create(CustomHeaderHintSchema)` to create a new message.
+ */
+export const CustomHeaderHintSchema: GenMessage<CustomHeaderHint> = /*@__PURE__*/
+  messageDesc(file_control_v1_model, 1);
 
 /**
  * ModelSettings are the editable fields of a model.
@@ -157,6 +191,11 @@ export type ModelSettings = Message<"keygate.control.v1.ModelSettings"> & {
   extraParamsJson: string;
 
   /**
+   * custom_headers name every header sent to the provider. Their values
+   * are never sent back: a read gives every name an empty value (see
+   * Model.custom_header_hints), and on a write an empty value keeps the
+   * stored value of that name, while a header left out is removed.
+   *
    * @generated from field: map<string, string> custom_headers = 12;
    */
   customHeaders: { [key: string]: string };
@@ -199,7 +238,7 @@ export type ModelSettings = Message<"keygate.control.v1.ModelSettings"> & {
  * Use `create(ModelSettingsSchema)` to create a new message.
  */
 export const ModelSettingsSchema: GenMessage<ModelSettings> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 1);
+  messageDesc(file_control_v1_model, 2);
 
 /**
  * @generated from message keygate.control.v1.ListModelsRequest
@@ -212,7 +251,7 @@ export type ListModelsRequest = Message<"keygate.control.v1.ListModelsRequest"> 
  * Use `create(ListModelsRequestSchema)` to create a new message.
  */
 export const ListModelsRequestSchema: GenMessage<ListModelsRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 2);
+  messageDesc(file_control_v1_model, 3);
 
 /**
  * @generated from message keygate.control.v1.ListModelsResponse
@@ -237,7 +276,7 @@ export type ListModelsResponse = Message<"keygate.control.v1.ListModelsResponse"
  * Use `create(ListModelsResponseSchema)` to create a new message.
  */
 export const ListModelsResponseSchema: GenMessage<ListModelsResponse> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 3);
+  messageDesc(file_control_v1_model, 4);
 
 /**
  * ProviderProtocol describes a protocol for people choosing it.
@@ -271,7 +310,7 @@ export type ProviderProtocol = Message<"keygate.control.v1.ProviderProtocol"> & 
  * Use `create(ProviderProtocolSchema)` to create a new message.
  */
 export const ProviderProtocolSchema: GenMessage<ProviderProtocol> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 4);
+  messageDesc(file_control_v1_model, 5);
 
 /**
  * @generated from message keygate.control.v1.CreateModelRequest
@@ -298,7 +337,7 @@ export type CreateModelRequest = Message<"keygate.control.v1.CreateModelRequest"
  * Use `create(CreateModelRequestSchema)` to create a new message.
  */
 export const CreateModelRequestSchema: GenMessage<CreateModelRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 5);
+  messageDesc(file_control_v1_model, 6);
 
 /**
  * @generated from message keygate.control.v1.CreateModelResponse
@@ -315,7 +354,7 @@ export type CreateModelResponse = Message<"keygate.control.v1.CreateModelRespons
  * Use `create(CreateModelResponseSchema)` to create a new message.
  */
 export const CreateModelResponseSchema: GenMessage<CreateModelResponse> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 6);
+  messageDesc(file_control_v1_model, 7);
 
 /**
  * @generated from message keygate.control.v1.UpdateModelRequest
@@ -344,7 +383,7 @@ export type UpdateModelRequest = Message<"keygate.control.v1.UpdateModelRequest"
  * Use `create(UpdateModelRequestSchema)` to create a new message.
  */
 export const UpdateModelRequestSchema: GenMessage<UpdateModelRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 7);
+  messageDesc(file_control_v1_model, 8);
 
 /**
  * @generated from message keygate.control.v1.UpdateModelResponse
@@ -361,7 +400,7 @@ export type UpdateModelResponse = Message<"keygate.control.v1.UpdateModelRespons
  * Use `create(UpdateModelResponseSchema)` to create a new message.
  */
 export const UpdateModelResponseSchema: GenMessage<UpdateModelResponse> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 8);
+  messageDesc(file_control_v1_model, 9);
 
 /**
  * @generated from message keygate.control.v1.DeleteModelRequest
@@ -378,7 +417,7 @@ export type DeleteModelRequest = Message<"keygate.control.v1.DeleteModelRequest"
  * Use `create(DeleteModelRequestSchema)` to create a new message.
  */
 export const DeleteModelRequestSchema: GenMessage<DeleteModelRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 9);
+  messageDesc(file_control_v1_model, 10);
 
 /**
  * @generated from message keygate.control.v1.DeleteModelResponse
@@ -391,7 +430,7 @@ export type DeleteModelResponse = Message<"keygate.control.v1.DeleteModelRespons
  * Use `create(DeleteModelResponseSchema)` to create a new message.
  */
 export const DeleteModelResponseSchema: GenMessage<DeleteModelResponse> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 10);
+  messageDesc(file_control_v1_model, 11);
 
 /**
  * @generated from message keygate.control.v1.SetModelEnabledRequest
@@ -413,7 +452,7 @@ export type SetModelEnabledRequest = Message<"keygate.control.v1.SetModelEnabled
  * Use `create(SetModelEnabledRequestSchema)` to create a new message.
  */
 export const SetModelEnabledRequestSchema: GenMessage<SetModelEnabledRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 11);
+  messageDesc(file_control_v1_model, 12);
 
 /**
  * @generated from message keygate.control.v1.SetModelEnabledResponse
@@ -430,7 +469,7 @@ export type SetModelEnabledResponse = Message<"keygate.control.v1.SetModelEnable
  * Use `create(SetModelEnabledResponseSchema)` to create a new message.
  */
 export const SetModelEnabledResponseSchema: GenMessage<SetModelEnabledResponse> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 12);
+  messageDesc(file_control_v1_model, 13);
 
 /**
  * @generated from message keygate.control.v1.ReorderModelsRequest
@@ -447,7 +486,7 @@ export type ReorderModelsRequest = Message<"keygate.control.v1.ReorderModelsRequ
  * Use `create(ReorderModelsRequestSchema)` to create a new message.
  */
 export const ReorderModelsRequestSchema: GenMessage<ReorderModelsRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 13);
+  messageDesc(file_control_v1_model, 14);
 
 /**
  * @generated from message keygate.control.v1.ReorderModelsResponse
@@ -464,7 +503,7 @@ export type ReorderModelsResponse = Message<"keygate.control.v1.ReorderModelsRes
  * Use `create(ReorderModelsResponseSchema)` to create a new message.
  */
 export const ReorderModelsResponseSchema: GenMessage<ReorderModelsResponse> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 14);
+  messageDesc(file_control_v1_model, 15);
 
 /**
  * @generated from message keygate.control.v1.DuplicateModelRequest
@@ -481,7 +520,7 @@ export type DuplicateModelRequest = Message<"keygate.control.v1.DuplicateModelRe
  * Use `create(DuplicateModelRequestSchema)` to create a new message.
  */
 export const DuplicateModelRequestSchema: GenMessage<DuplicateModelRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 15);
+  messageDesc(file_control_v1_model, 16);
 
 /**
  * @generated from message keygate.control.v1.DuplicateModelResponse
@@ -498,7 +537,7 @@ export type DuplicateModelResponse = Message<"keygate.control.v1.DuplicateModelR
  * Use `create(DuplicateModelResponseSchema)` to create a new message.
  */
 export const DuplicateModelResponseSchema: GenMessage<DuplicateModelResponse> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 16);
+  messageDesc(file_control_v1_model, 17);
 
 /**
  * @generated from message keygate.control.v1.DiscoverModelsRequest
@@ -528,6 +567,9 @@ export type DiscoverModelsRequest = Message<"keygate.control.v1.DiscoverModelsRe
   keyFromModelId: string;
 
   /**
+   * custom_headers with an empty value take the stored value of that name
+   * at key_from_provider_id, else key_from_model_id's provider.
+   *
    * @generated from field: map<string, string> custom_headers = 5;
    */
   customHeaders: { [key: string]: string };
@@ -543,7 +585,7 @@ export type DiscoverModelsRequest = Message<"keygate.control.v1.DiscoverModelsRe
  * Use `create(DiscoverModelsRequestSchema)` to create a new message.
  */
 export const DiscoverModelsRequestSchema: GenMessage<DiscoverModelsRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 17);
+  messageDesc(file_control_v1_model, 18);
 
 /**
  * @generated from message keygate.control.v1.DiscoverModelsResponse
@@ -560,7 +602,7 @@ export type DiscoverModelsResponse = Message<"keygate.control.v1.DiscoverModelsR
  * Use `create(DiscoverModelsResponseSchema)` to create a new message.
  */
 export const DiscoverModelsResponseSchema: GenMessage<DiscoverModelsResponse> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 18);
+  messageDesc(file_control_v1_model, 19);
 
 /**
  * @generated from message keygate.control.v1.TestModelRequest
@@ -577,7 +619,7 @@ export type TestModelRequest = Message<"keygate.control.v1.TestModelRequest"> & 
  * Use `create(TestModelRequestSchema)` to create a new message.
  */
 export const TestModelRequestSchema: GenMessage<TestModelRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 19);
+  messageDesc(file_control_v1_model, 20);
 
 /**
  * TestModelResponse is one progress message; the last one has result set.
@@ -608,7 +650,7 @@ export type TestModelResponse = Message<"keygate.control.v1.TestModelResponse"> 
  * Use `create(TestModelResponseSchema)` to create a new message.
  */
 export const TestModelResponseSchema: GenMessage<TestModelResponse> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 20);
+  messageDesc(file_control_v1_model, 21);
 
 /**
  * TestResult is the outcome of a connection test.
@@ -680,7 +722,7 @@ export type TestResult = Message<"keygate.control.v1.TestResult"> & {
  * Use `create(TestResultSchema)` to create a new message.
  */
 export const TestResultSchema: GenMessage<TestResult> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 21);
+  messageDesc(file_control_v1_model, 22);
 
 /**
  * ProviderKind is the wire protocol of an upstream endpoint. Each value but
