@@ -64,7 +64,7 @@ func (r *groupRecorder) record(ctx context.Context, user string, groups []string
 		return
 	}
 	if err := r.store.RecordGroups(ctx, user, groups, now); err != nil {
-		r.log.Error("record the groups of a user", zap.String("user", user), zap.Error(err))
+		r.log.Error("record the groups of a user", zap.String("user_id", user), zap.Error(err))
 		return
 	}
 	r.mu.Lock()

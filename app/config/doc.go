@@ -1,8 +1,9 @@
 // Package config is Keygate's runtime configuration: one struct, its defaults
 // and its validation in one place, loaded from flags and the environment.
 //
-// Place in the hexagon: app. Imports: the standard library and
+// Place in the hexagon: app. Imports: the standard library,
 // domain/destination (whose parser checks the outbound allow-list and the
-// proxy's pass-through list). Being this small, it lets cmd/keygate and the
+// proxy's pass-through list) and domain/token (whose policy bounds gateway
+// token lifetimes). Being this small, it lets cmd/keygate and the
 // composition root share one definition.
 package config
