@@ -111,8 +111,8 @@ export function AliasesPage() {
   const models = useLoad(() => modelsApi.listModels({}), []).data?.models ?? [];
   const [editing, setEditing] = useState<Alias | "new">();
   const [actionError, setActionError] = useState<unknown>();
-  const act = async (f: () => Promise<unknown>) => {
-    try { await f(); setActionError(undefined); reload(); } catch (e) { setActionError(e); }
+  const act = (f: () => Promise<unknown>) => {
+    f().then(() => { setActionError(undefined); reload(); }, setActionError);
   };
   return (
     <Page title="Aliases" actions={admin && <Button kind="primary" disabled={!models.length} onClick={() => setEditing("new")}>Add alias</Button>}>

@@ -2,8 +2,8 @@ import { useState } from "react";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { calls as api } from "../api";
 import { CacheCause, CacheInsightState, type CacheInsight, type Call, type ResponseChunk } from "../gen/control/v1/call_pb";
-import { Badge, Card, ErrorBox, Page, Spinner, useLoad } from "../components/ui";
-import { Link, navigate } from "../App";
+import { Badge, Card, ErrorBox, Link, Page, Spinner, useLoad } from "../components/ui";
+import { navigate } from "../router";
 import { ms, plural, time, tokens } from "../format";
 import { StatusBadge, UserId } from "./Calls";
 
