@@ -38,7 +38,7 @@ function AliasForm({ alias, models, onDone, onCancel }: { alias?: Alias; models:
           </select>
         </Field>
         <Field label="First-token timeout (seconds, 0 = none)" hint="No output by then moves the call to the next target.">
-          <input aria-label="First-token timeout" className={inputClass} type="number" min={0} value={timeout} onChange={(e) => setTimeout_(Number(e.target.value || 0))} />
+          <input aria-label="First-token timeout" className={inputClass} type="number" min={0} step="any" value={timeout} onChange={(e) => setTimeout_(Number(e.target.value || 0))} />
         </Field>
         <fieldset className="col-span-3">
           <legend className="mb-1 text-sm font-medium text-slate-700">Targets</legend>

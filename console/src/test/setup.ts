@@ -1,6 +1,6 @@
 import "@testing-library/jest-dom/vitest";
 import { cleanup } from "@testing-library/react";
-import { afterEach, vi } from "vitest";
+import { afterEach, beforeEach, expect, vi } from "vitest";
 import { stopServing } from "./transport";
 
 // api.ts builds its transport with connect-web's createConnectTransport at
@@ -10,8 +10,16 @@ vi.mock("@connectrpc/connect-web", async () => {
   return { createConnectTransport: () => fakeTransport };
 });
 
+// React reports invalid markup, missing keys and updates outside act() on
+// console.error: a page that makes it say anything fails its test.
+let consoleError: ReturnType<typeof vi.spyOn>;
+beforeEach(() => {
+  consoleError = vi.spyOn(console, "error");
+});
+
 afterEach(() => {
   cleanup();
+  expect(consoleError, "console.error during the test").not.toHaveBeenCalled();
   stopServing();
   window.history.replaceState(null, "", "/");
 });
