@@ -8,13 +8,17 @@ describe("format", () => {
     expect(ms(undefined)).toBe("–");
     expect(ms(850n)).toBe("850 ms");
     expect(ms(9_999)).toBe("9999 ms");
+    expect(ms(10_000)).toBe("10.0 s");
     expect(ms(12_345n)).toBe("12.3 s");
   });
 
   it("writes token counts plainly, then in thousands from 10k and millions from 1M", () => {
     expect(tokens(undefined)).toBe("0");
     expect(tokens(1234)).toBe((1234).toLocaleString());
+    expect(tokens(9_999)).toBe((9_999).toLocaleString());
+    expect(tokens(10_000)).toBe("10.0k");
     expect(tokens(12_345n)).toBe("12.3k");
+    expect(tokens(1_000_000)).toBe("1.00M");
     expect(tokens(2_500_000n)).toBe("2.50M");
   });
 
@@ -26,6 +30,7 @@ describe("format", () => {
   it("writes costs in cents, with four decimals for fractions of a cent", () => {
     expect(usd(0)).toBe("$0.00");
     expect(usd(0.0042)).toBe("$0.0042");
+    expect(usd(0.01)).toBe("$0.01");
     expect(usd(12.345)).toBe("$12.35");
   });
 
