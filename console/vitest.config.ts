@@ -10,6 +10,12 @@ export default defineConfig({
     environment: "jsdom",
     include: ["src/**/*.test.{ts,tsx}"],
     setupFiles: ["src/test/setup.ts"],
+    // One jsdom per worker thread rather than per file: about 11 s instead of
+    // 18 s (or 40 s on a loaded machine) for the suite on 2 cores. Files
+    // share modules then, so setup.ts resets all they share after each test
+    // (the served API, the URL, the DOM; mocks and stubbed globals here).
+    pool: "threads",
+    isolate: false,
     restoreMocks: true,
     unstubGlobals: true,
   },
