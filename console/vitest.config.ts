@@ -16,6 +16,7 @@ export default defineConfig({
     // (the served API, the URL, the DOM; mocks and stubbed globals here).
     pool: "threads",
     isolate: false,
+    testTimeout: 20_000, // typing with user-event on a loaded machine
     restoreMocks: true,
     unstubGlobals: true,
   },

@@ -93,9 +93,9 @@ describe("CallsPage", () => {
   });
 
   it("shows the latest filter's answer when an older request answers after it", async () => {
-    const late = gate();
+    const late = gate(), answered = gate();
     fake(async (req) => {
-      if (!req.filter?.modelId) { await late.opened; return { calls: [call("old", { model: "stale-model" })] }; }
+      if (!req.filter?.modelId) { await late.opened; answered.open(); return { calls: [call("old", { model: "stale-model" })] }; }
       return { calls: [call("new", { model: "fresh-model" })] };
     });
     const { user } = renderAs("admin", <CallsPage />);
@@ -104,7 +104,8 @@ describe("CallsPage", () => {
     await user.type(screen.getByRole("textbox", { name: "Model filter" }), "f");
     await waitFor(() => expect(rows()).toHaveLength(1));
     late.open();
-    await new Promise((r) => setTimeout(r, 50));
+    await answered.opened;
+    await new Promise((r) => setTimeout(r, 100)); // the late answer reaches the page
     expect(rows()).toHaveLength(1);
     expect(screen.getByText("fresh-model")).toBeInTheDocument();
     expect(screen.queryByText("stale-model")).not.toBeInTheDocument();
