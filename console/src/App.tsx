@@ -11,45 +11,8 @@ import { SettingsPage } from "./pages/Settings";
 import { AccessPage } from "./pages/Access";
 import { me as loadMe, type Me } from "./account";
 import { describe } from "./api";
-import { Spinner, useLoad } from "./components/ui";
+import { Link, Spinner, useLoad } from "./components/ui";
 import { MeContext } from "./me";
-
-// navigate changes the path without a reload; the server answers every
-// console path with index.html, so deep links and reloads work too.
-export function navigate(path: string) {
-  window.history.pushState(null, "", path);
-  window.dispatchEvent(new PopStateEvent("popstate"));
-}
-
-// useQueryParam keeps one filter in the page's query string, so a filtered
-// page can be linked to and survives a reload. Setting it replaces the
-// history entry (typing makes no entry per key); back/forward and links that
-// change the query set it again.
-export function useQueryParam(name: string): [string, (value: string) => void] {
-  const read = () => new URLSearchParams(window.location.search).get(name) ?? "";
-  const [value, setValue] = useState(read);
-  useEffect(() => {
-    const on = () => setValue(new URLSearchParams(window.location.search).get(name) ?? "");
-    window.addEventListener("popstate", on);
-    return () => window.removeEventListener("popstate", on);
-  }, [name]);
-  const set = (v: string) => {
-    const q = new URLSearchParams(window.location.search);
-    if (v) q.set(name, v); else q.delete(name);
-    const query = q.toString();
-    window.history.replaceState(null, "", window.location.pathname + (query ? `?${query}` : ""));
-    setValue(v);
-  };
-  return [value, set];
-}
-
-export function Link({ to, children, className = "" }: { to: string; children: React.ReactNode; className?: string }) {
-  return (
-    <a href={to} className={className} onClick={(e) => { e.preventDefault(); e.stopPropagation(); navigate(to); }}>
-      {children}
-    </a>
-  );
-}
 
 const nav = [
   { path: "/", label: "Dashboard" },

@@ -35,7 +35,7 @@ async function call<T>(path: string, init?: RequestInit): Promise<T> {
   try {
     r = await fetch(path, { ...init, headers: { Accept: "application/json", ...init?.headers } });
   } catch (e) {
-    throw new Error(`Keygate is not reachable: check that it is running, then reload. (${String(e)})`);
+    throw new Error(`Keygate is not reachable: check that it is running, then reload. (${String(e)})`, { cause: e });
   }
   if (r.ok) return (r.status === 204 ? undefined : await r.json()) as T;
   const text = (await r.text()).trim();

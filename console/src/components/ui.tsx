@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState, type ReactNode } from "react";
 import { describe } from "../api";
+import { navigate } from "../router";
 
 export function Page({ title, actions, children }: { title: string; actions?: ReactNode; children: ReactNode }) {
   return (
@@ -74,18 +75,43 @@ export function Field({ label, children, hint }: { label: string; children: Reac
 export const inputClass = "w-full rounded-md border border-slate-300 px-2 py-1.5 text-sm focus:border-indigo-500 focus:outline-none disabled:bg-slate-50 disabled:text-slate-600";
 
 // useLoad runs load on mount and whenever deps change, and offers reload.
+// Data stays while a reload runs; an answer that arrives after deps changed
+// again (a slower, older request) is dropped, so the page shows what its
+// latest filters ask for. loading is derived: nothing has answered for the
+// current deps and reload yet.
+// Exported beside the components because Providers.tsx and Tokens.tsx import
+// it from here; editing this file reloads the page rather than hot-refreshing it.
+// eslint-disable-next-line react-refresh/only-export-components -- see above
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
-  const [data, setData] = useState<T>();
-  const [error, setError] = useState<unknown>();
-  const [loading, setLoading] = useState(true);
-  // eslint-disable-next-line react-hooks/exhaustive-deps
-  const run = useCallback(load, deps);
-  const reload = useCallback(() => {
-    setLoading(true);
-    run().then((d) => { setData(d); setError(undefined); }, setError).finally(() => setLoading(false));
-  }, [run]);
-  useEffect(reload, [reload]);
-  return { data, error, loading, reload };
+  const [tick, setTick] = useState(0);
+  const [done, setDone] = useState<{ data?: T; error?: unknown; deps?: unknown[]; tick: number }>({ tick: -1 });
+  useEffect(() => {
+    let current = true;
+    load().then(
+      (data) => { if (current) setDone({ data, deps, tick }); },
+      (error: unknown) => { if (current) setDone((d) => ({ data: d.data, error, deps, tick })); },
+    );
+    return () => { current = false; };
+    // The deps are the caller's, as with useEffect; exhaustive-deps checks
+    // them at every useLoad call (additionalHooks in eslint.config.js).
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [...deps, tick]);
+  const reload = useCallback(() => setTick((t) => t + 1), []);
+  const loading = done.tick !== tick || !sameDeps(done.deps, deps);
+  return { data: done.data, error: done.error, loading, reload };
+}
+
+function sameDeps(a: unknown[] | undefined, b: unknown[]) {
+  return a !== undefined && a.length === b.length && a.every((v, i) => Object.is(v, b[i]));
+}
+
+// Link is an in-console link: a plain href for new tabs, navigate for clicks.
+export function Link({ to, children, className = "" }: { to: string; children: ReactNode; className?: string }) {
+  return (
+    <a href={to} className={className} onClick={(e) => { e.preventDefault(); e.stopPropagation(); navigate(to); }}>
+      {children}
+    </a>
+  );
 }
 
 export function Badge({ children, tone = "slate" }: { children: ReactNode; tone?: "slate" | "green" | "red" | "amber" | "indigo" }) {

@@ -13,7 +13,7 @@ export function AccessPage() {
   return (
     <Page title="Access">
       <TokensCard admin={admin} local={me?.mode === "local"} onChange={() => setChanges((n) => n + 1)} />
-      {me && <AuditCard admin={admin} changes={changes} />}
+      {me && <AuditCard key={changes} admin={admin} />}
     </Page>
   );
 }

@@ -38,7 +38,7 @@ function AliasForm({ alias, models, onDone, onCancel }: { alias?: Alias; models:
           </select>
         </Field>
         <Field label="First-token timeout (seconds, 0 = none)" hint="No output by then moves the call to the next target.">
-          <input aria-label="First-token timeout" className={inputClass} type="number" min={0} value={timeout} onChange={(e) => setTimeout_(Number(e.target.value || 0))} />
+          <input aria-label="First-token timeout" className={inputClass} type="number" min={0} step="any" value={timeout} onChange={(e) => setTimeout_(Number(e.target.value || 0))} />
         </Field>
         <fieldset className="col-span-3">
           <legend className="mb-1 text-sm font-medium text-slate-700">Targets</legend>
@@ -111,8 +111,8 @@ export function AliasesPage() {
   const models = useLoad(() => modelsApi.listModels({}), []).data?.models ?? [];
   const [editing, setEditing] = useState<Alias | "new">();
   const [actionError, setActionError] = useState<unknown>();
-  const act = async (f: () => Promise<unknown>) => {
-    try { await f(); setActionError(undefined); reload(); } catch (e) { setActionError(e); }
+  const act = (f: () => Promise<unknown>) => {
+    f().then(() => { setActionError(undefined); reload(); }, setActionError);
   };
   return (
     <Page title="Aliases" actions={admin && <Button kind="primary" disabled={!models.length} onClick={() => setEditing("new")}>Add alias</Button>}>

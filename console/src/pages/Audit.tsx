@@ -52,10 +52,11 @@ function Change({ e }: { e: AuditEntry }) {
   return fields;
 }
 
-// changes counts the audited actions taken on this page; each one reloads
-// the log so it shows them.
-export function AuditCard({ admin, changes = 0 }: { admin: boolean; changes?: number }) {
-  const { data, error, loading, reload } = useLoad(() => (admin ? auditEntries() : Promise.resolve([])), [admin, changes]);
+// AuditCard shows the audit log to administrators, newest first. The Access
+// page remounts it (a new key) after each audited action it takes, so the
+// log shows that action.
+export function AuditCard({ admin }: { admin: boolean }) {
+  const { data, error, loading, reload } = useLoad(() => (admin ? auditEntries() : Promise.resolve([])), [admin]);
   const [older, setOlder] = useState<AuditEntry[]>([]);
   const [end, setEnd] = useState(false);
   const [moreError, setMoreError] = useState<unknown>();

@@ -2,8 +2,8 @@ import { useState } from "react";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { calls as api } from "../api";
 import { CacheCause, CacheInsightState, type CacheInsight, type Call, type ResponseChunk } from "../gen/control/v1/call_pb";
-import { Badge, Card, ErrorBox, Page, Spinner, useLoad } from "../components/ui";
-import { Link, navigate } from "../App";
+import { Badge, Card, ErrorBox, Link, Page, Spinner, useLoad } from "../components/ui";
+import { navigate } from "../router";
 import { ms, plural, time, tokens } from "../format";
 import { StatusBadge, UserId } from "./Calls";
 
@@ -148,7 +148,7 @@ export function CallDetailPage({ callId }: { callId: string }) {
           <Insight insight={data?.cacheInsight} />
           {data?.request ? (
             <Card title={`Request · ${data.request.method} ${data.request.url}`}>
-              <table className="mb-2 text-xs">{data.request.headers.map((h) => <tr key={h.name}><td className="pr-3 text-slate-500">{h.name}</td><td>{h.value}</td></tr>)}</table>
+              <table className="mb-2 text-xs"><tbody>{data.request.headers.map((h) => <tr key={h.name}><td className="pr-3 text-slate-500">{h.name}</td><td>{h.value}</td></tr>)}</tbody></table>
               <pre className="max-h-96 overflow-auto rounded bg-slate-50 p-2 text-xs">{pretty(data.request.body)}</pre>
             </Card>
           ) : (

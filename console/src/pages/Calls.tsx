@@ -1,10 +1,10 @@
 import { useState } from "react";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { calls as api } from "../api";
-import { CallStatus, type Call } from "../gen/control/v1/call_pb";
-import { Badge, Button, Card, ErrorBox, inputClass, Note, Page, Spinner, useLoad } from "../components/ui";
+import { CallStatus, type Call, type ListCallsResponse } from "../gen/control/v1/call_pb";
+import { Badge, Button, Card, ErrorBox, inputClass, Link, Note, Page, Spinner, useLoad } from "../components/ui";
 import { useAdmin } from "../me";
-import { Link, navigate, useQueryParam } from "../App";
+import { navigate, useQueryParam } from "../router";
 import { ms, time, tokens } from "../format";
 
 export function StatusBadge({ status }: { status: CallStatus }) {
@@ -30,6 +30,14 @@ export function UserId({ id, onPick }: { id: string; onPick?: (id: string) => vo
   );
 }
 
+// callFilter asks for the calls of the last hours (0: all time).
+function callFilter(hours: number, model: string, status: CallStatus, conversation: string, userId: string) {
+  return {
+    startTime: hours ? timestampFromDate(new Date(Date.now() - hours * 3600_000)) : undefined,
+    modelId: model.trim(), status, conversationId: conversation.trim(), userId,
+  };
+}
+
 const ranges: [string, number][] = [["Last hour", 1], ["Last 24 hours", 24], ["Last 7 days", 24 * 7], ["Last 30 days", 24 * 30], ["All time", 0]];
 
 // CallsPage lists calls: everyone's for administrators, who can filter by
@@ -42,26 +50,24 @@ export function CallsPage() {
   const [status, setStatus] = useState(CallStatus.UNSPECIFIED);
   const [conversation, setConversation] = useQueryParam("conversation");
   const [user, setUser] = useQueryParam("user");
-  const [more, setMore] = useState<Call[]>([]);
-  const [token, setToken] = useState("");
   const [moreError, setMoreError] = useState<unknown>();
 
-  const filter = () => ({
-    startTime: hours ? timestampFromDate(new Date(Date.now() - hours * 3600_000)) : undefined,
-    modelId: model.trim(), status, conversationId: conversation.trim(), userId: admin ? user.trim() : "",
-  });
-  const { data, error, loading, reload } = useLoad(async () => {
-    const r = await api.listCalls({ filter: filter(), pageSize: 50 });
-    setMore([]); setToken(r.nextPageToken);
-    return r;
-  }, [hours, model, status, conversation, user]);
+  const userId = admin ? user.trim() : "";
+  const { data, error, loading, reload } = useLoad(
+    () => api.listCalls({ filter: callFilter(hours, model, status, conversation, userId), pageSize: 50 }),
+    [hours, model, status, conversation, userId]);
+  // Pages loaded with "Load more" belong to the first page they followed:
+  // new filters (a new first page) drop them.
+  const [extra, setExtra] = useState<{ after?: ListCallsResponse; calls: Call[]; token: string }>({ calls: [], token: "" });
+  const more = extra.after === data ? extra : { calls: [], token: data?.nextPageToken ?? "" };
+  const token = more.token;
   const loadMore = async () => {
     try {
-      const r = await api.listCalls({ filter: filter(), pageSize: 50, pageToken: token });
-      setMore([...more, ...r.calls]); setToken(r.nextPageToken);
+      const r = await api.listCalls({ filter: callFilter(hours, model, status, conversation, userId), pageSize: 50, pageToken: token });
+      setExtra({ after: data, calls: [...more.calls, ...r.calls], token: r.nextPageToken });
     } catch (e) { setMoreError(e); }
   };
-  const rows = [...(data?.calls ?? []), ...more];
+  const rows = [...(data?.calls ?? []), ...more.calls];
 
   return (
     <Page title="Calls" actions={<Button onClick={reload}>Refresh</Button>}>
@@ -114,7 +120,7 @@ export function CallsPage() {
           </tbody>
         </table>
         {data && rows.length === 0 && <p className="py-4 text-sm text-slate-500">No calls match. Widen the time range or clear the filters.</p>}
-        {token && <div className="mt-3"><Button onClick={loadMore}>Load more</Button></div>}
+        {token && <div className="mt-3"><Button onClick={() => void loadMore()}>Load more</Button></div>}
       </Card>
     </Page>
   );

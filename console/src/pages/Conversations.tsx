@@ -1,8 +1,8 @@
 import { useState } from "react";
 import { conversations as api } from "../api";
 import type { Checkpoint } from "../gen/control/v1/conversation_pb";
-import { Badge, Card, ErrorBox, inputClass, Page, Spinner, useLoad } from "../components/ui";
-import { Link, useQueryParam } from "../App";
+import { Badge, Card, ErrorBox, inputClass, Link, Page, Spinner, useLoad } from "../components/ui";
+import { useQueryParam } from "../router";
 import { time } from "../format";
 
 // Tree renders checkpoints by parent link; a node with several children is

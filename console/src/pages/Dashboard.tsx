@@ -4,7 +4,7 @@ import { dashboard as api, models as modelsApi } from "../api";
 import { BucketSize, type Aggregate, type SeriesPoint } from "../gen/control/v1/dashboard_pb";
 import { Card, ErrorBox, inputClass, Note, Page, Spinner, useLoad } from "../components/ui";
 import { useAdmin } from "../me";
-import { useQueryParam } from "../App";
+import { useQueryParam } from "../router";
 import { ms, percent, tokens, usd } from "../format";
 import { UserId } from "./Calls";
 
@@ -100,13 +100,13 @@ export function DashboardPage() {
             <Metric label="Tokens" value={tokens(t.inputTokens + t.cacheReadTokens + t.cacheWriteTokens + t.outputTokens)} sub={`${tokens(t.outputTokens)} output`} />
             <Metric label="Estimated cost" value={usd(t.costUsd)} sub={t.unpricedCalls > 0n ? `${Number(t.unpricedCalls)} calls without a price (${admin ? "set prices in Settings" : "your administrators set prices"})` : `mean TTFT ${ms(Math.round(t.meanTtftMs))}`} />
           </div>
-          <Card title="Tokens over time"><TokenChart points={data!.series} bucket={data!.bucketSize} /></Card>
+          <Card title="Tokens over time"><TokenChart points={data.series} bucket={data.bucketSize} /></Card>
           <div className={`grid gap-4 ${admin ? "xl:grid-cols-2" : ""}`}>
             <Card title="Per model" className="overflow-x-auto">
               <table className="w-full text-sm">
                 <thead><tr className="text-left text-slate-500"><th>Model</th><th>Calls</th><th>Failed</th><th>Cache hit</th><th>Input</th><th>Output</th><th>Mean TTFT</th><th>Cost</th></tr></thead>
                 <tbody>
-                  {data!.perModel.map((m) => (
+                  {data.perModel.map((m) => (
                     <tr key={m.modelId} className="border-t border-slate-100">
                       <td className="py-1">{m.modelId}</td><td>{num(m.aggregate, "calls")}</td><td>{num(m.aggregate, "failed")}</td>
                       <td>{percent(m.aggregate?.cacheHitRate ?? 0)}</td><td>{tokens(m.aggregate?.inputTokens)}</td><td>{tokens(m.aggregate?.outputTokens)}</td>
@@ -115,13 +115,13 @@ export function DashboardPage() {
                   ))}
                 </tbody>
               </table>
-              {data!.perModel.length === 0 && <p className="py-2 text-sm text-slate-500">No finished calls in this range.</p>}
+              {data.perModel.length === 0 && <p className="py-2 text-sm text-slate-500">No finished calls in this range.</p>}
             </Card>
-            {data!.perTarget.length > 0 && <Card title="Per target (aliases and key pools)" className="overflow-x-auto">
+            {data.perTarget.length > 0 && <Card title="Per target (aliases and key pools)" className="overflow-x-auto">
               <table className="w-full text-sm">
                 <thead><tr className="text-left text-slate-500"><th>Target</th><th>Calls</th><th>Failed</th><th>Cache hit</th><th>Input</th><th>Mean TTFT</th></tr></thead>
                 <tbody>
-                  {data!.perTarget.map((t) => (
+                  {data.perTarget.map((t) => (
                     <tr key={t.targetModelId} data-testid="target-row" className="border-t border-slate-100">
                       <td className="py-1">{names.get(t.targetModelId) ?? t.targetModelId}</td><td>{num(t.aggregate, "calls")}</td><td>{num(t.aggregate, "failed")}</td>
                       <td>{percent(t.aggregate?.cacheHitRate ?? 0)}</td><td>{tokens(t.aggregate?.inputTokens)}</td><td>{ms(Math.round(t.aggregate?.meanTtftMs ?? 0))}</td>
@@ -134,7 +134,7 @@ export function DashboardPage() {
               <table className="w-full text-sm">
                 <thead><tr className="text-left text-slate-500"><th>User</th><th>Calls</th><th>Cache hit</th><th>Input</th><th>Output</th><th>Cost</th></tr></thead>
                 <tbody>
-                  {data!.perUser.map((u) => (
+                  {data.perUser.map((u) => (
                     // Calls outside any user's turn cannot be filtered on: an empty user id means every user.
                     <tr key={u.userId} data-testid="user-row" onClick={u.userId ? () => setUser(u.userId) : undefined}
                       className={`border-t border-slate-100 ${u.userId ? "cursor-pointer hover:bg-indigo-50" : ""} ${u.userId && u.userId === user.trim() ? "bg-indigo-50" : ""}`}>
@@ -145,7 +145,7 @@ export function DashboardPage() {
                   ))}
                 </tbody>
               </table>
-              {data!.perUser.length === 0 && <p className="py-2 text-sm text-slate-500">No finished calls in this range.</p>}
+              {data.perUser.length === 0 && <p className="py-2 text-sm text-slate-500">No finished calls in this range.</p>}
             </Card>}
           </div>
         </>

@@ -80,7 +80,7 @@ export function ModelForm({ model, protocols, onDone, onCancel }: { model?: Mode
               <datalist id="discovered-models">{discovered?.map((id) => <option key={id} value={id} />)}</datalist>
             </Field>
           </div>
-          <Button onClick={discover} disabled={discovering || (own && !s.baseUrl)}>Discover models</Button>
+          <Button onClick={() => void discover()} disabled={discovering || (own && !s.baseUrl)}>Discover models</Button>
         </div>
         {discovering && <div className="col-span-2"><Spinner label="Asking the provider for its models…" /></div>}
         {discovered && (

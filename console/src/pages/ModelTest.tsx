@@ -1,8 +1,7 @@
 import { useState } from "react";
 import { models as api } from "../api";
 import { TestPhase, type TestResult } from "../gen/control/v1/model_pb";
-import { Button, ErrorBox } from "../components/ui";
-import { Link } from "../App";
+import { Button, ErrorBox, Link } from "../components/ui";
 import { ms } from "../format";
 
 const phaseLabel: Record<number, string> = {
@@ -32,7 +31,7 @@ export function ModelTest({ modelId }: { modelId: string }) {
 
   return (
     <div className="space-y-2">
-      <Button onClick={run} disabled={phase !== undefined}>Test connection</Button>
+      <Button onClick={() => void run()} disabled={phase !== undefined}>Test connection</Button>
       {phase !== undefined && (
         <div role="status" className="text-sm text-slate-600">
           {phaseLabel[phase]} {chars > 0 && `${chars} characters`}

@@ -27,14 +27,14 @@ export function ModelsPage() {
   const list = data?.models ?? [];
   const protocols = data?.protocols ?? [];
 
-  const act = async (f: () => Promise<unknown>) => {
-    try { await f(); setActionError(undefined); reload(); } catch (e) { setActionError(e); }
+  const act = (f: () => Promise<unknown>) => {
+    f().then(() => { setActionError(undefined); reload(); }, setActionError);
   };
   const move = (i: number, by: number) => {
     const ids = list.map((m) => m.id);
     const [id] = ids.splice(i, 1);
     ids.splice(i + by, 0, id);
-    void act(() => api.reorderModels({ ids }));
+    act(() => api.reorderModels({ ids }));
   };
   const groups = new Map<string, { model: Model; index: number }[]>();
   list.forEach((model, index) => {

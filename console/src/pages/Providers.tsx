@@ -144,11 +144,11 @@ export function ProvidersPage() {
               <HeaderHints hints={p.customHeaderHints} />
               <div className="flex-1" />
               <Button onClick={() => setEditing(p)}>Edit provider</Button>
-              <Button kind="danger" onClick={() => confirm(`Delete ${p.settings?.name} and its keys?`) && act(() => api.deleteProvider({ id: p.id }))}>Delete provider</Button>
+              <Button kind="danger" onClick={() => { if (confirm(`Delete ${p.settings?.name} and its keys?`)) void act(() => api.deleteProvider({ id: p.id })); }}>Delete provider</Button>
             </div>
-            <ul className="divide-y divide-slate-100">{p.keys.map((k) => <KeyRow key={k.id} provider={p} k={k} act={act} />)}</ul>
+            <ul className="divide-y divide-slate-100">{p.keys.map((k) => <KeyRow key={k.id} provider={p} k={k} act={(f) => void act(f)} />)}</ul>
             {p.keys.length === 0 && <p className="text-sm text-slate-500">No key yet: models on this provider cannot be called.</p>}
-            <form className="flex gap-2" onSubmit={(e) => { e.preventDefault(); act(() => api.addProviderKey({ providerId: p.id, key: { apiKey: adding[p.id] ?? "", weight: 1 } })); setAdding({ ...adding, [p.id]: "" }); }}>
+            <form className="flex gap-2" onSubmit={(e) => { e.preventDefault(); void act(() => api.addProviderKey({ providerId: p.id, key: { apiKey: adding[p.id] ?? "", weight: 1 } })); setAdding({ ...adding, [p.id]: "" }); }}>
               <input aria-label="Add a key" className={inputClass} type="password" autoComplete="off" placeholder="another API key for this provider"
                 value={adding[p.id] ?? ""} onChange={(e) => setAdding({ ...adding, [p.id]: e.target.value })} />
               <Button type="submit" disabled={!adding[p.id]}>Add key</Button>

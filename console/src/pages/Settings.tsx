@@ -1,29 +1,36 @@
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { create } from "@bufbuild/protobuf";
 import { settings as api } from "../api";
-import { ModelPriceSchema, type ModelPrice } from "../gen/control/v1/setting_pb";
+import { ModelPriceSchema, type ModelPrice, type Settings } from "../gen/control/v1/setting_pb";
 import { Button, Card, ErrorBox, Field, inputClass, Note, Page, Spinner, useLoad } from "../components/ui";
 import { useAdmin } from "../me";
 
 // SettingsPage edits call recording and prices; members, whom the control
-// API refuses UpdateSettings, see the same values read-only.
+// API refuses UpdateSettings, see the same values read-only. The form
+// appears once the settings have loaded, so Save never writes defaults over
+// settings it has not read.
 export function SettingsPage() {
-  const admin = useAdmin();
   const { data, error, loading } = useLoad(() => api.getSettings({}), []);
-  const [detailed, setDetailed] = useState(false);
-  const [retention, setRetention] = useState(0);
-  const [prices, setPrices] = useState<ModelPrice[]>([]);
+  const s = data?.settings;
+  if (!s) {
+    return (
+      <Page title="Settings">
+        <ErrorBox error={error} />
+        {loading && <Spinner label="Loading settings…" />}
+      </Page>
+    );
+  }
+  return <SettingsForm settings={s} />;
+}
+
+function SettingsForm({ settings: s }: { settings: Settings }) {
+  const admin = useAdmin();
+  const [detailed, setDetailed] = useState(s.detailedMode);
+  const [retention, setRetention] = useState(s.detailedRetentionHours);
+  const [prices, setPrices] = useState<ModelPrice[]>(s.prices);
   const [saveError, setSaveError] = useState<unknown>();
   const [saved, setSaved] = useState(false);
   const [saving, setSaving] = useState(false);
-
-  useEffect(() => {
-    const s = data?.settings;
-    if (!s) return;
-    setDetailed(s.detailedMode);
-    setRetention(s.detailedRetentionHours);
-    setPrices(s.prices);
-  }, [data]);
 
   const save = async () => {
     setSaving(true); setSaved(false);
@@ -36,11 +43,10 @@ export function SettingsPage() {
     setPrices(prices.map((p, j) => (j === i ? { ...p, [field]: field === "modelId" ? value : Number(value) } : p)));
 
   return (
-    <Page title="Settings" actions={admin && <Button kind="primary" onClick={save} disabled={saving}>{saving ? "Saving…" : "Save"}</Button>}>
+    <Page title="Settings" actions={admin && <Button kind="primary" onClick={() => void save()} disabled={saving}>{saving ? "Saving…" : "Save"}</Button>}>
       {!admin && <Note>Settings are managed by your Keygate administrators; you can read them here.</Note>}
-      <ErrorBox error={error ?? saveError} />
+      <ErrorBox error={saveError} />
       {saved && <div className="rounded-md bg-green-50 p-3 text-sm text-green-800">Saved.</div>}
-      {loading && <Spinner label="Loading settings…" />}
       {/* A disabled fieldset makes every input in it read-only at once. */}
       <fieldset disabled={!admin} className="min-w-0 space-y-4">
         <Card title="Call recording">
