@@ -20,8 +20,18 @@ var callMcpTool = &tool{
 	name:   "CallMcpTool",
 	modes:  everyMode,
 	runs:   onClient,
-	start:  (*Call).startMetaMCP,
-	onExec: (*Call).onMCP,
+	route:  routeMetaMCP,
+	start:  (*call).startMetaMCP,
+	onExec: (*call).onMCP,
+}
+
+// routeMetaMCP hands a server's sign-in to McpAuth: it is an interaction
+// with the user, not a tool call on the server.
+func routeMetaMCP(c *call) *tool {
+	if c.str("server") != "" && c.str("toolName", "tool_name") == mcpAuthToolName {
+		return mcpAuthTool
+	}
+	return nil
 }
 
 // directMCPTool is a tool of the client's own MCP servers called by its
@@ -32,14 +42,14 @@ var callMcpTool = &tool{
 var directMCPTool = &tool{
 	name:   "MCP",
 	runs:   onClient,
-	start:  func(c *Call) (Action, error) { return c.startMCP(c.directMCP()) },
-	onExec: (*Call).onMCP,
+	start:  func(c *call) (Action, error) { return c.startMCP(directMCP(c)) },
+	onExec: (*call).onMCP,
 }
 
 // directMCP returns the client's MCP tool the call names, if any.
-func (c *Call) directMCP() *agentv1.McpToolDefinition {
+func directMCP(c *call) *agentv1.McpToolDefinition {
 	for _, d := range c.env.MCP {
-		if Canonical(d.GetName()) == Canonical(c.call.Name) {
+		if Canonical(d.GetName()) == Canonical(c.name) {
 			return d
 		}
 	}
@@ -47,19 +57,19 @@ func (c *Call) directMCP() *agentv1.McpToolDefinition {
 }
 
 // startMCP sends a direct MCP tool call: the model's arguments as they are.
-func (c *Call) startMCP(d *agentv1.McpToolDefinition) (Action, error) {
+func (c *call) startMCP(d *agentv1.McpToolDefinition) (Action, error) {
 	args, err := structArgs(c.args)
 	if err != nil {
 		return Action{}, err
 	}
-	return c.mcpExec(&agentv1.McpArgs{Name: d.GetName(), Args: args, ToolCallId: c.call.CallID,
+	return c.mcpExec(&agentv1.McpArgs{Name: d.GetName(), Args: args, ToolCallId: c.id,
 		ProviderIdentifier: d.GetProviderIdentifier(), ToolName: d.GetToolName()}), nil
 }
 
 // startMetaMCP resolves CallMcpTool{server, toolName, arguments} against
 // the servers the client described; an unknown server or tool is a tool
 // error without asking the client.
-func (c *Call) startMetaMCP() (Action, error) {
+func (c *call) startMetaMCP() (Action, error) {
 	server, err := c.required("server")
 	if err != nil {
 		return Action{}, err
@@ -67,12 +77,6 @@ func (c *Call) startMetaMCP() (Action, error) {
 	tool, err := c.required("toolName", "tool_name")
 	if err != nil {
 		return Action{}, err
-	}
-	if tool == mcpAuthToolName {
-		// A server's sign-in is an interaction with the user, not a tool
-		// call on the server.
-		c.tool = mcpAuthTool
-		return c.startMCPAuth()
 	}
 	for _, d := range c.env.Servers {
 		if d.GetServerIdentifier() != server && d.GetServerName() != server {
@@ -91,7 +95,7 @@ func (c *Call) startMetaMCP() (Action, error) {
 			if provider == "" {
 				provider = d.GetServerIdentifier()
 			}
-			return c.mcpExec(&agentv1.McpArgs{Name: d.GetServerIdentifier() + "-" + tool, Args: args, ToolCallId: c.call.CallID,
+			return c.mcpExec(&agentv1.McpArgs{Name: d.GetServerIdentifier() + "-" + tool, Args: args, ToolCallId: c.id,
 				ProviderIdentifier: provider, ToolName: tool, ServerIdentifier: d.GetServerIdentifier()}), nil
 		}
 	}
@@ -101,7 +105,7 @@ func (c *Call) startMetaMCP() (Action, error) {
 		if err != nil {
 			return Action{}, err
 		}
-		return c.mcpExec(&agentv1.McpArgs{Name: d.GetName(), Args: args, ToolCallId: c.call.CallID,
+		return c.mcpExec(&agentv1.McpArgs{Name: d.GetName(), Args: args, ToolCallId: c.id,
 			ProviderIdentifier: d.GetProviderIdentifier(), ToolName: DirectToolName(d)}), nil
 	}
 	return Action{}, fmt.Errorf("MCP tool not found: server %q, tool %q; the MCP tools are listed in the request context (GetMcpTools lists them as they are now)", server, tool)
@@ -119,7 +123,7 @@ func DirectToolName(d *agentv1.McpToolDefinition) string {
 // directByServer returns the client's own MCP tool of server named tool:
 // by its tool name or its full name, on the server its provider
 // identifier names (any server when it names none).
-func (c *Call) directByServer(server, tool string) *agentv1.McpToolDefinition {
+func (c *call) directByServer(server, tool string) *agentv1.McpToolDefinition {
 	for _, d := range c.env.MCP {
 		if p := d.GetProviderIdentifier(); p != "" && p != server {
 			continue
@@ -131,18 +135,18 @@ func (c *Call) directByServer(server, tool string) *agentv1.McpToolDefinition {
 	return nil
 }
 
-func (c *Call) mcpExec(args *agentv1.McpArgs) Action {
+func (c *call) mcpExec(args *agentv1.McpArgs) Action {
 	c.card.Tool = &agentv1.ToolCall_McpToolCall{McpToolCall: &agentv1.McpToolCall{Args: args}}
 	return c.exec(func(m *agentv1.ExecServerMessage) { m.Message = &agentv1.ExecServerMessage_McpArgs{McpArgs: args} })
 }
 
-func (c *Call) onMCP(m *agentv1.ExecClientMessage) Action {
+func (c *call) onMCP(m *agentv1.ExecClientMessage) Action {
 	r := m.GetMcpResult()
 	if r == nil {
 		if m.GetMessage() == nil {
 			return Action{}
 		}
-		return c.fail("unexpected exec result for an MCP tool")
+		return fail("unexpected exec result for an MCP tool")
 	}
 	tc := c.card.GetMcpToolCall()
 	s := r.GetSuccess()
@@ -152,7 +156,7 @@ func (c *Call) onMCP(m *agentv1.ExecClientMessage) Action {
 			msg = describe("mcp", r)
 		}
 		tc.Result = &agentv1.McpToolResult{Result: &agentv1.McpToolResult_Error{Error: &agentv1.McpToolError{Error: msg}}}
-		return c.fail(msg)
+		return fail(msg)
 	}
 	tc.Result = &agentv1.McpToolResult{Result: &agentv1.McpToolResult_Success{Success: s}}
 	var parts []string
@@ -163,7 +167,7 @@ func (c *Call) onMCP(m *agentv1.ExecClientMessage) Action {
 			parts = append(parts, "[image]")
 		}
 	}
-	return c.finish(strings.Join(parts, "\n"), s.GetIsError())
+	return finish(strings.Join(parts, "\n"), s.GetIsError())
 }
 
 func structArgs(m map[string]any) (map[string]*structpb.Value, error) {

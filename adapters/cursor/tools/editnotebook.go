@@ -16,8 +16,8 @@ var editNotebookTool = &tool{
 	name:   "EditNotebook",
 	modes:  editingModes,
 	runs:   onClient,
-	start:  (*Call).startNotebook,
-	onExec: (*Call).onNotebook,
+	start:  (*call).startNotebook,
+	onExec: (*call).onNotebook,
 }
 
 // notebookEdit is an EditNotebook in progress.
@@ -27,25 +27,25 @@ type notebookEdit struct {
 	writing       bool
 }
 
-func (c *Call) startNotebook() (Action, error) {
+func (c *call) startNotebook() (Action, error) {
 	path, err := c.required("target_notebook", "path")
 	if err != nil {
 		return Action{}, err
 	}
 	if _, ok := c.num("cell_idx"); !ok {
-		return Action{}, fmt.Errorf("%s: missing required argument %q", c.call.Name, "cell_idx")
+		return Action{}, c.missing("cell_idx")
 	}
 	if _, ok := c.args["new_string"].(string); !ok {
-		return Action{}, fmt.Errorf("%s: missing required argument %q", c.call.Name, "new_string")
+		return Action{}, c.missing("new_string")
 	}
 	c.card.Tool = &agentv1.ToolCall_EditToolCall{EditToolCall: &agentv1.EditToolCall{Args: &agentv1.EditArgs{Path: path}}}
 	c.notebook = &notebookEdit{path: path}
 	return c.exec(func(m *agentv1.ExecServerMessage) {
-		m.Message = &agentv1.ExecServerMessage_ReadArgs{ReadArgs: &agentv1.ReadArgs{Path: path, ToolCallId: c.call.CallID}}
+		m.Message = &agentv1.ExecServerMessage_ReadArgs{ReadArgs: &agentv1.ReadArgs{Path: path, ToolCallId: c.id}}
 	}), nil
 }
 
-func (c *Call) onNotebook(m *agentv1.ExecClientMessage) Action {
+func (c *call) onNotebook(m *agentv1.ExecClientMessage) Action {
 	nb := c.notebook
 	if nb.writing {
 		w := m.GetWriteResult()
@@ -58,7 +58,7 @@ func (c *Call) onNotebook(m *agentv1.ExecClientMessage) Action {
 		before := nb.before
 		c.card.GetEditToolCall().Result = &agentv1.EditResult{Result: &agentv1.EditResult_Success{Success: &agentv1.EditSuccess{
 			Path: nb.path, BeforeFullFileContent: &before, AfterFullFileContent: nb.after}}}
-		return c.finish(fmt.Sprintf("Edited cell %d of %s.", c.cellIndex(), nb.path), false)
+		return finish(fmt.Sprintf("Edited cell %d of %s.", c.cellIndex(), nb.path), false)
 	}
 	r := m.GetReadResult()
 	if r == nil {
@@ -79,18 +79,18 @@ func (c *Call) onNotebook(m *agentv1.ExecClientMessage) Action {
 	}
 	nb.after, nb.writing = after, true
 	return c.exec(func(m *agentv1.ExecServerMessage) {
-		m.Message = &agentv1.ExecServerMessage_WriteArgs{WriteArgs: &agentv1.WriteArgs{Path: nb.path, FileText: after, ToolCallId: c.call.CallID}}
+		m.Message = &agentv1.ExecServerMessage_WriteArgs{WriteArgs: &agentv1.WriteArgs{Path: nb.path, FileText: after, ToolCallId: c.id}}
 	})
 }
 
-func (c *Call) cellIndex() int {
+func (c *call) cellIndex() int {
 	n, _ := c.num("cell_idx")
 	return int(n)
 }
 
-func (c *Call) notebookFailed(msg string) Action {
+func (c *call) notebookFailed(msg string) Action {
 	c.card.GetEditToolCall().Result = &agentv1.EditResult{Result: &agentv1.EditResult_Error{Error: &agentv1.EditError{Path: c.notebook.path, Error: msg}}}
-	return c.fail(msg)
+	return fail(msg)
 }
 
 // editCell edits the notebook text: a new cell of language at idx holding

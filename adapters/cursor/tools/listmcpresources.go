@@ -13,11 +13,11 @@ var listMcpResourcesTool = &tool{
 	name:   "ListMcpResources",
 	modes:  everyMode,
 	runs:   onClient,
-	start:  (*Call).startListResources,
-	onExec: (*Call).onListResources,
+	start:  (*call).startListResources,
+	onExec: (*call).onListResources,
 }
 
-func (c *Call) startListResources() (Action, error) {
+func (c *call) startListResources() (Action, error) {
 	args := &agentv1.ListMcpResourcesExecArgs{Server: optStr(c.str("server"))}
 	c.card.Tool = &agentv1.ToolCall_ListMcpResourcesToolCall{ListMcpResourcesToolCall: &agentv1.ListMcpResourcesToolCall{Args: args}}
 	return c.exec(func(m *agentv1.ExecServerMessage) {
@@ -25,7 +25,7 @@ func (c *Call) startListResources() (Action, error) {
 	}), nil
 }
 
-func (c *Call) onListResources(m *agentv1.ExecClientMessage) Action {
+func (c *call) onListResources(m *agentv1.ExecClientMessage) Action {
 	r := m.GetListMcpResourcesExecResult()
 	if r == nil {
 		return c.unexpected(m)
@@ -34,7 +34,7 @@ func (c *Call) onListResources(m *agentv1.ExecClientMessage) Action {
 	switch x := r.GetResult().(type) {
 	case *agentv1.ListMcpResourcesExecResult_Success:
 		if len(x.Success.GetResources()) == 0 {
-			return c.finish("No MCP resources.", false)
+			return finish("No MCP resources.", false)
 		}
 		var b strings.Builder
 		for _, res := range x.Success.GetResources() {
@@ -51,11 +51,11 @@ func (c *Call) onListResources(m *agentv1.ExecClientMessage) Action {
 			}
 			b.WriteString("\n")
 		}
-		return c.finish(b.String(), false)
+		return finish(b.String(), false)
 	case *agentv1.ListMcpResourcesExecResult_Rejected:
-		return c.finish("The user declined listing MCP resources. "+x.Rejected.GetReason(), false)
+		return finish("The user declined listing MCP resources. "+x.Rejected.GetReason(), false)
 	case *agentv1.ListMcpResourcesExecResult_Error:
-		return c.fail("listing MCP resources failed: " + x.Error.GetError())
+		return fail("listing MCP resources failed: " + x.Error.GetError())
 	}
-	return c.fail(describe("list MCP resources", r))
+	return fail(describe("list MCP resources", r))
 }

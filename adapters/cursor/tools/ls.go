@@ -11,16 +11,16 @@ var lsTool = &tool{
 	name:   "Ls",
 	modes:  everyMode,
 	runs:   onClient,
-	start:  (*Call).startLs,
-	onExec: (*Call).onLs,
+	start:  (*call).startLs,
+	onExec: (*call).onLs,
 }
 
-func (c *Call) startLs() (Action, error) {
+func (c *call) startLs() (Action, error) {
 	path, err := c.required("path", "target_directory")
 	if err != nil {
 		return Action{}, err
 	}
-	args := &agentv1.LsArgs{Path: path, ToolCallId: c.call.CallID}
+	args := &agentv1.LsArgs{Path: path, ToolCallId: c.id}
 	if ig, ok := c.args["ignore"].([]any); ok {
 		for _, v := range ig {
 			if s, ok := v.(string); ok {
@@ -32,7 +32,7 @@ func (c *Call) startLs() (Action, error) {
 	return c.exec(func(m *agentv1.ExecServerMessage) { m.Message = &agentv1.ExecServerMessage_LsArgs{LsArgs: args} }), nil
 }
 
-func (c *Call) onLs(m *agentv1.ExecClientMessage) Action {
+func (c *call) onLs(m *agentv1.ExecClientMessage) Action {
 	r := m.GetLsResult()
 	if r == nil {
 		return c.unexpected(m)
@@ -41,7 +41,7 @@ func (c *Call) onLs(m *agentv1.ExecClientMessage) Action {
 	if s := r.GetSuccess(); s != nil {
 		var b strings.Builder
 		renderTree(&b, s.GetDirectoryTreeRoot(), "")
-		return c.finish(b.String(), false)
+		return finish(b.String(), false)
 	}
-	return c.fail(describe("ls", r))
+	return fail(describe("ls", r))
 }

@@ -17,20 +17,20 @@ var readTool = &tool{
 	name:   "Read",
 	modes:  everyMode,
 	runs:   onClient,
-	start:  (*Call).startRead,
-	onExec: (*Call).onRead,
+	start:  (*call).startRead,
+	onExec: (*call).onRead,
 }
 
 // maxReadImage bounds an image a Read hands to the model (providers
 // refuse larger ones, and it is stored with the conversation).
 const maxReadImage = 5 << 20
 
-func (c *Call) startRead() (Action, error) {
+func (c *call) startRead() (Action, error) {
 	path, err := c.required("path", "file_path", "filePath")
 	if err != nil {
 		return Action{}, err
 	}
-	args := &agentv1.ReadArgs{Path: path, ToolCallId: c.call.CallID}
+	args := &agentv1.ReadArgs{Path: path, ToolCallId: c.id}
 	targs := &agentv1.ReadToolArgs{Path: path}
 	if n, ok := c.num("offset"); ok {
 		o := int32(n)
@@ -49,7 +49,7 @@ func (c *Call) startRead() (Action, error) {
 // the model gets as an image when it takes images and as a note otherwise,
 // or another binary file, which it gets a note about. "File is empty." is
 // only said of a file that is.
-func (c *Call) onRead(m *agentv1.ExecClientMessage) Action {
+func (c *call) onRead(m *agentv1.ExecClientMessage) Action {
 	r := m.GetReadResult()
 	if r == nil {
 		return c.unexpected(m)
@@ -59,7 +59,7 @@ func (c *Call) onRead(m *agentv1.ExecClientMessage) Action {
 	if s == nil {
 		msg := describe("read", r)
 		tc.Result = &agentv1.ReadToolResult{Result: &agentv1.ReadToolResult_Error{Error: &agentv1.ReadToolError{ErrorMessage: msg}}}
-		return c.fail(msg)
+		return fail(msg)
 	}
 	p := s.GetPath()
 	if p == "" {
@@ -79,33 +79,33 @@ func (c *Call) onRead(m *agentv1.ExecClientMessage) Action {
 		return c.readBinary(p, raw, s.GetFileSize())
 	case content == "" && s.GetFileSize() > 0:
 		success.Output = &agentv1.ReadToolSuccess_Content{Content: ""}
-		return c.finish(fmt.Sprintf("The client returned no content for %s (%d bytes); it may be binary or unreadable.", p, s.GetFileSize()), false)
+		return finish(fmt.Sprintf("The client returned no content for %s (%d bytes); it may be binary or unreadable.", p, s.GetFileSize()), false)
 	case content == "":
 		success.IsEmpty = true
 		success.Output = &agentv1.ReadToolSuccess_Content{Content: ""}
-		return c.finish("File is empty.", false)
+		return finish("File is empty.", false)
 	}
 	success.Output = &agentv1.ReadToolSuccess_Content{Content: content}
-	return c.finish(content, false)
+	return finish(content, false)
 }
 
 // readBinary completes a Read of a file that is not text.
-func (c *Call) readBinary(p string, data []byte, size int64) Action {
+func (c *call) readBinary(p string, data []byte, size int64) Action {
 	if size == 0 {
 		size = int64(len(data))
 	}
 	kind := imageType(p, data)
 	switch {
 	case kind == "":
-		return c.finish(fmt.Sprintf("%s is a binary file (%d bytes, %s); its content is not shown.", p, size, http.DetectContentType(data)), false)
+		return finish(fmt.Sprintf("%s is a binary file (%d bytes, %s); its content is not shown.", p, size, http.DetectContentType(data)), false)
 	case len(data) == 0:
-		return c.finish(fmt.Sprintf("%s is an image (%s, %d bytes), but the client sent no bytes of it.", p, kind, size), false)
+		return finish(fmt.Sprintf("%s is an image (%s, %d bytes), but the client sent no bytes of it.", p, kind, size), false)
 	case !c.env.Images:
-		return c.finish(fmt.Sprintf("%s is an image (%s, %d bytes). This model does not take images, so it cannot see it.", p, kind, size), false)
+		return finish(fmt.Sprintf("%s is an image (%s, %d bytes). This model does not take images, so it cannot see it.", p, kind, size), false)
 	case len(data) > maxReadImage:
-		return c.finish(fmt.Sprintf("%s is an image (%s, %d bytes), too large to show (limit %d bytes).", p, kind, size, maxReadImage), false)
+		return finish(fmt.Sprintf("%s is an image (%s, %d bytes), too large to show (limit %d bytes).", p, kind, size, maxReadImage), false)
 	}
-	return c.finishWith(llm.ToolResult{Content: fmt.Sprintf("Image %s (%s, %d bytes).", p, kind, size),
+	return finishWith(llm.ToolResult{Content: fmt.Sprintf("Image %s (%s, %d bytes).", p, kind, size),
 		Image: &llm.Image{MIMEType: kind, Data: data, Path: p}})
 }
 

@@ -12,8 +12,8 @@ var readLintsTool = &tool{
 	name:   "ReadLints",
 	modes:  everyMode,
 	runs:   onClient,
-	start:  (*Call).startLints,
-	onExec: (*Call).onLints,
+	start:  (*call).startLints,
+	onExec: (*call).onLints,
 }
 
 // maxLintPaths bounds the diagnostics execs one call sends.
@@ -31,7 +31,7 @@ type lints struct {
 
 // startLints reads the editor's diagnostics of every path (the workspace
 // root when none is given).
-func (c *Call) startLints() (Action, error) {
+func (c *call) startLints() (Action, error) {
 	var paths []string
 	raw, _ := c.args["paths"].([]any)
 	for _, p := range raw {
@@ -40,7 +40,7 @@ func (c *Call) startLints() (Action, error) {
 		}
 	}
 	if len(paths) > maxLintPaths {
-		return Action{}, fmt.Errorf("%s: at most %d paths per call", c.call.Name, maxLintPaths)
+		return Action{}, fmt.Errorf("%s: at most %d paths per call", c.name, maxLintPaths)
 	}
 	c.card.Tool = &agentv1.ToolCall_ReadLintsToolCall{ReadLintsToolCall: &agentv1.ReadLintsToolCall{Args: &agentv1.ReadLintsToolArgs{Paths: paths}}}
 	if len(paths) == 0 {
@@ -50,18 +50,18 @@ func (c *Call) startLints() (Action, error) {
 	return c.lintNext(), nil
 }
 
-func (c *Call) lintNext() Action {
+func (c *call) lintNext() Action {
 	path := c.lints.paths[c.lints.next]
 	c.lints.next++
 	return c.exec(func(m *agentv1.ExecServerMessage) {
-		m.Message = &agentv1.ExecServerMessage_DiagnosticsArgs{DiagnosticsArgs: &agentv1.DiagnosticsArgs{Path: path, ToolCallId: c.call.CallID}}
+		m.Message = &agentv1.ExecServerMessage_DiagnosticsArgs{DiagnosticsArgs: &agentv1.DiagnosticsArgs{Path: path, ToolCallId: c.id}}
 	})
 }
 
 // onLints records one path's diagnostics and asks for the next path; after
 // the last, the model gets every path's diagnostics and the card lists
 // them per file.
-func (c *Call) onLints(m *agentv1.ExecClientMessage) Action {
+func (c *call) onLints(m *agentv1.ExecClientMessage) Action {
 	r := m.GetDiagnosticsResult()
 	if r == nil {
 		return c.unexpected(m)
@@ -73,7 +73,7 @@ func (c *Call) onLints(m *agentv1.ExecClientMessage) Action {
 	if s == nil {
 		msg := describe("diagnostics of "+asked, r)
 		tc.Result = &agentv1.ReadLintsToolResult{Result: &agentv1.ReadLintsToolResult_Error{Error: &agentv1.ReadLintsToolError{ErrorMessage: msg}}}
-		return c.fail(msg)
+		return fail(msg)
 	}
 	path := s.GetPath()
 	if path == "" {
@@ -94,9 +94,9 @@ func (c *Call) onLints(m *agentv1.ExecClientMessage) Action {
 	tc.Result = &agentv1.ReadLintsToolResult{Result: &agentv1.ReadLintsToolResult_Success{Success: &agentv1.ReadLintsToolSuccess{
 		FileDiagnostics: l.files, TotalFiles: int32(len(l.files)), TotalDiagnostics: l.total}}}
 	if l.total == 0 {
-		return c.finish("No diagnostics in "+strings.Join(l.paths, ", ")+".", false)
+		return finish("No diagnostics in "+strings.Join(l.paths, ", ")+".", false)
 	}
-	return c.finish(l.text.String(), false)
+	return finish(l.text.String(), false)
 }
 
 func diagnosticRange(r *agentv1.Range) *agentv1.DiagnosticRange {

@@ -14,9 +14,9 @@ var shellTool = &tool{
 	aliases:       []string{"bash"},
 	modes:         append(append([]string{}, editingModes...), modePlan),
 	runs:          onClient,
-	start:         (*Call).startShell,
-	onExec:        (*Call).onShell,
-	onStreamClose: (*Call).onShellClosed,
+	start:         (*call).startShell,
+	onExec:        (*call).onShell,
+	onStreamClose: (*call).onShellClosed,
 }
 
 // Shell limits the client is given: output above the threshold goes to a
@@ -27,23 +27,23 @@ const (
 	shellHardTimeoutMs = 86400000
 )
 
-func (c *Call) startShell() (Action, error) {
+func (c *call) startShell() (Action, error) {
 	cmd, err := c.required("command")
 	if err != nil {
 		return Action{}, err
 	}
 	if _, ok := c.args["command"].(string); !ok {
-		return Action{}, fmt.Errorf("%s: argument %q must be a string", c.call.Name, "command")
+		return Action{}, fmt.Errorf("%s: argument %q must be a string", c.name, "command")
 	}
 	block, hasBlock := c.num("block_until_ms")
 	if hasBlock && block < 0 {
-		return Action{}, fmt.Errorf("%s: block_until_ms must not be negative", c.call.Name)
+		return Action{}, fmt.Errorf("%s: block_until_ms must not be negative", c.name)
 	}
 	threshold := uint64(shellFileThreshold)
 	hard := int32(shellHardTimeoutMs)
 	parse := parseShell(cmd)
 	args := &agentv1.ShellArgs{
-		Command: cmd, WorkingDirectory: c.str("working_directory"), ToolCallId: c.call.CallID,
+		Command: cmd, WorkingDirectory: c.str("working_directory"), ToolCallId: c.id,
 		SimpleCommands: parse.simple, HasInputRedirect: parse.input, HasOutputRedirect: parse.output, ParsingResult: parse.result,
 		FileOutputThresholdBytes: &threshold, TimeoutBehavior: agentv1.TimeoutBehavior_TIMEOUT_BEHAVIOR_BACKGROUND,
 		HardTimeout: &hard, Description: optStr(c.str("description")), CloseStdin: true,
@@ -61,13 +61,13 @@ func (c *Call) startShell() (Action, error) {
 
 // onShell consumes one shell_stream event: output becomes a live delta,
 // exit (or a refusal) completes the call.
-func (c *Call) onShell(m *agentv1.ExecClientMessage) Action {
+func (c *call) onShell(m *agentv1.ExecClientMessage) Action {
 	if r := m.GetShellResult(); r != nil { // a client that answers in one message
 		c.card.GetShellToolCall().Result = r
 		if s := r.GetSuccess(); s != nil {
-			return c.finish(shellText(s.GetExitCode(), s.GetStdout(), s.GetStderr()), false)
+			return finish(shellText(s.GetExitCode(), s.GetStdout(), s.GetStderr()), false)
 		}
-		return c.fail(describe("shell", r))
+		return fail(describe("shell", r))
 	}
 	ev := m.GetShellStream()
 	if ev == nil {
@@ -90,26 +90,26 @@ func (c *Call) onShell(m *agentv1.ExecClientMessage) Action {
 		return c.shellExit(e.Exit)
 	case *agentv1.ShellStream_Rejected:
 		c.card.GetShellToolCall().Result = &agentv1.ShellResult{Result: &agentv1.ShellResult_Rejected{Rejected: e.Rejected}}
-		return c.fail("the user rejected the command")
+		return fail("the user rejected the command")
 	case *agentv1.ShellStream_PermissionDenied:
 		c.card.GetShellToolCall().Result = &agentv1.ShellResult{Result: &agentv1.ShellResult_PermissionDenied{PermissionDenied: e.PermissionDenied}}
-		return c.fail("permission denied for the command")
+		return fail("permission denied for the command")
 	case *agentv1.ShellStream_Backgrounded:
-		return c.finish("The command moved to the background.\n"+shellText(0, string(c.stdout), string(c.stderr)), false)
+		return finish("The command moved to the background.\n"+shellText(0, string(c.stdout), string(c.stderr)), false)
 	}
 	return Action{}
 }
 
 // onShellClosed fails a shell whose stream closed before its exit event.
-func (c *Call) onShellClosed() Action {
-	return c.fail("the shell stream closed before the command exited")
+func (c *call) onShellClosed() Action {
+	return fail("the shell stream closed before the command exited")
 }
 
 // shellExit completes the call with the result the client's card shows:
 // both streams and their interleaving, the exit code, and how long the
 // command ran (measured here from the client's start event, or from the
 // exec when it sent none; the client's own measure when it gave one).
-func (c *Call) shellExit(e *agentv1.ShellStreamExit) Action {
+func (c *call) shellExit(e *agentv1.ShellStreamExit) Action {
 	tc := c.card.GetShellToolCall()
 	cmd, wd := tc.GetArgs().GetCommand(), e.GetCwd()
 	if wd == "" {
@@ -122,14 +122,14 @@ func (c *Call) shellExit(e *agentv1.ShellStreamExit) Action {
 		tc.Result = &agentv1.ShellResult{Result: &agentv1.ShellResult_Success{Success: &agentv1.ShellSuccess{
 			Command: cmd, WorkingDirectory: wd, Stdout: out, Stderr: errOut, InterleavedOutput: &interleaved,
 			ExecutionTime: elapsed, LocalExecutionTimeMs: e.LocalExecutionTimeMs, OutputLocation: e.GetOutputLocation()}}}
-		return c.finish(shellText(0, out, errOut), false)
+		return finish(shellText(0, out, errOut), false)
 	}
 	tc.Result = &agentv1.ShellResult{Result: &agentv1.ShellResult_Failure{Failure: &agentv1.ShellFailure{
 		Command: cmd, WorkingDirectory: wd, ExitCode: int32(e.GetCode()), Stdout: out, Stderr: errOut, InterleavedOutput: &interleaved,
 		ExecutionTime: elapsed, LocalExecutionTimeMs: e.LocalExecutionTimeMs, OutputLocation: e.GetOutputLocation(),
 		Aborted: e.GetAborted(), AbortReason: e.AbortReason}}}
 	// A non-zero exit is information for the model, not a tool failure.
-	return c.finish(shellText(int32(e.GetCode()), out, errOut), false)
+	return finish(shellText(int32(e.GetCode()), out, errOut), false)
 }
 
 // shellRun is the timing and combined output of a shell call's stream.

@@ -14,8 +14,8 @@ var strReplaceTool = &tool{
 	name:   "StrReplace",
 	modes:  editingModes,
 	runs:   onClient,
-	start:  (*Call).startEdit,
-	onExec: (*Call).onEdit,
+	start:  (*call).startEdit,
+	onExec: (*call).onEdit,
 }
 
 // edit is the file change of a Write or StrReplace.
@@ -28,24 +28,24 @@ type edit struct {
 	whole bool
 }
 
-func (c *Call) startEdit() (Action, error) {
+func (c *call) startEdit() (Action, error) {
 	path, err := c.required("path", "file_path")
 	if err != nil {
 		return Action{}, err
 	}
 	if _, ok := c.args["old_string"].(string); !ok {
-		return Action{}, fmt.Errorf("%s: missing required argument %q", c.call.Name, "old_string")
+		return Action{}, c.missing("old_string")
 	}
 	repl, ok := c.args["new_string"].(string)
 	if !ok {
-		return Action{}, fmt.Errorf("%s: missing required argument %q", c.call.Name, "new_string")
+		return Action{}, c.missing("new_string")
 	}
 	c.card.Tool = &agentv1.ToolCall_EditToolCall{EditToolCall: &agentv1.EditToolCall{Args: &agentv1.EditArgs{Path: path, StreamContent: &repl}}}
 	c.edit = &edit{path: path, reading: true}
 	return c.readExec(path), nil
 }
 
-func (c *Call) onEdit(m *agentv1.ExecClientMessage) Action {
+func (c *call) onEdit(m *agentv1.ExecClientMessage) Action {
 	if c.edit.reading {
 		return c.onEditRead(m)
 	}
@@ -54,7 +54,7 @@ func (c *Call) onEdit(m *agentv1.ExecClientMessage) Action {
 
 // onEditRead takes the file's current text and sends the write: the whole
 // new text of a Write, the replacement of a StrReplace.
-func (c *Call) onEditRead(m *agentv1.ExecClientMessage) Action {
+func (c *call) onEditRead(m *agentv1.ExecClientMessage) Action {
 	r := m.GetReadResult()
 	if r == nil {
 		if m.GetMessage() == nil {
@@ -95,7 +95,7 @@ func (c *Call) onEditRead(m *agentv1.ExecClientMessage) Action {
 
 // onEditWrite completes a Write or StrReplace once the client wrote the
 // file: the card gets both texts, the diff and its line counts.
-func (c *Call) onEditWrite(m *agentv1.ExecClientMessage) Action {
+func (c *call) onEditWrite(m *agentv1.ExecClientMessage) Action {
 	r := m.GetWriteResult()
 	if r == nil {
 		if m.GetMessage() == nil {
@@ -123,14 +123,14 @@ func (c *Call) onEditWrite(m *agentv1.ExecClientMessage) Action {
 		Path: c.edit.path, BeforeFullFileContent: &before, AfterFullFileContent: after,
 		LinesAdded: &d.added, LinesRemoved: &d.removed, DiffString: d.text, Message: &msg,
 	}}}
-	return c.finish(msg, false)
+	return finish(msg, false)
 }
 
 // editFailed completes the call with the card's failure variant; the model
 // reads the same reason.
-func (c *Call) editFailed(r *agentv1.EditResult) Action {
+func (c *call) editFailed(r *agentv1.EditResult) Action {
 	c.card.GetEditToolCall().Result = r
-	return c.fail(editReason(r))
+	return fail(editReason(r))
 }
 
 func editError(path, msg string) *agentv1.EditResult {

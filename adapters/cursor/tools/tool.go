@@ -1,6 +1,11 @@
 package tools
 
-import agentv1 "keygate/gen/cursor/agent/v1"
+import (
+	"fmt"
+
+	"keygate/domain/llm"
+	agentv1 "keygate/gen/cursor/agent/v1"
+)
 
 // tool is one Cursor tool the model may call: a catalog entry (its
 // description and parameters are in catalog.json, under name) and the
@@ -8,7 +13,7 @@ import agentv1 "keygate/gen/cursor/agent/v1"
 // declared in its own file and listed once in registry.
 //
 // A handler sees only calls of its own tool, never a finished call; it
-// returns the call's next action and ends the call with c.finish or c.fail.
+// returns the call's next action and ends the call with finish or fail.
 type tool struct {
 	// name is the catalog name; aliases are other names the model may use
 	// for the same tool. Both match case- and punctuation-insensitively.
@@ -20,25 +25,29 @@ type tool struct {
 	web   webKind
 	// runs is where the call's steps run, and so which handler it needs.
 	runs runs
+	// route hands a call of the tool to another tool before it starts
+	// (CallMcpTool of mcp_auth is McpAuth's call); nil or a nil result
+	// keeps it.
+	route func(*call) *tool
 	// start reads the call's arguments, fills its card and returns its first
 	// action; an error completes the call as a tool error.
-	start func(*Call) (Action, error)
+	start func(*call) (Action, error)
 	// onExec handles the client's answer to the call's exec (runs is
 	// onClient). An answer of another tool must fail the call, an empty one
 	// is ignored (c.unexpected does both).
-	onExec func(*Call, *agentv1.ExecClientMessage) Action
+	onExec func(*call, *agentv1.ExecClientMessage) Action
 	// onStreamClose handles the client closing a streamed exec; nil ignores
 	// it (for a non-streaming exec it is only a transport acknowledgement).
-	onStreamClose func(*Call) Action
+	onStreamClose func(*call) Action
 	// onInteraction handles the user's answer to the call's query (runs is
 	// withUser).
-	onInteraction func(*Call, *agentv1.InteractionResponse) Action
+	onInteraction func(*call, *agentv1.InteractionResponse) Action
 	// onWeb handles the outcome of the web request the user approved.
-	onWeb func(c *Call, o WebOutcome) Action
+	onWeb func(c *call, o WebOutcome) Action
 	// onTask handles the end of a wait for a background task (awaits): the
 	// task's completion, or nil when the wait timed out.
 	awaits bool
-	onTask func(c *Call, done *agentv1.BackgroundTaskCompletion) Action
+	onTask func(c *call, done *agentv1.BackgroundTaskCompletion) Action
 }
 
 // webKind says whether a tool needs the server's web access, and which.
@@ -95,3 +104,92 @@ var byName = func() map[string]*tool {
 	}
 	return m
 }()
+
+// call is what a tool sees of one call of it: the model's call id, the
+// name it used and its arguments, the run's Env, and the card the tool
+// fills. A tool ends the call by returning finish or fail; Call completes
+// the card.
+type call struct {
+	id, name string
+	args     map[string]any
+	env      Env
+	card     *agentv1.ToolCall
+
+	// The state of the tools that take several steps; it moves to the
+	// tools' own types.
+	stdout, stderr []byte
+	edit           *edit
+	lints          *lints
+	notebook       *notebookEdit
+	shell          *shellRun
+}
+
+// exec builds the call's exec: its id is the call id, and the client may
+// add hook contexts to it.
+func (c *call) exec(set func(*agentv1.ExecServerMessage)) Action {
+	accept := true
+	m := &agentv1.ExecServerMessage{ExecId: c.id, AcceptHookAdditionalContexts: &accept}
+	set(m)
+	return Action{Exec: m}
+}
+
+// unexpected answers an exec result the call cannot use: an empty message
+// is not a result and changes nothing, another tool's result fails the call.
+func (c *call) unexpected(m *agentv1.ExecClientMessage) Action {
+	if m.GetMessage() == nil {
+		return Action{}
+	}
+	return fail(fmt.Sprintf("unexpected exec result for tool %s", c.name))
+}
+
+func (c *call) str(keys ...string) string {
+	for _, k := range keys {
+		if s, ok := c.args[k].(string); ok && s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func (c *call) num(key string) (int64, bool) {
+	f, ok := c.args[key].(float64)
+	return int64(f), ok
+}
+
+func (c *call) flag(key string) bool {
+	b, _ := c.args[key].(bool)
+	return b
+}
+
+func (c *call) optInt(key string) *int32 {
+	if n, ok := c.num(key); ok {
+		v := int32(n)
+		return &v
+	}
+	return nil
+}
+
+// required returns the first non-empty string argument among keys, or an
+// error naming the first key.
+func (c *call) required(keys ...string) (string, error) {
+	if s := c.str(keys...); s != "" {
+		return s, nil
+	}
+	return "", c.missing(keys[0])
+}
+
+// missing is the error of a call without its required argument key.
+func (c *call) missing(key string) error {
+	return fmt.Errorf("%s: missing required argument %q", c.name, key)
+}
+
+// finish ends a call with what the model reads; isErr marks a tool error.
+func finish(content string, isErr bool) Action {
+	return Action{Result: &llm.ToolResult{Content: content, IsError: isErr}}
+}
+
+// fail ends a call as a tool error.
+func fail(msg string) Action { return finish(msg, true) }
+
+// finishWith ends a call with r (an image result).
+func finishWith(r llm.ToolResult) Action { return Action{Result: &r} }

@@ -15,42 +15,42 @@ var webFetchTool = &tool{
 	modes:         userModes,
 	web:           webFetch,
 	runs:          withUser,
-	start:         (*Call).startFetch,
-	onInteraction: (*Call).onFetchApproval,
-	onWeb:         (*Call).onFetched,
+	start:         (*call).startFetch,
+	onInteraction: (*call).onFetchApproval,
+	onWeb:         (*call).onFetched,
 }
 
-func (c *Call) startFetch() (Action, error) {
+func (c *call) startFetch() (Action, error) {
 	url, err := c.required("url")
 	if err != nil {
 		return Action{}, err
 	}
-	args := &agentv1.WebFetchArgs{Url: url, ToolCallId: c.call.CallID}
+	args := &agentv1.WebFetchArgs{Url: url, ToolCallId: c.id}
 	c.card.Tool = &agentv1.ToolCall_WebFetchToolCall{WebFetchToolCall: &agentv1.WebFetchToolCall{Args: args}}
 	return Action{Query: &agentv1.InteractionQuery{Query: &agentv1.InteractionQuery_WebFetchRequestQuery{
 		WebFetchRequestQuery: &agentv1.WebFetchRequestQuery{Args: args}}}}, nil
 }
 
-func (c *Call) onFetchApproval(r *agentv1.InteractionResponse) Action {
+func (c *call) onFetchApproval(r *agentv1.InteractionResponse) Action {
 	w := r.GetWebFetchRequestResponse()
 	if w == nil {
-		return c.fail("unexpected interaction response")
+		return fail("unexpected interaction response")
 	}
 	if w.GetApproved() == nil {
 		reason := w.GetRejected().GetReason()
 		c.card.GetWebFetchToolCall().Result = &agentv1.WebFetchResult{Result: &agentv1.WebFetchResult_Rejected{
 			Rejected: &agentv1.WebFetchRejected{Reason: reason}}}
-		return c.finish(strings.TrimSpace("The user declined fetching the page. "+reason), false)
+		return finish(strings.TrimSpace("The user declined fetching the page. "+reason), false)
 	}
 	return Action{Web: &Web{Fetch: c.card.GetWebFetchToolCall().GetArgs().GetUrl()}}
 }
 
-func (c *Call) onFetched(o WebOutcome) Action {
+func (c *call) onFetched(o WebOutcome) Action {
 	card := c.card.GetWebFetchToolCall()
 	url := card.GetArgs().GetUrl()
 	if o.Err != nil {
 		card.Result = &agentv1.WebFetchResult{Result: &agentv1.WebFetchResult_Error{Error: &agentv1.WebFetchError{Url: url, Error: o.Err.Error()}}}
-		return c.fail(o.Err.Error())
+		return fail(o.Err.Error())
 	}
 	if o.Page.URL != "" {
 		url = o.Page.URL
@@ -63,5 +63,5 @@ func (c *Call) onFetched(o WebOutcome) Action {
 	if strings.TrimSpace(text) == "" {
 		text = "The page at " + url + " has no text."
 	}
-	return c.finish(text, false)
+	return finish(text, false)
 }

@@ -1,10 +1,6 @@
 package tools
 
-import (
-	"fmt"
-
-	agentv1 "keygate/gen/cursor/agent/v1"
-)
+import agentv1 "keygate/gen/cursor/agent/v1"
 
 // writeTool creates or overwrites a file on the client. The call reads the
 // file first (a file that does not exist is a new file), so the card shows
@@ -14,14 +10,14 @@ var writeTool = &tool{
 	name:   "Write",
 	modes:  editingModes,
 	runs:   onClient,
-	start:  (*Call).startWrite,
-	onExec: (*Call).onEdit,
+	start:  (*call).startWrite,
+	onExec: (*call).onEdit,
 }
 
 // writeContentKeys are the argument names of a Write's new text.
 var writeContentKeys = []string{"contents", "content"}
 
-func (c *Call) startWrite() (Action, error) {
+func (c *call) startWrite() (Action, error) {
 	path, err := c.required("path", "file_path")
 	if err != nil {
 		return Action{}, err
@@ -29,7 +25,7 @@ func (c *Call) startWrite() (Action, error) {
 	contents, ok := c.args["contents"].(string)
 	if !ok {
 		if contents, ok = c.args["content"].(string); !ok {
-			return Action{}, fmt.Errorf("%s: missing required argument %q", c.call.Name, "contents")
+			return Action{}, c.missing("contents")
 		}
 	}
 	c.card.Tool = &agentv1.ToolCall_EditToolCall{EditToolCall: &agentv1.EditToolCall{Args: &agentv1.EditArgs{Path: path, StreamContent: &contents}}}
@@ -51,15 +47,15 @@ func EditContentKeys(name string) []string {
 	return nil
 }
 
-func (c *Call) writeExec(path, text string) Action {
+func (c *call) writeExec(path, text string) Action {
 	return c.exec(func(m *agentv1.ExecServerMessage) {
-		m.Message = &agentv1.ExecServerMessage_WriteArgs{WriteArgs: &agentv1.WriteArgs{Path: path, FileText: text, ToolCallId: c.call.CallID,
+		m.Message = &agentv1.ExecServerMessage_WriteArgs{WriteArgs: &agentv1.WriteArgs{Path: path, FileText: text, ToolCallId: c.id,
 			ReturnFileContentAfterWrite: true}}
 	})
 }
 
-func (c *Call) readExec(path string) Action {
+func (c *call) readExec(path string) Action {
 	return c.exec(func(m *agentv1.ExecServerMessage) {
-		m.Message = &agentv1.ExecServerMessage_ReadArgs{ReadArgs: &agentv1.ReadArgs{Path: path, ToolCallId: c.call.CallID}}
+		m.Message = &agentv1.ExecServerMessage_ReadArgs{ReadArgs: &agentv1.ReadArgs{Path: path, ToolCallId: c.id}}
 	})
 }
