@@ -94,8 +94,8 @@ type WebOutcome struct {
 type Call struct {
 	// in is what the tool sees of the call.
 	in *call
-	// tool handles the call; nil until Start found it.
-	tool *tool
+	// h handles the call; nil until Start found its tool.
+	h handler
 	// wait is the answer the call waits for.
 	wait wait
 	// hooks is what the user's hooks added to the call's execs.
@@ -141,19 +141,20 @@ func (c *Call) Card() *agentv1.ToolCall { return c.in.card }
 func (c *Call) Start() Action {
 	ms := uint64(c.in.env.Now().UnixMilli())
 	c.in.card.StartedAtMs = &ms
-	c.tool = lookup(c.in.name)
-	if c.tool == nil && directMCP(c.in) != nil {
-		c.tool = directMCPTool
+	t := lookup(c.in.name)
+	if t == nil && directMCP(c.in) != nil {
+		t = directMCPTool
 	}
-	if c.tool == nil {
+	if t == nil {
 		return c.settle(fail(fmt.Sprintf("unknown tool %q", c.in.name)))
 	}
-	if c.tool.route != nil {
-		if to := c.tool.route(c.in); to != nil {
-			c.tool = to
+	c.h = handlerOf(t)
+	if r, ok := c.h.(router); ok {
+		if to := r.route(c.in); to != nil {
+			c.h = handlerOf(to)
 		}
 	}
-	a, err := c.tool.start(c.in)
+	a, err := c.h.start(c.in)
 	if err != nil {
 		return c.settle(fail(err.Error()))
 	}
@@ -194,13 +195,14 @@ func (c *Call) OnExec(m *agentv1.ExecClientMessage) Action {
 	if c.done {
 		return Action{}
 	}
-	if c.tool == nil || c.tool.onExec == nil {
+	h, ok := c.h.(execHandler)
+	if !ok {
 		return c.settle(c.in.unexpected(m))
 	}
 	c.hooks = append(c.hooks, m.GetHookAdditionalContexts()...)
 	// A shell's hooks report in its stream.
 	c.hooks = append(c.hooks, m.GetShellStream().GetHookContext().GetHookAdditionalContexts()...)
-	return c.settle(c.tool.onExec(c.in, m))
+	return c.settle(h.onExec(c.in, m))
 }
 
 // OnStreamClose handles exec_client_control_message.stream_close. For a
@@ -208,10 +210,11 @@ func (c *Call) OnExec(m *agentv1.ExecClientMessage) Action {
 // client may send even before the result, so it changes nothing; a tool
 // with a streamed exec (Shell) decides what it means.
 func (c *Call) OnStreamClose() Action {
-	if c.done || c.wait != waitExec || c.tool.onStreamClose == nil {
+	h, ok := c.h.(streamCloser)
+	if c.done || c.wait != waitExec || !ok {
 		return Action{}
 	}
-	return c.settle(c.tool.onStreamClose(c.in))
+	return c.settle(h.onStreamClose(c.in))
 }
 
 // OnInteraction feeds the user's answer to the call's query.
@@ -219,27 +222,30 @@ func (c *Call) OnInteraction(r *agentv1.InteractionResponse) Action {
 	if c.done || c.wait != waitQuery {
 		return Action{}
 	}
-	if c.tool.onInteraction == nil {
+	h, ok := c.h.(interactionHandler)
+	if !ok {
 		return c.settle(fail("unexpected interaction response"))
 	}
-	return c.settle(c.tool.onInteraction(c.in, r))
+	return c.settle(h.onInteraction(c.in, r))
 }
 
 // OnTask completes a call that waits for a background task: the task's
 // completion, or nil when the wait is over and the task still runs.
 func (c *Call) OnTask(done *agentv1.BackgroundTaskCompletion) Action {
-	if c.done || c.wait != waitTask || c.tool.onTask == nil {
+	h, ok := c.h.(taskHandler)
+	if c.done || c.wait != waitTask || !ok {
 		return Action{}
 	}
-	return c.settle(c.tool.onTask(c.in, done))
+	return c.settle(h.onTask(c.in, done))
 }
 
 // OnWeb completes an approved search or fetch with what the server got.
 func (c *Call) OnWeb(o WebOutcome) Action {
-	if c.done || c.wait != waitWeb {
+	h, ok := c.h.(webHandler)
+	if c.done || c.wait != waitWeb || !ok {
 		return Action{}
 	}
-	return c.settle(c.tool.onWeb(c.in, o))
+	return c.settle(h.onWeb(c.in, o))
 }
 
 // OnThrow fails the call with the client's error.

@@ -13,21 +13,21 @@ import (
 // notebook, edits its JSON on the server and writes it back: two execs,
 // shown as an edit card with the file before and after.
 var editNotebookTool = &tool{
-	name:   "EditNotebook",
-	modes:  editingModes,
-	runs:   onClient,
-	start:  (*call).startNotebook,
-	onExec: (*call).onNotebook,
+	name:  "EditNotebook",
+	modes: editingModes,
+	runs:  onClient,
+	open:  func() handler { return &editNotebook{} },
 }
 
-// notebookEdit is an EditNotebook in progress.
-type notebookEdit struct {
+// editNotebook is an EditNotebook call: the notebook it read, and its text
+// once edited.
+type editNotebook struct {
 	path          string
 	before, after string
 	writing       bool
 }
 
-func (c *call) startNotebook() (Action, error) {
+func (nb *editNotebook) start(c *call) (Action, error) {
 	path, err := c.required("target_notebook", "path")
 	if err != nil {
 		return Action{}, err
@@ -39,26 +39,23 @@ func (c *call) startNotebook() (Action, error) {
 		return Action{}, c.missing("new_string")
 	}
 	c.card.Tool = &agentv1.ToolCall_EditToolCall{EditToolCall: &agentv1.EditToolCall{Args: &agentv1.EditArgs{Path: path}}}
-	c.notebook = &notebookEdit{path: path}
-	return c.exec(func(m *agentv1.ExecServerMessage) {
-		m.Message = &agentv1.ExecServerMessage_ReadArgs{ReadArgs: &agentv1.ReadArgs{Path: path, ToolCallId: c.id}}
-	}), nil
+	nb.path = path
+	return readExec(c, path), nil
 }
 
-func (c *call) onNotebook(m *agentv1.ExecClientMessage) Action {
-	nb := c.notebook
+func (nb *editNotebook) onExec(c *call, m *agentv1.ExecClientMessage) Action {
 	if nb.writing {
 		w := m.GetWriteResult()
 		if w == nil {
 			return c.unexpected(m)
 		}
 		if w.GetSuccess() == nil {
-			return c.notebookFailed(describe("write", w))
+			return nb.failed(c, describe("write", w))
 		}
 		before := nb.before
 		c.card.GetEditToolCall().Result = &agentv1.EditResult{Result: &agentv1.EditResult_Success{Success: &agentv1.EditSuccess{
 			Path: nb.path, BeforeFullFileContent: &before, AfterFullFileContent: nb.after}}}
-		return finish(fmt.Sprintf("Edited cell %d of %s.", c.cellIndex(), nb.path), false)
+		return finish(fmt.Sprintf("Edited cell %d of %s.", cellIndex(c), nb.path), false)
 	}
 	r := m.GetReadResult()
 	if r == nil {
@@ -70,12 +67,12 @@ func (c *call) onNotebook(m *agentv1.ExecClientMessage) Action {
 	case r.GetFileNotFound() != nil && c.flag("is_new_cell"):
 		nb.before = "" // a new notebook
 	default:
-		return c.notebookFailed(describe("read", r))
+		return nb.failed(c, describe("read", r))
 	}
-	after, err := editCell(nb.before, c.cellIndex(), c.flag("is_new_cell"), c.str("cell_language"),
+	after, err := editCell(nb.before, cellIndex(c), c.flag("is_new_cell"), c.str("cell_language"),
 		str(c.args, "old_string"), str(c.args, "new_string"))
 	if err != nil {
-		return c.notebookFailed(err.Error())
+		return nb.failed(c, err.Error())
 	}
 	nb.after, nb.writing = after, true
 	return c.exec(func(m *agentv1.ExecServerMessage) {
@@ -83,13 +80,13 @@ func (c *call) onNotebook(m *agentv1.ExecClientMessage) Action {
 	})
 }
 
-func (c *call) cellIndex() int {
+func cellIndex(c *call) int {
 	n, _ := c.num("cell_idx")
 	return int(n)
 }
 
-func (c *call) notebookFailed(msg string) Action {
-	c.card.GetEditToolCall().Result = &agentv1.EditResult{Result: &agentv1.EditResult_Error{Error: &agentv1.EditError{Path: c.notebook.path, Error: msg}}}
+func (nb *editNotebook) failed(c *call, msg string) Action {
+	c.card.GetEditToolCall().Result = &agentv1.EditResult{Result: &agentv1.EditResult_Error{Error: &agentv1.EditError{Path: nb.path, Error: msg}}}
 	return fail(msg)
 }
 

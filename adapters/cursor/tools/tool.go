@@ -8,12 +8,10 @@ import (
 )
 
 // tool is one Cursor tool the model may call: a catalog entry (its
-// description and parameters are in catalog.json, under name) and the
-// handlers that carry a call of it from dispatch to its result. Each tool is
-// declared in its own file and listed once in registry.
-//
-// A handler sees only calls of its own tool, never a finished call; it
-// returns the call's next action and ends the call with finish or fail.
+// description and parameters are in catalog.json, under name), where it
+// runs and which modes offer it, and open, which makes the handler of one
+// call of it. Each tool is declared in its own file and listed once in
+// registry.
 type tool struct {
 	// name is the catalog name; aliases are other names the model may use
 	// for the same tool. Both match case- and punctuation-insensitively.
@@ -23,31 +21,127 @@ type tool struct {
 	// when the turn's WebAccess allows its kind.
 	modes []string
 	web   webKind
-	// runs is where the call's steps run, and so which handler it needs.
-	runs runs
-	// route hands a call of the tool to another tool before it starts
-	// (CallMcpTool of mcp_auth is McpAuth's call); nil or a nil result
-	// keeps it.
-	route func(*call) *tool
-	// start reads the call's arguments, fills its card and returns its first
-	// action; an error completes the call as a tool error.
-	start func(*call) (Action, error)
-	// onExec handles the client's answer to the call's exec (runs is
-	// onClient). An answer of another tool must fail the call, an empty one
-	// is ignored (c.unexpected does both).
-	onExec func(*call, *agentv1.ExecClientMessage) Action
-	// onStreamClose handles the client closing a streamed exec; nil ignores
-	// it (for a non-streaming exec it is only a transport acknowledgement).
-	onStreamClose func(*call) Action
-	// onInteraction handles the user's answer to the call's query (runs is
-	// withUser).
-	onInteraction func(*call, *agentv1.InteractionResponse) Action
-	// onWeb handles the outcome of the web request the user approved.
-	onWeb func(c *call, o WebOutcome) Action
-	// onTask handles the end of a wait for a background task (awaits): the
-	// task's completion, or nil when the wait timed out.
+	// runs is where the call's steps run, and so which answers its handler
+	// takes; awaits says it waits for background tasks (a taskHandler).
+	runs   runs
 	awaits bool
-	onTask func(c *call, done *agentv1.BackgroundTaskCompletion) Action
+	// open returns the handler of a new call of the tool.
+	open func() handler
+
+	// The handlers of a tool not yet declared as a handler type (open is
+	// nil); they go once every tool is one.
+	route         func(*call) *tool
+	start         func(*call) (Action, error)
+	onExec        func(*call, *agentv1.ExecClientMessage) Action
+	onStreamClose func(*call) Action
+	onInteraction func(*call, *agentv1.InteractionResponse) Action
+	onWeb         func(c *call, o WebOutcome) Action
+	onTask        func(c *call, done *agentv1.BackgroundTaskCompletion) Action
+}
+
+// handler carries one call of its tool from its start to its result, and
+// holds what the call needs between its steps (a shell's output so far, the
+// file an edit read). start reads the call's arguments, fills its card and
+// returns its first action; an error completes the call as a tool error.
+// The answers it takes are the optional interfaces below, as the tool's
+// runs needs them. A handler sees only its own call and never a finished
+// one; it returns the call's next action and ends the call with finish or
+// fail.
+type handler interface {
+	start(c *call) (Action, error)
+}
+
+// execHandler takes the client's answer to the call's exec (runs is
+// onClient). An answer of another tool must fail the call, an empty one is
+// ignored (c.unexpected does both).
+type execHandler interface {
+	onExec(c *call, m *agentv1.ExecClientMessage) Action
+}
+
+// streamCloser handles the client closing a streamed exec; a handler
+// without it ignores the close (for a non-streaming exec it is only a
+// transport acknowledgement).
+type streamCloser interface {
+	onStreamClose(c *call) Action
+}
+
+// interactionHandler takes the user's answer to the call's query (runs is
+// withUser).
+type interactionHandler interface {
+	onInteraction(c *call, r *agentv1.InteractionResponse) Action
+}
+
+// webHandler takes the outcome of the web request the user approved.
+type webHandler interface {
+	onWeb(c *call, o WebOutcome) Action
+}
+
+// taskHandler takes the end of a wait for a background task: the task's
+// completion, or nil when the wait timed out.
+type taskHandler interface {
+	onTask(c *call, done *agentv1.BackgroundTaskCompletion) Action
+}
+
+// router hands a call to another tool before it starts (CallMcpTool of
+// mcp_auth is McpAuth's call); nil keeps it.
+type router interface {
+	route(c *call) *tool
+}
+
+// handlerOf returns the handler of a new call of t.
+func handlerOf(t *tool) handler {
+	if t.open != nil {
+		return t.open()
+	}
+	return funcs{t}
+}
+
+// funcs is the handler of a tool declared as handler functions; it answers
+// as Call did for a handler it lacks.
+type funcs struct{ t *tool }
+
+func (f funcs) start(c *call) (Action, error) { return f.t.start(c) }
+
+func (f funcs) route(c *call) *tool {
+	if f.t.route == nil {
+		return nil
+	}
+	return f.t.route(c)
+}
+
+func (f funcs) onExec(c *call, m *agentv1.ExecClientMessage) Action {
+	if f.t.onExec == nil {
+		return c.unexpected(m)
+	}
+	return f.t.onExec(c, m)
+}
+
+func (f funcs) onStreamClose(c *call) Action {
+	if f.t.onStreamClose == nil {
+		return Action{}
+	}
+	return f.t.onStreamClose(c)
+}
+
+func (f funcs) onInteraction(c *call, r *agentv1.InteractionResponse) Action {
+	if f.t.onInteraction == nil {
+		return fail("unexpected interaction response")
+	}
+	return f.t.onInteraction(c, r)
+}
+
+func (f funcs) onWeb(c *call, o WebOutcome) Action {
+	if f.t.onWeb == nil {
+		return Action{}
+	}
+	return f.t.onWeb(c, o)
+}
+
+func (f funcs) onTask(c *call, done *agentv1.BackgroundTaskCompletion) Action {
+	if f.t.onTask == nil {
+		return Action{}
+	}
+	return f.t.onTask(c, done)
 }
 
 // webKind says whether a tool needs the server's web access, and which.
@@ -114,14 +208,6 @@ type call struct {
 	args     map[string]any
 	env      Env
 	card     *agentv1.ToolCall
-
-	// The state of the tools that take several steps; it moves to the
-	// tools' own types.
-	stdout, stderr []byte
-	edit           *edit
-	lints          *lints
-	notebook       *notebookEdit
-	shell          *shellRun
 }
 
 // exec builds the call's exec: its id is the call id, and the client may

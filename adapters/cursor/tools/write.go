@@ -7,17 +7,19 @@ import agentv1 "keygate/gen/cursor/agent/v1"
 // what the write replaced and the diff, then writes the whole text: two
 // execs.
 var writeTool = &tool{
-	name:   "Write",
-	modes:  editingModes,
-	runs:   onClient,
-	start:  (*call).startWrite,
-	onExec: (*call).onEdit,
+	name:  "Write",
+	modes: editingModes,
+	runs:  onClient,
+	open:  func() handler { return &write{} },
 }
+
+// write is a Write call.
+type write struct{ edit }
 
 // writeContentKeys are the argument names of a Write's new text.
 var writeContentKeys = []string{"contents", "content"}
 
-func (c *call) startWrite() (Action, error) {
+func (e *write) start(c *call) (Action, error) {
 	path, err := c.required("path", "file_path")
 	if err != nil {
 		return Action{}, err
@@ -29,8 +31,8 @@ func (c *call) startWrite() (Action, error) {
 		}
 	}
 	c.card.Tool = &agentv1.ToolCall_EditToolCall{EditToolCall: &agentv1.EditToolCall{Args: &agentv1.EditArgs{Path: path, StreamContent: &contents}}}
-	c.edit = &edit{path: path, after: contents, whole: true, reading: true}
-	return c.readExec(path), nil
+	e.edit = edit{path: path, after: contents, whole: true, reading: true}
+	return readExec(c, path), nil
 }
 
 // EditContentKeys names the argument that carries the new text of a call
@@ -47,14 +49,14 @@ func EditContentKeys(name string) []string {
 	return nil
 }
 
-func (c *call) writeExec(path, text string) Action {
+func writeExec(c *call, path, text string) Action {
 	return c.exec(func(m *agentv1.ExecServerMessage) {
 		m.Message = &agentv1.ExecServerMessage_WriteArgs{WriteArgs: &agentv1.WriteArgs{Path: path, FileText: text, ToolCallId: c.id,
 			ReturnFileContentAfterWrite: true}}
 	})
 }
 
-func (c *call) readExec(path string) Action {
+func readExec(c *call, path string) Action {
 	return c.exec(func(m *agentv1.ExecServerMessage) {
 		m.Message = &agentv1.ExecServerMessage_ReadArgs{ReadArgs: &agentv1.ReadArgs{Path: path, ToolCallId: c.id}}
 	})
