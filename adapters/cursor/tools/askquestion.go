@@ -10,14 +10,17 @@ import (
 // askQuestionTool asks the user multiple-choice questions; the answers are
 // the result.
 var askQuestionTool = &tool{
-	name:          "AskQuestion",
-	modes:         userModes,
-	runs:          withUser,
-	start:         (*call).startAsk,
-	onInteraction: (*call).onAsk,
+	name:  "AskQuestion",
+	modes: userModes,
+	runs:  withUser,
+	open:  func() handler { return new(askQuestion) },
 }
 
-func (c *call) startAsk() (Action, error) {
+// askQuestion handles one AskQuestion call; it keeps nothing between steps (the card holds
+// what a later step reads).
+type askQuestion struct{}
+
+func (*askQuestion) start(c *call) (Action, error) {
 	raw, ok := c.args["questions"].([]any)
 	if !ok || len(raw) == 0 {
 		return Action{}, c.missing("questions")
@@ -39,7 +42,7 @@ func (c *call) startAsk() (Action, error) {
 		AskQuestionInteractionQuery: &agentv1.AskQuestionInteractionQuery{Args: args, ToolCallId: c.id}}}}, nil
 }
 
-func (c *call) onAsk(r *agentv1.InteractionResponse) Action {
+func (*askQuestion) onInteraction(c *call, r *agentv1.InteractionResponse) Action {
 	ask := r.GetAskQuestionInteractionResponse()
 	if ask == nil {
 		return fail("unexpected interaction response")

@@ -17,11 +17,13 @@ var awaitTool = &tool{
 	name:   "Await",
 	modes:  []string{modeAgent, modeDebug, modeMultitask, modePlan, modeSubagent},
 	runs:   onClient,
-	start:  (*call).startAwait,
-	onExec: (*call).onSubagentAwait,
+	open:   func() handler { return new(await) },
 	awaits: true,
-	onTask: (*call).onShellAwait,
 }
+
+// await handles one Await call; it keeps nothing between steps (the card holds
+// what a later step reads).
+type await struct{}
 
 // Await bounds: the wait when the model names none, and the longest.
 const (
@@ -29,7 +31,7 @@ const (
 	awaitMax     = 10 * time.Minute
 )
 
-func (c *call) startAwait() (Action, error) {
+func (*await) start(c *call) (Action, error) {
 	id, err := c.required("task_id")
 	if err != nil {
 		return Action{}, err
@@ -55,8 +57,8 @@ func (c *call) startAwait() (Action, error) {
 	return Action{Await: &Await{TaskID: id, For: wait}}, nil
 }
 
-// onSubagentAwait completes a wait for a subagent with the client's answer.
-func (c *call) onSubagentAwait(m *agentv1.ExecClientMessage) Action {
+// onExec completes a wait for a subagent with the client's answer.
+func (w *await) onExec(c *call, m *agentv1.ExecClientMessage) Action {
 	r := m.GetSubagentAwaitResult()
 	if r == nil {
 		return c.unexpected(m)
@@ -75,14 +77,14 @@ func (c *call) onSubagentAwait(m *agentv1.ExecClientMessage) Action {
 				OutputFilePath: x.StillRunning.GetTranscriptPath()}}}}}
 		return finish(fmt.Sprintf("Subagent %s is still running after %d ms.", id, tc.GetArgs().GetBlockUntilMs()), false)
 	case *agentv1.SubagentAwaitResult_NotFound:
-		return c.awaitFailed("no subagent " + id)
+		return w.failed(c, "no subagent "+id)
 	}
-	return c.awaitFailed(describe("await", r))
+	return w.failed(c, describe("await", r))
 }
 
-// onShellAwait completes a wait for a background shell: its completion, or
+// onTask completes a wait for a background shell: its completion, or
 // nil when the time is up.
-func (c *call) onShellAwait(done *agentv1.BackgroundTaskCompletion) Action {
+func (*await) onTask(c *call, done *agentv1.BackgroundTaskCompletion) Action {
 	tc := c.card.GetAwaitToolCall()
 	a := tc.GetArgs()
 	if done == nil {
@@ -110,7 +112,7 @@ func (c *call) onShellAwait(done *agentv1.BackgroundTaskCompletion) Action {
 	return finish(text, false)
 }
 
-func (c *call) awaitFailed(msg string) Action {
+func (*await) failed(c *call, msg string) Action {
 	c.card.GetAwaitToolCall().Result = &agentv1.AwaitResult{Result: &agentv1.AwaitResult_Error{Error: &agentv1.AwaitError{Error: msg}}}
 	return fail(msg)
 }

@@ -11,14 +11,17 @@ import (
 // command started, its output goes to a terminal file, WriteShellStdin
 // types into it and Await waits for it.
 var backgroundShellTool = &tool{
-	name:   "BackgroundShell",
-	modes:  append(append([]string{}, editingModes...), modePlan),
-	runs:   onClient,
-	start:  (*call).startBackgroundShell,
-	onExec: (*call).onBackgroundShell,
+	name:  "BackgroundShell",
+	modes: append(append([]string{}, editingModes...), modePlan),
+	runs:  onClient,
+	open:  func() handler { return new(backgroundShell) },
 }
 
-func (c *call) startBackgroundShell() (Action, error) {
+// backgroundShell handles one BackgroundShell call; it keeps nothing between steps (the card holds
+// what a later step reads).
+type backgroundShell struct{}
+
+func (*backgroundShell) start(c *call) (Action, error) {
 	cmd, err := c.required("command")
 	if err != nil {
 		return Action{}, err
@@ -34,7 +37,7 @@ func (c *call) startBackgroundShell() (Action, error) {
 	}), nil
 }
 
-func (c *call) onBackgroundShell(m *agentv1.ExecClientMessage) Action {
+func (*backgroundShell) onExec(c *call, m *agentv1.ExecClientMessage) Action {
 	r := m.GetBackgroundShellSpawnResult()
 	if r == nil {
 		return c.unexpected(m)

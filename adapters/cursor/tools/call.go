@@ -148,10 +148,10 @@ func (c *Call) Start() Action {
 	if t == nil {
 		return c.settle(fail(fmt.Sprintf("unknown tool %q", c.in.name)))
 	}
-	c.h = handlerOf(t)
+	c.h = t.open()
 	if r, ok := c.h.(router); ok {
 		if to := r.route(c.in); to != nil {
-			c.h = handlerOf(to)
+			c.h = to.open()
 		}
 	}
 	a, err := c.h.start(c.in)

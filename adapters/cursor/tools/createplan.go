@@ -4,14 +4,17 @@ import agentv1 "keygate/gen/cursor/agent/v1"
 
 // createPlanTool proposes a plan for the user to review (plan mode).
 var createPlanTool = &tool{
-	name:          "CreatePlan",
-	modes:         []string{modePlan},
-	runs:          withUser,
-	start:         (*call).startPlan,
-	onInteraction: (*call).onPlan,
+	name:  "CreatePlan",
+	modes: []string{modePlan},
+	runs:  withUser,
+	open:  func() handler { return new(createPlan) },
 }
 
-func (c *call) startPlan() (Action, error) {
+// createPlan handles one CreatePlan call; it keeps nothing between steps (the card holds
+// what a later step reads).
+type createPlan struct{}
+
+func (*createPlan) start(c *call) (Action, error) {
 	plan, err := c.required("plan")
 	if err != nil {
 		return Action{}, err
@@ -28,7 +31,7 @@ func (c *call) startPlan() (Action, error) {
 		CreatePlanRequestQuery: &agentv1.CreatePlanRequestQuery{Args: args, ToolCallId: c.id}}}}, nil
 }
 
-func (c *call) onPlan(r *agentv1.InteractionResponse) Action {
+func (*createPlan) onInteraction(c *call, r *agentv1.InteractionResponse) Action {
 	p := r.GetCreatePlanRequestResponse()
 	if p == nil {
 		return fail("unexpected interaction response")

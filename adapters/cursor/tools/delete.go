@@ -4,14 +4,17 @@ import agentv1 "keygate/gen/cursor/agent/v1"
 
 // deleteTool deletes a file on the client.
 var deleteTool = &tool{
-	name:   "Delete",
-	modes:  editingModes,
-	runs:   onClient,
-	start:  (*call).startDelete,
-	onExec: (*call).onDelete,
+	name:  "Delete",
+	modes: editingModes,
+	runs:  onClient,
+	open:  func() handler { return new(deleteFile) },
 }
 
-func (c *call) startDelete() (Action, error) {
+// deleteFile handles one Delete call; it keeps nothing between steps (the card holds
+// what a later step reads).
+type deleteFile struct{}
+
+func (*deleteFile) start(c *call) (Action, error) {
 	path, err := c.required("path", "file_path")
 	if err != nil {
 		return Action{}, err
@@ -23,7 +26,7 @@ func (c *call) startDelete() (Action, error) {
 	}), nil
 }
 
-func (c *call) onDelete(m *agentv1.ExecClientMessage) Action {
+func (*deleteFile) onExec(c *call, m *agentv1.ExecClientMessage) Action {
 	r := m.GetDeleteResult()
 	if r == nil {
 		return c.unexpected(m)

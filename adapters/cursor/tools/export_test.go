@@ -27,18 +27,13 @@ func Registry() []RegisteredTool {
 		e, described := catalog[t.name]
 		r := RegisteredTool{Name: t.name, Aliases: t.aliases, Modes: t.modes, Web: t.web != notWeb, Awaits: t.awaits, Runs: runsName[t.runs],
 			Described: described && e.Description != "", Schema: e.Parameters}
-		if t.open == nil {
-			r.Start, r.OnExec, r.OnStreamClose = t.start != nil, t.onExec != nil, t.onStreamClose != nil
-			r.OnInteraction, r.OnWeb, r.OnTask = t.onInteraction != nil, t.onWeb != nil, t.onTask != nil
-		} else {
-			h := t.open()
-			r.Start = h != nil
-			_, r.OnExec = h.(execHandler)
-			_, r.OnStreamClose = h.(streamCloser)
-			_, r.OnInteraction = h.(interactionHandler)
-			_, r.OnWeb = h.(webHandler)
-			_, r.OnTask = h.(taskHandler)
-		}
+		h := t.open()
+		r.Start = h != nil
+		_, r.OnExec = h.(execHandler)
+		_, r.OnStreamClose = h.(streamCloser)
+		_, r.OnInteraction = h.(interactionHandler)
+		_, r.OnWeb = h.(webHandler)
+		_, r.OnTask = h.(taskHandler)
 		out = append(out, r)
 	}
 	return out

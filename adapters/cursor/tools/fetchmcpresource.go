@@ -9,14 +9,17 @@ import (
 // fetchMcpResourceTool reads one resource of an MCP server on the client;
 // with download_path the client saves it to that file instead.
 var fetchMcpResourceTool = &tool{
-	name:   "FetchMcpResource",
-	modes:  everyMode,
-	runs:   onClient,
-	start:  (*call).startReadResource,
-	onExec: (*call).onReadResource,
+	name:  "FetchMcpResource",
+	modes: everyMode,
+	runs:  onClient,
+	open:  func() handler { return new(fetchMcpResource) },
 }
 
-func (c *call) startReadResource() (Action, error) {
+// fetchMcpResource handles one FetchMcpResource call; it keeps nothing between steps (the card holds
+// what a later step reads).
+type fetchMcpResource struct{}
+
+func (*fetchMcpResource) start(c *call) (Action, error) {
 	server, err := c.required("server")
 	if err != nil {
 		return Action{}, err
@@ -32,7 +35,7 @@ func (c *call) startReadResource() (Action, error) {
 	}), nil
 }
 
-func (c *call) onReadResource(m *agentv1.ExecClientMessage) Action {
+func (*fetchMcpResource) onExec(c *call, m *agentv1.ExecClientMessage) Action {
 	r := m.GetReadMcpResourceExecResult()
 	if r == nil {
 		return c.unexpected(m)

@@ -15,10 +15,13 @@ var fetchRulesTool = &tool{
 	name:  "FetchRules",
 	modes: everyMode,
 	runs:  onServer,
-	start: (*call).fetchRules,
+	open:  func() handler { return new(fetchRules) },
 }
 
-func (c *call) fetchRules() (Action, error) {
+// fetchRules handles one FetchRules call, at once.
+type fetchRules struct{}
+
+func (*fetchRules) start(c *call) (Action, error) {
 	var names []string
 	raw, _ := c.args["rule_names"].([]any)
 	for _, n := range raw {
@@ -33,7 +36,7 @@ func (c *call) fetchRules() (Action, error) {
 	var missing []string
 	var b strings.Builder
 	for _, n := range names {
-		r := c.rule(n)
+		r := ruleNamed(c, n)
 		if r == nil {
 			missing = append(missing, n)
 			continue
@@ -63,8 +66,8 @@ func (c *call) fetchRules() (Action, error) {
 	return finish(b.String(), false), nil
 }
 
-// rule is the on-demand rule named n (by name or path).
-func (c *call) rule(n string) *agentv1.CursorRule {
+// ruleNamed is the on-demand rule named n (by name or path).
+func ruleNamed(c *call, n string) *agentv1.CursorRule {
 	for _, r := range c.env.Rules {
 		if RuleName(r) == n || r.GetFullPath() == n {
 			return r

@@ -12,14 +12,17 @@ import (
 // instructions and tools now (the request context shows them as they were
 // when the message was sent); CallMcpTool calls a listed tool.
 var getMcpToolsTool = &tool{
-	name:   "GetMcpTools",
-	modes:  everyMode,
-	runs:   onClient,
-	start:  (*call).startMCPState,
-	onExec: (*call).onMCPState,
+	name:  "GetMcpTools",
+	modes: everyMode,
+	runs:  onClient,
+	open:  func() handler { return new(getMcpTools) },
 }
 
-func (c *call) startMCPState() (Action, error) {
+// getMcpTools handles one GetMcpTools call; it keeps nothing between steps (the card holds
+// what a later step reads).
+type getMcpTools struct{}
+
+func (*getMcpTools) start(c *call) (Action, error) {
 	args := &agentv1.GetMcpToolsArgs{Server: optStr(c.str("server")), ToolName: optStr(c.str("tool_name", "toolName")),
 		Pattern: optStr(c.str("pattern")), ToolCallId: c.id}
 	if args.Pattern != nil {
@@ -37,7 +40,7 @@ func (c *call) startMCPState() (Action, error) {
 		Message: &agentv1.ExecServerMessage_McpStateExecArgs{McpStateExecArgs: state}}}, nil
 }
 
-func (c *call) onMCPState(m *agentv1.ExecClientMessage) Action {
+func (*getMcpTools) onExec(c *call, m *agentv1.ExecClientMessage) Action {
 	r := m.GetMcpStateExecResult()
 	if r == nil {
 		return c.unexpected(m)

@@ -9,14 +9,17 @@ import (
 // globTool finds files by name. The client has no glob exec: it is a grep
 // without a pattern that lists the matching files.
 var globTool = &tool{
-	name:   "Glob",
-	modes:  everyMode,
-	runs:   onClient,
-	start:  (*call).startGlob,
-	onExec: (*call).onGlob,
+	name:  "Glob",
+	modes: everyMode,
+	runs:  onClient,
+	open:  func() handler { return new(glob) },
 }
 
-func (c *call) startGlob() (Action, error) {
+// glob handles one Glob call; it keeps nothing between steps (the card holds
+// what a later step reads).
+type glob struct{}
+
+func (*glob) start(c *call) (Action, error) {
 	pattern, err := c.required("glob_pattern", "pattern")
 	if err != nil {
 		return Action{}, err
@@ -28,7 +31,7 @@ func (c *call) startGlob() (Action, error) {
 	return c.exec(func(m *agentv1.ExecServerMessage) { m.Message = &agentv1.ExecServerMessage_GrepArgs{GrepArgs: args} }), nil
 }
 
-func (c *call) onGlob(m *agentv1.ExecClientMessage) Action {
+func (*glob) onExec(c *call, m *agentv1.ExecClientMessage) Action {
 	r := m.GetGrepResult()
 	if r == nil {
 		return c.unexpected(m)

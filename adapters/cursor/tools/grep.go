@@ -4,14 +4,17 @@ import agentv1 "keygate/gen/cursor/agent/v1"
 
 // grepTool searches file contents on the client.
 var grepTool = &tool{
-	name:   "Grep",
-	modes:  everyMode,
-	runs:   onClient,
-	start:  (*call).startGrep,
-	onExec: (*call).onGrep,
+	name:  "Grep",
+	modes: everyMode,
+	runs:  onClient,
+	open:  func() handler { return new(grep) },
 }
 
-func (c *call) startGrep() (Action, error) {
+// grep handles one Grep call; it keeps nothing between steps (the card holds
+// what a later step reads).
+type grep struct{}
+
+func (*grep) start(c *call) (Action, error) {
 	pattern, err := c.required("pattern")
 	if err != nil {
 		return Action{}, err
@@ -38,7 +41,7 @@ func (c *call) startGrep() (Action, error) {
 	return c.exec(func(m *agentv1.ExecServerMessage) { m.Message = &agentv1.ExecServerMessage_GrepArgs{GrepArgs: args} }), nil
 }
 
-func (c *call) onGrep(m *agentv1.ExecClientMessage) Action {
+func (*grep) onExec(c *call, m *agentv1.ExecClientMessage) Action {
 	r := m.GetGrepResult()
 	if r == nil {
 		return c.unexpected(m)

@@ -10,14 +10,17 @@ import (
 // listMcpResourcesTool lists the resources (files, records, documents) the
 // client's MCP servers offer.
 var listMcpResourcesTool = &tool{
-	name:   "ListMcpResources",
-	modes:  everyMode,
-	runs:   onClient,
-	start:  (*call).startListResources,
-	onExec: (*call).onListResources,
+	name:  "ListMcpResources",
+	modes: everyMode,
+	runs:  onClient,
+	open:  func() handler { return new(listMcpResources) },
 }
 
-func (c *call) startListResources() (Action, error) {
+// listMcpResources handles one ListMcpResources call; it keeps nothing between steps (the card holds
+// what a later step reads).
+type listMcpResources struct{}
+
+func (*listMcpResources) start(c *call) (Action, error) {
 	args := &agentv1.ListMcpResourcesExecArgs{Server: optStr(c.str("server"))}
 	c.card.Tool = &agentv1.ToolCall_ListMcpResourcesToolCall{ListMcpResourcesToolCall: &agentv1.ListMcpResourcesToolCall{Args: args}}
 	return c.exec(func(m *agentv1.ExecServerMessage) {
@@ -25,7 +28,7 @@ func (c *call) startListResources() (Action, error) {
 	}), nil
 }
 
-func (c *call) onListResources(m *agentv1.ExecClientMessage) Action {
+func (*listMcpResources) onExec(c *call, m *agentv1.ExecClientMessage) Action {
 	r := m.GetListMcpResourcesExecResult()
 	if r == nil {
 		return c.unexpected(m)

@@ -8,14 +8,17 @@ import (
 
 // lsTool lists a directory on the client.
 var lsTool = &tool{
-	name:   "Ls",
-	modes:  everyMode,
-	runs:   onClient,
-	start:  (*call).startLs,
-	onExec: (*call).onLs,
+	name:  "Ls",
+	modes: everyMode,
+	runs:  onClient,
+	open:  func() handler { return new(ls) },
 }
 
-func (c *call) startLs() (Action, error) {
+// ls handles one Ls call; it keeps nothing between steps (the card holds
+// what a later step reads).
+type ls struct{}
+
+func (*ls) start(c *call) (Action, error) {
 	path, err := c.required("path", "target_directory")
 	if err != nil {
 		return Action{}, err
@@ -32,7 +35,7 @@ func (c *call) startLs() (Action, error) {
 	return c.exec(func(m *agentv1.ExecServerMessage) { m.Message = &agentv1.ExecServerMessage_LsArgs{LsArgs: args} }), nil
 }
 
-func (c *call) onLs(m *agentv1.ExecClientMessage) Action {
+func (*ls) onExec(c *call, m *agentv1.ExecClientMessage) Action {
 	r := m.GetLsResult()
 	if r == nil {
 		return c.unexpected(m)

@@ -6,17 +6,20 @@ import agentv1 "keygate/gen/cursor/agent/v1"
 // client runs the server's sign-in). CallMcpTool with tool name mcp_auth
 // is the same request.
 var mcpAuthTool = &tool{
-	name:          "McpAuth",
-	modes:         userModes,
-	runs:          withUser,
-	start:         (*call).startMCPAuth,
-	onInteraction: (*call).onMCPAuth,
+	name:  "McpAuth",
+	modes: userModes,
+	runs:  withUser,
+	open:  func() handler { return new(mcpAuth) },
 }
+
+// mcpAuth handles one McpAuth call; it keeps nothing between steps (the card holds
+// what a later step reads).
+type mcpAuth struct{}
 
 // mcpAuthToolName is the tool name of an MCP server's sign-in.
 const mcpAuthToolName = "mcp_auth"
 
-func (c *call) startMCPAuth() (Action, error) {
+func (*mcpAuth) start(c *call) (Action, error) {
 	server, err := c.required("server", "server_identifier")
 	if err != nil {
 		return Action{}, err
@@ -37,7 +40,7 @@ func (c *call) startMCPAuth() (Action, error) {
 		McpAuthRequestQuery: &agentv1.McpAuthRequestQuery{Args: args}}}}, nil
 }
 
-func (c *call) onMCPAuth(r *agentv1.InteractionResponse) Action {
+func (*mcpAuth) onInteraction(c *call, r *agentv1.InteractionResponse) Action {
 	a := r.GetMcpAuthRequestResponse()
 	if a == nil {
 		return fail("unexpected interaction response")

@@ -14,18 +14,21 @@ import (
 
 // readTool reads a file on the client.
 var readTool = &tool{
-	name:   "Read",
-	modes:  everyMode,
-	runs:   onClient,
-	start:  (*call).startRead,
-	onExec: (*call).onRead,
+	name:  "Read",
+	modes: everyMode,
+	runs:  onClient,
+	open:  func() handler { return new(read) },
 }
+
+// read handles one Read call; it keeps nothing between steps (the card holds
+// what a later step reads).
+type read struct{}
 
 // maxReadImage bounds an image a Read hands to the model (providers
 // refuse larger ones, and it is stored with the conversation).
 const maxReadImage = 5 << 20
 
-func (c *call) startRead() (Action, error) {
+func (*read) start(c *call) (Action, error) {
 	path, err := c.required("path", "file_path", "filePath")
 	if err != nil {
 		return Action{}, err
@@ -44,12 +47,12 @@ func (c *call) startRead() (Action, error) {
 	return c.exec(func(m *agentv1.ExecServerMessage) { m.Message = &agentv1.ExecServerMessage_ReadArgs{ReadArgs: args} }), nil
 }
 
-// onRead completes a Read. Text goes to the model as it is. A file the
+// onExec completes a Read. Text goes to the model as it is. A file the
 // client returns as bytes (or as text that is not text) is an image, which
 // the model gets as an image when it takes images and as a note otherwise,
 // or another binary file, which it gets a note about. "File is empty." is
 // only said of a file that is.
-func (c *call) onRead(m *agentv1.ExecClientMessage) Action {
+func (rd *read) onExec(c *call, m *agentv1.ExecClientMessage) Action {
 	r := m.GetReadResult()
 	if r == nil {
 		return c.unexpected(m)
@@ -76,7 +79,7 @@ func (c *call) onRead(m *agentv1.ExecClientMessage) Action {
 			raw = data.Data
 		}
 		success.Output = &agentv1.ReadToolSuccess_Data{Data: raw}
-		return c.readBinary(p, raw, s.GetFileSize())
+		return rd.binary(c, p, raw, s.GetFileSize())
 	case content == "" && s.GetFileSize() > 0:
 		success.Output = &agentv1.ReadToolSuccess_Content{Content: ""}
 		return finish(fmt.Sprintf("The client returned no content for %s (%d bytes); it may be binary or unreadable.", p, s.GetFileSize()), false)
@@ -89,8 +92,8 @@ func (c *call) onRead(m *agentv1.ExecClientMessage) Action {
 	return finish(content, false)
 }
 
-// readBinary completes a Read of a file that is not text.
-func (c *call) readBinary(p string, data []byte, size int64) Action {
+// binary completes a Read of a file that is not text.
+func (*read) binary(c *call, p string, data []byte, size int64) Action {
 	if size == 0 {
 		size = int64(len(data))
 	}

@@ -17,7 +17,7 @@ var strReplaceTool = &tool{
 	open:  func() handler { return &strReplace{} },
 }
 
-// strReplace is a StrReplace call.
+// strReplace handles one StrReplace call.
 type strReplace struct{ edit }
 
 // edit is the file change of a Write or StrReplace, and the steps they

@@ -4,14 +4,17 @@ import agentv1 "keygate/gen/cursor/agent/v1"
 
 // switchModeTool asks the user to approve a switch to another mode.
 var switchModeTool = &tool{
-	name:          "SwitchMode",
-	modes:         []string{modeAgent, modeMultitask},
-	runs:          withUser,
-	start:         (*call).startSwitchMode,
-	onInteraction: (*call).onSwitchMode,
+	name:  "SwitchMode",
+	modes: []string{modeAgent, modeMultitask},
+	runs:  withUser,
+	open:  func() handler { return new(switchMode) },
 }
 
-func (c *call) startSwitchMode() (Action, error) {
+// switchMode handles one SwitchMode call; it keeps nothing between steps (the card holds
+// what a later step reads).
+type switchMode struct{}
+
+func (*switchMode) start(c *call) (Action, error) {
 	target, err := c.required("target_mode_id")
 	if err != nil {
 		return Action{}, err
@@ -22,7 +25,7 @@ func (c *call) startSwitchMode() (Action, error) {
 		SwitchModeRequestQuery: &agentv1.SwitchModeRequestQuery{Args: args}}}}, nil
 }
 
-func (c *call) onSwitchMode(r *agentv1.InteractionResponse) Action {
+func (*switchMode) onInteraction(c *call, r *agentv1.InteractionResponse) Action {
 	m := r.GetSwitchModeRequestResponse()
 	if m == nil {
 		return fail("unexpected interaction response")

@@ -13,18 +13,21 @@ import (
 // goes on in the background, to be awaited or reported when done. A
 // subagent cannot start further subagents.
 var taskTool = &tool{
-	name:   "Task",
-	modes:  []string{modeAgent, modeDebug, modeMultitask, modePlan},
-	runs:   onClient,
-	start:  (*call).startTask,
-	onExec: (*call).onTask,
+	name:  "Task",
+	modes: []string{modeAgent, modeDebug, modeMultitask, modePlan},
+	runs:  onClient,
+	open:  func() handler { return new(task) },
 }
 
-// startTask asks the client to run a subagent: the client opens a child
+// task handles one Task call; it keeps nothing between steps (the card holds
+// what a later step reads).
+type task struct{}
+
+// start asks the client to run a subagent: the client opens a child
 // run of its own and reports back with subagent_result. The user's model
 // choice for the subagent type wins over the model the model asked for; a
 // type the user turned off is refused.
-func (c *call) startTask() (Action, error) {
+func (*task) start(c *call) (Action, error) {
 	prompt, err := c.required("prompt")
 	if err != nil {
 		return Action{}, err
@@ -34,7 +37,7 @@ func (c *call) startTask() (Action, error) {
 	if model == "" {
 		model = c.env.ModelID
 	}
-	if o := c.override(kind); o != nil {
+	if o := override(c, kind); o != nil {
 		switch sel := o.GetSelection().(type) {
 		case *agentv1.SubagentModelOverride_Disabled:
 			if sel.Disabled {
@@ -73,7 +76,7 @@ func (c *call) startTask() (Action, error) {
 
 // override is the user's model choice for subagents of kind, if any; an
 // empty kind is the default subagent.
-func (c *call) override(kind string) *agentv1.SubagentModelOverride {
+func override(c *call, kind string) *agentv1.SubagentModelOverride {
 	for _, o := range c.env.SubagentOverrides {
 		t := o.GetSubagentType()
 		if t == kind || (kind == "" && (t == "default" || t == "general")) {
@@ -83,7 +86,7 @@ func (c *call) override(kind string) *agentv1.SubagentModelOverride {
 	return nil
 }
 
-func (c *call) onTask(m *agentv1.ExecClientMessage) Action {
+func (*task) onExec(c *call, m *agentv1.ExecClientMessage) Action {
 	r := m.GetSubagentResult()
 	if r == nil {
 		return c.unexpected(m)

@@ -14,8 +14,11 @@ var todoWriteTool = &tool{
 	name:  "TodoWrite",
 	modes: userModes,
 	runs:  onServer,
-	start: (*call).todos,
+	open:  func() handler { return new(todoWrite) },
 }
+
+// todoWrite handles one TodoWrite call, at once.
+type todoWrite struct{}
 
 var todoStatus = map[string]agentv1.TodoStatus{
 	"pending":     agentv1.TodoStatus_TODO_STATUS_PENDING,
@@ -24,9 +27,9 @@ var todoStatus = map[string]agentv1.TodoStatus{
 	"cancelled":   agentv1.TodoStatus_TODO_STATUS_CANCELLED,
 }
 
-// todos is TodoWrite, a tool the server runs itself: the new list is the
+// start is TodoWrite, a tool the server runs itself: the new list is the
 // result at once, and the card carries it for the checkpoint's todos.
-func (c *call) todos() (Action, error) {
+func (*todoWrite) start(c *call) (Action, error) {
 	raw, ok := c.args["todos"].([]any)
 	if !ok {
 		return Action{}, c.missing("todos")

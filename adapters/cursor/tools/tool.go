@@ -27,16 +27,6 @@ type tool struct {
 	awaits bool
 	// open returns the handler of a new call of the tool.
 	open func() handler
-
-	// The handlers of a tool not yet declared as a handler type (open is
-	// nil); they go once every tool is one.
-	route         func(*call) *tool
-	start         func(*call) (Action, error)
-	onExec        func(*call, *agentv1.ExecClientMessage) Action
-	onStreamClose func(*call) Action
-	onInteraction func(*call, *agentv1.InteractionResponse) Action
-	onWeb         func(c *call, o WebOutcome) Action
-	onTask        func(c *call, done *agentv1.BackgroundTaskCompletion) Action
 }
 
 // handler carries one call of its tool from its start to its result, and
@@ -88,69 +78,13 @@ type router interface {
 	route(c *call) *tool
 }
 
-// handlerOf returns the handler of a new call of t.
-func handlerOf(t *tool) handler {
-	if t.open != nil {
-		return t.open()
-	}
-	return funcs{t}
-}
-
-// funcs is the handler of a tool declared as handler functions; it answers
-// as Call did for a handler it lacks.
-type funcs struct{ t *tool }
-
-func (f funcs) start(c *call) (Action, error) { return f.t.start(c) }
-
-func (f funcs) route(c *call) *tool {
-	if f.t.route == nil {
-		return nil
-	}
-	return f.t.route(c)
-}
-
-func (f funcs) onExec(c *call, m *agentv1.ExecClientMessage) Action {
-	if f.t.onExec == nil {
-		return c.unexpected(m)
-	}
-	return f.t.onExec(c, m)
-}
-
-func (f funcs) onStreamClose(c *call) Action {
-	if f.t.onStreamClose == nil {
-		return Action{}
-	}
-	return f.t.onStreamClose(c)
-}
-
-func (f funcs) onInteraction(c *call, r *agentv1.InteractionResponse) Action {
-	if f.t.onInteraction == nil {
-		return fail("unexpected interaction response")
-	}
-	return f.t.onInteraction(c, r)
-}
-
-func (f funcs) onWeb(c *call, o WebOutcome) Action {
-	if f.t.onWeb == nil {
-		return Action{}
-	}
-	return f.t.onWeb(c, o)
-}
-
-func (f funcs) onTask(c *call, done *agentv1.BackgroundTaskCompletion) Action {
-	if f.t.onTask == nil {
-		return Action{}
-	}
-	return f.t.onTask(c, done)
-}
-
 // webKind says whether a tool needs the server's web access, and which.
 type webKind uint8
 
 const (
 	notWeb webKind = iota
-	webSearch
-	webFetch
+	searchesWeb
+	fetchesWeb
 )
 
 // WebAccess says which server-side web tools a turn may offer: the server
@@ -174,7 +108,7 @@ const (
 // offeredIn reports whether mode offers t, web saying which web tools the
 // turn may offer.
 func (t *tool) offeredIn(mode string, web WebAccess) bool {
-	if (t.web == webSearch && !web.Search) || (t.web == webFetch && !web.Fetch) {
+	if (t.web == searchesWeb && !web.Search) || (t.web == fetchesWeb && !web.Fetch) {
 		return false
 	}
 	for _, m := range t.modes {

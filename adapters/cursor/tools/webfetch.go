@@ -11,16 +11,18 @@ import (
 // (web_fetch_tool_call), which carries the same WebFetchArgs as the
 // approval query and the page as Markdown.
 var webFetchTool = &tool{
-	name:          "WebFetch",
-	modes:         userModes,
-	web:           webFetch,
-	runs:          withUser,
-	start:         (*call).startFetch,
-	onInteraction: (*call).onFetchApproval,
-	onWeb:         (*call).onFetched,
+	name:  "WebFetch",
+	modes: userModes,
+	web:   fetchesWeb,
+	runs:  withUser,
+	open:  func() handler { return new(webFetch) },
 }
 
-func (c *call) startFetch() (Action, error) {
+// webFetch handles one WebFetch call; it keeps nothing between steps (the card holds
+// what a later step reads).
+type webFetch struct{}
+
+func (*webFetch) start(c *call) (Action, error) {
 	url, err := c.required("url")
 	if err != nil {
 		return Action{}, err
@@ -31,7 +33,7 @@ func (c *call) startFetch() (Action, error) {
 		WebFetchRequestQuery: &agentv1.WebFetchRequestQuery{Args: args}}}}, nil
 }
 
-func (c *call) onFetchApproval(r *agentv1.InteractionResponse) Action {
+func (*webFetch) onInteraction(c *call, r *agentv1.InteractionResponse) Action {
 	w := r.GetWebFetchRequestResponse()
 	if w == nil {
 		return fail("unexpected interaction response")
@@ -45,7 +47,7 @@ func (c *call) onFetchApproval(r *agentv1.InteractionResponse) Action {
 	return Action{Web: &Web{Fetch: c.card.GetWebFetchToolCall().GetArgs().GetUrl()}}
 }
 
-func (c *call) onFetched(o WebOutcome) Action {
+func (*webFetch) onWeb(c *call, o WebOutcome) Action {
 	card := c.card.GetWebFetchToolCall()
 	url := card.GetArgs().GetUrl()
 	if o.Err != nil {

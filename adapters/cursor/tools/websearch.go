@@ -14,19 +14,21 @@ const maxSearchResults = 8
 // webSearchTool searches the web once the user approved; the server
 // searches (ports.WebSearcher), not the client.
 var webSearchTool = &tool{
-	name:          "WebSearch",
-	modes:         userModes,
-	web:           webSearch,
-	runs:          withUser,
-	start:         (*call).startSearch,
-	onInteraction: (*call).onSearchApproval,
-	onWeb:         (*call).onSearched,
+	name:  "WebSearch",
+	modes: userModes,
+	web:   searchesWeb,
+	runs:  withUser,
+	open:  func() handler { return new(webSearch) },
 }
+
+// webSearch handles one WebSearch call; it keeps nothing between steps (the card holds
+// what a later step reads).
+type webSearch struct{}
 
 // SearchLimit is how many results a WebSearch asks the backend for.
 func SearchLimit() int { return maxSearchResults }
 
-func (c *call) startSearch() (Action, error) {
+func (*webSearch) start(c *call) (Action, error) {
 	term, err := c.required("search_term", "query")
 	if err != nil {
 		return Action{}, err
@@ -37,7 +39,7 @@ func (c *call) startSearch() (Action, error) {
 		WebSearchRequestQuery: &agentv1.WebSearchRequestQuery{Args: args}}}}, nil
 }
 
-func (c *call) onSearchApproval(r *agentv1.InteractionResponse) Action {
+func (*webSearch) onInteraction(c *call, r *agentv1.InteractionResponse) Action {
 	w := r.GetWebSearchRequestResponse()
 	if w == nil {
 		return fail("unexpected interaction response")
@@ -51,9 +53,9 @@ func (c *call) onSearchApproval(r *agentv1.InteractionResponse) Action {
 	return Action{Web: &Web{Search: c.card.GetWebSearchToolCall().GetArgs().GetSearchTerm()}}
 }
 
-// onSearched shows the results on the card as references and gives the
+// onWeb shows the results on the card as references and gives the
 // model a numbered list: title, URL and snippet of each.
-func (c *call) onSearched(o WebOutcome) Action {
+func (*webSearch) onWeb(c *call, o WebOutcome) Action {
 	card := c.card.GetWebSearchToolCall()
 	if o.Err != nil {
 		card.Result = &agentv1.WebSearchResult{Result: &agentv1.WebSearchResult_Error{Error: &agentv1.WebSearchError{Error: o.Err.Error()}}}

@@ -13,7 +13,7 @@ var writeTool = &tool{
 	open:  func() handler { return &write{} },
 }
 
-// write is a Write call.
+// write handles one Write call.
 type write struct{ edit }
 
 // writeContentKeys are the argument names of a Write's new text.

@@ -9,14 +9,17 @@ import (
 // writeShellStdinTool types into a background shell's input on the client
 // (an interactive prompt, a REPL).
 var writeShellStdinTool = &tool{
-	name:   "WriteShellStdin",
-	modes:  append(append([]string{}, editingModes...), modePlan),
-	runs:   onClient,
-	start:  (*call).startStdin,
-	onExec: (*call).onStdin,
+	name:  "WriteShellStdin",
+	modes: append(append([]string{}, editingModes...), modePlan),
+	runs:  onClient,
+	open:  func() handler { return new(writeShellStdin) },
 }
 
-func (c *call) startStdin() (Action, error) {
+// writeShellStdin handles one WriteShellStdin call; it keeps nothing between steps (the card holds
+// what a later step reads).
+type writeShellStdin struct{}
+
+func (*writeShellStdin) start(c *call) (Action, error) {
 	id, ok := c.num("shell_id")
 	if !ok || id < 0 {
 		return Action{}, c.missing("shell_id")
@@ -32,7 +35,7 @@ func (c *call) startStdin() (Action, error) {
 	}), nil
 }
 
-func (c *call) onStdin(m *agentv1.ExecClientMessage) Action {
+func (*writeShellStdin) onExec(c *call, m *agentv1.ExecClientMessage) Action {
 	r := m.GetWriteShellStdinResult()
 	if r == nil {
 		return c.unexpected(m)
