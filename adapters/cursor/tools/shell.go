@@ -67,7 +67,7 @@ func (sh *shell) start(c *call) (Action, error) {
 	}), nil
 }
 
-// onShell consumes one shell_stream event: output becomes a live delta,
+// onExec consumes one shell_stream event: output becomes a live delta,
 // exit (or a refusal) completes the call.
 func (sh *shell) onExec(c *call, m *agentv1.ExecClientMessage) Action {
 	if r := m.GetShellResult(); r != nil { // a client that answers in one message
