@@ -10,17 +10,20 @@ import (
 // askQuestionTool asks the user multiple-choice questions; the answers are
 // the result.
 var askQuestionTool = &tool{
-	name:          "AskQuestion",
-	modes:         userModes,
-	runs:          withUser,
-	start:         (*Call).startAsk,
-	onInteraction: (*Call).onAsk,
+	name:  "AskQuestion",
+	modes: userModes,
+	runs:  withUser,
+	open:  func() handler { return new(askQuestion) },
 }
 
-func (c *Call) startAsk() (Action, error) {
+// askQuestion handles one AskQuestion call; it keeps nothing between steps (the card holds
+// what a later step reads).
+type askQuestion struct{}
+
+func (*askQuestion) start(c *call) (Action, error) {
 	raw, ok := c.args["questions"].([]any)
 	if !ok || len(raw) == 0 {
-		return Action{}, fmt.Errorf("%s: missing required argument %q", c.call.Name, "questions")
+		return Action{}, c.missing("questions")
 	}
 	args := &agentv1.AskQuestionArgs{Title: c.str("title")}
 	for _, q := range raw {
@@ -36,25 +39,25 @@ func (c *Call) startAsk() (Action, error) {
 	}
 	c.card.Tool = &agentv1.ToolCall_AskQuestionToolCall{AskQuestionToolCall: &agentv1.AskQuestionToolCall{Args: args}}
 	return Action{Query: &agentv1.InteractionQuery{Query: &agentv1.InteractionQuery_AskQuestionInteractionQuery{
-		AskQuestionInteractionQuery: &agentv1.AskQuestionInteractionQuery{Args: args, ToolCallId: c.call.CallID}}}}, nil
+		AskQuestionInteractionQuery: &agentv1.AskQuestionInteractionQuery{Args: args, ToolCallId: c.id}}}}, nil
 }
 
-func (c *Call) onAsk(r *agentv1.InteractionResponse) Action {
+func (*askQuestion) onInteraction(c *call, r *agentv1.InteractionResponse) Action {
 	ask := r.GetAskQuestionInteractionResponse()
 	if ask == nil {
-		return c.fail("unexpected interaction response")
+		return fail("unexpected interaction response")
 	}
 	c.card.GetAskQuestionToolCall().Result = ask.GetResult()
 	if ask.GetResult().GetAsync() != nil {
 		// The user answers later; the answers come as a message of their
 		// own (AsyncAskQuestionCompletionAction).
-		return c.finish("The user will answer these questions later; their answers will reach you in a message. "+
+		return finish("The user will answer these questions later; their answers will reach you in a message. "+
 			"Go on with what does not depend on them.", false)
 	}
 	if ask.GetResult().GetSuccess() == nil {
-		return c.fail(describe("ask question", ask.GetResult()))
+		return fail(describe("ask question", ask.GetResult()))
 	}
-	return c.finish(AnswersText(c.card.GetAskQuestionToolCall().GetArgs(), ask.GetResult()), false)
+	return finish(AnswersText(c.card.GetAskQuestionToolCall().GetArgs(), ask.GetResult()), false)
 }
 
 // AnswersText renders the user's answers to an AskQuestion for the model:

@@ -17,11 +17,13 @@ var awaitTool = &tool{
 	name:   "Await",
 	modes:  []string{modeAgent, modeDebug, modeMultitask, modePlan, modeSubagent},
 	runs:   onClient,
-	start:  (*Call).startAwait,
-	onExec: (*Call).onSubagentAwait,
+	open:   func() handler { return new(await) },
 	awaits: true,
-	onTask: (*Call).onShellAwait,
 }
+
+// await handles one Await call; it keeps nothing between steps (the card holds
+// what a later step reads).
+type await struct{}
 
 // Await bounds: the wait when the model names none, and the longest.
 const (
@@ -29,7 +31,7 @@ const (
 	awaitMax     = 10 * time.Minute
 )
 
-func (c *Call) startAwait() (Action, error) {
+func (*await) start(c *call) (Action, error) {
 	id, err := c.required("task_id")
 	if err != nil {
 		return Action{}, err
@@ -43,20 +45,20 @@ func (c *Call) startAwait() (Action, error) {
 	args.BlockUntilMs = &ms
 	if args.Regex != nil {
 		if _, err := regexp.Compile(args.GetRegex()); err != nil {
-			return Action{}, fmt.Errorf("%s: regex: %w", c.call.Name, err)
+			return Action{}, fmt.Errorf("%s: regex: %w", c.name, err)
 		}
 	}
 	c.card.Tool = &agentv1.ToolCall_AwaitToolCall{AwaitToolCall: &agentv1.AwaitToolCall{Args: args}}
 	if slices.Contains(c.env.Subagents, id) {
 		accept := false
-		return Action{Exec: &agentv1.ExecServerMessage{ExecId: c.call.CallID, AcceptHookAdditionalContexts: &accept,
+		return Action{Exec: &agentv1.ExecServerMessage{ExecId: c.id, AcceptHookAdditionalContexts: &accept,
 			Message: &agentv1.ExecServerMessage_SubagentAwaitArgs{SubagentAwaitArgs: &agentv1.SubagentAwaitArgs{AgentId: id, TimeoutMs: ms}}}}, nil
 	}
 	return Action{Await: &Await{TaskID: id, For: wait}}, nil
 }
 
-// onSubagentAwait completes a wait for a subagent with the client's answer.
-func (c *Call) onSubagentAwait(m *agentv1.ExecClientMessage) Action {
+// onExec completes a wait for a subagent with the client's answer.
+func (w *await) onExec(c *call, m *agentv1.ExecClientMessage) Action {
 	r := m.GetSubagentAwaitResult()
 	if r == nil {
 		return c.unexpected(m)
@@ -68,28 +70,28 @@ func (c *Call) onSubagentAwait(m *agentv1.ExecClientMessage) Action {
 		tc.Result = &agentv1.AwaitResult{Result: &agentv1.AwaitResult_Success{Success: &agentv1.AwaitSuccess{
 			AwaitResult: &agentv1.AwaitSuccess_Complete{Complete: &agentv1.AwaitTaskComplete{TaskId: id,
 				OutputFilePath: x.Complete.GetTranscriptPath()}}}}}
-		return c.finish(fmt.Sprintf("Subagent %s finished.\n\n%s", id, x.Complete.GetFinalMessage()), false)
+		return finish(fmt.Sprintf("Subagent %s finished.\n\n%s", id, x.Complete.GetFinalMessage()), false)
 	case *agentv1.SubagentAwaitResult_StillRunning:
 		tc.Result = &agentv1.AwaitResult{Result: &agentv1.AwaitResult_Success{Success: &agentv1.AwaitSuccess{
 			AwaitResult: &agentv1.AwaitSuccess_StillRunning{StillRunning: &agentv1.AwaitTaskStillRunning{TaskId: id,
 				OutputFilePath: x.StillRunning.GetTranscriptPath()}}}}}
-		return c.finish(fmt.Sprintf("Subagent %s is still running after %d ms.", id, tc.GetArgs().GetBlockUntilMs()), false)
+		return finish(fmt.Sprintf("Subagent %s is still running after %d ms.", id, tc.GetArgs().GetBlockUntilMs()), false)
 	case *agentv1.SubagentAwaitResult_NotFound:
-		return c.awaitFailed("no subagent " + id)
+		return w.failed(c, "no subagent "+id)
 	}
-	return c.awaitFailed(describe("await", r))
+	return w.failed(c, describe("await", r))
 }
 
-// onShellAwait completes a wait for a background shell: its completion, or
+// onTask completes a wait for a background shell: its completion, or
 // nil when the time is up.
-func (c *Call) onShellAwait(done *agentv1.BackgroundTaskCompletion) Action {
+func (*await) onTask(c *call, done *agentv1.BackgroundTaskCompletion) Action {
 	tc := c.card.GetAwaitToolCall()
 	a := tc.GetArgs()
 	if done == nil {
 		tc.Result = &agentv1.AwaitResult{Result: &agentv1.AwaitResult_Success{Success: &agentv1.AwaitSuccess{
 			AwaitResult: &agentv1.AwaitSuccess_StillRunning{StillRunning: &agentv1.AwaitTaskStillRunning{TaskId: a.GetTaskId(),
 				RuntimeMs: uint64(a.GetBlockUntilMs()), RegexRequested: a.Regex != nil}}}}}
-		return c.finish(fmt.Sprintf("Task %s is still running after %d ms.", a.GetTaskId(), a.GetBlockUntilMs()), false)
+		return finish(fmt.Sprintf("Task %s is still running after %d ms.", a.GetTaskId(), a.GetBlockUntilMs()), false)
 	}
 	complete := &agentv1.AwaitTaskComplete{TaskId: a.GetTaskId(), OutputFilePath: done.GetOutputPath(), RegexRequested: a.Regex != nil}
 	if a.Regex != nil {
@@ -107,10 +109,10 @@ func (c *Call) onShellAwait(done *agentv1.BackgroundTaskCompletion) Action {
 	if done.GetDetail() != "" {
 		text += "\n\n" + done.GetDetail()
 	}
-	return c.finish(text, false)
+	return finish(text, false)
 }
 
-func (c *Call) awaitFailed(msg string) Action {
+func (*await) failed(c *call, msg string) Action {
 	c.card.GetAwaitToolCall().Result = &agentv1.AwaitResult{Result: &agentv1.AwaitResult_Error{Error: &agentv1.AwaitError{Error: msg}}}
-	return c.fail(msg)
+	return fail(msg)
 }

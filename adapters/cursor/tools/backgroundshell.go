@@ -11,22 +11,25 @@ import (
 // command started, its output goes to a terminal file, WriteShellStdin
 // types into it and Await waits for it.
 var backgroundShellTool = &tool{
-	name:   "BackgroundShell",
-	modes:  append(append([]string{}, editingModes...), modePlan),
-	runs:   onClient,
-	start:  (*Call).startBackgroundShell,
-	onExec: (*Call).onBackgroundShell,
+	name:  "BackgroundShell",
+	modes: append(append([]string{}, editingModes...), modePlan),
+	runs:  onClient,
+	open:  func() handler { return new(backgroundShell) },
 }
 
-func (c *Call) startBackgroundShell() (Action, error) {
+// backgroundShell handles one BackgroundShell call; it keeps nothing between steps (the card holds
+// what a later step reads).
+type backgroundShell struct{}
+
+func (*backgroundShell) start(c *call) (Action, error) {
 	cmd, err := c.required("command")
 	if err != nil {
 		return Action{}, err
 	}
-	args := &agentv1.BackgroundShellSpawnArgs{Command: cmd, WorkingDirectory: c.str("working_directory"), ToolCallId: c.call.CallID,
+	args := &agentv1.BackgroundShellSpawnArgs{Command: cmd, WorkingDirectory: c.str("working_directory"), ToolCallId: c.id,
 		EnableWriteShellStdinTool: true, Description: optStr(c.str("description")), ConversationId: optStr(c.env.ConversationID)}
 	c.card.Tool = &agentv1.ToolCall_ShellToolCall{ShellToolCall: &agentv1.ShellToolCall{Args: &agentv1.ShellArgs{
-		Command: cmd, WorkingDirectory: args.WorkingDirectory, ToolCallId: c.call.CallID, Description: args.Description,
+		Command: cmd, WorkingDirectory: args.WorkingDirectory, ToolCallId: c.id, Description: args.Description,
 		ConversationId: args.ConversationId, TimeoutBehavior: agentv1.TimeoutBehavior_TIMEOUT_BEHAVIOR_BACKGROUND},
 		Description: args.Description}}
 	return c.exec(func(m *agentv1.ExecServerMessage) {
@@ -34,7 +37,7 @@ func (c *Call) startBackgroundShell() (Action, error) {
 	}), nil
 }
 
-func (c *Call) onBackgroundShell(m *agentv1.ExecClientMessage) Action {
+func (*backgroundShell) onExec(c *call, m *agentv1.ExecClientMessage) Action {
 	r := m.GetBackgroundShellSpawnResult()
 	if r == nil {
 		return c.unexpected(m)
@@ -54,18 +57,18 @@ func (c *Call) onBackgroundShell(m *agentv1.ExecClientMessage) Action {
 		if c.env.TerminalsFolder != "" {
 			where = fmt.Sprintf("%s/%d.txt", c.env.TerminalsFolder, id)
 		}
-		return c.finish(fmt.Sprintf("The command runs in the background as shell %d. Its output goes to %s; read that file to follow it. "+
+		return finish(fmt.Sprintf("The command runs in the background as shell %d. Its output goes to %s; read that file to follow it. "+
 			"Type into it with WriteShellStdin (shell_id %d); wait for it with Await (task_id %q).", id, where, id, fmt.Sprint(id)), false)
 	case *agentv1.BackgroundShellSpawnResult_Error:
 		res.Result = &agentv1.ShellResult_SpawnError{SpawnError: &agentv1.ShellSpawnError{Command: x.Error.GetCommand(),
 			WorkingDirectory: x.Error.GetWorkingDirectory(), Error: x.Error.GetError()}}
-		return c.fail("the command did not start: " + x.Error.GetError())
+		return fail("the command did not start: " + x.Error.GetError())
 	case *agentv1.BackgroundShellSpawnResult_Rejected:
 		res.Result = &agentv1.ShellResult_Rejected{Rejected: x.Rejected}
-		return c.fail("the user rejected the command. " + x.Rejected.GetReason())
+		return fail("the user rejected the command. " + x.Rejected.GetReason())
 	case *agentv1.BackgroundShellSpawnResult_PermissionDenied:
 		res.Result = &agentv1.ShellResult_PermissionDenied{PermissionDenied: x.PermissionDenied}
-		return c.fail("permission denied for the command: " + x.PermissionDenied.GetError())
+		return fail("permission denied for the command: " + x.PermissionDenied.GetError())
 	}
-	return c.fail(describe("background shell", r))
+	return fail(describe("background shell", r))
 }

@@ -86,29 +86,20 @@ type WebOutcome struct {
 	Err     error
 }
 
-// Call is one tool call of a round, from dispatch to its result. It is not
-// safe for concurrent use; the run layer drives it from one goroutine.
+// Call is one tool call of a round, from dispatch to its result: it finds
+// the call's tool, hands it the client's and the user's answers while the
+// call waits for them, and completes the card once the tool gave the
+// result. It is not safe for concurrent use; the run layer drives it from
+// one goroutine.
 type Call struct {
-	call llm.ToolCall
-	env  Env
-	args map[string]any
-	card *agentv1.ToolCall
-	// tool handles the call; nil until Start found it.
-	tool *tool
+	// in is what the tool sees of the call.
+	in *call
+	// h handles the call; nil until Start found its tool.
+	h handler
 	// wait is the answer the call waits for.
 	wait wait
-	// stdout and stderr collect streamed shell output for the model.
-	stdout, stderr []byte
-	// edit is the file change of a Write or StrReplace.
-	edit *edit
-	// lints is a ReadLints going through its paths.
-	lints *lints
-	// notebook is an EditNotebook's change.
-	notebook *notebookEdit
 	// hooks is what the user's hooks added to the call's execs.
 	hooks []*agentv1.HookAdditionalContext
-	// shell is the timing and combined output of a Shell call.
-	shell *shellRun
 	done  bool
 }
 
@@ -128,45 +119,52 @@ func New(c llm.ToolCall, env Env) *Call {
 	if env.Now == nil {
 		env.Now = time.Now
 	}
-	call := &Call{call: c, env: env, args: map[string]any{}}
+	in := &call{id: c.CallID, name: c.Name, env: env, args: map[string]any{}}
 	if len(c.Arguments) > 0 {
-		_ = json.Unmarshal(c.Arguments, &call.args) // the engine already rejected malformed JSON
+		_ = json.Unmarshal(c.Arguments, &in.args) // the engine already rejected malformed JSON
 	}
 	id := c.CallID
-	call.card = &agentv1.ToolCall{ToolCallId: &id}
-	return call
+	in.card = &agentv1.ToolCall{ToolCallId: &id}
+	return &Call{in: in}
 }
 
 // ID returns the model's call id.
-func (c *Call) ID() string { return c.call.CallID }
+func (c *Call) ID() string { return c.in.id }
 
 // Card returns the typed ToolCall for tool_call_started and
 // tool_call_completed: arguments once dispatched, the result once done.
-func (c *Call) Card() *agentv1.ToolCall { return c.card }
+func (c *Call) Card() *agentv1.ToolCall { return c.in.card }
 
 // Start stamps the card and returns the call's first action: an exec, an
 // interaction query, or at once a result (unknown tool, missing argument,
 // a tool the server runs).
 func (c *Call) Start() Action {
-	ms := uint64(c.env.Now().UnixMilli())
-	c.card.StartedAtMs = &ms
-	c.tool = lookup(c.call.Name)
-	if c.tool == nil && c.directMCP() != nil {
-		c.tool = directMCPTool
+	ms := uint64(c.in.env.Now().UnixMilli())
+	c.in.card.StartedAtMs = &ms
+	t := lookup(c.in.name)
+	if t == nil && directMCP(c.in) != nil {
+		t = directMCPTool
 	}
-	if c.tool == nil {
-		return c.fail(fmt.Sprintf("unknown tool %q", c.call.Name))
+	if t == nil {
+		return c.settle(fail(fmt.Sprintf("unknown tool %q", c.in.name)))
 	}
-	a, err := c.tool.start(c)
+	c.h = t.open()
+	if r, ok := c.h.(router); ok {
+		if to := r.route(c.in); to != nil {
+			c.h = to.open()
+		}
+	}
+	a, err := c.h.start(c.in)
 	if err != nil {
-		return c.fail(err.Error())
+		return c.settle(fail(err.Error()))
 	}
-	c.waitFor(a)
-	return a
+	return c.settle(a)
 }
 
-// waitFor notes the answer a asks for.
-func (c *Call) waitFor(a Action) {
+// settle notes the answer a asks for and, when a ends the call, completes
+// it: the result gets the call's id and name, and what the user's hooks
+// added to the call's execs goes to the model with it and to the card.
+func (c *Call) settle(a Action) Action {
 	switch {
 	case a.Exec != nil:
 		c.wait = waitExec
@@ -177,6 +175,19 @@ func (c *Call) waitFor(a Action) {
 	case a.Await != nil:
 		c.wait = waitTask
 	}
+	r := a.Result
+	if r == nil {
+		return a
+	}
+	c.done = true
+	ms := uint64(c.in.env.Now().UnixMilli())
+	c.in.card.CompletedAtMs = &ms
+	r.CallID, r.Name = c.in.id, c.in.name
+	for _, h := range c.hooks {
+		r.Content += fmt.Sprintf("\n\n<hook_context event=%q>\n%s\n</hook_context>", h.GetHookEventName(), h.GetContent())
+	}
+	c.in.card.HookAdditionalContexts = append(c.in.card.HookAdditionalContexts, c.hooks...)
+	return a
 }
 
 // OnExec feeds the client's answer to the call's exec.
@@ -184,24 +195,14 @@ func (c *Call) OnExec(m *agentv1.ExecClientMessage) Action {
 	if c.done {
 		return Action{}
 	}
-	if c.tool == nil || c.tool.onExec == nil {
-		return c.unexpected(m)
+	h, ok := c.h.(execHandler)
+	if !ok {
+		return c.settle(c.in.unexpected(m))
 	}
 	c.hooks = append(c.hooks, m.GetHookAdditionalContexts()...)
 	// A shell's hooks report in its stream.
 	c.hooks = append(c.hooks, m.GetShellStream().GetHookContext().GetHookAdditionalContexts()...)
-	a := c.tool.onExec(c, m)
-	c.waitFor(a)
-	return a
-}
-
-// unexpected answers an exec result the call cannot use: an empty message
-// is not a result and changes nothing, another tool's result fails the call.
-func (c *Call) unexpected(m *agentv1.ExecClientMessage) Action {
-	if m.GetMessage() == nil {
-		return Action{}
-	}
-	return c.fail(fmt.Sprintf("unexpected exec result for tool %s", c.call.Name))
+	return c.settle(h.onExec(c.in, m))
 }
 
 // OnStreamClose handles exec_client_control_message.stream_close. For a
@@ -209,10 +210,11 @@ func (c *Call) unexpected(m *agentv1.ExecClientMessage) Action {
 // client may send even before the result, so it changes nothing; a tool
 // with a streamed exec (Shell) decides what it means.
 func (c *Call) OnStreamClose() Action {
-	if c.done || c.wait != waitExec || c.tool.onStreamClose == nil {
+	h, ok := c.h.(streamCloser)
+	if c.done || c.wait != waitExec || !ok {
 		return Action{}
 	}
-	return c.tool.onStreamClose(c)
+	return c.settle(h.onStreamClose(c.in))
 }
 
 // OnInteraction feeds the user's answer to the call's query.
@@ -220,31 +222,30 @@ func (c *Call) OnInteraction(r *agentv1.InteractionResponse) Action {
 	if c.done || c.wait != waitQuery {
 		return Action{}
 	}
-	if c.tool.onInteraction == nil {
-		return c.fail("unexpected interaction response")
+	h, ok := c.h.(interactionHandler)
+	if !ok {
+		return c.settle(fail("unexpected interaction response"))
 	}
-	a := c.tool.onInteraction(c, r)
-	c.waitFor(a)
-	return a
+	return c.settle(h.onInteraction(c.in, r))
 }
 
 // OnTask completes a call that waits for a background task: the task's
 // completion, or nil when the wait is over and the task still runs.
 func (c *Call) OnTask(done *agentv1.BackgroundTaskCompletion) Action {
-	if c.done || c.wait != waitTask || c.tool.onTask == nil {
+	h, ok := c.h.(taskHandler)
+	if c.done || c.wait != waitTask || !ok {
 		return Action{}
 	}
-	return c.tool.onTask(c, done)
+	return c.settle(h.onTask(c.in, done))
 }
 
 // OnWeb completes an approved search or fetch with what the server got.
 func (c *Call) OnWeb(o WebOutcome) Action {
-	if c.done || c.wait != waitWeb {
+	h, ok := c.h.(webHandler)
+	if c.done || c.wait != waitWeb || !ok {
 		return Action{}
 	}
-	a := c.tool.onWeb(c, o)
-	c.waitFor(a)
-	return a
+	return c.settle(h.onWeb(c.in, o))
 }
 
 // OnThrow fails the call with the client's error.
@@ -252,7 +253,7 @@ func (c *Call) OnThrow(t *agentv1.ExecClientThrow) Action {
 	if c.done {
 		return Action{}
 	}
-	return c.fail("the client failed to run the tool: " + t.GetError())
+	return c.settle(fail("the client failed to run the tool: " + t.GetError()))
 }
 
 // Abort completes a call that will never get its answer (cancel, a queued
@@ -261,57 +262,5 @@ func (c *Call) Abort(reason string) Action {
 	if c.done {
 		return Action{}
 	}
-	return c.fail(reason)
-}
-
-// fail completes the call as a tool error.
-func (c *Call) fail(msg string) Action {
-	return c.finish(msg, true)
-}
-
-func (c *Call) finish(content string, isErr bool) Action {
-	return c.finishWith(llm.ToolResult{Content: content, IsError: isErr})
-}
-
-// finishWith completes the call with r (an image result). What the user's
-// hooks added to the call's execs goes to the model with it and to the
-// card.
-func (c *Call) finishWith(r llm.ToolResult) Action {
-	c.done = true
-	ms := uint64(c.env.Now().UnixMilli())
-	c.card.CompletedAtMs = &ms
-	r.CallID, r.Name = c.call.CallID, c.call.Name
-	for _, h := range c.hooks {
-		r.Content += fmt.Sprintf("\n\n<hook_context event=%q>\n%s\n</hook_context>", h.GetHookEventName(), h.GetContent())
-	}
-	c.card.HookAdditionalContexts = append(c.card.HookAdditionalContexts, c.hooks...)
-	return Action{Result: &r}
-}
-
-func (c *Call) str(keys ...string) string {
-	for _, k := range keys {
-		if s, ok := c.args[k].(string); ok && s != "" {
-			return s
-		}
-	}
-	return ""
-}
-
-func (c *Call) num(key string) (int64, bool) {
-	f, ok := c.args[key].(float64)
-	return int64(f), ok
-}
-
-func (c *Call) flag(key string) bool {
-	b, _ := c.args[key].(bool)
-	return b
-}
-
-// required returns the first non-empty string argument among keys, or an
-// error naming the first key.
-func (c *Call) required(keys ...string) (string, error) {
-	if s := c.str(keys...); s != "" {
-		return s, nil
-	}
-	return "", fmt.Errorf("%s: missing required argument %q", c.call.Name, keys[0])
+	return c.settle(fail(reason))
 }

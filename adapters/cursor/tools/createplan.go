@@ -4,14 +4,17 @@ import agentv1 "keygate/gen/cursor/agent/v1"
 
 // createPlanTool proposes a plan for the user to review (plan mode).
 var createPlanTool = &tool{
-	name:          "CreatePlan",
-	modes:         []string{modePlan},
-	runs:          withUser,
-	start:         (*Call).startPlan,
-	onInteraction: (*Call).onPlan,
+	name:  "CreatePlan",
+	modes: []string{modePlan},
+	runs:  withUser,
+	open:  func() handler { return new(createPlan) },
 }
 
-func (c *Call) startPlan() (Action, error) {
+// createPlan handles one CreatePlan call; it keeps nothing between steps (the card holds
+// what a later step reads).
+type createPlan struct{}
+
+func (*createPlan) start(c *call) (Action, error) {
 	plan, err := c.required("plan")
 	if err != nil {
 		return Action{}, err
@@ -25,17 +28,17 @@ func (c *Call) startPlan() (Action, error) {
 	}
 	c.card.Tool = &agentv1.ToolCall_CreatePlanToolCall{CreatePlanToolCall: &agentv1.CreatePlanToolCall{Args: args}}
 	return Action{Query: &agentv1.InteractionQuery{Query: &agentv1.InteractionQuery_CreatePlanRequestQuery{
-		CreatePlanRequestQuery: &agentv1.CreatePlanRequestQuery{Args: args, ToolCallId: c.call.CallID}}}}, nil
+		CreatePlanRequestQuery: &agentv1.CreatePlanRequestQuery{Args: args, ToolCallId: c.id}}}}, nil
 }
 
-func (c *Call) onPlan(r *agentv1.InteractionResponse) Action {
+func (*createPlan) onInteraction(c *call, r *agentv1.InteractionResponse) Action {
 	p := r.GetCreatePlanRequestResponse()
 	if p == nil {
-		return c.fail("unexpected interaction response")
+		return fail("unexpected interaction response")
 	}
 	c.card.GetCreatePlanToolCall().Result = p.GetResult()
 	if p.GetResult().GetSuccess() == nil {
-		return c.fail("the plan was not accepted: " + p.GetResult().GetError().GetError())
+		return fail("the plan was not accepted: " + p.GetResult().GetError().GetError())
 	}
-	return c.finish("The user received the plan.", false)
+	return finish("The user received the plan.", false)
 }

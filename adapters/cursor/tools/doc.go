@@ -4,12 +4,19 @@
 // InteractionQuery), and of the answer back to a tool result for the model
 // and a typed ToolCall for the client's tool card.
 //
-// Each tool is declared in its own file as a table entry (name, the modes
-// that offer it, where its steps run, and its start, exec-result,
-// interaction and web handlers), described in catalog.json (the project's
-// own descriptions and JSON schemas) and listed once in registry.go. The
-// package's specs check that the three agree and that every registered
-// tool has a behaviour spec.
+// Each tool is declared in its own file: a registry entry (name, the modes
+// that offer it, where its steps run) and a handler type, of which each
+// call gets its own value holding that call's state (a shell's streams, the
+// file an edit read). A handler starts its call and takes the answers its
+// tool needs (an exec's result, the user's answer, a web outcome, a
+// background task's end), each an optional interface; the shared plumbing
+// it is handed (the call's id, arguments, Env and card) is the small call
+// value, and Call, the type the run layer drives, only routes the answers
+// and completes the card. Each tool is described in catalog.json (the
+// project's own descriptions and JSON schemas) and listed once in
+// registry.go. The package's specs check that the three agree, that each
+// handler takes exactly the answers its tool's steps need, and that every
+// registered tool has a behaviour spec.
 //
 // Place in the hexagon: part of the Cursor inbound adapter. It knows the
 // wire schema (gen/cursor/agent/v1) and domain/llm; it does no I/O. The run

@@ -13,52 +13,49 @@ import (
 // notebook, edits its JSON on the server and writes it back: two execs,
 // shown as an edit card with the file before and after.
 var editNotebookTool = &tool{
-	name:   "EditNotebook",
-	modes:  editingModes,
-	runs:   onClient,
-	start:  (*Call).startNotebook,
-	onExec: (*Call).onNotebook,
+	name:  "EditNotebook",
+	modes: editingModes,
+	runs:  onClient,
+	open:  func() handler { return &editNotebook{} },
 }
 
-// notebookEdit is an EditNotebook in progress.
-type notebookEdit struct {
+// editNotebook is an EditNotebook call: the notebook it read, and its text
+// once edited.
+type editNotebook struct {
 	path          string
 	before, after string
 	writing       bool
 }
 
-func (c *Call) startNotebook() (Action, error) {
+func (nb *editNotebook) start(c *call) (Action, error) {
 	path, err := c.required("target_notebook", "path")
 	if err != nil {
 		return Action{}, err
 	}
 	if _, ok := c.num("cell_idx"); !ok {
-		return Action{}, fmt.Errorf("%s: missing required argument %q", c.call.Name, "cell_idx")
+		return Action{}, c.missing("cell_idx")
 	}
 	if _, ok := c.args["new_string"].(string); !ok {
-		return Action{}, fmt.Errorf("%s: missing required argument %q", c.call.Name, "new_string")
+		return Action{}, c.missing("new_string")
 	}
 	c.card.Tool = &agentv1.ToolCall_EditToolCall{EditToolCall: &agentv1.EditToolCall{Args: &agentv1.EditArgs{Path: path}}}
-	c.notebook = &notebookEdit{path: path}
-	return c.exec(func(m *agentv1.ExecServerMessage) {
-		m.Message = &agentv1.ExecServerMessage_ReadArgs{ReadArgs: &agentv1.ReadArgs{Path: path, ToolCallId: c.call.CallID}}
-	}), nil
+	nb.path = path
+	return readExec(c, path), nil
 }
 
-func (c *Call) onNotebook(m *agentv1.ExecClientMessage) Action {
-	nb := c.notebook
+func (nb *editNotebook) onExec(c *call, m *agentv1.ExecClientMessage) Action {
 	if nb.writing {
 		w := m.GetWriteResult()
 		if w == nil {
 			return c.unexpected(m)
 		}
 		if w.GetSuccess() == nil {
-			return c.notebookFailed(describe("write", w))
+			return nb.failed(c, describe("write", w))
 		}
 		before := nb.before
 		c.card.GetEditToolCall().Result = &agentv1.EditResult{Result: &agentv1.EditResult_Success{Success: &agentv1.EditSuccess{
 			Path: nb.path, BeforeFullFileContent: &before, AfterFullFileContent: nb.after}}}
-		return c.finish(fmt.Sprintf("Edited cell %d of %s.", c.cellIndex(), nb.path), false)
+		return finish(fmt.Sprintf("Edited cell %d of %s.", cellIndex(c), nb.path), false)
 	}
 	r := m.GetReadResult()
 	if r == nil {
@@ -70,27 +67,27 @@ func (c *Call) onNotebook(m *agentv1.ExecClientMessage) Action {
 	case r.GetFileNotFound() != nil && c.flag("is_new_cell"):
 		nb.before = "" // a new notebook
 	default:
-		return c.notebookFailed(describe("read", r))
+		return nb.failed(c, describe("read", r))
 	}
-	after, err := editCell(nb.before, c.cellIndex(), c.flag("is_new_cell"), c.str("cell_language"),
+	after, err := editCell(nb.before, cellIndex(c), c.flag("is_new_cell"), c.str("cell_language"),
 		str(c.args, "old_string"), str(c.args, "new_string"))
 	if err != nil {
-		return c.notebookFailed(err.Error())
+		return nb.failed(c, err.Error())
 	}
 	nb.after, nb.writing = after, true
 	return c.exec(func(m *agentv1.ExecServerMessage) {
-		m.Message = &agentv1.ExecServerMessage_WriteArgs{WriteArgs: &agentv1.WriteArgs{Path: nb.path, FileText: after, ToolCallId: c.call.CallID}}
+		m.Message = &agentv1.ExecServerMessage_WriteArgs{WriteArgs: &agentv1.WriteArgs{Path: nb.path, FileText: after, ToolCallId: c.id}}
 	})
 }
 
-func (c *Call) cellIndex() int {
+func cellIndex(c *call) int {
 	n, _ := c.num("cell_idx")
 	return int(n)
 }
 
-func (c *Call) notebookFailed(msg string) Action {
-	c.card.GetEditToolCall().Result = &agentv1.EditResult{Result: &agentv1.EditResult_Error{Error: &agentv1.EditError{Path: c.notebook.path, Error: msg}}}
-	return c.fail(msg)
+func (nb *editNotebook) failed(c *call, msg string) Action {
+	c.card.GetEditToolCall().Result = &agentv1.EditResult{Result: &agentv1.EditResult_Error{Error: &agentv1.EditError{Path: nb.path, Error: msg}}}
+	return fail(msg)
 }
 
 // editCell edits the notebook text: a new cell of language at idx holding

@@ -3,26 +3,7 @@ package tools
 import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
-
-	agentv1 "keygate/gen/cursor/agent/v1"
 )
-
-// exec builds the call's exec: its id is the call id, and the client may
-// add hook contexts to it.
-func (c *Call) exec(set func(*agentv1.ExecServerMessage)) Action {
-	accept := true
-	m := &agentv1.ExecServerMessage{ExecId: c.call.CallID, AcceptHookAdditionalContexts: &accept}
-	set(m)
-	return Action{Exec: m}
-}
-
-func (c *Call) optInt(key string) *int32 {
-	if n, ok := c.num(key); ok {
-		v := int32(n)
-		return &v
-	}
-	return nil
-}
 
 func optStr(s string) *string {
 	if s == "" {

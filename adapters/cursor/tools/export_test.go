@@ -25,10 +25,16 @@ func Registry() []RegisteredTool {
 	out := make([]RegisteredTool, 0, len(registry))
 	for _, t := range registry {
 		e, described := catalog[t.name]
-		out = append(out, RegisteredTool{Name: t.name, Aliases: t.aliases, Modes: t.modes, Web: t.web != notWeb, Awaits: t.awaits, Runs: runsName[t.runs],
-			Start: t.start != nil, OnExec: t.onExec != nil, OnStreamClose: t.onStreamClose != nil,
-			OnInteraction: t.onInteraction != nil, OnWeb: t.onWeb != nil, OnTask: t.onTask != nil, Described: described && e.Description != "",
-			Schema: e.Parameters})
+		r := RegisteredTool{Name: t.name, Aliases: t.aliases, Modes: t.modes, Web: t.web != notWeb, Awaits: t.awaits, Runs: runsName[t.runs],
+			Described: described && e.Description != "", Schema: e.Parameters}
+		h := t.open()
+		r.Start = h != nil
+		_, r.OnExec = h.(execHandler)
+		_, r.OnStreamClose = h.(streamCloser)
+		_, r.OnInteraction = h.(interactionHandler)
+		_, r.OnWeb = h.(webHandler)
+		_, r.OnTask = h.(taskHandler)
+		out = append(out, r)
 	}
 	return out
 }

@@ -15,10 +15,13 @@ var fetchRulesTool = &tool{
 	name:  "FetchRules",
 	modes: everyMode,
 	runs:  onServer,
-	start: (*Call).fetchRules,
+	open:  func() handler { return new(fetchRules) },
 }
 
-func (c *Call) fetchRules() (Action, error) {
+// fetchRules handles one FetchRules call, at once.
+type fetchRules struct{}
+
+func (*fetchRules) start(c *call) (Action, error) {
 	var names []string
 	raw, _ := c.args["rule_names"].([]any)
 	for _, n := range raw {
@@ -27,13 +30,13 @@ func (c *Call) fetchRules() (Action, error) {
 		}
 	}
 	if len(names) == 0 {
-		return Action{}, fmt.Errorf("%s: missing required argument %q", c.call.Name, "rule_names")
+		return Action{}, c.missing("rule_names")
 	}
 	var found []*agentv1.CursorRule
 	var missing []string
 	var b strings.Builder
 	for _, n := range names {
-		r := c.rule(n)
+		r := ruleNamed(c, n)
 		if r == nil {
 			missing = append(missing, n)
 			continue
@@ -52,7 +55,7 @@ func (c *Call) fetchRules() (Action, error) {
 	c.card.Tool = &agentv1.ToolCall_ReadToolCall{ReadToolCall: card}
 	if len(found) == 0 {
 		card.Result = &agentv1.ReadToolResult{Result: &agentv1.ReadToolResult_Error{Error: &agentv1.ReadToolError{ErrorMessage: b.String()}}}
-		return c.fail(strings.TrimSpace(b.String())), nil
+		return fail(strings.TrimSpace(b.String())), nil
 	}
 	s := &agentv1.ReadToolSuccess{Path: found[0].GetFullPath(), RelatedCursorRules: found,
 		Output: &agentv1.ReadToolSuccess_Content{Content: b.String()}}
@@ -60,11 +63,11 @@ func (c *Call) fetchRules() (Action, error) {
 		s.RelatedCursorRulePaths = append(s.RelatedCursorRulePaths, r.GetFullPath())
 	}
 	card.Result = &agentv1.ReadToolResult{Result: &agentv1.ReadToolResult_Success{Success: s}}
-	return c.finish(b.String(), false), nil
+	return finish(b.String(), false), nil
 }
 
-// rule is the on-demand rule named n (by name or path).
-func (c *Call) rule(n string) *agentv1.CursorRule {
+// ruleNamed is the on-demand rule named n (by name or path).
+func ruleNamed(c *call, n string) *agentv1.CursorRule {
 	for _, r := range c.env.Rules {
 		if RuleName(r) == n || r.GetFullPath() == n {
 			return r

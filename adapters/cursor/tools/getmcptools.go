@@ -12,19 +12,22 @@ import (
 // instructions and tools now (the request context shows them as they were
 // when the message was sent); CallMcpTool calls a listed tool.
 var getMcpToolsTool = &tool{
-	name:   "GetMcpTools",
-	modes:  everyMode,
-	runs:   onClient,
-	start:  (*Call).startMCPState,
-	onExec: (*Call).onMCPState,
+	name:  "GetMcpTools",
+	modes: everyMode,
+	runs:  onClient,
+	open:  func() handler { return new(getMcpTools) },
 }
 
-func (c *Call) startMCPState() (Action, error) {
+// getMcpTools handles one GetMcpTools call; it keeps nothing between steps (the card holds
+// what a later step reads).
+type getMcpTools struct{}
+
+func (*getMcpTools) start(c *call) (Action, error) {
 	args := &agentv1.GetMcpToolsArgs{Server: optStr(c.str("server")), ToolName: optStr(c.str("tool_name", "toolName")),
-		Pattern: optStr(c.str("pattern")), ToolCallId: c.call.CallID}
+		Pattern: optStr(c.str("pattern")), ToolCallId: c.id}
 	if args.Pattern != nil {
 		if _, err := regexp.Compile("(?i)" + args.GetPattern()); err != nil {
-			return Action{}, fmt.Errorf("%s: pattern: %w", c.call.Name, err)
+			return Action{}, fmt.Errorf("%s: pattern: %w", c.name, err)
 		}
 	}
 	c.card.Tool = &agentv1.ToolCall_GetMcpToolsToolCall{GetMcpToolsToolCall: &agentv1.GetMcpToolsToolCall{Args: args}}
@@ -33,11 +36,11 @@ func (c *Call) startMCPState() (Action, error) {
 		state.ServerIdentifiers = []string{args.GetServer()}
 	}
 	accept := false // a state exec takes no hook contexts
-	return Action{Exec: &agentv1.ExecServerMessage{ExecId: c.call.CallID, AcceptHookAdditionalContexts: &accept,
+	return Action{Exec: &agentv1.ExecServerMessage{ExecId: c.id, AcceptHookAdditionalContexts: &accept,
 		Message: &agentv1.ExecServerMessage_McpStateExecArgs{McpStateExecArgs: state}}}, nil
 }
 
-func (c *Call) onMCPState(m *agentv1.ExecClientMessage) Action {
+func (*getMcpTools) onExec(c *call, m *agentv1.ExecClientMessage) Action {
 	r := m.GetMcpStateExecResult()
 	if r == nil {
 		return c.unexpected(m)
@@ -45,13 +48,13 @@ func (c *Call) onMCPState(m *agentv1.ExecClientMessage) Action {
 	tc := c.card.GetGetMcpToolsToolCall()
 	fail := func(msg string) Action {
 		tc.Result = &agentv1.GetMcpToolsAgentResult{Result: &agentv1.GetMcpToolsAgentResult_Error{Error: &agentv1.GetMcpToolsError{Error: msg}}}
-		return c.fail(msg)
+		return fail(msg)
 	}
 	switch x := r.GetResult().(type) {
 	case *agentv1.McpStateExecResult_Success:
 		text := renderMCPState(x.Success.GetServers(), tc.GetArgs())
 		tc.Result = &agentv1.GetMcpToolsAgentResult{Result: &agentv1.GetMcpToolsAgentResult_Success{Success: &agentv1.GetMcpToolsSuccess{Content: text}}}
-		return c.finish(text, false)
+		return finish(text, false)
 	case *agentv1.McpStateExecResult_Rejected:
 		return fail("the user declined listing MCP tools. " + x.Rejected.GetReason())
 	case *agentv1.McpStateExecResult_Error:

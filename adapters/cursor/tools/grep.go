@@ -4,19 +4,22 @@ import agentv1 "keygate/gen/cursor/agent/v1"
 
 // grepTool searches file contents on the client.
 var grepTool = &tool{
-	name:   "Grep",
-	modes:  everyMode,
-	runs:   onClient,
-	start:  (*Call).startGrep,
-	onExec: (*Call).onGrep,
+	name:  "Grep",
+	modes: everyMode,
+	runs:  onClient,
+	open:  func() handler { return new(grep) },
 }
 
-func (c *Call) startGrep() (Action, error) {
+// grep handles one Grep call; it keeps nothing between steps (the card holds
+// what a later step reads).
+type grep struct{}
+
+func (*grep) start(c *call) (Action, error) {
 	pattern, err := c.required("pattern")
 	if err != nil {
 		return Action{}, err
 	}
-	args := &agentv1.GrepArgs{Pattern: pattern, ToolCallId: c.call.CallID}
+	args := &agentv1.GrepArgs{Pattern: pattern, ToolCallId: c.id}
 	args.Path = optStr(c.str("path"))
 	args.Glob = optStr(c.str("glob"))
 	args.OutputMode = optStr(c.str("output_mode"))
@@ -38,7 +41,7 @@ func (c *Call) startGrep() (Action, error) {
 	return c.exec(func(m *agentv1.ExecServerMessage) { m.Message = &agentv1.ExecServerMessage_GrepArgs{GrepArgs: args} }), nil
 }
 
-func (c *Call) onGrep(m *agentv1.ExecClientMessage) Action {
+func (*grep) onExec(c *call, m *agentv1.ExecClientMessage) Action {
 	r := m.GetGrepResult()
 	if r == nil {
 		return c.unexpected(m)
@@ -46,7 +49,7 @@ func (c *Call) onGrep(m *agentv1.ExecClientMessage) Action {
 	c.card.GetGrepToolCall().Result = r
 	s := r.GetSuccess()
 	if s == nil {
-		return c.fail("grep: " + r.GetError().GetError())
+		return fail("grep: " + r.GetError().GetError())
 	}
-	return c.finish(renderGrep(s), false)
+	return finish(renderGrep(s), false)
 }

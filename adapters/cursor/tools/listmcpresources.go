@@ -10,14 +10,17 @@ import (
 // listMcpResourcesTool lists the resources (files, records, documents) the
 // client's MCP servers offer.
 var listMcpResourcesTool = &tool{
-	name:   "ListMcpResources",
-	modes:  everyMode,
-	runs:   onClient,
-	start:  (*Call).startListResources,
-	onExec: (*Call).onListResources,
+	name:  "ListMcpResources",
+	modes: everyMode,
+	runs:  onClient,
+	open:  func() handler { return new(listMcpResources) },
 }
 
-func (c *Call) startListResources() (Action, error) {
+// listMcpResources handles one ListMcpResources call; it keeps nothing between steps (the card holds
+// what a later step reads).
+type listMcpResources struct{}
+
+func (*listMcpResources) start(c *call) (Action, error) {
 	args := &agentv1.ListMcpResourcesExecArgs{Server: optStr(c.str("server"))}
 	c.card.Tool = &agentv1.ToolCall_ListMcpResourcesToolCall{ListMcpResourcesToolCall: &agentv1.ListMcpResourcesToolCall{Args: args}}
 	return c.exec(func(m *agentv1.ExecServerMessage) {
@@ -25,7 +28,7 @@ func (c *Call) startListResources() (Action, error) {
 	}), nil
 }
 
-func (c *Call) onListResources(m *agentv1.ExecClientMessage) Action {
+func (*listMcpResources) onExec(c *call, m *agentv1.ExecClientMessage) Action {
 	r := m.GetListMcpResourcesExecResult()
 	if r == nil {
 		return c.unexpected(m)
@@ -34,7 +37,7 @@ func (c *Call) onListResources(m *agentv1.ExecClientMessage) Action {
 	switch x := r.GetResult().(type) {
 	case *agentv1.ListMcpResourcesExecResult_Success:
 		if len(x.Success.GetResources()) == 0 {
-			return c.finish("No MCP resources.", false)
+			return finish("No MCP resources.", false)
 		}
 		var b strings.Builder
 		for _, res := range x.Success.GetResources() {
@@ -51,11 +54,11 @@ func (c *Call) onListResources(m *agentv1.ExecClientMessage) Action {
 			}
 			b.WriteString("\n")
 		}
-		return c.finish(b.String(), false)
+		return finish(b.String(), false)
 	case *agentv1.ListMcpResourcesExecResult_Rejected:
-		return c.finish("The user declined listing MCP resources. "+x.Rejected.GetReason(), false)
+		return finish("The user declined listing MCP resources. "+x.Rejected.GetReason(), false)
 	case *agentv1.ListMcpResourcesExecResult_Error:
-		return c.fail("listing MCP resources failed: " + x.Error.GetError())
+		return fail("listing MCP resources failed: " + x.Error.GetError())
 	}
-	return c.fail(describe("list MCP resources", r))
+	return fail(describe("list MCP resources", r))
 }

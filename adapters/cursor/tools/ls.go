@@ -8,19 +8,22 @@ import (
 
 // lsTool lists a directory on the client.
 var lsTool = &tool{
-	name:   "Ls",
-	modes:  everyMode,
-	runs:   onClient,
-	start:  (*Call).startLs,
-	onExec: (*Call).onLs,
+	name:  "Ls",
+	modes: everyMode,
+	runs:  onClient,
+	open:  func() handler { return new(ls) },
 }
 
-func (c *Call) startLs() (Action, error) {
+// ls handles one Ls call; it keeps nothing between steps (the card holds
+// what a later step reads).
+type ls struct{}
+
+func (*ls) start(c *call) (Action, error) {
 	path, err := c.required("path", "target_directory")
 	if err != nil {
 		return Action{}, err
 	}
-	args := &agentv1.LsArgs{Path: path, ToolCallId: c.call.CallID}
+	args := &agentv1.LsArgs{Path: path, ToolCallId: c.id}
 	if ig, ok := c.args["ignore"].([]any); ok {
 		for _, v := range ig {
 			if s, ok := v.(string); ok {
@@ -32,7 +35,7 @@ func (c *Call) startLs() (Action, error) {
 	return c.exec(func(m *agentv1.ExecServerMessage) { m.Message = &agentv1.ExecServerMessage_LsArgs{LsArgs: args} }), nil
 }
 
-func (c *Call) onLs(m *agentv1.ExecClientMessage) Action {
+func (*ls) onExec(c *call, m *agentv1.ExecClientMessage) Action {
 	r := m.GetLsResult()
 	if r == nil {
 		return c.unexpected(m)
@@ -41,7 +44,7 @@ func (c *Call) onLs(m *agentv1.ExecClientMessage) Action {
 	if s := r.GetSuccess(); s != nil {
 		var b strings.Builder
 		renderTree(&b, s.GetDirectoryTreeRoot(), "")
-		return c.finish(b.String(), false)
+		return finish(b.String(), false)
 	}
-	return c.fail(describe("ls", r))
+	return fail(describe("ls", r))
 }

@@ -14,23 +14,26 @@ import (
 
 // readTool reads a file on the client.
 var readTool = &tool{
-	name:   "Read",
-	modes:  everyMode,
-	runs:   onClient,
-	start:  (*Call).startRead,
-	onExec: (*Call).onRead,
+	name:  "Read",
+	modes: everyMode,
+	runs:  onClient,
+	open:  func() handler { return new(read) },
 }
+
+// read handles one Read call; it keeps nothing between steps (the card holds
+// what a later step reads).
+type read struct{}
 
 // maxReadImage bounds an image a Read hands to the model (providers
 // refuse larger ones, and it is stored with the conversation).
 const maxReadImage = 5 << 20
 
-func (c *Call) startRead() (Action, error) {
+func (*read) start(c *call) (Action, error) {
 	path, err := c.required("path", "file_path", "filePath")
 	if err != nil {
 		return Action{}, err
 	}
-	args := &agentv1.ReadArgs{Path: path, ToolCallId: c.call.CallID}
+	args := &agentv1.ReadArgs{Path: path, ToolCallId: c.id}
 	targs := &agentv1.ReadToolArgs{Path: path}
 	if n, ok := c.num("offset"); ok {
 		o := int32(n)
@@ -44,12 +47,12 @@ func (c *Call) startRead() (Action, error) {
 	return c.exec(func(m *agentv1.ExecServerMessage) { m.Message = &agentv1.ExecServerMessage_ReadArgs{ReadArgs: args} }), nil
 }
 
-// onRead completes a Read. Text goes to the model as it is. A file the
+// onExec completes a Read. Text goes to the model as it is. A file the
 // client returns as bytes (or as text that is not text) is an image, which
 // the model gets as an image when it takes images and as a note otherwise,
 // or another binary file, which it gets a note about. "File is empty." is
 // only said of a file that is.
-func (c *Call) onRead(m *agentv1.ExecClientMessage) Action {
+func (rd *read) onExec(c *call, m *agentv1.ExecClientMessage) Action {
 	r := m.GetReadResult()
 	if r == nil {
 		return c.unexpected(m)
@@ -59,7 +62,7 @@ func (c *Call) onRead(m *agentv1.ExecClientMessage) Action {
 	if s == nil {
 		msg := describe("read", r)
 		tc.Result = &agentv1.ReadToolResult{Result: &agentv1.ReadToolResult_Error{Error: &agentv1.ReadToolError{ErrorMessage: msg}}}
-		return c.fail(msg)
+		return fail(msg)
 	}
 	p := s.GetPath()
 	if p == "" {
@@ -76,36 +79,36 @@ func (c *Call) onRead(m *agentv1.ExecClientMessage) Action {
 			raw = data.Data
 		}
 		success.Output = &agentv1.ReadToolSuccess_Data{Data: raw}
-		return c.readBinary(p, raw, s.GetFileSize())
+		return rd.binary(c, p, raw, s.GetFileSize())
 	case content == "" && s.GetFileSize() > 0:
 		success.Output = &agentv1.ReadToolSuccess_Content{Content: ""}
-		return c.finish(fmt.Sprintf("The client returned no content for %s (%d bytes); it may be binary or unreadable.", p, s.GetFileSize()), false)
+		return finish(fmt.Sprintf("The client returned no content for %s (%d bytes); it may be binary or unreadable.", p, s.GetFileSize()), false)
 	case content == "":
 		success.IsEmpty = true
 		success.Output = &agentv1.ReadToolSuccess_Content{Content: ""}
-		return c.finish("File is empty.", false)
+		return finish("File is empty.", false)
 	}
 	success.Output = &agentv1.ReadToolSuccess_Content{Content: content}
-	return c.finish(content, false)
+	return finish(content, false)
 }
 
-// readBinary completes a Read of a file that is not text.
-func (c *Call) readBinary(p string, data []byte, size int64) Action {
+// binary completes a Read of a file that is not text.
+func (*read) binary(c *call, p string, data []byte, size int64) Action {
 	if size == 0 {
 		size = int64(len(data))
 	}
 	kind := imageType(p, data)
 	switch {
 	case kind == "":
-		return c.finish(fmt.Sprintf("%s is a binary file (%d bytes, %s); its content is not shown.", p, size, http.DetectContentType(data)), false)
+		return finish(fmt.Sprintf("%s is a binary file (%d bytes, %s); its content is not shown.", p, size, http.DetectContentType(data)), false)
 	case len(data) == 0:
-		return c.finish(fmt.Sprintf("%s is an image (%s, %d bytes), but the client sent no bytes of it.", p, kind, size), false)
+		return finish(fmt.Sprintf("%s is an image (%s, %d bytes), but the client sent no bytes of it.", p, kind, size), false)
 	case !c.env.Images:
-		return c.finish(fmt.Sprintf("%s is an image (%s, %d bytes). This model does not take images, so it cannot see it.", p, kind, size), false)
+		return finish(fmt.Sprintf("%s is an image (%s, %d bytes). This model does not take images, so it cannot see it.", p, kind, size), false)
 	case len(data) > maxReadImage:
-		return c.finish(fmt.Sprintf("%s is an image (%s, %d bytes), too large to show (limit %d bytes).", p, kind, size, maxReadImage), false)
+		return finish(fmt.Sprintf("%s is an image (%s, %d bytes), too large to show (limit %d bytes).", p, kind, size, maxReadImage), false)
 	}
-	return c.finishWith(llm.ToolResult{Content: fmt.Sprintf("Image %s (%s, %d bytes).", p, kind, size),
+	return finishWith(llm.ToolResult{Content: fmt.Sprintf("Image %s (%s, %d bytes).", p, kind, size),
 		Image: &llm.Image{MIMEType: kind, Data: data, Path: p}})
 }
 

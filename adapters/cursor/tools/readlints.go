@@ -9,19 +9,18 @@ import (
 
 // readLintsTool reads the editor's diagnostics on the client.
 var readLintsTool = &tool{
-	name:   "ReadLints",
-	modes:  everyMode,
-	runs:   onClient,
-	start:  (*Call).startLints,
-	onExec: (*Call).onLints,
+	name:  "ReadLints",
+	modes: everyMode,
+	runs:  onClient,
+	open:  func() handler { return &readLints{} },
 }
 
 // maxLintPaths bounds the diagnostics execs one call sends.
 const maxLintPaths = 50
 
-// lints is a ReadLints in progress: the client's diagnostics exec takes one
-// path, so the call asks for each path in turn.
-type lints struct {
+// readLints is a ReadLints call: the client's diagnostics exec takes one
+// path, so the call asks for each path in turn and gathers what they gave.
+type readLints struct {
 	paths []string
 	next  int
 	files []*agentv1.FileDiagnostics
@@ -29,9 +28,9 @@ type lints struct {
 	total int32
 }
 
-// startLints reads the editor's diagnostics of every path (the workspace
+// start reads the editor's diagnostics of every path (the workspace
 // root when none is given).
-func (c *Call) startLints() (Action, error) {
+func (l *readLints) start(c *call) (Action, error) {
 	var paths []string
 	raw, _ := c.args["paths"].([]any)
 	for _, p := range raw {
@@ -40,40 +39,40 @@ func (c *Call) startLints() (Action, error) {
 		}
 	}
 	if len(paths) > maxLintPaths {
-		return Action{}, fmt.Errorf("%s: at most %d paths per call", c.call.Name, maxLintPaths)
+		return Action{}, fmt.Errorf("%s: at most %d paths per call", c.name, maxLintPaths)
 	}
 	c.card.Tool = &agentv1.ToolCall_ReadLintsToolCall{ReadLintsToolCall: &agentv1.ReadLintsToolCall{Args: &agentv1.ReadLintsToolArgs{Paths: paths}}}
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	c.lints = &lints{paths: paths}
-	return c.lintNext(), nil
+	l.paths = paths
+	return l.ask(c), nil
 }
 
-func (c *Call) lintNext() Action {
-	path := c.lints.paths[c.lints.next]
-	c.lints.next++
+// ask asks for the next path's diagnostics.
+func (l *readLints) ask(c *call) Action {
+	path := l.paths[l.next]
+	l.next++
 	return c.exec(func(m *agentv1.ExecServerMessage) {
-		m.Message = &agentv1.ExecServerMessage_DiagnosticsArgs{DiagnosticsArgs: &agentv1.DiagnosticsArgs{Path: path, ToolCallId: c.call.CallID}}
+		m.Message = &agentv1.ExecServerMessage_DiagnosticsArgs{DiagnosticsArgs: &agentv1.DiagnosticsArgs{Path: path, ToolCallId: c.id}}
 	})
 }
 
-// onLints records one path's diagnostics and asks for the next path; after
+// onExec records one path's diagnostics and asks for the next path; after
 // the last, the model gets every path's diagnostics and the card lists
 // them per file.
-func (c *Call) onLints(m *agentv1.ExecClientMessage) Action {
+func (l *readLints) onExec(c *call, m *agentv1.ExecClientMessage) Action {
 	r := m.GetDiagnosticsResult()
 	if r == nil {
 		return c.unexpected(m)
 	}
 	tc := c.card.GetReadLintsToolCall()
-	l := c.lints
 	asked := l.paths[l.next-1]
 	s := r.GetSuccess()
 	if s == nil {
 		msg := describe("diagnostics of "+asked, r)
 		tc.Result = &agentv1.ReadLintsToolResult{Result: &agentv1.ReadLintsToolResult_Error{Error: &agentv1.ReadLintsToolError{ErrorMessage: msg}}}
-		return c.fail(msg)
+		return fail(msg)
 	}
 	path := s.GetPath()
 	if path == "" {
@@ -89,14 +88,14 @@ func (c *Call) onLints(m *agentv1.ExecClientMessage) Action {
 	l.files = append(l.files, fd)
 	l.total += fd.DiagnosticsCount
 	if l.next < len(l.paths) {
-		return c.lintNext()
+		return l.ask(c)
 	}
 	tc.Result = &agentv1.ReadLintsToolResult{Result: &agentv1.ReadLintsToolResult_Success{Success: &agentv1.ReadLintsToolSuccess{
 		FileDiagnostics: l.files, TotalFiles: int32(len(l.files)), TotalDiagnostics: l.total}}}
 	if l.total == 0 {
-		return c.finish("No diagnostics in "+strings.Join(l.paths, ", ")+".", false)
+		return finish("No diagnostics in "+strings.Join(l.paths, ", ")+".", false)
 	}
-	return c.finish(l.text.String(), false)
+	return finish(l.text.String(), false)
 }
 
 func diagnosticRange(r *agentv1.Range) *agentv1.DiagnosticRange {

@@ -10,13 +10,21 @@ import (
 // shellTool runs a command in the user's shell on the client. Its exec is a
 // stream: output arrives as it comes and goes to the tool card live.
 var shellTool = &tool{
-	name:          "Shell",
-	aliases:       []string{"bash"},
-	modes:         append(append([]string{}, editingModes...), modePlan),
-	runs:          onClient,
-	start:         (*Call).startShell,
-	onExec:        (*Call).onShell,
-	onStreamClose: (*Call).onShellClosed,
+	name:    "Shell",
+	aliases: []string{"bash"},
+	modes:   append(append([]string{}, editingModes...), modePlan),
+	runs:    onClient,
+	open:    func() handler { return &shell{} },
+}
+
+// shell is a Shell call: its output as it streamed and how long it ran.
+type shell struct {
+	// stdout and stderr collect the streams for the model; interleaved is
+	// both in the order they arrived, for the card.
+	stdout, stderr, interleaved []byte
+	// sent is when the exec went out, started when the client said the
+	// command started.
+	sent, started time.Time
 }
 
 // Shell limits the client is given: output above the threshold goes to a
@@ -27,29 +35,29 @@ const (
 	shellHardTimeoutMs = 86400000
 )
 
-func (c *Call) startShell() (Action, error) {
+func (sh *shell) start(c *call) (Action, error) {
 	cmd, err := c.required("command")
 	if err != nil {
 		return Action{}, err
 	}
 	if _, ok := c.args["command"].(string); !ok {
-		return Action{}, fmt.Errorf("%s: argument %q must be a string", c.call.Name, "command")
+		return Action{}, fmt.Errorf("%s: argument %q must be a string", c.name, "command")
 	}
 	block, hasBlock := c.num("block_until_ms")
 	if hasBlock && block < 0 {
-		return Action{}, fmt.Errorf("%s: block_until_ms must not be negative", c.call.Name)
+		return Action{}, fmt.Errorf("%s: block_until_ms must not be negative", c.name)
 	}
 	threshold := uint64(shellFileThreshold)
 	hard := int32(shellHardTimeoutMs)
 	parse := parseShell(cmd)
 	args := &agentv1.ShellArgs{
-		Command: cmd, WorkingDirectory: c.str("working_directory"), ToolCallId: c.call.CallID,
+		Command: cmd, WorkingDirectory: c.str("working_directory"), ToolCallId: c.id,
 		SimpleCommands: parse.simple, HasInputRedirect: parse.input, HasOutputRedirect: parse.output, ParsingResult: parse.result,
 		FileOutputThresholdBytes: &threshold, TimeoutBehavior: agentv1.TimeoutBehavior_TIMEOUT_BEHAVIOR_BACKGROUND,
 		HardTimeout: &hard, Description: optStr(c.str("description")), CloseStdin: true,
 		ConversationId: optStr(c.env.ConversationID),
 	}
-	c.shell = &shellRun{sent: c.env.Now()}
+	sh.sent = c.env.Now()
 	if hasBlock {
 		args.Timeout = int32(block)
 	}
@@ -59,15 +67,15 @@ func (c *Call) startShell() (Action, error) {
 	}), nil
 }
 
-// onShell consumes one shell_stream event: output becomes a live delta,
+// onExec consumes one shell_stream event: output becomes a live delta,
 // exit (or a refusal) completes the call.
-func (c *Call) onShell(m *agentv1.ExecClientMessage) Action {
+func (sh *shell) onExec(c *call, m *agentv1.ExecClientMessage) Action {
 	if r := m.GetShellResult(); r != nil { // a client that answers in one message
 		c.card.GetShellToolCall().Result = r
 		if s := r.GetSuccess(); s != nil {
-			return c.finish(shellText(s.GetExitCode(), s.GetStdout(), s.GetStderr()), false)
+			return finish(shellText(s.GetExitCode(), s.GetStdout(), s.GetStderr()), false)
 		}
-		return c.fail(describe("shell", r))
+		return fail(describe("shell", r))
 	}
 	ev := m.GetShellStream()
 	if ev == nil {
@@ -75,77 +83,65 @@ func (c *Call) onShell(m *agentv1.ExecClientMessage) Action {
 	}
 	switch e := ev.GetEvent().(type) {
 	case *agentv1.ShellStream_Start:
-		c.shell.started = c.env.Now()
+		sh.started = c.env.Now()
 	case *agentv1.ShellStream_Stdout:
-		c.stdout = append(c.stdout, e.Stdout.GetData()...)
-		c.shell.interleaved = append(c.shell.interleaved, e.Stdout.GetData()...)
+		sh.stdout = append(sh.stdout, e.Stdout.GetData()...)
+		sh.interleaved = append(sh.interleaved, e.Stdout.GetData()...)
 		return Action{Delta: &agentv1.ToolCallDelta{Delta: &agentv1.ToolCallDelta_ShellToolCallDelta{ShellToolCallDelta: &agentv1.ShellToolCallDelta{
 			Delta: &agentv1.ShellToolCallDelta_Stdout{Stdout: &agentv1.ShellToolCallStdoutDelta{Content: e.Stdout.GetData()}}}}}}
 	case *agentv1.ShellStream_Stderr:
-		c.stderr = append(c.stderr, e.Stderr.GetData()...)
-		c.shell.interleaved = append(c.shell.interleaved, e.Stderr.GetData()...)
+		sh.stderr = append(sh.stderr, e.Stderr.GetData()...)
+		sh.interleaved = append(sh.interleaved, e.Stderr.GetData()...)
 		return Action{Delta: &agentv1.ToolCallDelta{Delta: &agentv1.ToolCallDelta_ShellToolCallDelta{ShellToolCallDelta: &agentv1.ShellToolCallDelta{
 			Delta: &agentv1.ShellToolCallDelta_Stderr{Stderr: &agentv1.ShellToolCallStderrDelta{Content: e.Stderr.GetData()}}}}}}
 	case *agentv1.ShellStream_Exit:
-		return c.shellExit(e.Exit)
+		return sh.exit(c, e.Exit)
 	case *agentv1.ShellStream_Rejected:
 		c.card.GetShellToolCall().Result = &agentv1.ShellResult{Result: &agentv1.ShellResult_Rejected{Rejected: e.Rejected}}
-		return c.fail("the user rejected the command")
+		return fail("the user rejected the command")
 	case *agentv1.ShellStream_PermissionDenied:
 		c.card.GetShellToolCall().Result = &agentv1.ShellResult{Result: &agentv1.ShellResult_PermissionDenied{PermissionDenied: e.PermissionDenied}}
-		return c.fail("permission denied for the command")
+		return fail("permission denied for the command")
 	case *agentv1.ShellStream_Backgrounded:
-		return c.finish("The command moved to the background.\n"+shellText(0, string(c.stdout), string(c.stderr)), false)
+		return finish("The command moved to the background.\n"+shellText(0, string(sh.stdout), string(sh.stderr)), false)
 	}
 	return Action{}
 }
 
-// onShellClosed fails a shell whose stream closed before its exit event.
-func (c *Call) onShellClosed() Action {
-	return c.fail("the shell stream closed before the command exited")
+// onStreamClose fails a shell whose stream closed before its exit event.
+func (*shell) onStreamClose(*call) Action {
+	return fail("the shell stream closed before the command exited")
 }
 
-// shellExit completes the call with the result the client's card shows:
+// exit completes the call with the result the client's card shows:
 // both streams and their interleaving, the exit code, and how long the
 // command ran (measured here from the client's start event, or from the
 // exec when it sent none; the client's own measure when it gave one).
-func (c *Call) shellExit(e *agentv1.ShellStreamExit) Action {
+func (sh *shell) exit(c *call, e *agentv1.ShellStreamExit) Action {
 	tc := c.card.GetShellToolCall()
 	cmd, wd := tc.GetArgs().GetCommand(), e.GetCwd()
 	if wd == "" {
 		wd = tc.GetArgs().GetWorkingDirectory()
 	}
-	out, errOut := string(c.stdout), string(c.stderr)
-	interleaved := string(c.shell.interleaved)
-	elapsed := int32(c.env.Now().Sub(c.shell.begin()).Milliseconds())
+	out, errOut := string(sh.stdout), string(sh.stderr)
+	interleaved := string(sh.interleaved)
+	begin := sh.started
+	if begin.IsZero() {
+		begin = sh.sent
+	}
+	elapsed := int32(c.env.Now().Sub(begin).Milliseconds())
 	if e.GetCode() == 0 && !e.GetAborted() {
 		tc.Result = &agentv1.ShellResult{Result: &agentv1.ShellResult_Success{Success: &agentv1.ShellSuccess{
 			Command: cmd, WorkingDirectory: wd, Stdout: out, Stderr: errOut, InterleavedOutput: &interleaved,
 			ExecutionTime: elapsed, LocalExecutionTimeMs: e.LocalExecutionTimeMs, OutputLocation: e.GetOutputLocation()}}}
-		return c.finish(shellText(0, out, errOut), false)
+		return finish(shellText(0, out, errOut), false)
 	}
 	tc.Result = &agentv1.ShellResult{Result: &agentv1.ShellResult_Failure{Failure: &agentv1.ShellFailure{
 		Command: cmd, WorkingDirectory: wd, ExitCode: int32(e.GetCode()), Stdout: out, Stderr: errOut, InterleavedOutput: &interleaved,
 		ExecutionTime: elapsed, LocalExecutionTimeMs: e.LocalExecutionTimeMs, OutputLocation: e.GetOutputLocation(),
 		Aborted: e.GetAborted(), AbortReason: e.AbortReason}}}
 	// A non-zero exit is information for the model, not a tool failure.
-	return c.finish(shellText(int32(e.GetCode()), out, errOut), false)
-}
-
-// shellRun is the timing and combined output of a shell call's stream.
-type shellRun struct {
-	// sent is when the exec went out, started when the client said the
-	// command started.
-	sent, started time.Time
-	// interleaved is stdout and stderr in the order they arrived.
-	interleaved []byte
-}
-
-func (r *shellRun) begin() time.Time {
-	if r.started.IsZero() {
-		return r.sent
-	}
-	return r.started
+	return finish(shellText(int32(e.GetCode()), out, errOut), false)
 }
 
 func shellText(code int32, stdout, stderr string) string {

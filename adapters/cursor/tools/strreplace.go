@@ -11,14 +11,17 @@ import (
 // files, so the call reads the current text first, replaces on the server
 // and writes the result back: two execs.
 var strReplaceTool = &tool{
-	name:   "StrReplace",
-	modes:  editingModes,
-	runs:   onClient,
-	start:  (*Call).startEdit,
-	onExec: (*Call).onEdit,
+	name:  "StrReplace",
+	modes: editingModes,
+	runs:  onClient,
+	open:  func() handler { return &strReplace{} },
 }
 
-// edit is the file change of a Write or StrReplace.
+// strReplace handles one StrReplace call.
+type strReplace struct{ edit }
+
+// edit is the file change of a Write or StrReplace, and the steps they
+// share: read the file, write its new text, show both and the diff.
 type edit struct {
 	path          string
 	before, after string
@@ -28,53 +31,53 @@ type edit struct {
 	whole bool
 }
 
-func (c *Call) startEdit() (Action, error) {
+func (e *strReplace) start(c *call) (Action, error) {
 	path, err := c.required("path", "file_path")
 	if err != nil {
 		return Action{}, err
 	}
 	if _, ok := c.args["old_string"].(string); !ok {
-		return Action{}, fmt.Errorf("%s: missing required argument %q", c.call.Name, "old_string")
+		return Action{}, c.missing("old_string")
 	}
 	repl, ok := c.args["new_string"].(string)
 	if !ok {
-		return Action{}, fmt.Errorf("%s: missing required argument %q", c.call.Name, "new_string")
+		return Action{}, c.missing("new_string")
 	}
 	c.card.Tool = &agentv1.ToolCall_EditToolCall{EditToolCall: &agentv1.EditToolCall{Args: &agentv1.EditArgs{Path: path, StreamContent: &repl}}}
-	c.edit = &edit{path: path, reading: true}
-	return c.readExec(path), nil
+	e.path, e.reading = path, true
+	return readExec(c, path), nil
 }
 
-func (c *Call) onEdit(m *agentv1.ExecClientMessage) Action {
-	if c.edit.reading {
-		return c.onEditRead(m)
+func (e *edit) onExec(c *call, m *agentv1.ExecClientMessage) Action {
+	if e.reading {
+		return e.onRead(c, m)
 	}
-	return c.onEditWrite(m)
+	return e.onWrite(c, m)
 }
 
-// onEditRead takes the file's current text and sends the write: the whole
+// onRead takes the file's current text and sends the write: the whole
 // new text of a Write, the replacement of a StrReplace.
-func (c *Call) onEditRead(m *agentv1.ExecClientMessage) Action {
+func (e *edit) onRead(c *call, m *agentv1.ExecClientMessage) Action {
 	r := m.GetReadResult()
 	if r == nil {
 		if m.GetMessage() == nil {
 			return Action{}
 		}
-		return c.editFailed(editError(c.edit.path, "unexpected exec result while reading the file"))
+		return editFailed(c, editError(e.path, "unexpected exec result while reading the file"))
 	}
-	c.edit.reading = false
-	if c.edit.whole {
+	e.reading = false
+	if e.whole {
 		switch {
 		case r.GetSuccess() != nil:
-			c.edit.before = r.GetSuccess().GetContent()
+			e.before = r.GetSuccess().GetContent()
 		case r.GetFileNotFound() == nil: // a missing file is a new file
-			return c.editFailed(readFailure(c.edit.path, r))
+			return editFailed(c, readFailure(e.path, r))
 		}
-		return c.writeExec(c.edit.path, c.edit.after)
+		return writeExec(c, e.path, e.after)
 	}
 	s := r.GetSuccess()
 	if s == nil {
-		return c.editFailed(readFailure(c.edit.path, r))
+		return editFailed(c, readFailure(e.path, r))
 	}
 	old, _ := c.args["old_string"].(string)
 	repl, _ := c.args["new_string"].(string)
@@ -82,55 +85,55 @@ func (c *Call) onEditRead(m *agentv1.ExecClientMessage) Action {
 	n := strings.Count(before, old)
 	switch {
 	case old == "":
-		return c.editFailed(editError(c.edit.path, "old_string is empty"))
+		return editFailed(c, editError(e.path, "old_string is empty"))
 	case n == 0:
-		return c.editFailed(editError(c.edit.path, "old_string was not found in "+c.edit.path))
+		return editFailed(c, editError(e.path, "old_string was not found in "+e.path))
 	case n > 1 && !c.flag("replace_all"):
-		return c.editFailed(editError(c.edit.path, fmt.Sprintf("old_string occurs %d times in %s; give more context or set replace_all", n, c.edit.path)))
+		return editFailed(c, editError(e.path, fmt.Sprintf("old_string occurs %d times in %s; give more context or set replace_all", n, e.path)))
 	}
-	c.edit.before = before
-	c.edit.after = strings.Replace(before, old, repl, map[bool]int{true: -1, false: 1}[c.flag("replace_all")])
-	return c.writeExec(c.edit.path, c.edit.after)
+	e.before = before
+	e.after = strings.Replace(before, old, repl, map[bool]int{true: -1, false: 1}[c.flag("replace_all")])
+	return writeExec(c, e.path, e.after)
 }
 
-// onEditWrite completes a Write or StrReplace once the client wrote the
+// onWrite completes a Write or StrReplace once the client wrote the
 // file: the card gets both texts, the diff and its line counts.
-func (c *Call) onEditWrite(m *agentv1.ExecClientMessage) Action {
+func (e *edit) onWrite(c *call, m *agentv1.ExecClientMessage) Action {
 	r := m.GetWriteResult()
 	if r == nil {
 		if m.GetMessage() == nil {
 			return Action{}
 		}
-		return c.editFailed(editError(c.edit.path, "unexpected exec result while writing the file"))
+		return editFailed(c, editError(e.path, "unexpected exec result while writing the file"))
 	}
 	s := r.GetSuccess()
 	if s == nil {
-		return c.editFailed(writeFailure(c.edit.path, r))
+		return editFailed(c, writeFailure(e.path, r))
 	}
 	// The client's text after the write (a formatter or line endings may
 	// change it) is what the card shows.
-	after := c.edit.after
+	after := e.after
 	if s.FileContentAfterWrite != nil {
 		after = s.GetFileContentAfterWrite()
 	}
-	d := diffOf(c.edit.path, c.edit.before, after)
-	msg := "Edited " + c.edit.path
-	if c.edit.whole {
-		msg = fmt.Sprintf("Wrote %d lines to %s", strings.Count(c.edit.after, "\n")+1, c.edit.path)
+	d := diffOf(e.path, e.before, after)
+	msg := "Edited " + e.path
+	if e.whole {
+		msg = fmt.Sprintf("Wrote %d lines to %s", strings.Count(e.after, "\n")+1, e.path)
 	}
-	before := c.edit.before
+	before := e.before
 	c.card.GetEditToolCall().Result = &agentv1.EditResult{Result: &agentv1.EditResult_Success{Success: &agentv1.EditSuccess{
-		Path: c.edit.path, BeforeFullFileContent: &before, AfterFullFileContent: after,
+		Path: e.path, BeforeFullFileContent: &before, AfterFullFileContent: after,
 		LinesAdded: &d.added, LinesRemoved: &d.removed, DiffString: d.text, Message: &msg,
 	}}}
-	return c.finish(msg, false)
+	return finish(msg, false)
 }
 
 // editFailed completes the call with the card's failure variant; the model
 // reads the same reason.
-func (c *Call) editFailed(r *agentv1.EditResult) Action {
+func editFailed(c *call, r *agentv1.EditResult) Action {
 	c.card.GetEditToolCall().Result = r
-	return c.fail(editReason(r))
+	return fail(editReason(r))
 }
 
 func editError(path, msg string) *agentv1.EditResult {

@@ -13,18 +13,21 @@ import (
 // goes on in the background, to be awaited or reported when done. A
 // subagent cannot start further subagents.
 var taskTool = &tool{
-	name:   "Task",
-	modes:  []string{modeAgent, modeDebug, modeMultitask, modePlan},
-	runs:   onClient,
-	start:  (*Call).startTask,
-	onExec: (*Call).onTask,
+	name:  "Task",
+	modes: []string{modeAgent, modeDebug, modeMultitask, modePlan},
+	runs:  onClient,
+	open:  func() handler { return new(task) },
 }
 
-// startTask asks the client to run a subagent: the client opens a child
+// task handles one Task call; it keeps nothing between steps (the card holds
+// what a later step reads).
+type task struct{}
+
+// start asks the client to run a subagent: the client opens a child
 // run of its own and reports back with subagent_result. The user's model
 // choice for the subagent type wins over the model the model asked for; a
 // type the user turned off is refused.
-func (c *Call) startTask() (Action, error) {
+func (*task) start(c *call) (Action, error) {
 	prompt, err := c.required("prompt")
 	if err != nil {
 		return Action{}, err
@@ -34,11 +37,11 @@ func (c *Call) startTask() (Action, error) {
 	if model == "" {
 		model = c.env.ModelID
 	}
-	if o := c.override(kind); o != nil {
+	if o := override(c, kind); o != nil {
 		switch sel := o.GetSelection().(type) {
 		case *agentv1.SubagentModelOverride_Disabled:
 			if sel.Disabled {
-				return Action{}, fmt.Errorf("%s: subagents of type %q are turned off in the user's settings", c.call.Name, kind)
+				return Action{}, fmt.Errorf("%s: subagents of type %q are turned off in the user's settings", c.name, kind)
 			}
 		case *agentv1.SubagentModelOverride_Inherit:
 			if sel.Inherit {
@@ -55,7 +58,7 @@ func (c *Call) startTask() (Action, error) {
 		root = c.env.ConversationID
 	}
 	resume := c.str("resume_agent_id", "resume")
-	args := &agentv1.SubagentArgs{ToolCallId: c.call.CallID, SubagentType: kind, ModelId: model,
+	args := &agentv1.SubagentArgs{ToolCallId: c.id, SubagentType: kind, ModelId: model,
 		Prompt: prompt, Readonly: c.flag("readonly"), ParentConversationId: optStr(c.env.ConversationID),
 		RootParentConversationId: optStr(root), ResumeAgentId: optStr(resume),
 		Environment: agentv1.SubagentExecutionEnvironment_SUBAGENT_EXECUTION_ENVIRONMENT_LOCAL}
@@ -67,13 +70,13 @@ func (c *Call) startTask() (Action, error) {
 		Description: c.str("description"), Prompt: prompt, Model: optStr(model), SubagentType: SubagentTypeOf(kind),
 		Resume: optStr(resume), Environment: args.Environment}}}
 	accept := false // a subagent exec takes no hook contexts
-	return Action{Exec: &agentv1.ExecServerMessage{ExecId: c.call.CallID, AcceptHookAdditionalContexts: &accept,
+	return Action{Exec: &agentv1.ExecServerMessage{ExecId: c.id, AcceptHookAdditionalContexts: &accept,
 		Message: &agentv1.ExecServerMessage_SubagentArgs{SubagentArgs: args}}}, nil
 }
 
 // override is the user's model choice for subagents of kind, if any; an
 // empty kind is the default subagent.
-func (c *Call) override(kind string) *agentv1.SubagentModelOverride {
+func override(c *call, kind string) *agentv1.SubagentModelOverride {
 	for _, o := range c.env.SubagentOverrides {
 		t := o.GetSubagentType()
 		if t == kind || (kind == "" && (t == "default" || t == "general")) {
@@ -83,7 +86,7 @@ func (c *Call) override(kind string) *agentv1.SubagentModelOverride {
 	return nil
 }
 
-func (c *Call) onTask(m *agentv1.ExecClientMessage) Action {
+func (*task) onExec(c *call, m *agentv1.ExecClientMessage) Action {
 	r := m.GetSubagentResult()
 	if r == nil {
 		return c.unexpected(m)
@@ -92,17 +95,17 @@ func (c *Call) onTask(m *agentv1.ExecClientMessage) Action {
 	s := r.GetSuccess()
 	if s == nil {
 		tc.Result = &agentv1.TaskResult{Result: &agentv1.TaskResult_Error{Error: &agentv1.TaskError{Error: r.GetError().GetError()}}}
-		return c.fail("the subagent failed: " + r.GetError().GetError())
+		return fail("the subagent failed: " + r.GetError().GetError())
 	}
 	id := s.GetAgentId()
 	success := &agentv1.TaskSuccess{AgentId: &id, TranscriptPath: s.TranscriptPath, BackgroundReason: s.GetBackgroundReason()}
 	tc.Result = &agentv1.TaskResult{Result: &agentv1.TaskResult_Success{Success: success}}
 	if s.GetBackgroundReason() != agentv1.SubagentBackgroundReason_SUBAGENT_BACKGROUND_REASON_UNSPECIFIED {
 		success.IsBackground = true
-		return c.finish(fmt.Sprintf("Subagent ID: %s\n\nThe subagent goes on in the background. You are told when it finishes; "+
+		return finish(fmt.Sprintf("Subagent ID: %s\n\nThe subagent goes on in the background. You are told when it finishes; "+
 			"to wait for it now, call Await with task_id %q.", id, id), false)
 	}
-	return c.finish("Subagent ID: "+id+"\n\n"+s.GetFinalMessage(), false)
+	return finish("Subagent ID: "+id+"\n\n"+s.GetFinalMessage(), false)
 }
 
 // SubagentTypeOf is the card's subagent type of a subagent_type name: a

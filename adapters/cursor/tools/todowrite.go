@@ -14,8 +14,11 @@ var todoWriteTool = &tool{
 	name:  "TodoWrite",
 	modes: userModes,
 	runs:  onServer,
-	start: (*Call).todos,
+	open:  func() handler { return new(todoWrite) },
 }
+
+// todoWrite handles one TodoWrite call, at once.
+type todoWrite struct{}
 
 var todoStatus = map[string]agentv1.TodoStatus{
 	"pending":     agentv1.TodoStatus_TODO_STATUS_PENDING,
@@ -24,12 +27,12 @@ var todoStatus = map[string]agentv1.TodoStatus{
 	"cancelled":   agentv1.TodoStatus_TODO_STATUS_CANCELLED,
 }
 
-// todos is TodoWrite, a tool the server runs itself: the new list is the
+// start is TodoWrite, a tool the server runs itself: the new list is the
 // result at once, and the card carries it for the checkpoint's todos.
-func (c *Call) todos() (Action, error) {
+func (*todoWrite) start(c *call) (Action, error) {
 	raw, ok := c.args["todos"].([]any)
 	if !ok {
-		return Action{}, fmt.Errorf("%s: missing required argument %q", c.call.Name, "todos")
+		return Action{}, c.missing("todos")
 	}
 	merge := c.flag("merge")
 	var list []*agentv1.TodoItem
@@ -44,7 +47,7 @@ func (c *Call) todos() (Action, error) {
 		tm, _ := t.(map[string]any)
 		item := &agentv1.TodoItem{Id: str(tm, "id"), Content: str(tm, "content"), Status: todoStatus[str(tm, "status")], UpdatedAt: now}
 		if item.Id == "" {
-			return Action{}, fmt.Errorf("%s: every todo needs an id", c.call.Name)
+			return Action{}, fmt.Errorf("%s: every todo needs an id", c.name)
 		}
 		sent = append(sent, item)
 		replaced := false
@@ -72,13 +75,13 @@ func (c *Call) todos() (Action, error) {
 	for _, t := range list {
 		fmt.Fprintf(&b, "- [%s] %s\n", strings.ToLower(strings.TrimPrefix(t.GetStatus().String(), "TODO_STATUS_")), t.GetContent())
 	}
-	return c.finish(b.String(), false), nil
+	return finish(b.String(), false), nil
 }
 
 // Todos returns the list a finished TodoWrite produced, or nil for any
 // other call.
 func (c *Call) Todos() ([]*agentv1.TodoItem, bool) {
-	s := c.card.GetUpdateTodosToolCall().GetResult().GetSuccess()
+	s := c.in.card.GetUpdateTodosToolCall().GetResult().GetSuccess()
 	if !c.done || s == nil {
 		return nil, false
 	}

@@ -14,56 +14,58 @@ const maxSearchResults = 8
 // webSearchTool searches the web once the user approved; the server
 // searches (ports.WebSearcher), not the client.
 var webSearchTool = &tool{
-	name:          "WebSearch",
-	modes:         userModes,
-	web:           webSearch,
-	runs:          withUser,
-	start:         (*Call).startSearch,
-	onInteraction: (*Call).onSearchApproval,
-	onWeb:         (*Call).onSearched,
+	name:  "WebSearch",
+	modes: userModes,
+	web:   searchesWeb,
+	runs:  withUser,
+	open:  func() handler { return new(webSearch) },
 }
+
+// webSearch handles one WebSearch call; it keeps nothing between steps (the card holds
+// what a later step reads).
+type webSearch struct{}
 
 // SearchLimit is how many results a WebSearch asks the backend for.
 func SearchLimit() int { return maxSearchResults }
 
-func (c *Call) startSearch() (Action, error) {
+func (*webSearch) start(c *call) (Action, error) {
 	term, err := c.required("search_term", "query")
 	if err != nil {
 		return Action{}, err
 	}
-	args := &agentv1.WebSearchArgs{SearchTerm: term, ToolCallId: c.call.CallID}
+	args := &agentv1.WebSearchArgs{SearchTerm: term, ToolCallId: c.id}
 	c.card.Tool = &agentv1.ToolCall_WebSearchToolCall{WebSearchToolCall: &agentv1.WebSearchToolCall{Args: args}}
 	return Action{Query: &agentv1.InteractionQuery{Query: &agentv1.InteractionQuery_WebSearchRequestQuery{
 		WebSearchRequestQuery: &agentv1.WebSearchRequestQuery{Args: args}}}}, nil
 }
 
-func (c *Call) onSearchApproval(r *agentv1.InteractionResponse) Action {
+func (*webSearch) onInteraction(c *call, r *agentv1.InteractionResponse) Action {
 	w := r.GetWebSearchRequestResponse()
 	if w == nil {
-		return c.fail("unexpected interaction response")
+		return fail("unexpected interaction response")
 	}
 	if w.GetApproved() == nil {
 		reason := w.GetRejected().GetReason()
 		c.card.GetWebSearchToolCall().Result = &agentv1.WebSearchResult{Result: &agentv1.WebSearchResult_Rejected{
 			Rejected: &agentv1.WebSearchRejected{Reason: reason}}}
-		return c.finish(strings.TrimSpace("The user declined the web search. "+reason), false)
+		return finish(strings.TrimSpace("The user declined the web search. "+reason), false)
 	}
 	return Action{Web: &Web{Search: c.card.GetWebSearchToolCall().GetArgs().GetSearchTerm()}}
 }
 
-// onSearched shows the results on the card as references and gives the
+// onWeb shows the results on the card as references and gives the
 // model a numbered list: title, URL and snippet of each.
-func (c *Call) onSearched(o WebOutcome) Action {
+func (*webSearch) onWeb(c *call, o WebOutcome) Action {
 	card := c.card.GetWebSearchToolCall()
 	if o.Err != nil {
 		card.Result = &agentv1.WebSearchResult{Result: &agentv1.WebSearchResult_Error{Error: &agentv1.WebSearchError{Error: o.Err.Error()}}}
-		return c.fail("Web search failed: " + o.Err.Error())
+		return fail("Web search failed: " + o.Err.Error())
 	}
 	success := &agentv1.WebSearchSuccess{}
 	term := card.GetArgs().GetSearchTerm()
 	if len(o.Results) == 0 {
 		card.Result = &agentv1.WebSearchResult{Result: &agentv1.WebSearchResult_Success{Success: success}}
-		return c.finish(fmt.Sprintf("No web results for %q.", term), false)
+		return finish(fmt.Sprintf("No web results for %q.", term), false)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Web results for %q:\n", term)
@@ -75,5 +77,5 @@ func (c *Call) onSearched(o WebOutcome) Action {
 		}
 	}
 	card.Result = &agentv1.WebSearchResult{Result: &agentv1.WebSearchResult_Success{Success: success}}
-	return c.finish(b.String(), false)
+	return finish(b.String(), false)
 }

@@ -1,27 +1,25 @@
 package tools
 
-import (
-	"fmt"
-
-	agentv1 "keygate/gen/cursor/agent/v1"
-)
+import agentv1 "keygate/gen/cursor/agent/v1"
 
 // writeTool creates or overwrites a file on the client. The call reads the
 // file first (a file that does not exist is a new file), so the card shows
 // what the write replaced and the diff, then writes the whole text: two
 // execs.
 var writeTool = &tool{
-	name:   "Write",
-	modes:  editingModes,
-	runs:   onClient,
-	start:  (*Call).startWrite,
-	onExec: (*Call).onEdit,
+	name:  "Write",
+	modes: editingModes,
+	runs:  onClient,
+	open:  func() handler { return &write{} },
 }
+
+// write handles one Write call.
+type write struct{ edit }
 
 // writeContentKeys are the argument names of a Write's new text.
 var writeContentKeys = []string{"contents", "content"}
 
-func (c *Call) startWrite() (Action, error) {
+func (e *write) start(c *call) (Action, error) {
 	path, err := c.required("path", "file_path")
 	if err != nil {
 		return Action{}, err
@@ -29,12 +27,12 @@ func (c *Call) startWrite() (Action, error) {
 	contents, ok := c.args["contents"].(string)
 	if !ok {
 		if contents, ok = c.args["content"].(string); !ok {
-			return Action{}, fmt.Errorf("%s: missing required argument %q", c.call.Name, "contents")
+			return Action{}, c.missing("contents")
 		}
 	}
 	c.card.Tool = &agentv1.ToolCall_EditToolCall{EditToolCall: &agentv1.EditToolCall{Args: &agentv1.EditArgs{Path: path, StreamContent: &contents}}}
-	c.edit = &edit{path: path, after: contents, whole: true, reading: true}
-	return c.readExec(path), nil
+	e.edit = edit{path: path, after: contents, whole: true, reading: true}
+	return readExec(c, path), nil
 }
 
 // EditContentKeys names the argument that carries the new text of a call
@@ -51,15 +49,15 @@ func EditContentKeys(name string) []string {
 	return nil
 }
 
-func (c *Call) writeExec(path, text string) Action {
+func writeExec(c *call, path, text string) Action {
 	return c.exec(func(m *agentv1.ExecServerMessage) {
-		m.Message = &agentv1.ExecServerMessage_WriteArgs{WriteArgs: &agentv1.WriteArgs{Path: path, FileText: text, ToolCallId: c.call.CallID,
+		m.Message = &agentv1.ExecServerMessage_WriteArgs{WriteArgs: &agentv1.WriteArgs{Path: path, FileText: text, ToolCallId: c.id,
 			ReturnFileContentAfterWrite: true}}
 	})
 }
 
-func (c *Call) readExec(path string) Action {
+func readExec(c *call, path string) Action {
 	return c.exec(func(m *agentv1.ExecServerMessage) {
-		m.Message = &agentv1.ExecServerMessage_ReadArgs{ReadArgs: &agentv1.ReadArgs{Path: path, ToolCallId: c.call.CallID}}
+		m.Message = &agentv1.ExecServerMessage_ReadArgs{ReadArgs: &agentv1.ReadArgs{Path: path, ToolCallId: c.id}}
 	})
 }
