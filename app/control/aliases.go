@@ -137,24 +137,24 @@ func NewAliases(o AliasesOptions) *Aliases {
 }
 
 // List returns every alias in publishing order.
-func (m *Aliases) List(ctx context.Context) ([]Alias, error) {
-	if m.store == nil {
+func (al *Aliases) List(ctx context.Context) ([]Alias, error) {
+	if al.store == nil {
 		return nil, nil
 	}
-	all, err := m.store.Aliases(ctx)
+	all, err := al.store.Aliases(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list aliases: %w", err)
 	}
-	return m.aliasViews(ctx, all...)
+	return al.aliasViews(ctx, all...)
 }
 
 // Get returns one alias, or ErrNotFound.
-func (m *Aliases) Get(ctx context.Context, id string) (Alias, error) {
-	a, err := m.loadAlias(ctx, id)
+func (al *Aliases) Get(ctx context.Context, id string) (Alias, error) {
+	a, err := al.loadAlias(ctx, id)
 	if err != nil {
 		return Alias{}, err
 	}
-	vs, err := m.aliasViews(ctx, a)
+	vs, err := al.aliasViews(ctx, a)
 	if err != nil {
 		return Alias{}, err
 	}
@@ -162,18 +162,18 @@ func (m *Aliases) Get(ctx context.Context, id string) (Alias, error) {
 }
 
 // Create stores an alias after the last one.
-func (m *Aliases) Create(ctx context.Context, s AliasSettings, enabled bool) (Alias, error) {
-	if m.store == nil {
+func (al *Aliases) Create(ctx context.Context, s AliasSettings, enabled bool) (Alias, error) {
+	if al.store == nil {
 		return Alias{}, errors.New("create alias: no alias store")
 	}
-	models, err := m.cfg.models.ModelConfigs(ctx)
+	models, err := al.cfg.models.ModelConfigs(ctx)
 	if err != nil {
 		return Alias{}, fmt.Errorf("create alias: %w", err)
 	}
 	if s, err = s.normalize(models); err != nil {
 		return Alias{}, err
 	}
-	all, err := m.store.Aliases(ctx)
+	all, err := al.store.Aliases(ctx)
 	if err != nil {
 		return Alias{}, fmt.Errorf("create alias: %w", err)
 	}
@@ -181,19 +181,19 @@ func (m *Aliases) Create(ctx context.Context, s AliasSettings, enabled bool) (Al
 	for _, a := range all {
 		order = max(order, a.SortOrder+1)
 	}
-	a := ports.Alias{ID: m.newID(), SortOrder: order, Enabled: enabled}
+	a := ports.Alias{ID: al.newID(), SortOrder: order, Enabled: enabled}
 	s.applyTo(&a)
-	return m.putAlias(ctx, a)
+	return al.putAlias(ctx, a)
 }
 
 // Update replaces the editable fields of an alias (its targets, in
 // their new order, included).
-func (m *Aliases) Update(ctx context.Context, id string, s AliasSettings) (Alias, error) {
-	a, err := m.loadAlias(ctx, id)
+func (al *Aliases) Update(ctx context.Context, id string, s AliasSettings) (Alias, error) {
+	a, err := al.loadAlias(ctx, id)
 	if err != nil {
 		return Alias{}, err
 	}
-	models, err := m.cfg.models.ModelConfigs(ctx)
+	models, err := al.cfg.models.ModelConfigs(ctx)
 	if err != nil {
 		return Alias{}, fmt.Errorf("update alias: %w", err)
 	}
@@ -201,24 +201,24 @@ func (m *Aliases) Update(ctx context.Context, id string, s AliasSettings) (Alias
 		return Alias{}, err
 	}
 	s.applyTo(&a)
-	return m.putAlias(ctx, a)
+	return al.putAlias(ctx, a)
 }
 
 // SetEnabled publishes an alias to Cursor or hides it.
-func (m *Aliases) SetEnabled(ctx context.Context, id string, enabled bool) (Alias, error) {
-	a, err := m.loadAlias(ctx, id)
+func (al *Aliases) SetEnabled(ctx context.Context, id string, enabled bool) (Alias, error) {
+	a, err := al.loadAlias(ctx, id)
 	if err != nil {
 		return Alias{}, err
 	}
 	a.Enabled = enabled
-	return m.putAlias(ctx, a)
+	return al.putAlias(ctx, a)
 }
 
 // DrainTarget takes a target out of an alias (drained) or puts it back:
 // a drained target takes no call, and conversations that stayed on it move
 // on their next turn, the move recorded as the cause of the cache break.
-func (m *Aliases) DrainTarget(ctx context.Context, id, modelID string, drained bool) (Alias, error) {
-	a, err := m.loadAlias(ctx, id)
+func (al *Aliases) DrainTarget(ctx context.Context, id, modelID string, drained bool) (Alias, error) {
+	a, err := al.loadAlias(ctx, id)
 	if err != nil {
 		return Alias{}, err
 	}
@@ -227,15 +227,15 @@ func (m *Aliases) DrainTarget(ctx context.Context, id, modelID string, drained b
 		return Alias{}, fmt.Errorf("target %s of alias %s: %w", modelID, id, ErrNotFound)
 	}
 	a.Targets[i].Drained = drained
-	return m.putAlias(ctx, a)
+	return al.putAlias(ctx, a)
 }
 
 // Delete removes an alias, or returns ErrNotFound.
-func (m *Aliases) Delete(ctx context.Context, id string) error {
-	if m.store == nil {
+func (al *Aliases) Delete(ctx context.Context, id string) error {
+	if al.store == nil {
 		return fmt.Errorf("alias %s: %w", id, ErrNotFound)
 	}
-	if err := m.store.DeleteAlias(ctx, id); err != nil {
+	if err := al.store.DeleteAlias(ctx, id); err != nil {
 		return fmt.Errorf("delete alias %s: %w", id, err)
 	}
 	return nil
@@ -247,31 +247,31 @@ func (s AliasSettings) applyTo(a *ports.Alias) {
 	a.Targets = slices.Clone(s.Targets)
 }
 
-func (m *Aliases) loadAlias(ctx context.Context, id string) (ports.Alias, error) {
-	if m.store == nil {
+func (al *Aliases) loadAlias(ctx context.Context, id string) (ports.Alias, error) {
+	if al.store == nil {
 		return ports.Alias{}, fmt.Errorf("alias %s: %w", id, ErrNotFound)
 	}
-	a, err := m.store.Alias(ctx, id)
+	a, err := al.store.Alias(ctx, id)
 	if err != nil {
 		return ports.Alias{}, fmt.Errorf("load alias %s: %w", id, err)
 	}
 	return a, nil
 }
 
-func (m *Aliases) putAlias(ctx context.Context, a ports.Alias) (Alias, error) {
-	if err := m.store.PutAlias(ctx, a); err != nil {
+func (al *Aliases) putAlias(ctx context.Context, a ports.Alias) (Alias, error) {
+	if err := al.store.PutAlias(ctx, a); err != nil {
 		return Alias{}, fmt.Errorf("store alias %s: %w", a.ID, err)
 	}
-	return m.Get(ctx, a.ID)
+	return al.Get(ctx, a.ID)
 }
 
 // aliasViews names each alias's targets and reads their shared health.
-func (m *Aliases) aliasViews(ctx context.Context, as ...ports.Alias) ([]Alias, error) {
-	models, err := m.cfg.models.ModelConfigs(ctx)
+func (al *Aliases) aliasViews(ctx context.Context, as ...ports.Alias) ([]Alias, error) {
+	models, err := al.cfg.models.ModelConfigs(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list models: %w", err)
 	}
-	provs, err := m.cfg.providersByID(ctx)
+	provs, err := al.cfg.providersByID(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -280,18 +280,18 @@ func (m *Aliases) aliasViews(ctx context.Context, as ...ports.Alias) ([]Alias, e
 		byID[c.ID] = c
 	}
 	health := map[string]routing.Health{}
-	if m.health != nil {
+	if al.health != nil {
 		var subjects []string
 		for _, a := range as {
 			for _, t := range a.Targets {
 				subjects = append(subjects, routing.TargetSubject(t.ModelID))
 			}
 		}
-		if health, err = m.health.Health(ctx, subjects); err != nil {
+		if health, err = al.health.Health(ctx, subjects); err != nil {
 			return nil, fmt.Errorf("read target health: %w", err)
 		}
 	}
-	now := m.now()
+	now := al.now()
 	out := make([]Alias, len(as))
 	for i, a := range as {
 		out[i].Alias = a

@@ -70,7 +70,7 @@ func NewDiscovery(o DiscoveryOptions) *Discovery {
 }
 
 // Discover lists the model ids an upstream endpoint offers.
-func (m *Discovery) Discover(ctx context.Context, q DiscoverQuery) ([]string, error) {
+func (d *Discovery) Discover(ctx context.Context, q DiscoverQuery) ([]string, error) {
 	q.BaseURL, q.APIKey = strings.TrimSpace(q.BaseURL), strings.TrimSpace(q.APIKey)
 	if err := checkBaseURL(q.BaseURL); err != nil {
 		return nil, err
@@ -81,7 +81,7 @@ func (m *Discovery) Discover(ctx context.Context, q DiscoverQuery) ([]string, er
 	if err := checkHeaders("custom_headers", q.Headers); err != nil {
 		return nil, err
 	}
-	if err := checkKind(m.o.Protocols, q.Kind); err != nil {
+	if err := checkKind(d.o.Protocols, q.Kind); err != nil {
 		return nil, err
 	}
 	if err := checkLen("key_from_model_id", q.KeyFromModel, MaxFilterID); err != nil {
@@ -90,17 +90,17 @@ func (m *Discovery) Discover(ctx context.Context, q DiscoverQuery) ([]string, er
 	if err := checkLen("key_from_provider_id", q.KeyFromProvider, MaxFilterID); err != nil {
 		return nil, err
 	}
-	if err := m.checkURL.check(ctx, q.BaseURL); err != nil {
+	if err := d.checkURL.check(ctx, q.BaseURL); err != nil {
 		return nil, err
 	}
 	if q.KeyFromModel != "" || q.KeyFromProvider != "" {
-		if err := m.storedKeyFor(ctx, &q); err != nil {
+		if err := d.storedKeyFor(ctx, &q); err != nil {
 			return nil, err
 		}
 	} else if needsStored(q.Headers) {
 		return nil, invalid("custom_headers", "enter every header's value to discover models")
 	}
-	ids, err := m.o.Lister.ListModels(ctx, q.ModelListQuery)
+	ids, err := d.o.Lister.ListModels(ctx, q.ModelListQuery)
 	if err != nil {
 		return nil, fmt.Errorf("discover models at %s: %w", q.BaseURL, err)
 	}
@@ -111,19 +111,19 @@ func (m *Discovery) Discover(ctx context.Context, q DiscoverQuery) ([]string, er
 // the empty header values of q with the stored ones, refusing to send
 // either anywhere but the origin it was saved for, and audits the key's
 // use.
-func (m *Discovery) storedKeyFor(ctx context.Context, q *DiscoverQuery) error {
+func (d *Discovery) storedKeyFor(ctx context.Context, q *DiscoverQuery) error {
 	var p ports.Provider
 	var err error
 	target := q.KeyFromProvider
 	if target != "" {
-		p, err = m.o.Providers.Provider(ctx, target)
+		p, err = d.o.Providers.Provider(ctx, target)
 	} else {
 		var cfg ports.ModelConfig
-		if cfg, err = m.cfg.load(ctx, q.KeyFromModel); err != nil {
+		if cfg, err = d.cfg.load(ctx, q.KeyFromModel); err != nil {
 			return err
 		}
 		target = cfg.ID
-		p, err = m.o.Providers.Provider(ctx, cfg.ProviderID)
+		p, err = d.o.Providers.Provider(ctx, cfg.ProviderID)
 	}
 	if err != nil {
 		return fmt.Errorf("load stored key: %w", err)
@@ -133,7 +133,7 @@ func (m *Discovery) storedKeyFor(ctx context.Context, q *DiscoverQuery) error {
 		return invalid("base_url", "use an http(s) URL with a host, such as https://api.openai.com/v1")
 	}
 	if needsStored(q.Headers) {
-		if q.Headers, err = m.seal.resolveHeaders(p, q.Headers, to, "custom_headers"); err != nil {
+		if q.Headers, err = d.seal.resolveHeaders(p, q.Headers, to, "custom_headers"); err != nil {
 			return err
 		}
 	}
@@ -144,7 +144,7 @@ func (m *Discovery) storedKeyFor(ctx context.Context, q *DiscoverQuery) error {
 	if i < 0 {
 		return invalid("api_key", "no key is stored there; enter the API key to discover models")
 	}
-	k, err := m.seal.openKey(p, p.Keys[i])
+	k, err := d.seal.openKey(p, p.Keys[i])
 	if err != nil {
 		return err
 	}
@@ -156,7 +156,7 @@ func (m *Discovery) storedKeyFor(ctx context.Context, q *DiscoverQuery) error {
 	if q.KeyFromProvider != "" {
 		action = "provider.discover"
 	}
-	if err := auditKeyUse(ctx, m.o.Audit, action, target, q.BaseURL, k.key); err != nil {
+	if err := auditKeyUse(ctx, d.o.Audit, action, target, q.BaseURL, k.key); err != nil {
 		return err
 	}
 	q.APIKey = k.key

@@ -73,6 +73,31 @@ func (s sealing) openKey(p ports.Provider, k ports.ProviderKey) (storedKey, erro
 	return storedKey{id: k.ID, key: text, origin: origin, legacy: true}, nil
 }
 
+// keepKeys checks that keys, stored for provider old, may be sent to
+// origin, where the provider's requests go after a change: moved builds the
+// refusal of a key saved for another origin. A key that cannot be opened
+// counts as bound to old's origin. A legacy key is sealed bound to origin
+// in place, now that the origin is known to be unchanged.
+func (s sealing) keepKeys(old ports.Provider, keys []ports.ProviderKey, origin string, moved func(savedFor string) error) error {
+	for i, k := range keys {
+		sk, err := s.openKey(old, k)
+		if err != nil {
+			if sk.origin, err = s.providerOrigin(old); err != nil {
+				return err
+			}
+		}
+		if sk.origin != origin {
+			return moved(sk.origin)
+		}
+		if sk.legacy {
+			if keys[i].Sealed, err = s.sealKey(sk.key, origin); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // providerOrigin is the origin the requests of p go to.
 func (s sealing) providerOrigin(p ports.Provider) (string, error) {
 	return s.originOf(p.Kind, p.BaseURL, "", p.UseFullURL)

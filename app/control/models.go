@@ -175,26 +175,9 @@ func (m *Models) connect(p *ports.Provider, s ModelSettings, model, apiKey strin
 	if len(p.Keys) == 0 {
 		return invalid("api_key", "paste the provider's API key; it is stored encrypted and never shown again")
 	}
-	for i, k := range p.Keys {
-		// A key that cannot be opened counts as bound to the provider's
-		// origin before this change.
-		sk, err := m.seal.openKey(old, k)
-		if err != nil {
-			if sk.origin, err = m.seal.providerOrigin(old); err != nil {
-				return err
-			}
-		}
-		if sk.origin != origin {
-			return invalid("api_key", fmt.Sprintf("enter the API key again: it was saved for %s and would be sent to %s", sk.origin, origin))
-		}
-		if sk.legacy {
-			// Bind it now that the origin is known to be unchanged.
-			if p.Keys[i].Sealed, err = m.seal.sealKey(sk.key, origin); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return m.seal.keepKeys(old, p.Keys, origin, func(savedFor string) error {
+		return invalid("api_key", fmt.Sprintf("enter the API key again: it was saved for %s and would be sent to %s", savedFor, origin))
+	})
 }
 
 // hostName names a provider after the host of its base URL.

@@ -25,8 +25,8 @@ func NewPublishing(models ports.ModelConfigStore, aliases ports.AliasStore) *Pub
 // Published are the models Cursor's picker offers: the enabled models in
 // publishing order (the first is the default), then the enabled aliases in
 // theirs, each shown with its first target's configuration.
-func (m *Publishing) Published(ctx context.Context) ([]ports.ModelConfig, error) {
-	cfgs, err := m.models.ModelConfigs(ctx)
+func (pb *Publishing) Published(ctx context.Context) ([]ports.ModelConfig, error) {
+	cfgs, err := pb.models.ModelConfigs(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list published models: %w", err)
 	}
@@ -38,10 +38,10 @@ func (m *Publishing) Published(ctx context.Context) ([]ports.ModelConfig, error)
 			out = append(out, c)
 		}
 	}
-	if m.aliases == nil {
+	if pb.aliases == nil {
 		return out, nil
 	}
-	aliases, err := m.aliases.Aliases(ctx)
+	aliases, err := pb.aliases.Aliases(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list published aliases: %w", err)
 	}
@@ -71,10 +71,10 @@ func firstTarget(a ports.Alias) string {
 // enabled configured model or alias. A store error counts as served, so
 // that the run layer reports the error rather than the turn going to
 // Cursor under a model id Cursor does not know.
-func (m *Publishing) Serves(ctx context.Context, id string) bool {
-	c, err := m.models.ModelConfig(ctx, id)
-	if errors.Is(err, ports.ErrNotFound) && m.aliases != nil {
-		a, err := m.aliases.Alias(ctx, id)
+func (pb *Publishing) Serves(ctx context.Context, id string) bool {
+	c, err := pb.models.ModelConfig(ctx, id)
+	if errors.Is(err, ports.ErrNotFound) && pb.aliases != nil {
+		a, err := pb.aliases.Alias(ctx, id)
 		if errors.Is(err, ports.ErrNotFound) {
 			return false
 		}
@@ -88,8 +88,8 @@ func (m *Publishing) Serves(ctx context.Context, id string) bool {
 
 // Names returns the display names of every model and alias by picker id,
 // for lists that name what a conversation used.
-func (m *Publishing) Names(ctx context.Context) (map[string]string, error) {
-	cfgs, err := m.models.ModelConfigs(ctx)
+func (pb *Publishing) Names(ctx context.Context) (map[string]string, error) {
+	cfgs, err := pb.models.ModelConfigs(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("name models: %w", err)
 	}
@@ -97,10 +97,10 @@ func (m *Publishing) Names(ctx context.Context) (map[string]string, error) {
 	for _, c := range cfgs {
 		out[c.ID] = c.DisplayName
 	}
-	if m.aliases == nil {
+	if pb.aliases == nil {
 		return out, nil
 	}
-	aliases, err := m.aliases.Aliases(ctx)
+	aliases, err := pb.aliases.Aliases(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("name aliases: %w", err)
 	}

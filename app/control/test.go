@@ -84,35 +84,35 @@ func NewTester(o TesterOptions) *Tester {
 // Test sends a short fixed prompt to a model and measures time to first
 // text and streaming speed. progress, if non-nil, is called from the
 // calling goroutine. The provider records the call like any other.
-func (m *Tester) Test(ctx context.Context, id string, progress func(TestProgress)) (TestResult, error) {
+func (t *Tester) Test(ctx context.Context, id string, progress func(TestProgress)) (TestResult, error) {
 	if progress == nil {
 		progress = func(TestProgress) {}
 	}
-	ep, cfg, err := m.o.Endpoints.Endpoint(ctx, id)
+	ep, cfg, err := t.o.Endpoints.Endpoint(ctx, id)
 	if err != nil {
 		return TestResult{}, err
 	}
-	if err := auditKeyUse(ctx, m.o.Audit, "model.test", id, ep.URL, ep.APIKey); err != nil {
+	if err := auditKeyUse(ctx, t.o.Audit, "model.test", id, ep.URL, ep.APIKey); err != nil {
 		return TestResult{}, err
 	}
 	secrets := []string{ep.APIKey}
 	for _, v := range ep.Headers {
 		secrets = append(secrets, v)
 	}
-	ctx, cancel := context.WithTimeout(ctx, m.o.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, t.o.Timeout)
 	defer cancel()
 	maxOut := cfg.MaxOutputTokens
 	if maxOut == 0 {
 		maxOut = defaultTestOutput
 	}
-	res := TestResult{CallID: fmt.Sprintf("test-%s-%d-%d", id, m.now().UnixMilli(), testSeq.Add(1))}
+	res := TestResult{CallID: fmt.Sprintf("test-%s-%d-%d", id, t.now().UnixMilli(), testSeq.Add(1))}
 	call := ports.ModelCall{CallID: res.CallID, RunID: "test", Endpoint: ep, Request: llm.Request{
 		Model: cfg.ModelID, MaxOutputTokens: int(maxOut),
 		Messages: []llm.Message{{ID: "test", Role: llm.RoleUser, Parts: []llm.Part{{Kind: llm.PartText, Text: testPrompt}}}},
 	}}
 	progress(TestProgress{Phase: TestConnecting})
-	start := m.now()
-	stream, err := m.o.Provider.Stream(ctx, call)
+	start := t.now()
+	stream, err := t.o.Provider.Stream(ctx, call)
 	if err != nil {
 		res.Error = advice(err, secrets)
 		return res, nil
@@ -126,7 +126,7 @@ func (m *Tester) Test(ctx context.Context, id string, progress func(TestProgress
 		switch ev.Kind {
 		case llm.EventTextDelta:
 			if res.TimeToFirstText == 0 && strings.TrimSpace(ev.Text) != "" {
-				res.TimeToFirstText = m.now().Sub(start)
+				res.TimeToFirstText = t.now().Sub(start)
 			}
 			text.WriteString(ev.Text)
 			progress(TestProgress{Phase: TestStreaming, ReceivedChars: text.Len()})
@@ -134,7 +134,7 @@ func (m *Tester) Test(ctx context.Context, id string, progress func(TestProgress
 			usage = ev.Usage
 		}
 	}
-	res.Duration = m.now().Sub(start)
+	res.Duration = t.now().Sub(start)
 	res.Text = text.String()
 	if err := stream.Err(); err != nil {
 		res.Error = advice(err, secrets)
