@@ -61,6 +61,7 @@ type NoKeyError struct {
 	Provider string
 }
 
+// Error says what an administrator must add or choose.
 func (e *NoKeyError) Error() string {
 	if e.Provider == "" {
 		return fmt.Sprintf("model %s names no provider; an administrator must choose one", e.ModelID)

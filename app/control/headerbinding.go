@@ -181,6 +181,7 @@ type HeaderOriginError struct {
 	SendTo   string
 }
 
+// Error names both origins and what an administrator must do.
 func (e *HeaderOriginError) Error() string {
 	return fmt.Sprintf("the custom headers of model %s were saved for %s and would be sent to %s; an administrator must enter them again",
 		e.ModelID, e.SavedFor, e.SendTo)

@@ -141,6 +141,7 @@ type KeyOriginError struct {
 	SendTo   string
 }
 
+// Error names both origins and what an administrator must do.
 func (e *KeyOriginError) Error() string {
 	return fmt.Sprintf("the API key of model %s was saved for %s and would be sent to %s; an administrator must enter the key again",
 		e.ModelID, e.SavedFor, e.SendTo)
