@@ -98,55 +98,108 @@ type ModelProviderOptions struct {
 	Egress   *egress.Policy
 }
 
+// ControlDeps are what the console's use cases are built from, as keygate
+// serve and keygate doctor both build them: the store, every write to it
+// audited, the secret box that seals provider keys and custom headers
+// bound to their endpoint, and the outbound policy that discovery goes
+// through and that refuses a base URL when it is saved.
+type ControlDeps struct {
+	Store   *relstore.Store
+	Box     ports.SecretBox
+	Auditor *company.Auditor
+	Egress  *egress.Policy
+}
+
 // NewModels is the model-configuration use case over the built-in provider
-// protocols: keys sealed and bound to their endpoint, discovery (through the outbound policy, like model
-// calls), connection tests (each use of a stored key audited), and endpoint
-// resolution for runs. A base URL the outbound policy refuses is refused
-// when saved. Keys stored before keys were bound, and custom headers
-// stored in clear, are sealed bound to their provider's current origin
-// here, once: after CheckReplica, so that a replica with another secret
-// key never re-seals what it cannot open.
-func NewModels(ctx context.Context, logger *zap.Logger, store *relstore.Store, box ports.SecretBox, mp ports.ModelProvider, auditor *company.Auditor, policy *egress.Policy, _ ReplicaChecked) (*appcontrol.Models, error) {
-	m := appcontrol.NewModels(modelsOptions(store, box, mp, auditor, policy))
-	n, err := m.BindStoredKeys(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("bind stored provider keys and headers to their endpoints: %w", err)
-	}
-	if n > 0 {
-		logger.Info("sealed stored provider keys and custom headers bound to their endpoints", zap.Int("sealed", n))
-	}
-	return m, nil
+// protocols; a model saved with a connection of its own keeps a provider
+// in step, its key sealed and bound to its endpoint.
+func NewModels(d ControlDeps) *appcontrol.Models {
+	return appcontrol.NewModels(appcontrol.ModelsOptions{
+		Store:     d.Auditor.ModelConfigs(d.Store.Stores().ModelConfigs),
+		Providers: d.Auditor.Providers(d.Store.Providers()),
+		Aliases:   d.Auditor.Aliases(d.Store.Routing()),
+		Secrets:   d.Box,
+		Protocols: provider.Builtin(),
+		CheckURL:  d.Egress.CheckURL,
+	})
+}
+
+// NewProviders manages providers and their key pools, keys and custom
+// headers sealed and bound to the provider's endpoint, with the shared
+// health of each key.
+func NewProviders(d ControlDeps) *appcontrol.Providers {
+	return appcontrol.NewProviders(appcontrol.ProvidersOptions{
+		Providers: d.Auditor.Providers(d.Store.Providers()),
+		Models:    d.Store.Stores().ModelConfigs,
+		Health:    d.Store.Routing(),
+		Secrets:   d.Box,
+		Protocols: provider.Builtin(),
+		CheckURL:  d.Egress.CheckURL,
+	})
+}
+
+// NewAliases manages the aliases, with the shared health of each target.
+func NewAliases(d ControlDeps) *appcontrol.Aliases {
+	return appcontrol.NewAliases(appcontrol.AliasesOptions{
+		Aliases:   d.Auditor.Aliases(d.Store.Routing()),
+		Models:    d.Store.Stores().ModelConfigs,
+		Providers: d.Store.Providers(),
+		Health:    d.Store.Routing(),
+	})
+}
+
+// NewDiscovery lists an endpoint's models through the outbound policy,
+// like model calls; each use of a stored key is audited.
+func NewDiscovery(d ControlDeps) *appcontrol.Discovery {
+	return appcontrol.NewDiscovery(appcontrol.DiscoveryOptions{
+		Lister:    control.NewDiscovery(discovery.New(d.Egress.HTTPClient(), provider.Builtin())),
+		Models:    d.Store.Stores().ModelConfigs,
+		Providers: d.Store.Providers(),
+		Secrets:   d.Box,
+		Protocols: provider.Builtin(),
+		CheckURL:  d.Egress.CheckURL,
+		Audit:     d.Auditor,
+	})
+}
+
+// NewTester runs connection tests through mp, the provider client every
+// model call goes through; each use of a stored key is audited.
+func NewTester(d ControlDeps, mp ports.ModelProvider) *appcontrol.Tester {
+	return appcontrol.NewTester(appcontrol.TesterOptions{Endpoints: newEndpoints(d.Store, d.Box), Provider: mp, Audit: d.Auditor})
+}
+
+// newEndpoints resolves a model into its endpoint, key opened.
+func newEndpoints(store *relstore.Store, box ports.SecretBox) *appcontrol.Endpoints {
+	return appcontrol.NewEndpoints(appcontrol.EndpointsOptions{Models: store.Stores().ModelConfigs, Providers: store.Providers(),
+		Secrets: box, Protocols: provider.Builtin()})
+}
+
+// NewPublishing is what Cursor's picker offers and which model ids
+// Keygate serves.
+func NewPublishing(store *relstore.Store) *appcontrol.Publishing {
+	return appcontrol.NewPublishing(store.Stores().ModelConfigs, store.Routing())
+}
+
+// NewKeyBinding is the start-up migration that seals the keys stored
+// before keys were bound, and the custom headers stored in clear, bound
+// to their provider's current origin. Keygate.Run runs it before
+// anything serves; it depends on ReplicaChecked so that a replica with
+// another secret key never re-seals what it cannot open.
+func NewKeyBinding(d ControlDeps, _ ReplicaChecked) *appcontrol.KeyBinding {
+	return appcontrol.NewKeyBinding(d.Auditor.Providers(d.Store.Providers()), d.Box, provider.Builtin())
 }
 
 // NewCatalog is what the router and the Cursor path read of the models:
 // routes, targets with their key pools, and the keys opened for each
 // attempt (bound to their origin, as everywhere).
 func NewCatalog(store *relstore.Store, box ports.SecretBox) *appcontrol.Catalog {
-	return appcontrol.NewCatalog(appcontrol.ModelsOptions{
-		Store:     store.Stores().ModelConfigs,
+	return appcontrol.NewCatalog(appcontrol.CatalogOptions{
+		Models:    store.Stores().ModelConfigs,
 		Providers: store.Providers(),
 		Aliases:   store.Routing(),
 		Secrets:   box,
 		Protocols: provider.Builtin(),
 	})
-}
-
-// modelsOptions are the model use case's dependencies over store, as keygate
-// serve and keygate doctor both build them: every write audited, discovery
-// and base URLs through the outbound policy.
-func modelsOptions(store *relstore.Store, box ports.SecretBox, mp ports.ModelProvider, auditor *company.Auditor, policy *egress.Policy) appcontrol.ModelsOptions {
-	return appcontrol.ModelsOptions{
-		Store:     auditor.ModelConfigs(store.Stores().ModelConfigs),
-		Providers: auditor.Providers(store.Providers()),
-		Aliases:   auditor.Aliases(store.Routing()),
-		Health:    store.Routing(),
-		Secrets:   box,
-		Provider:  mp,
-		Lister:    control.NewDiscovery(discovery.New(policy.HTTPClient(), provider.Builtin())),
-		Protocols: provider.Builtin(),
-		Audit:     auditor,
-		CheckURL:  policy.CheckURL,
-	}
 }
 
 // NewControlRoutes mounts the control API and the console.
@@ -157,10 +210,14 @@ func NewControlRoutes(o ControlRoutesOptions) ControlRoutes {
 	calls := tenancy.CallLister(store.CallRecords())
 	conversations := appcontrol.NewConversations(tenancy.Conversations(store.Conversations()),
 		tenancy.ConsoleConversations(store.Stores().Conversations))
-	conversations.NameModelsWith(o.Models.Names)
+	conversations.NameModelsWith(o.Publishing.Names)
 	return control.Routes(control.Options{
-		Models:   o.Models,
-		Settings: o.Settings,
+		Models:    o.Models,
+		Providers: o.Providers,
+		Aliases:   o.Aliases,
+		Discovery: o.Discovery,
+		Tester:    o.Tester,
+		Settings:  o.Settings,
 		Calls: appcontrol.NewCalls(appcontrol.CallsOptions{
 			Lister: calls, Reader: tenancy.CallReader(store.CallRecords()), Prompts: store.Prompts()}),
 		Dashboard:     appcontrol.NewDashboard(calls, o.Settings, nil),
@@ -181,8 +238,14 @@ type ControlRoutesOptions struct {
 	Store    *relstore.Store
 	Tenancy  *company.Tenancy
 	Settings *appcontrol.Settings
-	Models   *appcontrol.Models
 	Gate     *auth.Gate
+	// The console's use cases over the models.
+	Models     *appcontrol.Models
+	Providers  *appcontrol.Providers
+	Aliases    *appcontrol.Aliases
+	Discovery  *appcontrol.Discovery
+	Tester     *appcontrol.Tester
+	Publishing *appcontrol.Publishing
 }
 
 // NewRetention deletes the details of detailed calls and the prompts kept

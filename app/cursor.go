@@ -109,7 +109,7 @@ type CursorServerOptions struct {
 	Config        config.Config
 	Engine        *run.Engine
 	Stores        company.CursorStores
-	Models        *appcontrol.Models
+	Publishing    *appcontrol.Publishing
 	Catalog       *appcontrol.Catalog
 	Upstream      *upstream.Forwarder
 	Relay         *company.SealedRelay
@@ -144,9 +144,9 @@ func NewCursorServer(o CursorServerOptions) (*cursor.Server, func(), error) {
 	}
 	opts := cursor.Options{
 		Transport:    transport.Config{RouteWait: o.Config.OpeningWait},
-		Unary:        unary.Options{Catalog: unary.Configured(o.Models), Upstream: o.Upstream, AgentURL: o.AgentListener.URL()},
+		Unary:        unary.Options{Catalog: unary.Configured(o.Publishing), Upstream: o.Upstream, AgentURL: o.AgentListener.URL()},
 		Upstream:     o.Upstream,
-		KeygateModel: o.Models.Serves,
+		KeygateModel: o.Publishing.Serves,
 		Trace:        o.Tracing.Turn,
 	}
 	if o.Relay != nil {

@@ -223,10 +223,10 @@ func (d *diagnosis) providers(ctx context.Context) ([]doctor.Check, doctor.Resul
 		Protocols: provider.Builtin(), HTTP: policy.HTTPClient(), Recorder: d.store.CallRecords(),
 		Logger: zap.NewNop(), IdleTimeout: providerIdleTimeout,
 	})
-	o := modelsOptions(d.store, d.ring, client, company.NewAuditor(d.store.Audit(), run.SystemClock{}), policy)
-	o.TestTimeout = d.o.ProviderTimeout
-	models := appcontrol.NewModels(o)
-	list, err := models.List(ctx)
+	deps := ControlDeps{Store: d.store, Box: d.ring, Auditor: company.NewAuditor(d.store.Audit(), run.SystemClock{}), Egress: policy}
+	tester := appcontrol.NewTester(appcontrol.TesterOptions{Endpoints: newEndpoints(d.store, d.ring), Provider: client,
+		Audit: deps.Auditor, Timeout: d.o.ProviderTimeout})
+	list, err := NewModels(deps).List(ctx)
 	if err != nil {
 		return nil, doctor.Failed("cannot list the models: "+err.Error(), "Check the database (see above).")
 	}
@@ -238,7 +238,7 @@ func (d *diagnosis) providers(ctx context.Context) ([]doctor.Check, doctor.Resul
 			continue
 		}
 		checks = append(checks, doctor.Check{Name: name, Run: func(ctx context.Context) doctor.Result {
-			return doctor.Provider(models.Test(ctx, m.Config.ID, nil))
+			return doctor.Provider(tester.Test(ctx, m.Config.ID, nil))
 		}})
 	}
 	if len(checks) == 0 {

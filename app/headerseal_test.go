@@ -5,11 +5,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"go.uber.org/zap"
 
-	"keygate/adapters/pgtest"
-	"keygate/app"
-	"keygate/app/config"
+	"keygate/adapters/relstore"
 	appcontrol "keygate/app/control"
 	"keygate/domain/llm"
 	"keygate/ports"
@@ -18,32 +15,16 @@ import (
 var _ = Describe("Custom headers an earlier Keygate stored in clear", func() {
 	DescribeTable("are sealed, bound to their provider's origin, when Keygate starts, leaving no clear value, on either store",
 		func(ctx SpecContext, engine string) {
-			dir := app.DataDir(GinkgoT().TempDir())
-			cfg := config.Config{DataDir: string(dir)}
-			if engine == "postgres" {
-				db, err := pgtest.New(ctx)
-				Expect(err).NotTo(HaveOccurred(), "this spec needs a PostgreSQL server and never skips")
-				DeferCleanup(db.Close)
-				cfg.DatabaseURL = db.DSN
-			}
-			log := zap.NewNop()
-			store, closeStore, err := app.OpenStore(ctx, cfg, log, dir)
-			Expect(err).NotTo(HaveOccurred())
-			DeferCleanup(closeStore)
-			box, err := app.OpenSecretBox(cfg, dir)
-			Expect(err).NotTo(HaveOccurred())
-
-			By("a provider row as the earlier Keygate left it: the header values in clear")
-			key, err := box.Seal([]byte("keygate-bound-key-v1\nhttps://gw.example\nsk-gw-0123456789"))
-			Expect(err).NotTo(HaveOccurred())
+			store, box, endpoints := startedAfter(ctx, engine, func(store *relstore.Store, box ports.SecretBox) {
+				By("a provider row as the earlier Keygate left it: the header values in clear")
+				key, err := box.Seal([]byte("keygate-bound-key-v1\nhttps://gw.example\nsk-gw-0123456789"))
+				Expect(err).NotTo(HaveOccurred())
+				Expect(store.Providers().PutProvider(ctx, ports.Provider{ID: "p-gw", Name: "gw", Kind: llm.ProviderOpenAIChat,
+					BaseURL: "https://gw.example/v1", ClearHeaders: json.RawMessage(`{"CF-Access-Client-Secret":"cf-secret-0123456789"}`),
+					Keys: []ports.ProviderKey{{ID: "k-gw", Sealed: key, Weight: 1, Enabled: true}}})).To(Succeed())
+				Expect(store.Stores().ModelConfigs.PutModelConfig(ctx, ports.ModelConfig{ID: "gw", DisplayName: "GW", ProviderID: "p-gw", ModelID: "gpt-a"})).To(Succeed())
+			})
 			providers := store.Providers()
-			Expect(providers.PutProvider(ctx, ports.Provider{ID: "p-gw", Name: "gw", Kind: llm.ProviderOpenAIChat,
-				BaseURL: "https://gw.example/v1", ClearHeaders: json.RawMessage(`{"CF-Access-Client-Secret":"cf-secret-0123456789"}`),
-				Keys: []ports.ProviderKey{{ID: "k-gw", Sealed: key, Weight: 1, Enabled: true}}})).To(Succeed())
-			Expect(store.Stores().ModelConfigs.PutModelConfig(ctx, ports.ModelConfig{ID: "gw", DisplayName: "GW", ProviderID: "p-gw", ModelID: "gpt-a"})).To(Succeed())
-
-			models, err := app.NewModels(ctx, log, store, box, nil, app.NewAuditor(store), laptopEgress(ctx, cfg), app.ReplicaChecked{})
-			Expect(err).NotTo(HaveOccurred())
 
 			row, err := providers.Provider(ctx, "p-gw")
 			Expect(err).NotTo(HaveOccurred())
@@ -52,7 +33,7 @@ var _ = Describe("Custom headers an earlier Keygate stored in clear", func() {
 			plain, err := box.Open(row.SealedHeaders)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(string(plain)).To(Equal("keygate-bound-headers-v1\nhttps://gw.example\n" + `{"CF-Access-Client-Secret":"cf-secret-0123456789"}`))
-			ep, _, err := models.Endpoint(ctx, "gw")
+			ep, _, err := endpoints.Endpoint(ctx, "gw")
 			Expect(err).NotTo(HaveOccurred())
 			Expect(ep.Headers).To(Equal(map[string]string{"CF-Access-Client-Secret": "cf-secret-0123456789"}))
 
@@ -61,7 +42,7 @@ var _ = Describe("Custom headers an earlier Keygate stored in clear", func() {
 			row.Keys[0].Sealed, err = box.Seal([]byte("keygate-bound-key-v1\nhttps://attacker.example\nsk-attacker-0123456789"))
 			Expect(err).NotTo(HaveOccurred())
 			Expect(providers.PutProvider(ctx, row)).To(Succeed())
-			_, _, err = models.Endpoint(ctx, "gw")
+			_, _, err = endpoints.Endpoint(ctx, "gw")
 			var bound *appcontrol.HeaderOriginError
 			Expect(err).To(BeAssignableToTypeOf(bound))
 		},

@@ -35,6 +35,7 @@ type Keygate struct {
 	egress    *egress.Policy
 	drain     *Drain
 	turns     *cursor.Server
+	binding   *appcontrol.KeyBinding
 }
 
 // Drain is whether this process is draining before it stops: from then on
@@ -69,24 +70,31 @@ type KeygateParts struct {
 	Drain     *Drain
 	// Turns is the Cursor adapter, drained before the listeners stop.
 	Turns *cursor.Server
+	// KeyBinding is the start-up migration Run runs before anything
+	// serves; nil runs none.
+	KeyBinding *appcontrol.KeyBinding
 }
 
 // NewKeygate assembles the parts wire built.
 func NewKeygate(p KeygateParts) *Keygate {
 	return &Keygate{cfg: p.Config, logger: p.Logger, server: p.Server, retention: p.Retention, proxy: p.Proxy, agent: p.Agent, egress: p.Egress,
-		drain: p.Drain, turns: p.Turns}
+		drain: p.Drain, turns: p.Turns, binding: p.KeyBinding}
 }
 
 // retentionInterval is how often detailed call records past their age are
 // deleted.
 const retentionInterval = time.Hour
 
-// Run serves until ctx is cancelled, drains (see config.DrainTimeout), then
-// shuts down gracefully. ready, if non-nil, receives the bound listen
+// Run first runs the start-up migration (see migrate); then it serves
+// until ctx is cancelled, drains (see config.DrainTimeout), and shuts down
+// gracefully. ready, if non-nil, receives the bound listen
 // address of the HTTP server. A listener that fails stops the others. Each
 // bound listener is added to the outbound policy's own addresses before it
 // serves (configured port 0 included).
 func (k *Keygate) Run(ctx context.Context, ready func(net.Addr)) error {
+	if err := k.migrate(ctx); err != nil {
+		return err
+	}
 	stopping := ctx
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
@@ -132,6 +140,25 @@ func (k *Keygate) Run(ctx context.Context, ready func(net.Addr)) error {
 		}
 	}
 	return errors.Join(all...)
+}
+
+// migrate seals the provider keys stored before keys were bound, and the
+// custom headers stored in clear, bound to their provider's current
+// origin, before any listener serves a request that could use them.
+// Initialize built the migration after CheckReplica, so a replica with
+// another secret key never re-seals what it cannot open.
+func (k *Keygate) migrate(ctx context.Context) error {
+	if k.binding == nil {
+		return nil
+	}
+	n, err := k.binding.Bind(ctx)
+	if err != nil {
+		return fmt.Errorf("bind stored provider keys and headers to their endpoints: %w", err)
+	}
+	if n > 0 {
+		k.logger.Info("sealed stored provider keys and custom headers bound to their endpoints", zap.Int("sealed", n))
+	}
+	return nil
 }
 
 // drainTurns turns /readyz unready first, then lets the running turns

@@ -23,14 +23,14 @@ var _ = Describe("A Cursor turn on an alias", func() {
 		DeferCleanup(east.Close)
 		DeferCleanup(west.Close)
 		server, alias := newStack(ctx, stackOptions{user: identity.Local,
-			configure: func(ctx context.Context, models *appcontrol.Models, eastModel string) string {
-				p, err := models.CreateProvider(ctx, appcontrol.ProviderSettings{Name: "west", ProviderKind: llm.ProviderOpenAIChat,
+			configure: func(ctx context.Context, uc useCases, eastModel string) string {
+				p, err := uc.providers.Create(ctx, appcontrol.ProviderSettings{Name: "west", ProviderKind: llm.ProviderOpenAIChat,
 					BaseURL: west.URL, Region: "west"}, []appcontrol.NewKey{{Key: "sk-west-0123456789"}})
 				Expect(err).NotTo(HaveOccurred())
-				westModel, err := models.Create(ctx, appcontrol.ModelSettings{DisplayName: "West", ProviderID: p.ID,
+				westModel, err := uc.models.Create(ctx, appcontrol.ModelSettings{DisplayName: "West", ProviderID: p.ID,
 					ModelID: "fake-gpt-west", SupportsTools: true}, "", true)
 				Expect(err).NotTo(HaveOccurred())
-				a, err := models.CreateAlias(ctx, appcontrol.AliasSettings{DisplayName: "Fake GPT anywhere",
+				a, err := uc.aliases.Create(ctx, appcontrol.AliasSettings{DisplayName: "Fake GPT anywhere",
 					Targets: []ports.AliasTarget{{ModelID: eastModel}, {ModelID: westModel.Config.ID}}}, true)
 				Expect(err).NotTo(HaveOccurred())
 				return a.Alias.ID

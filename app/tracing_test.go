@@ -47,7 +47,14 @@ type stackOptions struct {
 	user identity.Identity
 	// configure, when set, configures more after the stack's own model
 	// and returns the model id the stack returns instead.
-	configure func(ctx context.Context, models *appcontrol.Models, modelID string) string
+	configure func(ctx context.Context, uc useCases, modelID string) string
+}
+
+// useCases are the console's use cases over the stack's store.
+type useCases struct {
+	models    *appcontrol.Models
+	providers *appcontrol.Providers
+	aliases   *appcontrol.Aliases
 }
 
 // newStack is tracedStack with options.
@@ -88,8 +95,8 @@ func newStack(ctx context.Context, o stackOptions, providerURL string) (ts *http
 	catalog := app.NewCatalog(store, box)
 	mp := app.NewModelProvider(app.ModelProviderOptions{Logger: log, Store: store, Settings: settings, Metrics: m,
 		Tracing: tr, Budgets: budgets, Egress: policy, Catalog: catalog, Auditor: auditor})
-	models, err := app.NewModels(ctx, log, store, box, mp, auditor, policy, app.ReplicaChecked{})
-	Expect(err).NotTo(HaveOccurred())
+	deps := app.ControlDeps{Store: store, Box: box, Auditor: auditor, Egress: policy}
+	models := app.NewModels(deps)
 	tenancy := app.NewTenancy(store)
 	stores := app.NewCursorStores(store, tenancy, tr)
 	engine, stopEngine, err := app.NewEngine(cfg, stores, mp, m, tr, log)
@@ -97,7 +104,7 @@ func newStack(ctx context.Context, o stackOptions, providerURL string) (ts *http
 	DeferCleanup(stopEngine)
 	fwd, err := app.NewUpstream(cfg, policy, log)
 	Expect(err).NotTo(HaveOccurred())
-	srv, closeRoutes, err := app.NewCursorServer(app.CursorServerOptions{Engine: engine, Stores: stores, Models: models, Catalog: catalog,
+	srv, closeRoutes, err := app.NewCursorServer(app.CursorServerOptions{Engine: engine, Stores: stores, Publishing: app.NewPublishing(store), Catalog: catalog,
 		Upstream: fwd, Tracing: tr, Budgets: budgets, Logger: log})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(closeRoutes)
@@ -119,7 +126,7 @@ func newStack(ctx context.Context, o stackOptions, providerURL string) (ts *http
 		BaseURL: providerURL, ModelID: "fake-gpt", SupportsTools: true}, "sk-test", true)
 	Expect(err).NotTo(HaveOccurred())
 	if o.configure != nil {
-		return ts, o.configure(ctx, models, created.Config.ID)
+		return ts, o.configure(ctx, useCases{models: models, providers: app.NewProviders(deps), aliases: app.NewAliases(deps)}, created.Config.ID)
 	}
 	return ts, created.Config.ID
 }

@@ -68,6 +68,16 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
+	controlDeps := ControlDeps{
+		Store:   store,
+		Box:     ring,
+		Auditor: auditor,
+		Egress:  policy,
+	}
+	models := NewModels(controlDeps)
+	providers := NewProviders(controlDeps)
+	aliases := NewAliases(controlDeps)
+	discovery := NewDiscovery(controlDeps)
 	catalog := NewCatalog(store, ring)
 	metrics := NewMetrics()
 	tracing, cleanup3, err := NewTracing(ctx, cfg, logger)
@@ -95,6 +105,26 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		Egress:   policy,
 	}
 	modelProvider := NewModelProvider(modelProviderOptions)
+	tester := NewTester(controlDeps, modelProvider)
+	publishing := NewPublishing(store)
+	controlRoutesOptions := ControlRoutesOptions{
+		Endpoint:   proxyEndpoint,
+		Web:        webTools,
+		Logger:     logger,
+		Store:      store,
+		Tenancy:    tenancy,
+		Settings:   settings,
+		Gate:       gate,
+		Models:     models,
+		Providers:  providers,
+		Aliases:    aliases,
+		Discovery:  discovery,
+		Tester:     tester,
+		Publishing: publishing,
+	}
+	controlRoutes := NewControlRoutes(controlRoutesOptions)
+	tokens := NewTokens(cfg, store, auditor)
+	accountRoutes := NewAccountRoutes(cfg, gate, tokens, auditor, metrics)
 	authority, err := OpenCA(cfg, dataDir)
 	if err != nil {
 		cleanup3()
@@ -102,41 +132,6 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	replicaCheckOptions := ReplicaCheckOptions{
-		Config:    cfg,
-		Gate:      gate,
-		Ring:      ring,
-		Authority: authority,
-		Store:     store,
-		Logger:    logger,
-	}
-	replicaChecked, err := CheckReplica(ctx, replicaCheckOptions)
-	if err != nil {
-		cleanup3()
-		cleanup2()
-		cleanup()
-		return nil, nil, err
-	}
-	models, err := NewModels(ctx, logger, store, ring, modelProvider, auditor, policy, replicaChecked)
-	if err != nil {
-		cleanup3()
-		cleanup2()
-		cleanup()
-		return nil, nil, err
-	}
-	controlRoutesOptions := ControlRoutesOptions{
-		Endpoint: proxyEndpoint,
-		Web:      webTools,
-		Logger:   logger,
-		Store:    store,
-		Tenancy:  tenancy,
-		Settings: settings,
-		Models:   models,
-		Gate:     gate,
-	}
-	controlRoutes := NewControlRoutes(controlRoutesOptions)
-	tokens := NewTokens(cfg, store, auditor)
-	accountRoutes := NewAccountRoutes(cfg, gate, tokens, auditor, metrics)
 	sealedRelay, cleanup4, err := OpenAppendRelay(ctx, cfg, ring, logger)
 	if err != nil {
 		cleanup3()
@@ -189,7 +184,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		Config:        cfg,
 		Engine:        engine,
 		Stores:        cursorStores,
-		Models:        models,
+		Publishing:    publishing,
 		Catalog:       catalog,
 		Upstream:      forwarder,
 		Relay:         sealedRelay,
@@ -232,16 +227,37 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		return nil, nil, err
 	}
 	agentServer := NewAgentServer(cfg, agentListener, cursorServer, logger)
-	keygateParts := KeygateParts{
+	replicaCheckOptions := ReplicaCheckOptions{
 		Config:    cfg,
+		Gate:      gate,
+		Ring:      ring,
+		Authority: authority,
+		Store:     store,
 		Logger:    logger,
-		Server:    server,
-		Retention: retention,
-		Proxy:     v,
-		Agent:     agentServer,
-		Egress:    policy,
-		Drain:     drain,
-		Turns:     cursorServer,
+	}
+	replicaChecked, err := CheckReplica(ctx, replicaCheckOptions)
+	if err != nil {
+		cleanup7()
+		cleanup6()
+		cleanup5()
+		cleanup4()
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	keyBinding := NewKeyBinding(controlDeps, replicaChecked)
+	keygateParts := KeygateParts{
+		Config:     cfg,
+		Logger:     logger,
+		Server:     server,
+		Retention:  retention,
+		Proxy:      v,
+		Agent:      agentServer,
+		Egress:     policy,
+		Drain:      drain,
+		Turns:      cursorServer,
+		KeyBinding: keyBinding,
 	}
 	keygate := NewKeygate(keygateParts)
 	return keygate, func() {

@@ -18,8 +18,8 @@ import (
 // aliasService implements controlv1connect.AliasServiceHandler. Changes
 // are an administrator's (see adminOnly); members may list.
 type aliasService struct {
-	models *appcontrol.Models
-	log    *zap.Logger
+	aliases *appcontrol.Aliases
+	log     *zap.Logger
 }
 
 var _ controlv1connect.AliasServiceHandler = (*aliasService)(nil)
@@ -70,7 +70,7 @@ func aliasToProto(a appcontrol.Alias) *controlv1.Alias {
 }
 
 func (h *aliasService) ListAliases(ctx context.Context, _ *connect.Request[controlv1.ListAliasesRequest]) (*connect.Response[controlv1.ListAliasesResponse], error) {
-	as, err := h.models.Aliases(ctx)
+	as, err := h.aliases.List(ctx)
 	if err != nil {
 		return nil, toConnect(h.log, "ListAliases", err)
 	}
@@ -91,7 +91,7 @@ func (h *aliasService) ListAliases(ctx context.Context, _ *connect.Request[contr
 }
 
 func (h *aliasService) CreateAlias(ctx context.Context, req *connect.Request[controlv1.CreateAliasRequest]) (*connect.Response[controlv1.CreateAliasResponse], error) {
-	a, err := h.models.CreateAlias(ctx, aliasSettingsFromProto(req.Msg.GetSettings()), req.Msg.GetEnabled())
+	a, err := h.aliases.Create(ctx, aliasSettingsFromProto(req.Msg.GetSettings()), req.Msg.GetEnabled())
 	if err != nil {
 		return nil, toConnect(h.log, "CreateAlias", err)
 	}
@@ -99,7 +99,7 @@ func (h *aliasService) CreateAlias(ctx context.Context, req *connect.Request[con
 }
 
 func (h *aliasService) UpdateAlias(ctx context.Context, req *connect.Request[controlv1.UpdateAliasRequest]) (*connect.Response[controlv1.UpdateAliasResponse], error) {
-	a, err := h.models.UpdateAlias(ctx, req.Msg.GetId(), aliasSettingsFromProto(req.Msg.GetSettings()))
+	a, err := h.aliases.Update(ctx, req.Msg.GetId(), aliasSettingsFromProto(req.Msg.GetSettings()))
 	if err != nil {
 		return nil, toConnect(h.log, "UpdateAlias", err)
 	}
@@ -107,14 +107,14 @@ func (h *aliasService) UpdateAlias(ctx context.Context, req *connect.Request[con
 }
 
 func (h *aliasService) DeleteAlias(ctx context.Context, req *connect.Request[controlv1.DeleteAliasRequest]) (*connect.Response[controlv1.DeleteAliasResponse], error) {
-	if err := h.models.DeleteAlias(ctx, req.Msg.GetId()); err != nil {
+	if err := h.aliases.Delete(ctx, req.Msg.GetId()); err != nil {
 		return nil, toConnect(h.log, "DeleteAlias", err)
 	}
 	return connect.NewResponse(&controlv1.DeleteAliasResponse{}), nil
 }
 
 func (h *aliasService) SetAliasEnabled(ctx context.Context, req *connect.Request[controlv1.SetAliasEnabledRequest]) (*connect.Response[controlv1.SetAliasEnabledResponse], error) {
-	a, err := h.models.SetAliasEnabled(ctx, req.Msg.GetId(), req.Msg.GetEnabled())
+	a, err := h.aliases.SetEnabled(ctx, req.Msg.GetId(), req.Msg.GetEnabled())
 	if err != nil {
 		return nil, toConnect(h.log, "SetAliasEnabled", err)
 	}
@@ -122,7 +122,7 @@ func (h *aliasService) SetAliasEnabled(ctx context.Context, req *connect.Request
 }
 
 func (h *aliasService) DrainAliasTarget(ctx context.Context, req *connect.Request[controlv1.DrainAliasTargetRequest]) (*connect.Response[controlv1.DrainAliasTargetResponse], error) {
-	a, err := h.models.DrainTarget(ctx, req.Msg.GetId(), req.Msg.GetModelId(), req.Msg.GetDrained())
+	a, err := h.aliases.DrainTarget(ctx, req.Msg.GetId(), req.Msg.GetModelId(), req.Msg.GetDrained())
 	if err != nil {
 		return nil, toConnect(h.log, "DrainAliasTarget", err)
 	}

@@ -41,17 +41,17 @@ var _ = Describe("Aliases", func() {
 		Expect(al.GetTargets()[1].GetProviderName()).NotTo(BeEmpty())
 		Expect(al.GetTargets()[1].GetHealth().GetState()).To(Equal(controlv1.HealthState_HEALTH_STATE_HEALTHY))
 
-		published, err := a.uc.Published(ctx)
+		published, err := a.published.Published(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(published).To(HaveLen(3))
 		Expect(published[2].ID).To(Equal(al.GetId()))
 		Expect(published[2].DisplayName).To(Equal("Sonnet"))
 		Expect(published[2].ModelID).To(Equal("sonnet-east"), "shown with its first target's configuration")
-		Expect(a.uc.Serves(ctx, al.GetId())).To(BeTrue())
+		Expect(a.published.Serves(ctx, al.GetId())).To(BeTrue())
 
 		_, err = a.aliases.SetAliasEnabled(ctx, connect.NewRequest(&controlv1.SetAliasEnabledRequest{Id: al.GetId()}))
 		Expect(err).NotTo(HaveOccurred())
-		Expect(a.uc.Serves(ctx, al.GetId())).To(BeFalse())
+		Expect(a.published.Serves(ctx, al.GetId())).To(BeFalse())
 	})
 
 	It("reorders its targets and drains one, which shows as out of service", func() {
@@ -68,7 +68,7 @@ var _ = Describe("Aliases", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(drained.Msg.GetAlias().GetTargets()[0].GetTarget().GetDrained()).To(BeTrue())
 		Expect(drained.Msg.GetAlias().GetTargets()[0].GetHealth().GetState()).To(Equal(controlv1.HealthState_HEALTH_STATE_DISABLED))
-		published, err := a.uc.Published(ctx)
+		published, err := a.published.Published(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(published[2].ModelID).To(Equal("sonnet-east"), "shown with its first target still in service")
 

@@ -39,10 +39,14 @@ type api struct {
 	// elsewhere is a second fake provider on another origin.
 	elsewhere *providertest.Server
 	box       *secret.Ring
-	uc        *appcontrol.Models // the model use case behind the API
+	// published, endpoints and binding are use cases beside the API's,
+	// over the same stores.
+	published *appcontrol.Publishing
+	endpoints *appcontrol.Endpoints
+	binding   *appcontrol.KeyBinding
 	// audit holds what the real company.Auditor recorded.
 	audit *auditLog
-	// checkURL is Models' CheckURL while set.
+	// checkURL is the use cases' CheckURL while set.
 	checkURL func(ctx context.Context, rawURL string) error
 	prompts  *controltest.Prompts
 	tap      *appcontrol.PromptTap
@@ -73,17 +77,25 @@ func newAPIWith(guard func(http.Handler) http.Handler) *api {
 	client := provider.New(provider.Options{Recorder: a.store, Detailed: a.settings.Detailed})
 	a.tap = appcontrol.NewPromptTap(client, a.prompts)
 	calls := appcontrol.NewCalls(appcontrol.CallsOptions{Lister: a.store, Reader: a.store, Prompts: a.prompts})
-	a.uc = appcontrol.NewModels(appcontrol.ModelsOptions{Store: a.store, Providers: a.store, Health: a.store, Aliases: a.store, Secrets: box,
-		Lister: control.NewDiscovery(discovery.New(nil, provider.Builtin())), Provider: a.tap, Protocols: provider.Builtin(),
-		Audit: company.NewAuditor(a.audit, runtest.NewClock()),
-		CheckURL: func(ctx context.Context, raw string) error {
-			if a.checkURL == nil {
-				return nil
-			}
-			return a.checkURL(ctx, raw)
-		}})
+	checkURL := func(ctx context.Context, raw string) error {
+		if a.checkURL == nil {
+			return nil
+		}
+		return a.checkURL(ctx, raw)
+	}
+	protocols, auditor := provider.Builtin(), company.NewAuditor(a.audit, runtest.NewClock())
+	a.published = appcontrol.NewPublishing(a.store, a.store)
+	a.endpoints = appcontrol.NewEndpoints(appcontrol.EndpointsOptions{Models: a.store, Providers: a.store, Secrets: box, Protocols: protocols})
+	a.binding = appcontrol.NewKeyBinding(a.store, box, protocols)
 	routes := control.Routes(control.Options{
-		Models:        a.uc,
+		Models: appcontrol.NewModels(appcontrol.ModelsOptions{Store: a.store, Providers: a.store, Aliases: a.store,
+			Secrets: box, Protocols: protocols, CheckURL: checkURL}),
+		Providers: appcontrol.NewProviders(appcontrol.ProvidersOptions{Providers: a.store, Models: a.store, Health: a.store,
+			Secrets: box, Protocols: protocols, CheckURL: checkURL}),
+		Aliases: appcontrol.NewAliases(appcontrol.AliasesOptions{Aliases: a.store, Models: a.store, Providers: a.store, Health: a.store}),
+		Discovery: appcontrol.NewDiscovery(appcontrol.DiscoveryOptions{Lister: control.NewDiscovery(discovery.New(nil, protocols)),
+			Models: a.store, Providers: a.store, Secrets: box, Protocols: protocols, CheckURL: checkURL, Audit: auditor}),
+		Tester:        appcontrol.NewTester(appcontrol.TesterOptions{Endpoints: a.endpoints, Provider: a.tap, Audit: auditor}),
 		Calls:         calls,
 		Dashboard:     appcontrol.NewDashboard(a.store, a.settings, nil),
 		Settings:      a.settings,

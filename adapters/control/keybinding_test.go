@@ -139,7 +139,7 @@ var _ = Describe("Keys bound to their endpoint", func() {
 			err := testErr(m.GetId())
 			Expect(err).To(HaveConnectCode(connect.CodeFailedPrecondition))
 			Expect(err.Error()).To(ContainSubstring("saved for " + origin + " and would be sent to " + other))
-			_, _, err = a.uc.Endpoint(ctx, m.GetId())
+			_, _, err = a.endpoints.Endpoint(ctx, m.GetId())
 			var bound *appcontrol.KeyOriginError
 			Expect(err).To(BeAssignableToTypeOf(bound))
 			Expect(a.elsewhere.Requests()).To(BeEmpty())
@@ -234,10 +234,10 @@ var _ = Describe("Keys bound to their endpoint", func() {
 		})
 
 		It("are bound at start, so that a row pointed elsewhere afterwards is refused", func() {
-			n, err := a.uc.BindStoredKeys(ctx)
+			n, err := a.binding.Bind(ctx)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(n).To(Equal(1), "only the legacy key needed binding")
-			again, err := a.uc.BindStoredKeys(ctx)
+			again, err := a.binding.Bind(ctx)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(again).To(BeZero())
 

@@ -19,9 +19,11 @@ import (
 
 // modelService implements controlv1connect.ModelServiceHandler.
 type modelService struct {
-	models *appcontrol.Models
-	calls  *appcontrol.Calls
-	log    *zap.Logger
+	models    *appcontrol.Models
+	discovery *appcontrol.Discovery
+	tester    *appcontrol.Tester
+	calls     *appcontrol.Calls
+	log       *zap.Logger
 }
 
 var _ controlv1connect.ModelServiceHandler = (*modelService)(nil)
@@ -122,7 +124,7 @@ func (h *modelService) ListModels(ctx context.Context, _ *connect.Request[contro
 // model has a key and which headers it sends), and where the provider is:
 // its base URL (which may name an internal gateway) and its name, which
 // is the URL's host unless an administrator chose another. Header values
-// never leave for anyone (Models.view).
+// never leave for anyone (appcontrol.Model carries none).
 func hideFromMembers(models []*controlv1.Model) {
 	for _, m := range models {
 		m.ApiKeyHint, m.ProviderName = "", ""
@@ -181,7 +183,7 @@ func (h *modelService) DuplicateModel(ctx context.Context, req *connect.Request[
 }
 
 func (h *modelService) DiscoverModels(ctx context.Context, req *connect.Request[controlv1.DiscoverModelsRequest]) (*connect.Response[controlv1.DiscoverModelsResponse], error) {
-	ids, err := h.models.Discover(ctx, appcontrol.DiscoverQuery{KeyFromModel: req.Msg.GetKeyFromModelId(),
+	ids, err := h.discovery.Discover(ctx, appcontrol.DiscoverQuery{KeyFromModel: req.Msg.GetKeyFromModelId(),
 		KeyFromProvider: req.Msg.GetKeyFromProviderId(),
 		ModelListQuery: ports.ModelListQuery{Kind: kindFromProto(req.Msg.GetProviderKind()), BaseURL: req.Msg.GetBaseUrl(),
 			APIKey: req.Msg.GetApiKey(), Headers: req.Msg.GetCustomHeaders()}})
@@ -196,7 +198,7 @@ func (h *modelService) TestModel(ctx context.Context, req *connect.Request[contr
 	// 2 streaming, 3 done). A failed Send (client gone) stops reporting;
 	// the test itself ends with the request's context.
 	var sendErr error
-	res, err := h.models.Test(ctx, req.Msg.GetId(), func(p appcontrol.TestProgress) {
+	res, err := h.tester.Test(ctx, req.Msg.GetId(), func(p appcontrol.TestProgress) {
 		if sendErr == nil {
 			sendErr = out.Send(&controlv1.TestModelResponse{Phase: controlv1.TestPhase(p.Phase), ReceivedChars: int64(p.ReceivedChars)})
 		}

@@ -17,8 +17,8 @@ import (
 // providerService implements controlv1connect.ProviderServiceHandler.
 // Every procedure is an administrator's (see adminOnly).
 type providerService struct {
-	models *appcontrol.Models
-	log    *zap.Logger
+	providers *appcontrol.Providers
+	log       *zap.Logger
 }
 
 var _ controlv1connect.ProviderServiceHandler = (*providerService)(nil)
@@ -84,7 +84,7 @@ func newKeyFromProto(k *controlv1.NewProviderKey) appcontrol.NewKey {
 }
 
 func (h *providerService) ListProviders(ctx context.Context, _ *connect.Request[controlv1.ListProvidersRequest]) (*connect.Response[controlv1.ListProvidersResponse], error) {
-	ps, err := h.models.Providers(ctx)
+	ps, err := h.providers.List(ctx)
 	if err != nil {
 		return nil, toConnect(h.log, "ListProviders", err)
 	}
@@ -100,7 +100,7 @@ func (h *providerService) CreateProvider(ctx context.Context, req *connect.Reque
 	for _, k := range req.Msg.GetKeys() {
 		keys = append(keys, newKeyFromProto(k))
 	}
-	p, err := h.models.CreateProvider(ctx, providerSettingsFromProto(req.Msg.GetSettings()), keys)
+	p, err := h.providers.Create(ctx, providerSettingsFromProto(req.Msg.GetSettings()), keys)
 	if err != nil {
 		return nil, toConnect(h.log, "CreateProvider", err)
 	}
@@ -108,7 +108,7 @@ func (h *providerService) CreateProvider(ctx context.Context, req *connect.Reque
 }
 
 func (h *providerService) UpdateProvider(ctx context.Context, req *connect.Request[controlv1.UpdateProviderRequest]) (*connect.Response[controlv1.UpdateProviderResponse], error) {
-	p, err := h.models.UpdateProvider(ctx, req.Msg.GetId(), providerSettingsFromProto(req.Msg.GetSettings()))
+	p, err := h.providers.Update(ctx, req.Msg.GetId(), providerSettingsFromProto(req.Msg.GetSettings()))
 	if err != nil {
 		return nil, toConnect(h.log, "UpdateProvider", err)
 	}
@@ -116,14 +116,14 @@ func (h *providerService) UpdateProvider(ctx context.Context, req *connect.Reque
 }
 
 func (h *providerService) DeleteProvider(ctx context.Context, req *connect.Request[controlv1.DeleteProviderRequest]) (*connect.Response[controlv1.DeleteProviderResponse], error) {
-	if err := h.models.DeleteProvider(ctx, req.Msg.GetId()); err != nil {
+	if err := h.providers.Delete(ctx, req.Msg.GetId()); err != nil {
 		return nil, toConnect(h.log, "DeleteProvider", err)
 	}
 	return connect.NewResponse(&controlv1.DeleteProviderResponse{}), nil
 }
 
 func (h *providerService) AddProviderKey(ctx context.Context, req *connect.Request[controlv1.AddProviderKeyRequest]) (*connect.Response[controlv1.AddProviderKeyResponse], error) {
-	p, err := h.models.AddProviderKey(ctx, req.Msg.GetProviderId(), newKeyFromProto(req.Msg.GetKey()))
+	p, err := h.providers.AddKey(ctx, req.Msg.GetProviderId(), newKeyFromProto(req.Msg.GetKey()))
 	if err != nil {
 		return nil, toConnect(h.log, "AddProviderKey", err)
 	}
@@ -131,7 +131,7 @@ func (h *providerService) AddProviderKey(ctx context.Context, req *connect.Reque
 }
 
 func (h *providerService) UpdateProviderKey(ctx context.Context, req *connect.Request[controlv1.UpdateProviderKeyRequest]) (*connect.Response[controlv1.UpdateProviderKeyResponse], error) {
-	p, err := h.models.UpdateProviderKey(ctx, req.Msg.GetProviderId(), req.Msg.GetKeyId(), req.Msg.GetApiKey(), int(req.Msg.GetWeight()))
+	p, err := h.providers.UpdateKey(ctx, req.Msg.GetProviderId(), req.Msg.GetKeyId(), req.Msg.GetApiKey(), int(req.Msg.GetWeight()))
 	if err != nil {
 		return nil, toConnect(h.log, "UpdateProviderKey", err)
 	}
@@ -139,7 +139,7 @@ func (h *providerService) UpdateProviderKey(ctx context.Context, req *connect.Re
 }
 
 func (h *providerService) SetProviderKeyEnabled(ctx context.Context, req *connect.Request[controlv1.SetProviderKeyEnabledRequest]) (*connect.Response[controlv1.SetProviderKeyEnabledResponse], error) {
-	p, err := h.models.SetProviderKeyEnabled(ctx, req.Msg.GetProviderId(), req.Msg.GetKeyId(), req.Msg.GetEnabled())
+	p, err := h.providers.SetKeyEnabled(ctx, req.Msg.GetProviderId(), req.Msg.GetKeyId(), req.Msg.GetEnabled())
 	if err != nil {
 		return nil, toConnect(h.log, "SetProviderKeyEnabled", err)
 	}
@@ -147,7 +147,7 @@ func (h *providerService) SetProviderKeyEnabled(ctx context.Context, req *connec
 }
 
 func (h *providerService) DeleteProviderKey(ctx context.Context, req *connect.Request[controlv1.DeleteProviderKeyRequest]) (*connect.Response[controlv1.DeleteProviderKeyResponse], error) {
-	p, err := h.models.DeleteProviderKey(ctx, req.Msg.GetProviderId(), req.Msg.GetKeyId())
+	p, err := h.providers.DeleteKey(ctx, req.Msg.GetProviderId(), req.Msg.GetKeyId())
 	if err != nil {
 		return nil, toConnect(h.log, "DeleteProviderKey", err)
 	}

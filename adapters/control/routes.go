@@ -16,7 +16,13 @@ import (
 // nil while no store lists conversations; its service then answers
 // Unimplemented. Console nil serves no console.
 type Options struct {
-	Models        *appcontrol.Models
+	Models    *appcontrol.Models
+	Providers *appcontrol.Providers
+	Aliases   *appcontrol.Aliases
+	// Discovery lists an endpoint's models; Tester tests a model's
+	// connection (ModelService's DiscoverModels and TestModel).
+	Discovery     *appcontrol.Discovery
+	Tester        *appcontrol.Tester
 	Calls         *appcontrol.Calls
 	Dashboard     *appcontrol.Dashboard
 	Settings      *appcontrol.Settings
@@ -52,9 +58,9 @@ func Routes(o Options) map[string]http.Handler {
 		routes[p] = SecurityHeaders(http.MaxBytesHandler(guard(requireRole(h)), MaxRequestBytes))
 	}
 	limit := connect.WithReadMaxBytes(MaxRequestBytes)
-	add(controlv1connect.NewModelServiceHandler(&modelService{models: o.Models, calls: o.Calls, log: log}, limit))
-	add(controlv1connect.NewProviderServiceHandler(&providerService{models: o.Models, log: log}, limit))
-	add(controlv1connect.NewAliasServiceHandler(&aliasService{models: o.Models, log: log}, limit))
+	add(controlv1connect.NewModelServiceHandler(&modelService{models: o.Models, discovery: o.Discovery, tester: o.Tester, calls: o.Calls, log: log}, limit))
+	add(controlv1connect.NewProviderServiceHandler(&providerService{providers: o.Providers, log: log}, limit))
+	add(controlv1connect.NewAliasServiceHandler(&aliasService{aliases: o.Aliases, log: log}, limit))
 	add(controlv1connect.NewCallServiceHandler(&callService{calls: o.Calls, log: log}, limit))
 	add(controlv1connect.NewDashboardServiceHandler(&dashboardService{dashboard: o.Dashboard, log: log}, limit))
 	add(controlv1connect.NewSettingServiceHandler(&settingService{settings: o.Settings, log: log}, limit))

@@ -102,44 +102,78 @@ func (s AliasSettings) normalize(all []ports.ModelConfig) (AliasSettings, error)
 	return s, nil
 }
 
-// Aliases returns every alias in publishing order.
-func (m *Models) Aliases(ctx context.Context) ([]Alias, error) {
-	if m.o.Aliases == nil {
+// AliasesOptions are the dependencies of [Aliases].
+type AliasesOptions struct {
+	// Aliases holds the aliases; nil for none (lists are empty, writes
+	// refused).
+	Aliases ports.AliasStore
+	// Models and Providers name each target's model and provider.
+	Models    ports.ModelConfigStore
+	Providers ports.ProviderStore
+	// Health is the shared health of targets the console shows; nil
+	// shows none.
+	Health ports.RouteHealth
+	// NewID makes alias ids; nil uses 8 random bytes in hex.
+	NewID func() string
+	// Now is the clock that tells a resting target; nil uses time.Now.
+	Now func() time.Time
+}
+
+// Aliases manages the aliases that route one picker entry to several
+// models. It is safe for concurrent use; concurrent edits of the same
+// alias are last-writer-wins.
+type Aliases struct {
+	store  ports.AliasStore
+	health ports.RouteHealth
+	cfg    configs
+	newID  func() string
+	now    func() time.Time
+}
+
+// NewAliases returns the alias use cases.
+func NewAliases(o AliasesOptions) *Aliases {
+	return &Aliases{store: o.Aliases, health: o.Health, cfg: configs{models: o.Models, providers: o.Providers},
+		newID: orRandomID(o.NewID), now: orNow(o.Now)}
+}
+
+// List returns every alias in publishing order.
+func (al *Aliases) List(ctx context.Context) ([]Alias, error) {
+	if al.store == nil {
 		return nil, nil
 	}
-	all, err := m.o.Aliases.Aliases(ctx)
+	all, err := al.store.Aliases(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list aliases: %w", err)
 	}
-	return m.aliasViews(ctx, all...)
+	return al.aliasViews(ctx, all...)
 }
 
-// GetAlias returns one alias, or ErrNotFound.
-func (m *Models) GetAlias(ctx context.Context, id string) (Alias, error) {
-	a, err := m.loadAlias(ctx, id)
+// Get returns one alias, or ErrNotFound.
+func (al *Aliases) Get(ctx context.Context, id string) (Alias, error) {
+	a, err := al.loadAlias(ctx, id)
 	if err != nil {
 		return Alias{}, err
 	}
-	vs, err := m.aliasViews(ctx, a)
+	vs, err := al.aliasViews(ctx, a)
 	if err != nil {
 		return Alias{}, err
 	}
 	return vs[0], nil
 }
 
-// CreateAlias stores an alias after the last one.
-func (m *Models) CreateAlias(ctx context.Context, s AliasSettings, enabled bool) (Alias, error) {
-	if m.o.Aliases == nil {
+// Create stores an alias after the last one.
+func (al *Aliases) Create(ctx context.Context, s AliasSettings, enabled bool) (Alias, error) {
+	if al.store == nil {
 		return Alias{}, errors.New("create alias: no alias store")
 	}
-	models, err := m.o.Store.ModelConfigs(ctx)
+	models, err := al.cfg.models.ModelConfigs(ctx)
 	if err != nil {
 		return Alias{}, fmt.Errorf("create alias: %w", err)
 	}
 	if s, err = s.normalize(models); err != nil {
 		return Alias{}, err
 	}
-	all, err := m.o.Aliases.Aliases(ctx)
+	all, err := al.store.Aliases(ctx)
 	if err != nil {
 		return Alias{}, fmt.Errorf("create alias: %w", err)
 	}
@@ -147,19 +181,19 @@ func (m *Models) CreateAlias(ctx context.Context, s AliasSettings, enabled bool)
 	for _, a := range all {
 		order = max(order, a.SortOrder+1)
 	}
-	a := ports.Alias{ID: m.o.NewID(), SortOrder: order, Enabled: enabled}
+	a := ports.Alias{ID: al.newID(), SortOrder: order, Enabled: enabled}
 	s.applyTo(&a)
-	return m.putAlias(ctx, a)
+	return al.putAlias(ctx, a)
 }
 
-// UpdateAlias replaces the editable fields of an alias (its targets, in
+// Update replaces the editable fields of an alias (its targets, in
 // their new order, included).
-func (m *Models) UpdateAlias(ctx context.Context, id string, s AliasSettings) (Alias, error) {
-	a, err := m.loadAlias(ctx, id)
+func (al *Aliases) Update(ctx context.Context, id string, s AliasSettings) (Alias, error) {
+	a, err := al.loadAlias(ctx, id)
 	if err != nil {
 		return Alias{}, err
 	}
-	models, err := m.o.Store.ModelConfigs(ctx)
+	models, err := al.cfg.models.ModelConfigs(ctx)
 	if err != nil {
 		return Alias{}, fmt.Errorf("update alias: %w", err)
 	}
@@ -167,24 +201,24 @@ func (m *Models) UpdateAlias(ctx context.Context, id string, s AliasSettings) (A
 		return Alias{}, err
 	}
 	s.applyTo(&a)
-	return m.putAlias(ctx, a)
+	return al.putAlias(ctx, a)
 }
 
-// SetAliasEnabled publishes an alias to Cursor or hides it.
-func (m *Models) SetAliasEnabled(ctx context.Context, id string, enabled bool) (Alias, error) {
-	a, err := m.loadAlias(ctx, id)
+// SetEnabled publishes an alias to Cursor or hides it.
+func (al *Aliases) SetEnabled(ctx context.Context, id string, enabled bool) (Alias, error) {
+	a, err := al.loadAlias(ctx, id)
 	if err != nil {
 		return Alias{}, err
 	}
 	a.Enabled = enabled
-	return m.putAlias(ctx, a)
+	return al.putAlias(ctx, a)
 }
 
 // DrainTarget takes a target out of an alias (drained) or puts it back:
 // a drained target takes no call, and conversations that stayed on it move
 // on their next turn, the move recorded as the cause of the cache break.
-func (m *Models) DrainTarget(ctx context.Context, id, modelID string, drained bool) (Alias, error) {
-	a, err := m.loadAlias(ctx, id)
+func (al *Aliases) DrainTarget(ctx context.Context, id, modelID string, drained bool) (Alias, error) {
+	a, err := al.loadAlias(ctx, id)
 	if err != nil {
 		return Alias{}, err
 	}
@@ -193,36 +227,18 @@ func (m *Models) DrainTarget(ctx context.Context, id, modelID string, drained bo
 		return Alias{}, fmt.Errorf("target %s of alias %s: %w", modelID, id, ErrNotFound)
 	}
 	a.Targets[i].Drained = drained
-	return m.putAlias(ctx, a)
+	return al.putAlias(ctx, a)
 }
 
-// DeleteAlias removes an alias, or returns ErrNotFound.
-func (m *Models) DeleteAlias(ctx context.Context, id string) error {
-	if m.o.Aliases == nil {
+// Delete removes an alias, or returns ErrNotFound.
+func (al *Aliases) Delete(ctx context.Context, id string) error {
+	if al.store == nil {
 		return fmt.Errorf("alias %s: %w", id, ErrNotFound)
 	}
-	if err := m.o.Aliases.DeleteAlias(ctx, id); err != nil {
+	if err := al.store.DeleteAlias(ctx, id); err != nil {
 		return fmt.Errorf("delete alias %s: %w", id, err)
 	}
 	return nil
-}
-
-// aliasesUsing lists the aliases that have modelID as a target.
-func (m *Models) aliasesUsing(ctx context.Context, modelID string) ([]string, error) {
-	if m.o.Aliases == nil {
-		return nil, nil
-	}
-	all, err := m.o.Aliases.Aliases(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list aliases: %w", err)
-	}
-	var out []string
-	for _, a := range all {
-		if slices.ContainsFunc(a.Targets, func(t ports.AliasTarget) bool { return t.ModelID == modelID }) {
-			out = append(out, a.DisplayName)
-		}
-	}
-	return out, nil
 }
 
 func (s AliasSettings) applyTo(a *ports.Alias) {
@@ -231,31 +247,31 @@ func (s AliasSettings) applyTo(a *ports.Alias) {
 	a.Targets = slices.Clone(s.Targets)
 }
 
-func (m *Models) loadAlias(ctx context.Context, id string) (ports.Alias, error) {
-	if m.o.Aliases == nil {
+func (al *Aliases) loadAlias(ctx context.Context, id string) (ports.Alias, error) {
+	if al.store == nil {
 		return ports.Alias{}, fmt.Errorf("alias %s: %w", id, ErrNotFound)
 	}
-	a, err := m.o.Aliases.Alias(ctx, id)
+	a, err := al.store.Alias(ctx, id)
 	if err != nil {
 		return ports.Alias{}, fmt.Errorf("load alias %s: %w", id, err)
 	}
 	return a, nil
 }
 
-func (m *Models) putAlias(ctx context.Context, a ports.Alias) (Alias, error) {
-	if err := m.o.Aliases.PutAlias(ctx, a); err != nil {
+func (al *Aliases) putAlias(ctx context.Context, a ports.Alias) (Alias, error) {
+	if err := al.store.PutAlias(ctx, a); err != nil {
 		return Alias{}, fmt.Errorf("store alias %s: %w", a.ID, err)
 	}
-	return m.GetAlias(ctx, a.ID)
+	return al.Get(ctx, a.ID)
 }
 
 // aliasViews names each alias's targets and reads their shared health.
-func (m *Models) aliasViews(ctx context.Context, as ...ports.Alias) ([]Alias, error) {
-	models, err := m.o.Store.ModelConfigs(ctx)
+func (al *Aliases) aliasViews(ctx context.Context, as ...ports.Alias) ([]Alias, error) {
+	models, err := al.cfg.models.ModelConfigs(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list models: %w", err)
 	}
-	provs, err := m.providersByID(ctx)
+	provs, err := al.cfg.providersByID(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -264,18 +280,18 @@ func (m *Models) aliasViews(ctx context.Context, as ...ports.Alias) ([]Alias, er
 		byID[c.ID] = c
 	}
 	health := map[string]routing.Health{}
-	if m.o.Health != nil {
+	if al.health != nil {
 		var subjects []string
 		for _, a := range as {
 			for _, t := range a.Targets {
 				subjects = append(subjects, routing.TargetSubject(t.ModelID))
 			}
 		}
-		if health, err = m.o.Health.Health(ctx, subjects); err != nil {
+		if health, err = al.health.Health(ctx, subjects); err != nil {
 			return nil, fmt.Errorf("read target health: %w", err)
 		}
 	}
-	now := m.o.Now()
+	now := al.now()
 	out := make([]Alias, len(as))
 	for i, a := range as {
 		out[i].Alias = a

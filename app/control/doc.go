@@ -1,9 +1,15 @@
-// Package control holds the use cases of the admin console: managing the
-// models Keygate publishes (with write-only API keys, sealed together with
-// the origin they may be sent to: see keybinding.go), discovering
-// upstream models, testing a connection, reading call records with their
-// cache-break insight, aggregating them for the dashboard, browsing
-// conversations, service settings and the retention of detailed records.
+// Package control holds the use cases of the admin console, one job each:
+// [Models] (the models Keygate publishes), [Providers] (where they are
+// called, with write-only API keys and custom headers sealed together with
+// the origin they may be sent to: see keybinding.go), [Aliases],
+// [Discovery] of upstream models, the connection [Tester] over
+// [Endpoints], [Publishing] (what Cursor's picker offers), the router's
+// [Catalog], the start-up [KeyBinding] migration; reading call records
+// with their cache-break insight, aggregating them for the dashboard,
+// browsing conversations, service settings and the retention of detailed
+// records. What several of them share is a small unexported value:
+// sealing (seal and open keys and headers, derive origins) and configs
+// (read models and providers).
 //
 // Privacy: the cache-break insight needs each call's prompt, but the text
 // of a conversation is kept only in detailed mode. Otherwise [PromptTap]

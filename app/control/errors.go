@@ -16,6 +16,7 @@ type InvalidError struct {
 	Reason string
 }
 
+// Error names the field and the reason.
 func (e *InvalidError) Error() string { return fmt.Sprintf("invalid %s: %s", e.Field, e.Reason) }
 
 func invalid(field, reason string) error { return &InvalidError{Field: field, Reason: reason} }

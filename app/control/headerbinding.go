@@ -21,7 +21,7 @@ import (
 // Sealed plaintext: boundHeadersPrefix, the origin, a newline, the headers
 // as a JSON object. Headers an earlier Keygate stored in clear
 // (Provider.ClearHeaders) are taken as bound to the provider's origin, and
-// [Models.BindStoredKeys] seals them at start.
+// [KeyBinding.Bind] seals them at start.
 const boundHeadersPrefix = "keygate-bound-headers-v1\n"
 
 // HeaderView is a custom header as the console may see it: its name and a
@@ -41,7 +41,7 @@ type storedHeaders struct {
 }
 
 // sealHeaders seals h bound to origin; nil for no headers.
-func (m *Models) sealHeaders(h map[string]string, origin string) ([]byte, error) {
+func (s sealing) sealHeaders(h map[string]string, origin string) ([]byte, error) {
 	if len(h) == 0 {
 		return nil, nil
 	}
@@ -49,7 +49,7 @@ func (m *Models) sealHeaders(h map[string]string, origin string) ([]byte, error)
 	if err != nil {
 		return nil, invalid("custom_headers", err.Error())
 	}
-	sealed, err := m.o.Secrets.Seal(append([]byte(boundHeadersPrefix+origin+"\n"), raw...))
+	sealed, err := s.secrets.Seal(append([]byte(boundHeadersPrefix+origin+"\n"), raw...))
 	clear(raw)
 	if err != nil {
 		return nil, fmt.Errorf("seal custom headers: %w", err)
@@ -59,7 +59,7 @@ func (m *Models) sealHeaders(h map[string]string, origin string) ([]byte, error)
 
 // openHeaders opens the headers of p; a provider without any has none,
 // bound to nothing.
-func (m *Models) openHeaders(p ports.Provider) (storedHeaders, error) {
+func (s sealing) openHeaders(p ports.Provider) (storedHeaders, error) {
 	if len(p.SealedHeaders) == 0 {
 		if len(p.ClearHeaders) == 0 {
 			return storedHeaders{}, nil
@@ -68,13 +68,13 @@ func (m *Models) openHeaders(p ports.Provider) (storedHeaders, error) {
 		if err := json.Unmarshal(p.ClearHeaders, &h); err != nil {
 			return storedHeaders{}, fmt.Errorf("custom headers of provider %s: %w", p.ID, err)
 		}
-		origin, err := m.providerOrigin(p)
+		origin, err := s.providerOrigin(p)
 		if err != nil {
 			return storedHeaders{}, err
 		}
 		return storedHeaders{values: h, origin: origin, legacy: true}, nil
 	}
-	plain, err := m.o.Secrets.Open(p.SealedHeaders)
+	plain, err := s.secrets.Open(p.SealedHeaders)
 	if err != nil {
 		return storedHeaders{}, fmt.Errorf("open custom headers of provider %s: %w", p.ID, err)
 	}
@@ -90,12 +90,12 @@ func (m *Models) openHeaders(p ports.Provider) (storedHeaders, error) {
 
 // setHeaders seals the headers a write names onto p, which goes to origin
 // from now on; old is p as stored before the write (see resolveHeaders).
-func (m *Models) setHeaders(p *ports.Provider, old ports.Provider, want map[string]string, origin, field string) error {
-	out, err := m.resolveHeaders(old, want, origin, field)
+func (s sealing) setHeaders(p *ports.Provider, old ports.Provider, want map[string]string, origin, field string) error {
+	out, err := s.resolveHeaders(old, want, origin, field)
 	if err != nil {
 		return err
 	}
-	sealed, err := m.sealHeaders(out, origin)
+	sealed, err := s.sealHeaders(out, origin)
 	clear(out)
 	if err != nil {
 		return err
@@ -108,8 +108,8 @@ func (m *Models) setHeaders(p *ports.Provider, old ports.Provider, want map[stri
 // empty value is the value stored in old under that name (names ignore
 // case), which must have been saved for origin: a header is never carried
 // to another origin, like a key. field names the request field in errors.
-func (m *Models) resolveHeaders(old ports.Provider, want map[string]string, origin, field string) (map[string]string, error) {
-	stored, err := m.openHeaders(old)
+func (s sealing) resolveHeaders(old ports.Provider, want map[string]string, origin, field string) (map[string]string, error) {
+	stored, err := s.openHeaders(old)
 	if err != nil && needsStored(want) {
 		return nil, invalid(field, "the stored header values cannot be decrypted: enter every value again")
 	}
@@ -148,8 +148,8 @@ func lookupHeader(h map[string]string, name string) (string, bool) {
 
 // headerViews are the names and hints of p's headers, sorted by name;
 // none when they cannot be opened (a call then names the problem).
-func (m *Models) headerViews(p ports.Provider) []HeaderView {
-	stored, err := m.openHeaders(p)
+func (s sealing) headerViews(p ports.Provider) []HeaderView {
+	stored, err := s.openHeaders(p)
 	if err != nil {
 		return nil
 	}
@@ -181,6 +181,7 @@ type HeaderOriginError struct {
 	SendTo   string
 }
 
+// Error names both origins and what an administrator must do.
 func (e *HeaderOriginError) Error() string {
 	return fmt.Sprintf("the custom headers of model %s were saved for %s and would be sent to %s; an administrator must enter them again",
 		e.ModelID, e.SavedFor, e.SendTo)
@@ -188,8 +189,8 @@ func (e *HeaderOriginError) Error() string {
 
 // sameHeaders reports whether a write of want keeps p's headers as they
 // are: the same names, each value empty (kept) or the stored one.
-func (m *Models) sameHeaders(p ports.Provider, want map[string]string) bool {
-	stored, err := m.openHeaders(p)
+func (s sealing) sameHeaders(p ports.Provider, want map[string]string) bool {
+	stored, err := s.openHeaders(p)
 	if err != nil || len(stored.values) != len(want) {
 		return false
 	}

@@ -22,8 +22,16 @@ import (
 // Sealed plaintext: boundKeyPrefix, the origin, a newline, the key. A
 // plaintext without the prefix is a key stored before keys were bound
 // (legacy): it is taken as bound to the origin its provider names, and
-// [Models.BindStoredKeys] seals such keys with that origin at start.
+// [KeyBinding.Bind] seals such keys with that origin at start.
 const boundKeyPrefix = "keygate-bound-key-v1\n"
+
+// sealing seals and opens what a provider stores sealed (its keys and
+// custom headers, each bound to an origin) and derives the origins its
+// requests go to. Every use case that touches a stored secret holds one.
+type sealing struct {
+	secrets   ports.SecretBox
+	protocols ports.ProviderProtocols
+}
 
 // storedKey is an opened key and the origin it may be sent to.
 type storedKey struct {
@@ -35,8 +43,8 @@ type storedKey struct {
 }
 
 // sealKey seals key bound to origin.
-func (m *Models) sealKey(key, origin string) ([]byte, error) {
-	sealed, err := m.o.Secrets.Seal([]byte(boundKeyPrefix + origin + "\n" + key))
+func (s sealing) sealKey(key, origin string) ([]byte, error) {
+	sealed, err := s.secrets.Seal([]byte(boundKeyPrefix + origin + "\n" + key))
 	if err != nil {
 		return nil, fmt.Errorf("seal api key: %w", err)
 	}
@@ -44,35 +52,60 @@ func (m *Models) sealKey(key, origin string) ([]byte, error) {
 }
 
 // openKey opens key k of provider p and the origin it is bound to.
-func (m *Models) openKey(p ports.Provider, k ports.ProviderKey) (storedKey, error) {
-	plain, err := m.o.Secrets.Open(k.Sealed)
+func (s sealing) openKey(p ports.Provider, k ports.ProviderKey) (storedKey, error) {
+	plain, err := s.secrets.Open(k.Sealed)
 	if err != nil {
 		return storedKey{}, fmt.Errorf("open api key %s of provider %s: %w", k.ID, p.ID, err)
 	}
-	s := string(plain)
+	text := string(plain)
 	clear(plain)
-	if rest, ok := strings.CutPrefix(s, boundKeyPrefix); ok {
+	if rest, ok := strings.CutPrefix(text, boundKeyPrefix); ok {
 		origin, key, ok := strings.Cut(rest, "\n")
 		if !ok {
 			return storedKey{}, fmt.Errorf("open api key %s of provider %s: %w", k.ID, p.ID, ports.ErrUnsealable)
 		}
 		return storedKey{id: k.ID, key: key, origin: origin}, nil
 	}
-	origin, err := m.providerOrigin(p)
+	origin, err := s.providerOrigin(p)
 	if err != nil {
 		return storedKey{}, err
 	}
-	return storedKey{id: k.ID, key: s, origin: origin, legacy: true}, nil
+	return storedKey{id: k.ID, key: text, origin: origin, legacy: true}, nil
+}
+
+// keepKeys checks that keys, stored for provider old, may be sent to
+// origin, where the provider's requests go after a change: moved builds the
+// refusal of a key saved for another origin. A key that cannot be opened
+// counts as bound to old's origin. A legacy key is sealed bound to origin
+// in place, now that the origin is known to be unchanged.
+func (s sealing) keepKeys(old ports.Provider, keys []ports.ProviderKey, origin string, moved func(savedFor string) error) error {
+	for i, k := range keys {
+		sk, err := s.openKey(old, k)
+		if err != nil {
+			if sk.origin, err = s.providerOrigin(old); err != nil {
+				return err
+			}
+		}
+		if sk.origin != origin {
+			return moved(sk.origin)
+		}
+		if sk.legacy {
+			if keys[i].Sealed, err = s.sealKey(sk.key, origin); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // providerOrigin is the origin the requests of p go to.
-func (m *Models) providerOrigin(p ports.Provider) (string, error) {
-	return m.originOf(p.Kind, p.BaseURL, "", p.UseFullURL)
+func (s sealing) providerOrigin(p ports.Provider) (string, error) {
+	return s.originOf(p.Kind, p.BaseURL, "", p.UseFullURL)
 }
 
 // originOf is the origin of the request URL the protocol derives.
-func (m *Models) originOf(kind llm.ProviderKind, base, model string, full bool) (string, error) {
-	u, err := m.o.Protocols.RequestURL(kind, base, model, full)
+func (s sealing) originOf(kind llm.ProviderKind, base, model string, full bool) (string, error) {
+	u, err := s.protocols.RequestURL(kind, base, model, full)
 	if err != nil {
 		return "", fmt.Errorf("request url: %w", err)
 	}
@@ -108,12 +141,29 @@ type KeyOriginError struct {
 	SendTo   string
 }
 
+// Error names both origins and what an administrator must do.
 func (e *KeyOriginError) Error() string {
 	return fmt.Sprintf("the API key of model %s was saved for %s and would be sent to %s; an administrator must enter the key again",
 		e.ModelID, e.SavedFor, e.SendTo)
 }
 
-// BindStoredKeys seals every key stored before keys were bound together
+// KeyBinding is the start-up migration of the secrets an earlier Keygate
+// stored: keys sealed without their origin, custom headers kept in clear.
+// It is run once per start, after the replica check (a replica with
+// another secret key must never re-seal what it cannot open), and is safe
+// to run again.
+type KeyBinding struct {
+	providers ports.ProviderStore
+	seal      sealing
+}
+
+// NewKeyBinding returns the migration over the provider store, the secret
+// box that sealed its keys and the protocols that derive their origins.
+func NewKeyBinding(providers ports.ProviderStore, secrets ports.SecretBox, protocols ports.ProviderProtocols) *KeyBinding {
+	return &KeyBinding{providers: providers, seal: sealing{secrets: secrets, protocols: protocols}}
+}
+
+// Bind seals every key stored before keys were bound together
 // with the origin its provider names now, so that from then on a change of
 // the provider's base URL alone cannot redirect it, and seals, bound the
 // same way, the custom headers an earlier Keygate stored in clear, leaving
@@ -122,8 +172,8 @@ func (e *KeyOriginError) Error() string {
 // URL, are left alone: they cannot be sent anywhere. Running it again is a
 // no-op; a provider edited in the same instant by another replica is
 // last-writer-wins, as every edit is.
-func (m *Models) BindStoredKeys(ctx context.Context) (int, error) {
-	all, err := m.o.Providers.Providers(ctx)
+func (b *KeyBinding) Bind(ctx context.Context) (int, error) {
+	all, err := b.providers.Providers(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("bind stored keys: %w", err)
 	}
@@ -131,22 +181,22 @@ func (m *Models) BindStoredKeys(ctx context.Context) (int, error) {
 	for _, p := range all {
 		bound := 0
 		for i, k := range p.Keys {
-			sk, err := m.openKey(p, k)
+			sk, err := b.seal.openKey(p, k)
 			if err != nil || !sk.legacy {
 				continue
 			}
-			if p.Keys[i].Sealed, err = m.sealKey(sk.key, sk.origin); err != nil {
+			if p.Keys[i].Sealed, err = b.seal.sealKey(sk.key, sk.origin); err != nil {
 				return n, fmt.Errorf("bind key %s of provider %s: %w", k.ID, p.ID, err)
 			}
 			bound++
 		}
 		if len(p.ClearHeaders) > 0 {
 			if p.SealedHeaders == nil {
-				hs, err := m.openHeaders(p)
+				hs, err := b.seal.openHeaders(p)
 				if err != nil {
 					return n, fmt.Errorf("seal custom headers of provider %s: %w", p.ID, err)
 				}
-				if p.SealedHeaders, err = m.sealHeaders(hs.values, hs.origin); err != nil {
+				if p.SealedHeaders, err = b.seal.sealHeaders(hs.values, hs.origin); err != nil {
 					return n, fmt.Errorf("seal custom headers of provider %s: %w", p.ID, err)
 				}
 			}
@@ -156,7 +206,7 @@ func (m *Models) BindStoredKeys(ctx context.Context) (int, error) {
 		if bound == 0 {
 			continue
 		}
-		if err := m.o.Providers.PutProvider(ctx, p); err != nil {
+		if err := b.providers.PutProvider(ctx, p); err != nil {
 			return n, fmt.Errorf("bind keys of provider %s: %w", p.ID, err)
 		}
 		n += bound

@@ -2,15 +2,13 @@ package control
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
-	"keygate/domain/llm"
 	"keygate/domain/routing"
 	"keygate/ports"
 )
@@ -18,78 +16,43 @@ import (
 // ModelsOptions are the dependencies of [Models].
 type ModelsOptions struct {
 	Store ports.ModelConfigStore
-	// Providers holds the providers models are called at and their keys.
+	// Providers holds the providers models are called at and their keys:
+	// a model saved with a connection of its own keeps one in step.
 	Providers ports.ProviderStore
-	// Aliases holds the aliases over several models; nil for none.
+	// Aliases holds the aliases over several models (a model an alias
+	// routes to is not deleted); nil for none.
 	Aliases ports.AliasStore
-	// Health is the shared health of keys and targets the console shows;
-	// nil shows none.
-	Health  ports.RouteHealth
+	// Secrets seals the keys and headers of a model's own provider.
 	Secrets ports.SecretBox
-	Lister  ports.ModelLister
-	// Provider runs connection tests; its call records appear in Calls.
-	Provider ports.ModelProvider
 	// Protocols are the provider protocols a model may use; they derive
 	// each model's request URL.
 	Protocols ports.ProviderProtocols
 	// NewID makes model, provider and key ids; nil uses 8 random bytes in
 	// hex.
 	NewID func() string
-	// Now is the clock of connection tests; nil uses time.Now.
-	Now func() time.Time
-	// TestTimeout bounds a connection test; 0 means 45 seconds.
-	TestTimeout time.Duration
 	// CheckURL decides whether Keygate may send requests to a base URL
 	// (the outbound policy: no private, loopback or link-local address
-	// unless allowed). It is asked whenever a model or provider is saved
-	// with a base URL, and on Discover; its error text is shown as the
-	// base_url field's message. nil allows every URL.
+	// unless allowed). It is asked whenever a model is saved with a base
+	// URL; its error text is shown as the base_url field's message. nil
+	// allows every URL.
 	CheckURL func(ctx context.Context, rawURL string) error
-	// Audit records each use of a stored key by an administrator's action
-	// (a discovery with the stored key, a connection test) before the key
-	// is sent; a failure to record refuses the action. nil records nothing.
-	Audit UseAuditor
-}
-
-// UseAuditor records accountable actions that change nothing stored.
-type UseAuditor interface {
-	// AuditUse records that the principal on ctx did action ("noun.verb")
-	// to target; detail is marshalled to JSON with its secrets masked.
-	AuditUse(ctx context.Context, action, target string, detail any) error
-}
-
-// KeyUse is what the audit log keeps of one use of a stored key.
-type KeyUse struct {
-	// URL is where the key was sent (discovery: the base URL asked).
-	URL string `json:"url"`
-	// KeyHint is the key masked by MaskKey.
-	KeyHint string `json:"keyHint"`
 }
 
 // Models manages model configurations. It is safe for concurrent use;
 // concurrent edits of the same model are last-writer-wins.
 type Models struct {
-	o ModelsOptions
+	o        ModelsOptions
+	newID    func() string
+	checkURL urlCheck
+	cfg      configs
+	seal     sealing
 }
 
 // NewModels returns the model use cases.
 func NewModels(o ModelsOptions) *Models {
-	if o.NewID == nil {
-		o.NewID = randomID
-	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
-	if o.TestTimeout == 0 {
-		o.TestTimeout = 45 * time.Second
-	}
-	return &Models{o: o}
-}
-
-func randomID() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
+	return &Models{o: o, newID: orRandomID(o.NewID), checkURL: o.CheckURL,
+		cfg:  configs{models: o.Store, providers: o.Providers},
+		seal: sealing{secrets: o.Secrets, protocols: o.Protocols}}
 }
 
 // List returns every model in publishing order.
@@ -98,7 +61,7 @@ func (m *Models) List(ctx context.Context) ([]Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list models: %w", err)
 	}
-	provs, err := m.providersByID(ctx)
+	provs, err := m.cfg.providersByID(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -111,11 +74,11 @@ func (m *Models) List(ctx context.Context) ([]Model, error) {
 
 // Get returns one model, or ErrNotFound.
 func (m *Models) Get(ctx context.Context, id string) (Model, error) {
-	c, err := m.load(ctx, id)
+	c, err := m.cfg.load(ctx, id)
 	if err != nil {
 		return Model{}, err
 	}
-	p, err := m.providerOf(ctx, c)
+	p, err := m.cfg.providerOf(ctx, c)
 	if err != nil {
 		return Model{}, err
 	}
@@ -139,7 +102,7 @@ func (m *Models) Create(ctx context.Context, s ModelSettings, apiKey string, ena
 	if err != nil {
 		return Model{}, fmt.Errorf("create model: %w", err)
 	}
-	cfg := ports.ModelConfig{ID: m.o.NewID(), Enabled: enabled, SortOrder: nextOrder(all)}
+	cfg := ports.ModelConfig{ID: m.newID(), Enabled: enabled, SortOrder: nextOrder(all)}
 	s.apply(&cfg)
 	if s.ProviderID != "" {
 		if apiKey != "" {
@@ -154,7 +117,7 @@ func (m *Models) Create(ctx context.Context, s ModelSettings, apiKey string, ena
 	if apiKey == "" {
 		return Model{}, invalid("api_key", "paste the provider's API key; it is stored encrypted and never shown again")
 	}
-	p := ports.Provider{ID: m.o.NewID()}
+	p := ports.Provider{ID: m.newID()}
 	if err := m.connect(&p, s, cfg.ModelID, apiKey); err != nil {
 		return Model{}, err
 	}
@@ -194,44 +157,27 @@ func (m *Models) connect(p *ports.Provider, s ModelSettings, model, apiKey strin
 	if p.KeyStrategy == 0 {
 		p.KeyStrategy = routing.KeysRoundRobin
 	}
-	origin, err := m.originOf(p.Kind, p.BaseURL, model, p.UseFullURL)
+	origin, err := m.seal.originOf(p.Kind, p.BaseURL, model, p.UseFullURL)
 	if err != nil {
 		return invalid("base_url", "use an http(s) URL with a host, such as https://api.openai.com/v1")
 	}
-	if err := m.setHeaders(p, old, s.CustomHeaders, origin, "custom_headers"); err != nil {
+	if err := m.seal.setHeaders(p, old, s.CustomHeaders, origin, "custom_headers"); err != nil {
 		return err
 	}
 	if apiKey != "" {
-		sealed, err := m.sealKey(apiKey, origin)
+		sealed, err := m.seal.sealKey(apiKey, origin)
 		if err != nil {
 			return err
 		}
-		p.Keys = []ports.ProviderKey{{ID: m.o.NewID(), Sealed: sealed, Weight: 1, Enabled: true}}
+		p.Keys = []ports.ProviderKey{{ID: m.newID(), Sealed: sealed, Weight: 1, Enabled: true}}
 		return nil
 	}
 	if len(p.Keys) == 0 {
 		return invalid("api_key", "paste the provider's API key; it is stored encrypted and never shown again")
 	}
-	for i, k := range p.Keys {
-		// A key that cannot be opened counts as bound to the provider's
-		// origin before this change.
-		sk, err := m.openKey(old, k)
-		if err != nil {
-			if sk.origin, err = m.providerOrigin(old); err != nil {
-				return err
-			}
-		}
-		if sk.origin != origin {
-			return invalid("api_key", fmt.Sprintf("enter the API key again: it was saved for %s and would be sent to %s", sk.origin, origin))
-		}
-		if sk.legacy {
-			// Bind it now that the origin is known to be unchanged.
-			if p.Keys[i].Sealed, err = m.sealKey(sk.key, origin); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return m.seal.keepKeys(old, p.Keys, origin, func(savedFor string) error {
+		return invalid("api_key", fmt.Sprintf("enter the API key again: it was saved for %s and would be sent to %s", savedFor, origin))
+	})
 }
 
 // hostName names a provider after the host of its base URL.
@@ -246,25 +192,11 @@ func hostName(base string) string {
 // offer them.
 func (m *Models) Protocols() []ports.ProviderProtocol { return m.o.Protocols.Protocols() }
 
-// checkKind refuses a protocol kind that is not registered, naming those
-// that are.
-func (m *Models) checkKind(kind llm.ProviderKind) error {
-	ps := m.o.Protocols.Protocols()
-	names := make([]string, len(ps))
-	for i, p := range ps {
-		if p.Kind == kind {
-			return nil
-		}
-		names[i] = p.Name
-	}
-	return invalid("provider_kind", "choose "+joinWords(names, "or"))
-}
-
 // checkSettings normalizes s and, when s carries its own connection, asks
 // about its protocol and CheckURL about its base URL.
 func (m *Models) checkSettings(ctx context.Context, s ModelSettings) (ModelSettings, error) {
 	if strings.TrimSpace(s.ProviderID) == "" {
-		if err := m.checkKind(s.ProviderKind); err != nil {
+		if err := checkKind(m.o.Protocols, s.ProviderKind); err != nil {
 			return s, err
 		}
 	}
@@ -272,17 +204,7 @@ func (m *Models) checkSettings(ctx context.Context, s ModelSettings) (ModelSetti
 	if err != nil || s.ProviderID != "" {
 		return s, err
 	}
-	return s, m.checkURL(ctx, s.BaseURL)
-}
-
-func (m *Models) checkURL(ctx context.Context, raw string) error {
-	if m.o.CheckURL == nil {
-		return nil
-	}
-	if err := m.o.CheckURL(ctx, raw); err != nil {
-		return invalid("base_url", err.Error())
-	}
-	return nil
+	return s, m.checkURL.check(ctx, s.BaseURL)
 }
 
 // Update replaces the editable fields of a model. With s.ProviderID the
@@ -300,7 +222,7 @@ func (m *Models) Update(ctx context.Context, id string, s ModelSettings, apiKey 
 	if err := checkAPIKey("api_key", apiKey); err != nil {
 		return Model{}, err
 	}
-	cfg, err := m.load(ctx, id)
+	cfg, err := m.cfg.load(ctx, id)
 	if err != nil {
 		return Model{}, err
 	}
@@ -332,15 +254,15 @@ func (m *Models) Update(ctx context.Context, id string, s ModelSettings, apiKey 
 		}
 	}
 	if missing {
-		p = ports.Provider{ID: m.o.NewID()}
+		p = ports.Provider{ID: m.newID()}
 	} else if shared {
 		// A copy for this model alone: the other models keep theirs. The
 		// copied keys stay sealed as they are, bound to their origin.
 		cp := p
-		cp.ID, cp.Name, cp.CreatedAt, cp.UpdatedAt = m.o.NewID(), "", time.Time{}, time.Time{}
+		cp.ID, cp.Name, cp.CreatedAt, cp.UpdatedAt = m.newID(), "", time.Time{}, time.Time{}
 		cp.Keys = make([]ports.ProviderKey, len(p.Keys))
 		for i, k := range p.Keys {
-			k.ID, k.CreatedAt, k.UpdatedAt = m.o.NewID(), time.Time{}, time.Time{}
+			k.ID, k.CreatedAt, k.UpdatedAt = m.newID(), time.Time{}, time.Time{}
 			cp.Keys[i] = k
 		}
 		p = cp
@@ -358,7 +280,7 @@ func (m *Models) Update(ctx context.Context, id string, s ModelSettings, apiKey 
 // sameConnection reports whether s describes p's connection as it is.
 func (m *Models) sameConnection(p ports.Provider, s ModelSettings) bool {
 	return p.Kind == s.ProviderKind && p.BaseURL == s.BaseURL && p.UseFullURL == s.UseFullURL &&
-		m.sameHeaders(p, s.CustomHeaders)
+		m.seal.sameHeaders(p, s.CustomHeaders)
 }
 
 // sharedProvider reports whether a model other than modelID uses
@@ -378,7 +300,7 @@ func (m *Models) sharedProvider(ctx context.Context, id, modelID string) (bool, 
 
 // SetEnabled publishes a model to Cursor or hides it.
 func (m *Models) SetEnabled(ctx context.Context, id string, enabled bool) (Model, error) {
-	cfg, err := m.load(ctx, id)
+	cfg, err := m.cfg.load(ctx, id)
 	if err != nil {
 		return Model{}, err
 	}
@@ -447,7 +369,7 @@ func (m *Models) Duplicate(ctx context.Context, id string) (Model, error) {
 		return Model{}, fmt.Errorf("duplicate model %s: %w", id, ErrNotFound)
 	}
 	cp := all[at]
-	cp.ID, cp.Enabled = m.o.NewID(), false
+	cp.ID, cp.Enabled = m.newID(), false
 	cp.DisplayName += " (copy)"
 	cp.CreatedAt, cp.UpdatedAt = time.Time{}, time.Time{}
 	ordered := append(append(append([]ports.ModelConfig(nil), all[:at+1]...), cp), all[at+1:]...)
@@ -477,63 +399,48 @@ func (m *Models) put(ctx context.Context, cfg ports.ModelConfig) (Model, error) 
 	return m.Get(ctx, cfg.ID)
 }
 
-func (m *Models) load(ctx context.Context, id string) (ports.ModelConfig, error) {
-	c, err := m.o.Store.ModelConfig(ctx, id)
-	if err != nil {
-		return ports.ModelConfig{}, fmt.Errorf("load model %s: %w", id, err)
-	}
-	return c, nil
-}
-
-// providerOf loads the provider of c; a missing one is the zero Provider.
-func (m *Models) providerOf(ctx context.Context, c ports.ModelConfig) (ports.Provider, error) {
-	p, err := m.o.Providers.Provider(ctx, c.ProviderID)
-	if errors.Is(err, ports.ErrNotFound) {
-		return ports.Provider{}, nil
-	}
-	if err != nil {
-		return ports.Provider{}, fmt.Errorf("load provider of model %s: %w", c.ID, err)
-	}
-	return p, nil
-}
-
-// providersByID loads every provider by id.
-func (m *Models) providersByID(ctx context.Context) (map[string]ports.Provider, error) {
-	all, err := m.o.Providers.Providers(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list providers: %w", err)
-	}
-	out := make(map[string]ports.Provider, len(all))
-	for _, p := range all {
-		out[p.ID] = p
-	}
-	return out, nil
-}
-
 // view hides the keys and header values: only whether the provider has an
 // enabled key, the first one's masked hint and the headers' names and
 // hints leave.
 func (m *Models) view(c ports.ModelConfig, p ports.Provider) Model {
-	v := Model{Config: c, Settings: settingsOf(c), ProviderName: p.Name, Headers: m.headerViews(p)}
+	v := Model{Config: c, Settings: settingsOf(c), ProviderName: p.Name, Headers: m.seal.headerViews(p)}
 	v.Settings.CustomHeaders = headerNames(v.Headers)
 	for _, k := range p.Keys {
 		if !k.Enabled {
 			continue
 		}
 		v.HasAPIKey = true
-		v.KeyHint = m.keyHint(p, k)
+		v.KeyHint = m.seal.keyHint(p, k)
 		break
 	}
 	return v
 }
 
 // keyHint is a key masked by MaskKey, or why it cannot be shown.
-func (m *Models) keyHint(p ports.Provider, k ports.ProviderKey) string {
-	sk, err := m.openKey(p, k)
+func (s sealing) keyHint(p ports.Provider, k ports.ProviderKey) string {
+	sk, err := s.openKey(p, k)
 	if err != nil {
 		return "(cannot be decrypted: enter the key again)"
 	}
 	return MaskKey(sk.key)
+}
+
+// aliasesUsing lists the aliases that have modelID as a target.
+func (m *Models) aliasesUsing(ctx context.Context, modelID string) ([]string, error) {
+	if m.o.Aliases == nil {
+		return nil, nil
+	}
+	all, err := m.o.Aliases.Aliases(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list aliases: %w", err)
+	}
+	var out []string
+	for _, a := range all {
+		if slices.ContainsFunc(a.Targets, func(t ports.AliasTarget) bool { return t.ModelID == modelID }) {
+			out = append(out, a.DisplayName)
+		}
+	}
+	return out, nil
 }
 
 func nextOrder(all []ports.ModelConfig) int {

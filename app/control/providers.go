@@ -112,60 +112,105 @@ func (s ProviderSettings) normalize() (ProviderSettings, error) {
 	return s, nil
 }
 
-// checkProvider normalizes s and asks about its protocol and base URL.
-func (m *Models) checkProvider(ctx context.Context, s ProviderSettings) (ProviderSettings, error) {
-	if err := m.checkKind(s.ProviderKind); err != nil {
+// ProvidersOptions are the dependencies of [Providers].
+type ProvidersOptions struct {
+	// Providers holds the providers and their key pools.
+	Providers ports.ProviderStore
+	// Models holds the models, which name the provider they are called
+	// at (a provider in use is not deleted).
+	Models ports.ModelConfigStore
+	// Health is the shared health of keys the console shows; nil shows
+	// none.
+	Health ports.RouteHealth
+	// Secrets seals the keys and custom headers, bound to the provider's
+	// origin.
+	Secrets ports.SecretBox
+	// Protocols are the provider protocols; they derive the origin of a
+	// provider's requests.
+	Protocols ports.ProviderProtocols
+	// NewID makes provider and key ids; nil uses 8 random bytes in hex.
+	NewID func() string
+	// Now is the clock that tells a resting key; nil uses time.Now.
+	Now func() time.Time
+	// CheckURL is the outbound policy's verdict on a base URL, asked on
+	// every save (see ModelsOptions.CheckURL); nil allows every URL.
+	CheckURL func(ctx context.Context, rawURL string) error
+}
+
+// Providers manages the providers models are called at: their
+// connection, sealed custom headers and key pools. Keys and header values
+// never leave it, only masked hints. It is safe for concurrent use;
+// concurrent edits of the same provider are last-writer-wins.
+type Providers struct {
+	o        ProvidersOptions
+	newID    func() string
+	now      func() time.Time
+	checkURL urlCheck
+	cfg      configs
+	seal     sealing
+}
+
+// NewProviders returns the provider use cases.
+func NewProviders(o ProvidersOptions) *Providers {
+	return &Providers{o: o, newID: orRandomID(o.NewID), now: orNow(o.Now), checkURL: o.CheckURL,
+		cfg:  configs{models: o.Models, providers: o.Providers},
+		seal: sealing{secrets: o.Secrets, protocols: o.Protocols}}
+}
+
+// check normalizes s and asks about its protocol and base URL.
+func (pv *Providers) check(ctx context.Context, s ProviderSettings) (ProviderSettings, error) {
+	if err := checkKind(pv.o.Protocols, s.ProviderKind); err != nil {
 		return s, err
 	}
 	s, err := s.normalize()
 	if err != nil {
 		return s, err
 	}
-	return s, m.checkURL(ctx, s.BaseURL)
+	return s, pv.checkURL.check(ctx, s.BaseURL)
 }
 
-// Providers returns every provider, keys masked.
-func (m *Models) Providers(ctx context.Context) ([]ProviderView, error) {
-	all, err := m.o.Providers.Providers(ctx)
+// List returns every provider, keys masked.
+func (pv *Providers) List(ctx context.Context) ([]ProviderView, error) {
+	all, err := pv.o.Providers.Providers(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list providers: %w", err)
 	}
-	uses, err := m.modelsByProvider(ctx)
+	uses, err := pv.cfg.modelsByProvider(ctx)
 	if err != nil {
 		return nil, err
 	}
-	health, err := m.keyHealth(ctx, all...)
+	health, err := pv.keyHealth(ctx, all...)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]ProviderView, len(all))
 	for i, p := range all {
-		out[i] = m.providerView(p, uses[p.ID], health)
+		out[i] = pv.view(p, uses[p.ID], health)
 	}
 	return out, nil
 }
 
-// Provider returns one provider, keys masked, or ErrNotFound.
-func (m *Models) Provider(ctx context.Context, id string) (ProviderView, error) {
-	p, err := m.loadProvider(ctx, id)
+// Get returns one provider, keys masked, or ErrNotFound.
+func (pv *Providers) Get(ctx context.Context, id string) (ProviderView, error) {
+	p, err := pv.cfg.loadProvider(ctx, id)
 	if err != nil {
 		return ProviderView{}, err
 	}
-	uses, err := m.modelsByProvider(ctx)
+	uses, err := pv.cfg.modelsByProvider(ctx)
 	if err != nil {
 		return ProviderView{}, err
 	}
-	health, err := m.keyHealth(ctx, p)
+	health, err := pv.keyHealth(ctx, p)
 	if err != nil {
 		return ProviderView{}, err
 	}
-	return m.providerView(p, uses[id], health), nil
+	return pv.view(p, uses[id], health), nil
 }
 
 // keyHealth reads the shared health of the keys of ps; empty without a
 // health store.
-func (m *Models) keyHealth(ctx context.Context, ps ...ports.Provider) (map[string]routing.Health, error) {
-	if m.o.Health == nil {
+func (pv *Providers) keyHealth(ctx context.Context, ps ...ports.Provider) (map[string]routing.Health, error) {
+	if pv.o.Health == nil {
 		return map[string]routing.Health{}, nil
 	}
 	var subjects []string
@@ -174,95 +219,85 @@ func (m *Models) keyHealth(ctx context.Context, ps ...ports.Provider) (map[strin
 			subjects = append(subjects, routing.KeySubject(k.ID))
 		}
 	}
-	h, err := m.o.Health.Health(ctx, subjects)
+	h, err := pv.o.Health.Health(ctx, subjects)
 	if err != nil {
 		return nil, fmt.Errorf("read key health: %w", err)
 	}
 	return h, nil
 }
 
-// CreateProvider validates s and stores a provider with keys, each sealed
+// Create validates s and stores a provider with keys, each sealed
 // and bound to the provider's origin. A provider may start without keys.
-func (m *Models) CreateProvider(ctx context.Context, s ProviderSettings, keys []NewKey) (ProviderView, error) {
-	s, err := m.checkProvider(ctx, s)
+func (pv *Providers) Create(ctx context.Context, s ProviderSettings, keys []NewKey) (ProviderView, error) {
+	s, err := pv.check(ctx, s)
 	if err != nil {
 		return ProviderView{}, err
 	}
 	if len(keys) > MaxKeysPerProvider {
 		return ProviderView{}, invalid("api_keys", fmt.Sprintf("at most %d keys per provider", MaxKeysPerProvider))
 	}
-	p := ports.Provider{ID: m.o.NewID()}
+	p := ports.Provider{ID: pv.newID()}
 	s.applyTo(&p)
-	origin, err := m.providerOrigin(p)
+	origin, err := pv.seal.providerOrigin(p)
 	if err != nil {
 		return ProviderView{}, invalid("base_url", "use an http(s) URL with a host, such as https://api.openai.com/v1")
 	}
-	if err := m.setHeaders(&p, ports.Provider{}, s.CustomHeaders, origin, "custom_headers"); err != nil {
+	if err := pv.seal.setHeaders(&p, ports.Provider{}, s.CustomHeaders, origin, "custom_headers"); err != nil {
 		return ProviderView{}, err
 	}
 	for _, nk := range keys {
-		k, err := m.newKey(nk, origin, len(p.Keys))
+		k, err := pv.newKey(nk, origin, len(p.Keys))
 		if err != nil {
 			return ProviderView{}, err
 		}
 		p.Keys = append(p.Keys, k)
 	}
-	return m.putProvider(ctx, p)
+	return pv.put(ctx, p)
 }
 
-// UpdateProvider replaces the settings of a provider and keeps its keys
+// Update replaces the settings of a provider and keeps its keys
 // and the values of the headers s names without a value, which is refused
 // when they would then be sent to another origin than the one they were
 // saved for: such a move needs them entered again.
-func (m *Models) UpdateProvider(ctx context.Context, id string, s ProviderSettings) (ProviderView, error) {
-	s, err := m.checkProvider(ctx, s)
+func (pv *Providers) Update(ctx context.Context, id string, s ProviderSettings) (ProviderView, error) {
+	s, err := pv.check(ctx, s)
 	if err != nil {
 		return ProviderView{}, err
 	}
-	p, err := m.loadProvider(ctx, id)
+	p, err := pv.cfg.loadProvider(ctx, id)
 	if err != nil {
 		return ProviderView{}, err
 	}
 	old := p
 	s.applyTo(&p)
-	origin, err := m.providerOrigin(p)
+	origin, err := pv.seal.providerOrigin(p)
 	if err != nil {
 		return ProviderView{}, invalid("base_url", "use an http(s) URL with a host, such as https://api.openai.com/v1")
 	}
-	if err := m.setHeaders(&p, old, s.CustomHeaders, origin, "custom_headers"); err != nil {
+	if err := pv.seal.setHeaders(&p, old, s.CustomHeaders, origin, "custom_headers"); err != nil {
 		return ProviderView{}, err
 	}
-	for i, k := range p.Keys {
-		sk, err := m.openKey(old, k)
-		if err != nil {
-			if sk.origin, err = m.providerOrigin(old); err != nil {
-				return ProviderView{}, err
-			}
-		}
-		if sk.origin != origin {
-			return ProviderView{}, invalid("base_url", fmt.Sprintf(
-				"the provider's keys were saved for %s and are never sent to %s: create a new provider there, or delete the keys first", sk.origin, origin))
-		}
-		if sk.legacy {
-			if p.Keys[i].Sealed, err = m.sealKey(sk.key, origin); err != nil {
-				return ProviderView{}, err
-			}
-		}
+	err = pv.seal.keepKeys(old, p.Keys, origin, func(savedFor string) error {
+		return invalid("base_url", fmt.Sprintf(
+			"the provider's keys were saved for %s and are never sent to %s: create a new provider there, or delete the keys first", savedFor, origin))
+	})
+	if err != nil {
+		return ProviderView{}, err
 	}
-	return m.putProvider(ctx, p)
+	return pv.put(ctx, p)
 }
 
-// DeleteProvider removes a provider and its keys; refused while a model
+// Delete removes a provider and its keys; refused while a model
 // uses it.
-func (m *Models) DeleteProvider(ctx context.Context, id string) error {
-	uses, err := m.modelsByProvider(ctx)
+func (pv *Providers) Delete(ctx context.Context, id string) error {
+	uses, err := pv.cfg.modelsByProvider(ctx)
 	if err != nil {
 		return err
 	}
 	if ids := uses[id]; len(ids) > 0 {
 		return invalid("id", fmt.Sprintf("models %s use this provider: point them at another provider or delete them first", strings.Join(ids, ", ")))
 	}
-	err = m.o.Providers.DeleteProvider(ctx, id)
+	err = pv.o.Providers.DeleteProvider(ctx, id)
 	if errors.Is(err, ports.ErrConflict) {
 		return invalid("id", "a model uses this provider: point it at another provider or delete it first")
 	}
@@ -272,17 +307,17 @@ func (m *Models) DeleteProvider(ctx context.Context, id string) error {
 	return nil
 }
 
-// AddProviderKey adds a key to a provider's pool, sealed and bound to the
+// AddKey adds a key to a provider's pool, sealed and bound to the
 // provider's origin.
-func (m *Models) AddProviderKey(ctx context.Context, id string, nk NewKey) (ProviderView, error) {
-	p, err := m.loadProvider(ctx, id)
+func (pv *Providers) AddKey(ctx context.Context, id string, nk NewKey) (ProviderView, error) {
+	p, err := pv.cfg.loadProvider(ctx, id)
 	if err != nil {
 		return ProviderView{}, err
 	}
 	if len(p.Keys) >= MaxKeysPerProvider {
 		return ProviderView{}, invalid("api_key", fmt.Sprintf("at most %d keys per provider", MaxKeysPerProvider))
 	}
-	origin, err := m.providerOrigin(p)
+	origin, err := pv.seal.providerOrigin(p)
 	if err != nil {
 		return ProviderView{}, err
 	}
@@ -290,18 +325,18 @@ func (m *Models) AddProviderKey(ctx context.Context, id string, nk NewKey) (Prov
 	for _, k := range p.Keys {
 		pos = max(pos, k.Position+1)
 	}
-	k, err := m.newKey(nk, origin, pos)
+	k, err := pv.newKey(nk, origin, pos)
 	if err != nil {
 		return ProviderView{}, err
 	}
 	p.Keys = append(p.Keys, k)
-	return m.putProvider(ctx, p)
+	return pv.put(ctx, p)
 }
 
-// UpdateProviderKey changes a key's weight (0 keeps it) and, when key is
+// UpdateKey changes a key's weight (0 keeps it) and, when key is
 // not empty, rotates it: the new key takes the old one's place, enabled.
-func (m *Models) UpdateProviderKey(ctx context.Context, id, keyID, key string, weight int) (ProviderView, error) {
-	p, i, err := m.loadKey(ctx, id, keyID)
+func (pv *Providers) UpdateKey(ctx context.Context, id, keyID, key string, weight int) (ProviderView, error) {
+	p, i, err := pv.loadKey(ctx, id, keyID)
 	if err != nil {
 		return ProviderView{}, err
 	}
@@ -312,22 +347,22 @@ func (m *Models) UpdateProviderKey(ctx context.Context, id, keyID, key string, w
 		p.Keys[i].Weight = weight
 	}
 	if key = strings.TrimSpace(key); key != "" {
-		origin, err := m.providerOrigin(p)
+		origin, err := pv.seal.providerOrigin(p)
 		if err != nil {
 			return ProviderView{}, err
 		}
-		nk, err := m.newKey(NewKey{Key: key, Weight: p.Keys[i].Weight}, origin, p.Keys[i].Position)
+		nk, err := pv.newKey(NewKey{Key: key, Weight: p.Keys[i].Weight}, origin, p.Keys[i].Position)
 		if err != nil {
 			return ProviderView{}, err
 		}
 		p.Keys[i].Sealed, p.Keys[i].Enabled, p.Keys[i].DisabledReason = nk.Sealed, true, ""
 	}
-	return m.putProvider(ctx, p)
+	return pv.put(ctx, p)
 }
 
-// SetProviderKeyEnabled takes a key out of the pool or puts it back.
-func (m *Models) SetProviderKeyEnabled(ctx context.Context, id, keyID string, enabled bool) (ProviderView, error) {
-	p, i, err := m.loadKey(ctx, id, keyID)
+// SetKeyEnabled takes a key out of the pool or puts it back.
+func (pv *Providers) SetKeyEnabled(ctx context.Context, id, keyID string, enabled bool) (ProviderView, error) {
+	p, i, err := pv.loadKey(ctx, id, keyID)
 	if err != nil {
 		return ProviderView{}, err
 	}
@@ -335,21 +370,21 @@ func (m *Models) SetProviderKeyEnabled(ctx context.Context, id, keyID string, en
 	if !enabled {
 		p.Keys[i].DisabledReason = "disabled by an administrator"
 	}
-	return m.putProvider(ctx, p)
+	return pv.put(ctx, p)
 }
 
-// DeleteProviderKey removes a key from a provider's pool.
-func (m *Models) DeleteProviderKey(ctx context.Context, id, keyID string) (ProviderView, error) {
-	p, i, err := m.loadKey(ctx, id, keyID)
+// DeleteKey removes a key from a provider's pool.
+func (pv *Providers) DeleteKey(ctx context.Context, id, keyID string) (ProviderView, error) {
+	p, i, err := pv.loadKey(ctx, id, keyID)
 	if err != nil {
 		return ProviderView{}, err
 	}
 	p.Keys = slices.Delete(p.Keys, i, i+1)
-	return m.putProvider(ctx, p)
+	return pv.put(ctx, p)
 }
 
 // newKey checks and seals a key for origin.
-func (m *Models) newKey(nk NewKey, origin string, position int) (ports.ProviderKey, error) {
+func (pv *Providers) newKey(nk NewKey, origin string, position int) (ports.ProviderKey, error) {
 	key := strings.TrimSpace(nk.Key)
 	if key == "" {
 		return ports.ProviderKey{}, invalid("api_key", "paste the provider's API key; it is stored encrypted and never shown again")
@@ -360,11 +395,11 @@ func (m *Models) newKey(nk NewKey, origin string, position int) (ports.ProviderK
 	if nk.Weight < 0 || nk.Weight > MaxKeyWeight {
 		return ports.ProviderKey{}, invalid("weight", fmt.Sprintf("use a weight between 1 and %d", MaxKeyWeight))
 	}
-	sealed, err := m.sealKey(key, origin)
+	sealed, err := pv.seal.sealKey(key, origin)
 	if err != nil {
 		return ports.ProviderKey{}, err
 	}
-	return ports.ProviderKey{ID: m.o.NewID(), Position: position, Sealed: sealed, Weight: max(nk.Weight, 1), Enabled: true}, nil
+	return ports.ProviderKey{ID: pv.newID(), Position: position, Sealed: sealed, Weight: max(nk.Weight, 1), Enabled: true}, nil
 }
 
 // applyTo writes s into p but the headers, which setHeaders seals.
@@ -373,18 +408,10 @@ func (s ProviderSettings) applyTo(p *ports.Provider) {
 	p.Region, p.KeyStrategy, p.CoolDown = s.Region, s.KeyStrategy, s.CoolDown
 }
 
-func (m *Models) loadProvider(ctx context.Context, id string) (ports.Provider, error) {
-	p, err := m.o.Providers.Provider(ctx, id)
-	if err != nil {
-		return ports.Provider{}, fmt.Errorf("load provider %s: %w", id, err)
-	}
-	return p, nil
-}
-
 // loadKey loads a provider and finds one of its keys; an unknown key is
 // ErrNotFound.
-func (m *Models) loadKey(ctx context.Context, id, keyID string) (ports.Provider, int, error) {
-	p, err := m.loadProvider(ctx, id)
+func (pv *Providers) loadKey(ctx context.Context, id, keyID string) (ports.Provider, int, error) {
+	p, err := pv.cfg.loadProvider(ctx, id)
 	if err != nil {
 		return p, 0, err
 	}
@@ -395,38 +422,25 @@ func (m *Models) loadKey(ctx context.Context, id, keyID string) (ports.Provider,
 	return p, i, nil
 }
 
-func (m *Models) putProvider(ctx context.Context, p ports.Provider) (ProviderView, error) {
-	if err := m.o.Providers.PutProvider(ctx, p); err != nil {
+func (pv *Providers) put(ctx context.Context, p ports.Provider) (ProviderView, error) {
+	if err := pv.o.Providers.PutProvider(ctx, p); err != nil {
 		return ProviderView{}, fmt.Errorf("store provider %s: %w", p.ID, err)
 	}
-	return m.Provider(ctx, p.ID)
+	return pv.Get(ctx, p.ID)
 }
 
-// modelsByProvider maps each provider id to the ids of its models.
-func (m *Models) modelsByProvider(ctx context.Context) (map[string][]string, error) {
-	all, err := m.o.Store.ModelConfigs(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list models: %w", err)
-	}
-	out := map[string][]string{}
-	for _, c := range all {
-		out[c.ProviderID] = append(out[c.ProviderID], c.ID)
-	}
-	return out, nil
-}
-
-// providerView masks the keys and header values of p.
-func (m *Models) providerView(p ports.Provider, models []string, health map[string]routing.Health) ProviderView {
-	headers := m.headerViews(p)
+// view masks the keys and header values of p.
+func (pv *Providers) view(p ports.Provider, models []string, health map[string]routing.Health) ProviderView {
+	headers := pv.seal.headerViews(p)
 	v := ProviderView{ID: p.ID, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, Models: models, Headers: headers,
 		Settings: ProviderSettings{Name: p.Name, ProviderKind: p.Kind, BaseURL: p.BaseURL, UseFullURL: p.UseFullURL,
 			CustomHeaders: headerNames(headers), Region: p.Region, KeyStrategy: p.KeyStrategy, CoolDown: p.CoolDown}}
 	for _, k := range p.Keys {
 		h := health[routing.KeySubject(k.ID)]
-		v.Keys = append(v.Keys, ProviderKeyView{ID: k.ID, Hint: m.keyHint(p, k), Weight: k.Weight, Position: k.Position,
+		v.Keys = append(v.Keys, ProviderKeyView{ID: k.ID, Hint: pv.seal.keyHint(p, k), Weight: k.Weight, Position: k.Position,
 			Enabled: k.Enabled, DisabledReason: k.DisabledReason,
 			DisabledByKeygate: !k.Enabled && strings.HasPrefix(k.DisabledReason, keyDisabledPrefix),
-			Health:            h, Resting: h.Cooling(m.o.Now()), CreatedAt: k.CreatedAt, UpdatedAt: k.UpdatedAt})
+			Health:            h, Resting: h.Cooling(pv.now()), CreatedAt: k.CreatedAt, UpdatedAt: k.UpdatedAt})
 	}
 	return v
 }

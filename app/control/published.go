@@ -8,11 +8,25 @@ import (
 	"keygate/ports"
 )
 
+// Publishing is what Cursor sees of the configuration: the picker's
+// entries, whether Keygate serves a model id, and the names of models and
+// aliases. It only reads, and is safe for concurrent use.
+type Publishing struct {
+	models  ports.ModelConfigStore
+	aliases ports.AliasStore
+}
+
+// NewPublishing returns what is published of models and aliases (nil:
+// no aliases).
+func NewPublishing(models ports.ModelConfigStore, aliases ports.AliasStore) *Publishing {
+	return &Publishing{models: models, aliases: aliases}
+}
+
 // Published are the models Cursor's picker offers: the enabled models in
 // publishing order (the first is the default), then the enabled aliases in
 // theirs, each shown with its first target's configuration.
-func (m *Models) Published(ctx context.Context) ([]ports.ModelConfig, error) {
-	cfgs, err := m.o.Store.ModelConfigs(ctx)
+func (pb *Publishing) Published(ctx context.Context) ([]ports.ModelConfig, error) {
+	cfgs, err := pb.models.ModelConfigs(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list published models: %w", err)
 	}
@@ -24,10 +38,10 @@ func (m *Models) Published(ctx context.Context) ([]ports.ModelConfig, error) {
 			out = append(out, c)
 		}
 	}
-	if m.o.Aliases == nil {
+	if pb.aliases == nil {
 		return out, nil
 	}
-	aliases, err := m.o.Aliases.Aliases(ctx)
+	aliases, err := pb.aliases.Aliases(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list published aliases: %w", err)
 	}
@@ -57,10 +71,10 @@ func firstTarget(a ports.Alias) string {
 // enabled configured model or alias. A store error counts as served, so
 // that the run layer reports the error rather than the turn going to
 // Cursor under a model id Cursor does not know.
-func (m *Models) Serves(ctx context.Context, id string) bool {
-	c, err := m.o.Store.ModelConfig(ctx, id)
-	if errors.Is(err, ports.ErrNotFound) && m.o.Aliases != nil {
-		a, err := m.o.Aliases.Alias(ctx, id)
+func (pb *Publishing) Serves(ctx context.Context, id string) bool {
+	c, err := pb.models.ModelConfig(ctx, id)
+	if errors.Is(err, ports.ErrNotFound) && pb.aliases != nil {
+		a, err := pb.aliases.Alias(ctx, id)
 		if errors.Is(err, ports.ErrNotFound) {
 			return false
 		}
@@ -74,8 +88,8 @@ func (m *Models) Serves(ctx context.Context, id string) bool {
 
 // Names returns the display names of every model and alias by picker id,
 // for lists that name what a conversation used.
-func (m *Models) Names(ctx context.Context) (map[string]string, error) {
-	cfgs, err := m.o.Store.ModelConfigs(ctx)
+func (pb *Publishing) Names(ctx context.Context) (map[string]string, error) {
+	cfgs, err := pb.models.ModelConfigs(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("name models: %w", err)
 	}
@@ -83,10 +97,10 @@ func (m *Models) Names(ctx context.Context) (map[string]string, error) {
 	for _, c := range cfgs {
 		out[c.ID] = c.DisplayName
 	}
-	if m.o.Aliases == nil {
+	if pb.aliases == nil {
 		return out, nil
 	}
-	aliases, err := m.o.Aliases.Aliases(ctx)
+	aliases, err := pb.aliases.Aliases(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("name aliases: %w", err)
 	}

@@ -43,14 +43,14 @@ func (s *modelConfigs) DeleteModelConfig(context.Context, string) error { return
 var _ = Describe("Models offered to Cursor", func() {
 	var (
 		store  *modelConfigs
-		models *control.Models
+		models *control.Publishing
 		ctx    = context.Background()
 	)
 	BeforeEach(func() {
 		store = &modelConfigs{cfgs: []ports.ModelConfig{
 			{ID: "m-first", Enabled: true}, {ID: "m-off"}, {ID: "m-second", Enabled: true},
 		}}
-		models = control.NewModels(control.ModelsOptions{Store: store})
+		models = control.NewPublishing(store, nil)
 	})
 
 	It("publishes the enabled models in publishing order", func() {

@@ -14,25 +14,42 @@ import (
 // endpoint a routed turn starts from. It opens keys for the router, one
 // per attempt, and never for anything else. It is safe for concurrent use.
 type Catalog struct {
-	m *Models
+	cfg     configs
+	seal    sealing
+	aliases ports.AliasStore
+}
+
+// CatalogOptions are the dependencies of [Catalog].
+type CatalogOptions struct {
+	Models    ports.ModelConfigStore
+	Providers ports.ProviderStore
+	// Aliases holds the aliases; nil for none.
+	Aliases ports.AliasStore
+	// Secrets opens the keys, one per attempt.
+	Secrets ports.SecretBox
+	// Protocols derive each target's request URL.
+	Protocols ports.ProviderProtocols
 }
 
 // NewCatalog returns the catalog over o's stores, secret box and
-// protocols (o's Provider, Lister and Audit are not used).
-func NewCatalog(o ModelsOptions) *Catalog { return &Catalog{m: NewModels(o)} }
+// protocols.
+func NewCatalog(o CatalogOptions) *Catalog {
+	return &Catalog{cfg: configs{models: o.Models, providers: o.Providers}, aliases: o.Aliases,
+		seal: sealing{secrets: o.Secrets, protocols: o.Protocols}}
+}
 
 // Route returns what id stands for: a model as its own only target, or an
 // alias's targets. An unknown id is ports.ErrNotFound.
 func (c *Catalog) Route(ctx context.Context, id string) (routing.Route, error) {
 	// Models first: most turns name one, and ids never name both.
-	_, err := c.m.load(ctx, id)
+	_, err := c.cfg.load(ctx, id)
 	if err == nil {
 		return routing.Route{ID: id, Strategy: routing.TargetsOrdered, Targets: []routing.TargetRef{{ModelID: id, Weight: 1}}}, nil
 	}
-	if !errors.Is(err, ports.ErrNotFound) || c.m.o.Aliases == nil {
+	if !errors.Is(err, ports.ErrNotFound) || c.aliases == nil {
 		return routing.Route{}, err
 	}
-	a, err := c.m.o.Aliases.Alias(ctx, id)
+	a, err := c.aliases.Alias(ctx, id)
 	if err != nil {
 		return routing.Route{}, fmt.Errorf("read alias %s: %w", id, err)
 	}
@@ -52,11 +69,11 @@ func aliasRoute(a ports.Alias) routing.Route {
 // the means to open a key for one attempt (refused for a key saved for
 // another origin than the one the target's requests go to).
 func (c *Catalog) Target(ctx context.Context, modelID string) (routing.Target, func(keyID string) (ports.Endpoint, error), error) {
-	cfg, err := c.m.load(ctx, modelID)
+	cfg, err := c.cfg.load(ctx, modelID)
 	if err != nil {
 		return routing.Target{}, nil, err
 	}
-	p, err := c.m.providerOf(ctx, cfg)
+	p, err := c.cfg.providerOf(ctx, cfg)
 	if err != nil {
 		return routing.Target{}, nil, err
 	}
@@ -78,7 +95,7 @@ func (c *Catalog) Target(ctx context.Context, modelID string) (routing.Target, f
 		if !ok {
 			return ports.Endpoint{}, fmt.Errorf("key %s of provider %s: %w", keyID, p.ID, ports.ErrNotFound)
 		}
-		return c.m.endpointOf(cfg, p, k)
+		return c.seal.endpointOf(cfg, p, k)
 	}
 	return t, open, nil
 }
@@ -103,7 +120,7 @@ func (c *Catalog) Endpoint(ctx context.Context, id string) (ports.Endpoint, port
 			break
 		}
 	}
-	cfg, err := c.m.load(ctx, first)
+	cfg, err := c.cfg.load(ctx, first)
 	if err != nil && r.Alias {
 		return ports.Endpoint{}, ports.ModelConfig{}, fmt.Errorf("first target of alias %s: %w", id, err)
 	}
@@ -111,11 +128,11 @@ func (c *Catalog) Endpoint(ctx context.Context, id string) (ports.Endpoint, port
 		return ports.Endpoint{}, ports.ModelConfig{}, err
 	}
 	ep := ports.Endpoint{Route: id, Kind: cfg.ProviderKind}
-	if u, err := c.m.o.Protocols.RequestURL(cfg.ProviderKind, cfg.BaseURL, cfg.ModelID, cfg.UseFullURL); err == nil {
+	if u, err := c.seal.protocols.RequestURL(cfg.ProviderKind, cfg.BaseURL, cfg.ModelID, cfg.UseFullURL); err == nil {
 		ep.URL = u
 	}
 	if r.Alias {
-		a, err := c.m.o.Aliases.Alias(ctx, id)
+		a, err := c.aliases.Alias(ctx, id)
 		if err != nil {
 			return ports.Endpoint{}, ports.ModelConfig{}, fmt.Errorf("read alias %s: %w", id, err)
 		}

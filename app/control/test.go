@@ -51,38 +51,68 @@ type TestResult struct {
 
 var testSeq atomic.Uint64
 
+// TesterOptions are the dependencies of [Tester].
+type TesterOptions struct {
+	// Endpoints resolves the model tested, its stored key opened.
+	Endpoints *Endpoints
+	// Provider makes the call; its call records appear in Calls.
+	Provider ports.ModelProvider
+	// Audit records each test's use of a stored key before the key is
+	// sent; a failure to record refuses the test. nil records nothing.
+	Audit UseAuditor
+	// Now is the clock of the measurements; nil uses time.Now.
+	Now func() time.Time
+	// Timeout bounds a test; 0 means 45 seconds.
+	Timeout time.Duration
+}
+
+// Tester runs connection tests: one short fixed prompt to a model through
+// the provider client, measured. It is safe for concurrent use.
+type Tester struct {
+	o   TesterOptions
+	now func() time.Time
+}
+
+// NewTester returns the connection test.
+func NewTester(o TesterOptions) *Tester {
+	if o.Timeout == 0 {
+		o.Timeout = 45 * time.Second
+	}
+	return &Tester{o: o, now: orNow(o.Now)}
+}
+
 // Test sends a short fixed prompt to a model and measures time to first
 // text and streaming speed. progress, if non-nil, is called from the
 // calling goroutine. The provider records the call like any other.
-func (m *Models) Test(ctx context.Context, id string, progress func(TestProgress)) (TestResult, error) {
+func (t *Tester) Test(ctx context.Context, id string, progress func(TestProgress)) (TestResult, error) {
 	if progress == nil {
 		progress = func(TestProgress) {}
 	}
-	ep, cfg, err := m.Endpoint(ctx, id)
+	ep, cfg, err := t.o.Endpoints.Endpoint(ctx, id)
 	if err != nil {
 		return TestResult{}, err
 	}
-	if err := m.auditKeyUse(ctx, "model.test", id, ep.URL, ep.APIKey); err != nil {
+	if err := auditKeyUse(ctx, t.o.Audit, "model.test", id, ep.URL, ep.APIKey); err != nil {
 		return TestResult{}, err
 	}
 	secrets := []string{ep.APIKey}
 	for _, v := range ep.Headers {
 		secrets = append(secrets, v)
 	}
-	ctx, cancel := context.WithTimeout(ctx, m.o.TestTimeout)
+	ctx, cancel := context.WithTimeout(ctx, t.o.Timeout)
 	defer cancel()
 	maxOut := cfg.MaxOutputTokens
 	if maxOut == 0 {
 		maxOut = defaultTestOutput
 	}
-	res := TestResult{CallID: fmt.Sprintf("test-%s-%d-%d", id, m.o.Now().UnixMilli(), testSeq.Add(1))}
+	res := TestResult{CallID: fmt.Sprintf("test-%s-%d-%d", id, t.now().UnixMilli(), testSeq.Add(1))}
 	call := ports.ModelCall{CallID: res.CallID, RunID: "test", Endpoint: ep, Request: llm.Request{
 		Model: cfg.ModelID, MaxOutputTokens: int(maxOut),
 		Messages: []llm.Message{{ID: "test", Role: llm.RoleUser, Parts: []llm.Part{{Kind: llm.PartText, Text: testPrompt}}}},
 	}}
 	progress(TestProgress{Phase: TestConnecting})
-	start := m.o.Now()
-	stream, err := m.o.Provider.Stream(ctx, call)
+	start := t.now()
+	stream, err := t.o.Provider.Stream(ctx, call)
 	if err != nil {
 		res.Error = advice(err, secrets)
 		return res, nil
@@ -96,7 +126,7 @@ func (m *Models) Test(ctx context.Context, id string, progress func(TestProgress
 		switch ev.Kind {
 		case llm.EventTextDelta:
 			if res.TimeToFirstText == 0 && strings.TrimSpace(ev.Text) != "" {
-				res.TimeToFirstText = m.o.Now().Sub(start)
+				res.TimeToFirstText = t.now().Sub(start)
 			}
 			text.WriteString(ev.Text)
 			progress(TestProgress{Phase: TestStreaming, ReceivedChars: text.Len()})
@@ -104,7 +134,7 @@ func (m *Models) Test(ctx context.Context, id string, progress func(TestProgress
 			usage = ev.Usage
 		}
 	}
-	res.Duration = m.o.Now().Sub(start)
+	res.Duration = t.now().Sub(start)
 	res.Text = text.String()
 	if err := stream.Err(); err != nil {
 		res.Error = advice(err, secrets)

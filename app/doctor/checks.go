@@ -316,7 +316,7 @@ func MetricsToken(companyMode bool, token string) Result {
 	return Ok("/metrics is open on the console listener (local sign-in)")
 }
 
-// Provider reports a model's connection test (control.Models.Test), made
+// Provider reports a model's connection test (control.Tester.Test), made
 // through the outbound policy and provider client keygate serve uses.
 func Provider(res control.TestResult, err error) Result {
 	switch {

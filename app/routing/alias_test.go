@@ -125,7 +125,7 @@ var _ = Describe("An alias over two deployments", func() {
 		conv := "conv-drain"
 		eastTakes(answer("east"))
 		Expect(b.call(conv, "sonnet").text).To(Equal("east"))
-		_, err := b.models.DrainTarget(context.Background(), "sonnet", b.east.model, true)
+		_, err := b.aliases.DrainTarget(context.Background(), "sonnet", b.east.model, true)
 		Expect(err).NotTo(HaveOccurred())
 		westTakes(answer("west"))
 		res := b.call(conv, "sonnet")

@@ -12,6 +12,6 @@
 //
 // Place in the hexagon: app. Imports: the standard library, domain, ports
 // and go.uber.org/zap (the injected logger); the composition root hands it
-// the provider client, the stores and the configuration (app/control.Models
+// the provider client, the stores and the configuration (app/control.Catalog
 // implements Catalog).
 package routing

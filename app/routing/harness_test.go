@@ -41,15 +41,17 @@ type deployment struct {
 // fake deployments, east (two keys) and west (one key), behind the alias
 // "sonnet" (east first) with a first-token timeout.
 type bench struct {
-	store  *relstore.Store
-	clock  *runtest.Clock
-	models *appcontrol.Models
-	router *routing.Router
-	east   *deployment
-	west   *deployment
-	audit  ports.AuditLog
-	box    ports.SecretBox
-	seq    int
+	store     *relstore.Store
+	clock     *runtest.Clock
+	models    *appcontrol.Models
+	providers *appcontrol.Providers
+	aliases   *appcontrol.Aliases
+	router    *routing.Router
+	east      *deployment
+	west      *deployment
+	audit     ports.AuditLog
+	box       ports.SecretBox
+	seq       int
 }
 
 const firstTokenTimeout = 10 * time.Second
@@ -61,9 +63,12 @@ func newBench(store *relstore.Store) *bench {
 	Expect(err).NotTo(HaveOccurred())
 	b.box = box
 	auditor := company.NewAuditor(store.Audit(), b.clock)
-	opts := appcontrol.ModelsOptions{Store: store.Stores().ModelConfigs, Providers: auditor.Providers(store.Providers()),
-		Aliases: store.Routing(), Secrets: box, Protocols: provider.Builtin()}
-	b.models = appcontrol.NewModels(opts)
+	configs, providers := store.Stores().ModelConfigs, auditor.Providers(store.Providers())
+	b.models = appcontrol.NewModels(appcontrol.ModelsOptions{Store: configs, Providers: providers,
+		Aliases: store.Routing(), Secrets: box, Protocols: provider.Builtin()})
+	b.providers = appcontrol.NewProviders(appcontrol.ProvidersOptions{Providers: providers, Models: configs,
+		Secrets: box, Protocols: provider.Builtin()})
+	b.aliases = appcontrol.NewAliases(appcontrol.AliasesOptions{Aliases: store.Routing(), Models: configs, Providers: providers})
 	b.east = b.deploy(ctx, "east", "sk-east-one-0123456789", "sk-east-two-0123456789")
 	b.west = b.deploy(ctx, "west", "sk-west-one-0123456789")
 	Expect(store.Routing().PutAlias(ctx, ports.Alias{ID: "sonnet", DisplayName: "Sonnet", Enabled: true,
@@ -82,7 +87,7 @@ func (b *bench) replica(store *relstore.Store) *routing.Router {
 // newRouter builds a router over store, as each replica does.
 func (b *bench) newRouter(store *relstore.Store, box ports.SecretBox, auditor *company.Auditor) *routing.Router {
 	client := provider.New(provider.Options{Recorder: store.CallRecords()})
-	catalog := appcontrol.NewCatalog(appcontrol.ModelsOptions{Store: store.Stores().ModelConfigs, Providers: store.Providers(),
+	catalog := appcontrol.NewCatalog(appcontrol.CatalogOptions{Models: store.Stores().ModelConfigs, Providers: store.Providers(),
 		Aliases: store.Routing(), Secrets: box, Protocols: provider.Builtin()})
 	return routing.New(routing.Options{Next: client, Catalog: catalog, Health: store.Routing(), Affinity: store.Routing(),
 		Keys: auditor.Providers(store.Providers()), Windows: store.Routing(), Clock: b.clock, Logger: zap.NewNop()})
@@ -95,7 +100,7 @@ func (b *bench) deploy(ctx context.Context, name string, keys ...string) *deploy
 	for _, k := range keys {
 		nk = append(nk, appcontrol.NewKey{Key: k})
 	}
-	p, err := b.models.CreateProvider(ctx, appcontrol.ProviderSettings{Name: name, ProviderKind: llm.ProviderOpenAIChat,
+	p, err := b.providers.Create(ctx, appcontrol.ProviderSettings{Name: name, ProviderKind: llm.ProviderOpenAIChat,
 		BaseURL: d.server.URL + "/v1", Region: name}, nk)
 	Expect(err).NotTo(HaveOccurred())
 	d.provider = p.ID

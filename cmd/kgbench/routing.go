@@ -140,15 +140,17 @@ func measureRouting(ctx context.Context, dir string, s routingSettings) (routing
 	}
 	clock := run.SystemClock{}
 	auditor := company.NewAuditor(store.Audit(), clock)
-	opts := appcontrol.ModelsOptions{Store: store.Stores().ModelConfigs, Providers: auditor.Providers(store.Providers()),
-		Aliases: store.Routing(), Secrets: box, Protocols: provider.Builtin()}
-	models := appcontrol.NewModels(opts)
+	configs, audited := store.Stores().ModelConfigs, auditor.Providers(store.Providers())
+	models := appcontrol.NewModels(appcontrol.ModelsOptions{Store: configs, Providers: audited,
+		Aliases: store.Routing(), Secrets: box, Protocols: provider.Builtin()})
+	providers := appcontrol.NewProviders(appcontrol.ProvidersOptions{Providers: audited, Models: configs,
+		Secrets: box, Protocols: provider.Builtin()})
 	down, east, west := newDeployment(true), newDeployment(false), newDeployment(false)
 	for _, d := range []*deployment{down, east, west} {
 		defer d.srv.Close()
 	}
 	target := func(name string, d *deployment) (string, error) {
-		p, err := models.CreateProvider(ctx, appcontrol.ProviderSettings{Name: name, ProviderKind: llm.ProviderOpenAIChat,
+		p, err := providers.Create(ctx, appcontrol.ProviderSettings{Name: name, ProviderKind: llm.ProviderOpenAIChat,
 			BaseURL: d.srv.URL + "/v1", CustomHeaders: map[string]string{"X-Session": "{{SessionId}}"}},
 			[]appcontrol.NewKey{{Key: "sk-bench-" + name + "-0123456789"}})
 		if err != nil {
@@ -196,7 +198,7 @@ func measureRouting(ctx context.Context, dir string, s routingSettings) (routing
 }
 
 func newRouter(store *relstore.Store, box ports.SecretBox, auditor *company.Auditor, clock ports.Clock) *routing.Router {
-	catalog := appcontrol.NewCatalog(appcontrol.ModelsOptions{Store: store.Stores().ModelConfigs, Providers: store.Providers(),
+	catalog := appcontrol.NewCatalog(appcontrol.CatalogOptions{Models: store.Stores().ModelConfigs, Providers: store.Providers(),
 		Aliases: store.Routing(), Secrets: box, Protocols: provider.Builtin()})
 	return routing.New(routing.Options{Next: provider.New(provider.Options{Recorder: store.CallRecords()}), Catalog: catalog,
 		Health: store.Routing(), Affinity: store.Routing(), Keys: auditor.Providers(store.Providers()), Windows: store.Routing(),

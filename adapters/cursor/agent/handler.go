@@ -17,7 +17,7 @@ import (
 // Resolver resolves a Cursor model id to a configured Keygate model: the
 // endpoint to call (URL per the provider's RequestURL rules, opened API
 // key) and its configuration. It returns an error matching
-// ports.ErrNotFound when the id is not configured. app/control.Models
+// ports.ErrNotFound when the id is not configured. app/control.Catalog
 // implements it.
 type Resolver interface {
 	Endpoint(ctx context.Context, modelID string) (ports.Endpoint, ports.ModelConfig, error)

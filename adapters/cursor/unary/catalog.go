@@ -40,7 +40,7 @@ type Catalog interface {
 }
 
 // ModelSource lists the model configurations Cursor's picker offers: the
-// enabled ones, in picker order (app/control.Models implements it).
+// enabled ones, in picker order (app/control.Publishing implements it).
 type ModelSource interface {
 	Published(ctx context.Context) ([]ports.ModelConfig, error)
 }
