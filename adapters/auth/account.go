@@ -1,19 +1,26 @@
 package auth
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"mime"
 	"net/http"
 	"strconv"
 	"time"
 
 	"go.uber.org/zap"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"keygate/domain/access"
 	"keygate/domain/audit"
 	"keygate/domain/token"
+	accountv1 "keygate/gen/keygate/account/v1"
 	"keygate/ports"
 )
 
@@ -62,21 +69,19 @@ type account struct {
 	log    *zap.Logger
 }
 
-type tokenJSON struct {
-	ID         string `json:"id"`
-	Name       string `json:"name"`
-	Hint       string `json:"hint"`
-	OwnerID    string `json:"ownerId"`
-	OwnerName  string `json:"ownerName,omitempty"`
-	CreatedAt  string `json:"createdAt"`
-	ExpiresAt  string `json:"expiresAt,omitempty"`
-	LastUsedAt string `json:"lastUsedAt,omitempty"`
-	RevokedAt  string `json:"revokedAt,omitempty"`
+// viewToken is t as the routes show it, never with its secret.
+func viewToken(t token.Token) *accountv1.GatewayToken {
+	return &accountv1.GatewayToken{Id: t.ID, Name: t.Name, Hint: t.Hint, OwnerId: t.Owner.UserID, OwnerName: present(t.Owner.Name),
+		CreatedAt: stamp(t.CreatedAt), ExpiresAt: present(stamp(t.ExpiresAt)), LastUsedAt: present(stamp(t.LastUsedAt)), RevokedAt: present(stamp(t.RevokedAt))}
 }
 
-func viewToken(t token.Token) tokenJSON {
-	return tokenJSON{ID: t.ID, Name: t.Name, Hint: t.Hint, OwnerID: t.Owner.UserID, OwnerName: t.Owner.Name,
-		CreatedAt: stamp(t.CreatedAt), ExpiresAt: stamp(t.ExpiresAt), LastUsedAt: stamp(t.LastUsedAt), RevokedAt: stamp(t.RevokedAt)}
+// present makes an empty string an absent field, as the routes always
+// left it out.
+func present(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 func stamp(t time.Time) string {
@@ -93,11 +98,11 @@ func (a account) listTokens(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, err)
 		return
 	}
-	out := make([]tokenJSON, len(list))
+	out := &accountv1.ListTokensResponse{Tokens: make([]*accountv1.GatewayToken, len(list))}
 	for i, t := range list {
-		out[i] = viewToken(t)
+		out.Tokens[i] = viewToken(t)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"tokens": out})
+	writeMessage(w, a.log, http.StatusOK, out)
 }
 
 func (a account) createToken(w http.ResponseWriter, r *http.Request) {
@@ -108,22 +113,19 @@ func (a account) createToken(w http.ResponseWriter, r *http.Request) {
 	// ttlDays is a JSON number of days; one that does not fit an int32
 	// is refused while decoding, and the use case bounds the rest before
 	// computing any duration.
-	var in struct {
-		Name    string `json:"name"`
-		TTLDays int32  `json:"ttlDays"`
-	}
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096)).Decode(&in); err != nil || in.TTLDays < 0 {
+	var in accountv1.CreateTokenRequest
+	if err := readMessage(w, r, &in); err != nil || in.TtlDays < 0 {
 		http.Error(w, "expected {\"name\": string, \"ttlDays\": number >= 0}", http.StatusBadRequest)
 		return
 	}
 	p, _ := access.FromContext(r.Context())
-	t, text, err := a.tokens.Create(r.Context(), p, in.Name, int(in.TTLDays))
+	t, text, err := a.tokens.Create(r.Context(), p, in.Name, int(in.TtlDays))
 	if err != nil {
 		a.fail(w, err)
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusCreated, map[string]any{"token": viewToken(t), "secret": text})
+	writeMessage(w, a.log, http.StatusCreated, &accountv1.CreateTokenResponse{Token: viewToken(t), Secret: text})
 }
 
 func (a account) revokeToken(w http.ResponseWriter, r *http.Request) {
@@ -133,18 +135,6 @@ func (a account) revokeToken(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
-}
-
-type entryJSON struct {
-	Seq       int64           `json:"seq"`
-	At        string          `json:"at"`
-	ActorID   string          `json:"actorId"`
-	ActorName string          `json:"actorName,omitempty"`
-	Role      string          `json:"role"`
-	Action    string          `json:"action"`
-	Target    string          `json:"target"`
-	Before    json.RawMessage `json:"before,omitempty"`
-	After     json.RawMessage `json:"after,omitempty"`
 }
 
 func (a account) entries(w http.ResponseWriter, r *http.Request) {
@@ -157,12 +147,20 @@ func (a account) entries(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, err)
 		return
 	}
-	out := make([]entryJSON, len(list))
+	out := &accountv1.ListAuditEntriesResponse{Entries: make([]*accountv1.AuditEntry, len(list))}
 	for i, e := range list {
-		out[i] = entryJSON{Seq: e.Seq, At: stamp(e.At), ActorID: e.Actor.UserID, ActorName: e.Actor.Name, Role: e.Role,
-			Action: e.Action, Target: e.Target, Before: e.Before, After: e.After}
+		v := &accountv1.AuditEntry{Seq: float64(e.Seq), At: stamp(e.At), ActorId: e.Actor.UserID, ActorName: present(e.Actor.Name),
+			Role: e.Role, Action: e.Action, Target: e.Target}
+		if v.Before, err = jsonValue(e.Before); err == nil {
+			v.After, err = jsonValue(e.After)
+		}
+		if err != nil {
+			a.fail(w, fmt.Errorf("audit entry %d: %w", e.Seq, err))
+			return
+		}
+		out.Entries[i] = v
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"entries": out})
+	writeMessage(w, a.log, http.StatusOK, out)
 }
 
 // fail maps use-case errors to statuses; anything unexpected is logged once
@@ -187,8 +185,44 @@ func (a account) fail(w http.ResponseWriter, err error) {
 	}
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
+// jsonValue carries a stored JSON document as a google.protobuf.Value;
+// an empty one is an absent field.
+func jsonValue(raw []byte) (*structpb.Value, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	v := &structpb.Value{}
+	if err := protojson.Unmarshal(raw, v); err != nil {
+		return nil, fmt.Errorf("read stored json: %w", err)
+	}
+	return v, nil
+}
+
+// readMessage reads a JSON request body of at most 4 KiB into m. Unknown
+// fields are ignored, as they always were.
+func readMessage(w http.ResponseWriter, r *http.Request, m proto.Message) error {
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 4096))
+	if err != nil {
+		return fmt.Errorf("read request body: %w", err)
+	}
+	return protojson.UnmarshalOptions{DiscardUnknown: true}.Unmarshal(raw, m)
+}
+
+// writeMessage answers m as compact JSON (protojson's own spacing varies
+// on purpose), every field without presence included even when empty.
+func writeMessage(w http.ResponseWriter, log *zap.Logger, status int, m proto.Message) {
+	raw, err := protojson.MarshalOptions{EmitDefaultValues: true}.Marshal(m)
+	var out bytes.Buffer
+	if err == nil {
+		err = json.Compact(&out, raw)
+	}
+	if err != nil {
+		log.Error("encode account answer", zap.Error(err))
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	out.WriteByte('\n')
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
+	_, _ = w.Write(out.Bytes())
 }

@@ -18,10 +18,17 @@
 //
 // Place in the hexagon: inbound adapter. Imports: the standard library,
 // domain/access, domain/audit, domain/identity, domain/token, ports
-// (SecretBox seals the session cookies), go.uber.org/zap,
-// github.com/coreos/go-oidc/v3/oidc and golang.org/x/oauth2 (OpenID
-// Connect); the composition root hands [Gate.Guard] to adapters/control as
-// its Guard and mounts [Gate.Routes].
+// (SecretBox seals the session cookies), gen/keygate/account/v1 and
+// google.golang.org/protobuf (the JSON messages of the /auth routes),
+// go.uber.org/zap, github.com/coreos/go-oidc/v3/oidc and
+// golang.org/x/oauth2 (OpenID Connect); the composition root hands
+// [Gate.Guard] to adapters/control as its Guard and mounts [Gate.Routes]
+// and [Gate.AccountRoutes].
+//
+// The /auth routes answer plain JSON, not Connect, but their messages are
+// proto/keygate/account/v1: the routes write and read them with protojson
+// and the console with @bufbuild/protobuf, both generated from that file,
+// so neither side copies the other's types.
 //
 // Libraries: the OIDC protocol is github.com/coreos/go-oidc (discovery, ID
 // token verification against the provider's JWKS) and golang.org/x/oauth2

@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"keygate/domain/access"
+	accountv1 "keygate/gen/keygate/account/v1"
 	"keygate/ports"
 )
 
@@ -145,9 +146,7 @@ func (g *Gate) Routes() map[string]http.Handler {
 // me answers who the caller is, for the console's header.
 func (g *Gate) me(w http.ResponseWriter, r *http.Request) {
 	p, _ := access.FromContext(r.Context())
-	writeJSON(w, http.StatusOK, map[string]string{
-		"userId": p.UserID, "name": p.Name, "role": string(p.Role), "mode": string(g.cfg.Mode),
-	})
+	writeMessage(w, g.log, http.StatusOK, &accountv1.Me{UserId: p.UserID, Name: p.Name, Role: string(p.Role), Mode: string(g.cfg.Mode)})
 }
 
 // wantsPage reports a browser navigation (as opposed to an API call).

@@ -23,9 +23,10 @@ const flowTTL = 10 * time.Minute
 type oidcFlow struct {
 	oauth    oauth2.Config
 	verifier *oidc.IDTokenVerifier
-	// ctx carries the HTTP client for the provider; it is never cancelled
-	// because the key set it feeds outlives any request.
-	ctx context.Context
+	// client talks to the provider's token endpoint; oauth2 takes it from
+	// the request's context (see exchange). The verifier's key set keeps
+	// its own copy, given to it by discovery.
+	client *http.Client
 }
 
 // flowData is the sealed content of the flow cookie.
@@ -39,8 +40,7 @@ type flowData struct {
 
 func newOIDCFlow(ctx context.Context, cfg Config) (*oidcFlow, error) {
 	client := &http.Client{Timeout: 15 * time.Second}
-	pctx := oidc.ClientContext(context.WithoutCancel(ctx), client)
-	discover, cancel := context.WithTimeout(pctx, 15*time.Second)
+	discover, cancel := context.WithTimeout(oidc.ClientContext(ctx, client), 15*time.Second)
 	defer cancel()
 	provider, err := oidc.NewProvider(discover, cfg.Issuer)
 	if err != nil {
@@ -52,7 +52,7 @@ func newOIDCFlow(ctx context.Context, cfg Config) (*oidcFlow, error) {
 			Endpoint: provider.Endpoint(), Scopes: cfg.Scopes,
 		},
 		verifier: provider.Verifier(&oidc.Config{ClientID: cfg.ClientID}),
-		ctx:      context.WithValue(pctx, oauth2.HTTPClient, client),
+		client:   client,
 	}, nil
 }
 
@@ -111,7 +111,7 @@ func (g *Gate) callback(w http.ResponseWriter, r *http.Request) {
 }
 
 func (g *Gate) exchange(ctx context.Context, code string, f flowData) (access.Principal, error) {
-	ctx, cancel := context.WithTimeout(ctxWithValues(ctx, g.oidc.ctx), 15*time.Second)
+	ctx, cancel := context.WithTimeout(context.WithValue(ctx, oauth2.HTTPClient, g.oidc.client), 15*time.Second)
 	defer cancel()
 	tok, err := g.oidc.oauth.Exchange(ctx, code, oauth2.VerifierOption(f.Verifier))
 	if err != nil {
@@ -149,24 +149,6 @@ func (g *Gate) logout(w http.ResponseWriter, r *http.Request) {
 	setCookie(w, r, SessionCookie, "", -1)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	_, _ = fmt.Fprint(w, `<!doctype html><title>Signed out</title><p>Signed out of Keygate. <a href="/auth/login">Sign in again</a></p>`)
-}
-
-// ctxWithValues keeps r's cancellation but reads values (the provider's
-// HTTP client) from values.
-func ctxWithValues(r, values context.Context) context.Context {
-	return valuesCtx{Context: r, values: values}
-}
-
-type valuesCtx struct {
-	context.Context
-	values context.Context
-}
-
-func (v valuesCtx) Value(key any) any {
-	if x := v.values.Value(key); x != nil {
-		return x
-	}
-	return v.Context.Value(key)
 }
 
 func randomString() string {

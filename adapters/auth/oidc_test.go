@@ -33,11 +33,15 @@ var _ = Describe("Gate in OIDC mode", func() {
 		var handler http.Handler
 		site = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
 		DeferCleanup(site.Close)
-		g, err := auth.New(context.Background(), auth.Config{
+		// New's context bounds discovery only: every sign-in below runs
+		// after it was cancelled.
+		discovery, cancelDiscovery := context.WithCancel(context.Background())
+		g, err := auth.New(discovery, auth.Config{
 			Mode: auth.ModeOIDC, Issuer: idp.URL, ClientID: "keygate", ClientSecret: "s3cret",
 			RedirectURL: site.URL + "/auth/callback",
 			Roles:       access.RoleMap{AdminGroups: []string{"keygate-admins"}, MemberGroups: []string{"engineering"}},
 		}, newBox(), zap.NewNop())
+		cancelDiscovery()
 		Expect(err).NotTo(HaveOccurred())
 		db, err := sqlite.Open(context.Background(), GinkgoT().TempDir(), zap.NewNop())
 		Expect(err).NotTo(HaveOccurred())

@@ -1,11 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { screen, waitFor, within } from "@testing-library/react";
+import type { JsonValue } from "@bufbuild/protobuf";
 import type { AuditEntry } from "../account";
 import { serveJSON } from "../test/http";
 import { renderAs } from "../test/render";
 import { AuditCard } from "./Audit";
 
-const entry = (seq: number, fields: Partial<AuditEntry> = {}): AuditEntry => ({
+// EntryJSON is an entry as the route sends it: the generated message's
+// field names, so that a fixture cannot name a field Keygate does not send.
+type EntryJSON = { [K in Exclude<keyof AuditEntry, "$typeName" | "$unknown">]?: JsonValue };
+
+const entry = (seq: number, fields: EntryJSON = {}): EntryJSON => ({
   seq, at: "2026-11-30T10:00:00Z", actorId: "u-ada", actorName: "Ada", role: "admin", action: "model.update", target: `model/m-${seq}`, ...fields,
 });
 

@@ -1,5 +1,5 @@
 import { useState } from "react";
-import { auditEntries, type AuditEntry } from "../account";
+import { auditEntries, auditJSON, type AuditEntry } from "../account";
 import { Badge, Button, Card, ErrorBox, Spinner, useLoad } from "../components/ui";
 
 function show(v: unknown): string {
@@ -8,10 +8,10 @@ function show(v: unknown): string {
 
 // changes lists the top-level fields that differ between before and after;
 // a creation or deletion (one side missing) lists the side that exists.
-function changes(e: AuditEntry): { field: string; before: unknown; after: unknown }[] {
+function changes(before: unknown, after: unknown): { field: string; before: unknown; after: unknown }[] {
   const obj = (v: unknown) => (v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
-  const b = obj(e.before), a = obj(e.after);
-  if (!b && !a) return e.before === undefined && e.after === undefined ? [] : [{ field: "value", before: e.before, after: e.after }];
+  const b = obj(before), a = obj(after);
+  if (!b && !a) return before === undefined && after === undefined ? [] : [{ field: "value", before, after }];
   const keys = [...new Set([...Object.keys(b ?? {}), ...Object.keys(a ?? {})])];
   return keys.filter((k) => JSON.stringify(b?.[k]) !== JSON.stringify(a?.[k])).map((k) => ({ field: k, before: b?.[k], after: a?.[k] }));
 }
@@ -24,26 +24,27 @@ function label(v: unknown): string {
 }
 
 function Change({ e }: { e: AuditEntry }) {
-  const list = changes(e);
+  const before = auditJSON(e.before), after = auditJSON(e.after);
+  const list = changes(before, after);
   if (list.length === 0) return <span className="text-slate-400">no recorded change</span>;
   const fields = (
     <ul className="space-y-0.5 font-mono text-xs">
       {list.map((c) => (
         <li key={c.field}>
           <span className="text-slate-500">{c.field}:</span>{" "}
-          {e.before !== undefined && <span className="text-red-700 line-through decoration-red-300">{show(c.before)}</span>}
-          {e.before !== undefined && e.after !== undefined && " → "}
-          {e.after !== undefined && <span className="text-green-800">{show(c.after)}</span>}
+          {before !== undefined && <span className="text-red-700 line-through decoration-red-300">{show(c.before)}</span>}
+          {before !== undefined && after !== undefined && " → "}
+          {after !== undefined && <span className="text-green-800">{show(c.after)}</span>}
         </li>
       ))}
     </ul>
   );
   // A creation or deletion carries the whole object: fold it away.
-  if (list.length > 3 && (e.before === undefined || e.after === undefined)) {
+  if (list.length > 3 && (before === undefined || after === undefined)) {
     return (
       <details>
         <summary className="cursor-pointer text-xs text-slate-600">
-          {e.before === undefined ? "created" : "deleted"} {label(e.before ?? e.after)} ({list.length} fields)
+          {before === undefined ? "created" : "deleted"} {label(before ?? after)} ({list.length} fields)
         </summary>
         <div className="mt-1">{fields}</div>
       </details>

@@ -49,7 +49,7 @@ export function TokensCard({ admin, local, onChange }: { admin: boolean; local: 
     setBusy(true);
     try {
       const r = await createToken(name.trim(), days);
-      setCreated({ secret: r.secret, name: r.token.name });
+      setCreated({ secret: r.secret, name: r.token?.name ?? name.trim() });
       setName(""); setActionError(undefined); reload(); onChange?.();
     } catch (e) { setActionError(e); } finally { setBusy(false); }
   };

@@ -3,11 +3,12 @@
 import type { ReactElement } from "react";
 import { render } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import type { Me } from "../account";
+import { create } from "@bufbuild/protobuf";
+import { MeSchema } from "../gen/account/v1/account_pb";
 import { MeContext } from "../me";
 
 export function renderAs(role: "admin" | "member", ui: ReactElement) {
-  const me: Me = { userId: role === "admin" ? "ada" : "max", name: role === "admin" ? "Ada" : "Max", role, mode: "header" };
+  const me = create(MeSchema, { userId: role === "admin" ? "ada" : "max", name: role === "admin" ? "Ada" : "Max", role, mode: "header" });
   const user = userEvent.setup();
   return { user, ...render(<MeContext value={me}>{ui}</MeContext>) };
 }
