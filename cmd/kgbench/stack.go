@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"time"
 
 	"go.uber.org/zap"
@@ -148,7 +149,13 @@ func (s *stack) startProxy() error {
 		cancel()
 		return fmt.Errorf("run proxy: %w", err)
 	}
-	s.closers = append([]func(){func() { cancel(); <-done; fwd.CloseIdleConnections() }}, s.closers...)
+	s.closers = append([]func(){func() {
+		cancel()
+		if err := <-done; err != nil {
+			fmt.Fprintf(os.Stderr, "kgbench: stop proxy: %v\n", err)
+		}
+		fwd.CloseIdleConnections()
+	}}, s.closers...)
 	s.proxied = &http.Client{Transport: &http.Transport{
 		Proxy:               http.ProxyURL(&url.URL{Scheme: "http", Host: bound.String()}),
 		DialContext:         upstreamtest.Dialer(nil),
