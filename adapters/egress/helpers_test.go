@@ -34,7 +34,7 @@ func newServer(h http.HandlerFunc) *server {
 	}
 	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
-		s.requests = append(s.requests, r.Clone(context.Background()))
+		s.requests = append(s.requests, r.Clone(r.Context()))
 		s.mu.Unlock()
 		h(w, r)
 	}))

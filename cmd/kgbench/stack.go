@@ -97,7 +97,7 @@ func newStack(ctx context.Context, dir, providerURL string) (*stack, error) {
 		return nil, fmt.Errorf("new engine: %w", err)
 	}
 	s.closers = append([]func(){func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
 		_ = s.engine.Shutdown(ctx)
 	}}, s.closers...)
