@@ -105,4 +105,3 @@ func serverCert(notAfter time.Time, names ...string) certificate {
 	}
 	return selfSigned(tmpl)
 }
-
