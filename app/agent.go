@@ -112,7 +112,7 @@ func (a *AgentServer) Run(ctx context.Context) error {
 		return fmt.Errorf("serve agent listener: %w", err)
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), a.timeout)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.timeout)
 	defer cancel()
 	if err := a.srv.Shutdown(sctx); err != nil {
 		// Runs still open after the grace period are cut, not waited for.

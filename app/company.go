@@ -109,7 +109,7 @@ func NewTracing(ctx context.Context, cfg config.Config, logger *zap.Logger) (*tr
 		return nil, nil, fmt.Errorf("new tracing: %w", err)
 	}
 	return t, func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		if err := t.Shutdown(sctx); err != nil {
 			logger.Warn("flush traces", zap.Error(err))

@@ -101,7 +101,7 @@ func (k *Keygate) Run(ctx context.Context, ready func(net.Addr)) error {
 	go func() {
 		select {
 		case <-stopping.Done():
-			k.drainTurns()
+			k.drainTurns(ctx)
 			cancel()
 		case <-ctx.Done():
 		}
@@ -166,7 +166,7 @@ func (k *Keygate) migrate(ctx context.Context) error {
 // shutdown that follows hands the rest over. Only a server on PostgreSQL
 // drains: a laptop stopping has nobody to hand its turns to, and its user
 // wants it to stop at once.
-func (k *Keygate) drainTurns() {
+func (k *Keygate) drainTurns(ctx context.Context) {
 	if k.drain == nil || k.cfg.DrainTimeout <= 0 || k.cfg.DatabaseURL == "" {
 		return
 	}
@@ -178,7 +178,7 @@ func (k *Keygate) drainTurns() {
 		return
 	}
 	k.logger.Info("draining: readiness off, no new turns, running turns finish", zap.Duration("timeout", k.cfg.DrainTimeout))
-	ctx, cancel := context.WithTimeout(context.Background(), k.cfg.DrainTimeout)
+	ctx, cancel := context.WithTimeout(ctx, k.cfg.DrainTimeout)
 	defer cancel()
 	if err := k.turns.Drain(ctx); err != nil {
 		k.logger.Warn("drain timed out; the turns still running are handed over to other replicas", zap.Error(err))

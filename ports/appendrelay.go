@@ -5,14 +5,14 @@ import (
 	"errors"
 )
 
-// ErrRelayFull: a Forward would take the payloads waiting for its owner, or
+// ErrRelayFull means a Forward would take the payloads waiting for its owner, or
 // for everyone, over the relay's bound in bytes; nothing was stored.
 var ErrRelayFull = errors.New("append relay mailbox full")
 
-// ErrLeaseHeld: another replica holds an unexpired lease of the run key.
+// ErrLeaseHeld means another replica holds an unexpired lease of the run key.
 var ErrLeaseHeld = errors.New("run key leased by another replica")
 
-// ErrLateAppend: a payload for a run key whose stream ended, and which does
+// ErrLateAppend means a payload for a run key whose stream ended, and which does
 // not open a turn; it belongs to no turn and was not stored.
 var ErrLateAppend = errors.New("append arrived after its stream ended")
 

@@ -8,7 +8,7 @@ import (
 	"keygate/domain/llm"
 )
 
-// ErrDestinationRefused: Keygate's outbound policy refused a call's
+// ErrDestinationRefused means Keygate's outbound policy refused a call's
 // destination, or a redirect to another origin, before anything was sent.
 // A ModelProvider (and a ModelLister) reports it inside an
 // *llm.ProviderError of class ErrorBadRequest whose Message names the

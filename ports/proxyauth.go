@@ -7,7 +7,7 @@ import (
 	"keygate/domain/identity"
 )
 
-// ErrNotAuthorized: the credentials name no active user (unknown, revoked
+// ErrNotAuthorized means the credentials name no active user (unknown, revoked
 // or expired token). Callers answer it with 407 or 401 and never say which.
 var ErrNotAuthorized = errors.New("not authorized")
 

@@ -2,7 +2,7 @@ package ports
 
 import "errors"
 
-// ErrUnsealable: sealed bytes cannot be opened with this box (another key,
+// ErrUnsealable means sealed bytes cannot be opened with this box (another key,
 // or corrupted).
 var ErrUnsealable = errors.New("sealed secret cannot be opened")
 

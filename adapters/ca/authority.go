@@ -36,7 +36,7 @@ const (
 // that users rarely have to trust a new one.
 const rootValidity = 10 * 365 * 24 * time.Hour
 
-// ErrNotCA: the certificate given as a CA cannot sign certificates.
+// ErrNotCA means the certificate given as a CA cannot sign certificates.
 var ErrNotCA = errors.New("certificate is not a CA")
 
 // Certificate returns the root certificate.

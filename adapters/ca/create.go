@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 )
 
-// ErrExists: a file CreateFiles would write is already there. It never
+// ErrExists means a file CreateFiles would write is already there. It never
 // replaces one: machines may already trust that root, and a key lost to an
 // overwrite cannot be had back.
 var ErrExists = errors.New("already exists")

@@ -37,7 +37,7 @@ const (
 	DefaultLeafValidity  = 30 * 24 * time.Hour
 )
 
-// ErrNoHost: a leaf was asked for without a host name.
+// ErrNoHost means a leaf was asked for without a host name.
 var ErrNoHost = errors.New("no host name to mint a certificate for")
 
 // Leaves mints per-host server certificates from an Authority and caches

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// ErrHalfPresent: only one of the certificate and key files exists. Keygate
+// ErrHalfPresent means only one of the certificate and key files exists. Keygate
 // never overwrites the survivor, since users may already trust that root.
 var ErrHalfPresent = errors.New("CA certificate and key must both exist or both be absent")
 

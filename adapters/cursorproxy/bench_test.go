@@ -100,6 +100,11 @@ func benchProxy(b *testing.B, fake *upstreamtest.FakeCursor, dial func(context.C
 	addr := make(chan net.Addr, 1)
 	done := make(chan error, 1)
 	go func() { done <- proxy.Run(ctx, func(a net.Addr) { addr <- a }) }()
-	b.Cleanup(func() { cancel(); <-done })
+	b.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			b.Logf("proxy stopped: %v", err)
+		}
+	})
 	return (<-addr).String(), root
 }

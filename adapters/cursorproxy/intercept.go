@@ -16,7 +16,7 @@ import (
 	"keygate/domain/identity"
 )
 
-// ErrNotIntercepted: a TLS client asked (by SNI) for a host the proxy does
+// ErrNotIntercepted means a TLS client asked (by SNI) for a host the proxy does
 // not intercept inside a tunnel it opened for a Cursor host.
 var ErrNotIntercepted = errors.New("host is not intercepted")
 

@@ -317,10 +317,10 @@ func (p *Proxy) Run(ctx context.Context, ready func(net.Addr)) error {
 	go func() { served <- srv.Serve(ln) }()
 	select {
 	case err := <-served:
-		return errors.Join(fmt.Errorf("serve proxy: %w", err), p.Close(context.Background()))
+		return errors.Join(fmt.Errorf("serve proxy: %w", err), p.Close(context.WithoutCancel(ctx)))
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), p.opts.ShutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.opts.ShutdownTimeout)
 	defer cancel()
 	err = srv.Shutdown(sctx)
 	return errors.Join(err, p.Close(sctx))

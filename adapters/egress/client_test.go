@@ -68,8 +68,7 @@ var _ = Describe("The egress HTTP client", func() {
 	})
 
 	It("follows a redirect within the origin with the body and headers, a bounded number of times", func() {
-		var srv *server
-		srv = newServer(func(w http.ResponseWriter, r *http.Request) {
+		srv := newServer(func(w http.ResponseWriter, r *http.Request) {
 			switch r.URL.Path {
 			case "/v1/models":
 				http.Redirect(w, r, "/v1/models/", http.StatusPermanentRedirect)

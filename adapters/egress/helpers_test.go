@@ -34,7 +34,7 @@ func newServer(h http.HandlerFunc) *server {
 	}
 	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
-		s.requests = append(s.requests, r.Clone(context.Background()))
+		s.requests = append(s.requests, r.Clone(r.Context()))
 		s.mu.Unlock()
 		h(w, r)
 	}))
@@ -77,7 +77,14 @@ func newPolicy(o egress.Options) *egress.Policy {
 
 // expectRefused asserts err is the policy's refusal of dest, with the
 // advice an operator needs.
-func expectRefused(err error, dest, reason string) *egress.RefusedError {
+func expectRefused(err error, dest, reason string) {
+	GinkgoHelper()
+	_ = refusal(err, dest, reason)
+}
+
+// refusal is expectRefused returning the refusal, for specs that look
+// further into it.
+func refusal(err error, dest, reason string) *egress.RefusedError {
 	GinkgoHelper()
 	Expect(err).To(HaveOccurred(), "expected %s to be refused", dest)
 	Expect(err).To(MatchError(egress.ErrRefused))

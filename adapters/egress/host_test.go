@@ -139,7 +139,7 @@ var _ = Describe("Hosts read as a resolver reads them, before any outbound proxy
 			p := newPolicy(egress.Options{Laptop: true, Allow: []string{"1.0.0.0/8", "127.0.0.0/8"}})
 			for _, check := range []func(context.Context, string) error{p.CheckProxied, p.Public().CheckProxied} {
 				err := check(ctx, hostport)
-				refused := expectRefused(err, hostport, "neither an IP address nor a host name")
+				refused := refusal(err, hostport, "neither an IP address nor a host name")
 				Expect(refused.Invalid).To(BeTrue())
 				Expect(err.Error()).NotTo(ContainSubstring("KEYGATE_EGRESS_ALLOW"), "no setting opens it")
 			}

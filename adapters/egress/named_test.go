@@ -27,7 +27,7 @@ var _ = Describe("The named view, for a host name a client chose (the Cursor pas
 		if conn != nil {
 			_ = conn.Close()
 		}
-		refused := expectRefused(err, "models.cursor.sh:"+srv.port(), "loopback")
+		refused := refusal(err, "models.cursor.sh:"+srv.port(), "loopback")
 		Expect(refused.Error()).To(ContainSubstring("KEYGATE_EGRESS_ALLOW=models.cursor.sh:"+srv.port()), "the advice names the host, the only entry that opens it")
 		Expect(srv.accepted.Load()).To(BeZero())
 

@@ -29,7 +29,7 @@ var _ = Describe("The egress policy", func() {
 				if conn != nil {
 					_ = conn.Close()
 				}
-				refused := expectRefused(err, dest, reason)
+				refused := refusal(err, dest, reason)
 				Expect(refused.Own).To(BeFalse())
 				Expect(refused.Error()).To(ContainSubstring("KEYGATE_EGRESS_ALLOW=" + dest))
 			},
@@ -74,7 +74,7 @@ var _ = Describe("The egress policy", func() {
 		It("refuses a name that resolves to a private address, naming both", func() {
 			p = newPolicy(egress.Options{Resolver: egresstest.Static(map[string]string{"models.corp.test": "10.0.0.7"})})
 			_, err := p.DialContext(ctx, "tcp", "models.corp.test:8000")
-			refused := expectRefused(err, "models.corp.test:8000", "private")
+			refused := refusal(err, "models.corp.test:8000", "private")
 			Expect(refused.Error()).To(ContainSubstring("(10.0.0.7)"))
 			Expect(refused.Addr).To(Equal(netip.MustParseAddrPort("10.0.0.7:8000")))
 		})
@@ -125,7 +125,7 @@ var _ = Describe("The egress policy", func() {
 			Expect(p.CheckURL(ctx, "https://[::ffff:8.8.8.8]/v1")).To(Succeed(), "a public address in either form")
 			p = newPolicy(egress.Options{Own: []string{"192.0.2.2:7878"}, Allow: []string{"192.0.2.0/24"}})
 			for _, dest := range []string{"192.0.2.2:7878", "[::ffff:192.0.2.2]:7878"} {
-				Expect(expectRefused(p.CheckProxied(ctx, dest), dest, "own listener").Own).To(BeTrue())
+				Expect(refusal(p.CheckProxied(ctx, dest), dest, "own listener").Own).To(BeTrue())
 			}
 			Expect(p.CheckProxied(ctx, "[::ffff:192.0.2.3]:7878")).To(Succeed(), "allow-listed")
 		})
@@ -236,7 +236,7 @@ var _ = Describe("The egress policy", func() {
 				for _, ip := range []string{"127.0.0.1", "127.0.0.2", "::ffff:127.0.0.1", "::1", iface.String()} {
 					dest := net.JoinHostPort(ip, strconv.Itoa(port))
 					_, err := p.DialContext(ctx, "tcp", dest)
-					Expect(expectRefused(err, dest, "Keygate's own listener").Own).To(BeTrue())
+					Expect(refusal(err, dest, "Keygate's own listener").Own).To(BeTrue())
 					Expect(err.Error()).To(ContainSubstring("whatever KEYGATE_EGRESS_ALLOW says"))
 				}
 				_, err = p.DialContext(ctx, "tcp", "localhost:"+strconv.Itoa(port))
@@ -263,7 +263,7 @@ var _ = Describe("The egress policy", func() {
 				Allow: []string{"127.0.0.1:" + db.port(), "db.internal.test"}, Resolver: egresstest.Static(nil)})
 			for _, dest := range []string{"127.0.0.1:" + db.port(), "localhost:" + db.port(), "[::ffff:127.0.0.1]:" + db.port()} {
 				_, err := p.DialContext(ctx, "tcp", dest)
-				Expect(expectRefused(err, dest, "database").Own).To(BeTrue())
+				Expect(refusal(err, dest, "database").Own).To(BeTrue())
 			}
 			_, err := p.DialContext(ctx, "tcp", "db.internal.test:5432")
 			expectRefused(err, "db.internal.test:5432", "database")

@@ -21,7 +21,7 @@ var _ = Describe("The public-only view, for destinations a model chose", func() 
 			if conn != nil {
 				_ = conn.Close()
 			}
-			refused := expectRefused(err, dest, reason)
+			refused := refusal(err, dest, reason)
 			Expect(refused.Public).To(BeTrue())
 			Expect(refused.Error()).To(ContainSubstring("must be a public address"))
 			Expect(refused.Error()).NotTo(ContainSubstring("KEYGATE_EGRESS_ALLOW="), "no setting opens it")

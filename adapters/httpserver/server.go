@@ -109,7 +109,7 @@ func (s *Server) Run(ctx context.Context, ready func(addr net.Addr)) error {
 	case <-ctx.Done():
 	}
 	s.logger.Info("shutting down", zap.Duration("timeout", s.opts.ShutdownTimeout))
-	sctx, cancel := context.WithTimeout(context.Background(), s.opts.ShutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.ShutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
 		// Requests still open after the grace period are cut, not waited for.

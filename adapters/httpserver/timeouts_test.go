@@ -71,7 +71,7 @@ var _ = Describe("Server timeouts (the console and control API listener)", func(
 		addrs := make(chan net.Addr, 1)
 		done := make(chan error, 1)
 		go func() { done <- s.Run(runCtx, func(a net.Addr) { addrs <- a }) }()
-		DeferCleanup(func() { cancel(); <-done })
+		DeferCleanup(func() { cancel(); Eventually(done, time.Minute).Should(Receive()) })
 		var addr net.Addr
 		Eventually(addrs).Should(Receive(&addr))
 		base = addr.String()

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"testing"
@@ -52,7 +53,7 @@ func BenchmarkDecode(b *testing.B) {
 				n := 0
 				for !d.Ended() {
 					ev, err := r.Next()
-					if err == io.EOF {
+					if errors.Is(err, io.EOF) {
 						events, err = d.End(events[:0])
 						if err != nil {
 							b.Fatal(err)

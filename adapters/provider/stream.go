@@ -55,7 +55,7 @@ func (s *stream) Next() bool {
 		s.pending, s.pos = s.pending[:0], 0
 		ev, err := s.reader.Next()
 		switch {
-		case err == io.EOF:
+		case errors.Is(err, io.EOF):
 			s.pending, s.err = s.dec.End(s.pending)
 			s.final = true
 		case err != nil:

@@ -23,11 +23,11 @@ const (
 	idSize             = 4
 )
 
-// ErrBadKey: a key is not KeySize bytes (or not valid base64 where text
+// ErrBadKey means a key is not KeySize bytes (or not valid base64 where text
 // was expected). The message never contains key material.
 var ErrBadKey = errors.New("secret key must be 32 bytes")
 
-// ErrNoKey: a keyring was built without any key.
+// ErrNoKey means a keyring was built without any key.
 var ErrNoKey = errors.New("no secret key")
 
 // Ring seals with its primary key and opens with any of its keys. It is

@@ -16,7 +16,7 @@ import (
 // few hundred kilobytes).
 const maxCallAnswer = 16 << 20
 
-// CallStatusError: Cursor answered a unary call with a status other than
+// CallStatusError reports that Cursor answered a unary call with a status other than
 // 200 (a Connect error, an expired login, an outage).
 type CallStatusError struct {
 	Procedure string
@@ -27,7 +27,7 @@ func (e *CallStatusError) Error() string {
 	return fmt.Sprintf("upstream %s answered %d", e.Procedure, e.Status)
 }
 
-// ErrAnswerTooLarge: Cursor's answer to a unary call exceeds the bound.
+// ErrAnswerTooLarge means Cursor's answer to a unary call exceeds the bound.
 var ErrAnswerTooLarge = errors.New("upstream answer too large")
 
 // Call makes a unary Connect call (application/proto) to procedure on the

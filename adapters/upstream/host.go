@@ -18,7 +18,7 @@ const HeaderUpstreamURL = "X-Server-Upstream-URL"
 // Cursor API host, which serves BidiAppend and RunSSE over HTTP/1.1.
 const DefaultURL = "https://api2.cursor.sh"
 
-// ErrForeignUpstream: the upstream URL is not HTTPS on a Cursor host.
+// ErrForeignUpstream means the upstream URL is not HTTPS on a Cursor host.
 var ErrForeignUpstream = errors.New("upstream URL must target a Cursor HTTPS host")
 
 // IsCursorHost reports whether host (a name, with or without port) is

@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// ProxyRefusedError: the outbound proxy answered a CONNECT with a status
+// ProxyRefusedError reports that the outbound proxy answered a CONNECT with a status
 // other than 200.
 type ProxyRefusedError struct {
 	Proxy  string

@@ -31,7 +31,7 @@ func newFake(h http.HandlerFunc) *fake {
 	f := &fake{}
 	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
-		f.reqs = append(f.reqs, r.Clone(context.Background()))
+		f.reqs = append(f.reqs, r.Clone(r.Context()))
 		f.mu.Unlock()
 		h(w, r)
 	}))

@@ -64,7 +64,7 @@ func newRecorder(h http.HandlerFunc) *recorder {
 	r := &recorder{}
 	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.mu.Lock()
-		r.asked = append(r.asked, req.Clone(context.Background()))
+		r.asked = append(r.asked, req.Clone(req.Context()))
 		r.mu.Unlock()
 		h(w, req)
 	}))

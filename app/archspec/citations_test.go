@@ -165,98 +165,133 @@ func joined(lines []string) (string, []int) {
 // checkCitations checks every file's citations; exists and heads resolve
 // repository files and markdown headings (relative to root).
 func checkCitations(root, rel string, text string) []citationProblem {
-	var out []citationProblem
-	add := func(line int, t, why string) {
-		out = append(out, citationProblem{File: rel, Line: line, Text: strings.TrimSpace(t), Why: why})
-	}
+	c := &citationCheck{root: root, rel: rel, inDocs: strings.HasPrefix(rel, "docs/")}
 	lines := strings.Split(text, "\n")
-	inDocs := strings.HasPrefix(rel, "docs/")
-	exists := func(p string) bool {
-		_, err := os.Stat(filepath.Join(root, filepath.FromSlash(p)))
-		return err == nil
-	}
 	flat, lineAt := joined(lines)
 	for _, o := range outsideDocs {
 		for _, m := range o.re.FindAllStringIndex(flat, -1) {
 			line := lineAt[m[0]]
-			add(line, lines[line-1], o.why)
+			c.add(line, lines[line-1], o.why)
 		}
 	}
 	for i, l := range lines {
-		for _, m := range docName.FindAllStringSubmatch(l, -1) {
-			dir, name := m[1], m[2]
-			switch {
-			case name == "engine-reference.md":
-				// reported above
-			case strings.HasSuffix(dir, "docs/"), inDocs && (dir == "" || dir == "./"):
-			default:
-				add(i+1, l, "names "+name+" without its folder (cite docs/"+name+")")
-			}
-		}
-		for _, m := range sectionSign.FindAllStringSubmatch(l, -1) {
-			cited, section := m[1], m[2]
-			path := ""
-			for base := filepath.Dir(rel); cited != ""; base = filepath.Dir(base) {
-				if p := filepath.ToSlash(filepath.Join(base, cited)); exists(p) {
-					path = p
-					break
-				}
-				if base == "." {
-					break
-				}
-			}
-			if path == "" {
-				add(i+1, l, "cites a § of a document that is not in the repository (cite a docs/ file and heading)")
-				continue
-			}
-			texts, _, err := headings(filepath.Join(root, path))
-			if err == nil && section != "" && !slices.ContainsFunc(slices.Collect(maps.Keys(texts)), func(h string) bool {
-				return strings.HasPrefix(h, section+".") || strings.HasPrefix(h, section+" ")
-			}) {
-				add(i+1, l, fmt.Sprintf("cites § %s, which %s has no heading for", section, path))
-			}
-		}
-		if inDocs {
-			for _, m := range mdLink.FindAllStringSubmatch(l, -1) {
-				target, frag := m[1], strings.TrimPrefix(m[2], "#")
-				if target == "" {
-					target = filepath.Base(rel)
-				}
-				p := filepath.ToSlash(filepath.Join(filepath.Dir(rel), target))
-				if !exists(p) {
-					add(i+1, l, "links to "+p+", which does not exist")
-					continue
-				}
-				if _, anchors, err := headings(filepath.Join(root, p)); err == nil && frag != "" && !anchors[frag] {
-					add(i+1, l, "links to #"+frag+", which "+p+" has no heading for")
-				}
-			}
+		c.docNames(i+1, l)
+		c.sections(i+1, l)
+		if c.inDocs {
+			c.links(i+1, l)
 		}
 	}
-	for _, m := range docCitation.FindAllStringSubmatchIndex(flat, -1) {
-		line := lineAt[m[0]]
-		name := flat[m[2]:m[3]]
-		p := "docs/" + name
-		if !exists(p) {
-			add(line, flat[m[0]:m[1]], p+" does not exist")
+	c.docCitations(flat, lineAt)
+	return c.out
+}
+
+// citationCheck collects the citation problems of one file.
+type citationCheck struct {
+	root, rel string
+	inDocs    bool
+	out       []citationProblem
+}
+
+func (c *citationCheck) add(line int, t, why string) {
+	c.out = append(c.out, citationProblem{File: c.rel, Line: line, Text: strings.TrimSpace(t), Why: why})
+}
+
+func (c *citationCheck) exists(p string) bool {
+	_, err := os.Stat(filepath.Join(c.root, filepath.FromSlash(p)))
+	return err == nil
+}
+
+// docNames: a docs/ file is cited with its folder.
+func (c *citationCheck) docNames(line int, l string) {
+	for _, m := range docName.FindAllStringSubmatch(l, -1) {
+		dir, name := m[1], m[2]
+		switch {
+		case name == "engine-reference.md":
+			// reported with outsideDocs
+		case strings.HasSuffix(dir, "docs/"), c.inDocs && (dir == "" || dir == "./"):
+		default:
+			c.add(line, l, "names "+name+" without its folder (cite docs/"+name+")")
+		}
+	}
+}
+
+// sections: a § cites a document in the repository and one of its
+// headings.
+func (c *citationCheck) sections(line int, l string) {
+	for _, m := range sectionSign.FindAllStringSubmatch(l, -1) {
+		cited, section := m[1], m[2]
+		path := c.resolveUp(cited)
+		if path == "" {
+			c.add(line, l, "cites a § of a document that is not in the repository (cite a docs/ file and heading)")
 			continue
 		}
-		texts, anchors, err := headings(filepath.Join(root, p))
+		texts, _, err := headings(filepath.Join(c.root, path))
+		if err == nil && section != "" && !slices.ContainsFunc(slices.Collect(maps.Keys(texts)), func(h string) bool {
+			return strings.HasPrefix(h, section+".") || strings.HasPrefix(h, section+" ")
+		}) {
+			c.add(line, l, fmt.Sprintf("cites § %s, which %s has no heading for", section, path))
+		}
+	}
+}
+
+// resolveUp finds cited relative to the file's folder or one above it; ""
+// when there is none.
+func (c *citationCheck) resolveUp(cited string) string {
+	for base := filepath.Dir(c.rel); cited != ""; base = filepath.Dir(base) {
+		if p := filepath.ToSlash(filepath.Join(base, cited)); c.exists(p) {
+			return p
+		}
+		if base == "." {
+			break
+		}
+	}
+	return ""
+}
+
+// links: a markdown link in docs/ names a file that exists and a heading
+// it has.
+func (c *citationCheck) links(line int, l string) {
+	for _, m := range mdLink.FindAllStringSubmatch(l, -1) {
+		target, frag := m[1], strings.TrimPrefix(m[2], "#")
+		if target == "" {
+			target = filepath.Base(c.rel)
+		}
+		p := filepath.ToSlash(filepath.Join(filepath.Dir(c.rel), target))
+		if !c.exists(p) {
+			c.add(line, l, "links to "+p+", which does not exist")
+			continue
+		}
+		if _, anchors, err := headings(filepath.Join(c.root, p)); err == nil && frag != "" && !anchors[frag] {
+			c.add(line, l, "links to #"+frag+", which "+p+" has no heading for")
+		}
+	}
+}
+
+// docCitations: a docs/ citation, possibly across lines, names a file that
+// exists and, when it gives one, an anchor or heading of it.
+func (c *citationCheck) docCitations(flat string, lineAt []int) {
+	for _, m := range docCitation.FindAllStringSubmatchIndex(flat, -1) {
+		line := lineAt[m[0]]
+		p := "docs/" + flat[m[2]:m[3]]
+		cite := flat[m[0]:m[1]]
+		if !c.exists(p) {
+			c.add(line, cite, p+" does not exist")
+			continue
+		}
+		texts, anchors, err := headings(filepath.Join(c.root, p))
 		if err != nil {
-			add(line, flat[m[0]:m[1]], err.Error())
+			c.add(line, cite, err.Error())
 			continue
 		}
 		if m[4] >= 0 && !anchors[flat[m[4]+1:m[5]]] {
-			add(line, flat[m[0]:m[1]], p+" has no heading for this anchor")
+			c.add(line, cite, p+" has no heading for this anchor")
 		}
 		if m[6] >= 0 {
-			h := strings.Join(strings.Fields(flat[m[6]:m[7]]), " ")
-			if !texts[h] {
-				add(line, flat[m[0]:m[1]], fmt.Sprintf("%s has no heading %q", p, h))
+			if h := strings.Join(strings.Fields(flat[m[6]:m[7]]), " "); !texts[h] {
+				c.add(line, cite, fmt.Sprintf("%s has no heading %q", p, h))
 			}
 		}
 	}
-	return out
 }
 
 var _ = Describe("Citations in comments, spec names and docs", func() {

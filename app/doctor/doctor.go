@@ -45,11 +45,18 @@ type Result struct {
 	Fix    string
 }
 
-// Ok, Failed, Warned and Skipped build results.
-func Ok(detail string) Result                     { return Result{Status: Pass, Detail: detail} }
-func Failed(detail, fix string) Result            { return Result{Status: Fail, Detail: detail, Fix: fix} }
-func Warned(detail, fix string) Result            { return Result{Status: Warn, Detail: detail, Fix: fix} }
-func Skipped(detail string) Result                { return Result{Status: Skip, Detail: detail} }
+// Ok builds a passing result.
+func Ok(detail string) Result { return Result{Status: Pass, Detail: detail} }
+
+// Failed builds a failing result with the fix to apply.
+func Failed(detail, fix string) Result { return Result{Status: Fail, Detail: detail, Fix: fix} }
+
+// Warned builds a warning with the fix to apply.
+func Warned(detail, fix string) Result { return Result{Status: Warn, Detail: detail, Fix: fix} }
+
+// Skipped builds the result of a check that did not apply.
+func Skipped(detail string) Result { return Result{Status: Skip, Detail: detail} }
+
 func failedf(fix, format string, a ...any) Result { return Failed(fmt.Sprintf(format, a...), fix) }
 
 // Check is one line of the report. Run decides it; a check whose lines are

@@ -18,7 +18,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"keygate/app/doctor"
 	"keygate/ports"
 )
 
@@ -106,6 +105,3 @@ func serverCert(notAfter time.Time, names ...string) certificate {
 	}
 	return selfSigned(tmpl)
 }
-
-// statusOf is a result's status, for tables.
-func statusOf(r doctor.Result) doctor.Status { return r.Status }

@@ -208,7 +208,7 @@ func (c *callRoute) target(ctx context.Context, ref routing.TargetRef, th routin
 		}
 		stream, err := c.attempt(ctx, t, k.ID, ep, moved, timeout)
 		if err == nil && c.limited(t) {
-			stream.done = c.countTokens(t)
+			stream.done = c.countTokens(ctx, t)
 		}
 		if err == nil {
 			c.recovered(ctx, routing.KeySubject(k.ID), kh[routing.KeySubject(k.ID)])
@@ -314,13 +314,15 @@ func (c *callRoute) admit(ctx context.Context, t routing.Target) error {
 
 // countTokens returns what counts a served call's tokens against t's
 // per-minute window once the call ends.
-func (c *callRoute) countTokens(t routing.Target) func(*llm.Usage) {
+func (c *callRoute) countTokens(ctx context.Context, t routing.Target) func(*llm.Usage) {
 	window := budget.MinuteStart(c.r.o.Clock.Now())
+	// The count is written when the stream ends, whatever ended the call.
+	ctx = context.WithoutCancel(ctx)
 	return func(u *llm.Usage) {
 		if u == nil || t.TokensPerMinute == 0 {
 			return
 		}
-		c.r.write(context.Background(), "count target tokens", func(ctx context.Context) error {
+		c.r.write(ctx, "count target tokens", func(ctx context.Context) error {
 			return c.r.o.Windows.AddTokens(ctx, routing.TargetScope(t.ModelID), window, budget.Tokens(*u))
 		})
 	}

@@ -24,11 +24,7 @@ func isTransientID(id string) bool {
 
 // apply writes one change on behalf of the run and moves the run's
 // checkpoint to the result.
-func (r *runner) apply(ch conversation.Change) (conversation.Decision, error) {
-	return r.applyCtx(r.ctx, ch)
-}
-
-func (r *runner) applyCtx(ctx context.Context, ch conversation.Change) (conversation.Decision, error) {
+func (r *runner) apply(ctx context.Context, ch conversation.Change) (conversation.Decision, error) {
 	d, err := r.e.convs.Apply(ctx, ports.Write{Change: ch, RunID: r.p.RunID})
 	if err != nil {
 		return conversation.Decision{}, storeErr("append messages", err)
@@ -52,7 +48,7 @@ func storeErr(what string, err error) error {
 
 // committed announces the run's checkpoint and, with a barrier, waits for
 // the transport to publish it.
-func (r *runner) committed(cause Cause, version int, barrier bool) error {
+func (r *runner) committed(ctx context.Context, cause Cause, version int, barrier bool) error {
 	ev := MessagesCommitted{CheckpointID: r.cur.ID(), RoundVersion: version, Cause: cause}
 	if msgs, ok := r.history(); ok {
 		ev.Messages = msgs
@@ -60,30 +56,30 @@ func (r *runner) committed(cause Cause, version int, barrier bool) error {
 	if barrier {
 		ev.Barrier = newBarrier()
 	}
-	r.emit(ev)
+	r.emit(ctx, ev)
 	if !barrier {
 		return nil
 	}
 	select {
 	case <-ev.Barrier.Done():
 		return nil
-	case <-r.ctx.Done():
-		return r.ctx.Err()
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 
 // appendInitial appends the turn's initial messages once each, branching
 // when the run's base is not the head (docs/engine.md, "The main
 // sequence", step 1).
-func (r *runner) appendInitial() error {
-	head, err := r.e.convs.Head(r.ctx, r.p.ConversationID)
+func (r *runner) appendInitial(ctx context.Context) error {
+	head, err := r.e.convs.Head(ctx, r.p.ConversationID)
 	if err != nil {
 		return storeErr("read head", err)
 	}
 	r.cur = head
 	base := head
 	if id := r.p.BaseCheckpointID; id != "" && id != head.ID() {
-		if base, _, err = r.e.convs.Load(r.ctx, id); err != nil {
+		if base, _, err = r.e.convs.Load(ctx, id); err != nil {
 			return storeErr("load base checkpoint", err)
 		}
 	}
@@ -100,7 +96,7 @@ func (r *runner) appendInitial() error {
 	if base.ID() != head.ID() {
 		ch = conversation.BranchFrom(head.ID(), base, r.p.InitialMessages...)
 	}
-	d, err := r.apply(ch)
+	d, err := r.apply(ctx, ch)
 	if err != nil {
 		return err
 	}
@@ -109,15 +105,15 @@ func (r *runner) appendInitial() error {
 		return nil
 	}
 	r.appended = true
-	return r.committed(Cause{Kind: CauseInitialMessages}, 0, true)
+	return r.committed(ctx, Cause{Kind: CauseInitialMessages}, 0, true)
 }
 
 // appendRuntime appends messages one at a time, each announced as a
 // runtime event behind a barrier.
-func (r *runner) appendRuntime(msgs []conversation.Message) error {
+func (r *runner) appendRuntime(ctx context.Context, msgs []conversation.Message) error {
 	for _, m := range msgs {
 		base := r.cur
-		d, err := r.apply(conversation.AppendTo(base, m))
+		d, err := r.apply(ctx, conversation.AppendTo(base, m))
 		if err != nil {
 			return err
 		}
@@ -129,7 +125,7 @@ func (r *runner) appendRuntime(msgs []conversation.Message) error {
 		if event == "" {
 			event = m.ID()
 		}
-		if err := r.committed(Cause{Kind: CauseRuntimeEvent, EventID: event}, 0, true); err != nil {
+		if err := r.committed(ctx, Cause{Kind: CauseRuntimeEvent, EventID: event}, 0, true); err != nil {
 			return err
 		}
 	}
@@ -138,20 +134,21 @@ func (r *runner) appendRuntime(msgs []conversation.Message) error {
 
 // afterBreak finishes an interruption of a model cycle: the partial output
 // is kept, then the queued insertions and the break messages are appended.
-func (r *runner) afterBreak() error {
+func (r *runner) afterBreak(ctx context.Context) error {
 	if r.partial != nil {
-		if err := r.persistPartial(r.ctx); err != nil {
+		if err := r.persistPartial(ctx, false); err != nil {
 			return err
 		}
 	}
-	return r.appendRuntime(r.pendingMessages())
+	return r.appendRuntime(ctx, r.pendingMessages())
 }
 
 // persistPartial stores the visible text of an interrupted cycle so the
 // next turn sees what the user saw. Its id is deterministic, so storing it
 // again is a no-op. Tool calls are never stored without results, so only
-// text is kept.
-func (r *runner) persistPartial(ctx context.Context) error {
+// text is kept. ctx is the run's; at the run's end (final) the text is
+// stored even after a cancel, as a best effort.
+func (r *runner) persistPartial(ctx context.Context, final bool) error {
 	p := r.partial
 	r.partial = nil
 	if strings.TrimSpace(p.text) == "" {
@@ -165,8 +162,12 @@ func (r *runner) persistPartial(ctx context.Context) error {
 	if err != nil {
 		return failure(CategoryProtocol, false, err)
 	}
-	if _, err := r.applyCtx(ctx, conversation.AppendTo(r.cur, msg)); err != nil {
-		if ctx.Err() == nil && r.ctx.Err() != nil {
+	store := ctx
+	if final {
+		store = context.WithoutCancel(ctx)
+	}
+	if _, err := r.apply(store, conversation.AppendTo(r.cur, msg)); err != nil {
+		if final && ctx.Err() != nil {
 			// Best effort after a cancel: a preempted run may not write.
 			r.log.Info("interrupted output not stored", zap.Error(err))
 			return nil
@@ -178,7 +179,7 @@ func (r *runner) persistPartial(ctx context.Context) error {
 }
 
 // emit sends an event, waiting for buffer space; a cancelled run drops it.
-func (r *runner) emit(ev Event) {
+func (r *runner) emit(ctx context.Context, ev Event) {
 	select {
 	case r.h.events <- ev:
 		return
@@ -186,8 +187,8 @@ func (r *runner) emit(ev Event) {
 	}
 	select {
 	case r.h.events <- ev:
-	case <-r.ctx.Done():
-	case <-r.outer.Done():
+	case <-ctx.Done():
+	case <-r.outerDone:
 	}
 }
 
@@ -196,6 +197,6 @@ func (r *runner) emit(ev Event) {
 func (r *runner) emitFinal(ev Event) {
 	select {
 	case r.h.events <- ev:
-	case <-r.outer.Done():
+	case <-r.outerDone:
 	}
 }

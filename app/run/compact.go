@@ -21,12 +21,12 @@ var errCompactionTimeout = errors.New("automatic compaction timed out")
 // and compacts first when it is
 // over the budget. An oversized input with nothing to summarise fails
 // before any provider call.
-func (r *runner) preflight(msgs []conversation.Message, req llm.Request) (bool, error) {
+func (r *runner) preflight(ctx context.Context, msgs []conversation.Message, req llm.Request) (bool, error) {
 	window := r.p.Model.ContextWindow
 	if window <= 0 {
 		return false, nil
 	}
-	anchor, err := r.storedAnchor()
+	anchor, err := r.storedAnchor(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -38,8 +38,8 @@ func (r *runner) preflight(msgs []conversation.Message, req llm.Request) (bool, 
 	if !need {
 		return false, nil
 	}
-	r.emit(UsageSnapshot{Tokens: estimate})
-	return true, r.autoCompact(msgs, nil)
+	r.emit(ctx, UsageSnapshot{Tokens: estimate})
+	return true, r.autoCompact(ctx, msgs, nil)
 }
 
 func (r *runner) initialIDs() []string {
@@ -57,7 +57,7 @@ func (r *runner) initialIDs() []string {
 // nothing, the deterministic fallback summary is used. cause is the
 // overflow refusal that forced it, if any: with nothing to summarise that
 // refusal ends the run.
-func (r *runner) autoCompact(msgs []conversation.Message, cause error) error {
+func (r *runner) autoCompact(ctx context.Context, msgs []conversation.Message, cause error) error {
 	split := compaction.Partition(msgs, r.initialIDs())
 	if len(split.Compactable) == 0 {
 		if cause != nil {
@@ -65,13 +65,13 @@ func (r *runner) autoCompact(msgs []conversation.Message, cause error) error {
 		}
 		return failure(CategoryProtocol, false, compaction.ErrIrreducible)
 	}
-	r.emit(CompactionStarted{})
+	r.emit(ctx, CompactionStarted{})
 	window := r.p.Model.ContextWindow
 	req, err := compaction.AutomaticRequest(split.Compactable, r.prompt(), r.p.Model.Settings, window)
 	if err != nil {
 		return failure(CategoryProtocol, false, err)
 	}
-	text, idx, err := r.summarize(req)
+	text, idx, err := r.summarize(ctx, req)
 	if err != nil {
 		return err
 	}
@@ -95,22 +95,22 @@ func (r *runner) autoCompact(msgs []conversation.Message, cause error) error {
 	if err := compaction.Fits(llm.EstimateRequest(next), window); err != nil {
 		return failure(CategoryProtocol, false, err)
 	}
-	if err := r.replace(layout, text); err != nil {
+	if err := r.replace(ctx, layout, text); err != nil {
 		return err
 	}
-	r.emit(CompactionCompleted{Fallback: fallback})
-	r.emit(UsageSnapshot{Tokens: 0})
+	r.emit(ctx, CompactionCompleted{Fallback: fallback})
+	r.emit(ctx, UsageSnapshot{Tokens: 0})
 	return nil
 }
 
 // summarize makes the summary call of an automatic compaction under the
 // compaction deadline and returns its text, "" when the fallback applies.
-func (r *runner) summarize(req llm.Request) (string, int, error) {
-	idx, err := r.e.runs.BeginProviderCall(r.ctx, r.p.RunID)
+func (r *runner) summarize(ctx context.Context, req llm.Request) (string, int, error) {
+	idx, err := r.e.runs.BeginProviderCall(ctx, r.p.RunID)
 	if err != nil {
 		return "", 0, storeErr("begin provider call", err)
 	}
-	ctx, cancel := context.WithCancelCause(r.ctx)
+	callCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	timer := r.e.clock.NewTimer(r.e.limits.CompactionTimeout)
 	defer timer.Stop()
@@ -118,15 +118,15 @@ func (r *runner) summarize(req llm.Request) (string, int, error) {
 		select {
 		case <-timer.C():
 			cancel(errCompactionTimeout)
-		case <-ctx.Done():
+		case <-callCtx.Done():
 		}
 	}()
-	res, err := r.attempt(ctx, req, idx, conversation.ProviderCallID(r.p.RunID, idx, 0), false, nil)
+	res, err := r.attempt(callCtx, req, idx, conversation.ProviderCallID(r.p.RunID, idx, 0), false, nil)
 	if res.Usage != nil {
 		r.usage = r.usage.Add(*res.Usage)
 	}
-	if r.ctx.Err() != nil {
-		return "", idx, r.ctx.Err()
+	if ctx.Err() != nil {
+		return "", idx, ctx.Err()
 	}
 	if err != nil || len(res.Assistant.Calls) > 0 {
 		return "", idx, nil
@@ -137,12 +137,12 @@ func (r *runner) summarize(req llm.Request) (string, int, error) {
 // manualCompact is the Compact action (/summarize): the whole history is
 // summarised with the run's prompt and replaced by the summary alone. A
 // summary that calls tools or is empty fails the run.
-func (r *runner) manualCompact(msgs []conversation.Message) error {
+func (r *runner) manualCompact(ctx context.Context, msgs []conversation.Message) error {
 	req, err := compaction.ManualRequest(msgs, r.p.Prompt, r.p.Model.Settings)
 	if err != nil {
 		return failure(CategoryProtocol, false, err)
 	}
-	res, err := r.modelCycle(req, false)
+	res, err := r.modelCycle(ctx, req, false)
 	if err != nil {
 		return err
 	}
@@ -154,21 +154,21 @@ func (r *runner) manualCompact(msgs []conversation.Message) error {
 	if err != nil {
 		return failure(CategoryProtocol, false, err)
 	}
-	return r.replace(compaction.Manual(summary), text)
+	return r.replace(ctx, compaction.Manual(summary), text)
 }
 
 // replace writes a compacted checkpoint, resets the context anchor and
 // announces the compaction behind a barrier.
-func (r *runner) replace(layout []conversation.Message, summary string) error {
+func (r *runner) replace(ctx context.Context, layout []conversation.Message, summary string) error {
 	root, err := conversation.Root(r.p.ConversationID)
 	if err != nil {
 		return failure(CategoryProtocol, false, err)
 	}
-	if _, err := r.apply(conversation.ReplaceWith(r.cur.ID(), root, layout...)); err != nil {
+	if _, err := r.apply(ctx, conversation.ReplaceWith(r.cur.ID(), root, layout...)); err != nil {
 		return err
 	}
-	if err := r.e.anchors.PutContextAnchor(r.ctx, r.p.ConversationID, compaction.Anchor{}); err != nil {
+	if err := r.e.anchors.PutContextAnchor(ctx, r.p.ConversationID, compaction.Anchor{}); err != nil {
 		return fmt.Errorf("reset context anchor: %w", err)
 	}
-	return r.committed(Cause{Kind: CauseCompaction, Summary: summary}, 0, true)
+	return r.committed(ctx, Cause{Kind: CauseCompaction, Summary: summary}, 0, true)
 }

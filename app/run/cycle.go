@@ -33,19 +33,19 @@ type cycleResult struct {
 // While it retries, the user is told why and how long it waits
 // (ModelStatus). With listen set, commands are watched: a break returns
 // errInterrupted.
-func (r *runner) modelCycle(req llm.Request, listen bool) (cycleResult, error) {
-	idx, err := r.e.runs.BeginProviderCall(r.ctx, r.p.RunID)
+func (r *runner) modelCycle(ctx context.Context, req llm.Request, listen bool) (cycleResult, error) {
+	idx, err := r.e.runs.BeginProviderCall(ctx, r.p.RunID)
 	if err != nil {
 		return cycleResult{}, storeErr("begin provider call", err)
 	}
-	if err := r.hydrate(&req); err != nil {
+	if err := r.hydrate(ctx, &req); err != nil {
 		return cycleResult{}, err
 	}
 	st := newRetryStatus(r)
 	defer st.end()
 	for retry := 0; ; retry++ {
 		callID := conversation.ProviderCallID(r.p.RunID, idx, retry)
-		res, err := r.attempt(r.ctx, req, idx, callID, listen, st)
+		res, err := r.attempt(ctx, req, idx, callID, listen, st)
 		if res.Usage != nil {
 			r.usage = r.usage.Add(*res.Usage)
 		}
@@ -53,12 +53,12 @@ func (r *runner) modelCycle(req llm.Request, listen bool) (cycleResult, error) {
 			st.end()
 			return cycleResult{Result: res, index: idx, usage: res.Usage}, nil
 		}
-		if errors.Is(err, errInterrupted) || r.ctx.Err() != nil {
+		if errors.Is(err, errInterrupted) || ctx.Err() != nil {
 			st.end()
 			r.partial = &partialOutput{index: idx, text: res.Assistant.Text}
 			r.emitFinal(CycleInterrupted{})
-			if r.ctx.Err() != nil {
-				return cycleResult{}, r.ctx.Err()
+			if ctx.Err() != nil {
+				return cycleResult{}, ctx.Err()
 			}
 			return cycleResult{}, err
 		}
@@ -69,15 +69,15 @@ func (r *runner) modelCycle(req llm.Request, listen bool) (cycleResult, error) {
 		wait, retrying, refused := r.nextWait(retry+1, err, st.spent)
 		r.log.Info("model attempt failed", zap.String("call_id", callID), zap.Bool("retrying", retrying),
 			zap.Duration("retry_in", wait), zap.Error(err))
-		r.emit(ModelAttemptFailed{Attempt: retry + 1, Message: err.Error(), Retrying: retrying, Delay: wait})
+		r.emit(ctx, ModelAttemptFailed{Attempt: retry + 1, Message: err.Error(), Retrying: retrying, Delay: wait})
 		if !retrying {
 			st.end()
 			return cycleResult{}, cycleFailure(err, st.tried(retry+1, refused), r.p.Model.Endpoint.APIKey)
 		}
-		r.closeThinking()
+		r.closeThinking(ctx)
 		st.reason = retryReason(err, r.p.Model.Endpoint.APIKey)
-		st.show(StatusRetryScheduled, st.attempt, wait)
-		if err := r.retryWait(listen, wait, st); err != nil {
+		st.show(ctx, StatusRetryScheduled, st.attempt, wait)
+		if err := r.retryWait(ctx, listen, wait, st); err != nil {
 			st.end()
 			if errors.Is(err, errInterrupted) {
 				r.emitFinal(CycleInterrupted{})
@@ -86,7 +86,7 @@ func (r *runner) modelCycle(req llm.Request, listen bool) (cycleResult, error) {
 		}
 		st.spent += wait
 		st.begin(retry + 2)
-		st.show(StatusRetrying, st.attempt, 0)
+		st.show(ctx, StatusRetrying, st.attempt, 0)
 	}
 }
 
@@ -115,7 +115,7 @@ func cycleFailure(err error, tried string, secrets ...string) error {
 // retryWait sleeps d on the engine's clock before the next attempt, telling
 // the user every StatusInterval that it still waits; a cancel or a break
 // ends the wait. One timer is pending at a time.
-func (r *runner) retryWait(listen bool, d time.Duration, st *retryStatus) error {
+func (r *runner) retryWait(ctx context.Context, listen bool, d time.Duration, st *retryStatus) error {
 	deadline := r.e.clock.Now().Add(d)
 	for {
 		left := deadline.Sub(r.e.clock.Now())
@@ -123,19 +123,19 @@ func (r *runner) retryWait(listen bool, d time.Duration, st *retryStatus) error 
 			return nil
 		}
 		timer := r.e.clock.NewTimer(min(left, r.e.limits.StatusInterval))
-		err := r.sleep(timer, listen)
+		err := r.sleep(ctx, timer, listen)
 		timer.Stop()
 		if err != nil {
 			return err
 		}
 		if left := deadline.Sub(r.e.clock.Now()); left > 0 {
-			st.show(StatusStillWaiting, st.attempt+1, left)
+			st.show(ctx, StatusStillWaiting, st.attempt+1, left)
 		}
 	}
 }
 
 // sleep waits for timer; a cancel or a break ends the wait early.
-func (r *runner) sleep(timer ports.Timer, listen bool) error {
+func (r *runner) sleep(ctx context.Context, timer ports.Timer, listen bool) error {
 	for {
 		var notify <-chan struct{}
 		if listen {
@@ -144,8 +144,8 @@ func (r *runner) sleep(timer ports.Timer, listen bool) error {
 		select {
 		case <-timer.C():
 			return nil
-		case <-r.ctx.Done():
-			return r.ctx.Err()
+		case <-ctx.Done():
+			return ctx.Err()
 		case <-notify:
 			brk, err := r.modelCommands()
 			if err != nil {
@@ -197,8 +197,8 @@ type pumped struct {
 // user is told every StatusInterval that this attempt has not answered
 // yet, and the statuses close at its first event. st is nil for a call
 // that is not retried (the automatic summary).
-func (r *runner) attempt(parent context.Context, req llm.Request, idx int, callID string, listen bool, st *retryStatus) (modelcycle.Result, error) {
-	ctx, cancel := context.WithCancelCause(parent)
+func (r *runner) attempt(ctx context.Context, req llm.Request, idx int, callID string, listen bool, st *retryStatus) (modelcycle.Result, error) {
+	callCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	call := ports.ModelCall{
 		CallID: callID, RunID: r.p.RunID, ConversationID: r.p.ConversationID,
@@ -207,7 +207,7 @@ func (r *runner) attempt(parent context.Context, req llm.Request, idx int, callI
 	// A few events of slack let the provider's reader run ahead of the
 	// engine; the buffer is allocated whole for every attempt.
 	events := make(chan pumped, 16)
-	go pump(ctx, r.e.provider, call, events)
+	go pump(callCtx, r.e.provider, call, events)
 	cyc := modelcycle.New()
 	v := visible{r: r, callID: callID, on: listen, calls: map[int]string{}}
 	stop := func(cause error) (modelcycle.Result, error) {
@@ -240,7 +240,7 @@ func (r *runner) attempt(parent context.Context, req llm.Request, idx int, callI
 		}
 		select {
 		case <-ticks:
-			st.show(StatusStillWaiting, st.attempt, 0)
+			st.show(ctx, StatusStillWaiting, st.attempt, 0)
 			tick = r.e.clock.NewTimer(r.e.limits.StatusInterval)
 			ticks = tick.C()
 		case p := <-events:
@@ -256,7 +256,7 @@ func (r *runner) attempt(parent context.Context, req llm.Request, idx int, callI
 				}
 				if err != nil {
 					v.failCalls()
-					if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+					if cause := context.Cause(callCtx); cause != nil && !errors.Is(cause, context.Canceled) {
 						err = cause
 					}
 				}
@@ -265,7 +265,7 @@ func (r *runner) attempt(parent context.Context, req llm.Request, idx int, callI
 			if err := cyc.Apply(p.ev); err != nil {
 				return stop(err)
 			}
-			v.forward(p.ev)
+			v.forward(ctx, p.ev)
 		case <-notify:
 			brk, err := r.modelCommands()
 			switch {
@@ -274,8 +274,8 @@ func (r *runner) attempt(parent context.Context, req llm.Request, idx int, callI
 			case brk:
 				return stop(errInterrupted)
 			}
-		case <-parent.Done():
-			return stop(context.Cause(parent))
+		case <-ctx.Done():
+			return stop(context.Cause(ctx))
 		}
 	}
 }
@@ -314,12 +314,12 @@ type visible struct {
 	thinkStart time.Time
 }
 
-func (v *visible) forward(e llm.Event) {
+func (v *visible) forward(ctx context.Context, e llm.Event) {
 	r := v.r
 	switch e.Kind {
 	case llm.EventUsage:
 		if e.Usage != nil {
-			r.emit(Usage{Usage: *e.Usage})
+			r.emit(ctx, Usage{Usage: *e.Usage})
 		}
 		return
 	}
@@ -328,23 +328,23 @@ func (v *visible) forward(e llm.Event) {
 	}
 	switch e.Kind {
 	case llm.EventTextDelta:
-		r.emit(TextDelta{Text: e.Text})
+		r.emit(ctx, TextDelta{Text: e.Text})
 	case llm.EventThinkingStart:
 		v.thinkStart = r.e.clock.Now()
 		r.thinking = &v.thinkStart
 	case llm.EventThinkingDelta:
-		r.emit(ThinkingDelta{Text: e.Text})
+		r.emit(ctx, ThinkingDelta{Text: e.Text})
 	case llm.EventThinkingEnd:
 		r.thinking = nil
-		r.emit(ThinkingEnd{Duration: r.e.clock.Now().Sub(v.thinkStart)})
+		r.emit(ctx, ThinkingEnd{Duration: r.e.clock.Now().Sub(v.thinkStart)})
 	case llm.EventToolCallStart:
 		v.calls[e.Index] = e.CallID
 		v.order = append(v.order, e.Index)
-		r.emit(ToolCallStart{Index: e.Index, CallID: e.CallID, Name: modelcycle.NormalizeToolName(e.Name), ModelCallID: v.callID})
+		r.emit(ctx, ToolCallStart{Index: e.Index, CallID: e.CallID, Name: modelcycle.NormalizeToolName(e.Name), ModelCallID: v.callID})
 	case llm.EventToolCallArgumentsDelta:
-		r.emit(ToolCallArgsDelta{Index: e.Index, CallID: v.calls[e.Index], Text: e.Text})
+		r.emit(ctx, ToolCallArgsDelta{Index: e.Index, CallID: v.calls[e.Index], Text: e.Text})
 	case llm.EventToolCallEnd:
-		r.emit(ToolCallEnd{Index: e.Index, CallID: v.calls[e.Index]})
+		r.emit(ctx, ToolCallEnd{Index: e.Index, CallID: v.calls[e.Index]})
 	}
 }
 
@@ -359,10 +359,10 @@ func (v *visible) failCalls() {
 // closeThinking ends the thinking block a failed attempt left open, so
 // that what the user reads next (a retry's status) is not taken for the
 // model's thinking.
-func (r *runner) closeThinking() {
+func (r *runner) closeThinking(ctx context.Context) {
 	if r.thinking == nil {
 		return
 	}
-	r.emit(ThinkingEnd{Duration: r.e.clock.Now().Sub(*r.thinking)})
+	r.emit(ctx, ThinkingEnd{Duration: r.e.clock.Now().Sub(*r.thinking)})
 	r.thinking = nil
 }

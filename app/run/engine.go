@@ -115,7 +115,7 @@ func (e *Engine) Start(ctx context.Context, p PreparedRun) (*Handle, error) {
 	// run logs.
 	who, _ := identity.FromContext(ctx)
 	r := &runner{
-		e: e, p: p, h: h, ctx: runCtx, outer: ctx,
+		e: e, p: p, h: h, outerDone: ctx.Done(),
 		log: e.log.With(zap.String("run_id", p.RunID), zap.String("conversation_id", p.ConversationID),
 			zap.String("user_id", who.UserID)),
 		doneCalls: map[string]bool{},
@@ -123,7 +123,7 @@ func (e *Engine) Start(ctx context.Context, p PreparedRun) (*Handle, error) {
 	if replaced != "" {
 		r.log.Info("run preempted an older run", zap.String("replaced_run_id", replaced))
 	}
-	go r.run()
+	go r.run(runCtx)
 	return h, nil
 }
 

@@ -160,13 +160,13 @@ type ModelStatus struct {
 // Duration is how long the statuses were shown, on the engine's clock.
 type ModelStatusEnd struct{ Duration time.Duration }
 
-// CompactionStarted and CompactionCompleted bracket an automatic
-// compaction. Fallback says the summary call failed or timed out and the
-// deterministic fallback summary was used.
-type (
-	CompactionStarted   struct{}
-	CompactionCompleted struct{ Fallback bool }
-)
+// CompactionStarted opens an automatic compaction.
+type CompactionStarted struct{}
+
+// CompactionCompleted closes an automatic compaction. Fallback says the
+// summary call failed or timed out and the deterministic fallback summary
+// was used.
+type CompactionCompleted struct{ Fallback bool }
 
 // Ended is the last event; the channel closes after it.
 type Ended struct{ Outcome Outcome }

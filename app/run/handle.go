@@ -167,10 +167,10 @@ func (h *Handle) Cancel(reason string) {
 func (h *Handle) send(c command) Delivery {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	switch {
-	case h.phase == phaseEnded:
+	switch h.phase {
+	case phaseEnded:
 		return RunEnded
-	case h.phase == phaseFinalizing:
+	case phaseFinalizing:
 		return RunClosing
 	}
 	h.inbox = append(h.inbox, c)

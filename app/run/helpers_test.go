@@ -2,7 +2,6 @@ package run_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -241,15 +240,6 @@ func eventsOf[T run.Event](evs []run.Event) []T {
 		}
 	}
 	return out
-}
-
-// chatMessages decodes the "messages" of a chat request body.
-func chatMessages(body []byte) []map[string]any {
-	var v struct {
-		Messages []map[string]any `json:"messages"`
-	}
-	Expect(json.Unmarshal(body, &v)).To(Succeed())
-	return v.Messages
 }
 
 func call(id, name string, args ...string) providertest.Call {

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"context"
 	"fmt"
 
 	"keygate/domain/llm"
@@ -9,7 +10,7 @@ import (
 // hydrate loads the bytes of images that name a blob into the provider
 // view of req. Stored messages keep only the blob id, so history stays
 // small and an image is stored once.
-func (r *runner) hydrate(req *llm.Request) error {
+func (r *runner) hydrate(ctx context.Context, req *llm.Request) error {
 	if r.e.blobs == nil {
 		return nil
 	}
@@ -17,7 +18,7 @@ func (r *runner) hydrate(req *llm.Request) error {
 		if img == nil || img.BlobID == "" || len(img.Data) > 0 {
 			return img, nil
 		}
-		data, err := r.e.blobs.Get(r.ctx, img.BlobID)
+		data, err := r.e.blobs.Get(ctx, img.BlobID)
 		if err != nil {
 			return nil, storeErr(fmt.Sprintf("load image blob %s", img.BlobID), err)
 		}

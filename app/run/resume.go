@@ -1,6 +1,7 @@
 package run
 
 import (
+	"context"
 	"errors"
 	"strings"
 
@@ -20,18 +21,18 @@ var ErrNothingToResume = errors.New("nothing to resume: Keygate holds no message
 // does not know their round (a lost or restored store); the model is not
 // called again for cycles whose output is stored. done reports that
 // history already ends with a finished answer and nothing is left to do.
-func (r *runner) resume() (bool, error) {
+func (r *runner) resume(ctx context.Context) (bool, error) {
 	a := r.p.Action
-	msgs, err := r.load()
+	msgs, err := r.load(ctx)
 	if err != nil {
 		return false, err
 	}
-	round, ok, known, err := r.pendingRound(msgs)
+	round, ok, known, err := r.pendingRound(ctx, msgs)
 	if err != nil {
 		return false, err
 	}
 	if ok {
-		return false, r.executeRound(round, false)
+		return false, r.executeRound(ctx, round, false)
 	}
 	if a.PendingCalls != nil && !known {
 		if held := heldCalls(*a.PendingCalls, a.PendingRoundID, msgs); len(held.Calls) > 0 {
@@ -39,7 +40,7 @@ func (r *runner) resume() (bool, error) {
 			if err != nil {
 				return false, failure(CategoryClient, false, err)
 			}
-			return false, r.executeRound(round, true)
+			return false, r.executeRound(ctx, round, true)
 		}
 	}
 	if len(msgs) == 0 && !r.appended {
@@ -56,7 +57,7 @@ func (r *runner) resume() (bool, error) {
 	if last.Role() != llm.RoleAssistant || last.ToolRoundID() != "" || strings.HasSuffix(last.ID(), interruptedSuffix) {
 		return false, nil
 	}
-	return true, r.committed(Cause{Kind: CauseFinalTurn}, 0, true)
+	return true, r.committed(ctx, Cause{Kind: CauseFinalTurn}, 0, true)
 }
 
 // heldCalls is what the client still holds of round roundID (a), less the
@@ -91,13 +92,13 @@ func heldCalls(a llm.Assistant, roundID string, msgs []conversation.Message) llm
 // pendingRound finds the stored round the resumed run left unsettled; known
 // reports that the store holds the round the client's checkpoint names
 // (settled or not), so the client's copy of its calls is not needed.
-func (r *runner) pendingRound(msgs []conversation.Message) (round toolround.Round, ok, known bool, err error) {
+func (r *runner) pendingRound(ctx context.Context, msgs []conversation.Message) (round toolround.Round, ok, known bool, err error) {
 	var ids []string
 	if id := r.p.Action.PendingRoundID; id != "" {
 		ids = append(ids, id)
 	}
 	if from := r.p.Action.FromRunID; from != "" {
-		run, err := r.e.runs.Run(r.ctx, from)
+		run, err := r.e.runs.Run(ctx, from)
 		switch {
 		case err == nil && run.ConversationID == r.p.ConversationID:
 			if run.ProviderCallIndex >= 0 {
@@ -112,7 +113,7 @@ func (r *runner) pendingRound(msgs []conversation.Message) (round toolround.Roun
 		ids = append(ids, msgs[n-1].ToolRoundID())
 	}
 	for _, id := range ids {
-		round, err := r.e.rounds.Round(r.ctx, id)
+		round, err := r.e.rounds.Round(ctx, id)
 		switch {
 		case errors.Is(err, ports.ErrNotFound):
 			continue

@@ -22,11 +22,11 @@ type runner struct {
 	e *Engine
 	p PreparedRun
 	h *Handle
-	// ctx is the run's context: cancelled by Cancel, preemption or outer.
-	ctx context.Context
-	// outer is the context given to Start; it bounds event delivery.
-	outer context.Context
-	log   *zap.Logger
+	// outerDone is the Done channel of the context given to Start: it
+	// bounds event delivery. The run's own context (cancelled by Cancel,
+	// preemption or that one) is passed down from run.
+	outerDone <-chan struct{}
+	log       *zap.Logger
 
 	cur conversation.Checkpoint
 	// hist is the full message list of the checkpoint histOf, when known:
@@ -62,13 +62,15 @@ type partialOutput struct {
 	text  string
 }
 
-func (r *runner) run() {
-	err := r.loop()
-	o := r.outcome(err)
+func (r *runner) run(ctx context.Context) {
+	err := r.loop(ctx)
+	o := r.outcome(ctx, err)
 	if o.Status == Cancelled && r.partial != nil {
-		r.persistPartial(context.WithoutCancel(r.ctx))
+		if err := r.persistPartial(ctx, true); err != nil {
+			r.log.Warn("interrupted output not stored", zap.Error(err))
+		}
 	}
-	r.finish(o)
+	r.finish(ctx, o)
 	r.h.end(o)
 	r.e.unregister(r.h)
 	r.emitFinal(Ended{Outcome: o})
@@ -78,16 +80,16 @@ func (r *runner) run() {
 }
 
 // outcome maps the loop's error to the run's outcome.
-func (r *runner) outcome(err error) Outcome {
+func (r *runner) outcome(ctx context.Context, err error) Outcome {
 	o := Outcome{Usage: r.usage}
 	var f *Failure
 	var c *errCancelled
 	switch {
 	case err == nil:
 		o.Status = Completed
-	case errors.As(context.Cause(r.ctx), &c):
+	case errors.As(context.Cause(ctx), &c):
 		o.Status, o.Reason = Cancelled, c.reason
-	case r.ctx.Err() != nil:
+	case ctx.Err() != nil:
 		o.Status, o.Reason = Cancelled, "context cancelled"
 	case errors.Is(err, ports.ErrNotOwner):
 		o.Status, o.Reason = Cancelled, ReasonPreempted
@@ -104,7 +106,7 @@ func (r *runner) outcome(err error) Outcome {
 
 // finish stores the run's end. A run that was preempted cannot overwrite
 // its cancelled status; the store's refusal is expected then.
-func (r *runner) finish(o Outcome) {
+func (r *runner) finish(ctx context.Context, o Outcome) {
 	end := ports.RunEnd{Usage: o.Usage}
 	switch o.Status {
 	case Completed:
@@ -115,55 +117,55 @@ func (r *runner) finish(o Outcome) {
 		end.Status = ports.RunFailed
 		end.FailureCategory, end.FailureSummary = string(o.Failure.Category), o.Failure.Message
 	}
-	err := r.e.runs.Finish(context.WithoutCancel(r.ctx), r.p.RunID, end)
+	err := r.e.runs.Finish(context.WithoutCancel(ctx), r.p.RunID, end)
 	if err != nil && !errors.Is(err, ports.ErrNotOwner) {
 		r.log.Error("store run end", zap.Error(err))
 	}
 }
 
 // loop is the main sequence (docs/engine.md, "The main sequence").
-func (r *runner) loop() error {
-	if err := r.appendInitial(); err != nil {
+func (r *runner) loop(ctx context.Context) error {
+	if err := r.appendInitial(ctx); err != nil {
 		return err
 	}
 	if r.p.Action.Kind == ActionRecord {
-		return r.committed(Cause{Kind: CauseFinalTurn}, 0, true)
+		return r.committed(ctx, Cause{Kind: CauseFinalTurn}, 0, true)
 	}
 	if r.p.Action.Kind == ActionResume {
-		done, err := r.resume()
+		done, err := r.resume(ctx)
 		if err != nil || done {
 			return err
 		}
 	}
 	for {
-		msgs, err := r.load()
+		msgs, err := r.load(ctx)
 		if err != nil {
 			return err
 		}
 		if r.p.Action.Kind == ActionCompact {
-			return r.manualCompact(msgs)
+			return r.manualCompact(ctx, msgs)
 		}
 		req, err := r.request(msgs)
 		if err != nil {
 			return err
 		}
-		compacted, err := r.preflight(msgs, req)
+		compacted, err := r.preflight(ctx, msgs, req)
 		if err != nil {
 			return err
 		}
 		if compacted {
 			continue
 		}
-		res, err := r.modelCycle(req, true)
+		res, err := r.modelCycle(ctx, req, true)
 		switch {
 		case errors.Is(err, errInterrupted):
-			if err := r.afterBreak(); err != nil {
+			if err := r.afterBreak(ctx); err != nil {
 				return err
 			}
 			continue
 		case err != nil && modelcycle.IsContextOverflow(err) && !r.overflowCompacted:
 			r.overflowCompacted = true
-			if err := r.autoCompact(msgs, err); err != nil {
+			if err := r.autoCompact(ctx, msgs, err); err != nil {
 				return err
 			}
 			continue
@@ -172,11 +174,11 @@ func (r *runner) loop() error {
 		case err != nil:
 			return err
 		}
-		if err := r.anchor(res.usage, req); err != nil {
+		if err := r.anchor(ctx, res.usage, req); err != nil {
 			return err
 		}
 		if len(res.Assistant.Calls) == 0 {
-			done, err := r.finalAnswer(res)
+			done, err := r.finalAnswer(ctx, res)
 			if err != nil || done {
 				return err
 			}
@@ -186,18 +188,18 @@ func (r *runner) loop() error {
 		if err != nil {
 			return failure(CategoryProtocol, true, err)
 		}
-		if err := r.executeRound(round, true); err != nil {
+		if err := r.executeRound(ctx, round, true); err != nil {
 			return err
 		}
 	}
 }
 
 // load returns the messages of the run's current checkpoint.
-func (r *runner) load() ([]conversation.Message, error) {
+func (r *runner) load(ctx context.Context) ([]conversation.Message, error) {
 	if msgs, ok := r.history(); ok {
 		return msgs, nil
 	}
-	_, msgs, err := r.e.convs.Load(r.ctx, r.cur.ID())
+	_, msgs, err := r.e.convs.Load(ctx, r.cur.ID())
 	if err != nil {
 		return nil, fmt.Errorf("load checkpoint: %w", err)
 	}
@@ -248,7 +250,7 @@ func (r *runner) prompt() projection.Prompt {
 // finalAnswer appends a cycle's answer without tool calls and then either
 // appends messages that arrived meanwhile (done false: the model runs
 // again) or finalizes the turn (done true).
-func (r *runner) finalAnswer(res cycleResult) (bool, error) {
+func (r *runner) finalAnswer(ctx context.Context, res cycleResult) (bool, error) {
 	a := res.Assistant
 	msg, err := conversation.NewMessage(conversation.MessageSpec{
 		ID: conversation.AssistantID(r.p.RunID, res.index), Role: llm.RoleAssistant,
@@ -258,7 +260,7 @@ func (r *runner) finalAnswer(res cycleResult) (bool, error) {
 		return false, failure(CategoryProtocol, true, err)
 	}
 	base := r.cur
-	d, err := r.apply(conversation.AppendTo(base, msg))
+	d, err := r.apply(ctx, conversation.AppendTo(base, msg))
 	if err != nil {
 		return false, err
 	}
@@ -270,9 +272,9 @@ func (r *runner) finalAnswer(res cycleResult) (bool, error) {
 		pending = r.pendingMessages()
 	}
 	if len(pending) > 0 {
-		return false, r.appendRuntime(pending)
+		return false, r.appendRuntime(ctx, pending)
 	}
-	return true, r.committed(Cause{Kind: CauseFinalTurn}, 0, true)
+	return true, r.committed(ctx, Cause{Kind: CauseFinalTurn}, 0, true)
 }
 
 // pendingMessages returns and clears the queued insertions and break
@@ -299,19 +301,19 @@ func (r *runner) collect(cmds []command) {
 
 // anchor records the authoritative context size a successful cycle
 // reported.
-func (r *runner) anchor(u *llm.Usage, req llm.Request) error {
+func (r *runner) anchor(ctx context.Context, u *llm.Usage, req llm.Request) error {
 	a, ok := usageAnchor(u, req)
 	if !ok {
 		return nil
 	}
-	if err := r.e.anchors.PutContextAnchor(r.ctx, r.p.ConversationID, a); err != nil {
+	if err := r.e.anchors.PutContextAnchor(ctx, r.p.ConversationID, a); err != nil {
 		return fmt.Errorf("store context anchor: %w", err)
 	}
 	return nil
 }
 
-func (r *runner) storedAnchor() (*compaction.Anchor, error) {
-	a, err := r.e.anchors.ContextAnchor(r.ctx, r.p.ConversationID)
+func (r *runner) storedAnchor(ctx context.Context) (*compaction.Anchor, error) {
+	a, err := r.e.anchors.ContextAnchor(ctx, r.p.ConversationID)
 	if errors.Is(err, ports.ErrNotFound) {
 		return nil, nil
 	}

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -43,14 +44,14 @@ func newRetryStatus(r *runner) *retryStatus {
 func (s *retryStatus) begin(n int) { s.attempt, s.attemptAt = n, s.r.e.clock.Now() }
 
 // show sends a status of kind about attempt.
-func (s *retryStatus) show(kind StatusKind, attempt int, wait time.Duration) {
+func (s *retryStatus) show(ctx context.Context, kind StatusKind, attempt int, wait time.Duration) {
 	now := s.r.e.clock.Now()
 	if !s.open {
 		s.open, s.shownAt = true, now
 	}
 	st := ModelStatus{Kind: kind, Attempt: attempt, MaxAttempts: s.max, Reason: s.reason, Wait: wait, Elapsed: now.Sub(s.start)}
 	st.Line = s.line(st, now)
-	s.r.emit(st)
+	s.r.emit(ctx, st)
 }
 
 // end closes the statuses shown, if any. It is sent even after a cancel,

@@ -105,7 +105,9 @@ func serveApp(tracesURL string) error {
 	fmt.Printf("http://%s http://%s %s\n", addr, ctl.Addr(), proxyAddr)
 	_, _ = io.Copy(io.Discard, os.Stdin)
 	cancel()
-	<-done
+	if err := <-done; err != nil {
+		return fmt.Errorf("run keygate: %w", err)
+	}
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"time"
 
 	"go.uber.org/zap"
@@ -96,7 +97,7 @@ func newStack(ctx context.Context, dir, providerURL string) (*stack, error) {
 		return nil, fmt.Errorf("new engine: %w", err)
 	}
 	s.closers = append([]func(){func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
 		_ = s.engine.Shutdown(ctx)
 	}}, s.closers...)
@@ -148,7 +149,13 @@ func (s *stack) startProxy() error {
 		cancel()
 		return fmt.Errorf("run proxy: %w", err)
 	}
-	s.closers = append([]func(){func() { cancel(); <-done; fwd.CloseIdleConnections() }}, s.closers...)
+	s.closers = append([]func(){func() {
+		cancel()
+		if err := <-done; err != nil {
+			fmt.Fprintf(os.Stderr, "kgbench: stop proxy: %v\n", err)
+		}
+		fwd.CloseIdleConnections()
+	}}, s.closers...)
 	s.proxied = &http.Client{Transport: &http.Transport{
 		Proxy:               http.ProxyURL(&url.URL{Scheme: "http", Host: bound.String()}),
 		DialContext:         upstreamtest.Dialer(nil),

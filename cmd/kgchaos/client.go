@@ -136,7 +136,7 @@ func (m *member) loop(ctx context.Context) {
 		for t := 0; t < m.turns && ctx.Err() == nil; t++ {
 			rec := &turnRecord{conv: conv.id, n: t}
 			conv.turns = append(conv.turns, rec)
-			m.turn(conv, rec)
+			m.turn(ctx, conv, rec)
 		}
 	}
 }
@@ -146,10 +146,10 @@ func (m *member) loop(ctx context.Context) {
 // server replays the turn's frames; up to four times while it answers
 // unavailable), then a resume action with the latest checkpoint on a new
 // request id, a few times, until turn_ended arrives.
-func (m *member) turn(conv *convRecord, rec *turnRecord) {
+func (m *member) turn(ctx context.Context, conv *convRecord, rec *turnRecord) {
 	// Each turn has its own deadline, independent of the run's, so that
 	// the last turns finish after the run's time is up.
-	ctx, cancel := context.WithTimeout(context.Background(), m.timeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.timeout)
 	defer cancel()
 	action := cursortest.UserMessageAction(fmt.Sprintf("%s-t%d", conv.id, rec.n), userText(conv.id, rec.n))
 	ended := &endSeen{}

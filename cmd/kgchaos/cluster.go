@@ -199,12 +199,6 @@ func (c *cluster) signal(r *replica, sig syscall.Signal, grace time.Duration) bo
 	return false
 }
 
-func (r *replica) isUp() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.up
-}
-
 // stop kills every replica and closes their logs.
 func (c *cluster) stop() {
 	for _, r := range c.replicas {

@@ -247,7 +247,7 @@ func chaos(ctx context.Context, cl *cluster, s settings, rep *report) error {
 			rep.Kills++
 		}
 		time.Sleep(s.RestartAfter)
-		if err := cl.start(context.Background(), r); err != nil {
+		if err := cl.start(context.WithoutCancel(ctx), r); err != nil {
 			return fmt.Errorf("restart after a kill: %w", err)
 		}
 		rep.Restarts++

@@ -41,7 +41,7 @@ func run(args []string, log io.Writer) error {
 		return err
 	}
 	if fs.NArg() == 0 {
-		return errors.New("usage: protoextract [-out dir] [-root pkg.Name]... [-check] schema.proto...")
+		return errors.New("usage: protoextract [-out dir] [-root pkg.Name]... [-check] schema.proto [schema.proto ...]")
 	}
 	plans, err := withExtraRoots(schema.KeygatePlans(), extra)
 	if err != nil {

@@ -17,7 +17,7 @@ const (
 	Member Role = "member"
 )
 
-// ErrDenied: the principal may not do this. Callers answer "not found"
+// ErrDenied means the principal may not do this. Callers answer "not found"
 // for another user's object, so that its existence does not leak.
 var ErrDenied = errors.New("access denied")
 

@@ -25,7 +25,7 @@ type Entry struct {
 	Before, After []byte
 }
 
-// ErrIncomplete: an entry without an actor or an action.
+// ErrIncomplete means an entry without an actor or an action.
 var ErrIncomplete = errors.New("audit entry needs an actor and an action")
 
 // Validate reports ErrIncomplete for an entry that could not be read

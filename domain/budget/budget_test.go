@@ -21,8 +21,8 @@ var _ = DescribeTable("Limits.Check",
 			return
 		}
 		var ex *budget.ExceededError
-		Expect(err).To(BeAssignableToTypeOf(ex))
-		Expect(err.(*budget.ExceededError).Limit).To(Equal(limit))
+		Expect(errors.As(err, &ex)).To(BeTrue(), "a *budget.ExceededError: %v", err)
+		Expect(ex.Limit).To(Equal(limit))
 	},
 	Entry("no limits allow everything", budget.Limits{}, budget.Usage{TokensToday: 1e12, CostThisMonth: 1e12}, budget.Limit("")),
 	Entry("usage below the daily tokens passes", budget.Limits{TokensPerDay: 100}, budget.Usage{TokensToday: 99}, budget.Limit("")),

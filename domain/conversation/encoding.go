@@ -139,7 +139,7 @@ func DecodeMessage(data []byte) (Message, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&w); err != nil {
-		return Message{}, fmt.Errorf("decode message: %w: %v", ErrNonCanonical, err)
+		return Message{}, fmt.Errorf("decode message: %w: %w", ErrNonCanonical, err)
 	}
 	if w.V != encodingVersion {
 		return Message{}, fmt.Errorf("decode message: %w: version %d", ErrNonCanonical, w.V)

@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// ErrSyntax: an allow-list entry is none of the accepted forms.
+// ErrSyntax means an allow-list entry is none of the accepted forms.
 var ErrSyntax = errors.New("want an IP (10.0.0.7), a CIDR range (10.0.0.0/8), a host name (models.corp, *.corp) or any of them with :port")
 
 // Entry is one parsed allow-list entry. Exactly one of Prefix and Host is

@@ -22,7 +22,7 @@ const LocalUserID = "local"
 // Local is the identity of every request on a laptop install.
 var Local = Identity{UserID: LocalUserID, Name: "local user"}
 
-// ErrNoUser: an Identity without a user id.
+// ErrNoUser means an Identity without a user id.
 var ErrNoUser = errors.New("identity has no user id")
 
 // Validate reports ErrNoUser when the identity could not scope anything.

@@ -9,7 +9,7 @@ import (
 	"keygate/domain/llm"
 )
 
-// Retry policy of a model cycle: up to MaxRetries retries after the first
+// MaxRetries is the retry policy of a model cycle: up to MaxRetries retries after the first
 // attempt, each re-sending the identical request from the same checkpoint,
 // with the waits of DefaultBackoff between them.
 const MaxRetries = 8

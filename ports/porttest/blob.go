@@ -63,7 +63,7 @@ func describeBlobs(open Factory) {
 		})
 
 		It("returns the context error for a cancelled context and stores nothing", func() {
-			Expect(bs.Put(cancelled(), id, data)).To(MatchError(context.Canceled))
+			Expect(bs.Put(cancelled(ctx), id, data)).To(MatchError(context.Canceled))
 			Expect(bs.Has(ctx, id)).To(BeFalse())
 		})
 

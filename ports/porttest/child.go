@@ -38,7 +38,7 @@ func StartCrashChild(testName string, env ...string) (*exec.Cmd, <-chan struct{}
 }
 
 // SignalReady is the ready callback of a crash child.
-func SignalReady() { fmt.Println(CrashReady) }
+func SignalReady() { _, _ = fmt.Fprintln(os.Stdout, CrashReady) }
 
 // ExpectKilled waits for a crash child and checks that SIGKILL ended it,
 // not an error of its own.

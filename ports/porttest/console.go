@@ -146,7 +146,7 @@ func describeCallLister(open ConsoleFactory) {
 		)
 
 		It("returns the context's error when cancelled", func() {
-			_, err := h.Calls.CallRecords(cancelled(), ports.CallQuery{ModelID: model})
+			_, err := h.Calls.CallRecords(cancelled(ctx), ports.CallQuery{ModelID: model})
 			Expect(err).To(MatchError(context.Canceled))
 		})
 	})

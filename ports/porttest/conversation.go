@@ -122,7 +122,7 @@ func describeConversations(open Factory) {
 			})
 
 			It("returns the context error for a cancelled context and writes nothing", func() {
-				_, err := cs.Apply(cancelled(), ports.Write{Change: conversation.AppendTo(root, text("u1", "x"))})
+				_, err := cs.Apply(cancelled(ctx), ports.Write{Change: conversation.AppendTo(root, text("u1", "x"))})
 				Expect(err).To(MatchError(context.Canceled))
 				head, err := cs.Head(ctx, conv)
 				Expect(err).NotTo(HaveOccurred())

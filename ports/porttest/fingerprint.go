@@ -66,11 +66,11 @@ func DescribeFingerprintStore(name string, open func() ports.FingerprintStore) b
 
 		It("returns the context's error when cancelled, having written nothing", func() {
 			n := uniq("fp")
-			_, err := st.RecordFingerprint(cancelled(), n, "aaaa")
+			_, err := st.RecordFingerprint(cancelled(ctx), n, "aaaa")
 			Expect(err).To(MatchError(context.Canceled))
 			_, err = st.Fingerprint(ctx, n)
 			Expect(err).To(MatchError(ports.ErrNotFound))
-			_, err = st.Fingerprint(cancelled(), n)
+			_, err = st.Fingerprint(cancelled(ctx), n)
 			Expect(err).To(MatchError(context.Canceled))
 		})
 	})

@@ -75,9 +75,9 @@ func HaveIDs(ids ...string) types.GomegaMatcher {
 	}, Equal(ids))
 }
 
-// cancelled returns an already cancelled context.
-func cancelled() context.Context {
-	ctx, cancel := context.WithCancel(context.Background())
+// cancelled returns an already cancelled context derived from parent.
+func cancelled(parent context.Context) context.Context {
+	ctx, cancel := context.WithCancel(parent)
 	cancel()
 	return ctx
 }

@@ -126,10 +126,10 @@ func describePrompts(open Factory) {
 		})
 
 		It("returns the context's error when cancelled", func() {
-			Expect(ps.PutPrompt(cancelled(), call, whole(samplePrompt(), at))).To(MatchError(context.Canceled))
-			_, err := ps.Prompt(cancelled(), call)
+			Expect(ps.PutPrompt(cancelled(ctx), call, whole(samplePrompt(), at))).To(MatchError(context.Canceled))
+			_, err := ps.Prompt(cancelled(ctx), call)
 			Expect(err).To(MatchError(context.Canceled))
-			_, err = ps.PurgePrompts(cancelled(), at)
+			_, err = ps.PurgePrompts(cancelled(ctx), at)
 			Expect(err).To(MatchError(context.Canceled))
 		})
 	})

@@ -75,7 +75,7 @@ func describeRouting(open Factory) {
 
 		It("records nothing on a cancelled context", func() {
 			s := uniq("key:")
-			_, err := rh.RecordFailure(cancelled(), s, routing.Failure{At: at, Message: "x"})
+			_, err := rh.RecordFailure(cancelled(ctx), s, routing.Failure{At: at, Message: "x"})
 			Expect(err).To(HaveOccurred())
 			got, err := rh.Health(ctx, []string{s})
 			Expect(err).NotTo(HaveOccurred())

@@ -43,9 +43,9 @@ func DescribeSessionRevocations(name string, open func() ports.SessionRevocation
 		})
 
 		It("returns the context's error when cancelled", func() {
-			_, err := st.SessionRevoked(cancelled(), uniq("session"))
+			_, err := st.SessionRevoked(cancelled(ctx), uniq("session"))
 			Expect(err).To(MatchError(context.Canceled))
-			Expect(st.RevokeSession(cancelled(), uniq("session"), time.Now().Add(time.Hour))).To(MatchError(context.Canceled))
+			Expect(st.RevokeSession(cancelled(ctx), uniq("session"), time.Now().Add(time.Hour))).To(MatchError(context.Canceled))
 		})
 	})
 }

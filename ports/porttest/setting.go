@@ -256,7 +256,7 @@ func describeProviders(open Factory) {
 		})
 
 		It("writes nothing on a cancelled context", func() {
-			Expect(ps.PutProvider(cancelled(), prov)).NotTo(Succeed())
+			Expect(ps.PutProvider(cancelled(ctx), prov)).NotTo(Succeed())
 			_, err := ps.Provider(ctx, prov.ID)
 			Expect(err).To(MatchError(ports.ErrNotFound))
 		})

@@ -90,7 +90,7 @@ func describeToolRounds(open Factory) {
 		})
 
 		It("returns the context error for a cancelled context and writes nothing", func() {
-			_, err := ts.Commit(cancelled(), run, round.ID(), llm.ToolResult{CallID: "c1", Content: "a"})
+			_, err := ts.Commit(cancelled(ctx), run, round.ID(), llm.ToolResult{CallID: "c1", Content: "a"})
 			Expect(err).To(MatchError(context.Canceled))
 			stored, err := ts.Round(ctx, round.ID())
 			Expect(err).NotTo(HaveOccurred())

@@ -195,5 +195,6 @@ func BodyError(err error) *connect.Error {
 
 // WriteUnaryError answers a unary call with a Connect error in JSON.
 func WriteUnaryError(w http.ResponseWriter, ce *connect.Error) {
-	connect.NewErrorWriter().Write(w, &http.Request{Header: http.Header{"Content-Type": {"application/proto"}}}, ce)
+	// A client gone before its error is written needs nothing more.
+	_ = connect.NewErrorWriter().Write(w, &http.Request{Header: http.Header{"Content-Type": {"application/proto"}}}, ce)
 }

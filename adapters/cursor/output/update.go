@@ -78,7 +78,7 @@ func TurnEnded(u llm.Usage) *msg {
 	return update(&agentv1.InteractionUpdate{Message: &agentv1.InteractionUpdate_TurnEnded{TurnEnded: te}})
 }
 
-// SummaryStarted, Summary and SummaryCompleted bracket a compaction.
+// SummaryStarted opens a compaction; Summary and SummaryCompleted follow.
 func SummaryStarted() *msg {
 	return update(&agentv1.InteractionUpdate{Message: &agentv1.InteractionUpdate_SummaryStarted{SummaryStarted: &agentv1.SummaryStartedUpdate{}}})
 }
@@ -105,7 +105,8 @@ func Injection(id string, st *agentv1.ContextInjectionState) *msg {
 		ContextInjectionState: &agentv1.ContextInjectionStateUpdate{InjectionId: id, State: st}}})
 }
 
-// Queued, Delivered and Rejected are the injection states.
+// Queued is the first of the injection states, before Delivered or
+// Rejected.
 func Queued() *agentv1.ContextInjectionState {
 	return &agentv1.ContextInjectionState{State: &agentv1.ContextInjectionState_Queued{Queued: &agentv1.ContextInjectionQueued{}}}
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// ErrNoSettingsDir: the environment names no directory for Cursor's
+// ErrNoSettingsDir means the environment names no directory for Cursor's
 // settings (no APPDATA on Windows, no home directory elsewhere).
 var ErrNoSettingsDir = errors.New("cannot locate Cursor's settings directory")
 
@@ -63,11 +63,11 @@ func ProxyURL(addr, token string) (string, error) {
 	return u.String(), nil
 }
 
-// ErrBadProxy: the proxy address is neither host:port nor an http(s) URL
+// ErrBadProxy means the proxy address is neither host:port nor an http(s) URL
 // of a host without a path.
 var ErrBadProxy = errors.New("want host:port, http://host:port or https://host:port")
 
-// ErrClearTextToken: a gateway token would go to a proxy on another
+// ErrClearTextToken means a gateway token would go to a proxy on another
 // machine in plain HTTP, readable by anyone on the network path.
 var ErrClearTextToken = errors.New("a gateway token goes to a proxy on another machine only over TLS: " +
 	"pass the https:// proxy URL the Keygate console shows under Connect Cursor")

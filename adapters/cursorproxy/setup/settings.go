@@ -23,7 +23,7 @@ var Keys = []string{
 	"http.experimental.systemCertificatesV2",
 }
 
-// ErrNotObject: settings.json holds something other than a JSON object.
+// ErrNotObject means settings.json holds something other than a JSON object.
 var ErrNotObject = errors.New("settings file is not a JSON object")
 
 // Change is what Apply or Undo did to one key.

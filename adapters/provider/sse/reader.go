@@ -65,7 +65,7 @@ func (r *Reader) Next() (Event, error) {
 	r.hasData = false
 	for {
 		line, err := r.readLine()
-		if err == io.EOF && len(line) == 0 {
+		if errors.Is(err, io.EOF) && len(line) == 0 {
 			if r.hasData {
 				r.err = io.EOF
 				return Event{Name: r.name, Data: r.data}, nil
@@ -73,7 +73,7 @@ func (r *Reader) Next() (Event, error) {
 			r.err = io.EOF
 			return Event{}, io.EOF
 		}
-		if err != nil && err != io.EOF {
+		if err != nil && !errors.Is(err, io.EOF) {
 			r.err = err
 			return Event{}, err
 		}
@@ -85,7 +85,7 @@ func (r *Reader) Next() (Event, error) {
 			continue
 		}
 		r.field(line)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			// Unterminated last line: dispatch what we have on the next turn.
 			continue
 		}
@@ -97,9 +97,9 @@ func (r *Reader) Next() (Event, error) {
 func (r *Reader) readLine() ([]byte, error) {
 	r.lines++
 	chunk, err := r.br.ReadSlice('\n')
-	if err == bufio.ErrBufferFull {
+	if errors.Is(err, bufio.ErrBufferFull) {
 		r.line = append(r.line[:0], chunk...)
-		for err == bufio.ErrBufferFull {
+		for errors.Is(err, bufio.ErrBufferFull) {
 			if len(r.line) > r.maxLine {
 				return nil, fmt.Errorf("line %d: %w", r.lines, ErrLineTooLong)
 			}
@@ -108,7 +108,7 @@ func (r *Reader) readLine() ([]byte, error) {
 		}
 		chunk = r.line
 	}
-	if err != nil && err != io.EOF {
+	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, err
 	}
 	if len(chunk) > r.maxLine {

@@ -18,7 +18,7 @@ func readAll(r io.Reader, maxLine int) ([]event, error) {
 	var out []event
 	for {
 		ev, err := rd.Next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return out, nil
 		}
 		if err != nil {

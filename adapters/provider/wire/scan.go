@@ -253,10 +253,10 @@ func skipValue(b []byte, i int) (int, error) {
 	if i >= len(b) {
 		return 0, ErrSyntax
 	}
-	switch c := b[i]; {
-	case c == '"':
+	switch b[i] {
+	case '"':
 		return skipString(b, i)
-	case c == '{' || c == '[':
+	case '{', '[':
 		// Skip a container, checking that brackets pair up. Deeper nesting
 		// than the fixed stack is left to encoding/json.
 		var stack [64]byte

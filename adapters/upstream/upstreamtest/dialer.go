@@ -7,7 +7,7 @@ import (
 	"net"
 )
 
-// ErrOffLoopback: a spec tried to reach an address outside loopback.
+// ErrOffLoopback means a spec tried to reach an address outside loopback.
 var ErrOffLoopback = errors.New("specs never dial outside 127.0.0.0/8")
 
 // Dialer returns a dial function that connects the host:port keys of routes

@@ -42,18 +42,19 @@ func (s *Script) Stream(ctx context.Context, _ ports.ModelCall) (ports.ModelStre
 	}
 	next := s.steps[0]
 	s.steps = s.steps[1:]
-	return &scriptStream{ctx: ctx, s: next, i: -1}, nil
+	return &scriptStream{ctxErr: ctx.Err, s: next, i: -1}, nil
 }
 
+// scriptStream ends with the call's context: ctxErr is its Err.
 type scriptStream struct {
-	ctx context.Context
-	s   Scripted
-	i   int
-	err error
+	ctxErr func() error
+	s      Scripted
+	i      int
+	err    error
 }
 
 func (st *scriptStream) Next() bool {
-	if st.err = st.ctx.Err(); st.err != nil {
+	if st.err = st.ctxErr(); st.err != nil {
 		return false
 	}
 	st.i++

@@ -24,6 +24,7 @@ type Option struct {
 // DeclKind tells a message from an enum.
 type DeclKind int
 
+// The kinds of declaration.
 const (
 	Message DeclKind = iota
 	Enum

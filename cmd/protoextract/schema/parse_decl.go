@@ -32,11 +32,11 @@ func (p *parser) decl(scope string, parent *Decl) (*Decl, error) {
 }
 
 func (p *parser) enumItem(d *Decl) error {
-	switch t := p.peek(0); {
-	case t.text == ";":
+	switch p.peek(0).text {
+	case ";":
 		p.next()
 		return nil
-	case t.text == "option" || t.text == "reserved":
+	case "option", "reserved":
 		return p.skipStatement()
 	}
 	name, err := p.ident()
