@@ -48,7 +48,7 @@ func (t tx) InsertCallRequest(ctx context.Context, callID string, req callrecord
 		return err
 	}
 	err = t.q.InsertCallRequest(ctx, pgdb.InsertCallRequestParams{
-		CallID: callID, Method: req.Method, Url: req.URL, Headers: headers, Body: req.Body,
+		CallID: callID, Method: req.Method, Url: req.URL, Headers: string(headers), Body: req.Body,
 	})
 	return interpretError(ctx, err)
 }
@@ -58,7 +58,7 @@ func (t tx) GetCallRequest(ctx context.Context, callID string) (callrecord.Reque
 	if err != nil {
 		return callrecord.Request{}, interpretError(ctx, err)
 	}
-	return relstore.RequestFromColumns(row.Method, row.Url, row.Headers, row.Body)
+	return relstore.RequestFromColumns(row.Method, row.Url, []byte(row.Headers), row.Body)
 }
 
 func (t tx) InsertCallChunk(ctx context.Context, callID string, c callrecord.Chunk) error {

@@ -2,7 +2,7 @@ package postgres
 
 import (
 	"context"
-	"github.com/jackc/pgx/v5/pgtype"
+	"database/sql"
 	"time"
 
 	"keygate/adapters/relstore"
@@ -34,7 +34,7 @@ func (t tx) SetConversationHead(ctx context.Context, id, headID string, now time
 
 func (t tx) InsertCheckpointHeader(ctx context.Context, rec conversation.CheckpointRecord, now time.Time) error {
 	err := t.q.InsertCheckpoint(ctx, pgdb.InsertCheckpointParams{
-		ID: rec.ID, ConversationID: rec.ConversationID, ParentID: pgText(rec.ParentID),
+		ID: rec.ID, ConversationID: rec.ConversationID, ParentID: nullString(rec.ParentID),
 		Length: int64(rec.Length), Digest: rec.Digest[:], CreatedAt: now,
 	})
 	return interpretError(ctx, err)
@@ -86,7 +86,7 @@ func (t tx) ChainHolds(ctx context.Context, checkpointID string, ids []string) (
 
 func (t tx) InsertMessage(ctx context.Context, conversationID string, m conversation.Message, now time.Time) error {
 	err := t.q.InsertMessage(ctx, pgdb.InsertMessageParams{
-		ConversationID: conversationID, ID: m.ID(), RuntimeEventID: pgText(m.RuntimeEventID()),
+		ConversationID: conversationID, ID: m.ID(), RuntimeEventID: nullString(m.RuntimeEventID()),
 		Body: m.Encode(), CreatedAt: now,
 	})
 	return interpretError(ctx, err)
@@ -117,4 +117,4 @@ func checkpointFromRow(id, conversationID, parentID string, length int64, digest
 	return rec
 }
 
-func pgText(s string) pgtype.Text { return pgtype.Text{String: s, Valid: s != ""} }
+func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }

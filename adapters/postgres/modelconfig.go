@@ -15,7 +15,7 @@ func (t tx) UpsertModelConfig(ctx context.Context, c ports.ModelConfig, now time
 		ID: c.ID, SortOrder: int64(c.SortOrder), DisplayName: c.DisplayName, GroupName: c.GroupName,
 		Enabled: c.Enabled, ProviderID: c.ProviderID, ModelID: c.ModelID, Tooltip: c.Tooltip,
 		ReasoningEffort: c.ReasoningEffort, ContextWindowTokens: c.ContextWindowTokens,
-		MaxOutputTokens: c.MaxOutputTokens, ExtraParams: relstore.JSONOrNull(c.ExtraParams),
+		MaxOutputTokens: c.MaxOutputTokens, ExtraParams: string(relstore.JSONOrNull(c.ExtraParams)),
 		SupportsImages: c.SupportsImages, SupportsTools: c.SupportsTools,
 		RequestsPerMinute: c.RequestsPerMinute, TokensPerMinute: c.TokensPerMinute, CreatedAt: now,
 	})
@@ -45,9 +45,9 @@ func modelConfigFromRow(r pgdb.GetModelConfigRow) ports.ModelConfig {
 	return ports.ModelConfig{
 		ID: r.ID, SortOrder: int(r.SortOrder), DisplayName: r.DisplayName, GroupName: r.GroupName,
 		Enabled: r.Enabled, ProviderID: r.ProviderID, ProviderKind: llm.ProviderKind(r.ProviderKind), BaseURL: r.BaseUrl,
-		UseFullURL: r.UseFullUrl, CustomHeaders: relstore.NullToNil(r.CustomHeaders), ModelID: r.ModelID,
+		UseFullURL: r.UseFullUrl, CustomHeaders: relstore.NullToNil([]byte(r.CustomHeaders)), ModelID: r.ModelID,
 		Tooltip: r.Tooltip, ReasoningEffort: r.ReasoningEffort, ContextWindowTokens: r.ContextWindowTokens,
-		MaxOutputTokens: r.MaxOutputTokens, ExtraParams: relstore.NullToNil(r.ExtraParams),
+		MaxOutputTokens: r.MaxOutputTokens, ExtraParams: relstore.NullToNil([]byte(r.ExtraParams)),
 		SupportsImages: r.SupportsImages, SupportsTools: r.SupportsTools,
 		RequestsPerMinute: r.RequestsPerMinute, TokensPerMinute: r.TokensPerMinute,
 		CreatedAt: utc(r.CreatedAt), UpdatedAt: utc(r.UpdatedAt),

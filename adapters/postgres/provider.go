@@ -14,7 +14,7 @@ import (
 func (t tx) UpsertProvider(ctx context.Context, p ports.Provider, now time.Time) error {
 	err := t.q.UpsertProvider(ctx, pgdb.UpsertProviderParams{
 		ID: p.ID, Name: p.Name, ProviderKind: string(p.Kind), BaseUrl: p.BaseURL, UseFullUrl: p.UseFullURL,
-		CustomHeaders: relstore.JSONOrNull(p.ClearHeaders), SealedHeaders: relstore.NonNil(p.SealedHeaders), Region: p.Region,
+		CustomHeaders: string(relstore.JSONOrNull(p.ClearHeaders)), SealedHeaders: relstore.NonNil(p.SealedHeaders), Region: p.Region,
 		KeyStrategy: relstore.NameOf(p.KeyStrategy), CoolDownMs: p.CoolDown.Milliseconds(), CreatedAt: now,
 	})
 	return interpretError(ctx, err)
@@ -88,7 +88,7 @@ func (t tx) SetProviderKeyEnabled(ctx context.Context, providerID, keyID string,
 func providerFromRow(r pgdb.Provider) ports.Provider {
 	return ports.Provider{
 		ID: r.ID, Name: r.Name, Kind: llm.ProviderKind(r.ProviderKind), BaseURL: r.BaseUrl, UseFullURL: r.UseFullUrl,
-		ClearHeaders: relstore.NullToNil(r.CustomHeaders), SealedHeaders: relstore.EmptyToNil(r.SealedHeaders), Region: r.Region,
+		ClearHeaders: relstore.NullToNil([]byte(r.CustomHeaders)), SealedHeaders: relstore.EmptyToNil(r.SealedHeaders), Region: r.Region,
 		KeyStrategy: routing.ParseKeyStrategy(r.KeyStrategy), CoolDown: time.Duration(r.CoolDownMs) * time.Millisecond,
 		CreatedAt: utc(r.CreatedAt), UpdatedAt: utc(r.UpdatedAt),
 	}

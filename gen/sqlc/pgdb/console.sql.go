@@ -7,9 +7,8 @@ package pgdb
 
 import (
 	"context"
+	"database/sql"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const conversationCheckpoints = `-- name: ConversationCheckpoints :many
@@ -23,11 +22,11 @@ ORDER BY c.length, c.id, cm.ordinal
 type ConversationCheckpointsRow struct {
 	ID             string
 	ConversationID string
-	ParentID       pgtype.Text
+	ParentID       sql.NullString
 	Length         int64
 	Digest         []byte
 	CreatedAt      time.Time
-	MessageID      pgtype.Text
+	MessageID      sql.NullString
 }
 
 // Every checkpoint of a conversation with its delta ids; lengths grow from
