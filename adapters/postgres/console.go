@@ -19,7 +19,7 @@ func (t tx) ListCallRecords(ctx context.Context, q relstore.CallListQuery) ([]ca
 	})
 	out := make([]callrecord.Record, len(rows))
 	for i, r := range rows {
-		out[i] = callRecordFromRow(r)
+		out[i] = relstore.CallRecordColumns[time.Time](r).Record()
 	}
 	return out, interpretError(ctx, err)
 }
