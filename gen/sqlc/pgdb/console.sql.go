@@ -157,7 +157,7 @@ WHERE (model_id = $1 OR $1 = '')
   AND (request_started_at < $7
        OR (request_started_at = $7 AND call_id < $8))
 ORDER BY request_started_at DESC, call_id DESC
-LIMIT $9
+LIMIT $9::BIGINT
 `
 
 type ListCallRecordsParams struct {
@@ -169,7 +169,7 @@ type ListCallRecordsParams struct {
 	Until          time.Time
 	AfterStarted   time.Time
 	AfterCallID    string
-	MaxRows        int32
+	MaxRows        int64
 }
 
 // Newest first; empty filters match everything; the cursor bound is
@@ -258,13 +258,13 @@ FROM conversations c
 WHERE c.updated_at < $1
    OR (c.updated_at = $1 AND c.id < $2)
 ORDER BY c.updated_at DESC, c.id DESC
-LIMIT $3
+LIMIT $3::BIGINT
 `
 
 type ListConversationsParams struct {
 	AfterUpdated time.Time
 	AfterID      string
-	MaxRows      int32
+	MaxRows      int64
 }
 
 type ListConversationsRow struct {

@@ -9,8 +9,6 @@ import (
 	"context"
 	"database/sql"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const chainHolds = `-- name: ChainHolds :many
@@ -72,7 +70,7 @@ type CheckpointChainRow struct {
 	ParentID       sql.NullString
 	Length         int64
 	Digest         []byte
-	Ordinal        pgtype.Int8
+	Ordinal        sql.NullInt64
 	MessageID      sql.NullString
 	Body           []byte
 }
