@@ -33,11 +33,11 @@ func (t tx) BlobChildren(ctx context.Context, parent []byte) ([][]byte, error) {
 
 func (t tx) GetSetting(ctx context.Context, name string) ([]byte, error) {
 	v, err := t.q.GetSetting(ctx, name)
-	return v, interpretError(ctx, err)
+	return []byte(v), interpretError(ctx, err)
 }
 
 func (t tx) PutSetting(ctx context.Context, name string, value []byte, now time.Time) error {
-	err := t.q.PutSetting(ctx, pgdb.PutSettingParams{Name: name, Value: value, UpdatedAt: now})
+	err := t.q.PutSetting(ctx, pgdb.PutSettingParams{Name: name, Value: string(value), UpdatedAt: now})
 	return interpretError(ctx, err)
 }
 

@@ -11,17 +11,13 @@ import (
 	"keygate/ports"
 )
 
+// The console's lists, context anchors and prompts: relstore builds and
+// maps the rows (conversationrows.go, callrows.go), this file binds them to
+// the generated queries.
+
 func (t tx) ListCallRecords(ctx context.Context, q relstore.CallListQuery) ([]callrecord.Record, error) {
-	rows, err := t.q.ListCallRecords(ctx, pgdb.ListCallRecordsParams{
-		ModelID: q.ModelID, Status: q.Status, ConversationID: q.ConversationID, UserID: q.UserID,
-		Since: q.Since, Until: q.Until, AfterStarted: q.AfterStarted, AfterCallID: q.AfterCallID,
-		MaxRows: q.Limit,
-	})
-	out := make([]callrecord.Record, len(rows))
-	for i, r := range rows {
-		out[i] = callRecordFromRow(r)
-	}
-	return out, interpretError(ctx, err)
+	rows, err := t.q.ListCallRecords(ctx, pgdb.ListCallRecordsParams(relstore.CallPageOf[time.Time](q)))
+	return relstore.Pick(rows, func(r pgdb.CallRecord) callrecord.Record { return relstore.CallRecordColumns[time.Time](r).Record() }), interpretError(ctx, err)
 }
 
 func (t tx) CountDetailedBefore(ctx context.Context, cutoff time.Time) (int, error) {
@@ -37,29 +33,17 @@ func (t tx) DeleteDetailsBefore(ctx context.Context, cutoff time.Time) error {
 }
 
 func (t tx) ListConversations(ctx context.Context, q relstore.PageQuery) ([]ports.ConversationSummary, error) {
-	rows, err := t.q.ListConversations(ctx, pgdb.ListConversationsParams{
-		AfterUpdated: q.AfterUpdated, AfterID: q.AfterID, MaxRows: q.Limit,
-	})
-	out := make([]ports.ConversationSummary, len(rows))
-	for i, r := range rows {
-		out[i] = ports.ConversationSummary{
-			ID: r.ID, HeadCheckpointID: r.HeadCheckpointID, CreatedAt: utc(r.CreatedAt), UpdatedAt: utc(r.UpdatedAt),
-			Title: relstore.ConversationTitle(r.FirstTurn), UserID: r.OwnerID, Model: r.LastModel, Turns: int(r.Turns),
-		}
-	}
-	return out, interpretError(ctx, err)
+	rows, err := t.q.ListConversations(ctx, pgdb.ListConversationsParams(relstore.ConversationPageOf[time.Time](q)))
+	return relstore.Pick(rows, func(r pgdb.ListConversationsRow) ports.ConversationSummary {
+		return relstore.ConversationListColumns[time.Time](r).Summary()
+	}), interpretError(ctx, err)
 }
 
 func (t tx) ConversationCheckpoints(ctx context.Context, conversationID string) ([]relstore.ChainRow, error) {
 	rows, err := t.q.ConversationCheckpoints(ctx, conversationID)
-	out := make([]relstore.ChainRow, len(rows))
-	for i, r := range rows {
-		out[i] = relstore.ChainRow{
-			Header:    checkpointFromRow(r.ID, r.ConversationID, r.ParentID.String, r.Length, r.Digest),
-			CreatedAt: utc(r.CreatedAt), MessageID: r.MessageID.String,
-		}
-	}
-	return out, interpretError(ctx, err)
+	return relstore.Pick(rows, func(r pgdb.ConversationCheckpointsRow) relstore.ChainRow {
+		return relstore.CheckpointListColumns[time.Time](r).Row()
+	}), interpretError(ctx, err)
 }
 
 func (t tx) GetContextAnchor(ctx context.Context, conversationID string) (compaction.Anchor, error) {
@@ -84,8 +68,8 @@ func (t tx) PutPrompt(ctx context.Context, callID string, row relstore.PromptRow
 }
 
 func (t tx) GetPrompt(ctx context.Context, callID string) (relstore.PromptRow, error) {
-	r, err := t.q.GetPrompt(ctx, callID)
-	return relstore.PromptRow{Kind: r.Kind, Body: r.Body, At: r.CreatedAt}, interpretError(ctx, err)
+	row, err := t.q.GetPrompt(ctx, callID)
+	return relstore.PromptColumns[time.Time](row).Row(), interpretError(ctx, err)
 }
 
 func (t tx) DeletePromptsBefore(ctx context.Context, cutoff time.Time) (int, error) {

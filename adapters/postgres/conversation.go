@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"github.com/jackc/pgx/v5/pgtype"
 	"time"
 
 	"keygate/adapters/relstore"
@@ -10,16 +9,20 @@ import (
 	"keygate/gen/sqlc/pgdb"
 )
 
+// Conversations, checkpoints and messages: relstore builds and maps the
+// rows (conversationrows.go), this file binds them to the generated
+// queries.
+
 func (t tx) GetConversation(ctx context.Context, id string) (relstore.ConversationRow, error) {
 	row, err := t.q.GetConversation(ctx, id)
-	return conversationFromRow(row), interpretError(ctx, err)
+	return relstore.ConversationColumns[time.Time](row).Row(), interpretError(ctx, err)
 }
 
 // LockConversation reads the row FOR UPDATE: writes to one conversation
 // queue on the row lock until the holder commits.
 func (t tx) LockConversation(ctx context.Context, id string) (relstore.ConversationRow, error) {
 	row, err := t.q.LockConversation(ctx, id)
-	return conversationFromRow(row), interpretError(ctx, err)
+	return relstore.ConversationColumns[time.Time](row).Row(), interpretError(ctx, err)
 }
 
 func (t tx) InsertConversation(ctx context.Context, id, rootID string, now time.Time) error {
@@ -33,11 +36,7 @@ func (t tx) SetConversationHead(ctx context.Context, id, headID string, now time
 }
 
 func (t tx) InsertCheckpointHeader(ctx context.Context, rec conversation.CheckpointRecord, now time.Time) error {
-	err := t.q.InsertCheckpoint(ctx, pgdb.InsertCheckpointParams{
-		ID: rec.ID, ConversationID: rec.ConversationID, ParentID: pgText(rec.ParentID),
-		Length: int64(rec.Length), Digest: rec.Digest[:], CreatedAt: now,
-	})
-	return interpretError(ctx, err)
+	return interpretError(ctx, t.q.InsertCheckpoint(ctx, pgdb.InsertCheckpointParams(relstore.CheckpointOf[time.Time](rec, now))))
 }
 
 func (t tx) InsertCheckpointMessage(ctx context.Context, rec conversation.CheckpointRecord, ordinal int, messageID string) error {
@@ -48,8 +47,8 @@ func (t tx) InsertCheckpointMessage(ctx context.Context, rec conversation.Checkp
 }
 
 func (t tx) GetCheckpointHeader(ctx context.Context, id string) (conversation.CheckpointRecord, error) {
-	r, err := t.q.GetCheckpoint(ctx, id)
-	return checkpointFromRow(r.ID, r.ConversationID, r.ParentID.String, r.Length, r.Digest), interpretError(ctx, err)
+	row, err := t.q.GetCheckpoint(ctx, id)
+	return relstore.CheckpointColumns[time.Time](row).Header(), interpretError(ctx, err)
 }
 
 func (t tx) CheckpointDelta(ctx context.Context, id string) ([]string, error) {
@@ -59,14 +58,7 @@ func (t tx) CheckpointDelta(ctx context.Context, id string) ([]string, error) {
 
 func (t tx) CheckpointChain(ctx context.Context, id string) ([]relstore.ChainRow, error) {
 	rows, err := t.q.CheckpointChain(ctx, id)
-	out := make([]relstore.ChainRow, len(rows))
-	for i, r := range rows {
-		out[i] = relstore.ChainRow{
-			Header:    checkpointFromRow(r.ID, r.ConversationID, r.ParentID.String, r.Length, r.Digest),
-			MessageID: r.MessageID.String, Body: r.Body,
-		}
-	}
-	return out, interpretError(ctx, err)
+	return relstore.Pick(rows, func(r pgdb.CheckpointChainRow) relstore.ChainRow { return relstore.ChainColumns(r).Row() }), interpretError(ctx, err)
 }
 
 func (t tx) ExistingCheckpoints(ctx context.Context, conversationID string, ids []string) ([]string, error) {
@@ -74,6 +66,7 @@ func (t tx) ExistingCheckpoints(ctx context.Context, conversationID string, ids 
 	return found, interpretError(ctx, err)
 }
 
+// StoredMessages and ChainHolds bind the lists as PostgreSQL arrays.
 func (t tx) StoredMessages(ctx context.Context, conversationID string, ids, eventIDs []string) ([][]byte, error) {
 	bodies, err := t.q.StoredMessages(ctx, pgdb.StoredMessagesParams{ConversationID: conversationID, Ids: ids, EventIds: eventIDs})
 	return bodies, interpretError(ctx, err)
@@ -85,11 +78,7 @@ func (t tx) ChainHolds(ctx context.Context, checkpointID string, ids []string) (
 }
 
 func (t tx) InsertMessage(ctx context.Context, conversationID string, m conversation.Message, now time.Time) error {
-	err := t.q.InsertMessage(ctx, pgdb.InsertMessageParams{
-		ConversationID: conversationID, ID: m.ID(), RuntimeEventID: pgText(m.RuntimeEventID()),
-		Body: m.Encode(), CreatedAt: now,
-	})
-	return interpretError(ctx, err)
+	return interpretError(ctx, t.q.InsertMessage(ctx, pgdb.InsertMessageParams(relstore.MessageOf[time.Time](conversationID, m, now))))
 }
 
 func (t tx) InsertMessageBlob(ctx context.Context, conversationID, messageID string, blobID []byte) error {
@@ -98,23 +87,6 @@ func (t tx) InsertMessageBlob(ctx context.Context, conversationID, messageID str
 }
 
 func (t tx) CheckpointStorage(ctx context.Context, conversationID string) (relstore.CheckpointStorage, error) {
-	r, err := t.q.CheckpointStorage(ctx, conversationID)
-	return relstore.CheckpointStorage{
-		Checkpoints: r.Checkpoints, HeaderBytes: r.HeaderBytes, DeltaRows: r.DeltaRows,
-		DeltaBytes: r.DeltaBytes, FullCopyRows: r.FullCopyRows,
-	}, interpretError(ctx, err)
+	row, err := t.q.CheckpointStorage(ctx, conversationID)
+	return relstore.CheckpointStorage(row), interpretError(ctx, err)
 }
-
-func conversationFromRow(r pgdb.Conversation) relstore.ConversationRow {
-	return relstore.ConversationRow{ID: r.ID, RootID: r.RootCheckpointID, HeadID: r.HeadCheckpointID, ActiveRunID: r.ActiveRunID.String}
-}
-
-// checkpointFromRow builds the header of a stored checkpoint; the caller
-// adds the delta.
-func checkpointFromRow(id, conversationID, parentID string, length int64, digest []byte) conversation.CheckpointRecord {
-	rec := conversation.CheckpointRecord{ID: id, ConversationID: conversationID, ParentID: parentID, Length: int(length)}
-	copy(rec.Digest[:], digest)
-	return rec
-}
-
-func pgText(s string) pgtype.Text { return pgtype.Text{String: s, Valid: s != ""} }

@@ -3,12 +3,11 @@ package postgres
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"keygate/ports"
+	"keygate/adapters/relstore"
 )
 
 // PostgreSQL error codes interpretError maps.
@@ -17,28 +16,21 @@ const (
 	foreignKeyViolation = "23503"
 )
 
-// interpretError translates a pgx error into the ports vocabulary, once: a
-// cancelled context wins, no rows is ErrNotFound, a unique violation is
-// ErrConflict and a foreign-key violation ErrNotFound (a referenced row is
-// missing).
+// interpretError translates a pgx error into the ports vocabulary, once
+// (relstore.TranslateError), reading PostgreSQL's SQLSTATE codes.
 func interpretError(ctx context.Context, err error) error {
-	if err == nil {
-		return nil
-	}
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return fmt.Errorf("%w (%v)", ctxErr, err)
-	}
-	if errors.Is(err, pgx.ErrNoRows) {
-		return ports.ErrNotFound
-	}
+	return relstore.TranslateError(ctx, err, pgx.ErrNoRows, violationOf(err))
+}
+
+func violationOf(err error) relstore.Violation {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		switch pe.Code {
 		case uniqueViolation:
-			return fmt.Errorf("%w: %v", ports.ErrConflict, err)
+			return relstore.UniqueViolation
 		case foreignKeyViolation:
-			return fmt.Errorf("%w: %v", ports.ErrNotFound, err)
+			return relstore.ForeignKeyViolation
 		}
 	}
-	return err
+	return relstore.NoViolation
 }

@@ -1,18 +1,15 @@
 package postgres_test
 
 import (
-	"database/sql"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"github.com/pressly/goose/v3"
 	"go.uber.org/zap"
 
 	"keygate/adapters/pgtest"
 	"keygate/adapters/postgres"
-	"keygate/sql/postgres/migrations"
 )
 
 var _ = Describe("Upgrading providers whose custom headers an earlier Keygate kept in clear", func() {
@@ -25,13 +22,8 @@ var _ = Describe("Upgrading providers whose custom headers an earlier Keygate ke
 		db.Close()
 
 		By("going back to the schema before sealed headers and storing a provider as it did")
-		raw, err := sql.Open("pgx", fresh.DSN)
-		Expect(err).NotTo(HaveOccurred())
+		raw := rawSchemaAt(ctx, fresh.DSN, 140)
 		DeferCleanup(raw.Close)
-		p, err := goose.NewProvider(goose.DialectPostgres, raw, migrations.FS)
-		Expect(err).NotTo(HaveOccurred())
-		_, err = p.DownTo(ctx, 140)
-		Expect(err).NotTo(HaveOccurred())
 		at := time.Now().UTC()
 		_, err = raw.ExecContext(ctx, `INSERT INTO providers (id, name, provider_kind, base_url, use_full_url, custom_headers,
 			region, key_strategy, cool_down_ms, created_at, updated_at)
@@ -49,8 +41,7 @@ var _ = Describe("Upgrading providers whose custom headers an earlier Keygate ke
 		db.Close()
 
 		By("going back down")
-		_, err = p.DownTo(ctx, 140)
-		Expect(err).NotTo(HaveOccurred())
+		schemaDown(ctx, raw, 140)
 		var n int
 		Expect(raw.QueryRowContext(ctx, `SELECT count(*) FROM information_schema.columns
 			WHERE table_name = 'providers' AND column_name = 'sealed_headers'`).Scan(&n)).To(Succeed())

@@ -1,14 +1,12 @@
 package postgres_test
 
 import (
-	"database/sql"
 	"encoding/json"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"github.com/pressly/goose/v3"
 	"go.uber.org/zap"
 
 	"keygate/adapters/pgtest"
@@ -16,7 +14,6 @@ import (
 	"keygate/domain/callrecord"
 	"keygate/domain/llm"
 	"keygate/ports"
-	"keygate/sql/postgres/migrations"
 )
 
 var _ = Describe("Upgrading the prompts an earlier Keygate kept", func() {
@@ -37,12 +34,7 @@ var _ = Describe("Upgrading the prompts an earlier Keygate kept", func() {
 		db.Close()
 
 		By("going back to the schema before shapes and storing prompts as it did: every call's whole request")
-		raw, err := sql.Open("pgx", fresh.DSN)
-		Expect(err).NotTo(HaveOccurred())
-		p, err := goose.NewProvider(goose.DialectPostgres, raw, migrations.FS)
-		Expect(err).NotTo(HaveOccurred())
-		_, err = p.DownTo(ctx, 106)
-		Expect(err).NotTo(HaveOccurred())
+		raw := rawSchemaAt(ctx, fresh.DSN, 106)
 		req := llm.Request{Model: "m", Messages: []llm.Message{{ID: "u", Role: llm.RoleUser, Parts: []llm.Part{{Kind: llm.PartText, Text: "secret"}}}}}
 		body, err := json.Marshal(req)
 		Expect(err).NotTo(HaveOccurred())

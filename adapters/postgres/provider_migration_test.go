@@ -1,13 +1,11 @@
 package postgres_test
 
 import (
-	"database/sql"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"github.com/pressly/goose/v3"
 	"go.uber.org/zap"
 
 	"keygate/adapters/pgtest"
@@ -15,7 +13,6 @@ import (
 	"keygate/domain/llm"
 	"keygate/domain/routing"
 	"keygate/ports"
-	"keygate/sql/postgres/migrations"
 )
 
 var _ = Describe("Upgrading the models an earlier Keygate kept, each with its own URL and key", func() {
@@ -29,12 +26,7 @@ var _ = Describe("Upgrading the models an earlier Keygate kept, each with its ow
 		db.Close()
 
 		By("going back to the schema before providers and storing models as it did")
-		raw, err := sql.Open("pgx", fresh.DSN)
-		Expect(err).NotTo(HaveOccurred())
-		p, err := goose.NewProvider(goose.DialectPostgres, raw, migrations.FS)
-		Expect(err).NotTo(HaveOccurred())
-		_, err = p.DownTo(ctx, 120)
-		Expect(err).NotTo(HaveOccurred())
+		raw := rawSchemaAt(ctx, fresh.DSN, 120)
 		at := time.Now().UTC().Truncate(time.Millisecond)
 		insert := func(id string, order int, kind, base string, full bool, headers string, key []byte) {
 			_, err := raw.ExecContext(ctx, `INSERT INTO model_configs (id, sort_order, display_name, group_name, enabled, provider_kind,
@@ -91,13 +83,8 @@ var _ = Describe("Upgrading the models an earlier Keygate kept, each with its ow
 		db.Close()
 
 		By("going back down: each model takes its provider's URL and key again")
-		raw, err = sql.Open("pgx", fresh.DSN)
-		Expect(err).NotTo(HaveOccurred())
+		raw = rawSchemaAt(ctx, fresh.DSN, 120)
 		DeferCleanup(raw.Close)
-		p, err = goose.NewProvider(goose.DialectPostgres, raw, migrations.FS)
-		Expect(err).NotTo(HaveOccurred())
-		_, err = p.DownTo(ctx, 120)
-		Expect(err).NotTo(HaveOccurred())
 		var base string
 		var key []byte
 		Expect(raw.QueryRowContext(ctx, "SELECT base_url, sealed_api_key FROM model_configs WHERE id = 'b'").Scan(&base, &key)).To(Succeed())

@@ -4,7 +4,8 @@ import (
 	"context"
 	"time"
 
-	"keygate/domain/identity"
+	"keygate/adapters/relstore"
+	"keygate/domain/audit"
 	"keygate/domain/token"
 	"keygate/gen/sqlc/pgdb"
 )
@@ -15,13 +16,11 @@ func (t tx) LockTokenOwner(ctx context.Context, userID string) error {
 	return interpretError(ctx, t.q.LockTokenOwner(ctx, userID))
 }
 
+// Gateway tokens and the audit log: relstore builds and maps the rows
+// (identityrows.go), this file binds them to the generated queries.
+
 func (t tx) InsertToken(ctx context.Context, tok token.Token) error {
-	err := t.q.InsertGatewayToken(ctx, pgdb.InsertGatewayTokenParams{
-		ID: tok.ID, UserID: tok.Owner.UserID, UserName: tok.Owner.Name, Name: tok.Name,
-		Hash: tok.Hash[:], Hint: tok.Hint, CreatedAt: tok.CreatedAt, ExpiresAt: tok.ExpiresAt,
-		LastUsedAt: tok.LastUsedAt, RevokedAt: tok.RevokedAt,
-	})
-	return interpretError(ctx, err)
+	return interpretError(ctx, t.q.InsertGatewayToken(ctx, pgdb.InsertGatewayTokenParams(relstore.TokenOf[time.Time](tok))))
 }
 
 func (t tx) TokenByHash(ctx context.Context, h token.Hash) (token.Token, error) {
@@ -29,7 +28,7 @@ func (t tx) TokenByHash(ctx context.Context, h token.Hash) (token.Token, error) 
 	if err != nil {
 		return token.Token{}, interpretError(ctx, err)
 	}
-	return tokenFromRow(row), nil
+	return relstore.TokenColumns[time.Time](row).Token(), nil
 }
 
 func (t tx) ListTokens(ctx context.Context, userID string) ([]token.Token, error) {
@@ -43,11 +42,7 @@ func (t tx) ListTokens(ctx context.Context, userID string) ([]token.Token, error
 	if err != nil {
 		return nil, interpretError(ctx, err)
 	}
-	out := make([]token.Token, len(rows))
-	for i, r := range rows {
-		out[i] = tokenFromRow(r)
-	}
-	return out, nil
+	return relstore.Pick(rows, func(r pgdb.GatewayToken) token.Token { return relstore.TokenColumns[time.Time](r).Token() }), nil
 }
 
 func (t tx) RevokeToken(ctx context.Context, id string, at time.Time) (bool, error) {
@@ -60,12 +55,15 @@ func (t tx) TouchToken(ctx context.Context, id string, at time.Time) (bool, erro
 	return n > 0, interpretError(ctx, err)
 }
 
-func tokenFromRow(r pgdb.GatewayToken) token.Token {
-	t := token.Token{
-		ID: r.ID, Owner: identity.Identity{UserID: r.UserID, Name: r.UserName}, Name: r.Name, Hint: r.Hint,
-		CreatedAt: utc(r.CreatedAt), ExpiresAt: utc(r.ExpiresAt),
-		LastUsedAt: utc(r.LastUsedAt), RevokedAt: utc(r.RevokedAt),
+func (t tx) InsertAudit(ctx context.Context, e audit.Entry) (int64, error) {
+	seq, err := t.q.InsertAuditEntry(ctx, pgdb.InsertAuditEntryParams(relstore.AuditEntryOf[time.Time](e)))
+	return seq, interpretError(ctx, err)
+}
+
+func (t tx) ListAudit(ctx context.Context, beforeSeq int64, actorID string, limit int32) ([]audit.Entry, error) {
+	rows, err := t.q.ListAuditEntries(ctx, pgdb.ListAuditEntriesParams{BeforeSeq: beforeSeq, ActorID: actorID, Lim: int64(limit)})
+	if err != nil {
+		return nil, interpretError(ctx, err)
 	}
-	copy(t.Hash[:], r.Hash)
-	return t
+	return relstore.Pick(rows, func(r pgdb.AuditLog) audit.Entry { return relstore.AuditColumns[time.Time](r).Entry() }), nil
 }

@@ -117,7 +117,7 @@ func (b Blobs) Children(ctx context.Context, parentID string) ([]string, error) 
 }
 
 // storedBlob parses id and checks the blob is stored.
-func storedBlob(ctx context.Context, tx Tx, id string) ([]byte, error) {
+func storedBlob(ctx context.Context, tx blobRows, id string) ([]byte, error) {
 	raw, err := parseBlobID(id)
 	if err != nil {
 		return nil, fmt.Errorf("blob %q: %w", id, ports.ErrNotFound)

@@ -2,7 +2,6 @@ package relstore
 
 import (
 	"encoding/json"
-	"fmt"
 
 	"keygate/domain/callrecord"
 	"keygate/domain/llm"
@@ -64,16 +63,6 @@ func (c UsageColumns) Usage() llm.Usage {
 		Input: c.Input, CacheRead: c.CacheRead, CacheWrite: c.CacheWrite,
 		Output: c.Output, Reasoning: c.Reasoning, Known: llm.UsageFields(c.Known),
 	}
-}
-
-// RequestFromColumns rebuilds a recorded request; headers is the JSON array
-// the adapters store.
-func RequestFromColumns(method, url string, headers, body []byte) (callrecord.Request, error) {
-	req := callrecord.Request{Method: method, URL: url, Body: body}
-	if err := json.Unmarshal(headers, &req.Headers); err != nil {
-		return callrecord.Request{}, fmt.Errorf("decode recorded headers: %w", err)
-	}
-	return req, nil
 }
 
 // JSONOrNull stores an absent JSON value as the JSON null.

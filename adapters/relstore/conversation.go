@@ -101,7 +101,7 @@ func (c Conversations) Apply(ctx context.Context, w ports.Write) (conversation.D
 }
 
 // headOf reads the conversation's head checkpoint.
-func headOf(ctx context.Context, tx Tx, conversationID string) (conversation.Checkpoint, error) {
+func headOf(ctx context.Context, tx conversationRows, conversationID string) (conversation.Checkpoint, error) {
 	conv, err := tx.GetConversation(ctx, conversationID)
 	if err != nil {
 		return conversation.Checkpoint{}, err
@@ -109,7 +109,7 @@ func headOf(ctx context.Context, tx Tx, conversationID string) (conversation.Che
 	return checkpointByID(ctx, tx, conv.HeadID)
 }
 
-func checkpointByID(ctx context.Context, tx Tx, id string) (conversation.Checkpoint, error) {
+func checkpointByID(ctx context.Context, tx conversationRows, id string) (conversation.Checkpoint, error) {
 	rec, err := tx.GetCheckpointHeader(ctx, id)
 	if err != nil {
 		return conversation.Checkpoint{}, err
@@ -122,7 +122,7 @@ func checkpointByID(ctx context.Context, tx Tx, id string) (conversation.Checkpo
 
 // insertCheckpoint stores a header and its delta rows at ordinals
 // parent length .. length-1.
-func insertCheckpoint(ctx context.Context, tx Tx, rec conversation.CheckpointRecord, now time.Time) error {
+func insertCheckpoint(ctx context.Context, tx conversationRows, rec conversation.CheckpointRecord, now time.Time) error {
 	if err := tx.InsertCheckpointHeader(ctx, rec, now); err != nil {
 		return err
 	}
@@ -159,7 +159,7 @@ func groupChain(rows []ChainRow) []chainLink {
 }
 
 // loadChain reads a checkpoint's chain in one query and verifies it.
-func loadChain(ctx context.Context, tx Tx, id string) (conversation.Checkpoint, []conversation.Message, error) {
+func loadChain(ctx context.Context, tx conversationRows, id string) (conversation.Checkpoint, []conversation.Message, error) {
 	rows, err := tx.CheckpointChain(ctx, id)
 	if err != nil {
 		return conversation.Checkpoint{}, nil, err
@@ -195,7 +195,7 @@ func loadChain(ctx context.Context, tx Tx, id string) (conversation.Checkpoint, 
 // applyPlan gathers the facts for plan inside the locked transaction,
 // decides, and executes the decision. The caller has locked conv and checked
 // ownership of runID.
-func applyPlan(ctx context.Context, tx Tx, conv ConversationRow, plan conversation.Plan, runID string, now time.Time) (conversation.Decision, error) {
+func applyPlan(ctx context.Context, tx planRows, conv ConversationRow, plan conversation.Plan, runID string, now time.Time) (conversation.Decision, error) {
 	base := plan.Base()
 	known, err := tx.ExistingCheckpoints(ctx, conv.ID, []string{base.ID()})
 	if err != nil {
@@ -256,7 +256,7 @@ func applyPlan(ctx context.Context, tx Tx, conv ConversationRow, plan conversati
 
 // insertMessages stores new messages with the blobs their images name; a
 // missing blob fails the foreign key and so the whole write.
-func insertMessages(ctx context.Context, tx Tx, convID string, msgs []conversation.Message, now time.Time) error {
+func insertMessages(ctx context.Context, tx conversationRows, convID string, msgs []conversation.Message, now time.Time) error {
 	for _, m := range msgs {
 		if err := tx.InsertMessage(ctx, convID, m, now); err != nil {
 			return err

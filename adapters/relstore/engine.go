@@ -20,11 +20,21 @@ type Engine interface {
 	Write(ctx context.Context, fn func(tx Tx) error) error
 }
 
-// Tx is the row-level interface an engine adapter implements over its
-// generated queries. Methods translate driver errors once: no rows →
-// ports.ErrNotFound, unique violation → ports.ErrConflict, foreign-key
-// violation → ports.ErrNotFound (a referenced row is missing), cancelled
-// context → ctx.Err().
+// Tx is the set of row operations a store transaction offers: every
+// family's (about a hundred methods in eighteen groups, one group a family
+// of tables). It is that wide because one transaction spans families (a
+// claim locks the conversation, inserts the run and cancels the one it
+// replaces) and because each engine implements all of it once, as a thin
+// binding of its generated queries: the rows themselves are built and
+// mapped in this package (the *rows.go files), whatever the engine. Code
+// here that works within one family takes that group alone (ownedRun takes
+// runRows, loadChain conversationRows), so what it may touch is in its
+// signature.
+//
+// Methods translate driver errors once: no rows → ports.ErrNotFound,
+// unique violation → ports.ErrConflict, foreign-key violation →
+// ports.ErrNotFound (a referenced row is missing), cancelled context →
+// ctx.Err().
 type Tx interface {
 	conversationRows
 	runRows
@@ -87,6 +97,13 @@ type conversationRows interface {
 	InsertMessage(ctx context.Context, conversationID string, m conversation.Message, now time.Time) error
 	InsertMessageBlob(ctx context.Context, conversationID, messageID string, blobID []byte) error
 	CheckpointStorage(ctx context.Context, conversationID string) (CheckpointStorage, error)
+}
+
+// planRows is what applying a conversation plan touches: the
+// conversation's rows and the head of the run that owns it.
+type planRows interface {
+	conversationRows
+	SetRunHead(ctx context.Context, runID, headID string, now time.Time) error
 }
 
 type runRows interface {

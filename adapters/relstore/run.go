@@ -137,7 +137,7 @@ func (r Runs) Finish(ctx context.Context, runID string, end ports.RunEnd) error 
 // ownedRun returns the run if it is running and active; conversationID, when
 // set, must be the run's conversation. A run that exists but does not own
 // its conversation is ErrNotOwner.
-func ownedRun(ctx context.Context, tx Tx, runID, conversationID string) (ports.Run, error) {
+func ownedRun(ctx context.Context, tx runRows, runID, conversationID string) (ports.Run, error) {
 	run, err := tx.OwnedRun(ctx, runID)
 	if errors.Is(err, ports.ErrNotFound) {
 		if _, err := tx.GetRun(ctx, runID); err != nil {

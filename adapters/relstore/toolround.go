@@ -139,7 +139,7 @@ func (t ToolRounds) settle(ctx context.Context, runID, roundID string, next step
 }
 
 // roundFromRows rebuilds a round from its plan and completion rows.
-func roundFromRows(ctx context.Context, tx Tx, roundID string) (toolround.Round, ToolRoundRow, error) {
+func roundFromRows(ctx context.Context, tx toolRoundRows, roundID string) (toolround.Round, ToolRoundRow, error) {
 	row, err := tx.GetToolRound(ctx, roundID)
 	if err != nil {
 		return toolround.Round{}, ToolRoundRow{}, err

@@ -11,17 +11,13 @@ import (
 	"keygate/ports"
 )
 
+// The console's lists, context anchors and prompts: relstore builds and
+// maps the rows (conversationrows.go, callrows.go), this file binds them to
+// the generated queries.
+
 func (t tx) ListCallRecords(ctx context.Context, q relstore.CallListQuery) ([]callrecord.Record, error) {
-	rows, err := t.q.ListCallRecords(ctx, sqlitedb.ListCallRecordsParams{
-		ModelID: q.ModelID, Status: q.Status, ConversationID: q.ConversationID, UserID: q.UserID,
-		Since: ms(q.Since), Until: ms(q.Until), AfterStarted: ms(q.AfterStarted), AfterCallID: q.AfterCallID,
-		MaxRows: int64(q.Limit),
-	})
-	out := make([]callrecord.Record, len(rows))
-	for i, r := range rows {
-		out[i] = callRecordFromRow(r)
-	}
-	return out, interpretError(ctx, err)
+	rows, err := t.q.ListCallRecords(ctx, sqlitedb.ListCallRecordsParams(relstore.CallPageOf[int64](q)))
+	return relstore.Pick(rows, func(r sqlitedb.CallRecord) callrecord.Record { return relstore.CallRecordColumns[int64](r).Record() }), interpretError(ctx, err)
 }
 
 func (t tx) CountDetailedBefore(ctx context.Context, cutoff time.Time) (int, error) {
@@ -37,29 +33,17 @@ func (t tx) DeleteDetailsBefore(ctx context.Context, cutoff time.Time) error {
 }
 
 func (t tx) ListConversations(ctx context.Context, q relstore.PageQuery) ([]ports.ConversationSummary, error) {
-	rows, err := t.q.ListConversations(ctx, sqlitedb.ListConversationsParams{
-		AfterUpdated: ms(q.AfterUpdated), AfterID: q.AfterID, MaxRows: int64(q.Limit),
-	})
-	out := make([]ports.ConversationSummary, len(rows))
-	for i, r := range rows {
-		out[i] = ports.ConversationSummary{
-			ID: r.ID, HeadCheckpointID: r.HeadCheckpointID, CreatedAt: fromMS(r.CreatedAt), UpdatedAt: fromMS(r.UpdatedAt),
-			Title: relstore.ConversationTitle(r.FirstTurn), UserID: r.OwnerID, Model: r.LastModel, Turns: int(r.Turns),
-		}
-	}
-	return out, interpretError(ctx, err)
+	rows, err := t.q.ListConversations(ctx, sqlitedb.ListConversationsParams(relstore.ConversationPageOf[int64](q)))
+	return relstore.Pick(rows, func(r sqlitedb.ListConversationsRow) ports.ConversationSummary {
+		return relstore.ConversationListColumns[int64](r).Summary()
+	}), interpretError(ctx, err)
 }
 
 func (t tx) ConversationCheckpoints(ctx context.Context, conversationID string) ([]relstore.ChainRow, error) {
 	rows, err := t.q.ConversationCheckpoints(ctx, conversationID)
-	out := make([]relstore.ChainRow, len(rows))
-	for i, r := range rows {
-		out[i] = relstore.ChainRow{
-			Header:    checkpointFromRow(r.ID, r.ConversationID, r.ParentID.String, r.Length, r.Digest),
-			CreatedAt: fromMS(r.CreatedAt), MessageID: r.MessageID.String,
-		}
-	}
-	return out, interpretError(ctx, err)
+	return relstore.Pick(rows, func(r sqlitedb.ConversationCheckpointsRow) relstore.ChainRow {
+		return relstore.CheckpointListColumns[int64](r).Row()
+	}), interpretError(ctx, err)
 }
 
 func (t tx) GetContextAnchor(ctx context.Context, conversationID string) (compaction.Anchor, error) {
@@ -84,8 +68,8 @@ func (t tx) PutPrompt(ctx context.Context, callID string, row relstore.PromptRow
 }
 
 func (t tx) GetPrompt(ctx context.Context, callID string) (relstore.PromptRow, error) {
-	r, err := t.q.GetPrompt(ctx, callID)
-	return relstore.PromptRow{Kind: r.Kind, Body: r.Body, At: fromMS(r.CreatedAt)}, interpretError(ctx, err)
+	row, err := t.q.GetPrompt(ctx, callID)
+	return relstore.PromptColumns[int64](row).Row(), interpretError(ctx, err)
 }
 
 func (t tx) DeletePromptsBefore(ctx context.Context, cutoff time.Time) (int, error) {

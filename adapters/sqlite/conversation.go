@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"time"
 
@@ -11,16 +10,20 @@ import (
 	"keygate/gen/sqlc/sqlitedb"
 )
 
+// Conversations, checkpoints and messages: relstore builds and maps the
+// rows (conversationrows.go), this file binds them to the generated
+// queries.
+
 func (t tx) GetConversation(ctx context.Context, id string) (relstore.ConversationRow, error) {
 	row, err := t.q.GetConversation(ctx, id)
-	return conversationFromRow(row), interpretError(ctx, err)
+	return relstore.ConversationColumns[int64](row).Row(), interpretError(ctx, err)
 }
 
 // LockConversation reads the row; the writer connection already holds
 // SQLite's single write lock, which serializes every write.
 func (t tx) LockConversation(ctx context.Context, id string) (relstore.ConversationRow, error) {
 	row, err := t.q.LockConversation(ctx, id)
-	return conversationFromRow(row), interpretError(ctx, err)
+	return relstore.ConversationColumns[int64](row).Row(), interpretError(ctx, err)
 }
 
 func (t tx) InsertConversation(ctx context.Context, id, rootID string, now time.Time) error {
@@ -34,11 +37,7 @@ func (t tx) SetConversationHead(ctx context.Context, id, headID string, now time
 }
 
 func (t tx) InsertCheckpointHeader(ctx context.Context, rec conversation.CheckpointRecord, now time.Time) error {
-	err := t.q.InsertCheckpoint(ctx, sqlitedb.InsertCheckpointParams{
-		ID: rec.ID, ConversationID: rec.ConversationID, ParentID: nullString(rec.ParentID),
-		Length: int64(rec.Length), Digest: rec.Digest[:], CreatedAt: ms(now),
-	})
-	return interpretError(ctx, err)
+	return interpretError(ctx, t.q.InsertCheckpoint(ctx, sqlitedb.InsertCheckpointParams(relstore.CheckpointOf[int64](rec, now))))
 }
 
 func (t tx) InsertCheckpointMessage(ctx context.Context, rec conversation.CheckpointRecord, ordinal int, messageID string) error {
@@ -49,8 +48,8 @@ func (t tx) InsertCheckpointMessage(ctx context.Context, rec conversation.Checkp
 }
 
 func (t tx) GetCheckpointHeader(ctx context.Context, id string) (conversation.CheckpointRecord, error) {
-	r, err := t.q.GetCheckpoint(ctx, id)
-	return checkpointFromRow(r.ID, r.ConversationID, r.ParentID.String, r.Length, r.Digest), interpretError(ctx, err)
+	row, err := t.q.GetCheckpoint(ctx, id)
+	return relstore.CheckpointColumns[int64](row).Header(), interpretError(ctx, err)
 }
 
 func (t tx) CheckpointDelta(ctx context.Context, id string) ([]string, error) {
@@ -60,14 +59,7 @@ func (t tx) CheckpointDelta(ctx context.Context, id string) ([]string, error) {
 
 func (t tx) CheckpointChain(ctx context.Context, id string) ([]relstore.ChainRow, error) {
 	rows, err := t.q.CheckpointChain(ctx, id)
-	out := make([]relstore.ChainRow, len(rows))
-	for i, r := range rows {
-		out[i] = relstore.ChainRow{
-			Header:    checkpointFromRow(r.ID, r.ConversationID, r.ParentID.String, r.Length, r.Digest),
-			MessageID: r.MessageID.String, Body: r.Body,
-		}
-	}
-	return out, interpretError(ctx, err)
+	return relstore.Pick(rows, func(r sqlitedb.CheckpointChainRow) relstore.ChainRow { return relstore.ChainColumns(r).Row() }), interpretError(ctx, err)
 }
 
 func (t tx) ExistingCheckpoints(ctx context.Context, conversationID string, ids []string) ([]string, error) {
@@ -75,11 +67,10 @@ func (t tx) ExistingCheckpoints(ctx context.Context, conversationID string, ids 
 	return found, interpretError(ctx, err)
 }
 
+// StoredMessages and ChainHolds differ by dialect: SQLite binds a list
+// as a JSON array and an absent event id as NULL.
 func (t tx) StoredMessages(ctx context.Context, conversationID string, ids, eventIDs []string) ([][]byte, error) {
-	events := make([]sql.NullString, len(eventIDs))
-	for i, e := range eventIDs {
-		events[i] = nullString(e)
-	}
+	events := relstore.Pick(eventIDs, relstore.NullString)
 	bodies, err := t.q.StoredMessages(ctx, sqlitedb.StoredMessagesParams{ConversationID: conversationID, Ids: ids, EventIds: events})
 	return bodies, interpretError(ctx, err)
 }
@@ -94,11 +85,7 @@ func (t tx) ChainHolds(ctx context.Context, checkpointID string, ids []string) (
 }
 
 func (t tx) InsertMessage(ctx context.Context, conversationID string, m conversation.Message, now time.Time) error {
-	err := t.q.InsertMessage(ctx, sqlitedb.InsertMessageParams{
-		ConversationID: conversationID, ID: m.ID(), RuntimeEventID: nullString(m.RuntimeEventID()),
-		Body: m.Encode(), CreatedAt: ms(now),
-	})
-	return interpretError(ctx, err)
+	return interpretError(ctx, t.q.InsertMessage(ctx, sqlitedb.InsertMessageParams(relstore.MessageOf[int64](conversationID, m, now))))
 }
 
 func (t tx) InsertMessageBlob(ctx context.Context, conversationID, messageID string, blobID []byte) error {
@@ -107,23 +94,6 @@ func (t tx) InsertMessageBlob(ctx context.Context, conversationID, messageID str
 }
 
 func (t tx) CheckpointStorage(ctx context.Context, conversationID string) (relstore.CheckpointStorage, error) {
-	r, err := t.q.CheckpointStorage(ctx, conversationID)
-	return relstore.CheckpointStorage{
-		Checkpoints: r.Checkpoints, HeaderBytes: r.HeaderBytes, DeltaRows: r.DeltaRows,
-		DeltaBytes: r.DeltaBytes, FullCopyRows: r.FullCopyRows,
-	}, interpretError(ctx, err)
+	row, err := t.q.CheckpointStorage(ctx, conversationID)
+	return relstore.CheckpointStorage(row), interpretError(ctx, err)
 }
-
-func conversationFromRow(r sqlitedb.Conversation) relstore.ConversationRow {
-	return relstore.ConversationRow{ID: r.ID, RootID: r.RootCheckpointID, HeadID: r.HeadCheckpointID, ActiveRunID: r.ActiveRunID.String}
-}
-
-// checkpointFromRow builds the header of a stored checkpoint; the caller
-// adds the delta.
-func checkpointFromRow(id, conversationID, parentID string, length int64, digest []byte) conversation.CheckpointRecord {
-	rec := conversation.CheckpointRecord{ID: id, ConversationID: conversationID, ParentID: parentID, Length: int(length)}
-	copy(rec.Digest[:], digest)
-	return rec
-}
-
-func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }

@@ -18,10 +18,11 @@ const maxGroup = 16
 // errClosed is a write asked of a closed store.
 var errClosed = errors.New("sqlite store closed")
 
-// writeReq is one Write waiting for the writer.
+// writeReq is one Write waiting for the writer. The caller's context
+// stays in the closure write builds: the writer goroutine receives it as
+// the first parameter of the function it hands to with, never as a field.
 type writeReq struct {
-	ctx  context.Context
-	fn   func(relstore.Tx) error
+	with func(do func(ctx context.Context, fn func(relstore.Tx) error) writeResult) writeResult
 	done chan writeResult
 }
 
@@ -59,7 +60,10 @@ func (g *groupCommit) write(ctx context.Context, fn func(relstore.Tx) error) err
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	r := &writeReq{ctx: ctx, fn: fn, done: make(chan writeResult, 1)}
+	r := &writeReq{
+		with: func(do func(context.Context, func(relstore.Tx) error) writeResult) writeResult { return do(ctx, fn) },
+		done: make(chan writeResult, 1),
+	}
 	select {
 	case g.queue <- r:
 	case <-ctx.Done():
@@ -108,11 +112,11 @@ func (g *groupCommit) loop() {
 
 // alone runs one write in a transaction of its own.
 func (g *groupCommit) alone(r *writeReq) {
-	var res writeResult
-	func() {
+	res := r.with(func(ctx context.Context, fn func(relstore.Tx) error) (res writeResult) {
 		defer func() { res.panicked = recover() }()
-		res.err = g.db.inTx(r.ctx, g.db.writer, g.db.writes, nil, r.fn)
-	}()
+		res.err = g.db.inTx(ctx, g.db.writer, g.db.writes, nil, fn)
+		return res
+	})
 	if res.err == nil && res.panicked == nil {
 		g.db.ckpt.wrote()
 	}
@@ -141,16 +145,27 @@ func (g *groupCommit) together(group []*writeReq) {
 			// the whole group or for the scheduler to preempt it.
 			runtime.Gosched()
 		}
-		if err := r.ctx.Err(); err != nil {
-			r.done <- writeResult{err: fmt.Errorf("begin: %w", err)}
+		var ended, broken bool
+		res := r.with(func(ctx context.Context, fn func(relstore.Tx) error) writeResult {
+			if err := ctx.Err(); err != nil {
+				ended = true
+				return writeResult{err: fmt.Errorf("begin: %w", err)}
+			}
+			if _, err := sqlTx.ExecContext(bg, "SAVEPOINT keygate_write"); err != nil {
+				broken = true
+				return writeResult{}
+			}
+			return g.run(ctx, fn, sqlTx)
+		})
+		if ended {
+			r.done <- res
 			continue
 		}
-		if _, err := sqlTx.ExecContext(bg, "SAVEPOINT keygate_write"); err != nil {
+		if broken {
 			_ = sqlTx.Rollback()
 			g.oneByOne(append(ok, group[i:]...))
 			return
 		}
-		res := g.run(r, sqlTx)
 		if res.err == nil && res.panicked == nil {
 			if _, err := sqlTx.ExecContext(bg, "RELEASE keygate_write"); err != nil {
 				_ = sqlTx.Rollback()
@@ -184,18 +199,18 @@ func (g *groupCommit) together(group []*writeReq) {
 	}
 }
 
-// run calls r's fn inside the group's transaction; a write whose context
+// run calls fn inside the group's transaction; a write whose context
 // ended while it ran is rolled back as inTx would.
-func (g *groupCommit) run(r *writeReq, sqlTx *sql.Tx) (res writeResult) {
+func (g *groupCommit) run(ctx context.Context, fn func(relstore.Tx) error, sqlTx *sql.Tx) (res writeResult) {
 	defer func() {
 		if p := recover(); p != nil {
 			res = writeResult{panicked: p}
 		}
 	}()
-	if err := r.fn(tx{q: g.db.writes.WithTx(sqlTx)}); err != nil {
+	if err := fn(tx{q: g.db.writes.WithTx(sqlTx)}); err != nil {
 		return writeResult{err: err}
 	}
-	if err := r.ctx.Err(); err != nil {
+	if err := ctx.Err(); err != nil {
 		return writeResult{err: fmt.Errorf("commit: %w", err)}
 	}
 	return writeResult{}

@@ -1,16 +1,13 @@
 package sqlite_test
 
 import (
-	"database/sql"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"github.com/pressly/goose/v3"
 	"go.uber.org/zap"
 
 	"keygate/adapters/sqlite"
-	"keygate/sql/sqlite/migrations"
 )
 
 var _ = Describe("Upgrading providers whose custom headers an earlier Keygate kept in clear", func() {
@@ -21,12 +18,7 @@ var _ = Describe("Upgrading providers whose custom headers an earlier Keygate ke
 		Expect(db.Close()).To(Succeed())
 
 		By("going back to the schema before sealed headers and storing a provider as it did")
-		raw, err := sql.Open("sqlite", "file:"+db.Path())
-		Expect(err).NotTo(HaveOccurred())
-		p, err := goose.NewProvider(goose.DialectSQLite3, raw, migrations.FS)
-		Expect(err).NotTo(HaveOccurred())
-		_, err = p.DownTo(ctx, 140)
-		Expect(err).NotTo(HaveOccurred())
+		raw := rawSchemaAt(ctx, db.Path(), 140)
 		at := time.Now().UnixMilli()
 		_, err = raw.ExecContext(ctx, `INSERT INTO providers (id, name, provider_kind, base_url, use_full_url, custom_headers,
 			region, key_strategy, cool_down_ms, created_at, updated_at)
@@ -45,13 +37,8 @@ var _ = Describe("Upgrading providers whose custom headers an earlier Keygate ke
 		Expect(db.Close()).To(Succeed())
 
 		By("going back down")
-		raw, err = sql.Open("sqlite", "file:"+db.Path())
-		Expect(err).NotTo(HaveOccurred())
+		raw = rawSchemaAt(ctx, db.Path(), 140)
 		DeferCleanup(raw.Close)
-		p, err = goose.NewProvider(goose.DialectSQLite3, raw, migrations.FS)
-		Expect(err).NotTo(HaveOccurred())
-		_, err = p.DownTo(ctx, 140)
-		Expect(err).NotTo(HaveOccurred())
 		var n int
 		Expect(raw.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('providers') WHERE name = 'sealed_headers'`).Scan(&n)).To(Succeed())
 		Expect(n).To(BeZero())

@@ -1,20 +1,17 @@
 package sqlite_test
 
 import (
-	"database/sql"
 	"encoding/json"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"github.com/pressly/goose/v3"
 	"go.uber.org/zap"
 
 	"keygate/adapters/sqlite"
 	"keygate/domain/callrecord"
 	"keygate/domain/llm"
 	"keygate/ports"
-	"keygate/sql/sqlite/migrations"
 )
 
 var _ = Describe("Upgrading the prompts an earlier Keygate kept", func() {
@@ -32,12 +29,7 @@ var _ = Describe("Upgrading the prompts an earlier Keygate kept", func() {
 		Expect(db.Close()).To(Succeed())
 
 		By("going back to the schema before shapes and storing prompts as it did: every call's whole request")
-		raw, err := sql.Open("sqlite", "file:"+db.Path())
-		Expect(err).NotTo(HaveOccurred())
-		p, err := goose.NewProvider(goose.DialectSQLite3, raw, migrations.FS)
-		Expect(err).NotTo(HaveOccurred())
-		_, err = p.DownTo(ctx, 106)
-		Expect(err).NotTo(HaveOccurred())
+		raw := rawSchemaAt(ctx, db.Path(), 106)
 		req := llm.Request{Model: "m", Messages: []llm.Message{{ID: "u", Role: llm.RoleUser, Parts: []llm.Part{{Kind: llm.PartText, Text: "secret"}}}}}
 		body, err := json.Marshal(req)
 		Expect(err).NotTo(HaveOccurred())

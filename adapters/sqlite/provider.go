@@ -5,33 +5,26 @@ import (
 	"time"
 
 	"keygate/adapters/relstore"
-	"keygate/domain/llm"
-	"keygate/domain/routing"
 	"keygate/gen/sqlc/sqlitedb"
 	"keygate/ports"
 )
 
+// Providers, their keys and model configurations: relstore builds and maps
+// the rows (providerrows.go), this file binds them to the generated
+// queries.
+
 func (t tx) UpsertProvider(ctx context.Context, p ports.Provider, now time.Time) error {
-	err := t.q.UpsertProvider(ctx, sqlitedb.UpsertProviderParams{
-		ID: p.ID, Name: p.Name, ProviderKind: string(p.Kind), BaseUrl: p.BaseURL, UseFullUrl: p.UseFullURL,
-		CustomHeaders: string(relstore.JSONOrNull(p.ClearHeaders)), SealedHeaders: relstore.NonNil(p.SealedHeaders), Region: p.Region,
-		KeyStrategy: relstore.NameOf(p.KeyStrategy), CoolDownMs: p.CoolDown.Milliseconds(), CreatedAt: ms(now),
-	})
-	return interpretError(ctx, err)
+	return interpretError(ctx, t.q.UpsertProvider(ctx, sqlitedb.UpsertProviderParams(relstore.UpsertProviderOf[int64](p, now))))
 }
 
 func (t tx) GetProvider(ctx context.Context, id string) (ports.Provider, error) {
 	row, err := t.q.GetProvider(ctx, id)
-	return providerFromRow(row), interpretError(ctx, err)
+	return relstore.ProviderColumns[int64](row).Provider(), interpretError(ctx, err)
 }
 
 func (t tx) ListProviders(ctx context.Context) ([]ports.Provider, error) {
 	rows, err := t.q.ListProviders(ctx)
-	out := make([]ports.Provider, len(rows))
-	for i, r := range rows {
-		out[i] = providerFromRow(r)
-	}
-	return out, interpretError(ctx, err)
+	return relstore.Pick(rows, func(r sqlitedb.Provider) ports.Provider { return relstore.ProviderColumns[int64](r).Provider() }), interpretError(ctx, err)
 }
 
 func (t tx) DeleteProvider(ctx context.Context, id string) (bool, error) {
@@ -45,11 +38,7 @@ func (t tx) CountProviderModels(ctx context.Context, id string) (int, error) {
 }
 
 func (t tx) UpsertProviderKey(ctx context.Context, providerID string, k ports.ProviderKey, now time.Time) error {
-	err := t.q.UpsertProviderKey(ctx, sqlitedb.UpsertProviderKeyParams{
-		ID: k.ID, ProviderID: providerID, Position: int64(k.Position), SealedKey: relstore.NonNil(k.Sealed),
-		Weight: int64(k.Weight), Enabled: k.Enabled, DisabledReason: k.DisabledReason, CreatedAt: ms(now),
-	})
-	return interpretError(ctx, err)
+	return interpretError(ctx, t.q.UpsertProviderKey(ctx, sqlitedb.UpsertProviderKeyParams(relstore.UpsertProviderKeyOf[int64](providerID, k, now))))
 }
 
 func (t tx) ProviderKeyOwner(ctx context.Context, keyID string) (string, error) {
@@ -59,20 +48,12 @@ func (t tx) ProviderKeyOwner(ctx context.Context, keyID string) (string, error) 
 
 func (t tx) ListProviderKeys(ctx context.Context, providerID string) ([]ports.ProviderKey, error) {
 	rows, err := t.q.ListProviderKeys(ctx, providerID)
-	out := make([]ports.ProviderKey, len(rows))
-	for i, r := range rows {
-		out[i] = providerKeyFromRow(r)
-	}
-	return out, interpretError(ctx, err)
+	return relstore.Pick(rows, func(r sqlitedb.ProviderKey) ports.ProviderKey { return keyColumns(r).Key() }), interpretError(ctx, err)
 }
 
 func (t tx) ListAllProviderKeys(ctx context.Context) (map[string][]ports.ProviderKey, error) {
 	rows, err := t.q.ListAllProviderKeys(ctx)
-	out := map[string][]ports.ProviderKey{}
-	for _, r := range rows {
-		out[r.ProviderID] = append(out[r.ProviderID], providerKeyFromRow(r))
-	}
-	return out, interpretError(ctx, err)
+	return relstore.KeysByProvider(relstore.Pick(rows, keyColumns)), interpretError(ctx, err)
 }
 
 func (t tx) DeleteProviderKey(ctx context.Context, keyID string) error {
@@ -85,18 +66,27 @@ func (t tx) SetProviderKeyEnabled(ctx context.Context, providerID, keyID string,
 	return n > 0, interpretError(ctx, err)
 }
 
-func providerFromRow(r sqlitedb.Provider) ports.Provider {
-	return ports.Provider{
-		ID: r.ID, Name: r.Name, Kind: llm.ProviderKind(r.ProviderKind), BaseURL: r.BaseUrl, UseFullURL: r.UseFullUrl,
-		ClearHeaders: relstore.NullToNil([]byte(r.CustomHeaders)), SealedHeaders: relstore.EmptyToNil(r.SealedHeaders), Region: r.Region,
-		KeyStrategy: routing.ParseKeyStrategy(r.KeyStrategy), CoolDown: time.Duration(r.CoolDownMs) * time.Millisecond,
-		CreatedAt: fromMS(r.CreatedAt), UpdatedAt: fromMS(r.UpdatedAt),
-	}
+func keyColumns(r sqlitedb.ProviderKey) relstore.ProviderKeyColumns[int64] {
+	return relstore.ProviderKeyColumns[int64](r)
 }
 
-func providerKeyFromRow(r sqlitedb.ProviderKey) ports.ProviderKey {
-	return ports.ProviderKey{
-		ID: r.ID, Position: int(r.Position), Sealed: r.SealedKey, Weight: int(r.Weight), Enabled: r.Enabled,
-		DisabledReason: r.DisabledReason, CreatedAt: fromMS(r.CreatedAt), UpdatedAt: fromMS(r.UpdatedAt),
-	}
+func (t tx) UpsertModelConfig(ctx context.Context, c ports.ModelConfig, now time.Time) error {
+	return interpretError(ctx, t.q.UpsertModelConfig(ctx, sqlitedb.UpsertModelConfigParams(relstore.UpsertModelConfigOf[int64](c, now))))
+}
+
+func (t tx) GetModelConfig(ctx context.Context, id string) (ports.ModelConfig, error) {
+	row, err := t.q.GetModelConfig(ctx, id)
+	return relstore.ModelConfigColumns[int64](row).Config(), interpretError(ctx, err)
+}
+
+func (t tx) ListModelConfigs(ctx context.Context) ([]ports.ModelConfig, error) {
+	rows, err := t.q.ListModelConfigs(ctx)
+	return relstore.Pick(rows, func(r sqlitedb.ListModelConfigsRow) ports.ModelConfig {
+		return relstore.ModelConfigColumns[int64](r).Config()
+	}), interpretError(ctx, err)
+}
+
+func (t tx) DeleteModelConfig(ctx context.Context, id string) (bool, error) {
+	n, err := t.q.DeleteModelConfig(ctx, id)
+	return n > 0, interpretError(ctx, err)
 }

@@ -1,19 +1,16 @@
 package sqlite_test
 
 import (
-	"database/sql"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"github.com/pressly/goose/v3"
 	"go.uber.org/zap"
 
 	"keygate/adapters/sqlite"
 	"keygate/domain/llm"
 	"keygate/domain/routing"
 	"keygate/ports"
-	"keygate/sql/sqlite/migrations"
 )
 
 var _ = Describe("Upgrading the models an earlier Keygate kept, each with its own URL and key", func() {
@@ -24,12 +21,7 @@ var _ = Describe("Upgrading the models an earlier Keygate kept, each with its ow
 		Expect(db.Close()).To(Succeed())
 
 		By("going back to the schema before providers and storing models as it did")
-		raw, err := sql.Open("sqlite", "file:"+db.Path())
-		Expect(err).NotTo(HaveOccurred())
-		p, err := goose.NewProvider(goose.DialectSQLite3, raw, migrations.FS)
-		Expect(err).NotTo(HaveOccurred())
-		_, err = p.DownTo(ctx, 120)
-		Expect(err).NotTo(HaveOccurred())
+		raw := rawSchemaAt(ctx, db.Path(), 120)
 		at := time.Now().UTC().Truncate(time.Millisecond)
 		insert := func(id string, order int, kind, base string, full bool, headers string, key []byte) {
 			_, err := raw.ExecContext(ctx, `INSERT INTO model_configs (id, sort_order, display_name, group_name, enabled, provider_kind,
@@ -86,13 +78,8 @@ var _ = Describe("Upgrading the models an earlier Keygate kept, each with its ow
 		Expect(db.Close()).To(Succeed())
 
 		By("going back down: each model takes its provider's URL and key again")
-		raw, err = sql.Open("sqlite", "file:"+db.Path())
-		Expect(err).NotTo(HaveOccurred())
+		raw = rawSchemaAt(ctx, db.Path(), 120)
 		DeferCleanup(raw.Close)
-		p, err = goose.NewProvider(goose.DialectSQLite3, raw, migrations.FS)
-		Expect(err).NotTo(HaveOccurred())
-		_, err = p.DownTo(ctx, 120)
-		Expect(err).NotTo(HaveOccurred())
 		var base string
 		var key []byte
 		Expect(raw.QueryRowContext(ctx, "SELECT base_url, sealed_api_key FROM model_configs WHERE id = 'b'").Scan(&base, &key)).To(Succeed())

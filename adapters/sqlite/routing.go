@@ -4,28 +4,24 @@ import (
 	"context"
 	"time"
 
+	"keygate/adapters/relstore"
 	"keygate/domain/routing"
 	"keygate/gen/sqlc/sqlitedb"
 	"keygate/ports"
 )
 
+// Route health, affinity, aliases and their targets: relstore builds and
+// maps the rows (routerows.go), this file binds them to the generated
+// queries.
+
 func (t tx) GetRouteHealth(ctx context.Context, subjects []string) (map[string]routing.Health, error) {
 	rows, err := t.q.GetRouteHealth(ctx, subjects)
-	out := make(map[string]routing.Health, len(rows))
-	for _, r := range rows {
-		out[r.Subject] = healthFromRow(r)
-	}
-	return out, interpretError(ctx, err)
+	return relstore.HealthBySubject(relstore.Pick(rows, healthColumns)), interpretError(ctx, err)
 }
 
 func (t tx) RecordRouteFailure(ctx context.Context, subject string, f routing.Failure, _ time.Time) (routing.Health, error) {
-	auth := int64(0)
-	if f.Auth {
-		auth = 1
-	}
-	row, err := t.q.RecordRouteFailure(ctx, sqlitedb.RecordRouteFailureParams{Subject: subject, CoolUntil: ms(f.CoolUntil),
-		LastError: f.Message, LastErrorAt: ms(f.At), AuthFailures: auth})
-	return healthFromRow(row), interpretError(ctx, err)
+	row, err := t.q.RecordRouteFailure(ctx, sqlitedb.RecordRouteFailureParams(relstore.RouteFailureOf[int64](subject, f)))
+	return healthColumns(row).Health(), interpretError(ctx, err)
 }
 
 func (t tx) RecordRouteSuccess(ctx context.Context, subject string, at time.Time) error {
@@ -43,24 +39,17 @@ func (t tx) SetRouteAffinity(ctx context.Context, conversationID, routeID, targe
 }
 
 func (t tx) UpsertAlias(ctx context.Context, a ports.Alias, now time.Time) error {
-	return interpretError(ctx, t.q.UpsertAlias(ctx, sqlitedb.UpsertAliasParams{
-		ID: a.ID, SortOrder: int64(a.SortOrder), DisplayName: a.DisplayName, GroupName: a.GroupName, Tooltip: a.Tooltip,
-		Enabled: a.Enabled, Strategy: nameOf(a.Strategy), FirstTokenTimeoutMs: a.FirstTokenTimeout.Milliseconds(),
-		CreatedAt: ms(now)}))
+	return interpretError(ctx, t.q.UpsertAlias(ctx, sqlitedb.UpsertAliasParams(relstore.UpsertAliasOf[int64](a, now))))
 }
 
 func (t tx) GetAlias(ctx context.Context, id string) (ports.Alias, error) {
 	row, err := t.q.GetAlias(ctx, id)
-	return aliasFromRow(row), interpretError(ctx, err)
+	return relstore.AliasColumns[int64](row).Alias(), interpretError(ctx, err)
 }
 
 func (t tx) ListAliases(ctx context.Context) ([]ports.Alias, error) {
 	rows, err := t.q.ListAliases(ctx)
-	out := make([]ports.Alias, len(rows))
-	for i, r := range rows {
-		out[i] = aliasFromRow(r)
-	}
-	return out, interpretError(ctx, err)
+	return relstore.Pick(rows, func(r sqlitedb.Alias) ports.Alias { return relstore.AliasColumns[int64](r).Alias() }), interpretError(ctx, err)
 }
 
 func (t tx) DeleteAlias(ctx context.Context, id string) (bool, error) {
@@ -70,20 +59,12 @@ func (t tx) DeleteAlias(ctx context.Context, id string) (bool, error) {
 
 func (t tx) ListAliasTargets(ctx context.Context, aliasID string) ([]ports.AliasTarget, error) {
 	rows, err := t.q.ListAliasTargets(ctx, aliasID)
-	out := make([]ports.AliasTarget, len(rows))
-	for i, r := range rows {
-		out[i] = ports.AliasTarget{ModelID: r.ModelID, Weight: int(r.Weight), Drained: r.Drained}
-	}
-	return out, interpretError(ctx, err)
+	return relstore.Pick(rows, func(r sqlitedb.AliasTarget) ports.AliasTarget { return relstore.AliasTargetColumns(r).Target() }), interpretError(ctx, err)
 }
 
 func (t tx) ListAllAliasTargets(ctx context.Context) (map[string][]ports.AliasTarget, error) {
 	rows, err := t.q.ListAllAliasTargets(ctx)
-	out := map[string][]ports.AliasTarget{}
-	for _, r := range rows {
-		out[r.AliasID] = append(out[r.AliasID], ports.AliasTarget{ModelID: r.ModelID, Weight: int(r.Weight), Drained: r.Drained})
-	}
-	return out, interpretError(ctx, err)
+	return relstore.TargetsByAlias(relstore.Pick(rows, func(r sqlitedb.AliasTarget) relstore.AliasTargetColumns { return relstore.AliasTargetColumns(r) })), interpretError(ctx, err)
 }
 
 func (t tx) DeleteAliasTargets(ctx context.Context, aliasID string) error {
@@ -91,26 +72,9 @@ func (t tx) DeleteAliasTargets(ctx context.Context, aliasID string) error {
 }
 
 func (t tx) InsertAliasTarget(ctx context.Context, aliasID string, position int, tg ports.AliasTarget) error {
-	return interpretError(ctx, t.q.InsertAliasTarget(ctx, sqlitedb.InsertAliasTargetParams{AliasID: aliasID, Position: int64(position),
-		ModelID: tg.ModelID, Weight: int64(tg.Weight), Drained: tg.Drained}))
+	return interpretError(ctx, t.q.InsertAliasTarget(ctx, sqlitedb.InsertAliasTargetParams(relstore.AliasTargetOf(aliasID, position, tg))))
 }
 
-func healthFromRow(r sqlitedb.RouteHealth) routing.Health {
-	return routing.Health{CoolUntil: fromMS(r.CoolUntil), LastError: r.LastError, LastErrorAt: fromMS(r.LastErrorAt),
-		Failures: int(r.Failures), AuthFailures: int(r.AuthFailures)}
-}
-
-func aliasFromRow(r sqlitedb.Alias) ports.Alias {
-	return ports.Alias{ID: r.ID, SortOrder: int(r.SortOrder), DisplayName: r.DisplayName, GroupName: r.GroupName,
-		Tooltip: r.Tooltip, Enabled: r.Enabled, Strategy: routing.ParseTargetStrategy(r.Strategy),
-		FirstTokenTimeout: time.Duration(r.FirstTokenTimeoutMs) * time.Millisecond,
-		CreatedAt:         fromMS(r.CreatedAt), UpdatedAt: fromMS(r.UpdatedAt)}
-}
-
-// nameOf is the stored name of a strategy; zero is "".
-func nameOf(s routing.TargetStrategy) string {
-	if s == 0 {
-		return ""
-	}
-	return s.String()
+func healthColumns(r sqlitedb.RouteHealth) relstore.RouteHealthColumns[int64] {
+	return relstore.RouteHealthColumns[int64](r)
 }

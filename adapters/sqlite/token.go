@@ -4,7 +4,8 @@ import (
 	"context"
 	"time"
 
-	"keygate/domain/identity"
+	"keygate/adapters/relstore"
+	"keygate/domain/audit"
 	"keygate/domain/token"
 	"keygate/gen/sqlc/sqlitedb"
 )
@@ -13,13 +14,11 @@ import (
 // serializes every write transaction.
 func (t tx) LockTokenOwner(ctx context.Context, _ string) error { return ctx.Err() }
 
+// Gateway tokens and the audit log: relstore builds and maps the rows
+// (identityrows.go), this file binds them to the generated queries.
+
 func (t tx) InsertToken(ctx context.Context, tok token.Token) error {
-	err := t.q.InsertGatewayToken(ctx, sqlitedb.InsertGatewayTokenParams{
-		ID: tok.ID, UserID: tok.Owner.UserID, UserName: tok.Owner.Name, Name: tok.Name,
-		Hash: tok.Hash[:], Hint: tok.Hint, CreatedAt: ms(tok.CreatedAt), ExpiresAt: ms(tok.ExpiresAt),
-		LastUsedAt: ms(tok.LastUsedAt), RevokedAt: ms(tok.RevokedAt),
-	})
-	return interpretError(ctx, err)
+	return interpretError(ctx, t.q.InsertGatewayToken(ctx, sqlitedb.InsertGatewayTokenParams(relstore.TokenOf[int64](tok))))
 }
 
 func (t tx) TokenByHash(ctx context.Context, h token.Hash) (token.Token, error) {
@@ -27,7 +26,7 @@ func (t tx) TokenByHash(ctx context.Context, h token.Hash) (token.Token, error) 
 	if err != nil {
 		return token.Token{}, interpretError(ctx, err)
 	}
-	return tokenFromRow(row), nil
+	return relstore.TokenColumns[int64](row).Token(), nil
 }
 
 func (t tx) ListTokens(ctx context.Context, userID string) ([]token.Token, error) {
@@ -41,11 +40,7 @@ func (t tx) ListTokens(ctx context.Context, userID string) ([]token.Token, error
 	if err != nil {
 		return nil, interpretError(ctx, err)
 	}
-	out := make([]token.Token, len(rows))
-	for i, r := range rows {
-		out[i] = tokenFromRow(r)
-	}
-	return out, nil
+	return relstore.Pick(rows, func(r sqlitedb.GatewayToken) token.Token { return relstore.TokenColumns[int64](r).Token() }), nil
 }
 
 func (t tx) RevokeToken(ctx context.Context, id string, at time.Time) (bool, error) {
@@ -58,12 +53,15 @@ func (t tx) TouchToken(ctx context.Context, id string, at time.Time) (bool, erro
 	return n > 0, interpretError(ctx, err)
 }
 
-func tokenFromRow(r sqlitedb.GatewayToken) token.Token {
-	t := token.Token{
-		ID: r.ID, Owner: identity.Identity{UserID: r.UserID, Name: r.UserName}, Name: r.Name, Hint: r.Hint,
-		CreatedAt: fromMS(r.CreatedAt), ExpiresAt: fromMS(r.ExpiresAt),
-		LastUsedAt: fromMS(r.LastUsedAt), RevokedAt: fromMS(r.RevokedAt),
+func (t tx) InsertAudit(ctx context.Context, e audit.Entry) (int64, error) {
+	seq, err := t.q.InsertAuditEntry(ctx, sqlitedb.InsertAuditEntryParams(relstore.AuditEntryOf[int64](e)))
+	return seq, interpretError(ctx, err)
+}
+
+func (t tx) ListAudit(ctx context.Context, beforeSeq int64, actorID string, limit int32) ([]audit.Entry, error) {
+	rows, err := t.q.ListAuditEntries(ctx, sqlitedb.ListAuditEntriesParams{BeforeSeq: beforeSeq, ActorID: actorID, Lim: int64(limit)})
+	if err != nil {
+		return nil, interpretError(ctx, err)
 	}
-	copy(t.Hash[:], r.Hash)
-	return t
+	return relstore.Pick(rows, func(r sqlitedb.AuditLog) audit.Entry { return relstore.AuditColumns[int64](r).Entry() }), nil
 }

@@ -47,13 +47,13 @@ const listAuditEntries = `-- name: ListAuditEntries :many
 SELECT seq, at, actor_id, actor_name, role, action, target, before_doc, after_doc FROM audit_log
 WHERE seq < $1::BIGINT AND ($2::TEXT = '' OR actor_id = $2::TEXT)
 ORDER BY seq DESC
-LIMIT $3::INT
+LIMIT $3::BIGINT
 `
 
 type ListAuditEntriesParams struct {
 	BeforeSeq int64
 	ActorID   string
-	Lim       int32
+	Lim       int64
 }
 
 func (q *Queries) ListAuditEntries(ctx context.Context, arg ListAuditEntriesParams) ([]AuditLog, error) {

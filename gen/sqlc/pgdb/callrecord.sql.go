@@ -141,7 +141,7 @@ type InsertCallRequestParams struct {
 	CallID  string
 	Method  string
 	Url     string
-	Headers []byte
+	Headers string
 	Body    []byte
 }
 

@@ -7,9 +7,8 @@ package pgdb
 
 import (
 	"context"
+	"database/sql"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const conversationCheckpoints = `-- name: ConversationCheckpoints :many
@@ -23,11 +22,11 @@ ORDER BY c.length, c.id, cm.ordinal
 type ConversationCheckpointsRow struct {
 	ID             string
 	ConversationID string
-	ParentID       pgtype.Text
+	ParentID       sql.NullString
 	Length         int64
 	Digest         []byte
 	CreatedAt      time.Time
-	MessageID      pgtype.Text
+	MessageID      sql.NullString
 }
 
 // Every checkpoint of a conversation with its delta ids; lengths grow from
@@ -158,7 +157,7 @@ WHERE (model_id = $1 OR $1 = '')
   AND (request_started_at < $7
        OR (request_started_at = $7 AND call_id < $8))
 ORDER BY request_started_at DESC, call_id DESC
-LIMIT $9
+LIMIT $9::BIGINT
 `
 
 type ListCallRecordsParams struct {
@@ -170,7 +169,7 @@ type ListCallRecordsParams struct {
 	Until          time.Time
 	AfterStarted   time.Time
 	AfterCallID    string
-	MaxRows        int32
+	MaxRows        int64
 }
 
 // Newest first; empty filters match everything; the cursor bound is
@@ -259,13 +258,13 @@ FROM conversations c
 WHERE c.updated_at < $1
    OR (c.updated_at = $1 AND c.id < $2)
 ORDER BY c.updated_at DESC, c.id DESC
-LIMIT $3
+LIMIT $3::BIGINT
 `
 
 type ListConversationsParams struct {
 	AfterUpdated time.Time
 	AfterID      string
-	MaxRows      int32
+	MaxRows      int64
 }
 
 type ListConversationsRow struct {

@@ -7,9 +7,8 @@ package pgdb
 
 import (
 	"context"
+	"database/sql"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const chainHolds = `-- name: ChainHolds :many
@@ -68,11 +67,11 @@ ORDER BY c.length, cm.ordinal
 type CheckpointChainRow struct {
 	ID             string
 	ConversationID string
-	ParentID       pgtype.Text
+	ParentID       sql.NullString
 	Length         int64
 	Digest         []byte
-	Ordinal        pgtype.Int8
-	MessageID      pgtype.Text
+	Ordinal        sql.NullInt64
+	MessageID      sql.NullString
 	Body           []byte
 }
 
@@ -241,7 +240,7 @@ ON CONFLICT DO NOTHING
 type InsertCheckpointParams struct {
 	ID             string
 	ConversationID string
-	ParentID       pgtype.Text
+	ParentID       sql.NullString
 	Length         int64
 	Digest         []byte
 	CreatedAt      time.Time
@@ -307,7 +306,7 @@ VALUES ($1, $2, $3, $4, $5)
 type InsertMessageParams struct {
 	ConversationID string
 	ID             string
-	RuntimeEventID pgtype.Text
+	RuntimeEventID sql.NullString
 	Body           []byte
 	CreatedAt      time.Time
 }

@@ -15,7 +15,7 @@ SELECT groups, seen_at FROM user_groups WHERE user_id = $1
 `
 
 type GetUserGroupsRow struct {
-	Groups []byte
+	Groups string
 	SeenAt time.Time
 }
 
@@ -34,7 +34,7 @@ WHERE user_groups.seen_at <= excluded.seen_at
 
 type UpsertUserGroupsParams struct {
 	UserID string
-	Groups []byte
+	Groups string
 	SeenAt time.Time
 }
 

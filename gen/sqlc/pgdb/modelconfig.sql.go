@@ -44,7 +44,7 @@ type GetModelConfigRow struct {
 	ReasoningEffort     string
 	ContextWindowTokens int64
 	MaxOutputTokens     int64
-	ExtraParams         []byte
+	ExtraParams         string
 	SupportsImages      bool
 	SupportsTools       bool
 	RequestsPerMinute   int64
@@ -54,7 +54,7 @@ type GetModelConfigRow struct {
 	ProviderKind        string
 	BaseUrl             string
 	UseFullUrl          bool
-	CustomHeaders       []byte
+	CustomHeaders       string
 }
 
 func (q *Queries) GetModelConfig(ctx context.Context, id string) (GetModelConfigRow, error) {
@@ -109,7 +109,7 @@ type ListModelConfigsRow struct {
 	ReasoningEffort     string
 	ContextWindowTokens int64
 	MaxOutputTokens     int64
-	ExtraParams         []byte
+	ExtraParams         string
 	SupportsImages      bool
 	SupportsTools       bool
 	RequestsPerMinute   int64
@@ -119,7 +119,7 @@ type ListModelConfigsRow struct {
 	ProviderKind        string
 	BaseUrl             string
 	UseFullUrl          bool
-	CustomHeaders       []byte
+	CustomHeaders       string
 }
 
 func (q *Queries) ListModelConfigs(ctx context.Context) ([]ListModelConfigsRow, error) {
@@ -195,7 +195,7 @@ type UpsertModelConfigParams struct {
 	ReasoningEffort     string
 	ContextWindowTokens int64
 	MaxOutputTokens     int64
-	ExtraParams         []byte
+	ExtraParams         string
 	SupportsImages      bool
 	SupportsTools       bool
 	RequestsPerMinute   int64

@@ -5,6 +5,7 @@
 package pgdb
 
 import (
+	"database/sql"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
@@ -110,14 +111,14 @@ type CallRequest struct {
 	CallID  string
 	Method  string
 	Url     string
-	Headers []byte
+	Headers string
 	Body    []byte
 }
 
 type Checkpoint struct {
 	ID             string
 	ConversationID string
-	ParentID       pgtype.Text
+	ParentID       sql.NullString
 	Length         int64
 	Digest         []byte
 	CreatedAt      time.Time
@@ -141,7 +142,7 @@ type Conversation struct {
 	ID               string
 	RootCheckpointID string
 	HeadCheckpointID string
-	ActiveRunID      pgtype.Text
+	ActiveRunID      sql.NullString
 	CreatedAt        time.Time
 	UpdatedAt        time.Time
 }
@@ -168,7 +169,7 @@ type GatewayToken struct {
 type Message struct {
 	ConversationID string
 	ID             string
-	RuntimeEventID pgtype.Text
+	RuntimeEventID sql.NullString
 	Body           []byte
 	CreatedAt      time.Time
 }
@@ -190,7 +191,7 @@ type ModelConfig struct {
 	ReasoningEffort     string
 	ContextWindowTokens int64
 	MaxOutputTokens     int64
-	ExtraParams         []byte
+	ExtraParams         string
 	SupportsImages      bool
 	SupportsTools       bool
 	CreatedAt           time.Time
@@ -220,7 +221,7 @@ type Provider struct {
 	ProviderKind  string
 	BaseUrl       string
 	UseFullUrl    bool
-	CustomHeaders []byte
+	CustomHeaders string
 	Region        string
 	KeyStrategy   string
 	CoolDownMs    int64
@@ -336,7 +337,7 @@ type RunLease struct {
 
 type Setting struct {
 	Name      string
-	Value     []byte
+	Value     string
 	UpdatedAt time.Time
 }
 
@@ -367,6 +368,6 @@ type UsageCounter struct {
 
 type UserGroup struct {
 	UserID string
-	Groups []byte
+	Groups string
 	SeenAt time.Time
 }

@@ -225,7 +225,7 @@ type UpsertProviderParams struct {
 	ProviderKind  string
 	BaseUrl       string
 	UseFullUrl    bool
-	CustomHeaders []byte
+	CustomHeaders string
 	Region        string
 	KeyStrategy   string
 	CoolDownMs    int64

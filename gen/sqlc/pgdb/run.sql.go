@@ -7,9 +7,8 @@ package pgdb
 
 import (
 	"context"
+	"database/sql"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const cancelRun = `-- name: CancelRun :exec
@@ -47,7 +46,7 @@ UPDATE conversations SET active_run_id = NULL, updated_at = $2 WHERE id = $1 AND
 type ClearActiveRunParams struct {
 	ID          string
 	UpdatedAt   time.Time
-	ActiveRunID pgtype.Text
+	ActiveRunID sql.NullString
 }
 
 func (q *Queries) ClearActiveRun(ctx context.Context, arg ClearActiveRunParams) error {
@@ -251,7 +250,7 @@ UPDATE conversations SET active_run_id = $2, updated_at = $3 WHERE id = $1
 
 type SetActiveRunParams struct {
 	ID          string
-	ActiveRunID pgtype.Text
+	ActiveRunID sql.NullString
 	UpdatedAt   time.Time
 }
 

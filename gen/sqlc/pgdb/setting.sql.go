@@ -26,9 +26,9 @@ const getSetting = `-- name: GetSetting :one
 SELECT value FROM settings WHERE name = $1
 `
 
-func (q *Queries) GetSetting(ctx context.Context, name string) ([]byte, error) {
+func (q *Queries) GetSetting(ctx context.Context, name string) (string, error) {
 	row := q.db.QueryRow(ctx, getSetting, name)
-	var value []byte
+	var value string
 	err := row.Scan(&value)
 	return value, err
 }
@@ -40,7 +40,7 @@ ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.u
 
 type PutSettingParams struct {
 	Name      string
-	Value     []byte
+	Value     string
 	UpdatedAt time.Time
 }
 

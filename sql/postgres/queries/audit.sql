@@ -7,4 +7,4 @@ RETURNING seq;
 SELECT * FROM audit_log
 WHERE seq < sqlc.arg(before_seq)::BIGINT AND (sqlc.arg(actor_id)::TEXT = '' OR actor_id = sqlc.arg(actor_id)::TEXT)
 ORDER BY seq DESC
-LIMIT sqlc.arg(lim)::INT;
+LIMIT sqlc.arg(lim)::BIGINT;

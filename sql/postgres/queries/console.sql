@@ -10,7 +10,7 @@ WHERE (model_id = sqlc.arg(model_id) OR sqlc.arg(model_id) = '')
   AND (request_started_at < sqlc.arg(after_started)
        OR (request_started_at = sqlc.arg(after_started) AND call_id < sqlc.arg(after_call_id)))
 ORDER BY request_started_at DESC, call_id DESC
-LIMIT sqlc.arg(max_rows);
+LIMIT sqlc.arg(max_rows)::BIGINT;
 
 -- name: CountDetailedBefore :one
 SELECT COUNT(*) FROM call_records r
@@ -42,7 +42,7 @@ FROM conversations c
 WHERE c.updated_at < sqlc.arg(after_updated)
    OR (c.updated_at = sqlc.arg(after_updated) AND c.id < sqlc.arg(after_id))
 ORDER BY c.updated_at DESC, c.id DESC
-LIMIT sqlc.arg(max_rows);
+LIMIT sqlc.arg(max_rows)::BIGINT;
 
 -- name: ConversationCheckpoints :many
 -- Every checkpoint of a conversation with its delta ids; lengths grow from

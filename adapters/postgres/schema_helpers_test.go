@@ -1,0 +1,29 @@
+package postgres_test
+
+import (
+	"context"
+	"database/sql"
+
+	. "github.com/onsi/gomega"
+	"github.com/pressly/goose/v3"
+
+	"keygate/sql/postgres/migrations"
+)
+
+// rawSchemaAt opens the database at dsn without Keygate and takes
+// its schema back to version, for a migration spec to store rows as an
+// earlier Keygate did; the caller closes it.
+func rawSchemaAt(ctx context.Context, dsn string, version int64) *sql.DB {
+	raw, err := sql.Open("pgx", dsn)
+	Expect(err).NotTo(HaveOccurred())
+	schemaDown(ctx, raw, version)
+	return raw
+}
+
+// schemaDown takes raw's schema back to version.
+func schemaDown(ctx context.Context, raw *sql.DB, version int64) {
+	p, err := goose.NewProvider(goose.DialectPostgres, raw, migrations.FS)
+	Expect(err).NotTo(HaveOccurred())
+	_, err = p.DownTo(ctx, version)
+	Expect(err).NotTo(HaveOccurred())
+}
