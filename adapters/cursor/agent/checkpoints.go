@@ -17,7 +17,6 @@ import (
 // the publisher to send; the only I/O it does is loading the messages of a
 // checkpoint it does not know. Only the turn's goroutine uses it.
 type checkpoints struct {
-	ctx   context.Context
 	store ports.ConversationStore
 
 	// base is the client's state the turn builds on.
@@ -70,11 +69,11 @@ func (c *checkpoints) setTodos(todos []*agentv1.TodoItem) {
 
 // project builds the turn's checkpoint of checkpointID, from its known
 // message list or else a load.
-func (c *checkpoints) project(checkpointID, summary string) (checkpoint.Projection, error) {
+func (c *checkpoints) project(ctx context.Context, checkpointID, summary string) (checkpoint.Projection, error) {
 	msgs := c.msgs
 	if !c.known || checkpointID != c.head {
 		var err error
-		if _, msgs, err = c.store.Load(c.ctx, checkpointID); err != nil {
+		if _, msgs, err = c.store.Load(ctx, checkpointID); err != nil {
 			return checkpoint.Projection{}, fmt.Errorf("load checkpoint %s: %w", checkpointID, err)
 		}
 	}
@@ -112,13 +111,13 @@ func (c *checkpoints) predict(head conversation.Checkpoint, initial []conversati
 
 // settled returns the settled state of checkpointID and its blobs: the
 // prediction when it came true, else a projection.
-func (c *checkpoints) settled(checkpointID string) (*predicted, error) {
+func (c *checkpoints) settled(ctx context.Context, checkpointID string) (*predicted, error) {
 	pr := c.predicted
 	c.predicted = nil
 	if pr != nil && pr.id == checkpointID {
 		return pr, nil
 	}
-	p, err := c.project(checkpointID, "")
+	p, err := c.project(ctx, checkpointID, "")
 	if err != nil {
 		return nil, err
 	}

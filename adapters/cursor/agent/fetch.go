@@ -5,6 +5,7 @@ package agent
 // store lacks, the checkpoint's roots.
 
 import (
+	"context"
 	"fmt"
 
 	"go.uber.org/zap"
@@ -23,7 +24,7 @@ import (
 // client's KV store; then a final answer the checkpoint still holds as
 // pending. Roots in another format are not imported: a conversation the
 // store lacks entirely then starts empty, one it holds stays as it is.
-func (s *session) importRoots(head conversation.Checkpoint, have []conversation.Message, req *agentv1.AgentRunRequest) (conversation.Checkpoint, []conversation.Message, error) {
+func (s *session) importRoots(ctx context.Context, head conversation.Checkpoint, have []conversation.Message, req *agentv1.AgentRunRequest) (conversation.Checkpoint, []conversation.Message, error) {
 	pre := map[string][]byte{}
 	for _, b := range req.GetPreFetchedBlobs() {
 		pre[string(b.GetId())] = b.GetValue()
@@ -33,7 +34,7 @@ func (s *session) importRoots(head conversation.Checkpoint, have []conversation.
 		data, ok := pre[string(id)]
 		if !ok {
 			var err error
-			if data, err = s.blobs.get(id); err != nil {
+			if data, err = s.blobs.get(ctx, id); err != nil {
 				return head, nil, classify(errClientBlob, fmt.Errorf("import conversation: %w", err))
 			}
 		}
@@ -47,12 +48,12 @@ func (s *session) importRoots(head conversation.Checkpoint, have []conversation.
 	if m, ok := pendingAnswer(s.view.base); ok && s.action.GetResumeAction() != nil {
 		msgs = append(msgs, m)
 	}
-	return s.appendImported(head, have, msgs)
+	return s.appendImported(ctx, head, have, msgs)
 }
 
 // appendImported appends imported messages to the conversation's head.
-func (s *session) appendImported(head conversation.Checkpoint, have, msgs []conversation.Message) (conversation.Checkpoint, []conversation.Message, error) {
-	d, err := s.h.o.Conversations.Apply(s.ctx, ports.Write{Change: conversation.AppendTo(head, msgs...)})
+func (s *session) appendImported(ctx context.Context, head conversation.Checkpoint, have, msgs []conversation.Message) (conversation.Checkpoint, []conversation.Message, error) {
+	d, err := s.h.o.Conversations.Apply(ctx, ports.Write{Change: conversation.AppendTo(head, msgs...)})
 	if err != nil {
 		return head, nil, fmt.Errorf("import conversation: %w", err)
 	}
@@ -63,7 +64,7 @@ func (s *session) appendImported(head conversation.Checkpoint, have, msgs []conv
 // images resolves the user's attached images (inline, pre-fetched or KV
 // GET) and stores them, so messages refer to them by blob id. nil leaves
 // the choice to Compile (no blob store configured, or no images).
-func (s *session) images(req *agentv1.AgentRunRequest) ([]llm.Image, error) {
+func (s *session) images(ctx context.Context, req *agentv1.AgentRunRequest) ([]llm.Image, error) {
 	refs := compile.ImageRefs(s.action)
 	if s.h.o.Blobs == nil || len(refs) == 0 {
 		return nil, nil
@@ -79,13 +80,13 @@ func (s *session) images(req *agentv1.AgentRunRequest) ([]llm.Image, error) {
 			var ok bool
 			if data, ok = pre[string(r.BlobID)]; !ok {
 				var err error
-				if data, err = s.blobs.get(r.BlobID); err != nil {
+				if data, err = s.blobs.get(ctx, r.BlobID); err != nil {
 					return nil, classify(errClientBlob, fmt.Errorf("attached image: %w", err))
 				}
 			}
 		}
 		id := ports.BlobID(data)
-		if err := s.h.o.Blobs.Put(s.ctx, id, data); err != nil {
+		if err := s.h.o.Blobs.Put(ctx, id, data); err != nil {
 			return nil, fmt.Errorf("store attached image: %w", err)
 		}
 		mime := r.MIMEType
@@ -99,7 +100,7 @@ func (s *session) images(req *agentv1.AgentRunRequest) ([]llm.Image, error) {
 
 // partBlobs resolves the request-context part blobs: from
 // pre_fetched_blobs, else from the client's KV store.
-func (s *session) partBlobs(req *agentv1.AgentRunRequest) (map[string][]byte, error) {
+func (s *session) partBlobs(ctx context.Context, req *agentv1.AgentRunRequest) (map[string][]byte, error) {
 	ids := compile.PartIDs(s.action)
 	if len(ids) == 0 {
 		return nil, nil
@@ -112,7 +113,7 @@ func (s *session) partBlobs(req *agentv1.AgentRunRequest) (map[string][]byte, er
 		if _, ok := blobs[string(id)]; ok {
 			continue
 		}
-		data, err := s.blobs.get(id)
+		data, err := s.blobs.get(ctx, id)
 		if err != nil {
 			return nil, classify(errClientBlob, fmt.Errorf("request context part: %w", err))
 		}
@@ -124,7 +125,7 @@ func (s *session) partBlobs(req *agentv1.AgentRunRequest) (map[string][]byte, er
 // continueTurn makes a resumed run continue the client's last turn (its
 // user message and earlier steps stay, the resumed steps follow). When the
 // turn cannot be read the resumed steps show as a turn of their own.
-func (s *session) continueTurn(req *agentv1.AgentRunRequest) {
+func (s *session) continueTurn(ctx context.Context, req *agentv1.AgentRunRequest) {
 	turns := s.view.base.GetTurns()
 	if len(turns) == 0 {
 		return
@@ -138,7 +139,7 @@ func (s *session) continueTurn(req *agentv1.AgentRunRequest) {
 	}
 	if !ok {
 		var err error
-		if data, err = s.blobs.get(last); err != nil {
+		if data, err = s.blobs.get(ctx, last); err != nil {
 			s.log.Info("last turn not readable; the resumed steps get a turn of their own", zap.Error(err))
 			return
 		}

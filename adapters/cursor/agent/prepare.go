@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/binary"
 	"errors"
@@ -22,7 +23,7 @@ import (
 )
 
 // prepare compiles the turn and starts its run.
-func (s *session) prepare() error {
+func (s *session) prepare(ctx context.Context) error {
 	req := s.turn.Request
 	s.action = req.GetAction()
 	base := req.GetConversationState()
@@ -52,21 +53,21 @@ func (s *session) prepare() error {
 	for _, c := range s.action.GetBackgroundTaskCompletionAction().GetCompletions() {
 		s.view.subagents.Completed(c, s.h.o.Now())
 	}
-	blobs, err := s.partBlobs(req)
+	blobs, err := s.partBlobs(ctx, req)
 	if err != nil {
 		return err
 	}
 	// Opening the conversation is also the tenancy check (the store
 	// refuses another user's conversation), so nothing of the client's
 	// checkpoint is trusted before it.
-	head, history, err := s.history(req)
+	head, history, err := s.history(ctx, req)
 	if err != nil {
 		return err
 	}
 	// Whatever the client's checkpoint refers to, the client holds.
 	s.blobs.confirm(base.GetRootPromptMessagesJson()...)
 	s.blobs.confirm(base.GetTurns()...)
-	images, err := s.images(req)
+	images, err := s.images(ctx, req)
 	if err != nil {
 		return err
 	}
@@ -77,7 +78,7 @@ func (s *session) prepare() error {
 		Now: s.h.o.Now(), Web: tools.WebAccess{Search: s.h.o.Search != nil, Fetch: s.h.o.Fetch != nil}, Goal: base.GetGoalState(),
 	}
 	if um := s.action.GetUserMessageAction().GetUserMessage(); um != nil && um.GetMessageId() != "" {
-		base, msgs, ok, err := s.editBase(head, history, um.GetMessageId())
+		base, msgs, ok, err := s.editBase(ctx, head, history, um.GetMessageId())
 		if err != nil {
 			return err
 		}
@@ -98,7 +99,7 @@ func (s *session) prepare() error {
 	if cmd, execID, ok := compile.ShellCommandOf(s.action); ok {
 		// The user's own command runs on the client before the turn is
 		// compiled: its output is the turn's message.
-		if in.Shell, err = s.userShell(cmd, execID); err != nil {
+		if in.Shell, err = s.userShell(ctx, cmd, execID); err != nil {
 			return err
 		}
 	}
@@ -114,7 +115,7 @@ func (s *session) prepare() error {
 	if held != nil && s.compiled.Run.Action.Kind == run.ActionResume {
 		s.compiled.Run.Action.PendingCalls = held
 	}
-	if s.compiled.Run.ParentRunID, s.compiled.Run.ParentToolCallID, err = s.parent(); err != nil {
+	if s.compiled.Run.ParentRunID, s.compiled.Run.ParentToolCallID, err = s.parent(ctx); err != nil {
 		return err
 	}
 	s.compacting = s.compiled.Run.Action.Kind == run.ActionCompact
@@ -124,10 +125,10 @@ func (s *session) prepare() error {
 	// turn of its own.
 	s.view.noTurn = s.compiled.Run.Action.Kind == run.ActionRecord && len(s.compiled.Run.InitialMessages) == 0
 	if s.action.GetResumeAction() != nil {
-		s.continueTurn(req)
+		s.continueTurn(ctx, req)
 	}
 	s.predict(head)
-	s.handle, err = s.h.o.Engine.Start(s.ctx, s.compiled.Run)
+	s.handle, err = s.h.o.Engine.Start(ctx, s.compiled.Run)
 	if err != nil {
 		return fmt.Errorf("start run: %w", err)
 	}
@@ -156,8 +157,8 @@ func (s *session) predict(head conversation.Checkpoint) {
 
 // history returns the conversation's head and messages, importing them
 // from the client's checkpoint when the store has none.
-func (s *session) history(req *agentv1.AgentRunRequest) (conversation.Checkpoint, []conversation.Message, error) {
-	head, err := s.h.o.Conversations.Open(s.ctx, s.convID)
+func (s *session) history(ctx context.Context, req *agentv1.AgentRunRequest) (conversation.Checkpoint, []conversation.Message, error) {
+	head, err := s.h.o.Conversations.Open(ctx, s.convID)
 	if errors.Is(err, access.ErrDenied) {
 		// Another user's conversation looks like no conversation at all.
 		return head, nil, errConversationNotFound
@@ -167,7 +168,7 @@ func (s *session) history(req *agentv1.AgentRunRequest) (conversation.Checkpoint
 	}
 	var msgs []conversation.Message
 	if head.Len() > 0 { // a new conversation's root holds nothing to load
-		if _, msgs, err = s.h.o.Conversations.Load(s.ctx, head.ID()); err != nil {
+		if _, msgs, err = s.h.o.Conversations.Load(ctx, head.ID()); err != nil {
 			return head, nil, fmt.Errorf("load conversation: %w", err)
 		}
 	}
@@ -175,11 +176,11 @@ func (s *session) history(req *agentv1.AgentRunRequest) (conversation.Checkpoint
 	// restored database), gets back what the client's checkpoint holds
 	// past what it has.
 	if roots := s.view.base.GetRootPromptMessagesJson(); len(roots) > len(msgs) && extendsStore(roots, msgs) {
-		return s.importRoots(head, msgs, req)
+		return s.importRoots(ctx, head, msgs, req)
 	}
 	if m, ok := pendingAnswer(s.view.base); ok && s.action.GetResumeAction() != nil && extendsStore(s.view.base.GetRootPromptMessagesJson(), msgs) &&
 		len(msgs) == len(s.view.base.GetRootPromptMessagesJson()) {
-		return s.appendImported(head, msgs, []conversation.Message{m})
+		return s.appendImported(ctx, head, msgs, []conversation.Message{m})
 	}
 	return head, msgs, nil
 }
@@ -191,7 +192,7 @@ func (s *session) history(req *agentv1.AgentRunRequest) (conversation.Checkpoint
 // turn runs as a root run, and another user's request id is answered
 // exactly as one nobody used (no run records another user's run as its
 // parent, and the answer tells nothing of theirs).
-func (s *session) parent() (runID, toolCallID string, err error) {
+func (s *session) parent(ctx context.Context) (runID, toolCallID string, err error) {
 	p := s.turn.Parent
 	if p.RequestID == "" {
 		return "", "", nil
@@ -199,14 +200,14 @@ func (s *session) parent() (runID, toolCallID string, err error) {
 	if s.h.o.Runs == nil {
 		return p.RequestID, p.ToolCallID, nil
 	}
-	r, err := s.h.o.Runs.LatestForRequest(s.ctx, p.RequestID)
+	r, err := s.h.o.Runs.LatestForRequest(ctx, p.RequestID)
 	switch {
 	case errors.Is(err, ports.ErrNotFound):
 		return "", "", nil
 	case err != nil:
 		return "", "", fmt.Errorf("find parent run: %w", err)
 	}
-	if _, err := s.h.o.Conversations.Head(s.ctx, r.ConversationID); errors.Is(err, access.ErrDenied) {
+	if _, err := s.h.o.Conversations.Head(ctx, r.ConversationID); errors.Is(err, access.ErrDenied) {
 		return "", "", nil
 	}
 	return r.RunID, p.ToolCallID, nil
@@ -217,9 +218,9 @@ var (
 )
 
 // resolve finds the turn's model among Keygate's models.
-func (s *session) resolve() error {
+func (s *session) resolve(ctx context.Context) error {
 	modelID := transport.ModelID(s.turn.Request)
-	ep, cfg, err := s.h.o.Models.Endpoint(s.ctx, modelID)
+	ep, cfg, err := s.h.o.Models.Endpoint(ctx, modelID)
 	switch {
 	case errors.Is(err, ports.ErrNotFound) || (err == nil && !cfg.Enabled):
 		return &foreignModelError{model: modelID}
@@ -234,7 +235,7 @@ func (s *session) resolve() error {
 // from: the last checkpoint before the first message of that input's
 // event. ok is false when history does not hold the input (a new message)
 // or holds it as its last turn without anything after (a retry).
-func (s *session) editBase(head conversation.Checkpoint, history []conversation.Message, messageID string) (string, []conversation.Message, bool, error) {
+func (s *session) editBase(ctx context.Context, head conversation.Checkpoint, history []conversation.Message, messageID string) (string, []conversation.Message, bool, error) {
 	prefix := "cursor:user:" + messageID + ":"
 	idx := -1
 	for i, m := range history {
@@ -256,11 +257,11 @@ func (s *session) editBase(head conversation.Checkpoint, history []conversation.
 			return "", nil, false, nil
 		}
 		var err error
-		if cp, _, err = s.h.o.Conversations.Load(s.ctx, cp.ParentID()); err != nil {
+		if cp, _, err = s.h.o.Conversations.Load(ctx, cp.ParentID()); err != nil {
 			return "", nil, false, fmt.Errorf("find edit base: %w", err)
 		}
 	}
-	_, msgs, err := s.h.o.Conversations.Load(s.ctx, cp.ID())
+	_, msgs, err := s.h.o.Conversations.Load(ctx, cp.ID())
 	if err != nil {
 		return "", nil, false, fmt.Errorf("load edit base: %w", err)
 	}
