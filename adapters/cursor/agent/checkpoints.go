@@ -57,6 +57,17 @@ type predicted struct {
 	blobs checkpoint.Blobs
 }
 
+// begin starts the checkpoints of run p: on the client's base, at the
+// history the run builds on, with the run's steps, mode and window, the
+// conversation's subagents and its todo list as the base has it.
+func (c *checkpoints) begin(p *prepared) {
+	c.base = p.base
+	c.at(p.compiled.Run.HistoryOf, p.compiled.Run.History, true)
+	c.ui, c.mode, c.maxTok = p.ui, p.compiled.Mode.Wire(), p.window
+	c.todos, c.todosSet = checkpoint.Todos(p.base), false
+	c.subagents, c.noTurn = p.subagents, p.noTurn
+}
+
 // at records the run's latest checkpoint and, when known, its messages.
 func (c *checkpoints) at(id string, msgs []conversation.Message, known bool) {
 	c.head, c.msgs, c.known = id, msgs, known

@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"keygate/adapters/cursor/checkpoint"
 	"keygate/adapters/cursor/compile"
 	"keygate/domain/conversation"
 	"keygate/domain/llm"
@@ -24,13 +25,14 @@ import (
 // client's KV store; then a final answer the checkpoint still holds as
 // pending. Roots in another format are not imported: a conversation the
 // store lacks entirely then starts empty, one it holds stays as it is.
-func (s *session) importRoots(ctx context.Context, head conversation.Checkpoint, have []conversation.Message, req *agentv1.AgentRunRequest) (conversation.Checkpoint, []conversation.Message, error) {
+func (s *session) importRoots(ctx context.Context, head conversation.Checkpoint, have []conversation.Message, req *agentv1.AgentRunRequest,
+	action *agentv1.ConversationAction, base *agentv1.ConversationStateStructure) (conversation.Checkpoint, []conversation.Message, error) {
 	pre := map[string][]byte{}
 	for _, b := range req.GetPreFetchedBlobs() {
 		pre[string(b.GetId())] = b.GetValue()
 	}
 	var msgs []conversation.Message
-	for _, id := range s.view.base.GetRootPromptMessagesJson()[len(have):] {
+	for _, id := range base.GetRootPromptMessagesJson()[len(have):] {
 		data, ok := pre[string(id)]
 		if !ok {
 			var err error
@@ -45,7 +47,7 @@ func (s *session) importRoots(ctx context.Context, head conversation.Checkpoint,
 		}
 		msgs = append(msgs, m)
 	}
-	if m, ok := pendingAnswer(s.view.base); ok && s.action.GetResumeAction() != nil {
+	if m, ok := pendingAnswer(base); ok && action.GetResumeAction() != nil {
 		msgs = append(msgs, m)
 	}
 	return s.appendImported(ctx, head, have, msgs)
@@ -64,8 +66,8 @@ func (s *session) appendImported(ctx context.Context, head conversation.Checkpoi
 // images resolves the user's attached images (inline, pre-fetched or KV
 // GET) and stores them, so messages refer to them by blob id. nil leaves
 // the choice to Compile (no blob store configured, or no images).
-func (s *session) images(ctx context.Context, req *agentv1.AgentRunRequest) ([]llm.Image, error) {
-	refs := compile.ImageRefs(s.action)
+func (s *session) images(ctx context.Context, req *agentv1.AgentRunRequest, action *agentv1.ConversationAction) ([]llm.Image, error) {
+	refs := compile.ImageRefs(action)
 	if s.h.o.Blobs == nil || len(refs) == 0 {
 		return nil, nil
 	}
@@ -100,8 +102,8 @@ func (s *session) images(ctx context.Context, req *agentv1.AgentRunRequest) ([]l
 
 // partBlobs resolves the request-context part blobs: from
 // pre_fetched_blobs, else from the client's KV store.
-func (s *session) partBlobs(ctx context.Context, req *agentv1.AgentRunRequest) (map[string][]byte, error) {
-	ids := compile.PartIDs(s.action)
+func (s *session) partBlobs(ctx context.Context, req *agentv1.AgentRunRequest, action *agentv1.ConversationAction) (map[string][]byte, error) {
+	ids := compile.PartIDs(action)
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -122,11 +124,12 @@ func (s *session) partBlobs(ctx context.Context, req *agentv1.AgentRunRequest) (
 	return blobs, nil
 }
 
-// continueTurn makes a resumed run continue the client's last turn (its
-// user message and earlier steps stay, the resumed steps follow). When the
-// turn cannot be read the resumed steps show as a turn of their own.
-func (s *session) continueTurn(ctx context.Context, req *agentv1.AgentRunRequest) {
-	turns := s.view.base.GetTurns()
+// continueTurn makes ui, a resumed run's steps, continue the client's last
+// turn on base (its user message and earlier steps stay, the resumed steps
+// follow). When the turn cannot be read the resumed steps show as a turn
+// of their own.
+func (s *session) continueTurn(ctx context.Context, log *zap.Logger, req *agentv1.AgentRunRequest, base *agentv1.ConversationStateStructure, ui *checkpoint.Turn) {
+	turns := base.GetTurns()
 	if len(turns) == 0 {
 		return
 	}
@@ -140,11 +143,11 @@ func (s *session) continueTurn(ctx context.Context, req *agentv1.AgentRunRequest
 	if !ok {
 		var err error
 		if data, err = s.blobs.get(ctx, last); err != nil {
-			s.log.Info("last turn not readable; the resumed steps get a turn of their own", zap.Error(err))
+			log.Info("last turn not readable; the resumed steps get a turn of their own", zap.Error(err))
 			return
 		}
 	}
-	if err := s.view.ui.Continue(data); err != nil {
-		s.log.Info("last turn not continued", zap.Error(err))
+	if err := ui.Continue(data); err != nil {
+		log.Info("last turn not continued", zap.Error(err))
 	}
 }

@@ -22,16 +22,58 @@ import (
 	"keygate/ports"
 )
 
-// prepare compiles the turn and starts its run.
+// prepare compiles the turn's next run, hands each part of the turn its
+// share and starts the run. The steps' order is the one the client sees:
+// the follow-up that opens the run is reported queued first, then the
+// client is asked for what the run needs (blobs, the user's command), and
+// only a run that compiled changes the parts.
 func (s *session) prepare(ctx context.Context) error {
-	req := s.turn.Request
-	s.action = req.GetAction()
-	base := req.GetConversationState()
-	s.convID = req.GetConversationId()
 	if s.convID == "" {
 		return classify(errInvalidRequest, errors.New("run request has no conversation id"))
 	}
-	s.blobs.conv = s.convID
+	action, base := s.opening()
+	s.openedByFollowUp(action)
+	p, err := s.compileRun(ctx, action, base)
+	if err != nil {
+		return err
+	}
+	s.apply(p)
+	// The prediction projects from the checkpoints just begun.
+	s.predict(p.head)
+	if s.handle, err = s.h.o.Engine.Start(ctx, s.compiled.Run); err != nil {
+		return fmt.Errorf("start run: %w", err)
+	}
+	return nil
+}
+
+// prepared is one run of the turn, compiled: what the turn's parts start
+// the run from. compileRun builds it and apply hands it out; nothing
+// changes it in between.
+type prepared struct {
+	// base is the client's state the run builds on; head the
+	// conversation's head as read. compiled.Run.History holds the
+	// messages the run builds on, those of compiled.Run.HistoryOf (head,
+	// or the checkpoint an edited message branches from).
+	base     *agentv1.ConversationStateStructure
+	head     conversation.Checkpoint
+	compiled compile.Output
+	// log is the turn's logger with the run's id.
+	log *zap.Logger
+	// window is the model's context window.
+	window int64
+	// ui is the turn's steps so far, subagents the conversation's as the
+	// run's action changes them; noTurn: the run adds no turn of its own.
+	ui        *checkpoint.Turn
+	subagents *checkpoint.Subagents
+	noTurn    bool
+}
+
+// opening returns the action the next run compiles and the client's state
+// it builds on: the request's, or for a follow-up (the transport's, or one
+// that missed the previous run) its action on the last checkpoint sent.
+func (s *session) opening() (*agentv1.ConversationAction, *agentv1.ConversationStateStructure) {
+	req := s.turn.Request
+	action, base := req.GetAction(), req.GetConversationState()
 	next := s.turn.FollowUp
 	if o := s.followUps.opening; o != nil {
 		next = o.action
@@ -41,98 +83,101 @@ func (s *session) prepare(ctx context.Context) error {
 		}
 	}
 	if next != nil {
-		s.action = next
+		action = next
 		if l := s.blobs.latest(); l != nil {
 			base = l
 		}
 	}
-	s.openedByFollowUp(s.action)
-	s.view.base = base
-	s.view.todos, s.view.todosSet = checkpoint.Todos(base), false
-	s.view.subagents, s.view.noTurn = &checkpoint.Subagents{Base: base}, false
-	for _, c := range s.action.GetBackgroundTaskCompletionAction().GetCompletions() {
-		s.view.subagents.Completed(c, s.h.o.Now())
-	}
-	blobs, err := s.partBlobs(ctx, req)
+	return action, base
+}
+
+// compileRun compiles the run of action on base. It changes none of the
+// turn's parts: its effects are its exchanges with the client (KV GETs,
+// the user's command, during which other client messages are handled as
+// whenever the turn waits for the client) and the store's import of what
+// the client's checkpoint holds beyond it.
+func (s *session) compileRun(ctx context.Context, action *agentv1.ConversationAction, base *agentv1.ConversationStateStructure) (*prepared, error) {
+	req := s.turn.Request
+	blobs, err := s.partBlobs(ctx, req, action)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// Opening the conversation is also the tenancy check (the store
 	// refuses another user's conversation), so nothing of the client's
 	// checkpoint is trusted before it.
-	head, history, err := s.history(ctx, req)
+	head, history, err := s.history(ctx, req, action, base)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	// Whatever the client's checkpoint refers to, the client holds.
-	s.blobs.confirm(base.GetRootPromptMessagesJson()...)
-	s.blobs.confirm(base.GetTurns()...)
-	images, err := s.images(ctx, req)
+	images, err := s.images(ctx, req, action)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	in := compile.Input{Images: images, Schemas: s.h.schemas,
 		RequestID: s.turn.RequestID, RunID: conversation.RunID(s.turn.RequestID, nonce()), Request: req,
-		Action: s.action, ConversationID: s.convID, History: history, ConversationMode: base.GetMode(),
+		Action: action, ConversationID: s.convID, History: history, ConversationMode: base.GetMode(),
 		Model: compile.Model(s.endpoint, s.config, req.GetRequestedModel()), Blobs: blobs,
 		Now: s.h.o.Now(), Web: tools.WebAccess{Search: s.h.o.Search != nil, Fetch: s.h.o.Fetch != nil}, Goal: base.GetGoalState(),
 	}
-	if um := s.action.GetUserMessageAction().GetUserMessage(); um != nil && um.GetMessageId() != "" {
-		base, msgs, ok, err := s.editBase(ctx, head, history, um.GetMessageId())
+	historyOf := head.ID()
+	if um := action.GetUserMessageAction().GetUserMessage(); um != nil && um.GetMessageId() != "" {
+		from, msgs, ok, err := s.editBase(ctx, head, history, um.GetMessageId())
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if ok {
-			in.BaseCheckpointID, in.History = base, msgs
+			in.BaseCheckpointID, in.History, historyOf = from, msgs, from
 		}
 	}
 	var held *llm.Assistant
-	if s.action.GetResumeAction() != nil {
+	if action.GetResumeAction() != nil {
 		if in.PendingRoundID, held, err = resumePending(base); err != nil {
-			return classify(errInvalidRequest, err)
+			return nil, classify(errInvalidRequest, err)
 		}
 	}
-	s.view.at(head.ID(), in.History, true)
-	if in.BaseCheckpointID != "" {
-		s.view.head = in.BaseCheckpointID
-	}
-	if cmd, execID, ok := compile.ShellCommandOf(s.action); ok {
+	if cmd, execID, ok := compile.ShellCommandOf(action); ok {
 		// The user's own command runs on the client before the turn is
 		// compiled: its output is the turn's message.
 		if in.Shell, err = s.userShell(ctx, cmd, execID); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	s.compiled, err = compile.Compile(in)
+	compiled, err := compile.Compile(in)
 	if err != nil {
-		return classify(errInvalidRequest, err)
+		return nil, classify(errInvalidRequest, err)
 	}
-	s.log = s.turnLog.With(zap.String("run_id", in.RunID))
-	s.blobs.log = s.log
 	// The engine builds on the history read here rather than loading it
 	// again, unless the head moved meanwhile.
-	s.compiled.Run.History, s.compiled.Run.HistoryOf = s.view.msgs, s.view.head
-	if held != nil && s.compiled.Run.Action.Kind == run.ActionResume {
-		s.compiled.Run.Action.PendingCalls = held
+	compiled.Run.History, compiled.Run.HistoryOf = in.History, historyOf
+	if held != nil && compiled.Run.Action.Kind == run.ActionResume {
+		compiled.Run.Action.PendingCalls = held
 	}
-	if s.compiled.Run.ParentRunID, s.compiled.Run.ParentToolCallID, err = s.parent(ctx); err != nil {
-		return err
+	if compiled.Run.ParentRunID, compiled.Run.ParentToolCallID, err = s.parent(ctx); err != nil {
+		return nil, err
 	}
-	s.compacting = s.compiled.Run.Action.Kind == run.ActionCompact
-	s.view.mode, s.view.maxTok = s.compiled.Mode.Wire(), in.Model.ContextWindow
-	s.view.ui = &checkpoint.Turn{RequestID: s.turn.RequestID, User: s.compiled.UserMessage, Shell: s.compiled.Shell}
-	// A turn that records nothing (a cancel with nothing running) shows no
-	// turn of its own.
-	s.view.noTurn = s.compiled.Run.Action.Kind == run.ActionRecord && len(s.compiled.Run.InitialMessages) == 0
-	if s.action.GetResumeAction() != nil {
-		s.continueTurn(ctx, req)
+	p := &prepared{base: base, head: head, compiled: compiled, log: s.turnLog.With(zap.String("run_id", in.RunID)),
+		window: in.Model.ContextWindow, subagents: &checkpoint.Subagents{Base: base},
+		ui: &checkpoint.Turn{RequestID: s.turn.RequestID, User: compiled.UserMessage, Shell: compiled.Shell},
+		// A turn that records nothing (a cancel with nothing running)
+		// shows no turn of its own.
+		noTurn: compiled.Run.Action.Kind == run.ActionRecord && len(compiled.Run.InitialMessages) == 0,
 	}
-	s.predict(head)
-	s.handle, err = s.h.o.Engine.Start(ctx, s.compiled.Run)
-	if err != nil {
-		return fmt.Errorf("start run: %w", err)
+	for _, c := range action.GetBackgroundTaskCompletionAction().GetCompletions() {
+		p.subagents.Completed(c, s.h.o.Now())
 	}
-	return nil
+	if action.GetResumeAction() != nil {
+		s.continueTurn(ctx, p.log, req, base, p.ui)
+	}
+	return p, nil
+}
+
+// apply hands each part of the turn its share of the run p; the parts'
+// shares are apart, so their order does not matter.
+func (s *session) apply(p *prepared) {
+	s.compiled, s.log = p.compiled, p.log
+	s.compacting = p.compiled.Run.Action.Kind == run.ActionCompact
+	s.blobs.begin(p.log, p.base)
+	s.view.begin(p)
 }
 
 // predict SETs the blobs of the checkpoint the user turn's commit will
@@ -157,7 +202,8 @@ func (s *session) predict(head conversation.Checkpoint) {
 
 // history returns the conversation's head and messages, importing them
 // from the client's checkpoint when the store has none.
-func (s *session) history(ctx context.Context, req *agentv1.AgentRunRequest) (conversation.Checkpoint, []conversation.Message, error) {
+func (s *session) history(ctx context.Context, req *agentv1.AgentRunRequest, action *agentv1.ConversationAction,
+	base *agentv1.ConversationStateStructure) (conversation.Checkpoint, []conversation.Message, error) {
 	head, err := s.h.o.Conversations.Open(ctx, s.convID)
 	if errors.Is(err, access.ErrDenied) {
 		// Another user's conversation looks like no conversation at all.
@@ -175,11 +221,11 @@ func (s *session) history(ctx context.Context, req *agentv1.AgentRunRequest) (co
 	// A store that lost the conversation, or the end of it (a wiped or
 	// restored database), gets back what the client's checkpoint holds
 	// past what it has.
-	if roots := s.view.base.GetRootPromptMessagesJson(); len(roots) > len(msgs) && extendsStore(roots, msgs) {
-		return s.importRoots(ctx, head, msgs, req)
+	if roots := base.GetRootPromptMessagesJson(); len(roots) > len(msgs) && extendsStore(roots, msgs) {
+		return s.importRoots(ctx, head, msgs, req, action, base)
 	}
-	if m, ok := pendingAnswer(s.view.base); ok && s.action.GetResumeAction() != nil && extendsStore(s.view.base.GetRootPromptMessagesJson(), msgs) &&
-		len(msgs) == len(s.view.base.GetRootPromptMessagesJson()) {
+	if m, ok := pendingAnswer(base); ok && action.GetResumeAction() != nil && extendsStore(base.GetRootPromptMessagesJson(), msgs) &&
+		len(msgs) == len(base.GetRootPromptMessagesJson()) {
 		return s.appendImported(ctx, head, msgs, []conversation.Message{m})
 	}
 	return head, msgs, nil

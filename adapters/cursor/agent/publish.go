@@ -42,7 +42,7 @@ type publisher struct {
 	in         *inbox
 	mem        *convMemory
 	ackTimeout time.Duration
-	// conv is the turn's conversation id, set once the request is read.
+	// conv is the turn's conversation id.
 	conv string
 	// other handles a client message that is not a KV reply.
 	other func(context.Context, *agentv1.AgentClientMessage)
@@ -56,16 +56,19 @@ type publisher struct {
 	held *held
 }
 
-func newPublisher(log *zap.Logger, w *wire, in *inbox, mem *convMemory, ackTimeout time.Duration) *publisher {
-	return &publisher{log: log, wire: w, in: in, mem: mem, ackTimeout: ackTimeout,
+func newPublisher(conv string, log *zap.Logger, w *wire, in *inbox, mem *convMemory, ackTimeout time.Duration) *publisher {
+	return &publisher{conv: conv, log: log, wire: w, in: in, mem: mem, ackTimeout: ackTimeout,
 		sets: map[uint32]string{}, inflight: map[string]bool{}, failed: map[string]error{}}
 }
 
-// confirm records blobs the client holds without a SET (those its own
-// checkpoint refers to).
-func (p *publisher) confirm(ids ...[]byte) {
-	for _, id := range ids {
-		p.mem.confirm(p.conv, string(id))
+// begin starts a run that logs to log and builds on base: whatever the
+// client's checkpoint refers to, the client holds, with no SET.
+func (p *publisher) begin(log *zap.Logger, base *agentv1.ConversationStateStructure) {
+	p.log = log
+	for _, ids := range [][][]byte{base.GetRootPromptMessagesJson(), base.GetTurns()} {
+		for _, id := range ids {
+			p.mem.confirm(p.conv, string(id))
+		}
 	}
 }
 

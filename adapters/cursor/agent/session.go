@@ -46,9 +46,9 @@ type session struct {
 
 	endpoint ports.Endpoint
 	config   ports.ModelConfig
-	convID   string
-	// action is the action the current run compiles.
-	action   *agentv1.ConversationAction
+	// convID is the request's conversation id; prepare refuses an empty one.
+	convID string
+	// compiled, log and compacting are the current run's (see apply).
 	compiled compile.Output
 	handle   *run.Handle
 	// compacting says the run is a /summarize run.
@@ -59,12 +59,12 @@ type session struct {
 }
 
 func newSession(ctx context.Context, h *Handler, turn *transport.Turn) *session {
-	s := &session{h: h, turn: turn, over: make(chan struct{}), followUps: newFollowUps()}
+	s := &session{h: h, turn: turn, over: make(chan struct{}), followUps: newFollowUps(), convID: turn.Request.GetConversationId()}
 	s.turnLog = h.log.With(turnFields(ctx, turn)...)
 	s.log = s.turnLog
 	s.wire = newWire(turn.Output)
 	s.inbox = newInbox(turn.Inbox, s.over)
-	s.blobs = newPublisher(s.turnLog, s.wire, s.inbox, h.mem, h.o.AckTimeout)
+	s.blobs = newPublisher(s.convID, s.turnLog, s.wire, s.inbox, h.mem, h.o.AckTimeout)
 	s.blobs.other = s.onClientEarly
 	s.view = &checkpoints{store: h.o.Conversations}
 	s.tools = newDispatcher(s.over, s.wire, h.o.Search, h.o.Fetch, h.web)
