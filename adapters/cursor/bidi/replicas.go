@@ -75,7 +75,11 @@ type Replicas struct {
 	maxSize   int64
 	log       *zap.Logger
 
-	ctx  context.Context // applying forwarded appends; cancelled by Close
+	// ctx is the Replicas' own lifetime, not a call's: the work it bounds
+	// (applying forwarded appends, publishing for a follower) starts from
+	// the relay's deliveries and outlives the request that took the key.
+	// Close cancels it (stop).
+	ctx  context.Context
 	stop context.CancelFunc
 	wg   sync.WaitGroup
 
@@ -88,8 +92,8 @@ type Replicas struct {
 // hold is one leased key and the RunSSE streams attached to it here.
 type hold struct {
 	key     string
-	ident   context.Context // the caller's identity, for the registry
-	id      string          // the request id
+	who     *identity.Identity // the caller, nil for an anonymous one
+	id      string             // the request id
 	streams int
 	ready   chan struct{} // closed once the lease is taken (err says how)
 	err     error
@@ -156,7 +160,7 @@ func (r *Replicas) Hold(ctx context.Context, requestID string) (leave func(cut b
 		r.mu.Unlock()
 		return nil, nil, connect.NewError(connect.CodeUnavailable, transport.ErrDraining)
 	default:
-		h = &hold{key: key, ident: context.WithoutCancel(ctx), id: requestID, streams: 1, ready: make(chan struct{}), done: make(chan struct{})}
+		h = &hold{key: key, who: callerOf(ctx), id: requestID, streams: 1, ready: make(chan struct{}), done: make(chan struct{})}
 		r.held[key] = h
 		r.mu.Unlock()
 		// Not cancelled with the stream: a lease row written as its
@@ -196,7 +200,7 @@ func (r *Replicas) leave(h *hold, cut bool) {
 	if h.streams > 0 || r.held[h.key] != h {
 		return
 	}
-	if live := r.reg.Live(h.ident, h.id); live != nil {
+	if live := r.reg.Live(h.caller(), h.id); live != nil {
 		// The run goes on without a stream here: the key stays until its
 		// transport ends, for the client's next RunSSE on any replica.
 		h.waiting = true
@@ -287,7 +291,7 @@ func (r *Replicas) keep(h *hold) {
 		select {
 		case <-h.lease.Lost():
 			r.log.Warn("run key lost to another replica; giving the run up here", zap.String("request_id", h.id))
-			r.reg.Abandon(h.ident, h.id)
+			r.reg.Abandon(h.caller(), h.id)
 			r.mu.Lock()
 			if r.held[h.key] == h {
 				r.forgetLocked(h)
@@ -306,7 +310,7 @@ func (r *Replicas) keep(h *hold) {
 			continue
 		}
 		if detach == nil {
-			detach, _ = r.reg.Watch(h.ident, h.id)
+			detach, _ = r.reg.Watch(h.caller(), h.id)
 		}
 		r.mu.Lock()
 		started := h.pubDone != nil
@@ -314,7 +318,7 @@ func (r *Replicas) keep(h *hold) {
 		if started {
 			continue
 		}
-		if tap := r.reg.Tap(h.ident, h.id); tap != nil {
+		if tap := r.reg.Tap(h.caller(), h.id); tap != nil {
 			done := make(chan struct{})
 			r.mu.Lock()
 			h.pubDone = done
@@ -395,7 +399,7 @@ func (r *Replicas) handOff(ctx context.Context, requestID string) {
 		return
 	}
 	<-h.ready
-	if live := r.reg.Live(h.ident, h.id); live != nil {
+	if live := r.reg.Live(h.caller(), h.id); live != nil {
 		wait := time.NewTimer(handOffWait)
 		defer wait.Stop()
 		select {
@@ -692,6 +696,24 @@ func (f *Follower) Next(ctx context.Context) ([]byte, error) {
 		case <-time.After(f.r.poll):
 		}
 	}
+}
+
+// callerOf is the identity ctx carries, or nil.
+func callerOf(ctx context.Context) *identity.Identity {
+	if id, ok := identity.FromContext(ctx); ok {
+		return &id
+	}
+	return nil
+}
+
+// caller is a context that carries h's caller and nothing else, for the
+// registry, which looks a caller's transports up by the identity on the
+// context it is given.
+func (h *hold) caller() context.Context {
+	if h.who == nil {
+		return context.Background()
+	}
+	return identity.NewContext(context.Background(), *h.who)
 }
 
 // relayKey names the mailbox of one caller's request id. The user id is
