@@ -75,10 +75,11 @@ type Replicas struct {
 	maxSize   int64
 	log       *zap.Logger
 
-	// ctx is the Replicas' own lifetime, not a call's: the work it bounds
-	// (applying forwarded appends, publishing for a follower) starts from
-	// the relay's deliveries and outlives the request that took the key.
-	// Close cancels it (stop).
+	// ctx is the Replicas' own lifetime, not a call's: the goroutines it
+	// bounds (applying forwarded appends, publishing for a follower) start
+	// from the relay's deliveries and outlive the request that took the
+	// key, so they get it as their parameter where they start. Close
+	// cancels it (stop).
 	ctx  context.Context
 	stop context.CancelFunc
 	wg   sync.WaitGroup
@@ -178,7 +179,7 @@ func (r *Replicas) Hold(ctx context.Context, requestID string) (leave func(cut b
 			delete(r.held, key)
 		} else {
 			r.wg.Add(1)
-			go r.keep(h)
+			go r.keep(r.ctx, h)
 		}
 		close(h.ready)
 		r.mu.Unlock()
@@ -205,13 +206,13 @@ func (r *Replicas) leave(h *hold, cut bool) {
 		// transport ends, for the client's next RunSSE on any replica.
 		h.waiting = true
 		r.wg.Add(1)
-		go func() {
+		go func(ctx context.Context) {
 			defer r.wg.Done()
 			select {
 			case <-live:
 			case <-h.done:
 				return
-			case <-r.ctx.Done():
+			case <-ctx.Done():
 				return
 			}
 			r.mu.Lock()
@@ -219,7 +220,7 @@ func (r *Replicas) leave(h *hold, cut bool) {
 			if h.waiting && h.streams == 0 && r.held[h.key] == h {
 				r.releaseLocked(h, true)
 			}
-		}()
+		}(r.ctx)
 		return
 	}
 	switch {
@@ -276,8 +277,8 @@ func release(h *hold, pub <-chan struct{}, ended bool) {
 // keep watches h's lease while it is held: when a follower on another
 // replica reads the key's output it publishes the run's output and counts
 // the follower as a subscriber; when the lease is lost it gives the run
-// up here.
-func (r *Replicas) keep(h *hold) {
+// up here. The publisher it starts runs under ctx.
+func (r *Replicas) keep(ctx context.Context, h *hold) {
 	defer r.wg.Done()
 	tick := time.NewTicker(r.poll)
 	defer tick.Stop()
@@ -326,7 +327,7 @@ func (r *Replicas) keep(h *hold) {
 			r.wg.Add(1)
 			// The publisher outlives this loop: the release waits for it
 			// to publish the stream's end. Close stops it.
-			go r.publish(r.ctx, h, tap, done)
+			go r.publish(ctx, h, tap, done)
 		}
 	}
 }
@@ -489,7 +490,7 @@ func (r *Replicas) deliverTo(h *hold) func([]byte) {
 		if !h.working {
 			h.working = true
 			r.wg.Add(1)
-			go r.work(h)
+			go r.work(r.ctx, h)
 		}
 	}
 }
@@ -500,7 +501,7 @@ func (r *Replicas) deliverTo(h *hold) func([]byte) {
 // that has to wait for its request id's opening append, which may be
 // queued behind it when the client sent both at once, lets the next ones
 // go, as concurrent requests would.
-func (r *Replicas) work(h *hold) {
+func (r *Replicas) work(ctx context.Context, h *hold) {
 	defer r.wg.Done()
 	for {
 		r.mu.Lock()
@@ -519,7 +520,7 @@ func (r *Replicas) work(h *hold) {
 		go func() {
 			defer r.wg.Done()
 			defer close(done)
-			err := r.apply(payload, func() { once.Do(func() { close(waiting) }) })
+			err := r.apply(ctx, payload, func() { once.Do(func() { close(waiting) }) })
 			switch {
 			case refused(err):
 				// This replica drains or closes and starts no turn: the
@@ -562,8 +563,9 @@ func (r *Replicas) requeue(payload []byte) {
 // the forward), which may run after Close cancelled everything else.
 const requeueTimeout = 10 * time.Second
 
-func (r *Replicas) apply(payload []byte, waiting func()) error {
-	ctx, req, err := decodeForwarded(r.ctx, payload)
+// apply applies a forwarded append under ctx, with its sender's identity.
+func (r *Replicas) apply(ctx context.Context, payload []byte, waiting func()) error {
+	ctx, req, err := decodeForwarded(ctx, payload)
 	if err != nil {
 		return err
 	}
