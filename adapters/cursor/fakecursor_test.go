@@ -92,7 +92,7 @@ func (c *fakeCursor) run(w http.ResponseWriter, r *http.Request) {
 	_ = rc.Flush()
 	frames := frame.NewReader(r.Body, 0)
 	for i := 0; ; i++ {
-		f, err := frames.Next()
+		f, err := frames.Next(r.Context())
 		if err != nil || f.EndStream() {
 			var end error
 			if err != nil && !errors.Is(err, io.EOF) {

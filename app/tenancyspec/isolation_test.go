@@ -283,7 +283,7 @@ func runWhole(hc *http.Client, requestID string, first *agentv1.AgentClientMessa
 	var msgs []*agentv1.AgentServerMessage
 	frames := frame.NewReader(resp.Body, 0)
 	for {
-		f, err := frames.Next()
+		f, err := frames.Next(context.Background())
 		Expect(err).NotTo(HaveOccurred(), "the stream ends with its end-of-stream frame")
 		if f.EndStream() {
 			end, err := frame.ParseEnd(f.Payload)

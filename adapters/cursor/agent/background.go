@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"time"
 
 	"keygate/adapters/cursor/output"
@@ -34,9 +35,9 @@ func newBackground() *background {
 
 // await makes call wait for its task: done at once when the task finished
 // earlier in the turn, else until the task's completion or the deadline.
-func (d *dispatcher) await(call *tools.Call, w *tools.Await) {
+func (d *dispatcher) await(ctx context.Context, call *tools.Call, w *tools.Await) {
 	if done, ok := d.bg.finished[w.TaskID]; ok {
-		d.apply(call, call.OnTask(done))
+		d.apply(ctx, call, call.OnTask(done))
 		return
 	}
 	d.bg.waiting[w.TaskID] = append(d.bg.waiting[w.TaskID], call)
@@ -49,19 +50,19 @@ func (d *dispatcher) await(call *tools.Call, w *tools.Await) {
 }
 
 // awaitExpired ends a wait whose time is up: the task still runs.
-func (d *dispatcher) awaitExpired(call *tools.Call) {
+func (d *dispatcher) awaitExpired(ctx context.Context, call *tools.Call) {
 	if _, ok := d.bg.timers[call]; ok {
-		d.apply(call, call.OnTask(nil))
+		d.apply(ctx, call, call.OnTask(nil))
 	}
 }
 
 // taskDone records a task the client reported done and completes the calls
 // waiting for it.
-func (d *dispatcher) taskDone(c *agentv1.BackgroundTaskCompletion) {
+func (d *dispatcher) taskDone(ctx context.Context, c *agentv1.BackgroundTaskCompletion) {
 	id := c.GetTaskId()
 	d.bg.finished[id] = c
 	for _, call := range d.bg.waiting[id] {
-		d.apply(call, call.OnTask(c))
+		d.apply(ctx, call, call.OnTask(c))
 	}
 }
 
@@ -126,7 +127,7 @@ func (d *dispatcher) toBackground(toolCallID string, subagent bool) {
 // sideResult consumes the client's answer to a move to the background. A
 // shell the client moved and answered for in one message completes its
 // call with that result.
-func (d *dispatcher) sideResult(m *agentv1.ExecClientMessage) bool {
+func (d *dispatcher) sideResult(ctx context.Context, m *agentv1.ExecClientMessage) bool {
 	toolCallID, ok := d.bg.side[m.GetId()]
 	if !ok {
 		return false
@@ -138,7 +139,7 @@ func (d *dispatcher) sideResult(m *agentv1.ExecClientMessage) bool {
 	}
 	for _, call := range d.execs {
 		if call.ID() == toolCallID {
-			d.apply(call, call.OnExec(&agentv1.ExecClientMessage{Message: &agentv1.ExecClientMessage_ShellResult{ShellResult: r.GetShellResult()}}))
+			d.apply(ctx, call, call.OnExec(&agentv1.ExecClientMessage{Message: &agentv1.ExecClientMessage_ShellResult{ShellResult: r.GetShellResult()}}))
 		}
 	}
 	return true

@@ -17,7 +17,6 @@ import (
 // the publisher to send; the only I/O it does is loading the messages of a
 // checkpoint it does not know. Only the turn's goroutine uses it.
 type checkpoints struct {
-	ctx   context.Context
 	store ports.ConversationStore
 
 	// base is the client's state the turn builds on.
@@ -58,6 +57,17 @@ type predicted struct {
 	blobs checkpoint.Blobs
 }
 
+// begin starts the checkpoints of run p: on the client's base, at the
+// history the run builds on, with the run's steps, mode and window, the
+// conversation's subagents and its todo list as the base has it.
+func (c *checkpoints) begin(p *prepared) {
+	c.base = p.base
+	c.at(p.compiled.Run.HistoryOf, p.compiled.Run.History, true)
+	c.ui, c.mode, c.maxTok = p.ui, p.compiled.Mode.Wire(), p.window
+	c.todos, c.todosSet = checkpoint.Todos(p.base), false
+	c.subagents, c.noTurn = p.subagents, p.noTurn
+}
+
 // at records the run's latest checkpoint and, when known, its messages.
 func (c *checkpoints) at(id string, msgs []conversation.Message, known bool) {
 	c.head, c.msgs, c.known = id, msgs, known
@@ -70,11 +80,11 @@ func (c *checkpoints) setTodos(todos []*agentv1.TodoItem) {
 
 // project builds the turn's checkpoint of checkpointID, from its known
 // message list or else a load.
-func (c *checkpoints) project(checkpointID, summary string) (checkpoint.Projection, error) {
+func (c *checkpoints) project(ctx context.Context, checkpointID, summary string) (checkpoint.Projection, error) {
 	msgs := c.msgs
 	if !c.known || checkpointID != c.head {
 		var err error
-		if _, msgs, err = c.store.Load(c.ctx, checkpointID); err != nil {
+		if _, msgs, err = c.store.Load(ctx, checkpointID); err != nil {
 			return checkpoint.Projection{}, fmt.Errorf("load checkpoint %s: %w", checkpointID, err)
 		}
 	}
@@ -112,13 +122,13 @@ func (c *checkpoints) predict(head conversation.Checkpoint, initial []conversati
 
 // settled returns the settled state of checkpointID and its blobs: the
 // prediction when it came true, else a projection.
-func (c *checkpoints) settled(checkpointID string) (*predicted, error) {
+func (c *checkpoints) settled(ctx context.Context, checkpointID string) (*predicted, error) {
 	pr := c.predicted
 	c.predicted = nil
 	if pr != nil && pr.id == checkpointID {
 		return pr, nil
 	}
-	p, err := c.project(checkpointID, "")
+	p, err := c.project(ctx, checkpointID, "")
 	if err != nil {
 		return nil, err
 	}

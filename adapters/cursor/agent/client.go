@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"context"
+
 	"go.uber.org/zap"
 
 	"keygate/adapters/cursor/compile"
@@ -14,25 +16,25 @@ import (
 
 // onClientEarly handles a client message that arrived while the turn waited
 // for a KV reply: it waits in the backlog until the run has started.
-func (s *session) onClientEarly(m *agentv1.AgentClientMessage) {
+func (s *session) onClientEarly(ctx context.Context, m *agentv1.AgentClientMessage) {
 	if s.handle == nil {
 		s.backlog = append(s.backlog, m)
 		return
 	}
-	s.onClient(m)
+	s.onClient(ctx, m)
 }
 
 // onClient routes one client message during the run.
-func (s *session) onClient(m *agentv1.AgentClientMessage) {
+func (s *session) onClient(ctx context.Context, m *agentv1.AgentClientMessage) {
 	switch {
 	case m.GetExecClientMessage() != nil:
-		s.tools.onExec(m.GetExecClientMessage())
+		s.tools.onExec(ctx, m.GetExecClientMessage())
 	case m.GetExecClientControlMessage() != nil:
-		s.tools.onControl(m.GetExecClientControlMessage())
+		s.tools.onControl(ctx, m.GetExecClientControlMessage())
 	case m.GetInteractionResponse() != nil:
-		s.tools.onInteraction(m.GetInteractionResponse())
+		s.tools.onInteraction(ctx, m.GetInteractionResponse())
 	case m.GetConversationAction() != nil:
-		s.onAction(m.GetConversationAction())
+		s.onAction(ctx, m.GetConversationAction())
 	case m.GetRunRequest() != nil, m.GetClientHeartbeat() != nil, m.GetKvClientMessage() != nil:
 		// A new run request supersedes the turn in the transport; heartbeats
 		// are answered there; a late KV reply has nobody waiting.
@@ -42,7 +44,7 @@ func (s *session) onClient(m *agentv1.AgentClientMessage) {
 }
 
 // onAction handles a conversation action that arrives during the run.
-func (s *session) onAction(a *agentv1.ConversationAction) {
+func (s *session) onAction(ctx context.Context, a *agentv1.ConversationAction) {
 	switch {
 	case a.GetCancelAction() != nil:
 		s.tools.abortAll()
@@ -52,13 +54,13 @@ func (s *session) onAction(a *agentv1.ConversationAction) {
 	case a.GetUserMessageAction() != nil:
 		s.userMessage("", a.GetUserMessageAction().GetUserMessage())
 	case a.GetCancelSubagentAction() != nil:
-		s.tools.cancelSubagent(a.GetCancelSubagentAction().GetSubagentId())
+		s.tools.cancelSubagent(ctx, a.GetCancelSubagentAction().GetSubagentId())
 	case a.GetBackgroundShellAction() != nil:
 		s.tools.toBackground(a.GetBackgroundShellAction().GetToolCallId(), false)
 	case a.GetBackgroundSubagentAction() != nil:
 		s.tools.toBackground(a.GetBackgroundSubagentAction().GetToolCallId(), true)
 	default:
-		s.midRun(a)
+		s.midRun(ctx, a)
 	}
 }
 

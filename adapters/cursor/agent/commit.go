@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"context"
+
 	"go.uber.org/zap"
 
 	"keygate/adapters/cursor/checkpoint"
@@ -11,7 +13,7 @@ import (
 
 // onCommit publishes what a commit means for the client and releases the
 // engine's barrier once the checkpoint is out (or was skipped).
-func (s *session) onCommit(e run.MessagesCommitted) {
+func (s *session) onCommit(ctx context.Context, e run.MessagesCommitted) {
 	s.view.at(e.CheckpointID, e.Messages, e.Messages != nil)
 	if e.Barrier != nil {
 		defer e.Barrier.Ack()
@@ -23,9 +25,9 @@ func (s *session) onCommit(e run.MessagesCommitted) {
 		// open is published staged, so a store lost mid-round costs only
 		// the calls still open (see resume.go).
 		if open := s.view.answered(e.Cause); e.Barrier != nil {
-			s.publishSettled(e.CheckpointID, "")
+			s.publishSettled(ctx, e.CheckpointID, "")
 		} else if open {
-			s.publishStaged(e.CheckpointID)
+			s.publishStaged(ctx, e.CheckpointID)
 		}
 	case run.CauseInitialMessages:
 		var then []*agentv1.AgentServerMessage
@@ -41,7 +43,7 @@ func (s *session) onCommit(e run.MessagesCommitted) {
 		}
 		// The barrier is released at once (deferred above): the provider
 		// request starts while the client stores the user turn's blobs.
-		pr, err := s.view.settled(e.CheckpointID)
+		pr, err := s.view.settled(ctx, e.CheckpointID)
 		if err != nil {
 			s.log.Warn("checkpoint not built", zap.Error(err))
 			s.wire.emit(then...)
@@ -49,7 +51,7 @@ func (s *session) onCommit(e run.MessagesCommitted) {
 		}
 		s.blobs.publishWhenAcked(pr.blobs, pr.state, then...)
 	case run.CauseRuntimeEvent:
-		s.publishSettled(e.CheckpointID, "")
+		s.publishSettled(ctx, e.CheckpointID, "")
 		if in, ok := s.followUps.committed(e.Cause.EventID); ok {
 			s.wire.emit(output.Injection(in.id, output.Delivered(e.Cause.EventID, s.h.o.Now())))
 			if in.user != nil {
@@ -59,30 +61,30 @@ func (s *session) onCommit(e run.MessagesCommitted) {
 	case run.CauseCompaction:
 		if !s.compacting {
 			s.wire.emit(output.Summary(e.Cause.Summary), output.SummaryCompleted())
-			s.publishSettled(e.CheckpointID, e.Cause.Summary)
+			s.publishSettled(ctx, e.CheckpointID, e.Cause.Summary)
 			return
 		}
-		s.finalTurn(e.CheckpointID, e.Cause.Summary)
+		s.finalTurn(ctx, e.CheckpointID, e.Cause.Summary)
 	case run.CauseFinalTurn:
-		s.finalTurn(e.CheckpointID, "")
+		s.finalTurn(ctx, e.CheckpointID, "")
 	}
 }
 
-func (s *session) publishSettled(checkpointID, summary string) {
-	p, err := s.view.project(checkpointID, summary)
+func (s *session) publishSettled(ctx context.Context, checkpointID, summary string) {
+	p, err := s.view.project(ctx, checkpointID, summary)
 	if err != nil {
 		s.log.Warn("checkpoint not built", zap.Error(err))
 		return
 	}
 	st, blobs := checkpoint.Settled(p)
-	s.blobs.publish(blobs, st)
+	s.blobs.publish(ctx, blobs, st)
 }
 
 // finalTurn ends a turn in the protocol's order: turn_ended, the staged
 // final state, the settled final state twice. A compaction run sends
 // summary_completed first and its compacted state three times.
-func (s *session) finalTurn(checkpointID, summary string) {
-	p, err := s.view.project(checkpointID, summary)
+func (s *session) finalTurn(ctx context.Context, checkpointID, summary string) {
+	p, err := s.view.project(ctx, checkpointID, summary)
 	if err != nil {
 		s.log.Warn("final checkpoint not built", zap.Error(err))
 		return
@@ -93,7 +95,7 @@ func (s *session) finalTurn(checkpointID, summary string) {
 		// A compaction or a turn that only records has no answer to stage.
 		first = settled
 	}
-	if err := s.blobs.sync(merge(blobs, more)); err != nil {
+	if err := s.blobs.sync(ctx, merge(blobs, more)); err != nil {
 		s.blobs.skipped("final checkpoint not published", err)
 		s.wire.emit(output.TurnEnded(s.usage))
 		return

@@ -22,7 +22,6 @@ import (
 // committed its result (completed), so the client never shows a result the
 // store lacks. Only the turn's goroutine uses it, except the web requests.
 type dispatcher struct {
-	ctx    context.Context
 	over   <-chan struct{}
 	wire   *wire
 	search ports.WebSearcher
@@ -32,7 +31,7 @@ type dispatcher struct {
 	// record notes a call's card in the turn's steps.
 	record func(*agentv1.ToolCall)
 	// deliver hands a finished call's result to the run.
-	deliver func(*tools.Call, llm.ToolResult)
+	deliver func(context.Context, *tools.Call, llm.ToolResult)
 
 	// execs and queries map wire ids to their calls.
 	execs   map[uint32]*tools.Call
@@ -54,8 +53,8 @@ type webOutcome struct {
 	tools.WebOutcome
 }
 
-func newDispatcher(ctx context.Context, over <-chan struct{}, w *wire, search ports.WebSearcher, fetch ports.WebFetcher, slots *webSlots) *dispatcher {
-	return &dispatcher{ctx: ctx, over: over, wire: w, search: search, fetch: fetch, slots: slots,
+func newDispatcher(over <-chan struct{}, w *wire, search ports.WebSearcher, fetch ports.WebFetcher, slots *webSlots) *dispatcher {
+	return &dispatcher{over: over, wire: w, search: search, fetch: fetch, slots: slots,
 		execs: map[uint32]*tools.Call{}, queries: map[uint32]*tools.Call{}, completing: map[string]*tools.Call{},
 		modelCall: map[string]string{}, edits: map[string]*argStream{}, webDone: make(chan webOutcome, 8), bg: newBackground()}
 }
@@ -84,19 +83,19 @@ func placeholder(callID string) *agentv1.ToolCall {
 
 // start dispatches a round's calls; env is read per call, so a call sees
 // what an earlier one of the round changed (the todo list).
-func (d *dispatcher) start(calls []llm.ToolCall, env func() tools.Env) {
+func (d *dispatcher) start(ctx context.Context, calls []llm.ToolCall, env func() tools.Env) {
 	for _, c := range calls {
 		delete(d.edits, c.CallID)
 		call := tools.New(c, env())
 		a := call.Start()
 		d.record(call.Card())
 		d.wire.emit(output.ToolCallStarted(c.CallID, call.Card(), d.modelCall[c.CallID]))
-		d.apply(call, a)
+		d.apply(ctx, call, a)
 	}
 }
 
-// apply carries out a call's next action.
-func (d *dispatcher) apply(call *tools.Call, a tools.Action) {
+// apply carries out a call's next action; a web request runs under ctx.
+func (d *dispatcher) apply(ctx context.Context, call *tools.Call, a tools.Action) {
 	if a.Exec != nil {
 		id, err := d.wire.execID()
 		if err != nil {
@@ -116,10 +115,10 @@ func (d *dispatcher) apply(call *tools.Call, a tools.Action) {
 		}
 	}
 	if a.Web != nil {
-		d.runWeb(call, a.Web)
+		d.runWeb(ctx, call, a.Web)
 	}
 	if a.Await != nil {
-		d.await(call, a.Await)
+		d.await(ctx, call, a.Await)
 	}
 	if a.Delta != nil {
 		d.wire.emit(output.ToolCallDelta(call.ID(), a.Delta, d.modelCall[call.ID()]))
@@ -127,7 +126,7 @@ func (d *dispatcher) apply(call *tools.Call, a tools.Action) {
 	if a.Result != nil {
 		d.forget(call)
 		d.completing[call.ID()] = call
-		d.deliver(call, *a.Result)
+		d.deliver(ctx, call, *a.Result)
 	}
 }
 
@@ -146,26 +145,27 @@ func (d *dispatcher) forget(call *tools.Call) {
 	d.bg.forget(call)
 }
 
-// runWeb runs an approved search or fetch off the turn's goroutine, once
-// one of its user's web slots is free; its outcome comes back on webDone.
+// runWeb runs an approved search or fetch off the turn's goroutine, under
+// ctx (the turn's, whose identity names the user), once one of its user's
+// web slots is free; its outcome comes back on webDone.
 // A kind the server cannot run (the model called a tool it was not
 // offered) fails at once.
-func (d *dispatcher) runWeb(call *tools.Call, w *tools.Web) {
+func (d *dispatcher) runWeb(ctx context.Context, call *tools.Call, w *tools.Web) {
 	if (w.Fetch != "" && d.fetch == nil) || (w.Fetch == "" && d.search == nil) {
-		d.apply(call, call.OnWeb(tools.WebOutcome{Err: errors.New("web access is not configured on this Keygate")}))
+		d.apply(ctx, call, call.OnWeb(tools.WebOutcome{Err: errors.New("web access is not configured on this Keygate")}))
 		return
 	}
-	go func() {
+	go func(ctx context.Context) {
 		o := webOutcome{call: call}
-		who, _ := identity.FromContext(d.ctx)
-		release, err := d.slots.acquire(d.ctx, who.UserID)
+		who, _ := identity.FromContext(ctx)
+		release, err := d.slots.acquire(ctx, who.UserID)
 		switch {
 		case err != nil:
 			o.Err = err
 		case w.Fetch != "":
-			o.Page, o.Err = d.fetch.Fetch(d.ctx, w.Fetch)
+			o.Page, o.Err = d.fetch.Fetch(ctx, w.Fetch)
 		default:
-			o.Results, o.Err = d.search.Search(d.ctx, w.Search, tools.SearchLimit())
+			o.Results, o.Err = d.search.Search(ctx, w.Search, tools.SearchLimit())
 		}
 		if release != nil {
 			release()
@@ -174,41 +174,43 @@ func (d *dispatcher) runWeb(call *tools.Call, w *tools.Web) {
 		case d.webDone <- o:
 		case <-d.over:
 		}
-	}()
+	}(ctx)
 }
 
 // onWeb completes a call with its web outcome.
-func (d *dispatcher) onWeb(o webOutcome) { d.apply(o.call, o.call.OnWeb(o.WebOutcome)) }
+func (d *dispatcher) onWeb(ctx context.Context, o webOutcome) {
+	d.apply(ctx, o.call, o.call.OnWeb(o.WebOutcome))
+}
 
 // onExec routes an exec result to its call.
-func (d *dispatcher) onExec(m *agentv1.ExecClientMessage) {
-	if d.sideResult(m) {
+func (d *dispatcher) onExec(ctx context.Context, m *agentv1.ExecClientMessage) {
+	if d.sideResult(ctx, m) {
 		return
 	}
 	if call, ok := d.execs[m.GetId()]; ok {
 		d.mirrorShell(call, m)
-		d.apply(call, call.OnExec(m))
+		d.apply(ctx, call, call.OnExec(m))
 	}
 }
 
 // onControl routes an exec's stream close or throw to its call.
-func (d *dispatcher) onControl(m *agentv1.ExecClientControlMessage) {
+func (d *dispatcher) onControl(ctx context.Context, m *agentv1.ExecClientControlMessage) {
 	if sc := m.GetStreamClose(); sc != nil {
 		if call, ok := d.execs[sc.GetId()]; ok {
-			d.apply(call, call.OnStreamClose())
+			d.apply(ctx, call, call.OnStreamClose())
 		}
 	}
 	if t := m.GetThrow(); t != nil {
 		if call, ok := d.execs[t.GetId()]; ok {
-			d.apply(call, call.OnThrow(t))
+			d.apply(ctx, call, call.OnThrow(t))
 		}
 	}
 }
 
 // onInteraction routes the user's answer to its call.
-func (d *dispatcher) onInteraction(r *agentv1.InteractionResponse) {
+func (d *dispatcher) onInteraction(ctx context.Context, r *agentv1.InteractionResponse) {
 	if call, ok := d.queries[r.GetId()]; ok {
-		d.apply(call, call.OnInteraction(r))
+		d.apply(ctx, call, call.OnInteraction(r))
 	}
 }
 
@@ -245,13 +247,13 @@ func (d *dispatcher) interrupt(reason string) []llm.ToolResult {
 
 // cancelSubagent aborts the Task exec of a subagent, named by its tool call
 // id; the Task completes as a tool error and the run goes on.
-func (d *dispatcher) cancelSubagent(id string) {
+func (d *dispatcher) cancelSubagent(ctx context.Context, id string) {
 	for execID, call := range d.execs {
 		if call.ID() != id || call.Card().GetTaskToolCall() == nil {
 			continue
 		}
 		d.wire.emit(output.Abort(execID))
-		d.apply(call, call.Abort("the user cancelled the subagent"))
+		d.apply(ctx, call, call.Abort("the user cancelled the subagent"))
 	}
 }
 

@@ -5,10 +5,12 @@ package agent
 // store lacks, the checkpoint's roots.
 
 import (
+	"context"
 	"fmt"
 
 	"go.uber.org/zap"
 
+	"keygate/adapters/cursor/checkpoint"
 	"keygate/adapters/cursor/compile"
 	"keygate/domain/conversation"
 	"keygate/domain/llm"
@@ -23,17 +25,18 @@ import (
 // client's KV store; then a final answer the checkpoint still holds as
 // pending. Roots in another format are not imported: a conversation the
 // store lacks entirely then starts empty, one it holds stays as it is.
-func (s *session) importRoots(head conversation.Checkpoint, have []conversation.Message, req *agentv1.AgentRunRequest) (conversation.Checkpoint, []conversation.Message, error) {
+func (s *session) importRoots(ctx context.Context, head conversation.Checkpoint, have []conversation.Message, req *agentv1.AgentRunRequest,
+	action *agentv1.ConversationAction, base *agentv1.ConversationStateStructure) (conversation.Checkpoint, []conversation.Message, error) {
 	pre := map[string][]byte{}
 	for _, b := range req.GetPreFetchedBlobs() {
 		pre[string(b.GetId())] = b.GetValue()
 	}
 	var msgs []conversation.Message
-	for _, id := range s.view.base.GetRootPromptMessagesJson()[len(have):] {
+	for _, id := range base.GetRootPromptMessagesJson()[len(have):] {
 		data, ok := pre[string(id)]
 		if !ok {
 			var err error
-			if data, err = s.blobs.get(id); err != nil {
+			if data, err = s.blobs.get(ctx, id); err != nil {
 				return head, nil, classify(errClientBlob, fmt.Errorf("import conversation: %w", err))
 			}
 		}
@@ -44,15 +47,15 @@ func (s *session) importRoots(head conversation.Checkpoint, have []conversation.
 		}
 		msgs = append(msgs, m)
 	}
-	if m, ok := pendingAnswer(s.view.base); ok && s.action.GetResumeAction() != nil {
+	if m, ok := pendingAnswer(base); ok && action.GetResumeAction() != nil {
 		msgs = append(msgs, m)
 	}
-	return s.appendImported(head, have, msgs)
+	return s.appendImported(ctx, head, have, msgs)
 }
 
 // appendImported appends imported messages to the conversation's head.
-func (s *session) appendImported(head conversation.Checkpoint, have, msgs []conversation.Message) (conversation.Checkpoint, []conversation.Message, error) {
-	d, err := s.h.o.Conversations.Apply(s.ctx, ports.Write{Change: conversation.AppendTo(head, msgs...)})
+func (s *session) appendImported(ctx context.Context, head conversation.Checkpoint, have, msgs []conversation.Message) (conversation.Checkpoint, []conversation.Message, error) {
+	d, err := s.h.o.Conversations.Apply(ctx, ports.Write{Change: conversation.AppendTo(head, msgs...)})
 	if err != nil {
 		return head, nil, fmt.Errorf("import conversation: %w", err)
 	}
@@ -63,8 +66,8 @@ func (s *session) appendImported(head conversation.Checkpoint, have, msgs []conv
 // images resolves the user's attached images (inline, pre-fetched or KV
 // GET) and stores them, so messages refer to them by blob id. nil leaves
 // the choice to Compile (no blob store configured, or no images).
-func (s *session) images(req *agentv1.AgentRunRequest) ([]llm.Image, error) {
-	refs := compile.ImageRefs(s.action)
+func (s *session) images(ctx context.Context, req *agentv1.AgentRunRequest, action *agentv1.ConversationAction) ([]llm.Image, error) {
+	refs := compile.ImageRefs(action)
 	if s.h.o.Blobs == nil || len(refs) == 0 {
 		return nil, nil
 	}
@@ -79,13 +82,13 @@ func (s *session) images(req *agentv1.AgentRunRequest) ([]llm.Image, error) {
 			var ok bool
 			if data, ok = pre[string(r.BlobID)]; !ok {
 				var err error
-				if data, err = s.blobs.get(r.BlobID); err != nil {
+				if data, err = s.blobs.get(ctx, r.BlobID); err != nil {
 					return nil, classify(errClientBlob, fmt.Errorf("attached image: %w", err))
 				}
 			}
 		}
 		id := ports.BlobID(data)
-		if err := s.h.o.Blobs.Put(s.ctx, id, data); err != nil {
+		if err := s.h.o.Blobs.Put(ctx, id, data); err != nil {
 			return nil, fmt.Errorf("store attached image: %w", err)
 		}
 		mime := r.MIMEType
@@ -99,8 +102,8 @@ func (s *session) images(req *agentv1.AgentRunRequest) ([]llm.Image, error) {
 
 // partBlobs resolves the request-context part blobs: from
 // pre_fetched_blobs, else from the client's KV store.
-func (s *session) partBlobs(req *agentv1.AgentRunRequest) (map[string][]byte, error) {
-	ids := compile.PartIDs(s.action)
+func (s *session) partBlobs(ctx context.Context, req *agentv1.AgentRunRequest, action *agentv1.ConversationAction) (map[string][]byte, error) {
+	ids := compile.PartIDs(action)
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -112,7 +115,7 @@ func (s *session) partBlobs(req *agentv1.AgentRunRequest) (map[string][]byte, er
 		if _, ok := blobs[string(id)]; ok {
 			continue
 		}
-		data, err := s.blobs.get(id)
+		data, err := s.blobs.get(ctx, id)
 		if err != nil {
 			return nil, classify(errClientBlob, fmt.Errorf("request context part: %w", err))
 		}
@@ -121,11 +124,12 @@ func (s *session) partBlobs(req *agentv1.AgentRunRequest) (map[string][]byte, er
 	return blobs, nil
 }
 
-// continueTurn makes a resumed run continue the client's last turn (its
-// user message and earlier steps stay, the resumed steps follow). When the
-// turn cannot be read the resumed steps show as a turn of their own.
-func (s *session) continueTurn(req *agentv1.AgentRunRequest) {
-	turns := s.view.base.GetTurns()
+// continueTurn makes ui, a resumed run's steps, continue the client's last
+// turn on base (its user message and earlier steps stay, the resumed steps
+// follow). When the turn cannot be read the resumed steps show as a turn
+// of their own.
+func (s *session) continueTurn(ctx context.Context, log *zap.Logger, req *agentv1.AgentRunRequest, base *agentv1.ConversationStateStructure, ui *checkpoint.Turn) {
+	turns := base.GetTurns()
 	if len(turns) == 0 {
 		return
 	}
@@ -138,12 +142,12 @@ func (s *session) continueTurn(req *agentv1.AgentRunRequest) {
 	}
 	if !ok {
 		var err error
-		if data, err = s.blobs.get(last); err != nil {
-			s.log.Info("last turn not readable; the resumed steps get a turn of their own", zap.Error(err))
+		if data, err = s.blobs.get(ctx, last); err != nil {
+			log.Info("last turn not readable; the resumed steps get a turn of their own", zap.Error(err))
 			return
 		}
 	}
-	if err := s.view.ui.Continue(data); err != nil {
-		s.log.Info("last turn not continued", zap.Error(err))
+	if err := ui.Continue(data); err != nil {
+		log.Info("last turn not continued", zap.Error(err))
 	}
 }

@@ -105,15 +105,15 @@ func New(o Options) (*Handler, error) {
 func (h *Handler) ServeRun(ctx context.Context, turn *transport.Turn) error {
 	s := newSession(ctx, h, turn)
 	defer s.finish()
-	err := s.resolve()
+	err := s.resolve(ctx)
 	var foreign *foreignModelError
 	if errors.As(err, &foreign) && h.o.Foreign != nil {
 		return h.o.Foreign(ctx, turn)
 	}
 	if err == nil {
-		s.inbox.listen()
-		if err = s.prepare(); err == nil {
-			err = s.serve()
+		s.inbox.listen(ctx)
+		if err = s.prepare(ctx); err == nil {
+			err = s.serve(ctx)
 		}
 	}
 	return endTurn(s.log, err)

@@ -15,7 +15,6 @@ import (
 // says why; a waiter for the client then gives up.
 type inbox struct {
 	from transport.Inbox
-	ctx  context.Context
 	// over is closed when the turn is over.
 	over <-chan struct{}
 	msgs chan *agentv1.AgentClientMessage
@@ -27,24 +26,27 @@ type inbox struct {
 	stopped chan struct{}
 }
 
-func newInbox(ctx context.Context, from transport.Inbox, over <-chan struct{}) *inbox {
-	return &inbox{from: from, ctx: ctx, over: over, msgs: make(chan *agentv1.AgentClientMessage, 64), broken: make(chan struct{})}
+func newInbox(from transport.Inbox, over <-chan struct{}) *inbox {
+	return &inbox{from: from, over: over, msgs: make(chan *agentv1.AgentClientMessage, 64), broken: make(chan struct{})}
 }
 
-// listen starts the reader.
-func (in *inbox) listen() {
-	ctx, cancel := context.WithCancel(in.ctx)
+// listen starts the reader, which reads until the turn's context ends or
+// the reader is stopped.
+func (in *inbox) listen(ctx context.Context) {
+	reading, cancel := context.WithCancel(ctx)
 	in.stop, in.stopped = cancel, make(chan struct{})
-	go in.read(ctx, in.stopped)
+	go in.read(ctx, reading, in.stopped)
 }
 
-func (in *inbox) read(ctx context.Context, stopped chan<- struct{}) {
+// read reads under reading, a context of the turn's that quiesce and close
+// cancel.
+func (in *inbox) read(turn, reading context.Context, stopped chan<- struct{}) {
 	defer close(stopped)
 	for {
-		m, err := in.from.Next(ctx)
+		m, err := in.from.Next(reading)
 		if err != nil {
 			// A reader stopped by quiesce has not seen the inbox fail.
-			if ctx.Err() == nil || in.ctx.Err() != nil {
+			if reading.Err() == nil || turn.Err() != nil {
 				in.fail(err)
 			}
 			return

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"context"
+
 	"go.uber.org/zap"
 
 	"keygate/adapters/cursor/compile"
@@ -16,7 +18,7 @@ import (
 // next run of the turn (a shell command, a plan to start or carry out, a
 // compaction), or it is moot while a run works (a resume, a goal
 // continuation). package compile decides which.
-func (s *session) midRun(a *agentv1.ConversationAction) {
+func (s *session) midRun(ctx context.Context, a *agentv1.ConversationAction) {
 	mid, err := compile.WhileRunning(a, s.turn.RequestID)
 	if err != nil {
 		s.log.Info("conversation action not understood during a run", zap.Error(err))
@@ -26,7 +28,7 @@ func (s *session) midRun(a *agentv1.ConversationAction) {
 	case compile.DuringInsert:
 		for _, c := range a.GetBackgroundTaskCompletionAction().GetCompletions() {
 			s.view.subagents.Completed(c, s.h.o.Now())
-			s.tools.taskDone(c)
+			s.tools.taskDone(ctx, c)
 		}
 		if s.handle.InsertMessages(mid.Message) != run.Applied {
 			s.followUps.later(injection{action: a})

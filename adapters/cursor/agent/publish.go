@@ -37,16 +37,15 @@ func (e *blobError) Error() string { return fmt.Sprintf("kv %s: %s", e.Op, e.Mes
 // While it waits for a reply it hands every other client message to other.
 // Only the turn's goroutine uses it.
 type publisher struct {
-	ctx        context.Context
 	log        *zap.Logger
 	wire       *wire
 	in         *inbox
 	mem        *convMemory
 	ackTimeout time.Duration
-	// conv is the turn's conversation id, set once the request is read.
+	// conv is the turn's conversation id.
 	conv string
 	// other handles a client message that is not a KV reply.
-	other func(*agentv1.AgentClientMessage)
+	other func(context.Context, *agentv1.AgentClientMessage)
 
 	// sets are the SETs in flight by KV id, inflight the same by blob id;
 	// failed keeps the blobs whose last SET was refused.
@@ -57,16 +56,19 @@ type publisher struct {
 	held *held
 }
 
-func newPublisher(ctx context.Context, log *zap.Logger, w *wire, in *inbox, mem *convMemory, ackTimeout time.Duration) *publisher {
-	return &publisher{ctx: ctx, log: log, wire: w, in: in, mem: mem, ackTimeout: ackTimeout,
+func newPublisher(conv string, log *zap.Logger, w *wire, in *inbox, mem *convMemory, ackTimeout time.Duration) *publisher {
+	return &publisher{conv: conv, log: log, wire: w, in: in, mem: mem, ackTimeout: ackTimeout,
 		sets: map[uint32]string{}, inflight: map[string]bool{}, failed: map[string]error{}}
 }
 
-// confirm records blobs the client holds without a SET (those its own
-// checkpoint refers to).
-func (p *publisher) confirm(ids ...[]byte) {
-	for _, id := range ids {
-		p.mem.confirm(p.conv, string(id))
+// begin starts a run that logs to log and builds on base: whatever the
+// client's checkpoint refers to, the client holds, with no SET.
+func (p *publisher) begin(log *zap.Logger, base *agentv1.ConversationStateStructure) {
+	p.log = log
+	for _, ids := range [][][]byte{base.GetRootPromptMessagesJson(), base.GetTurns()} {
+		for _, id := range ids {
+			p.mem.confirm(p.conv, string(id))
+		}
 	}
 }
 
@@ -76,8 +78,8 @@ func (p *publisher) latest() *agentv1.ConversationStateStructure { return p.mem.
 // publish sends states once their blobs are acknowledged. If they are not,
 // the states are skipped (never sent with blobs the client lacks) and the
 // turn goes on.
-func (p *publisher) publish(blobs checkpoint.Blobs, states ...*agentv1.ConversationStateStructure) {
-	if err := p.sync(blobs); err != nil {
+func (p *publisher) publish(ctx context.Context, blobs checkpoint.Blobs, states ...*agentv1.ConversationStateStructure) {
+	if err := p.sync(ctx, blobs); err != nil {
 		p.skipped("checkpoint not published", err)
 		return
 	}
@@ -101,7 +103,7 @@ func (p *publisher) skipped(what string, err error) {
 
 // sync SETs every blob the client has not confirmed and waits for all
 // ACKs, handling other client messages meanwhile.
-func (p *publisher) sync(blobs checkpoint.Blobs) error {
+func (p *publisher) sync(ctx context.Context, blobs checkpoint.Blobs) error {
 	need, err := p.set(blobs)
 	if err != nil {
 		return err
@@ -109,7 +111,7 @@ func (p *publisher) sync(blobs checkpoint.Blobs) error {
 	// Every SET is waited for, even after one failed, so no KV request is
 	// left unanswered when the turn moves on.
 	done, failed := p.answered(need)
-	err = p.await(func(*agentv1.KvClientMessage) (bool, error) {
+	err = p.await(ctx, func(*agentv1.KvClientMessage) (bool, error) {
 		done, failed = p.answered(need)
 		return done, nil
 	}, done)
@@ -251,7 +253,7 @@ func (p *publisher) release(err error) {
 }
 
 // get reads a blob from the client's KV store.
-func (p *publisher) get(id []byte) ([]byte, error) {
+func (p *publisher) get(ctx context.Context, id []byte) ([]byte, error) {
 	kv, err := p.wire.kvID()
 	if err != nil {
 		return nil, err
@@ -260,7 +262,7 @@ func (p *publisher) get(id []byte) ([]byte, error) {
 		return nil, err
 	}
 	var data []byte
-	err = p.await(func(m *agentv1.KvClientMessage) (bool, error) {
+	err = p.await(ctx, func(m *agentv1.KvClientMessage) (bool, error) {
 		if m.GetId() != kv || m.GetGetBlobResult() == nil {
 			return false, nil
 		}
@@ -278,8 +280,8 @@ func (p *publisher) get(id []byte) ([]byte, error) {
 
 // await handles client messages until match accepts a KV reply; other
 // messages go to p.other. It gives up when the inbox or the stream fails,
-// the turn stops, or no reply came within ackTimeout.
-func (p *publisher) await(match func(*agentv1.KvClientMessage) (bool, error), done bool) error {
+// the turn stops (ctx ends), or no reply came within ackTimeout.
+func (p *publisher) await(ctx context.Context, match func(*agentv1.KvClientMessage) (bool, error), done bool) error {
 	if done {
 		return nil
 	}
@@ -296,13 +298,13 @@ func (p *publisher) await(match func(*agentv1.KvClientMessage) (bool, error), do
 				}
 				continue
 			}
-			p.other(m)
+			p.other(ctx, m)
 		case <-p.in.broken:
 			return fmt.Errorf("wait for kv reply: %w", p.in.err)
 		case <-p.wire.lost:
 			return p.wire.failed()
-		case <-p.ctx.Done():
-			return p.ctx.Err()
+		case <-ctx.Done():
+			return ctx.Err()
 		case <-timer.C:
 			return errAckTimeout
 		}

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"context"
+
 	"fmt"
 	"slices"
 	"strings"
@@ -21,7 +23,7 @@ import (
 // hold one), an image the call produced is stored so the message refers to
 // it by blob id, and glob rules that match a file the call touched come
 // with it.
-func (s *session) result(call *tools.Call, r llm.ToolResult) llm.ToolResult {
+func (s *session) result(ctx context.Context, call *tools.Call, r llm.ToolResult) llm.ToolResult {
 	card := call.Card()
 	if to := card.GetSwitchModeToolCall().GetResult().GetSuccess().GetToModeId(); to != "" {
 		if mode, ok := s.switchMode(to); ok {
@@ -29,7 +31,7 @@ func (s *session) result(call *tools.Call, r llm.ToolResult) llm.ToolResult {
 		}
 	}
 	if r.Image != nil && len(r.Image.Data) > 0 {
-		r = s.storeImage(r)
+		r = s.storeImage(ctx, r)
 	}
 	if !r.IsError {
 		r.Content += s.rulesFor(card)
@@ -59,7 +61,7 @@ func (s *session) switchMode(id string) (compile.Mode, bool) {
 
 // storeImage stores a tool's image as a blob; without a blob store the
 // model gets a note instead.
-func (s *session) storeImage(r llm.ToolResult) llm.ToolResult {
+func (s *session) storeImage(ctx context.Context, r llm.ToolResult) llm.ToolResult {
 	img := *r.Image
 	if s.h.o.Blobs == nil {
 		r.Image = nil
@@ -67,7 +69,7 @@ func (s *session) storeImage(r llm.ToolResult) llm.ToolResult {
 		return r
 	}
 	id := ports.BlobID(img.Data)
-	if err := s.h.o.Blobs.Put(s.ctx, id, img.Data); err != nil {
+	if err := s.h.o.Blobs.Put(ctx, id, img.Data); err != nil {
 		s.log.Warn("tool image not stored", zap.Error(err))
 		r.Image = nil
 		r.Content += "\n(The image could not be stored.)"

@@ -23,6 +23,8 @@ package agent
 // call.
 
 import (
+	"context"
+
 	"bytes"
 	"crypto/sha256"
 
@@ -72,17 +74,17 @@ func (c *checkpoints) answered(cause run.Cause) bool {
 
 // publishStaged publishes the staged checkpoint of checkpointID with the
 // open round pending.
-func (s *session) publishStaged(checkpointID string) {
+func (s *session) publishStaged(ctx context.Context, checkpointID string) {
 	if s.view.open == nil {
 		return
 	}
-	p, err := s.view.project(checkpointID, "")
+	p, err := s.view.project(ctx, checkpointID, "")
 	if err != nil {
 		s.log.Warn("staged checkpoint not built", zap.Error(err))
 		return
 	}
 	st, blobs := checkpoint.Staged(p, *s.view.open)
-	s.blobs.publish(blobs, st)
+	s.blobs.publish(ctx, blobs, st)
 }
 
 // resumePending reads the open round of the client's checkpoint for a

@@ -14,17 +14,17 @@ import (
 
 // serve relays the run's events and the client's messages until the run
 // ends, and returns how the turn ends.
-func (s *session) serve() error {
+func (s *session) serve(ctx context.Context) error {
 	if s.compacting {
 		s.wire.emit(output.SummaryStarted())
 	}
 	events := s.handle.Events()
-	done, lost := s.ctx.Done(), s.wire.lost
+	done, lost := ctx.Done(), s.wire.lost
 	for {
 		for len(s.backlog) > 0 {
 			m := s.backlog[0]
 			s.backlog = s.backlog[1:]
-			s.onClient(m)
+			s.onClient(ctx, m)
 		}
 		// While the user turn's checkpoint waits for its ACKs the run's
 		// events wait too, so nothing overtakes the checkpoint.
@@ -44,19 +44,19 @@ func (s *session) serve() error {
 			} else if end, isEnd := ev.(run.Ended); isEnd {
 				o = end.Outcome
 			} else {
-				s.onEvent(ev)
+				s.onEvent(ctx, ev)
 				continue
 			}
 			if s.wire.failed() != nil {
 				return s.wire.failed()
 			}
 			if o.Status == run.Completed && !s.followUps.waiting() {
-				s.leftovers()
+				s.leftovers(ctx)
 			}
 			if o.Status != run.Completed || !s.followUps.waiting() {
 				return s.end(o)
 			}
-			if err := s.nextRun(); err != nil {
+			if err := s.nextRun(ctx); err != nil {
 				return err
 			}
 			events = s.handle.Events()
@@ -65,11 +65,11 @@ func (s *session) serve() error {
 				s.blobs.onReply()
 				continue
 			}
-			s.onClient(m)
+			s.onClient(ctx, m)
 		case w := <-s.tools.webDone:
-			s.tools.onWeb(w)
+			s.tools.onWeb(ctx, w)
 		case call := <-s.tools.bg.expired:
-			s.tools.awaitExpired(call)
+			s.tools.awaitExpired(ctx, call)
 		case <-lost:
 			// The client's stream is gone: nothing more reaches it. The run
 			// stops and the turn ends once it has.
@@ -83,9 +83,9 @@ func (s *session) serve() error {
 			// closing): abort the client's execs and let the run end; the
 			// run's context is this one, so the engine stops too.
 			s.tools.abortAll()
-			s.handle.Cancel(context.Cause(s.ctx).Error())
+			s.handle.Cancel(context.Cause(ctx).Error())
 			if s.blobs.holding() {
-				s.blobs.release(context.Cause(s.ctx))
+				s.blobs.release(context.Cause(ctx))
 			}
 			done = nil
 		}
@@ -93,7 +93,7 @@ func (s *session) serve() error {
 }
 
 // onEvent routes one event of the run.
-func (s *session) onEvent(ev run.Event) {
+func (s *session) onEvent(ctx context.Context, ev run.Event) {
 	switch e := ev.(type) {
 	case run.TextDelta:
 		if s.compacting {
@@ -126,9 +126,9 @@ func (s *session) onEvent(ev run.Event) {
 	case run.ModelStatusEnd:
 		s.wire.emit(output.ThinkingCompleted(e.Duration))
 	case run.ExecuteToolRound:
-		s.startRound(e)
+		s.startRound(ctx, e)
 	case run.MessagesCommitted:
-		s.onCommit(e)
+		s.onCommit(ctx, e)
 	}
 	// run.ModelAttemptFailed is logged by the engine; the user learns of
 	// it from the run.ModelStatus that follows a retryable one.
@@ -136,11 +136,11 @@ func (s *session) onEvent(ev run.Event) {
 
 // startRound dispatches a round's calls, then publishes the staged
 // checkpoint of the open round.
-func (s *session) startRound(e run.ExecuteToolRound) {
-	s.tools.start(e.Calls, s.env)
+func (s *session) startRound(ctx context.Context, e run.ExecuteToolRound) {
+	s.tools.start(ctx, e.Calls, s.env)
 	s.view.opened(checkpoint.Pending{RoundID: e.RoundID, Calls: e.Calls,
 		Text: e.Lead.Text, Thinking: e.Lead.Thinking, Replay: e.Lead.Replay})
-	s.publishStaged(s.view.head)
+	s.publishStaged(ctx, s.view.head)
 }
 
 // end maps the run's outcome to the turn's end.
@@ -158,16 +158,16 @@ func (s *session) end(o run.Outcome) error {
 }
 
 // nextRun starts the run of a follow-up that missed the previous run.
-func (s *session) nextRun() error {
+func (s *session) nextRun(ctx context.Context) error {
 	s.followUps.next()
 	s.usage = llm.Usage{}
-	return s.prepare()
+	return s.prepare(ctx)
 }
 
 // leftovers takes the messages read but not handled when the run ended: a
 // follow-up among them starts the next run of this turn (the transport
 // would otherwise never see it), anything else is moot now.
-func (s *session) leftovers() {
+func (s *session) leftovers(ctx context.Context) {
 	for _, m := range s.inbox.quiesce() {
 		a := m.GetConversationAction()
 		switch {
@@ -190,6 +190,6 @@ func (s *session) leftovers() {
 		}
 	}
 	if s.followUps.waiting() {
-		s.inbox.listen()
+		s.inbox.listen(ctx)
 	}
 }

@@ -27,10 +27,10 @@ import (
 //
 // A turn runs one run, or more when follow-ups missed the previous one.
 // Only the turn's goroutine touches the session; the inbox reader and web
-// requests hand their results over through channels.
+// requests hand their results over through channels. The turn's context
+// travels as the first argument of every method that waits or does I/O.
 type session struct {
 	h    *Handler
-	ctx  context.Context
 	turn *transport.Turn
 	// turnLog carries the turn's fields; log adds the run's id.
 	turnLog, log *zap.Logger
@@ -46,9 +46,9 @@ type session struct {
 
 	endpoint ports.Endpoint
 	config   ports.ModelConfig
-	convID   string
-	// action is the action the current run compiles.
-	action   *agentv1.ConversationAction
+	// convID is the request's conversation id; prepare refuses an empty one.
+	convID string
+	// compiled, log and compacting are the current run's (see apply).
 	compiled compile.Output
 	handle   *run.Handle
 	// compacting says the run is a /summarize run.
@@ -59,24 +59,24 @@ type session struct {
 }
 
 func newSession(ctx context.Context, h *Handler, turn *transport.Turn) *session {
-	s := &session{h: h, ctx: ctx, turn: turn, over: make(chan struct{}), followUps: newFollowUps()}
+	s := &session{h: h, turn: turn, over: make(chan struct{}), followUps: newFollowUps(), convID: turn.Request.GetConversationId()}
 	s.turnLog = h.log.With(turnFields(ctx, turn)...)
 	s.log = s.turnLog
 	s.wire = newWire(turn.Output)
-	s.inbox = newInbox(ctx, turn.Inbox, s.over)
-	s.blobs = newPublisher(ctx, s.turnLog, s.wire, s.inbox, h.mem, h.o.AckTimeout)
+	s.inbox = newInbox(turn.Inbox, s.over)
+	s.blobs = newPublisher(s.convID, s.turnLog, s.wire, s.inbox, h.mem, h.o.AckTimeout)
 	s.blobs.other = s.onClientEarly
-	s.view = &checkpoints{ctx: ctx, store: h.o.Conversations}
-	s.tools = newDispatcher(ctx, s.over, s.wire, h.o.Search, h.o.Fetch, h.web)
+	s.view = &checkpoints{store: h.o.Conversations}
+	s.tools = newDispatcher(s.over, s.wire, h.o.Search, h.o.Fetch, h.web)
 	s.tools.record = func(card *agentv1.ToolCall) {
 		s.view.ui.Tool(card)
 		s.view.subagents.Task(card, h.o.Now())
 	}
-	s.tools.deliver = func(call *tools.Call, r llm.ToolResult) {
+	s.tools.deliver = func(ctx context.Context, call *tools.Call, r llm.ToolResult) {
 		if todos, ok := call.Todos(); ok {
 			s.view.setTodos(todos)
 		}
-		s.handle.ToolResult(s.result(call, r))
+		s.handle.ToolResult(s.result(ctx, call, r))
 	}
 	return s
 }

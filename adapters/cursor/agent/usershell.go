@@ -21,7 +21,7 @@ const userShellKeep = 1 << 20
 // client's shell turn (shell_output_delta) and returns what it printed. A
 // cancel aborts it and ends the turn; other client messages wait for the
 // run.
-func (s *session) userShell(cmd, execID string) (*compile.UserShell, error) {
+func (s *session) userShell(ctx context.Context, cmd, execID string) (*compile.UserShell, error) {
 	id, err := s.wire.execID()
 	if err != nil {
 		return nil, fmt.Errorf("run the user's command: %w", err)
@@ -63,9 +63,9 @@ func (s *session) userShell(cmd, execID string) (*compile.UserShell, error) {
 			return nil, fmt.Errorf("run the user's command: %w", s.inbox.err)
 		case <-s.wire.lost:
 			return nil, s.wire.failed()
-		case <-s.ctx.Done():
+		case <-ctx.Done():
 			s.wire.emit(output.Abort(id))
-			return nil, context.Cause(s.ctx)
+			return nil, context.Cause(ctx)
 		}
 	}
 }

@@ -75,7 +75,12 @@ type Replicas struct {
 	maxSize   int64
 	log       *zap.Logger
 
-	ctx  context.Context // applying forwarded appends; cancelled by Close
+	// ctx is the Replicas' own lifetime, not a call's: the goroutines it
+	// bounds (applying forwarded appends, publishing for a follower) start
+	// from the relay's deliveries and outlive the request that took the
+	// key, so they get it as their parameter where they start. Close
+	// cancels it (stop).
+	ctx  context.Context
 	stop context.CancelFunc
 	wg   sync.WaitGroup
 
@@ -88,8 +93,8 @@ type Replicas struct {
 // hold is one leased key and the RunSSE streams attached to it here.
 type hold struct {
 	key     string
-	ident   context.Context // the caller's identity, for the registry
-	id      string          // the request id
+	who     *identity.Identity // the caller, nil for an anonymous one
+	id      string             // the request id
 	streams int
 	ready   chan struct{} // closed once the lease is taken (err says how)
 	err     error
@@ -156,7 +161,7 @@ func (r *Replicas) Hold(ctx context.Context, requestID string) (leave func(cut b
 		r.mu.Unlock()
 		return nil, nil, connect.NewError(connect.CodeUnavailable, transport.ErrDraining)
 	default:
-		h = &hold{key: key, ident: context.WithoutCancel(ctx), id: requestID, streams: 1, ready: make(chan struct{}), done: make(chan struct{})}
+		h = &hold{key: key, who: callerOf(ctx), id: requestID, streams: 1, ready: make(chan struct{}), done: make(chan struct{})}
 		r.held[key] = h
 		r.mu.Unlock()
 		// Not cancelled with the stream: a lease row written as its
@@ -174,7 +179,7 @@ func (r *Replicas) Hold(ctx context.Context, requestID string) (leave func(cut b
 			delete(r.held, key)
 		} else {
 			r.wg.Add(1)
-			go r.keep(h)
+			go r.keep(r.ctx, h)
 		}
 		close(h.ready)
 		r.mu.Unlock()
@@ -196,18 +201,18 @@ func (r *Replicas) leave(h *hold, cut bool) {
 	if h.streams > 0 || r.held[h.key] != h {
 		return
 	}
-	if live := r.reg.Live(h.ident, h.id); live != nil {
+	if live := r.reg.Live(h.caller(), h.id); live != nil {
 		// The run goes on without a stream here: the key stays until its
 		// transport ends, for the client's next RunSSE on any replica.
 		h.waiting = true
 		r.wg.Add(1)
-		go func() {
+		go func(ctx context.Context) {
 			defer r.wg.Done()
 			select {
 			case <-live:
 			case <-h.done:
 				return
-			case <-r.ctx.Done():
+			case <-ctx.Done():
 				return
 			}
 			r.mu.Lock()
@@ -215,7 +220,7 @@ func (r *Replicas) leave(h *hold, cut bool) {
 			if h.waiting && h.streams == 0 && r.held[h.key] == h {
 				r.releaseLocked(h, true)
 			}
-		}()
+		}(r.ctx)
 		return
 	}
 	switch {
@@ -272,8 +277,8 @@ func release(h *hold, pub <-chan struct{}, ended bool) {
 // keep watches h's lease while it is held: when a follower on another
 // replica reads the key's output it publishes the run's output and counts
 // the follower as a subscriber; when the lease is lost it gives the run
-// up here.
-func (r *Replicas) keep(h *hold) {
+// up here. The publisher it starts runs under ctx.
+func (r *Replicas) keep(ctx context.Context, h *hold) {
 	defer r.wg.Done()
 	tick := time.NewTicker(r.poll)
 	defer tick.Stop()
@@ -287,7 +292,7 @@ func (r *Replicas) keep(h *hold) {
 		select {
 		case <-h.lease.Lost():
 			r.log.Warn("run key lost to another replica; giving the run up here", zap.String("request_id", h.id))
-			r.reg.Abandon(h.ident, h.id)
+			r.reg.Abandon(h.caller(), h.id)
 			r.mu.Lock()
 			if r.held[h.key] == h {
 				r.forgetLocked(h)
@@ -306,7 +311,7 @@ func (r *Replicas) keep(h *hold) {
 			continue
 		}
 		if detach == nil {
-			detach, _ = r.reg.Watch(h.ident, h.id)
+			detach, _ = r.reg.Watch(h.caller(), h.id)
 		}
 		r.mu.Lock()
 		started := h.pubDone != nil
@@ -314,7 +319,7 @@ func (r *Replicas) keep(h *hold) {
 		if started {
 			continue
 		}
-		if tap := r.reg.Tap(h.ident, h.id); tap != nil {
+		if tap := r.reg.Tap(h.caller(), h.id); tap != nil {
 			done := make(chan struct{})
 			r.mu.Lock()
 			h.pubDone = done
@@ -322,7 +327,7 @@ func (r *Replicas) keep(h *hold) {
 			r.wg.Add(1)
 			// The publisher outlives this loop: the release waits for it
 			// to publish the stream's end. Close stops it.
-			go r.publish(r.ctx, h, tap, done)
+			go r.publish(ctx, h, tap, done)
 		}
 	}
 }
@@ -395,7 +400,7 @@ func (r *Replicas) handOff(ctx context.Context, requestID string) {
 		return
 	}
 	<-h.ready
-	if live := r.reg.Live(h.ident, h.id); live != nil {
+	if live := r.reg.Live(h.caller(), h.id); live != nil {
 		wait := time.NewTimer(handOffWait)
 		defer wait.Stop()
 		select {
@@ -485,7 +490,7 @@ func (r *Replicas) deliverTo(h *hold) func([]byte) {
 		if !h.working {
 			h.working = true
 			r.wg.Add(1)
-			go r.work(h)
+			go r.work(r.ctx, h)
 		}
 	}
 }
@@ -496,7 +501,7 @@ func (r *Replicas) deliverTo(h *hold) func([]byte) {
 // that has to wait for its request id's opening append, which may be
 // queued behind it when the client sent both at once, lets the next ones
 // go, as concurrent requests would.
-func (r *Replicas) work(h *hold) {
+func (r *Replicas) work(ctx context.Context, h *hold) {
 	defer r.wg.Done()
 	for {
 		r.mu.Lock()
@@ -515,7 +520,7 @@ func (r *Replicas) work(h *hold) {
 		go func() {
 			defer r.wg.Done()
 			defer close(done)
-			err := r.apply(payload, func() { once.Do(func() { close(waiting) }) })
+			err := r.apply(ctx, payload, func() { once.Do(func() { close(waiting) }) })
 			switch {
 			case refused(err):
 				// This replica drains or closes and starts no turn: the
@@ -558,8 +563,9 @@ func (r *Replicas) requeue(payload []byte) {
 // the forward), which may run after Close cancelled everything else.
 const requeueTimeout = 10 * time.Second
 
-func (r *Replicas) apply(payload []byte, waiting func()) error {
-	ctx, req, err := decodeForwarded(r.ctx, payload)
+// apply applies a forwarded append under ctx, with its sender's identity.
+func (r *Replicas) apply(ctx context.Context, payload []byte, waiting func()) error {
+	ctx, req, err := decodeForwarded(ctx, payload)
 	if err != nil {
 		return err
 	}
@@ -692,6 +698,24 @@ func (f *Follower) Next(ctx context.Context) ([]byte, error) {
 		case <-time.After(f.r.poll):
 		}
 	}
+}
+
+// callerOf is the identity ctx carries, or nil.
+func callerOf(ctx context.Context) *identity.Identity {
+	if id, ok := identity.FromContext(ctx); ok {
+		return &id
+	}
+	return nil
+}
+
+// caller is a context that carries h's caller and nothing else, for the
+// registry, which looks a caller's transports up by the identity on the
+// context it is given.
+func (h *hold) caller() context.Context {
+	if h.who == nil {
+		return context.Background()
+	}
+	return identity.NewContext(context.Background(), *h.who)
 }
 
 // relayKey names the mailbox of one caller's request id. The user id is

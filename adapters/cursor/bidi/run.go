@@ -2,6 +2,7 @@ package bidi
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -63,8 +64,8 @@ func (h *Run) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	read := &recorder{r: r.Body}
-	frames := frame.NewReader(read, h.limits.MaxSize).Inflating(r.Context(), h.limits.Inflater)
-	first, raw, err := readMessage(frames)
+	frames := frame.NewReader(read, h.limits.MaxSize).Inflating(h.limits.Inflater)
+	first, raw, err := readMessage(r.Context(), frames)
 	if err == nil && first.GetRunRequest() != nil && h.reg.RouteOf(r.Context(), first.GetRunRequest()) == transport.Upstream {
 		// Cursor's run: replay what was read, then the rest of the body.
 		h.upstream.relay(w, rc, r, io.MultiReader(bytes.NewReader(read.seen), r.Body), -1, AgentURL, nil)
@@ -100,7 +101,7 @@ func (h *Run) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // client's end-of-stream frame, EOF or a bad frame.
 func (h *Run) uplink(r *http.Request, id string, parent transport.Parent, frames *frame.Reader, sub *transport.Subscription, over *atomic.Bool) {
 	for seq := int64(1); ; seq++ {
-		msg, raw, err := readMessage(frames)
+		msg, raw, err := readMessage(r.Context(), frames)
 		if over.Load() {
 			return
 		}
@@ -122,8 +123,8 @@ func (h *Run) uplink(r *http.Request, id string, parent transport.Parent, frames
 
 // readMessage reads one AgentClientMessage frame. The client's end-of-stream
 // frame reads as io.EOF.
-func readMessage(frames *frame.Reader) (*agentv1.AgentClientMessage, []byte, error) {
-	f, err := frames.Next()
+func readMessage(ctx context.Context, frames *frame.Reader) (*agentv1.AgentClientMessage, []byte, error) {
+	f, err := frames.Next(ctx)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -126,7 +126,7 @@ func (u *Upstream) relay(w io.Writer, rc *http.ResponseController, r *http.Reque
 		endWith(w, rc, connect.NewError(statusCode(resp.StatusCode), &UpstreamStatusError{Status: resp.StatusCode}))
 		return
 	}
-	err = passFrames(w, rc, resp.Body, ended)
+	err = passFrames(r.Context(), w, rc, resp.Body, ended)
 	if err != nil && r.Context().Err() == nil {
 		u.log.Debug("upstream relay cut", zap.String("path", r.URL.Path), zap.Error(err))
 		endWith(w, rc, connect.NewError(connect.CodeUnavailable, fmt.Errorf("relay %s from cursor: %w", r.URL.Path, err)))
@@ -142,11 +142,11 @@ const upstreamMaxFrame = 64 << 20
 // including the end-of-stream frame. Cursor was not offered compression
 // (notForwarded), and a frame that comes compressed anyway is passed on
 // decompressed, since the client saw no encoding in the stream headers.
-func passFrames(w io.Writer, rc *http.ResponseController, src io.Reader, ended func()) error {
+func passFrames(ctx context.Context, w io.Writer, rc *http.ResponseController, src io.Reader, ended func()) error {
 	frames := frame.NewReader(src, upstreamMaxFrame)
 	var buf []byte // reused across frames, which come one a token
 	for {
-		f, err := frames.Next()
+		f, err := frames.Next(ctx)
 		if errors.Is(err, io.EOF) {
 			return ErrUpstreamCut
 		}

@@ -95,7 +95,7 @@ func (s *Stream) read(ctx context.Context, body io.ReadCloser, react func(contex
 	defer body.Close()
 	frames := frame.NewReader(body, 0)
 	for {
-		f, err := frames.Next()
+		f, err := frames.Next(ctx)
 		if err != nil {
 			s.fail(err)
 			return

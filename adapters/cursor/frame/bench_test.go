@@ -2,6 +2,7 @@ package frame_test
 
 import (
 	"bytes"
+	"context"
 	"testing"
 
 	"keygate/adapters/cursor/frame"
@@ -19,7 +20,7 @@ func BenchmarkReader(b *testing.B) {
 	for b.Loop() {
 		r := frame.NewReader(bytes.NewReader(stream), 0)
 		for range 64 {
-			if _, err := r.Next(); err != nil {
+			if _, err := r.Next(context.Background()); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -90,7 +90,6 @@ func EncodeGzip(flags byte, payload []byte) []byte {
 type Reader struct {
 	r   *bufio.Reader
 	max int64
-	ctx context.Context
 	in  *Inflater
 }
 
@@ -100,24 +99,25 @@ func NewReader(r io.Reader, maxSize int64) *Reader {
 	if maxSize <= 0 {
 		maxSize = DefaultMaxSize
 	}
-	return &Reader{r: bufio.NewReader(r), max: maxSize, ctx: context.Background()}
+	return &Reader{r: bufio.NewReader(r), max: maxSize}
 }
 
 // Inflating makes Next inflate compressed payloads through in (a few at a
-// time across the process), waiting for a slot no longer than ctx lives.
-// Without it a Reader inflates on its own goroutine, which suits trusted
-// streams (Cursor's own answers) only.
-func (r *Reader) Inflating(ctx context.Context, in *Inflater) *Reader {
-	r.ctx, r.in = ctx, in
+// time across the process), waiting for a slot no longer than Next's ctx
+// lives. Without it a Reader inflates on its own goroutine, which suits
+// trusted streams (Cursor's own answers) only.
+func (r *Reader) Inflating(in *Inflater) *Reader {
+	r.in = in
 	return r
 }
 
 // Next returns the next frame. It returns io.EOF at a clean end between
 // frames, ErrTruncated inside a frame, *TooLargeError for an oversized frame
 // (before reading its payload, or as soon as its inflation passes the
-// limit), a wrapped error for a bad gzip payload, and the context's error
-// when it ended while waiting for an inflation slot.
-func (r *Reader) Next() (Frame, error) {
+// limit), a wrapped error for a bad gzip payload, and ErrInflateBusy
+// (wrapping ctx's error) when ctx ended while waiting for an inflation
+// slot; ctx bounds nothing else (reads block on the underlying reader).
+func (r *Reader) Next(ctx context.Context) (Frame, error) {
 	var hdr [HeaderSize]byte
 	if _, err := io.ReadFull(r.r, hdr[:]); err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
@@ -138,7 +138,7 @@ func (r *Reader) Next() (Frame, error) {
 	}
 	f := Frame{Flags: hdr[0], Payload: payload}
 	if f.Compressed() {
-		plain, err := r.in.Gunzip(r.ctx, payload, r.max)
+		plain, err := r.in.Gunzip(ctx, payload, r.max)
 		if err != nil {
 			return Frame{}, err
 		}

@@ -2,6 +2,7 @@ package frame_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"testing/iotest"
@@ -26,7 +27,7 @@ func chunked(data []byte, n int) io.Reader {
 func readAll(r *frame.Reader) ([]frame.Frame, error) {
 	var out []frame.Frame
 	for {
-		f, err := r.Next()
+		f, err := r.Next(context.Background())
 		if errors.Is(err, io.EOF) {
 			return out, nil
 		}
@@ -71,7 +72,7 @@ var _ = Describe("Reader", func() {
 
 	It("refuses a frame larger than the limit before reading its payload", func() {
 		big := frame.Encode(0, make([]byte, 11))
-		_, err := frame.NewReader(bytes.NewReader(big[:frame.HeaderSize]), 10).Next()
+		_, err := frame.NewReader(bytes.NewReader(big[:frame.HeaderSize]), 10).Next(context.Background())
 		var tooLarge *frame.TooLargeError
 		Expect(errors.As(err, &tooLarge)).To(BeTrue())
 		Expect(tooLarge.Limit).To(BeEquivalentTo(10))
@@ -80,13 +81,13 @@ var _ = Describe("Reader", func() {
 
 	It("refuses a gzip frame that inflates beyond the limit", func() {
 		bomb := frame.EncodeGzip(0, make([]byte, 4096))
-		_, err := frame.NewReader(bytes.NewReader(bomb), 1024).Next()
+		_, err := frame.NewReader(bytes.NewReader(bomb), 1024).Next(context.Background())
 		var tooLarge *frame.TooLargeError
 		Expect(errors.As(err, &tooLarge)).To(BeTrue())
 	})
 
 	It("accepts a frame of exactly the limit", func() {
-		f, err := frame.NewReader(bytes.NewReader(frame.Encode(0, make([]byte, 10))), 10).Next()
+		f, err := frame.NewReader(bytes.NewReader(frame.Encode(0, make([]byte, 10))), 10).Next(context.Background())
 		Expect(err).NotTo(HaveOccurred())
 		Expect(f.Payload).To(HaveLen(10))
 	})
@@ -97,7 +98,7 @@ var _ = Describe("Reader", func() {
 
 	DescribeTable("a stream cut inside a frame is truncated, not a clean end",
 		func(cut int) {
-			_, err := frame.NewReader(bytes.NewReader(stream[:cut]), 0).Next()
+			_, err := frame.NewReader(bytes.NewReader(stream[:cut]), 0).Next(context.Background())
 			Expect(err).To(MatchError(frame.ErrTruncated))
 		},
 		Entry("inside the header", 3),
@@ -105,7 +106,7 @@ var _ = Describe("Reader", func() {
 	)
 
 	It("reports a bad gzip payload", func() {
-		_, err := frame.NewReader(bytes.NewReader(frame.Encode(frame.FlagCompressed, []byte("not gzip"))), 0).Next()
+		_, err := frame.NewReader(bytes.NewReader(frame.Encode(frame.FlagCompressed, []byte("not gzip"))), 0).Next(context.Background())
 		Expect(err).To(MatchError(ContainSubstring("gzip")))
 	})
 })

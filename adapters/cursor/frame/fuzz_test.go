@@ -24,7 +24,7 @@ func FuzzReader(f *testing.F) {
 		r := frame.NewReader(bytes.NewReader(data), limit)
 		consumed := 0
 		for {
-			fr, err := r.Next()
+			fr, err := r.Next(context.Background())
 			if errors.Is(err, io.EOF) || err != nil {
 				return
 			}

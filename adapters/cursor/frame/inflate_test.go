@@ -70,7 +70,7 @@ var _ = Describe("Inflating client payloads (gzip bombs)", func() {
 			Expect(tooLarge.Size).To(BeEquivalentTo(refusedAt))
 		},
 		Entry("a Connect envelope flagged compressed on a stream", func(in *frame.Inflater) error {
-			_, err := frame.NewReader(bytes.NewReader(frame.Encode(frame.FlagCompressed, bomb)), limit).Inflating(context.Background(), in).Next()
+			_, err := frame.NewReader(bytes.NewReader(frame.Encode(frame.FlagCompressed, bomb)), limit).Inflating(in).Next(context.Background())
 			return err
 		}, limit+1),
 		Entry("a unary body with Content-Encoding gzip", func(in *frame.Inflater) error {

@@ -117,7 +117,7 @@ var _ = Describe("Registry", func() {
 				break
 			}
 			Expect(err).NotTo(HaveOccurred())
-			fr, err := frame.NewReader(bytes.NewReader(f), 0).Next()
+			fr, err := frame.NewReader(bytes.NewReader(f), 0).Next(ctx)
 			Expect(err).NotTo(HaveOccurred())
 			if fr.EndStream() {
 				end = fr.Payload

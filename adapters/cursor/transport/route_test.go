@@ -36,7 +36,7 @@ func lastFrame(ctx context.Context, sub *transport.Subscription) string {
 			return string(end)
 		}
 		Expect(err).NotTo(HaveOccurred())
-		fr, err := frame.NewReader(bytesReader(f), 0).Next()
+		fr, err := frame.NewReader(bytesReader(f), 0).Next(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		if fr.EndStream() {
 			end = fr.Payload

@@ -13,13 +13,25 @@ import (
 	agentv1 "keygate/gen/cursor/agent/v1"
 )
 
-// turnRun is one turn handed to the RunHandler.
+// turnRun is one turn handed to the RunHandler. Its context lives on the
+// goroutine that serves it (start); the supervisor keeps the cancel func
+// and the cause it cancelled with.
 type turnRun struct {
 	turn   *Turn
 	inbox  *queue
 	output *turnOutput
-	ctx    context.Context
 	cancel context.CancelCauseFunc
+	// cause is the first cause stop gave, as context.Cause reports it.
+	cause error
+}
+
+// stop cancels the running turn's context with cause; the first cause
+// stays. Only the supervisor's goroutine calls it, once the turn started.
+func (tr *turnRun) stop(cause error) {
+	if tr.cause == nil {
+		tr.cause = cause
+	}
+	tr.cancel(cause)
 }
 
 type runResult struct {
@@ -28,8 +40,7 @@ type runResult struct {
 }
 
 func (t *Transport) newTurnRun(req *agentv1.AgentRunRequest, followUp *agentv1.ConversationAction, parent Parent) *turnRun {
-	ctx, cancel := context.WithCancelCause(t.owner.runContext())
-	tr := &turnRun{inbox: newQueue(t.ledger), output: &turnOutput{t: t}, ctx: ctx, cancel: cancel}
+	tr := &turnRun{inbox: newQueue(t.ledger), output: &turnOutput{t: t}}
 	tr.turn = &Turn{RequestID: t.id, Request: req, FollowUp: followUp, Parent: parent, Inbox: tr.inbox, Output: tr.output}
 	return tr
 }
@@ -179,36 +190,40 @@ func (s *supervisor) enqueue(tr *turnRun) {
 		return
 	}
 	if s.queued == nil {
-		s.active.cancel(ErrSuperseded)
+		s.active.stop(ErrSuperseded)
 	} else {
 		s.queued.inbox.discard() // superseded before it started
 	}
 	s.queued = tr
 }
 
+// start serves tr on a goroutine of its own, under a context the
+// transport alone cancels (tr.stop).
 func (s *supervisor) start(tr *turnRun) {
 	s.active = tr
 	h := s.t.reg.handler
-	go func() {
-		err := serveSafely(h, tr)
+	ctx, cancel := context.WithCancelCause(s.t.owner.runContext())
+	tr.cancel = cancel
+	go func(ctx context.Context) {
+		err := serveSafely(ctx, h, tr.turn)
 		tr.output.over.Store(true)
 		s.done <- runResult{run: tr, err: err}
-	}()
+	}(ctx)
 }
 
-func serveSafely(h RunHandler, tr *turnRun) (err error) {
+func serveSafely(ctx context.Context, h RunHandler, turn *Turn) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = connect.NewError(connect.CodeInternal, fmt.Errorf("run handler panicked: %v", p))
 		}
 	}()
-	return h.ServeRun(tr.ctx, tr.turn)
+	return h.ServeRun(ctx, turn)
 }
 
 // runDone decides what follows a returned turn; finished reports that the
 // stream ends now with end.
 func (s *supervisor) runDone(res runResult) (end error, finished bool) {
-	res.run.cancel(context.Canceled)
+	res.run.stop(context.Canceled)
 	s.active = nil
 	if s.queued != nil {
 		res.run.inbox.discard() // what the superseded turn left unread
@@ -217,7 +232,7 @@ func (s *supervisor) runDone(res runResult) (end error, finished bool) {
 		s.start(next)
 		return nil, false
 	}
-	if cause := context.Cause(res.run.ctx); s.orphaned || s.stopping {
+	if cause := res.run.cause; s.orphaned || s.stopping {
 		return cancelled(cause), true
 	}
 	if s.handedOver && res.err == nil {
@@ -248,7 +263,7 @@ func (s *supervisor) cancelAll(cause error) {
 	}
 	s.queued = nil
 	if s.active != nil {
-		s.active.cancel(cause)
+		s.active.stop(cause)
 	}
 }
 

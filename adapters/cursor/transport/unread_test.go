@@ -74,7 +74,7 @@ var _ = Describe("A turn's output to a slow subscriber", func() {
 			f, err := sub.Next(ctx)
 			Expect(err).NotTo(HaveOccurred())
 			read += int64(len(f))
-			fr, err := frame.NewReader(bytesReader(f), 0).Next()
+			fr, err := frame.NewReader(bytesReader(f), 0).Next(ctx)
 			Expect(err).NotTo(HaveOccurred())
 			m := &agentv1.AgentServerMessage{}
 			Expect(proto.Unmarshal(fr.Payload, m)).To(Succeed())
@@ -102,7 +102,7 @@ var _ = Describe("A turn's output to a slow subscriber", func() {
 		for i := range total {
 			f, err := again.Next(ctx)
 			Expect(err).NotTo(HaveOccurred())
-			fr, err := frame.NewReader(bytesReader(f), 0).Next()
+			fr, err := frame.NewReader(bytesReader(f), 0).Next(ctx)
 			Expect(err).NotTo(HaveOccurred())
 			m := &agentv1.AgentServerMessage{}
 			Expect(proto.Unmarshal(fr.Payload, m)).To(Succeed())
@@ -183,7 +183,7 @@ var _ = Describe("A finished stream's replay", func() {
 					return out
 				}
 				Expect(err).NotTo(HaveOccurred())
-				fr, err := frame.NewReader(bytesReader(f), 0).Next()
+				fr, err := frame.NewReader(bytesReader(f), 0).Next(ctx)
 				Expect(err).NotTo(HaveOccurred())
 				if fr.EndStream() {
 					out = append(out, "end")
