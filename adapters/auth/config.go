@@ -48,7 +48,7 @@ type Config struct {
 	SessionTTL time.Duration
 }
 
-// ErrConfig: the configuration cannot work; the message says why.
+// ErrConfig means the configuration cannot work; the message says why.
 var ErrConfig = errors.New("invalid authentication configuration")
 
 // The widest trusted proxy ranges New accepts, in prefix bits: those of the

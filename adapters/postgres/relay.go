@@ -414,7 +414,7 @@ func (r *Relay) loop(ctx context.Context, conn *pgx.Conn) {
 			// A renewal or the sweep is due; the top of the loop runs it.
 		default:
 			r.log.Warn("relay listener lost; reconnecting", zap.Error(err))
-			_ = conn.Close(context.Background())
+			_ = conn.Close(context.WithoutCancel(ctx))
 			conn = r.reconnect(ctx)
 			if conn == nil {
 				return

@@ -30,16 +30,16 @@ func TranslateError(ctx context.Context, err, noRows error, v Violation) error {
 		return nil
 	}
 	if ctxErr := ctx.Err(); ctxErr != nil {
-		return fmt.Errorf("%w (%v)", ctxErr, err)
+		return fmt.Errorf("%w (%w)", ctxErr, err)
 	}
 	if errors.Is(err, noRows) {
 		return ports.ErrNotFound
 	}
 	switch v {
 	case UniqueViolation:
-		return fmt.Errorf("%w: %v", ports.ErrConflict, err)
+		return fmt.Errorf("%w: %w", ports.ErrConflict, err)
 	case ForeignKeyViolation:
-		return fmt.Errorf("%w: %v", ports.ErrNotFound, err)
+		return fmt.Errorf("%w: %w", ports.ErrNotFound, err)
 	}
 	return err
 }

@@ -156,7 +156,7 @@ type budgetProvider struct {
 	next ports.ModelProvider
 }
 
-// ErrNoCaller: a provider call whose context names no user.
+// ErrNoCaller means a provider call whose context names no user.
 var ErrNoCaller = fmt.Errorf("provider call without a caller identity: %w", identity.ErrNoUser)
 
 func (p budgetProvider) Stream(ctx context.Context, call ports.ModelCall) (ports.ModelStream, error) {

@@ -77,7 +77,7 @@ type Mark struct {
 // ErrMismatch matches every *MismatchError.
 var ErrMismatch = errors.New("fingerprint mismatch")
 
-// MismatchError: a replica's fingerprint is not the one its database
+// MismatchError means a replica's fingerprint is not the one its database
 // recorded for the deployment. Both are safe to show: a fingerprint reveals
 // nothing of what it names.
 type MismatchError struct {

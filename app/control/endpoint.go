@@ -54,7 +54,7 @@ func (e *Endpoints) Endpoint(ctx context.Context, id string) (ports.Endpoint, po
 	return ports.Endpoint{}, cfg, &NoKeyError{ModelID: cfg.ID, Provider: p.Name}
 }
 
-// NoKeyError: a model's provider has no enabled key (or the model names no
+// NoKeyError means a model's provider has no enabled key (or the model names no
 // provider), so the model cannot be called.
 type NoKeyError struct {
 	ModelID  string

@@ -173,7 +173,7 @@ func headerNames(views []HeaderView) map[string]string {
 	return out
 }
 
-// HeaderOriginError: stored headers would be sent to another origin than
+// HeaderOriginError means stored headers would be sent to another origin than
 // the one they were saved for (a row changed behind Keygate's back).
 type HeaderOriginError struct {
 	ModelID  string

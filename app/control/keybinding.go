@@ -131,7 +131,7 @@ func Origin(raw string) (string, error) {
 	return scheme + "://" + host, nil
 }
 
-// KeyOriginError: a stored key would be sent to another origin than the
+// KeyOriginError means a stored key would be sent to another origin than the
 // one it was saved for. Endpoint returns it for a row whose base URL was
 // changed behind Keygate's back (a tampered or hand-edited database).
 type KeyOriginError struct {

@@ -132,27 +132,6 @@ func (s ModelSettings) apply(cfg *ports.ModelConfig) {
 	}
 }
 
-// headersJSON is a header map as stored: nil for none.
-func headersJSON(h map[string]string) (json.RawMessage, error) {
-	if len(h) == 0 {
-		return nil, nil
-	}
-	b, err := json.Marshal(h)
-	if err != nil {
-		return nil, invalid("custom_headers", err.Error())
-	}
-	return b, nil
-}
-
-// headersOf reads stored headers back; nil for none.
-func headersOf(raw json.RawMessage) map[string]string {
-	var h map[string]string
-	if len(raw) > 0 {
-		_ = json.Unmarshal(raw, &h)
-	}
-	return h
-}
-
 // settingsOf reads the editable fields back out of a stored configuration.
 func settingsOf(cfg ports.ModelConfig) ModelSettings {
 	return ModelSettings{DisplayName: cfg.DisplayName, GroupName: cfg.GroupName, ProviderID: cfg.ProviderID,

@@ -12,7 +12,7 @@ import (
 // cannot overflow into "never".
 const MaxDaysLimit = 3650
 
-// ErrTooMany: the owner already has as many live tokens as the policy
+// ErrTooMany means the owner already has as many live tokens as the policy
 // allows (see TooManyError).
 var ErrTooMany = errors.New("too many live gateway tokens")
 
@@ -28,7 +28,7 @@ type Policy struct {
 	MaxLive int
 }
 
-// LifetimeError: a requested lifetime is outside what Policy allows.
+// LifetimeError means a requested lifetime is outside what Policy allows.
 type LifetimeError struct {
 	Days, MaxDays int
 }
@@ -40,7 +40,7 @@ func (e *LifetimeError) Error() string {
 	return fmt.Sprintf("a token lives at most %d days here; ask for %d days or fewer (0 means %d)", e.MaxDays, e.MaxDays, e.MaxDays)
 }
 
-// TooManyError: the owner holds Live tokens, the most Policy allows.
+// TooManyError means the owner holds Live tokens, the most Policy allows.
 type TooManyError struct{ Live, Max int }
 
 func (e *TooManyError) Error() string {

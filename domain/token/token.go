@@ -27,14 +27,14 @@ const (
 const TouchInterval = time.Minute
 
 var (
-	// ErrMalformed: a string is not shaped like a token (wrong prefix or
+	// ErrMalformed means a string is not shaped like a token (wrong prefix or
 	// length). Callers answer it like an unknown token.
 	ErrMalformed = errors.New("malformed gateway token")
-	// ErrRevoked: the token was revoked.
+	// ErrRevoked means the token was revoked.
 	ErrRevoked = errors.New("gateway token revoked")
-	// ErrExpired: the token is past its expiry time.
+	// ErrExpired means the token is past its expiry time.
 	ErrExpired = errors.New("gateway token expired")
-	// ErrNoName: a token needs a name so its owner can tell it apart.
+	// ErrNoName means a token needs a name so its owner can tell it apart.
 	ErrNoName = errors.New("gateway token needs a name")
 )
 

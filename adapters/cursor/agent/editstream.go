@@ -113,12 +113,12 @@ func (s *argStream) step(b byte) {
 			s.st = stValue
 		}
 	case stValue:
-		switch {
-		case b == '"':
+		switch b {
+		case '"':
 			s.st, s.target = stStr, s.wanted(string(s.key))
-		case b == '{' || b == '[':
+		case '{', '[':
 			s.st, s.depth = stSkip, 1
-		case b == ' ' || b == '\t' || b == '\n' || b == '\r':
+		case ' ', '\t', '\n', '\r':
 		default:
 			s.st, s.depth = stSkip, 0
 		}

@@ -234,7 +234,7 @@ var _ = Describe("Web requests in flight per user", func() {
 		r, err := quick.Acquire(ctx, "mallory")
 		Expect(err).NotTo(HaveOccurred())
 		_, err = quick.Acquire(ctx, "mallory")
-		Expect(err).To(MatchError(ContainSubstring("at most 1 web fetches and searches of one user at a time")))
+		Expect(err).To(MatchError(ContainSubstring("at most 1 web fetches and searches of one user run at a time")))
 		r()
 	})
 })

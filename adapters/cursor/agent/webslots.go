@@ -64,7 +64,7 @@ func (s *webSlots) acquire(ctx context.Context, user string) (func(), error) {
 		return nil, fmt.Errorf("web request not started: %w", ctx.Err())
 	case <-timer.C:
 		s.leave(user, u)
-		return nil, fmt.Errorf("Keygate runs at most %d web fetches and searches of one user at a time, and this one could not start within %s; make fewer at once", s.per, s.wait)
+		return nil, fmt.Errorf("at most %d web fetches and searches of one user run at a time, and this one could not start within %s; make fewer at once", s.per, s.wait)
 	}
 }
 

@@ -12,15 +12,15 @@ import (
 	"keygate/adapters/cursor/transport"
 )
 
-// ErrNotAgentMessage: a BidiAppend whose data is not the hex of an
+// ErrNotAgentMessage means a BidiAppend whose data is not the hex of an
 // AgentClientMessage with its oneof set, and no ForeignAppends handler.
 var ErrNotAgentMessage = errors.New("bidi append carries no agent message")
 
-// ErrParentHeaders: only one of x-parent-request-id and
+// ErrParentHeaders means only one of x-parent-request-id and
 // x-parent-agent-tool-call-id was sent.
 var ErrParentHeaders = errors.New("x-parent-request-id and x-parent-agent-tool-call-id must be sent together")
 
-// ErrNeedsHTTP2: AgentService/Run was called over HTTP/1.
+// ErrNeedsHTTP2 means AgentService/Run was called over HTTP/1.
 var ErrNeedsHTTP2 = errors.New("AgentService/Run needs HTTP/2")
 
 // BadRequestBodyError reports a stream request body that does not decode.

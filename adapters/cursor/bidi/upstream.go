@@ -30,14 +30,14 @@ const (
 )
 
 var (
-	// ErrNoUpstream: a turn was routed to Cursor but no upstream is
+	// ErrNoUpstream means a turn was routed to Cursor but no upstream is
 	// configured.
 	ErrNoUpstream = errors.New("no upstream to Cursor is configured")
-	// ErrUpstreamCut: Cursor's stream ended without an end-of-stream frame.
+	// ErrUpstreamCut means Cursor's stream ended without an end-of-stream frame.
 	ErrUpstreamCut = errors.New("cursor stream ended without end-of-stream")
 )
 
-// UpstreamStatusError: Cursor answered a relayed run route with an HTTP
+// UpstreamStatusError means Cursor answered a relayed run route with an HTTP
 // status other than 200.
 type UpstreamStatusError struct{ Status int }
 

@@ -6,23 +6,23 @@ import (
 )
 
 var (
-	// ErrNoModel: the opening append of a request id is not a run_request
+	// ErrNoModel means the opening append of a request id is not a run_request
 	// naming a model.
 	ErrNoModel = errors.New("first BidiAppend message must select a model")
-	// ErrRouteTimeout: an append or subscriber waited Config.RouteWait for the
+	// ErrRouteTimeout means an append or subscriber waited Config.RouteWait for the
 	// opening append of its request id.
 	ErrRouteTimeout = errors.New("timed out waiting for the initial BidiAppend model selection")
-	// ErrTurnOver: Output.Send after ServeRun returned or the stream ended.
+	// ErrTurnOver means Output.Send after ServeRun returned or the stream ended.
 	ErrTurnOver = errors.New("turn is over")
-	// ErrIDsExhausted: a per-transport id counter reached its maximum; ids are
+	// ErrIDsExhausted means a per-transport id counter reached its maximum; ids are
 	// never reused.
 	ErrIDsExhausted = errors.New("transport id space exhausted")
-	// ErrRegistryClosed: the registry is shutting down.
+	// ErrRegistryClosed means the registry is shutting down.
 	ErrRegistryClosed = errors.New("transport registry closed")
-	// ErrDraining: the registry drains before shutting down and starts no
+	// ErrDraining means the registry drains before shutting down and starts no
 	// new turn; another replica can.
 	ErrDraining = errors.New("this replica is draining and starts no new turn")
-	// ErrEmptyRequestID: an append or subscriber named no request id.
+	// ErrEmptyRequestID means an append or subscriber named no request id.
 	ErrEmptyRequestID = errors.New("request id is empty")
 )
 

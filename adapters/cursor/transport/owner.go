@@ -33,10 +33,6 @@ func (c caller) runKey(requestID string) runKey {
 	return runKey{known: c.known, user: c.id.UserID, id: requestID}
 }
 
-// is reports whether c and o are the same user.
-func (c caller) is(o caller) bool {
-	return c.known == o.known && c.id.UserID == o.id.UserID
-}
 
 // runContext is the context a turn of this caller runs under: cancellable
 // by the transport only, and carrying the caller's identity so that the

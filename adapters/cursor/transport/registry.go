@@ -190,7 +190,7 @@ func (r *Registry) tryAppend(a Append, route Route, who caller) (Route, *routeWa
 	}
 	t := r.transports[k]
 	if t != nil {
-		if err := t.accept(a); err != errEnded {
+		if err := t.accept(a); !errors.Is(err, errEnded) {
 			return Local, nil, err
 		}
 	}

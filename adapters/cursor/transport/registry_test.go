@@ -3,6 +3,7 @@ package transport_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"time"
 
@@ -113,7 +114,7 @@ var _ = Describe("Registry", func() {
 		var end []byte
 		for {
 			f, err := sub.Next(ctx)
-			if err == io.EOF {
+			if errors.Is(err, io.EOF) {
 				break
 			}
 			Expect(err).NotTo(HaveOccurred())

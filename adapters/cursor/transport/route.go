@@ -11,9 +11,9 @@ import (
 type Route int
 
 const (
-	// Local: Keygate serves the turn through the RunHandler.
+	// Local means Keygate serves the turn through the RunHandler.
 	Local Route = iota
-	// Upstream: the turn belongs to Cursor's own service; the caller
+	// Upstream means the turn belongs to Cursor's own service; the caller
 	// forwards the append or the RunSSE unchanged.
 	Upstream
 )

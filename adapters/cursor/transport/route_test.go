@@ -2,6 +2,7 @@ package transport_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"time"
 
@@ -32,7 +33,7 @@ func lastFrame(ctx context.Context, sub *transport.Subscription) string {
 	var end []byte
 	for {
 		f, err := sub.Next(ctx)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return string(end)
 		}
 		Expect(err).NotTo(HaveOccurred())

@@ -2,6 +2,7 @@ package transport_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sync/atomic"
@@ -179,7 +180,7 @@ var _ = Describe("A finished stream's replay", func() {
 			var out []string
 			for {
 				f, err := sub.Next(ctx)
-				if err == io.EOF {
+				if errors.Is(err, io.EOF) {
 					return out
 				}
 				Expect(err).NotTo(HaveOccurred())
