@@ -33,7 +33,6 @@ func (c caller) runKey(requestID string) runKey {
 	return runKey{known: c.known, user: c.id.UserID, id: requestID}
 }
 
-
 // runContext is the context a turn of this caller runs under: cancellable
 // by the transport only, and carrying the caller's identity so that the
 // run engine's stores and call records know whose turn it is.
