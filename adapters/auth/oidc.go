@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -39,7 +40,7 @@ type flowData struct {
 }
 
 func newOIDCFlow(ctx context.Context, cfg Config) (*oidcFlow, error) {
-	client := &http.Client{Timeout: 15 * time.Second}
+	client := &http.Client{Timeout: 15 * time.Second, Transport: boundedBodies{next: http.DefaultTransport}}
 	discover, cancel := context.WithTimeout(oidc.ClientContext(ctx, client), 15*time.Second)
 	defer cancel()
 	provider, err := oidc.NewProvider(discover, cfg.Issuer)
@@ -54,6 +55,41 @@ func newOIDCFlow(ctx context.Context, cfg Config) (*oidcFlow, error) {
 		verifier: provider.Verifier(&oidc.Config{ClientID: cfg.ClientID}),
 		client:   client,
 	}, nil
+}
+
+// maxProviderBody bounds what Keygate reads of one answer of the OIDC
+// provider (discovery document, key set, token response): go-oidc reads a
+// discovery document and a key set whole.
+const maxProviderBody = 1 << 20
+
+// boundedBodies is a transport whose answers end after maxProviderBody
+// bytes, with an error rather than a silently short document.
+type boundedBodies struct{ next http.RoundTripper }
+
+func (b boundedBodies) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := b.next.RoundTrip(r)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = &boundedBody{ReadCloser: resp.Body, left: maxProviderBody}
+	return resp, nil
+}
+
+type boundedBody struct {
+	io.ReadCloser
+	left int64
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, fmt.Errorf("oidc provider answer exceeds %d bytes", maxProviderBody)
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
 
 // login starts the authorization code flow with PKCE: state, verifier and

@@ -211,3 +211,18 @@ var _ = Describe("Gate in OIDC mode", func() {
 		Expect(api()).To(Equal(http.StatusOK))
 	})
 })
+
+var _ = Describe("Gate in OIDC mode, against a provider that answers without end", func() {
+	It("refuses a discovery document over 1 MiB instead of reading it whole", func() {
+		idp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"issuer":"`+strings.Repeat("x", 2<<20)+`"}`)
+		}))
+		DeferCleanup(idp.Close)
+		_, err := auth.New(context.Background(), auth.Config{
+			Mode: auth.ModeOIDC, Issuer: idp.URL, ClientID: "keygate", ClientSecret: "s3cret", RedirectURL: "http://127.0.0.1/auth/callback",
+			Roles: access.RoleMap{MemberGroups: []string{"engineering"}},
+		}, newBox(), zap.NewNop())
+		Expect(err).To(MatchError(ContainSubstring("exceeds 1048576 bytes")))
+	})
+})
