@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 )
 
 // ErrExists means a file CreateFiles would write is already there. It never
@@ -40,25 +39,7 @@ func CreateFiles(a *Authority, keyPEM []byte, certPath, keyPath string) error {
 // writeNew writes data to a temporary file in path's directory with mode
 // perm, syncs it and links it to path, which fails if path exists.
 func writeNew(path string, data []byte, perm os.FileMode) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("create %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer func() { _ = os.Remove(tmp) }()
-	err = f.Chmod(perm)
-	if err == nil {
-		_, err = f.Write(data)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Link(tmp, path)
-	}
+	err := place(path, data, perm, os.Link)
 	if errors.Is(err, os.ErrExist) {
 		return fmt.Errorf("%s: %w", path, ErrExists)
 	}

@@ -81,11 +81,22 @@ func exists(path string) (bool, error) {
 // writeAtomic writes data to a temporary file in path's directory with
 // mode perm, syncs it and renames it over path.
 func writeAtomic(path string, data []byte, perm os.FileMode) error {
+	if err := place(path, data, perm, os.Rename); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// place writes data to a temporary file in path's directory with mode
+// perm, syncs it and puts it at path with put (a rename replaces, a link
+// refuses an existing path); the temporary file is gone afterwards.
+func place(path string, data []byte, perm os.FileMode, put func(tmp, path string) error) error {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("create %s: %w", path, err)
+		return err
 	}
 	tmp := f.Name()
+	defer func() { _ = os.Remove(tmp) }() // a no-op once renamed
 	err = f.Chmod(perm)
 	if err == nil {
 		_, err = f.Write(data)
@@ -96,12 +107,8 @@ func writeAtomic(path string, data []byte, perm os.FileMode) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
 	if err != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
+		return err
 	}
-	return nil
+	return put(tmp, path)
 }
