@@ -42,6 +42,9 @@ type ModelCall struct {
 	ConversationID string
 	// ProviderCallIndex is the model cycle index within the run.
 	ProviderCallIndex int
+	// Kind is the feature the call serves, stamped on its call record;
+	// empty means callrecord.KindAgent.
+	Kind callrecord.Kind
 	// Endpoint says where and how to call.
 	Endpoint Endpoint
 	// Request is what to ask.

@@ -29,4 +29,8 @@ type ProviderProtocol struct {
 	// Title is the label of the choice ("OpenAI Chat Completions (and
 	// compatible)").
 	Title string
+	// FillIn says the protocol completes the text between a prefix and a
+	// suffix (llm.Request.FillIn) instead of holding a conversation: such a
+	// model can serve Cursor Tab, never the Agent.
+	FillIn bool
 }

@@ -79,7 +79,7 @@ func (r *Registry) Reserved() []string { return slices.Clone(r.reserved) }
 func (r *Registry) Protocols() []ports.ProviderProtocol {
 	out := make([]ports.ProviderProtocol, len(r.list))
 	for i, p := range r.list {
-		out[i] = ports.ProviderProtocol{Kind: p.Kind, Name: p.Name, Title: p.Title}
+		out[i] = ports.ProviderProtocol{Kind: p.Kind, Name: p.Name, Title: p.Title, FillIn: p.FillIn}
 	}
 	return out
 }

@@ -41,6 +41,20 @@ func (s Status) String() string {
 // Final reports whether s is a terminal status.
 func (s Status) Final() bool { return s == StatusCompleted || s == StatusError || s == StatusCancelled }
 
+// Kind names the feature a provider call served. Stores keep it as
+// written; the console filters and the dashboard groups by it.
+type Kind string
+
+// The kinds of call Keygate makes.
+const (
+	// KindAgent is a model cycle of a Cursor Agent turn.
+	KindAgent Kind = "agent"
+	// KindTab is a Cursor Tab (next-edit) prediction.
+	KindTab Kind = "tab"
+	// KindTest is a connection test from the console or the doctor.
+	KindTest Kind = "test"
+)
+
 // Record is one provider attempt. Retries and alias attempts each get their
 // own record with their own CallID.
 type Record struct {
@@ -49,6 +63,9 @@ type Record struct {
 	RunID             string
 	ConversationID    string
 	ProviderCallIndex int
+	// Kind is the feature the call served (KindAgent, KindTab, …); empty
+	// reads as KindAgent, which every call before kinds existed was.
+	Kind Kind
 	// UserID is the user whose turn made the call (the identity the run
 	// ran under); empty for a call outside any user's turn. It scopes who
 	// may read the record.

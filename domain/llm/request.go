@@ -76,6 +76,25 @@ type Request struct {
 	// Anthropic's fast mode), which each adapter writes its own way; any
 	// other value is passed through where the protocol has a tier field.
 	ServiceTier string
+	// FillIn, when set, makes the request a fill-in-the-middle completion:
+	// the model writes the text between FillIn.Prefix and FillIn.Suffix.
+	// Only a protocol that declares itself a fill-in protocol accepts it,
+	// and such a protocol accepts nothing else (Messages, Tools and
+	// Instructions are then empty).
+	FillIn *FillIn
+}
+
+// FillIn is a fill-in-the-middle prompt: the text before the gap, the text
+// after it, and where the model should stop.
+type FillIn struct {
+	Prefix string
+	Suffix string
+	// Stop are sequences that end the completion; empty for none.
+	Stop []string
+	// Temperature is the sampling temperature; nil leaves the provider's
+	// default. Edit prediction asks for 0, so that the same prompt gives
+	// the same suggestion.
+	Temperature *float64
 }
 
 // ServiceTierFast is the provider-independent name of the fast tier.

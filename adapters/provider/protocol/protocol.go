@@ -58,6 +58,10 @@ type Protocol struct {
 	NewDecoder func() Decoder
 	// Models lists the models of an endpoint, for discovery.
 	Models Models
+	// FillIn marks a fill-in-the-middle protocol: AppendRequest takes only
+	// requests with llm.Request.FillIn set, and refuses the others (and a
+	// conversation protocol refuses a FillIn request).
+	FillIn bool
 }
 
 // RequestOptions are the per-call settings of a request body.
