@@ -17,6 +17,7 @@ import (
 	"keygate/adapters/relstore"
 	"keygate/adapters/tracing"
 	"keygate/app/company"
+	"keygate/app/config"
 	appcontrol "keygate/app/control"
 	"keygate/app/routing"
 	"keygate/app/run"
@@ -180,6 +181,18 @@ func NewPublishing(store *relstore.Store) *appcontrol.Publishing {
 	return appcontrol.NewPublishing(store.Stores().ModelConfigs, store.Routing())
 }
 
+// NewTabModel is which model or alias serves Cursor Tab: the console's
+// setting (its changes audited like every setting) once saved, else the
+// configuration's --tab-model.
+func NewTabModel(cfg config.Config, store *relstore.Store, auditor *company.Auditor) *appcontrol.TabModel {
+	return appcontrol.NewTabModel(appcontrol.TabModelOptions{
+		Settings:   auditor.Settings(store.Stores().Settings),
+		Models:     store.Stores().ModelConfigs,
+		Aliases:    store.Routing(),
+		Configured: cfg.TabModel,
+	})
+}
+
 // NewKeyBinding is the start-up migration that seals the keys stored
 // before keys were bound, and the custom headers stored in clear, bound
 // to their provider's current origin. Keygate.Run runs it before
@@ -218,6 +231,7 @@ func NewControlRoutes(o ControlRoutesOptions) ControlRoutes {
 		Discovery: o.Discovery,
 		Tester:    o.Tester,
 		Settings:  o.Settings,
+		TabModel:  o.TabModel,
 		Calls: appcontrol.NewCalls(appcontrol.CallsOptions{
 			Lister: calls, Reader: tenancy.CallReader(store.CallRecords()), Prompts: store.Prompts()}),
 		Dashboard:     appcontrol.NewDashboard(calls, o.Settings, nil),
@@ -246,6 +260,7 @@ type ControlRoutesOptions struct {
 	Discovery  *appcontrol.Discovery
 	Tester     *appcontrol.Tester
 	Publishing *appcontrol.Publishing
+	TabModel   *appcontrol.TabModel
 }
 
 // NewRetention deletes the details of detailed calls and the prompts kept

@@ -34,6 +34,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		NewDiscovery,
 		NewTester,
 		NewPublishing,
+		NewTabModel,
 		NewKeyBinding,
 		NewCatalog,
 		NewControlRoutes,

@@ -107,6 +107,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	modelProvider := NewModelProvider(modelProviderOptions)
 	tester := NewTester(controlDeps, modelProvider)
 	publishing := NewPublishing(store)
+	tabModel := NewTabModel(cfg, store, auditor)
 	controlRoutesOptions := ControlRoutesOptions{
 		Endpoint:   proxyEndpoint,
 		Web:        webTools,
@@ -121,6 +122,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		Discovery:  discovery,
 		Tester:     tester,
 		Publishing: publishing,
+		TabModel:   tabModel,
 	}
 	controlRoutes := NewControlRoutes(controlRoutesOptions)
 	tokens := NewTokens(cfg, store, auditor)

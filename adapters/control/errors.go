@@ -16,6 +16,9 @@ import (
 // errAdminOnly answers a member who called an administrator's procedure.
 var errAdminOnly = errors.New("only an administrator may do this; ask one of your Keygate administrators")
 
+// errNoTab answers SetTabModel on a server built without Tab.
+var errNoTab = errors.New("this Keygate serves no Cursor Tab")
+
 // toConnect maps a use-case error to a Connect error whose message says
 // what to do. Unexpected errors are logged here (the only place that
 // handles them) and reach the client without internals.

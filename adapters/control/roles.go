@@ -22,6 +22,7 @@ var adminOnly = map[string]bool{
 	controlv1connect.ModelServiceDiscoverModelsProcedure:   true,
 	controlv1connect.ModelServiceTestModelProcedure:        true,
 	controlv1connect.SettingServiceUpdateSettingsProcedure: true,
+	controlv1connect.SettingServiceSetTabModelProcedure:    true,
 	// Providers hold the keys: a member sees none of them, not even
 	// masked, nor their health.
 	controlv1connect.ProviderServiceListProvidersProcedure:         true,

@@ -21,11 +21,13 @@ type Options struct {
 	Aliases   *appcontrol.Aliases
 	// Discovery lists an endpoint's models; Tester tests a model's
 	// connection (ModelService's DiscoverModels and TestModel).
-	Discovery     *appcontrol.Discovery
-	Tester        *appcontrol.Tester
-	Calls         *appcontrol.Calls
-	Dashboard     *appcontrol.Dashboard
-	Settings      *appcontrol.Settings
+	Discovery *appcontrol.Discovery
+	Tester    *appcontrol.Tester
+	Calls     *appcontrol.Calls
+	Dashboard *appcontrol.Dashboard
+	Settings  *appcontrol.Settings
+	// TabModel is the Cursor Tab model setting; nil serves no Tab.
+	TabModel      *appcontrol.TabModel
 	Conversations *appcontrol.Conversations
 	// Setup answers the Connect Cursor page.
 	Setup   func(ctx context.Context) (Setup, error)
@@ -63,7 +65,7 @@ func Routes(o Options) map[string]http.Handler {
 	add(controlv1connect.NewAliasServiceHandler(&aliasService{aliases: o.Aliases, log: log}, limit))
 	add(controlv1connect.NewCallServiceHandler(&callService{calls: o.Calls, log: log}, limit))
 	add(controlv1connect.NewDashboardServiceHandler(&dashboardService{dashboard: o.Dashboard, log: log}, limit))
-	add(controlv1connect.NewSettingServiceHandler(&settingService{settings: o.Settings, log: log}, limit))
+	add(controlv1connect.NewSettingServiceHandler(&settingService{settings: o.Settings, tab: o.TabModel, log: log}, limit))
 	if o.Conversations != nil {
 		add(controlv1connect.NewConversationServiceHandler(&conversationService{conversations: o.Conversations, log: log}, limit))
 	} else {

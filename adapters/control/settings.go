@@ -14,7 +14,9 @@ import (
 // settingService implements controlv1connect.SettingServiceHandler.
 type settingService struct {
 	settings *appcontrol.Settings
-	log      *zap.Logger
+	// tab is nil when Tab is not served (GetTabModel then answers none).
+	tab *appcontrol.TabModel
+	log *zap.Logger
 }
 
 var _ controlv1connect.SettingServiceHandler = (*settingService)(nil)
@@ -48,4 +50,36 @@ func settingsToProto(s appcontrol.ServiceSettings) *controlv1.Settings {
 			OutputPerMillion: p.Output, CacheReadPerMillion: p.CacheRead, CacheWritePerMillion: p.CacheWrite})
 	}
 	return out
+}
+
+func (h *settingService) GetTabModel(ctx context.Context, _ *connect.Request[controlv1.GetTabModelRequest]) (*connect.Response[controlv1.GetTabModelResponse], error) {
+	if h.tab == nil {
+		return connect.NewResponse(&controlv1.GetTabModelResponse{TabModel: &controlv1.TabModel{}}), nil
+	}
+	c, err := h.tab.Choice(ctx)
+	if err != nil {
+		return nil, toConnect(h.log, "GetTabModel", err)
+	}
+	return connect.NewResponse(&controlv1.GetTabModelResponse{TabModel: tabModelToProto(c)}), nil
+}
+
+func (h *settingService) SetTabModel(ctx context.Context, req *connect.Request[controlv1.SetTabModelRequest]) (*connect.Response[controlv1.SetTabModelResponse], error) {
+	if h.tab == nil {
+		return nil, connect.NewError(connect.CodeFailedPrecondition, errNoTab)
+	}
+	var c appcontrol.TabChoice
+	var err error
+	if req.Msg.GetUseConfiguration() {
+		c, err = h.tab.Reset(ctx)
+	} else {
+		c, err = h.tab.Set(ctx, req.Msg.GetModel())
+	}
+	if err != nil {
+		return nil, toConnect(h.log, "SetTabModel", err)
+	}
+	return connect.NewResponse(&controlv1.SetTabModelResponse{TabModel: tabModelToProto(c)}), nil
+}
+
+func tabModelToProto(c appcontrol.TabChoice) *controlv1.TabModel {
+	return &controlv1.TabModel{ModelId: c.ID, DisplayName: c.DisplayName, Source: c.Source, Problem: c.Problem}
 }

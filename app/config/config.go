@@ -124,6 +124,10 @@ type Config struct {
 	// fetches a page the user approved and turns it into text. Fetches
 	// reach public addresses only, whatever EgressAllow says.
 	WebFetch bool
+	// TabModel names the model or alias (its id or display name) that
+	// serves Cursor Tab until the console saves another; empty leaves Tab
+	// to Cursor's own service until then.
+	TabModel string
 	// Auth is console sign-in: local unless it says otherwise.
 	Auth Auth
 	// Secrets name the keyring that seals provider keys and sessions.
@@ -185,6 +189,7 @@ const (
 	EnvMetricsToken = "KEYGATE_METRICS_TOKEN"
 	EnvWebSearch    = "KEYGATE_WEB_SEARCH"
 	EnvWebSearchURL = "KEYGATE_WEB_SEARCH_URL"
+	EnvTabModel     = "KEYGATE_TAB_MODEL"
 	// EnvWebSearchKey is a secret: it is never logged, and there is no flag
 	// for it; EnvWebSearchKeyFile names a file holding it instead.
 	EnvWebSearchKey     = "KEYGATE_WEB_SEARCH_KEY"
@@ -335,6 +340,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer, extra func(
 	envString(getenv, EnvMetricsToken, &cfg.MetricsToken)
 	envString(getenv, EnvWebSearch, &cfg.WebSearch)
 	envString(getenv, EnvWebSearchURL, &cfg.WebSearchURL)
+	envString(getenv, EnvTabModel, &cfg.TabModel)
 	envString(getenv, EnvWebSearchKey, &cfg.WebSearchKey)
 	envString(getenv, EnvWebSearchKeyFile, &cfg.WebSearchKeyFile)
 	if err := envBool(getenv, EnvWebFetch, &cfg.WebFetch); err != nil {
@@ -373,6 +379,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer, extra func(
 	fs.StringVar(&cfg.CAKey, "ca-key", cfg.CAKey, "company CA key (PEM) (env "+EnvCAKey+")")
 	fs.StringVar(&cfg.BudgetsFile, "budgets", cfg.BudgetsFile, "JSON budget policy: per-user token, cost and concurrent-run limits (env "+EnvBudgetsFile+")")
 	fs.StringVar(&cfg.WebSearch, "web-search", cfg.WebSearch, "backend of the agent's WebSearch tool: searxng or brave; empty offers no web search (env "+EnvWebSearch+")")
+	fs.StringVar(&cfg.TabModel, "tab-model", cfg.TabModel, "the model or alias (display name or id) that serves Cursor Tab until the console saves another; empty leaves Tab to Cursor (env "+EnvTabModel+")")
 	fs.StringVar(&cfg.WebSearchURL, "web-search-url", cfg.WebSearchURL, "base URL of the search backend: the SearXNG instance, or a gateway in front of Brave Search (env "+EnvWebSearchURL+")")
 	fs.StringVar(&cfg.WebSearchKeyFile, "web-search-key-file", cfg.WebSearchKeyFile, "file holding the search backend's API key; or set "+EnvWebSearchKey+" (env "+EnvWebSearchKeyFile+")")
 	fs.BoolVar(&cfg.WebFetch, "web-fetch", cfg.WebFetch, "offer the agent's WebFetch tool: pages the user approved, public addresses only (env "+EnvWebFetch+")")

@@ -685,6 +685,11 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 			denied(controlv1connect.SettingServiceUpdateSettingsProcedure, func() proto.Message {
 				return &controlv1.UpdateSettingsRequest{Settings: &controlv1.Settings{}}
 			}),
+			{path: controlv1connect.SettingServiceGetTabModelProcedure, class: "no tenant data", what: "answers",
+				try: answers(func() proto.Message { return &controlv1.GetTabModelResponse{} })},
+			denied(controlv1connect.SettingServiceSetTabModelProcedure, func() proto.Message {
+				return &controlv1.SetTabModelRequest{Model: ""}
+			}),
 			{path: controlv1connect.AliasServiceListAliasesProcedure, class: "no tenant data", what: "answers",
 				try: answers(func() proto.Message { return &controlv1.ListAliasesResponse{} })},
 			denied(controlv1connect.AliasServiceCreateAliasProcedure, func() proto.Message {

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { screen, within } from "@testing-library/react";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { SettingService, type UpdateSettingsRequest } from "../gen/control/v1/setting_pb";
+import { SettingService, type SetTabModelRequest, type UpdateSettingsRequest } from "../gen/control/v1/setting_pb";
+import { ModelService } from "../gen/control/v1/model_pb";
+import { AliasService } from "../gen/control/v1/alias_pb";
 import { serve } from "../test/transport";
 import { renderAs } from "../test/render";
 import { gate } from "../test/fixtures";
@@ -9,16 +11,34 @@ import { SettingsPage } from "./Settings";
 
 const stored = { detailedMode: true, detailedRetentionHours: 48, prices: [{ modelId: "gpt-x", inputPerMillion: 2.5, outputPerMillion: 10, cacheReadPerMillion: 1.25, cacheWritePerMillion: 0 }] };
 
-function fake({ refuse = "" } = {}) {
+const tabModels = [
+  { id: "m-fim", enabled: true, settings: { displayName: "Codestral" } },
+  { id: "m-chat", enabled: true, settings: { displayName: "GPT Fast" } },
+  { id: "m-off", enabled: false, settings: { displayName: "Disabled" } },
+];
+
+function fake({ refuse = "", tab = { modelId: "", source: "", displayName: "", problem: "" } } = {}) {
   const sent: UpdateSettingsRequest[] = [];
-  serve((r) => r.service(SettingService, {
-    getSettings: () => ({ settings: stored }),
-    updateSettings: (req) => {
-      if (refuse) throw new ConnectError(refuse, Code.PermissionDenied);
-      sent.push(req); return { settings: req.settings };
-    },
-  }));
-  return sent;
+  const tabSent: SetTabModelRequest[] = [];
+  serve((r) => {
+    r.service(SettingService, {
+      getSettings: () => ({ settings: stored }),
+      updateSettings: (req) => {
+        if (refuse) throw new ConnectError(refuse, Code.PermissionDenied);
+        sent.push(req); return { settings: req.settings };
+      },
+      getTabModel: () => ({ tabModel: tab }),
+      setTabModel: (req) => {
+        tabSent.push(req);
+        if (req.useConfiguration) return { tabModel: { modelId: "m-chat", displayName: "GPT Fast", source: "configuration" } };
+        const m = tabModels.find((x) => x.id === req.model);
+        return { tabModel: { modelId: m?.id ?? "", displayName: m?.settings.displayName ?? "", source: "setting" } };
+      },
+    });
+    r.service(ModelService, { listModels: () => ({ models: tabModels }) });
+    r.service(AliasService, { listAliases: () => ({ aliases: [{ id: "a-tab", enabled: true, settings: { displayName: "Tab pool" } }] }) });
+  });
+  return Object.assign(sent, { tab: tabSent });
 }
 
 const retention = () => screen.getByRole("spinbutton", { name: /Keep detailed records for/ });
@@ -81,5 +101,32 @@ describe("SettingsPage", () => {
     expect(screen.queryByRole("button", { name: "Save" })).not.toBeInTheDocument();
     expect(screen.queryByRole("button", { name: "Add price" })).not.toBeInTheDocument();
     expect(screen.queryByRole("button", { name: "Remove" })).not.toBeInTheDocument();
+  });
+
+  it("chooses the Cursor Tab model among the enabled models and aliases, and can hand the choice back to the configuration", async () => {
+    const sent = fake({ tab: { modelId: "", source: "", displayName: "", problem: "" } });
+    const { user } = renderAs("admin", <SettingsPage />);
+    expect(await screen.findByTestId("tab-source")).toHaveTextContent("No Tab model chosen: Cursor's own Tab is used.");
+    const select = screen.getByRole("combobox", { name: /Tab model/ });
+    await screen.findByRole("option", { name: "Tab pool (alias)" });
+    expect(within(select).queryByRole("option", { name: "Disabled" })).not.toBeInTheDocument();
+
+    await user.selectOptions(select, "m-fim");
+    await user.click(screen.getByRole("button", { name: "Save Tab model" }));
+    expect(await screen.findByTestId("tab-source")).toHaveTextContent("Cursor Tab runs on Codestral (saved here).");
+    expect(sent.tab).toEqual([expect.objectContaining({ model: "m-fim", useConfiguration: false })]);
+    expect(sent).toHaveLength(0);
+
+    await user.click(screen.getByRole("button", { name: "Use the configuration's" }));
+    expect(await screen.findByTestId("tab-source")).toHaveTextContent("GPT Fast (from KEYGATE_TAB_MODEL)");
+    expect(sent.tab[1]).toMatchObject({ useConfiguration: true });
+  });
+
+  it("says why a configured Tab model serves nothing, and shows a member the choice read-only", async () => {
+    fake({ tab: { modelId: "", source: "configuration", displayName: "", problem: `no enabled model or alias is named "codestral"` } });
+    renderAs("member", <SettingsPage />);
+    expect(await screen.findByTestId("tab-source")).toHaveTextContent(`Keygate serves no Tab: no enabled model or alias is named "codestral"`);
+    expect(screen.getByRole("combobox", { name: /Tab model/ })).toBeDisabled();
+    expect(screen.queryByRole("button", { name: "Save Tab model" })).not.toBeInTheDocument();
   });
 });

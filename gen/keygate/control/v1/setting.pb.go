@@ -329,6 +329,257 @@ func (x *UpdateSettingsResponse) GetSettings() *Settings {
 	return nil
 }
 
+// TabModel is the model or alias that serves Cursor Tab.
+type TabModel struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// model_id is empty when Keygate serves no Tab (Cursor's own Tab is
+	// then used, as the proxy passes its requests through).
+	ModelId string `protobuf:"bytes,1,opt,name=model_id,json=modelId,proto3" json:"model_id,omitempty"`
+	// display_name is the model's or alias's name in Cursor's picker.
+	DisplayName string `protobuf:"bytes,2,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
+	// source is "setting" (saved here), "configuration" (KEYGATE_TAB_MODEL)
+	// or empty when neither names one.
+	Source string `protobuf:"bytes,3,opt,name=source,proto3" json:"source,omitempty"`
+	// problem says why a configured name serves nothing.
+	Problem       string `protobuf:"bytes,4,opt,name=problem,proto3" json:"problem,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TabModel) Reset() {
+	*x = TabModel{}
+	mi := &file_control_v1_setting_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TabModel) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TabModel) ProtoMessage() {}
+
+func (x *TabModel) ProtoReflect() protoreflect.Message {
+	mi := &file_control_v1_setting_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TabModel.ProtoReflect.Descriptor instead.
+func (*TabModel) Descriptor() ([]byte, []int) {
+	return file_control_v1_setting_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *TabModel) GetModelId() string {
+	if x != nil {
+		return x.ModelId
+	}
+	return ""
+}
+
+func (x *TabModel) GetDisplayName() string {
+	if x != nil {
+		return x.DisplayName
+	}
+	return ""
+}
+
+func (x *TabModel) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
+}
+
+func (x *TabModel) GetProblem() string {
+	if x != nil {
+		return x.Problem
+	}
+	return ""
+}
+
+type GetTabModelRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetTabModelRequest) Reset() {
+	*x = GetTabModelRequest{}
+	mi := &file_control_v1_setting_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetTabModelRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetTabModelRequest) ProtoMessage() {}
+
+func (x *GetTabModelRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_control_v1_setting_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetTabModelRequest.ProtoReflect.Descriptor instead.
+func (*GetTabModelRequest) Descriptor() ([]byte, []int) {
+	return file_control_v1_setting_proto_rawDescGZIP(), []int{7}
+}
+
+type GetTabModelResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	TabModel      *TabModel              `protobuf:"bytes,1,opt,name=tab_model,json=tabModel,proto3" json:"tab_model,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetTabModelResponse) Reset() {
+	*x = GetTabModelResponse{}
+	mi := &file_control_v1_setting_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetTabModelResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetTabModelResponse) ProtoMessage() {}
+
+func (x *GetTabModelResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_control_v1_setting_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetTabModelResponse.ProtoReflect.Descriptor instead.
+func (*GetTabModelResponse) Descriptor() ([]byte, []int) {
+	return file_control_v1_setting_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *GetTabModelResponse) GetTabModel() *TabModel {
+	if x != nil {
+		return x.TabModel
+	}
+	return nil
+}
+
+type SetTabModelRequest struct {
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	Model            string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
+	UseConfiguration bool                   `protobuf:"varint,2,opt,name=use_configuration,json=useConfiguration,proto3" json:"use_configuration,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *SetTabModelRequest) Reset() {
+	*x = SetTabModelRequest{}
+	mi := &file_control_v1_setting_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetTabModelRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetTabModelRequest) ProtoMessage() {}
+
+func (x *SetTabModelRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_control_v1_setting_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetTabModelRequest.ProtoReflect.Descriptor instead.
+func (*SetTabModelRequest) Descriptor() ([]byte, []int) {
+	return file_control_v1_setting_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *SetTabModelRequest) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *SetTabModelRequest) GetUseConfiguration() bool {
+	if x != nil {
+		return x.UseConfiguration
+	}
+	return false
+}
+
+type SetTabModelResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	TabModel      *TabModel              `protobuf:"bytes,1,opt,name=tab_model,json=tabModel,proto3" json:"tab_model,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetTabModelResponse) Reset() {
+	*x = SetTabModelResponse{}
+	mi := &file_control_v1_setting_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetTabModelResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetTabModelResponse) ProtoMessage() {}
+
+func (x *SetTabModelResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_control_v1_setting_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetTabModelResponse.ProtoReflect.Descriptor instead.
+func (*SetTabModelResponse) Descriptor() ([]byte, []int) {
+	return file_control_v1_setting_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *SetTabModelResponse) GetTabModel() *TabModel {
+	if x != nil {
+		return x.TabModel
+	}
+	return nil
+}
+
 var File_control_v1_setting_proto protoreflect.FileDescriptor
 
 const file_control_v1_setting_proto_rawDesc = "" +
@@ -351,10 +602,25 @@ const file_control_v1_setting_proto_rawDesc = "" +
 	"\x15UpdateSettingsRequest\x128\n" +
 	"\bsettings\x18\x01 \x01(\v2\x1c.keygate.control.v1.SettingsR\bsettings\"R\n" +
 	"\x16UpdateSettingsResponse\x128\n" +
-	"\bsettings\x18\x01 \x01(\v2\x1c.keygate.control.v1.SettingsR\bsettings2\xd9\x01\n" +
+	"\bsettings\x18\x01 \x01(\v2\x1c.keygate.control.v1.SettingsR\bsettings\"z\n" +
+	"\bTabModel\x12\x19\n" +
+	"\bmodel_id\x18\x01 \x01(\tR\amodelId\x12!\n" +
+	"\fdisplay_name\x18\x02 \x01(\tR\vdisplayName\x12\x16\n" +
+	"\x06source\x18\x03 \x01(\tR\x06source\x12\x18\n" +
+	"\aproblem\x18\x04 \x01(\tR\aproblem\"\x14\n" +
+	"\x12GetTabModelRequest\"P\n" +
+	"\x13GetTabModelResponse\x129\n" +
+	"\ttab_model\x18\x01 \x01(\v2\x1c.keygate.control.v1.TabModelR\btabModel\"W\n" +
+	"\x12SetTabModelRequest\x12\x14\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\x12+\n" +
+	"\x11use_configuration\x18\x02 \x01(\bR\x10useConfiguration\"P\n" +
+	"\x13SetTabModelResponse\x129\n" +
+	"\ttab_model\x18\x01 \x01(\v2\x1c.keygate.control.v1.TabModelR\btabModel2\x99\x03\n" +
 	"\x0eSettingService\x12^\n" +
 	"\vGetSettings\x12&.keygate.control.v1.GetSettingsRequest\x1a'.keygate.control.v1.GetSettingsResponse\x12g\n" +
-	"\x0eUpdateSettings\x12).keygate.control.v1.UpdateSettingsRequest\x1a*.keygate.control.v1.UpdateSettingsResponseB\xba\x01\n" +
+	"\x0eUpdateSettings\x12).keygate.control.v1.UpdateSettingsRequest\x1a*.keygate.control.v1.UpdateSettingsResponse\x12^\n" +
+	"\vGetTabModel\x12&.keygate.control.v1.GetTabModelRequest\x1a'.keygate.control.v1.GetTabModelResponse\x12^\n" +
+	"\vSetTabModel\x12&.keygate.control.v1.SetTabModelRequest\x1a'.keygate.control.v1.SetTabModelResponseB\xba\x01\n" +
 	"\x16com.keygate.control.v1B\fSettingProtoP\x01Z(keygate/gen/keygate/control/v1;controlv1\xa2\x02\x03KCX\xaa\x02\x12Keygate.Control.V1\xca\x02\x12Keygate\\Control\\V1\xe2\x02\x1eKeygate\\Control\\V1\\GPBMetadata\xea\x02\x14Keygate::Control::V1b\x06proto3"
 
 var (
@@ -369,7 +635,7 @@ func file_control_v1_setting_proto_rawDescGZIP() []byte {
 	return file_control_v1_setting_proto_rawDescData
 }
 
-var file_control_v1_setting_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_control_v1_setting_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_control_v1_setting_proto_goTypes = []any{
 	(*Settings)(nil),               // 0: keygate.control.v1.Settings
 	(*ModelPrice)(nil),             // 1: keygate.control.v1.ModelPrice
@@ -377,21 +643,32 @@ var file_control_v1_setting_proto_goTypes = []any{
 	(*GetSettingsResponse)(nil),    // 3: keygate.control.v1.GetSettingsResponse
 	(*UpdateSettingsRequest)(nil),  // 4: keygate.control.v1.UpdateSettingsRequest
 	(*UpdateSettingsResponse)(nil), // 5: keygate.control.v1.UpdateSettingsResponse
+	(*TabModel)(nil),               // 6: keygate.control.v1.TabModel
+	(*GetTabModelRequest)(nil),     // 7: keygate.control.v1.GetTabModelRequest
+	(*GetTabModelResponse)(nil),    // 8: keygate.control.v1.GetTabModelResponse
+	(*SetTabModelRequest)(nil),     // 9: keygate.control.v1.SetTabModelRequest
+	(*SetTabModelResponse)(nil),    // 10: keygate.control.v1.SetTabModelResponse
 }
 var file_control_v1_setting_proto_depIdxs = []int32{
-	1, // 0: keygate.control.v1.Settings.prices:type_name -> keygate.control.v1.ModelPrice
-	0, // 1: keygate.control.v1.GetSettingsResponse.settings:type_name -> keygate.control.v1.Settings
-	0, // 2: keygate.control.v1.UpdateSettingsRequest.settings:type_name -> keygate.control.v1.Settings
-	0, // 3: keygate.control.v1.UpdateSettingsResponse.settings:type_name -> keygate.control.v1.Settings
-	2, // 4: keygate.control.v1.SettingService.GetSettings:input_type -> keygate.control.v1.GetSettingsRequest
-	4, // 5: keygate.control.v1.SettingService.UpdateSettings:input_type -> keygate.control.v1.UpdateSettingsRequest
-	3, // 6: keygate.control.v1.SettingService.GetSettings:output_type -> keygate.control.v1.GetSettingsResponse
-	5, // 7: keygate.control.v1.SettingService.UpdateSettings:output_type -> keygate.control.v1.UpdateSettingsResponse
-	6, // [6:8] is the sub-list for method output_type
-	4, // [4:6] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	1,  // 0: keygate.control.v1.Settings.prices:type_name -> keygate.control.v1.ModelPrice
+	0,  // 1: keygate.control.v1.GetSettingsResponse.settings:type_name -> keygate.control.v1.Settings
+	0,  // 2: keygate.control.v1.UpdateSettingsRequest.settings:type_name -> keygate.control.v1.Settings
+	0,  // 3: keygate.control.v1.UpdateSettingsResponse.settings:type_name -> keygate.control.v1.Settings
+	6,  // 4: keygate.control.v1.GetTabModelResponse.tab_model:type_name -> keygate.control.v1.TabModel
+	6,  // 5: keygate.control.v1.SetTabModelResponse.tab_model:type_name -> keygate.control.v1.TabModel
+	2,  // 6: keygate.control.v1.SettingService.GetSettings:input_type -> keygate.control.v1.GetSettingsRequest
+	4,  // 7: keygate.control.v1.SettingService.UpdateSettings:input_type -> keygate.control.v1.UpdateSettingsRequest
+	7,  // 8: keygate.control.v1.SettingService.GetTabModel:input_type -> keygate.control.v1.GetTabModelRequest
+	9,  // 9: keygate.control.v1.SettingService.SetTabModel:input_type -> keygate.control.v1.SetTabModelRequest
+	3,  // 10: keygate.control.v1.SettingService.GetSettings:output_type -> keygate.control.v1.GetSettingsResponse
+	5,  // 11: keygate.control.v1.SettingService.UpdateSettings:output_type -> keygate.control.v1.UpdateSettingsResponse
+	8,  // 12: keygate.control.v1.SettingService.GetTabModel:output_type -> keygate.control.v1.GetTabModelResponse
+	10, // 13: keygate.control.v1.SettingService.SetTabModel:output_type -> keygate.control.v1.SetTabModelResponse
+	10, // [10:14] is the sub-list for method output_type
+	6,  // [6:10] is the sub-list for method input_type
+	6,  // [6:6] is the sub-list for extension type_name
+	6,  // [6:6] is the sub-list for extension extendee
+	0,  // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_control_v1_setting_proto_init() }
@@ -405,7 +682,7 @@ func file_control_v1_setting_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_control_v1_setting_proto_rawDesc), len(file_control_v1_setting_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   6,
+			NumMessages:   11,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file control/v1/setting.proto.
  */
 export const file_control_v1_setting: GenFile = /*@__PURE__*/
-  fileDesc("Chhjb250cm9sL3YxL3NldHRpbmcucHJvdG8SEmtleWdhdGUuY29udHJvbC52MSJzCghTZXR0aW5ncxIVCg1kZXRhaWxlZF9tb2RlGAEgASgIEiAKGGRldGFpbGVkX3JldGVudGlvbl9ob3VycxgCIAEoBRIuCgZwcmljZXMYAyADKAsyHi5rZXlnYXRlLmNvbnRyb2wudjEuTW9kZWxQcmljZSKWAQoKTW9kZWxQcmljZRIQCghtb2RlbF9pZBgBIAEoCRIZChFpbnB1dF9wZXJfbWlsbGlvbhgCIAEoARIaChJvdXRwdXRfcGVyX21pbGxpb24YAyABKAESHgoWY2FjaGVfcmVhZF9wZXJfbWlsbGlvbhgEIAEoARIfChdjYWNoZV93cml0ZV9wZXJfbWlsbGlvbhgFIAEoASIUChJHZXRTZXR0aW5nc1JlcXVlc3QiRQoTR2V0U2V0dGluZ3NSZXNwb25zZRIuCghzZXR0aW5ncxgBIAEoCzIcLmtleWdhdGUuY29udHJvbC52MS5TZXR0aW5ncyJHChVVcGRhdGVTZXR0aW5nc1JlcXVlc3QSLgoIc2V0dGluZ3MYASABKAsyHC5rZXlnYXRlLmNvbnRyb2wudjEuU2V0dGluZ3MiSAoWVXBkYXRlU2V0dGluZ3NSZXNwb25zZRIuCghzZXR0aW5ncxgBIAEoCzIcLmtleWdhdGUuY29udHJvbC52MS5TZXR0aW5nczLZAQoOU2V0dGluZ1NlcnZpY2USXgoLR2V0U2V0dGluZ3MSJi5rZXlnYXRlLmNvbnRyb2wudjEuR2V0U2V0dGluZ3NSZXF1ZXN0Gicua2V5Z2F0ZS5jb250cm9sLnYxLkdldFNldHRpbmdzUmVzcG9uc2USZwoOVXBkYXRlU2V0dGluZ3MSKS5rZXlnYXRlLmNvbnRyb2wudjEuVXBkYXRlU2V0dGluZ3NSZXF1ZXN0Gioua2V5Z2F0ZS5jb250cm9sLnYxLlVwZGF0ZVNldHRpbmdzUmVzcG9uc2VCugEKFmNvbS5rZXlnYXRlLmNvbnRyb2wudjFCDFNldHRpbmdQcm90b1ABWihrZXlnYXRlL2dlbi9rZXlnYXRlL2NvbnRyb2wvdjE7Y29udHJvbHYxogIDS0NYqgISS2V5Z2F0ZS5Db250cm9sLlYxygISS2V5Z2F0ZVxDb250cm9sXFYx4gIeS2V5Z2F0ZVxDb250cm9sXFYxXEdQQk1ldGFkYXRh6gIUS2V5Z2F0ZTo6Q29udHJvbDo6VjFiBnByb3RvMw");
+  fileDesc("Chhjb250cm9sL3YxL3NldHRpbmcucHJvdG8SEmtleWdhdGUuY29udHJvbC52MSJzCghTZXR0aW5ncxIVCg1kZXRhaWxlZF9tb2RlGAEgASgIEiAKGGRldGFpbGVkX3JldGVudGlvbl9ob3VycxgCIAEoBRIuCgZwcmljZXMYAyADKAsyHi5rZXlnYXRlLmNvbnRyb2wudjEuTW9kZWxQcmljZSKWAQoKTW9kZWxQcmljZRIQCghtb2RlbF9pZBgBIAEoCRIZChFpbnB1dF9wZXJfbWlsbGlvbhgCIAEoARIaChJvdXRwdXRfcGVyX21pbGxpb24YAyABKAESHgoWY2FjaGVfcmVhZF9wZXJfbWlsbGlvbhgEIAEoARIfChdjYWNoZV93cml0ZV9wZXJfbWlsbGlvbhgFIAEoASIUChJHZXRTZXR0aW5nc1JlcXVlc3QiRQoTR2V0U2V0dGluZ3NSZXNwb25zZRIuCghzZXR0aW5ncxgBIAEoCzIcLmtleWdhdGUuY29udHJvbC52MS5TZXR0aW5ncyJHChVVcGRhdGVTZXR0aW5nc1JlcXVlc3QSLgoIc2V0dGluZ3MYASABKAsyHC5rZXlnYXRlLmNvbnRyb2wudjEuU2V0dGluZ3MiSAoWVXBkYXRlU2V0dGluZ3NSZXNwb25zZRIuCghzZXR0aW5ncxgBIAEoCzIcLmtleWdhdGUuY29udHJvbC52MS5TZXR0aW5ncyJTCghUYWJNb2RlbBIQCghtb2RlbF9pZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSDgoGc291cmNlGAMgASgJEg8KB3Byb2JsZW0YBCABKAkiFAoSR2V0VGFiTW9kZWxSZXF1ZXN0IkYKE0dldFRhYk1vZGVsUmVzcG9uc2USLwoJdGFiX21vZGVsGAEgASgLMhwua2V5Z2F0ZS5jb250cm9sLnYxLlRhYk1vZGVsIj4KElNldFRhYk1vZGVsUmVxdWVzdBINCgVtb2RlbBgBIAEoCRIZChF1c2VfY29uZmlndXJhdGlvbhgCIAEoCCJGChNTZXRUYWJNb2RlbFJlc3BvbnNlEi8KCXRhYl9tb2RlbBgBIAEoCzIcLmtleWdhdGUuY29udHJvbC52MS5UYWJNb2RlbDKZAwoOU2V0dGluZ1NlcnZpY2USXgoLR2V0U2V0dGluZ3MSJi5rZXlnYXRlLmNvbnRyb2wudjEuR2V0U2V0dGluZ3NSZXF1ZXN0Gicua2V5Z2F0ZS5jb250cm9sLnYxLkdldFNldHRpbmdzUmVzcG9uc2USZwoOVXBkYXRlU2V0dGluZ3MSKS5rZXlnYXRlLmNvbnRyb2wudjEuVXBkYXRlU2V0dGluZ3NSZXF1ZXN0Gioua2V5Z2F0ZS5jb250cm9sLnYxLlVwZGF0ZVNldHRpbmdzUmVzcG9uc2USXgoLR2V0VGFiTW9kZWwSJi5rZXlnYXRlLmNvbnRyb2wudjEuR2V0VGFiTW9kZWxSZXF1ZXN0Gicua2V5Z2F0ZS5jb250cm9sLnYxLkdldFRhYk1vZGVsUmVzcG9uc2USXgoLU2V0VGFiTW9kZWwSJi5rZXlnYXRlLmNvbnRyb2wudjEuU2V0VGFiTW9kZWxSZXF1ZXN0Gicua2V5Z2F0ZS5jb250cm9sLnYxLlNldFRhYk1vZGVsUmVzcG9uc2VCugEKFmNvbS5rZXlnYXRlLmNvbnRyb2wudjFCDFNldHRpbmdQcm90b1ABWihrZXlnYXRlL2dlbi9rZXlnYXRlL2NvbnRyb2wvdjE7Y29udHJvbHYxogIDS0NYqgISS2V5Z2F0ZS5Db250cm9sLlYxygISS2V5Z2F0ZVxDb250cm9sXFYx4gIeS2V5Z2F0ZVxDb250cm9sXFYxXEdQQk1ldGFkYXRh6gIUS2V5Z2F0ZTo6Q29udHJvbDo6VjFiBnByb3RvMw");
 
 /**
  * @generated from message keygate.control.v1.Settings
@@ -148,6 +148,119 @@ export const UpdateSettingsResponseSchema: GenMessage<UpdateSettingsResponse> = 
   messageDesc(file_control_v1_setting, 5);
 
 /**
+ * TabModel is the model or alias that serves Cursor Tab.
+ *
+ * @generated from message keygate.control.v1.TabModel
+ */
+export type TabModel = Message<"keygate.control.v1.TabModel"> & {
+  /**
+   * model_id is empty when Keygate serves no Tab (Cursor's own Tab is
+   * then used, as the proxy passes its requests through).
+   *
+   * @generated from field: string model_id = 1;
+   */
+  modelId: string;
+
+  /**
+   * display_name is the model's or alias's name in Cursor's picker.
+   *
+   * @generated from field: string display_name = 2;
+   */
+  displayName: string;
+
+  /**
+   * source is "setting" (saved here), "configuration" (KEYGATE_TAB_MODEL)
+   * or empty when neither names one.
+   *
+   * @generated from field: string source = 3;
+   */
+  source: string;
+
+  /**
+   * problem says why a configured name serves nothing.
+   *
+   * @generated from field: string problem = 4;
+   */
+  problem: string;
+};
+
+/**
+ * Describes the message keygate.control.v1.TabModel.
+ * Use `create(TabModelSchema)` to create a new message.
+ */
+export const TabModelSchema: GenMessage<TabModel> = /*@__PURE__*/
+  messageDesc(file_control_v1_setting, 6);
+
+/**
+ * @generated from message keygate.control.v1.GetTabModelRequest
+ */
+export type GetTabModelRequest = Message<"keygate.control.v1.GetTabModelRequest"> & {
+};
+
+/**
+ * Describes the message keygate.control.v1.GetTabModelRequest.
+ * Use `create(GetTabModelRequestSchema)` to create a new message.
+ */
+export const GetTabModelRequestSchema: GenMessage<GetTabModelRequest> = /*@__PURE__*/
+  messageDesc(file_control_v1_setting, 7);
+
+/**
+ * @generated from message keygate.control.v1.GetTabModelResponse
+ */
+export type GetTabModelResponse = Message<"keygate.control.v1.GetTabModelResponse"> & {
+  /**
+   * @generated from field: keygate.control.v1.TabModel tab_model = 1;
+   */
+  tabModel?: TabModel | undefined;
+};
+
+/**
+ * Describes the message keygate.control.v1.GetTabModelResponse.
+ * Use `create(GetTabModelResponseSchema)` to create a new message.
+ */
+export const GetTabModelResponseSchema: GenMessage<GetTabModelResponse> = /*@__PURE__*/
+  messageDesc(file_control_v1_setting, 8);
+
+/**
+ * @generated from message keygate.control.v1.SetTabModelRequest
+ */
+export type SetTabModelRequest = Message<"keygate.control.v1.SetTabModelRequest"> & {
+  /**
+   * @generated from field: string model = 1;
+   */
+  model: string;
+
+  /**
+   * @generated from field: bool use_configuration = 2;
+   */
+  useConfiguration: boolean;
+};
+
+/**
+ * Describes the message keygate.control.v1.SetTabModelRequest.
+ * Use `create(SetTabModelRequestSchema)` to create a new message.
+ */
+export const SetTabModelRequestSchema: GenMessage<SetTabModelRequest> = /*@__PURE__*/
+  messageDesc(file_control_v1_setting, 9);
+
+/**
+ * @generated from message keygate.control.v1.SetTabModelResponse
+ */
+export type SetTabModelResponse = Message<"keygate.control.v1.SetTabModelResponse"> & {
+  /**
+   * @generated from field: keygate.control.v1.TabModel tab_model = 1;
+   */
+  tabModel?: TabModel | undefined;
+};
+
+/**
+ * Describes the message keygate.control.v1.SetTabModelResponse.
+ * Use `create(SetTabModelResponseSchema)` to create a new message.
+ */
+export const SetTabModelResponseSchema: GenMessage<SetTabModelResponse> = /*@__PURE__*/
+  messageDesc(file_control_v1_setting, 10);
+
+/**
  * SettingService reads and writes service settings.
  *
  * @generated from service keygate.control.v1.SettingService
@@ -170,6 +283,28 @@ export const SettingService: GenService<{
     methodKind: "unary";
     input: typeof UpdateSettingsRequestSchema;
     output: typeof UpdateSettingsResponseSchema;
+  },
+  /**
+   * GetTabModel says which model or alias serves Cursor Tab, and why.
+   *
+   * @generated from rpc keygate.control.v1.SettingService.GetTabModel
+   */
+  getTabModel: {
+    methodKind: "unary";
+    input: typeof GetTabModelRequestSchema;
+    output: typeof GetTabModelResponseSchema;
+  },
+  /**
+   * SetTabModel saves the Tab model (a model or alias id or display name;
+   * empty serves no Tab), or with use_configuration forgets the saved one so the
+   * configuration's (KEYGATE_TAB_MODEL) serves again.
+   *
+   * @generated from rpc keygate.control.v1.SettingService.SetTabModel
+   */
+  setTabModel: {
+    methodKind: "unary";
+    input: typeof SetTabModelRequestSchema;
+    output: typeof SetTabModelResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_control_v1_setting, 0);

@@ -39,6 +39,12 @@ const (
 	// SettingServiceUpdateSettingsProcedure is the fully-qualified name of the SettingService's
 	// UpdateSettings RPC.
 	SettingServiceUpdateSettingsProcedure = "/keygate.control.v1.SettingService/UpdateSettings"
+	// SettingServiceGetTabModelProcedure is the fully-qualified name of the SettingService's
+	// GetTabModel RPC.
+	SettingServiceGetTabModelProcedure = "/keygate.control.v1.SettingService/GetTabModel"
+	// SettingServiceSetTabModelProcedure is the fully-qualified name of the SettingService's
+	// SetTabModel RPC.
+	SettingServiceSetTabModelProcedure = "/keygate.control.v1.SettingService/SetTabModel"
 )
 
 // SettingServiceClient is a client for the keygate.control.v1.SettingService service.
@@ -46,6 +52,12 @@ type SettingServiceClient interface {
 	GetSettings(context.Context, *connect.Request[v1.GetSettingsRequest]) (*connect.Response[v1.GetSettingsResponse], error)
 	// UpdateSettings replaces every setting with the given ones.
 	UpdateSettings(context.Context, *connect.Request[v1.UpdateSettingsRequest]) (*connect.Response[v1.UpdateSettingsResponse], error)
+	// GetTabModel says which model or alias serves Cursor Tab, and why.
+	GetTabModel(context.Context, *connect.Request[v1.GetTabModelRequest]) (*connect.Response[v1.GetTabModelResponse], error)
+	// SetTabModel saves the Tab model (a model or alias id or display name;
+	// empty serves no Tab), or with use_configuration forgets the saved one so the
+	// configuration's (KEYGATE_TAB_MODEL) serves again.
+	SetTabModel(context.Context, *connect.Request[v1.SetTabModelRequest]) (*connect.Response[v1.SetTabModelResponse], error)
 }
 
 // NewSettingServiceClient constructs a client for the keygate.control.v1.SettingService service. By
@@ -71,6 +83,18 @@ func NewSettingServiceClient(httpClient connect.HTTPClient, baseURL string, opts
 			connect.WithSchema(settingServiceMethods.ByName("UpdateSettings")),
 			connect.WithClientOptions(opts...),
 		),
+		getTabModel: connect.NewClient[v1.GetTabModelRequest, v1.GetTabModelResponse](
+			httpClient,
+			baseURL+SettingServiceGetTabModelProcedure,
+			connect.WithSchema(settingServiceMethods.ByName("GetTabModel")),
+			connect.WithClientOptions(opts...),
+		),
+		setTabModel: connect.NewClient[v1.SetTabModelRequest, v1.SetTabModelResponse](
+			httpClient,
+			baseURL+SettingServiceSetTabModelProcedure,
+			connect.WithSchema(settingServiceMethods.ByName("SetTabModel")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -78,6 +102,8 @@ func NewSettingServiceClient(httpClient connect.HTTPClient, baseURL string, opts
 type settingServiceClient struct {
 	getSettings    *connect.Client[v1.GetSettingsRequest, v1.GetSettingsResponse]
 	updateSettings *connect.Client[v1.UpdateSettingsRequest, v1.UpdateSettingsResponse]
+	getTabModel    *connect.Client[v1.GetTabModelRequest, v1.GetTabModelResponse]
+	setTabModel    *connect.Client[v1.SetTabModelRequest, v1.SetTabModelResponse]
 }
 
 // GetSettings calls keygate.control.v1.SettingService.GetSettings.
@@ -90,11 +116,27 @@ func (c *settingServiceClient) UpdateSettings(ctx context.Context, req *connect.
 	return c.updateSettings.CallUnary(ctx, req)
 }
 
+// GetTabModel calls keygate.control.v1.SettingService.GetTabModel.
+func (c *settingServiceClient) GetTabModel(ctx context.Context, req *connect.Request[v1.GetTabModelRequest]) (*connect.Response[v1.GetTabModelResponse], error) {
+	return c.getTabModel.CallUnary(ctx, req)
+}
+
+// SetTabModel calls keygate.control.v1.SettingService.SetTabModel.
+func (c *settingServiceClient) SetTabModel(ctx context.Context, req *connect.Request[v1.SetTabModelRequest]) (*connect.Response[v1.SetTabModelResponse], error) {
+	return c.setTabModel.CallUnary(ctx, req)
+}
+
 // SettingServiceHandler is an implementation of the keygate.control.v1.SettingService service.
 type SettingServiceHandler interface {
 	GetSettings(context.Context, *connect.Request[v1.GetSettingsRequest]) (*connect.Response[v1.GetSettingsResponse], error)
 	// UpdateSettings replaces every setting with the given ones.
 	UpdateSettings(context.Context, *connect.Request[v1.UpdateSettingsRequest]) (*connect.Response[v1.UpdateSettingsResponse], error)
+	// GetTabModel says which model or alias serves Cursor Tab, and why.
+	GetTabModel(context.Context, *connect.Request[v1.GetTabModelRequest]) (*connect.Response[v1.GetTabModelResponse], error)
+	// SetTabModel saves the Tab model (a model or alias id or display name;
+	// empty serves no Tab), or with use_configuration forgets the saved one so the
+	// configuration's (KEYGATE_TAB_MODEL) serves again.
+	SetTabModel(context.Context, *connect.Request[v1.SetTabModelRequest]) (*connect.Response[v1.SetTabModelResponse], error)
 }
 
 // NewSettingServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -116,12 +158,28 @@ func NewSettingServiceHandler(svc SettingServiceHandler, opts ...connect.Handler
 		connect.WithSchema(settingServiceMethods.ByName("UpdateSettings")),
 		connect.WithHandlerOptions(opts...),
 	)
+	settingServiceGetTabModelHandler := connect.NewUnaryHandler(
+		SettingServiceGetTabModelProcedure,
+		svc.GetTabModel,
+		connect.WithSchema(settingServiceMethods.ByName("GetTabModel")),
+		connect.WithHandlerOptions(opts...),
+	)
+	settingServiceSetTabModelHandler := connect.NewUnaryHandler(
+		SettingServiceSetTabModelProcedure,
+		svc.SetTabModel,
+		connect.WithSchema(settingServiceMethods.ByName("SetTabModel")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/keygate.control.v1.SettingService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case SettingServiceGetSettingsProcedure:
 			settingServiceGetSettingsHandler.ServeHTTP(w, r)
 		case SettingServiceUpdateSettingsProcedure:
 			settingServiceUpdateSettingsHandler.ServeHTTP(w, r)
+		case SettingServiceGetTabModelProcedure:
+			settingServiceGetTabModelHandler.ServeHTTP(w, r)
+		case SettingServiceSetTabModelProcedure:
+			settingServiceSetTabModelHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -137,4 +195,12 @@ func (UnimplementedSettingServiceHandler) GetSettings(context.Context, *connect.
 
 func (UnimplementedSettingServiceHandler) UpdateSettings(context.Context, *connect.Request[v1.UpdateSettingsRequest]) (*connect.Response[v1.UpdateSettingsResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("keygate.control.v1.SettingService.UpdateSettings is not implemented"))
+}
+
+func (UnimplementedSettingServiceHandler) GetTabModel(context.Context, *connect.Request[v1.GetTabModelRequest]) (*connect.Response[v1.GetTabModelResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("keygate.control.v1.SettingService.GetTabModel is not implemented"))
+}
+
+func (UnimplementedSettingServiceHandler) SetTabModel(context.Context, *connect.Request[v1.SetTabModelRequest]) (*connect.Response[v1.SetTabModelResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("keygate.control.v1.SettingService.SetTabModel is not implemented"))
 }
