@@ -27,13 +27,9 @@ func locate(in Input) (spot, bool) {
 		return spot{}, false
 	}
 	c := in.Contents
-	start := 0
-	for range in.Line {
-		i := strings.IndexByte(c[start:], '\n')
-		if i < 0 {
-			return spot{}, false
-		}
-		start += i + 1
+	start, ok := lineStart(c, in.Line)
+	if !ok {
+		return spot{}, false
 	}
 	end := len(c)
 	if i := strings.IndexByte(c[start:], '\n'); i >= 0 {
@@ -43,6 +39,29 @@ func locate(in Input) (spot, bool) {
 		end--
 	}
 	return spot{line: in.Line, lineStart: start, lineEnd: end, offset: start + utf16Offset(c[start:end], in.Column)}, true
+}
+
+// skipChunk is how many bytes lineStart counts line breaks in at once:
+// counting is vectorised, so whole chunks before the line cost little.
+const skipChunk = 2048
+
+// lineStart is the byte offset of 0-indexed line n of c.
+func lineStart(c string, n int) (int, bool) {
+	start := 0
+	for n > 0 {
+		if end := start + skipChunk; end <= len(c) {
+			if k := strings.Count(c[start:end], "\n"); k < n {
+				n, start = n-k, end
+				continue
+			}
+		}
+		i := strings.IndexByte(c[start:], '\n')
+		if i < 0 {
+			return 0, false
+		}
+		start, n = start+i+1, n-1
+	}
+	return start, true
 }
 
 // utf16Offset is the byte offset in line of col UTF-16 code units, as the
