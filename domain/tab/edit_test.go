@@ -112,6 +112,15 @@ var _ = Describe("the edit decoder", func() {
 		Expect(applied(in.Contents, all)).To(Equal(strings.Replace(in.Contents, "d := 4\n", "d := 4\n\te := 5\n", 1)))
 	})
 
+	It("keeps the region's trailing blank lines a reply drops, and stops the region at the file's end", func() {
+		eof := input("e.go", "go", "func f() {\n\ta := 1|\n}\n\n")
+		ep, _ := tab.NewEditPrompt(eof, tab.DefaultEditBudget)
+		Expect(ep.Region).To(Equal([]string{"func f() {", "\ta := 1", "}", ""}), "no line after the last line break")
+		_, all := feed(tab.NewEditDecoder(ep, diff, tab.DecodeOptions{}), false, tab.RegionStart+"\nfunc f() {\n\ta := 1\n\tb := 2\n}\n"+
+			tab.RegionEnd+"\n")
+		Expect(applied(eof.Contents, all)).To(Equal("func f() {\n\ta := 1\n\tb := 2\n}\n\n"))
+	})
+
 	It("drops an edit equal to one the user just rejected", func() {
 		rejected := tab.Edit{Range: tab.Range{StartLine: 4, EndLine: 4}, Text: "\ta := 10"}
 		_, all := decode(false, tab.DecodeOptions{Rejected: []tab.Edit{rejected}},

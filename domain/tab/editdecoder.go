@@ -183,10 +183,15 @@ func (d *EditDecoder) settle(final bool) []Event {
 func (d *EditDecoder) send(h hunk, final bool) []Event {
 	region := d.p.Region
 	repl := d.reply[h.b1:h.b2]
+	old := region[h.a1:h.a2]
 	if final && h.a2 == len(region) {
 		repl = trimRepeat(repl, d.p.Following)
+		// A model drops the region's trailing blank lines more often than
+		// it means to delete them: keep them.
+		if k := blankTail(old) - blankTail(repl); k > 0 {
+			repl = append(slices.Clip(repl), old[len(old)-k:]...)
+		}
 	}
-	old := region[h.a1:h.a2]
 	if slices.Equal(old, repl) || whitespaceOnly(strings.Join(old, "\n"), strings.Join(repl, "\n")) {
 		return nil
 	}
@@ -223,6 +228,15 @@ func trimRepeat(repl, following []string) []string {
 		}
 	}
 	return repl
+}
+
+// blankTail is how many lines at the end of lines are blank.
+func blankTail(lines []string) int {
+	n := 0
+	for n < len(lines) && strings.TrimSpace(lines[len(lines)-1-n]) == "" {
+		n++
+	}
+	return n
 }
 
 // Finish implements Decoder.

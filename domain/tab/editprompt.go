@@ -130,6 +130,9 @@ func linesBelow(c string, from, n, maxBytes int) ([]string, int) {
 	var out []string
 	used := 0
 	for len(out) < n {
+		if from == len(c) && from > 0 && c[from-1] == '\n' {
+			break // the file's last line break ends it: no empty line after
+		}
 		l, next, ok := nextLine(c, from)
 		if !ok || used+len(l)+1 > maxBytes {
 			break
