@@ -142,13 +142,3 @@ func runeStart(s string, i int) int {
 	}
 	return i
 }
-
-// splitLines splits text into lines on "\n", dropping a "\r" before each
-// break: edits and replies are compared line by line without line endings.
-func splitLines(text string) []string {
-	ls := strings.Split(text, "\n")
-	for i, l := range ls {
-		ls[i] = strings.TrimSuffix(l, "\r")
-	}
-	return ls
-}
