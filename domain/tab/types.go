@@ -68,7 +68,9 @@ type EventKind uint8
 
 // The events of one prediction, in stream order: for each edit one
 // EventBeginEdit (with its Range), EventText pieces, one EventDoneEdit;
-// then at most one EventJump.
+// then at most one EventJump. Edits apply in stream order, each to the
+// file as the earlier edits of the same prediction left it (Apply,
+// ApplyEvents); a jump's line is in that edited file.
 const (
 	EventBeginEdit EventKind = iota + 1
 	EventText
