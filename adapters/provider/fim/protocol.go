@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"keygate/adapters/provider/compat"
 	"keygate/adapters/provider/protocol"
@@ -33,7 +34,7 @@ func Completions() protocol.Protocol {
 		Kind:     llm.ProviderOpenAICompletions,
 		Name:     completionsLabel,
 		Title:    "OpenAI Completions with suffix (fill-in-the-middle: DeepSeek, vLLM, Ollama, llama.cpp, LM Studio)",
-		URL:      protocol.StandardPath("/v1/completions"),
+		URL:      completionsURL,
 		Auth:     auth,
 		Reserved: reserved,
 		AppendRequest: func(dst []byte, req llm.Request, o protocol.RequestOptions) ([]byte, error) {
@@ -62,6 +63,22 @@ func Mistral() protocol.Protocol {
 		Models:     protocol.Models{Label: "Mistral", Auth: listAuth, List: listModels},
 		FillIn:     true,
 	}
+}
+
+// standardCompletions is the usual rule: base plus /v1/completions, without
+// the /v1 when base ends in a version segment.
+var standardCompletions = protocol.StandardPath("/v1/completions")
+
+// completionsURL is the standard rule, except at a base ending in /beta:
+// DeepSeek documents its FIM base as https://api.deepseek.com/beta and the
+// endpoint as POST /beta/completions, so /beta stands where a version
+// segment would.
+func completionsURL(base url.URL, model string) url.URL {
+	if strings.HasSuffix(base.Path, "/beta") {
+		base.Path += "/completions"
+		return base
+	}
+	return standardCompletions(base, model)
 }
 
 // auth authenticates a call with a bearer token; neither protocol has an
