@@ -1,6 +1,7 @@
 package fim_test
 
 import (
+	"errors"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -19,6 +20,13 @@ func sse(payloads ...string) []byte {
 		b.WriteString("data: " + p + "\n\n")
 	}
 	return []byte(b.String())
+}
+
+// class is the class of a provider error.
+func class(err error) llm.ErrorClass {
+	var perr *llm.ProviderError
+	ExpectWithOffset(1, errors.As(err, &perr)).To(BeTrue(), "want *llm.ProviderError, got %v", err)
+	return perr.Class
 }
 
 func decode(body []byte) (providertest.Summary, []llm.Event, error) {
@@ -108,19 +116,18 @@ var _ = Describe("The fill-in-the-middle decoder", func() {
 	It("is a protocol error when the stream is cut before a finish_reason or [DONE]", func() {
 		_, _, err := decode(sse(text1))
 		Expect(err).To(MatchError(ContainSubstring("without finish_reason")))
-		Expect(err).To(BeAssignableToTypeOf(&llm.ProviderError{}))
-		Expect(err.(*llm.ProviderError).Class).To(Equal(llm.ErrorProtocol))
+		Expect(class(err)).To(Equal(llm.ErrorProtocol))
 		_, _, err = decode(nil)
 		Expect(err).To(MatchError(ContainSubstring("without any chunk")))
 	})
 
 	It("classifies an error sent inside the stream, in OpenAI's form and in vLLM's", func() {
 		_, _, err := decode(sse(text1, `{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`))
-		Expect(err.(*llm.ProviderError).Class).To(Equal(llm.ErrorRateLimit))
+		Expect(class(err)).To(Equal(llm.ErrorRateLimit))
 		_, _, err = decode(sse(`{"object":"error","message":"This model's maximum context length is 2048 tokens","type":"BadRequestError","code":400}`))
-		Expect(err.(*llm.ProviderError).Class).To(Equal(llm.ErrorContextOverflow))
+		Expect(class(err)).To(Equal(llm.ErrorContextOverflow))
 		_, _, err = decode(sse(`{"id":"f1","choices":[{"index":0,"delta":{"content":""},"finish_reason":"error"}]}`))
-		Expect(err.(*llm.ProviderError).Class).To(Equal(llm.ErrorTransient))
+		Expect(class(err)).To(Equal(llm.ErrorTransient))
 	})
 
 	It("reads only the first completion, and keeps the id and model of the stream", func() {
