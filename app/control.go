@@ -166,7 +166,8 @@ func NewDiscovery(d ControlDeps) *appcontrol.Discovery {
 // NewTester runs connection tests through mp, the provider client every
 // model call goes through; each use of a stored key is audited.
 func NewTester(d ControlDeps, mp ports.ModelProvider) *appcontrol.Tester {
-	return appcontrol.NewTester(appcontrol.TesterOptions{Endpoints: newEndpoints(d.Store, d.Box), Provider: mp, Audit: d.Auditor})
+	return appcontrol.NewTester(appcontrol.TesterOptions{Endpoints: newEndpoints(d.Store, d.Box), Provider: mp,
+		Protocols: provider.Builtin(), Audit: d.Auditor})
 }
 
 // newEndpoints resolves a model into its endpoint, key opened.
@@ -178,7 +179,7 @@ func newEndpoints(store *relstore.Store, box ports.SecretBox) *appcontrol.Endpoi
 // NewPublishing is what Cursor's picker offers and which model ids
 // Keygate serves.
 func NewPublishing(store *relstore.Store) *appcontrol.Publishing {
-	return appcontrol.NewPublishing(store.Stores().ModelConfigs, store.Routing())
+	return appcontrol.NewPublishing(store.Stores().ModelConfigs, store.Routing(), provider.Builtin())
 }
 
 // NewTabModel is which model or alias serves Cursor Tab: the console's

@@ -225,7 +225,7 @@ func (d *diagnosis) providers(ctx context.Context) ([]doctor.Check, doctor.Resul
 	})
 	deps := ControlDeps{Store: d.store, Box: d.ring, Auditor: company.NewAuditor(d.store.Audit(), run.SystemClock{}), Egress: policy}
 	tester := appcontrol.NewTester(appcontrol.TesterOptions{Endpoints: newEndpoints(d.store, d.ring), Provider: client,
-		Audit: deps.Auditor, Timeout: d.o.ProviderTimeout})
+		Protocols: provider.Builtin(), Audit: deps.Auditor, Timeout: d.o.ProviderTimeout})
 	list, err := NewModels(deps).List(ctx)
 	if err != nil {
 		return nil, doctor.Failed("cannot list the models: "+err.Error(), "Check the database (see above).")

@@ -1,6 +1,15 @@
 package ports
 
-import "keygate/domain/llm"
+import (
+	"errors"
+
+	"keygate/domain/llm"
+)
+
+// ErrFillInModel means a model of a fill-in-the-middle protocol
+// (ProviderProtocol.FillIn) was named where a conversation is needed: it
+// can serve Cursor Tab, never an Agent turn. Match it with errors.Is.
+var ErrFillInModel = errors.New("fill-in-the-middle model cannot hold a conversation")
 
 // ProviderProtocols is the set of provider wire protocols Keygate speaks.
 // The application asks it which kinds exist and where a model's requests

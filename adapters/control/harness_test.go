@@ -84,7 +84,7 @@ func newAPIWith(guard func(http.Handler) http.Handler) *api {
 		return a.checkURL(ctx, raw)
 	}
 	protocols, auditor := provider.Builtin(), company.NewAuditor(a.audit, runtest.NewClock())
-	a.published = appcontrol.NewPublishing(a.store, a.store)
+	a.published = appcontrol.NewPublishing(a.store, a.store, protocols)
 	a.endpoints = appcontrol.NewEndpoints(appcontrol.EndpointsOptions{Models: a.store, Providers: a.store, Secrets: box, Protocols: protocols})
 	a.binding = appcontrol.NewKeyBinding(a.store, box, protocols)
 	routes := control.Routes(control.Options{
@@ -95,7 +95,7 @@ func newAPIWith(guard func(http.Handler) http.Handler) *api {
 		Aliases: appcontrol.NewAliases(appcontrol.AliasesOptions{Aliases: a.store, Models: a.store, Providers: a.store, Health: a.store}),
 		Discovery: appcontrol.NewDiscovery(appcontrol.DiscoveryOptions{Lister: control.NewDiscovery(discovery.New(nil, protocols)),
 			Models: a.store, Providers: a.store, Secrets: box, Protocols: protocols, CheckURL: checkURL, Audit: auditor}),
-		Tester:        appcontrol.NewTester(appcontrol.TesterOptions{Endpoints: a.endpoints, Provider: a.tap, Audit: auditor}),
+		Tester:        appcontrol.NewTester(appcontrol.TesterOptions{Endpoints: a.endpoints, Provider: a.tap, Protocols: protocols, Audit: auditor}),
 		Calls:         calls,
 		Dashboard:     appcontrol.NewDashboard(a.store, a.settings, nil),
 		Settings:      a.settings,

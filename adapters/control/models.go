@@ -55,7 +55,7 @@ func kindToProto(k llm.ProviderKind) controlv1.ProviderKind {
 func protocolsToProto(ps []ports.ProviderProtocol) []*controlv1.ProviderProtocol {
 	out := make([]*controlv1.ProviderProtocol, len(ps))
 	for i, p := range ps {
-		out[i] = &controlv1.ProviderProtocol{Kind: kindToProto(p.Kind), Name: p.Name, Title: p.Title}
+		out[i] = &controlv1.ProviderProtocol{Kind: kindToProto(p.Kind), Name: p.Name, Title: p.Title, FillIn: p.FillIn}
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package control_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 
 	"connectrpc.com/connect"
@@ -180,6 +181,32 @@ var _ = Describe("ModelService", func() {
 			Expect(result.GetOk()).To(BeFalse())
 			Expect(result.GetError()).To(ContainSubstring("paste a valid key"))
 		})
+
+		DescribeTable("asks a fill-in-the-middle model to fill a tiny gap instead of answering a chat prompt",
+			func(kind controlv1.ProviderKind, path string, render func(providertest.Turn) []byte) {
+				s := a.chatSettings("fim-a")
+				s.ProviderKind = kind
+				resp, err := a.models.CreateModel(ctx, connect.NewRequest(&controlv1.CreateModelRequest{Settings: s, ApiKey: "sk-fim-0123456789", Enabled: true}))
+				Expect(err).NotTo(HaveOccurred())
+				a.upstream.Enqueue(providertest.Stream(render(providertest.Turn{Text: []string{"a", " + b"}, Usage: providertest.Usage{Input: 12, Output: 3}})))
+				msgs := a.test(resp.Msg.GetModel().GetId())
+				res := msgs[len(msgs)-1].GetResult()
+				Expect(res.GetOk()).To(BeTrue(), res.GetError())
+				Expect(res.GetOutputText()).To(Equal("a + b"))
+				Expect(res.GetOutputTokens()).To(Equal(int64(3)))
+				reqs := a.upstream.Requests()
+				Expect(reqs).To(HaveLen(1))
+				Expect(reqs[0].Path).To(Equal(path))
+				var body map[string]any
+				Expect(json.Unmarshal(reqs[0].Body, &body)).To(Succeed())
+				Expect(body).To(HaveKeyWithValue("prompt", "def add(a, b):\n    return "))
+				Expect(body).To(HaveKeyWithValue("suffix", "\n"))
+				Expect(body).To(HaveKeyWithValue("temperature", BeNumerically("==", 0)))
+				Expect(body).NotTo(HaveKey("messages"))
+			},
+			Entry("OpenAI completions with suffix", controlv1.ProviderKind_PROVIDER_KIND_OPENAI_COMPLETIONS, "/v1/completions", providertest.CompletionsSSE),
+			Entry("Mistral FIM", controlv1.ProviderKind_PROVIDER_KIND_MISTRAL_FIM, "/v1/fim/completions", providertest.MistralSSE),
+		)
 
 		It("answers NotFound for an unknown model", func() {
 			stream, err := a.models.TestModel(ctx, connect.NewRequest(&controlv1.TestModelRequest{Id: "nope"}))

@@ -44,8 +44,11 @@ var _ = Describe("Provider protocols in the control API", func() {
 			Expect(got[i].GetKind().String()).To(Equal("PROVIDER_KIND_" + strings.ToUpper(string(p.Kind))))
 			Expect(got[i].GetName()).To(Equal(p.Name))
 			Expect(got[i].GetTitle()).To(Equal(p.Title))
+			Expect(got[i].GetFillIn()).To(Equal(p.FillIn), "%s", p.Kind)
 		}
 		Expect(got[0].GetKind()).To(Equal(controlv1.ProviderKind_PROVIDER_KIND_OPENAI_CHAT), "a new model starts on Chat Completions")
+		Expect(got).To(ContainElement(And(HaveField("Kind", controlv1.ProviderKind_PROVIDER_KIND_MISTRAL_FIM),
+			HaveField("Title", "Mistral FIM (Codestral)"), HaveField("FillIn", true))))
 	})
 
 	It("names every registered protocol with a ProviderKind value, and every value but UNSPECIFIED with a registered protocol", func() {
@@ -80,7 +83,7 @@ var _ = Describe("Provider protocols in the control API", func() {
 			_, err := a.models.CreateModel(ctx, connect.NewRequest(&controlv1.CreateModelRequest{Settings: s, ApiKey: "sk-x"}))
 			Expect(err).To(HaveConnectCode(connect.CodeInvalidArgument))
 			Expect(err.Error()).To(ContainSubstring("provider_kind"))
-			Expect(err.Error()).To(ContainSubstring("choose OpenAI Chat, OpenAI Responses or Anthropic"))
+			Expect(err.Error()).To(ContainSubstring("choose OpenAI Chat, OpenAI Responses, Anthropic, OpenAI Completions or Mistral FIM"))
 		},
 		Entry("none chosen", controlv1.ProviderKind_PROVIDER_KIND_UNSPECIFIED),
 		Entry("a value the API does not define", controlv1.ProviderKind(99)),

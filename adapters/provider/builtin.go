@@ -2,6 +2,7 @@ package provider
 
 import (
 	"keygate/adapters/provider/anthropic"
+	"keygate/adapters/provider/fim"
 	"keygate/adapters/provider/openai"
 )
 
@@ -13,6 +14,8 @@ var builtin = mustRegistry(NewRegistry(
 	openai.Chat(),
 	openai.Responses(),
 	anthropic.Messages(),
+	fim.Completions(),
+	fim.Mistral(),
 ))
 
 // Builtin returns the registry of every protocol Keygate speaks.

@@ -31,7 +31,8 @@ type protocolFixture struct {
 	// auth are the headers of a call to a plain endpoint; list those of a
 	// model listing at https://api.example.com/v1/models.
 	auth, list http.Header
-	// golden is the request body of providertest.Conversation's last cycle.
+	// golden is the request body of providertest.Conversation's last cycle,
+	// or of providertest.FillInRequest for a fill-in protocol.
 	golden string
 	// stream is a recorded response and what decoding it must give.
 	stream      string
@@ -90,6 +91,50 @@ var fixtures = map[llm.ProviderKind]protocolFixture{
 		finish: llm.FinishStop, id: "msg_4QpJur2dWWDjF6C758FbBw5vm12BaVipnK", model: "claude-3-opus-latest",
 		usageFields: llm.UsageInput | llm.UsageOutput,
 	},
+	llm.ProviderOpenAICompletions: {
+		urls: map[string]string{
+			"https://api.example.com":         "https://api.example.com/v1/completions",
+			"https://api.example.com/v1/":     "https://api.example.com/v1/completions",
+			"https://gw.example.com/api/v4":   "https://gw.example.com/api/v4/completions",
+			"https://gw.example.com/coding/":  "https://gw.example.com/coding/v1/completions",
+			"http://127.0.0.1:8000/v1?tag=kg": "http://127.0.0.1:8000/v1/completions?tag=kg",
+			"https://api.deepseek.com/beta":   "https://api.deepseek.com/beta/completions",
+		},
+		auth:   http.Header{"Authorization": {"Bearer " + apiKey}},
+		list:   http.Header{"Authorization": {"Bearer " + apiKey}},
+		golden: "completions.golden.json",
+		stream: "openai-completions-text-spec.sse",
+		text:   "This is a test",
+		finish: llm.FinishLength, id: "cmpl-7iA7iJjj8V2zOkCGvWF2hAkDWBQZe", model: "gpt-3.5-turbo-instruct",
+		usageFields: llm.UsageInput | llm.UsageOutput,
+	},
+	llm.ProviderMistralFIM: {
+		urls: map[string]string{
+			"https://api.example.com":         "https://api.example.com/v1/fim/completions",
+			"https://api.example.com/v1/":     "https://api.example.com/v1/fim/completions",
+			"https://gw.example.com/api/v4":   "https://gw.example.com/api/v4/fim/completions",
+			"https://gw.example.com/coding/":  "https://gw.example.com/coding/v1/fim/completions",
+			"http://127.0.0.1:8000/v1?tag=kg": "http://127.0.0.1:8000/v1/fim/completions?tag=kg",
+		},
+		auth:   http.Header{"Authorization": {"Bearer " + apiKey}},
+		list:   http.Header{"Authorization": {"Bearer " + apiKey}},
+		golden: "mistral-fim.golden.json",
+		stream: "mistral-fim-text-docs.sse",
+		text:   "\n assert is_odd(1)\n assert",
+		finish: llm.FinishLength, id: "b41e0df599f94bc1a46ea9fcdbc2aabe", model: "codestral-latest",
+		usageFields: llm.UsageInput | llm.UsageOutput,
+	},
+}
+
+// requestFor is a request of the shape p takes: the last cycle of
+// providertest.Conversation, or providertest.FillInRequest for a
+// fill-in-the-middle protocol.
+func requestFor(p protocol.Protocol) llm.Request {
+	if p.FillIn {
+		return providertest.FillInRequest("model-x")
+	}
+	reqs := providertest.Conversation(p.Kind)
+	return reqs[len(reqs)-1]
 }
 
 // eachRegistered makes one table entry per protocol provider.Builtin
@@ -109,11 +154,14 @@ func fixtureOf(p protocol.Protocol) protocolFixture {
 }
 
 var _ = Describe("The protocol registry (provider.Builtin)", func() {
-	It("registers the three built-in protocols, in the order the console offers them, with their labels", func() {
+	It("registers the built-in protocols, in the order the console offers them, with their labels: the conversation protocols first (a new model starts on Chat), then the fill-in-the-middle ones", func() {
 		Expect(provider.Builtin().Protocols()).To(Equal([]ports.ProviderProtocol{
 			{Kind: llm.ProviderOpenAIChat, Name: "OpenAI Chat", Title: "OpenAI Chat Completions (and compatible)"},
 			{Kind: llm.ProviderOpenAIResponses, Name: "OpenAI Responses", Title: "OpenAI Responses"},
 			{Kind: llm.ProviderAnthropic, Name: "Anthropic", Title: "Anthropic Messages"},
+			{Kind: llm.ProviderOpenAICompletions, Name: "OpenAI Completions",
+				Title: "OpenAI Completions with suffix (fill-in-the-middle: DeepSeek, vLLM, Ollama, llama.cpp, LM Studio)", FillIn: true},
+			{Kind: llm.ProviderMistralFIM, Name: "Mistral FIM", Title: "Mistral FIM (Codestral)", FillIn: true},
 		}))
 	})
 
@@ -158,12 +206,28 @@ var _ = Describe("The protocol registry (provider.Builtin)", func() {
 		})...,
 	)
 
-	DescribeTable("every registered protocol writes the golden request body",
+	DescribeTable("every registered protocol writes the golden request body, the same bytes every time",
 		eachRegistered(func(p protocol.Protocol) {
-			reqs := providertest.Conversation(p.Kind)
-			body, err := p.AppendRequest(nil, reqs[len(reqs)-1], protocol.RequestOptions{})
+			body, err := p.AppendRequest(nil, requestFor(p), protocol.RequestOptions{})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(providertest.Golden(filepath.Join("testdata", fixtureOf(p).golden), body)).To(Succeed())
+			again, err := p.AppendRequest(nil, requestFor(p), protocol.RequestOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(again).To(Equal(body))
+		})...,
+	)
+
+	DescribeTable("every registered protocol refuses a request of the other shape: a conversation protocol a fill-in-the-middle request, a fill-in protocol a conversation",
+		eachRegistered(func(p protocol.Protocol) {
+			other := providertest.FillInRequest("model-x")
+			if p.FillIn {
+				reqs := providertest.Conversation(llm.ProviderOpenAIChat)
+				other = reqs[len(reqs)-1]
+			}
+			body, err := p.AppendRequest([]byte("kept"), other, protocol.RequestOptions{})
+			Expect(err).To(MatchError(protocol.ErrWrongShape))
+			Expect(err.Error()).To(ContainSubstring(p.Name))
+			Expect(string(body)).To(Equal("kept"))
 		})...,
 	)
 
@@ -190,7 +254,7 @@ var _ = Describe("The protocol registry (provider.Builtin)", func() {
 
 	It("keeps every model's extra parameters off the fields any registered protocol carries the conversation in", func() {
 		Expect(provider.Builtin().Reserved()).To(ConsistOf("model", "stream", "messages", "input", "tools", "system",
-			"instructions", "prompt_cache_key"))
+			"instructions", "prompt_cache_key", "prompt", "suffix"))
 		srv := providertest.NewServer()
 		DeferCleanup(srv.Close)
 		client := provider.New(provider.Options{})
@@ -198,7 +262,7 @@ var _ = Describe("The protocol registry (provider.Builtin)", func() {
 			for _, field := range provider.Builtin().Reserved() {
 				_, err := client.Stream(context.Background(), ports.ModelCall{CallID: "r:0",
 					Endpoint: ports.Endpoint{Kind: p.Kind, URL: srv.URL + "/v1/x", APIKey: apiKey,
-						ExtraParams: []byte(`{"` + field + `":1}`)}, Request: simpleRequest("m")})
+						ExtraParams: []byte(`{"` + field + `":1}`)}, Request: requestFor(p)})
 				Expect(providerError(err).Class).To(Equal(llm.ErrorBadRequest), "%s with extra %q", p.Kind, field)
 			}
 		}
@@ -211,7 +275,7 @@ var _ = Describe("The protocol registry (provider.Builtin)", func() {
 		It("is refused by name, with the kinds Keygate speaks", func() {
 			_, err := provider.Builtin().Lookup(unknown)
 			Expect(err).To(MatchError(provider.ErrUnknownKind))
-			Expect(err).To(MatchError(`unknown provider kind "gemini": Keygate speaks openai_chat, openai_responses and anthropic`))
+			Expect(err).To(MatchError(`unknown provider kind "gemini": Keygate speaks openai_chat, openai_responses, anthropic, openai_completions and mistral_fim`))
 		})
 
 		It("has no request URL, not even a full one", func() {

@@ -105,6 +105,21 @@ func checkKind(protocols ports.ProviderProtocols, kind llm.ProviderKind) error {
 	return invalid("provider_kind", "choose "+joinWords(names, "or"))
 }
 
+// fillIn reports whether kind is a fill-in-the-middle protocol: its models
+// serve Cursor Tab, never the Agent. A nil protocols or an unknown kind is
+// not.
+func fillIn(protocols ports.ProviderProtocols, kind llm.ProviderKind) bool {
+	if protocols == nil {
+		return false
+	}
+	for _, p := range protocols.Protocols() {
+		if p.Kind == kind {
+			return p.FillIn
+		}
+	}
+	return false
+}
+
 // orRandomID is newID, or 8 random bytes in hex when it is nil.
 func orRandomID(newID func() string) func() string {
 	if newID != nil {

@@ -12,19 +12,22 @@ import (
 // entries, whether Keygate serves a model id, and the names of models and
 // aliases. It only reads, and is safe for concurrent use.
 type Publishing struct {
-	models  ports.ModelConfigStore
-	aliases ports.AliasStore
+	models    ports.ModelConfigStore
+	aliases   ports.AliasStore
+	protocols ports.ProviderProtocols
 }
 
 // NewPublishing returns what is published of models and aliases (nil:
-// no aliases).
-func NewPublishing(models ports.ModelConfigStore, aliases ports.AliasStore) *Publishing {
-	return &Publishing{models: models, aliases: aliases}
+// no aliases); protocols say which kinds are fill-in-the-middle (nil: none).
+func NewPublishing(models ports.ModelConfigStore, aliases ports.AliasStore, protocols ports.ProviderProtocols) *Publishing {
+	return &Publishing{models: models, aliases: aliases, protocols: protocols}
 }
 
 // Published are the models Cursor's picker offers: the enabled models in
 // publishing order (the first is the default), then the enabled aliases in
-// theirs, each shown with its first target's configuration.
+// theirs, each shown with its first target's configuration. A model of a
+// fill-in-the-middle protocol is left out, and so is an alias shown with
+// one: it serves Cursor Tab and cannot run the Agent the picker chooses for.
 func (pb *Publishing) Published(ctx context.Context) ([]ports.ModelConfig, error) {
 	cfgs, err := pb.models.ModelConfigs(ctx)
 	if err != nil {
@@ -34,7 +37,7 @@ func (pb *Publishing) Published(ctx context.Context) ([]ports.ModelConfig, error
 	byID := make(map[string]ports.ModelConfig, len(cfgs))
 	for _, c := range cfgs {
 		byID[c.ID] = c
-		if c.Enabled {
+		if c.Enabled && !fillIn(pb.protocols, c.ProviderKind) {
 			out = append(out, c)
 		}
 	}
@@ -46,7 +49,7 @@ func (pb *Publishing) Published(ctx context.Context) ([]ports.ModelConfig, error
 		return nil, fmt.Errorf("list published aliases: %w", err)
 	}
 	for _, a := range aliases {
-		if first, ok := byID[firstTarget(a)]; ok && a.Enabled {
+		if first, ok := byID[firstTarget(a)]; ok && a.Enabled && !fillIn(pb.protocols, first.ProviderKind) {
 			out = append(out, aliasConfig(a, first))
 		}
 	}
@@ -68,7 +71,10 @@ func firstTarget(a ports.Alias) string {
 }
 
 // Serves reports whether Keygate serves the turns of a model id: an
-// enabled configured model or alias. A store error counts as served, so
+// enabled configured model or alias. A fill-in-the-middle model is served
+// too, so that a turn naming it is refused by Keygate with a clear error
+// (Catalog.Endpoint) instead of reaching Cursor under an id Cursor does
+// not know. A store error counts as served, so
 // that the run layer reports the error rather than the turn going to
 // Cursor under a model id Cursor does not know.
 func (pb *Publishing) Serves(ctx context.Context, id string) bool {

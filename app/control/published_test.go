@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"keygate/app/control"
+	"keygate/domain/llm"
 	"keygate/ports"
 )
 
@@ -40,6 +41,33 @@ func (s *modelConfigs) PutModelConfig(context.Context, ports.ModelConfig) error 
 }
 func (s *modelConfigs) DeleteModelConfig(context.Context, string) error { return errors.ErrUnsupported }
 
+// protocolList is a fixed ports.ProviderProtocols whose request URL is the
+// base itself.
+type protocolList []ports.ProviderProtocol
+
+func (l protocolList) Protocols() []ports.ProviderProtocol { return l }
+func (l protocolList) RequestURL(_ llm.ProviderKind, base, _ string, _ bool) (string, error) {
+	return base, nil
+}
+
+// protocols are a conversation protocol and a fill-in-the-middle one.
+var protocols = protocolList{{Kind: "chat", Name: "Chat", Title: "Chat"}, {Kind: "fim", Name: "FIM", Title: "FIM", FillIn: true}}
+
+// aliasList is an alias store in memory.
+type aliasList []ports.Alias
+
+func (l aliasList) Aliases(context.Context) ([]ports.Alias, error) { return slices.Clone(l), nil }
+func (l aliasList) Alias(_ context.Context, id string) (ports.Alias, error) {
+	for _, a := range l {
+		if a.ID == id {
+			return a, nil
+		}
+	}
+	return ports.Alias{}, ports.ErrNotFound
+}
+func (l aliasList) PutAlias(context.Context, ports.Alias) error { return errors.ErrUnsupported }
+func (l aliasList) DeleteAlias(context.Context, string) error   { return errors.ErrUnsupported }
+
 var _ = Describe("Models offered to Cursor", func() {
 	var (
 		store  *modelConfigs
@@ -50,7 +78,7 @@ var _ = Describe("Models offered to Cursor", func() {
 		store = &modelConfigs{cfgs: []ports.ModelConfig{
 			{ID: "m-first", Enabled: true}, {ID: "m-off"}, {ID: "m-second", Enabled: true},
 		}}
-		models = control.NewPublishing(store, nil)
+		models = control.NewPublishing(store, nil, protocols)
 	})
 
 	It("publishes the enabled models in publishing order", func() {
@@ -76,4 +104,35 @@ var _ = Describe("Models offered to Cursor", func() {
 		Entry("an unknown id (one of Cursor's models): Cursor", "claude-4-sonnet", nil, false),
 		Entry("any id while the store fails: Keygate, whose run layer reports the error", "m-off", errors.New("disk gone"), true),
 	)
+
+	Describe("a fill-in-the-middle model (Cursor Tab's)", func() {
+		BeforeEach(func() {
+			store.cfgs = []ports.ModelConfig{
+				{ID: "m-chat", Enabled: true, ProviderKind: "chat"},
+				{ID: "m-tab", Enabled: true, ProviderKind: "fim", DisplayName: "Codestral"},
+			}
+		})
+
+		It("is not in the picker, nor an alias shown with one, since it cannot run the Agent", func() {
+			models = control.NewPublishing(store, aliasList{
+				{ID: "a-tab", Enabled: true, Targets: []ports.AliasTarget{{ModelID: "m-tab"}}},
+				{ID: "a-chat", Enabled: true, Targets: []ports.AliasTarget{{ModelID: "m-chat"}}},
+			}, protocols)
+			published, err := models.Published(ctx)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(published).To(HaveExactElements(HaveField("ID", "m-chat"), HaveField("ID", "a-chat")))
+		})
+
+		It("is still served by Keygate, whose catalog refuses its turn with a clear error instead of Cursor not knowing the id", func() {
+			Expect(models.Serves(ctx, "m-tab")).To(BeTrue())
+			catalog := control.NewCatalog(control.CatalogOptions{Models: store, Protocols: protocols})
+			_, _, err := catalog.Endpoint(ctx, "m-tab")
+			Expect(err).To(MatchError(ports.ErrFillInModel))
+			Expect(err.Error()).To(ContainSubstring("Codestral"))
+			Expect(err.Error()).To(ContainSubstring("choose a chat model"))
+			ep, _, err := catalog.Endpoint(ctx, "m-chat")
+			Expect(err).NotTo(HaveOccurred())
+			Expect(ep.Route).To(Equal("m-chat"))
+		})
+	})
 })

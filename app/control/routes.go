@@ -103,9 +103,22 @@ func (c *Catalog) Target(ctx context.Context, modelID string) (routing.Target, f
 // Endpoint resolves a Cursor model id into the endpoint a turn starts
 // from: it names the route (the router picks target and key per attempt)
 // and describes the route's first target, without any key. An unknown id
-// is ports.ErrNotFound; the configuration returned is the model's, or for
+// is ports.ErrNotFound, and a model (or an alias's first target) of a
+// fill-in-the-middle protocol ports.ErrFillInModel: it cannot hold the
+// conversation a turn is. The configuration returned is the model's, or for
 // an alias its first target's under the alias's name, id and publishing.
 func (c *Catalog) Endpoint(ctx context.Context, id string) (ports.Endpoint, ports.ModelConfig, error) {
+	return c.endpoint(ctx, id, false)
+}
+
+// TabEndpoint is Endpoint for Cursor Tab, which a model of any protocol
+// may serve: a fill-in-the-middle model as well as a chat model.
+func (c *Catalog) TabEndpoint(ctx context.Context, id string) (ports.Endpoint, ports.ModelConfig, error) {
+	return c.endpoint(ctx, id, true)
+}
+
+// endpoint resolves id; anyProtocol admits fill-in-the-middle models.
+func (c *Catalog) endpoint(ctx context.Context, id string, anyProtocol bool) (ports.Endpoint, ports.ModelConfig, error) {
 	r, err := c.Route(ctx, id)
 	if err != nil {
 		return ports.Endpoint{}, ports.ModelConfig{}, err
@@ -126,6 +139,10 @@ func (c *Catalog) Endpoint(ctx context.Context, id string) (ports.Endpoint, port
 	}
 	if err != nil {
 		return ports.Endpoint{}, ports.ModelConfig{}, err
+	}
+	if !anyProtocol && fillIn(c.seal.protocols, cfg.ProviderKind) {
+		return ports.Endpoint{}, ports.ModelConfig{}, fmt.Errorf("model %s (%s) is a fill-in-the-middle model for Cursor Tab and cannot run an Agent turn; choose a chat model: %w",
+			id, cfg.DisplayName, ports.ErrFillInModel)
 	}
 	ep := ports.Endpoint{Route: id, Kind: cfg.ProviderKind}
 	if u, err := c.seal.protocols.RequestURL(cfg.ProviderKind, cfg.BaseURL, cfg.ModelID, cfg.UseFullURL); err == nil {

@@ -19,6 +19,15 @@ const testPrompt = "Output the numbers 1 through 120 separated by a single space
 // defaultTestOutput caps the answer of a test when the model sets no limit.
 const defaultTestOutput = 4096
 
+// A fill-in-the-middle model is tested with a tiny gap to fill: a chat
+// prompt means nothing to it (its protocol refuses one), and the answer,
+// "a + b", is a few tokens.
+const (
+	testPrefix    = "def add(a, b):\n    return "
+	testSuffix    = "\n"
+	testFillInOut = 32
+)
+
 // TestPhase is how far a connection test got.
 type TestPhase uint8
 
@@ -57,6 +66,9 @@ type TesterOptions struct {
 	Endpoints *Endpoints
 	// Provider makes the call; its call records appear in Calls.
 	Provider ports.ModelProvider
+	// Protocols say which kinds are fill-in-the-middle, whose models are
+	// asked to fill a gap instead of answering a prompt; nil: none.
+	Protocols ports.ProviderProtocols
 	// Audit records each test's use of a stored key before the key is
 	// sent; a failure to record refuses the test. nil records nothing.
 	Audit UseAuditor
@@ -81,8 +93,9 @@ func NewTester(o TesterOptions) *Tester {
 	return &Tester{o: o, now: orNow(o.Now)}
 }
 
-// Test sends a short fixed prompt to a model and measures time to first
-// text and streaming speed. progress, if non-nil, is called from the
+// Test sends a short fixed prompt to a model (to a fill-in-the-middle
+// model, a short gap to fill) and measures time to first text and
+// streaming speed. progress, if non-nil, is called from the
 // calling goroutine. The provider records the call like any other.
 func (t *Tester) Test(ctx context.Context, id string, progress func(TestProgress)) (TestResult, error) {
 	if progress == nil {
@@ -106,10 +119,8 @@ func (t *Tester) Test(ctx context.Context, id string, progress func(TestProgress
 		maxOut = defaultTestOutput
 	}
 	res := TestResult{CallID: fmt.Sprintf("test-%s-%d-%d", id, t.now().UnixMilli(), testSeq.Add(1))}
-	call := ports.ModelCall{CallID: res.CallID, RunID: "test", Endpoint: ep, Request: llm.Request{
-		Model: cfg.ModelID, MaxOutputTokens: int(maxOut),
-		Messages: []llm.Message{{ID: "test", Role: llm.RoleUser, Parts: []llm.Part{{Kind: llm.PartText, Text: testPrompt}}}},
-	}}
+	fim := fillIn(t.o.Protocols, ep.Kind)
+	call := ports.ModelCall{CallID: res.CallID, RunID: "test", Endpoint: ep, Request: testRequest(cfg, maxOut, fim)}
 	progress(TestProgress{Phase: TestConnecting})
 	start := t.now()
 	stream, err := t.o.Provider.Stream(ctx, call)
@@ -142,6 +153,9 @@ func (t *Tester) Test(ctx context.Context, id string, progress func(TestProgress
 	}
 	if strings.TrimSpace(res.Text) == "" {
 		res.Error = "the model answered without any text; check that the model id is a chat model"
+		if fim {
+			res.Error = "the model filled the gap with nothing; check that the model id is a code model that supports fill-in-the-middle (a suffix)"
+		}
 		progress(TestProgress{Phase: TestDone, ReceivedChars: text.Len()})
 		return res, nil
 	}
@@ -156,6 +170,18 @@ func (t *Tester) Test(ctx context.Context, id string, progress func(TestProgress
 	}
 	progress(TestProgress{Phase: TestDone, ReceivedChars: text.Len()})
 	return res, nil
+}
+
+// testRequest is the request of a test: the fixed prompt, or for a
+// fill-in-the-middle model the fixed gap, deterministic (temperature 0).
+func testRequest(cfg ports.ModelConfig, maxOut int64, fim bool) llm.Request {
+	if !fim {
+		return llm.Request{Model: cfg.ModelID, MaxOutputTokens: int(maxOut),
+			Messages: []llm.Message{{ID: "test", Role: llm.RoleUser, Parts: []llm.Part{{Kind: llm.PartText, Text: testPrompt}}}}}
+	}
+	zero := 0.0
+	return llm.Request{Model: cfg.ModelID, MaxOutputTokens: int(min(maxOut, testFillInOut)),
+		FillIn: &llm.FillIn{Prefix: testPrefix, Suffix: testSuffix, Temperature: &zero}}
 }
 
 // advice turns a provider failure into what to check. The provider's own

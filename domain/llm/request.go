@@ -12,6 +12,11 @@ const (
 	ProviderOpenAIChat      ProviderKind = "openai_chat"
 	ProviderOpenAIResponses ProviderKind = "openai_responses"
 	ProviderAnthropic       ProviderKind = "anthropic"
+	// ProviderOpenAICompletions is OpenAI's legacy completions endpoint
+	// with a suffix, a fill-in-the-middle protocol.
+	ProviderOpenAICompletions ProviderKind = "openai_completions"
+	// ProviderMistralFIM is Mistral's fill-in-the-middle endpoint (Codestral).
+	ProviderMistralFIM ProviderKind = "mistral_fim"
 )
 
 // Role is the speaker of a projected message.

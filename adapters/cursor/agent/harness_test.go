@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -41,6 +42,9 @@ type models struct {
 
 func (m models) Endpoint(_ context.Context, id string) (ports.Endpoint, ports.ModelConfig, error) {
 	window := map[string]int64{"kg-model": 0, "kg-other": 0, "kg-small": 20000, "kg-vision": 0, "kg-twin": 0}
+	if id == "kg-tab" { // a Cursor Tab model, as app/control's catalog refuses it
+		return ports.Endpoint{}, ports.ModelConfig{}, fmt.Errorf("model kg-tab is a fill-in-the-middle model for Cursor Tab and cannot run an Agent turn; choose a chat model: %w", ports.ErrFillInModel)
+	}
 	w, ok := window[id]
 	if !ok {
 		return ports.Endpoint{}, ports.ModelConfig{}, ports.ErrNotFound

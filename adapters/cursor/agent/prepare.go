@@ -270,6 +270,10 @@ func (s *session) resolve(ctx context.Context) error {
 	switch {
 	case errors.Is(err, ports.ErrNotFound) || (err == nil && !cfg.Enabled):
 		return &foreignModelError{model: modelID}
+	case errors.Is(err, ports.ErrFillInModel):
+		// A Cursor Tab model: the turn cannot start, and the message says
+		// which model to change.
+		return classify(errInvalidRequest, err)
 	case err != nil:
 		return classify(errUnavailable, fmt.Errorf("resolve model %q: %w", modelID, err))
 	}

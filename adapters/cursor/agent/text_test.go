@@ -101,6 +101,15 @@ var _ = Describe("Handler serving a text-only turn", func() {
 		Expect(st.EndError().Message()).To(ContainSubstring(`model "gpt-unknown" is not configured in Keygate`))
 		Expect(h.provider.Requests()).To(BeEmpty())
 	})
+
+	It("ends the turn with InvalidArgument naming a fill-in-the-middle model, which cannot run the Agent, before any model call", func() {
+		h := newHarness(mainKind)
+		st := finished(open(h.env.Client("req-tab"), cursortest.RunRequest("conv-t", "kg-tab", "hi")))
+		Expect(st.EndError()).NotTo(BeNil())
+		Expect(st.EndError().Code().String()).To(Equal("invalid_argument"))
+		Expect(st.EndError().Message()).To(ContainSubstring("fill-in-the-middle model for Cursor Tab"))
+		Expect(h.provider.Requests()).To(BeEmpty())
+	})
 })
 
 var _ = Describe("Handler with a Foreign hook", func() {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"keygate/adapters/provider/protocol"
 	"keygate/adapters/provider/wire"
 	"keygate/domain/llm"
 )
@@ -64,6 +65,9 @@ type turn struct {
 // last user message. Consecutive messages of one role are merged (system and tool
 // messages are user turns).
 func AppendRequest(dst []byte, req llm.Request, o Options) ([]byte, error) {
+	if err := protocol.RefuseFillIn(label, req); err != nil {
+		return dst, err
+	}
 	turns, err := group(req.Messages, o.ThinkingCarrier && req.Reasoning.Enabled)
 	if err != nil {
 		return dst, err

@@ -55,7 +55,7 @@ func New(c *http.Client, protocols Protocols) *Lister {
 }
 
 var (
-	endpointTail = regexp.MustCompile(`/(chat/completions|responses|messages|completions)$`)
+	endpointTail = regexp.MustCompile(`/(chat/completions|fim/completions|responses|messages|completions)$`)
 	modelsTail   = regexp.MustCompile(`/models?$`)
 	versionTail  = regexp.MustCompile(`/v\d+$`)
 )

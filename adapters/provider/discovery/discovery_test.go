@@ -25,6 +25,8 @@ var _ = Describe("Candidates", func() {
 		},
 		Entry("a Chat request URL becomes its /models", "https://api.openai.com/v1/chat/completions", "https://api.openai.com/v1/models"),
 		Entry("an Anthropic request URL becomes its /models", "https://api.anthropic.com/v1/messages", "https://api.anthropic.com/v1/models"),
+		Entry("a Mistral FIM request URL becomes its /models", "https://codestral.mistral.ai/v1/fim/completions", "https://codestral.mistral.ai/v1/models"),
+		Entry("a completions request URL becomes its /models", "http://127.0.0.1:8000/v1/completions", "http://127.0.0.1:8000/v1/models"),
 		Entry("a path ending in /models is used as is", "https://gw.example.com/openai/models", "https://gw.example.com/openai/models"),
 		Entry("a versioned base appends /models", "https://open.bigmodel.cn/api/paas/v4", "https://open.bigmodel.cn/api/paas/v4/models"),
 		Entry("a bare host asks /v1/models", "https://api.deepseek.com", "https://api.deepseek.com/v1/models"),
@@ -76,6 +78,19 @@ var _ = Describe("Lister.List", func() {
 		Expect(srv.Requests()[0].Path).To(Equal("/v1/models"))
 		Expect(srv.Requests()[0].Header.Get("Authorization")).To(Equal("Bearer sk-1"))
 	})
+
+	DescribeTable("lists the models of a fill-in-the-middle endpoint with the bearer key",
+		func(kind llm.ProviderKind, base string) {
+			srv.Enqueue(ok(`{"object":"list","data":[{"id":"codestral-latest","object":"model"},{"id":"codestral-2501","object":"model"}]}`))
+			ids, err := discovery.New(nil, provider.Builtin()).List(context.Background(), discovery.Query{Kind: kind, BaseURL: srv.URL + base, APIKey: "sk-f"})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(ids).To(Equal([]string{"codestral-2501", "codestral-latest"}))
+			Expect(srv.Requests()[0].Path).To(Equal("/v1/models"))
+			Expect(srv.Requests()[0].Header.Get("Authorization")).To(Equal("Bearer sk-f"))
+		},
+		Entry("Mistral FIM", llm.ProviderMistralFIM, "/v1/fim/completions"),
+		Entry("OpenAI completions with suffix", llm.ProviderOpenAICompletions, "/v1"),
+	)
 
 	It("refuses a kind no protocol is registered for, sending nothing", func() {
 		_, err := discovery.New(nil, provider.Builtin()).List(context.Background(), discovery.Query{Kind: "gemini",

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"keygate/adapters/provider/compat"
+	"keygate/adapters/provider/protocol"
 	"keygate/adapters/provider/wire"
 	"keygate/domain/llm"
 )
@@ -16,6 +17,9 @@ import (
 // service_tier, prompt_cache_key, then configured extras. tool_choice is never
 // sent (the provider default is "auto").
 func AppendChat(dst []byte, req llm.Request, o Options) ([]byte, error) {
+	if err := protocol.RefuseFillIn(chatLabel, req); err != nil {
+		return dst, err
+	}
 	w := wire.Writer{B: dst}
 	w.BeginObject()
 	w.StringField("model", req.Model)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"keygate/adapters/provider/protocol"
 	"keygate/adapters/provider/wire"
 	"keygate/domain/llm"
 )
@@ -15,6 +16,9 @@ import (
 // store is left to the provider default; encrypted reasoning is requested so
 // reasoning items can be replayed without server-side state.
 func AppendResponses(dst []byte, req llm.Request, o Options) ([]byte, error) {
+	if err := protocol.RefuseFillIn(responsesLabel, req); err != nil {
+		return dst, err
+	}
 	w := wire.Writer{B: dst}
 	w.BeginObject()
 	w.StringField("model", req.Model)

@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -62,6 +63,33 @@ type Protocol struct {
 	// requests with llm.Request.FillIn set, and refuses the others (and a
 	// conversation protocol refuses a FillIn request).
 	FillIn bool
+}
+
+// ErrWrongShape means a request reached a protocol that cannot carry it: a
+// fill-in-the-middle request (llm.Request.FillIn) at a conversation
+// protocol, or a conversation at a fill-in protocol.
+var ErrWrongShape = errors.New("request does not fit the protocol")
+
+// RefuseFillIn is the first check of a conversation protocol's
+// AppendRequest: a fill-in-the-middle request has no messages to send.
+func RefuseFillIn(name string, req llm.Request) error {
+	if req.FillIn != nil {
+		return fmt.Errorf("%w: %s holds a conversation and cannot complete a fill-in-the-middle request; use a fill-in-the-middle protocol", ErrWrongShape, name)
+	}
+	return nil
+}
+
+// RequireFillIn is the first check of a fill-in protocol's AppendRequest: it
+// takes a prefix and a suffix, never a conversation, so a request without
+// FillIn, or with messages, tools or instructions beside it, is refused.
+func RequireFillIn(name string, req llm.Request) error {
+	switch {
+	case req.FillIn == nil:
+		return fmt.Errorf("%w: %s is a fill-in-the-middle protocol and takes only a prefix and a suffix, not a conversation (a Cursor Agent turn)", ErrWrongShape, name)
+	case len(req.Messages) > 0 || len(req.Tools) > 0 || req.Instructions != "":
+		return fmt.Errorf("%w: %s is a fill-in-the-middle protocol: a request carries a prefix and a suffix without messages, tools or instructions", ErrWrongShape, name)
+	}
+	return nil
 }
 
 // RequestOptions are the per-call settings of a request body.

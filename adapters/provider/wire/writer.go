@@ -78,6 +78,14 @@ func (w *Writer) Int(n int64) {
 	w.B = strconv.AppendInt(w.B, n, 10)
 }
 
+// Float writes a finite number in its shortest form (0.2, not
+// 0.20000000000000001); NaN and the infinities have no JSON form, so the
+// caller checks them first.
+func (w *Writer) Float(f float64) {
+	w.value()
+	w.B = strconv.AppendFloat(w.B, f, 'g', -1, 64)
+}
+
 // Bool writes true or false.
 func (w *Writer) Bool(b bool) {
 	w.value()

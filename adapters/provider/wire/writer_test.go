@@ -54,6 +54,24 @@ var _ = Describe("Writer", func() {
 		Expect(string(w.B)).To(Equal(`{"a":"x","b":[1,{},false,null],"c":{"k":[1,"a b"]}}`))
 	})
 
+	It("writes numbers in their shortest form, each a JSON number that reads back equal", func() {
+		for _, f := range []float64{0, 0.2, 1, 0.7, 1.5, 2, 1e-7, 123456789.25} {
+			var w wire.Writer
+			w.BeginArray()
+			w.Float(f)
+			w.EndArray()
+			var back []float64
+			Expect(json.Unmarshal(w.B, &back)).To(Succeed(), "%s", w.B)
+			Expect(back).To(Equal([]float64{f}))
+		}
+		var w wire.Writer
+		w.BeginObject()
+		w.Key("t")
+		w.Float(0.2)
+		w.EndObject()
+		Expect(string(w.B)).To(Equal(`{"t":0.2}`))
+	})
+
 	It("refuses raw bytes that are not JSON", func() {
 		var w wire.Writer
 		Expect(w.Raw([]byte(`{"a":`))).To(MatchError(wire.ErrInvalidJSON))

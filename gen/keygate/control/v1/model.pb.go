@@ -28,10 +28,12 @@ const (
 type ProviderKind int32
 
 const (
-	ProviderKind_PROVIDER_KIND_UNSPECIFIED      ProviderKind = 0
-	ProviderKind_PROVIDER_KIND_OPENAI_CHAT      ProviderKind = 1
-	ProviderKind_PROVIDER_KIND_OPENAI_RESPONSES ProviderKind = 2
-	ProviderKind_PROVIDER_KIND_ANTHROPIC        ProviderKind = 3
+	ProviderKind_PROVIDER_KIND_UNSPECIFIED        ProviderKind = 0
+	ProviderKind_PROVIDER_KIND_OPENAI_CHAT        ProviderKind = 1
+	ProviderKind_PROVIDER_KIND_OPENAI_RESPONSES   ProviderKind = 2
+	ProviderKind_PROVIDER_KIND_ANTHROPIC          ProviderKind = 3
+	ProviderKind_PROVIDER_KIND_OPENAI_COMPLETIONS ProviderKind = 4
+	ProviderKind_PROVIDER_KIND_MISTRAL_FIM        ProviderKind = 5
 )
 
 // Enum value maps for ProviderKind.
@@ -41,12 +43,16 @@ var (
 		1: "PROVIDER_KIND_OPENAI_CHAT",
 		2: "PROVIDER_KIND_OPENAI_RESPONSES",
 		3: "PROVIDER_KIND_ANTHROPIC",
+		4: "PROVIDER_KIND_OPENAI_COMPLETIONS",
+		5: "PROVIDER_KIND_MISTRAL_FIM",
 	}
 	ProviderKind_value = map[string]int32{
-		"PROVIDER_KIND_UNSPECIFIED":      0,
-		"PROVIDER_KIND_OPENAI_CHAT":      1,
-		"PROVIDER_KIND_OPENAI_RESPONSES": 2,
-		"PROVIDER_KIND_ANTHROPIC":        3,
+		"PROVIDER_KIND_UNSPECIFIED":        0,
+		"PROVIDER_KIND_OPENAI_CHAT":        1,
+		"PROVIDER_KIND_OPENAI_RESPONSES":   2,
+		"PROVIDER_KIND_ANTHROPIC":          3,
+		"PROVIDER_KIND_OPENAI_COMPLETIONS": 4,
+		"PROVIDER_KIND_MISTRAL_FIM":        5,
 	}
 )
 
@@ -596,7 +602,11 @@ type ProviderProtocol struct {
 	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
 	// title is the label of the choice, such as "OpenAI Chat Completions (and
 	// compatible)".
-	Title         string `protobuf:"bytes,3,opt,name=title,proto3" json:"title,omitempty"`
+	Title string `protobuf:"bytes,3,opt,name=title,proto3" json:"title,omitempty"`
+	// fill_in says the protocol completes the text between a prefix and a
+	// suffix (fill-in-the-middle): its models serve Cursor Tab, never the
+	// Agent, and Cursor's model picker does not list them.
+	FillIn        bool `protobuf:"varint,4,opt,name=fill_in,json=fillIn,proto3" json:"fill_in,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -650,6 +660,13 @@ func (x *ProviderProtocol) GetTitle() string {
 		return x.Title
 	}
 	return ""
+}
+
+func (x *ProviderProtocol) GetFillIn() bool {
+	if x != nil {
+		return x.FillIn
+	}
+	return false
 }
 
 type CreateModelRequest struct {
@@ -1624,11 +1641,12 @@ const file_control_v1_model_proto_rawDesc = "" +
 	"\x11ListModelsRequest\"\x8b\x01\n" +
 	"\x12ListModelsResponse\x121\n" +
 	"\x06models\x18\x01 \x03(\v2\x19.keygate.control.v1.ModelR\x06models\x12B\n" +
-	"\tprotocols\x18\x02 \x03(\v2$.keygate.control.v1.ProviderProtocolR\tprotocols\"r\n" +
+	"\tprotocols\x18\x02 \x03(\v2$.keygate.control.v1.ProviderProtocolR\tprotocols\"\x8b\x01\n" +
 	"\x10ProviderProtocol\x124\n" +
 	"\x04kind\x18\x01 \x01(\x0e2 .keygate.control.v1.ProviderKindR\x04kind\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
-	"\x05title\x18\x03 \x01(\tR\x05title\"\x86\x01\n" +
+	"\x05title\x18\x03 \x01(\tR\x05title\x12\x17\n" +
+	"\afill_in\x18\x04 \x01(\bR\x06fillIn\"\x86\x01\n" +
 	"\x12CreateModelRequest\x12=\n" +
 	"\bsettings\x18\x01 \x01(\v2!.keygate.control.v1.ModelSettingsR\bsettings\x12\x17\n" +
 	"\aapi_key\x18\x02 \x01(\tR\x06apiKey\x12\x18\n" +
@@ -1689,12 +1707,14 @@ const file_control_v1_model_proto_rawDesc = "" +
 	"outputText\x12\x17\n" +
 	"\acall_id\x18\t \x01(\tR\x06callId\x12!\n" +
 	"\fraw_response\x18\n" +
-	" \x01(\tR\vrawResponse*\x8d\x01\n" +
+	" \x01(\tR\vrawResponse*\xd2\x01\n" +
 	"\fProviderKind\x12\x1d\n" +
 	"\x19PROVIDER_KIND_UNSPECIFIED\x10\x00\x12\x1d\n" +
 	"\x19PROVIDER_KIND_OPENAI_CHAT\x10\x01\x12\"\n" +
 	"\x1ePROVIDER_KIND_OPENAI_RESPONSES\x10\x02\x12\x1b\n" +
-	"\x17PROVIDER_KIND_ANTHROPIC\x10\x03*q\n" +
+	"\x17PROVIDER_KIND_ANTHROPIC\x10\x03\x12$\n" +
+	" PROVIDER_KIND_OPENAI_COMPLETIONS\x10\x04\x12\x1d\n" +
+	"\x19PROVIDER_KIND_MISTRAL_FIM\x10\x05*q\n" +
 	"\tTestPhase\x12\x1a\n" +
 	"\x16TEST_PHASE_UNSPECIFIED\x10\x00\x12\x19\n" +
 	"\x15TEST_PHASE_CONNECTING\x10\x01\x12\x18\n" +
