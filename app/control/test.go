@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"keygate/domain/callrecord"
 	"keygate/domain/llm"
 	"keygate/ports"
 )
@@ -106,7 +107,7 @@ func (t *Tester) Test(ctx context.Context, id string, progress func(TestProgress
 		maxOut = defaultTestOutput
 	}
 	res := TestResult{CallID: fmt.Sprintf("test-%s-%d-%d", id, t.now().UnixMilli(), testSeq.Add(1))}
-	call := ports.ModelCall{CallID: res.CallID, RunID: "test", Endpoint: ep, Request: llm.Request{
+	call := ports.ModelCall{CallID: res.CallID, RunID: "test", Kind: callrecord.KindTest, Endpoint: ep, Request: llm.Request{
 		Model: cfg.ModelID, MaxOutputTokens: int(maxOut),
 		Messages: []llm.Message{{ID: "test", Role: llm.RoleUser, Parts: []llm.Part{{Kind: llm.PartText, Text: testPrompt}}}},
 	}}
