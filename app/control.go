@@ -248,11 +248,13 @@ type ControlRoutesOptions struct {
 	Publishing *appcontrol.Publishing
 }
 
-// NewRetention deletes the details of detailed calls and the prompts kept
-// of every call once they are older than the configured age.
+// NewRetention deletes the details of detailed calls, the prompts kept of
+// every call and the fates of Tab suggestions once they are older than the
+// configured age.
 func NewRetention(store *relstore.Store, settings *appcontrol.Settings) *appcontrol.Retention {
 	r := appcontrol.NewRetention(settings, store.CallRecords(), nil)
 	r.PurgePromptsWith(store.Prompts())
+	r.PurgeFatesWith(store.Fates())
 	return r
 }
 
