@@ -211,6 +211,8 @@ func NewControlRoutes(o ControlRoutesOptions) ControlRoutes {
 	conversations := appcontrol.NewConversations(tenancy.Conversations(store.Conversations()),
 		tenancy.ConsoleConversations(store.Stores().Conversations))
 	conversations.NameModelsWith(o.Publishing.Names)
+	dashboard := appcontrol.NewDashboard(calls, o.Settings, nil)
+	dashboard.ReadFatesWith(tenancy.SuggestionFateLister(store.Fates()))
 	return control.Routes(control.Options{
 		Models:    o.Models,
 		Providers: o.Providers,
@@ -220,7 +222,7 @@ func NewControlRoutes(o ControlRoutesOptions) ControlRoutes {
 		Settings:  o.Settings,
 		Calls: appcontrol.NewCalls(appcontrol.CallsOptions{
 			Lister: calls, Reader: tenancy.CallReader(store.CallRecords()), Prompts: store.Prompts()}),
-		Dashboard:     appcontrol.NewDashboard(calls, o.Settings, nil),
+		Dashboard:     dashboard,
 		Conversations: conversations,
 		Setup:         cursorSetup(o.Endpoint, o.Web),
 		Console:       console.Dist(),
