@@ -225,6 +225,8 @@ func NewControlRoutes(o ControlRoutesOptions) ControlRoutes {
 	conversations := appcontrol.NewConversations(tenancy.Conversations(store.Conversations()),
 		tenancy.ConsoleConversations(store.Stores().Conversations))
 	conversations.NameModelsWith(o.Publishing.Names)
+	dashboard := appcontrol.NewDashboard(calls, o.Settings, nil)
+	dashboard.ReadFatesWith(tenancy.SuggestionFateLister(store.Fates()))
 	return control.Routes(control.Options{
 		Models:    o.Models,
 		Providers: o.Providers,
@@ -235,7 +237,7 @@ func NewControlRoutes(o ControlRoutesOptions) ControlRoutes {
 		TabModel:  o.TabModel,
 		Calls: appcontrol.NewCalls(appcontrol.CallsOptions{
 			Lister: calls, Reader: tenancy.CallReader(store.CallRecords()), Prompts: store.Prompts()}),
-		Dashboard:     appcontrol.NewDashboard(calls, o.Settings, nil),
+		Dashboard:     dashboard,
 		Conversations: conversations,
 		Setup:         cursorSetup(o.Endpoint, o.Web),
 		Console:       console.Dist(),
@@ -264,11 +266,13 @@ type ControlRoutesOptions struct {
 	TabModel   *appcontrol.TabModel
 }
 
-// NewRetention deletes the details of detailed calls and the prompts kept
-// of every call once they are older than the configured age.
+// NewRetention deletes the details of detailed calls, the prompts kept of
+// every call and the fates of Tab suggestions once they are older than the
+// configured age.
 func NewRetention(store *relstore.Store, settings *appcontrol.Settings) *appcontrol.Retention {
 	r := appcontrol.NewRetention(settings, store.CallRecords(), nil)
 	r.PurgePromptsWith(store.Prompts())
+	r.PurgeFatesWith(store.Fates())
 	return r
 }
 

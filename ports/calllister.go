@@ -27,6 +27,9 @@ type CallQuery struct {
 	ConversationID string
 	// UserID matches the record's user exactly.
 	UserID string
+	// Kind matches the record's kind; a record stored without one is
+	// callrecord.KindAgent.
+	Kind callrecord.Kind
 	// After continues a list: only records ordered after this one (older
 	// start, or the same start and a smaller CallID) are returned.
 	After *CallCursor

@@ -31,6 +31,12 @@ func (h *callService) ListCalls(ctx context.Context, req *connect.Request[contro
 	f := req.Msg.GetFilter()
 	q := ports.CallQuery{ModelID: f.GetModelId(), Status: callrecord.Status(f.GetStatus()),
 		ConversationID: f.GetConversationId(), UserID: f.GetUserId(), Limit: int(req.Msg.GetPageSize())}
+	if k := f.GetKind(); k != controlv1.CallKind_CALL_KIND_UNSPECIFIED {
+		var ok bool
+		if q.Kind, ok = callKinds[k]; !ok {
+			return nil, connect.NewError(connect.CodeInvalidArgument, errBadKind)
+		}
+	}
 	if f.GetStartTime() != nil {
 		q.Since = f.GetStartTime().AsTime()
 	}
@@ -97,6 +103,7 @@ func isMember(ctx context.Context) bool {
 // Status values are the same numbers in the domain and in the API.
 func callToProto(r callrecord.Record) *controlv1.Call {
 	c := &controlv1.Call{CallId: r.CallID, RunId: r.RunID, ConversationId: r.ConversationID, UserId: r.UserID,
+		Kind:              callKindToProto(r.Kind),
 		ProviderCallIndex: int32(r.ProviderCallIndex), Status: controlv1.CallStatus(r.Status),
 		HttpStatus: int32(r.HTTPStatus), ErrorMessage: r.ErrorMessage, RequestBytes: r.RequestBytes,
 		ResponseBytes: r.ResponseBytes, EventCount: r.EventCount, Detailed: r.Detailed,
@@ -158,6 +165,27 @@ func ts(t time.Time) *timestamppb.Timestamp {
 // last item of a page.
 func encodeToken(t time.Time, id string) string {
 	return base64.RawURLEncoding.EncodeToString([]byte(t.UTC().Format(time.RFC3339Nano) + "|" + id))
+}
+
+// callKinds maps the API's call kinds to the records'.
+var callKinds = map[controlv1.CallKind]callrecord.Kind{
+	controlv1.CallKind_CALL_KIND_AGENT: callrecord.KindAgent,
+	controlv1.CallKind_CALL_KIND_TAB:   callrecord.KindTab,
+	controlv1.CallKind_CALL_KIND_TEST:  callrecord.KindTest,
+}
+
+var errBadKind = errors.New("unknown kind: use agent, tab or test, or leave it unset")
+
+// callKindToProto is the API's name of k; a kind the API does not know
+// yet is unspecified.
+func callKindToProto(k callrecord.Kind) controlv1.CallKind {
+	k = k.Effective()
+	for p, rk := range callKinds {
+		if rk == k {
+			return p
+		}
+	}
+	return controlv1.CallKind_CALL_KIND_UNSPECIFIED
 }
 
 var errBadToken = errors.New("invalid page_token: start the list again from the first page")

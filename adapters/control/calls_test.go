@@ -25,7 +25,12 @@ func (a *api) record(id, model string, status callrecord.Status, started time.Ti
 
 // recordFor is record for a call made in user's turn.
 func (a *api) recordFor(user, id, model string, status callrecord.Status, started time.Time, u *llm.Usage) {
-	rec := callrecord.Record{CallID: id, RunID: "run", ConversationID: "conv", UserID: user, Status: callrecord.StatusRunning,
+	a.recordKind("", user, id, "run", model, status, started, u)
+}
+
+// recordKind is recordFor for a call of kind in run.
+func (a *api) recordKind(kind callrecord.Kind, user, id, run, model string, status callrecord.Status, started time.Time, u *llm.Usage) {
+	rec := callrecord.Record{CallID: id, RunID: run, ConversationID: "conv", UserID: user, Kind: kind, Status: callrecord.StatusRunning,
 		Model:  callrecord.ModelSnapshot{ModelID: model, ProviderKind: llm.ProviderOpenAIChat},
 		Timing: callrecord.Timing{RequestStarted: started}}
 	Expect(a.store.Start(context.Background(), rec)).To(Succeed())
@@ -125,6 +130,31 @@ var _ = Describe("CallService", func() {
 				&controlv1.CallFilter{StartTime: timestamppb.New(at.Add(time.Minute)), EndTime: timestamppb.New(at.Add(3 * time.Minute))},
 				[]string{"call-2", "call-1"}),
 		)
+
+		It("says each call's kind and filters by it; a call recorded without a kind is an Agent call", func() {
+			a.recordKind(callrecord.KindTab, "ada", "call-tab", "req-1", "fim", callrecord.StatusCompleted, at.Add(10*time.Minute), nil)
+			a.recordKind(callrecord.KindTest, "", "call-test", "test", "gpt-a", callrecord.StatusCompleted, at.Add(11*time.Minute), nil)
+			resp, err := a.calls.ListCalls(ctx, connect.NewRequest(&controlv1.ListCallsRequest{}))
+			Expect(err).NotTo(HaveOccurred())
+			kinds := map[string]controlv1.CallKind{}
+			for _, c := range resp.Msg.GetCalls() {
+				kinds[c.GetCallId()] = c.GetKind()
+			}
+			Expect(kinds).To(HaveKeyWithValue("call-tab", controlv1.CallKind_CALL_KIND_TAB))
+			Expect(kinds).To(HaveKeyWithValue("call-test", controlv1.CallKind_CALL_KIND_TEST))
+			Expect(kinds).To(HaveKeyWithValue("call-0", controlv1.CallKind_CALL_KIND_AGENT))
+			ids, _ := list(&controlv1.ListCallsRequest{Filter: &controlv1.CallFilter{Kind: controlv1.CallKind_CALL_KIND_TAB}})
+			Expect(ids).To(Equal([]string{"call-tab"}))
+			ids, _ = list(&controlv1.ListCallsRequest{Filter: &controlv1.CallFilter{Kind: controlv1.CallKind_CALL_KIND_TEST}})
+			Expect(ids).To(Equal([]string{"call-test"}))
+			ids, _ = list(&controlv1.ListCallsRequest{Filter: &controlv1.CallFilter{Kind: controlv1.CallKind_CALL_KIND_AGENT}})
+			Expect(ids).To(Equal([]string{"call-4", "call-3", "call-2", "call-1", "call-0"}))
+		})
+
+		It("refuses a kind it does not know", func() {
+			_, err := a.calls.ListCalls(ctx, connect.NewRequest(&controlv1.ListCallsRequest{Filter: &controlv1.CallFilter{Kind: 99}}))
+			Expect(err).To(HaveConnectCode(connect.CodeInvalidArgument))
+		})
 
 		It("refuses a page token it did not issue", func() {
 			_, err := a.calls.ListCalls(ctx, connect.NewRequest(&controlv1.ListCallsRequest{PageToken: "%%%"}))

@@ -47,7 +47,28 @@ func (h *dashboardService) GetDashboard(ctx context.Context, req *connect.Reques
 	for _, m := range v.PerModel {
 		resp.PerModel = append(resp.PerModel, &controlv1.ModelAggregate{ModelId: m.ModelID, Aggregate: aggregateToProto(m.Aggregate)})
 	}
+	if v.Tab.Totals.Requests > 0 {
+		resp.Tab = tabToProto(v.Tab)
+	}
 	return connect.NewResponse(resp), nil
+}
+
+func tabToProto(v appcontrol.TabView) *controlv1.TabDashboard {
+	out := &controlv1.TabDashboard{Totals: tabAggregateToProto(v.Totals)}
+	for _, m := range v.PerModel {
+		out.PerModel = append(out.PerModel, &controlv1.TabModelAggregate{ModelId: m.ModelID, Aggregate: tabAggregateToProto(m.TabAggregate)})
+	}
+	for _, u := range v.PerUser {
+		out.PerUser = append(out.PerUser, &controlv1.TabUserAggregate{UserId: u.UserID, Aggregate: tabAggregateToProto(u.TabAggregate)})
+	}
+	return out
+}
+
+func tabAggregateToProto(a appcontrol.TabAggregate) *controlv1.TabAggregate {
+	return &controlv1.TabAggregate{Requests: a.Requests, Failed: a.Failed, Calls: a.Calls, Accepted: a.Accepted,
+		PartiallyAccepted: a.Partial, Rejected: a.Rejected, AcceptanceRate: a.AcceptanceRate(),
+		P50TtftMs: float64(a.P50TTFT().Microseconds()) / 1000, InputTokens: a.Input, OutputTokens: a.Output,
+		CostUsd: a.CostUSD, UnpricedCalls: a.UnpricedCalls}
 }
 
 func aggregateToProto(a appcontrol.Aggregate) *controlv1.Aggregate {

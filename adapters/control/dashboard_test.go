@@ -36,6 +36,27 @@ var _ = Describe("DashboardService", func() {
 		resp = r.Msg
 	})
 
+	It("shows a Tab section only when the range holds Tab calls, and keeps them out of the Agent figures", func() {
+		Expect(resp.GetTab()).To(BeNil())
+		a.recordKind(callrecord.KindTab, "ada", "tab-1", "req-1", "fim", callrecord.StatusError, at.Add(3*time.Hour), nil)
+		a.recordKind(callrecord.KindTab, "ada", "tab-2", "req-1", "fim", callrecord.StatusCompleted, at.Add(3*time.Hour+time.Second), nil)
+		a.recordKind(callrecord.KindTab, "bob", "tab-3", "req-2", "fim", callrecord.StatusCompleted, at.Add(4*time.Hour), nil)
+		a.recordKind(callrecord.KindTest, "", "test-1", "test", "gpt-a", callrecord.StatusCompleted, at.Add(4*time.Hour), nil)
+		r, err := a.dashboard.GetDashboard(ctx, connect.NewRequest(&controlv1.GetDashboardRequest{
+			StartTime: timestamppb.New(at), EndTime: timestamppb.New(at.Add(48 * time.Hour))}))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.Msg.GetTotals().GetCalls()).To(Equal(resp.GetTotals().GetCalls()), "Agent figures unchanged")
+		tab := r.Msg.GetTab()
+		Expect(tab.GetTotals().GetRequests()).To(Equal(int64(2)))
+		Expect(tab.GetTotals().GetCalls()).To(Equal(int64(3)))
+		Expect(tab.GetTotals().GetP50TtftMs()).To(BeNumerically("~", 200, 1e-9))
+		Expect(tab.GetPerModel()).To(HaveLen(1))
+		Expect(tab.GetPerModel()[0].GetModelId()).To(Equal("fim"))
+		Expect(tab.GetPerUser()).To(HaveLen(2))
+		Expect(tab.GetPerUser()[0].GetUserId()).To(Equal("ada"))
+		Expect(tab.GetPerUser()[0].GetAggregate().GetRequests()).To(Equal(int64(1)))
+	})
+
 	It("counts calls in the range by outcome", func() {
 		t := resp.GetTotals()
 		Expect([]int64{t.GetCalls(), t.GetCompleted(), t.GetFailed()}).To(Equal([]int64{3, 2, 1}))

@@ -170,6 +170,7 @@ var _ = Describe("ModelService", func() {
 			call, err := a.calls.GetCall(ctx, connect.NewRequest(&controlv1.GetCallRequest{CallId: callID}))
 			Expect(err).NotTo(HaveOccurred())
 			Expect(call.Msg.GetCall().GetStatus()).To(Equal(controlv1.CallStatus_CALL_STATUS_COMPLETED))
+			Expect(call.Msg.GetCall().GetKind()).To(Equal(controlv1.CallKind_CALL_KIND_TEST))
 			Expect(call.Msg.GetRequest().GetBody()).To(ContainSubstring("Output the numbers 1 through 120"))
 			Expect(protojson.Format(call.Msg)).NotTo(ContainSubstring("sk-test-0123456789"))
 		})

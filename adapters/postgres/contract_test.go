@@ -48,3 +48,11 @@ var _ = porttest.DescribePromptBytes("PostgreSQL", func() (ports.PromptStore, po
 	st := postgres.NewStore(db)
 	return st.Prompts(), st.PromptBytes
 })
+
+var _ = porttest.DescribeFateStores("PostgreSQL", func() porttest.FateHarness {
+	db, err := postgres.Open(context.Background(), dsn, zap.NewNop())
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(db.Close)
+	st := postgres.NewStore(db)
+	return porttest.FateHarness{Recorder: st.CallRecords(), Fates: st.Fates(), Lister: st.Fates(), Purger: st.Fates()}
+})

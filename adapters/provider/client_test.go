@@ -103,6 +103,24 @@ var _ = Describe("Client.Stream", func() {
 		}),
 	)
 
+	It("stamps the call's kind on its record, Agent when the call names none", func() {
+		for _, kind := range []callrecord.Kind{callrecord.KindTab, ""} {
+			srv.Enqueue(providertest.Stream(render(llm.ProviderOpenAIChat, turn)))
+			c := call(llm.ProviderOpenAIChat, "/v1/chat/completions")
+			c.Kind = kind
+			s, err := client.Stream(context.Background(), c)
+			Expect(err).NotTo(HaveOccurred())
+			_, err = drain(s)
+			Expect(err).NotTo(HaveOccurred())
+			s.Close()
+			rec, ok := recorder.Record("run-1:0")
+			Expect(ok).To(BeTrue())
+			Expect(rec.Kind).To(Equal(kind.Effective()))
+		}
+		rec, _ := recorder.Record("run-1:0")
+		Expect(rec.Kind).To(Equal(callrecord.KindAgent))
+	})
+
 	It("renders the conversation id into custom headers and extra parameters", func() {
 		srv.Enqueue(providertest.Stream(providertest.ChatSSE(providertest.Turn{Text: []string{"ok"}})))
 		c := call(llm.ProviderOpenAIChat, "/v1/chat/completions")

@@ -53,6 +53,7 @@ type CallRecordColumns[T Stamp] struct {
 	RouteKey          string
 	RouteAttempt      int64
 	RouteMoved        string
+	Kind              string
 }
 
 // CallRecordOf is how rec is stored.
@@ -77,7 +78,7 @@ func CallRecordOf[T Stamp](rec callrecord.Record) CallRecordColumns[T] {
 		UsageCacheWrite: u.CacheWrite, UsageOutput: u.Output, UsageReasoning: u.Reasoning, UsageKnown: u.Known,
 		Detailed: rec.Detailed, UserID: rec.UserID, RouteID: rec.Route.ID, RouteTarget: rec.Route.Target,
 		RouteProvider: rec.Route.Provider, RouteKey: rec.Route.Key, RouteAttempt: int64(rec.Route.Attempt),
-		RouteMoved: rec.Route.Moved,
+		RouteMoved: rec.Route.Moved, Kind: string(rec.Kind.Effective()),
 	}
 }
 
@@ -102,6 +103,7 @@ func (r CallRecordColumns[T]) Record() callrecord.Record {
 		Detailed: r.Detailed, UserID: r.UserID,
 		Route: callrecord.Route{ID: r.RouteID, Target: r.RouteTarget, Provider: r.RouteProvider, Key: r.RouteKey,
 			Attempt: int(r.RouteAttempt), Moved: r.RouteMoved},
+		Kind: callrecord.Kind(r.Kind).Effective(),
 	}
 	if r.HasUsage {
 		u := UsageColumns{

@@ -21,10 +21,12 @@ var Forever = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
 type CallListQuery struct {
 	ModelID, Status, ConversationID string
 	UserID                          string
-	Since, Until                    time.Time
-	AfterStarted                    time.Time
-	AfterCallID                     string
-	Limit                           int32
+	// Kind is a stored callrecord.Kind; empty matches every kind.
+	Kind         string
+	Since, Until time.Time
+	AfterStarted time.Time
+	AfterCallID  string
+	Limit        int32
 }
 
 // PageQuery is a conversation page: rows ordered before (AfterUpdated,
@@ -67,7 +69,7 @@ func limit32(n int) int32 {
 // CallRecords implements ports.CallLister.
 func (c Calls) CallRecords(ctx context.Context, q ports.CallQuery) ([]callrecord.Record, error) {
 	lq := CallListQuery{
-		ModelID: q.ModelID, Status: NameOf(q.Status), ConversationID: q.ConversationID, UserID: q.UserID,
+		ModelID: q.ModelID, Status: NameOf(q.Status), ConversationID: q.ConversationID, UserID: q.UserID, Kind: string(q.Kind),
 		Since: q.Since, Until: q.Until, AfterStarted: Forever, Limit: limit32(q.Limit),
 	}
 	if lq.Until.IsZero() {

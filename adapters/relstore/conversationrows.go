@@ -154,6 +154,7 @@ type CallPageArgs[T Stamp] struct {
 	Status         string
 	ConversationID string
 	UserID         string
+	Kind           string
 	Since          T
 	Until          T
 	AfterStarted   T
@@ -164,7 +165,7 @@ type CallPageArgs[T Stamp] struct {
 // CallPageOf is the page q asks for.
 func CallPageOf[T Stamp](q CallListQuery) CallPageArgs[T] {
 	return CallPageArgs[T]{
-		ModelID: q.ModelID, Status: q.Status, ConversationID: q.ConversationID, UserID: q.UserID,
+		ModelID: q.ModelID, Status: q.Status, ConversationID: q.ConversationID, UserID: q.UserID, Kind: q.Kind,
 		Since: StampOf[T](q.Since), Until: StampOf[T](q.Until), AfterStarted: StampOf[T](q.AfterStarted), AfterCallID: q.AfterCallID,
 		MaxRows: int64(q.Limit),
 	}

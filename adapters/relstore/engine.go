@@ -21,7 +21,7 @@ type Engine interface {
 }
 
 // Tx is the set of row operations a store transaction offers: every
-// family's (about a hundred methods in eighteen groups, one group a family
+// family's (about a hundred methods in nineteen groups, one group a family
 // of tables). It is that wide because one transaction spans families (a
 // claim locks the conversation, inserts the run and cancels the one it
 // replaces) and because each engine implements all of it once, as a thin
@@ -54,6 +54,7 @@ type Tx interface {
 	ownerRows
 	sessionRows
 	fingerprintRows
+	fateRows
 }
 
 // ConversationRow is the head pointer row of a conversation.

@@ -50,5 +50,9 @@ func (s *Store) Conversations() Conversations { return Conversations{s} }
 // ContextAnchors returns the context anchor store.
 func (s *Store) ContextAnchors() ContextAnchors { return ContextAnchors{s} }
 
+// Fates returns the store of Tab suggestions' fates: recorder, lister and
+// purger.
+func (s *Store) Fates() Fates { return Fates{s} }
+
 // Prompts returns the prompt store.
 func (s *Store) Prompts() Prompts { return Prompts{s} }

@@ -49,3 +49,11 @@ var _ = porttest.DescribePromptBytes("SQLite", func() (ports.PromptStore, portte
 	st := sqlite.NewStore(db)
 	return st.Prompts(), st.PromptBytes
 })
+
+var _ = porttest.DescribeFateStores("SQLite", func() porttest.FateHarness {
+	db, err := sqlite.Open(context.Background(), GinkgoT().TempDir(), zap.NewNop())
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(db.Close)
+	st := sqlite.NewStore(db)
+	return porttest.FateHarness{Recorder: st.CallRecords(), Fates: st.Fates(), Lister: st.Fates(), Purger: st.Fates()}
+})

@@ -90,6 +90,31 @@ func (s scopedCallList) CallRecords(ctx context.Context, q ports.CallQuery) ([]c
 	return s.next.CallRecords(ctx, q)
 }
 
+// SuggestionFateLister wraps next as CallLister does the calls: a member's
+// dashboard counts only the fates of their own Tab suggestions; asking for
+// another user's yields none.
+func (t *Tenancy) SuggestionFateLister(next ports.SuggestionFateLister) ports.SuggestionFateLister {
+	return scopedFates{next: next}
+}
+
+type scopedFates struct {
+	next ports.SuggestionFateLister
+}
+
+func (s scopedFates) SuggestionFates(ctx context.Context, q ports.FateQuery) ([]ports.SuggestionFate, error) {
+	p, err := principal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !p.IsAdmin() {
+		if q.UserID != "" && q.UserID != p.UserID {
+			return []ports.SuggestionFate{}, nil
+		}
+		q.UserID = p.UserID
+	}
+	return s.next.SuggestionFates(ctx, q)
+}
+
 // Conversations wraps next: a member lists and opens only their own
 // conversations.
 func (t *Tenancy) Conversations(next ports.ConversationLister) ports.ConversationLister {

@@ -15,6 +15,7 @@ import (
 	"keygate/domain/access"
 	"keygate/domain/callrecord"
 	"keygate/domain/identity"
+	"keygate/domain/tab"
 	"keygate/ports"
 )
 
@@ -118,6 +119,22 @@ var _ = Describe("Tenancy store decorators", func() {
 		list := tenancy.Conversations(st.Conversations())
 		Expect(list.Conversations(as(ada), nil, 10)).To(ConsistOf(HaveField("ID", "conv-ada")))
 		Expect(list.Conversations(as(admin), nil, 10)).To(HaveLen(2))
+	})
+
+	It("reads only a member's own Tab fates, and everyone's to an administrator", func() {
+		ctx := context.Background()
+		for _, user := range []string{"ada", "bob"} {
+			Expect(st.CallRecords().Start(ctx, callrecord.Record{CallID: "tab-" + user, RunID: "req-" + user, UserID: user,
+				Kind: callrecord.KindTab, Status: callrecord.StatusRunning, Timing: callrecord.Timing{RequestStarted: started}})).To(Succeed())
+			Expect(st.Fates().RecordFate(ctx, ports.SuggestionFate{UserID: user, RequestID: "req-" + user, Fate: tab.FateAccepted})).To(Succeed())
+		}
+		fates := tenancy.SuggestionFateLister(st.Fates())
+		Expect(fates.SuggestionFates(as(bob), ports.FateQuery{})).To(ConsistOf(HaveField("UserID", "bob")))
+		Expect(fates.SuggestionFates(as(bob), ports.FateQuery{UserID: "ada"})).To(BeEmpty())
+		Expect(fates.SuggestionFates(as(admin), ports.FateQuery{})).To(HaveLen(2))
+		Expect(fates.SuggestionFates(as(admin), ports.FateQuery{UserID: "ada"})).To(ConsistOf(HaveField("UserID", "ada")))
+		_, err := fates.SuggestionFates(ctx, ports.FateQuery{})
+		Expect(err).To(MatchError(access.ErrDenied))
 	})
 
 	It("fills a member's page although other users' calls come first", func() {

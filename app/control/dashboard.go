@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"keygate/domain/callrecord"
+	"keygate/domain/llm"
 	"keygate/ports"
 )
 
@@ -74,8 +75,13 @@ func (a *Aggregate) add(r callrecord.Record, price *Price) {
 		a.UnpricedCalls++
 		return
 	}
-	a.CostUSD += (float64(u.Input)*price.Input + float64(u.Output)*price.Output +
-		float64(u.CacheRead)*price.CacheRead + float64(u.CacheWrite)*price.CacheWrite) / 1e6
+	a.CostUSD += price.cost(u)
+}
+
+// cost is what u costs at p's prices per million tokens.
+func (p *Price) cost(u llm.Usage) float64 {
+	return (float64(u.Input)*p.Input + float64(u.Output)*p.Output +
+		float64(u.CacheRead)*p.CacheRead + float64(u.CacheWrite)*p.CacheWrite) / 1e6
 }
 
 // Point is one bucket of a time series.
@@ -113,7 +119,10 @@ type DashboardQuery struct {
 	UserID       string
 }
 
-// DashboardView is the aggregate of a range.
+// DashboardView is the aggregate of a range. Totals, Series, PerModel,
+// PerUser and PerTarget sum Agent calls only (a record without a kind is
+// one); Tab sums Cursor Tab predictions apart; connection tests are in
+// neither.
 type DashboardView struct {
 	Totals   Aggregate
 	Series   []Point
@@ -122,11 +131,13 @@ type DashboardView struct {
 	// PerTarget sums routed calls by target, ordered by target.
 	PerTarget []TargetAggregate
 	Bucket    Bucket
+	Tab       TabView
 }
 
 // Dashboard aggregates call records.
 type Dashboard struct {
 	calls    ports.CallLister
+	fates    ports.SuggestionFateLister
 	settings *Settings
 	now      func() time.Time
 }
@@ -138,6 +149,11 @@ func NewDashboard(calls ports.CallLister, settings *Settings, now func() time.Ti
 	}
 	return &Dashboard{calls: calls, settings: settings, now: now}
 }
+
+// ReadFatesWith makes the Tab figures count the fates of suggestions kept
+// in f (without it every Tab request counts as one without a fate). Call
+// it before the first Get.
+func (d *Dashboard) ReadFatesWith(f ports.SuggestionFateLister) { d.fates = f }
 
 // Get aggregates finished calls started in [Since, Until).
 func (d *Dashboard) Get(ctx context.Context, q DashboardQuery) (DashboardView, error) {
@@ -181,12 +197,15 @@ func (d *Dashboard) Get(ctx context.Context, q DashboardQuery) (DashboardView, e
 		return DashboardView{}, fmt.Errorf("aggregate calls: %w", err)
 	}
 	v := DashboardView{Bucket: q.Bucket}
+	if v.Tab, err = d.tab(ctx, q, recs, prices); err != nil {
+		return DashboardView{}, err
+	}
 	points := map[time.Time]*Point{}
 	models := map[string]*ModelAggregate{}
 	users := map[string]*UserAggregate{}
 	targets := map[string]*TargetAggregate{}
 	for _, r := range recs {
-		if !r.Status.Final() {
+		if !r.Status.Final() || r.Kind.Effective() != callrecord.KindAgent {
 			continue
 		}
 		p := prices[r.Model.ModelID]

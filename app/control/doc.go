@@ -28,5 +28,9 @@
 // Dashboard aggregates are computed here over the listed call records rather
 // than by SQL in each store: one implementation serves SQLite and PostgreSQL,
 // and the prices that turn tokens into cost live in settings anyway. The cost
-// is a scan of the records in the chosen range.
+// is a scan of the records in the chosen range. The Agent figures count
+// Agent calls only; Tab calls are grouped into requests (one per request id)
+// and joined here with the fates the store selects for the same range, and
+// their median time to first text is computed here too, which neither
+// engine's SQL would do alike.
 package control

@@ -350,6 +350,15 @@ func (s settingStore) DeleteSetting(_ context.Context, name string) error {
 	return nil
 }
 
+// fatePurger is a SuggestionFatePurger that deletes three fates and keeps
+// the cutoff it was asked for.
+type fatePurger struct{ cutoff time.Time }
+
+func (f *fatePurger) PurgeFates(_ context.Context, cutoff time.Time) (int, error) {
+	f.cutoff = cutoff
+	return 3, nil
+}
+
 // noDetails is a DetailPurger with nothing to purge.
 type noDetails struct{}
 
@@ -387,6 +396,15 @@ var _ = Describe("Retention.Sweep of kept prompts", func() {
 		Expect(r.Sweep(context.Background())).To(Equal(2))
 		Expect(store.puts).To(HaveLen(1))
 		Expect(store.puts).To(HaveKey("young"))
+	})
+
+	It("deletes the fates of Tab suggestions recorded before the retention age too", func() {
+		fates := &fatePurger{}
+		r.PurgeFatesWith(fates)
+		_, err := settings.Update(context.Background(), control.ServiceSettings{RetentionHours: 24})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.Sweep(context.Background())).To(Equal(2 + 3))
+		Expect(fates.cutoff).To(Equal(now.Add(-24 * time.Hour)))
 	})
 
 	It("keeps every prompt while retention is 0", func() {

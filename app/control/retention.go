@@ -9,13 +9,14 @@ import (
 )
 
 // Retention deletes, once they are older than the configured age, the
-// details of detailed calls and the prompts the cache insight kept of
-// every call (whole requests and shapes alike). A background runner calls
-// Sweep periodically.
+// details of detailed calls, the prompts the cache insight kept of every
+// call (whole requests and shapes alike) and the fates of Tab suggestions.
+// A background runner calls Sweep periodically.
 type Retention struct {
 	settings *Settings
 	purger   ports.DetailPurger
 	prompts  ports.PromptPurger
+	fates    ports.SuggestionFatePurger
 	now      func() time.Time
 }
 
@@ -31,9 +32,14 @@ func NewRetention(settings *Settings, purger ports.DetailPurger, now func() time
 // it before the first Sweep.
 func (r *Retention) PurgePromptsWith(p ports.PromptPurger) { r.prompts = p }
 
-// Sweep deletes details and prompts older than the retention setting and
-// returns how many calls lost their details plus how many prompts were
-// deleted; with retention 0 it deletes nothing.
+// PurgeFatesWith makes Sweep delete the fates of Tab suggestions kept in p
+// as well: the dashboard's acceptance rate of a window older than the
+// retention age then counts no fates. Call it before the first Sweep.
+func (r *Retention) PurgeFatesWith(p ports.SuggestionFatePurger) { r.fates = p }
+
+// Sweep deletes details, prompts and fates older than the retention
+// setting and returns how many calls lost their details plus how many
+// prompts and fates were deleted; with retention 0 it deletes nothing.
 func (r *Retention) Sweep(ctx context.Context) (int, error) {
 	set, err := r.settings.Load(ctx)
 	if err != nil {
@@ -47,12 +53,19 @@ func (r *Retention) Sweep(ctx context.Context) (int, error) {
 	if err != nil {
 		return n, fmt.Errorf("purge details before %s: %w", cutoff.Format(time.RFC3339), err)
 	}
-	if r.prompts == nil {
-		return n, nil
+	if r.prompts != nil {
+		p, err := r.prompts.PurgePrompts(ctx, cutoff)
+		n += p
+		if err != nil {
+			return n, fmt.Errorf("purge prompts before %s: %w", cutoff.Format(time.RFC3339), err)
+		}
 	}
-	p, err := r.prompts.PurgePrompts(ctx, cutoff)
-	if err != nil {
-		return n, fmt.Errorf("purge prompts before %s: %w", cutoff.Format(time.RFC3339), err)
+	if r.fates != nil {
+		f, err := r.fates.PurgeFates(ctx, cutoff)
+		n += f
+		if err != nil {
+			return n, fmt.Errorf("purge suggestion fates before %s: %w", cutoff.Format(time.RFC3339), err)
+		}
 	}
-	return n + p, nil
+	return n, nil
 }

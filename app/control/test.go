@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"keygate/domain/callrecord"
 	"keygate/domain/llm"
 	"keygate/ports"
 )
@@ -120,7 +121,7 @@ func (t *Tester) Test(ctx context.Context, id string, progress func(TestProgress
 	}
 	res := TestResult{CallID: fmt.Sprintf("test-%s-%d-%d", id, t.now().UnixMilli(), testSeq.Add(1))}
 	fim := fillIn(t.o.Protocols, ep.Kind)
-	call := ports.ModelCall{CallID: res.CallID, RunID: "test", Endpoint: ep, Request: testRequest(cfg, maxOut, fim)}
+	call := ports.ModelCall{CallID: res.CallID, RunID: "test", Kind: callrecord.KindTest, Endpoint: ep, Request: testRequest(cfg, maxOut, fim)}
 	progress(TestProgress{Phase: TestConnecting})
 	start := t.now()
 	stream, err := t.o.Provider.Stream(ctx, call)

@@ -55,6 +55,15 @@ const (
 	KindTest Kind = "test"
 )
 
+// Effective is k, or KindAgent when k is empty: a call that names no kind
+// is an Agent call, as every call was before kinds existed.
+func (k Kind) Effective() Kind {
+	if k == "" {
+		return KindAgent
+	}
+	return k
+}
+
 // Record is one provider attempt. Retries and alias attempts each get their
 // own record with their own CallID.
 type Record struct {

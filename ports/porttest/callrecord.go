@@ -46,6 +46,22 @@ func describeCallRecords(open Factory) {
 			Expect(h.Stores.Calls.Finish(ctx, done)).To(MatchError(callrecord.ErrNotRunning))
 		})
 
+		It("keeps the kind of call a record names, and reads a record without one as an Agent call", func() {
+			tab := rec
+			tab.CallID, tab.Kind = uniq("call"), callrecord.KindTab
+			Expect(h.Stores.Calls.Start(ctx, tab)).To(Succeed())
+			Expect(h.Stores.Calls.Start(ctx, rec)).To(Succeed())
+			done, err := tab.Complete(tab.Timing.RequestStarted.Add(time.Second), llm.FinishStop)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(h.Stores.Calls.Finish(ctx, done)).To(Succeed())
+			got, err := h.Calls.CallRecord(ctx, tab.CallID)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(got.Kind).To(Equal(callrecord.KindTab))
+			got, err = h.Calls.CallRecord(ctx, rec.CallID)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(got.Kind).To(Equal(callrecord.KindAgent))
+		})
+
 		It("keeps how the router routed the attempt", func() {
 			rec.Route = callrecord.Route{ID: "alias-1", Target: "model-b", Provider: "prov-b", Key: "key-2", Attempt: 2,
 				Moved: "failover: model-a answered 429"}

@@ -53,7 +53,12 @@ func finished(ctx context.Context, h ConsoleHarness, id, model, conv string, sta
 
 // finishedFor is finished for a call made in user's turn.
 func finishedFor(ctx context.Context, h ConsoleHarness, user, id, model, conv string, status callrecord.Status, start time.Time) {
-	rec := callrecord.Record{CallID: id, RunID: uniq("run"), ConversationID: conv, UserID: user, Status: callrecord.StatusRunning,
+	finishedKind(ctx, h, "", user, id, model, conv, status, start)
+}
+
+// finishedKind is finishedFor for a call of kind.
+func finishedKind(ctx context.Context, h ConsoleHarness, kind callrecord.Kind, user, id, model, conv string, status callrecord.Status, start time.Time) {
+	rec := callrecord.Record{CallID: id, RunID: uniq("run"), ConversationID: conv, UserID: user, Kind: kind, Status: callrecord.StatusRunning,
 		Model: callrecord.ModelSnapshot{ProviderKind: llm.ProviderOpenAIChat, ModelID: model}, Timing: callrecord.Timing{RequestStarted: start}}
 	Expect(h.Recorder.Start(ctx, rec)).To(Succeed())
 	rec.Status, rec.Timing.Finished = status, start.Add(time.Second)
@@ -79,6 +84,7 @@ func describeCallLister(open ConsoleFactory) {
 			a, b, c    string
 			tieA, tieB string
 			user       string
+			tab, test  string
 		)
 		BeforeEach(func() {
 			h, ctx = open(), context.Background()
@@ -93,15 +99,20 @@ func describeCallLister(open ConsoleFactory) {
 			tieA, tieB = model+"-tie-1", model+"-tie-2"
 			finished(ctx, h, tieA, model+"-tie", conv, callrecord.StatusCompleted, start.Add(3*time.Minute))
 			finished(ctx, h, tieB, model+"-tie", conv, callrecord.StatusCompleted, start.Add(3*time.Minute))
+			// A Tab call and a connection test beside the Agent calls of
+			// model (a, b and c name no kind).
+			tab, test = uniq("call-tab"), uniq("call-test")
+			finishedKind(ctx, h, callrecord.KindTab, user, tab, model, uniq("conv"), callrecord.StatusCompleted, start.Add(4*time.Minute))
+			finishedKind(ctx, h, callrecord.KindTest, "", test, model, "", callrecord.StatusCompleted, start.Add(5*time.Minute))
 		})
 
 		It("lists newest first, bounded by Limit", func() {
 			recs, err := h.Calls.CallRecords(ctx, ports.CallQuery{ModelID: model})
 			Expect(err).NotTo(HaveOccurred())
-			Expect(callIDs(recs)).To(Equal([]string{c, b, a}))
+			Expect(callIDs(recs)).To(Equal([]string{test, tab, c, b, a}))
 			recs, err = h.Calls.CallRecords(ctx, ports.CallQuery{ModelID: model, Limit: 2})
 			Expect(err).NotTo(HaveOccurred())
-			Expect(callIDs(recs)).To(Equal([]string{c, b}))
+			Expect(callIDs(recs)).To(Equal([]string{test, tab}))
 		})
 
 		It("returns whole records, usage and timings included", func() {
@@ -112,8 +123,11 @@ func describeCallLister(open ConsoleFactory) {
 			Expect(recs[0].Model.ModelID).To(Equal(model))
 			recs, err = h.Calls.CallRecords(ctx, ports.CallQuery{ModelID: model, Status: callrecord.StatusCompleted})
 			Expect(err).NotTo(HaveOccurred())
-			Expect(recs).To(HaveLen(2))
+			Expect(callIDs(recs)).To(Equal([]string{test, tab, c, a}))
 			Expect(recs[1].UserID).To(Equal(user))
+			Expect(recs[1].Kind).To(Equal(callrecord.KindTab))
+			Expect(recs[0].Kind).To(Equal(callrecord.KindTest))
+			Expect(recs[3].Kind).To(Equal(callrecord.KindAgent))
 		})
 
 		DescribeTable("filters",
@@ -123,9 +137,17 @@ func describeCallLister(open ConsoleFactory) {
 				Expect(callIDs(recs)).To(Equal(want()))
 			},
 			Entry("by status", func() ports.CallQuery { return ports.CallQuery{ModelID: model, Status: callrecord.StatusCompleted} },
-				func() []string { return []string{c, a} }),
+				func() []string { return []string{test, tab, c, a} }),
+			Entry("by kind: Tab", func() ports.CallQuery { return ports.CallQuery{ModelID: model, Kind: callrecord.KindTab} },
+				func() []string { return []string{tab} }),
+			Entry("by kind: Agent, which a record without a kind is", func() ports.CallQuery {
+				return ports.CallQuery{ModelID: model, Kind: callrecord.KindAgent}
+			},
+				func() []string { return []string{c, b, a} }),
+			Entry("by kind: connection test", func() ports.CallQuery { return ports.CallQuery{ModelID: model, Kind: callrecord.KindTest} },
+				func() []string { return []string{test} }),
 			Entry("by user", func() ports.CallQuery { return ports.CallQuery{ModelID: model, UserID: user} },
-				func() []string { return []string{a} }),
+				func() []string { return []string{tab, a} }),
 			Entry("by conversation", func() ports.CallQuery { return ports.CallQuery{ModelID: model, ConversationID: conv} },
 				func() []string { return []string{c, a} }),
 			Entry("by start time, Since included and Until excluded",

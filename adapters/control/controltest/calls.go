@@ -17,6 +17,7 @@ func (s *Store) Start(ctx context.Context, rec callrecord.Record) error {
 		return err
 	}
 	defer unlock()
+	rec.Kind = rec.Kind.Effective()
 	s.records[rec.CallID] = rec
 	return nil
 }
@@ -53,6 +54,7 @@ func (s *Store) Finish(ctx context.Context, rec callrecord.Record) error {
 	if old, ok := s.records[rec.CallID]; !ok || old.Status != callrecord.StatusRunning {
 		return fmt.Errorf("finish call %s: %w", rec.CallID, callrecord.ErrNotRunning)
 	}
+	rec.Kind = rec.Kind.Effective()
 	s.records[rec.CallID] = rec
 	return nil
 }
@@ -123,6 +125,8 @@ func matches(r callrecord.Record, q ports.CallQuery) bool {
 	case q.Status != 0 && r.Status != q.Status:
 		return false
 	case q.UserID != "" && r.UserID != q.UserID:
+		return false
+	case q.Kind != "" && r.Kind != q.Kind:
 		return false
 	case q.ConversationID != "" && r.ConversationID != q.ConversationID:
 		return false

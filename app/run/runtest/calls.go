@@ -28,6 +28,7 @@ func (s *Store) Start(ctx context.Context, rec callrecord.Record) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("start call record: %w", err)
 	}
+	rec.Kind = rec.Kind.Effective()
 	s.calls[rec.CallID] = &storedCall{rec: rec}
 	return nil
 }
@@ -73,6 +74,7 @@ func (s *Store) Finish(ctx context.Context, rec callrecord.Record) error {
 	if !ok || c.rec.Status != callrecord.StatusRunning || !rec.Status.Final() {
 		return callrecord.ErrNotRunning
 	}
+	rec.Kind = rec.Kind.Effective()
 	c.rec = rec
 	return nil
 }

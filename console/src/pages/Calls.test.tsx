@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { screen, waitFor, within } from "@testing-library/react";
-import { CallService, CallStatus, type ListCallsRequest } from "../gen/control/v1/call_pb";
+import { CallKind, CallService, CallStatus, type ListCallsRequest } from "../gen/control/v1/call_pb";
 import { serve } from "../test/transport";
 import { renderAs } from "../test/render";
 import { call, gate } from "../test/fixtures";
@@ -26,7 +26,7 @@ describe("CallsPage", () => {
     for (const text of ["claude-x", "error", "850 ms", "12.3 s", "12.3k", "2.50M", "42"]) expect(row.getByText(text)).toBeInTheDocument();
 
     const f = sent[0].filter!;
-    expect(f).toMatchObject({ status: CallStatus.UNSPECIFIED, userId: "", modelId: "", conversationId: "" });
+    expect(f).toMatchObject({ status: CallStatus.UNSPECIFIED, kind: CallKind.UNSPECIFIED, userId: "", modelId: "", conversationId: "" });
     const weekAgo = Date.now() / 1000 - 7 * 24 * 3600;
     expect(Math.abs(Number(f.startTime!.seconds) - weekAgo)).toBeLessThan(60);
   });
@@ -51,6 +51,25 @@ describe("CallsPage", () => {
     await user.clear(screen.getByRole("textbox", { name: "User filter" }));
     await waitFor(() => expect(sent.at(-1)!.filter!.userId).toBe(""));
     expect(window.location.search).toBe("");
+  });
+
+  it("shows each call's kind and filters by kind", async () => {
+    const sent = fake((req) => ({
+      calls: req.filter?.kind === CallKind.TAB ? [call("t1", { kind: CallKind.TAB })]
+        : [call("a1"), call("t1", { kind: CallKind.TAB }), call("x1", { kind: CallKind.TEST })],
+    }));
+    const { user } = renderAs("member", <CallsPage />);
+    await waitFor(() => expect(rows()).toHaveLength(3));
+    expect(screen.getAllByTestId("call-kind").map((c) => c.textContent)).toEqual(["agent", "tab", "test"]);
+
+    await user.selectOptions(screen.getByRole("combobox", { name: "Kind filter" }), "Tab");
+    await waitFor(() => expect(rows()).toHaveLength(1));
+    expect(sent.at(-1)!.filter!.kind).toBe(CallKind.TAB);
+    expect(screen.getByTestId("call-kind")).toHaveTextContent("tab");
+
+    await user.selectOptions(screen.getByRole("combobox", { name: "Kind filter" }), "Any kind");
+    await waitFor(() => expect(rows()).toHaveLength(3));
+    expect(sent.at(-1)!.filter!.kind).toBe(CallKind.UNSPECIFIED);
   });
 
   it("opens a call's details from its row", async () => {

@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { calls as api } from "../api";
-import { CallStatus, type Call, type ListCallsResponse } from "../gen/control/v1/call_pb";
+import { CallKind, CallStatus, type Call, type ListCallsResponse } from "../gen/control/v1/call_pb";
 import { Badge, Button, Card, ErrorBox, inputClass, Link, Note, Page, Spinner, useLoad } from "../components/ui";
 import { useAdmin } from "../me";
 import { navigate, useQueryParam } from "../router";
@@ -13,6 +13,17 @@ export function StatusBadge({ status }: { status: CallStatus }) {
     case CallStatus.ERROR: return <Badge tone="red">error</Badge>;
     case CallStatus.CANCELLED: return <Badge tone="amber">cancelled</Badge>;
     case CallStatus.RUNNING: return <Badge tone="indigo">running</Badge>;
+    default: return <Badge>unknown</Badge>;
+  }
+}
+
+// KindBadge names the feature a call served: an Agent turn's model cycle,
+// a Tab prediction or a connection test.
+export function KindBadge({ kind }: { kind: CallKind }) {
+  switch (kind) {
+    case CallKind.AGENT: return <Badge>agent</Badge>;
+    case CallKind.TAB: return <Badge tone="indigo">tab</Badge>;
+    case CallKind.TEST: return <Badge tone="amber">test</Badge>;
     default: return <Badge>unknown</Badge>;
   }
 }
@@ -31,10 +42,10 @@ export function UserId({ id, onPick }: { id: string; onPick?: (id: string) => vo
 }
 
 // callFilter asks for the calls of the last hours (0: all time).
-function callFilter(hours: number, model: string, status: CallStatus, conversation: string, userId: string) {
+function callFilter(hours: number, model: string, status: CallStatus, kind: CallKind, conversation: string, userId: string) {
   return {
     startTime: hours ? timestampFromDate(new Date(Date.now() - hours * 3600_000)) : undefined,
-    modelId: model.trim(), status, conversationId: conversation.trim(), userId,
+    modelId: model.trim(), status, kind, conversationId: conversation.trim(), userId,
   };
 }
 
@@ -48,14 +59,15 @@ export function CallsPage() {
   const [hours, setHours] = useState(24 * 7);
   const [model, setModel] = useState("");
   const [status, setStatus] = useState(CallStatus.UNSPECIFIED);
+  const [kind, setKind] = useState(CallKind.UNSPECIFIED);
   const [conversation, setConversation] = useQueryParam("conversation");
   const [user, setUser] = useQueryParam("user");
   const [moreError, setMoreError] = useState<unknown>();
 
   const userId = admin ? user.trim() : "";
   const { data, error, loading, reload } = useLoad(
-    () => api.listCalls({ filter: callFilter(hours, model, status, conversation, userId), pageSize: 50 }),
-    [hours, model, status, conversation, userId]);
+    () => api.listCalls({ filter: callFilter(hours, model, status, kind, conversation, userId), pageSize: 50 }),
+    [hours, model, status, kind, conversation, userId]);
   // Pages loaded with "Load more" belong to the first page they followed:
   // new filters (a new first page) drop them.
   const [extra, setExtra] = useState<{ after?: ListCallsResponse; calls: Call[]; token: string }>({ calls: [], token: "" });
@@ -63,7 +75,7 @@ export function CallsPage() {
   const token = more.token;
   const loadMore = async () => {
     try {
-      const r = await api.listCalls({ filter: callFilter(hours, model, status, conversation, userId), pageSize: 50, pageToken: token });
+      const r = await api.listCalls({ filter: callFilter(hours, model, status, kind, conversation, userId), pageSize: 50, pageToken: token });
       setExtra({ after: data, calls: [...more.calls, ...r.calls], token: r.nextPageToken });
     } catch (e) { setMoreError(e); }
   };
@@ -73,7 +85,7 @@ export function CallsPage() {
     <Page title="Calls" actions={<Button onClick={reload}>Refresh</Button>}>
       {!admin && <Note>These are your own calls only; your Keygate administrators see everyone's.</Note>}
       <Card>
-        <div className={`grid gap-3 ${admin ? "grid-cols-5" : "grid-cols-4"}`}>
+        <div className={`grid gap-3 ${admin ? "grid-cols-6" : "grid-cols-5"}`}>
           <select aria-label="Time range" className={inputClass} value={hours} onChange={(e) => setHours(Number(e.target.value))}>
             {ranges.map(([l, h]) => <option key={h} value={h}>{l}</option>)}
           </select>
@@ -85,6 +97,12 @@ export function CallsPage() {
             <option value={CallStatus.CANCELLED}>Cancelled</option>
             <option value={CallStatus.RUNNING}>Running</option>
           </select>
+          <select aria-label="Kind filter" className={inputClass} value={kind} onChange={(e) => setKind(Number(e.target.value))}>
+            <option value={CallKind.UNSPECIFIED}>Any kind</option>
+            <option value={CallKind.AGENT}>Agent</option>
+            <option value={CallKind.TAB}>Tab</option>
+            <option value={CallKind.TEST}>Connection test</option>
+          </select>
           <input aria-label="Conversation filter" className={inputClass} placeholder="Conversation id" value={conversation} onChange={(e) => setConversation(e.target.value)} />
           {admin && <input aria-label="User filter" className={inputClass} placeholder="User id" value={user} onChange={(e) => setUser(e.target.value)} />}
         </div>
@@ -95,7 +113,7 @@ export function CallsPage() {
         <table className="w-full text-sm">
           <thead>
             <tr className="border-b border-slate-200 text-left text-slate-500">
-              <th className="py-2">Started</th>{admin && <th>User</th>}<th>Model</th><th>Status</th><th>TTFT</th><th>Duration</th>
+              <th className="py-2">Started</th>{admin && <th>User</th>}<th>Kind</th><th>Model</th><th>Status</th><th>TTFT</th><th>Duration</th>
               <th>Input</th><th>Cached</th><th>Output</th><th>Conversation</th>
             </tr>
           </thead>
@@ -105,6 +123,7 @@ export function CallsPage() {
                 onClick={() => navigate(`/calls/${encodeURIComponent(c.callId)}`)}>
                 <td className="py-2">{time(c.timing?.requestStartTime)}</td>
                 {admin && <td className="max-w-32 truncate" data-testid="call-user"><UserId id={c.userId} onPick={setUser} /></td>}
+                <td data-testid="call-kind"><KindBadge kind={c.kind} /></td>
                 <td>{c.model?.modelId}</td>
                 <td><StatusBadge status={c.status} /></td>
                 <td>{ms(c.timing?.ttftMs)}</td>

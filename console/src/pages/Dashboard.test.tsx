@@ -8,7 +8,14 @@ import { renderAs } from "../test/render";
 import { at } from "../test/fixtures";
 import { DashboardPage } from "./Dashboard";
 
-const answer = (unpricedCalls = 0n) => create(GetDashboardResponseSchema, {
+const tab = {
+  totals: { requests: 30n },
+  perModel: [{ modelId: "fim-a", aggregate: { requests: 30n, failed: 1n, accepted: 6n, partiallyAccepted: 3n, rejected: 3n, acceptanceRate: 0.75, p50TtftMs: 180.4, costUsd: 0.5 } }],
+  perUser: [{ userId: "ada", aggregate: { requests: 20n, accepted: 2n, rejected: 2n, acceptanceRate: 0.5 } }, { userId: "bob", aggregate: { requests: 10n } }],
+};
+
+const answer = (unpricedCalls = 0n, withTab = false) => create(GetDashboardResponseSchema, {
+  tab: withTab ? tab : undefined,
   totals: { calls: 1234n, completed: 1200n, failed: 30n, cancelled: 4n, inputTokens: 5_000n, cacheReadTokens: 20_000n, cacheWriteTokens: 1_000n, outputTokens: 2_000n, cacheHitRate: 0.8, costUsd: 0.004, unpricedCalls, meanTtftMs: 412.4 },
   bucketSize: BucketSize.HOUR,
   series: [{ startTime: at("2026-11-30T10:00:00Z"), aggregate: { calls: 3n, inputTokens: 100n, outputTokens: 20n } }],
@@ -17,10 +24,10 @@ const answer = (unpricedCalls = 0n) => create(GetDashboardResponseSchema, {
   perUser: [{ userId: "bob", aggregate: { calls: 900n } }, { userId: "", aggregate: { calls: 334n } }],
 });
 
-function fake(unpriced = 0n) {
+function fake(unpriced = 0n, withTab = false) {
   const sent: GetDashboardRequest[] = [];
   serve((r) => {
-    r.service(DashboardService, { getDashboard: (req) => { sent.push(req); return answer(unpriced); } });
+    r.service(DashboardService, { getDashboard: (req) => { sent.push(req); return answer(unpriced, withTab); } });
     r.service(ModelService, { listModels: () => ({ models: [create(ModelSchema, { id: "m-a", providerName: "OpenAI", settings: { displayName: "Model A" } })] }) });
   });
   return sent;
@@ -72,6 +79,34 @@ describe("DashboardPage", () => {
     await user.selectOptions(screen.getByRole("combobox", { name: "Time range" }), "Last 7 days");
     await waitFor(() => expect(span(sent.at(-1)!)).toBe(7 * 24 * 3600));
     expect(sent.at(-1)!.userId).toBe("bob");
+  });
+
+  it("shows no Tab tables when the range holds no Tab call", async () => {
+    fake();
+    renderAs("admin", <DashboardPage />);
+    expect(await screen.findByText("1,234")).toBeInTheDocument();
+    expect(screen.queryByText("Tab per model")).not.toBeInTheDocument();
+    expect(screen.queryByText("Tab per user")).not.toBeInTheDocument();
+  });
+
+  it("shows Tab requests, acceptance and latency per model and per user when there are Tab calls", async () => {
+    fake(0n, true);
+    const { user } = renderAs("admin", <DashboardPage />);
+    await waitFor(() => expect(screen.getAllByTestId("tab-model-row")).toHaveLength(1));
+    const model = within(screen.getByTestId("tab-model-row"));
+    for (const text of ["fim-a", "30", "75.0%", "12", "180 ms", "$0.50"]) expect(model.getByText(text)).toBeInTheDocument();
+    const [ada, bob] = screen.getAllByTestId("tab-user-row");
+    expect(within(ada).getByText("50.0%")).toBeInTheDocument();
+    expect(within(bob).getByText("—")).toBeInTheDocument(); // no fate reported: no rate
+    await user.click(within(ada).getByRole("button", { name: "ada" }));
+    expect(window.location.search).toBe("?user=ada");
+  });
+
+  it("shows a member the Tab figures per model only", async () => {
+    fake(0n, true);
+    renderAs("member", <DashboardPage />);
+    await waitFor(() => expect(screen.getAllByTestId("tab-model-row")).toHaveLength(1));
+    expect(screen.queryByText("Tab per user")).not.toBeInTheDocument();
   });
 
   it("tells an administrator to set prices when calls have none", async () => {

@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { dashboard as api, models as modelsApi } from "../api";
-import { BucketSize, type Aggregate, type SeriesPoint } from "../gen/control/v1/dashboard_pb";
+import { BucketSize, type Aggregate, type SeriesPoint, type TabAggregate, type TabDashboard } from "../gen/control/v1/dashboard_pb";
 import { Card, ErrorBox, inputClass, Note, Page, Spinner, useLoad } from "../components/ui";
 import { useAdmin } from "../me";
 import { useQueryParam } from "../router";
@@ -64,6 +64,57 @@ function Metric({ label, value, sub }: { label: string; value: string; sub?: str
 
 const num = (a: Aggregate | undefined, k: "calls" | "failed" | "inputTokens" | "outputTokens") => Number(a?.[k] ?? 0);
 
+// TabCells are one row's Tab figures: requests (retries are calls, not
+// requests), the fates reported and the acceptance rate over them, the
+// median wait for the first text, and the cost.
+function TabCells({ a }: { a: TabAggregate | undefined }) {
+  const reported = Number((a?.accepted ?? 0n) + (a?.partiallyAccepted ?? 0n) + (a?.rejected ?? 0n));
+  return (
+    <>
+      <td>{Number(a?.requests ?? 0)}</td><td>{Number(a?.failed ?? 0)}</td>
+      <td title={`${Number(a?.accepted ?? 0)} accepted · ${Number(a?.partiallyAccepted ?? 0)} partially · ${Number(a?.rejected ?? 0)} rejected`}>
+        {reported ? percent(a?.acceptanceRate ?? 0) : "—"}
+      </td>
+      <td>{reported}</td><td>{ms(Math.round(a?.p50TtftMs ?? 0))}</td><td>{usd(a?.costUsd ?? 0)}</td>
+    </>
+  );
+}
+
+const tabHead = <><th>Requests</th><th>Failed</th><th>Accepted</th><th>Fates</th><th>p50 TTFT</th><th>Cost</th></>;
+
+// TabSection shows the Cursor Tab predictions of the range apart from the
+// Agent figures: per model for everyone, per user for administrators.
+function TabSection({ tab, admin, onPick }: { tab: TabDashboard; admin: boolean; onPick: (id: string) => void }) {
+  return (
+    <div className={`grid gap-4 ${admin ? "xl:grid-cols-2" : ""}`}>
+      <Card title="Tab per model" className="overflow-x-auto">
+        <table className="w-full text-sm">
+          <thead><tr className="text-left text-slate-500"><th>Model</th>{tabHead}</tr></thead>
+          <tbody>
+            {tab.perModel.map((m) => (
+              <tr key={m.modelId} data-testid="tab-model-row" className="border-t border-slate-100">
+                <td className="py-1">{m.modelId}</td><TabCells a={m.aggregate} />
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Card>
+      {admin && <Card title="Tab per user" className="overflow-x-auto">
+        <table className="w-full text-sm">
+          <thead><tr className="text-left text-slate-500"><th>User</th>{tabHead}</tr></thead>
+          <tbody>
+            {tab.perUser.map((u) => (
+              <tr key={u.userId} data-testid="tab-user-row" className="border-t border-slate-100">
+                <td className="max-w-48 truncate py-1"><UserId id={u.userId} onPick={onPick} /></td><TabCells a={u.aggregate} />
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Card>}
+    </div>
+  );
+}
+
 // DashboardPage sums calls: everyone's for administrators, with a per-user
 // table and a user filter; a member's own only (the control API scopes
 // them), so members get neither.
@@ -95,7 +146,7 @@ export function DashboardPage() {
       {t && (
         <>
           <div className="grid grid-cols-4 gap-4">
-            <Metric label="Calls" value={Number(t.calls).toLocaleString()} sub={`${Number(t.completed)} completed · ${Number(t.failed)} failed · ${Number(t.cancelled)} cancelled`} />
+            <Metric label="Agent calls" value={Number(t.calls).toLocaleString()} sub={`${Number(t.completed)} completed · ${Number(t.failed)} failed · ${Number(t.cancelled)} cancelled`} />
             <Metric label="Cache hit rate" value={percent(t.cacheHitRate)} sub={`${tokens(t.cacheReadTokens)} of ${tokens(t.cacheReadTokens + t.inputTokens)} input tokens from cache`} />
             <Metric label="Tokens" value={tokens(t.inputTokens + t.cacheReadTokens + t.cacheWriteTokens + t.outputTokens)} sub={`${tokens(t.outputTokens)} output`} />
             <Metric label="Estimated cost" value={usd(t.costUsd)} sub={t.unpricedCalls > 0n ? `${Number(t.unpricedCalls)} calls without a price (${admin ? "set prices in Settings" : "your administrators set prices"})` : `mean TTFT ${ms(Math.round(t.meanTtftMs))}`} />
@@ -148,6 +199,7 @@ export function DashboardPage() {
               {data.perUser.length === 0 && <p className="py-2 text-sm text-slate-500">No finished calls in this range.</p>}
             </Card>}
           </div>
+          {data.tab && data.tab.totals && data.tab.totals.requests > 0n && <TabSection tab={data.tab} admin={admin} onPick={setUser} />}
         </>
       )}
     </Page>

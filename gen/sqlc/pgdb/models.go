@@ -105,6 +105,7 @@ type CallRecord struct {
 	RouteKey          string
 	RouteAttempt      int64
 	RouteMoved        string
+	Kind              string
 }
 
 type CallRequest struct {
@@ -339,6 +340,13 @@ type Setting struct {
 	Name      string
 	Value     string
 	UpdatedAt time.Time
+}
+
+type TabFate struct {
+	UserID     string
+	RequestID  string
+	Fate       string
+	RecordedAt time.Time
 }
 
 type ToolRound struct {

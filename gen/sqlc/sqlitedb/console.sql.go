@@ -150,16 +150,17 @@ func (q *Queries) GetPrompt(ctx context.Context, callID string) (GetPromptRow, e
 }
 
 const listCallRecords = `-- name: ListCallRecords :many
-SELECT call_id, run_id, conversation_id, provider_call_index, provider_kind, request_url, model_id, reasoning_effort, service_tier, message_count, tool_count, response_model, response_id, status, finish, http_status, error_class, error_message, request_started_at, response_headers_at, first_event_at, first_text_at, finished_at, request_bytes, response_bytes, event_count, has_usage, usage_input, usage_cache_read, usage_cache_write, usage_output, usage_reasoning, usage_known, detailed, user_id, route_id, route_target, route_provider, route_key, route_attempt, route_moved FROM call_records
+SELECT call_id, run_id, conversation_id, provider_call_index, provider_kind, request_url, model_id, reasoning_effort, service_tier, message_count, tool_count, response_model, response_id, status, finish, http_status, error_class, error_message, request_started_at, response_headers_at, first_event_at, first_text_at, finished_at, request_bytes, response_bytes, event_count, has_usage, usage_input, usage_cache_read, usage_cache_write, usage_output, usage_reasoning, usage_known, detailed, user_id, route_id, route_target, route_provider, route_key, route_attempt, route_moved, kind FROM call_records
 WHERE (model_id = ?1 OR ?1 = '')
   AND (status = ?2 OR ?2 = '')
   AND (conversation_id = ?3 OR ?3 = '')
   AND (user_id = ?4 OR ?4 = '')
-  AND request_started_at >= ?5 AND request_started_at < ?6
-  AND (request_started_at < ?7
-       OR (request_started_at = ?7 AND call_id < ?8))
+  AND (kind = ?5 OR ?5 = '')
+  AND request_started_at >= ?6 AND request_started_at < ?7
+  AND (request_started_at < ?8
+       OR (request_started_at = ?8 AND call_id < ?9))
 ORDER BY request_started_at DESC, call_id DESC
-LIMIT ?9
+LIMIT ?10
 `
 
 type ListCallRecordsParams struct {
@@ -167,6 +168,7 @@ type ListCallRecordsParams struct {
 	Status         string
 	ConversationID string
 	UserID         string
+	Kind           string
 	Since          int64
 	Until          int64
 	AfterStarted   int64
@@ -182,6 +184,7 @@ func (q *Queries) ListCallRecords(ctx context.Context, arg ListCallRecordsParams
 		arg.Status,
 		arg.ConversationID,
 		arg.UserID,
+		arg.Kind,
 		arg.Since,
 		arg.Until,
 		arg.AfterStarted,
@@ -237,6 +240,7 @@ func (q *Queries) ListCallRecords(ctx context.Context, arg ListCallRecordsParams
 			&i.RouteKey,
 			&i.RouteAttempt,
 			&i.RouteMoved,
+			&i.Kind,
 		); err != nil {
 			return nil, err
 		}

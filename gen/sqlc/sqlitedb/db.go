@@ -114,6 +114,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.deleteSettingStmt, err = db.PrepareContext(ctx, deleteSetting); err != nil {
 		return nil, fmt.Errorf("error preparing query DeleteSetting: %w", err)
 	}
+	if q.deleteTabFatesBeforeStmt, err = db.PrepareContext(ctx, deleteTabFatesBefore); err != nil {
+		return nil, fmt.Errorf("error preparing query DeleteTabFatesBefore: %w", err)
+	}
 	if q.existingCheckpointsStmt, err = db.PrepareContext(ctx, existingCheckpoints); err != nil {
 		return nil, fmt.Errorf("error preparing query ExistingCheckpoints: %w", err)
 	}
@@ -282,6 +285,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.listProvidersStmt, err = db.PrepareContext(ctx, listProviders); err != nil {
 		return nil, fmt.Errorf("error preparing query ListProviders: %w", err)
 	}
+	if q.listTabFatesStmt, err = db.PrepareContext(ctx, listTabFates); err != nil {
+		return nil, fmt.Errorf("error preparing query ListTabFates: %w", err)
+	}
 	if q.lockConversationStmt, err = db.PrepareContext(ctx, lockConversation); err != nil {
 		return nil, fmt.Errorf("error preparing query LockConversation: %w", err)
 	}
@@ -362,6 +368,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.upsertProviderKeyStmt, err = db.PrepareContext(ctx, upsertProviderKey); err != nil {
 		return nil, fmt.Errorf("error preparing query UpsertProviderKey: %w", err)
+	}
+	if q.upsertTabFateStmt, err = db.PrepareContext(ctx, upsertTabFate); err != nil {
+		return nil, fmt.Errorf("error preparing query UpsertTabFate: %w", err)
 	}
 	if q.upsertUserGroupsStmt, err = db.PrepareContext(ctx, upsertUserGroups); err != nil {
 		return nil, fmt.Errorf("error preparing query UpsertUserGroups: %w", err)
@@ -519,6 +528,11 @@ func (q *Queries) Close() error {
 	if q.deleteSettingStmt != nil {
 		if cerr := q.deleteSettingStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing deleteSettingStmt: %w", cerr)
+		}
+	}
+	if q.deleteTabFatesBeforeStmt != nil {
+		if cerr := q.deleteTabFatesBeforeStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing deleteTabFatesBeforeStmt: %w", cerr)
 		}
 	}
 	if q.existingCheckpointsStmt != nil {
@@ -801,6 +815,11 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing listProvidersStmt: %w", cerr)
 		}
 	}
+	if q.listTabFatesStmt != nil {
+		if cerr := q.listTabFatesStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing listTabFatesStmt: %w", cerr)
+		}
+	}
 	if q.lockConversationStmt != nil {
 		if cerr := q.lockConversationStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing lockConversationStmt: %w", cerr)
@@ -936,6 +955,11 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing upsertProviderKeyStmt: %w", cerr)
 		}
 	}
+	if q.upsertTabFateStmt != nil {
+		if cerr := q.upsertTabFateStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing upsertTabFateStmt: %w", cerr)
+		}
+	}
 	if q.upsertUserGroupsStmt != nil {
 		if cerr := q.upsertUserGroupsStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing upsertUserGroupsStmt: %w", cerr)
@@ -1010,6 +1034,7 @@ type Queries struct {
 	deleteRequestsBeforeStmt        *sql.Stmt
 	deleteRevokedSessionsBeforeStmt *sql.Stmt
 	deleteSettingStmt               *sql.Stmt
+	deleteTabFatesBeforeStmt        *sql.Stmt
 	existingCheckpointsStmt         *sql.Stmt
 	finishRunStmt                   *sql.Stmt
 	gatewayTokenByHashStmt          *sql.Stmt
@@ -1066,6 +1091,7 @@ type Queries struct {
 	listModelConfigsStmt            *sql.Stmt
 	listProviderKeysStmt            *sql.Stmt
 	listProvidersStmt               *sql.Stmt
+	listTabFatesStmt                *sql.Stmt
 	lockConversationStmt            *sql.Stmt
 	nextProviderCallStmt            *sql.Stmt
 	ownedAmongStmt                  *sql.Stmt
@@ -1093,6 +1119,7 @@ type Queries struct {
 	upsertModelConfigStmt           *sql.Stmt
 	upsertProviderStmt              *sql.Stmt
 	upsertProviderKeyStmt           *sql.Stmt
+	upsertTabFateStmt               *sql.Stmt
 	upsertUserGroupsStmt            *sql.Stmt
 }
 
@@ -1130,6 +1157,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		deleteRequestsBeforeStmt:        q.deleteRequestsBeforeStmt,
 		deleteRevokedSessionsBeforeStmt: q.deleteRevokedSessionsBeforeStmt,
 		deleteSettingStmt:               q.deleteSettingStmt,
+		deleteTabFatesBeforeStmt:        q.deleteTabFatesBeforeStmt,
 		existingCheckpointsStmt:         q.existingCheckpointsStmt,
 		finishRunStmt:                   q.finishRunStmt,
 		gatewayTokenByHashStmt:          q.gatewayTokenByHashStmt,
@@ -1186,6 +1214,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		listModelConfigsStmt:            q.listModelConfigsStmt,
 		listProviderKeysStmt:            q.listProviderKeysStmt,
 		listProvidersStmt:               q.listProvidersStmt,
+		listTabFatesStmt:                q.listTabFatesStmt,
 		lockConversationStmt:            q.lockConversationStmt,
 		nextProviderCallStmt:            q.nextProviderCallStmt,
 		ownedAmongStmt:                  q.ownedAmongStmt,
@@ -1213,6 +1242,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		upsertModelConfigStmt:           q.upsertModelConfigStmt,
 		upsertProviderStmt:              q.upsertProviderStmt,
 		upsertProviderKeyStmt:           q.upsertProviderKeyStmt,
+		upsertTabFateStmt:               q.upsertTabFateStmt,
 		upsertUserGroupsStmt:            q.upsertUserGroupsStmt,
 	}
 }

@@ -102,6 +102,7 @@ type CallRecord struct {
 	RouteKey          string
 	RouteAttempt      int64
 	RouteMoved        string
+	Kind              string
 }
 
 type CallRequest struct {
@@ -301,6 +302,13 @@ type Setting struct {
 	Name      string
 	Value     string
 	UpdatedAt int64
+}
+
+type TabFate struct {
+	UserID     string
+	RequestID  string
+	Fate       string
+	RecordedAt int64
 }
 
 type ToolRound struct {

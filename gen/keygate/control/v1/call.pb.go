@@ -78,6 +78,63 @@ func (CallStatus) EnumDescriptor() ([]byte, []int) {
 	return file_control_v1_call_proto_rawDescGZIP(), []int{0}
 }
 
+// CallKind is the feature a call served.
+type CallKind int32
+
+const (
+	CallKind_CALL_KIND_UNSPECIFIED CallKind = 0
+	// A model cycle of a Cursor Agent turn; calls recorded before kinds
+	// existed are Agent calls.
+	CallKind_CALL_KIND_AGENT CallKind = 1
+	// A Cursor Tab (next-edit) prediction.
+	CallKind_CALL_KIND_TAB CallKind = 2
+	// A connection test from the console or the doctor.
+	CallKind_CALL_KIND_TEST CallKind = 3
+)
+
+// Enum value maps for CallKind.
+var (
+	CallKind_name = map[int32]string{
+		0: "CALL_KIND_UNSPECIFIED",
+		1: "CALL_KIND_AGENT",
+		2: "CALL_KIND_TAB",
+		3: "CALL_KIND_TEST",
+	}
+	CallKind_value = map[string]int32{
+		"CALL_KIND_UNSPECIFIED": 0,
+		"CALL_KIND_AGENT":       1,
+		"CALL_KIND_TAB":         2,
+		"CALL_KIND_TEST":        3,
+	}
+)
+
+func (x CallKind) Enum() *CallKind {
+	p := new(CallKind)
+	*p = x
+	return p
+}
+
+func (x CallKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (CallKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_control_v1_call_proto_enumTypes[1].Descriptor()
+}
+
+func (CallKind) Type() protoreflect.EnumType {
+	return &file_control_v1_call_proto_enumTypes[1]
+}
+
+func (x CallKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use CallKind.Descriptor instead.
+func (CallKind) EnumDescriptor() ([]byte, []int) {
+	return file_control_v1_call_proto_rawDescGZIP(), []int{1}
+}
+
 // CacheCause is something the user changed between two calls of a
 // conversation.
 type CacheCause int32
@@ -125,11 +182,11 @@ func (x CacheCause) String() string {
 }
 
 func (CacheCause) Descriptor() protoreflect.EnumDescriptor {
-	return file_control_v1_call_proto_enumTypes[1].Descriptor()
+	return file_control_v1_call_proto_enumTypes[2].Descriptor()
 }
 
 func (CacheCause) Type() protoreflect.EnumType {
-	return &file_control_v1_call_proto_enumTypes[1]
+	return &file_control_v1_call_proto_enumTypes[2]
 }
 
 func (x CacheCause) Number() protoreflect.EnumNumber {
@@ -138,7 +195,7 @@ func (x CacheCause) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use CacheCause.Descriptor instead.
 func (CacheCause) EnumDescriptor() ([]byte, []int) {
-	return file_control_v1_call_proto_rawDescGZIP(), []int{1}
+	return file_control_v1_call_proto_rawDescGZIP(), []int{2}
 }
 
 // CacheInsightState is the verdict of a cache insight.
@@ -183,11 +240,11 @@ func (x CacheInsightState) String() string {
 }
 
 func (CacheInsightState) Descriptor() protoreflect.EnumDescriptor {
-	return file_control_v1_call_proto_enumTypes[2].Descriptor()
+	return file_control_v1_call_proto_enumTypes[3].Descriptor()
 }
 
 func (CacheInsightState) Type() protoreflect.EnumType {
-	return &file_control_v1_call_proto_enumTypes[2]
+	return &file_control_v1_call_proto_enumTypes[3]
 }
 
 func (x CacheInsightState) Number() protoreflect.EnumNumber {
@@ -196,7 +253,7 @@ func (x CacheInsightState) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use CacheInsightState.Descriptor instead.
 func (CacheInsightState) EnumDescriptor() ([]byte, []int) {
-	return file_control_v1_call_proto_rawDescGZIP(), []int{2}
+	return file_control_v1_call_proto_rawDescGZIP(), []int{3}
 }
 
 // CallFilter narrows a call list; unset fields match everything.
@@ -210,7 +267,9 @@ type CallFilter struct {
 	ConversationId string     `protobuf:"bytes,5,opt,name=conversation_id,json=conversationId,proto3" json:"conversation_id,omitempty"`
 	// user_id matches the user whose turn made the call. A member's lists are
 	// always limited to their own calls.
-	UserId        string `protobuf:"bytes,6,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	UserId string `protobuf:"bytes,6,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	// kind matches the feature the call served.
+	Kind          CallKind `protobuf:"varint,7,opt,name=kind,proto3,enum=keygate.control.v1.CallKind" json:"kind,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -285,6 +344,13 @@ func (x *CallFilter) GetUserId() string {
 		return x.UserId
 	}
 	return ""
+}
+
+func (x *CallFilter) GetKind() CallKind {
+	if x != nil {
+		return x.Kind
+	}
+	return CallKind_CALL_KIND_UNSPECIFIED
 }
 
 type ListCallsRequest struct {
@@ -424,7 +490,9 @@ type Call struct {
 	UserId string `protobuf:"bytes,17,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
 	// route says how the gateway routed the call; unset for a call made
 	// directly (a connection test).
-	Route         *CallRoute `protobuf:"bytes,18,opt,name=route,proto3" json:"route,omitempty"`
+	Route *CallRoute `protobuf:"bytes,18,opt,name=route,proto3" json:"route,omitempty"`
+	// kind is the feature the call served.
+	Kind          CallKind `protobuf:"varint,19,opt,name=kind,proto3,enum=keygate.control.v1.CallKind" json:"kind,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -583,6 +651,13 @@ func (x *Call) GetRoute() *CallRoute {
 		return x.Route
 	}
 	return nil
+}
+
+func (x *Call) GetKind() CallKind {
+	if x != nil {
+		return x.Kind
+	}
+	return CallKind_CALL_KIND_UNSPECIFIED
 }
 
 // CallRoute is how the gateway's router chose a call's endpoint.
@@ -1408,7 +1483,7 @@ var File_control_v1_call_proto protoreflect.FileDescriptor
 
 const file_control_v1_call_proto_rawDesc = "" +
 	"\n" +
-	"\x15control/v1/call.proto\x12\x12keygate.control.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16control/v1/model.proto\"\x93\x02\n" +
+	"\x15control/v1/call.proto\x12\x12keygate.control.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16control/v1/model.proto\"\xc5\x02\n" +
 	"\n" +
 	"CallFilter\x129\n" +
 	"\n" +
@@ -1417,7 +1492,8 @@ const file_control_v1_call_proto_rawDesc = "" +
 	"\bmodel_id\x18\x03 \x01(\tR\amodelId\x126\n" +
 	"\x06status\x18\x04 \x01(\x0e2\x1e.keygate.control.v1.CallStatusR\x06status\x12'\n" +
 	"\x0fconversation_id\x18\x05 \x01(\tR\x0econversationId\x12\x17\n" +
-	"\auser_id\x18\x06 \x01(\tR\x06userId\"\x86\x01\n" +
+	"\auser_id\x18\x06 \x01(\tR\x06userId\x120\n" +
+	"\x04kind\x18\a \x01(\x0e2\x1c.keygate.control.v1.CallKindR\x04kind\"\x86\x01\n" +
 	"\x10ListCallsRequest\x126\n" +
 	"\x06filter\x18\x01 \x01(\v2\x1e.keygate.control.v1.CallFilterR\x06filter\x12\x1b\n" +
 	"\tpage_size\x18\x02 \x01(\x05R\bpageSize\x12\x1d\n" +
@@ -1425,7 +1501,7 @@ const file_control_v1_call_proto_rawDesc = "" +
 	"page_token\x18\x03 \x01(\tR\tpageToken\"k\n" +
 	"\x11ListCallsResponse\x12.\n" +
 	"\x05calls\x18\x01 \x03(\v2\x18.keygate.control.v1.CallR\x05calls\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xcc\x05\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xfe\x05\n" +
 	"\x04Call\x12\x17\n" +
 	"\acall_id\x18\x01 \x01(\tR\x06callId\x12\x15\n" +
 	"\x06run_id\x18\x02 \x01(\tR\x05runId\x12'\n" +
@@ -1448,7 +1524,8 @@ const file_control_v1_call_proto_rawDesc = "" +
 	"\x05usage\x18\x0f \x01(\v2\x19.keygate.control.v1.UsageR\x05usage\x12\x1a\n" +
 	"\bdetailed\x18\x10 \x01(\bR\bdetailed\x12\x17\n" +
 	"\auser_id\x18\x11 \x01(\tR\x06userId\x123\n" +
-	"\x05route\x18\x12 \x01(\v2\x1d.keygate.control.v1.CallRouteR\x05route\"\xb6\x01\n" +
+	"\x05route\x18\x12 \x01(\v2\x1d.keygate.control.v1.CallRouteR\x05route\x120\n" +
+	"\x04kind\x18\x13 \x01(\x0e2\x1c.keygate.control.v1.CallKindR\x04kind\"\xb6\x01\n" +
 	"\tCallRoute\x12\x19\n" +
 	"\broute_id\x18\x01 \x01(\tR\arouteId\x12&\n" +
 	"\x0ftarget_model_id\x18\x02 \x01(\tR\rtargetModelId\x12\x1f\n" +
@@ -1529,7 +1606,12 @@ const file_control_v1_call_proto_rawDesc = "" +
 	"\x13CALL_STATUS_RUNNING\x10\x01\x12\x19\n" +
 	"\x15CALL_STATUS_COMPLETED\x10\x02\x12\x15\n" +
 	"\x11CALL_STATUS_ERROR\x10\x03\x12\x19\n" +
-	"\x15CALL_STATUS_CANCELLED\x10\x04*\xa0\x01\n" +
+	"\x15CALL_STATUS_CANCELLED\x10\x04*a\n" +
+	"\bCallKind\x12\x19\n" +
+	"\x15CALL_KIND_UNSPECIFIED\x10\x00\x12\x13\n" +
+	"\x0fCALL_KIND_AGENT\x10\x01\x12\x11\n" +
+	"\rCALL_KIND_TAB\x10\x02\x12\x12\n" +
+	"\x0eCALL_KIND_TEST\x10\x03*\xa0\x01\n" +
 	"\n" +
 	"CacheCause\x12\x1b\n" +
 	"\x17CACHE_CAUSE_UNSPECIFIED\x10\x00\x12\x1b\n" +
@@ -1560,62 +1642,65 @@ func file_control_v1_call_proto_rawDescGZIP() []byte {
 	return file_control_v1_call_proto_rawDescData
 }
 
-var file_control_v1_call_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_control_v1_call_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
 var file_control_v1_call_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
 var file_control_v1_call_proto_goTypes = []any{
 	(CallStatus)(0),               // 0: keygate.control.v1.CallStatus
-	(CacheCause)(0),               // 1: keygate.control.v1.CacheCause
-	(CacheInsightState)(0),        // 2: keygate.control.v1.CacheInsightState
-	(*CallFilter)(nil),            // 3: keygate.control.v1.CallFilter
-	(*ListCallsRequest)(nil),      // 4: keygate.control.v1.ListCallsRequest
-	(*ListCallsResponse)(nil),     // 5: keygate.control.v1.ListCallsResponse
-	(*Call)(nil),                  // 6: keygate.control.v1.Call
-	(*CallRoute)(nil),             // 7: keygate.control.v1.CallRoute
-	(*ModelSnapshot)(nil),         // 8: keygate.control.v1.ModelSnapshot
-	(*CallTiming)(nil),            // 9: keygate.control.v1.CallTiming
-	(*Usage)(nil),                 // 10: keygate.control.v1.Usage
-	(*GetCallRequest)(nil),        // 11: keygate.control.v1.GetCallRequest
-	(*GetCallResponse)(nil),       // 12: keygate.control.v1.GetCallResponse
-	(*RecordedRequest)(nil),       // 13: keygate.control.v1.RecordedRequest
-	(*Header)(nil),                // 14: keygate.control.v1.Header
-	(*ResponseChunk)(nil),         // 15: keygate.control.v1.ResponseChunk
-	(*CacheInsight)(nil),          // 16: keygate.control.v1.CacheInsight
-	(*timestamppb.Timestamp)(nil), // 17: google.protobuf.Timestamp
-	(ProviderKind)(0),             // 18: keygate.control.v1.ProviderKind
+	(CallKind)(0),                 // 1: keygate.control.v1.CallKind
+	(CacheCause)(0),               // 2: keygate.control.v1.CacheCause
+	(CacheInsightState)(0),        // 3: keygate.control.v1.CacheInsightState
+	(*CallFilter)(nil),            // 4: keygate.control.v1.CallFilter
+	(*ListCallsRequest)(nil),      // 5: keygate.control.v1.ListCallsRequest
+	(*ListCallsResponse)(nil),     // 6: keygate.control.v1.ListCallsResponse
+	(*Call)(nil),                  // 7: keygate.control.v1.Call
+	(*CallRoute)(nil),             // 8: keygate.control.v1.CallRoute
+	(*ModelSnapshot)(nil),         // 9: keygate.control.v1.ModelSnapshot
+	(*CallTiming)(nil),            // 10: keygate.control.v1.CallTiming
+	(*Usage)(nil),                 // 11: keygate.control.v1.Usage
+	(*GetCallRequest)(nil),        // 12: keygate.control.v1.GetCallRequest
+	(*GetCallResponse)(nil),       // 13: keygate.control.v1.GetCallResponse
+	(*RecordedRequest)(nil),       // 14: keygate.control.v1.RecordedRequest
+	(*Header)(nil),                // 15: keygate.control.v1.Header
+	(*ResponseChunk)(nil),         // 16: keygate.control.v1.ResponseChunk
+	(*CacheInsight)(nil),          // 17: keygate.control.v1.CacheInsight
+	(*timestamppb.Timestamp)(nil), // 18: google.protobuf.Timestamp
+	(ProviderKind)(0),             // 19: keygate.control.v1.ProviderKind
 }
 var file_control_v1_call_proto_depIdxs = []int32{
-	17, // 0: keygate.control.v1.CallFilter.start_time:type_name -> google.protobuf.Timestamp
-	17, // 1: keygate.control.v1.CallFilter.end_time:type_name -> google.protobuf.Timestamp
+	18, // 0: keygate.control.v1.CallFilter.start_time:type_name -> google.protobuf.Timestamp
+	18, // 1: keygate.control.v1.CallFilter.end_time:type_name -> google.protobuf.Timestamp
 	0,  // 2: keygate.control.v1.CallFilter.status:type_name -> keygate.control.v1.CallStatus
-	3,  // 3: keygate.control.v1.ListCallsRequest.filter:type_name -> keygate.control.v1.CallFilter
-	6,  // 4: keygate.control.v1.ListCallsResponse.calls:type_name -> keygate.control.v1.Call
-	8,  // 5: keygate.control.v1.Call.model:type_name -> keygate.control.v1.ModelSnapshot
-	0,  // 6: keygate.control.v1.Call.status:type_name -> keygate.control.v1.CallStatus
-	9,  // 7: keygate.control.v1.Call.timing:type_name -> keygate.control.v1.CallTiming
-	10, // 8: keygate.control.v1.Call.usage:type_name -> keygate.control.v1.Usage
-	7,  // 9: keygate.control.v1.Call.route:type_name -> keygate.control.v1.CallRoute
-	18, // 10: keygate.control.v1.ModelSnapshot.provider_kind:type_name -> keygate.control.v1.ProviderKind
-	17, // 11: keygate.control.v1.CallTiming.request_start_time:type_name -> google.protobuf.Timestamp
-	17, // 12: keygate.control.v1.CallTiming.response_headers_time:type_name -> google.protobuf.Timestamp
-	17, // 13: keygate.control.v1.CallTiming.first_event_time:type_name -> google.protobuf.Timestamp
-	17, // 14: keygate.control.v1.CallTiming.first_text_time:type_name -> google.protobuf.Timestamp
-	17, // 15: keygate.control.v1.CallTiming.finish_time:type_name -> google.protobuf.Timestamp
-	6,  // 16: keygate.control.v1.GetCallResponse.call:type_name -> keygate.control.v1.Call
-	13, // 17: keygate.control.v1.GetCallResponse.request:type_name -> keygate.control.v1.RecordedRequest
-	15, // 18: keygate.control.v1.GetCallResponse.chunks:type_name -> keygate.control.v1.ResponseChunk
-	16, // 19: keygate.control.v1.GetCallResponse.cache_insight:type_name -> keygate.control.v1.CacheInsight
-	14, // 20: keygate.control.v1.RecordedRequest.headers:type_name -> keygate.control.v1.Header
-	2,  // 21: keygate.control.v1.CacheInsight.state:type_name -> keygate.control.v1.CacheInsightState
-	1,  // 22: keygate.control.v1.CacheInsight.causes:type_name -> keygate.control.v1.CacheCause
-	4,  // 23: keygate.control.v1.CallService.ListCalls:input_type -> keygate.control.v1.ListCallsRequest
-	11, // 24: keygate.control.v1.CallService.GetCall:input_type -> keygate.control.v1.GetCallRequest
-	5,  // 25: keygate.control.v1.CallService.ListCalls:output_type -> keygate.control.v1.ListCallsResponse
-	12, // 26: keygate.control.v1.CallService.GetCall:output_type -> keygate.control.v1.GetCallResponse
-	25, // [25:27] is the sub-list for method output_type
-	23, // [23:25] is the sub-list for method input_type
-	23, // [23:23] is the sub-list for extension type_name
-	23, // [23:23] is the sub-list for extension extendee
-	0,  // [0:23] is the sub-list for field type_name
+	1,  // 3: keygate.control.v1.CallFilter.kind:type_name -> keygate.control.v1.CallKind
+	4,  // 4: keygate.control.v1.ListCallsRequest.filter:type_name -> keygate.control.v1.CallFilter
+	7,  // 5: keygate.control.v1.ListCallsResponse.calls:type_name -> keygate.control.v1.Call
+	9,  // 6: keygate.control.v1.Call.model:type_name -> keygate.control.v1.ModelSnapshot
+	0,  // 7: keygate.control.v1.Call.status:type_name -> keygate.control.v1.CallStatus
+	10, // 8: keygate.control.v1.Call.timing:type_name -> keygate.control.v1.CallTiming
+	11, // 9: keygate.control.v1.Call.usage:type_name -> keygate.control.v1.Usage
+	8,  // 10: keygate.control.v1.Call.route:type_name -> keygate.control.v1.CallRoute
+	1,  // 11: keygate.control.v1.Call.kind:type_name -> keygate.control.v1.CallKind
+	19, // 12: keygate.control.v1.ModelSnapshot.provider_kind:type_name -> keygate.control.v1.ProviderKind
+	18, // 13: keygate.control.v1.CallTiming.request_start_time:type_name -> google.protobuf.Timestamp
+	18, // 14: keygate.control.v1.CallTiming.response_headers_time:type_name -> google.protobuf.Timestamp
+	18, // 15: keygate.control.v1.CallTiming.first_event_time:type_name -> google.protobuf.Timestamp
+	18, // 16: keygate.control.v1.CallTiming.first_text_time:type_name -> google.protobuf.Timestamp
+	18, // 17: keygate.control.v1.CallTiming.finish_time:type_name -> google.protobuf.Timestamp
+	7,  // 18: keygate.control.v1.GetCallResponse.call:type_name -> keygate.control.v1.Call
+	14, // 19: keygate.control.v1.GetCallResponse.request:type_name -> keygate.control.v1.RecordedRequest
+	16, // 20: keygate.control.v1.GetCallResponse.chunks:type_name -> keygate.control.v1.ResponseChunk
+	17, // 21: keygate.control.v1.GetCallResponse.cache_insight:type_name -> keygate.control.v1.CacheInsight
+	15, // 22: keygate.control.v1.RecordedRequest.headers:type_name -> keygate.control.v1.Header
+	3,  // 23: keygate.control.v1.CacheInsight.state:type_name -> keygate.control.v1.CacheInsightState
+	2,  // 24: keygate.control.v1.CacheInsight.causes:type_name -> keygate.control.v1.CacheCause
+	5,  // 25: keygate.control.v1.CallService.ListCalls:input_type -> keygate.control.v1.ListCallsRequest
+	12, // 26: keygate.control.v1.CallService.GetCall:input_type -> keygate.control.v1.GetCallRequest
+	6,  // 27: keygate.control.v1.CallService.ListCalls:output_type -> keygate.control.v1.ListCallsResponse
+	13, // 28: keygate.control.v1.CallService.GetCall:output_type -> keygate.control.v1.GetCallResponse
+	27, // [27:29] is the sub-list for method output_type
+	25, // [25:27] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_control_v1_call_proto_init() }
@@ -1629,7 +1714,7 @@ func file_control_v1_call_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_control_v1_call_proto_rawDesc), len(file_control_v1_call_proto_rawDesc)),
-			NumEnums:      3,
+			NumEnums:      4,
 			NumMessages:   14,
 			NumExtensions: 0,
 			NumServices:   1,

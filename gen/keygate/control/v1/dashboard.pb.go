@@ -159,18 +159,22 @@ func (x *GetDashboardRequest) GetUserId() string {
 }
 
 type GetDashboardResponse struct {
-	state      protoimpl.MessageState `protogen:"open.v1"`
-	Totals     *Aggregate             `protobuf:"bytes,1,opt,name=totals,proto3" json:"totals,omitempty"`
-	Series     []*SeriesPoint         `protobuf:"bytes,2,rep,name=series,proto3" json:"series,omitempty"`
-	PerModel   []*ModelAggregate      `protobuf:"bytes,3,rep,name=per_model,json=perModel,proto3" json:"per_model,omitempty"`
-	BucketSize BucketSize             `protobuf:"varint,4,opt,name=bucket_size,json=bucketSize,proto3,enum=keygate.control.v1.BucketSize" json:"bucket_size,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// totals, series, per_model, per_user and per_target sum Agent calls.
+	Totals     *Aggregate        `protobuf:"bytes,1,opt,name=totals,proto3" json:"totals,omitempty"`
+	Series     []*SeriesPoint    `protobuf:"bytes,2,rep,name=series,proto3" json:"series,omitempty"`
+	PerModel   []*ModelAggregate `protobuf:"bytes,3,rep,name=per_model,json=perModel,proto3" json:"per_model,omitempty"`
+	BucketSize BucketSize        `protobuf:"varint,4,opt,name=bucket_size,json=bucketSize,proto3,enum=keygate.control.v1.BucketSize" json:"bucket_size,omitempty"`
 	// per_user sums each user's calls, ordered by user id; calls made outside
 	// a user's turn are under the empty user id.
 	PerUser []*UserAggregate `protobuf:"bytes,5,rep,name=per_user,json=perUser,proto3" json:"per_user,omitempty"`
 	// per_target sums the routed calls of each target (a model on its
 	// provider), ordered by target: where each deployment's cache hit rate
 	// shows.
-	PerTarget     []*TargetAggregate `protobuf:"bytes,6,rep,name=per_target,json=perTarget,proto3" json:"per_target,omitempty"`
+	PerTarget []*TargetAggregate `protobuf:"bytes,6,rep,name=per_target,json=perTarget,proto3" json:"per_target,omitempty"`
+	// tab sums the Cursor Tab predictions of the range, apart from the Agent
+	// figures above; unset when the range holds no finished Tab call.
+	Tab           *TabDashboard `protobuf:"bytes,7,opt,name=tab,proto3" json:"tab,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -247,6 +251,323 @@ func (x *GetDashboardResponse) GetPerTarget() []*TargetAggregate {
 	return nil
 }
 
+func (x *GetDashboardResponse) GetTab() *TabDashboard {
+	if x != nil {
+		return x.Tab
+	}
+	return nil
+}
+
+// TabDashboard is the Tab section: totals, per upstream model (the one that
+// served a request's last attempt), ordered by model, and per user, ordered
+// by user id.
+type TabDashboard struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Totals        *TabAggregate          `protobuf:"bytes,1,opt,name=totals,proto3" json:"totals,omitempty"`
+	PerModel      []*TabModelAggregate   `protobuf:"bytes,2,rep,name=per_model,json=perModel,proto3" json:"per_model,omitempty"`
+	PerUser       []*TabUserAggregate    `protobuf:"bytes,3,rep,name=per_user,json=perUser,proto3" json:"per_user,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TabDashboard) Reset() {
+	*x = TabDashboard{}
+	mi := &file_control_v1_dashboard_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TabDashboard) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TabDashboard) ProtoMessage() {}
+
+func (x *TabDashboard) ProtoReflect() protoreflect.Message {
+	mi := &file_control_v1_dashboard_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TabDashboard.ProtoReflect.Descriptor instead.
+func (*TabDashboard) Descriptor() ([]byte, []int) {
+	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *TabDashboard) GetTotals() *TabAggregate {
+	if x != nil {
+		return x.Totals
+	}
+	return nil
+}
+
+func (x *TabDashboard) GetPerModel() []*TabModelAggregate {
+	if x != nil {
+		return x.PerModel
+	}
+	return nil
+}
+
+func (x *TabDashboard) GetPerUser() []*TabUserAggregate {
+	if x != nil {
+		return x.PerUser
+	}
+	return nil
+}
+
+// TabAggregate sums Tab requests. A request is one prediction the editor
+// asked for; its retries and failovers are calls, not more requests.
+type TabAggregate struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Requests int64                  `protobuf:"varint,1,opt,name=requests,proto3" json:"requests,omitempty"`
+	// failed counts the requests whose last attempt ended in an error.
+	Failed int64 `protobuf:"varint,2,opt,name=failed,proto3" json:"failed,omitempty"`
+	// calls counts provider attempts, retries included.
+	Calls int64 `protobuf:"varint,3,opt,name=calls,proto3" json:"calls,omitempty"`
+	// accepted, partially_accepted and rejected count the requests whose
+	// suggestion the user reported so; a request without a fate is in none.
+	Accepted          int64 `protobuf:"varint,4,opt,name=accepted,proto3" json:"accepted,omitempty"`
+	PartiallyAccepted int64 `protobuf:"varint,5,opt,name=partially_accepted,json=partiallyAccepted,proto3" json:"partially_accepted,omitempty"`
+	Rejected          int64 `protobuf:"varint,6,opt,name=rejected,proto3" json:"rejected,omitempty"`
+	// acceptance_rate = (accepted + partially_accepted) / the fates
+	// reported, 0 without any.
+	AcceptanceRate float64 `protobuf:"fixed64,7,opt,name=acceptance_rate,json=acceptanceRate,proto3" json:"acceptance_rate,omitempty"`
+	// p50_ttft_ms is the median time to first text over requests that
+	// produced text, from the start of a request's first attempt.
+	P50TtftMs    float64 `protobuf:"fixed64,8,opt,name=p50_ttft_ms,json=p50TtftMs,proto3" json:"p50_ttft_ms,omitempty"`
+	InputTokens  int64   `protobuf:"varint,9,opt,name=input_tokens,json=inputTokens,proto3" json:"input_tokens,omitempty"`
+	OutputTokens int64   `protobuf:"varint,10,opt,name=output_tokens,json=outputTokens,proto3" json:"output_tokens,omitempty"`
+	// cost_usd is estimated from configured prices, as Aggregate's.
+	CostUsd       float64 `protobuf:"fixed64,11,opt,name=cost_usd,json=costUsd,proto3" json:"cost_usd,omitempty"`
+	UnpricedCalls int64   `protobuf:"varint,12,opt,name=unpriced_calls,json=unpricedCalls,proto3" json:"unpriced_calls,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TabAggregate) Reset() {
+	*x = TabAggregate{}
+	mi := &file_control_v1_dashboard_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TabAggregate) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TabAggregate) ProtoMessage() {}
+
+func (x *TabAggregate) ProtoReflect() protoreflect.Message {
+	mi := &file_control_v1_dashboard_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TabAggregate.ProtoReflect.Descriptor instead.
+func (*TabAggregate) Descriptor() ([]byte, []int) {
+	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *TabAggregate) GetRequests() int64 {
+	if x != nil {
+		return x.Requests
+	}
+	return 0
+}
+
+func (x *TabAggregate) GetFailed() int64 {
+	if x != nil {
+		return x.Failed
+	}
+	return 0
+}
+
+func (x *TabAggregate) GetCalls() int64 {
+	if x != nil {
+		return x.Calls
+	}
+	return 0
+}
+
+func (x *TabAggregate) GetAccepted() int64 {
+	if x != nil {
+		return x.Accepted
+	}
+	return 0
+}
+
+func (x *TabAggregate) GetPartiallyAccepted() int64 {
+	if x != nil {
+		return x.PartiallyAccepted
+	}
+	return 0
+}
+
+func (x *TabAggregate) GetRejected() int64 {
+	if x != nil {
+		return x.Rejected
+	}
+	return 0
+}
+
+func (x *TabAggregate) GetAcceptanceRate() float64 {
+	if x != nil {
+		return x.AcceptanceRate
+	}
+	return 0
+}
+
+func (x *TabAggregate) GetP50TtftMs() float64 {
+	if x != nil {
+		return x.P50TtftMs
+	}
+	return 0
+}
+
+func (x *TabAggregate) GetInputTokens() int64 {
+	if x != nil {
+		return x.InputTokens
+	}
+	return 0
+}
+
+func (x *TabAggregate) GetOutputTokens() int64 {
+	if x != nil {
+		return x.OutputTokens
+	}
+	return 0
+}
+
+func (x *TabAggregate) GetCostUsd() float64 {
+	if x != nil {
+		return x.CostUsd
+	}
+	return 0
+}
+
+func (x *TabAggregate) GetUnpricedCalls() int64 {
+	if x != nil {
+		return x.UnpricedCalls
+	}
+	return 0
+}
+
+type TabModelAggregate struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ModelId       string                 `protobuf:"bytes,1,opt,name=model_id,json=modelId,proto3" json:"model_id,omitempty"`
+	Aggregate     *TabAggregate          `protobuf:"bytes,2,opt,name=aggregate,proto3" json:"aggregate,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TabModelAggregate) Reset() {
+	*x = TabModelAggregate{}
+	mi := &file_control_v1_dashboard_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TabModelAggregate) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TabModelAggregate) ProtoMessage() {}
+
+func (x *TabModelAggregate) ProtoReflect() protoreflect.Message {
+	mi := &file_control_v1_dashboard_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TabModelAggregate.ProtoReflect.Descriptor instead.
+func (*TabModelAggregate) Descriptor() ([]byte, []int) {
+	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *TabModelAggregate) GetModelId() string {
+	if x != nil {
+		return x.ModelId
+	}
+	return ""
+}
+
+func (x *TabModelAggregate) GetAggregate() *TabAggregate {
+	if x != nil {
+		return x.Aggregate
+	}
+	return nil
+}
+
+type TabUserAggregate struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	UserId        string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	Aggregate     *TabAggregate          `protobuf:"bytes,2,opt,name=aggregate,proto3" json:"aggregate,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TabUserAggregate) Reset() {
+	*x = TabUserAggregate{}
+	mi := &file_control_v1_dashboard_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TabUserAggregate) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TabUserAggregate) ProtoMessage() {}
+
+func (x *TabUserAggregate) ProtoReflect() protoreflect.Message {
+	mi := &file_control_v1_dashboard_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TabUserAggregate.ProtoReflect.Descriptor instead.
+func (*TabUserAggregate) Descriptor() ([]byte, []int) {
+	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *TabUserAggregate) GetUserId() string {
+	if x != nil {
+		return x.UserId
+	}
+	return ""
+}
+
+func (x *TabUserAggregate) GetAggregate() *TabAggregate {
+	if x != nil {
+		return x.Aggregate
+	}
+	return nil
+}
+
 // Aggregate sums a set of finished calls.
 type Aggregate struct {
 	state            protoimpl.MessageState `protogen:"open.v1"`
@@ -272,7 +593,7 @@ type Aggregate struct {
 
 func (x *Aggregate) Reset() {
 	*x = Aggregate{}
-	mi := &file_control_v1_dashboard_proto_msgTypes[2]
+	mi := &file_control_v1_dashboard_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -284,7 +605,7 @@ func (x *Aggregate) String() string {
 func (*Aggregate) ProtoMessage() {}
 
 func (x *Aggregate) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_dashboard_proto_msgTypes[2]
+	mi := &file_control_v1_dashboard_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -297,7 +618,7 @@ func (x *Aggregate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Aggregate.ProtoReflect.Descriptor instead.
 func (*Aggregate) Descriptor() ([]byte, []int) {
-	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{2}
+	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Aggregate) GetCalls() int64 {
@@ -394,7 +715,7 @@ type SeriesPoint struct {
 
 func (x *SeriesPoint) Reset() {
 	*x = SeriesPoint{}
-	mi := &file_control_v1_dashboard_proto_msgTypes[3]
+	mi := &file_control_v1_dashboard_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -406,7 +727,7 @@ func (x *SeriesPoint) String() string {
 func (*SeriesPoint) ProtoMessage() {}
 
 func (x *SeriesPoint) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_dashboard_proto_msgTypes[3]
+	mi := &file_control_v1_dashboard_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -419,7 +740,7 @@ func (x *SeriesPoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeriesPoint.ProtoReflect.Descriptor instead.
 func (*SeriesPoint) Descriptor() ([]byte, []int) {
-	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{3}
+	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *SeriesPoint) GetStartTime() *timestamppb.Timestamp {
@@ -446,7 +767,7 @@ type ModelAggregate struct {
 
 func (x *ModelAggregate) Reset() {
 	*x = ModelAggregate{}
-	mi := &file_control_v1_dashboard_proto_msgTypes[4]
+	mi := &file_control_v1_dashboard_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -458,7 +779,7 @@ func (x *ModelAggregate) String() string {
 func (*ModelAggregate) ProtoMessage() {}
 
 func (x *ModelAggregate) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_dashboard_proto_msgTypes[4]
+	mi := &file_control_v1_dashboard_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -471,7 +792,7 @@ func (x *ModelAggregate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ModelAggregate.ProtoReflect.Descriptor instead.
 func (*ModelAggregate) Descriptor() ([]byte, []int) {
-	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{4}
+	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ModelAggregate) GetModelId() string {
@@ -500,7 +821,7 @@ type TargetAggregate struct {
 
 func (x *TargetAggregate) Reset() {
 	*x = TargetAggregate{}
-	mi := &file_control_v1_dashboard_proto_msgTypes[5]
+	mi := &file_control_v1_dashboard_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -512,7 +833,7 @@ func (x *TargetAggregate) String() string {
 func (*TargetAggregate) ProtoMessage() {}
 
 func (x *TargetAggregate) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_dashboard_proto_msgTypes[5]
+	mi := &file_control_v1_dashboard_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -525,7 +846,7 @@ func (x *TargetAggregate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TargetAggregate.ProtoReflect.Descriptor instead.
 func (*TargetAggregate) Descriptor() ([]byte, []int) {
-	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{5}
+	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *TargetAggregate) GetTargetModelId() string {
@@ -559,7 +880,7 @@ type UserAggregate struct {
 
 func (x *UserAggregate) Reset() {
 	*x = UserAggregate{}
-	mi := &file_control_v1_dashboard_proto_msgTypes[6]
+	mi := &file_control_v1_dashboard_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -571,7 +892,7 @@ func (x *UserAggregate) String() string {
 func (*UserAggregate) ProtoMessage() {}
 
 func (x *UserAggregate) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_dashboard_proto_msgTypes[6]
+	mi := &file_control_v1_dashboard_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -584,7 +905,7 @@ func (x *UserAggregate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UserAggregate.ProtoReflect.Descriptor instead.
 func (*UserAggregate) Descriptor() ([]byte, []int) {
-	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{6}
+	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *UserAggregate) GetUserId() string {
@@ -613,7 +934,7 @@ const file_control_v1_dashboard_proto_rawDesc = "" +
 	"\vbucket_size\x18\x03 \x01(\x0e2\x1e.keygate.control.v1.BucketSizeR\n" +
 	"bucketSize\x12\x19\n" +
 	"\bmodel_id\x18\x04 \x01(\tR\amodelId\x12\x17\n" +
-	"\auser_id\x18\x05 \x01(\tR\x06userId\"\x8a\x03\n" +
+	"\auser_id\x18\x05 \x01(\tR\x06userId\"\xbe\x03\n" +
 	"\x14GetDashboardResponse\x125\n" +
 	"\x06totals\x18\x01 \x01(\v2\x1d.keygate.control.v1.AggregateR\x06totals\x127\n" +
 	"\x06series\x18\x02 \x03(\v2\x1f.keygate.control.v1.SeriesPointR\x06series\x12?\n" +
@@ -622,7 +943,32 @@ const file_control_v1_dashboard_proto_rawDesc = "" +
 	"bucketSize\x12<\n" +
 	"\bper_user\x18\x05 \x03(\v2!.keygate.control.v1.UserAggregateR\aperUser\x12B\n" +
 	"\n" +
-	"per_target\x18\x06 \x03(\v2#.keygate.control.v1.TargetAggregateR\tperTarget\"\xa1\x03\n" +
+	"per_target\x18\x06 \x03(\v2#.keygate.control.v1.TargetAggregateR\tperTarget\x122\n" +
+	"\x03tab\x18\a \x01(\v2 .keygate.control.v1.TabDashboardR\x03tab\"\xcd\x01\n" +
+	"\fTabDashboard\x128\n" +
+	"\x06totals\x18\x01 \x01(\v2 .keygate.control.v1.TabAggregateR\x06totals\x12B\n" +
+	"\tper_model\x18\x02 \x03(\v2%.keygate.control.v1.TabModelAggregateR\bperModel\x12?\n" +
+	"\bper_user\x18\x03 \x03(\v2$.keygate.control.v1.TabUserAggregateR\aperUser\"\x92\x03\n" +
+	"\fTabAggregate\x12\x1a\n" +
+	"\brequests\x18\x01 \x01(\x03R\brequests\x12\x16\n" +
+	"\x06failed\x18\x02 \x01(\x03R\x06failed\x12\x14\n" +
+	"\x05calls\x18\x03 \x01(\x03R\x05calls\x12\x1a\n" +
+	"\baccepted\x18\x04 \x01(\x03R\baccepted\x12-\n" +
+	"\x12partially_accepted\x18\x05 \x01(\x03R\x11partiallyAccepted\x12\x1a\n" +
+	"\brejected\x18\x06 \x01(\x03R\brejected\x12'\n" +
+	"\x0facceptance_rate\x18\a \x01(\x01R\x0eacceptanceRate\x12\x1e\n" +
+	"\vp50_ttft_ms\x18\b \x01(\x01R\tp50TtftMs\x12!\n" +
+	"\finput_tokens\x18\t \x01(\x03R\vinputTokens\x12#\n" +
+	"\routput_tokens\x18\n" +
+	" \x01(\x03R\foutputTokens\x12\x19\n" +
+	"\bcost_usd\x18\v \x01(\x01R\acostUsd\x12%\n" +
+	"\x0eunpriced_calls\x18\f \x01(\x03R\runpricedCalls\"n\n" +
+	"\x11TabModelAggregate\x12\x19\n" +
+	"\bmodel_id\x18\x01 \x01(\tR\amodelId\x12>\n" +
+	"\taggregate\x18\x02 \x01(\v2 .keygate.control.v1.TabAggregateR\taggregate\"k\n" +
+	"\x10TabUserAggregate\x12\x17\n" +
+	"\auser_id\x18\x01 \x01(\tR\x06userId\x12>\n" +
+	"\taggregate\x18\x02 \x01(\v2 .keygate.control.v1.TabAggregateR\taggregate\"\xa1\x03\n" +
 	"\tAggregate\x12\x14\n" +
 	"\x05calls\x18\x01 \x01(\x03R\x05calls\x12\x1c\n" +
 	"\tcompleted\x18\x02 \x01(\x03R\tcompleted\x12\x16\n" +
@@ -676,40 +1022,50 @@ func file_control_v1_dashboard_proto_rawDescGZIP() []byte {
 }
 
 var file_control_v1_dashboard_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_control_v1_dashboard_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_control_v1_dashboard_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_control_v1_dashboard_proto_goTypes = []any{
 	(BucketSize)(0),               // 0: keygate.control.v1.BucketSize
 	(*GetDashboardRequest)(nil),   // 1: keygate.control.v1.GetDashboardRequest
 	(*GetDashboardResponse)(nil),  // 2: keygate.control.v1.GetDashboardResponse
-	(*Aggregate)(nil),             // 3: keygate.control.v1.Aggregate
-	(*SeriesPoint)(nil),           // 4: keygate.control.v1.SeriesPoint
-	(*ModelAggregate)(nil),        // 5: keygate.control.v1.ModelAggregate
-	(*TargetAggregate)(nil),       // 6: keygate.control.v1.TargetAggregate
-	(*UserAggregate)(nil),         // 7: keygate.control.v1.UserAggregate
-	(*timestamppb.Timestamp)(nil), // 8: google.protobuf.Timestamp
+	(*TabDashboard)(nil),          // 3: keygate.control.v1.TabDashboard
+	(*TabAggregate)(nil),          // 4: keygate.control.v1.TabAggregate
+	(*TabModelAggregate)(nil),     // 5: keygate.control.v1.TabModelAggregate
+	(*TabUserAggregate)(nil),      // 6: keygate.control.v1.TabUserAggregate
+	(*Aggregate)(nil),             // 7: keygate.control.v1.Aggregate
+	(*SeriesPoint)(nil),           // 8: keygate.control.v1.SeriesPoint
+	(*ModelAggregate)(nil),        // 9: keygate.control.v1.ModelAggregate
+	(*TargetAggregate)(nil),       // 10: keygate.control.v1.TargetAggregate
+	(*UserAggregate)(nil),         // 11: keygate.control.v1.UserAggregate
+	(*timestamppb.Timestamp)(nil), // 12: google.protobuf.Timestamp
 }
 var file_control_v1_dashboard_proto_depIdxs = []int32{
-	8,  // 0: keygate.control.v1.GetDashboardRequest.start_time:type_name -> google.protobuf.Timestamp
-	8,  // 1: keygate.control.v1.GetDashboardRequest.end_time:type_name -> google.protobuf.Timestamp
+	12, // 0: keygate.control.v1.GetDashboardRequest.start_time:type_name -> google.protobuf.Timestamp
+	12, // 1: keygate.control.v1.GetDashboardRequest.end_time:type_name -> google.protobuf.Timestamp
 	0,  // 2: keygate.control.v1.GetDashboardRequest.bucket_size:type_name -> keygate.control.v1.BucketSize
-	3,  // 3: keygate.control.v1.GetDashboardResponse.totals:type_name -> keygate.control.v1.Aggregate
-	4,  // 4: keygate.control.v1.GetDashboardResponse.series:type_name -> keygate.control.v1.SeriesPoint
-	5,  // 5: keygate.control.v1.GetDashboardResponse.per_model:type_name -> keygate.control.v1.ModelAggregate
+	7,  // 3: keygate.control.v1.GetDashboardResponse.totals:type_name -> keygate.control.v1.Aggregate
+	8,  // 4: keygate.control.v1.GetDashboardResponse.series:type_name -> keygate.control.v1.SeriesPoint
+	9,  // 5: keygate.control.v1.GetDashboardResponse.per_model:type_name -> keygate.control.v1.ModelAggregate
 	0,  // 6: keygate.control.v1.GetDashboardResponse.bucket_size:type_name -> keygate.control.v1.BucketSize
-	7,  // 7: keygate.control.v1.GetDashboardResponse.per_user:type_name -> keygate.control.v1.UserAggregate
-	6,  // 8: keygate.control.v1.GetDashboardResponse.per_target:type_name -> keygate.control.v1.TargetAggregate
-	8,  // 9: keygate.control.v1.SeriesPoint.start_time:type_name -> google.protobuf.Timestamp
-	3,  // 10: keygate.control.v1.SeriesPoint.aggregate:type_name -> keygate.control.v1.Aggregate
-	3,  // 11: keygate.control.v1.ModelAggregate.aggregate:type_name -> keygate.control.v1.Aggregate
-	3,  // 12: keygate.control.v1.TargetAggregate.aggregate:type_name -> keygate.control.v1.Aggregate
-	3,  // 13: keygate.control.v1.UserAggregate.aggregate:type_name -> keygate.control.v1.Aggregate
-	1,  // 14: keygate.control.v1.DashboardService.GetDashboard:input_type -> keygate.control.v1.GetDashboardRequest
-	2,  // 15: keygate.control.v1.DashboardService.GetDashboard:output_type -> keygate.control.v1.GetDashboardResponse
-	15, // [15:16] is the sub-list for method output_type
-	14, // [14:15] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	11, // 7: keygate.control.v1.GetDashboardResponse.per_user:type_name -> keygate.control.v1.UserAggregate
+	10, // 8: keygate.control.v1.GetDashboardResponse.per_target:type_name -> keygate.control.v1.TargetAggregate
+	3,  // 9: keygate.control.v1.GetDashboardResponse.tab:type_name -> keygate.control.v1.TabDashboard
+	4,  // 10: keygate.control.v1.TabDashboard.totals:type_name -> keygate.control.v1.TabAggregate
+	5,  // 11: keygate.control.v1.TabDashboard.per_model:type_name -> keygate.control.v1.TabModelAggregate
+	6,  // 12: keygate.control.v1.TabDashboard.per_user:type_name -> keygate.control.v1.TabUserAggregate
+	4,  // 13: keygate.control.v1.TabModelAggregate.aggregate:type_name -> keygate.control.v1.TabAggregate
+	4,  // 14: keygate.control.v1.TabUserAggregate.aggregate:type_name -> keygate.control.v1.TabAggregate
+	12, // 15: keygate.control.v1.SeriesPoint.start_time:type_name -> google.protobuf.Timestamp
+	7,  // 16: keygate.control.v1.SeriesPoint.aggregate:type_name -> keygate.control.v1.Aggregate
+	7,  // 17: keygate.control.v1.ModelAggregate.aggregate:type_name -> keygate.control.v1.Aggregate
+	7,  // 18: keygate.control.v1.TargetAggregate.aggregate:type_name -> keygate.control.v1.Aggregate
+	7,  // 19: keygate.control.v1.UserAggregate.aggregate:type_name -> keygate.control.v1.Aggregate
+	1,  // 20: keygate.control.v1.DashboardService.GetDashboard:input_type -> keygate.control.v1.GetDashboardRequest
+	2,  // 21: keygate.control.v1.DashboardService.GetDashboard:output_type -> keygate.control.v1.GetDashboardResponse
+	21, // [21:22] is the sub-list for method output_type
+	20, // [20:21] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_control_v1_dashboard_proto_init() }
@@ -723,7 +1079,7 @@ func file_control_v1_dashboard_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_control_v1_dashboard_proto_rawDesc), len(file_control_v1_dashboard_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   7,
+			NumMessages:   11,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

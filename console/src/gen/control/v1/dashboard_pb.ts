@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file control/v1/dashboard.proto.
  */
 export const file_control_v1_dashboard: GenFile = /*@__PURE__*/
-  fileDesc("Chpjb250cm9sL3YxL2Rhc2hib2FyZC5wcm90bxISa2V5Z2F0ZS5jb250cm9sLnYxIssBChNHZXREYXNoYm9hcmRSZXF1ZXN0Ei4KCnN0YXJ0X3RpbWUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCgtidWNrZXRfc2l6ZRgDIAEoDjIeLmtleWdhdGUuY29udHJvbC52MS5CdWNrZXRTaXplEhAKCG1vZGVsX2lkGAQgASgJEg8KB3VzZXJfaWQYBSABKAki0AIKFEdldERhc2hib2FyZFJlc3BvbnNlEi0KBnRvdGFscxgBIAEoCzIdLmtleWdhdGUuY29udHJvbC52MS5BZ2dyZWdhdGUSLwoGc2VyaWVzGAIgAygLMh8ua2V5Z2F0ZS5jb250cm9sLnYxLlNlcmllc1BvaW50EjUKCXBlcl9tb2RlbBgDIAMoCzIiLmtleWdhdGUuY29udHJvbC52MS5Nb2RlbEFnZ3JlZ2F0ZRIzCgtidWNrZXRfc2l6ZRgEIAEoDjIeLmtleWdhdGUuY29udHJvbC52MS5CdWNrZXRTaXplEjMKCHBlcl91c2VyGAUgAygLMiEua2V5Z2F0ZS5jb250cm9sLnYxLlVzZXJBZ2dyZWdhdGUSNwoKcGVyX3RhcmdldBgGIAMoCzIjLmtleWdhdGUuY29udHJvbC52MS5UYXJnZXRBZ2dyZWdhdGUijAIKCUFnZ3JlZ2F0ZRINCgVjYWxscxgBIAEoAxIRCgljb21wbGV0ZWQYAiABKAMSDgoGZmFpbGVkGAMgASgDEhEKCWNhbmNlbGxlZBgEIAEoAxIUCgxpbnB1dF90b2tlbnMYBSABKAMSGQoRY2FjaGVfcmVhZF90b2tlbnMYBiABKAMSGgoSY2FjaGVfd3JpdGVfdG9rZW5zGAcgASgDEhUKDW91dHB1dF90b2tlbnMYCCABKAMSFgoOY2FjaGVfaGl0X3JhdGUYCSABKAESEAoIY29zdF91c2QYCiABKAESFgoOdW5wcmljZWRfY2FsbHMYCyABKAMSFAoMbWVhbl90dGZ0X21zGAwgASgBIm8KC1Nlcmllc1BvaW50Ei4KCnN0YXJ0X3RpbWUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKCWFnZ3JlZ2F0ZRgCIAEoCzIdLmtleWdhdGUuY29udHJvbC52MS5BZ2dyZWdhdGUiVAoOTW9kZWxBZ2dyZWdhdGUSEAoIbW9kZWxfaWQYASABKAkSMAoJYWdncmVnYXRlGAIgASgLMh0ua2V5Z2F0ZS5jb250cm9sLnYxLkFnZ3JlZ2F0ZSJxCg9UYXJnZXRBZ2dyZWdhdGUSFwoPdGFyZ2V0X21vZGVsX2lkGAEgASgJEhMKC3Byb3ZpZGVyX2lkGAIgASgJEjAKCWFnZ3JlZ2F0ZRgDIAEoCzIdLmtleWdhdGUuY29udHJvbC52MS5BZ2dyZWdhdGUiUgoNVXNlckFnZ3JlZ2F0ZRIPCgd1c2VyX2lkGAEgASgJEjAKCWFnZ3JlZ2F0ZRgCIAEoCzIdLmtleWdhdGUuY29udHJvbC52MS5BZ2dyZWdhdGUqbAoKQnVja2V0U2l6ZRIbChdCVUNLRVRfU0laRV9VTlNQRUNJRklFRBAAEhYKEkJVQ0tFVF9TSVpFX01JTlVURRABEhQKEEJVQ0tFVF9TSVpFX0hPVVIQAhITCg9CVUNLRVRfU0laRV9EQVkQAzJ1ChBEYXNoYm9hcmRTZXJ2aWNlEmEKDEdldERhc2hib2FyZBInLmtleWdhdGUuY29udHJvbC52MS5HZXREYXNoYm9hcmRSZXF1ZXN0Gigua2V5Z2F0ZS5jb250cm9sLnYxLkdldERhc2hib2FyZFJlc3BvbnNlQrwBChZjb20ua2V5Z2F0ZS5jb250cm9sLnYxQg5EYXNoYm9hcmRQcm90b1ABWihrZXlnYXRlL2dlbi9rZXlnYXRlL2NvbnRyb2wvdjE7Y29udHJvbHYxogIDS0NYqgISS2V5Z2F0ZS5Db250cm9sLlYxygISS2V5Z2F0ZVxDb250cm9sXFYx4gIeS2V5Z2F0ZVxDb250cm9sXFYxXEdQQk1ldGFkYXRh6gIUS2V5Z2F0ZTo6Q29udHJvbDo6VjFiBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("Chpjb250cm9sL3YxL2Rhc2hib2FyZC5wcm90bxISa2V5Z2F0ZS5jb250cm9sLnYxIssBChNHZXREYXNoYm9hcmRSZXF1ZXN0Ei4KCnN0YXJ0X3RpbWUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCgtidWNrZXRfc2l6ZRgDIAEoDjIeLmtleWdhdGUuY29udHJvbC52MS5CdWNrZXRTaXplEhAKCG1vZGVsX2lkGAQgASgJEg8KB3VzZXJfaWQYBSABKAki/wIKFEdldERhc2hib2FyZFJlc3BvbnNlEi0KBnRvdGFscxgBIAEoCzIdLmtleWdhdGUuY29udHJvbC52MS5BZ2dyZWdhdGUSLwoGc2VyaWVzGAIgAygLMh8ua2V5Z2F0ZS5jb250cm9sLnYxLlNlcmllc1BvaW50EjUKCXBlcl9tb2RlbBgDIAMoCzIiLmtleWdhdGUuY29udHJvbC52MS5Nb2RlbEFnZ3JlZ2F0ZRIzCgtidWNrZXRfc2l6ZRgEIAEoDjIeLmtleWdhdGUuY29udHJvbC52MS5CdWNrZXRTaXplEjMKCHBlcl91c2VyGAUgAygLMiEua2V5Z2F0ZS5jb250cm9sLnYxLlVzZXJBZ2dyZWdhdGUSNwoKcGVyX3RhcmdldBgGIAMoCzIjLmtleWdhdGUuY29udHJvbC52MS5UYXJnZXRBZ2dyZWdhdGUSLQoDdGFiGAcgASgLMiAua2V5Z2F0ZS5jb250cm9sLnYxLlRhYkRhc2hib2FyZCKyAQoMVGFiRGFzaGJvYXJkEjAKBnRvdGFscxgBIAEoCzIgLmtleWdhdGUuY29udHJvbC52MS5UYWJBZ2dyZWdhdGUSOAoJcGVyX21vZGVsGAIgAygLMiUua2V5Z2F0ZS5jb250cm9sLnYxLlRhYk1vZGVsQWdncmVnYXRlEjYKCHBlcl91c2VyGAMgAygLMiQua2V5Z2F0ZS5jb250cm9sLnYxLlRhYlVzZXJBZ2dyZWdhdGUihAIKDFRhYkFnZ3JlZ2F0ZRIQCghyZXF1ZXN0cxgBIAEoAxIOCgZmYWlsZWQYAiABKAMSDQoFY2FsbHMYAyABKAMSEAoIYWNjZXB0ZWQYBCABKAMSGgoScGFydGlhbGx5X2FjY2VwdGVkGAUgASgDEhAKCHJlamVjdGVkGAYgASgDEhcKD2FjY2VwdGFuY2VfcmF0ZRgHIAEoARITCgtwNTBfdHRmdF9tcxgIIAEoARIUCgxpbnB1dF90b2tlbnMYCSABKAMSFQoNb3V0cHV0X3Rva2VucxgKIAEoAxIQCghjb3N0X3VzZBgLIAEoARIWCg51bnByaWNlZF9jYWxscxgMIAEoAyJaChFUYWJNb2RlbEFnZ3JlZ2F0ZRIQCghtb2RlbF9pZBgBIAEoCRIzCglhZ2dyZWdhdGUYAiABKAsyIC5rZXlnYXRlLmNvbnRyb2wudjEuVGFiQWdncmVnYXRlIlgKEFRhYlVzZXJBZ2dyZWdhdGUSDwoHdXNlcl9pZBgBIAEoCRIzCglhZ2dyZWdhdGUYAiABKAsyIC5rZXlnYXRlLmNvbnRyb2wudjEuVGFiQWdncmVnYXRlIowCCglBZ2dyZWdhdGUSDQoFY2FsbHMYASABKAMSEQoJY29tcGxldGVkGAIgASgDEg4KBmZhaWxlZBgDIAEoAxIRCgljYW5jZWxsZWQYBCABKAMSFAoMaW5wdXRfdG9rZW5zGAUgASgDEhkKEWNhY2hlX3JlYWRfdG9rZW5zGAYgASgDEhoKEmNhY2hlX3dyaXRlX3Rva2VucxgHIAEoAxIVCg1vdXRwdXRfdG9rZW5zGAggASgDEhYKDmNhY2hlX2hpdF9yYXRlGAkgASgBEhAKCGNvc3RfdXNkGAogASgBEhYKDnVucHJpY2VkX2NhbGxzGAsgASgDEhQKDG1lYW5fdHRmdF9tcxgMIAEoASJvCgtTZXJpZXNQb2ludBIuCgpzdGFydF90aW1lGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCglhZ2dyZWdhdGUYAiABKAsyHS5rZXlnYXRlLmNvbnRyb2wudjEuQWdncmVnYXRlIlQKDk1vZGVsQWdncmVnYXRlEhAKCG1vZGVsX2lkGAEgASgJEjAKCWFnZ3JlZ2F0ZRgCIAEoCzIdLmtleWdhdGUuY29udHJvbC52MS5BZ2dyZWdhdGUicQoPVGFyZ2V0QWdncmVnYXRlEhcKD3RhcmdldF9tb2RlbF9pZBgBIAEoCRITCgtwcm92aWRlcl9pZBgCIAEoCRIwCglhZ2dyZWdhdGUYAyABKAsyHS5rZXlnYXRlLmNvbnRyb2wudjEuQWdncmVnYXRlIlIKDVVzZXJBZ2dyZWdhdGUSDwoHdXNlcl9pZBgBIAEoCRIwCglhZ2dyZWdhdGUYAiABKAsyHS5rZXlnYXRlLmNvbnRyb2wudjEuQWdncmVnYXRlKmwKCkJ1Y2tldFNpemUSGwoXQlVDS0VUX1NJWkVfVU5TUEVDSUZJRUQQABIWChJCVUNLRVRfU0laRV9NSU5VVEUQARIUChBCVUNLRVRfU0laRV9IT1VSEAISEwoPQlVDS0VUX1NJWkVfREFZEAMydQoQRGFzaGJvYXJkU2VydmljZRJhCgxHZXREYXNoYm9hcmQSJy5rZXlnYXRlLmNvbnRyb2wudjEuR2V0RGFzaGJvYXJkUmVxdWVzdBooLmtleWdhdGUuY29udHJvbC52MS5HZXREYXNoYm9hcmRSZXNwb25zZUK8AQoWY29tLmtleWdhdGUuY29udHJvbC52MUIORGFzaGJvYXJkUHJvdG9QAVooa2V5Z2F0ZS9nZW4va2V5Z2F0ZS9jb250cm9sL3YxO2NvbnRyb2x2MaICA0tDWKoCEktleWdhdGUuQ29udHJvbC5WMcoCEktleWdhdGVcQ29udHJvbFxWMeICHktleWdhdGVcQ29udHJvbFxWMVxHUEJNZXRhZGF0YeoCFEtleWdhdGU6OkNvbnRyb2w6OlYxYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * @generated from message keygate.control.v1.GetDashboardRequest
@@ -65,6 +65,8 @@ export const GetDashboardRequestSchema: GenMessage<GetDashboardRequest> = /*@__P
  */
 export type GetDashboardResponse = Message<"keygate.control.v1.GetDashboardResponse"> & {
   /**
+   * totals, series, per_model, per_user and per_target sum Agent calls.
+   *
    * @generated from field: keygate.control.v1.Aggregate totals = 1;
    */
   totals?: Aggregate | undefined;
@@ -100,6 +102,14 @@ export type GetDashboardResponse = Message<"keygate.control.v1.GetDashboardRespo
    * @generated from field: repeated keygate.control.v1.TargetAggregate per_target = 6;
    */
   perTarget: TargetAggregate[];
+
+  /**
+   * tab sums the Cursor Tab predictions of the range, apart from the Agent
+   * figures above; unset when the range holds no finished Tab call.
+   *
+   * @generated from field: keygate.control.v1.TabDashboard tab = 7;
+   */
+  tab?: TabDashboard | undefined;
 };
 
 /**
@@ -108,6 +118,171 @@ export type GetDashboardResponse = Message<"keygate.control.v1.GetDashboardRespo
  */
 export const GetDashboardResponseSchema: GenMessage<GetDashboardResponse> = /*@__PURE__*/
   messageDesc(file_control_v1_dashboard, 1);
+
+/**
+ * TabDashboard is the Tab section: totals, per upstream model (the one that
+ * served a request's last attempt), ordered by model, and per user, ordered
+ * by user id.
+ *
+ * @generated from message keygate.control.v1.TabDashboard
+ */
+export type TabDashboard = Message<"keygate.control.v1.TabDashboard"> & {
+  /**
+   * @generated from field: keygate.control.v1.TabAggregate totals = 1;
+   */
+  totals?: TabAggregate | undefined;
+
+  /**
+   * @generated from field: repeated keygate.control.v1.TabModelAggregate per_model = 2;
+   */
+  perModel: TabModelAggregate[];
+
+  /**
+   * @generated from field: repeated keygate.control.v1.TabUserAggregate per_user = 3;
+   */
+  perUser: TabUserAggregate[];
+};
+
+/**
+ * Describes the message keygate.control.v1.TabDashboard.
+ * Use `create(TabDashboardSchema)` to create a new message.
+ */
+export const TabDashboardSchema: GenMessage<TabDashboard> = /*@__PURE__*/
+  messageDesc(file_control_v1_dashboard, 2);
+
+/**
+ * TabAggregate sums Tab requests. A request is one prediction the editor
+ * asked for; its retries and failovers are calls, not more requests.
+ *
+ * @generated from message keygate.control.v1.TabAggregate
+ */
+export type TabAggregate = Message<"keygate.control.v1.TabAggregate"> & {
+  /**
+   * @generated from field: int64 requests = 1;
+   */
+  requests: bigint;
+
+  /**
+   * failed counts the requests whose last attempt ended in an error.
+   *
+   * @generated from field: int64 failed = 2;
+   */
+  failed: bigint;
+
+  /**
+   * calls counts provider attempts, retries included.
+   *
+   * @generated from field: int64 calls = 3;
+   */
+  calls: bigint;
+
+  /**
+   * accepted, partially_accepted and rejected count the requests whose
+   * suggestion the user reported so; a request without a fate is in none.
+   *
+   * @generated from field: int64 accepted = 4;
+   */
+  accepted: bigint;
+
+  /**
+   * @generated from field: int64 partially_accepted = 5;
+   */
+  partiallyAccepted: bigint;
+
+  /**
+   * @generated from field: int64 rejected = 6;
+   */
+  rejected: bigint;
+
+  /**
+   * acceptance_rate = (accepted + partially_accepted) / the fates
+   * reported, 0 without any.
+   *
+   * @generated from field: double acceptance_rate = 7;
+   */
+  acceptanceRate: number;
+
+  /**
+   * p50_ttft_ms is the median time to first text over requests that
+   * produced text, from the start of a request's first attempt.
+   *
+   * @generated from field: double p50_ttft_ms = 8;
+   */
+  p50TtftMs: number;
+
+  /**
+   * @generated from field: int64 input_tokens = 9;
+   */
+  inputTokens: bigint;
+
+  /**
+   * @generated from field: int64 output_tokens = 10;
+   */
+  outputTokens: bigint;
+
+  /**
+   * cost_usd is estimated from configured prices, as Aggregate's.
+   *
+   * @generated from field: double cost_usd = 11;
+   */
+  costUsd: number;
+
+  /**
+   * @generated from field: int64 unpriced_calls = 12;
+   */
+  unpricedCalls: bigint;
+};
+
+/**
+ * Describes the message keygate.control.v1.TabAggregate.
+ * Use `create(TabAggregateSchema)` to create a new message.
+ */
+export const TabAggregateSchema: GenMessage<TabAggregate> = /*@__PURE__*/
+  messageDesc(file_control_v1_dashboard, 3);
+
+/**
+ * @generated from message keygate.control.v1.TabModelAggregate
+ */
+export type TabModelAggregate = Message<"keygate.control.v1.TabModelAggregate"> & {
+  /**
+   * @generated from field: string model_id = 1;
+   */
+  modelId: string;
+
+  /**
+   * @generated from field: keygate.control.v1.TabAggregate aggregate = 2;
+   */
+  aggregate?: TabAggregate | undefined;
+};
+
+/**
+ * Describes the message keygate.control.v1.TabModelAggregate.
+ * Use `create(TabModelAggregateSchema)` to create a new message.
+ */
+export const TabModelAggregateSchema: GenMessage<TabModelAggregate> = /*@__PURE__*/
+  messageDesc(file_control_v1_dashboard, 4);
+
+/**
+ * @generated from message keygate.control.v1.TabUserAggregate
+ */
+export type TabUserAggregate = Message<"keygate.control.v1.TabUserAggregate"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: keygate.control.v1.TabAggregate aggregate = 2;
+   */
+  aggregate?: TabAggregate | undefined;
+};
+
+/**
+ * Describes the message keygate.control.v1.TabUserAggregate.
+ * Use `create(TabUserAggregateSchema)` to create a new message.
+ */
+export const TabUserAggregateSchema: GenMessage<TabUserAggregate> = /*@__PURE__*/
+  messageDesc(file_control_v1_dashboard, 5);
 
 /**
  * Aggregate sums a set of finished calls.
@@ -188,7 +363,7 @@ export type Aggregate = Message<"keygate.control.v1.Aggregate"> & {
  * Use `create(AggregateSchema)` to create a new message.
  */
 export const AggregateSchema: GenMessage<Aggregate> = /*@__PURE__*/
-  messageDesc(file_control_v1_dashboard, 2);
+  messageDesc(file_control_v1_dashboard, 6);
 
 /**
  * @generated from message keygate.control.v1.SeriesPoint
@@ -210,7 +385,7 @@ export type SeriesPoint = Message<"keygate.control.v1.SeriesPoint"> & {
  * Use `create(SeriesPointSchema)` to create a new message.
  */
 export const SeriesPointSchema: GenMessage<SeriesPoint> = /*@__PURE__*/
-  messageDesc(file_control_v1_dashboard, 3);
+  messageDesc(file_control_v1_dashboard, 7);
 
 /**
  * @generated from message keygate.control.v1.ModelAggregate
@@ -232,7 +407,7 @@ export type ModelAggregate = Message<"keygate.control.v1.ModelAggregate"> & {
  * Use `create(ModelAggregateSchema)` to create a new message.
  */
 export const ModelAggregateSchema: GenMessage<ModelAggregate> = /*@__PURE__*/
-  messageDesc(file_control_v1_dashboard, 4);
+  messageDesc(file_control_v1_dashboard, 8);
 
 /**
  * @generated from message keygate.control.v1.TargetAggregate
@@ -261,7 +436,7 @@ export type TargetAggregate = Message<"keygate.control.v1.TargetAggregate"> & {
  * Use `create(TargetAggregateSchema)` to create a new message.
  */
 export const TargetAggregateSchema: GenMessage<TargetAggregate> = /*@__PURE__*/
-  messageDesc(file_control_v1_dashboard, 5);
+  messageDesc(file_control_v1_dashboard, 9);
 
 /**
  * @generated from message keygate.control.v1.UserAggregate
@@ -283,7 +458,7 @@ export type UserAggregate = Message<"keygate.control.v1.UserAggregate"> & {
  * Use `create(UserAggregateSchema)` to create a new message.
  */
 export const UserAggregateSchema: GenMessage<UserAggregate> = /*@__PURE__*/
-  messageDesc(file_control_v1_dashboard, 6);
+  messageDesc(file_control_v1_dashboard, 10);
 
 /**
  * BucketSize is the width of one point of a time series.
@@ -329,7 +504,8 @@ export const BucketSizeSchema: GenEnum<BucketSize> = /*@__PURE__*/
 export const DashboardService: GenService<{
   /**
    * GetDashboard returns totals, a time series and per-model totals over
-   * finished calls started in the range.
+   * the finished Agent calls started in the range, and the Tab figures of
+   * the Tab calls started in it. Connection tests count in neither.
    *
    * @generated from rpc keygate.control.v1.DashboardService.GetDashboard
    */

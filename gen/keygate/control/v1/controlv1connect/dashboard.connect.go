@@ -41,7 +41,8 @@ const (
 // DashboardServiceClient is a client for the keygate.control.v1.DashboardService service.
 type DashboardServiceClient interface {
 	// GetDashboard returns totals, a time series and per-model totals over
-	// finished calls started in the range.
+	// the finished Agent calls started in the range, and the Tab figures of
+	// the Tab calls started in it. Connection tests count in neither.
 	GetDashboard(context.Context, *connect.Request[v1.GetDashboardRequest]) (*connect.Response[v1.GetDashboardResponse], error)
 }
 
@@ -78,7 +79,8 @@ func (c *dashboardServiceClient) GetDashboard(ctx context.Context, req *connect.
 // DashboardServiceHandler is an implementation of the keygate.control.v1.DashboardService service.
 type DashboardServiceHandler interface {
 	// GetDashboard returns totals, a time series and per-model totals over
-	// finished calls started in the range.
+	// the finished Agent calls started in the range, and the Tab figures of
+	// the Tab calls started in it. Connection tests count in neither.
 	GetDashboard(context.Context, *connect.Request[v1.GetDashboardRequest]) (*connect.Response[v1.GetDashboardResponse], error)
 }
 
