@@ -7,7 +7,10 @@
 //     orphan grace, linger) and RunHandler, the plug for the run layer;
 //   - bidi: the BidiAppend, RunSSE and HTTP/2 Run routes;
 //   - unary: server config, IsConnected, model lists and defaults, stubs;
-//   - cursortest: a client simulator and a scripted RunHandler for specs.
+//   - tab: Cursor Tab (StreamCpp, CppConfig, their companions, CppService),
+//     mounted when Options.Tab is set;
+//   - cursortest: a client simulator (the Agent's and Tab's) and a scripted
+//     RunHandler for specs.
 //
 // Place in the hexagon: an inbound adapter. The composition root gives it a
 // RunHandler and a model Catalog and mounts Routes on Keygate's HTTP server

@@ -11,6 +11,7 @@ import (
 
 	"keygate/adapters/cursor/bidi"
 	"keygate/adapters/cursor/frame"
+	"keygate/adapters/cursor/tab"
 	"keygate/adapters/cursor/transport"
 	"keygate/adapters/cursor/unary"
 	"keygate/gen/cursor/agent/v1/agentv1connect"
@@ -63,6 +64,12 @@ type Options struct {
 	// Admit, when set, decides whether a turn Keygate serves may run (a
 	// budget's concurrent-run slots).
 	Admit AdmitTurn
+	// Tab, when set, serves Cursor Tab (StreamCpp, CppConfig, their
+	// companions and CppService): locally while it names a model, relayed
+	// to Upstream unchanged while it names none (adapters/cursor/tab). nil:
+	// the Tab routes are not mounted and go to Cursor as every unmounted
+	// route does.
+	Tab tab.Predictor
 }
 
 // MaxUnaryBody bounds the body of the unary routes other than BidiAppend
@@ -83,6 +90,9 @@ func New(handler transport.RunHandler, opts Options, log *zap.Logger) *Server {
 	if opts.MaxFrameSize <= 0 {
 		opts.MaxFrameSize = frame.DefaultMaxSize
 	}
+	// Tab relays to Cursor with Upstream alone; the turns' routing below
+	// needs KeygateModel too.
+	tabUpstream := opts.Upstream
 	var keygate transport.KeygateModel
 	if opts.Upstream != nil && opts.KeygateModel != nil {
 		keygate = opts.KeygateModel
@@ -145,6 +155,12 @@ func New(handler transport.RunHandler, opts Options, log *zap.Logger) *Server {
 
 	for path, status := range unary.Stubs {
 		s.routes[path] = unary.Stub(status)
+	}
+	if opts.Tab != nil {
+		tabLimits := frame.Limits{MaxSize: min(tab.MaxBody, opts.MaxFrameSize), ReadTimeout: opts.BodyReadTimeout, Inflater: inflater}
+		for path, h := range tab.Routes(opts.Tab, tab.Options{Upstream: tabUpstream, Limits: tabLimits}, log.Named("tab")) {
+			s.routes[path] = h
+		}
 	}
 	return s
 }

@@ -32,6 +32,11 @@
 // (edit_tool_call_delta) and the thinking blocks, Keygate's retry statuses
 // among them (thinking_delta, thinking_completed).
 //
+// TabClient simulates the editor's Tab on either Connect codec: it keeps a
+// file and a cursor, types, asks for a suggestion at a pause (StreamCpp),
+// aborts the open stream when it types again, applies a suggestion's edits
+// (ApplyEdits, until domain/tab has its own Apply) and reports fates.
+//
 // Place in the hexagon: test support for the Cursor inbound adapter; only
 // specs import it.
 package cursortest

@@ -37,6 +37,10 @@ type Options struct {
 // Services implements the unary aiserver.v1 and agent.v1 RPCs Keygate
 // answers itself.
 type Services struct {
+	// The Tab methods of AiService are served by adapters/cursor/tab and
+	// never mounted from here (only listed procedures are mounted).
+	aiserverv1connect.UnimplementedAiServiceHandler
+
 	opts Options
 	log  *zap.Logger
 }

@@ -26,9 +26,17 @@ type ServicePlan struct {
 // KeygatePlans returns the plans for the two Cursor client schema files:
 // all of agent.v1, and the part of aiserver.v1 that the server answers.
 // The method list is the route list of docs/cursor-protocol.md, "Routes
-// Keygate serves", with the stream kind of each route.
+// Keygate serves", with the stream kind of each route: the Agent's routes
+// and, for Cursor Tab (docs/cursor-protocol.md, "Cursor Tab"), StreamCpp,
+// CppConfig and their companions on AiService, and CppService, which has
+// no service block in the client's schema (its AvailableModels and
+// RecordCppFate are declared here, on the schema's AvailableCppModels* and
+// RecordCppFate* messages).
 func KeygatePlans() []Plan {
 	unary := func(name, in, out string) Method { return Method{Name: name, Input: in, Output: out} }
+	serverStream := func(name, in, out string) Method {
+		return Method{Name: name, Input: in, Output: out, ServerStream: true}
+	}
 	return []Plan{
 		{
 			Package: "agent.v1",
@@ -61,6 +69,18 @@ func KeygatePlans() []Plan {
 					unary("GetDefaultModel", "GetDefaultModelRequest", "GetDefaultModelResponse"),
 					unary("GetDefaultModelNudgeData", "GetDefaultModelNudgeDataRequest", "GetDefaultModelNudgeDataResponse"),
 					unary("GetDefaultModelForCli", "GetDefaultModelForCliRequest", "GetDefaultModelForCliResponse"),
+					serverStream("StreamCpp", "StreamCppRequest", "StreamCppResponse"),
+					unary("CppConfig", "CppConfigRequest", "CppConfigResponse"),
+					unary("CppEditHistoryStatus", "CppEditHistoryStatusRequest", "CppEditHistoryStatusResponse"),
+					unary("CppAppend", "CppAppendRequest", "CppAppendResponse"),
+					unary("RefreshTabContext", "RefreshTabContextRequest", "RefreshTabContextResponse"),
+					serverStream("StreamNextCursorPrediction", "StreamNextCursorPredictionRequest", "StreamNextCursorPredictionResponse"),
+					unary("GetCppEditClassification", "GetCppEditClassificationRequest", "GetCppEditClassificationResponse"),
+					unary("CppEditHistoryAppend", "EditHistoryAppendChangesRequest", "EditHistoryAppendChangesResponse"),
+				}},
+				{Name: "CppService", Methods: []Method{
+					unary("AvailableModels", "AvailableCppModelsRequest", "AvailableCppModelsResponse"),
+					unary("RecordCppFate", "RecordCppFateRequest", "RecordCppFateResponse"),
 				}},
 				{Name: "BidiService", Methods: []Method{
 					unary("BidiAppend", "BidiAppendRequest", "BidiAppendResponse"),

@@ -174,7 +174,7 @@ var _ = Describe("Keygate's extraction of the Cursor client schemas", func() {
 				Expect(inOutput).To(BeFalse())
 			},
 			Entry("a message of an unplanned service", "AbortAgentStoreMultipartWritesRequest"),
-			Entry("the Tab request stream", "StreamCppRequest"),
+			Entry("the request of an unplanned method", "StreamCursorTutorRequest"),
 			Entry("a nested type of an unreached message", "CmdKDebugInfo.CppFileDiffHistory"),
 		)
 	})
@@ -212,5 +212,16 @@ var _ = Describe("Keygate's extraction of the Cursor client schemas", func() {
 		Entry(nil, "aiserver.v1", "BidiAppendRequest", "data_binary", 4),
 		Entry(nil, "aiserver.v1", "GetUsableModelsRequest", "custom_model_ids", 1),
 		Entry(nil, "aiserver.v1", "GetDefaultModelResponse", "next_default_set_date", 4),
+		Entry(nil, "aiserver.v1", "StreamCppRequest", "current_file", 1),
+		Entry(nil, "aiserver.v1", "StreamCppRequest", "file_diff_histories", 7),
+		Entry(nil, "aiserver.v1", "StreamCppRequest", "additional_files", 19),
+		Entry(nil, "aiserver.v1", "StreamCppResponse", "done_stream", 4),
+		Entry(nil, "aiserver.v1", "StreamCppResponse", "range_to_replace", 11),
+		Entry(nil, "aiserver.v1", "StreamCppResponse", "cursor_prediction_target", 12),
+		Entry(nil, "aiserver.v1", "StreamCppResponse", "done_edit", 13),
+		Entry(nil, "aiserver.v1", "StreamCppResponse", "begin_edit", 15),
+		Entry(nil, "aiserver.v1", "CppConfigResponse", "cpp_url", 13),
+		Entry(nil, "aiserver.v1", "RecordCppFateRequest", "fate", 3),
+		Entry(nil, "aiserver.v1", "AvailableCppModelsResponse", "models", 1),
 	)
 })

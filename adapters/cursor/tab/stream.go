@@ -1,0 +1,238 @@
+package tab
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"connectrpc.com/connect"
+	"github.com/google/uuid"
+	"go.uber.org/zap"
+	"google.golang.org/protobuf/proto"
+
+	"keygate/adapters/cursor/frame"
+	"keygate/domain/budget"
+	"keygate/domain/tab"
+	aiserverv1 "keygate/gen/cursor/aiserver/v1"
+)
+
+// service holds the Tab handlers.
+type service struct {
+	p   Predictor
+	log *zap.Logger
+}
+
+// StreamCpp answers one suggestion request: model_info first, then per
+// edit begin_edit, range_to_replace, the text pieces and done_edit, then
+// the jump if any, and done_stream last (docs/cursor-protocol.md, "Cursor
+// Tab"). The Predictor runs on the request's context, which ends when the
+// client aborts (it closes the connection as soon as the user types
+// again), so the model call stops at once.
+func (s *service) StreamCpp(ctx context.Context, req *connect.Request[aiserverv1.StreamCppRequest], stream *connect.ServerStream[aiserverv1.StreamCppResponse]) error {
+	model := modelOf(ctx)
+	if model == "" {
+		// Tab is off and there is no Cursor to relay to: no suggestion.
+		return stream.Send(&aiserverv1.StreamCppResponse{DoneStream: proto.Bool(true)})
+	}
+	in := Input(req.Msg, req.Header().Get("X-Request-Id"))
+	if in.RequestID == "" {
+		in.RequestID = uuid.NewString()
+	}
+	log := s.log.With(zap.String("request_id", in.RequestID), zap.String("model", model))
+	if err := stream.Send(&aiserverv1.StreamCppResponse{ModelInfo: &aiserverv1.StreamCppResponse_ModelInfo{
+		IsFusedCursorPredictionModel: true, IsMultidiffModel: true,
+	}}); err != nil {
+		return err
+	}
+	err := s.p.Predict(ctx, in, func(ev tab.Event) error {
+		for _, m := range Messages(ev) {
+			if err := stream.Send(m); err != nil {
+				return fmt.Errorf("send suggestion: %w", err)
+			}
+		}
+		return nil
+	})
+	var exceeded *budget.ExceededError
+	switch {
+	case ctx.Err() != nil:
+		// The client went away: nobody reads what would follow.
+		log.Debug("tab stream aborted by the client", zap.Error(err))
+		return nil
+	case errors.As(err, &exceeded):
+		// The one failure the user must hear about: the message says which
+		// limit and when it resets.
+		return connect.NewError(connect.CodeResourceExhausted, exceeded)
+	case err != nil:
+		// A failed suggestion is no suggestion: the client shows nothing and
+		// asks again on the next pause, where an error would only log noise
+		// in the editor.
+		log.Warn("tab suggestion failed", zap.Error(err))
+	}
+	return stream.Send(&aiserverv1.StreamCppResponse{DoneStream: proto.Bool(true)})
+}
+
+// StreamNextCursorPrediction ends at once: Keygate's jumps ride on
+// StreamCpp (CppConfig says the model is fused), so the client has no
+// reason to ask separately.
+func (s *service) StreamNextCursorPrediction(context.Context, *connect.Request[aiserverv1.StreamNextCursorPredictionRequest], *connect.ServerStream[aiserverv1.StreamNextCursorPredictionResponse]) error {
+	return nil
+}
+
+// Messages are the StreamCppResponse messages of one event. The range is
+// sent as it is: an edit's text replaces the lines of its range exactly
+// (domain/tab.Range), so there is never a leading line break for the
+// client to remove and should_remove_leading_eol stays unset.
+func Messages(ev tab.Event) []*aiserverv1.StreamCppResponse {
+	switch ev.Kind {
+	case tab.EventBeginEdit:
+		return []*aiserverv1.StreamCppResponse{
+			{BeginEdit: proto.Bool(true)},
+			{RangeToReplace: &aiserverv1.LineRange{
+				StartLineNumber:        int32(ev.Range.StartLine), //nolint:gosec // a line number of a bounded file
+				EndLineNumberInclusive: int32(ev.Range.EndLine),   //nolint:gosec // a line number of a bounded file
+			}},
+		}
+	case tab.EventText:
+		if ev.Text == "" {
+			return nil
+		}
+		return []*aiserverv1.StreamCppResponse{{Text: ev.Text}}
+	case tab.EventDoneEdit:
+		return []*aiserverv1.StreamCppResponse{{DoneEdit: proto.Bool(true)}}
+	case tab.EventJump:
+		if ev.Jump == nil {
+			return nil
+		}
+		return []*aiserverv1.StreamCppResponse{{CursorPredictionTarget: &aiserverv1.StreamCppResponse_CursorPredictionTarget{
+			RelativePath:         ev.Jump.Path,
+			LineNumberOneIndexed: int32(ev.Jump.Line), //nolint:gosec // a line number of a bounded file
+			ExpectedContent:      ev.Jump.Expected,
+		}}}
+	}
+	return nil
+}
+
+// Input translates a StreamCppRequest to the use case's request; requestID
+// is the client's x-request-id ("" when it sent none).
+func Input(req *aiserverv1.StreamCppRequest, requestID string) tab.Input {
+	cur := req.GetCurrentFile()
+	in := tab.Input{
+		RequestID:  requestID,
+		Path:       cur.GetRelativeWorkspacePath(),
+		Contents:   cur.GetContents(),
+		Line:       int(cur.GetCursorPosition().GetLine()),
+		Column:     int(cur.GetCursorPosition().GetColumn()),
+		LanguageID: cur.GetLanguageId(),
+		LineEnding: cur.GetLineEnding(),
+		Workspace:  req.GetWorkspaceId(),
+	}
+	// The older single-file history first, then the per-file histories;
+	// both are oldest first, as the client keeps them.
+	for _, d := range req.GetDiffHistory() {
+		in.Recent = append(in.Recent, tab.FileDiff{Path: in.Path, Diff: d})
+	}
+	for _, h := range req.GetFileDiffHistories() {
+		for _, d := range h.GetDiffHistory() {
+			in.Recent = append(in.Recent, tab.FileDiff{Path: h.GetFileName(), Diff: d})
+		}
+	}
+	for _, f := range req.GetAdditionalFiles() {
+		of := tab.OpenFile{Path: f.GetRelativeWorkspacePath()}
+		starts := f.GetStartLineNumberOneIndexed()
+		for i, text := range f.GetVisibleRangeContent() {
+			start := 1
+			if i < len(starts) {
+				start = int(starts[i])
+			}
+			of.Snippets = append(of.Snippets, tab.Snippet{StartLine: start, Text: text})
+		}
+		in.Open = append(in.Open, of)
+	}
+	in.Lints = lints(req)
+	return in
+}
+
+// lints are the current file's diagnostics: the linter errors the client
+// sent for it, else the file's own diagnostics. Their ranges are taken as
+// 1-indexed, as the editor's markers are (unlike the cursor position).
+func lints(req *aiserverv1.StreamCppRequest) []tab.Lint {
+	var out []tab.Lint
+	le := req.GetLinterErrors()
+	if le != nil && (le.GetRelativeWorkspacePath() == "" || le.GetRelativeWorkspacePath() == req.GetCurrentFile().GetRelativeWorkspacePath()) {
+		for _, e := range le.GetErrors() {
+			out = append(out, tab.Lint{Line: int(e.GetRange().GetStartPosition().GetLine()), Severity: severity(e.GetSeverity()), Message: e.GetMessage()})
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	for _, d := range req.GetCurrentFile().GetDiagnostics() {
+		out = append(out, tab.Lint{Line: int(d.GetRange().GetStartPosition().GetLine()), Severity: severity(d.GetSeverity()), Message: d.GetMessage()})
+	}
+	return out
+}
+
+func severity(s aiserverv1.Diagnostic_DiagnosticSeverity) string {
+	switch s {
+	case aiserverv1.Diagnostic_DIAGNOSTIC_SEVERITY_ERROR:
+		return "error"
+	case aiserverv1.Diagnostic_DIAGNOSTIC_SEVERITY_WARNING:
+		return "warning"
+	case aiserverv1.Diagnostic_DIAGNOSTIC_SEVERITY_INFORMATION:
+		return "information"
+	case aiserverv1.Diagnostic_DIAGNOSTIC_SEVERITY_HINT:
+		return "hint"
+	}
+	return ""
+}
+
+// normalizeStream reads a server-stream request's body within lim (bytes,
+// time, inflation through the shared Inflater) before the Connect handler
+// sees it: connect-go bounds a message's size but not the time a client
+// takes to send it, nor how many gzip payloads inflate at once. The
+// handler gets the single request frame uncompressed. Reading the body to
+// its end also lets net/http notice a client that closes the connection,
+// which cancels the request's context.
+func normalizeStream(next http.Handler, lim frame.Limits) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		raw, err := frame.ReadBody(w, r, lim)
+		if err == nil && strings.EqualFold(strings.TrimSpace(r.Header.Get("Content-Encoding")), "gzip") {
+			raw, err = lim.Inflater.Gunzip(r.Context(), raw, lim.MaxSize+frame.HeaderSize)
+		}
+		var f frame.Frame
+		if err == nil {
+			f, err = frame.NewReader(bytes.NewReader(raw), lim.MaxSize).Inflating(lim.Inflater).Next(r.Context())
+			if errors.Is(err, io.EOF) {
+				err = frame.ErrTruncated
+			}
+		}
+		if err != nil {
+			writeStreamError(w, r, frame.BodyError(err))
+			return
+		}
+		body := frame.Encode(0, f.Payload)
+		r.Header.Del("Content-Encoding")
+		r.Header.Del("Connect-Content-Encoding")
+		r.Header.Set("Content-Length", strconv.Itoa(len(body)))
+		r.ContentLength = int64(len(body))
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		next.ServeHTTP(w, r)
+	})
+}
+
+// writeStreamError answers a Connect stream that cannot start: 200 with
+// the error in the end-of-stream frame, as Connect streams report errors.
+func writeStreamError(w http.ResponseWriter, r *http.Request, ce *connect.Error) {
+	ct := r.Header.Get("Content-Type")
+	if !strings.HasPrefix(ct, "application/connect+") {
+		ct = "application/connect+proto"
+	}
+	w.Header().Set("Content-Type", ct)
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(frame.EndFrame(ce))
+}
