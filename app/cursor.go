@@ -30,6 +30,7 @@ import (
 	"keygate/app/config"
 	appcontrol "keygate/app/control"
 	"keygate/app/run"
+	apptab "keygate/app/tab"
 	"keygate/domain/destination"
 	"keygate/ports"
 )
@@ -117,7 +118,10 @@ type CursorServerOptions struct {
 	Budgets       *company.Budgets
 	AgentListener *AgentListener
 	Web           WebTools
-	Logger        *zap.Logger
+	// Tab serves Cursor Tab on the Tab model (relayed to Cursor while none
+	// is chosen).
+	Tab    *apptab.Service
+	Logger *zap.Logger
 }
 
 // NewCursorServer builds the Cursor protocol adapter: the run layer on the
@@ -148,6 +152,7 @@ func NewCursorServer(o CursorServerOptions) (*cursor.Server, func(), error) {
 		Upstream:     o.Upstream,
 		KeygateModel: o.Publishing.Serves,
 		Trace:        o.Tracing.Turn,
+		Tab:          o.Tab,
 	}
 	if o.Relay != nil {
 		opts.Relay = o.Relay

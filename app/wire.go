@@ -44,6 +44,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		NewEngine,
 		NewUpstream,
 		NewWebTools,
+		NewTab,
 		NewCursorServer,
 		wire.Struct(new(CursorServerOptions), "*"),
 		NewCursorRoutes,

@@ -182,6 +182,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
+	service := NewTab(modelProvider, catalog, tabModel, store, logger)
 	cursorServerOptions := CursorServerOptions{
 		Config:        cfg,
 		Engine:        engine,
@@ -194,6 +195,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		Budgets:       budgets,
 		AgentListener: agentListener,
 		Web:           webTools,
+		Tab:           service,
 		Logger:        logger,
 	}
 	cursorServer, cleanup7, err := NewCursorServer(cursorServerOptions)

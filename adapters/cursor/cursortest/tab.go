@@ -242,17 +242,12 @@ func (s *Suggestion) read(ctx context.Context, cancel context.CancelFunc, ai ais
 }
 
 // ApplyEdits applies edits in order, each to the file as the previous one
-// left it: an edit replaces lines StartLine..EndLine (1-indexed, inclusive;
-// EndLine = StartLine-1 inserts before StartLine) with its text split on
-// "\n" (domain/tab.Range). It stands in for domain/tab.Apply until that
-// exists.
+// left it, as the editor does (domain/tab.Apply: an edit replaces lines
+// StartLine..EndLine, 1-indexed and inclusive, with its text split on "\n").
 func ApplyEdits(contents string, edits []TabEdit) string {
 	lines := strings.Split(contents, "\n")
 	for _, e := range edits {
-		start := min(max(e.Range.StartLine, 1), len(lines)+1)
-		end := min(max(e.Range.EndLine, start-1), len(lines))
-		repl := strings.Split(e.Text, "\n")
-		lines = append(lines[:start-1], append(repl, lines[end:]...)...)
+		lines = tab.Apply(lines, e.Range, e.Text)
 	}
 	return strings.Join(lines, "\n")
 }
