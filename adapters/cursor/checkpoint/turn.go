@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -137,6 +138,21 @@ func (t *Turn) Tool(card *agentv1.ToolCall) {
 		}
 	}
 	t.steps = append(t.steps, &agentv1.ConversationStep{Message: &agentv1.ConversationStep_ToolCall{ToolCall: card}})
+}
+
+// Cancelled settles the turn of a cancelled run: the cards of calls that
+// never completed go (a cancelled run stores no call without its result,
+// so the model never sees them, and a card left open would never complete
+// in a reloaded chat), the text, thinking and completed cards stay. It
+// reports whether the turn had steps, that is whether its checkpoint says
+// more than the user turn's the client already holds.
+func (t *Turn) Cancelled() bool {
+	had := len(t.steps) > 0
+	t.steps = slices.DeleteFunc(t.steps, func(s *agentv1.ConversationStep) bool {
+		return s.GetToolCall() != nil && s.GetToolCall().CompletedAtMs == nil
+	})
+	t.open = nil
+	return had
 }
 
 // structure stores the turn's blobs and returns the id of its
