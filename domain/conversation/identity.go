@@ -45,10 +45,13 @@ const (
 	// ContextEditor is the editor's state: open files, the cursor,
 	// recently viewed files.
 	ContextEditor ContextChannel = "editor"
+	// ContextFiles is the contents of the files open in the editor, apart
+	// from the editor's state: a moved cursor must not send them again.
+	ContextFiles ContextChannel = "files"
 )
 
 // ContextChannels lists the channels in the order a turn appends them.
-var ContextChannels = []ContextChannel{ContextEnvironment, ContextMCP, ContextMode, ContextEditor}
+var ContextChannels = []ContextChannel{ContextEnvironment, ContextMCP, ContextMode, ContextEditor, ContextFiles}
 
 // ContextID is the id of channel ch's request-context message compiled for
 // the turn-starting event eventID: request-context:<event> for the

@@ -19,8 +19,9 @@ const (
 	// ChangeMCP: the request appends a message of the MCP channel (an MCP
 	// server or tool was added, changed or removed).
 	ChangeMCP
-	// ChangeContext: the request appends a message of the environment or
-	// editor channel (rules, skills, layouts, the open files…).
+	// ChangeContext: the request appends a message of the environment,
+	// editor or files channel (rules, skills, layouts, the open files and
+	// their contents…).
 	ChangeContext
 )
 

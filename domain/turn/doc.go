@@ -8,7 +8,8 @@
 //   - context enters history as messages of its own, never through the
 //     system prompt or the tools, and only on turn-starting inputs;
 //   - the context is split into channels that change on their own (the
-//     environment, the MCP servers, the mode, the editor's state), each its
+//     environment, the MCP servers, the mode, the editor's state, the open
+//     files' contents), each its
 //     own message request-context[/<channel>]:<event>;
 //   - a channel's message is appended only when it differs from the latest
 //     message of that channel in history, immediately before the runtime

@@ -52,6 +52,18 @@ var _ = Describe("Handler serving conversation actions", func() {
 			Expect(next.EndError()).To(BeNil())
 			Expect(string(f.h.provider.Requests()[1].Body)).To(ContainSubstring("Partial "))
 		})
+
+		It("keeps the partial answer in the cancelled turn, so a reloaded chat shows what the model sees", func() {
+			f.h.reply(providertest.Turn{ID: "r2", Text: []string{"Continuing."}})
+			next := finished(open(f.c.WithRequestID("req-2"), cursortest.Request("conv-cancel", "kg-model",
+				cursortest.UserMessageAction("m2", "Go on"), f.c.Checkpoint())))
+			Expect(next.EndError()).To(BeNil())
+			chat, err := f.c.Chat(lastCheckpoint(next))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(chat).To(HaveLen(2))
+			Expect(chat[0].Texts()).To(Equal([]string{"Partial "}))
+			Expect(chat[1].Texts()).To(Equal([]string{"Continuing."}))
+		})
 	})
 
 	When("the user cancels while a tool runs on the client", func() {
@@ -66,6 +78,36 @@ var _ = Describe("Handler serving conversation actions", func() {
 			Expect(cursortest.Kinds(st.Content())).To(ContainElement("abort"))
 			Expect(f.ws.Aborted()).To(ConsistOf(f.ws.Execs()[0].GetId()))
 		})
+	})
+
+	It("keeps a cancelled round's text and completed calls in the turn, without the call that never completed", func() {
+		f.ws.Hold = func(ex *agentv1.ExecServerMessage) <-chan struct{} {
+			if ex.GetShellStreamArgs() != nil {
+				return make(chan struct{})
+			}
+			return nil
+		}
+		f.h.reply(providertest.Turn{ID: "r1", Text: []string{"Reading first."}, Calls: []providertest.Call{
+			call("c_read", "Read", `{"path":"a.txt"}`), call("c_sh", "Shell", `{"command":"sleep 5"}`)}})
+		st := open(f.c, cursortest.RunRequest("conv-cancel-round", "kg-model", "Read, then run"))
+		Eventually(func() []string { return completedOrder(st) }).Should(Equal([]string{"c_read"}))
+		Expect(f.c.Send(ctx(), cursortest.Cancel("stop"))).To(Succeed())
+		Expect(finished(st).EndError().Code()).To(Equal(connect.CodeCanceled))
+
+		f.h.reply(providertest.Turn{ID: "r2", Text: []string{"Next."}})
+		next := finished(open(f.c.WithRequestID("req-2"), cursortest.Request("conv-cancel-round", "kg-model",
+			cursortest.UserMessageAction("m2", "Go on"), f.c.Checkpoint())))
+		Expect(next.EndError()).To(BeNil())
+		body := string(f.h.provider.Requests()[1].Body)
+		Expect(body).To(And(ContainSubstring("Reading first."), ContainSubstring("c_read"), Not(ContainSubstring("sleep 5"))))
+		cp := lastCheckpoint(next)
+		Expect(cp.GetPendingToolCalls()).To(BeEmpty())
+		chat, err := f.c.Chat(cp)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(chat).To(HaveLen(2))
+		Expect(chat[0].Texts()).To(Equal([]string{"Reading first."}))
+		Expect(chat[0].Cards()).To(Equal([]string{"c_read"}))
+		Expect(cursortest.Done(chat[0].Steps[1].GetToolCall())).To(BeTrue())
 	})
 
 	When("the user queues a follow-up while a tool runs", func() {

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -78,6 +79,28 @@ func (s *session) publishSettled(ctx context.Context, checkpointID, summary stri
 	}
 	st, blobs := checkpoint.Settled(p)
 	s.blobs.publish(ctx, blobs, st)
+}
+
+// cancelAckWait bounds the wait for the ACKs of a cancelled turn's
+// checkpoint: the user waits for the cancel to end the stream.
+const cancelAckWait = 2 * time.Second
+
+// publishCancelled publishes the settled checkpoint of a turn the user
+// cancelled, before the stream ends: the text the model streamed (the
+// engine stored it as the cycle's interrupted output) and the calls
+// committed so far stay in the turn, the cards of calls that never
+// completed go, and nothing is left pending. Without it the client keeps
+// the user turn's checkpoint (or a staged one with open cards), and a
+// reloaded chat loses the partial answer the model still has in its
+// history. A turn that showed nothing yet has nothing to add.
+func (s *session) publishCancelled(ctx context.Context) {
+	if s.compacting || s.view.ui == nil || !s.view.ui.Cancelled() {
+		return
+	}
+	s.view.open = nil
+	ctx, cancel := context.WithTimeout(ctx, cancelAckWait)
+	defer cancel()
+	s.publishSettled(ctx, s.view.head, "")
 }
 
 // finalTurn ends a turn in the protocol's order: turn_ended, the staged

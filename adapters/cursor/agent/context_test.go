@@ -2,6 +2,10 @@ package agent_test
 
 import (
 	"encoding/base64"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -9,6 +13,7 @@ import (
 
 	"keygate/adapters/cursor/cursortest"
 	"keygate/adapters/provider/providertest"
+	"keygate/domain/turn"
 	agentv1 "keygate/gen/cursor/agent/v1"
 	"keygate/ports"
 )
@@ -80,5 +85,77 @@ var _ = Describe("Handler receiving an attached image", func() {
 		ok, err := h.stores.Blobs.Has(ctx(), ports.BlobID(png))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(ok).To(BeTrue())
+	})
+})
+
+var _ = Describe("Handler giving the model the open files' contents (RequestContext.file_contents)", func() {
+	f := useFixture()
+
+	// withFiles is a user message whose request context carries the
+	// contents of the open files.
+	withFiles := func(messageID, text string, files map[string]string) *agentv1.ConversationAction {
+		a := cursortest.UserMessageAction(messageID, text)
+		a.GetUserMessageAction().RequestContext = &agentv1.RequestContext{FileContents: files}
+		return a
+	}
+	// turnWith plays one turn of conv and returns the body the provider
+	// received for it.
+	n := 0
+	turnWith := func(conv string, a *agentv1.ConversationAction) string {
+		n++
+		f.h.reply(providertest.Turn{ID: fmt.Sprintf("r%d", n), Text: []string{"Seen."}})
+		st := finished(open(f.c.WithRequestID(fmt.Sprintf("req-files-%d", n)), cursortest.Request(conv, "kg-model", a, f.c.Checkpoint())))
+		Expect(st.EndError()).To(BeNil())
+		reqs := f.h.provider.Requests()
+		return string(reqs[len(reqs)-1].Body)
+	}
+	const tag = `<open_file_contents>`
+	BeforeEach(func() { n = 0 })
+
+	It("shows the model the contents of the file it is asked about", func() {
+		body := turnWith("conv-files-1", withFiles("m1", "What does main.go return?",
+			map[string]string{"main.go": "package main\n\nfunc answer() int { return 42 }\n"}))
+		Expect(body).To(ContainSubstring(`func answer() int { return 42 }`))
+		Expect(body).To(ContainSubstring(`<file path=\"main.go\">`))
+	})
+
+	It("sends unchanged contents once, so the prompt only grows, and appends a new message when they change", func() {
+		files := map[string]string{"main.go": "package main\n\nfunc answer() int { return 42 }\n", "util.go": "package main\n"}
+		first := turnWith("conv-files-2", withFiles("m1", "Look at main.go.", files))
+		second := turnWith("conv-files-2", withFiles("m2", "And again?", files))
+		Expect(strings.Count(second, tag)).To(Equal(1), "unchanged contents add nothing")
+		prev, err := providertest.PromptSegments(mainKind, []byte(first))
+		Expect(err).NotTo(HaveOccurred())
+		next, err := providertest.PromptSegments(mainKind, []byte(second))
+		Expect(err).NotTo(HaveOccurred())
+		r := providertest.Retained(prev, next)
+		Expect(r.Extends()).To(BeTrue(), "changed at %s", r.Changed)
+		Expect(appended(next, r)).To(And(ContainSubstring("And again?"), Not(ContainSubstring(tag))))
+
+		files["main.go"] = "package main\n\nfunc answer() int { return 43 }\n"
+		third := turnWith("conv-files-2", withFiles("m3", "Now?", files))
+		Expect(strings.Count(third, tag)).To(Equal(2), "changed contents append a message of their own")
+		Expect(third).To(And(ContainSubstring("return 42"), ContainSubstring("return 43")))
+		Expect(strings.Index(third, "return 43")).To(BeNumerically(">", strings.Index(third, "And again?")))
+	})
+
+	It("bounds the contents and says what it left out", func() {
+		line := strings.Repeat("x", 1023) + "\n"
+		big := strings.Repeat(line, 40) // 40 KiB: over the cap of one file
+		body := turnWith("conv-files-3", withFiles("m1", "Summarise.", map[string]string{
+			"a.go": big, "b.go": big, "c.go": big}))
+		// a.go shows the 32 KiB one file may show, b.go what is left of the
+		// channel's 64 KiB (less the tags and paths), c.go nothing.
+		Expect(turn.FileContentLimit).To(Equal(32 << 10))
+		Expect(turn.FileContentsLimit).To(Equal(64 << 10))
+		Expect(body).To(ContainSubstring("… (8192 more bytes of a.go not shown)"))
+		m := regexp.MustCompile(`… \((\d+) more bytes of b.go not shown\)`).FindStringSubmatch(body)
+		Expect(m).To(HaveLen(2))
+		leftB, err := strconv.Atoi(m[1])
+		Expect(err).NotTo(HaveOccurred())
+		Expect(leftB).To(And(BeNumerically(">", 8192), BeNumerically("<", 8192+2048)))
+		Expect(body).To(ContainSubstring("… (40960 more bytes of c.go not shown)"))
+		Expect(body).NotTo(ContainSubstring(`<file path=\"c.go\">`))
+		Expect(strings.Count(body, strings.Repeat("x", 1023))).To(Equal(32 + (len(big)-leftB)/len(line)))
 	})
 })

@@ -18,7 +18,10 @@
 // once, so the provider request starts while the client stores the
 // blobs, and the run's events are held back until the checkpoint is out
 // (or skipped), so nothing overtakes it. The final turn is published as
-// turn_ended, staged, settled, settled.
+// turn_ended, staged, settled, settled; a turn the user cancels publishes
+// its settled checkpoint (the partial text and the committed calls) before
+// the stream ends. A resume continues the client's last turn, the card of
+// each call it runs again in the place of the one the broken run left open.
 //
 // A turn reads its conversation once: the history loaded to compile it
 // goes to the engine (run.PreparedRun.History), and each commit brings its

@@ -74,7 +74,7 @@ var _ = Describe("Handler serving Write and StrReplace, as the client's edit car
 			Expect(s.GetDiffString()).To(Equal("--- a/a.txt\n+++ b/a.txt\n@@ -1 +1,3 @@\n alpha\n+beta \"quoted\" é\n+gamma\n"))
 			Expect(s.GetLinesAdded()).To(BeEquivalentTo(2))
 			Expect(s.GetLinesRemoved()).To(BeZero())
-			Expect(s.GetMessage()).To(Equal("Wrote 4 lines to a.txt"))
+			Expect(s.GetMessage()).To(Equal("Wrote 3 lines to a.txt"))
 			Expect(s.GetPath()).To(Equal("a.txt"))
 			Expect(completed(st, "c_w").GetEditToolCall().GetArgs().GetStreamContent()).To(Equal(contents))
 		})
@@ -109,4 +109,31 @@ var _ = Describe("Handler serving Write and StrReplace, as the client's edit car
 		Expect([]int32{s.GetLinesAdded(), s.GetLinesRemoved()}).To(Equal([]int32{1, 1}))
 		Expect(s.GetBeforeFullFileContent()).To(ContainSubstring("return 1"))
 	})
+})
+
+var _ = Describe("Handler serving Write, as the model reads its result", func() {
+	f := useFixture()
+
+	// A person counts the lines of a file: a last line needs no newline, and
+	// a newline ending the file opens no line of its own.
+	DescribeTable("says how many lines it wrote, counted as a person counts them",
+		func(contents, said string) {
+			f.h.reply(
+				providertest.Turn{ID: "r1", Calls: []providertest.Call{
+					streamed("c_w", "Write", map[string]any{"path": "n.txt", "contents": contents}, 64)}},
+				providertest.Turn{ID: "r2", Text: []string{"Done."}},
+			)
+			st := finished(open(f.c, cursortest.RunRequest("conv-lines", "kg-model", "Write n.txt")))
+			Expect(st.EndError()).To(BeNil())
+			Expect(completed(st, "c_w").GetEditToolCall().GetResult().GetSuccess().GetMessage()).To(Equal(said))
+			Expect(f.h.provider.Requests()).To(HaveLen(2))
+			Expect(string(f.h.provider.Requests()[1].Body)).To(ContainSubstring(said))
+		},
+		Entry("an empty file", "", "Wrote 0 lines to n.txt"),
+		Entry("one line without a newline", "a", "Wrote 1 line to n.txt"),
+		Entry("one line with its newline", "a\n", "Wrote 1 line to n.txt"),
+		Entry("two lines, the last without a newline", "a\nb", "Wrote 2 lines to n.txt"),
+		Entry("two lines with their newlines", "a\nb\n", "Wrote 2 lines to n.txt"),
+		Entry("an empty line between two", "a\n\nb\n", "Wrote 3 lines to n.txt"),
+	)
 })

@@ -23,6 +23,12 @@ func cancelReason(clientReason string) string {
 	return userCancel
 }
 
+// byUser reports whether a run was cancelled by the user's CancelAction
+// (rather than superseded, preempted, orphaned or shut down).
+func byUser(reason string) bool {
+	return reason == userCancel || strings.HasPrefix(reason, userCancel+": ")
+}
+
 // cancelText is the end-of-stream text of a cancelled run.
 func cancelText(reason string) string {
 	switch {

@@ -133,21 +133,61 @@ func (s *session) continueTurn(ctx context.Context, log *zap.Logger, req *agentv
 	if len(turns) == 0 {
 		return
 	}
-	last := turns[len(turns)-1]
-	data, ok := []byte(nil), false
-	for _, b := range req.GetPreFetchedBlobs() {
-		if string(b.GetId()) == string(last) {
-			data, ok = b.GetValue(), true
-		}
-	}
-	if !ok {
-		var err error
-		if data, err = s.blobs.get(ctx, last); err != nil {
-			log.Info("last turn not readable; the resumed steps get a turn of their own", zap.Error(err))
-			return
-		}
+	data, err := s.clientBlob(ctx, req, turns[len(turns)-1])
+	if err != nil {
+		log.Info("last turn not readable; the resumed steps get a turn of their own", zap.Error(err))
+		return
 	}
 	if err := ui.Continue(data); err != nil {
 		log.Info("last turn not continued", zap.Error(err))
+		return
 	}
+	s.placePending(ctx, log, req, base, ui)
+}
+
+// maxPendingScan bounds the steps of the continued turn read to find the
+// cards of its pending calls: they are the turn's last cards (a round's
+// cards start together, after its text), so a few steps from the end
+// suffice, and a long turn costs no GET per step.
+const maxPendingScan = 64
+
+// placePending finds, from the continued turn's last step back, the cards
+// of the calls base left pending, which the resumed run runs again: the
+// resumed card takes the abandoned one's place, so the chat shows one card
+// per call and it completes (a card not found within maxPendingScan steps
+// is shown again after the turn's steps).
+func (s *session) placePending(ctx context.Context, log *zap.Logger, req *agentv1.AgentRunRequest, base *agentv1.ConversationStateStructure, ui *checkpoint.Turn) {
+	_, held, err := resumePending(base)
+	if err != nil || held == nil {
+		return
+	}
+	want := map[string]bool{}
+	for _, c := range held.Calls {
+		want[c.CallID] = true
+	}
+	steps := ui.PriorSteps()
+	for i := len(steps) - 1; i >= 0 && i >= len(steps)-maxPendingScan && len(want) > 0; i-- {
+		data, err := s.clientBlob(ctx, req, steps[i])
+		if err != nil {
+			log.Info("step of the continued turn not readable", zap.Error(err))
+			return
+		}
+		id, err := ui.PriorStep(i, data)
+		if err != nil {
+			log.Info("step of the continued turn not read", zap.Error(err))
+			continue
+		}
+		delete(want, id)
+	}
+}
+
+// clientBlob is a blob of the client's store: pre-fetched with the run
+// request, else read by KV GET.
+func (s *session) clientBlob(ctx context.Context, req *agentv1.AgentRunRequest, id []byte) ([]byte, error) {
+	for _, b := range req.GetPreFetchedBlobs() {
+		if string(b.GetId()) == string(id) {
+			return b.GetValue(), nil
+		}
+	}
+	return s.blobs.get(ctx, id)
 }

@@ -117,6 +117,15 @@ var _ = Describe("Handler resuming from the client's checkpoint alone, when the 
 			Expect(body).To(And(ContainSubstring("Let me run it."), ContainSubstring("c_shell"), ContainSubstring("resumed"), ContainSubstring("Run it")))
 		})
 
+		It("shows the resumed Shell as the turn's one card for its call, completed after the round's text", func() {
+			chat, err := f.c.Chat(lastCheckpoint(st))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(chat).To(HaveLen(1))
+			Expect(chat[0].Cards()).To(Equal([]string{"c_shell"}))
+			Expect(chat[0].Texts()).To(Equal([]string{"Let me run it.", "Finished."}))
+			Expect(cursortest.Done(chat[0].Steps[1].GetToolCall())).To(BeTrue())
+		})
+
 		It("leaves the client a settled checkpoint it can resolve, holding the round's result and the answer", func() {
 			cp := lastCheckpoint(st)
 			Expect(cp.GetPendingToolCalls()).To(BeEmpty())

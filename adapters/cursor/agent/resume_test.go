@@ -75,6 +75,19 @@ var _ = Describe("Handler across restarts, edits and model switches", func() {
 			Expect(cards).To(ContainElements("c_read", "c_shell"))
 		})
 
+		It("keeps one step per tool call: the resumed Shell's card is the one that completes, where the abandoned one was", func() {
+			chat, err := f.c.Chat(lastCheckpoint(st))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(chat).To(HaveLen(1))
+			Expect(chat[0].Cards()).To(Equal([]string{"c_read", "c_shell"}))
+			for _, s := range chat[0].Steps {
+				if tc := s.GetToolCall(); tc != nil {
+					Expect(cursortest.Done(tc)).To(BeTrue(), tc.GetToolCallId())
+				}
+			}
+			Expect(chat[0].Steps[len(chat[0].Steps)-1].GetAssistantMessage().GetText()).To(Equal("Finished."))
+		})
+
 		It("does not repeat the finished model cycle and gives the model both results", func() {
 			reqs := f.h.provider.Requests()
 			Expect(reqs).To(HaveLen(2))

@@ -53,6 +53,9 @@ func (s *session) serve(ctx context.Context) error {
 			if o.Status == run.Completed && !s.followUps.waiting() {
 				s.leftovers(ctx)
 			}
+			if o.Status == run.Cancelled && byUser(o.Reason) {
+				s.publishCancelled(ctx)
+			}
 			if o.Status != run.Completed || !s.followUps.waiting() {
 				return s.end(o)
 			}

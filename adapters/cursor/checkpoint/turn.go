@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,6 +26,10 @@ type Turn struct {
 	// message and steps are kept by blob id and it replaces the client's
 	// last turn instead of following it.
 	prior *agentv1.AgentConversationTurnStructure
+	// priorCards maps a call id to the index of the prior step that shows
+	// its card (PriorStep): the resumed run's card for that call takes the
+	// step's place instead of following the prior steps.
+	priorCards map[string]int
 	// tail accumulates the text of the last step while deltas extend it,
 	// so a long reply costs linear time, not a copy of the text per delta;
 	// open is the step field tail mirrors.
@@ -44,6 +49,32 @@ func (t *Turn) Continue(data []byte) error {
 	}
 	t.prior = ts.GetAgentConversationTurn()
 	return nil
+}
+
+// PriorSteps returns the blob ids of the continued turn's steps, in order.
+func (t *Turn) PriorSteps() [][]byte { return t.prior.GetSteps() }
+
+// PriorStep reads step i of the continued turn (data is its blob) and, when
+// it is a tool card, returns its call id: a card the resumed run shows for
+// that call (a pending call it runs again) replaces this step where it is,
+// so the chat keeps one card per call and the one it keeps completes.
+func (t *Turn) PriorStep(i int, data []byte) (string, error) {
+	if i < 0 || i >= len(t.prior.GetSteps()) {
+		return "", fmt.Errorf("prior step %d of %d", i, len(t.prior.GetSteps()))
+	}
+	var step agentv1.ConversationStep
+	if err := proto.Unmarshal(data, &step); err != nil {
+		return "", fmt.Errorf("decode prior step: %w", err)
+	}
+	id := step.GetToolCall().GetToolCallId()
+	if id == "" {
+		return "", nil
+	}
+	if t.priorCards == nil {
+		t.priorCards = map[string]int{}
+	}
+	t.priorCards[id] = i
+	return id, nil
 }
 
 // Continues reports whether t replaces the client's last turn.
@@ -109,6 +140,21 @@ func (t *Turn) Tool(card *agentv1.ToolCall) {
 	t.steps = append(t.steps, &agentv1.ConversationStep{Message: &agentv1.ConversationStep_ToolCall{ToolCall: card}})
 }
 
+// Cancelled settles the turn of a cancelled run: the cards of calls that
+// never completed go (a cancelled run stores no call without its result,
+// so the model never sees them, and a card left open would never complete
+// in a reloaded chat), the text, thinking and completed cards stay. It
+// reports whether the turn had steps, that is whether its checkpoint says
+// more than the user turn's the client already holds.
+func (t *Turn) Cancelled() bool {
+	had := len(t.steps) > 0
+	t.steps = slices.DeleteFunc(t.steps, func(s *agentv1.ConversationStep) bool {
+		return s.GetToolCall() != nil && s.GetToolCall().CompletedAtMs == nil
+	})
+	t.open = nil
+	return had
+}
+
 // structure stores the turn's blobs and returns the id of its
 // ConversationTurnStructure.
 func (t *Turn) structure(b Blobs) []byte {
@@ -129,6 +175,10 @@ func (t *Turn) structure(b Blobs) []byte {
 		at.UserMessage = b.PutProto(t.User)
 	}
 	for _, s := range t.steps {
+		if i, ok := t.priorCards[s.GetToolCall().GetToolCallId()]; ok && s.GetToolCall() != nil {
+			at.Steps[i] = b.PutProto(s)
+			continue
+		}
 		at.Steps = append(at.Steps, b.PutProto(s))
 	}
 	return b.PutProto(&agentv1.ConversationTurnStructure{Turn: &agentv1.ConversationTurnStructure_AgentConversationTurn{AgentConversationTurn: at}})

@@ -125,7 +125,10 @@ func decodePart(name string, id []byte, length uint32, blobs map[string][]byte, 
 // contexts compiles the request context's channels: the environment and
 // the MCP servers (the request context's and the client's own MCP tools,
 // direct) when the client sent a request context, the mode when withMode,
-// and the editor's state when the user message um carries one.
+// the editor's state when the user message um carries one, and the open
+// files' contents (RequestContext.file_contents) when the client sent some.
+// A request without contents says nothing about them: the editor channel
+// says which files are open.
 func contexts(rc *agentv1.RequestContext, direct []*agentv1.McpToolDefinition, mode Mode, withMode bool, um *agentv1.UserMessage, now time.Time, schemas *Schemas) []turn.Context {
 	var out []turn.Context
 	if env := compileContext(rc, now); env != "" {
@@ -139,6 +142,9 @@ func contexts(rc *agentv1.RequestContext, direct []*agentv1.McpToolDefinition, m
 	}
 	if c, ok := editorContext(um); ok {
 		out = append(out, c)
+	}
+	if text := turn.OpenFiles(rc.GetFileContents()).Compile(); text != "" {
+		out = append(out, turn.Context{Channel: conversation.ContextFiles, Text: text})
 	}
 	return out
 }

@@ -30,7 +30,10 @@
 // client shows besides text: the live terminal of a running shell
 // (shell_output_delta), a file's content while the model writes it
 // (edit_tool_call_delta) and the thinking blocks, Keygate's retry statuses
-// among them (thinking_delta, thinking_completed).
+// among them (thinking_delta, thinking_completed). Client.Chat reads the
+// turns of a checkpoint from the client's blob store, as a reloaded chat
+// shows them (each turn's user message and steps; Done tells a completed
+// tool card).
 //
 // TabClient simulates the editor's Tab on either Connect codec: it keeps a
 // file and a cursor, types, asks for a suggestion at a pause (StreamCpp),

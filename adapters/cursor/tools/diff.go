@@ -62,6 +62,8 @@ func splitLines(s string) []string {
 	return out
 }
 
+// lines counts the lines of s as a person does: "" has none, "a" and "a\n"
+// one, "a\nb" and "a\nb\n" two.
 func lines(s string) int32 {
 	if s == "" {
 		return 0

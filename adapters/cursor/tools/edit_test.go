@@ -32,7 +32,7 @@ var _ = Describe("Write and StrReplace", func() {
 		Expect(s.GetDiffString()).To(Equal("--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n alpha\n-beta\n+BETA\n gamma\n"))
 		Expect(s.GetLinesAdded()).To(BeEquivalentTo(1))
 		Expect(s.GetLinesRemoved()).To(BeEquivalentTo(1))
-		Expect(s.GetMessage()).To(Equal("Wrote 4 lines to a.txt"))
+		Expect(s.GetMessage()).To(Equal("Wrote 3 lines to a.txt"))
 		Expect(s.GetPath()).To(Equal("a.txt"))
 	})
 

@@ -119,7 +119,7 @@ func (e *edit) onWrite(c *call, m *agentv1.ExecClientMessage) Action {
 	d := diffOf(e.path, e.before, after)
 	msg := "Edited " + e.path
 	if e.whole {
-		msg = fmt.Sprintf("Wrote %d lines to %s", strings.Count(e.after, "\n")+1, e.path)
+		msg = wroteLines(lines(e.after), e.path)
 	}
 	before := e.before
 	c.card.GetEditToolCall().Result = &agentv1.EditResult{Result: &agentv1.EditResult_Success{Success: &agentv1.EditSuccess{
@@ -127,6 +127,16 @@ func (e *edit) onWrite(c *call, m *agentv1.ExecClientMessage) Action {
 		LinesAdded: &d.added, LinesRemoved: &d.removed, DiffString: d.text, Message: &msg,
 	}}}
 	return finish(msg, false)
+}
+
+// wroteLines is what the model reads after a Write: the lines of the text
+// it wrote, counted as a person counts them (lines: a last line needs no
+// newline, and a final newline opens no line).
+func wroteLines(n int32, path string) string {
+	if n == 1 {
+		return "Wrote 1 line to " + path
+	}
+	return fmt.Sprintf("Wrote %d lines to %s", n, path)
 }
 
 // editFailed completes the call with the card's failure variant; the model
