@@ -147,6 +147,12 @@ var _ = Describe("PromptTap.Stream", func() {
 		_, _ = tap.Stream(ctx, ports.ModelCall{CallID: "c1"})
 		Expect(store.puts).To(HaveKey("c1"))
 	})
+
+	It("keeps no prompt of a Tab prediction, which belongs to no conversation", func() {
+		_, _ = tap.Stream(context.Background(), ports.ModelCall{CallID: "tab:r1", Kind: callrecord.KindTab, Request: secretRequest()})
+		Expect(store.puts).NotTo(HaveKey("tab:r1"))
+		Expect(next.calls).To(Equal([]string{"tab:r1"}), "the call itself is made")
+	})
 })
 
 // calls is an in-memory call lister and reader of one conversation.

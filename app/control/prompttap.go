@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"keygate/domain/callrecord"
 	"keygate/domain/prefix"
 	"keygate/ports"
 )
@@ -40,6 +41,13 @@ func (t *PromptTap) DetailedWith(detailed func() bool) { t.detailed = detailed }
 // beside the provider request instead of before it, and Stream returns
 // once both are done, so the prompt is kept by then as before.
 func (t *PromptTap) Stream(ctx context.Context, call ports.ModelCall) (ports.ModelStream, error) {
+	// The insight compares a call with its conversation's previous one: a
+	// Tab prediction belongs to none, and Tab makes one on nearly every
+	// keystroke pause, so keeping its prompt would be a store write per
+	// keystroke for nothing.
+	if call.Kind == callrecord.KindTab {
+		return t.next.Stream(ctx, call)
+	}
 	at := t.now()
 	detailed := t.detailed != nil && t.detailed()
 	kept := make(chan struct{})

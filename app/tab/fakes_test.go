@@ -3,6 +3,7 @@ package tab_test
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"keygate/domain/llm"
 	"keygate/ports"
@@ -23,9 +24,14 @@ func (protocols) Protocols() []ports.ProviderProtocol {
 func (protocols) RequestURL(llm.ProviderKind, string, string, bool) (string, error) { return "", nil }
 
 // endpoints resolves every id to a routed endpoint of kind.
-type endpoints struct{ kind llm.ProviderKind }
+type endpoints struct {
+	kind llm.ProviderKind
+	// resolved counts the resolutions.
+	resolved atomic.Int32
+}
 
 func (e *endpoints) Endpoint(_ context.Context, id string) (ports.Endpoint, ports.ModelConfig, error) {
+	e.resolved.Add(1)
 	if id == "missing" {
 		return ports.Endpoint{}, ports.ModelConfig{}, ports.ErrNotFound
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -48,13 +50,46 @@ type Options struct {
 	FillTokens, EditTokens int
 	// Limits bound what the service remembers; zero takes DefaultLimits.
 	Limits Limits
+	// Now is the clock; nil for time.Now.
+	Now func() time.Time
+}
+
+// endpointFresh is how long a resolved Tab endpoint is reused. Resolving
+// reads the model (and an alias's first target) from the store, and Tab
+// asks on nearly every keystroke pause; the Tab model setting itself is
+// answered from memory for as long. The router still resolves each
+// attempt's target and key itself, so a drained target or a resting key
+// takes effect at once.
+const endpointFresh = 2 * time.Second
+
+// resolved is the endpoint of a Tab model as resolved at a time.
+type resolved struct {
+	model string
+	ep    ports.Endpoint
+	cfg   ports.ModelConfig
+	at    time.Time
+}
+
+// endpoint resolves model, from memory while fresh.
+func (s *Service) endpoint(ctx context.Context, model string) (ports.Endpoint, ports.ModelConfig, error) {
+	now := s.o.Now()
+	if r := s.resolved.Load(); r != nil && r.model == model && now.Sub(r.at) < endpointFresh {
+		return r.ep, r.cfg, nil
+	}
+	ep, cfg, err := s.o.Endpoints.Endpoint(ctx, model)
+	if err != nil {
+		return ports.Endpoint{}, ports.ModelConfig{}, err
+	}
+	s.resolved.Store(&resolved{model: model, ep: ep, cfg: cfg, at: now})
+	return ep, cfg, nil
 }
 
 // Service predicts the next edit of a Cursor Tab request on the
 // organisation's own model. It is safe for concurrent use.
 type Service struct {
-	o   Options
-	mem *memory
+	o        Options
+	mem      *memory
+	resolved atomic.Pointer[resolved]
 }
 
 // New returns a Service over o.
@@ -76,6 +111,9 @@ func New(o Options) *Service {
 	}
 	if o.Log == nil {
 		o.Log = zap.NewNop()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
 	}
 	return &Service{o: o, mem: newMemory(o.Limits)}
 }
@@ -116,7 +154,7 @@ func (s *Service) Predict(ctx context.Context, in tab.Input, emit func(tab.Event
 			return emitAll(emit, tab.EditEvents(e))
 		}
 	}
-	ep, cfg, err := s.o.Endpoints.Endpoint(ctx, model)
+	ep, cfg, err := s.endpoint(ctx, model)
 	if err != nil {
 		return fmt.Errorf("resolve tab model %s: %w", model, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -60,6 +61,21 @@ var _ = Describe("Tab predictions", func() {
 		Expect(svc.Model(ctx)).To(BeEmpty())
 		Expect(svc.Predict(ctx, input("r1", "a.go", file), collect(new([]tab.Event)))).To(MatchError(apptab.ErrOff))
 		Expect(prov.Calls()).To(BeEmpty())
+	})
+
+	It("resolves the Tab model's endpoint once every couple of seconds, not on every keystroke", func() {
+		now := time.Unix(1_800_000_000, 0)
+		build(apptab.Options{Now: func() time.Time { return now }})
+		for i := range 3 {
+			prov.answers = append(prov.answers, text(llm.FinishStop, "x"))
+			Expect(svc.Predict(ctx, input(fmt.Sprintf("r%d", i), "a.go", file), collect(new([]tab.Event)))).To(Succeed())
+		}
+		Expect(eps.resolved.Load()).To(BeEquivalentTo(1))
+		now = now.Add(3 * time.Second)
+		prov.answers = append(prov.answers, text(llm.FinishStop, "x"))
+		Expect(svc.Predict(ctx, input("r9", "a.go", file), collect(new([]tab.Event)))).To(Succeed())
+		Expect(eps.resolved.Load()).To(BeEquivalentTo(2))
+		Expect(prov.Calls()).To(HaveLen(4))
 	})
 
 	It("refuses a request without a caller", func() {

@@ -127,9 +127,14 @@ func fixtureRun() runInfo {
 // fixtureReport is a judged report of every scenario; met makes every
 // target met; base, when set, is the previous run it is judged against.
 func fixtureReport(met bool, base *report) *report {
-	lat, conc, cp, ts := fixtureLatency(), fixtureConcurrency(), fixtureCheckpoint(), fixtureTurnStart()
+	lat, conc, cp, ts, tab := fixtureLatency(), fixtureConcurrency(), fixtureCheckpoint(), fixtureTurnStart(), fixtureTab()
 	if met {
 		meetTargets(lat, conc, cp, ts)
+		tab.Many.TTFT = durs(31, 32, 34)
+		tab.Many.DirectTTFT = durs(30, 31, 33)
+		tab.Many.AbortToCancel = durs(1, 2, 9)
+		tab.Many.Cancelled = tab.Many.Aborted
+		tab.CPULarge = 2 * time.Millisecond
 	}
 	r := &report{runInfo: fixtureRun(), Names: scenarioNames(scenarios), Sections: []section{
 		{Name: "latency", Result: &latencyResult{Settings: latencySettings{Turns: 40, Warmup: 5, Tokens: 100, Interval: 2 * time.Millisecond}, Rows: lat}, Other: 0.1},
@@ -138,7 +143,21 @@ func fixtureReport(met bool, base *report) *report {
 		{Name: "store", Result: &storeResult{Rows: fixtureStores()}, Other: 0.3},
 		{Name: "routing", Result: fixtureRouting(), Other: 0.4},
 		{Name: "turnstart", Result: ts, Other: 0.5},
+		{Name: "tab", Result: tab, Other: 0.6},
 	}}
 	finish(r, base)
 	return r
+}
+
+// fixtureTab has one typist within the goals and many typists past them,
+// one abort the model never saw end.
+func fixtureTab() *tabReport {
+	set := tabSettings{Sequential: 300, SmallLines: 200, LargeLines: 2000, Typists: 50, Every: 150 * time.Millisecond,
+		Duration: 15 * time.Second, AbortOf: 3, AbortAfter: 10 * time.Millisecond, FirstDelay: 30 * time.Millisecond, Tokens: 16, Interval: 2 * time.Millisecond}
+	return &tabReport{Settings: set, BytesSmall: 12000, BytesLarge: 120000, CPUSmall: 1500 * time.Microsecond, CPULarge: 3500 * time.Microsecond,
+		One: tabLevel{Name: "one typist, 200-line file", Requests: 300, Completed: 300, TTFT: durs(31, 31.5, 33), DirectTTFT: durs(30, 30.2, 31)},
+		Large: tabLevel{Name: "one typist, 2000-line file", Requests: 300, Completed: 300, TTFT: durs(32, 33, 35), DirectTTFT: durs(30, 30.2, 31)},
+		Many: tabLevel{Name: "50 typists", Requests: 5000, Completed: 1660, Errors: 6, FirstErr: "stream ended without a suggestion",
+			TTFT: durs(36, 40, 60), DirectTTFT: durs(31, 32, 35), Aborted: 3334, Cancelled: 3333, AbortToCancel: durs(2, 3, 12)},
+	}
 }

@@ -22,6 +22,7 @@ var scenarios = []scenario{
 	scenarioOf("store", runStore, nil),
 	scenarioOf("routing", runRouting, nil),
 	scenarioOf("turnstart", runTurnStart, judgeTurnStart),
+	scenarioOf("tab", runTab, judgeTab),
 }
 
 // scenario is one measurement and its section of the report.

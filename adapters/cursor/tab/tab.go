@@ -46,6 +46,9 @@ type Options struct {
 	Limits frame.Limits
 }
 
+// compressMinBytes is the smallest message the Tab routes compress.
+const compressMinBytes = 4 << 10
+
 // Routes returns the Tab routes keyed by exact path, for the Cursor
 // adapter's route table. Each request first asks p for its model, so the
 // setting may change at run time.
@@ -58,7 +61,11 @@ func Routes(p Predictor, opts Options, log *zap.Logger) map[string]http.Handler 
 	if opts.Upstream != nil {
 		d.pass = passThrough(opts.Upstream, log)
 	}
-	connectOpts := []connect.HandlerOption{connect.WithReadMaxBytes(int(opts.Limits.MaxSize))}
+	// A suggestion's messages are a few dozen bytes each and the client
+	// waits for every one: gzip would cost more CPU per message (a
+	// compressor reset is the largest cost of a Tab request in a profile)
+	// than it saves on the wire, so only large answers are compressed.
+	connectOpts := []connect.HandlerOption{connect.WithReadMaxBytes(int(opts.Limits.MaxSize)), connect.WithCompressMinBytes(compressMinBytes)}
 	unaryRoute := func(h http.Handler) http.Handler { return d.wrap(frame.NormalizeUnary(h, opts.Limits)) }
 	streamRoute := func(h http.Handler) http.Handler { return d.wrap(normalizeStream(h, opts.Limits)) }
 
