@@ -57,6 +57,8 @@ type FeatureModelOptions struct {
 	// neither the setting nor the configuration names one ("" for none);
 	// nil: the feature is then off.
 	Default func(ctx context.Context) (string, error)
+	// DefaultRule says in words what Default picks, for the console ("" for none).
+	DefaultRule string
 	// Now is the clock; nil for time.Now.
 	Now func() time.Time
 }
@@ -119,6 +121,10 @@ func NewFeatureModel(o FeatureModelOptions) *FeatureModel {
 
 // Feature is the feature this model serves.
 func (t *FeatureModel) Feature() Feature { return t.o.Feature }
+
+// DefaultRule says in words what serves the feature while neither the
+// setting nor the configuration names a model; "" when nothing does.
+func (t *FeatureModel) DefaultRule() string { return t.o.DefaultRule }
 
 // Current returns the feature's model id for the caller on ctx, "" when
 // the feature is not served here: the setting's or the configuration's
@@ -332,4 +338,26 @@ func LastAgentModel(calls ports.CallLister, pb *Publishing) func(ctx context.Con
 		}
 		return pub[0].ID, nil
 	}
+}
+
+// FeatureModels are the model settings of every feature, for the control
+// API and the composition root.
+type FeatureModels struct {
+	Tab, Edit, Commit *FeatureModel
+}
+
+// Of returns f's model, nil for an unknown feature or one not wired.
+func (fm *FeatureModels) Of(f Feature) *FeatureModel {
+	if fm == nil {
+		return nil
+	}
+	switch f {
+	case FeatureTab:
+		return fm.Tab
+	case FeatureEdit:
+		return fm.Edit
+	case FeatureCommit:
+		return fm.Commit
+	}
+	return nil
 }
