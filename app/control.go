@@ -194,6 +194,26 @@ func NewTabModel(cfg config.Config, store *relstore.Store, auditor *company.Audi
 	})
 }
 
+// NewFeatureModels are the model settings of Tab, inline edits and commit
+// messages: each the console's setting once saved, else the
+// configuration's (--tab-model, --cmdk-model, --commit-model); inline
+// edits default to the first published model, commit messages and branch
+// names to the user's last Agent model, then the first published one.
+// Tab has no default: it needs a model chosen for it.
+func NewFeatureModels(cfg config.Config, tab *appcontrol.TabModel, store *relstore.Store, auditor *company.Auditor, pb *appcontrol.Publishing) *appcontrol.FeatureModels {
+	opts := func(f appcontrol.Feature, configured string, def func(context.Context) (string, error), rule string) appcontrol.FeatureModelOptions {
+		return appcontrol.FeatureModelOptions{Feature: f, Settings: auditor.Settings(store.Stores().Settings),
+			Models: store.Stores().ModelConfigs, Aliases: store.Routing(), Configured: configured, Default: def, DefaultRule: rule}
+	}
+	return &appcontrol.FeatureModels{
+		Tab: tab,
+		Edit: appcontrol.NewFeatureModel(opts(appcontrol.FeatureEdit, cfg.CmdKModel, appcontrol.FirstPublished(pb),
+			"the first published model")),
+		Commit: appcontrol.NewFeatureModel(opts(appcontrol.FeatureCommit, cfg.CommitModel, appcontrol.LastAgentModel(store.CallRecords(), pb),
+			"the user's last Agent model, else the first published model")),
+	}
+}
+
 // NewKeyBinding is the start-up migration that seals the keys stored
 // before keys were bound, and the custom headers stored in clear, bound
 // to their provider's current origin. Keygate.Run runs it before
@@ -235,6 +255,7 @@ func NewControlRoutes(o ControlRoutesOptions) ControlRoutes {
 		Tester:    o.Tester,
 		Settings:  o.Settings,
 		TabModel:  o.TabModel,
+		Features:  o.Features,
 		Calls: appcontrol.NewCalls(appcontrol.CallsOptions{
 			Lister: calls, Reader: tenancy.CallReader(store.CallRecords()), Prompts: store.Prompts()}),
 		Dashboard:     dashboard,
@@ -264,6 +285,7 @@ type ControlRoutesOptions struct {
 	Tester     *appcontrol.Tester
 	Publishing *appcontrol.Publishing
 	TabModel   *appcontrol.TabModel
+	Features   *appcontrol.FeatureModels
 }
 
 // NewRetention deletes the details of detailed calls, the prompts kept of

@@ -26,6 +26,7 @@ import (
 	"keygate/adapters/relstore"
 	"keygate/adapters/tracing"
 	"keygate/adapters/upstream"
+	appcmdk "keygate/app/cmdk"
 	"keygate/app/company"
 	"keygate/app/config"
 	appcontrol "keygate/app/control"
@@ -120,7 +121,10 @@ type CursorServerOptions struct {
 	Web           WebTools
 	// Tab serves Cursor Tab on the Tab model (relayed to Cursor while none
 	// is chosen).
-	Tab    *apptab.Service
+	Tab *apptab.Service
+	// CmdK serves inline edits, commit messages and branch names on their
+	// models (each relayed to Cursor while it has none).
+	CmdK   *appcmdk.Service
 	Logger *zap.Logger
 }
 
@@ -153,6 +157,7 @@ func NewCursorServer(o CursorServerOptions) (*cursor.Server, func(), error) {
 		KeygateModel: o.Publishing.Serves,
 		Trace:        o.Tracing.Turn,
 		Tab:          o.Tab,
+		CmdK:         o.CmdK,
 	}
 	if o.Relay != nil {
 		opts.Relay = o.Relay

@@ -107,7 +107,8 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	modelProvider := NewModelProvider(modelProviderOptions)
 	tester := NewTester(controlDeps, modelProvider)
 	publishing := NewPublishing(store)
-	tabModel := NewTabModel(cfg, store, auditor)
+	v := NewTabModel(cfg, store, auditor)
+	featureModels := NewFeatureModels(cfg, v, store, auditor, publishing)
 	controlRoutesOptions := ControlRoutesOptions{
 		Endpoint:   proxyEndpoint,
 		Web:        webTools,
@@ -122,7 +123,8 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		Discovery:  discovery,
 		Tester:     tester,
 		Publishing: publishing,
-		TabModel:   tabModel,
+		TabModel:   v,
+		Features:   featureModels,
 	}
 	controlRoutes := NewControlRoutes(controlRoutesOptions)
 	tokens := NewTokens(cfg, store, auditor)
@@ -182,7 +184,8 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	service := NewTab(modelProvider, catalog, tabModel, store, logger)
+	service := NewTab(modelProvider, catalog, v, store, logger)
+	cmdkService := NewCmdK(modelProvider, catalog, featureModels, logger)
 	cursorServerOptions := CursorServerOptions{
 		Config:        cfg,
 		Engine:        engine,
@@ -196,6 +199,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		AgentListener: agentListener,
 		Web:           webTools,
 		Tab:           service,
+		CmdK:          cmdkService,
 		Logger:        logger,
 	}
 	cursorServer, cleanup7, err := NewCursorServer(cursorServerOptions)
@@ -219,7 +223,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		Tokens:    tokens,
 		Logger:    logger,
 	}
-	v, err := NewCursorProxy(cursorProxyOptions)
+	v2, err := NewCursorProxy(cursorProxyOptions)
 	if err != nil {
 		cleanup7()
 		cleanup6()
@@ -256,7 +260,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		Logger:     logger,
 		Server:     server,
 		Retention:  retention,
-		Proxy:      v,
+		Proxy:      v2,
 		Agent:      agentServer,
 		Egress:     policy,
 		Drain:      drain,

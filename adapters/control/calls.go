@@ -169,12 +169,14 @@ func encodeToken(t time.Time, id string) string {
 
 // callKinds maps the API's call kinds to the records'.
 var callKinds = map[controlv1.CallKind]callrecord.Kind{
-	controlv1.CallKind_CALL_KIND_AGENT: callrecord.KindAgent,
-	controlv1.CallKind_CALL_KIND_TAB:   callrecord.KindTab,
-	controlv1.CallKind_CALL_KIND_TEST:  callrecord.KindTest,
+	controlv1.CallKind_CALL_KIND_AGENT:  callrecord.KindAgent,
+	controlv1.CallKind_CALL_KIND_TAB:    callrecord.KindTab,
+	controlv1.CallKind_CALL_KIND_TEST:   callrecord.KindTest,
+	controlv1.CallKind_CALL_KIND_CMDK:   callrecord.KindCmdK,
+	controlv1.CallKind_CALL_KIND_COMMIT: callrecord.KindCommit,
 }
 
-var errBadKind = errors.New("unknown kind: use agent, tab or test, or leave it unset")
+var errBadKind = errors.New("unknown kind: use agent, tab, cmdk, commit or test, or leave it unset")
 
 // callKindToProto is the API's name of k; a kind the API does not know
 // yet is unspecified.

@@ -16,6 +16,10 @@ import (
 // errAdminOnly answers a member who called an administrator's procedure.
 var errAdminOnly = errors.New("only an administrator may do this; ask one of your Keygate administrators")
 
+// errBadFeature answers SetFeatureModel for a feature this server does
+// not serve.
+var errBadFeature = errors.New("unknown feature: use tab, cmdk or commit")
+
 // errNoTab answers SetTabModel on a server built without Tab.
 var errNoTab = errors.New("this Keygate serves no Cursor Tab")
 

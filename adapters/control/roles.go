@@ -13,16 +13,17 @@ import (
 // spend a provider key outside a user's turn. Members may call every other
 // procedure; the use cases behind them scope what a member sees.
 var adminOnly = map[string]bool{
-	controlv1connect.ModelServiceCreateModelProcedure:      true,
-	controlv1connect.ModelServiceUpdateModelProcedure:      true,
-	controlv1connect.ModelServiceDeleteModelProcedure:      true,
-	controlv1connect.ModelServiceSetModelEnabledProcedure:  true,
-	controlv1connect.ModelServiceReorderModelsProcedure:    true,
-	controlv1connect.ModelServiceDuplicateModelProcedure:   true,
-	controlv1connect.ModelServiceDiscoverModelsProcedure:   true,
-	controlv1connect.ModelServiceTestModelProcedure:        true,
-	controlv1connect.SettingServiceUpdateSettingsProcedure: true,
-	controlv1connect.SettingServiceSetTabModelProcedure:    true,
+	controlv1connect.ModelServiceCreateModelProcedure:       true,
+	controlv1connect.ModelServiceUpdateModelProcedure:       true,
+	controlv1connect.ModelServiceDeleteModelProcedure:       true,
+	controlv1connect.ModelServiceSetModelEnabledProcedure:   true,
+	controlv1connect.ModelServiceReorderModelsProcedure:     true,
+	controlv1connect.ModelServiceDuplicateModelProcedure:    true,
+	controlv1connect.ModelServiceDiscoverModelsProcedure:    true,
+	controlv1connect.ModelServiceTestModelProcedure:         true,
+	controlv1connect.SettingServiceUpdateSettingsProcedure:  true,
+	controlv1connect.SettingServiceSetTabModelProcedure:     true,
+	controlv1connect.SettingServiceSetFeatureModelProcedure: true,
 	// Providers hold the keys: a member sees none of them, not even
 	// masked, nor their health.
 	controlv1connect.ProviderServiceListProvidersProcedure:         true,

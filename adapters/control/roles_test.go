@@ -44,16 +44,17 @@ func everyProcedure() []string {
 // administrators' procedures, written out here rather than read from the
 // code under test.
 var adminProcedures = map[string]bool{
-	"/keygate.control.v1.ModelService/CreateModel":      true,
-	"/keygate.control.v1.ModelService/UpdateModel":      true,
-	"/keygate.control.v1.ModelService/DeleteModel":      true,
-	"/keygate.control.v1.ModelService/SetModelEnabled":  true,
-	"/keygate.control.v1.ModelService/ReorderModels":    true,
-	"/keygate.control.v1.ModelService/DuplicateModel":   true,
-	"/keygate.control.v1.ModelService/DiscoverModels":   true,
-	"/keygate.control.v1.ModelService/TestModel":        true,
-	"/keygate.control.v1.SettingService/UpdateSettings": true,
-	"/keygate.control.v1.SettingService/SetTabModel":    true,
+	"/keygate.control.v1.ModelService/CreateModel":       true,
+	"/keygate.control.v1.ModelService/UpdateModel":       true,
+	"/keygate.control.v1.ModelService/DeleteModel":       true,
+	"/keygate.control.v1.ModelService/SetModelEnabled":   true,
+	"/keygate.control.v1.ModelService/ReorderModels":     true,
+	"/keygate.control.v1.ModelService/DuplicateModel":    true,
+	"/keygate.control.v1.ModelService/DiscoverModels":    true,
+	"/keygate.control.v1.ModelService/TestModel":         true,
+	"/keygate.control.v1.SettingService/UpdateSettings":  true,
+	"/keygate.control.v1.SettingService/SetTabModel":     true,
+	"/keygate.control.v1.SettingService/SetFeatureModel": true,
 }
 
 // post calls procedure with an empty Connect JSON message and returns the
@@ -74,7 +75,7 @@ var _ = Describe("Roles on the control API", func() {
 	admin := access.Principal{Identity: identity.Identity{UserID: "root"}, Role: access.Admin}
 
 	It("lists every procedure the matrix covers", func() {
-		Expect(everyProcedure()).To(HaveLen(20))
+		Expect(everyProcedure()).To(HaveLen(22))
 		for p := range adminProcedures {
 			Expect(everyProcedure()).To(ContainElement(p))
 		}

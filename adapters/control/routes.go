@@ -27,7 +27,10 @@ type Options struct {
 	Dashboard *appcontrol.Dashboard
 	Settings  *appcontrol.Settings
 	// TabModel is the Cursor Tab model setting; nil serves no Tab.
-	TabModel      *appcontrol.TabModel
+	TabModel *appcontrol.TabModel
+	// Features are the feature model settings (Tab, inline edits, commit
+	// messages); nil answers none.
+	Features      *appcontrol.FeatureModels
 	Conversations *appcontrol.Conversations
 	// Setup answers the Connect Cursor page.
 	Setup   func(ctx context.Context) (Setup, error)
@@ -65,7 +68,7 @@ func Routes(o Options) map[string]http.Handler {
 	add(controlv1connect.NewAliasServiceHandler(&aliasService{aliases: o.Aliases, log: log}, limit))
 	add(controlv1connect.NewCallServiceHandler(&callService{calls: o.Calls, log: log}, limit))
 	add(controlv1connect.NewDashboardServiceHandler(&dashboardService{dashboard: o.Dashboard, log: log}, limit))
-	add(controlv1connect.NewSettingServiceHandler(&settingService{settings: o.Settings, tab: o.TabModel, log: log}, limit))
+	add(controlv1connect.NewSettingServiceHandler(&settingService{settings: o.Settings, tab: o.TabModel, features: o.Features, log: log}, limit))
 	if o.Conversations != nil {
 		add(controlv1connect.NewConversationServiceHandler(&conversationService{conversations: o.Conversations, log: log}, limit))
 	} else {

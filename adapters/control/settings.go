@@ -16,7 +16,9 @@ type settingService struct {
 	settings *appcontrol.Settings
 	// tab is nil when Tab is not served (GetTabModel then answers none).
 	tab *appcontrol.TabModel
-	log *zap.Logger
+	// features are the feature model settings; nil when none is wired.
+	features *appcontrol.FeatureModels
+	log      *zap.Logger
 }
 
 var _ controlv1connect.SettingServiceHandler = (*settingService)(nil)
@@ -82,4 +84,50 @@ func (h *settingService) SetTabModel(ctx context.Context, req *connect.Request[c
 
 func tabModelToProto(c appcontrol.TabChoice) *controlv1.TabModel {
 	return &controlv1.TabModel{ModelId: c.ID, DisplayName: c.DisplayName, Source: c.Source, Problem: c.Problem}
+}
+
+// features maps the API's features to the use case's.
+var features = map[controlv1.Feature]appcontrol.Feature{
+	controlv1.Feature_FEATURE_TAB:    appcontrol.FeatureTab,
+	controlv1.Feature_FEATURE_CMDK:   appcontrol.FeatureEdit,
+	controlv1.Feature_FEATURE_COMMIT: appcontrol.FeatureCommit,
+}
+
+func (h *settingService) GetFeatureModels(ctx context.Context, _ *connect.Request[controlv1.GetFeatureModelsRequest]) (*connect.Response[controlv1.GetFeatureModelsResponse], error) {
+	out := &controlv1.GetFeatureModelsResponse{}
+	for _, f := range []controlv1.Feature{controlv1.Feature_FEATURE_TAB, controlv1.Feature_FEATURE_CMDK, controlv1.Feature_FEATURE_COMMIT} {
+		m := h.features.Of(features[f])
+		if m == nil {
+			continue
+		}
+		c, err := m.Choice(ctx)
+		if err != nil {
+			return nil, toConnect(h.log, "GetFeatureModels", err)
+		}
+		out.FeatureModels = append(out.FeatureModels, featureModelToProto(f, m, c))
+	}
+	return connect.NewResponse(out), nil
+}
+
+func (h *settingService) SetFeatureModel(ctx context.Context, req *connect.Request[controlv1.SetFeatureModelRequest]) (*connect.Response[controlv1.SetFeatureModelResponse], error) {
+	m := h.features.Of(features[req.Msg.GetFeature()])
+	if m == nil {
+		return nil, connect.NewError(connect.CodeInvalidArgument, errBadFeature)
+	}
+	var c appcontrol.FeatureChoice
+	var err error
+	if req.Msg.GetUseConfiguration() {
+		c, err = m.Reset(ctx)
+	} else {
+		c, err = m.Set(ctx, req.Msg.GetModel())
+	}
+	if err != nil {
+		return nil, toConnect(h.log, "SetFeatureModel", err)
+	}
+	return connect.NewResponse(&controlv1.SetFeatureModelResponse{FeatureModel: featureModelToProto(req.Msg.GetFeature(), m, c)}), nil
+}
+
+func featureModelToProto(f controlv1.Feature, m *appcontrol.FeatureModel, c appcontrol.FeatureChoice) *controlv1.FeatureModel {
+	return &controlv1.FeatureModel{Feature: f, ModelId: c.ID, DisplayName: c.DisplayName, Source: c.Source, Problem: c.Problem,
+		Default: m.DefaultRule()}
 }

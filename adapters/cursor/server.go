@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"keygate/adapters/cursor/bidi"
+	"keygate/adapters/cursor/cmdk"
 	"keygate/adapters/cursor/frame"
 	"keygate/adapters/cursor/tab"
 	"keygate/adapters/cursor/transport"
@@ -70,6 +71,12 @@ type Options struct {
 	// the Tab routes are not mounted and go to Cursor as every unmounted
 	// route does.
 	Tab tab.Predictor
+	// CmdK, when set, serves inline edits (CmdKService) and commit
+	// messages and branch names (AiService WriteGitCommitMessage,
+	// WriteGitBranchName): locally while it names the feature's model,
+	// relayed to Upstream unchanged while it names none
+	// (adapters/cursor/cmdk). nil: the routes go to Cursor as before.
+	CmdK cmdk.Editor
 }
 
 // MaxUnaryBody bounds the body of the unary routes other than BidiAppend
@@ -90,7 +97,7 @@ func New(handler transport.RunHandler, opts Options, log *zap.Logger) *Server {
 	if opts.MaxFrameSize <= 0 {
 		opts.MaxFrameSize = frame.DefaultMaxSize
 	}
-	// Tab relays to Cursor with Upstream alone; the turns' routing below
+	// Tab and CmdK relay to Cursor with Upstream alone; the turns' routing below
 	// needs KeygateModel too.
 	tabUpstream := opts.Upstream
 	var keygate transport.KeygateModel
@@ -159,6 +166,12 @@ func New(handler transport.RunHandler, opts Options, log *zap.Logger) *Server {
 	if opts.Tab != nil {
 		tabLimits := frame.Limits{MaxSize: min(tab.MaxBody, opts.MaxFrameSize), ReadTimeout: opts.BodyReadTimeout, Inflater: inflater}
 		for path, h := range tab.Routes(opts.Tab, tab.Options{Upstream: tabUpstream, Limits: tabLimits}, log.Named("tab")) {
+			s.routes[path] = h
+		}
+	}
+	if opts.CmdK != nil {
+		cmdkLimits := frame.Limits{MaxSize: min(cmdk.MaxBody, opts.MaxFrameSize), ReadTimeout: opts.BodyReadTimeout, Inflater: inflater}
+		for path, h := range cmdk.Routes(opts.CmdK, cmdk.Options{Upstream: tabUpstream, Limits: cmdkLimits}, log.Named("cmdk")) {
 			s.routes[path] = h
 		}
 	}

@@ -128,6 +128,11 @@ type Config struct {
 	// serves Cursor Tab until the console saves another; empty leaves Tab
 	// to Cursor's own service until then.
 	TabModel string
+	// CmdKModel and CommitModel name the models of inline edits (Cmd-K)
+	// and of commit messages and branch names until the console saves
+	// others; empty takes the default (the first published model; for
+	// commit messages the user's last Agent model first).
+	CmdKModel, CommitModel string
 	// Auth is console sign-in: local unless it says otherwise.
 	Auth Auth
 	// Secrets name the keyring that seals provider keys and sessions.
@@ -190,6 +195,8 @@ const (
 	EnvWebSearch    = "KEYGATE_WEB_SEARCH"
 	EnvWebSearchURL = "KEYGATE_WEB_SEARCH_URL"
 	EnvTabModel     = "KEYGATE_TAB_MODEL"
+	EnvCmdKModel    = "KEYGATE_CMDK_MODEL"
+	EnvCommitModel  = "KEYGATE_COMMIT_MODEL"
 	// EnvWebSearchKey is a secret: it is never logged, and there is no flag
 	// for it; EnvWebSearchKeyFile names a file holding it instead.
 	EnvWebSearchKey     = "KEYGATE_WEB_SEARCH_KEY"
@@ -341,6 +348,8 @@ func Parse(args []string, getenv func(string) string, out io.Writer, extra func(
 	envString(getenv, EnvWebSearch, &cfg.WebSearch)
 	envString(getenv, EnvWebSearchURL, &cfg.WebSearchURL)
 	envString(getenv, EnvTabModel, &cfg.TabModel)
+	envString(getenv, EnvCmdKModel, &cfg.CmdKModel)
+	envString(getenv, EnvCommitModel, &cfg.CommitModel)
 	envString(getenv, EnvWebSearchKey, &cfg.WebSearchKey)
 	envString(getenv, EnvWebSearchKeyFile, &cfg.WebSearchKeyFile)
 	if err := envBool(getenv, EnvWebFetch, &cfg.WebFetch); err != nil {
@@ -380,6 +389,8 @@ func Parse(args []string, getenv func(string) string, out io.Writer, extra func(
 	fs.StringVar(&cfg.BudgetsFile, "budgets", cfg.BudgetsFile, "JSON budget policy: per-user token, cost and concurrent-run limits (env "+EnvBudgetsFile+")")
 	fs.StringVar(&cfg.WebSearch, "web-search", cfg.WebSearch, "backend of the agent's WebSearch tool: searxng or brave; empty offers no web search (env "+EnvWebSearch+")")
 	fs.StringVar(&cfg.TabModel, "tab-model", cfg.TabModel, "the model or alias (display name or id) that serves Cursor Tab until the console saves another; empty leaves Tab to Cursor (env "+EnvTabModel+")")
+	fs.StringVar(&cfg.CmdKModel, "cmdk-model", cfg.CmdKModel, "the model or alias (display name or id) of inline edits (Cmd-K) until the console saves another; empty takes the first published model (env "+EnvCmdKModel+")")
+	fs.StringVar(&cfg.CommitModel, "commit-model", cfg.CommitModel, "the model or alias (display name or id) of commit messages and branch names until the console saves another; empty takes the user's last Agent model, else the first published (env "+EnvCommitModel+")")
 	fs.StringVar(&cfg.WebSearchURL, "web-search-url", cfg.WebSearchURL, "base URL of the search backend: the SearXNG instance, or a gateway in front of Brave Search (env "+EnvWebSearchURL+")")
 	fs.StringVar(&cfg.WebSearchKeyFile, "web-search-key-file", cfg.WebSearchKeyFile, "file holding the search backend's API key; or set "+EnvWebSearchKey+" (env "+EnvWebSearchKeyFile+")")
 	fs.BoolVar(&cfg.WebFetch, "web-fetch", cfg.WebFetch, "offer the agent's WebFetch tool: pages the user approved, public addresses only (env "+EnvWebFetch+")")

@@ -6,7 +6,10 @@
 // [Endpoints], [Publishing] (what Cursor's picker offers), the router's
 // [Catalog], the start-up [KeyBinding] migration; reading call records
 // with their cache-break insight, aggregating them for the dashboard,
-// browsing conversations, service settings and the retention of detailed
+// browsing conversations, service settings, the [FeatureModel] of each
+// feature served apart from the picker (Tab, inline edits, commit
+// messages: the setting, the configuration, else a default such as the
+// user's last Agent model) and the retention of detailed
 // records. What several of them share is a small unexported value:
 // sealing (seal and open keys and headers, derive origins) and configs
 // (read models and providers).

@@ -690,6 +690,11 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 			denied(controlv1connect.SettingServiceSetTabModelProcedure, func() proto.Message {
 				return &controlv1.SetTabModelRequest{Model: ""}
 			}),
+			{path: controlv1connect.SettingServiceGetFeatureModelsProcedure, class: "no tenant data", what: "answers",
+				try: answers(func() proto.Message { return &controlv1.GetFeatureModelsResponse{} })},
+			denied(controlv1connect.SettingServiceSetFeatureModelProcedure, func() proto.Message {
+				return &controlv1.SetFeatureModelRequest{Feature: controlv1.Feature_FEATURE_COMMIT, Model: ""}
+			}),
 			{path: controlv1connect.AliasServiceListAliasesProcedure, class: "no tenant data", what: "answers",
 				try: answers(func() proto.Message { return &controlv1.ListAliasesResponse{} })},
 			denied(controlv1connect.AliasServiceCreateAliasProcedure, func() proto.Message {

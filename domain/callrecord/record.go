@@ -51,6 +51,10 @@ const (
 	KindAgent Kind = "agent"
 	// KindTab is a Cursor Tab (next-edit) prediction.
 	KindTab Kind = "tab"
+	// KindCmdK is an inline edit (Cmd-K) in the editor or the terminal.
+	KindCmdK Kind = "cmdk"
+	// KindCommit is a commit message or a branch name.
+	KindCommit Kind = "commit"
 	// KindTest is a connection test from the console or the doctor.
 	KindTest Kind = "test"
 )

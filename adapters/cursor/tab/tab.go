@@ -3,7 +3,6 @@ package tab
 import (
 	"context"
 	"net/http"
-	"net/http/httputil"
 	"net/url"
 
 	"connectrpc.com/connect"
@@ -59,7 +58,7 @@ func Routes(p Predictor, opts Options, log *zap.Logger) map[string]http.Handler 
 	s := &service{p: p, log: log}
 	d := decider{p: p, log: log}
 	if opts.Upstream != nil {
-		d.pass = passThrough(opts.Upstream, log)
+		d.pass = bidi.Relay(opts.Upstream, log)
 	}
 	// A suggestion's messages are a few dozen bytes each and the client
 	// waits for every one: gzip would cost more CPU per message (a
@@ -67,7 +66,7 @@ func Routes(p Predictor, opts Options, log *zap.Logger) map[string]http.Handler 
 	// than it saves on the wire, so only large answers are compressed.
 	connectOpts := []connect.HandlerOption{connect.WithReadMaxBytes(int(opts.Limits.MaxSize)), connect.WithCompressMinBytes(compressMinBytes)}
 	unaryRoute := func(h http.Handler) http.Handler { return d.wrap(frame.NormalizeUnary(h, opts.Limits)) }
-	streamRoute := func(h http.Handler) http.Handler { return d.wrap(normalizeStream(h, opts.Limits)) }
+	streamRoute := func(h http.Handler) http.Handler { return d.wrap(frame.NormalizeStream(h, opts.Limits)) }
 
 	routes := map[string]http.Handler{}
 	add := func(path string, h http.Handler, stream bool) {
@@ -132,34 +131,6 @@ func (d decider) wrap(local http.Handler) http.Handler {
 			return
 		}
 		local.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), modelKey{}, model)))
-	})
-}
-
-// passThrough relays a request to Cursor unchanged and streams the answer
-// back, flushed per write, as the proxy does for routes Keygate does not
-// mount.
-func passThrough(rt http.RoundTripper, log *zap.Logger) http.Handler {
-	base, _ := url.Parse(bidi.APIURL)
-	rp := &httputil.ReverseProxy{
-		Rewrite: func(pr *httputil.ProxyRequest) {
-			// The RoundTripper sends the request to bidi.HeaderUpstreamURL
-			// when the proxy set it; the base is for requests without it.
-			pr.SetURL(base)
-			pr.Out.Host = ""
-		},
-		Transport:     rt,
-		FlushInterval: -1,
-		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			if r.Context().Err() != nil {
-				return // the client went away
-			}
-			log.Warn("tab route not relayed to cursor", zap.String("path", r.URL.Path), zap.Error(err))
-			w.WriteHeader(http.StatusBadGateway)
-		},
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_ = http.NewResponseController(w).EnableFullDuplex()
-		rp.ServeHTTP(w, r)
 	})
 }
 

@@ -77,6 +77,16 @@ func KeygatePlans() []Plan {
 					serverStream("StreamNextCursorPrediction", "StreamNextCursorPredictionRequest", "StreamNextCursorPredictionResponse"),
 					unary("GetCppEditClassification", "GetCppEditClassificationRequest", "GetCppEditClassificationResponse"),
 					unary("CppEditHistoryAppend", "EditHistoryAppendChangesRequest", "EditHistoryAppendChangesResponse"),
+					unary("WriteGitCommitMessage", "WriteGitCommitMessageRequest", "WriteGitCommitMessageResponse"),
+					unary("WriteGitBranchName", "WriteGitBranchNameRequest", "WriteGitBranchNameResponse"),
+					unary("ReportCmdKFate", "ReportCmdKFateRequest", "ReportCmdKFateResponse"),
+				}},
+				{Name: "CmdKService", Methods: []Method{
+					serverStream("StreamCmdK", "StreamCmdKRequest", "StreamCmdKResponseContextWrapped"),
+					serverStream("StreamTerminalCmdK", "StreamTerminalCmdKRequest", "StreamTerminalCmdKResponseContextWrapped"),
+					unary("RerankCmdKContext", "RerankCmdKContextRequest", "RerankCmdKContextResponse"),
+					unary("RerankTerminalCmdKContext", "RerankTerminalCmdKContextRequest", "RerankTerminalCmdKContextResponse"),
+					serverStream("GetRelevantChunks", "GetRelevantChunksRequest", "StreamGetRelevantChunksResponseContextWrapped"),
 				}},
 				{Name: "CppService", Methods: []Method{
 					unary("AvailableModels", "AvailableCppModelsRequest", "AvailableCppModelsResponse"),

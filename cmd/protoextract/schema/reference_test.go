@@ -175,7 +175,7 @@ var _ = Describe("Keygate's extraction of the Cursor client schemas", func() {
 			},
 			Entry("a message of an unplanned service", "AbortAgentStoreMultipartWritesRequest"),
 			Entry("the request of an unplanned method", "StreamCursorTutorRequest"),
-			Entry("a nested type of an unreached message", "CmdKDebugInfo.CppFileDiffHistory"),
+			Entry("a nested type of an unreached message", "StreamChatToolformerResponse.Thought"),
 		)
 	})
 

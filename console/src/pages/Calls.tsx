@@ -18,11 +18,14 @@ export function StatusBadge({ status }: { status: CallStatus }) {
 }
 
 // KindBadge names the feature a call served: an Agent turn's model cycle,
-// a Tab prediction or a connection test.
+// a Tab prediction, an inline edit, a commit message or branch name, or a
+// connection test.
 export function KindBadge({ kind }: { kind: CallKind }) {
   switch (kind) {
     case CallKind.AGENT: return <Badge>agent</Badge>;
     case CallKind.TAB: return <Badge tone="indigo">tab</Badge>;
+    case CallKind.CMDK: return <Badge tone="green">cmdk</Badge>;
+    case CallKind.COMMIT: return <Badge tone="green">commit</Badge>;
     case CallKind.TEST: return <Badge tone="amber">test</Badge>;
     default: return <Badge>unknown</Badge>;
   }
@@ -101,6 +104,8 @@ export function CallsPage() {
             <option value={CallKind.UNSPECIFIED}>Any kind</option>
             <option value={CallKind.AGENT}>Agent</option>
             <option value={CallKind.TAB}>Tab</option>
+            <option value={CallKind.CMDK}>Inline edit</option>
+            <option value={CallKind.COMMIT}>Commit message</option>
             <option value={CallKind.TEST}>Connection test</option>
           </select>
           <input aria-label="Conversation filter" className={inputClass} placeholder="Conversation id" value={conversation} onChange={(e) => setConversation(e.target.value)} />

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { screen, within } from "@testing-library/react";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { SettingService, type SetTabModelRequest, type UpdateSettingsRequest } from "../gen/control/v1/setting_pb";
+import { Feature, SettingService, type SetFeatureModelRequest, type UpdateSettingsRequest } from "../gen/control/v1/setting_pb";
 import { ModelService } from "../gen/control/v1/model_pb";
 import { AliasService } from "../gen/control/v1/alias_pb";
 import { serve } from "../test/transport";
@@ -17,9 +17,11 @@ const tabModels = [
   { id: "m-off", enabled: false, settings: { displayName: "Disabled" } },
 ];
 
-function fake({ refuse = "", tab = { modelId: "", source: "", displayName: "", problem: "" } } = {}) {
+const none = { modelId: "", source: "", displayName: "", problem: "", default: "" };
+
+function fake({ refuse = "", tab = none, cmdk = { ...none, default: "the first published model" } } = {}) {
   const sent: UpdateSettingsRequest[] = [];
-  const tabSent: SetTabModelRequest[] = [];
+  const tabSent: SetFeatureModelRequest[] = [];
   serve((r) => {
     r.service(SettingService, {
       getSettings: () => ({ settings: stored }),
@@ -27,12 +29,18 @@ function fake({ refuse = "", tab = { modelId: "", source: "", displayName: "", p
         if (refuse) throw new ConnectError(refuse, Code.PermissionDenied);
         sent.push(req); return { settings: req.settings };
       },
-      getTabModel: () => ({ tabModel: tab }),
-      setTabModel: (req) => {
+      getFeatureModels: () => ({ featureModels: [{ ...tab, feature: Feature.TAB }, { ...cmdk, feature: Feature.CMDK },
+        { ...none, feature: Feature.COMMIT, default: "the user's last Agent model, else the first published model" }] }),
+      setFeatureModel: (req) => {
         tabSent.push(req);
-        if (req.useConfiguration) return { tabModel: { modelId: "m-chat", displayName: "GPT Fast", source: "configuration" } };
+        const def = req.feature === Feature.TAB ? "" : "the first published model";
+        if (req.useConfiguration) {
+          return req.feature === Feature.TAB
+            ? { featureModel: { feature: req.feature, modelId: "m-chat", displayName: "GPT Fast", source: "configuration" } }
+            : { featureModel: { feature: req.feature, default: def } };
+        }
         const m = tabModels.find((x) => x.id === req.model);
-        return { tabModel: { modelId: m?.id ?? "", displayName: m?.settings.displayName ?? "", source: "setting" } };
+        return { featureModel: { feature: req.feature, modelId: m?.id ?? "", displayName: m?.settings.displayName ?? "", source: "setting", default: def } };
       },
     });
     r.service(ModelService, { listModels: () => ({ models: tabModels }) });
@@ -104,29 +112,56 @@ describe("SettingsPage", () => {
   });
 
   it("chooses the Cursor Tab model among the enabled models and aliases, and can hand the choice back to the configuration", async () => {
-    const sent = fake({ tab: { modelId: "", source: "", displayName: "", problem: "" } });
+    const sent = fake({ tab: none });
     const { user } = renderAs("admin", <SettingsPage />);
     expect(await screen.findByTestId("tab-source")).toHaveTextContent("No Tab model chosen: Cursor's own Tab is used.");
     const select = screen.getByRole("combobox", { name: /Tab model/ });
-    await screen.findByRole("option", { name: "Tab pool (alias)" });
+    await within(select).findByRole("option", { name: "Tab pool (alias)" });
     expect(within(select).queryByRole("option", { name: "Disabled" })).not.toBeInTheDocument();
 
     await user.selectOptions(select, "m-fim");
     await user.click(screen.getByRole("button", { name: "Save Tab model" }));
     expect(await screen.findByTestId("tab-source")).toHaveTextContent("Cursor Tab runs on Codestral (saved here).");
-    expect(sent.tab).toEqual([expect.objectContaining({ model: "m-fim", useConfiguration: false })]);
+    expect(sent.tab).toEqual([expect.objectContaining({ feature: Feature.TAB, model: "m-fim", useConfiguration: false })]);
     expect(sent).toHaveLength(0);
 
-    await user.click(screen.getByRole("button", { name: "Use the configuration's" }));
+    await user.click(screen.getAllByRole("button", { name: "Use the configuration's" })[0]);
     expect(await screen.findByTestId("tab-source")).toHaveTextContent("GPT Fast (from KEYGATE_TAB_MODEL)");
     expect(sent.tab[1]).toMatchObject({ useConfiguration: true });
   });
 
   it("says why a configured Tab model serves nothing, and shows a member the choice read-only", async () => {
-    fake({ tab: { modelId: "", source: "configuration", displayName: "", problem: `no enabled model or alias is named "codestral"` } });
+    fake({ tab: { modelId: "", source: "configuration", displayName: "", problem: `no enabled model or alias is named "codestral"`, default: "" } });
     renderAs("member", <SettingsPage />);
     expect(await screen.findByTestId("tab-source")).toHaveTextContent(`Keygate serves no Tab: no enabled model or alias is named "codestral"`);
     expect(screen.getByRole("combobox", { name: /Tab model/ })).toBeDisabled();
     expect(screen.queryByRole("button", { name: "Save Tab model" })).not.toBeInTheDocument();
+  });
+
+  it("serves inline edits on the default until a model is chosen, turns them off, and goes back to the default", async () => {
+    const sent = fake();
+    const { user } = renderAs("admin", <SettingsPage />);
+    expect(await screen.findByTestId("cmdk-source")).toHaveTextContent("No inline-edit model chosen: the first published model serves inline edits.");
+    expect(screen.getByTestId("commit-source")).toHaveTextContent("the user's last Agent model, else the first published model serves commit messages");
+    const select = screen.getByRole("combobox", { name: /Inline-edit model/ });
+    await within(select).findByRole("option", { name: "Tab pool (alias)" });
+    expect(select).toHaveValue("");
+
+    await user.selectOptions(select, "m-chat");
+    await user.click(screen.getByRole("button", { name: "Save Inline-edit model" }));
+    expect(await screen.findByTestId("cmdk-source")).toHaveTextContent("Inline edits run on GPT Fast (saved here).");
+
+    await user.selectOptions(select, within(select).getByRole("option", { name: "None: use Cursor's own inline edits" }));
+    await user.click(screen.getByRole("button", { name: "Save Inline-edit model" }));
+    expect(await screen.findByTestId("cmdk-source")).toHaveTextContent("Inline edits turned off here: Cursor's own inline edits is used.");
+
+    await user.selectOptions(select, "");
+    await user.click(screen.getByRole("button", { name: "Save Inline-edit model" }));
+    expect(await screen.findByTestId("cmdk-source")).toHaveTextContent("the first published model serves inline edits");
+    expect(sent.tab).toEqual([
+      expect.objectContaining({ feature: Feature.CMDK, model: "m-chat" }),
+      expect.objectContaining({ feature: Feature.CMDK, model: "", useConfiguration: false }),
+      expect.objectContaining({ feature: Feature.CMDK, useConfiguration: true }),
+    ]);
   });
 });

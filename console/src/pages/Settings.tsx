@@ -4,7 +4,7 @@ import { settings as api } from "../api";
 import { ModelPriceSchema, type ModelPrice, type Settings } from "../gen/control/v1/setting_pb";
 import { Button, Card, ErrorBox, Field, inputClass, Note, Page, Spinner, useLoad } from "../components/ui";
 import { useAdmin } from "../me";
-import { TabModelCard } from "./TabModel";
+import { FeatureModelCards } from "./FeatureModels";
 
 // SettingsPage edits call recording and prices; members, whom the control
 // API refuses UpdateSettings, see the same values read-only. The form
@@ -61,7 +61,7 @@ function SettingsForm({ settings: s }: { settings: Settings }) {
             </Field>
           </div>
         </Card>
-        <TabModelCard admin={admin} />
+        <FeatureModelCards admin={admin} />
         <Card title="Prices (USD per million tokens, for cost estimates)">
           <table className="w-full text-sm">
             <thead><tr className="text-left text-slate-500"><th>Upstream model id</th><th>Input</th><th>Output</th><th>Cache read</th><th>Cache write</th>{admin && <th />}</tr></thead>

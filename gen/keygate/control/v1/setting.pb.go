@@ -21,6 +21,63 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// Feature is a Cursor feature served on a model chosen apart from the
+// Agent's picker.
+type Feature int32
+
+const (
+	Feature_FEATURE_UNSPECIFIED Feature = 0
+	// Cursor Tab, the editor's next-edit suggestions.
+	Feature_FEATURE_TAB Feature = 1
+	// Inline edits (Cmd-K) in the editor and the terminal.
+	Feature_FEATURE_CMDK Feature = 2
+	// Commit messages and branch names.
+	Feature_FEATURE_COMMIT Feature = 3
+)
+
+// Enum value maps for Feature.
+var (
+	Feature_name = map[int32]string{
+		0: "FEATURE_UNSPECIFIED",
+		1: "FEATURE_TAB",
+		2: "FEATURE_CMDK",
+		3: "FEATURE_COMMIT",
+	}
+	Feature_value = map[string]int32{
+		"FEATURE_UNSPECIFIED": 0,
+		"FEATURE_TAB":         1,
+		"FEATURE_CMDK":        2,
+		"FEATURE_COMMIT":      3,
+	}
+)
+
+func (x Feature) Enum() *Feature {
+	p := new(Feature)
+	*p = x
+	return p
+}
+
+func (x Feature) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (Feature) Descriptor() protoreflect.EnumDescriptor {
+	return file_control_v1_setting_proto_enumTypes[0].Descriptor()
+}
+
+func (Feature) Type() protoreflect.EnumType {
+	return &file_control_v1_setting_proto_enumTypes[0]
+}
+
+func (x Feature) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use Feature.Descriptor instead.
+func (Feature) EnumDescriptor() ([]byte, []int) {
+	return file_control_v1_setting_proto_rawDescGZIP(), []int{0}
+}
+
 type Settings struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// detailed_mode records request bodies and raw response streams.
@@ -580,6 +637,282 @@ func (x *SetTabModelResponse) GetTabModel() *TabModel {
 	return nil
 }
 
+// FeatureModel is the model or alias that serves a feature.
+type FeatureModel struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Feature Feature                `protobuf:"varint,1,opt,name=feature,proto3,enum=keygate.control.v1.Feature" json:"feature,omitempty"`
+	// model_id is empty when neither the setting nor the configuration
+	// names a model: the default then serves, or Cursor when there is none.
+	ModelId     string `protobuf:"bytes,2,opt,name=model_id,json=modelId,proto3" json:"model_id,omitempty"`
+	DisplayName string `protobuf:"bytes,3,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
+	// source is "setting", "configuration" or empty.
+	Source string `protobuf:"bytes,4,opt,name=source,proto3" json:"source,omitempty"`
+	// problem says why a configured name serves nothing.
+	Problem string `protobuf:"bytes,5,opt,name=problem,proto3" json:"problem,omitempty"`
+	// default says what serves while neither names a model ("" for
+	// Cursor's own service).
+	Default       string `protobuf:"bytes,6,opt,name=default,proto3" json:"default,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FeatureModel) Reset() {
+	*x = FeatureModel{}
+	mi := &file_control_v1_setting_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FeatureModel) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FeatureModel) ProtoMessage() {}
+
+func (x *FeatureModel) ProtoReflect() protoreflect.Message {
+	mi := &file_control_v1_setting_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FeatureModel.ProtoReflect.Descriptor instead.
+func (*FeatureModel) Descriptor() ([]byte, []int) {
+	return file_control_v1_setting_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *FeatureModel) GetFeature() Feature {
+	if x != nil {
+		return x.Feature
+	}
+	return Feature_FEATURE_UNSPECIFIED
+}
+
+func (x *FeatureModel) GetModelId() string {
+	if x != nil {
+		return x.ModelId
+	}
+	return ""
+}
+
+func (x *FeatureModel) GetDisplayName() string {
+	if x != nil {
+		return x.DisplayName
+	}
+	return ""
+}
+
+func (x *FeatureModel) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
+}
+
+func (x *FeatureModel) GetProblem() string {
+	if x != nil {
+		return x.Problem
+	}
+	return ""
+}
+
+func (x *FeatureModel) GetDefault() string {
+	if x != nil {
+		return x.Default
+	}
+	return ""
+}
+
+type GetFeatureModelsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetFeatureModelsRequest) Reset() {
+	*x = GetFeatureModelsRequest{}
+	mi := &file_control_v1_setting_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetFeatureModelsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetFeatureModelsRequest) ProtoMessage() {}
+
+func (x *GetFeatureModelsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_control_v1_setting_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetFeatureModelsRequest.ProtoReflect.Descriptor instead.
+func (*GetFeatureModelsRequest) Descriptor() ([]byte, []int) {
+	return file_control_v1_setting_proto_rawDescGZIP(), []int{12}
+}
+
+type GetFeatureModelsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// feature_models are in the order of Feature.
+	FeatureModels []*FeatureModel `protobuf:"bytes,1,rep,name=feature_models,json=featureModels,proto3" json:"feature_models,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetFeatureModelsResponse) Reset() {
+	*x = GetFeatureModelsResponse{}
+	mi := &file_control_v1_setting_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetFeatureModelsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetFeatureModelsResponse) ProtoMessage() {}
+
+func (x *GetFeatureModelsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_control_v1_setting_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetFeatureModelsResponse.ProtoReflect.Descriptor instead.
+func (*GetFeatureModelsResponse) Descriptor() ([]byte, []int) {
+	return file_control_v1_setting_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *GetFeatureModelsResponse) GetFeatureModels() []*FeatureModel {
+	if x != nil {
+		return x.FeatureModels
+	}
+	return nil
+}
+
+type SetFeatureModelRequest struct {
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	Feature          Feature                `protobuf:"varint,1,opt,name=feature,proto3,enum=keygate.control.v1.Feature" json:"feature,omitempty"`
+	Model            string                 `protobuf:"bytes,2,opt,name=model,proto3" json:"model,omitempty"`
+	UseConfiguration bool                   `protobuf:"varint,3,opt,name=use_configuration,json=useConfiguration,proto3" json:"use_configuration,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *SetFeatureModelRequest) Reset() {
+	*x = SetFeatureModelRequest{}
+	mi := &file_control_v1_setting_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetFeatureModelRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetFeatureModelRequest) ProtoMessage() {}
+
+func (x *SetFeatureModelRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_control_v1_setting_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetFeatureModelRequest.ProtoReflect.Descriptor instead.
+func (*SetFeatureModelRequest) Descriptor() ([]byte, []int) {
+	return file_control_v1_setting_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *SetFeatureModelRequest) GetFeature() Feature {
+	if x != nil {
+		return x.Feature
+	}
+	return Feature_FEATURE_UNSPECIFIED
+}
+
+func (x *SetFeatureModelRequest) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *SetFeatureModelRequest) GetUseConfiguration() bool {
+	if x != nil {
+		return x.UseConfiguration
+	}
+	return false
+}
+
+type SetFeatureModelResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	FeatureModel  *FeatureModel          `protobuf:"bytes,1,opt,name=feature_model,json=featureModel,proto3" json:"feature_model,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetFeatureModelResponse) Reset() {
+	*x = SetFeatureModelResponse{}
+	mi := &file_control_v1_setting_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetFeatureModelResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetFeatureModelResponse) ProtoMessage() {}
+
+func (x *SetFeatureModelResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_control_v1_setting_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetFeatureModelResponse.ProtoReflect.Descriptor instead.
+func (*SetFeatureModelResponse) Descriptor() ([]byte, []int) {
+	return file_control_v1_setting_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *SetFeatureModelResponse) GetFeatureModel() *FeatureModel {
+	if x != nil {
+		return x.FeatureModel
+	}
+	return nil
+}
+
 var File_control_v1_setting_proto protoreflect.FileDescriptor
 
 const file_control_v1_setting_proto_rawDesc = "" +
@@ -615,12 +948,35 @@ const file_control_v1_setting_proto_rawDesc = "" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12+\n" +
 	"\x11use_configuration\x18\x02 \x01(\bR\x10useConfiguration\"P\n" +
 	"\x13SetTabModelResponse\x129\n" +
-	"\ttab_model\x18\x01 \x01(\v2\x1c.keygate.control.v1.TabModelR\btabModel2\x99\x03\n" +
+	"\ttab_model\x18\x01 \x01(\v2\x1c.keygate.control.v1.TabModelR\btabModel\"\xcf\x01\n" +
+	"\fFeatureModel\x125\n" +
+	"\afeature\x18\x01 \x01(\x0e2\x1b.keygate.control.v1.FeatureR\afeature\x12\x19\n" +
+	"\bmodel_id\x18\x02 \x01(\tR\amodelId\x12!\n" +
+	"\fdisplay_name\x18\x03 \x01(\tR\vdisplayName\x12\x16\n" +
+	"\x06source\x18\x04 \x01(\tR\x06source\x12\x18\n" +
+	"\aproblem\x18\x05 \x01(\tR\aproblem\x12\x18\n" +
+	"\adefault\x18\x06 \x01(\tR\adefault\"\x19\n" +
+	"\x17GetFeatureModelsRequest\"c\n" +
+	"\x18GetFeatureModelsResponse\x12G\n" +
+	"\x0efeature_models\x18\x01 \x03(\v2 .keygate.control.v1.FeatureModelR\rfeatureModels\"\x92\x01\n" +
+	"\x16SetFeatureModelRequest\x125\n" +
+	"\afeature\x18\x01 \x01(\x0e2\x1b.keygate.control.v1.FeatureR\afeature\x12\x14\n" +
+	"\x05model\x18\x02 \x01(\tR\x05model\x12+\n" +
+	"\x11use_configuration\x18\x03 \x01(\bR\x10useConfiguration\"`\n" +
+	"\x17SetFeatureModelResponse\x12E\n" +
+	"\rfeature_model\x18\x01 \x01(\v2 .keygate.control.v1.FeatureModelR\ffeatureModel*Y\n" +
+	"\aFeature\x12\x17\n" +
+	"\x13FEATURE_UNSPECIFIED\x10\x00\x12\x0f\n" +
+	"\vFEATURE_TAB\x10\x01\x12\x10\n" +
+	"\fFEATURE_CMDK\x10\x02\x12\x12\n" +
+	"\x0eFEATURE_COMMIT\x10\x032\xf4\x04\n" +
 	"\x0eSettingService\x12^\n" +
 	"\vGetSettings\x12&.keygate.control.v1.GetSettingsRequest\x1a'.keygate.control.v1.GetSettingsResponse\x12g\n" +
 	"\x0eUpdateSettings\x12).keygate.control.v1.UpdateSettingsRequest\x1a*.keygate.control.v1.UpdateSettingsResponse\x12^\n" +
 	"\vGetTabModel\x12&.keygate.control.v1.GetTabModelRequest\x1a'.keygate.control.v1.GetTabModelResponse\x12^\n" +
-	"\vSetTabModel\x12&.keygate.control.v1.SetTabModelRequest\x1a'.keygate.control.v1.SetTabModelResponseB\xba\x01\n" +
+	"\vSetTabModel\x12&.keygate.control.v1.SetTabModelRequest\x1a'.keygate.control.v1.SetTabModelResponse\x12m\n" +
+	"\x10GetFeatureModels\x12+.keygate.control.v1.GetFeatureModelsRequest\x1a,.keygate.control.v1.GetFeatureModelsResponse\x12j\n" +
+	"\x0fSetFeatureModel\x12*.keygate.control.v1.SetFeatureModelRequest\x1a+.keygate.control.v1.SetFeatureModelResponseB\xba\x01\n" +
 	"\x16com.keygate.control.v1B\fSettingProtoP\x01Z(keygate/gen/keygate/control/v1;controlv1\xa2\x02\x03KCX\xaa\x02\x12Keygate.Control.V1\xca\x02\x12Keygate\\Control\\V1\xe2\x02\x1eKeygate\\Control\\V1\\GPBMetadata\xea\x02\x14Keygate::Control::V1b\x06proto3"
 
 var (
@@ -635,40 +991,55 @@ func file_control_v1_setting_proto_rawDescGZIP() []byte {
 	return file_control_v1_setting_proto_rawDescData
 }
 
-var file_control_v1_setting_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_control_v1_setting_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_control_v1_setting_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_control_v1_setting_proto_goTypes = []any{
-	(*Settings)(nil),               // 0: keygate.control.v1.Settings
-	(*ModelPrice)(nil),             // 1: keygate.control.v1.ModelPrice
-	(*GetSettingsRequest)(nil),     // 2: keygate.control.v1.GetSettingsRequest
-	(*GetSettingsResponse)(nil),    // 3: keygate.control.v1.GetSettingsResponse
-	(*UpdateSettingsRequest)(nil),  // 4: keygate.control.v1.UpdateSettingsRequest
-	(*UpdateSettingsResponse)(nil), // 5: keygate.control.v1.UpdateSettingsResponse
-	(*TabModel)(nil),               // 6: keygate.control.v1.TabModel
-	(*GetTabModelRequest)(nil),     // 7: keygate.control.v1.GetTabModelRequest
-	(*GetTabModelResponse)(nil),    // 8: keygate.control.v1.GetTabModelResponse
-	(*SetTabModelRequest)(nil),     // 9: keygate.control.v1.SetTabModelRequest
-	(*SetTabModelResponse)(nil),    // 10: keygate.control.v1.SetTabModelResponse
+	(Feature)(0),                     // 0: keygate.control.v1.Feature
+	(*Settings)(nil),                 // 1: keygate.control.v1.Settings
+	(*ModelPrice)(nil),               // 2: keygate.control.v1.ModelPrice
+	(*GetSettingsRequest)(nil),       // 3: keygate.control.v1.GetSettingsRequest
+	(*GetSettingsResponse)(nil),      // 4: keygate.control.v1.GetSettingsResponse
+	(*UpdateSettingsRequest)(nil),    // 5: keygate.control.v1.UpdateSettingsRequest
+	(*UpdateSettingsResponse)(nil),   // 6: keygate.control.v1.UpdateSettingsResponse
+	(*TabModel)(nil),                 // 7: keygate.control.v1.TabModel
+	(*GetTabModelRequest)(nil),       // 8: keygate.control.v1.GetTabModelRequest
+	(*GetTabModelResponse)(nil),      // 9: keygate.control.v1.GetTabModelResponse
+	(*SetTabModelRequest)(nil),       // 10: keygate.control.v1.SetTabModelRequest
+	(*SetTabModelResponse)(nil),      // 11: keygate.control.v1.SetTabModelResponse
+	(*FeatureModel)(nil),             // 12: keygate.control.v1.FeatureModel
+	(*GetFeatureModelsRequest)(nil),  // 13: keygate.control.v1.GetFeatureModelsRequest
+	(*GetFeatureModelsResponse)(nil), // 14: keygate.control.v1.GetFeatureModelsResponse
+	(*SetFeatureModelRequest)(nil),   // 15: keygate.control.v1.SetFeatureModelRequest
+	(*SetFeatureModelResponse)(nil),  // 16: keygate.control.v1.SetFeatureModelResponse
 }
 var file_control_v1_setting_proto_depIdxs = []int32{
-	1,  // 0: keygate.control.v1.Settings.prices:type_name -> keygate.control.v1.ModelPrice
-	0,  // 1: keygate.control.v1.GetSettingsResponse.settings:type_name -> keygate.control.v1.Settings
-	0,  // 2: keygate.control.v1.UpdateSettingsRequest.settings:type_name -> keygate.control.v1.Settings
-	0,  // 3: keygate.control.v1.UpdateSettingsResponse.settings:type_name -> keygate.control.v1.Settings
-	6,  // 4: keygate.control.v1.GetTabModelResponse.tab_model:type_name -> keygate.control.v1.TabModel
-	6,  // 5: keygate.control.v1.SetTabModelResponse.tab_model:type_name -> keygate.control.v1.TabModel
-	2,  // 6: keygate.control.v1.SettingService.GetSettings:input_type -> keygate.control.v1.GetSettingsRequest
-	4,  // 7: keygate.control.v1.SettingService.UpdateSettings:input_type -> keygate.control.v1.UpdateSettingsRequest
-	7,  // 8: keygate.control.v1.SettingService.GetTabModel:input_type -> keygate.control.v1.GetTabModelRequest
-	9,  // 9: keygate.control.v1.SettingService.SetTabModel:input_type -> keygate.control.v1.SetTabModelRequest
-	3,  // 10: keygate.control.v1.SettingService.GetSettings:output_type -> keygate.control.v1.GetSettingsResponse
-	5,  // 11: keygate.control.v1.SettingService.UpdateSettings:output_type -> keygate.control.v1.UpdateSettingsResponse
-	8,  // 12: keygate.control.v1.SettingService.GetTabModel:output_type -> keygate.control.v1.GetTabModelResponse
-	10, // 13: keygate.control.v1.SettingService.SetTabModel:output_type -> keygate.control.v1.SetTabModelResponse
-	10, // [10:14] is the sub-list for method output_type
-	6,  // [6:10] is the sub-list for method input_type
-	6,  // [6:6] is the sub-list for extension type_name
-	6,  // [6:6] is the sub-list for extension extendee
-	0,  // [0:6] is the sub-list for field type_name
+	2,  // 0: keygate.control.v1.Settings.prices:type_name -> keygate.control.v1.ModelPrice
+	1,  // 1: keygate.control.v1.GetSettingsResponse.settings:type_name -> keygate.control.v1.Settings
+	1,  // 2: keygate.control.v1.UpdateSettingsRequest.settings:type_name -> keygate.control.v1.Settings
+	1,  // 3: keygate.control.v1.UpdateSettingsResponse.settings:type_name -> keygate.control.v1.Settings
+	7,  // 4: keygate.control.v1.GetTabModelResponse.tab_model:type_name -> keygate.control.v1.TabModel
+	7,  // 5: keygate.control.v1.SetTabModelResponse.tab_model:type_name -> keygate.control.v1.TabModel
+	0,  // 6: keygate.control.v1.FeatureModel.feature:type_name -> keygate.control.v1.Feature
+	12, // 7: keygate.control.v1.GetFeatureModelsResponse.feature_models:type_name -> keygate.control.v1.FeatureModel
+	0,  // 8: keygate.control.v1.SetFeatureModelRequest.feature:type_name -> keygate.control.v1.Feature
+	12, // 9: keygate.control.v1.SetFeatureModelResponse.feature_model:type_name -> keygate.control.v1.FeatureModel
+	3,  // 10: keygate.control.v1.SettingService.GetSettings:input_type -> keygate.control.v1.GetSettingsRequest
+	5,  // 11: keygate.control.v1.SettingService.UpdateSettings:input_type -> keygate.control.v1.UpdateSettingsRequest
+	8,  // 12: keygate.control.v1.SettingService.GetTabModel:input_type -> keygate.control.v1.GetTabModelRequest
+	10, // 13: keygate.control.v1.SettingService.SetTabModel:input_type -> keygate.control.v1.SetTabModelRequest
+	13, // 14: keygate.control.v1.SettingService.GetFeatureModels:input_type -> keygate.control.v1.GetFeatureModelsRequest
+	15, // 15: keygate.control.v1.SettingService.SetFeatureModel:input_type -> keygate.control.v1.SetFeatureModelRequest
+	4,  // 16: keygate.control.v1.SettingService.GetSettings:output_type -> keygate.control.v1.GetSettingsResponse
+	6,  // 17: keygate.control.v1.SettingService.UpdateSettings:output_type -> keygate.control.v1.UpdateSettingsResponse
+	9,  // 18: keygate.control.v1.SettingService.GetTabModel:output_type -> keygate.control.v1.GetTabModelResponse
+	11, // 19: keygate.control.v1.SettingService.SetTabModel:output_type -> keygate.control.v1.SetTabModelResponse
+	14, // 20: keygate.control.v1.SettingService.GetFeatureModels:output_type -> keygate.control.v1.GetFeatureModelsResponse
+	16, // 21: keygate.control.v1.SettingService.SetFeatureModel:output_type -> keygate.control.v1.SetFeatureModelResponse
+	16, // [16:22] is the sub-list for method output_type
+	10, // [10:16] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_control_v1_setting_proto_init() }
@@ -681,13 +1052,14 @@ func file_control_v1_setting_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_control_v1_setting_proto_rawDesc), len(file_control_v1_setting_proto_rawDesc)),
-			NumEnums:      0,
-			NumMessages:   11,
+			NumEnums:      1,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
 		GoTypes:           file_control_v1_setting_proto_goTypes,
 		DependencyIndexes: file_control_v1_setting_proto_depIdxs,
+		EnumInfos:         file_control_v1_setting_proto_enumTypes,
 		MessageInfos:      file_control_v1_setting_proto_msgTypes,
 	}.Build()
 	File_control_v1_setting_proto = out.File

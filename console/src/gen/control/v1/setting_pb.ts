@@ -2,15 +2,15 @@
 // @generated from file control/v1/setting.proto (package keygate.control.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file control/v1/setting.proto.
  */
 export const file_control_v1_setting: GenFile = /*@__PURE__*/
-  fileDesc("Chhjb250cm9sL3YxL3NldHRpbmcucHJvdG8SEmtleWdhdGUuY29udHJvbC52MSJzCghTZXR0aW5ncxIVCg1kZXRhaWxlZF9tb2RlGAEgASgIEiAKGGRldGFpbGVkX3JldGVudGlvbl9ob3VycxgCIAEoBRIuCgZwcmljZXMYAyADKAsyHi5rZXlnYXRlLmNvbnRyb2wudjEuTW9kZWxQcmljZSKWAQoKTW9kZWxQcmljZRIQCghtb2RlbF9pZBgBIAEoCRIZChFpbnB1dF9wZXJfbWlsbGlvbhgCIAEoARIaChJvdXRwdXRfcGVyX21pbGxpb24YAyABKAESHgoWY2FjaGVfcmVhZF9wZXJfbWlsbGlvbhgEIAEoARIfChdjYWNoZV93cml0ZV9wZXJfbWlsbGlvbhgFIAEoASIUChJHZXRTZXR0aW5nc1JlcXVlc3QiRQoTR2V0U2V0dGluZ3NSZXNwb25zZRIuCghzZXR0aW5ncxgBIAEoCzIcLmtleWdhdGUuY29udHJvbC52MS5TZXR0aW5ncyJHChVVcGRhdGVTZXR0aW5nc1JlcXVlc3QSLgoIc2V0dGluZ3MYASABKAsyHC5rZXlnYXRlLmNvbnRyb2wudjEuU2V0dGluZ3MiSAoWVXBkYXRlU2V0dGluZ3NSZXNwb25zZRIuCghzZXR0aW5ncxgBIAEoCzIcLmtleWdhdGUuY29udHJvbC52MS5TZXR0aW5ncyJTCghUYWJNb2RlbBIQCghtb2RlbF9pZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSDgoGc291cmNlGAMgASgJEg8KB3Byb2JsZW0YBCABKAkiFAoSR2V0VGFiTW9kZWxSZXF1ZXN0IkYKE0dldFRhYk1vZGVsUmVzcG9uc2USLwoJdGFiX21vZGVsGAEgASgLMhwua2V5Z2F0ZS5jb250cm9sLnYxLlRhYk1vZGVsIj4KElNldFRhYk1vZGVsUmVxdWVzdBINCgVtb2RlbBgBIAEoCRIZChF1c2VfY29uZmlndXJhdGlvbhgCIAEoCCJGChNTZXRUYWJNb2RlbFJlc3BvbnNlEi8KCXRhYl9tb2RlbBgBIAEoCzIcLmtleWdhdGUuY29udHJvbC52MS5UYWJNb2RlbDKZAwoOU2V0dGluZ1NlcnZpY2USXgoLR2V0U2V0dGluZ3MSJi5rZXlnYXRlLmNvbnRyb2wudjEuR2V0U2V0dGluZ3NSZXF1ZXN0Gicua2V5Z2F0ZS5jb250cm9sLnYxLkdldFNldHRpbmdzUmVzcG9uc2USZwoOVXBkYXRlU2V0dGluZ3MSKS5rZXlnYXRlLmNvbnRyb2wudjEuVXBkYXRlU2V0dGluZ3NSZXF1ZXN0Gioua2V5Z2F0ZS5jb250cm9sLnYxLlVwZGF0ZVNldHRpbmdzUmVzcG9uc2USXgoLR2V0VGFiTW9kZWwSJi5rZXlnYXRlLmNvbnRyb2wudjEuR2V0VGFiTW9kZWxSZXF1ZXN0Gicua2V5Z2F0ZS5jb250cm9sLnYxLkdldFRhYk1vZGVsUmVzcG9uc2USXgoLU2V0VGFiTW9kZWwSJi5rZXlnYXRlLmNvbnRyb2wudjEuU2V0VGFiTW9kZWxSZXF1ZXN0Gicua2V5Z2F0ZS5jb250cm9sLnYxLlNldFRhYk1vZGVsUmVzcG9uc2VCugEKFmNvbS5rZXlnYXRlLmNvbnRyb2wudjFCDFNldHRpbmdQcm90b1ABWihrZXlnYXRlL2dlbi9rZXlnYXRlL2NvbnRyb2wvdjE7Y29udHJvbHYxogIDS0NYqgISS2V5Z2F0ZS5Db250cm9sLlYxygISS2V5Z2F0ZVxDb250cm9sXFYx4gIeS2V5Z2F0ZVxDb250cm9sXFYxXEdQQk1ldGFkYXRh6gIUS2V5Z2F0ZTo6Q29udHJvbDo6VjFiBnByb3RvMw");
+  fileDesc("Chhjb250cm9sL3YxL3NldHRpbmcucHJvdG8SEmtleWdhdGUuY29udHJvbC52MSJzCghTZXR0aW5ncxIVCg1kZXRhaWxlZF9tb2RlGAEgASgIEiAKGGRldGFpbGVkX3JldGVudGlvbl9ob3VycxgCIAEoBRIuCgZwcmljZXMYAyADKAsyHi5rZXlnYXRlLmNvbnRyb2wudjEuTW9kZWxQcmljZSKWAQoKTW9kZWxQcmljZRIQCghtb2RlbF9pZBgBIAEoCRIZChFpbnB1dF9wZXJfbWlsbGlvbhgCIAEoARIaChJvdXRwdXRfcGVyX21pbGxpb24YAyABKAESHgoWY2FjaGVfcmVhZF9wZXJfbWlsbGlvbhgEIAEoARIfChdjYWNoZV93cml0ZV9wZXJfbWlsbGlvbhgFIAEoASIUChJHZXRTZXR0aW5nc1JlcXVlc3QiRQoTR2V0U2V0dGluZ3NSZXNwb25zZRIuCghzZXR0aW5ncxgBIAEoCzIcLmtleWdhdGUuY29udHJvbC52MS5TZXR0aW5ncyJHChVVcGRhdGVTZXR0aW5nc1JlcXVlc3QSLgoIc2V0dGluZ3MYASABKAsyHC5rZXlnYXRlLmNvbnRyb2wudjEuU2V0dGluZ3MiSAoWVXBkYXRlU2V0dGluZ3NSZXNwb25zZRIuCghzZXR0aW5ncxgBIAEoCzIcLmtleWdhdGUuY29udHJvbC52MS5TZXR0aW5ncyJTCghUYWJNb2RlbBIQCghtb2RlbF9pZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSDgoGc291cmNlGAMgASgJEg8KB3Byb2JsZW0YBCABKAkiFAoSR2V0VGFiTW9kZWxSZXF1ZXN0IkYKE0dldFRhYk1vZGVsUmVzcG9uc2USLwoJdGFiX21vZGVsGAEgASgLMhwua2V5Z2F0ZS5jb250cm9sLnYxLlRhYk1vZGVsIj4KElNldFRhYk1vZGVsUmVxdWVzdBINCgVtb2RlbBgBIAEoCRIZChF1c2VfY29uZmlndXJhdGlvbhgCIAEoCCJGChNTZXRUYWJNb2RlbFJlc3BvbnNlEi8KCXRhYl9tb2RlbBgBIAEoCzIcLmtleWdhdGUuY29udHJvbC52MS5UYWJNb2RlbCKWAQoMRmVhdHVyZU1vZGVsEiwKB2ZlYXR1cmUYASABKA4yGy5rZXlnYXRlLmNvbnRyb2wudjEuRmVhdHVyZRIQCghtb2RlbF9pZBgCIAEoCRIUCgxkaXNwbGF5X25hbWUYAyABKAkSDgoGc291cmNlGAQgASgJEg8KB3Byb2JsZW0YBSABKAkSDwoHZGVmYXVsdBgGIAEoCSIZChdHZXRGZWF0dXJlTW9kZWxzUmVxdWVzdCJUChhHZXRGZWF0dXJlTW9kZWxzUmVzcG9uc2USOAoOZmVhdHVyZV9tb2RlbHMYASADKAsyIC5rZXlnYXRlLmNvbnRyb2wudjEuRmVhdHVyZU1vZGVsInAKFlNldEZlYXR1cmVNb2RlbFJlcXVlc3QSLAoHZmVhdHVyZRgBIAEoDjIbLmtleWdhdGUuY29udHJvbC52MS5GZWF0dXJlEg0KBW1vZGVsGAIgASgJEhkKEXVzZV9jb25maWd1cmF0aW9uGAMgASgIIlIKF1NldEZlYXR1cmVNb2RlbFJlc3BvbnNlEjcKDWZlYXR1cmVfbW9kZWwYASABKAsyIC5rZXlnYXRlLmNvbnRyb2wudjEuRmVhdHVyZU1vZGVsKlkKB0ZlYXR1cmUSFwoTRkVBVFVSRV9VTlNQRUNJRklFRBAAEg8KC0ZFQVRVUkVfVEFCEAESEAoMRkVBVFVSRV9DTURLEAISEgoORkVBVFVSRV9DT01NSVQQAzL0BAoOU2V0dGluZ1NlcnZpY2USXgoLR2V0U2V0dGluZ3MSJi5rZXlnYXRlLmNvbnRyb2wudjEuR2V0U2V0dGluZ3NSZXF1ZXN0Gicua2V5Z2F0ZS5jb250cm9sLnYxLkdldFNldHRpbmdzUmVzcG9uc2USZwoOVXBkYXRlU2V0dGluZ3MSKS5rZXlnYXRlLmNvbnRyb2wudjEuVXBkYXRlU2V0dGluZ3NSZXF1ZXN0Gioua2V5Z2F0ZS5jb250cm9sLnYxLlVwZGF0ZVNldHRpbmdzUmVzcG9uc2USXgoLR2V0VGFiTW9kZWwSJi5rZXlnYXRlLmNvbnRyb2wudjEuR2V0VGFiTW9kZWxSZXF1ZXN0Gicua2V5Z2F0ZS5jb250cm9sLnYxLkdldFRhYk1vZGVsUmVzcG9uc2USXgoLU2V0VGFiTW9kZWwSJi5rZXlnYXRlLmNvbnRyb2wudjEuU2V0VGFiTW9kZWxSZXF1ZXN0Gicua2V5Z2F0ZS5jb250cm9sLnYxLlNldFRhYk1vZGVsUmVzcG9uc2USbQoQR2V0RmVhdHVyZU1vZGVscxIrLmtleWdhdGUuY29udHJvbC52MS5HZXRGZWF0dXJlTW9kZWxzUmVxdWVzdBosLmtleWdhdGUuY29udHJvbC52MS5HZXRGZWF0dXJlTW9kZWxzUmVzcG9uc2USagoPU2V0RmVhdHVyZU1vZGVsEioua2V5Z2F0ZS5jb250cm9sLnYxLlNldEZlYXR1cmVNb2RlbFJlcXVlc3QaKy5rZXlnYXRlLmNvbnRyb2wudjEuU2V0RmVhdHVyZU1vZGVsUmVzcG9uc2VCugEKFmNvbS5rZXlnYXRlLmNvbnRyb2wudjFCDFNldHRpbmdQcm90b1ABWihrZXlnYXRlL2dlbi9rZXlnYXRlL2NvbnRyb2wvdjE7Y29udHJvbHYxogIDS0NYqgISS2V5Z2F0ZS5Db250cm9sLlYxygISS2V5Z2F0ZVxDb250cm9sXFYx4gIeS2V5Z2F0ZVxDb250cm9sXFYxXEdQQk1ldGFkYXRh6gIUS2V5Z2F0ZTo6Q29udHJvbDo6VjFiBnByb3RvMw");
 
 /**
  * @generated from message keygate.control.v1.Settings
@@ -261,6 +261,176 @@ export const SetTabModelResponseSchema: GenMessage<SetTabModelResponse> = /*@__P
   messageDesc(file_control_v1_setting, 10);
 
 /**
+ * FeatureModel is the model or alias that serves a feature.
+ *
+ * @generated from message keygate.control.v1.FeatureModel
+ */
+export type FeatureModel = Message<"keygate.control.v1.FeatureModel"> & {
+  /**
+   * @generated from field: keygate.control.v1.Feature feature = 1;
+   */
+  feature: Feature;
+
+  /**
+   * model_id is empty when neither the setting nor the configuration
+   * names a model: the default then serves, or Cursor when there is none.
+   *
+   * @generated from field: string model_id = 2;
+   */
+  modelId: string;
+
+  /**
+   * @generated from field: string display_name = 3;
+   */
+  displayName: string;
+
+  /**
+   * source is "setting", "configuration" or empty.
+   *
+   * @generated from field: string source = 4;
+   */
+  source: string;
+
+  /**
+   * problem says why a configured name serves nothing.
+   *
+   * @generated from field: string problem = 5;
+   */
+  problem: string;
+
+  /**
+   * default says what serves while neither names a model ("" for
+   * Cursor's own service).
+   *
+   * @generated from field: string default = 6;
+   */
+  default: string;
+};
+
+/**
+ * Describes the message keygate.control.v1.FeatureModel.
+ * Use `create(FeatureModelSchema)` to create a new message.
+ */
+export const FeatureModelSchema: GenMessage<FeatureModel> = /*@__PURE__*/
+  messageDesc(file_control_v1_setting, 11);
+
+/**
+ * @generated from message keygate.control.v1.GetFeatureModelsRequest
+ */
+export type GetFeatureModelsRequest = Message<"keygate.control.v1.GetFeatureModelsRequest"> & {
+};
+
+/**
+ * Describes the message keygate.control.v1.GetFeatureModelsRequest.
+ * Use `create(GetFeatureModelsRequestSchema)` to create a new message.
+ */
+export const GetFeatureModelsRequestSchema: GenMessage<GetFeatureModelsRequest> = /*@__PURE__*/
+  messageDesc(file_control_v1_setting, 12);
+
+/**
+ * @generated from message keygate.control.v1.GetFeatureModelsResponse
+ */
+export type GetFeatureModelsResponse = Message<"keygate.control.v1.GetFeatureModelsResponse"> & {
+  /**
+   * feature_models are in the order of Feature.
+   *
+   * @generated from field: repeated keygate.control.v1.FeatureModel feature_models = 1;
+   */
+  featureModels: FeatureModel[];
+};
+
+/**
+ * Describes the message keygate.control.v1.GetFeatureModelsResponse.
+ * Use `create(GetFeatureModelsResponseSchema)` to create a new message.
+ */
+export const GetFeatureModelsResponseSchema: GenMessage<GetFeatureModelsResponse> = /*@__PURE__*/
+  messageDesc(file_control_v1_setting, 13);
+
+/**
+ * @generated from message keygate.control.v1.SetFeatureModelRequest
+ */
+export type SetFeatureModelRequest = Message<"keygate.control.v1.SetFeatureModelRequest"> & {
+  /**
+   * @generated from field: keygate.control.v1.Feature feature = 1;
+   */
+  feature: Feature;
+
+  /**
+   * @generated from field: string model = 2;
+   */
+  model: string;
+
+  /**
+   * @generated from field: bool use_configuration = 3;
+   */
+  useConfiguration: boolean;
+};
+
+/**
+ * Describes the message keygate.control.v1.SetFeatureModelRequest.
+ * Use `create(SetFeatureModelRequestSchema)` to create a new message.
+ */
+export const SetFeatureModelRequestSchema: GenMessage<SetFeatureModelRequest> = /*@__PURE__*/
+  messageDesc(file_control_v1_setting, 14);
+
+/**
+ * @generated from message keygate.control.v1.SetFeatureModelResponse
+ */
+export type SetFeatureModelResponse = Message<"keygate.control.v1.SetFeatureModelResponse"> & {
+  /**
+   * @generated from field: keygate.control.v1.FeatureModel feature_model = 1;
+   */
+  featureModel?: FeatureModel | undefined;
+};
+
+/**
+ * Describes the message keygate.control.v1.SetFeatureModelResponse.
+ * Use `create(SetFeatureModelResponseSchema)` to create a new message.
+ */
+export const SetFeatureModelResponseSchema: GenMessage<SetFeatureModelResponse> = /*@__PURE__*/
+  messageDesc(file_control_v1_setting, 15);
+
+/**
+ * Feature is a Cursor feature served on a model chosen apart from the
+ * Agent's picker.
+ *
+ * @generated from enum keygate.control.v1.Feature
+ */
+export enum Feature {
+  /**
+   * @generated from enum value: FEATURE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Cursor Tab, the editor's next-edit suggestions.
+   *
+   * @generated from enum value: FEATURE_TAB = 1;
+   */
+  TAB = 1,
+
+  /**
+   * Inline edits (Cmd-K) in the editor and the terminal.
+   *
+   * @generated from enum value: FEATURE_CMDK = 2;
+   */
+  CMDK = 2,
+
+  /**
+   * Commit messages and branch names.
+   *
+   * @generated from enum value: FEATURE_COMMIT = 3;
+   */
+  COMMIT = 3,
+}
+
+/**
+ * Describes the enum keygate.control.v1.Feature.
+ */
+export const FeatureSchema: GenEnum<Feature> = /*@__PURE__*/
+  enumDesc(file_control_v1_setting, 0);
+
+/**
  * SettingService reads and writes service settings.
  *
  * @generated from service keygate.control.v1.SettingService
@@ -305,6 +475,30 @@ export const SettingService: GenService<{
     methodKind: "unary";
     input: typeof SetTabModelRequestSchema;
     output: typeof SetTabModelResponseSchema;
+  },
+  /**
+   * GetFeatureModels says which model or alias serves each feature with a
+   * model setting of its own (Tab, inline edits, commit messages), and why.
+   *
+   * @generated from rpc keygate.control.v1.SettingService.GetFeatureModels
+   */
+  getFeatureModels: {
+    methodKind: "unary";
+    input: typeof GetFeatureModelsRequestSchema;
+    output: typeof GetFeatureModelsResponseSchema;
+  },
+  /**
+   * SetFeatureModel saves a feature's model (a model or alias id or
+   * display name; empty turns the feature off, leaving it to Cursor), or
+   * with use_configuration forgets the saved one so the configuration's,
+   * or the feature's default, serves again.
+   *
+   * @generated from rpc keygate.control.v1.SettingService.SetFeatureModel
+   */
+  setFeatureModel: {
+    methodKind: "unary";
+    input: typeof SetFeatureModelRequestSchema;
+    output: typeof SetFeatureModelResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_control_v1_setting, 0);

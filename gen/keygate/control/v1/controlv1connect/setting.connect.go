@@ -45,6 +45,12 @@ const (
 	// SettingServiceSetTabModelProcedure is the fully-qualified name of the SettingService's
 	// SetTabModel RPC.
 	SettingServiceSetTabModelProcedure = "/keygate.control.v1.SettingService/SetTabModel"
+	// SettingServiceGetFeatureModelsProcedure is the fully-qualified name of the SettingService's
+	// GetFeatureModels RPC.
+	SettingServiceGetFeatureModelsProcedure = "/keygate.control.v1.SettingService/GetFeatureModels"
+	// SettingServiceSetFeatureModelProcedure is the fully-qualified name of the SettingService's
+	// SetFeatureModel RPC.
+	SettingServiceSetFeatureModelProcedure = "/keygate.control.v1.SettingService/SetFeatureModel"
 )
 
 // SettingServiceClient is a client for the keygate.control.v1.SettingService service.
@@ -58,6 +64,14 @@ type SettingServiceClient interface {
 	// empty serves no Tab), or with use_configuration forgets the saved one so the
 	// configuration's (KEYGATE_TAB_MODEL) serves again.
 	SetTabModel(context.Context, *connect.Request[v1.SetTabModelRequest]) (*connect.Response[v1.SetTabModelResponse], error)
+	// GetFeatureModels says which model or alias serves each feature with a
+	// model setting of its own (Tab, inline edits, commit messages), and why.
+	GetFeatureModels(context.Context, *connect.Request[v1.GetFeatureModelsRequest]) (*connect.Response[v1.GetFeatureModelsResponse], error)
+	// SetFeatureModel saves a feature's model (a model or alias id or
+	// display name; empty turns the feature off, leaving it to Cursor), or
+	// with use_configuration forgets the saved one so the configuration's,
+	// or the feature's default, serves again.
+	SetFeatureModel(context.Context, *connect.Request[v1.SetFeatureModelRequest]) (*connect.Response[v1.SetFeatureModelResponse], error)
 }
 
 // NewSettingServiceClient constructs a client for the keygate.control.v1.SettingService service. By
@@ -95,15 +109,29 @@ func NewSettingServiceClient(httpClient connect.HTTPClient, baseURL string, opts
 			connect.WithSchema(settingServiceMethods.ByName("SetTabModel")),
 			connect.WithClientOptions(opts...),
 		),
+		getFeatureModels: connect.NewClient[v1.GetFeatureModelsRequest, v1.GetFeatureModelsResponse](
+			httpClient,
+			baseURL+SettingServiceGetFeatureModelsProcedure,
+			connect.WithSchema(settingServiceMethods.ByName("GetFeatureModels")),
+			connect.WithClientOptions(opts...),
+		),
+		setFeatureModel: connect.NewClient[v1.SetFeatureModelRequest, v1.SetFeatureModelResponse](
+			httpClient,
+			baseURL+SettingServiceSetFeatureModelProcedure,
+			connect.WithSchema(settingServiceMethods.ByName("SetFeatureModel")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
 // settingServiceClient implements SettingServiceClient.
 type settingServiceClient struct {
-	getSettings    *connect.Client[v1.GetSettingsRequest, v1.GetSettingsResponse]
-	updateSettings *connect.Client[v1.UpdateSettingsRequest, v1.UpdateSettingsResponse]
-	getTabModel    *connect.Client[v1.GetTabModelRequest, v1.GetTabModelResponse]
-	setTabModel    *connect.Client[v1.SetTabModelRequest, v1.SetTabModelResponse]
+	getSettings      *connect.Client[v1.GetSettingsRequest, v1.GetSettingsResponse]
+	updateSettings   *connect.Client[v1.UpdateSettingsRequest, v1.UpdateSettingsResponse]
+	getTabModel      *connect.Client[v1.GetTabModelRequest, v1.GetTabModelResponse]
+	setTabModel      *connect.Client[v1.SetTabModelRequest, v1.SetTabModelResponse]
+	getFeatureModels *connect.Client[v1.GetFeatureModelsRequest, v1.GetFeatureModelsResponse]
+	setFeatureModel  *connect.Client[v1.SetFeatureModelRequest, v1.SetFeatureModelResponse]
 }
 
 // GetSettings calls keygate.control.v1.SettingService.GetSettings.
@@ -126,6 +154,16 @@ func (c *settingServiceClient) SetTabModel(ctx context.Context, req *connect.Req
 	return c.setTabModel.CallUnary(ctx, req)
 }
 
+// GetFeatureModels calls keygate.control.v1.SettingService.GetFeatureModels.
+func (c *settingServiceClient) GetFeatureModels(ctx context.Context, req *connect.Request[v1.GetFeatureModelsRequest]) (*connect.Response[v1.GetFeatureModelsResponse], error) {
+	return c.getFeatureModels.CallUnary(ctx, req)
+}
+
+// SetFeatureModel calls keygate.control.v1.SettingService.SetFeatureModel.
+func (c *settingServiceClient) SetFeatureModel(ctx context.Context, req *connect.Request[v1.SetFeatureModelRequest]) (*connect.Response[v1.SetFeatureModelResponse], error) {
+	return c.setFeatureModel.CallUnary(ctx, req)
+}
+
 // SettingServiceHandler is an implementation of the keygate.control.v1.SettingService service.
 type SettingServiceHandler interface {
 	GetSettings(context.Context, *connect.Request[v1.GetSettingsRequest]) (*connect.Response[v1.GetSettingsResponse], error)
@@ -137,6 +175,14 @@ type SettingServiceHandler interface {
 	// empty serves no Tab), or with use_configuration forgets the saved one so the
 	// configuration's (KEYGATE_TAB_MODEL) serves again.
 	SetTabModel(context.Context, *connect.Request[v1.SetTabModelRequest]) (*connect.Response[v1.SetTabModelResponse], error)
+	// GetFeatureModels says which model or alias serves each feature with a
+	// model setting of its own (Tab, inline edits, commit messages), and why.
+	GetFeatureModels(context.Context, *connect.Request[v1.GetFeatureModelsRequest]) (*connect.Response[v1.GetFeatureModelsResponse], error)
+	// SetFeatureModel saves a feature's model (a model or alias id or
+	// display name; empty turns the feature off, leaving it to Cursor), or
+	// with use_configuration forgets the saved one so the configuration's,
+	// or the feature's default, serves again.
+	SetFeatureModel(context.Context, *connect.Request[v1.SetFeatureModelRequest]) (*connect.Response[v1.SetFeatureModelResponse], error)
 }
 
 // NewSettingServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -170,6 +216,18 @@ func NewSettingServiceHandler(svc SettingServiceHandler, opts ...connect.Handler
 		connect.WithSchema(settingServiceMethods.ByName("SetTabModel")),
 		connect.WithHandlerOptions(opts...),
 	)
+	settingServiceGetFeatureModelsHandler := connect.NewUnaryHandler(
+		SettingServiceGetFeatureModelsProcedure,
+		svc.GetFeatureModels,
+		connect.WithSchema(settingServiceMethods.ByName("GetFeatureModels")),
+		connect.WithHandlerOptions(opts...),
+	)
+	settingServiceSetFeatureModelHandler := connect.NewUnaryHandler(
+		SettingServiceSetFeatureModelProcedure,
+		svc.SetFeatureModel,
+		connect.WithSchema(settingServiceMethods.ByName("SetFeatureModel")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/keygate.control.v1.SettingService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case SettingServiceGetSettingsProcedure:
@@ -180,6 +238,10 @@ func NewSettingServiceHandler(svc SettingServiceHandler, opts ...connect.Handler
 			settingServiceGetTabModelHandler.ServeHTTP(w, r)
 		case SettingServiceSetTabModelProcedure:
 			settingServiceSetTabModelHandler.ServeHTTP(w, r)
+		case SettingServiceGetFeatureModelsProcedure:
+			settingServiceGetFeatureModelsHandler.ServeHTTP(w, r)
+		case SettingServiceSetFeatureModelProcedure:
+			settingServiceSetFeatureModelHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -203,4 +265,12 @@ func (UnimplementedSettingServiceHandler) GetTabModel(context.Context, *connect.
 
 func (UnimplementedSettingServiceHandler) SetTabModel(context.Context, *connect.Request[v1.SetTabModelRequest]) (*connect.Response[v1.SetTabModelResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("keygate.control.v1.SettingService.SetTabModel is not implemented"))
+}
+
+func (UnimplementedSettingServiceHandler) GetFeatureModels(context.Context, *connect.Request[v1.GetFeatureModelsRequest]) (*connect.Response[v1.GetFeatureModelsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("keygate.control.v1.SettingService.GetFeatureModels is not implemented"))
+}
+
+func (UnimplementedSettingServiceHandler) SetFeatureModel(context.Context, *connect.Request[v1.SetFeatureModelRequest]) (*connect.Response[v1.SetFeatureModelResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("keygate.control.v1.SettingService.SetFeatureModel is not implemented"))
 }

@@ -11,6 +11,8 @@ import (
 	. "github.com/onsi/gomega"
 
 	"keygate/app/control"
+	"keygate/domain/callrecord"
+	"keygate/domain/identity"
 	"keygate/ports"
 )
 
@@ -150,5 +152,71 @@ var _ = Describe("The Cursor Tab model", func() {
 		models.broken = errors.New("disk gone")
 		_, err := tab("Codestral").Current(ctx)
 		Expect(err).To(MatchError(ContainSubstring("disk gone")))
+	})
+})
+
+var _ = Describe("The inline-edit and commit models", func() {
+	var (
+		ctx      context.Context
+		settings *settingsMap
+		models   *modelConfigs
+		calls    *callList
+		pb       *control.Publishing
+	)
+	BeforeEach(func() {
+		ctx = identity.NewContext(context.Background(), identity.Identity{UserID: "u-1"})
+		settings = &settingsMap{vals: map[string]json.RawMessage{}}
+		models = &modelConfigs{cfgs: []ports.ModelConfig{
+			{ID: "m-first", DisplayName: "First", Enabled: true},
+			{ID: "m-opus", DisplayName: "Opus", Enabled: true},
+			{ID: "m-gone", DisplayName: "Gone", Enabled: false},
+		}}
+		calls = &callList{}
+		pb = control.NewPublishing(models, nil, nil)
+	})
+	feature := func(f control.Feature, configured string, def func(context.Context) (string, error)) *control.FeatureModel {
+		return control.NewFeatureModel(control.FeatureModelOptions{Feature: f, Settings: settings, Models: models,
+			Configured: configured, Default: def})
+	}
+
+	It("keeps each feature's setting apart", func() {
+		edit, commit := feature(control.FeatureEdit, "", nil), feature(control.FeatureCommit, "", nil)
+		_, err := edit.Set(ctx, "Opus")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(settings.vals).To(HaveKey("cmdk_model"))
+		id, err := commit.Current(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(id).To(BeEmpty())
+		_, err = commit.Set(ctx, "nope")
+		var inv *control.InvalidError
+		Expect(errors.As(err, &inv)).To(BeTrue())
+		Expect(inv.Field).To(Equal("commit_model"))
+	})
+
+	It("serves inline edits on the first published model until the setting or configuration names one", func() {
+		edit := feature(control.FeatureEdit, "", control.FirstPublished(pb))
+		Expect(edit.Current(ctx)).To(Equal("m-first"))
+		edit = feature(control.FeatureEdit, "Opus", control.FirstPublished(pb))
+		Expect(edit.Current(ctx)).To(Equal("m-opus"))
+
+		By("an empty setting turns the feature off, default or not")
+		_, err := edit.Set(ctx, "")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(edit.Current(ctx)).To(BeEmpty())
+	})
+
+	It("serves commit messages on the caller's last Agent model while it is published, else the first", func() {
+		commit := feature(control.FeatureCommit, "", control.LastAgentModel(calls, pb))
+		Expect(commit.Current(ctx)).To(Equal("m-first"), "no Agent call yet")
+
+		calls.recs = []callrecord.Record{{Kind: callrecord.KindAgent, UserID: "u-1", Route: callrecord.Route{ID: "m-opus"}}}
+		Expect(commit.Current(ctx)).To(Equal("m-opus"))
+		Expect(calls.q).To(Equal(ports.CallQuery{UserID: "u-1", Kind: callrecord.KindAgent, Limit: 1}))
+
+		calls.recs[0].Route.ID = "m-gone"
+		Expect(commit.Current(ctx)).To(Equal("m-first"), "the last model is no longer published")
+
+		models.cfgs = nil
+		Expect(commit.Current(ctx)).To(BeEmpty(), "nothing published: Cursor serves it")
 	})
 })
