@@ -238,6 +238,7 @@ func NewControlRoutes(o ControlRoutesOptions) ControlRoutes {
 		Calls: appcontrol.NewCalls(appcontrol.CallsOptions{
 			Lister: calls, Reader: tenancy.CallReader(store.CallRecords()), Prompts: store.Prompts()}),
 		Dashboard:     dashboard,
+		CursorCloud:   appcontrol.NewCursorCloud(store.CloudUsage(), o.Config.CursorCloudPolicy(), nil),
 		Conversations: conversations,
 		Setup:         cursorSetup(o.Endpoint, o.Web),
 		Console:       console.Dist(),
@@ -249,6 +250,7 @@ func NewControlRoutes(o ControlRoutesOptions) ControlRoutes {
 // ControlRoutesOptions are what the control API and the console are
 // built from.
 type ControlRoutesOptions struct {
+	Config   config.Config
 	Endpoint ProxyEndpoint
 	Web      WebTools
 	Logger   *zap.Logger

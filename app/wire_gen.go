@@ -109,6 +109,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	publishing := NewPublishing(store)
 	tabModel := NewTabModel(cfg, store, auditor)
 	controlRoutesOptions := ControlRoutesOptions{
+		Config:     cfg,
 		Endpoint:   proxyEndpoint,
 		Web:        webTools,
 		Logger:     logger,
@@ -164,8 +165,10 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	forwarder, err := NewUpstream(cfg, policy, logger)
+	recorder, cleanup6 := NewCloudLedger(store, metrics, logger)
+	forwarder, err := NewUpstream(cfg, policy, recorder, logger)
 	if err != nil {
+		cleanup6()
 		cleanup5()
 		cleanup4()
 		cleanup3()
@@ -173,8 +176,9 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	agentListener, cleanup6, err := OpenAgentListener(cfg, gate, authority)
+	agentListener, cleanup7, err := OpenAgentListener(cfg, gate, authority)
 	if err != nil {
+		cleanup6()
 		cleanup5()
 		cleanup4()
 		cleanup3()
@@ -198,8 +202,9 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		Tab:           service,
 		Logger:        logger,
 	}
-	cursorServer, cleanup7, err := NewCursorServer(cursorServerOptions)
+	cursorServer, cleanup8, err := NewCursorServer(cursorServerOptions)
 	if err != nil {
+		cleanup7()
 		cleanup6()
 		cleanup5()
 		cleanup4()
@@ -221,6 +226,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	}
 	v, err := NewCursorProxy(cursorProxyOptions)
 	if err != nil {
+		cleanup8()
 		cleanup7()
 		cleanup6()
 		cleanup5()
@@ -241,6 +247,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	}
 	replicaChecked, err := CheckReplica(ctx, replicaCheckOptions)
 	if err != nil {
+		cleanup8()
 		cleanup7()
 		cleanup6()
 		cleanup5()
@@ -265,6 +272,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	}
 	keygate := NewKeygate(keygateParts)
 	return keygate, func() {
+		cleanup8()
 		cleanup7()
 		cleanup6()
 		cleanup5()

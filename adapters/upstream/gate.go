@@ -37,7 +37,7 @@ type gate struct {
 func (g *gate) RoundTrip(req *http.Request) (*http.Response, error) {
 	route, class := cursorcloud.Classify(req.URL.Path)
 	verdict := g.policy.Decide(class)
-	usage := cursorcloud.Usage{UserID: userOf(req.Context()), Route: route, Decision: verdict.Decision}
+	usage := cursorcloud.Usage{UserID: userOf(req.Context()), Route: cursorcloud.LedgerRoute(route), Decision: verdict.Decision}
 	if verdict.Decision == cursorcloud.Refused {
 		if req.Body != nil {
 			_ = req.Body.Close()

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"keygate/domain/cursorcloud"
 	"keygate/domain/destination"
 )
 
@@ -128,6 +129,10 @@ type Config struct {
 	// serves Cursor Tab until the console saves another; empty leaves Tab
 	// to Cursor's own service until then.
 	TabModel string
+	// CursorCloud is what may reach Cursor's own service through Keygate:
+	// "allow", "metadata" or "deny" (domain/cursorcloud); empty means the
+	// mode's default (CursorCloudPolicy).
+	CursorCloud string
 	// Auth is console sign-in: local unless it says otherwise.
 	Auth Auth
 	// Secrets name the keyring that seals provider keys and sessions.
@@ -190,6 +195,8 @@ const (
 	EnvWebSearch    = "KEYGATE_WEB_SEARCH"
 	EnvWebSearchURL = "KEYGATE_WEB_SEARCH_URL"
 	EnvTabModel     = "KEYGATE_TAB_MODEL"
+	// EnvCursorCloud is allow, metadata or deny (see Config.CursorCloud).
+	EnvCursorCloud = "KEYGATE_CURSOR_CLOUD"
 	// EnvWebSearchKey is a secret: it is never logged, and there is no flag
 	// for it; EnvWebSearchKeyFile names a file holding it instead.
 	EnvWebSearchKey     = "KEYGATE_WEB_SEARCH_KEY"
@@ -341,6 +348,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer, extra func(
 	envString(getenv, EnvWebSearch, &cfg.WebSearch)
 	envString(getenv, EnvWebSearchURL, &cfg.WebSearchURL)
 	envString(getenv, EnvTabModel, &cfg.TabModel)
+	envString(getenv, EnvCursorCloud, &cfg.CursorCloud)
 	envString(getenv, EnvWebSearchKey, &cfg.WebSearchKey)
 	envString(getenv, EnvWebSearchKeyFile, &cfg.WebSearchKeyFile)
 	if err := envBool(getenv, EnvWebFetch, &cfg.WebFetch); err != nil {
@@ -380,6 +388,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer, extra func(
 	fs.StringVar(&cfg.BudgetsFile, "budgets", cfg.BudgetsFile, "JSON budget policy: per-user token, cost and concurrent-run limits (env "+EnvBudgetsFile+")")
 	fs.StringVar(&cfg.WebSearch, "web-search", cfg.WebSearch, "backend of the agent's WebSearch tool: searxng or brave; empty offers no web search (env "+EnvWebSearch+")")
 	fs.StringVar(&cfg.TabModel, "tab-model", cfg.TabModel, "the model or alias (display name or id) that serves Cursor Tab until the console saves another; empty leaves Tab to Cursor (env "+EnvTabModel+")")
+	fs.StringVar(&cfg.CursorCloud, "cursor-cloud", cfg.CursorCloud, "what reaches Cursor's own service: allow (every request Keygate does not answer), metadata (account, config and flags only; no code, prompts or turns on Cursor's models) or deny (nothing); default allow on a laptop, metadata in company mode (env "+EnvCursorCloud+")")
 	fs.StringVar(&cfg.WebSearchURL, "web-search-url", cfg.WebSearchURL, "base URL of the search backend: the SearXNG instance, or a gateway in front of Brave Search (env "+EnvWebSearchURL+")")
 	fs.StringVar(&cfg.WebSearchKeyFile, "web-search-key-file", cfg.WebSearchKeyFile, "file holding the search backend's API key; or set "+EnvWebSearchKey+" (env "+EnvWebSearchKeyFile+")")
 	fs.BoolVar(&cfg.WebFetch, "web-fetch", cfg.WebFetch, "offer the agent's WebFetch tool: pages the user approved, public addresses only (env "+EnvWebFetch+")")
@@ -498,6 +507,23 @@ func envBool(getenv func(string) string, name string, dst *bool) error {
 	return nil
 }
 
+// CursorCloudPolicy is the Cursor cloud policy in force: CursorCloud when
+// set, else allow on a laptop (local sign-in) and metadata in company mode.
+// An unparsable value (Validate reports it) decides as deny.
+func (c Config) CursorCloudPolicy() cursorcloud.Policy {
+	if strings.TrimSpace(c.CursorCloud) == "" {
+		if c.Auth.Mode == "" || strings.EqualFold(c.Auth.Mode, "local") {
+			return cursorcloud.Allow
+		}
+		return cursorcloud.Metadata
+	}
+	p, err := cursorcloud.ParsePolicy(c.CursorCloud)
+	if err != nil {
+		return cursorcloud.Deny
+	}
+	return p
+}
+
 // Validate reports every problem at once, so an operator fixes a bad
 // configuration in one round.
 func (c Config) Validate() error {
@@ -533,6 +559,11 @@ func (c Config) validate() []error {
 	if c.ProxyListen != "" {
 		if _, _, err := net.SplitHostPort(c.ProxyListen); err != nil {
 			errs = append(errs, fmt.Errorf("proxy listen address %q: %w", c.ProxyListen, err))
+		}
+	}
+	if strings.TrimSpace(c.CursorCloud) != "" {
+		if _, err := cursorcloud.ParsePolicy(c.CursorCloud); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", EnvCursorCloud, err))
 		}
 	}
 	if _, err := destination.ParseAllowlist(c.ProxyPassthrough); err != nil {

@@ -122,3 +122,16 @@ func Table() []Entry {
 	sort.Slice(out, func(i, j int) bool { return out[i].Route.String() < out[j].Route.String() })
 	return out
 }
+
+// unlisted is the ledger's one route for every path the table lacks.
+var unlisted = Route{Method: "(unlisted)"}
+
+// LedgerRoute is how a ledger or a metric names r: r itself when the table
+// lists it, else one "(unlisted)" route, so that paths a client makes up
+// cannot grow the ledger's keys or the metrics' labels.
+func LedgerRoute(r Route) Route {
+	if _, ok := table[r]; ok {
+		return r
+	}
+	return unlisted
+}

@@ -12,7 +12,140 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file control/v1/dashboard.proto.
  */
 export const file_control_v1_dashboard: GenFile = /*@__PURE__*/
-  fileDesc("Chpjb250cm9sL3YxL2Rhc2hib2FyZC5wcm90bxISa2V5Z2F0ZS5jb250cm9sLnYxIssBChNHZXREYXNoYm9hcmRSZXF1ZXN0Ei4KCnN0YXJ0X3RpbWUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCgtidWNrZXRfc2l6ZRgDIAEoDjIeLmtleWdhdGUuY29udHJvbC52MS5CdWNrZXRTaXplEhAKCG1vZGVsX2lkGAQgASgJEg8KB3VzZXJfaWQYBSABKAki/wIKFEdldERhc2hib2FyZFJlc3BvbnNlEi0KBnRvdGFscxgBIAEoCzIdLmtleWdhdGUuY29udHJvbC52MS5BZ2dyZWdhdGUSLwoGc2VyaWVzGAIgAygLMh8ua2V5Z2F0ZS5jb250cm9sLnYxLlNlcmllc1BvaW50EjUKCXBlcl9tb2RlbBgDIAMoCzIiLmtleWdhdGUuY29udHJvbC52MS5Nb2RlbEFnZ3JlZ2F0ZRIzCgtidWNrZXRfc2l6ZRgEIAEoDjIeLmtleWdhdGUuY29udHJvbC52MS5CdWNrZXRTaXplEjMKCHBlcl91c2VyGAUgAygLMiEua2V5Z2F0ZS5jb250cm9sLnYxLlVzZXJBZ2dyZWdhdGUSNwoKcGVyX3RhcmdldBgGIAMoCzIjLmtleWdhdGUuY29udHJvbC52MS5UYXJnZXRBZ2dyZWdhdGUSLQoDdGFiGAcgASgLMiAua2V5Z2F0ZS5jb250cm9sLnYxLlRhYkRhc2hib2FyZCKyAQoMVGFiRGFzaGJvYXJkEjAKBnRvdGFscxgBIAEoCzIgLmtleWdhdGUuY29udHJvbC52MS5UYWJBZ2dyZWdhdGUSOAoJcGVyX21vZGVsGAIgAygLMiUua2V5Z2F0ZS5jb250cm9sLnYxLlRhYk1vZGVsQWdncmVnYXRlEjYKCHBlcl91c2VyGAMgAygLMiQua2V5Z2F0ZS5jb250cm9sLnYxLlRhYlVzZXJBZ2dyZWdhdGUihAIKDFRhYkFnZ3JlZ2F0ZRIQCghyZXF1ZXN0cxgBIAEoAxIOCgZmYWlsZWQYAiABKAMSDQoFY2FsbHMYAyABKAMSEAoIYWNjZXB0ZWQYBCABKAMSGgoScGFydGlhbGx5X2FjY2VwdGVkGAUgASgDEhAKCHJlamVjdGVkGAYgASgDEhcKD2FjY2VwdGFuY2VfcmF0ZRgHIAEoARITCgtwNTBfdHRmdF9tcxgIIAEoARIUCgxpbnB1dF90b2tlbnMYCSABKAMSFQoNb3V0cHV0X3Rva2VucxgKIAEoAxIQCghjb3N0X3VzZBgLIAEoARIWCg51bnByaWNlZF9jYWxscxgMIAEoAyJaChFUYWJNb2RlbEFnZ3JlZ2F0ZRIQCghtb2RlbF9pZBgBIAEoCRIzCglhZ2dyZWdhdGUYAiABKAsyIC5rZXlnYXRlLmNvbnRyb2wudjEuVGFiQWdncmVnYXRlIlgKEFRhYlVzZXJBZ2dyZWdhdGUSDwoHdXNlcl9pZBgBIAEoCRIzCglhZ2dyZWdhdGUYAiABKAsyIC5rZXlnYXRlLmNvbnRyb2wudjEuVGFiQWdncmVnYXRlIowCCglBZ2dyZWdhdGUSDQoFY2FsbHMYASABKAMSEQoJY29tcGxldGVkGAIgASgDEg4KBmZhaWxlZBgDIAEoAxIRCgljYW5jZWxsZWQYBCABKAMSFAoMaW5wdXRfdG9rZW5zGAUgASgDEhkKEWNhY2hlX3JlYWRfdG9rZW5zGAYgASgDEhoKEmNhY2hlX3dyaXRlX3Rva2VucxgHIAEoAxIVCg1vdXRwdXRfdG9rZW5zGAggASgDEhYKDmNhY2hlX2hpdF9yYXRlGAkgASgBEhAKCGNvc3RfdXNkGAogASgBEhYKDnVucHJpY2VkX2NhbGxzGAsgASgDEhQKDG1lYW5fdHRmdF9tcxgMIAEoASJvCgtTZXJpZXNQb2ludBIuCgpzdGFydF90aW1lGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCglhZ2dyZWdhdGUYAiABKAsyHS5rZXlnYXRlLmNvbnRyb2wudjEuQWdncmVnYXRlIlQKDk1vZGVsQWdncmVnYXRlEhAKCG1vZGVsX2lkGAEgASgJEjAKCWFnZ3JlZ2F0ZRgCIAEoCzIdLmtleWdhdGUuY29udHJvbC52MS5BZ2dyZWdhdGUicQoPVGFyZ2V0QWdncmVnYXRlEhcKD3RhcmdldF9tb2RlbF9pZBgBIAEoCRITCgtwcm92aWRlcl9pZBgCIAEoCRIwCglhZ2dyZWdhdGUYAyABKAsyHS5rZXlnYXRlLmNvbnRyb2wudjEuQWdncmVnYXRlIlIKDVVzZXJBZ2dyZWdhdGUSDwoHdXNlcl9pZBgBIAEoCRIwCglhZ2dyZWdhdGUYAiABKAsyHS5rZXlnYXRlLmNvbnRyb2wudjEuQWdncmVnYXRlKmwKCkJ1Y2tldFNpemUSGwoXQlVDS0VUX1NJWkVfVU5TUEVDSUZJRUQQABIWChJCVUNLRVRfU0laRV9NSU5VVEUQARIUChBCVUNLRVRfU0laRV9IT1VSEAISEwoPQlVDS0VUX1NJWkVfREFZEAMydQoQRGFzaGJvYXJkU2VydmljZRJhCgxHZXREYXNoYm9hcmQSJy5rZXlnYXRlLmNvbnRyb2wudjEuR2V0RGFzaGJvYXJkUmVxdWVzdBooLmtleWdhdGUuY29udHJvbC52MS5HZXREYXNoYm9hcmRSZXNwb25zZUK8AQoWY29tLmtleWdhdGUuY29udHJvbC52MUIORGFzaGJvYXJkUHJvdG9QAVooa2V5Z2F0ZS9nZW4va2V5Z2F0ZS9jb250cm9sL3YxO2NvbnRyb2x2MaICA0tDWKoCEktleWdhdGUuQ29udHJvbC5WMcoCEktleWdhdGVcQ29udHJvbFxWMeICHktleWdhdGVcQ29udHJvbFxWMVxHUEJNZXRhZGF0YeoCFEtleWdhdGU6OkNvbnRyb2w6OlYxYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("Chpjb250cm9sL3YxL2Rhc2hib2FyZC5wcm90bxISa2V5Z2F0ZS5jb250cm9sLnYxIkUKFUdldEN1cnNvckNsb3VkUmVxdWVzdBIMCgRkYXlzGAEgASgFEg8KB3VzZXJfaWQYAiABKAkSDQoFbGltaXQYAyABKAUimQEKFkdldEN1cnNvckNsb3VkUmVzcG9uc2USDgoGcG9saWN5GAEgASgJEg8KB21lYW5pbmcYAiABKAkSMAoEcm93cxgDIAMoCzIiLmtleWdhdGUuY29udHJvbC52MS5DdXJzb3JDbG91ZFJvdxIXCg9tZXRhZGF0YV9yb3V0ZXMYBCABKAUSEwoLY29kZV9yb3V0ZXMYBSABKAUimQEKDkN1cnNvckNsb3VkUm93EgsKA2RheRgBIAEoCRIPCgd1c2VyX2lkGAIgASgJEg8KB3NlcnZpY2UYAyABKAkSDgoGbWV0aG9kGAQgASgJEhAKCGRlY2lzaW9uGAUgASgJEhAKCHJlcXVlc3RzGAYgASgDEhAKCGJ5dGVzX3VwGAcgASgDEhIKCmJ5dGVzX2Rvd24YCCABKAMiywEKE0dldERhc2hib2FyZFJlcXVlc3QSLgoKc3RhcnRfdGltZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZW5kX3RpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjMKC2J1Y2tldF9zaXplGAMgASgOMh4ua2V5Z2F0ZS5jb250cm9sLnYxLkJ1Y2tldFNpemUSEAoIbW9kZWxfaWQYBCABKAkSDwoHdXNlcl9pZBgFIAEoCSL/AgoUR2V0RGFzaGJvYXJkUmVzcG9uc2USLQoGdG90YWxzGAEgASgLMh0ua2V5Z2F0ZS5jb250cm9sLnYxLkFnZ3JlZ2F0ZRIvCgZzZXJpZXMYAiADKAsyHy5rZXlnYXRlLmNvbnRyb2wudjEuU2VyaWVzUG9pbnQSNQoJcGVyX21vZGVsGAMgAygLMiIua2V5Z2F0ZS5jb250cm9sLnYxLk1vZGVsQWdncmVnYXRlEjMKC2J1Y2tldF9zaXplGAQgASgOMh4ua2V5Z2F0ZS5jb250cm9sLnYxLkJ1Y2tldFNpemUSMwoIcGVyX3VzZXIYBSADKAsyIS5rZXlnYXRlLmNvbnRyb2wudjEuVXNlckFnZ3JlZ2F0ZRI3CgpwZXJfdGFyZ2V0GAYgAygLMiMua2V5Z2F0ZS5jb250cm9sLnYxLlRhcmdldEFnZ3JlZ2F0ZRItCgN0YWIYByABKAsyIC5rZXlnYXRlLmNvbnRyb2wudjEuVGFiRGFzaGJvYXJkIrIBCgxUYWJEYXNoYm9hcmQSMAoGdG90YWxzGAEgASgLMiAua2V5Z2F0ZS5jb250cm9sLnYxLlRhYkFnZ3JlZ2F0ZRI4CglwZXJfbW9kZWwYAiADKAsyJS5rZXlnYXRlLmNvbnRyb2wudjEuVGFiTW9kZWxBZ2dyZWdhdGUSNgoIcGVyX3VzZXIYAyADKAsyJC5rZXlnYXRlLmNvbnRyb2wudjEuVGFiVXNlckFnZ3JlZ2F0ZSKEAgoMVGFiQWdncmVnYXRlEhAKCHJlcXVlc3RzGAEgASgDEg4KBmZhaWxlZBgCIAEoAxINCgVjYWxscxgDIAEoAxIQCghhY2NlcHRlZBgEIAEoAxIaChJwYXJ0aWFsbHlfYWNjZXB0ZWQYBSABKAMSEAoIcmVqZWN0ZWQYBiABKAMSFwoPYWNjZXB0YW5jZV9yYXRlGAcgASgBEhMKC3A1MF90dGZ0X21zGAggASgBEhQKDGlucHV0X3Rva2VucxgJIAEoAxIVCg1vdXRwdXRfdG9rZW5zGAogASgDEhAKCGNvc3RfdXNkGAsgASgBEhYKDnVucHJpY2VkX2NhbGxzGAwgASgDIloKEVRhYk1vZGVsQWdncmVnYXRlEhAKCG1vZGVsX2lkGAEgASgJEjMKCWFnZ3JlZ2F0ZRgCIAEoCzIgLmtleWdhdGUuY29udHJvbC52MS5UYWJBZ2dyZWdhdGUiWAoQVGFiVXNlckFnZ3JlZ2F0ZRIPCgd1c2VyX2lkGAEgASgJEjMKCWFnZ3JlZ2F0ZRgCIAEoCzIgLmtleWdhdGUuY29udHJvbC52MS5UYWJBZ2dyZWdhdGUijAIKCUFnZ3JlZ2F0ZRINCgVjYWxscxgBIAEoAxIRCgljb21wbGV0ZWQYAiABKAMSDgoGZmFpbGVkGAMgASgDEhEKCWNhbmNlbGxlZBgEIAEoAxIUCgxpbnB1dF90b2tlbnMYBSABKAMSGQoRY2FjaGVfcmVhZF90b2tlbnMYBiABKAMSGgoSY2FjaGVfd3JpdGVfdG9rZW5zGAcgASgDEhUKDW91dHB1dF90b2tlbnMYCCABKAMSFgoOY2FjaGVfaGl0X3JhdGUYCSABKAESEAoIY29zdF91c2QYCiABKAESFgoOdW5wcmljZWRfY2FsbHMYCyABKAMSFAoMbWVhbl90dGZ0X21zGAwgASgBIm8KC1Nlcmllc1BvaW50Ei4KCnN0YXJ0X3RpbWUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKCWFnZ3JlZ2F0ZRgCIAEoCzIdLmtleWdhdGUuY29udHJvbC52MS5BZ2dyZWdhdGUiVAoOTW9kZWxBZ2dyZWdhdGUSEAoIbW9kZWxfaWQYASABKAkSMAoJYWdncmVnYXRlGAIgASgLMh0ua2V5Z2F0ZS5jb250cm9sLnYxLkFnZ3JlZ2F0ZSJxCg9UYXJnZXRBZ2dyZWdhdGUSFwoPdGFyZ2V0X21vZGVsX2lkGAEgASgJEhMKC3Byb3ZpZGVyX2lkGAIgASgJEjAKCWFnZ3JlZ2F0ZRgDIAEoCzIdLmtleWdhdGUuY29udHJvbC52MS5BZ2dyZWdhdGUiUgoNVXNlckFnZ3JlZ2F0ZRIPCgd1c2VyX2lkGAEgASgJEjAKCWFnZ3JlZ2F0ZRgCIAEoCzIdLmtleWdhdGUuY29udHJvbC52MS5BZ2dyZWdhdGUqbAoKQnVja2V0U2l6ZRIbChdCVUNLRVRfU0laRV9VTlNQRUNJRklFRBAAEhYKEkJVQ0tFVF9TSVpFX01JTlVURRABEhQKEEJVQ0tFVF9TSVpFX0hPVVIQAhITCg9CVUNLRVRfU0laRV9EQVkQAzLeAQoQRGFzaGJvYXJkU2VydmljZRJhCgxHZXREYXNoYm9hcmQSJy5rZXlnYXRlLmNvbnRyb2wudjEuR2V0RGFzaGJvYXJkUmVxdWVzdBooLmtleWdhdGUuY29udHJvbC52MS5HZXREYXNoYm9hcmRSZXNwb25zZRJnCg5HZXRDdXJzb3JDbG91ZBIpLmtleWdhdGUuY29udHJvbC52MS5HZXRDdXJzb3JDbG91ZFJlcXVlc3QaKi5rZXlnYXRlLmNvbnRyb2wudjEuR2V0Q3Vyc29yQ2xvdWRSZXNwb25zZUK8AQoWY29tLmtleWdhdGUuY29udHJvbC52MUIORGFzaGJvYXJkUHJvdG9QAVooa2V5Z2F0ZS9nZW4va2V5Z2F0ZS9jb250cm9sL3YxO2NvbnRyb2x2MaICA0tDWKoCEktleWdhdGUuQ29udHJvbC5WMcoCEktleWdhdGVcQ29udHJvbFxWMeICHktleWdhdGVcQ29udHJvbFxWMVxHUEJNZXRhZGF0YeoCFEtleWdhdGU6OkNvbnRyb2w6OlYxYgZwcm90bzM", [file_google_protobuf_timestamp]);
+
+/**
+ * @generated from message keygate.control.v1.GetCursorCloudRequest
+ */
+export type GetCursorCloudRequest = Message<"keygate.control.v1.GetCursorCloudRequest"> & {
+  /**
+   * days back from today (UTC), today included: 7 when 0, at most 90.
+   *
+   * @generated from field: int32 days = 1;
+   */
+  days: number;
+
+  /**
+   * user_id limits the rows to one user; a member always sees their own.
+   *
+   * @generated from field: string user_id = 2;
+   */
+  userId: string;
+
+  /**
+   * limit bounds the rows: 200 when 0, at most 1000.
+   *
+   * @generated from field: int32 limit = 3;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message keygate.control.v1.GetCursorCloudRequest.
+ * Use `create(GetCursorCloudRequestSchema)` to create a new message.
+ */
+export const GetCursorCloudRequestSchema: GenMessage<GetCursorCloudRequest> = /*@__PURE__*/
+  messageDesc(file_control_v1_dashboard, 0);
+
+/**
+ * @generated from message keygate.control.v1.GetCursorCloudResponse
+ */
+export type GetCursorCloudResponse = Message<"keygate.control.v1.GetCursorCloudResponse"> & {
+  /**
+   * policy is allow, metadata or deny (KEYGATE_CURSOR_CLOUD).
+   *
+   * @generated from field: string policy = 1;
+   */
+  policy: string;
+
+  /**
+   * meaning says in a sentence what the policy lets through.
+   *
+   * @generated from field: string meaning = 2;
+   */
+  meaning: string;
+
+  /**
+   * @generated from field: repeated keygate.control.v1.CursorCloudRow rows = 3;
+   */
+  rows: CursorCloudRow[];
+
+  /**
+   * metadata_routes and code_routes count the classified routes of the
+   * Cursor client's schema.
+   *
+   * @generated from field: int32 metadata_routes = 4;
+   */
+  metadataRoutes: number;
+
+  /**
+   * @generated from field: int32 code_routes = 5;
+   */
+  codeRoutes: number;
+};
+
+/**
+ * Describes the message keygate.control.v1.GetCursorCloudResponse.
+ * Use `create(GetCursorCloudResponseSchema)` to create a new message.
+ */
+export const GetCursorCloudResponseSchema: GenMessage<GetCursorCloudResponse> = /*@__PURE__*/
+  messageDesc(file_control_v1_dashboard, 1);
+
+/**
+ * @generated from message keygate.control.v1.CursorCloudRow
+ */
+export type CursorCloudRow = Message<"keygate.control.v1.CursorCloudRow"> & {
+  /**
+   * day is a UTC date, 2006-01-02.
+   *
+   * @generated from field: string day = 1;
+   */
+  day: string;
+
+  /**
+   * @generated from field: string user_id = 2;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string service = 3;
+   */
+  service: string;
+
+  /**
+   * @generated from field: string method = 4;
+   */
+  method: string;
+
+  /**
+   * decision is passed (sent to Cursor) or refused (kept from Cursor).
+   *
+   * @generated from field: string decision = 5;
+   */
+  decision: string;
+
+  /**
+   * @generated from field: int64 requests = 6;
+   */
+  requests: bigint;
+
+  /**
+   * @generated from field: int64 bytes_up = 7;
+   */
+  bytesUp: bigint;
+
+  /**
+   * @generated from field: int64 bytes_down = 8;
+   */
+  bytesDown: bigint;
+};
+
+/**
+ * Describes the message keygate.control.v1.CursorCloudRow.
+ * Use `create(CursorCloudRowSchema)` to create a new message.
+ */
+export const CursorCloudRowSchema: GenMessage<CursorCloudRow> = /*@__PURE__*/
+  messageDesc(file_control_v1_dashboard, 2);
 
 /**
  * @generated from message keygate.control.v1.GetDashboardRequest
@@ -58,7 +191,7 @@ export type GetDashboardRequest = Message<"keygate.control.v1.GetDashboardReques
  * Use `create(GetDashboardRequestSchema)` to create a new message.
  */
 export const GetDashboardRequestSchema: GenMessage<GetDashboardRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_dashboard, 0);
+  messageDesc(file_control_v1_dashboard, 3);
 
 /**
  * @generated from message keygate.control.v1.GetDashboardResponse
@@ -117,7 +250,7 @@ export type GetDashboardResponse = Message<"keygate.control.v1.GetDashboardRespo
  * Use `create(GetDashboardResponseSchema)` to create a new message.
  */
 export const GetDashboardResponseSchema: GenMessage<GetDashboardResponse> = /*@__PURE__*/
-  messageDesc(file_control_v1_dashboard, 1);
+  messageDesc(file_control_v1_dashboard, 4);
 
 /**
  * TabDashboard is the Tab section: totals, per upstream model (the one that
@@ -148,7 +281,7 @@ export type TabDashboard = Message<"keygate.control.v1.TabDashboard"> & {
  * Use `create(TabDashboardSchema)` to create a new message.
  */
 export const TabDashboardSchema: GenMessage<TabDashboard> = /*@__PURE__*/
-  messageDesc(file_control_v1_dashboard, 2);
+  messageDesc(file_control_v1_dashboard, 5);
 
 /**
  * TabAggregate sums Tab requests. A request is one prediction the editor
@@ -238,7 +371,7 @@ export type TabAggregate = Message<"keygate.control.v1.TabAggregate"> & {
  * Use `create(TabAggregateSchema)` to create a new message.
  */
 export const TabAggregateSchema: GenMessage<TabAggregate> = /*@__PURE__*/
-  messageDesc(file_control_v1_dashboard, 3);
+  messageDesc(file_control_v1_dashboard, 6);
 
 /**
  * @generated from message keygate.control.v1.TabModelAggregate
@@ -260,7 +393,7 @@ export type TabModelAggregate = Message<"keygate.control.v1.TabModelAggregate"> 
  * Use `create(TabModelAggregateSchema)` to create a new message.
  */
 export const TabModelAggregateSchema: GenMessage<TabModelAggregate> = /*@__PURE__*/
-  messageDesc(file_control_v1_dashboard, 4);
+  messageDesc(file_control_v1_dashboard, 7);
 
 /**
  * @generated from message keygate.control.v1.TabUserAggregate
@@ -282,7 +415,7 @@ export type TabUserAggregate = Message<"keygate.control.v1.TabUserAggregate"> & 
  * Use `create(TabUserAggregateSchema)` to create a new message.
  */
 export const TabUserAggregateSchema: GenMessage<TabUserAggregate> = /*@__PURE__*/
-  messageDesc(file_control_v1_dashboard, 5);
+  messageDesc(file_control_v1_dashboard, 8);
 
 /**
  * Aggregate sums a set of finished calls.
@@ -363,7 +496,7 @@ export type Aggregate = Message<"keygate.control.v1.Aggregate"> & {
  * Use `create(AggregateSchema)` to create a new message.
  */
 export const AggregateSchema: GenMessage<Aggregate> = /*@__PURE__*/
-  messageDesc(file_control_v1_dashboard, 6);
+  messageDesc(file_control_v1_dashboard, 9);
 
 /**
  * @generated from message keygate.control.v1.SeriesPoint
@@ -385,7 +518,7 @@ export type SeriesPoint = Message<"keygate.control.v1.SeriesPoint"> & {
  * Use `create(SeriesPointSchema)` to create a new message.
  */
 export const SeriesPointSchema: GenMessage<SeriesPoint> = /*@__PURE__*/
-  messageDesc(file_control_v1_dashboard, 7);
+  messageDesc(file_control_v1_dashboard, 10);
 
 /**
  * @generated from message keygate.control.v1.ModelAggregate
@@ -407,7 +540,7 @@ export type ModelAggregate = Message<"keygate.control.v1.ModelAggregate"> & {
  * Use `create(ModelAggregateSchema)` to create a new message.
  */
 export const ModelAggregateSchema: GenMessage<ModelAggregate> = /*@__PURE__*/
-  messageDesc(file_control_v1_dashboard, 8);
+  messageDesc(file_control_v1_dashboard, 11);
 
 /**
  * @generated from message keygate.control.v1.TargetAggregate
@@ -436,7 +569,7 @@ export type TargetAggregate = Message<"keygate.control.v1.TargetAggregate"> & {
  * Use `create(TargetAggregateSchema)` to create a new message.
  */
 export const TargetAggregateSchema: GenMessage<TargetAggregate> = /*@__PURE__*/
-  messageDesc(file_control_v1_dashboard, 9);
+  messageDesc(file_control_v1_dashboard, 12);
 
 /**
  * @generated from message keygate.control.v1.UserAggregate
@@ -458,7 +591,7 @@ export type UserAggregate = Message<"keygate.control.v1.UserAggregate"> & {
  * Use `create(UserAggregateSchema)` to create a new message.
  */
 export const UserAggregateSchema: GenMessage<UserAggregate> = /*@__PURE__*/
-  messageDesc(file_control_v1_dashboard, 10);
+  messageDesc(file_control_v1_dashboard, 13);
 
 /**
  * BucketSize is the width of one point of a time series.
@@ -513,6 +646,19 @@ export const DashboardService: GenService<{
     methodKind: "unary";
     input: typeof GetDashboardRequestSchema;
     output: typeof GetDashboardResponseSchema;
+  },
+  /**
+   * GetCursorCloud returns the Cursor cloud policy in force and the ledger
+   * of what went to Cursor's own service (or was refused): requests and
+   * bytes per day, user, route and decision, busiest first within a day.
+   * A member sees only their own rows.
+   *
+   * @generated from rpc keygate.control.v1.DashboardService.GetCursorCloud
+   */
+  getCursorCloud: {
+    methodKind: "unary";
+    input: typeof GetCursorCloudRequestSchema;
+    output: typeof GetCursorCloudResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_control_v1_dashboard, 0);
