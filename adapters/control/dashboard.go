@@ -16,7 +16,7 @@ import (
 type dashboardService struct {
 	// cloud is the Cursor cloud ledger; nil answers the policy allow and
 	// no rows.
-	cloud *appcontrol.CursorCloud
+	cloud     *appcontrol.CursorCloud
 	dashboard *appcontrol.Dashboard
 	log       *zap.Logger
 }

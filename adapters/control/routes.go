@@ -28,7 +28,7 @@ type Options struct {
 	// CursorCloud is the Cursor cloud ledger page; nil answers allow and
 	// no rows.
 	CursorCloud *appcontrol.CursorCloud
-	Settings  *appcontrol.Settings
+	Settings    *appcontrol.Settings
 	// TabModel is the Cursor Tab model setting; nil serves no Tab.
 	TabModel      *appcontrol.TabModel
 	Conversations *appcontrol.Conversations
