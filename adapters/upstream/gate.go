@@ -60,9 +60,9 @@ func (g *gate) RoundTrip(req *http.Request) (*http.Response, error) {
 		g.count(req.Context(), usage)
 		return nil, err
 	}
-	resp.Body = &countedBody{rc: resp.Body, done: func(down int64) {
+	resp.Body = &countedBody{rc: resp.Body, ctx: req.Context(), done: func(ctx context.Context, down int64) {
 		usage.Up, usage.Down = up.count(), down
-		g.count(req.Context(), usage)
+		g.count(ctx, usage)
 	}}
 	return resp, nil
 }
@@ -174,19 +174,21 @@ type countedBody struct {
 	rc   io.ReadCloser
 	n    int64
 	once sync.Once
-	done func(down int64)
+	// ctx is the request's, for the ledger's count.
+	ctx  context.Context //nolint:containedctx // the answer's body outlives RoundTrip
+	done func(ctx context.Context, down int64)
 }
 
 func (b *countedBody) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
 	b.n += int64(n)
 	if err != nil {
-		b.once.Do(func() { b.done(b.n) })
+		b.once.Do(func() { b.done(b.ctx, b.n) })
 	}
 	return n, err
 }
 
 func (b *countedBody) Close() error {
-	b.once.Do(func() { b.done(b.n) })
+	b.once.Do(func() { b.done(b.ctx, b.n) })
 	return b.rc.Close()
 }
