@@ -41,6 +41,12 @@ import (
 // intercepted *.cursor.sh requests.
 type CursorRoutes map[string]http.Handler
 
+// Serves reports whether path is one of the mounted routes.
+func (r CursorRoutes) Serves(path string) bool {
+	_, ok := r[path]
+	return ok
+}
+
 // NewCursorStores are the stores of the Cursor path, each kept to the
 // caller on the turn (company.CursorStores). The run layer and the engine
 // get these and no others, so none of them can be handed a raw store. The

@@ -91,7 +91,7 @@ func (h *dashboardService) GetCursorCloud(ctx context.Context, req *connect.Requ
 		return nil, toConnect(h.log, "GetCursorCloud", err)
 	}
 	resp := &controlv1.GetCursorCloudResponse{Policy: string(v.Policy), Meaning: v.Meaning,
-		MetadataRoutes: int32(v.MetadataRoutes), CodeRoutes: int32(v.CodeRoutes)} //nolint:gosec // about a thousand routes
+		MetadataRoutes: int32(v.MetadataRoutes), CodeRoutes: int32(v.CodeRoutes), ServedRoutes: int32(v.ServedRoutes)} //nolint:gosec // about a thousand routes
 	for _, r := range v.Rows {
 		resp.Rows = append(resp.Rows, &controlv1.CursorCloudRow{Day: r.Day, UserId: r.UserID, Service: r.Route.Service,
 			Method: r.Route.Method, Decision: string(r.Decision), Requests: r.Requests, BytesUp: r.Up, BytesDown: r.Down})

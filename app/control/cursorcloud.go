@@ -24,16 +24,18 @@ const (
 type CursorCloud struct {
 	store  ports.CloudUsageStore
 	policy cursorcloud.Policy
+	served func(path string) bool
 	now    func() time.Time
 }
 
-// NewCursorCloud reads the ledger from store under policy; now is the
-// clock (time.Now when nil).
-func NewCursorCloud(store ports.CloudUsageStore, policy cursorcloud.Policy, now func() time.Time) *CursorCloud {
+// NewCursorCloud reads the ledger from store under policy; served says
+// which paths this Keygate mounts (nil: none); now is the clock (time.Now
+// when nil).
+func NewCursorCloud(store ports.CloudUsageStore, policy cursorcloud.Policy, served func(path string) bool, now func() time.Time) *CursorCloud {
 	if now == nil {
 		now = time.Now
 	}
-	return &CursorCloud{store: store, policy: policy, now: now}
+	return &CursorCloud{store: store, policy: policy, served: served, now: now}
 }
 
 // CursorCloudQuery selects ledger rows: Days back from today (UTC, today
@@ -49,8 +51,9 @@ type CursorCloudView struct {
 	Policy  cursorcloud.Policy
 	Meaning string
 	Rows    []cursorcloud.DayUsage
-	// MetadataRoutes and CodeRoutes count the classified routes.
-	MetadataRoutes, CodeRoutes int
+	// ServedRoutes counts the classified routes Keygate mounts;
+	// MetadataRoutes and CodeRoutes the others by class.
+	ServedRoutes, MetadataRoutes, CodeRoutes int
 }
 
 // Get reads the view; a member's query is limited to their own rows.
@@ -74,9 +77,12 @@ func (c *CursorCloud) Get(ctx context.Context, q CursorCloudQuery) (CursorCloudV
 	}
 	v := CursorCloudView{Policy: c.policy, Meaning: c.policy.Meaning(), Rows: rows}
 	for _, e := range cursorcloud.Table() {
-		if e.Class == cursorcloud.ClassMetadata {
+		switch _, class := cursorcloud.ClassifyServed("/"+e.Route.String(), c.served); class {
+		case cursorcloud.ClassServed:
+			v.ServedRoutes++
+		case cursorcloud.ClassMetadata:
 			v.MetadataRoutes++
-		} else {
+		default:
 			v.CodeRoutes++
 		}
 	}

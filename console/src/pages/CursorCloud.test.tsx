@@ -13,7 +13,7 @@ function fake() {
       getCursorCloud: (req) => {
         sent.push(req);
         return create(GetCursorCloudResponseSchema, {
-          policy: "metadata", meaning: "Only account requests go to Cursor.", metadataRoutes: 86, codeRoutes: 941,
+          policy: "metadata", meaning: "Only account requests go to Cursor.", servedRoutes: 20, metadataRoutes: 80, codeRoutes: 927,
           rows: [
             { day: "2026-12-07", userId: "max", service: "aiserver.v1.AiService", method: "StreamCpp", decision: "refused", requests: 12n },
             { day: "2026-12-07", userId: "max", service: "aiserver.v1.DashboardService", method: "GetUserPrivacyMode", decision: "passed", requests: 2n, bytesUp: 10n, bytesDown: 2048n },
@@ -38,6 +38,7 @@ describe("CursorCloudPage", () => {
     expect(meta).toHaveTextContent("2.0 KiB");
     expect(meta).toHaveTextContent("max");
     expect(sent[0].days).toBe(7);
+    expect(screen.getByText(/Keygate answers 20 itself/)).toBeInTheDocument();
   });
 
   it("titles a member's table as their own and leaves out the user column", async () => {

@@ -35,9 +35,11 @@ export function CursorCloudPage() {
             </p>
             <p data-testid="policy-meaning">{data.meaning}</p>
             <Note>
-              Of the Cursor client&apos;s {data.metadataRoutes + data.codeRoutes} routes, {plural(data.metadataRoutes, "route")} carry only
-              account, configuration, feature-flag or telemetry data; the other {data.codeRoutes} (and any route Keygate does not know)
-              count as code. Routes Keygate answers itself never reach Cursor and are not listed here.
+              Of the Cursor client&apos;s {data.servedRoutes + data.metadataRoutes + data.codeRoutes} routes, Keygate answers{" "}
+              {data.servedRoutes} itself; of the rest, {plural(data.metadataRoutes, "route")} carry only account, configuration,
+              feature-flag or telemetry data, and {data.codeRoutes} (with any route Keygate does not know) count as code. A route
+              Keygate answers reaches Cursor only when Keygate relays it (a turn on a model it does not serve, Tab without a Tab
+              model), and then as its class says.
               {admin ? " An administrator changes the policy with KEYGATE_CURSOR_CLOUD or --cursor-cloud." : ""}
             </Note>
           </div>

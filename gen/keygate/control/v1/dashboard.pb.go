@@ -147,10 +147,12 @@ type GetCursorCloudResponse struct {
 	// meaning says in a sentence what the policy lets through.
 	Meaning string            `protobuf:"bytes,2,opt,name=meaning,proto3" json:"meaning,omitempty"`
 	Rows    []*CursorCloudRow `protobuf:"bytes,3,rep,name=rows,proto3" json:"rows,omitempty"`
-	// metadata_routes and code_routes count the classified routes of the
-	// Cursor client's schema.
+	// served_routes counts the classified routes this Keygate answers itself
+	// (mounted at run time); metadata_routes and code_routes count the others
+	// of the Cursor client's schema by class.
 	MetadataRoutes int32 `protobuf:"varint,4,opt,name=metadata_routes,json=metadataRoutes,proto3" json:"metadata_routes,omitempty"`
 	CodeRoutes     int32 `protobuf:"varint,5,opt,name=code_routes,json=codeRoutes,proto3" json:"code_routes,omitempty"`
+	ServedRoutes   int32 `protobuf:"varint,6,opt,name=served_routes,json=servedRoutes,proto3" json:"served_routes,omitempty"`
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache
 }
@@ -216,6 +218,13 @@ func (x *GetCursorCloudResponse) GetMetadataRoutes() int32 {
 func (x *GetCursorCloudResponse) GetCodeRoutes() int32 {
 	if x != nil {
 		return x.CodeRoutes
+	}
+	return 0
+}
+
+func (x *GetCursorCloudResponse) GetServedRoutes() int32 {
+	if x != nil {
+		return x.ServedRoutes
 	}
 	return 0
 }
@@ -1175,14 +1184,15 @@ const file_control_v1_dashboard_proto_rawDesc = "" +
 	"\x15GetCursorCloudRequest\x12\x12\n" +
 	"\x04days\x18\x01 \x01(\x05R\x04days\x12\x17\n" +
 	"\auser_id\x18\x02 \x01(\tR\x06userId\x12\x14\n" +
-	"\x05limit\x18\x03 \x01(\x05R\x05limit\"\xcc\x01\n" +
+	"\x05limit\x18\x03 \x01(\x05R\x05limit\"\xf1\x01\n" +
 	"\x16GetCursorCloudResponse\x12\x16\n" +
 	"\x06policy\x18\x01 \x01(\tR\x06policy\x12\x18\n" +
 	"\ameaning\x18\x02 \x01(\tR\ameaning\x126\n" +
 	"\x04rows\x18\x03 \x03(\v2\".keygate.control.v1.CursorCloudRowR\x04rows\x12'\n" +
 	"\x0fmetadata_routes\x18\x04 \x01(\x05R\x0emetadataRoutes\x12\x1f\n" +
 	"\vcode_routes\x18\x05 \x01(\x05R\n" +
-	"codeRoutes\"\xdf\x01\n" +
+	"codeRoutes\x12#\n" +
+	"\rserved_routes\x18\x06 \x01(\x05R\fservedRoutes\"\xdf\x01\n" +
 	"\x0eCursorCloudRow\x12\x10\n" +
 	"\x03day\x18\x01 \x01(\tR\x03day\x12\x17\n" +
 	"\auser_id\x18\x02 \x01(\tR\x06userId\x12\x18\n" +
