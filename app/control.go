@@ -259,6 +259,7 @@ func NewControlRoutes(o ControlRoutesOptions) ControlRoutes {
 		Calls: appcontrol.NewCalls(appcontrol.CallsOptions{
 			Lister: calls, Reader: tenancy.CallReader(store.CallRecords()), Prompts: store.Prompts()}),
 		Dashboard:     dashboard,
+		CursorCloud:   appcontrol.NewCursorCloud(store.CloudUsage(), o.Config.CursorCloudPolicy(), o.CursorRoutes.Serves, nil),
 		Conversations: conversations,
 		Setup:         cursorSetup(o.Endpoint, o.Web),
 		Console:       console.Dist(),
@@ -270,13 +271,17 @@ func NewControlRoutes(o ControlRoutesOptions) ControlRoutes {
 // ControlRoutesOptions are what the control API and the console are
 // built from.
 type ControlRoutesOptions struct {
-	Endpoint ProxyEndpoint
-	Web      WebTools
-	Logger   *zap.Logger
-	Store    *relstore.Store
-	Tenancy  *company.Tenancy
-	Settings *appcontrol.Settings
-	Gate     *auth.Gate
+	Config config.Config
+	// CursorRoutes are the Cursor routes this Keygate mounts (the Cursor
+	// cloud page counts them as served).
+	CursorRoutes CursorRoutes
+	Endpoint     ProxyEndpoint
+	Web          WebTools
+	Logger       *zap.Logger
+	Store        *relstore.Store
+	Tenancy      *company.Tenancy
+	Settings     *appcontrol.Settings
+	Gate         *auth.Gate
 	// The console's use cases over the models.
 	Models     *appcontrol.Models
 	Providers  *appcontrol.Providers

@@ -27,6 +27,7 @@ import (
 	"keygate/adapters/tracing"
 	"keygate/adapters/upstream"
 	appcmdk "keygate/app/cmdk"
+	"keygate/app/cloudledger"
 	"keygate/app/company"
 	"keygate/app/config"
 	appcontrol "keygate/app/control"
@@ -40,6 +41,12 @@ import (
 // BidiAppend, model lists, server config). The proxy serves them for
 // intercepted *.cursor.sh requests.
 type CursorRoutes map[string]http.Handler
+
+// Serves reports whether path is one of the mounted routes.
+func (r CursorRoutes) Serves(path string) bool {
+	_, ok := r[path]
+	return ok
+}
 
 // NewCursorStores are the stores of the Cursor path, each kept to the
 // caller on the turn (company.CursorStores). The run layer and the engine
@@ -94,15 +101,41 @@ func retryLimits(wait time.Duration) run.Limits {
 // name resolving inward never borrows an allow-list entry made for a
 // self-hosted model, and the proxy's tunnels and plain forwards through
 // the full policy; both check targets handed to the outbound proxy too.
-func NewUpstream(cfg config.Config, policy *egress.Policy, logger *zap.Logger) (*upstream.Forwarder, error) {
+//
+// Every request to Cursor passes the Cursor cloud policy
+// (KEYGATE_CURSOR_CLOUD; allow on a laptop, metadata in company mode) and
+// is counted in the ledger.
+func NewUpstream(cfg config.Config, policy *egress.Policy, ledger *cloudledger.Recorder, logger *zap.Logger) (*upstream.Forwarder, error) {
 	named := policy.Named()
-	fwd, err := upstream.New(upstream.Options{Proxy: cfg.OutboundProxy, Dial: named.DialContext, CheckProxied: named.CheckProxied,
-		TunnelDial: policy.DialContext, TunnelCheckProxied: policy.CheckProxied},
-		logger.Named("upstream"))
+	cloud := cfg.CursorCloudPolicy()
+	opts := upstream.Options{Proxy: cfg.OutboundProxy, Dial: named.DialContext, CheckProxied: named.CheckProxied,
+		TunnelDial: policy.DialContext, TunnelCheckProxied: policy.CheckProxied, Policy: cloud}
+	if ledger != nil {
+		opts.Ledger = ledger
+	}
+	fwd, err := upstream.New(opts, logger.Named("upstream"))
 	if err != nil {
 		return nil, fmt.Errorf("new upstream forwarder: %w", err)
 	}
+	logger.Info("cursor cloud policy", zap.String("policy", string(cloud)))
 	return fwd, nil
+}
+
+// NewCloudLedger is the ledger of what goes to Cursor's own service: the
+// Prometheus counters at once, daily aggregates per user and route flushed
+// to the store every few seconds until the cleanup, which flushes the rest.
+func NewCloudLedger(store *relstore.Store, m *metrics.Metrics, logger *zap.Logger) (*cloudledger.Recorder, func()) {
+	rec := cloudledger.New(cloudledger.Options{Store: store.CloudUsage(), Observe: m.CursorCloud, Logger: logger.Named("cloudledger")})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		rec.Run(ctx)
+	}()
+	return rec, func() {
+		cancel()
+		<-done
+	}
 }
 
 // CursorServerOptions are what the Cursor protocol adapter is built from.

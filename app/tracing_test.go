@@ -102,7 +102,7 @@ func newStack(ctx context.Context, o stackOptions, providerURL string) (ts *http
 	engine, stopEngine, err := app.NewEngine(cfg, stores, mp, m, tr, log)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(stopEngine)
-	fwd, err := app.NewUpstream(cfg, policy, log)
+	fwd, err := app.NewUpstream(cfg, policy, nil, log)
 	Expect(err).NotTo(HaveOccurred())
 	srv, closeRoutes, err := app.NewCursorServer(app.CursorServerOptions{Engine: engine, Stores: stores, Publishing: app.NewPublishing(store), Catalog: catalog,
 		Upstream: fwd, Tracing: tr, Budgets: budgets, Logger: log})

@@ -44,6 +44,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		NewCursorStores,
 		NewEngine,
 		NewUpstream,
+		NewCloudLedger,
 		NewWebTools,
 		NewTab,
 		NewCmdK,

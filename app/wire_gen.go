@@ -30,63 +30,46 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	proxyEndpoint, err := NewProxyEndpoint(cfg, logger)
-	if err != nil {
-		cleanup2()
-		cleanup()
-		return nil, nil, err
-	}
-	ring, err := OpenSecretBox(cfg, dataDir)
-	if err != nil {
-		cleanup2()
-		cleanup()
-		return nil, nil, err
-	}
-	gate, err := NewAuthGate(ctx, cfg, ring, store, logger)
-	if err != nil {
-		cleanup2()
-		cleanup()
-		return nil, nil, err
-	}
-	policy, err := NewEgress(ctx, cfg, gate, logger)
-	if err != nil {
-		cleanup2()
-		cleanup()
-		return nil, nil, err
-	}
-	webTools, err := NewWebTools(cfg, policy, logger)
-	if err != nil {
-		cleanup2()
-		cleanup()
-		return nil, nil, err
-	}
 	tenancy := NewTenancy(store)
-	auditor := NewAuditor(store)
-	settings, err := LoadSettings(ctx, store, auditor)
-	if err != nil {
-		cleanup2()
-		cleanup()
-		return nil, nil, err
-	}
-	controlDeps := ControlDeps{
-		Store:   store,
-		Box:     ring,
-		Auditor: auditor,
-		Egress:  policy,
-	}
-	models := NewModels(controlDeps)
-	providers := NewProviders(controlDeps)
-	aliases := NewAliases(controlDeps)
-	discovery := NewDiscovery(controlDeps)
-	catalog := NewCatalog(store, ring)
-	metrics := NewMetrics()
 	tracing, cleanup3, err := NewTracing(ctx, cfg, logger)
 	if err != nil {
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
+	cursorStores := NewCursorStores(store, tenancy, tracing)
+	ring, err := OpenSecretBox(cfg, dataDir)
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	catalog := NewCatalog(store, ring)
+	auditor := NewAuditor(store)
+	settings, err := LoadSettings(ctx, store, auditor)
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	metrics := NewMetrics()
 	budgets, err := NewBudgets(cfg, store, settings, logger)
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	gate, err := NewAuthGate(ctx, cfg, ring, store, logger)
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	policy, err := NewEgress(ctx, cfg, gate, logger)
 	if err != nil {
 		cleanup3()
 		cleanup2()
@@ -105,69 +88,36 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		Egress:   policy,
 	}
 	modelProvider := NewModelProvider(modelProviderOptions)
-	tester := NewTester(controlDeps, modelProvider)
-	publishing := NewPublishing(store)
-	v := NewTabModel(cfg, store, auditor)
-	featureModels := NewFeatureModels(cfg, v, store, auditor, publishing)
-	controlRoutesOptions := ControlRoutesOptions{
-		Endpoint:   proxyEndpoint,
-		Web:        webTools,
-		Logger:     logger,
-		Store:      store,
-		Tenancy:    tenancy,
-		Settings:   settings,
-		Gate:       gate,
-		Models:     models,
-		Providers:  providers,
-		Aliases:    aliases,
-		Discovery:  discovery,
-		Tester:     tester,
-		Publishing: publishing,
-		TabModel:   v,
-		Features:   featureModels,
+	engine, cleanup4, err := NewEngine(cfg, cursorStores, modelProvider, metrics, tracing, logger)
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
 	}
-	controlRoutes := NewControlRoutes(controlRoutesOptions)
-	tokens := NewTokens(cfg, store, auditor)
-	accountRoutes := NewAccountRoutes(cfg, gate, tokens, auditor, metrics)
+	publishing := NewPublishing(store)
+	recorder, cleanup5 := NewCloudLedger(store, metrics, logger)
+	forwarder, err := NewUpstream(cfg, policy, recorder, logger)
+	if err != nil {
+		cleanup5()
+		cleanup4()
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	sealedRelay, cleanup6, err := OpenAppendRelay(ctx, cfg, ring, logger)
+	if err != nil {
+		cleanup5()
+		cleanup4()
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
 	authority, err := OpenCA(cfg, dataDir)
 	if err != nil {
-		cleanup3()
-		cleanup2()
-		cleanup()
-		return nil, nil, err
-	}
-	sealedRelay, cleanup4, err := OpenAppendRelay(ctx, cfg, ring, logger)
-	if err != nil {
-		cleanup3()
-		cleanup2()
-		cleanup()
-		return nil, nil, err
-	}
-	drain := NewDrain()
-	httpServerOptions := HTTPServerOptions{
-		Config:        cfg,
-		Logger:        logger,
-		DataDir:       dataDir,
-		Store:         store,
-		ControlRoutes: controlRoutes,
-		AccountRoutes: accountRoutes,
-		Authority:     authority,
-		Relay:         sealedRelay,
-		Drain:         drain,
-	}
-	server := NewHTTPServer(httpServerOptions)
-	retention := NewRetention(store, settings)
-	cursorStores := NewCursorStores(store, tenancy, tracing)
-	engine, cleanup5, err := NewEngine(cfg, cursorStores, modelProvider, metrics, tracing, logger)
-	if err != nil {
-		cleanup4()
-		cleanup3()
-		cleanup2()
-		cleanup()
-		return nil, nil, err
-	}
-	forwarder, err := NewUpstream(cfg, policy, logger)
-	if err != nil {
+		cleanup6()
 		cleanup5()
 		cleanup4()
 		cleanup3()
@@ -175,8 +125,9 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	agentListener, cleanup6, err := OpenAgentListener(cfg, gate, authority)
+	agentListener, cleanup7, err := OpenAgentListener(cfg, gate, authority)
 	if err != nil {
+		cleanup6()
 		cleanup5()
 		cleanup4()
 		cleanup3()
@@ -184,7 +135,20 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
+	webTools, err := NewWebTools(cfg, policy, logger)
+	if err != nil {
+		cleanup7()
+		cleanup6()
+		cleanup5()
+		cleanup4()
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	v := NewTabModel(cfg, store, auditor)
 	service := NewTab(modelProvider, catalog, v, store, logger)
+	featureModels := NewFeatureModels(cfg, v, store, auditor, publishing)
 	cmdkService := NewCmdK(modelProvider, catalog, featureModels, logger)
 	cursorServerOptions := CursorServerOptions{
 		Config:        cfg,
@@ -202,8 +166,9 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		CmdK:          cmdkService,
 		Logger:        logger,
 	}
-	cursorServer, cleanup7, err := NewCursorServer(cursorServerOptions)
+	server, cleanup8, err := NewCursorServer(cursorServerOptions)
 	if err != nil {
+		cleanup7()
 		cleanup6()
 		cleanup5()
 		cleanup4()
@@ -212,7 +177,66 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	cursorRoutes := NewCursorRoutes(cursorServer)
+	cursorRoutes := NewCursorRoutes(server)
+	proxyEndpoint, err := NewProxyEndpoint(cfg, logger)
+	if err != nil {
+		cleanup8()
+		cleanup7()
+		cleanup6()
+		cleanup5()
+		cleanup4()
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	controlDeps := ControlDeps{
+		Store:   store,
+		Box:     ring,
+		Auditor: auditor,
+		Egress:  policy,
+	}
+	models := NewModels(controlDeps)
+	providers := NewProviders(controlDeps)
+	aliases := NewAliases(controlDeps)
+	discovery := NewDiscovery(controlDeps)
+	tester := NewTester(controlDeps, modelProvider)
+	controlRoutesOptions := ControlRoutesOptions{
+		Config:       cfg,
+		CursorRoutes: cursorRoutes,
+		Endpoint:     proxyEndpoint,
+		Web:          webTools,
+		Logger:       logger,
+		Store:        store,
+		Tenancy:      tenancy,
+		Settings:     settings,
+		Gate:         gate,
+		Models:       models,
+		Providers:    providers,
+		Aliases:      aliases,
+		Discovery:    discovery,
+		Tester:       tester,
+		Publishing:   publishing,
+		TabModel:     v,
+		Features:     featureModels,
+	}
+	controlRoutes := NewControlRoutes(controlRoutesOptions)
+	tokens := NewTokens(cfg, store, auditor)
+	accountRoutes := NewAccountRoutes(cfg, gate, tokens, auditor, metrics)
+	drain := NewDrain()
+	httpServerOptions := HTTPServerOptions{
+		Config:        cfg,
+		Logger:        logger,
+		DataDir:       dataDir,
+		Store:         store,
+		ControlRoutes: controlRoutes,
+		AccountRoutes: accountRoutes,
+		Authority:     authority,
+		Relay:         sealedRelay,
+		Drain:         drain,
+	}
+	httpserverServer := NewHTTPServer(httpServerOptions)
+	retention := NewRetention(store, settings)
 	cursorProxyOptions := CursorProxyOptions{
 		Config:    cfg,
 		Endpoint:  proxyEndpoint,
@@ -225,6 +249,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	}
 	v2, err := NewCursorProxy(cursorProxyOptions)
 	if err != nil {
+		cleanup8()
 		cleanup7()
 		cleanup6()
 		cleanup5()
@@ -234,7 +259,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	agentServer := NewAgentServer(cfg, agentListener, cursorServer, logger)
+	agentServer := NewAgentServer(cfg, agentListener, server, logger)
 	replicaCheckOptions := ReplicaCheckOptions{
 		Config:    cfg,
 		Gate:      gate,
@@ -245,6 +270,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	}
 	replicaChecked, err := CheckReplica(ctx, replicaCheckOptions)
 	if err != nil {
+		cleanup8()
 		cleanup7()
 		cleanup6()
 		cleanup5()
@@ -258,17 +284,18 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	keygateParts := KeygateParts{
 		Config:     cfg,
 		Logger:     logger,
-		Server:     server,
+		Server:     httpserverServer,
 		Retention:  retention,
 		Proxy:      v2,
 		Agent:      agentServer,
 		Egress:     policy,
 		Drain:      drain,
-		Turns:      cursorServer,
+		Turns:      server,
 		KeyBinding: keyBinding,
 	}
 	keygate := NewKeygate(keygateParts)
 	return keygate, func() {
+		cleanup8()
 		cleanup7()
 		cleanup6()
 		cleanup5()

@@ -14,6 +14,9 @@ import (
 
 // dashboardService implements controlv1connect.DashboardServiceHandler.
 type dashboardService struct {
+	// cloud is the Cursor cloud ledger; nil answers the policy allow and
+	// no rows.
+	cloud     *appcontrol.CursorCloud
 	dashboard *appcontrol.Dashboard
 	log       *zap.Logger
 }
@@ -76,4 +79,22 @@ func aggregateToProto(a appcontrol.Aggregate) *controlv1.Aggregate {
 		InputTokens: a.Input, CacheReadTokens: a.CacheRead, CacheWriteTokens: a.CacheWrite, OutputTokens: a.Output,
 		CacheHitRate: a.CacheHitRate(), CostUsd: a.CostUSD, UnpricedCalls: a.UnpricedCalls,
 		MeanTtftMs: float64(a.MeanTTFT().Microseconds()) / 1000}
+}
+
+// GetCursorCloud implements the Cursor cloud page.
+func (h *dashboardService) GetCursorCloud(ctx context.Context, req *connect.Request[controlv1.GetCursorCloudRequest]) (*connect.Response[controlv1.GetCursorCloudResponse], error) {
+	if h.cloud == nil {
+		return connect.NewResponse(&controlv1.GetCursorCloudResponse{Policy: "allow"}), nil
+	}
+	v, err := h.cloud.Get(ctx, appcontrol.CursorCloudQuery{Days: int(req.Msg.GetDays()), UserID: req.Msg.GetUserId(), Limit: int(req.Msg.GetLimit())})
+	if err != nil {
+		return nil, toConnect(h.log, "GetCursorCloud", err)
+	}
+	resp := &controlv1.GetCursorCloudResponse{Policy: string(v.Policy), Meaning: v.Meaning,
+		MetadataRoutes: int32(v.MetadataRoutes), CodeRoutes: int32(v.CodeRoutes), ServedRoutes: int32(v.ServedRoutes)} //nolint:gosec // about a thousand routes
+	for _, r := range v.Rows {
+		resp.Rows = append(resp.Rows, &controlv1.CursorCloudRow{Day: r.Day, UserId: r.UserID, Service: r.Route.Service,
+			Method: r.Route.Method, Decision: string(r.Decision), Requests: r.Requests, BytesUp: r.Up, BytesDown: r.Down})
+	}
+	return connect.NewResponse(resp), nil
 }

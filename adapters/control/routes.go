@@ -25,7 +25,10 @@ type Options struct {
 	Tester    *appcontrol.Tester
 	Calls     *appcontrol.Calls
 	Dashboard *appcontrol.Dashboard
-	Settings  *appcontrol.Settings
+	// CursorCloud is the Cursor cloud ledger page; nil answers allow and
+	// no rows.
+	CursorCloud *appcontrol.CursorCloud
+	Settings    *appcontrol.Settings
 	// TabModel is the Cursor Tab model setting; nil serves no Tab.
 	TabModel *appcontrol.TabModel
 	// Features are the feature model settings (Tab, inline edits, commit
@@ -67,7 +70,7 @@ func Routes(o Options) map[string]http.Handler {
 	add(controlv1connect.NewProviderServiceHandler(&providerService{providers: o.Providers, log: log}, limit))
 	add(controlv1connect.NewAliasServiceHandler(&aliasService{aliases: o.Aliases, log: log}, limit))
 	add(controlv1connect.NewCallServiceHandler(&callService{calls: o.Calls, log: log}, limit))
-	add(controlv1connect.NewDashboardServiceHandler(&dashboardService{dashboard: o.Dashboard, log: log}, limit))
+	add(controlv1connect.NewDashboardServiceHandler(&dashboardService{dashboard: o.Dashboard, cloud: o.CursorCloud, log: log}, limit))
 	add(controlv1connect.NewSettingServiceHandler(&settingService{settings: o.Settings, tab: o.TabModel, features: o.Features, log: log}, limit))
 	if o.Conversations != nil {
 		add(controlv1connect.NewConversationServiceHandler(&conversationService{conversations: o.Conversations, log: log}, limit))

@@ -66,6 +66,9 @@ type envOptions struct {
 	Tune func(*cursorproxy.Options)
 	// Log is the proxy's logger (none when nil).
 	Log *zap.Logger
+	// Forwarder changes the upstream forwarder's options last (the cloud
+	// policy and its ledger).
+	Forwarder func(*upstream.Options)
 }
 
 func startEnv(o envOptions) *env {
@@ -88,7 +91,7 @@ func startEnv(o envOptions) *env {
 	e.Silent, e.Quit = silentServer()
 	e.Echo = echoServer()
 
-	e.Forwarder, err = upstream.New(upstream.Options{
+	fwdOpts := upstream.Options{
 		Dial: upstreamtest.Dialer(map[string]string{
 			"api2.cursor.sh:443": e.Fake.Addr, "api3.cursor.sh:443": e.Fake.Addr,
 			"example.com:443": e.Other.Listener.Addr().String(), "plain.example:80": e.Plain.Listener.Addr().String(),
@@ -96,7 +99,11 @@ func startEnv(o envOptions) *env {
 		}),
 		RootCAs: e.Fake.Pool,
 		Getenv:  func(string) string { return "" },
-	}, zap.NewNop())
+	}
+	if o.Forwarder != nil {
+		o.Forwarder(&fwdOpts)
+	}
+	e.Forwarder, err = upstream.New(fwdOpts, zap.NewNop())
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(e.Forwarder.CloseIdleConnections)
 

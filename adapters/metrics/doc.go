@@ -11,5 +11,6 @@
 // It uses github.com/prometheus/client_golang with its own registry (not
 // the global default one), so specs and several instances in one process
 // do not collide. Labels are deliberately few (provider kind, model id,
+// the Cursor cloud route of a classified table,
 // outcome, error class): never user ids, which would grow without bound.
 package metrics

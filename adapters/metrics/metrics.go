@@ -24,6 +24,8 @@ type Metrics struct {
 	ttft         *prometheus.HistogramVec
 	interToken   *prometheus.HistogramVec
 	callDuration *prometheus.HistogramVec
+	cloudCalls   *prometheus.CounterVec
+	cloudBytes   *prometheus.CounterVec
 }
 
 // New registers the collectors (plus Go runtime and process collectors).
@@ -67,9 +69,15 @@ func New(now func() time.Time) *Metrics {
 			Name: "keygate_provider_call_duration_seconds", Help: "From sending a provider request to the end of its stream.",
 			Buckets: latency,
 		}, []string{"provider", "model", "outcome"}),
+		cloudCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "keygate_cursor_cloud_requests_total", Help: "Requests bound for Cursor's own service, by route and the Cursor cloud policy's decision (passed, refused).",
+		}, []string{"service", "method", "decision"}),
+		cloudBytes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "keygate_cursor_cloud_bytes_total", Help: "Body bytes exchanged with Cursor's own service, by route, decision and direction (up: sent to Cursor, down: its answers).",
+		}, []string{"service", "method", "decision", "direction"}),
 	}
 	m.reg.MustRegister(m.runsStarted, m.runsFinished, m.calls, m.callErrors, m.inFlight, m.tokens,
-		m.ttft, m.interToken, m.callDuration,
+		m.ttft, m.interToken, m.callDuration, m.cloudCalls, m.cloudBytes,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

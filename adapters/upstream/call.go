@@ -61,7 +61,7 @@ func (f *Forwarder) Call(ctx context.Context, procedure string, header http.Head
 	}
 	out.Header.Set("Content-Type", "application/proto")
 	out.Header.Set("Connect-Protocol-Version", "1")
-	res, err := f.transport.RoundTrip(out)
+	res, err := f.gated.RoundTrip(out)
 	if err != nil {
 		return fmt.Errorf("call upstream %s: %w", procedure, err)
 	}

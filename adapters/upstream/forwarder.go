@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"keygate/domain/cursorcloud"
 )
 
 // Options configure a Forwarder.
@@ -45,6 +47,14 @@ type Options struct {
 	TunnelCheckProxied func(ctx context.Context, addr string) error
 	// RootCAs verify upstream servers (the system pool when nil).
 	RootCAs *x509.CertPool
+	// Policy decides what reaches Cursor (cursorcloud.Allow when empty):
+	// every request, whichever of ServeHTTP, ServeBody, RoundTrip or Call
+	// sends it, is classified by path and refused, or in deny mode
+	// answered with an empty message, before anything is dialled. The
+	// proxy's tunnels (DialTunnel) are not Cursor's and not decided.
+	Policy cursorcloud.Policy
+	// Ledger counts each decided request and its bytes; nil counts nothing.
+	Ledger Ledger
 }
 
 // Forwarder sends requests to the real Cursor service. It is an
@@ -60,8 +70,11 @@ type Forwarder struct {
 	tunnelDial    func(ctx context.Context, network, addr string) (net.Conn, error)
 	rootCAs       *x509.CertPool
 	transport     *http.Transport
-	reverse       *httputil.ReverseProxy
-	log           *zap.Logger
+	// gated is transport behind the cloud policy: every request to Cursor
+	// goes through it.
+	gated   http.RoundTripper
+	reverse *httputil.ReverseProxy
+	log     *zap.Logger
 }
 
 var (
@@ -108,9 +121,13 @@ func New(opts Options, log *zap.Logger) (*Forwarder, error) {
 		TLSHandshakeTimeout:   15 * time.Second,
 		ExpectContinueTimeout: time.Second,
 	}
+	if opts.Policy == "" {
+		opts.Policy = cursorcloud.Allow
+	}
+	f.gated = &gate{next: f.transport, policy: opts.Policy, ledger: opts.Ledger}
 	f.reverse = &httputil.ReverseProxy{
 		Rewrite:       f.rewrite,
-		Transport:     f.transport,
+		Transport:     f.gated,
 		FlushInterval: -1,
 		ErrorHandler:  f.fail,
 	}
@@ -195,7 +212,7 @@ func (f *Forwarder) RoundTrip(req *http.Request) (*http.Response, error) {
 	out := req.Clone(req.Context())
 	out.URL, out.Host = target, ""
 	out.Header.Del(HeaderUpstreamURL)
-	return f.transport.RoundTrip(out)
+	return f.gated.RoundTrip(out)
 }
 
 // Client returns an http.Client that sends everything upstream, for

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"keygate/domain/cursorcloud"
 	"keygate/domain/destination"
 )
 
@@ -133,6 +134,10 @@ type Config struct {
 	// others; empty takes the default (the first published model; for
 	// commit messages the user's last Agent model first).
 	CmdKModel, CommitModel string
+	// CursorCloud is what may reach Cursor's own service through Keygate:
+	// "allow", "metadata" or "deny" (domain/cursorcloud); empty means the
+	// mode's default (CursorCloudPolicy).
+	CursorCloud string
 	// Auth is console sign-in: local unless it says otherwise.
 	Auth Auth
 	// Secrets name the keyring that seals provider keys and sessions.
@@ -197,6 +202,8 @@ const (
 	EnvTabModel     = "KEYGATE_TAB_MODEL"
 	EnvCmdKModel    = "KEYGATE_CMDK_MODEL"
 	EnvCommitModel  = "KEYGATE_COMMIT_MODEL"
+	// EnvCursorCloud is allow, metadata or deny (see Config.CursorCloud).
+	EnvCursorCloud = "KEYGATE_CURSOR_CLOUD"
 	// EnvWebSearchKey is a secret: it is never logged, and there is no flag
 	// for it; EnvWebSearchKeyFile names a file holding it instead.
 	EnvWebSearchKey     = "KEYGATE_WEB_SEARCH_KEY"
@@ -350,6 +357,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer, extra func(
 	envString(getenv, EnvTabModel, &cfg.TabModel)
 	envString(getenv, EnvCmdKModel, &cfg.CmdKModel)
 	envString(getenv, EnvCommitModel, &cfg.CommitModel)
+	envString(getenv, EnvCursorCloud, &cfg.CursorCloud)
 	envString(getenv, EnvWebSearchKey, &cfg.WebSearchKey)
 	envString(getenv, EnvWebSearchKeyFile, &cfg.WebSearchKeyFile)
 	if err := envBool(getenv, EnvWebFetch, &cfg.WebFetch); err != nil {
@@ -391,6 +399,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer, extra func(
 	fs.StringVar(&cfg.TabModel, "tab-model", cfg.TabModel, "the model or alias (display name or id) that serves Cursor Tab until the console saves another; empty leaves Tab to Cursor (env "+EnvTabModel+")")
 	fs.StringVar(&cfg.CmdKModel, "cmdk-model", cfg.CmdKModel, "the model or alias (display name or id) of inline edits (Cmd-K) until the console saves another; empty takes the first published model (env "+EnvCmdKModel+")")
 	fs.StringVar(&cfg.CommitModel, "commit-model", cfg.CommitModel, "the model or alias (display name or id) of commit messages and branch names until the console saves another; empty takes the user's last Agent model, else the first published (env "+EnvCommitModel+")")
+	fs.StringVar(&cfg.CursorCloud, "cursor-cloud", cfg.CursorCloud, "what reaches Cursor's own service: allow (every request Keygate does not answer), metadata (account, config and flags only; no code, prompts or turns on Cursor's models) or deny (nothing); default allow on a laptop, metadata in company mode (env "+EnvCursorCloud+")")
 	fs.StringVar(&cfg.WebSearchURL, "web-search-url", cfg.WebSearchURL, "base URL of the search backend: the SearXNG instance, or a gateway in front of Brave Search (env "+EnvWebSearchURL+")")
 	fs.StringVar(&cfg.WebSearchKeyFile, "web-search-key-file", cfg.WebSearchKeyFile, "file holding the search backend's API key; or set "+EnvWebSearchKey+" (env "+EnvWebSearchKeyFile+")")
 	fs.BoolVar(&cfg.WebFetch, "web-fetch", cfg.WebFetch, "offer the agent's WebFetch tool: pages the user approved, public addresses only (env "+EnvWebFetch+")")
@@ -509,6 +518,23 @@ func envBool(getenv func(string) string, name string, dst *bool) error {
 	return nil
 }
 
+// CursorCloudPolicy is the Cursor cloud policy in force: CursorCloud when
+// set, else allow on a laptop (local sign-in) and metadata in company mode.
+// An unparsable value (Validate reports it) decides as deny.
+func (c Config) CursorCloudPolicy() cursorcloud.Policy {
+	if strings.TrimSpace(c.CursorCloud) == "" {
+		if c.Auth.Mode == "" || strings.EqualFold(c.Auth.Mode, "local") {
+			return cursorcloud.Allow
+		}
+		return cursorcloud.Metadata
+	}
+	p, err := cursorcloud.ParsePolicy(c.CursorCloud)
+	if err != nil {
+		return cursorcloud.Deny
+	}
+	return p
+}
+
 // Validate reports every problem at once, so an operator fixes a bad
 // configuration in one round.
 func (c Config) Validate() error {
@@ -544,6 +570,11 @@ func (c Config) validate() []error {
 	if c.ProxyListen != "" {
 		if _, _, err := net.SplitHostPort(c.ProxyListen); err != nil {
 			errs = append(errs, fmt.Errorf("proxy listen address %q: %w", c.ProxyListen, err))
+		}
+	}
+	if strings.TrimSpace(c.CursorCloud) != "" {
+		if _, err := cursorcloud.ParsePolicy(c.CursorCloud); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", EnvCursorCloud, err))
 		}
 	}
 	if _, err := destination.ParseAllowlist(c.ProxyPassthrough); err != nil {

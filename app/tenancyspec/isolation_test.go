@@ -622,6 +622,36 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 					Expect(hers.GetPerUser()).To(BeEmpty())
 					return []string{a, b}
 				}},
+			{path: controlv1connect.DashboardServiceGetCursorCloudProcedure, class: "tenant data",
+				what: "the Cursor cloud ledger holds bob's rows only; user_id=ada gives his own",
+				try: func(ctx context.Context, p string) []string {
+					By("ada and bob each sending a code route toward Cursor, which the company policy refuses and the ledger counts")
+					for _, c := range []*http.Client{adaHTTP, bobHTTP} {
+						req, err := http.NewRequestWithContext(ctx, http.MethodPost, cursorAPI+"/aiserver.v1.RepositoryService/FastRepoInitHandshakeV2",
+							strings.NewReader(adaMarker))
+						Expect(err).NotTo(HaveOccurred())
+						req.Header.Set("Content-Type", "application/proto")
+						resp, err := c.Do(req)
+						Expect(err).NotTo(HaveOccurred())
+						Expect(resp.StatusCode).To(Equal(http.StatusForbidden))
+						_ = resp.Body.Close()
+					}
+					var mine, hers controlv1.GetCursorCloudResponse
+					var a string
+					Eventually(func(g Gomega) {
+						a = k.must(bob, p, &controlv1.GetCursorCloudRequest{}, &mine)
+						g.Expect(mine.GetRows()).To(ContainElement(HaveField("Method", "FastRepoInitHandshakeV2")))
+					}).WithTimeout(15 * time.Second).Should(Succeed())
+					Expect(mine.GetPolicy()).To(Equal("metadata"))
+					for _, r := range mine.GetRows() {
+						Expect(r.GetUserId()).To(Equal(bob.id))
+					}
+					b := k.must(bob, p, &controlv1.GetCursorCloudRequest{UserId: ada.id}, &hers)
+					for _, r := range hers.GetRows() {
+						Expect(r.GetUserId()).To(Equal(bob.id))
+					}
+					return []string{a, b}
+				}},
 			{path: controlv1connect.ConversationServiceListConversationsProcedure, class: "tenant data",
 				what: "bob's conversation, none of ada's; a search for hers finds nothing",
 				try: func(_ context.Context, p string) []string {
@@ -1029,6 +1059,16 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 			perUser[u.GetUserId()] = u.GetAggregate().GetCalls()
 		}
 		Expect(perUser).To(Equal(map[string]int64{ada.id: int64(len(adaT.callIDs)), bob.id: int64(len(bobT.callIDs))}))
+		var cloud controlv1.GetCursorCloudResponse
+		Eventually(func(g Gomega) {
+			k.must(root, controlv1connect.DashboardServiceGetCursorCloudProcedure, &controlv1.GetCursorCloudRequest{}, &cloud)
+			users := map[string]bool{}
+			for _, r := range cloud.GetRows() {
+				users[r.GetUserId()] = true
+			}
+			g.Expect(users).To(HaveKey(ada.id))
+			g.Expect(users).To(HaveKey(bob.id))
+		}).WithTimeout(15 * time.Second).Should(Succeed())
 		var call controlv1.GetCallResponse
 		k.must(root, controlv1connect.CallServiceGetCallProcedure, &controlv1.GetCallRequest{CallId: adaT.callIDs[0]}, &call)
 		Expect(call.GetCall().GetUserId()).To(Equal(ada.id))

@@ -28,7 +28,7 @@ var _ = Describe("deploy/company.env.example", func() {
 		config.EnvProxyTLSKey, config.EnvProxyURL, config.EnvAgentListen, config.EnvOutboundProxy,
 		config.EnvEgressAllow, config.EnvCACert, config.EnvCAKey, config.EnvBudgetsFile, config.EnvMetricsToken,
 		config.EnvWebSearch, config.EnvWebSearchURL, config.EnvWebSearchKey, config.EnvWebSearchKeyFile, config.EnvWebFetch,
-		config.EnvRetryMaxWait, config.EnvDrainTimeout, config.EnvOpeningWait,
+		config.EnvRetryMaxWait, config.EnvDrainTimeout, config.EnvOpeningWait, config.EnvCursorCloud,
 		config.EnvAuthMode, config.EnvAuthUserHeader, config.EnvAuthNameHeader, config.EnvAuthGroupsHeader,
 		config.EnvAuthTrustedProxies, config.EnvAuthAdminGroups, config.EnvAuthMemberGroups, config.EnvAuthSessionTTL,
 		config.EnvOIDCIssuer, config.EnvOIDCClientID, config.EnvOIDCClientSecret, config.EnvOIDCClientSecretFile,

@@ -9,6 +9,7 @@ import { DashboardPage } from "./pages/Dashboard";
 import { ConversationsPage } from "./pages/Conversations";
 import { SettingsPage } from "./pages/Settings";
 import { AccessPage } from "./pages/Access";
+import { CursorCloudPage } from "./pages/CursorCloud";
 import { me as loadMe, type Me } from "./account";
 import { describe } from "./api";
 import { Link, Spinner, useLoad } from "./components/ui";
@@ -22,6 +23,7 @@ const nav = [
   { path: "/aliases", label: "Aliases" },
   { path: "/calls", label: "Calls" },
   { path: "/conversations", label: "Conversations" },
+  { path: "/cursor-cloud", label: "Cursor cloud" },
   { path: "/access", label: "Access" },
   { path: "/settings", label: "Settings" },
 ];
@@ -38,6 +40,7 @@ function route(path: string) {
     case "/conversations": return <ConversationsPage />;
     case "/settings": return <SettingsPage />;
     case "/access": return <AccessPage />;
+    case "/cursor-cloud": return <CursorCloudPage />;
     default: return <DashboardPage />;
   }
 }

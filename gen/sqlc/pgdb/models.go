@@ -148,6 +148,17 @@ type Conversation struct {
 	UpdatedAt        time.Time
 }
 
+type CursorCloudUsage struct {
+	Day       string
+	UserID    string
+	Service   string
+	Method    string
+	Decision  string
+	Requests  int64
+	BytesUp   int64
+	BytesDown int64
+}
+
 type DeploymentFingerprint struct {
 	Name        string
 	Fingerprint string

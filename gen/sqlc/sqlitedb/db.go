@@ -24,6 +24,9 @@ func New(db DBTX) *Queries {
 func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	q := Queries{db: db}
 	var err error
+	if q.addCloudUsageStmt, err = db.PrepareContext(ctx, addCloudUsage); err != nil {
+		return nil, fmt.Errorf("error preparing query AddCloudUsage: %w", err)
+	}
 	if q.addUsageStmt, err = db.PrepareContext(ctx, addUsage); err != nil {
 		return nil, fmt.Errorf("error preparing query AddUsage: %w", err)
 	}
@@ -273,6 +276,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.listCallRecordsStmt, err = db.PrepareContext(ctx, listCallRecords); err != nil {
 		return nil, fmt.Errorf("error preparing query ListCallRecords: %w", err)
 	}
+	if q.listCloudUsageStmt, err = db.PrepareContext(ctx, listCloudUsage); err != nil {
+		return nil, fmt.Errorf("error preparing query ListCloudUsage: %w", err)
+	}
 	if q.listConversationsStmt, err = db.PrepareContext(ctx, listConversations); err != nil {
 		return nil, fmt.Errorf("error preparing query ListConversations: %w", err)
 	}
@@ -380,6 +386,11 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 
 func (q *Queries) Close() error {
 	var err error
+	if q.addCloudUsageStmt != nil {
+		if cerr := q.addCloudUsageStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing addCloudUsageStmt: %w", cerr)
+		}
+	}
 	if q.addUsageStmt != nil {
 		if cerr := q.addUsageStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing addUsageStmt: %w", cerr)
@@ -795,6 +806,11 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing listCallRecordsStmt: %w", cerr)
 		}
 	}
+	if q.listCloudUsageStmt != nil {
+		if cerr := q.listCloudUsageStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing listCloudUsageStmt: %w", cerr)
+		}
+	}
 	if q.listConversationsStmt != nil {
 		if cerr := q.listConversationsStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing listConversationsStmt: %w", cerr)
@@ -1004,6 +1020,7 @@ func (q *Queries) queryRow(ctx context.Context, stmt *sql.Stmt, query string, ar
 type Queries struct {
 	db                              DBTX
 	tx                              *sql.Tx
+	addCloudUsageStmt               *sql.Stmt
 	addUsageStmt                    *sql.Stmt
 	allGatewayTokensStmt            *sql.Stmt
 	blobChildrenStmt                *sql.Stmt
@@ -1087,6 +1104,7 @@ type Queries struct {
 	listAllProviderKeysStmt         *sql.Stmt
 	listAuditEntriesStmt            *sql.Stmt
 	listCallRecordsStmt             *sql.Stmt
+	listCloudUsageStmt              *sql.Stmt
 	listConversationsStmt           *sql.Stmt
 	listModelConfigsStmt            *sql.Stmt
 	listProviderKeysStmt            *sql.Stmt
@@ -1127,6 +1145,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 	return &Queries{
 		db:                              tx,
 		tx:                              tx,
+		addCloudUsageStmt:               q.addCloudUsageStmt,
 		addUsageStmt:                    q.addUsageStmt,
 		allGatewayTokensStmt:            q.allGatewayTokensStmt,
 		blobChildrenStmt:                q.blobChildrenStmt,
@@ -1210,6 +1229,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		listAllProviderKeysStmt:         q.listAllProviderKeysStmt,
 		listAuditEntriesStmt:            q.listAuditEntriesStmt,
 		listCallRecordsStmt:             q.listCallRecordsStmt,
+		listCloudUsageStmt:              q.listCloudUsageStmt,
 		listConversationsStmt:           q.listConversationsStmt,
 		listModelConfigsStmt:            q.listModelConfigsStmt,
 		listProviderKeysStmt:            q.listProviderKeysStmt,

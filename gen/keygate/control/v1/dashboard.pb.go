@@ -77,6 +77,260 @@ func (BucketSize) EnumDescriptor() ([]byte, []int) {
 	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{0}
 }
 
+type GetCursorCloudRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// days back from today (UTC), today included: 7 when 0, at most 90.
+	Days int32 `protobuf:"varint,1,opt,name=days,proto3" json:"days,omitempty"`
+	// user_id limits the rows to one user; a member always sees their own.
+	UserId string `protobuf:"bytes,2,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	// limit bounds the rows: 200 when 0, at most 1000.
+	Limit         int32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetCursorCloudRequest) Reset() {
+	*x = GetCursorCloudRequest{}
+	mi := &file_control_v1_dashboard_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetCursorCloudRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetCursorCloudRequest) ProtoMessage() {}
+
+func (x *GetCursorCloudRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_control_v1_dashboard_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetCursorCloudRequest.ProtoReflect.Descriptor instead.
+func (*GetCursorCloudRequest) Descriptor() ([]byte, []int) {
+	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *GetCursorCloudRequest) GetDays() int32 {
+	if x != nil {
+		return x.Days
+	}
+	return 0
+}
+
+func (x *GetCursorCloudRequest) GetUserId() string {
+	if x != nil {
+		return x.UserId
+	}
+	return ""
+}
+
+func (x *GetCursorCloudRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+type GetCursorCloudResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// policy is allow, metadata or deny (KEYGATE_CURSOR_CLOUD).
+	Policy string `protobuf:"bytes,1,opt,name=policy,proto3" json:"policy,omitempty"`
+	// meaning says in a sentence what the policy lets through.
+	Meaning string            `protobuf:"bytes,2,opt,name=meaning,proto3" json:"meaning,omitempty"`
+	Rows    []*CursorCloudRow `protobuf:"bytes,3,rep,name=rows,proto3" json:"rows,omitempty"`
+	// served_routes counts the classified routes this Keygate answers itself
+	// (mounted at run time); metadata_routes and code_routes count the others
+	// of the Cursor client's schema by class.
+	MetadataRoutes int32 `protobuf:"varint,4,opt,name=metadata_routes,json=metadataRoutes,proto3" json:"metadata_routes,omitempty"`
+	CodeRoutes     int32 `protobuf:"varint,5,opt,name=code_routes,json=codeRoutes,proto3" json:"code_routes,omitempty"`
+	ServedRoutes   int32 `protobuf:"varint,6,opt,name=served_routes,json=servedRoutes,proto3" json:"served_routes,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *GetCursorCloudResponse) Reset() {
+	*x = GetCursorCloudResponse{}
+	mi := &file_control_v1_dashboard_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetCursorCloudResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetCursorCloudResponse) ProtoMessage() {}
+
+func (x *GetCursorCloudResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_control_v1_dashboard_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetCursorCloudResponse.ProtoReflect.Descriptor instead.
+func (*GetCursorCloudResponse) Descriptor() ([]byte, []int) {
+	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *GetCursorCloudResponse) GetPolicy() string {
+	if x != nil {
+		return x.Policy
+	}
+	return ""
+}
+
+func (x *GetCursorCloudResponse) GetMeaning() string {
+	if x != nil {
+		return x.Meaning
+	}
+	return ""
+}
+
+func (x *GetCursorCloudResponse) GetRows() []*CursorCloudRow {
+	if x != nil {
+		return x.Rows
+	}
+	return nil
+}
+
+func (x *GetCursorCloudResponse) GetMetadataRoutes() int32 {
+	if x != nil {
+		return x.MetadataRoutes
+	}
+	return 0
+}
+
+func (x *GetCursorCloudResponse) GetCodeRoutes() int32 {
+	if x != nil {
+		return x.CodeRoutes
+	}
+	return 0
+}
+
+func (x *GetCursorCloudResponse) GetServedRoutes() int32 {
+	if x != nil {
+		return x.ServedRoutes
+	}
+	return 0
+}
+
+type CursorCloudRow struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// day is a UTC date, 2006-01-02.
+	Day     string `protobuf:"bytes,1,opt,name=day,proto3" json:"day,omitempty"`
+	UserId  string `protobuf:"bytes,2,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	Service string `protobuf:"bytes,3,opt,name=service,proto3" json:"service,omitempty"`
+	Method  string `protobuf:"bytes,4,opt,name=method,proto3" json:"method,omitempty"`
+	// decision is passed (sent to Cursor) or refused (kept from Cursor).
+	Decision      string `protobuf:"bytes,5,opt,name=decision,proto3" json:"decision,omitempty"`
+	Requests      int64  `protobuf:"varint,6,opt,name=requests,proto3" json:"requests,omitempty"`
+	BytesUp       int64  `protobuf:"varint,7,opt,name=bytes_up,json=bytesUp,proto3" json:"bytes_up,omitempty"`
+	BytesDown     int64  `protobuf:"varint,8,opt,name=bytes_down,json=bytesDown,proto3" json:"bytes_down,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CursorCloudRow) Reset() {
+	*x = CursorCloudRow{}
+	mi := &file_control_v1_dashboard_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CursorCloudRow) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CursorCloudRow) ProtoMessage() {}
+
+func (x *CursorCloudRow) ProtoReflect() protoreflect.Message {
+	mi := &file_control_v1_dashboard_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CursorCloudRow.ProtoReflect.Descriptor instead.
+func (*CursorCloudRow) Descriptor() ([]byte, []int) {
+	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *CursorCloudRow) GetDay() string {
+	if x != nil {
+		return x.Day
+	}
+	return ""
+}
+
+func (x *CursorCloudRow) GetUserId() string {
+	if x != nil {
+		return x.UserId
+	}
+	return ""
+}
+
+func (x *CursorCloudRow) GetService() string {
+	if x != nil {
+		return x.Service
+	}
+	return ""
+}
+
+func (x *CursorCloudRow) GetMethod() string {
+	if x != nil {
+		return x.Method
+	}
+	return ""
+}
+
+func (x *CursorCloudRow) GetDecision() string {
+	if x != nil {
+		return x.Decision
+	}
+	return ""
+}
+
+func (x *CursorCloudRow) GetRequests() int64 {
+	if x != nil {
+		return x.Requests
+	}
+	return 0
+}
+
+func (x *CursorCloudRow) GetBytesUp() int64 {
+	if x != nil {
+		return x.BytesUp
+	}
+	return 0
+}
+
+func (x *CursorCloudRow) GetBytesDown() int64 {
+	if x != nil {
+		return x.BytesDown
+	}
+	return 0
+}
+
 type GetDashboardRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// start_time defaults to 7 days before end_time.
@@ -95,7 +349,7 @@ type GetDashboardRequest struct {
 
 func (x *GetDashboardRequest) Reset() {
 	*x = GetDashboardRequest{}
-	mi := &file_control_v1_dashboard_proto_msgTypes[0]
+	mi := &file_control_v1_dashboard_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -107,7 +361,7 @@ func (x *GetDashboardRequest) String() string {
 func (*GetDashboardRequest) ProtoMessage() {}
 
 func (x *GetDashboardRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_dashboard_proto_msgTypes[0]
+	mi := &file_control_v1_dashboard_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -120,7 +374,7 @@ func (x *GetDashboardRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetDashboardRequest.ProtoReflect.Descriptor instead.
 func (*GetDashboardRequest) Descriptor() ([]byte, []int) {
-	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{0}
+	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *GetDashboardRequest) GetStartTime() *timestamppb.Timestamp {
@@ -181,7 +435,7 @@ type GetDashboardResponse struct {
 
 func (x *GetDashboardResponse) Reset() {
 	*x = GetDashboardResponse{}
-	mi := &file_control_v1_dashboard_proto_msgTypes[1]
+	mi := &file_control_v1_dashboard_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -193,7 +447,7 @@ func (x *GetDashboardResponse) String() string {
 func (*GetDashboardResponse) ProtoMessage() {}
 
 func (x *GetDashboardResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_dashboard_proto_msgTypes[1]
+	mi := &file_control_v1_dashboard_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -206,7 +460,7 @@ func (x *GetDashboardResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetDashboardResponse.ProtoReflect.Descriptor instead.
 func (*GetDashboardResponse) Descriptor() ([]byte, []int) {
-	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{1}
+	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *GetDashboardResponse) GetTotals() *Aggregate {
@@ -272,7 +526,7 @@ type TabDashboard struct {
 
 func (x *TabDashboard) Reset() {
 	*x = TabDashboard{}
-	mi := &file_control_v1_dashboard_proto_msgTypes[2]
+	mi := &file_control_v1_dashboard_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -284,7 +538,7 @@ func (x *TabDashboard) String() string {
 func (*TabDashboard) ProtoMessage() {}
 
 func (x *TabDashboard) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_dashboard_proto_msgTypes[2]
+	mi := &file_control_v1_dashboard_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -297,7 +551,7 @@ func (x *TabDashboard) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TabDashboard.ProtoReflect.Descriptor instead.
 func (*TabDashboard) Descriptor() ([]byte, []int) {
-	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{2}
+	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *TabDashboard) GetTotals() *TabAggregate {
@@ -352,7 +606,7 @@ type TabAggregate struct {
 
 func (x *TabAggregate) Reset() {
 	*x = TabAggregate{}
-	mi := &file_control_v1_dashboard_proto_msgTypes[3]
+	mi := &file_control_v1_dashboard_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -364,7 +618,7 @@ func (x *TabAggregate) String() string {
 func (*TabAggregate) ProtoMessage() {}
 
 func (x *TabAggregate) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_dashboard_proto_msgTypes[3]
+	mi := &file_control_v1_dashboard_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -377,7 +631,7 @@ func (x *TabAggregate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TabAggregate.ProtoReflect.Descriptor instead.
 func (*TabAggregate) Descriptor() ([]byte, []int) {
-	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{3}
+	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *TabAggregate) GetRequests() int64 {
@@ -474,7 +728,7 @@ type TabModelAggregate struct {
 
 func (x *TabModelAggregate) Reset() {
 	*x = TabModelAggregate{}
-	mi := &file_control_v1_dashboard_proto_msgTypes[4]
+	mi := &file_control_v1_dashboard_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -486,7 +740,7 @@ func (x *TabModelAggregate) String() string {
 func (*TabModelAggregate) ProtoMessage() {}
 
 func (x *TabModelAggregate) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_dashboard_proto_msgTypes[4]
+	mi := &file_control_v1_dashboard_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -499,7 +753,7 @@ func (x *TabModelAggregate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TabModelAggregate.ProtoReflect.Descriptor instead.
 func (*TabModelAggregate) Descriptor() ([]byte, []int) {
-	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{4}
+	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *TabModelAggregate) GetModelId() string {
@@ -526,7 +780,7 @@ type TabUserAggregate struct {
 
 func (x *TabUserAggregate) Reset() {
 	*x = TabUserAggregate{}
-	mi := &file_control_v1_dashboard_proto_msgTypes[5]
+	mi := &file_control_v1_dashboard_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -538,7 +792,7 @@ func (x *TabUserAggregate) String() string {
 func (*TabUserAggregate) ProtoMessage() {}
 
 func (x *TabUserAggregate) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_dashboard_proto_msgTypes[5]
+	mi := &file_control_v1_dashboard_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -551,7 +805,7 @@ func (x *TabUserAggregate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TabUserAggregate.ProtoReflect.Descriptor instead.
 func (*TabUserAggregate) Descriptor() ([]byte, []int) {
-	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{5}
+	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *TabUserAggregate) GetUserId() string {
@@ -593,7 +847,7 @@ type Aggregate struct {
 
 func (x *Aggregate) Reset() {
 	*x = Aggregate{}
-	mi := &file_control_v1_dashboard_proto_msgTypes[6]
+	mi := &file_control_v1_dashboard_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -605,7 +859,7 @@ func (x *Aggregate) String() string {
 func (*Aggregate) ProtoMessage() {}
 
 func (x *Aggregate) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_dashboard_proto_msgTypes[6]
+	mi := &file_control_v1_dashboard_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -618,7 +872,7 @@ func (x *Aggregate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Aggregate.ProtoReflect.Descriptor instead.
 func (*Aggregate) Descriptor() ([]byte, []int) {
-	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{6}
+	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Aggregate) GetCalls() int64 {
@@ -715,7 +969,7 @@ type SeriesPoint struct {
 
 func (x *SeriesPoint) Reset() {
 	*x = SeriesPoint{}
-	mi := &file_control_v1_dashboard_proto_msgTypes[7]
+	mi := &file_control_v1_dashboard_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -727,7 +981,7 @@ func (x *SeriesPoint) String() string {
 func (*SeriesPoint) ProtoMessage() {}
 
 func (x *SeriesPoint) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_dashboard_proto_msgTypes[7]
+	mi := &file_control_v1_dashboard_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -740,7 +994,7 @@ func (x *SeriesPoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeriesPoint.ProtoReflect.Descriptor instead.
 func (*SeriesPoint) Descriptor() ([]byte, []int) {
-	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{7}
+	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *SeriesPoint) GetStartTime() *timestamppb.Timestamp {
@@ -767,7 +1021,7 @@ type ModelAggregate struct {
 
 func (x *ModelAggregate) Reset() {
 	*x = ModelAggregate{}
-	mi := &file_control_v1_dashboard_proto_msgTypes[8]
+	mi := &file_control_v1_dashboard_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -779,7 +1033,7 @@ func (x *ModelAggregate) String() string {
 func (*ModelAggregate) ProtoMessage() {}
 
 func (x *ModelAggregate) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_dashboard_proto_msgTypes[8]
+	mi := &file_control_v1_dashboard_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -792,7 +1046,7 @@ func (x *ModelAggregate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ModelAggregate.ProtoReflect.Descriptor instead.
 func (*ModelAggregate) Descriptor() ([]byte, []int) {
-	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{8}
+	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ModelAggregate) GetModelId() string {
@@ -821,7 +1075,7 @@ type TargetAggregate struct {
 
 func (x *TargetAggregate) Reset() {
 	*x = TargetAggregate{}
-	mi := &file_control_v1_dashboard_proto_msgTypes[9]
+	mi := &file_control_v1_dashboard_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -833,7 +1087,7 @@ func (x *TargetAggregate) String() string {
 func (*TargetAggregate) ProtoMessage() {}
 
 func (x *TargetAggregate) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_dashboard_proto_msgTypes[9]
+	mi := &file_control_v1_dashboard_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -846,7 +1100,7 @@ func (x *TargetAggregate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TargetAggregate.ProtoReflect.Descriptor instead.
 func (*TargetAggregate) Descriptor() ([]byte, []int) {
-	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{9}
+	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *TargetAggregate) GetTargetModelId() string {
@@ -880,7 +1134,7 @@ type UserAggregate struct {
 
 func (x *UserAggregate) Reset() {
 	*x = UserAggregate{}
-	mi := &file_control_v1_dashboard_proto_msgTypes[10]
+	mi := &file_control_v1_dashboard_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -892,7 +1146,7 @@ func (x *UserAggregate) String() string {
 func (*UserAggregate) ProtoMessage() {}
 
 func (x *UserAggregate) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_dashboard_proto_msgTypes[10]
+	mi := &file_control_v1_dashboard_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -905,7 +1159,7 @@ func (x *UserAggregate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UserAggregate.ProtoReflect.Descriptor instead.
 func (*UserAggregate) Descriptor() ([]byte, []int) {
-	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{10}
+	return file_control_v1_dashboard_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *UserAggregate) GetUserId() string {
@@ -926,7 +1180,29 @@ var File_control_v1_dashboard_proto protoreflect.FileDescriptor
 
 const file_control_v1_dashboard_proto_rawDesc = "" +
 	"\n" +
-	"\x1acontrol/v1/dashboard.proto\x12\x12keygate.control.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xfc\x01\n" +
+	"\x1acontrol/v1/dashboard.proto\x12\x12keygate.control.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"Z\n" +
+	"\x15GetCursorCloudRequest\x12\x12\n" +
+	"\x04days\x18\x01 \x01(\x05R\x04days\x12\x17\n" +
+	"\auser_id\x18\x02 \x01(\tR\x06userId\x12\x14\n" +
+	"\x05limit\x18\x03 \x01(\x05R\x05limit\"\xf1\x01\n" +
+	"\x16GetCursorCloudResponse\x12\x16\n" +
+	"\x06policy\x18\x01 \x01(\tR\x06policy\x12\x18\n" +
+	"\ameaning\x18\x02 \x01(\tR\ameaning\x126\n" +
+	"\x04rows\x18\x03 \x03(\v2\".keygate.control.v1.CursorCloudRowR\x04rows\x12'\n" +
+	"\x0fmetadata_routes\x18\x04 \x01(\x05R\x0emetadataRoutes\x12\x1f\n" +
+	"\vcode_routes\x18\x05 \x01(\x05R\n" +
+	"codeRoutes\x12#\n" +
+	"\rserved_routes\x18\x06 \x01(\x05R\fservedRoutes\"\xdf\x01\n" +
+	"\x0eCursorCloudRow\x12\x10\n" +
+	"\x03day\x18\x01 \x01(\tR\x03day\x12\x17\n" +
+	"\auser_id\x18\x02 \x01(\tR\x06userId\x12\x18\n" +
+	"\aservice\x18\x03 \x01(\tR\aservice\x12\x16\n" +
+	"\x06method\x18\x04 \x01(\tR\x06method\x12\x1a\n" +
+	"\bdecision\x18\x05 \x01(\tR\bdecision\x12\x1a\n" +
+	"\brequests\x18\x06 \x01(\x03R\brequests\x12\x19\n" +
+	"\bbytes_up\x18\a \x01(\x03R\abytesUp\x12\x1d\n" +
+	"\n" +
+	"bytes_down\x18\b \x01(\x03R\tbytesDown\"\xfc\x01\n" +
 	"\x13GetDashboardRequest\x129\n" +
 	"\n" +
 	"start_time\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\tstartTime\x125\n" +
@@ -1004,9 +1280,10 @@ const file_control_v1_dashboard_proto_rawDesc = "" +
 	"\x17BUCKET_SIZE_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12BUCKET_SIZE_MINUTE\x10\x01\x12\x14\n" +
 	"\x10BUCKET_SIZE_HOUR\x10\x02\x12\x13\n" +
-	"\x0fBUCKET_SIZE_DAY\x10\x032u\n" +
+	"\x0fBUCKET_SIZE_DAY\x10\x032\xde\x01\n" +
 	"\x10DashboardService\x12a\n" +
-	"\fGetDashboard\x12'.keygate.control.v1.GetDashboardRequest\x1a(.keygate.control.v1.GetDashboardResponseB\xbc\x01\n" +
+	"\fGetDashboard\x12'.keygate.control.v1.GetDashboardRequest\x1a(.keygate.control.v1.GetDashboardResponse\x12g\n" +
+	"\x0eGetCursorCloud\x12).keygate.control.v1.GetCursorCloudRequest\x1a*.keygate.control.v1.GetCursorCloudResponseB\xbc\x01\n" +
 	"\x16com.keygate.control.v1B\x0eDashboardProtoP\x01Z(keygate/gen/keygate/control/v1;controlv1\xa2\x02\x03KCX\xaa\x02\x12Keygate.Control.V1\xca\x02\x12Keygate\\Control\\V1\xe2\x02\x1eKeygate\\Control\\V1\\GPBMetadata\xea\x02\x14Keygate::Control::V1b\x06proto3"
 
 var (
@@ -1022,50 +1299,56 @@ func file_control_v1_dashboard_proto_rawDescGZIP() []byte {
 }
 
 var file_control_v1_dashboard_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_control_v1_dashboard_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_control_v1_dashboard_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
 var file_control_v1_dashboard_proto_goTypes = []any{
-	(BucketSize)(0),               // 0: keygate.control.v1.BucketSize
-	(*GetDashboardRequest)(nil),   // 1: keygate.control.v1.GetDashboardRequest
-	(*GetDashboardResponse)(nil),  // 2: keygate.control.v1.GetDashboardResponse
-	(*TabDashboard)(nil),          // 3: keygate.control.v1.TabDashboard
-	(*TabAggregate)(nil),          // 4: keygate.control.v1.TabAggregate
-	(*TabModelAggregate)(nil),     // 5: keygate.control.v1.TabModelAggregate
-	(*TabUserAggregate)(nil),      // 6: keygate.control.v1.TabUserAggregate
-	(*Aggregate)(nil),             // 7: keygate.control.v1.Aggregate
-	(*SeriesPoint)(nil),           // 8: keygate.control.v1.SeriesPoint
-	(*ModelAggregate)(nil),        // 9: keygate.control.v1.ModelAggregate
-	(*TargetAggregate)(nil),       // 10: keygate.control.v1.TargetAggregate
-	(*UserAggregate)(nil),         // 11: keygate.control.v1.UserAggregate
-	(*timestamppb.Timestamp)(nil), // 12: google.protobuf.Timestamp
+	(BucketSize)(0),                // 0: keygate.control.v1.BucketSize
+	(*GetCursorCloudRequest)(nil),  // 1: keygate.control.v1.GetCursorCloudRequest
+	(*GetCursorCloudResponse)(nil), // 2: keygate.control.v1.GetCursorCloudResponse
+	(*CursorCloudRow)(nil),         // 3: keygate.control.v1.CursorCloudRow
+	(*GetDashboardRequest)(nil),    // 4: keygate.control.v1.GetDashboardRequest
+	(*GetDashboardResponse)(nil),   // 5: keygate.control.v1.GetDashboardResponse
+	(*TabDashboard)(nil),           // 6: keygate.control.v1.TabDashboard
+	(*TabAggregate)(nil),           // 7: keygate.control.v1.TabAggregate
+	(*TabModelAggregate)(nil),      // 8: keygate.control.v1.TabModelAggregate
+	(*TabUserAggregate)(nil),       // 9: keygate.control.v1.TabUserAggregate
+	(*Aggregate)(nil),              // 10: keygate.control.v1.Aggregate
+	(*SeriesPoint)(nil),            // 11: keygate.control.v1.SeriesPoint
+	(*ModelAggregate)(nil),         // 12: keygate.control.v1.ModelAggregate
+	(*TargetAggregate)(nil),        // 13: keygate.control.v1.TargetAggregate
+	(*UserAggregate)(nil),          // 14: keygate.control.v1.UserAggregate
+	(*timestamppb.Timestamp)(nil),  // 15: google.protobuf.Timestamp
 }
 var file_control_v1_dashboard_proto_depIdxs = []int32{
-	12, // 0: keygate.control.v1.GetDashboardRequest.start_time:type_name -> google.protobuf.Timestamp
-	12, // 1: keygate.control.v1.GetDashboardRequest.end_time:type_name -> google.protobuf.Timestamp
-	0,  // 2: keygate.control.v1.GetDashboardRequest.bucket_size:type_name -> keygate.control.v1.BucketSize
-	7,  // 3: keygate.control.v1.GetDashboardResponse.totals:type_name -> keygate.control.v1.Aggregate
-	8,  // 4: keygate.control.v1.GetDashboardResponse.series:type_name -> keygate.control.v1.SeriesPoint
-	9,  // 5: keygate.control.v1.GetDashboardResponse.per_model:type_name -> keygate.control.v1.ModelAggregate
-	0,  // 6: keygate.control.v1.GetDashboardResponse.bucket_size:type_name -> keygate.control.v1.BucketSize
-	11, // 7: keygate.control.v1.GetDashboardResponse.per_user:type_name -> keygate.control.v1.UserAggregate
-	10, // 8: keygate.control.v1.GetDashboardResponse.per_target:type_name -> keygate.control.v1.TargetAggregate
-	3,  // 9: keygate.control.v1.GetDashboardResponse.tab:type_name -> keygate.control.v1.TabDashboard
-	4,  // 10: keygate.control.v1.TabDashboard.totals:type_name -> keygate.control.v1.TabAggregate
-	5,  // 11: keygate.control.v1.TabDashboard.per_model:type_name -> keygate.control.v1.TabModelAggregate
-	6,  // 12: keygate.control.v1.TabDashboard.per_user:type_name -> keygate.control.v1.TabUserAggregate
-	4,  // 13: keygate.control.v1.TabModelAggregate.aggregate:type_name -> keygate.control.v1.TabAggregate
-	4,  // 14: keygate.control.v1.TabUserAggregate.aggregate:type_name -> keygate.control.v1.TabAggregate
-	12, // 15: keygate.control.v1.SeriesPoint.start_time:type_name -> google.protobuf.Timestamp
-	7,  // 16: keygate.control.v1.SeriesPoint.aggregate:type_name -> keygate.control.v1.Aggregate
-	7,  // 17: keygate.control.v1.ModelAggregate.aggregate:type_name -> keygate.control.v1.Aggregate
-	7,  // 18: keygate.control.v1.TargetAggregate.aggregate:type_name -> keygate.control.v1.Aggregate
-	7,  // 19: keygate.control.v1.UserAggregate.aggregate:type_name -> keygate.control.v1.Aggregate
-	1,  // 20: keygate.control.v1.DashboardService.GetDashboard:input_type -> keygate.control.v1.GetDashboardRequest
-	2,  // 21: keygate.control.v1.DashboardService.GetDashboard:output_type -> keygate.control.v1.GetDashboardResponse
-	21, // [21:22] is the sub-list for method output_type
-	20, // [20:21] is the sub-list for method input_type
-	20, // [20:20] is the sub-list for extension type_name
-	20, // [20:20] is the sub-list for extension extendee
-	0,  // [0:20] is the sub-list for field type_name
+	3,  // 0: keygate.control.v1.GetCursorCloudResponse.rows:type_name -> keygate.control.v1.CursorCloudRow
+	15, // 1: keygate.control.v1.GetDashboardRequest.start_time:type_name -> google.protobuf.Timestamp
+	15, // 2: keygate.control.v1.GetDashboardRequest.end_time:type_name -> google.protobuf.Timestamp
+	0,  // 3: keygate.control.v1.GetDashboardRequest.bucket_size:type_name -> keygate.control.v1.BucketSize
+	10, // 4: keygate.control.v1.GetDashboardResponse.totals:type_name -> keygate.control.v1.Aggregate
+	11, // 5: keygate.control.v1.GetDashboardResponse.series:type_name -> keygate.control.v1.SeriesPoint
+	12, // 6: keygate.control.v1.GetDashboardResponse.per_model:type_name -> keygate.control.v1.ModelAggregate
+	0,  // 7: keygate.control.v1.GetDashboardResponse.bucket_size:type_name -> keygate.control.v1.BucketSize
+	14, // 8: keygate.control.v1.GetDashboardResponse.per_user:type_name -> keygate.control.v1.UserAggregate
+	13, // 9: keygate.control.v1.GetDashboardResponse.per_target:type_name -> keygate.control.v1.TargetAggregate
+	6,  // 10: keygate.control.v1.GetDashboardResponse.tab:type_name -> keygate.control.v1.TabDashboard
+	7,  // 11: keygate.control.v1.TabDashboard.totals:type_name -> keygate.control.v1.TabAggregate
+	8,  // 12: keygate.control.v1.TabDashboard.per_model:type_name -> keygate.control.v1.TabModelAggregate
+	9,  // 13: keygate.control.v1.TabDashboard.per_user:type_name -> keygate.control.v1.TabUserAggregate
+	7,  // 14: keygate.control.v1.TabModelAggregate.aggregate:type_name -> keygate.control.v1.TabAggregate
+	7,  // 15: keygate.control.v1.TabUserAggregate.aggregate:type_name -> keygate.control.v1.TabAggregate
+	15, // 16: keygate.control.v1.SeriesPoint.start_time:type_name -> google.protobuf.Timestamp
+	10, // 17: keygate.control.v1.SeriesPoint.aggregate:type_name -> keygate.control.v1.Aggregate
+	10, // 18: keygate.control.v1.ModelAggregate.aggregate:type_name -> keygate.control.v1.Aggregate
+	10, // 19: keygate.control.v1.TargetAggregate.aggregate:type_name -> keygate.control.v1.Aggregate
+	10, // 20: keygate.control.v1.UserAggregate.aggregate:type_name -> keygate.control.v1.Aggregate
+	4,  // 21: keygate.control.v1.DashboardService.GetDashboard:input_type -> keygate.control.v1.GetDashboardRequest
+	1,  // 22: keygate.control.v1.DashboardService.GetCursorCloud:input_type -> keygate.control.v1.GetCursorCloudRequest
+	5,  // 23: keygate.control.v1.DashboardService.GetDashboard:output_type -> keygate.control.v1.GetDashboardResponse
+	2,  // 24: keygate.control.v1.DashboardService.GetCursorCloud:output_type -> keygate.control.v1.GetCursorCloudResponse
+	23, // [23:25] is the sub-list for method output_type
+	21, // [21:23] is the sub-list for method input_type
+	21, // [21:21] is the sub-list for extension type_name
+	21, // [21:21] is the sub-list for extension extendee
+	0,  // [0:21] is the sub-list for field type_name
 }
 
 func init() { file_control_v1_dashboard_proto_init() }
@@ -1079,7 +1362,7 @@ func file_control_v1_dashboard_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_control_v1_dashboard_proto_rawDesc), len(file_control_v1_dashboard_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   11,
+			NumMessages:   14,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -12,7 +12,146 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file control/v1/dashboard.proto.
  */
 export const file_control_v1_dashboard: GenFile = /*@__PURE__*/
-  fileDesc("Chpjb250cm9sL3YxL2Rhc2hib2FyZC5wcm90bxISa2V5Z2F0ZS5jb250cm9sLnYxIssBChNHZXREYXNoYm9hcmRSZXF1ZXN0Ei4KCnN0YXJ0X3RpbWUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCgtidWNrZXRfc2l6ZRgDIAEoDjIeLmtleWdhdGUuY29udHJvbC52MS5CdWNrZXRTaXplEhAKCG1vZGVsX2lkGAQgASgJEg8KB3VzZXJfaWQYBSABKAki/wIKFEdldERhc2hib2FyZFJlc3BvbnNlEi0KBnRvdGFscxgBIAEoCzIdLmtleWdhdGUuY29udHJvbC52MS5BZ2dyZWdhdGUSLwoGc2VyaWVzGAIgAygLMh8ua2V5Z2F0ZS5jb250cm9sLnYxLlNlcmllc1BvaW50EjUKCXBlcl9tb2RlbBgDIAMoCzIiLmtleWdhdGUuY29udHJvbC52MS5Nb2RlbEFnZ3JlZ2F0ZRIzCgtidWNrZXRfc2l6ZRgEIAEoDjIeLmtleWdhdGUuY29udHJvbC52MS5CdWNrZXRTaXplEjMKCHBlcl91c2VyGAUgAygLMiEua2V5Z2F0ZS5jb250cm9sLnYxLlVzZXJBZ2dyZWdhdGUSNwoKcGVyX3RhcmdldBgGIAMoCzIjLmtleWdhdGUuY29udHJvbC52MS5UYXJnZXRBZ2dyZWdhdGUSLQoDdGFiGAcgASgLMiAua2V5Z2F0ZS5jb250cm9sLnYxLlRhYkRhc2hib2FyZCKyAQoMVGFiRGFzaGJvYXJkEjAKBnRvdGFscxgBIAEoCzIgLmtleWdhdGUuY29udHJvbC52MS5UYWJBZ2dyZWdhdGUSOAoJcGVyX21vZGVsGAIgAygLMiUua2V5Z2F0ZS5jb250cm9sLnYxLlRhYk1vZGVsQWdncmVnYXRlEjYKCHBlcl91c2VyGAMgAygLMiQua2V5Z2F0ZS5jb250cm9sLnYxLlRhYlVzZXJBZ2dyZWdhdGUihAIKDFRhYkFnZ3JlZ2F0ZRIQCghyZXF1ZXN0cxgBIAEoAxIOCgZmYWlsZWQYAiABKAMSDQoFY2FsbHMYAyABKAMSEAoIYWNjZXB0ZWQYBCABKAMSGgoScGFydGlhbGx5X2FjY2VwdGVkGAUgASgDEhAKCHJlamVjdGVkGAYgASgDEhcKD2FjY2VwdGFuY2VfcmF0ZRgHIAEoARITCgtwNTBfdHRmdF9tcxgIIAEoARIUCgxpbnB1dF90b2tlbnMYCSABKAMSFQoNb3V0cHV0X3Rva2VucxgKIAEoAxIQCghjb3N0X3VzZBgLIAEoARIWCg51bnByaWNlZF9jYWxscxgMIAEoAyJaChFUYWJNb2RlbEFnZ3JlZ2F0ZRIQCghtb2RlbF9pZBgBIAEoCRIzCglhZ2dyZWdhdGUYAiABKAsyIC5rZXlnYXRlLmNvbnRyb2wudjEuVGFiQWdncmVnYXRlIlgKEFRhYlVzZXJBZ2dyZWdhdGUSDwoHdXNlcl9pZBgBIAEoCRIzCglhZ2dyZWdhdGUYAiABKAsyIC5rZXlnYXRlLmNvbnRyb2wudjEuVGFiQWdncmVnYXRlIowCCglBZ2dyZWdhdGUSDQoFY2FsbHMYASABKAMSEQoJY29tcGxldGVkGAIgASgDEg4KBmZhaWxlZBgDIAEoAxIRCgljYW5jZWxsZWQYBCABKAMSFAoMaW5wdXRfdG9rZW5zGAUgASgDEhkKEWNhY2hlX3JlYWRfdG9rZW5zGAYgASgDEhoKEmNhY2hlX3dyaXRlX3Rva2VucxgHIAEoAxIVCg1vdXRwdXRfdG9rZW5zGAggASgDEhYKDmNhY2hlX2hpdF9yYXRlGAkgASgBEhAKCGNvc3RfdXNkGAogASgBEhYKDnVucHJpY2VkX2NhbGxzGAsgASgDEhQKDG1lYW5fdHRmdF9tcxgMIAEoASJvCgtTZXJpZXNQb2ludBIuCgpzdGFydF90aW1lGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCglhZ2dyZWdhdGUYAiABKAsyHS5rZXlnYXRlLmNvbnRyb2wudjEuQWdncmVnYXRlIlQKDk1vZGVsQWdncmVnYXRlEhAKCG1vZGVsX2lkGAEgASgJEjAKCWFnZ3JlZ2F0ZRgCIAEoCzIdLmtleWdhdGUuY29udHJvbC52MS5BZ2dyZWdhdGUicQoPVGFyZ2V0QWdncmVnYXRlEhcKD3RhcmdldF9tb2RlbF9pZBgBIAEoCRITCgtwcm92aWRlcl9pZBgCIAEoCRIwCglhZ2dyZWdhdGUYAyABKAsyHS5rZXlnYXRlLmNvbnRyb2wudjEuQWdncmVnYXRlIlIKDVVzZXJBZ2dyZWdhdGUSDwoHdXNlcl9pZBgBIAEoCRIwCglhZ2dyZWdhdGUYAiABKAsyHS5rZXlnYXRlLmNvbnRyb2wudjEuQWdncmVnYXRlKmwKCkJ1Y2tldFNpemUSGwoXQlVDS0VUX1NJWkVfVU5TUEVDSUZJRUQQABIWChJCVUNLRVRfU0laRV9NSU5VVEUQARIUChBCVUNLRVRfU0laRV9IT1VSEAISEwoPQlVDS0VUX1NJWkVfREFZEAMydQoQRGFzaGJvYXJkU2VydmljZRJhCgxHZXREYXNoYm9hcmQSJy5rZXlnYXRlLmNvbnRyb2wudjEuR2V0RGFzaGJvYXJkUmVxdWVzdBooLmtleWdhdGUuY29udHJvbC52MS5HZXREYXNoYm9hcmRSZXNwb25zZUK8AQoWY29tLmtleWdhdGUuY29udHJvbC52MUIORGFzaGJvYXJkUHJvdG9QAVooa2V5Z2F0ZS9nZW4va2V5Z2F0ZS9jb250cm9sL3YxO2NvbnRyb2x2MaICA0tDWKoCEktleWdhdGUuQ29udHJvbC5WMcoCEktleWdhdGVcQ29udHJvbFxWMeICHktleWdhdGVcQ29udHJvbFxWMVxHUEJNZXRhZGF0YeoCFEtleWdhdGU6OkNvbnRyb2w6OlYxYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("Chpjb250cm9sL3YxL2Rhc2hib2FyZC5wcm90bxISa2V5Z2F0ZS5jb250cm9sLnYxIkUKFUdldEN1cnNvckNsb3VkUmVxdWVzdBIMCgRkYXlzGAEgASgFEg8KB3VzZXJfaWQYAiABKAkSDQoFbGltaXQYAyABKAUisAEKFkdldEN1cnNvckNsb3VkUmVzcG9uc2USDgoGcG9saWN5GAEgASgJEg8KB21lYW5pbmcYAiABKAkSMAoEcm93cxgDIAMoCzIiLmtleWdhdGUuY29udHJvbC52MS5DdXJzb3JDbG91ZFJvdxIXCg9tZXRhZGF0YV9yb3V0ZXMYBCABKAUSEwoLY29kZV9yb3V0ZXMYBSABKAUSFQoNc2VydmVkX3JvdXRlcxgGIAEoBSKZAQoOQ3Vyc29yQ2xvdWRSb3cSCwoDZGF5GAEgASgJEg8KB3VzZXJfaWQYAiABKAkSDwoHc2VydmljZRgDIAEoCRIOCgZtZXRob2QYBCABKAkSEAoIZGVjaXNpb24YBSABKAkSEAoIcmVxdWVzdHMYBiABKAMSEAoIYnl0ZXNfdXAYByABKAMSEgoKYnl0ZXNfZG93bhgIIAEoAyLLAQoTR2V0RGFzaGJvYXJkUmVxdWVzdBIuCgpzdGFydF90aW1lGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMwoLYnVja2V0X3NpemUYAyABKA4yHi5rZXlnYXRlLmNvbnRyb2wudjEuQnVja2V0U2l6ZRIQCghtb2RlbF9pZBgEIAEoCRIPCgd1c2VyX2lkGAUgASgJIv8CChRHZXREYXNoYm9hcmRSZXNwb25zZRItCgZ0b3RhbHMYASABKAsyHS5rZXlnYXRlLmNvbnRyb2wudjEuQWdncmVnYXRlEi8KBnNlcmllcxgCIAMoCzIfLmtleWdhdGUuY29udHJvbC52MS5TZXJpZXNQb2ludBI1CglwZXJfbW9kZWwYAyADKAsyIi5rZXlnYXRlLmNvbnRyb2wudjEuTW9kZWxBZ2dyZWdhdGUSMwoLYnVja2V0X3NpemUYBCABKA4yHi5rZXlnYXRlLmNvbnRyb2wudjEuQnVja2V0U2l6ZRIzCghwZXJfdXNlchgFIAMoCzIhLmtleWdhdGUuY29udHJvbC52MS5Vc2VyQWdncmVnYXRlEjcKCnBlcl90YXJnZXQYBiADKAsyIy5rZXlnYXRlLmNvbnRyb2wudjEuVGFyZ2V0QWdncmVnYXRlEi0KA3RhYhgHIAEoCzIgLmtleWdhdGUuY29udHJvbC52MS5UYWJEYXNoYm9hcmQisgEKDFRhYkRhc2hib2FyZBIwCgZ0b3RhbHMYASABKAsyIC5rZXlnYXRlLmNvbnRyb2wudjEuVGFiQWdncmVnYXRlEjgKCXBlcl9tb2RlbBgCIAMoCzIlLmtleWdhdGUuY29udHJvbC52MS5UYWJNb2RlbEFnZ3JlZ2F0ZRI2CghwZXJfdXNlchgDIAMoCzIkLmtleWdhdGUuY29udHJvbC52MS5UYWJVc2VyQWdncmVnYXRlIoQCCgxUYWJBZ2dyZWdhdGUSEAoIcmVxdWVzdHMYASABKAMSDgoGZmFpbGVkGAIgASgDEg0KBWNhbGxzGAMgASgDEhAKCGFjY2VwdGVkGAQgASgDEhoKEnBhcnRpYWxseV9hY2NlcHRlZBgFIAEoAxIQCghyZWplY3RlZBgGIAEoAxIXCg9hY2NlcHRhbmNlX3JhdGUYByABKAESEwoLcDUwX3R0ZnRfbXMYCCABKAESFAoMaW5wdXRfdG9rZW5zGAkgASgDEhUKDW91dHB1dF90b2tlbnMYCiABKAMSEAoIY29zdF91c2QYCyABKAESFgoOdW5wcmljZWRfY2FsbHMYDCABKAMiWgoRVGFiTW9kZWxBZ2dyZWdhdGUSEAoIbW9kZWxfaWQYASABKAkSMwoJYWdncmVnYXRlGAIgASgLMiAua2V5Z2F0ZS5jb250cm9sLnYxLlRhYkFnZ3JlZ2F0ZSJYChBUYWJVc2VyQWdncmVnYXRlEg8KB3VzZXJfaWQYASABKAkSMwoJYWdncmVnYXRlGAIgASgLMiAua2V5Z2F0ZS5jb250cm9sLnYxLlRhYkFnZ3JlZ2F0ZSKMAgoJQWdncmVnYXRlEg0KBWNhbGxzGAEgASgDEhEKCWNvbXBsZXRlZBgCIAEoAxIOCgZmYWlsZWQYAyABKAMSEQoJY2FuY2VsbGVkGAQgASgDEhQKDGlucHV0X3Rva2VucxgFIAEoAxIZChFjYWNoZV9yZWFkX3Rva2VucxgGIAEoAxIaChJjYWNoZV93cml0ZV90b2tlbnMYByABKAMSFQoNb3V0cHV0X3Rva2VucxgIIAEoAxIWCg5jYWNoZV9oaXRfcmF0ZRgJIAEoARIQCghjb3N0X3VzZBgKIAEoARIWCg51bnByaWNlZF9jYWxscxgLIAEoAxIUCgxtZWFuX3R0ZnRfbXMYDCABKAEibwoLU2VyaWVzUG9pbnQSLgoKc3RhcnRfdGltZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoJYWdncmVnYXRlGAIgASgLMh0ua2V5Z2F0ZS5jb250cm9sLnYxLkFnZ3JlZ2F0ZSJUCg5Nb2RlbEFnZ3JlZ2F0ZRIQCghtb2RlbF9pZBgBIAEoCRIwCglhZ2dyZWdhdGUYAiABKAsyHS5rZXlnYXRlLmNvbnRyb2wudjEuQWdncmVnYXRlInEKD1RhcmdldEFnZ3JlZ2F0ZRIXCg90YXJnZXRfbW9kZWxfaWQYASABKAkSEwoLcHJvdmlkZXJfaWQYAiABKAkSMAoJYWdncmVnYXRlGAMgASgLMh0ua2V5Z2F0ZS5jb250cm9sLnYxLkFnZ3JlZ2F0ZSJSCg1Vc2VyQWdncmVnYXRlEg8KB3VzZXJfaWQYASABKAkSMAoJYWdncmVnYXRlGAIgASgLMh0ua2V5Z2F0ZS5jb250cm9sLnYxLkFnZ3JlZ2F0ZSpsCgpCdWNrZXRTaXplEhsKF0JVQ0tFVF9TSVpFX1VOU1BFQ0lGSUVEEAASFgoSQlVDS0VUX1NJWkVfTUlOVVRFEAESFAoQQlVDS0VUX1NJWkVfSE9VUhACEhMKD0JVQ0tFVF9TSVpFX0RBWRADMt4BChBEYXNoYm9hcmRTZXJ2aWNlEmEKDEdldERhc2hib2FyZBInLmtleWdhdGUuY29udHJvbC52MS5HZXREYXNoYm9hcmRSZXF1ZXN0Gigua2V5Z2F0ZS5jb250cm9sLnYxLkdldERhc2hib2FyZFJlc3BvbnNlEmcKDkdldEN1cnNvckNsb3VkEikua2V5Z2F0ZS5jb250cm9sLnYxLkdldEN1cnNvckNsb3VkUmVxdWVzdBoqLmtleWdhdGUuY29udHJvbC52MS5HZXRDdXJzb3JDbG91ZFJlc3BvbnNlQrwBChZjb20ua2V5Z2F0ZS5jb250cm9sLnYxQg5EYXNoYm9hcmRQcm90b1ABWihrZXlnYXRlL2dlbi9rZXlnYXRlL2NvbnRyb2wvdjE7Y29udHJvbHYxogIDS0NYqgISS2V5Z2F0ZS5Db250cm9sLlYxygISS2V5Z2F0ZVxDb250cm9sXFYx4gIeS2V5Z2F0ZVxDb250cm9sXFYxXEdQQk1ldGFkYXRh6gIUS2V5Z2F0ZTo6Q29udHJvbDo6VjFiBnByb3RvMw", [file_google_protobuf_timestamp]);
+
+/**
+ * @generated from message keygate.control.v1.GetCursorCloudRequest
+ */
+export type GetCursorCloudRequest = Message<"keygate.control.v1.GetCursorCloudRequest"> & {
+  /**
+   * days back from today (UTC), today included: 7 when 0, at most 90.
+   *
+   * @generated from field: int32 days = 1;
+   */
+  days: number;
+
+  /**
+   * user_id limits the rows to one user; a member always sees their own.
+   *
+   * @generated from field: string user_id = 2;
+   */
+  userId: string;
+
+  /**
+   * limit bounds the rows: 200 when 0, at most 1000.
+   *
+   * @generated from field: int32 limit = 3;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message keygate.control.v1.GetCursorCloudRequest.
+ * Use `create(GetCursorCloudRequestSchema)` to create a new message.
+ */
+export const GetCursorCloudRequestSchema: GenMessage<GetCursorCloudRequest> = /*@__PURE__*/
+  messageDesc(file_control_v1_dashboard, 0);
+
+/**
+ * @generated from message keygate.control.v1.GetCursorCloudResponse
+ */
+export type GetCursorCloudResponse = Message<"keygate.control.v1.GetCursorCloudResponse"> & {
+  /**
+   * policy is allow, metadata or deny (KEYGATE_CURSOR_CLOUD).
+   *
+   * @generated from field: string policy = 1;
+   */
+  policy: string;
+
+  /**
+   * meaning says in a sentence what the policy lets through.
+   *
+   * @generated from field: string meaning = 2;
+   */
+  meaning: string;
+
+  /**
+   * @generated from field: repeated keygate.control.v1.CursorCloudRow rows = 3;
+   */
+  rows: CursorCloudRow[];
+
+  /**
+   * served_routes counts the classified routes this Keygate answers itself
+   * (mounted at run time); metadata_routes and code_routes count the others
+   * of the Cursor client's schema by class.
+   *
+   * @generated from field: int32 metadata_routes = 4;
+   */
+  metadataRoutes: number;
+
+  /**
+   * @generated from field: int32 code_routes = 5;
+   */
+  codeRoutes: number;
+
+  /**
+   * @generated from field: int32 served_routes = 6;
+   */
+  servedRoutes: number;
+};
+
+/**
+ * Describes the message keygate.control.v1.GetCursorCloudResponse.
+ * Use `create(GetCursorCloudResponseSchema)` to create a new message.
+ */
+export const GetCursorCloudResponseSchema: GenMessage<GetCursorCloudResponse> = /*@__PURE__*/
+  messageDesc(file_control_v1_dashboard, 1);
+
+/**
+ * @generated from message keygate.control.v1.CursorCloudRow
+ */
+export type CursorCloudRow = Message<"keygate.control.v1.CursorCloudRow"> & {
+  /**
+   * day is a UTC date, 2006-01-02.
+   *
+   * @generated from field: string day = 1;
+   */
+  day: string;
+
+  /**
+   * @generated from field: string user_id = 2;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string service = 3;
+   */
+  service: string;
+
+  /**
+   * @generated from field: string method = 4;
+   */
+  method: string;
+
+  /**
+   * decision is passed (sent to Cursor) or refused (kept from Cursor).
+   *
+   * @generated from field: string decision = 5;
+   */
+  decision: string;
+
+  /**
+   * @generated from field: int64 requests = 6;
+   */
+  requests: bigint;
+
+  /**
+   * @generated from field: int64 bytes_up = 7;
+   */
+  bytesUp: bigint;
+
+  /**
+   * @generated from field: int64 bytes_down = 8;
+   */
+  bytesDown: bigint;
+};
+
+/**
+ * Describes the message keygate.control.v1.CursorCloudRow.
+ * Use `create(CursorCloudRowSchema)` to create a new message.
+ */
+export const CursorCloudRowSchema: GenMessage<CursorCloudRow> = /*@__PURE__*/
+  messageDesc(file_control_v1_dashboard, 2);
 
 /**
  * @generated from message keygate.control.v1.GetDashboardRequest
@@ -58,7 +197,7 @@ export type GetDashboardRequest = Message<"keygate.control.v1.GetDashboardReques
  * Use `create(GetDashboardRequestSchema)` to create a new message.
  */
 export const GetDashboardRequestSchema: GenMessage<GetDashboardRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_dashboard, 0);
+  messageDesc(file_control_v1_dashboard, 3);
 
 /**
  * @generated from message keygate.control.v1.GetDashboardResponse
@@ -117,7 +256,7 @@ export type GetDashboardResponse = Message<"keygate.control.v1.GetDashboardRespo
  * Use `create(GetDashboardResponseSchema)` to create a new message.
  */
 export const GetDashboardResponseSchema: GenMessage<GetDashboardResponse> = /*@__PURE__*/
-  messageDesc(file_control_v1_dashboard, 1);
+  messageDesc(file_control_v1_dashboard, 4);
 
 /**
  * TabDashboard is the Tab section: totals, per upstream model (the one that
@@ -148,7 +287,7 @@ export type TabDashboard = Message<"keygate.control.v1.TabDashboard"> & {
  * Use `create(TabDashboardSchema)` to create a new message.
  */
 export const TabDashboardSchema: GenMessage<TabDashboard> = /*@__PURE__*/
-  messageDesc(file_control_v1_dashboard, 2);
+  messageDesc(file_control_v1_dashboard, 5);
 
 /**
  * TabAggregate sums Tab requests. A request is one prediction the editor
@@ -238,7 +377,7 @@ export type TabAggregate = Message<"keygate.control.v1.TabAggregate"> & {
  * Use `create(TabAggregateSchema)` to create a new message.
  */
 export const TabAggregateSchema: GenMessage<TabAggregate> = /*@__PURE__*/
-  messageDesc(file_control_v1_dashboard, 3);
+  messageDesc(file_control_v1_dashboard, 6);
 
 /**
  * @generated from message keygate.control.v1.TabModelAggregate
@@ -260,7 +399,7 @@ export type TabModelAggregate = Message<"keygate.control.v1.TabModelAggregate"> 
  * Use `create(TabModelAggregateSchema)` to create a new message.
  */
 export const TabModelAggregateSchema: GenMessage<TabModelAggregate> = /*@__PURE__*/
-  messageDesc(file_control_v1_dashboard, 4);
+  messageDesc(file_control_v1_dashboard, 7);
 
 /**
  * @generated from message keygate.control.v1.TabUserAggregate
@@ -282,7 +421,7 @@ export type TabUserAggregate = Message<"keygate.control.v1.TabUserAggregate"> & 
  * Use `create(TabUserAggregateSchema)` to create a new message.
  */
 export const TabUserAggregateSchema: GenMessage<TabUserAggregate> = /*@__PURE__*/
-  messageDesc(file_control_v1_dashboard, 5);
+  messageDesc(file_control_v1_dashboard, 8);
 
 /**
  * Aggregate sums a set of finished calls.
@@ -363,7 +502,7 @@ export type Aggregate = Message<"keygate.control.v1.Aggregate"> & {
  * Use `create(AggregateSchema)` to create a new message.
  */
 export const AggregateSchema: GenMessage<Aggregate> = /*@__PURE__*/
-  messageDesc(file_control_v1_dashboard, 6);
+  messageDesc(file_control_v1_dashboard, 9);
 
 /**
  * @generated from message keygate.control.v1.SeriesPoint
@@ -385,7 +524,7 @@ export type SeriesPoint = Message<"keygate.control.v1.SeriesPoint"> & {
  * Use `create(SeriesPointSchema)` to create a new message.
  */
 export const SeriesPointSchema: GenMessage<SeriesPoint> = /*@__PURE__*/
-  messageDesc(file_control_v1_dashboard, 7);
+  messageDesc(file_control_v1_dashboard, 10);
 
 /**
  * @generated from message keygate.control.v1.ModelAggregate
@@ -407,7 +546,7 @@ export type ModelAggregate = Message<"keygate.control.v1.ModelAggregate"> & {
  * Use `create(ModelAggregateSchema)` to create a new message.
  */
 export const ModelAggregateSchema: GenMessage<ModelAggregate> = /*@__PURE__*/
-  messageDesc(file_control_v1_dashboard, 8);
+  messageDesc(file_control_v1_dashboard, 11);
 
 /**
  * @generated from message keygate.control.v1.TargetAggregate
@@ -436,7 +575,7 @@ export type TargetAggregate = Message<"keygate.control.v1.TargetAggregate"> & {
  * Use `create(TargetAggregateSchema)` to create a new message.
  */
 export const TargetAggregateSchema: GenMessage<TargetAggregate> = /*@__PURE__*/
-  messageDesc(file_control_v1_dashboard, 9);
+  messageDesc(file_control_v1_dashboard, 12);
 
 /**
  * @generated from message keygate.control.v1.UserAggregate
@@ -458,7 +597,7 @@ export type UserAggregate = Message<"keygate.control.v1.UserAggregate"> & {
  * Use `create(UserAggregateSchema)` to create a new message.
  */
 export const UserAggregateSchema: GenMessage<UserAggregate> = /*@__PURE__*/
-  messageDesc(file_control_v1_dashboard, 10);
+  messageDesc(file_control_v1_dashboard, 13);
 
 /**
  * BucketSize is the width of one point of a time series.
@@ -513,6 +652,19 @@ export const DashboardService: GenService<{
     methodKind: "unary";
     input: typeof GetDashboardRequestSchema;
     output: typeof GetDashboardResponseSchema;
+  },
+  /**
+   * GetCursorCloud returns the Cursor cloud policy in force and the ledger
+   * of what went to Cursor's own service (or was refused): requests and
+   * bytes per day, user, route and decision, busiest first within a day.
+   * A member sees only their own rows.
+   *
+   * @generated from rpc keygate.control.v1.DashboardService.GetCursorCloud
+   */
+  getCursorCloud: {
+    methodKind: "unary";
+    input: typeof GetCursorCloudRequestSchema;
+    output: typeof GetCursorCloudResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_control_v1_dashboard, 0);

@@ -36,6 +36,9 @@ const (
 	// DashboardServiceGetDashboardProcedure is the fully-qualified name of the DashboardService's
 	// GetDashboard RPC.
 	DashboardServiceGetDashboardProcedure = "/keygate.control.v1.DashboardService/GetDashboard"
+	// DashboardServiceGetCursorCloudProcedure is the fully-qualified name of the DashboardService's
+	// GetCursorCloud RPC.
+	DashboardServiceGetCursorCloudProcedure = "/keygate.control.v1.DashboardService/GetCursorCloud"
 )
 
 // DashboardServiceClient is a client for the keygate.control.v1.DashboardService service.
@@ -44,6 +47,11 @@ type DashboardServiceClient interface {
 	// the finished Agent calls started in the range, and the Tab figures of
 	// the Tab calls started in it. Connection tests count in neither.
 	GetDashboard(context.Context, *connect.Request[v1.GetDashboardRequest]) (*connect.Response[v1.GetDashboardResponse], error)
+	// GetCursorCloud returns the Cursor cloud policy in force and the ledger
+	// of what went to Cursor's own service (or was refused): requests and
+	// bytes per day, user, route and decision, busiest first within a day.
+	// A member sees only their own rows.
+	GetCursorCloud(context.Context, *connect.Request[v1.GetCursorCloudRequest]) (*connect.Response[v1.GetCursorCloudResponse], error)
 }
 
 // NewDashboardServiceClient constructs a client for the keygate.control.v1.DashboardService
@@ -63,17 +71,29 @@ func NewDashboardServiceClient(httpClient connect.HTTPClient, baseURL string, op
 			connect.WithSchema(dashboardServiceMethods.ByName("GetDashboard")),
 			connect.WithClientOptions(opts...),
 		),
+		getCursorCloud: connect.NewClient[v1.GetCursorCloudRequest, v1.GetCursorCloudResponse](
+			httpClient,
+			baseURL+DashboardServiceGetCursorCloudProcedure,
+			connect.WithSchema(dashboardServiceMethods.ByName("GetCursorCloud")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
 // dashboardServiceClient implements DashboardServiceClient.
 type dashboardServiceClient struct {
-	getDashboard *connect.Client[v1.GetDashboardRequest, v1.GetDashboardResponse]
+	getDashboard   *connect.Client[v1.GetDashboardRequest, v1.GetDashboardResponse]
+	getCursorCloud *connect.Client[v1.GetCursorCloudRequest, v1.GetCursorCloudResponse]
 }
 
 // GetDashboard calls keygate.control.v1.DashboardService.GetDashboard.
 func (c *dashboardServiceClient) GetDashboard(ctx context.Context, req *connect.Request[v1.GetDashboardRequest]) (*connect.Response[v1.GetDashboardResponse], error) {
 	return c.getDashboard.CallUnary(ctx, req)
+}
+
+// GetCursorCloud calls keygate.control.v1.DashboardService.GetCursorCloud.
+func (c *dashboardServiceClient) GetCursorCloud(ctx context.Context, req *connect.Request[v1.GetCursorCloudRequest]) (*connect.Response[v1.GetCursorCloudResponse], error) {
+	return c.getCursorCloud.CallUnary(ctx, req)
 }
 
 // DashboardServiceHandler is an implementation of the keygate.control.v1.DashboardService service.
@@ -82,6 +102,11 @@ type DashboardServiceHandler interface {
 	// the finished Agent calls started in the range, and the Tab figures of
 	// the Tab calls started in it. Connection tests count in neither.
 	GetDashboard(context.Context, *connect.Request[v1.GetDashboardRequest]) (*connect.Response[v1.GetDashboardResponse], error)
+	// GetCursorCloud returns the Cursor cloud policy in force and the ledger
+	// of what went to Cursor's own service (or was refused): requests and
+	// bytes per day, user, route and decision, busiest first within a day.
+	// A member sees only their own rows.
+	GetCursorCloud(context.Context, *connect.Request[v1.GetCursorCloudRequest]) (*connect.Response[v1.GetCursorCloudResponse], error)
 }
 
 // NewDashboardServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -97,10 +122,18 @@ func NewDashboardServiceHandler(svc DashboardServiceHandler, opts ...connect.Han
 		connect.WithSchema(dashboardServiceMethods.ByName("GetDashboard")),
 		connect.WithHandlerOptions(opts...),
 	)
+	dashboardServiceGetCursorCloudHandler := connect.NewUnaryHandler(
+		DashboardServiceGetCursorCloudProcedure,
+		svc.GetCursorCloud,
+		connect.WithSchema(dashboardServiceMethods.ByName("GetCursorCloud")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/keygate.control.v1.DashboardService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case DashboardServiceGetDashboardProcedure:
 			dashboardServiceGetDashboardHandler.ServeHTTP(w, r)
+		case DashboardServiceGetCursorCloudProcedure:
+			dashboardServiceGetCursorCloudHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -112,4 +145,8 @@ type UnimplementedDashboardServiceHandler struct{}
 
 func (UnimplementedDashboardServiceHandler) GetDashboard(context.Context, *connect.Request[v1.GetDashboardRequest]) (*connect.Response[v1.GetDashboardResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("keygate.control.v1.DashboardService.GetDashboard is not implemented"))
+}
+
+func (UnimplementedDashboardServiceHandler) GetCursorCloud(context.Context, *connect.Request[v1.GetCursorCloudRequest]) (*connect.Response[v1.GetCursorCloudResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("keygate.control.v1.DashboardService.GetCursorCloud is not implemented"))
 }
