@@ -55,6 +55,7 @@ type Tx interface {
 	sessionRows
 	fingerprintRows
 	fateRows
+	memoryRows
 }
 
 // ConversationRow is the head pointer row of a conversation.

@@ -54,5 +54,8 @@ func (s *Store) ContextAnchors() ContextAnchors { return ContextAnchors{s} }
 // purger.
 func (s *Store) Fates() Fates { return Fates{s} }
 
+// Memories returns the store of users' memories.
+func (s *Store) Memories() Memories { return Memories{s} }
+
 // Prompts returns the prompt store.
 func (s *Store) Prompts() Prompts { return Prompts{s} }

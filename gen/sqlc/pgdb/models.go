@@ -167,6 +167,16 @@ type GatewayToken struct {
 	RevokedAt  time.Time
 }
 
+type Memory struct {
+	ID        string
+	UserID    string
+	Title     string
+	Knowledge string
+	GitOrigin string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
 type Message struct {
 	ConversationID string
 	ID             string

@@ -90,6 +90,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.deleteLeaseStmt, err = db.PrepareContext(ctx, deleteLease); err != nil {
 		return nil, fmt.Errorf("error preparing query DeleteLease: %w", err)
 	}
+	if q.deleteMemoryStmt, err = db.PrepareContext(ctx, deleteMemory); err != nil {
+		return nil, fmt.Errorf("error preparing query DeleteMemory: %w", err)
+	}
 	if q.deleteModelConfigStmt, err = db.PrepareContext(ctx, deleteModelConfig); err != nil {
 		return nil, fmt.Errorf("error preparing query DeleteModelConfig: %w", err)
 	}
@@ -152,6 +155,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.getFingerprintStmt, err = db.PrepareContext(ctx, getFingerprint); err != nil {
 		return nil, fmt.Errorf("error preparing query GetFingerprint: %w", err)
+	}
+	if q.getMemoryStmt, err = db.PrepareContext(ctx, getMemory); err != nil {
+		return nil, fmt.Errorf("error preparing query GetMemory: %w", err)
 	}
 	if q.getModelConfigStmt, err = db.PrepareContext(ctx, getModelConfig); err != nil {
 		return nil, fmt.Errorf("error preparing query GetModelConfig: %w", err)
@@ -228,6 +234,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.insertGatewayTokenStmt, err = db.PrepareContext(ctx, insertGatewayToken); err != nil {
 		return nil, fmt.Errorf("error preparing query InsertGatewayToken: %w", err)
 	}
+	if q.insertMemoryStmt, err = db.PrepareContext(ctx, insertMemory); err != nil {
+		return nil, fmt.Errorf("error preparing query InsertMemory: %w", err)
+	}
 	if q.insertMessageStmt, err = db.PrepareContext(ctx, insertMessage); err != nil {
 		return nil, fmt.Errorf("error preparing query InsertMessage: %w", err)
 	}
@@ -275,6 +284,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.listConversationsStmt, err = db.PrepareContext(ctx, listConversations); err != nil {
 		return nil, fmt.Errorf("error preparing query ListConversations: %w", err)
+	}
+	if q.listMemoriesStmt, err = db.PrepareContext(ctx, listMemories); err != nil {
+		return nil, fmt.Errorf("error preparing query ListMemories: %w", err)
 	}
 	if q.listModelConfigsStmt, err = db.PrepareContext(ctx, listModelConfigs); err != nil {
 		return nil, fmt.Errorf("error preparing query ListModelConfigs: %w", err)
@@ -350,6 +362,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.touchToolRoundStmt, err = db.PrepareContext(ctx, touchToolRound); err != nil {
 		return nil, fmt.Errorf("error preparing query TouchToolRound: %w", err)
+	}
+	if q.updateMemoryStmt, err = db.PrepareContext(ctx, updateMemory); err != nil {
+		return nil, fmt.Errorf("error preparing query UpdateMemory: %w", err)
 	}
 	if q.upsertAliasStmt, err = db.PrepareContext(ctx, upsertAlias); err != nil {
 		return nil, fmt.Errorf("error preparing query UpsertAlias: %w", err)
@@ -490,6 +505,11 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing deleteLeaseStmt: %w", cerr)
 		}
 	}
+	if q.deleteMemoryStmt != nil {
+		if cerr := q.deleteMemoryStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing deleteMemoryStmt: %w", cerr)
+		}
+	}
 	if q.deleteModelConfigStmt != nil {
 		if cerr := q.deleteModelConfigStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing deleteModelConfigStmt: %w", cerr)
@@ -593,6 +613,11 @@ func (q *Queries) Close() error {
 	if q.getFingerprintStmt != nil {
 		if cerr := q.getFingerprintStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing getFingerprintStmt: %w", cerr)
+		}
+	}
+	if q.getMemoryStmt != nil {
+		if cerr := q.getMemoryStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing getMemoryStmt: %w", cerr)
 		}
 	}
 	if q.getModelConfigStmt != nil {
@@ -720,6 +745,11 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing insertGatewayTokenStmt: %w", cerr)
 		}
 	}
+	if q.insertMemoryStmt != nil {
+		if cerr := q.insertMemoryStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing insertMemoryStmt: %w", cerr)
+		}
+	}
 	if q.insertMessageStmt != nil {
 		if cerr := q.insertMessageStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing insertMessageStmt: %w", cerr)
@@ -798,6 +828,11 @@ func (q *Queries) Close() error {
 	if q.listConversationsStmt != nil {
 		if cerr := q.listConversationsStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing listConversationsStmt: %w", cerr)
+		}
+	}
+	if q.listMemoriesStmt != nil {
+		if cerr := q.listMemoriesStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing listMemoriesStmt: %w", cerr)
 		}
 	}
 	if q.listModelConfigsStmt != nil {
@@ -925,6 +960,11 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing touchToolRoundStmt: %w", cerr)
 		}
 	}
+	if q.updateMemoryStmt != nil {
+		if cerr := q.updateMemoryStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing updateMemoryStmt: %w", cerr)
+		}
+	}
 	if q.upsertAliasStmt != nil {
 		if cerr := q.upsertAliasStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing upsertAliasStmt: %w", cerr)
@@ -1026,6 +1066,7 @@ type Queries struct {
 	deleteChunksBeforeStmt          *sql.Stmt
 	deleteContextAnchorStmt         *sql.Stmt
 	deleteLeaseStmt                 *sql.Stmt
+	deleteMemoryStmt                *sql.Stmt
 	deleteModelConfigStmt           *sql.Stmt
 	deleteOldRateWindowsStmt        *sql.Stmt
 	deletePromptsBeforeStmt         *sql.Stmt
@@ -1047,6 +1088,7 @@ type Queries struct {
 	getContextAnchorStmt            *sql.Stmt
 	getConversationStmt             *sql.Stmt
 	getFingerprintStmt              *sql.Stmt
+	getMemoryStmt                   *sql.Stmt
 	getModelConfigStmt              *sql.Stmt
 	getOwnerStmt                    *sql.Stmt
 	getPromptStmt                   *sql.Stmt
@@ -1072,6 +1114,7 @@ type Queries struct {
 	insertConversationStmt          *sql.Stmt
 	insertFingerprintStmt           *sql.Stmt
 	insertGatewayTokenStmt          *sql.Stmt
+	insertMemoryStmt                *sql.Stmt
 	insertMessageStmt               *sql.Stmt
 	insertMessageBlobStmt           *sql.Stmt
 	insertOwnerStmt                 *sql.Stmt
@@ -1088,6 +1131,7 @@ type Queries struct {
 	listAuditEntriesStmt            *sql.Stmt
 	listCallRecordsStmt             *sql.Stmt
 	listConversationsStmt           *sql.Stmt
+	listMemoriesStmt                *sql.Stmt
 	listModelConfigsStmt            *sql.Stmt
 	listProviderKeysStmt            *sql.Stmt
 	listProvidersStmt               *sql.Stmt
@@ -1113,6 +1157,7 @@ type Queries struct {
 	toolRoundResultsStmt            *sql.Stmt
 	touchGatewayTokenStmt           *sql.Stmt
 	touchToolRoundStmt              *sql.Stmt
+	updateMemoryStmt                *sql.Stmt
 	upsertAliasStmt                 *sql.Stmt
 	upsertCallRecordStmt            *sql.Stmt
 	upsertLeaseStmt                 *sql.Stmt
@@ -1149,6 +1194,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		deleteChunksBeforeStmt:          q.deleteChunksBeforeStmt,
 		deleteContextAnchorStmt:         q.deleteContextAnchorStmt,
 		deleteLeaseStmt:                 q.deleteLeaseStmt,
+		deleteMemoryStmt:                q.deleteMemoryStmt,
 		deleteModelConfigStmt:           q.deleteModelConfigStmt,
 		deleteOldRateWindowsStmt:        q.deleteOldRateWindowsStmt,
 		deletePromptsBeforeStmt:         q.deletePromptsBeforeStmt,
@@ -1170,6 +1216,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		getContextAnchorStmt:            q.getContextAnchorStmt,
 		getConversationStmt:             q.getConversationStmt,
 		getFingerprintStmt:              q.getFingerprintStmt,
+		getMemoryStmt:                   q.getMemoryStmt,
 		getModelConfigStmt:              q.getModelConfigStmt,
 		getOwnerStmt:                    q.getOwnerStmt,
 		getPromptStmt:                   q.getPromptStmt,
@@ -1195,6 +1242,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		insertConversationStmt:          q.insertConversationStmt,
 		insertFingerprintStmt:           q.insertFingerprintStmt,
 		insertGatewayTokenStmt:          q.insertGatewayTokenStmt,
+		insertMemoryStmt:                q.insertMemoryStmt,
 		insertMessageStmt:               q.insertMessageStmt,
 		insertMessageBlobStmt:           q.insertMessageBlobStmt,
 		insertOwnerStmt:                 q.insertOwnerStmt,
@@ -1211,6 +1259,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		listAuditEntriesStmt:            q.listAuditEntriesStmt,
 		listCallRecordsStmt:             q.listCallRecordsStmt,
 		listConversationsStmt:           q.listConversationsStmt,
+		listMemoriesStmt:                q.listMemoriesStmt,
 		listModelConfigsStmt:            q.listModelConfigsStmt,
 		listProviderKeysStmt:            q.listProviderKeysStmt,
 		listProvidersStmt:               q.listProvidersStmt,
@@ -1236,6 +1285,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		toolRoundResultsStmt:            q.toolRoundResultsStmt,
 		touchGatewayTokenStmt:           q.touchGatewayTokenStmt,
 		touchToolRoundStmt:              q.touchToolRoundStmt,
+		updateMemoryStmt:                q.updateMemoryStmt,
 		upsertAliasStmt:                 q.upsertAliasStmt,
 		upsertCallRecordStmt:            q.upsertCallRecordStmt,
 		upsertLeaseStmt:                 q.upsertLeaseStmt,

@@ -164,6 +164,16 @@ type GatewayToken struct {
 	RevokedAt  int64
 }
 
+type Memory struct {
+	ID        string
+	UserID    string
+	Title     string
+	Knowledge string
+	GitOrigin string
+	CreatedAt int64
+	UpdatedAt int64
+}
+
 type Message struct {
 	ConversationID string
 	ID             string
