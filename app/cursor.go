@@ -29,6 +29,7 @@ import (
 	"keygate/app/company"
 	"keygate/app/config"
 	appcontrol "keygate/app/control"
+	"keygate/app/memories"
 	"keygate/app/run"
 	apptab "keygate/app/tab"
 	"keygate/domain/destination"
@@ -120,8 +121,11 @@ type CursorServerOptions struct {
 	Web           WebTools
 	// Tab serves Cursor Tab on the Tab model (relayed to Cursor while none
 	// is chosen).
-	Tab    *apptab.Service
-	Logger *zap.Logger
+	Tab *apptab.Service
+	// Memories keeps users' memories: the KnowledgeBase routes and the
+	// memories channel of every turn.
+	Memories *memories.Service
+	Logger   *zap.Logger
 }
 
 // NewCursorServer builds the Cursor protocol adapter: the run layer on the
@@ -141,6 +145,7 @@ func NewCursorServer(o CursorServerOptions) (*cursor.Server, func(), error) {
 		Models:        o.Catalog,
 		Search:        o.Web.Search,
 		Fetch:         o.Web.Fetch,
+		Memories:      o.Memories,
 		Logger:        o.Logger.Named("cursor"),
 	})
 	if err != nil {
@@ -148,7 +153,7 @@ func NewCursorServer(o CursorServerOptions) (*cursor.Server, func(), error) {
 	}
 	opts := cursor.Options{
 		Transport:    transport.Config{RouteWait: o.Config.OpeningWait},
-		Unary:        unary.Options{Catalog: unary.Configured(o.Publishing), Upstream: o.Upstream, AgentURL: o.AgentListener.URL()},
+		Unary:        unary.Options{Catalog: unary.Configured(o.Publishing), Upstream: o.Upstream, AgentURL: o.AgentListener.URL(), Knowledge: o.Memories},
 		Upstream:     o.Upstream,
 		KeygateModel: o.Publishing.Serves,
 		Trace:        o.Tracing.Turn,

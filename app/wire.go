@@ -45,6 +45,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		NewUpstream,
 		NewWebTools,
 		NewTab,
+		NewMemories,
 		NewCursorServer,
 		wire.Struct(new(CursorServerOptions), "*"),
 		NewCursorRoutes,

@@ -183,6 +183,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		return nil, nil, err
 	}
 	service := NewTab(modelProvider, catalog, tabModel, store, logger)
+	memoriesService := NewMemories(store)
 	cursorServerOptions := CursorServerOptions{
 		Config:        cfg,
 		Engine:        engine,
@@ -196,6 +197,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		AgentListener: agentListener,
 		Web:           webTools,
 		Tab:           service,
+		Memories:      memoriesService,
 		Logger:        logger,
 	}
 	cursorServer, cleanup7, err := NewCursorServer(cursorServerOptions)

@@ -2,6 +2,7 @@ package ports
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -46,3 +47,8 @@ type MemoryStore interface {
 	// DeleteMemory removes userID's memory id, or returns ErrNotFound.
 	DeleteMemory(ctx context.Context, userID, id string) error
 }
+
+// ErrInvalidMemory is a memory refused as the caller's mistake (empty,
+// over a bound, one too many); what serves memories to clients wraps it,
+// so that adapters answer it as such.
+var ErrInvalidMemory = errors.New("invalid memory")

@@ -39,6 +39,7 @@ import (
 	"keygate/app/apptest"
 	"keygate/app/company"
 	"keygate/app/config"
+	"keygate/app/memories"
 	agentv1 "keygate/gen/cursor/agent/v1"
 	"keygate/gen/cursor/agent/v1/agentv1connect"
 	aiserverv1 "keygate/gen/cursor/aiserver/v1"
@@ -323,7 +324,9 @@ func (noRuns) ServeRun(context.Context, *transport.Turn) error { return nil }
 // cursorRoutes lists every path the Cursor adapter serves (and so every
 // path the proxy sends to Keygate rather than to Cursor).
 func cursorRoutes() []string {
-	srv := cursor.New(noRuns{}, cursor.Options{}, zap.NewNop())
+	// With a memory store, as the composition root always builds it, so
+	// that the KnowledgeBase routes are mounted and classified.
+	srv := cursor.New(noRuns{}, cursor.Options{Unary: unary.Options{Knowledge: memories.New(nil)}}, zap.NewNop())
 	DeferCleanup(func() { _ = srv.Close(context.Background()) })
 	return slices.Sorted(maps.Keys(srv.Routes()))
 }
@@ -836,11 +839,43 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 			adaHead        string
 			adaCheckpoints int
 			calls          int
+			// adaMemory is the id of the memory ada keeps; adaMemories her
+			// memories as she lists them.
+			adaMemory   string
+			adaMemories func() string
 		)
 		BeforeAll(func() {
 			adaHead, adaCheckpoints = headOf(adaT.conv)
 			calls = len(k.provider.Requests())
+			status, raw := unaryCall(adaHTTP, aiserverv1connect.AiServiceKnowledgeBaseAddProcedure,
+				&aiserverv1.KnowledgeBaseAddRequest{Title: "ada's", Knowledge: "ada's secret is " + adaMarker})
+			Expect(status).To(Equal(http.StatusOK), string(raw))
+			var added aiserverv1.KnowledgeBaseAddResponse
+			Expect(proto.Unmarshal(raw, &added)).To(Succeed())
+			adaMemory = added.GetId()
+			adaMemories = func() string {
+				GinkgoHelper()
+				status, raw := unaryCall(adaHTTP, aiserverv1connect.AiServiceKnowledgeBaseListProcedure, &aiserverv1.KnowledgeBaseListRequest{})
+				Expect(status).To(Equal(http.StatusOK), string(raw))
+				var list aiserverv1.KnowledgeBaseListResponse
+				Expect(proto.Unmarshal(raw, &list)).To(Succeed())
+				Expect(list.GetAllResults()).To(HaveLen(1))
+				return protojson.Format(&list)
+			}
+			Expect(adaMemories()).To(ContainSubstring(adaMarker))
 		})
+		// memoryRow is a KnowledgeBase route bob calls naming ada's memory:
+		// answered 200 as on an id nobody used, her memories unchanged.
+		memoryRow := func(path, what string, req func() proto.Message) row {
+			return row{path: path, class: "tenant data", what: what,
+				try: func(_ context.Context, p string) []string {
+					before := adaMemories()
+					status, raw := unaryCall(bobHTTP, p, req())
+					Expect(status).To(Equal(http.StatusOK), "%s: %s", p, raw)
+					Expect(adaMemories()).To(Equal(before), "ada's memories")
+					return []string{string(raw)}
+				}}
+		}
 		unchanged := func() {
 			GinkgoHelper()
 			head, n := headOf(adaT.conv)
@@ -932,6 +967,19 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 					unchanged()
 					return []string{string(raw)}
 				}},
+			memoryRow(aiserverv1connect.AiServiceKnowledgeBaseListProcedure, "bob's list → his own memories only, none of ada's",
+				func() proto.Message { return &aiserverv1.KnowledgeBaseListRequest{} }),
+			memoryRow(aiserverv1connect.AiServiceKnowledgeBaseAddProcedure, "bob's memory → his, ada's list unchanged",
+				func() proto.Message { return &aiserverv1.KnowledgeBaseAddRequest{Title: "bob's", Knowledge: "bob was here"} }),
+			memoryRow(aiserverv1connect.AiServiceKnowledgeBaseUpdateProcedure, "ada's memory id → success false, as an id nobody used",
+				func() proto.Message {
+					return &aiserverv1.KnowledgeBaseUpdateRequest{Id: adaMemory, Title: "bob's", Knowledge: "bob was here"}
+				}),
+			memoryRow(aiserverv1connect.AiServiceKnowledgeBaseRemoveProcedure, "ada's memory id → success false, as an id nobody used",
+				func() proto.Message { return &aiserverv1.KnowledgeBaseRemoveRequest{Id: adaMemory} }),
+			answers(agentv1connect.AgentServiceGetAllowedModelIntentsProcedure, &agentv1.GetAllowedModelIntentsRequest{}),
+			answers(agentv1connect.AgentServiceGetNewChatNudgeLegacyModelPickerProcedure, &agentv1.GetNewChatNudgeLegacyModelPickerRequest{}),
+			answers(agentv1connect.AgentServiceGetNewChatNudgeParameterizedModelPickerProcedure, &agentv1.GetNewChatNudgeParameterizedModelPickerRequest{}),
 			answers(agentv1connect.AgentServiceGetUsableModelsProcedure, &agentv1.GetUsableModelsRequest{}),
 			answers(agentv1connect.AgentServiceGetDefaultModelForCliProcedure, &agentv1.GetDefaultModelForCliRequest{}),
 			answers(aiserverv1connect.AiServiceGetServerConfigProcedure, nil),
