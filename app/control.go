@@ -239,6 +239,7 @@ func NewControlRoutes(o ControlRoutesOptions) ControlRoutes {
 			Lister: calls, Reader: tenancy.CallReader(store.CallRecords()), Prompts: store.Prompts()}),
 		Dashboard:     dashboard,
 		Conversations: conversations,
+		Memories:      appcontrol.NewMemories(store.Memories()),
 		Setup:         cursorSetup(o.Endpoint, o.Web),
 		Console:       console.Dist(),
 		Guard:         o.Gate.Guard,

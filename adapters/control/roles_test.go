@@ -30,6 +30,7 @@ func everyProcedure() []string {
 		controlv1.File_control_v1_call_proto, controlv1.File_control_v1_conversation_proto,
 		controlv1.File_control_v1_dashboard_proto, controlv1.File_control_v1_model_proto,
 		controlv1.File_control_v1_setting_proto, controlv1.File_control_v1_setup_proto,
+		controlv1.File_control_v1_memory_proto,
 	} {
 		for i := range f.Services().Len() {
 			svc := f.Services().Get(i)
@@ -74,7 +75,7 @@ var _ = Describe("Roles on the control API", func() {
 	admin := access.Principal{Identity: identity.Identity{UserID: "root"}, Role: access.Admin}
 
 	It("lists every procedure the matrix covers", func() {
-		Expect(everyProcedure()).To(HaveLen(20))
+		Expect(everyProcedure()).To(HaveLen(22))
 		for p := range adminProcedures {
 			Expect(everyProcedure()).To(ContainElement(p))
 		}

@@ -29,6 +29,9 @@ type Options struct {
 	// TabModel is the Cursor Tab model setting; nil serves no Tab.
 	TabModel      *appcontrol.TabModel
 	Conversations *appcontrol.Conversations
+	// Memories lists and deletes users' memories; nil leaves MemoryService
+	// unimplemented.
+	Memories *appcontrol.Memories
 	// Setup answers the Connect Cursor page.
 	Setup   func(ctx context.Context) (Setup, error)
 	Console fs.FS
@@ -70,6 +73,11 @@ func Routes(o Options) map[string]http.Handler {
 		add(controlv1connect.NewConversationServiceHandler(&conversationService{conversations: o.Conversations, log: log}, limit))
 	} else {
 		add(controlv1connect.NewConversationServiceHandler(controlv1connect.UnimplementedConversationServiceHandler{}, limit))
+	}
+	if o.Memories != nil {
+		add(controlv1connect.NewMemoryServiceHandler(&memoryService{memories: o.Memories, log: log}, limit))
+	} else {
+		add(controlv1connect.NewMemoryServiceHandler(controlv1connect.UnimplementedMemoryServiceHandler{}, limit))
 	}
 	setup := o.Setup
 	if setup == nil {

@@ -406,7 +406,21 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 		bobT              *tenant
 		adaHTTP           *http.Client
 		bobHTTP           *http.Client
+		// adaMemory is the id of the memory ada keeps in Cursor.
+		adaMemory string
 	)
+	// adaMemories are ada's memories as she lists them in Cursor: the one
+	// she added, with her marker.
+	adaMemories := func() string {
+		GinkgoHelper()
+		status, raw := unaryCall(adaHTTP, aiserverv1connect.AiServiceKnowledgeBaseListProcedure, &aiserverv1.KnowledgeBaseListRequest{})
+		Expect(status).To(Equal(http.StatusOK), string(raw))
+		var list aiserverv1.KnowledgeBaseListResponse
+		Expect(proto.Unmarshal(raw, &list)).To(Succeed())
+		Expect(list.GetAllResults()).To(HaveLen(1))
+		Expect(list.GetAllResults()[0].GetKnowledge()).To(ContainSubstring(adaMarker))
+		return protojson.Format(&list)
+	}
 
 	// headOf is the head checkpoint and checkpoint count of a conversation,
 	// as an administrator sees it.
@@ -511,6 +525,15 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 		adaT.tokenID, adaT.token = k.newToken(ada, "ada's laptop")
 		bobT.tokenID, bobT.token = k.newToken(bob, "bob's laptop")
 		adaHTTP, bobHTTP = k.CursorHTTP(adaT.token), k.CursorHTTP(bobT.token)
+
+		By("ada keeping a memory in Cursor")
+		status, raw := unaryCall(adaHTTP, aiserverv1connect.AiServiceKnowledgeBaseAddProcedure,
+			&aiserverv1.KnowledgeBaseAddRequest{Title: "ada's", Knowledge: "ada's secret is " + adaMarker})
+		Expect(status).To(Equal(http.StatusOK), string(raw))
+		var added aiserverv1.KnowledgeBaseAddResponse
+		Expect(proto.Unmarshal(raw, &added)).To(Succeed())
+		adaMemory = added.GetId()
+		adaMemories()
 	})
 
 	It("runs ada's turn with a tool call under her token, and bob cannot reach it while it is live", func(ctx SpecContext) {
@@ -608,6 +631,24 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 					c := k.must(bob, p, &controlv1.ListCallsRequest{Filter: &controlv1.CallFilter{ConversationId: adaT.conv}}, &byConv)
 					Expect(byConv.GetCalls()).To(BeEmpty())
 					return []string{a, b, c}
+				}},
+			{path: controlv1connect.MemoryServiceListMemoriesProcedure, class: "tenant data",
+				what: "bob's memories only; user_id=ada gives his own, none of hers",
+				try: func(_ context.Context, p string) []string {
+					var mine, hers controlv1.ListMemoriesResponse
+					a := k.must(bob, p, &controlv1.ListMemoriesRequest{}, &mine)
+					b := k.must(bob, p, &controlv1.ListMemoriesRequest{UserId: ada.id}, &hers)
+					for _, m := range append(mine.GetMemories(), hers.GetMemories()...) {
+						Expect(m.GetUserId()).To(Equal(bob.id))
+					}
+					return []string{a, b}
+				}},
+			{path: controlv1connect.MemoryServiceDeleteMemoryProcedure, class: "tenant data", what: "ada's memory id → NotFound, her memories unchanged",
+				try: func(ctx context.Context, p string) []string {
+					before := adaMemories()
+					out := notFound(func() proto.Message { return &controlv1.DeleteMemoryRequest{Id: adaMemory} })(ctx, p)
+					Expect(adaMemories()).To(Equal(before))
+					return out
 				}},
 			{path: controlv1connect.CallServiceGetCallProcedure, class: "tenant data", what: "each of ada's call ids → NotFound",
 				try: notFoundEach(func() []string { return adaT.callIDs },
@@ -839,30 +880,10 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 			adaHead        string
 			adaCheckpoints int
 			calls          int
-			// adaMemory is the id of the memory ada keeps; adaMemories her
-			// memories as she lists them.
-			adaMemory   string
-			adaMemories func() string
 		)
 		BeforeAll(func() {
 			adaHead, adaCheckpoints = headOf(adaT.conv)
 			calls = len(k.provider.Requests())
-			status, raw := unaryCall(adaHTTP, aiserverv1connect.AiServiceKnowledgeBaseAddProcedure,
-				&aiserverv1.KnowledgeBaseAddRequest{Title: "ada's", Knowledge: "ada's secret is " + adaMarker})
-			Expect(status).To(Equal(http.StatusOK), string(raw))
-			var added aiserverv1.KnowledgeBaseAddResponse
-			Expect(proto.Unmarshal(raw, &added)).To(Succeed())
-			adaMemory = added.GetId()
-			adaMemories = func() string {
-				GinkgoHelper()
-				status, raw := unaryCall(adaHTTP, aiserverv1connect.AiServiceKnowledgeBaseListProcedure, &aiserverv1.KnowledgeBaseListRequest{})
-				Expect(status).To(Equal(http.StatusOK), string(raw))
-				var list aiserverv1.KnowledgeBaseListResponse
-				Expect(proto.Unmarshal(raw, &list)).To(Succeed())
-				Expect(list.GetAllResults()).To(HaveLen(1))
-				return protojson.Format(&list)
-			}
-			Expect(adaMemories()).To(ContainSubstring(adaMarker))
 		})
 		// memoryRow is a KnowledgeBase route bob calls naming ada's memory:
 		// answered 200 as on an id nobody used, her memories unchanged.
@@ -1075,5 +1096,22 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 		var call controlv1.GetCallResponse
 		k.must(root, controlv1connect.CallServiceGetCallProcedure, &controlv1.GetCallRequest{CallId: adaT.callIDs[0]}, &call)
 		Expect(call.GetCall().GetUserId()).To(Equal(ada.id))
+
+		By("ada seeing her memory in the console, an administrator everyone's, filtered by user, and deleting hers")
+		var mine, everyone, hers controlv1.ListMemoriesResponse
+		k.must(ada, controlv1connect.MemoryServiceListMemoriesProcedure, &controlv1.ListMemoriesRequest{}, &mine)
+		Expect(mine.GetMemories()).To(HaveLen(1))
+		Expect(mine.GetMemories()[0].GetId()).To(Equal(adaMemory))
+		k.must(root, controlv1connect.MemoryServiceListMemoriesProcedure, &controlv1.ListMemoriesRequest{}, &everyone)
+		owners := map[string]bool{}
+		for _, m := range everyone.GetMemories() {
+			owners[m.GetUserId()] = true
+		}
+		Expect(owners).To(Equal(map[string]bool{ada.id: true, bob.id: true}))
+		k.must(root, controlv1connect.MemoryServiceListMemoriesProcedure, &controlv1.ListMemoriesRequest{UserId: ada.id}, &hers)
+		Expect(hers.GetMemories()).To(HaveLen(1))
+		k.must(root, controlv1connect.MemoryServiceDeleteMemoryProcedure, &controlv1.DeleteMemoryRequest{Id: adaMemory}, nil)
+		k.must(ada, controlv1connect.MemoryServiceListMemoriesProcedure, &controlv1.ListMemoriesRequest{}, &mine)
+		Expect(mine.GetMemories()).To(BeEmpty())
 	})
 })
