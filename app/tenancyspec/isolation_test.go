@@ -991,7 +991,9 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 			memoryRow(aiserverv1connect.AiServiceKnowledgeBaseListProcedure, "bob's list → his own memories only, none of ada's",
 				func() proto.Message { return &aiserverv1.KnowledgeBaseListRequest{} }),
 			memoryRow(aiserverv1connect.AiServiceKnowledgeBaseAddProcedure, "bob's memory → his, ada's list unchanged",
-				func() proto.Message { return &aiserverv1.KnowledgeBaseAddRequest{Title: "bob's", Knowledge: "bob was here"} }),
+				func() proto.Message {
+					return &aiserverv1.KnowledgeBaseAddRequest{Title: "bob's", Knowledge: "bob was here"}
+				}),
 			memoryRow(aiserverv1connect.AiServiceKnowledgeBaseUpdateProcedure, "ada's memory id → success false, as an id nobody used",
 				func() proto.Message {
 					return &aiserverv1.KnowledgeBaseUpdateRequest{Id: adaMemory, Title: "bob's", Knowledge: "bob was here"}
