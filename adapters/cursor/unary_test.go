@@ -151,6 +151,15 @@ var _ = Describe("Unary services", func() {
 			Expect(resp.Msg.GetModels()[2].GetInputboxShortModelName()).To(Equal("Claude"))
 		})
 
+		It("advertises no smart-approval classifier, which Keygate does not run, so the user is asked", func() {
+			resp, err := ai.AvailableModels(ctx, connect.NewRequest(&aiserverv1.AvailableModelsRequest{}))
+			Expect(err).NotTo(HaveOccurred())
+			for _, m := range resp.Msg.GetModels()[1:] {
+				Expect(m.SupportsSmartModeClassifier).NotTo(BeNil(), m.GetName())
+				Expect(m.GetSupportsSmartModeClassifier()).To(BeFalse(), m.GetName())
+			}
+		})
+
 		It("advertises each model's parameters, variants and context windows, and nothing for a model without choices", func() {
 			resp, err := ai.AvailableModels(ctx, connect.NewRequest(&aiserverv1.AvailableModelsRequest{UseModelParameters: proto.Bool(true)}))
 			Expect(err).NotTo(HaveOccurred())

@@ -60,7 +60,11 @@ func availableModel(m Model) *aiserverv1.AvailableModelsResponse_AvailableModel 
 			Id:          aiserverv1.AvailableModelsResponse_MODEL_VENDOR_ID_CURSOR,
 			DisplayName: "Cursor",
 		},
-		SupportsSmartModeClassifier: proto.Bool(true),
+		// Keygate runs no smart-approval classifier: advertising one would
+		// let the client count on approvals nobody judges, so the user is
+		// asked as without smart mode (docs/cursor-protocol.md, "Smart
+		// approvals").
+		SupportsSmartModeClassifier: proto.Bool(false),
 		ParameterDefinitions:        m.Picker.Definitions(),
 		Variants:                    m.Picker.Variants(m.DisplayName),
 	}
