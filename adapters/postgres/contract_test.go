@@ -63,3 +63,10 @@ var _ = porttest.DescribeMemoryStores("PostgreSQL", func() ports.MemoryStore {
 	DeferCleanup(db.Close)
 	return postgres.NewStore(db).Memories()
 })
+
+var _ = porttest.DescribeModelMappingStores("PostgreSQL", func() ports.ModelMappingStore {
+	db, err := postgres.Open(context.Background(), dsn, zap.NewNop())
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(db.Close)
+	return postgres.NewStore(db).ModelMappings()
+})

@@ -56,6 +56,7 @@ type Tx interface {
 	fingerprintRows
 	fateRows
 	memoryRows
+	modelMappingRows
 }
 
 // ConversationRow is the head pointer row of a conversation.

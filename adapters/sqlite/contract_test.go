@@ -64,3 +64,10 @@ var _ = porttest.DescribeMemoryStores("SQLite", func() ports.MemoryStore {
 	DeferCleanup(db.Close)
 	return sqlite.NewStore(db).Memories()
 })
+
+var _ = porttest.DescribeModelMappingStores("SQLite", func() ports.ModelMappingStore {
+	db, err := sqlite.Open(context.Background(), GinkgoT().TempDir(), zap.NewNop())
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(db.Close)
+	return sqlite.NewStore(db).ModelMappings()
+})

@@ -212,6 +212,13 @@ type ModelConfig struct {
 	TokensPerMinute     int64
 }
 
+type ModelMapping struct {
+	CursorModel string
+	Target      string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
 type Owner struct {
 	Kind      string
 	ID        string

@@ -96,6 +96,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.deleteModelConfigStmt, err = db.PrepareContext(ctx, deleteModelConfig); err != nil {
 		return nil, fmt.Errorf("error preparing query DeleteModelConfig: %w", err)
 	}
+	if q.deleteModelMappingStmt, err = db.PrepareContext(ctx, deleteModelMapping); err != nil {
+		return nil, fmt.Errorf("error preparing query DeleteModelMapping: %w", err)
+	}
 	if q.deleteOldRateWindowsStmt, err = db.PrepareContext(ctx, deleteOldRateWindows); err != nil {
 		return nil, fmt.Errorf("error preparing query DeleteOldRateWindows: %w", err)
 	}
@@ -161,6 +164,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.getModelConfigStmt, err = db.PrepareContext(ctx, getModelConfig); err != nil {
 		return nil, fmt.Errorf("error preparing query GetModelConfig: %w", err)
+	}
+	if q.getModelMappingStmt, err = db.PrepareContext(ctx, getModelMapping); err != nil {
+		return nil, fmt.Errorf("error preparing query GetModelMapping: %w", err)
 	}
 	if q.getOwnerStmt, err = db.PrepareContext(ctx, getOwner); err != nil {
 		return nil, fmt.Errorf("error preparing query GetOwner: %w", err)
@@ -291,6 +297,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.listModelConfigsStmt, err = db.PrepareContext(ctx, listModelConfigs); err != nil {
 		return nil, fmt.Errorf("error preparing query ListModelConfigs: %w", err)
 	}
+	if q.listModelMappingsStmt, err = db.PrepareContext(ctx, listModelMappings); err != nil {
+		return nil, fmt.Errorf("error preparing query ListModelMappings: %w", err)
+	}
 	if q.listProviderKeysStmt, err = db.PrepareContext(ctx, listProviderKeys); err != nil {
 		return nil, fmt.Errorf("error preparing query ListProviderKeys: %w", err)
 	}
@@ -377,6 +386,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.upsertModelConfigStmt, err = db.PrepareContext(ctx, upsertModelConfig); err != nil {
 		return nil, fmt.Errorf("error preparing query UpsertModelConfig: %w", err)
+	}
+	if q.upsertModelMappingStmt, err = db.PrepareContext(ctx, upsertModelMapping); err != nil {
+		return nil, fmt.Errorf("error preparing query UpsertModelMapping: %w", err)
 	}
 	if q.upsertProviderStmt, err = db.PrepareContext(ctx, upsertProvider); err != nil {
 		return nil, fmt.Errorf("error preparing query UpsertProvider: %w", err)
@@ -515,6 +527,11 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing deleteModelConfigStmt: %w", cerr)
 		}
 	}
+	if q.deleteModelMappingStmt != nil {
+		if cerr := q.deleteModelMappingStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing deleteModelMappingStmt: %w", cerr)
+		}
+	}
 	if q.deleteOldRateWindowsStmt != nil {
 		if cerr := q.deleteOldRateWindowsStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing deleteOldRateWindowsStmt: %w", cerr)
@@ -623,6 +640,11 @@ func (q *Queries) Close() error {
 	if q.getModelConfigStmt != nil {
 		if cerr := q.getModelConfigStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing getModelConfigStmt: %w", cerr)
+		}
+	}
+	if q.getModelMappingStmt != nil {
+		if cerr := q.getModelMappingStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing getModelMappingStmt: %w", cerr)
 		}
 	}
 	if q.getOwnerStmt != nil {
@@ -840,6 +862,11 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing listModelConfigsStmt: %w", cerr)
 		}
 	}
+	if q.listModelMappingsStmt != nil {
+		if cerr := q.listModelMappingsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing listModelMappingsStmt: %w", cerr)
+		}
+	}
 	if q.listProviderKeysStmt != nil {
 		if cerr := q.listProviderKeysStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing listProviderKeysStmt: %w", cerr)
@@ -985,6 +1012,11 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing upsertModelConfigStmt: %w", cerr)
 		}
 	}
+	if q.upsertModelMappingStmt != nil {
+		if cerr := q.upsertModelMappingStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing upsertModelMappingStmt: %w", cerr)
+		}
+	}
 	if q.upsertProviderStmt != nil {
 		if cerr := q.upsertProviderStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing upsertProviderStmt: %w", cerr)
@@ -1068,6 +1100,7 @@ type Queries struct {
 	deleteLeaseStmt                 *sql.Stmt
 	deleteMemoryStmt                *sql.Stmt
 	deleteModelConfigStmt           *sql.Stmt
+	deleteModelMappingStmt          *sql.Stmt
 	deleteOldRateWindowsStmt        *sql.Stmt
 	deletePromptsBeforeStmt         *sql.Stmt
 	deleteProviderStmt              *sql.Stmt
@@ -1090,6 +1123,7 @@ type Queries struct {
 	getFingerprintStmt              *sql.Stmt
 	getMemoryStmt                   *sql.Stmt
 	getModelConfigStmt              *sql.Stmt
+	getModelMappingStmt             *sql.Stmt
 	getOwnerStmt                    *sql.Stmt
 	getPromptStmt                   *sql.Stmt
 	getProviderStmt                 *sql.Stmt
@@ -1133,6 +1167,7 @@ type Queries struct {
 	listConversationsStmt           *sql.Stmt
 	listMemoriesStmt                *sql.Stmt
 	listModelConfigsStmt            *sql.Stmt
+	listModelMappingsStmt           *sql.Stmt
 	listProviderKeysStmt            *sql.Stmt
 	listProvidersStmt               *sql.Stmt
 	listTabFatesStmt                *sql.Stmt
@@ -1162,6 +1197,7 @@ type Queries struct {
 	upsertCallRecordStmt            *sql.Stmt
 	upsertLeaseStmt                 *sql.Stmt
 	upsertModelConfigStmt           *sql.Stmt
+	upsertModelMappingStmt          *sql.Stmt
 	upsertProviderStmt              *sql.Stmt
 	upsertProviderKeyStmt           *sql.Stmt
 	upsertTabFateStmt               *sql.Stmt
@@ -1196,6 +1232,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		deleteLeaseStmt:                 q.deleteLeaseStmt,
 		deleteMemoryStmt:                q.deleteMemoryStmt,
 		deleteModelConfigStmt:           q.deleteModelConfigStmt,
+		deleteModelMappingStmt:          q.deleteModelMappingStmt,
 		deleteOldRateWindowsStmt:        q.deleteOldRateWindowsStmt,
 		deletePromptsBeforeStmt:         q.deletePromptsBeforeStmt,
 		deleteProviderStmt:              q.deleteProviderStmt,
@@ -1218,6 +1255,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		getFingerprintStmt:              q.getFingerprintStmt,
 		getMemoryStmt:                   q.getMemoryStmt,
 		getModelConfigStmt:              q.getModelConfigStmt,
+		getModelMappingStmt:             q.getModelMappingStmt,
 		getOwnerStmt:                    q.getOwnerStmt,
 		getPromptStmt:                   q.getPromptStmt,
 		getProviderStmt:                 q.getProviderStmt,
@@ -1261,6 +1299,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		listConversationsStmt:           q.listConversationsStmt,
 		listMemoriesStmt:                q.listMemoriesStmt,
 		listModelConfigsStmt:            q.listModelConfigsStmt,
+		listModelMappingsStmt:           q.listModelMappingsStmt,
 		listProviderKeysStmt:            q.listProviderKeysStmt,
 		listProvidersStmt:               q.listProvidersStmt,
 		listTabFatesStmt:                q.listTabFatesStmt,
@@ -1290,6 +1329,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		upsertCallRecordStmt:            q.upsertCallRecordStmt,
 		upsertLeaseStmt:                 q.upsertLeaseStmt,
 		upsertModelConfigStmt:           q.upsertModelConfigStmt,
+		upsertModelMappingStmt:          q.upsertModelMappingStmt,
 		upsertProviderStmt:              q.upsertProviderStmt,
 		upsertProviderKeyStmt:           q.upsertProviderKeyStmt,
 		upsertTabFateStmt:               q.upsertTabFateStmt,

@@ -209,6 +209,13 @@ type ModelConfig struct {
 	TokensPerMinute     int64
 }
 
+type ModelMapping struct {
+	CursorModel string
+	Target      string
+	CreatedAt   int64
+	UpdatedAt   int64
+}
+
 type Owner struct {
 	Kind      string
 	ID        string
