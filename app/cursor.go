@@ -152,8 +152,9 @@ func NewCursorServer(o CursorServerOptions) (*cursor.Server, func(), error) {
 		return nil, nil, fmt.Errorf("new cursor run handler: %w", err)
 	}
 	opts := cursor.Options{
-		Transport:    transport.Config{RouteWait: o.Config.OpeningWait},
-		Unary:        unary.Options{Catalog: unary.Configured(o.Publishing), Upstream: o.Upstream, AgentURL: o.AgentListener.URL(), Knowledge: o.Memories},
+		Transport: transport.Config{RouteWait: o.Config.OpeningWait},
+		Unary: unary.Options{Catalog: unary.Configured(o.Publishing), Upstream: o.Upstream, AgentURL: o.AgentListener.URL(), Knowledge: o.Memories,
+			Mapped: o.Publishing.Mapped},
 		Upstream:     o.Upstream,
 		KeygateModel: o.Publishing.Serves,
 		Trace:        o.Tracing.Turn,

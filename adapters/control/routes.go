@@ -32,6 +32,9 @@ type Options struct {
 	// Memories lists and deletes users' memories; nil leaves MemoryService
 	// unimplemented.
 	Memories *appcontrol.Memories
+	// Mappings put Cursor's model ids on Keygate models; nil leaves
+	// ModelMappingService unimplemented.
+	Mappings *appcontrol.Mappings
 	// Setup answers the Connect Cursor page.
 	Setup   func(ctx context.Context) (Setup, error)
 	Console fs.FS
@@ -78,6 +81,11 @@ func Routes(o Options) map[string]http.Handler {
 		add(controlv1connect.NewMemoryServiceHandler(&memoryService{memories: o.Memories, log: log}, limit))
 	} else {
 		add(controlv1connect.NewMemoryServiceHandler(controlv1connect.UnimplementedMemoryServiceHandler{}, limit))
+	}
+	if o.Mappings != nil {
+		add(controlv1connect.NewModelMappingServiceHandler(&mappingService{mappings: o.Mappings, log: log}, limit))
+	} else {
+		add(controlv1connect.NewModelMappingServiceHandler(controlv1connect.UnimplementedModelMappingServiceHandler{}, limit))
 	}
 	setup := o.Setup
 	if setup == nil {

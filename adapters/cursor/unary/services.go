@@ -30,6 +30,10 @@ type Options struct {
 	// Upstream is Cursor's backend for merged model lists; nil means local
 	// answers only.
 	Upstream Upstream
+	// Mapped names, by Cursor model id, the Keygate model or alias each
+	// mapped id of Cursor's own runs on (app/control.Publishing.Mapped);
+	// nil for none. The picker's entries for those ids say so.
+	Mapped func(ctx context.Context) (map[string]string, error)
 	// Knowledge keeps users' memories (the KnowledgeBase routes); nil
 	// leaves those routes to Cursor.
 	Knowledge Knowledge
