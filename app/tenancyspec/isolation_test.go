@@ -729,6 +729,14 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 			denied(controlv1connect.SettingServiceUpdateSettingsProcedure, func() proto.Message {
 				return &controlv1.UpdateSettingsRequest{Settings: &controlv1.Settings{}}
 			}),
+			{path: controlv1connect.ModelMappingServiceListModelMappingsProcedure, class: "no tenant data", what: "answers",
+				try: answers(func() proto.Message { return &controlv1.ListModelMappingsResponse{} })},
+			denied(controlv1connect.ModelMappingServiceSetModelMappingProcedure, func() proto.Message {
+				return &controlv1.SetModelMappingRequest{CursorModel: "gpt-5", Target: modelID}
+			}),
+			denied(controlv1connect.ModelMappingServiceDeleteModelMappingProcedure, func() proto.Message {
+				return &controlv1.DeleteModelMappingRequest{CursorModel: "gpt-5"}
+			}),
 			{path: controlv1connect.SettingServiceGetTabModelProcedure, class: "no tenant data", what: "answers",
 				try: answers(func() proto.Message { return &controlv1.GetTabModelResponse{} })},
 			denied(controlv1connect.SettingServiceSetTabModelProcedure, func() proto.Message {
