@@ -137,6 +137,15 @@ type CursorServerOptions struct {
 // run's RunSSE. With an agent listener, GetServerConfig sends clients that
 // keep HTTP/2 on to it. The cleanup ends every open transport.
 func NewCursorServer(o CursorServerOptions) (*cursor.Server, func(), error) {
+	// Typed nils stay out of the interfaces: without a memories use case
+	// neither the turns nor the KnowledgeBase routes use one.
+	var (
+		recall    agent.Memories
+		knowledge unary.Knowledge
+	)
+	if o.Memories != nil {
+		recall, knowledge = o.Memories, o.Memories
+	}
 	handler, err := agent.New(agent.Options{
 		Engine:        o.Engine,
 		Conversations: o.Stores.Conversations,
@@ -145,7 +154,7 @@ func NewCursorServer(o CursorServerOptions) (*cursor.Server, func(), error) {
 		Models:        o.Catalog,
 		Search:        o.Web.Search,
 		Fetch:         o.Web.Fetch,
-		Memories:      o.Memories,
+		Memories:      recall,
 		Logger:        o.Logger.Named("cursor"),
 	})
 	if err != nil {
@@ -153,7 +162,7 @@ func NewCursorServer(o CursorServerOptions) (*cursor.Server, func(), error) {
 	}
 	opts := cursor.Options{
 		Transport: transport.Config{RouteWait: o.Config.OpeningWait},
-		Unary: unary.Options{Catalog: unary.Configured(o.Publishing), Upstream: o.Upstream, AgentURL: o.AgentListener.URL(), Knowledge: o.Memories,
+		Unary: unary.Options{Catalog: unary.Configured(o.Publishing), Upstream: o.Upstream, AgentURL: o.AgentListener.URL(), Knowledge: knowledge,
 			Mapped: o.Publishing.Mapped},
 		Upstream:     o.Upstream,
 		KeygateModel: o.Publishing.Serves,
