@@ -586,6 +586,11 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 		Expect(bobStream.EndError()).To(BeNil())
 		Expect(strings.Join(bobStream.Texts(), "")).To(Equal("Hi Bob."))
 		gather(bobT, 1)
+
+		By("ada's memory reaching her turns and none of bob's")
+		reqs = k.provider.Requests()
+		Expect(string(reqs[0].Body)).To(ContainSubstring("ada's secret is " + adaMarker))
+		Expect(string(reqs[len(reqs)-1].Body)).NotTo(ContainSubstring(adaMarker))
 	}, SpecTimeout(90*time.Second))
 
 	Describe("the control procedures, as bob (a member)", Ordered, func() {
