@@ -179,7 +179,9 @@ func newEndpoints(store *relstore.Store, box ports.SecretBox) *appcontrol.Endpoi
 // NewPublishing is what Cursor's picker offers and which model ids
 // Keygate serves.
 func NewPublishing(store *relstore.Store) *appcontrol.Publishing {
-	return appcontrol.NewPublishing(store.Stores().ModelConfigs, store.Routing(), provider.Builtin())
+	pb := appcontrol.NewPublishing(store.Stores().ModelConfigs, store.Routing(), provider.Builtin())
+	pb.MapWith(store.ModelMappings())
+	return pb
 }
 
 // NewTabModel is which model or alias serves Cursor Tab: the console's
@@ -233,6 +235,7 @@ func NewCatalog(store *relstore.Store, box ports.SecretBox) *appcontrol.Catalog 
 		Aliases:   store.Routing(),
 		Secrets:   box,
 		Protocols: provider.Builtin(),
+		Mappings:  store.ModelMappings(),
 	})
 }
 
@@ -261,6 +264,8 @@ func NewControlRoutes(o ControlRoutesOptions) ControlRoutes {
 		Dashboard:     dashboard,
 		CursorCloud:   appcontrol.NewCursorCloud(store.CloudUsage(), o.Config.CursorCloudPolicy(), o.CursorRoutes.Serves, nil),
 		Conversations: conversations,
+		Memories:      appcontrol.NewMemories(store.Memories()),
+		Mappings:      appcontrol.NewMappings(store.ModelMappings(), store.Stores().ModelConfigs, store.Routing()),
 		Setup:         cursorSetup(o.Endpoint, o.Web),
 		Console:       console.Dist(),
 		Guard:         o.Gate.Guard,

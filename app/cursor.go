@@ -26,11 +26,12 @@ import (
 	"keygate/adapters/relstore"
 	"keygate/adapters/tracing"
 	"keygate/adapters/upstream"
-	appcmdk "keygate/app/cmdk"
 	"keygate/app/cloudledger"
+	appcmdk "keygate/app/cmdk"
 	"keygate/app/company"
 	"keygate/app/config"
 	appcontrol "keygate/app/control"
+	"keygate/app/memories"
 	"keygate/app/run"
 	apptab "keygate/app/tab"
 	"keygate/domain/destination"
@@ -157,8 +158,11 @@ type CursorServerOptions struct {
 	Tab *apptab.Service
 	// CmdK serves inline edits, commit messages and branch names on their
 	// models (each relayed to Cursor while it has none).
-	CmdK   *appcmdk.Service
-	Logger *zap.Logger
+	CmdK *appcmdk.Service
+	// Memories keeps users' memories: the KnowledgeBase routes and the
+	// memories channel of every turn.
+	Memories *memories.Service
+	Logger   *zap.Logger
 }
 
 // NewCursorServer builds the Cursor protocol adapter: the run layer on the
@@ -170,6 +174,15 @@ type CursorServerOptions struct {
 // run's RunSSE. With an agent listener, GetServerConfig sends clients that
 // keep HTTP/2 on to it. The cleanup ends every open transport.
 func NewCursorServer(o CursorServerOptions) (*cursor.Server, func(), error) {
+	// Typed nils stay out of the interfaces: without a memories use case
+	// neither the turns nor the KnowledgeBase routes use one.
+	var (
+		recall    agent.Memories
+		knowledge unary.Knowledge
+	)
+	if o.Memories != nil {
+		recall, knowledge = o.Memories, o.Memories
+	}
 	handler, err := agent.New(agent.Options{
 		Engine:        o.Engine,
 		Conversations: o.Stores.Conversations,
@@ -178,14 +191,16 @@ func NewCursorServer(o CursorServerOptions) (*cursor.Server, func(), error) {
 		Models:        o.Catalog,
 		Search:        o.Web.Search,
 		Fetch:         o.Web.Fetch,
+		Memories:      recall,
 		Logger:        o.Logger.Named("cursor"),
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("new cursor run handler: %w", err)
 	}
 	opts := cursor.Options{
-		Transport:    transport.Config{RouteWait: o.Config.OpeningWait},
-		Unary:        unary.Options{Catalog: unary.Configured(o.Publishing), Upstream: o.Upstream, AgentURL: o.AgentListener.URL()},
+		Transport: transport.Config{RouteWait: o.Config.OpeningWait},
+		Unary: unary.Options{Catalog: unary.Configured(o.Publishing), Upstream: o.Upstream, AgentURL: o.AgentListener.URL(), Knowledge: knowledge,
+			Mapped: o.Publishing.Mapped},
 		Upstream:     o.Upstream,
 		KeygateModel: o.Publishing.Serves,
 		Trace:        o.Tracing.Turn,

@@ -48,6 +48,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		NewWebTools,
 		NewTab,
 		NewCmdK,
+		NewMemories,
 		NewCursorServer,
 		wire.Struct(new(CursorServerOptions), "*"),
 		NewCursorRoutes,

@@ -150,6 +150,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	service := NewTab(modelProvider, catalog, v, store, logger)
 	featureModels := NewFeatureModels(cfg, v, store, auditor, publishing)
 	cmdkService := NewCmdK(modelProvider, catalog, featureModels, logger)
+	memoriesService := NewMemories(store)
 	cursorServerOptions := CursorServerOptions{
 		Config:        cfg,
 		Engine:        engine,
@@ -164,6 +165,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		Web:           webTools,
 		Tab:           service,
 		CmdK:          cmdkService,
+		Memories:      memoriesService,
 		Logger:        logger,
 	}
 	server, cleanup8, err := NewCursorServer(cursorServerOptions)

@@ -39,6 +39,9 @@ var adminOnly = map[string]bool{
 	controlv1connect.AliasServiceDeleteAliasProcedure:              true,
 	controlv1connect.AliasServiceSetAliasEnabledProcedure:          true,
 	controlv1connect.AliasServiceDrainAliasTargetProcedure:         true,
+	// Which Cursor model ids run on Keygate is configuration.
+	controlv1connect.ModelMappingServiceSetModelMappingProcedure:    true,
+	controlv1connect.ModelMappingServiceDeleteModelMappingProcedure: true,
 }
 
 // requireRole refuses an administrator-only procedure to a signed-in

@@ -30,6 +30,7 @@ func everyProcedure() []string {
 		controlv1.File_control_v1_call_proto, controlv1.File_control_v1_conversation_proto,
 		controlv1.File_control_v1_dashboard_proto, controlv1.File_control_v1_model_proto,
 		controlv1.File_control_v1_setting_proto, controlv1.File_control_v1_setup_proto,
+		controlv1.File_control_v1_memory_proto, controlv1.File_control_v1_mapping_proto,
 	} {
 		for i := range f.Services().Len() {
 			svc := f.Services().Get(i)
@@ -44,17 +45,19 @@ func everyProcedure() []string {
 // administrators' procedures, written out here rather than read from the
 // code under test.
 var adminProcedures = map[string]bool{
-	"/keygate.control.v1.ModelService/CreateModel":       true,
-	"/keygate.control.v1.ModelService/UpdateModel":       true,
-	"/keygate.control.v1.ModelService/DeleteModel":       true,
-	"/keygate.control.v1.ModelService/SetModelEnabled":   true,
-	"/keygate.control.v1.ModelService/ReorderModels":     true,
-	"/keygate.control.v1.ModelService/DuplicateModel":    true,
-	"/keygate.control.v1.ModelService/DiscoverModels":    true,
-	"/keygate.control.v1.ModelService/TestModel":         true,
-	"/keygate.control.v1.SettingService/UpdateSettings":  true,
-	"/keygate.control.v1.SettingService/SetTabModel":     true,
-	"/keygate.control.v1.SettingService/SetFeatureModel": true,
+	"/keygate.control.v1.ModelService/CreateModel":               true,
+	"/keygate.control.v1.ModelService/UpdateModel":               true,
+	"/keygate.control.v1.ModelService/DeleteModel":               true,
+	"/keygate.control.v1.ModelService/SetModelEnabled":           true,
+	"/keygate.control.v1.ModelService/ReorderModels":             true,
+	"/keygate.control.v1.ModelService/DuplicateModel":            true,
+	"/keygate.control.v1.ModelService/DiscoverModels":            true,
+	"/keygate.control.v1.ModelService/TestModel":                 true,
+	"/keygate.control.v1.SettingService/UpdateSettings":          true,
+	"/keygate.control.v1.SettingService/SetTabModel":             true,
+	"/keygate.control.v1.SettingService/SetFeatureModel":         true,
+	"/keygate.control.v1.ModelMappingService/SetModelMapping":    true,
+	"/keygate.control.v1.ModelMappingService/DeleteModelMapping": true,
 }
 
 // post calls procedure with an empty Connect JSON message and returns the
@@ -75,7 +78,7 @@ var _ = Describe("Roles on the control API", func() {
 	admin := access.Principal{Identity: identity.Identity{UserID: "root"}, Role: access.Admin}
 
 	It("lists every procedure the matrix covers", func() {
-		Expect(everyProcedure()).To(HaveLen(23))
+		Expect(everyProcedure()).To(HaveLen(28))
 		for p := range adminProcedures {
 			Expect(everyProcedure()).To(ContainElement(p))
 		}

@@ -35,6 +35,12 @@ type Options struct {
 	// messages); nil answers none.
 	Features      *appcontrol.FeatureModels
 	Conversations *appcontrol.Conversations
+	// Memories lists and deletes users' memories; nil leaves MemoryService
+	// unimplemented.
+	Memories *appcontrol.Memories
+	// Mappings put Cursor's model ids on Keygate models; nil leaves
+	// ModelMappingService unimplemented.
+	Mappings *appcontrol.Mappings
 	// Setup answers the Connect Cursor page.
 	Setup   func(ctx context.Context) (Setup, error)
 	Console fs.FS
@@ -76,6 +82,16 @@ func Routes(o Options) map[string]http.Handler {
 		add(controlv1connect.NewConversationServiceHandler(&conversationService{conversations: o.Conversations, log: log}, limit))
 	} else {
 		add(controlv1connect.NewConversationServiceHandler(controlv1connect.UnimplementedConversationServiceHandler{}, limit))
+	}
+	if o.Memories != nil {
+		add(controlv1connect.NewMemoryServiceHandler(&memoryService{memories: o.Memories, log: log}, limit))
+	} else {
+		add(controlv1connect.NewMemoryServiceHandler(controlv1connect.UnimplementedMemoryServiceHandler{}, limit))
+	}
+	if o.Mappings != nil {
+		add(controlv1connect.NewModelMappingServiceHandler(&mappingService{mappings: o.Mappings, log: log}, limit))
+	} else {
+		add(controlv1connect.NewModelMappingServiceHandler(controlv1connect.UnimplementedModelMappingServiceHandler{}, limit))
 	}
 	setup := o.Setup
 	if setup == nil {

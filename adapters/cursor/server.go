@@ -160,6 +160,25 @@ func New(handler transport.RunHandler, opts Options, log *zap.Logger) *Server {
 	s.routes[agentv1connect.AgentServiceUpdateConversationMetadataProcedure] = unaryRoute(connect.NewUnaryHandler(
 		agentv1connect.AgentServiceUpdateConversationMetadataProcedure, agent.UpdateConversationMetadata, connectOpts...))
 
+	for _, p := range []string{
+		agentv1connect.AgentServiceGetAllowedModelIntentsProcedure,
+		agentv1connect.AgentServiceGetNewChatNudgeLegacyModelPickerProcedure,
+		agentv1connect.AgentServiceGetNewChatNudgeParameterizedModelPickerProcedure,
+	} {
+		s.routes[p] = unaryRoute(agentRoute(p, agent, connectOpts))
+	}
+	if opts.Unary.Knowledge != nil {
+		// Memories are kept per user by Keygate; without a store they stay
+		// Cursor's.
+		for _, p := range []string{
+			aiserverv1connect.AiServiceKnowledgeBaseAddProcedure,
+			aiserverv1connect.AiServiceKnowledgeBaseListProcedure,
+			aiserverv1connect.AiServiceKnowledgeBaseUpdateProcedure,
+			aiserverv1connect.AiServiceKnowledgeBaseRemoveProcedure,
+		} {
+			s.routes[p] = unaryRoute(ai)
+		}
+	}
 	for path, status := range unary.Stubs {
 		s.routes[path] = unary.Stub(status)
 	}
@@ -176,6 +195,18 @@ func New(handler transport.RunHandler, opts Options, log *zap.Logger) *Server {
 		}
 	}
 	return s
+}
+
+// agentRoute is the handler of one of the CLI's unary agent.v1 routes.
+func agentRoute(procedure string, a *unary.Agent, opts []connect.HandlerOption) http.Handler {
+	switch procedure {
+	case agentv1connect.AgentServiceGetAllowedModelIntentsProcedure:
+		return connect.NewUnaryHandler(procedure, a.GetAllowedModelIntents, opts...)
+	case agentv1connect.AgentServiceGetNewChatNudgeLegacyModelPickerProcedure:
+		return connect.NewUnaryHandler(procedure, a.GetNewChatNudgeLegacyModelPicker, opts...)
+	default:
+		return connect.NewUnaryHandler(procedure, a.GetNewChatNudgeParameterizedModelPicker, opts...)
+	}
 }
 
 // Routes are the paths Keygate answers on its main (HTTP/1.1) listener,

@@ -151,6 +151,34 @@ var _ = Describe("Unary services", func() {
 			Expect(resp.Msg.GetModels()[2].GetInputboxShortModelName()).To(Equal("Claude"))
 		})
 
+		Context("with Cursor's own model mapped onto a Keygate model", func() {
+			BeforeEach(func() {
+				opts.Unary.Mapped = func(context.Context) (map[string]string, error) {
+					return map[string]string{"cursor-model": "Team GPT"}, nil
+				}
+			})
+
+			It("marks Cursor's entry with the Keygate model it runs on, keeping it Cursor's to pick", func() {
+				resp, err := ai.AvailableModels(ctx, connect.NewRequest(&aiserverv1.AvailableModelsRequest{}))
+				Expect(err).NotTo(HaveOccurred())
+				Expect(resp.Msg.GetModelNames()).To(Equal([]string{"cursor-model", "kg-1", "kg-2"}))
+				cursorEntry := resp.Msg.GetModels()[0]
+				Expect(cursorEntry.GetName()).To(Equal("cursor-model"))
+				Expect(cursorEntry.GetModelPickerBadges()).To(HaveExactElements(HaveField("Label", "Keygate: Team GPT")))
+				Expect(cursorEntry.GetTooltipData().GetMarkdownContent()).To(ContainSubstring("Team GPT"))
+				Expect(resp.Msg.GetModels()[1].GetModelPickerBadges()).To(HaveExactElements(HaveField("Label", "openai.example")))
+			})
+		})
+
+		It("advertises no smart-approval classifier, which Keygate does not run, so the user is asked", func() {
+			resp, err := ai.AvailableModels(ctx, connect.NewRequest(&aiserverv1.AvailableModelsRequest{}))
+			Expect(err).NotTo(HaveOccurred())
+			for _, m := range resp.Msg.GetModels()[1:] {
+				Expect(m.SupportsSmartModeClassifier).NotTo(BeNil(), m.GetName())
+				Expect(m.GetSupportsSmartModeClassifier()).To(BeFalse(), m.GetName())
+			}
+		})
+
 		It("advertises each model's parameters, variants and context windows, and nothing for a model without choices", func() {
 			resp, err := ai.AvailableModels(ctx, connect.NewRequest(&aiserverv1.AvailableModelsRequest{UseModelParameters: proto.Bool(true)}))
 			Expect(err).NotTo(HaveOccurred())

@@ -56,3 +56,17 @@ var _ = porttest.DescribeFateStores("PostgreSQL", func() porttest.FateHarness {
 	st := postgres.NewStore(db)
 	return porttest.FateHarness{Recorder: st.CallRecords(), Fates: st.Fates(), Lister: st.Fates(), Purger: st.Fates()}
 })
+
+var _ = porttest.DescribeMemoryStores("PostgreSQL", func() ports.MemoryStore {
+	db, err := postgres.Open(context.Background(), dsn, zap.NewNop())
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(db.Close)
+	return postgres.NewStore(db).Memories()
+})
+
+var _ = porttest.DescribeModelMappingStores("PostgreSQL", func() ports.ModelMappingStore {
+	db, err := postgres.Open(context.Background(), dsn, zap.NewNop())
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(db.Close)
+	return postgres.NewStore(db).ModelMappings()
+})

@@ -56,6 +56,8 @@ type Tx interface {
 	fingerprintRows
 	fateRows
 	cloudUsageRows
+	memoryRows
+	modelMappingRows
 }
 
 // ConversationRow is the head pointer row of a conversation.

@@ -54,5 +54,12 @@ func (s *Store) ContextAnchors() ContextAnchors { return ContextAnchors{s} }
 // purger.
 func (s *Store) Fates() Fates { return Fates{s} }
 
+// Memories returns the store of users' memories.
+func (s *Store) Memories() Memories { return Memories{s} }
+
+// ModelMappings returns the store of Cursor's model ids mapped onto
+// Keygate models.
+func (s *Store) ModelMappings() ModelMappings { return ModelMappings{s} }
+
 // Prompts returns the prompt store.
 func (s *Store) Prompts() Prompts { return Prompts{s} }

@@ -57,3 +57,17 @@ var _ = porttest.DescribeFateStores("SQLite", func() porttest.FateHarness {
 	st := sqlite.NewStore(db)
 	return porttest.FateHarness{Recorder: st.CallRecords(), Fates: st.Fates(), Lister: st.Fates(), Purger: st.Fates()}
 })
+
+var _ = porttest.DescribeMemoryStores("SQLite", func() ports.MemoryStore {
+	db, err := sqlite.Open(context.Background(), GinkgoT().TempDir(), zap.NewNop())
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(db.Close)
+	return sqlite.NewStore(db).Memories()
+})
+
+var _ = porttest.DescribeModelMappingStores("SQLite", func() ports.ModelMappingStore {
+	db, err := sqlite.Open(context.Background(), GinkgoT().TempDir(), zap.NewNop())
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(db.Close)
+	return sqlite.NewStore(db).ModelMappings()
+})

@@ -187,7 +187,11 @@ func (k *keygate) turn(kind llm.ProviderKind, first *agentv1.AgentClientMessage,
 	for _, r := range replies {
 		p.Enqueue(providertest.Stream(sse(kind, r)))
 	}
-	first.GetRunRequest().RequestedModel.ModelId = k.models[kind]
+	if first.GetRunRequest().RequestedModel.ModelId == "placeholder" {
+		// userMessage's: the turn runs on kind's model; any other id is
+		// the one the client pins (a mapped Cursor model, say).
+		first.GetRunRequest().RequestedModel.ModelId = k.models[kind]
+	}
 	ws := cursortest.NewWorkspace(GinkgoT().TempDir())
 	ws.Answer = answer
 	c := cursortest.NewClient(cursorAPI, k.cursorHTTP(), "req-"+first.GetRunRequest().GetConversationId())
@@ -220,7 +224,7 @@ func sse(kind llm.ProviderKind, t providertest.Turn) []byte {
 }
 
 // userMessage is an opening run request in conversation conv; its model
-// is filled in by turn.
+// is filled in by turn (the placeholder is replaced by the kind's model).
 func userMessage(conv, text string, rc *agentv1.RequestContext) *agentv1.AgentClientMessage {
 	m := cursortest.RunRequest(conv, "placeholder", text)
 	m.GetRunRequest().GetAction().GetUserMessageAction().RequestContext = rc

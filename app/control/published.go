@@ -15,6 +15,8 @@ type Publishing struct {
 	models    ports.ModelConfigStore
 	aliases   ports.AliasStore
 	protocols ports.ProviderProtocols
+	// mappings put Cursor's model ids on Keygate models (MapWith).
+	mappings ports.ModelMappingStore
 }
 
 // NewPublishing returns what is published of models and aliases (nil:
@@ -77,7 +79,23 @@ func firstTarget(a ports.Alias) string {
 // not know. A store error counts as served, so
 // that the run layer reports the error rather than the turn going to
 // Cursor under a model id Cursor does not know.
+//
+// It is the one routing decision between Keygate and Cursor: a Cursor
+// model id an administrator mapped (MapWith) is served when its target
+// is, and any other id Keygate does not know goes to Cursor.
 func (pb *Publishing) Serves(ctx context.Context, id string) bool {
+	if pb.serves(ctx, id) {
+		return true
+	}
+	target, ok, err := mapped(ctx, pb.mappings, id)
+	if err != nil {
+		return true
+	}
+	return ok && pb.serves(ctx, target)
+}
+
+// serves reports whether id is an enabled model or alias (Serves).
+func (pb *Publishing) serves(ctx context.Context, id string) bool {
 	c, err := pb.models.ModelConfig(ctx, id)
 	if errors.Is(err, ports.ErrNotFound) && pb.aliases != nil {
 		a, err := pb.aliases.Alias(ctx, id)

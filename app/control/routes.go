@@ -17,6 +17,8 @@ type Catalog struct {
 	cfg     configs
 	seal    sealing
 	aliases ports.AliasStore
+	// mappings put Cursor's model ids on Keygate models; nil for none.
+	mappings ports.ModelMappingStore
 }
 
 // CatalogOptions are the dependencies of [Catalog].
@@ -29,18 +31,47 @@ type CatalogOptions struct {
 	Secrets ports.SecretBox
 	// Protocols derive each target's request URL.
 	Protocols ports.ProviderProtocols
+	// Mappings put Cursor's model ids on Keygate models or aliases; nil
+	// for none.
+	Mappings ports.ModelMappingStore
 }
 
 // NewCatalog returns the catalog over o's stores, secret box and
 // protocols.
 func NewCatalog(o CatalogOptions) *Catalog {
-	return &Catalog{cfg: configs{models: o.Models, providers: o.Providers}, aliases: o.Aliases,
+	return &Catalog{cfg: configs{models: o.Models, providers: o.Providers}, aliases: o.Aliases, mappings: o.Mappings,
 		seal: sealing{secrets: o.Secrets, protocols: o.Protocols}}
 }
 
 // Route returns what id stands for: a model as its own only target, or an
-// alias's targets. An unknown id is ports.ErrNotFound.
+// alias's targets; a Cursor model id mapped onto one of them, that one's
+// route under the Cursor id (so a call record names both the mapping, as
+// its route, and the Keygate model, as its target). An unknown id is
+// ports.ErrNotFound.
 func (c *Catalog) Route(ctx context.Context, id string) (routing.Route, error) {
+	r, err := c.route(ctx, id)
+	if !errors.Is(err, ports.ErrNotFound) {
+		return r, err
+	}
+	target, ok, merr := mapped(ctx, c.mappings, id)
+	if merr != nil {
+		return routing.Route{}, fmt.Errorf("read model mapping %s: %w", id, merr)
+	}
+	if !ok {
+		return routing.Route{}, err
+	}
+	// One step only: a mapping's target is a model or alias, never
+	// another mapping.
+	r, err = c.route(ctx, target)
+	if err != nil {
+		return routing.Route{}, fmt.Errorf("target %s of mapped model %s: %w", target, id, err)
+	}
+	r.ID = id
+	return r, nil
+}
+
+// route is Route without the mappings.
+func (c *Catalog) route(ctx context.Context, id string) (routing.Route, error) {
 	// Models first: most turns name one, and ids never name both.
 	_, err := c.cfg.load(ctx, id)
 	if err == nil {
@@ -106,7 +137,9 @@ func (c *Catalog) Target(ctx context.Context, modelID string) (routing.Target, f
 // is ports.ErrNotFound, and a model (or an alias's first target) of a
 // fill-in-the-middle protocol ports.ErrFillInModel: it cannot hold the
 // conversation a turn is. The configuration returned is the model's, or for
-// an alias its first target's under the alias's name, id and publishing.
+// an alias its first target's under the alias's name, id and publishing. A
+// Cursor model id mapped onto a model or alias resolves as its target, the
+// endpoint still naming the Cursor id as its route (see Route).
 func (c *Catalog) Endpoint(ctx context.Context, id string) (ports.Endpoint, ports.ModelConfig, error) {
 	return c.endpoint(ctx, id, false)
 }
@@ -149,9 +182,13 @@ func (c *Catalog) endpoint(ctx context.Context, id string, anyProtocol bool) (po
 		ep.URL = u
 	}
 	if r.Alias {
-		a, err := c.aliases.Alias(ctx, id)
+		alias := id
+		if target, ok, err := mapped(ctx, c.mappings, id); err == nil && ok {
+			alias = target
+		}
+		a, err := c.aliases.Alias(ctx, alias)
 		if err != nil {
-			return ports.Endpoint{}, ports.ModelConfig{}, fmt.Errorf("read alias %s: %w", id, err)
+			return ports.Endpoint{}, ports.ModelConfig{}, fmt.Errorf("read alias %s: %w", alias, err)
 		}
 		cfg = aliasConfig(a, cfg)
 	}

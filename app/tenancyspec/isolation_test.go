@@ -39,6 +39,7 @@ import (
 	"keygate/app/apptest"
 	"keygate/app/company"
 	"keygate/app/config"
+	"keygate/app/memories"
 	agentv1 "keygate/gen/cursor/agent/v1"
 	"keygate/gen/cursor/agent/v1/agentv1connect"
 	aiserverv1 "keygate/gen/cursor/aiserver/v1"
@@ -323,7 +324,9 @@ func (noRuns) ServeRun(context.Context, *transport.Turn) error { return nil }
 // cursorRoutes lists every path the Cursor adapter serves (and so every
 // path the proxy sends to Keygate rather than to Cursor).
 func cursorRoutes() []string {
-	srv := cursor.New(noRuns{}, cursor.Options{}, zap.NewNop())
+	// With a memory store, as the composition root always builds it, so
+	// that the KnowledgeBase routes are mounted and classified.
+	srv := cursor.New(noRuns{}, cursor.Options{Unary: unary.Options{Knowledge: memories.New(nil)}}, zap.NewNop())
 	DeferCleanup(func() { _ = srv.Close(context.Background()) })
 	return slices.Sorted(maps.Keys(srv.Routes()))
 }
@@ -403,7 +406,21 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 		bobT              *tenant
 		adaHTTP           *http.Client
 		bobHTTP           *http.Client
+		// adaMemory is the id of the memory ada keeps in Cursor.
+		adaMemory string
 	)
+	// adaMemories are ada's memories as she lists them in Cursor: the one
+	// she added, with her marker.
+	adaMemories := func() string {
+		GinkgoHelper()
+		status, raw := unaryCall(adaHTTP, aiserverv1connect.AiServiceKnowledgeBaseListProcedure, &aiserverv1.KnowledgeBaseListRequest{})
+		Expect(status).To(Equal(http.StatusOK), string(raw))
+		var list aiserverv1.KnowledgeBaseListResponse
+		Expect(proto.Unmarshal(raw, &list)).To(Succeed())
+		Expect(list.GetAllResults()).To(HaveLen(1))
+		Expect(list.GetAllResults()[0].GetKnowledge()).To(ContainSubstring(adaMarker))
+		return protojson.Format(&list)
+	}
 
 	// headOf is the head checkpoint and checkpoint count of a conversation,
 	// as an administrator sees it.
@@ -508,6 +525,15 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 		adaT.tokenID, adaT.token = k.newToken(ada, "ada's laptop")
 		bobT.tokenID, bobT.token = k.newToken(bob, "bob's laptop")
 		adaHTTP, bobHTTP = k.CursorHTTP(adaT.token), k.CursorHTTP(bobT.token)
+
+		By("ada keeping a memory in Cursor")
+		status, raw := unaryCall(adaHTTP, aiserverv1connect.AiServiceKnowledgeBaseAddProcedure,
+			&aiserverv1.KnowledgeBaseAddRequest{Title: "ada's", Knowledge: "ada's secret is " + adaMarker})
+		Expect(status).To(Equal(http.StatusOK), string(raw))
+		var added aiserverv1.KnowledgeBaseAddResponse
+		Expect(proto.Unmarshal(raw, &added)).To(Succeed())
+		adaMemory = added.GetId()
+		adaMemories()
 	})
 
 	It("runs ada's turn with a tool call under her token, and bob cannot reach it while it is live", func(ctx SpecContext) {
@@ -560,6 +586,11 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 		Expect(bobStream.EndError()).To(BeNil())
 		Expect(strings.Join(bobStream.Texts(), "")).To(Equal("Hi Bob."))
 		gather(bobT, 1)
+
+		By("ada's memory reaching her turns and none of bob's")
+		reqs = k.provider.Requests()
+		Expect(string(reqs[0].Body)).To(ContainSubstring("ada's secret is " + adaMarker))
+		Expect(string(reqs[len(reqs)-1].Body)).NotTo(ContainSubstring(adaMarker))
 	}, SpecTimeout(90*time.Second))
 
 	Describe("the control procedures, as bob (a member)", Ordered, func() {
@@ -605,6 +636,24 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 					c := k.must(bob, p, &controlv1.ListCallsRequest{Filter: &controlv1.CallFilter{ConversationId: adaT.conv}}, &byConv)
 					Expect(byConv.GetCalls()).To(BeEmpty())
 					return []string{a, b, c}
+				}},
+			{path: controlv1connect.MemoryServiceListMemoriesProcedure, class: "tenant data",
+				what: "bob's memories only; user_id=ada gives his own, none of hers",
+				try: func(_ context.Context, p string) []string {
+					var mine, hers controlv1.ListMemoriesResponse
+					a := k.must(bob, p, &controlv1.ListMemoriesRequest{}, &mine)
+					b := k.must(bob, p, &controlv1.ListMemoriesRequest{UserId: ada.id}, &hers)
+					for _, m := range append(mine.GetMemories(), hers.GetMemories()...) {
+						Expect(m.GetUserId()).To(Equal(bob.id))
+					}
+					return []string{a, b}
+				}},
+			{path: controlv1connect.MemoryServiceDeleteMemoryProcedure, class: "tenant data", what: "ada's memory id → NotFound, her memories unchanged",
+				try: func(ctx context.Context, p string) []string {
+					before := adaMemories()
+					out := notFound(func() proto.Message { return &controlv1.DeleteMemoryRequest{Id: adaMemory} })(ctx, p)
+					Expect(adaMemories()).To(Equal(before))
+					return out
 				}},
 			{path: controlv1connect.CallServiceGetCallProcedure, class: "tenant data", what: "each of ada's call ids → NotFound",
 				try: notFoundEach(func() []string { return adaT.callIDs },
@@ -714,6 +763,14 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 			denied(controlv1connect.ModelServiceTestModelProcedure, func() proto.Message { return &controlv1.TestModelRequest{Id: modelID} }),
 			denied(controlv1connect.SettingServiceUpdateSettingsProcedure, func() proto.Message {
 				return &controlv1.UpdateSettingsRequest{Settings: &controlv1.Settings{}}
+			}),
+			{path: controlv1connect.ModelMappingServiceListModelMappingsProcedure, class: "no tenant data", what: "answers",
+				try: answers(func() proto.Message { return &controlv1.ListModelMappingsResponse{} })},
+			denied(controlv1connect.ModelMappingServiceSetModelMappingProcedure, func() proto.Message {
+				return &controlv1.SetModelMappingRequest{CursorModel: "gpt-5", Target: modelID}
+			}),
+			denied(controlv1connect.ModelMappingServiceDeleteModelMappingProcedure, func() proto.Message {
+				return &controlv1.DeleteModelMappingRequest{CursorModel: "gpt-5"}
 			}),
 			{path: controlv1connect.SettingServiceGetTabModelProcedure, class: "no tenant data", what: "answers",
 				try: answers(func() proto.Message { return &controlv1.GetTabModelResponse{} })},
@@ -876,6 +933,18 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 			adaHead, adaCheckpoints = headOf(adaT.conv)
 			calls = len(k.provider.Requests())
 		})
+		// memoryRow is a KnowledgeBase route bob calls naming ada's memory:
+		// answered 200 as on an id nobody used, her memories unchanged.
+		memoryRow := func(path, what string, req func() proto.Message) row {
+			return row{path: path, class: "tenant data", what: what,
+				try: func(_ context.Context, p string) []string {
+					before := adaMemories()
+					status, raw := unaryCall(bobHTTP, p, req())
+					Expect(status).To(Equal(http.StatusOK), "%s: %s", p, raw)
+					Expect(adaMemories()).To(Equal(before), "ada's memories")
+					return []string{string(raw)}
+				}}
+		}
 		unchanged := func() {
 			GinkgoHelper()
 			head, n := headOf(adaT.conv)
@@ -967,6 +1036,21 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 					unchanged()
 					return []string{string(raw)}
 				}},
+			memoryRow(aiserverv1connect.AiServiceKnowledgeBaseListProcedure, "bob's list → his own memories only, none of ada's",
+				func() proto.Message { return &aiserverv1.KnowledgeBaseListRequest{} }),
+			memoryRow(aiserverv1connect.AiServiceKnowledgeBaseAddProcedure, "bob's memory → his, ada's list unchanged",
+				func() proto.Message {
+					return &aiserverv1.KnowledgeBaseAddRequest{Title: "bob's", Knowledge: "bob was here"}
+				}),
+			memoryRow(aiserverv1connect.AiServiceKnowledgeBaseUpdateProcedure, "ada's memory id → success false, as an id nobody used",
+				func() proto.Message {
+					return &aiserverv1.KnowledgeBaseUpdateRequest{Id: adaMemory, Title: "bob's", Knowledge: "bob was here"}
+				}),
+			memoryRow(aiserverv1connect.AiServiceKnowledgeBaseRemoveProcedure, "ada's memory id → success false, as an id nobody used",
+				func() proto.Message { return &aiserverv1.KnowledgeBaseRemoveRequest{Id: adaMemory} }),
+			answers(agentv1connect.AgentServiceGetAllowedModelIntentsProcedure, &agentv1.GetAllowedModelIntentsRequest{}),
+			answers(agentv1connect.AgentServiceGetNewChatNudgeLegacyModelPickerProcedure, &agentv1.GetNewChatNudgeLegacyModelPickerRequest{}),
+			answers(agentv1connect.AgentServiceGetNewChatNudgeParameterizedModelPickerProcedure, &agentv1.GetNewChatNudgeParameterizedModelPickerRequest{}),
 			answers(agentv1connect.AgentServiceGetUsableModelsProcedure, &agentv1.GetUsableModelsRequest{}),
 			answers(agentv1connect.AgentServiceGetDefaultModelForCliProcedure, &agentv1.GetDefaultModelForCliRequest{}),
 			answers(aiserverv1connect.AiServiceGetServerConfigProcedure, nil),
@@ -1072,5 +1156,22 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 		var call controlv1.GetCallResponse
 		k.must(root, controlv1connect.CallServiceGetCallProcedure, &controlv1.GetCallRequest{CallId: adaT.callIDs[0]}, &call)
 		Expect(call.GetCall().GetUserId()).To(Equal(ada.id))
+
+		By("ada seeing her memory in the console, an administrator everyone's, filtered by user, and deleting hers")
+		var mine, everyone, hers controlv1.ListMemoriesResponse
+		k.must(ada, controlv1connect.MemoryServiceListMemoriesProcedure, &controlv1.ListMemoriesRequest{}, &mine)
+		Expect(mine.GetMemories()).To(HaveLen(1))
+		Expect(mine.GetMemories()[0].GetId()).To(Equal(adaMemory))
+		k.must(root, controlv1connect.MemoryServiceListMemoriesProcedure, &controlv1.ListMemoriesRequest{}, &everyone)
+		owners := map[string]bool{}
+		for _, m := range everyone.GetMemories() {
+			owners[m.GetUserId()] = true
+		}
+		Expect(owners).To(Equal(map[string]bool{ada.id: true, bob.id: true}))
+		k.must(root, controlv1connect.MemoryServiceListMemoriesProcedure, &controlv1.ListMemoriesRequest{UserId: ada.id}, &hers)
+		Expect(hers.GetMemories()).To(HaveLen(1))
+		k.must(root, controlv1connect.MemoryServiceDeleteMemoryProcedure, &controlv1.DeleteMemoryRequest{Id: adaMemory}, nil)
+		k.must(ada, controlv1connect.MemoryServiceListMemoriesProcedure, &controlv1.ListMemoriesRequest{}, &mine)
+		Expect(mine.GetMemories()).To(BeEmpty())
 	})
 })

@@ -157,12 +157,19 @@ var _ = Describe("Threat 24: a member's code reaches Cursor's own cloud (KEYGATE
 		refused(answer, "StreamCpp")
 	})
 
-	It("refuses a staged diff (WriteGitCommitMessage) and a memory (KnowledgeBaseAdd)", func() {
-		for _, route := range []string{"/aiserver.v1.AiService/WriteGitCommitMessage", "/aiserver.v1.AiService/KnowledgeBaseAdd"} {
-			status, answer := post(route, "application/proto", []byte("diff --git a/x b/x\n+"+cloudMarker))
-			Expect(status).To(Equal(http.StatusForbidden), route)
-			refused(answer, route)
-		}
+	It("refuses a staged diff (WriteGitCommitMessage) while Keygate serves no commit messages", func() {
+		route := "/aiserver.v1.AiService/WriteGitCommitMessage"
+		status, answer := post(route, "application/proto", []byte("diff --git a/x b/x\n+"+cloudMarker))
+		Expect(status).To(Equal(http.StatusForbidden), route)
+		refused(answer, route)
+	})
+
+	It("keeps a memory (KnowledgeBaseAdd) in Keygate, for the member alone", func() {
+		msg, err := proto.Marshal(&aiserverv1.KnowledgeBaseAddRequest{Knowledge: "the deploy key is " + cloudMarker, Title: "deploy"})
+		Expect(err).NotTo(HaveOccurred())
+		status, answer := post("/aiserver.v1.AiService/KnowledgeBaseAdd", "application/proto", msg)
+		Expect(status).To(Equal(http.StatusOK), answer)
+		Expect(cursor.String()).NotTo(ContainSubstring(cloudMarker))
 	})
 
 	It("answers a staged diff on the company's own model once Keygate serves commit messages: Cursor sees nothing of it", func() {
@@ -245,7 +252,6 @@ var _ = Describe("Threat 24: a member's code reaches Cursor's own cloud (KEYGATE
 		for _, line := range []string{
 			`keygate_cursor_cloud_requests_total{decision="refused",method="StreamCpp",service="aiserver.v1.AiService"} 1`,
 			`keygate_cursor_cloud_requests_total{decision="refused",method="WriteGitCommitMessage",service="aiserver.v1.AiService"} 1`,
-			`keygate_cursor_cloud_requests_total{decision="refused",method="KnowledgeBaseAdd",service="aiserver.v1.AiService"} 1`,
 			`keygate_cursor_cloud_requests_total{decision="refused",method="(unlisted)",service=""} 1`,
 			`keygate_cursor_cloud_requests_total{decision="passed",method="GetUserPrivacyMode",service="aiserver.v1.DashboardService"} 1`,
 		} {

@@ -155,7 +155,7 @@ func fixtureTab() *tabReport {
 	set := tabSettings{Sequential: 300, SmallLines: 200, LargeLines: 2000, Typists: 50, Every: 150 * time.Millisecond,
 		Duration: 15 * time.Second, AbortOf: 3, AbortAfter: 10 * time.Millisecond, FirstDelay: 30 * time.Millisecond, Tokens: 16, Interval: 2 * time.Millisecond}
 	return &tabReport{Settings: set, BytesSmall: 12000, BytesLarge: 120000, CPUSmall: 1500 * time.Microsecond, CPULarge: 3500 * time.Microsecond,
-		One: tabLevel{Name: "one typist, 200-line file", Requests: 300, Completed: 300, TTFT: durs(31, 31.5, 33), DirectTTFT: durs(30, 30.2, 31)},
+		One:   tabLevel{Name: "one typist, 200-line file", Requests: 300, Completed: 300, TTFT: durs(31, 31.5, 33), DirectTTFT: durs(30, 30.2, 31)},
 		Large: tabLevel{Name: "one typist, 2000-line file", Requests: 300, Completed: 300, TTFT: durs(32, 33, 35), DirectTTFT: durs(30, 30.2, 31)},
 		Many: tabLevel{Name: "50 typists", Requests: 5000, Completed: 1660, Errors: 6, FirstErr: "stream ended without a suggestion",
 			TTFT: durs(36, 40, 60), DirectTTFT: durs(31, 32, 35), Aborted: 3334, Cancelled: 3333, AbortToCancel: durs(2, 3, 12)},

@@ -238,7 +238,7 @@ func tabRequest(lines int, id string) *aiserverv1.StreamCppRequest {
 		FileDiffHistories: []*aiserverv1.CppFileDiffHistory{{FileName: "internal/bench/rows.go",
 			DiffHistory: []string{"@@ -10,1 +10,1 @@\n-\tx := a\n+\tx := a*2\n"}}},
 		AdditionalFiles: []*aiserverv1.AdditionalFile{{RelativeWorkspacePath: "internal/bench/sum.go", IsOpen: true,
-			VisibleRangeContent: []string{"func sum(xs []int) int {\n\tt := 0\n\tfor _, x := range xs {\n\t\tt += x\n\t}\n\treturn t\n}"},
+			VisibleRangeContent:       []string{"func sum(xs []int) int {\n\tt := 0\n\tfor _, x := range xs {\n\t\tt += x\n\t}\n\treturn t\n}"},
 			StartLineNumberOneIndexed: []int32{1}}},
 		WorkspaceId: proto.String("bench"), SupportsCpt: proto.Bool(true),
 	}

@@ -7,6 +7,7 @@ import { CallsPage } from "./pages/Calls";
 import { CallDetailPage } from "./pages/CallDetail";
 import { DashboardPage } from "./pages/Dashboard";
 import { ConversationsPage } from "./pages/Conversations";
+import { MemoriesPage } from "./pages/Memories";
 import { SettingsPage } from "./pages/Settings";
 import { AccessPage } from "./pages/Access";
 import { CursorCloudPage } from "./pages/CursorCloud";
@@ -24,6 +25,7 @@ const nav = [
   { path: "/calls", label: "Calls" },
   { path: "/conversations", label: "Conversations" },
   { path: "/cursor-cloud", label: "Cursor cloud" },
+  { path: "/memories", label: "Memories" },
   { path: "/access", label: "Access" },
   { path: "/settings", label: "Settings" },
 ];
@@ -38,6 +40,7 @@ function route(path: string) {
     case "/aliases": return <AliasesPage />;
     case "/calls": return <CallsPage />;
     case "/conversations": return <ConversationsPage />;
+    case "/memories": return <MemoriesPage />;
     case "/settings": return <SettingsPage />;
     case "/access": return <AccessPage />;
     case "/cursor-cloud": return <CursorCloudPage />;

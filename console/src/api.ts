@@ -10,6 +10,8 @@ import { ConversationService } from "./gen/control/v1/conversation_pb";
 import { SetupService } from "./gen/control/v1/setup_pb";
 import { ProviderService } from "./gen/control/v1/provider_pb";
 import { AliasService } from "./gen/control/v1/alias_pb";
+import { MemoryService } from "./gen/control/v1/memory_pb";
+import { ModelMappingService } from "./gen/control/v1/mapping_pb";
 
 const transport = createConnectTransport({ baseUrl: window.location.origin });
 
@@ -21,6 +23,8 @@ export const conversations = createClient(ConversationService, transport);
 export const setup = createClient(SetupService, transport);
 export const providers = createClient(ProviderService, transport);
 export const aliases = createClient(AliasService, transport);
+export const memories = createClient(MemoryService, transport);
+export const mappings = createClient(ModelMappingService, transport);
 
 // describe turns an error into a sentence that says what to do. The server
 // already phrases its messages that way; transport failures get advice here.

@@ -48,10 +48,13 @@ const (
 	// ContextFiles is the contents of the files open in the editor, apart
 	// from the editor's state: a moved cursor must not send them again.
 	ContextFiles ContextChannel = "files"
+	// ContextMemories is the user's memories, kept by the server (the
+	// client never sends them): they change on their own, rarely.
+	ContextMemories ContextChannel = "memories"
 )
 
 // ContextChannels lists the channels in the order a turn appends them.
-var ContextChannels = []ContextChannel{ContextEnvironment, ContextMCP, ContextMode, ContextEditor, ContextFiles}
+var ContextChannels = []ContextChannel{ContextEnvironment, ContextMCP, ContextMode, ContextEditor, ContextFiles, ContextMemories}
 
 // ContextID is the id of channel ch's request-context message compiled for
 // the turn-starting event eventID: request-context:<event> for the

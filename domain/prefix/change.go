@@ -20,8 +20,8 @@ const (
 	// server or tool was added, changed or removed).
 	ChangeMCP
 	// ChangeContext: the request appends a message of the environment,
-	// editor or files channel (rules, skills, layouts, the open files and
-	// their contents…).
+	// editor, files or memories channel (rules, skills, layouts, the open
+	// files and their contents, the user's memories…).
 	ChangeContext
 )
 

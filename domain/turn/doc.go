@@ -9,7 +9,7 @@
 //     system prompt or the tools, and only on turn-starting inputs;
 //   - the context is split into channels that change on their own (the
 //     environment, the MCP servers, the mode, the editor's state, the open
-//     files' contents), each its
+//     files' contents, the user's memories), each its
 //     own message request-context[/<channel>]:<event>;
 //   - a channel's message is appended only when it differs from the latest
 //     message of that channel in history, immediately before the runtime

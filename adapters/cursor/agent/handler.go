@@ -11,6 +11,7 @@ import (
 	"keygate/adapters/cursor/compile"
 	"keygate/adapters/cursor/transport"
 	"keygate/app/run"
+	"keygate/domain/turn"
 	"keygate/ports"
 )
 
@@ -53,12 +54,23 @@ type Options struct {
 	// user in flight on this handler, across their calls and turns
 	// (default DefaultWebPerUser); more wait for a slot.
 	WebPerUser int
+	// Memories, when set, gives each turn its user's memories (Cursor's
+	// memories are kept by the server, never sent back by the client): the
+	// memories channel, appended when they change.
+	Memories Memories
 	// AckTimeout bounds the wait for the client's KV replies (default 10 s).
 	// A checkpoint whose blobs are not acknowledged in time is not published.
 	AckTimeout time.Duration
 	// Now defaults to time.Now.
 	Now    func() time.Time
 	Logger *zap.Logger
+}
+
+// Memories recalls the memories of the user on ctx (identity.FromContext),
+// in the order they were added, bounded by the implementation. It honours
+// ctx cancellation.
+type Memories interface {
+	Recall(ctx context.Context) (turn.Memories, error)
 }
 
 // Handler serves Cursor turns with the run engine.

@@ -119,6 +119,15 @@ func (s *session) compileRun(ctx context.Context, action *agentv1.ConversationAc
 		Model: compile.Model(s.endpoint, s.config, req.GetRequestedModel()), Blobs: blobs,
 		Now: s.h.o.Now(), Web: tools.WebAccess{Search: s.h.o.Search != nil, Fetch: s.h.o.Fetch != nil}, Goal: base.GetGoalState(),
 	}
+	if s.h.o.Memories != nil {
+		// A store that cannot answer leaves the channel as it was: the
+		// turn runs on the memories it last showed.
+		if mem, err := s.h.o.Memories.Recall(ctx); err != nil {
+			s.turnLog.Warn("memories unavailable; the turn keeps the ones it last showed", zap.Error(err))
+		} else {
+			in.Memories = &mem
+		}
+	}
 	historyOf := head.ID()
 	if um := action.GetUserMessageAction().GetUserMessage(); um != nil && um.GetMessageId() != "" {
 		from, msgs, ok, err := s.editBase(ctx, head, history, um.GetMessageId())

@@ -55,6 +55,10 @@ type Input struct {
 	// Schemas, when not nil, keeps rendered MCP input schemas across
 	// turns.
 	Schemas *Schemas
+	// Memories, when not nil, are the user's memories as the server keeps
+	// them (the client never sends them): the memories channel (nil: the
+	// server keeps none, and the channel says nothing).
+	Memories *turn.Memories
 }
 
 // Output is a compiled turn.
@@ -182,6 +186,9 @@ func initial(in Input, mode Mode, um *agentv1.UserMessage, direct []*agentv1.Mcp
 	// A resume continues the run it resumes: a mode message would make it
 	// call the model again after a stored final answer.
 	ti.Contexts = contexts(rc, direct, mode, ti.Trigger != turn.TriggerResume, um, in.Now, in.Schemas)
+	if in.Memories != nil && ti.Trigger != turn.TriggerResume {
+		ti.Contexts = append(ti.Contexts, in.Memories.Context())
+	}
 	for _, m := range in.History {
 		if _, event, ok := conversation.ContextOf(m.ID()); ok && event == ti.EventID {
 			ti.Stored = append(ti.Stored, m)

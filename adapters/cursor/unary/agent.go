@@ -59,3 +59,32 @@ func modelDetails(m Model) *agentv1.ModelDetails {
 		},
 	}
 }
+
+// GetAllowedModelIntents (the CLI asks it before listing models) is
+// Cursor's answer when upstream answers, else none: Keygate's models are
+// picked by id, with no intent of their own.
+func (a *Agent) GetAllowedModelIntents(ctx context.Context, req *connect.Request[agentv1.GetAllowedModelIntentsRequest]) (*connect.Response[agentv1.GetAllowedModelIntentsResponse], error) {
+	resp := &agentv1.GetAllowedModelIntentsResponse{}
+	a.s.upstream(ctx, agentv1connect.AgentServiceGetAllowedModelIntentsProcedure, req.Header(), req.Msg, resp)
+	return connect.NewResponse(resp), nil
+}
+
+// GetNewChatNudgeLegacyModelPicker never nudges a new chat away from a
+// Keygate model; for another model it is Cursor's answer.
+func (a *Agent) GetNewChatNudgeLegacyModelPicker(ctx context.Context, req *connect.Request[agentv1.GetNewChatNudgeLegacyModelPickerRequest]) (*connect.Response[agentv1.GetNewChatNudgeLegacyModelPickerResponse], error) {
+	resp := &agentv1.GetNewChatNudgeLegacyModelPickerResponse{}
+	if !a.s.keygateModel(ctx, req.Header(), req.Msg.GetCurrentModel()) {
+		a.s.upstream(ctx, agentv1connect.AgentServiceGetNewChatNudgeLegacyModelPickerProcedure, req.Header(), req.Msg, resp)
+	}
+	return connect.NewResponse(resp), nil
+}
+
+// GetNewChatNudgeParameterizedModelPicker is the same for the picker with
+// parameters.
+func (a *Agent) GetNewChatNudgeParameterizedModelPicker(ctx context.Context, req *connect.Request[agentv1.GetNewChatNudgeParameterizedModelPickerRequest]) (*connect.Response[agentv1.GetNewChatNudgeParameterizedModelPickerResponse], error) {
+	resp := &agentv1.GetNewChatNudgeParameterizedModelPickerResponse{}
+	if !a.s.keygateModel(ctx, req.Header(), req.Msg.GetCurrentModel().GetModelId()) {
+		a.s.upstream(ctx, agentv1connect.AgentServiceGetNewChatNudgeParameterizedModelPickerProcedure, req.Header(), req.Msg, resp)
+	}
+	return connect.NewResponse(resp), nil
+}

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"connectrpc.com/connect"
+	"go.uber.org/zap"
 	"google.golang.org/protobuf/proto"
 
 	aiserverv1 "keygate/gen/cursor/aiserver/v1"
@@ -20,6 +21,7 @@ func (s *Services) AvailableModels(ctx context.Context, req *connect.Request[ais
 	for _, name := range resp.GetModelNames() {
 		seen[name] = true
 	}
+	s.annotateMapped(ctx, resp)
 	for _, m := range s.models(ctx, req.Header()) {
 		if seen[m.ID] {
 			continue
@@ -60,7 +62,11 @@ func availableModel(m Model) *aiserverv1.AvailableModelsResponse_AvailableModel 
 			Id:          aiserverv1.AvailableModelsResponse_MODEL_VENDOR_ID_CURSOR,
 			DisplayName: "Cursor",
 		},
-		SupportsSmartModeClassifier: proto.Bool(true),
+		// Keygate runs no smart-approval classifier: advertising one would
+		// let the client count on approvals nobody judges, so the user is
+		// asked as without smart mode (docs/cursor-protocol.md, "Smart
+		// approvals").
+		SupportsSmartModeClassifier: proto.Bool(false),
 		ParameterDefinitions:        m.Picker.Definitions(),
 		Variants:                    m.Picker.Variants(m.DisplayName),
 	}
@@ -129,4 +135,31 @@ func (s *Services) GetDefaultModelForCli(ctx context.Context, req *connect.Reque
 	}
 	s.upstream(ctx, aiserverv1connect.AiServiceGetDefaultModelForCliProcedure, req.Header(), req.Msg, resp)
 	return connect.NewResponse(resp), nil
+}
+
+// annotateMapped marks the entries of Cursor's own models that an
+// administrator mapped onto a Keygate model or alias: a badge naming it
+// and a tooltip saying turns on that entry run on Keygate. The entries
+// stay Cursor's (their names are what the client sends), so the user
+// keeps picking them as before.
+func (s *Services) annotateMapped(ctx context.Context, resp *aiserverv1.AvailableModelsResponse) {
+	if s.opts.Mapped == nil || len(resp.GetModels()) == 0 {
+		return
+	}
+	mapped, err := s.opts.Mapped(ctx)
+	if err != nil {
+		s.log.Warn("model mappings unavailable; the picker does not mark mapped models", zap.Error(err))
+		return
+	}
+	for _, e := range resp.GetModels() {
+		name, ok := mapped[e.GetName()]
+		if !ok {
+			continue
+		}
+		e.ModelPickerBadges = append(e.ModelPickerBadges, &aiserverv1.AvailableModelsResponse_ModelPickerBadge{
+			Label: "Keygate: " + name, Variant: aiserverv1.AvailableModelsResponse_ModelPickerBadge_VARIANT_ACCENT,
+		})
+		tip := &aiserverv1.AvailableModelsResponse_TooltipData{MarkdownContent: proto.String("Runs on **" + name + "** through Keygate.")}
+		e.TooltipData, e.TooltipDataForMaxMode = tip, tip
+	}
 }

@@ -30,6 +30,13 @@ type Options struct {
 	// Upstream is Cursor's backend for merged model lists; nil means local
 	// answers only.
 	Upstream Upstream
+	// Mapped names, by Cursor model id, the Keygate model or alias each
+	// mapped id of Cursor's own runs on (app/control.Publishing.Mapped);
+	// nil for none. The picker's entries for those ids say so.
+	Mapped func(ctx context.Context) (map[string]string, error)
+	// Knowledge keeps users' memories (the KnowledgeBase routes); nil
+	// leaves those routes to Cursor.
+	Knowledge Knowledge
 	// Now is the clock for ServerTime (time.Now when nil).
 	Now func() time.Time
 }
@@ -116,4 +123,14 @@ func (s *Services) upstream(ctx context.Context, procedure string, h http.Header
 		return false
 	}
 	return true
+}
+
+// keygateModel reports whether id is one of the caller's Keygate models.
+func (s *Services) keygateModel(ctx context.Context, h http.Header, id string) bool {
+	for _, m := range s.models(ctx, h) {
+		if m.ID == id {
+			return true
+		}
+	}
+	return false
 }

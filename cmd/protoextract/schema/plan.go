@@ -50,6 +50,10 @@ func KeygatePlans() []Plan {
 					unary("GetUsableModels", "GetUsableModelsRequest", "GetUsableModelsResponse"),
 					unary("GetDefaultModelForCli", "GetDefaultModelForCliRequest", "GetDefaultModelForCliResponse"),
 					unary("UpdateConversationMetadata", "UpdateConversationMetadataRequest", "UpdateConversationMetadataResponse"),
+					// The CLI's model routes (docs/cursor-protocol.md, "The CLI").
+					unary("GetAllowedModelIntents", "GetAllowedModelIntentsRequest", "GetAllowedModelIntentsResponse"),
+					unary("GetNewChatNudgeLegacyModelPicker", "GetNewChatNudgeLegacyModelPickerRequest", "GetNewChatNudgeLegacyModelPickerResponse"),
+					unary("GetNewChatNudgeParameterizedModelPicker", "GetNewChatNudgeParameterizedModelPickerRequest", "GetNewChatNudgeParameterizedModelPickerResponse"),
 				},
 			}},
 		},
@@ -80,6 +84,11 @@ func KeygatePlans() []Plan {
 					unary("WriteGitCommitMessage", "WriteGitCommitMessageRequest", "WriteGitCommitMessageResponse"),
 					unary("WriteGitBranchName", "WriteGitBranchNameRequest", "WriteGitBranchNameResponse"),
 					unary("ReportCmdKFate", "ReportCmdKFateRequest", "ReportCmdKFateResponse"),
+					// Memories (docs/cursor-protocol.md, "Memories").
+					unary("KnowledgeBaseAdd", "KnowledgeBaseAddRequest", "KnowledgeBaseAddResponse"),
+					unary("KnowledgeBaseList", "KnowledgeBaseListRequest", "KnowledgeBaseListResponse"),
+					unary("KnowledgeBaseUpdate", "KnowledgeBaseUpdateRequest", "KnowledgeBaseUpdateResponse"),
+					unary("KnowledgeBaseRemove", "KnowledgeBaseRemoveRequest", "KnowledgeBaseRemoveResponse"),
 				}},
 				{Name: "CmdKService", Methods: []Method{
 					serverStream("StreamCmdK", "StreamCmdKRequest", "StreamCmdKResponseContextWrapped"),

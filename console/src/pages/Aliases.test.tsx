@@ -5,6 +5,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { AliasSchema, AliasService, TargetStrategy, type CreateAliasRequest, type DeleteAliasRequest, type DrainAliasTargetRequest, type UpdateAliasRequest } from "../gen/control/v1/alias_pb";
 import { ModelSchema, ModelService } from "../gen/control/v1/model_pb";
 import { HealthState } from "../gen/control/v1/provider_pb";
+import { ModelMappingService } from "../gen/control/v1/mapping_pb";
 import { serve } from "../test/transport";
 import { renderAs } from "../test/render";
 import { at } from "../test/fixtures";
@@ -31,6 +32,7 @@ function fake({ aliases = [fast], modelList = models, refuse = "" } = {}) {
   const refuseOr = <T,>(f: () => T) => { if (refuse) throw new ConnectError(refuse, Code.FailedPrecondition); return f(); };
   serve((r) => {
     r.service(ModelService, { listModels: () => ({ models: modelList }) });
+    r.service(ModelMappingService, { listModelMappings: () => ({ mappings: [] }) });
     r.service(AliasService, {
       listAliases: () => { sent.list++; return { aliases }; },
       createAlias: (req) => refuseOr(() => { sent.create.push(req); return {}; }),

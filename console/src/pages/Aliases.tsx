@@ -5,6 +5,7 @@ import { type Model } from "../gen/control/v1/model_pb";
 import { Badge, Button, Card, ErrorBox, Field, inputClass, Note, Page, Spinner, useLoad } from "../components/ui";
 import { useAdmin } from "../me";
 import { HealthBadge, LastError } from "./Health";
+import { ModelMappingsCard } from "./ModelMappings";
 
 // AliasForm creates an alias or edits one: its name, strategy, first-token
 // timeout and which models it routes to (in the order of the alias; the
@@ -145,6 +146,10 @@ export function AliasesPage() {
           </div>
         </Card>
       ))}
+      <ModelMappingsCard admin={admin} targets={[
+        ...models.map((m) => ({ id: m.id, name: m.settings?.displayName ?? m.id })),
+        ...(data?.aliases ?? []).map((a) => ({ id: a.id, name: a.settings?.displayName ?? a.id })),
+      ]} />
     </Page>
   );
 }

@@ -178,6 +178,16 @@ type GatewayToken struct {
 	RevokedAt  time.Time
 }
 
+type Memory struct {
+	ID        string
+	UserID    string
+	Title     string
+	Knowledge string
+	GitOrigin string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
 type Message struct {
 	ConversationID string
 	ID             string
@@ -211,6 +221,13 @@ type ModelConfig struct {
 	ProviderID          string
 	RequestsPerMinute   int64
 	TokensPerMinute     int64
+}
+
+type ModelMapping struct {
+	CursorModel string
+	Target      string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
 }
 
 type Owner struct {

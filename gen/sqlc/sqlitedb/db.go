@@ -93,8 +93,14 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.deleteLeaseStmt, err = db.PrepareContext(ctx, deleteLease); err != nil {
 		return nil, fmt.Errorf("error preparing query DeleteLease: %w", err)
 	}
+	if q.deleteMemoryStmt, err = db.PrepareContext(ctx, deleteMemory); err != nil {
+		return nil, fmt.Errorf("error preparing query DeleteMemory: %w", err)
+	}
 	if q.deleteModelConfigStmt, err = db.PrepareContext(ctx, deleteModelConfig); err != nil {
 		return nil, fmt.Errorf("error preparing query DeleteModelConfig: %w", err)
+	}
+	if q.deleteModelMappingStmt, err = db.PrepareContext(ctx, deleteModelMapping); err != nil {
+		return nil, fmt.Errorf("error preparing query DeleteModelMapping: %w", err)
 	}
 	if q.deleteOldRateWindowsStmt, err = db.PrepareContext(ctx, deleteOldRateWindows); err != nil {
 		return nil, fmt.Errorf("error preparing query DeleteOldRateWindows: %w", err)
@@ -156,8 +162,14 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.getFingerprintStmt, err = db.PrepareContext(ctx, getFingerprint); err != nil {
 		return nil, fmt.Errorf("error preparing query GetFingerprint: %w", err)
 	}
+	if q.getMemoryStmt, err = db.PrepareContext(ctx, getMemory); err != nil {
+		return nil, fmt.Errorf("error preparing query GetMemory: %w", err)
+	}
 	if q.getModelConfigStmt, err = db.PrepareContext(ctx, getModelConfig); err != nil {
 		return nil, fmt.Errorf("error preparing query GetModelConfig: %w", err)
+	}
+	if q.getModelMappingStmt, err = db.PrepareContext(ctx, getModelMapping); err != nil {
+		return nil, fmt.Errorf("error preparing query GetModelMapping: %w", err)
 	}
 	if q.getOwnerStmt, err = db.PrepareContext(ctx, getOwner); err != nil {
 		return nil, fmt.Errorf("error preparing query GetOwner: %w", err)
@@ -231,6 +243,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.insertGatewayTokenStmt, err = db.PrepareContext(ctx, insertGatewayToken); err != nil {
 		return nil, fmt.Errorf("error preparing query InsertGatewayToken: %w", err)
 	}
+	if q.insertMemoryStmt, err = db.PrepareContext(ctx, insertMemory); err != nil {
+		return nil, fmt.Errorf("error preparing query InsertMemory: %w", err)
+	}
 	if q.insertMessageStmt, err = db.PrepareContext(ctx, insertMessage); err != nil {
 		return nil, fmt.Errorf("error preparing query InsertMessage: %w", err)
 	}
@@ -282,8 +297,14 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.listConversationsStmt, err = db.PrepareContext(ctx, listConversations); err != nil {
 		return nil, fmt.Errorf("error preparing query ListConversations: %w", err)
 	}
+	if q.listMemoriesStmt, err = db.PrepareContext(ctx, listMemories); err != nil {
+		return nil, fmt.Errorf("error preparing query ListMemories: %w", err)
+	}
 	if q.listModelConfigsStmt, err = db.PrepareContext(ctx, listModelConfigs); err != nil {
 		return nil, fmt.Errorf("error preparing query ListModelConfigs: %w", err)
+	}
+	if q.listModelMappingsStmt, err = db.PrepareContext(ctx, listModelMappings); err != nil {
+		return nil, fmt.Errorf("error preparing query ListModelMappings: %w", err)
 	}
 	if q.listProviderKeysStmt, err = db.PrepareContext(ctx, listProviderKeys); err != nil {
 		return nil, fmt.Errorf("error preparing query ListProviderKeys: %w", err)
@@ -357,6 +378,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.touchToolRoundStmt, err = db.PrepareContext(ctx, touchToolRound); err != nil {
 		return nil, fmt.Errorf("error preparing query TouchToolRound: %w", err)
 	}
+	if q.updateMemoryStmt, err = db.PrepareContext(ctx, updateMemory); err != nil {
+		return nil, fmt.Errorf("error preparing query UpdateMemory: %w", err)
+	}
 	if q.upsertAliasStmt, err = db.PrepareContext(ctx, upsertAlias); err != nil {
 		return nil, fmt.Errorf("error preparing query UpsertAlias: %w", err)
 	}
@@ -368,6 +392,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.upsertModelConfigStmt, err = db.PrepareContext(ctx, upsertModelConfig); err != nil {
 		return nil, fmt.Errorf("error preparing query UpsertModelConfig: %w", err)
+	}
+	if q.upsertModelMappingStmt, err = db.PrepareContext(ctx, upsertModelMapping); err != nil {
+		return nil, fmt.Errorf("error preparing query UpsertModelMapping: %w", err)
 	}
 	if q.upsertProviderStmt, err = db.PrepareContext(ctx, upsertProvider); err != nil {
 		return nil, fmt.Errorf("error preparing query UpsertProvider: %w", err)
@@ -501,9 +528,19 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing deleteLeaseStmt: %w", cerr)
 		}
 	}
+	if q.deleteMemoryStmt != nil {
+		if cerr := q.deleteMemoryStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing deleteMemoryStmt: %w", cerr)
+		}
+	}
 	if q.deleteModelConfigStmt != nil {
 		if cerr := q.deleteModelConfigStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing deleteModelConfigStmt: %w", cerr)
+		}
+	}
+	if q.deleteModelMappingStmt != nil {
+		if cerr := q.deleteModelMappingStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing deleteModelMappingStmt: %w", cerr)
 		}
 	}
 	if q.deleteOldRateWindowsStmt != nil {
@@ -606,9 +643,19 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing getFingerprintStmt: %w", cerr)
 		}
 	}
+	if q.getMemoryStmt != nil {
+		if cerr := q.getMemoryStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing getMemoryStmt: %w", cerr)
+		}
+	}
 	if q.getModelConfigStmt != nil {
 		if cerr := q.getModelConfigStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing getModelConfigStmt: %w", cerr)
+		}
+	}
+	if q.getModelMappingStmt != nil {
+		if cerr := q.getModelMappingStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing getModelMappingStmt: %w", cerr)
 		}
 	}
 	if q.getOwnerStmt != nil {
@@ -731,6 +778,11 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing insertGatewayTokenStmt: %w", cerr)
 		}
 	}
+	if q.insertMemoryStmt != nil {
+		if cerr := q.insertMemoryStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing insertMemoryStmt: %w", cerr)
+		}
+	}
 	if q.insertMessageStmt != nil {
 		if cerr := q.insertMessageStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing insertMessageStmt: %w", cerr)
@@ -816,9 +868,19 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing listConversationsStmt: %w", cerr)
 		}
 	}
+	if q.listMemoriesStmt != nil {
+		if cerr := q.listMemoriesStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing listMemoriesStmt: %w", cerr)
+		}
+	}
 	if q.listModelConfigsStmt != nil {
 		if cerr := q.listModelConfigsStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing listModelConfigsStmt: %w", cerr)
+		}
+	}
+	if q.listModelMappingsStmt != nil {
+		if cerr := q.listModelMappingsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing listModelMappingsStmt: %w", cerr)
 		}
 	}
 	if q.listProviderKeysStmt != nil {
@@ -941,6 +1003,11 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing touchToolRoundStmt: %w", cerr)
 		}
 	}
+	if q.updateMemoryStmt != nil {
+		if cerr := q.updateMemoryStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing updateMemoryStmt: %w", cerr)
+		}
+	}
 	if q.upsertAliasStmt != nil {
 		if cerr := q.upsertAliasStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing upsertAliasStmt: %w", cerr)
@@ -959,6 +1026,11 @@ func (q *Queries) Close() error {
 	if q.upsertModelConfigStmt != nil {
 		if cerr := q.upsertModelConfigStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing upsertModelConfigStmt: %w", cerr)
+		}
+	}
+	if q.upsertModelMappingStmt != nil {
+		if cerr := q.upsertModelMappingStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing upsertModelMappingStmt: %w", cerr)
 		}
 	}
 	if q.upsertProviderStmt != nil {
@@ -1043,7 +1115,9 @@ type Queries struct {
 	deleteChunksBeforeStmt          *sql.Stmt
 	deleteContextAnchorStmt         *sql.Stmt
 	deleteLeaseStmt                 *sql.Stmt
+	deleteMemoryStmt                *sql.Stmt
 	deleteModelConfigStmt           *sql.Stmt
+	deleteModelMappingStmt          *sql.Stmt
 	deleteOldRateWindowsStmt        *sql.Stmt
 	deletePromptsBeforeStmt         *sql.Stmt
 	deleteProviderStmt              *sql.Stmt
@@ -1064,7 +1138,9 @@ type Queries struct {
 	getContextAnchorStmt            *sql.Stmt
 	getConversationStmt             *sql.Stmt
 	getFingerprintStmt              *sql.Stmt
+	getMemoryStmt                   *sql.Stmt
 	getModelConfigStmt              *sql.Stmt
+	getModelMappingStmt             *sql.Stmt
 	getOwnerStmt                    *sql.Stmt
 	getPromptStmt                   *sql.Stmt
 	getProviderStmt                 *sql.Stmt
@@ -1089,6 +1165,7 @@ type Queries struct {
 	insertConversationStmt          *sql.Stmt
 	insertFingerprintStmt           *sql.Stmt
 	insertGatewayTokenStmt          *sql.Stmt
+	insertMemoryStmt                *sql.Stmt
 	insertMessageStmt               *sql.Stmt
 	insertMessageBlobStmt           *sql.Stmt
 	insertOwnerStmt                 *sql.Stmt
@@ -1106,7 +1183,9 @@ type Queries struct {
 	listCallRecordsStmt             *sql.Stmt
 	listCloudUsageStmt              *sql.Stmt
 	listConversationsStmt           *sql.Stmt
+	listMemoriesStmt                *sql.Stmt
 	listModelConfigsStmt            *sql.Stmt
+	listModelMappingsStmt           *sql.Stmt
 	listProviderKeysStmt            *sql.Stmt
 	listProvidersStmt               *sql.Stmt
 	listTabFatesStmt                *sql.Stmt
@@ -1131,10 +1210,12 @@ type Queries struct {
 	toolRoundResultsStmt            *sql.Stmt
 	touchGatewayTokenStmt           *sql.Stmt
 	touchToolRoundStmt              *sql.Stmt
+	updateMemoryStmt                *sql.Stmt
 	upsertAliasStmt                 *sql.Stmt
 	upsertCallRecordStmt            *sql.Stmt
 	upsertLeaseStmt                 *sql.Stmt
 	upsertModelConfigStmt           *sql.Stmt
+	upsertModelMappingStmt          *sql.Stmt
 	upsertProviderStmt              *sql.Stmt
 	upsertProviderKeyStmt           *sql.Stmt
 	upsertTabFateStmt               *sql.Stmt
@@ -1168,7 +1249,9 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		deleteChunksBeforeStmt:          q.deleteChunksBeforeStmt,
 		deleteContextAnchorStmt:         q.deleteContextAnchorStmt,
 		deleteLeaseStmt:                 q.deleteLeaseStmt,
+		deleteMemoryStmt:                q.deleteMemoryStmt,
 		deleteModelConfigStmt:           q.deleteModelConfigStmt,
+		deleteModelMappingStmt:          q.deleteModelMappingStmt,
 		deleteOldRateWindowsStmt:        q.deleteOldRateWindowsStmt,
 		deletePromptsBeforeStmt:         q.deletePromptsBeforeStmt,
 		deleteProviderStmt:              q.deleteProviderStmt,
@@ -1189,7 +1272,9 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		getContextAnchorStmt:            q.getContextAnchorStmt,
 		getConversationStmt:             q.getConversationStmt,
 		getFingerprintStmt:              q.getFingerprintStmt,
+		getMemoryStmt:                   q.getMemoryStmt,
 		getModelConfigStmt:              q.getModelConfigStmt,
+		getModelMappingStmt:             q.getModelMappingStmt,
 		getOwnerStmt:                    q.getOwnerStmt,
 		getPromptStmt:                   q.getPromptStmt,
 		getProviderStmt:                 q.getProviderStmt,
@@ -1214,6 +1299,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		insertConversationStmt:          q.insertConversationStmt,
 		insertFingerprintStmt:           q.insertFingerprintStmt,
 		insertGatewayTokenStmt:          q.insertGatewayTokenStmt,
+		insertMemoryStmt:                q.insertMemoryStmt,
 		insertMessageStmt:               q.insertMessageStmt,
 		insertMessageBlobStmt:           q.insertMessageBlobStmt,
 		insertOwnerStmt:                 q.insertOwnerStmt,
@@ -1231,7 +1317,9 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		listCallRecordsStmt:             q.listCallRecordsStmt,
 		listCloudUsageStmt:              q.listCloudUsageStmt,
 		listConversationsStmt:           q.listConversationsStmt,
+		listMemoriesStmt:                q.listMemoriesStmt,
 		listModelConfigsStmt:            q.listModelConfigsStmt,
+		listModelMappingsStmt:           q.listModelMappingsStmt,
 		listProviderKeysStmt:            q.listProviderKeysStmt,
 		listProvidersStmt:               q.listProvidersStmt,
 		listTabFatesStmt:                q.listTabFatesStmt,
@@ -1256,10 +1344,12 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		toolRoundResultsStmt:            q.toolRoundResultsStmt,
 		touchGatewayTokenStmt:           q.touchGatewayTokenStmt,
 		touchToolRoundStmt:              q.touchToolRoundStmt,
+		updateMemoryStmt:                q.updateMemoryStmt,
 		upsertAliasStmt:                 q.upsertAliasStmt,
 		upsertCallRecordStmt:            q.upsertCallRecordStmt,
 		upsertLeaseStmt:                 q.upsertLeaseStmt,
 		upsertModelConfigStmt:           q.upsertModelConfigStmt,
+		upsertModelMappingStmt:          q.upsertModelMappingStmt,
 		upsertProviderStmt:              q.upsertProviderStmt,
 		upsertProviderKeyStmt:           q.upsertProviderKeyStmt,
 		upsertTabFateStmt:               q.upsertTabFateStmt,

@@ -175,6 +175,16 @@ type GatewayToken struct {
 	RevokedAt  int64
 }
 
+type Memory struct {
+	ID        string
+	UserID    string
+	Title     string
+	Knowledge string
+	GitOrigin string
+	CreatedAt int64
+	UpdatedAt int64
+}
+
 type Message struct {
 	ConversationID string
 	ID             string
@@ -208,6 +218,13 @@ type ModelConfig struct {
 	ProviderID          string
 	RequestsPerMinute   int64
 	TokensPerMinute     int64
+}
+
+type ModelMapping struct {
+	CursorModel string
+	Target      string
+	CreatedAt   int64
+	UpdatedAt   int64
 }
 
 type Owner struct {

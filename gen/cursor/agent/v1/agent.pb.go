@@ -72780,13 +72780,16 @@ const file_agent_v1_agent_proto_rawDesc = "" +
 	"\x13TODO_STATUS_PENDING\x10\x01\x12\x1b\n" +
 	"\x17TODO_STATUS_IN_PROGRESS\x10\x02\x12\x19\n" +
 	"\x15TODO_STATUS_COMPLETED\x10\x03\x12\x19\n" +
-	"\x15TODO_STATUS_CANCELLED\x10\x042\xdd\x03\n" +
+	"\x15TODO_STATUS_CANCELLED\x10\x042\xfd\x06\n" +
 	"\fAgentService\x12G\n" +
 	"\x03Run\x12\x1c.agent.v1.AgentClientMessage\x1a\x1c.agent.v1.AgentServerMessage\"\x00(\x010\x01\x12C\n" +
 	"\x06RunSSE\x12\x17.agent.v1.BidiRequestId\x1a\x1c.agent.v1.AgentServerMessage\"\x000\x01\x12X\n" +
 	"\x0fGetUsableModels\x12 .agent.v1.GetUsableModelsRequest\x1a!.agent.v1.GetUsableModelsResponse\"\x00\x12j\n" +
 	"\x15GetDefaultModelForCli\x12&.agent.v1.GetDefaultModelForCliRequest\x1a'.agent.v1.GetDefaultModelForCliResponse\"\x00\x12y\n" +
-	"\x1aUpdateConversationMetadata\x12+.agent.v1.UpdateConversationMetadataRequest\x1a,.agent.v1.UpdateConversationMetadataResponse\"\x00B\x80\x01\n" +
+	"\x1aUpdateConversationMetadata\x12+.agent.v1.UpdateConversationMetadataRequest\x1a,.agent.v1.UpdateConversationMetadataResponse\"\x00\x12m\n" +
+	"\x16GetAllowedModelIntents\x12'.agent.v1.GetAllowedModelIntentsRequest\x1a(.agent.v1.GetAllowedModelIntentsResponse\"\x00\x12\x8b\x01\n" +
+	" GetNewChatNudgeLegacyModelPicker\x121.agent.v1.GetNewChatNudgeLegacyModelPickerRequest\x1a2.agent.v1.GetNewChatNudgeLegacyModelPickerResponse\"\x00\x12\xa0\x01\n" +
+	"'GetNewChatNudgeParameterizedModelPicker\x128.agent.v1.GetNewChatNudgeParameterizedModelPickerRequest\x1a9.agent.v1.GetNewChatNudgeParameterizedModelPickerResponse\"\x00B\x80\x01\n" +
 	"\fcom.agent.v1B\n" +
 	"AgentProtoP\x01Z#keygate/gen/cursor/agent/v1;agentv1\xa2\x02\x03AXX\xaa\x02\bAgent.V1\xca\x02\bAgent\\V1\xe2\x02\x14Agent\\V1\\GPBMetadata\xea\x02\tAgent::V1b\x06proto3"
 
@@ -74988,13 +74991,19 @@ var file_agent_v1_agent_proto_depIdxs = []int32{
 	323,  // 1206: agent.v1.AgentService.GetUsableModels:input_type -> agent.v1.GetUsableModelsRequest
 	308,  // 1207: agent.v1.AgentService.GetDefaultModelForCli:input_type -> agent.v1.GetDefaultModelForCliRequest
 	851,  // 1208: agent.v1.AgentService.UpdateConversationMetadata:input_type -> agent.v1.UpdateConversationMetadataRequest
-	56,   // 1209: agent.v1.AgentService.Run:output_type -> agent.v1.AgentServerMessage
-	56,   // 1210: agent.v1.AgentService.RunSSE:output_type -> agent.v1.AgentServerMessage
-	324,  // 1211: agent.v1.AgentService.GetUsableModels:output_type -> agent.v1.GetUsableModelsResponse
-	309,  // 1212: agent.v1.AgentService.GetDefaultModelForCli:output_type -> agent.v1.GetDefaultModelForCliResponse
-	852,  // 1213: agent.v1.AgentService.UpdateConversationMetadata:output_type -> agent.v1.UpdateConversationMetadataResponse
-	1209, // [1209:1214] is the sub-list for method output_type
-	1204, // [1204:1209] is the sub-list for method input_type
+	303,  // 1209: agent.v1.AgentService.GetAllowedModelIntents:input_type -> agent.v1.GetAllowedModelIntentsRequest
+	317,  // 1210: agent.v1.AgentService.GetNewChatNudgeLegacyModelPicker:input_type -> agent.v1.GetNewChatNudgeLegacyModelPickerRequest
+	319,  // 1211: agent.v1.AgentService.GetNewChatNudgeParameterizedModelPicker:input_type -> agent.v1.GetNewChatNudgeParameterizedModelPickerRequest
+	56,   // 1212: agent.v1.AgentService.Run:output_type -> agent.v1.AgentServerMessage
+	56,   // 1213: agent.v1.AgentService.RunSSE:output_type -> agent.v1.AgentServerMessage
+	324,  // 1214: agent.v1.AgentService.GetUsableModels:output_type -> agent.v1.GetUsableModelsResponse
+	309,  // 1215: agent.v1.AgentService.GetDefaultModelForCli:output_type -> agent.v1.GetDefaultModelForCliResponse
+	852,  // 1216: agent.v1.AgentService.UpdateConversationMetadata:output_type -> agent.v1.UpdateConversationMetadataResponse
+	304,  // 1217: agent.v1.AgentService.GetAllowedModelIntents:output_type -> agent.v1.GetAllowedModelIntentsResponse
+	318,  // 1218: agent.v1.AgentService.GetNewChatNudgeLegacyModelPicker:output_type -> agent.v1.GetNewChatNudgeLegacyModelPickerResponse
+	320,  // 1219: agent.v1.AgentService.GetNewChatNudgeParameterizedModelPicker:output_type -> agent.v1.GetNewChatNudgeParameterizedModelPickerResponse
+	1212, // [1212:1220] is the sub-list for method output_type
+	1204, // [1204:1212] is the sub-list for method input_type
 	1204, // [1204:1204] is the sub-list for extension type_name
 	1204, // [1204:1204] is the sub-list for extension extendee
 	0,    // [0:1204] is the sub-list for field type_name

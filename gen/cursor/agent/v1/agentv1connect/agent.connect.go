@@ -49,6 +49,15 @@ const (
 	// AgentServiceUpdateConversationMetadataProcedure is the fully-qualified name of the AgentService's
 	// UpdateConversationMetadata RPC.
 	AgentServiceUpdateConversationMetadataProcedure = "/agent.v1.AgentService/UpdateConversationMetadata"
+	// AgentServiceGetAllowedModelIntentsProcedure is the fully-qualified name of the AgentService's
+	// GetAllowedModelIntents RPC.
+	AgentServiceGetAllowedModelIntentsProcedure = "/agent.v1.AgentService/GetAllowedModelIntents"
+	// AgentServiceGetNewChatNudgeLegacyModelPickerProcedure is the fully-qualified name of the
+	// AgentService's GetNewChatNudgeLegacyModelPicker RPC.
+	AgentServiceGetNewChatNudgeLegacyModelPickerProcedure = "/agent.v1.AgentService/GetNewChatNudgeLegacyModelPicker"
+	// AgentServiceGetNewChatNudgeParameterizedModelPickerProcedure is the fully-qualified name of the
+	// AgentService's GetNewChatNudgeParameterizedModelPicker RPC.
+	AgentServiceGetNewChatNudgeParameterizedModelPickerProcedure = "/agent.v1.AgentService/GetNewChatNudgeParameterizedModelPicker"
 )
 
 // AgentServiceClient is a client for the agent.v1.AgentService service.
@@ -58,6 +67,9 @@ type AgentServiceClient interface {
 	GetUsableModels(context.Context, *connect.Request[v1.GetUsableModelsRequest]) (*connect.Response[v1.GetUsableModelsResponse], error)
 	GetDefaultModelForCli(context.Context, *connect.Request[v1.GetDefaultModelForCliRequest]) (*connect.Response[v1.GetDefaultModelForCliResponse], error)
 	UpdateConversationMetadata(context.Context, *connect.Request[v1.UpdateConversationMetadataRequest]) (*connect.Response[v1.UpdateConversationMetadataResponse], error)
+	GetAllowedModelIntents(context.Context, *connect.Request[v1.GetAllowedModelIntentsRequest]) (*connect.Response[v1.GetAllowedModelIntentsResponse], error)
+	GetNewChatNudgeLegacyModelPicker(context.Context, *connect.Request[v1.GetNewChatNudgeLegacyModelPickerRequest]) (*connect.Response[v1.GetNewChatNudgeLegacyModelPickerResponse], error)
+	GetNewChatNudgeParameterizedModelPicker(context.Context, *connect.Request[v1.GetNewChatNudgeParameterizedModelPickerRequest]) (*connect.Response[v1.GetNewChatNudgeParameterizedModelPickerResponse], error)
 }
 
 // NewAgentServiceClient constructs a client for the agent.v1.AgentService service. By default, it
@@ -101,16 +113,37 @@ func NewAgentServiceClient(httpClient connect.HTTPClient, baseURL string, opts .
 			connect.WithSchema(agentServiceMethods.ByName("UpdateConversationMetadata")),
 			connect.WithClientOptions(opts...),
 		),
+		getAllowedModelIntents: connect.NewClient[v1.GetAllowedModelIntentsRequest, v1.GetAllowedModelIntentsResponse](
+			httpClient,
+			baseURL+AgentServiceGetAllowedModelIntentsProcedure,
+			connect.WithSchema(agentServiceMethods.ByName("GetAllowedModelIntents")),
+			connect.WithClientOptions(opts...),
+		),
+		getNewChatNudgeLegacyModelPicker: connect.NewClient[v1.GetNewChatNudgeLegacyModelPickerRequest, v1.GetNewChatNudgeLegacyModelPickerResponse](
+			httpClient,
+			baseURL+AgentServiceGetNewChatNudgeLegacyModelPickerProcedure,
+			connect.WithSchema(agentServiceMethods.ByName("GetNewChatNudgeLegacyModelPicker")),
+			connect.WithClientOptions(opts...),
+		),
+		getNewChatNudgeParameterizedModelPicker: connect.NewClient[v1.GetNewChatNudgeParameterizedModelPickerRequest, v1.GetNewChatNudgeParameterizedModelPickerResponse](
+			httpClient,
+			baseURL+AgentServiceGetNewChatNudgeParameterizedModelPickerProcedure,
+			connect.WithSchema(agentServiceMethods.ByName("GetNewChatNudgeParameterizedModelPicker")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
 // agentServiceClient implements AgentServiceClient.
 type agentServiceClient struct {
-	run                        *connect.Client[v1.AgentClientMessage, v1.AgentServerMessage]
-	runSSE                     *connect.Client[v1.BidiRequestId, v1.AgentServerMessage]
-	getUsableModels            *connect.Client[v1.GetUsableModelsRequest, v1.GetUsableModelsResponse]
-	getDefaultModelForCli      *connect.Client[v1.GetDefaultModelForCliRequest, v1.GetDefaultModelForCliResponse]
-	updateConversationMetadata *connect.Client[v1.UpdateConversationMetadataRequest, v1.UpdateConversationMetadataResponse]
+	run                                     *connect.Client[v1.AgentClientMessage, v1.AgentServerMessage]
+	runSSE                                  *connect.Client[v1.BidiRequestId, v1.AgentServerMessage]
+	getUsableModels                         *connect.Client[v1.GetUsableModelsRequest, v1.GetUsableModelsResponse]
+	getDefaultModelForCli                   *connect.Client[v1.GetDefaultModelForCliRequest, v1.GetDefaultModelForCliResponse]
+	updateConversationMetadata              *connect.Client[v1.UpdateConversationMetadataRequest, v1.UpdateConversationMetadataResponse]
+	getAllowedModelIntents                  *connect.Client[v1.GetAllowedModelIntentsRequest, v1.GetAllowedModelIntentsResponse]
+	getNewChatNudgeLegacyModelPicker        *connect.Client[v1.GetNewChatNudgeLegacyModelPickerRequest, v1.GetNewChatNudgeLegacyModelPickerResponse]
+	getNewChatNudgeParameterizedModelPicker *connect.Client[v1.GetNewChatNudgeParameterizedModelPickerRequest, v1.GetNewChatNudgeParameterizedModelPickerResponse]
 }
 
 // Run calls agent.v1.AgentService.Run.
@@ -138,6 +171,22 @@ func (c *agentServiceClient) UpdateConversationMetadata(ctx context.Context, req
 	return c.updateConversationMetadata.CallUnary(ctx, req)
 }
 
+// GetAllowedModelIntents calls agent.v1.AgentService.GetAllowedModelIntents.
+func (c *agentServiceClient) GetAllowedModelIntents(ctx context.Context, req *connect.Request[v1.GetAllowedModelIntentsRequest]) (*connect.Response[v1.GetAllowedModelIntentsResponse], error) {
+	return c.getAllowedModelIntents.CallUnary(ctx, req)
+}
+
+// GetNewChatNudgeLegacyModelPicker calls agent.v1.AgentService.GetNewChatNudgeLegacyModelPicker.
+func (c *agentServiceClient) GetNewChatNudgeLegacyModelPicker(ctx context.Context, req *connect.Request[v1.GetNewChatNudgeLegacyModelPickerRequest]) (*connect.Response[v1.GetNewChatNudgeLegacyModelPickerResponse], error) {
+	return c.getNewChatNudgeLegacyModelPicker.CallUnary(ctx, req)
+}
+
+// GetNewChatNudgeParameterizedModelPicker calls
+// agent.v1.AgentService.GetNewChatNudgeParameterizedModelPicker.
+func (c *agentServiceClient) GetNewChatNudgeParameterizedModelPicker(ctx context.Context, req *connect.Request[v1.GetNewChatNudgeParameterizedModelPickerRequest]) (*connect.Response[v1.GetNewChatNudgeParameterizedModelPickerResponse], error) {
+	return c.getNewChatNudgeParameterizedModelPicker.CallUnary(ctx, req)
+}
+
 // AgentServiceHandler is an implementation of the agent.v1.AgentService service.
 type AgentServiceHandler interface {
 	Run(context.Context, *connect.BidiStream[v1.AgentClientMessage, v1.AgentServerMessage]) error
@@ -145,6 +194,9 @@ type AgentServiceHandler interface {
 	GetUsableModels(context.Context, *connect.Request[v1.GetUsableModelsRequest]) (*connect.Response[v1.GetUsableModelsResponse], error)
 	GetDefaultModelForCli(context.Context, *connect.Request[v1.GetDefaultModelForCliRequest]) (*connect.Response[v1.GetDefaultModelForCliResponse], error)
 	UpdateConversationMetadata(context.Context, *connect.Request[v1.UpdateConversationMetadataRequest]) (*connect.Response[v1.UpdateConversationMetadataResponse], error)
+	GetAllowedModelIntents(context.Context, *connect.Request[v1.GetAllowedModelIntentsRequest]) (*connect.Response[v1.GetAllowedModelIntentsResponse], error)
+	GetNewChatNudgeLegacyModelPicker(context.Context, *connect.Request[v1.GetNewChatNudgeLegacyModelPickerRequest]) (*connect.Response[v1.GetNewChatNudgeLegacyModelPickerResponse], error)
+	GetNewChatNudgeParameterizedModelPicker(context.Context, *connect.Request[v1.GetNewChatNudgeParameterizedModelPickerRequest]) (*connect.Response[v1.GetNewChatNudgeParameterizedModelPickerResponse], error)
 }
 
 // NewAgentServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -184,6 +236,24 @@ func NewAgentServiceHandler(svc AgentServiceHandler, opts ...connect.HandlerOpti
 		connect.WithSchema(agentServiceMethods.ByName("UpdateConversationMetadata")),
 		connect.WithHandlerOptions(opts...),
 	)
+	agentServiceGetAllowedModelIntentsHandler := connect.NewUnaryHandler(
+		AgentServiceGetAllowedModelIntentsProcedure,
+		svc.GetAllowedModelIntents,
+		connect.WithSchema(agentServiceMethods.ByName("GetAllowedModelIntents")),
+		connect.WithHandlerOptions(opts...),
+	)
+	agentServiceGetNewChatNudgeLegacyModelPickerHandler := connect.NewUnaryHandler(
+		AgentServiceGetNewChatNudgeLegacyModelPickerProcedure,
+		svc.GetNewChatNudgeLegacyModelPicker,
+		connect.WithSchema(agentServiceMethods.ByName("GetNewChatNudgeLegacyModelPicker")),
+		connect.WithHandlerOptions(opts...),
+	)
+	agentServiceGetNewChatNudgeParameterizedModelPickerHandler := connect.NewUnaryHandler(
+		AgentServiceGetNewChatNudgeParameterizedModelPickerProcedure,
+		svc.GetNewChatNudgeParameterizedModelPicker,
+		connect.WithSchema(agentServiceMethods.ByName("GetNewChatNudgeParameterizedModelPicker")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/agent.v1.AgentService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case AgentServiceRunProcedure:
@@ -196,6 +266,12 @@ func NewAgentServiceHandler(svc AgentServiceHandler, opts ...connect.HandlerOpti
 			agentServiceGetDefaultModelForCliHandler.ServeHTTP(w, r)
 		case AgentServiceUpdateConversationMetadataProcedure:
 			agentServiceUpdateConversationMetadataHandler.ServeHTTP(w, r)
+		case AgentServiceGetAllowedModelIntentsProcedure:
+			agentServiceGetAllowedModelIntentsHandler.ServeHTTP(w, r)
+		case AgentServiceGetNewChatNudgeLegacyModelPickerProcedure:
+			agentServiceGetNewChatNudgeLegacyModelPickerHandler.ServeHTTP(w, r)
+		case AgentServiceGetNewChatNudgeParameterizedModelPickerProcedure:
+			agentServiceGetNewChatNudgeParameterizedModelPickerHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -223,4 +299,16 @@ func (UnimplementedAgentServiceHandler) GetDefaultModelForCli(context.Context, *
 
 func (UnimplementedAgentServiceHandler) UpdateConversationMetadata(context.Context, *connect.Request[v1.UpdateConversationMetadataRequest]) (*connect.Response[v1.UpdateConversationMetadataResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("agent.v1.AgentService.UpdateConversationMetadata is not implemented"))
+}
+
+func (UnimplementedAgentServiceHandler) GetAllowedModelIntents(context.Context, *connect.Request[v1.GetAllowedModelIntentsRequest]) (*connect.Response[v1.GetAllowedModelIntentsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("agent.v1.AgentService.GetAllowedModelIntents is not implemented"))
+}
+
+func (UnimplementedAgentServiceHandler) GetNewChatNudgeLegacyModelPicker(context.Context, *connect.Request[v1.GetNewChatNudgeLegacyModelPickerRequest]) (*connect.Response[v1.GetNewChatNudgeLegacyModelPickerResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("agent.v1.AgentService.GetNewChatNudgeLegacyModelPicker is not implemented"))
+}
+
+func (UnimplementedAgentServiceHandler) GetNewChatNudgeParameterizedModelPicker(context.Context, *connect.Request[v1.GetNewChatNudgeParameterizedModelPickerRequest]) (*connect.Response[v1.GetNewChatNudgeParameterizedModelPickerResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("agent.v1.AgentService.GetNewChatNudgeParameterizedModelPicker is not implemented"))
 }
