@@ -127,6 +127,8 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	controlRoutes := NewControlRoutes(controlRoutesOptions)
 	tokens := NewTokens(cfg, store, auditor)
 	accountRoutes := NewAccountRoutes(cfg, gate, tokens, auditor, metrics)
+	service := NewGateway(modelProvider, catalog, publishing, logger)
+	apiRoutes := NewAPIRoutes(gate, tokens, service, logger)
 	authority, err := OpenCA(cfg, dataDir)
 	if err != nil {
 		cleanup3()
@@ -149,6 +151,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		Store:         store,
 		ControlRoutes: controlRoutes,
 		AccountRoutes: accountRoutes,
+		APIRoutes:     apiRoutes,
 		Authority:     authority,
 		Relay:         sealedRelay,
 		Drain:         drain,
@@ -182,7 +185,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	service := NewTab(modelProvider, catalog, tabModel, store, logger)
+	tabService := NewTab(modelProvider, catalog, tabModel, store, logger)
 	cursorServerOptions := CursorServerOptions{
 		Config:        cfg,
 		Engine:        engine,
@@ -195,7 +198,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		Budgets:       budgets,
 		AgentListener: agentListener,
 		Web:           webTools,
-		Tab:           service,
+		Tab:           tabService,
 		Logger:        logger,
 	}
 	cursorServer, cleanup7, err := NewCursorServer(cursorServerOptions)

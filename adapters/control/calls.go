@@ -172,9 +172,10 @@ var callKinds = map[controlv1.CallKind]callrecord.Kind{
 	controlv1.CallKind_CALL_KIND_AGENT: callrecord.KindAgent,
 	controlv1.CallKind_CALL_KIND_TAB:   callrecord.KindTab,
 	controlv1.CallKind_CALL_KIND_TEST:  callrecord.KindTest,
+	controlv1.CallKind_CALL_KIND_API:   callrecord.KindAPI,
 }
 
-var errBadKind = errors.New("unknown kind: use agent, tab or test, or leave it unset")
+var errBadKind = errors.New("unknown kind: use agent, tab, test or api, or leave it unset")
 
 // callKindToProto is the API's name of k; a kind the API does not know
 // yet is unspecified.

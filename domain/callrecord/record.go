@@ -53,6 +53,9 @@ const (
 	KindTab Kind = "tab"
 	// KindTest is a connection test from the console or the doctor.
 	KindTest Kind = "test"
+	// KindAPI is a call of the compatible API (/v1/messages,
+	// /v1/chat/completions, /v1/responses) made by a coding agent or script.
+	KindAPI Kind = "api"
 )
 
 // Effective is k, or KindAgent when k is empty: a call that names no kind

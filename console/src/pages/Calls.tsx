@@ -18,12 +18,13 @@ export function StatusBadge({ status }: { status: CallStatus }) {
 }
 
 // KindBadge names the feature a call served: an Agent turn's model cycle,
-// a Tab prediction or a connection test.
+// a Tab prediction, a connection test or a call of the compatible API.
 export function KindBadge({ kind }: { kind: CallKind }) {
   switch (kind) {
     case CallKind.AGENT: return <Badge>agent</Badge>;
     case CallKind.TAB: return <Badge tone="indigo">tab</Badge>;
     case CallKind.TEST: return <Badge tone="amber">test</Badge>;
+    case CallKind.API: return <Badge tone="indigo">api</Badge>;
     default: return <Badge>unknown</Badge>;
   }
 }
@@ -102,6 +103,7 @@ export function CallsPage() {
             <option value={CallKind.AGENT}>Agent</option>
             <option value={CallKind.TAB}>Tab</option>
             <option value={CallKind.TEST}>Connection test</option>
+            <option value={CallKind.API}>Compatible API</option>
           </select>
           <input aria-label="Conversation filter" className={inputClass} placeholder="Conversation id" value={conversation} onChange={(e) => setConversation(e.target.value)} />
           {admin && <input aria-label="User filter" className={inputClass} placeholder="User id" value={user} onChange={(e) => setUser(e.target.value)} />}

@@ -90,6 +90,9 @@ const (
 	CallKind_CALL_KIND_TAB CallKind = 2
 	// A connection test from the console or the doctor.
 	CallKind_CALL_KIND_TEST CallKind = 3
+	// A call of the compatible API (/v1/messages, /v1/chat/completions,
+	// /v1/responses) from a coding agent or script.
+	CallKind_CALL_KIND_API CallKind = 4
 )
 
 // Enum value maps for CallKind.
@@ -99,12 +102,14 @@ var (
 		1: "CALL_KIND_AGENT",
 		2: "CALL_KIND_TAB",
 		3: "CALL_KIND_TEST",
+		4: "CALL_KIND_API",
 	}
 	CallKind_value = map[string]int32{
 		"CALL_KIND_UNSPECIFIED": 0,
 		"CALL_KIND_AGENT":       1,
 		"CALL_KIND_TAB":         2,
 		"CALL_KIND_TEST":        3,
+		"CALL_KIND_API":         4,
 	}
 )
 
@@ -1606,12 +1611,13 @@ const file_control_v1_call_proto_rawDesc = "" +
 	"\x13CALL_STATUS_RUNNING\x10\x01\x12\x19\n" +
 	"\x15CALL_STATUS_COMPLETED\x10\x02\x12\x15\n" +
 	"\x11CALL_STATUS_ERROR\x10\x03\x12\x19\n" +
-	"\x15CALL_STATUS_CANCELLED\x10\x04*a\n" +
+	"\x15CALL_STATUS_CANCELLED\x10\x04*t\n" +
 	"\bCallKind\x12\x19\n" +
 	"\x15CALL_KIND_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fCALL_KIND_AGENT\x10\x01\x12\x11\n" +
 	"\rCALL_KIND_TAB\x10\x02\x12\x12\n" +
-	"\x0eCALL_KIND_TEST\x10\x03*\xa0\x01\n" +
+	"\x0eCALL_KIND_TEST\x10\x03\x12\x11\n" +
+	"\rCALL_KIND_API\x10\x04*\xa0\x01\n" +
 	"\n" +
 	"CacheCause\x12\x1b\n" +
 	"\x17CACHE_CAUSE_UNSPECIFIED\x10\x00\x12\x1b\n" +
