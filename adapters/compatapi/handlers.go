@@ -12,6 +12,7 @@ import (
 	"keygate/adapters/provider/openai"
 	"keygate/adapters/provider/wire"
 	"keygate/app/gateway"
+	"keygate/domain/identity"
 	"keygate/domain/llm"
 )
 
@@ -149,18 +150,11 @@ func (s *Server) relay(ctx context.Context, w http.ResponseWriter, d dialect, st
 		_, _ = w.Write(fail(nil, kind, msg))
 		return
 	}
-	if !started && stream {
+	if !started { // a whole answer, or a stream that had no event yet
 		w.Header().Set("Content-Type", rep.ContentType())
 		w.WriteHeader(http.StatusOK)
 	}
-	if !stream {
-		w.Header().Set("Content-Type", rep.ContentType())
-		w.WriteHeader(http.StatusOK)
-		buf = rep.Finish(buf[:0])
-	} else {
-		buf = rep.Finish(buf[:0])
-	}
-	_, _ = w.Write(buf)
+	_, _ = w.Write(rep.Finish(buf[:0]))
 }
 
 // models lists what the caller may name: in Anthropic's shape when the
@@ -171,7 +165,7 @@ func (s *Server) models(w http.ResponseWriter, r *http.Request) {
 	if anth {
 		d = anthropicDialect{}
 	}
-	ctx, status, msg := s.authenticate(r)
+	who, status, msg := s.authenticate(r)
 	if status != 0 {
 		kind := errAuth
 		if status == http.StatusForbidden {
@@ -180,7 +174,7 @@ func (s *Server) models(w http.ResponseWriter, r *http.Request) {
 		d.writeError(w, status, kind, msg)
 		return
 	}
-	models, err := s.o.Gateway.Models(ctx)
+	models, err := s.o.Gateway.Models(identity.NewContext(r.Context(), who))
 	if err != nil {
 		s.o.Log.Error("list api models", zap.Error(err))
 		d.writeError(w, http.StatusInternalServerError, errServer, "Keygate could not list the models")

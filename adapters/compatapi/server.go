@@ -95,7 +95,7 @@ const (
 // handle authenticates the caller and reads the bounded body before h.
 func (s *Server) handle(d dialect, h func(ctx context.Context, w http.ResponseWriter, r *http.Request, d dialect, body []byte)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx, status, msg := s.authenticate(r)
+		who, status, msg := s.authenticate(r)
 		if status != 0 {
 			kind := errAuth
 			if status == http.StatusForbidden {
@@ -116,32 +116,32 @@ func (s *Server) handle(d dialect, h func(ctx context.Context, w http.ResponseWr
 			d.writeError(w, http.StatusBadRequest, errInvalid, "read request body: "+err.Error())
 			return
 		}
-		h(ctx, w, r, d, body)
+		h(identity.NewContext(r.Context(), who), w, r, d, body)
 	})
 }
 
-// authenticate returns the request's context with the caller's identity,
-// or the status and message of a refusal.
-func (s *Server) authenticate(r *http.Request) (context.Context, int, string) {
+// authenticate returns the caller's identity, or the status and message
+// of a refusal.
+func (s *Server) authenticate(r *http.Request) (identity.Identity, int, string) {
 	token := credential(r)
 	if s.o.Tokens == nil {
 		if s.o.Local == nil || !s.o.Local(r) {
-			return nil, http.StatusForbidden, "Keygate on a laptop serves its API to this machine only"
+			return identity.Identity{}, http.StatusForbidden, "Keygate on a laptop serves its API to this machine only"
 		}
-		return identity.NewContext(r.Context(), identity.Local), 0, ""
+		return identity.Local, 0, ""
 	}
 	if token == "" {
-		return nil, http.StatusUnauthorized, "missing gateway token: send your Keygate gateway token as Authorization: Bearer <token> or x-api-key (create one on the console's Tokens page)"
+		return identity.Identity{}, http.StatusUnauthorized, "missing gateway token: send your Keygate gateway token as Authorization: Bearer <token> or x-api-key (create one on the console's Tokens page)"
 	}
 	id, err := s.o.Tokens.Authenticate(r.Context(), token)
 	if errors.Is(err, ports.ErrNotAuthorized) {
-		return nil, http.StatusUnauthorized, "invalid gateway token: it is unknown, revoked or expired; create a new one on the console's Tokens page"
+		return identity.Identity{}, http.StatusUnauthorized, "invalid gateway token: it is unknown, revoked or expired; create a new one on the console's Tokens page"
 	}
 	if err != nil {
 		s.o.Log.Error("authenticate api caller", zap.Error(err))
-		return nil, http.StatusServiceUnavailable, "Keygate could not check the gateway token; try again"
+		return identity.Identity{}, http.StatusServiceUnavailable, "Keygate could not check the gateway token; try again"
 	}
-	return identity.NewContext(r.Context(), id), 0, ""
+	return id, 0, ""
 }
 
 // credential is the token of Authorization: Bearer, else x-api-key.

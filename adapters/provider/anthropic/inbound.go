@@ -85,7 +85,7 @@ type inTool struct {
 func ParseInbound(body []byte, betas string) (Inbound, error) {
 	var in inRequest
 	if err := json.Unmarshal(body, &in); err != nil {
-		return Inbound{}, fmt.Errorf("%w: %v", ErrInvalidRequest, err)
+		return Inbound{}, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
 	}
 	if in.Model == "" {
 		return Inbound{}, fmt.Errorf("%w: model: field required", ErrInvalidRequest)
@@ -99,7 +99,7 @@ func ParseInbound(body []byte, betas string) (Inbound, error) {
 	for i, m := range in.Messages {
 		msgs, err := inboundMessage(m)
 		if err != nil {
-			return Inbound{}, fmt.Errorf("%w: messages.%d: %v", ErrInvalidRequest, i, err)
+			return Inbound{}, fmt.Errorf("%w: messages.%d: %w", ErrInvalidRequest, i, err)
 		}
 		req.Messages = append(req.Messages, msgs...)
 	}
@@ -134,7 +134,7 @@ func systemText(raw json.RawMessage) (string, error) {
 	}
 	var blocks []inBlock
 	if err := json.Unmarshal(raw, &blocks); err != nil {
-		return "", fmt.Errorf("%w: system: %v", ErrInvalidRequest, err)
+		return "", fmt.Errorf("%w: system: %w", ErrInvalidRequest, err)
 	}
 	var b strings.Builder
 	for _, bl := range blocks {

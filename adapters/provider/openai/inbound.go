@@ -87,7 +87,7 @@ type inPart struct {
 func ParseChat(body []byte) (Inbound, error) {
 	var in chatIn
 	if err := json.Unmarshal(body, &in); err != nil {
-		return Inbound{}, fmt.Errorf("%w: %v", ErrInvalidRequest, err)
+		return Inbound{}, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
 	}
 	if in.Model == "" {
 		return Inbound{}, fmt.Errorf("%w: model is required", ErrInvalidRequest)
@@ -104,7 +104,7 @@ func ParseChat(body []byte) (Inbound, error) {
 	for i, m := range in.Messages {
 		parts, err := chatParts(m.Content)
 		if err != nil {
-			return Inbound{}, fmt.Errorf("%w: messages[%d].content: %v", ErrInvalidRequest, i, err)
+			return Inbound{}, fmt.Errorf("%w: messages[%d].content: %w", ErrInvalidRequest, i, err)
 		}
 		switch m.Role {
 		case "system", "developer":

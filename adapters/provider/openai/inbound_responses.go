@@ -91,7 +91,7 @@ func ClientTools(body []byte) ([]byte, bool) {
 func ParseResponses(body []byte) (Inbound, error) {
 	var in respIn
 	if err := json.Unmarshal(body, &in); err != nil {
-		return Inbound{}, fmt.Errorf("%w: %v", ErrInvalidRequest, err)
+		return Inbound{}, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
 	}
 	if in.Model == "" {
 		return Inbound{}, fmt.Errorf("%w: model is required", ErrInvalidRequest)
@@ -111,7 +111,7 @@ func ParseResponses(body []byte) (Inbound, error) {
 	for _, raw := range in.Tools {
 		var t respInTool
 		if err := json.Unmarshal(raw, &t); err != nil {
-			return Inbound{}, fmt.Errorf("%w: tools: %v", ErrInvalidRequest, err)
+			return Inbound{}, fmt.Errorf("%w: tools: %w", ErrInvalidRequest, err)
 		}
 		if t.Type != "function" {
 			dropped = append(dropped, t.Type+" "+t.Name)
@@ -132,7 +132,7 @@ func responsesItems(raw json.RawMessage) ([]llm.Message, error) {
 	}
 	var items []respInItem
 	if err := json.Unmarshal(raw, &items); err != nil {
-		return nil, fmt.Errorf("%w: input: %v", ErrInvalidRequest, err)
+		return nil, fmt.Errorf("%w: input: %w", ErrInvalidRequest, err)
 	}
 	var out []llm.Message
 	var a *llm.Assistant // the assistant turn being gathered
@@ -193,7 +193,7 @@ func responsesItems(raw json.RawMessage) ([]llm.Message, error) {
 		case "message":
 			parts, err := chatParts(it.Content)
 			if err != nil {
-				return nil, fmt.Errorf("%w: input[%d].content: %v", ErrInvalidRequest, i, err)
+				return nil, fmt.Errorf("%w: input[%d].content: %w", ErrInvalidRequest, i, err)
 			}
 			switch it.Role {
 			case "assistant":
