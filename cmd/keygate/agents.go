@@ -17,7 +17,7 @@ import (
 
 // agentSetupOptions are the flags of `keygate setup claude-code|codex`.
 type agentSetupOptions struct {
-	url, model, token, configPath string
+	url, model, configPath string
 	write                         bool
 }
 
