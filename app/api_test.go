@@ -281,7 +281,7 @@ var _ = Describe("The compatible API (coding agents through Keygate)", func() {
 			recs := apiCalls(ctx, s)
 			Expect(recs).To(HaveLen(1))
 			Expect(recs[0].Kind).To(Equal(callrecord.KindAPI))
-			Expect(recs[0].CallID).To(HavePrefix("api:claude-code:"))
+			Expect(recs[0].Client).To(Equal("claude-code"))
 			Expect(recs[0].UserID).To(Equal(identity.LocalUserID))
 			Expect(recs[0].ConversationID).NotTo(BeEmpty(), "the session keys the call")
 		}, SpecTimeout(60e9))
@@ -411,7 +411,7 @@ var _ = Describe("The compatible API (coding agents through Keygate)", func() {
 			usage := evs[len(evs)-2]
 			Expect(at(usage.Data, "usage", "prompt_tokens")).To(Equal(5.0))
 			Expect(at(usage.Data, "usage", "completion_tokens")).To(Equal(2.0))
-			Expect(apiCalls(ctx, s)[0].CallID).To(HavePrefix("api:opencode:"))
+			Expect(apiCalls(ctx, s)[0].Client).To(Equal("opencode"))
 		}, SpecTimeout(60e9))
 	})
 
@@ -460,7 +460,7 @@ var _ = Describe("The compatible API (coding agents through Keygate)", func() {
 			Expect(at(completed[0].Data, "response", "usage", "input_tokens")).To(Equal(1000.0))
 			Expect(at(completed[0].Data, "response", "usage", "input_tokens_details", "cached_tokens")).To(Equal(950.0))
 			Expect(at(completed[0].Data, "response", "usage", "output_tokens_details", "reasoning_tokens")).To(Equal(8.0))
-			Expect(apiCalls(ctx, s)[0].CallID).To(HavePrefix("api:codex:"))
+			Expect(apiCalls(ctx, s)[0].Client).To(Equal("codex"))
 		}, SpecTimeout(60e9))
 
 		It("translates Codex's request to a Chat model: developer text and tool output carried, encrypted reasoning not sent", func(ctx SpecContext) {

@@ -104,6 +104,7 @@ func isMember(ctx context.Context) bool {
 func callToProto(r callrecord.Record) *controlv1.Call {
 	c := &controlv1.Call{CallId: r.CallID, RunId: r.RunID, ConversationId: r.ConversationID, UserId: r.UserID,
 		Kind:              callKindToProto(r.Kind),
+		Client:            r.Client,
 		ProviderCallIndex: int32(r.ProviderCallIndex), Status: controlv1.CallStatus(r.Status),
 		HttpStatus: int32(r.HTTPStatus), ErrorMessage: r.ErrorMessage, RequestBytes: r.RequestBytes,
 		ResponseBytes: r.ResponseBytes, EventCount: r.EventCount, Detailed: r.Detailed,

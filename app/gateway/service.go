@@ -141,8 +141,8 @@ type Call struct {
 
 // Stream makes the call through the provider chain as the caller on ctx:
 // resolved by name, routed (the session's target first), counted against
-// the caller's budgets and recorded as kind api with the client's name in
-// the call id ("api:<client>:<request id>"). Errors: ErrNoCaller,
+// the caller's budgets and recorded as kind api with the client's name
+// (call id "api:<request id>"). Errors: ErrNoCaller,
 // ErrUnknownModel, a budget's refusal, provider errors as the chain
 // returns them.
 func (s *Service) Stream(ctx context.Context, c Call) (ports.ModelStream, Model, error) {
@@ -170,8 +170,8 @@ func (s *Service) Stream(ctx context.Context, c Call) (ports.ModelStream, Model,
 	if client == "" {
 		client = "unknown"
 	}
-	call := ports.ModelCall{CallID: "api:" + client + ":" + c.RequestID, RunID: c.RequestID,
-		ConversationID: conversationOf(who.UserID, c.Session), Kind: callrecord.KindAPI,
+	call := ports.ModelCall{CallID: "api:" + c.RequestID, RunID: c.RequestID,
+		ConversationID: conversationOf(who.UserID, c.Session), Kind: callrecord.KindAPI, Client: client,
 		Endpoint: ep, Request: req}
 	st, err := s.o.Provider.Stream(ctx, call)
 	if err != nil {

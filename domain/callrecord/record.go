@@ -78,6 +78,10 @@ type Record struct {
 	// Kind is the feature the call served (KindAgent, KindTab, …); empty
 	// reads as KindAgent, which every call before kinds existed was.
 	Kind Kind
+	// Client names the program that asked for a call of the compatible
+	// API (claude-code, codex, opencode, else its user agent's product
+	// token); empty for Keygate's own features.
+	Client string
 	// UserID is the user whose turn made the call (the identity the run
 	// ran under); empty for a call outside any user's turn. It scopes who
 	// may read the record.

@@ -125,7 +125,8 @@ export function CallsPage() {
                 onClick={() => navigate(`/calls/${encodeURIComponent(c.callId)}`)}>
                 <td className="py-2">{time(c.timing?.requestStartTime)}</td>
                 {admin && <td className="max-w-32 truncate" data-testid="call-user"><UserId id={c.userId} onPick={setUser} /></td>}
-                <td data-testid="call-kind"><KindBadge kind={c.kind} /></td>
+                <td className="whitespace-nowrap"><span data-testid="call-kind"><KindBadge kind={c.kind} /></span>
+                  {c.client && <span className="ml-1 text-xs text-slate-500" data-testid="call-client">{c.client}</span>}</td>
                 <td>{c.model?.modelId}</td>
                 <td><StatusBadge status={c.status} /></td>
                 <td>{ms(c.timing?.ttftMs)}</td>

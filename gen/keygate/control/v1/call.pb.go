@@ -497,7 +497,11 @@ type Call struct {
 	// directly (a connection test).
 	Route *CallRoute `protobuf:"bytes,18,opt,name=route,proto3" json:"route,omitempty"`
 	// kind is the feature the call served.
-	Kind          CallKind `protobuf:"varint,19,opt,name=kind,proto3,enum=keygate.control.v1.CallKind" json:"kind,omitempty"`
+	Kind CallKind `protobuf:"varint,19,opt,name=kind,proto3,enum=keygate.control.v1.CallKind" json:"kind,omitempty"`
+	// client names the program that asked for a call of the compatible API
+	// (claude-code, codex, opencode, else its user agent's product token);
+	// empty for Keygate's own features.
+	Client        string `protobuf:"bytes,20,opt,name=client,proto3" json:"client,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -663,6 +667,13 @@ func (x *Call) GetKind() CallKind {
 		return x.Kind
 	}
 	return CallKind_CALL_KIND_UNSPECIFIED
+}
+
+func (x *Call) GetClient() string {
+	if x != nil {
+		return x.Client
+	}
+	return ""
 }
 
 // CallRoute is how the gateway's router chose a call's endpoint.
@@ -1506,7 +1517,7 @@ const file_control_v1_call_proto_rawDesc = "" +
 	"page_token\x18\x03 \x01(\tR\tpageToken\"k\n" +
 	"\x11ListCallsResponse\x12.\n" +
 	"\x05calls\x18\x01 \x03(\v2\x18.keygate.control.v1.CallR\x05calls\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xfe\x05\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\x96\x06\n" +
 	"\x04Call\x12\x17\n" +
 	"\acall_id\x18\x01 \x01(\tR\x06callId\x12\x15\n" +
 	"\x06run_id\x18\x02 \x01(\tR\x05runId\x12'\n" +
@@ -1530,7 +1541,8 @@ const file_control_v1_call_proto_rawDesc = "" +
 	"\bdetailed\x18\x10 \x01(\bR\bdetailed\x12\x17\n" +
 	"\auser_id\x18\x11 \x01(\tR\x06userId\x123\n" +
 	"\x05route\x18\x12 \x01(\v2\x1d.keygate.control.v1.CallRouteR\x05route\x120\n" +
-	"\x04kind\x18\x13 \x01(\x0e2\x1c.keygate.control.v1.CallKindR\x04kind\"\xb6\x01\n" +
+	"\x04kind\x18\x13 \x01(\x0e2\x1c.keygate.control.v1.CallKindR\x04kind\x12\x16\n" +
+	"\x06client\x18\x14 \x01(\tR\x06client\"\xb6\x01\n" +
 	"\tCallRoute\x12\x19\n" +
 	"\broute_id\x18\x01 \x01(\tR\arouteId\x12&\n" +
 	"\x0ftarget_model_id\x18\x02 \x01(\tR\rtargetModelId\x12\x1f\n" +
