@@ -124,6 +124,9 @@ func post(ctx context.Context, base, path, body string, headers ...string) (*htt
 	req.Header.Set("Content-Type", "application/json")
 	for _, h := range headers {
 		k, v, _ := strings.Cut(h, ": ")
+		if k == "Host" {
+			req.Host = v
+		}
 		req.Header.Set(k, v)
 	}
 	resp, err := http.DefaultClient.Do(req)
@@ -392,6 +395,25 @@ var _ = Describe("The compatible API (coding agents through Keygate)", func() {
 			Expect(at(c, "usage", "completion_tokens")).To(Equal(9.0))
 		}, SpecTimeout(60e9))
 
+		It("relays a request to a Chat model keeping the fields Keygate does not model, and answers a whole completion", func(ctx SpecContext) {
+			s := newAPIStack(ctx, apiStackOptions{}, provider.URL)
+			provider.Enqueue(providertest.Stream(providertest.ChatSSE(providertest.Turn{ID: "c1", Text: []string{"Hi"},
+				Usage: providertest.Usage{Input: 4, Output: 1}})))
+			resp, body := post(ctx, s.url, "/v1/chat/completions", `{"model":"Fake GPT","messages":[{"role":"user","content":"hi"}],
+				"user":"u-7","logit_bias":{"50256":-100},"temperature":0.3}`)
+			Expect(resp.StatusCode).To(Equal(http.StatusOK), string(body))
+			up := jsonOf(provider.Requests()[0].Body)
+			Expect(up["model"]).To(Equal("fake-gpt"))
+			Expect(up["user"]).To(Equal("u-7"))
+			Expect(up["logit_bias"]).To(Equal(map[string]any{"50256": -100.0}))
+			Expect(up["temperature"]).To(Equal(0.3))
+			Expect(up["stream"]).To(BeTrue())
+			Expect(up["stream_options"]).To(Equal(map[string]any{"include_usage": true}), "so that the usage is known")
+			c := jsonOf(body)
+			Expect(at(c, "choices", 0, "message", "content")).To(Equal("Hi"))
+			Expect(at(c, "usage", "prompt_tokens")).To(Equal(4.0))
+		}, SpecTimeout(60e9))
+
 		It("streams chunks from a Responses model, with a usage chunk when asked", func(ctx SpecContext) {
 			s := newAPIStack(ctx, apiStackOptions{}, provider.URL)
 			provider.Enqueue(providertest.Stream(providertest.ResponsesSSE(providertest.Turn{ID: "r1", Text: providertest.Words("One two."),
@@ -485,6 +507,35 @@ var _ = Describe("The compatible API (coding agents through Keygate)", func() {
 		}, SpecTimeout(60e9))
 	})
 
+	Describe("OpenAI Responses in, Anthropic model", func() {
+		It("translates input items to Messages and answers with Responses events", func(ctx SpecContext) {
+			s := newAPIStack(ctx, apiStackOptions{}, provider.URL)
+			provider.Enqueue(providertest.Stream(providertest.AnthropicSSE(providertest.Turn{ID: "m1", Text: providertest.Words("All good."),
+				Usage: providertest.Usage{Input: 10, CacheRead: 90, Output: 3}})))
+			resp, body := post(ctx, s.url, "/v1/responses", `{"model":"Fake Claude","instructions":"Be terse.","stream":true,
+				"input":[{"role":"user","content":"run ls"},
+				 {"type":"function_call","call_id":"call_1","name":"exec_command","arguments":"{\"cmd\":\"ls\"}"},
+				 {"type":"function_call_output","call_id":"call_1","output":"a.go"}],
+				"tools":[{"type":"function","name":"exec_command","parameters":{"type":"object"}}]}`)
+			Expect(resp.StatusCode).To(Equal(http.StatusOK), string(body))
+			up := jsonOf(provider.Requests()[0].Body)
+			Expect(at(up, "system", 0, "text")).To(Equal("Be terse."))
+			Expect(at(up, "messages", 1, "content", 0)).To(HaveKeyWithValue("type", "tool_use"))
+			Expect(at(up, "messages", 1, "content", 0)).To(HaveKeyWithValue("input", map[string]any{"cmd": "ls"}))
+			Expect(at(up, "messages", 2, "content", 0)).To(HaveKeyWithValue("tool_use_id", "call_1"))
+			Expect(at(up, "tools", 0, "name")).To(Equal("exec_command"))
+			evs := sseEvents(body)
+			var text string
+			for _, e := range named(evs, "response.output_text.delta") {
+				text += e.Data["delta"].(string)
+			}
+			Expect(text).To(Equal("All good."))
+			completed := named(evs, "response.completed")[0]
+			Expect(at(completed.Data, "response", "output", 0, "content", 0, "text")).To(Equal("All good."))
+			Expect(at(completed.Data, "response", "usage", "input_tokens")).To(Equal(100.0))
+		}, SpecTimeout(60e9))
+	})
+
 	Describe("GET /v1/models", func() {
 		It("lists the enabled models that can hold a conversation, by id and name, in each client's shape", func(ctx SpecContext) {
 			s := newAPIStack(ctx, apiStackOptions{}, provider.URL)
@@ -508,6 +559,18 @@ var _ = Describe("The compatible API (coding agents through Keygate)", func() {
 			_ = resp.Body.Close()
 			Expect(at(jsonOf(b), "data", 0, "type")).To(Equal("model"))
 			Expect(at(jsonOf(b), "data", 0, "display_name")).NotTo(BeEmpty())
+		}, SpecTimeout(60e9))
+	})
+
+	Describe("on a laptop", func() {
+		It("serves only this machine: a request naming another host is refused", func(ctx SpecContext) {
+			s := newAPIStack(ctx, apiStackOptions{}, provider.URL)
+			resp, body := post(ctx, s.url, "/v1/messages", `{"model":"Fake Claude","max_tokens":5,"messages":[]}`, "Host: keygate.attacker.example")
+			Expect(resp.StatusCode).To(Equal(http.StatusForbidden))
+			Expect(at(jsonOf(body), "error", "type")).To(Equal("permission_error"))
+			resp, _ = post(ctx, s.url, "/v1/chat/completions", `{"model":"Fake GPT","messages":[]}`, "X-Forwarded-For: 10.0.0.9")
+			Expect(resp.StatusCode).To(Equal(http.StatusForbidden))
+			Expect(provider.Requests()).To(BeEmpty())
 		}, SpecTimeout(60e9))
 	})
 
@@ -538,6 +601,26 @@ var _ = Describe("The compatible API (coding agents through Keygate)", func() {
 			Expect(resp.StatusCode).To(Equal(http.StatusUnauthorized))
 			Expect(at(jsonOf(body), "error", "type")).To(Equal("invalid_request_error"))
 			Expect(provider.Requests()).To(HaveLen(1), "no refused call reached the provider")
+		}, SpecTimeout(60e9))
+
+		It("keys a session's calls to one conversation per caller, so two users' sessions of one id never share a target", func(ctx SpecContext) {
+			s := newAPIStack(ctx, apiStackOptions{company: true}, provider.URL)
+			_, ada := s.mint(ctx, "ada")
+			_, bob := s.mint(ctx, "bob")
+			msg := `{"model":"Fake Claude","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`
+			for _, tok := range []string{ada, ada, bob} {
+				provider.Enqueue(providertest.Stream(providertest.AnthropicSSE(providertest.Turn{ID: "m", Text: []string{"ok"}})))
+				resp, body := post(ctx, s.url, "/v1/messages", msg, "x-api-key: "+tok, "X-Claude-Code-Session-Id: same-session")
+				Expect(resp.StatusCode).To(Equal(http.StatusOK), string(body))
+			}
+			convs := map[string][]string{}
+			for _, r := range apiCalls(ctx, s) {
+				convs[r.UserID] = append(convs[r.UserID], r.ConversationID)
+			}
+			Expect(convs["ada"]).To(HaveLen(2))
+			Expect(convs["ada"][0]).To(Equal(convs["ada"][1]))
+			Expect(convs["bob"]).To(HaveLen(1))
+			Expect(convs["bob"][0]).NotTo(Equal(convs["ada"][0]))
 		}, SpecTimeout(60e9))
 
 		It("counts the calls against the caller's budget and refuses over it in the client's shape", func(ctx SpecContext) {
