@@ -128,8 +128,11 @@ func systemText(raw json.RawMessage) (string, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", nil
 	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
+	if isString(raw) {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return "", fmt.Errorf("%w: system: %w", ErrInvalidRequest, err)
+		}
 		return s, nil
 	}
 	var blocks []inBlock
@@ -149,10 +152,26 @@ func systemText(raw json.RawMessage) (string, error) {
 	return b.String(), nil
 }
 
+// isString reports whether raw JSON is a string (looked at once, not
+// decoded twice: a long history is read in one pass).
+func isString(raw []byte) bool {
+	for _, c := range raw {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		}
+		return c == '"'
+	}
+	return false
+}
+
 // blocksOf reads content given as a string or a list of blocks.
 func blocksOf(raw json.RawMessage) ([]inBlock, error) {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
+	if isString(raw) {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, err
+		}
 		return []inBlock{{Type: "text", Text: s}}, nil
 	}
 	var blocks []inBlock

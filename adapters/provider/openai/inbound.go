@@ -156,8 +156,11 @@ func chatParts(raw json.RawMessage) ([]llm.Part, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
+	if isString(raw) {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, err
+		}
 		return []llm.Part{{Kind: llm.PartText, Text: s}}, nil
 	}
 	var parts []json.RawMessage
@@ -186,6 +189,18 @@ func chatParts(raw json.RawMessage) ([]llm.Part, error) {
 		}
 	}
 	return out, nil
+}
+
+// isString reports whether raw JSON is a string, without decoding it.
+func isString(raw []byte) bool {
+	for _, c := range raw {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		}
+		return c == '"'
+	}
+	return false
 }
 
 // urlImage is an image given by URL: a data URL's bytes, else the URL
