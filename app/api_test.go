@@ -84,15 +84,21 @@ func newAPIStack(ctx context.Context, o apiStackOptions, providerURL string) api
 		Tracing: tracing.NewWithProcessor(tracetest.NewSpanRecorder(), "test"), Budgets: budgets, Egress: policy, Catalog: catalog, Auditor: auditor})
 	deps := app.ControlDeps{Store: store, Box: box, Auditor: auditor, Egress: policy}
 	models := app.NewModels(deps)
+	ids := map[string]string{}
 	for _, m := range []appcontrol.ModelSettings{
 		{DisplayName: "Fake GPT", ProviderKind: llm.ProviderOpenAIChat, BaseURL: providerURL, ModelID: "fake-gpt", SupportsTools: true},
 		{DisplayName: "Fake Claude", ProviderKind: llm.ProviderAnthropic, BaseURL: providerURL, ModelID: "fake-claude", SupportsTools: true},
 		{DisplayName: "Fake Codex", ProviderKind: llm.ProviderOpenAIResponses, BaseURL: providerURL, ModelID: "fake-codex", SupportsTools: true},
 		{DisplayName: "Fake FIM", ProviderKind: llm.ProviderMistralFIM, BaseURL: providerURL, ModelID: "fake-fim"},
 	} {
-		_, err := models.Create(ctx, m, "sk-test", true)
+		created, err := models.Create(ctx, m, "sk-test", true)
 		Expect(err).NotTo(HaveOccurred())
+		ids[m.DisplayName] = created.Config.ID
 	}
+	// An alias over two protocols: Anthropic first, then Chat.
+	_, err = app.NewAliases(deps).Create(ctx, appcontrol.AliasSettings{DisplayName: "Any Model",
+		Targets: []ports.AliasTarget{{ModelID: ids["Fake Claude"]}, {ModelID: ids["Fake GPT"]}}}, true)
+	Expect(err).NotTo(HaveOccurred())
 	tokens := app.NewTokens(cfg, store, auditor)
 	gw := app.NewGateway(mp, catalog, app.NewPublishing(store), log)
 	mux := http.NewServeMux()
@@ -536,6 +542,36 @@ var _ = Describe("The compatible API (coding agents through Keygate)", func() {
 		}, SpecTimeout(60e9))
 	})
 
+	Describe("on an alias", func() {
+		It("fails over before the first token from an Anthropic target to a Chat one, relaying first and translating after", func(ctx SpecContext) {
+			s := newAPIStack(ctx, apiStackOptions{}, provider.URL)
+			provider.Enqueue(providertest.Status(http.StatusInternalServerError, `{"type":"error","error":{"type":"api_error","message":"down"}}`),
+				providertest.Stream(providertest.ChatSSE(providertest.Turn{ID: "c1", Text: []string{"From GPT"},
+					Usage: providertest.Usage{Input: 6, Output: 2}})))
+			resp, body := post(ctx, s.url, "/v1/messages", sprintf(claudeCodeBody, "Any Model"), "X-Claude-Code-Session-Id: s-9")
+			Expect(resp.StatusCode).To(Equal(http.StatusOK), string(body))
+			reqs := provider.Requests()
+			Expect(reqs).To(HaveLen(2))
+			Expect(reqs[0].Path).To(Equal("/v1/messages"))
+			Expect(jsonOf(reqs[0].Body)).To(HaveKey("context_management"), "the Anthropic target got the caller's body")
+			Expect(reqs[1].Path).To(Equal("/v1/chat/completions"))
+			Expect(at(jsonOf(reqs[1].Body), "messages", 0, "content")).To(Equal("You are Claude Code."), "the Chat target got the translation")
+			var text string
+			for _, e := range named(sseEvents(body), "content_block_delta") {
+				if t, ok := at(e.Data, "delta", "text").(string); ok {
+					text += t
+				}
+			}
+			Expect(text).To(Equal("From GPT"))
+			recs := apiCalls(ctx, s)
+			Expect(recs).To(HaveLen(2), "one record per attempt")
+			for _, r := range recs {
+				Expect(r.Client).To(Equal("Go-http-client"), "the user agent's product token")
+				Expect(r.Route.ID).NotTo(BeEmpty())
+			}
+		}, SpecTimeout(60e9))
+	})
+
 	Describe("GET /v1/models", func() {
 		It("lists the enabled models that can hold a conversation, by id and name, in each client's shape", func(ctx SpecContext) {
 			s := newAPIStack(ctx, apiStackOptions{}, provider.URL)
@@ -550,7 +586,7 @@ var _ = Describe("The compatible API (coding agents through Keygate)", func() {
 			for _, m := range list["data"].([]any) {
 				names = append(names, at(m, "name"))
 			}
-			Expect(names).To(ConsistOf("Fake GPT", "Fake Claude", "Fake Codex"))
+			Expect(names).To(ConsistOf("Fake GPT", "Fake Claude", "Fake Codex", "Any Model"))
 
 			req.Header.Set("anthropic-version", "2023-06-01")
 			resp, err = http.DefaultClient.Do(req)
