@@ -572,6 +572,36 @@ var _ = Describe("The compatible API (coding agents through Keygate)", func() {
 		}, SpecTimeout(60e9))
 	})
 
+	Describe("provider failures", func() {
+		It("answers a provider's refusal before any output with its status in the client's shape", func(ctx SpecContext) {
+			s := newAPIStack(ctx, apiStackOptions{}, provider.URL)
+			provider.Enqueue(providertest.Status(http.StatusBadRequest, `{"error":{"message":"prompt is too long","type":"invalid_request_error","code":"context_length_exceeded"}}`))
+			resp, body := post(ctx, s.url, "/v1/messages", `{"model":"Fake GPT","max_tokens":10,"stream":true,"messages":[{"role":"user","content":"hi"}]}`)
+			Expect(resp.StatusCode).To(Equal(http.StatusBadRequest), string(body))
+			Expect(jsonOf(body)).To(HaveKeyWithValue("type", "error"))
+			Expect(at(jsonOf(body), "error", "type")).To(Equal("invalid_request_error"))
+		}, SpecTimeout(60e9))
+
+		It("ends a stream the provider broke off with the protocol's in-stream error", func(ctx SpecContext) {
+			s := newAPIStack(ctx, apiStackOptions{}, provider.URL)
+			steps := providertest.Events(providertest.ChatSSE(providertest.Turn{ID: "c1", Text: providertest.Words("Half of it")}))
+			broken := providertest.Reply{Steps: append(steps[:2:2], providertest.Step{Disconnect: true})}
+			provider.Enqueue(broken)
+			resp, body := post(ctx, s.url, "/v1/messages", `{"model":"Fake GPT","max_tokens":10,"stream":true,"messages":[{"role":"user","content":"hi"}]}`)
+			Expect(resp.StatusCode).To(Equal(http.StatusOK))
+			evs := sseEvents(body)
+			Expect(evs[len(evs)-1].Name).To(Equal("error"))
+			Expect(named(evs, "message_stop")).To(BeEmpty())
+
+			provider.Enqueue(providertest.Reply{Steps: append(steps[:2:2], providertest.Step{Disconnect: true})})
+			resp, body = post(ctx, s.url, "/v1/responses", `{"model":"Fake GPT","stream":true,"input":"hi"}`)
+			Expect(resp.StatusCode).To(Equal(http.StatusOK))
+			evs = sseEvents(body)
+			Expect(evs[len(evs)-1].Name).To(Equal("response.failed"))
+			Expect(named(evs, "response.completed")).To(BeEmpty())
+		}, SpecTimeout(60e9))
+	})
+
 	Describe("GET /v1/models", func() {
 		It("lists the enabled models that can hold a conversation, by id and name, in each client's shape", func(ctx SpecContext) {
 			s := newAPIStack(ctx, apiStackOptions{}, provider.URL)
