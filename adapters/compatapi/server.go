@@ -131,11 +131,11 @@ func (s *Server) authenticate(r *http.Request) (identity.Identity, int, string) 
 		return identity.Local, 0, ""
 	}
 	if token == "" {
-		return identity.Identity{}, http.StatusUnauthorized, "missing gateway token: send your Keygate gateway token as Authorization: Bearer <token> or x-api-key (create one on the console's Tokens page)"
+		return identity.Identity{}, http.StatusUnauthorized, "missing gateway token: send your Keygate gateway token as Authorization: Bearer <token> or x-api-key (create one on the console's Access page (Personal gateway tokens))"
 	}
 	id, err := s.o.Tokens.Authenticate(r.Context(), token)
 	if errors.Is(err, ports.ErrNotAuthorized) {
-		return identity.Identity{}, http.StatusUnauthorized, "invalid gateway token: it is unknown, revoked or expired; create a new one on the console's Tokens page"
+		return identity.Identity{}, http.StatusUnauthorized, "invalid gateway token: it is unknown, revoked or expired; create a new one on the console's Access page"
 	}
 	if err != nil {
 		s.o.Log.Error("authenticate api caller", zap.Error(err))

@@ -187,7 +187,7 @@ func responsesItems(raw json.RawMessage) ([]llm.Message, error) {
 		case "function_call":
 			c := assistant()
 			c.Calls = append(c.Calls, llm.ToolCall{Index: len(c.Calls), CallID: it.CallID, Name: it.Name, Arguments: argsOf(it.Arguments)})
-		case "function_call_output", "custom_tool_call_output":
+		case "function_call_output":
 			flush()
 			out = append(out, llm.Message{Role: llm.RoleTool, ToolResult: &llm.ToolResult{CallID: it.CallID, Content: outputText(it.Output)}})
 		case "message":
