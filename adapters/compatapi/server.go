@@ -131,7 +131,7 @@ func (s *Server) authenticate(r *http.Request) (identity.Identity, int, string) 
 		return identity.Local, 0, ""
 	}
 	if token == "" {
-		return identity.Identity{}, http.StatusUnauthorized, "missing gateway token: send your Keygate gateway token as Authorization: Bearer <token> or x-api-key (create one on the console's Access page (Personal gateway tokens))"
+		return identity.Identity{}, http.StatusUnauthorized, "missing gateway token: send your Keygate gateway token as Authorization: Bearer <token> or x-api-key (create one under Personal gateway tokens on the console's Access page)"
 	}
 	id, err := s.o.Tokens.Authenticate(r.Context(), token)
 	if errors.Is(err, ports.ErrNotAuthorized) {
