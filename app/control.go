@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
 
 	"keygate/adapters/auth"
+	agentsetup "keygate/adapters/compatapi/setup"
 	"keygate/adapters/control"
 	"keygate/adapters/egress"
 	"keygate/adapters/metrics"
@@ -266,7 +268,7 @@ func NewControlRoutes(o ControlRoutesOptions) ControlRoutes {
 		Conversations: conversations,
 		Memories:      appcontrol.NewMemories(store.Memories()),
 		Mappings:      appcontrol.NewMappings(store.ModelMappings(), store.Stores().ModelConfigs, store.Routing()),
-		Setup:         cursorSetup(o.Endpoint, o.Web),
+		Setup:         cursorSetup(o.Endpoint, o.Web, o.Publishing),
 		Console:       console.Dist(),
 		Guard:         o.Gate.Guard,
 		Logger:        o.Logger,
@@ -308,12 +310,29 @@ func NewRetention(store *relstore.Store, settings *appcontrol.Settings) *appcont
 	return r
 }
 
+// codingAgents are the settings of Claude Code and the Codex CLI for the
+// compatible API, naming the first model the picker offers (or MODEL).
+func codingAgents(ctx context.Context, published *appcontrol.Publishing) []control.CodingAgent {
+	const origin = "{{ORIGIN}}"
+	model := "MODEL"
+	if cfgs, err := published.Published(ctx); err == nil && len(cfgs) > 0 && cfgs[0].DisplayName != "" {
+		model = cfgs[0].DisplayName
+	}
+	quoted := "'" + strings.ReplaceAll(model, "'", `'\''`) + "'"
+	return []control.CodingAgent{
+		{Name: "Claude Code", Command: "keygate setup claude-code --url " + origin + " --model " + quoted,
+			Settings: agentsetup.ClaudeCode(origin, "", model)},
+		{Name: "Codex CLI", Command: "keygate setup codex --url " + origin + " --model " + quoted + " --write",
+			Settings: agentsetup.Codex(origin, model)},
+	}
+}
+
 // cursorSetup answers the console's Connect Cursor page: the proxy URL
 // developers use (https:// when the proxy speaks TLS or sits behind a TLS
 // terminator), the command that writes it into Cursor's settings, and
 // which of the agent's web tools this installation offers, or why not.
-func cursorSetup(endpoint ProxyEndpoint, web WebTools) func(context.Context) (control.Setup, error) {
-	return func(context.Context) (control.Setup, error) {
+func cursorSetup(endpoint ProxyEndpoint, web WebTools, published *appcontrol.Publishing) func(context.Context) (control.Setup, error) {
+	return func(ctx context.Context) (control.Setup, error) {
 		s := control.Setup{CACertificateURL: "/ca.crt", AgentTools: []control.AgentTool{
 			{Name: "WebSearch", Offered: web.Search != nil, Detail: web.SearchStatus},
 			{Name: "WebFetch", Offered: web.Fetch != nil, Detail: web.FetchStatus},
@@ -322,6 +341,7 @@ func cursorSetup(endpoint ProxyEndpoint, web WebTools) func(context.Context) (co
 			s.ProxyURL = endpoint.URL
 			s.SetupCommand = "keygate cursor setup --proxy " + endpoint.URL
 		}
+		s.CodingAgents = codingAgents(ctx, published)
 		return s, nil
 	}
 }

@@ -211,6 +211,7 @@ type HTTPServerOptions struct {
 	Store         *relstore.Store
 	ControlRoutes ControlRoutes
 	AccountRoutes AccountRoutes
+	APIRoutes     APIRoutes
 	Authority     *ca.Authority
 	// Relay is nil without replicas.
 	Relay *company.SealedRelay
@@ -224,6 +225,9 @@ func NewHTTPServer(o HTTPServerOptions) *httpserver.Server {
 		routes[p] = h
 	}
 	for p, h := range o.AccountRoutes {
+		routes[p] = h
+	}
+	for p, h := range o.APIRoutes {
 		routes[p] = h
 	}
 	dir := string(o.DataDir)

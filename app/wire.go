@@ -67,6 +67,8 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		NewMetrics,
 		NewTracing,
 		NewAccountRoutes,
+		NewGateway,
+		NewAPIRoutes,
 		NewHTTPServer,
 		wire.Struct(new(HTTPServerOptions), "*"),
 		NewDrain,

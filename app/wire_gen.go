@@ -225,6 +225,8 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	controlRoutes := NewControlRoutes(controlRoutesOptions)
 	tokens := NewTokens(cfg, store, auditor)
 	accountRoutes := NewAccountRoutes(cfg, gate, tokens, auditor, metrics)
+	gatewayService := NewGateway(modelProvider, catalog, publishing, logger)
+	apiRoutes := NewAPIRoutes(gate, tokens, gatewayService, logger)
 	drain := NewDrain()
 	httpServerOptions := HTTPServerOptions{
 		Config:        cfg,
@@ -233,6 +235,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		Store:         store,
 		ControlRoutes: controlRoutes,
 		AccountRoutes: accountRoutes,
+		APIRoutes:     apiRoutes,
 		Authority:     authority,
 		Relay:         sealedRelay,
 		Drain:         drain,

@@ -45,6 +45,10 @@ type ModelCall struct {
 	// Kind is the feature the call serves, stamped on its call record;
 	// empty means callrecord.KindAgent.
 	Kind callrecord.Kind
+	// Client names the program that asked for the call (the compatible
+	// API's caller), stamped on its call record; empty for Keygate's own
+	// features.
+	Client string
 	// Endpoint says where and how to call.
 	Endpoint Endpoint
 	// Request is what to ask.

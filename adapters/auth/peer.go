@@ -14,10 +14,18 @@ import (
 // local serves only this machine: a loopback peer that addresses Keygate
 // by a loopback name and was not forwarded by a local reverse proxy.
 func (g *Gate) local(r *http.Request) (access.Principal, int) {
-	if !loopbackPeer(r) || !loopbackHost(r) || r.Header.Get("X-Forwarded-For") != "" || r.Header.Get("Forwarded") != "" {
+	if !FromThisMachine(r) {
 		return access.Principal{}, http.StatusForbidden
 	}
 	return access.Local, http.StatusOK
+}
+
+// FromThisMachine reports whether r is a request local mode serves: a
+// loopback peer that addresses Keygate by a loopback name and was not
+// forwarded by a local reverse proxy (DNS rebinding and a proxy in front
+// both fail it).
+func FromThisMachine(r *http.Request) bool {
+	return loopbackPeer(r) && loopbackHost(r) && r.Header.Get("X-Forwarded-For") == "" && r.Header.Get("Forwarded") == ""
 }
 
 // header believes the identity headers only from a trusted proxy, and

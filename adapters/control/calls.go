@@ -104,6 +104,7 @@ func isMember(ctx context.Context) bool {
 func callToProto(r callrecord.Record) *controlv1.Call {
 	c := &controlv1.Call{CallId: r.CallID, RunId: r.RunID, ConversationId: r.ConversationID, UserId: r.UserID,
 		Kind:              callKindToProto(r.Kind),
+		Client:            r.Client,
 		ProviderCallIndex: int32(r.ProviderCallIndex), Status: controlv1.CallStatus(r.Status),
 		HttpStatus: int32(r.HTTPStatus), ErrorMessage: r.ErrorMessage, RequestBytes: r.RequestBytes,
 		ResponseBytes: r.ResponseBytes, EventCount: r.EventCount, Detailed: r.Detailed,
@@ -174,9 +175,10 @@ var callKinds = map[controlv1.CallKind]callrecord.Kind{
 	controlv1.CallKind_CALL_KIND_TEST:   callrecord.KindTest,
 	controlv1.CallKind_CALL_KIND_CMDK:   callrecord.KindCmdK,
 	controlv1.CallKind_CALL_KIND_COMMIT: callrecord.KindCommit,
+	controlv1.CallKind_CALL_KIND_API:    callrecord.KindAPI,
 }
 
-var errBadKind = errors.New("unknown kind: use agent, tab, cmdk, commit or test, or leave it unset")
+var errBadKind = errors.New("unknown kind: use agent, tab, cmdk, commit, api or test, or leave it unset")
 
 // callKindToProto is the API's name of k; a kind the API does not know
 // yet is unspecified.

@@ -151,6 +151,19 @@ var _ = Describe("CallService", func() {
 			Expect(ids).To(Equal([]string{"call-4", "call-3", "call-2", "call-1", "call-0"}))
 		})
 
+		It("says which client made a call of the compatible API and filters by kind api", func() {
+			rec := callrecord.Record{CallID: "call-api", RunID: "req-9", UserID: "ada", Kind: callrecord.KindAPI, Client: "codex",
+				Status: callrecord.StatusRunning, Model: callrecord.ModelSnapshot{ModelID: "gpt-a", ProviderKind: llm.ProviderOpenAIResponses},
+				Timing: callrecord.Timing{RequestStarted: at.Add(12 * time.Minute)}}
+			Expect(a.store.Start(ctx, rec)).To(Succeed())
+			resp, err := a.calls.ListCalls(ctx, connect.NewRequest(&controlv1.ListCallsRequest{
+				Filter: &controlv1.CallFilter{Kind: controlv1.CallKind_CALL_KIND_API}}))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(resp.Msg.GetCalls()).To(HaveLen(1))
+			Expect(resp.Msg.GetCalls()[0].GetKind()).To(Equal(controlv1.CallKind_CALL_KIND_API))
+			Expect(resp.Msg.GetCalls()[0].GetClient()).To(Equal("codex"))
+		})
+
 		It("refuses a kind it does not know", func() {
 			_, err := a.calls.ListCalls(ctx, connect.NewRequest(&controlv1.ListCallsRequest{Filter: &controlv1.CallFilter{Kind: 99}}))
 			Expect(err).To(HaveConnectCode(connect.CodeInvalidArgument))

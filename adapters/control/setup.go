@@ -19,6 +19,14 @@ type Setup struct {
 	// AgentTools are the tools Keygate runs itself and whether it offers
 	// them.
 	AgentTools []AgentTool
+	// CodingAgents point other coding agents at the compatible API.
+	CodingAgents []CodingAgent
+}
+
+// CodingAgent is how to point one coding agent at Keygate; its text names
+// Keygate's address as {{ORIGIN}}.
+type CodingAgent struct {
+	Name, Command, Settings string
 }
 
 // AgentTool is one server-side tool of the agent: Detail says through what
@@ -45,6 +53,9 @@ func (h *setupService) GetCursorSetup(ctx context.Context, _ *connect.Request[co
 		CaCertificateUrl: s.CACertificateURL, SetupCommand: s.SetupCommand}
 	for _, t := range s.AgentTools {
 		resp.AgentTools = append(resp.AgentTools, &controlv1.AgentTool{Name: t.Name, Offered: t.Offered, Detail: t.Detail})
+	}
+	for _, a := range s.CodingAgents {
+		resp.CodingAgents = append(resp.CodingAgents, &controlv1.CodingAgentSetup{Name: a.Name, Command: a.Command, Settings: a.Settings})
 	}
 	return connect.NewResponse(resp), nil
 }

@@ -42,7 +42,7 @@ func (c *Client) startRecording(ctx context.Context, call ports.ModelCall, reqBy
 	req := call.Request
 	r := &recording{now: c.now, recorder: c.recorder, rec: callrecord.Record{
 		CallID: call.CallID, RunID: call.RunID, ConversationID: call.ConversationID,
-		ProviderCallIndex: call.ProviderCallIndex, Kind: call.Kind.Effective(), UserID: callerID(ctx),
+		ProviderCallIndex: call.ProviderCallIndex, Kind: call.Kind.Effective(), Client: call.Client, UserID: callerID(ctx),
 		Model: callrecord.ModelSnapshot{
 			ProviderKind: call.Endpoint.Kind, RequestURL: redactURL(call.Endpoint.URL, call.Endpoint.APIKey),
 			ModelID: req.Model, ReasoningEffort: req.Reasoning.Effort, ServiceTier: req.ServiceTier,

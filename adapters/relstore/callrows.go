@@ -54,6 +54,7 @@ type CallRecordColumns[T Stamp] struct {
 	RouteAttempt      int64
 	RouteMoved        string
 	Kind              string
+	Client            string
 }
 
 // CallRecordOf is how rec is stored.
@@ -78,7 +79,7 @@ func CallRecordOf[T Stamp](rec callrecord.Record) CallRecordColumns[T] {
 		UsageCacheWrite: u.CacheWrite, UsageOutput: u.Output, UsageReasoning: u.Reasoning, UsageKnown: u.Known,
 		Detailed: rec.Detailed, UserID: rec.UserID, RouteID: rec.Route.ID, RouteTarget: rec.Route.Target,
 		RouteProvider: rec.Route.Provider, RouteKey: rec.Route.Key, RouteAttempt: int64(rec.Route.Attempt),
-		RouteMoved: rec.Route.Moved, Kind: string(rec.Kind.Effective()),
+		RouteMoved: rec.Route.Moved, Kind: string(rec.Kind.Effective()), Client: rec.Client,
 	}
 }
 
@@ -103,7 +104,7 @@ func (r CallRecordColumns[T]) Record() callrecord.Record {
 		Detailed: r.Detailed, UserID: r.UserID,
 		Route: callrecord.Route{ID: r.RouteID, Target: r.RouteTarget, Provider: r.RouteProvider, Key: r.RouteKey,
 			Attempt: int(r.RouteAttempt), Moved: r.RouteMoved},
-		Kind: callrecord.Kind(r.Kind).Effective(),
+		Kind: callrecord.Kind(r.Kind).Effective(), Client: r.Client,
 	}
 	if r.HasUsage {
 		u := UsageColumns{

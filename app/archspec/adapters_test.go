@@ -30,12 +30,15 @@ var adapterImports = map[adapterEdge]string{
 	{"adapters/postgres", "adapters/relstore"}: "the PostgreSQL engine implements relstore.Engine; the store rules are written once in relstore",
 	{"adapters/cursorproxy", "adapters/upstream"}: "intercepted requests Keygate does not serve carry upstream.HeaderUpstreamURL to the upstream forwarder, " +
 		"and upstream.IsCursorHost decides which hosts are intercepted",
-	{"adapters/control", "adapters/provider/discovery"}: "the console's model discovery is the provider adapter's discovery.Lister, which speaks each protocol's model listing",
-	{"adapters/provider/failure", "adapters/egress"}:    "a provider call the outbound policy refused (egress.RefusedError, RedirectError) is classified as a permanent failure, not retried",
-	{"adapters/webfetch", "adapters/egress"}:            "a failed fetch's error is shown to the member and the model through egress.Redact, which leaves out the resolver, the outbound proxy and internal addresses",
-	{"adapters/websearch", "adapters/egress"}:           "a failed search's error is shown through egress.Redact, which leaves out the search backend's and the resolver's addresses",
-	{"adapters/cursor/picker", "adapters/provider"}:     "what a model offers depends on the vendor whose API its protocol speaks, which the protocol itself declares (protocol.Protocol.Vendor)",
-	{"adapters/upstream/upstreamtest", "adapters/ca"}:   "test support: the fake Cursor service serves TLS under a throwaway CA, as the real proxy does",
+	{"adapters/control", "adapters/provider/discovery"}:   "the console's model discovery is the provider adapter's discovery.Lister, which speaks each protocol's model listing",
+	{"adapters/provider/failure", "adapters/egress"}:      "a provider call the outbound policy refused (egress.RefusedError, RedirectError) is classified as a permanent failure, not retried",
+	{"adapters/webfetch", "adapters/egress"}:              "a failed fetch's error is shown to the member and the model through egress.Redact, which leaves out the resolver, the outbound proxy and internal addresses",
+	{"adapters/websearch", "adapters/egress"}:             "a failed search's error is shown through egress.Redact, which leaves out the search backend's and the resolver's addresses",
+	{"adapters/cursor/picker", "adapters/provider"}:       "what a model offers depends on the vendor whose API its protocol speaks, which the protocol itself declares (protocol.Protocol.Vendor)",
+	{"adapters/compatapi", "adapters/provider/anthropic"}: "the compatible API speaks Anthropic Messages, which the protocol package reads and writes (its kind stays named there)",
+	{"adapters/compatapi", "adapters/provider/openai"}:    "the compatible API speaks OpenAI Chat and Responses, which the protocol package reads and writes (its kinds stay named there)",
+	{"adapters/compatapi", "adapters/provider/wire"}:      "the compatible API writes its JSON answers with the same byte-exact writer as the protocols",
+	{"adapters/upstream/upstreamtest", "adapters/ca"}:     "test support: the fake Cursor service serves TLS under a throwaway CA, as the real proxy does",
 }
 
 // adapterOf is the adapter a package belongs to ("adapters/cursor" for

@@ -66,6 +66,7 @@ func (c *cli) root() *cobra.Command {
 			"laptop (embedded SQLite, no set-up) or a company service on PostgreSQL behind SSO.",
 		Example: "  keygate                                  # serve on 127.0.0.1:7878, the proxy on 127.0.0.1:7879\n" +
 			"  keygate cursor setup                     # point this machine's Cursor at it\n" +
+			"  keygate setup claude-code --model NAME   # point Claude Code (or: setup codex) at it\n" +
 			"  keygate ca init --cert company-ca.crt --key company-ca.key   # a company's CA, once\n" +
 			"  keygate doctor                           # check a configuration and what it points at\n" +
 			"  source <(keygate completion bash)        # shell completion (zsh, fish, powershell too)",
@@ -93,6 +94,11 @@ func (c *cli) root() *cobra.Command {
 			Short:   "Set up Cursor on this machine",
 			Example: "  keygate cursor setup\n  keygate cursor setup --undo",
 		}, c.cursorSetup()),
+		group(&cobra.Command{
+			Use:     "setup",
+			Short:   "Point other coding agents (Claude Code, the Codex CLI) at Keygate's compatible API",
+			Example: "  keygate setup claude-code --model 'Claude Sonnet'\n  keygate setup codex --model gpt-5 --write",
+		}, c.setupClaudeCode(), c.setupCodex()),
 		group(&cobra.Command{
 			Use:     "ca",
 			Short:   "Create, export or adopt the CA the proxy intercepts Cursor's TLS with",

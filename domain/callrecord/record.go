@@ -57,6 +57,9 @@ const (
 	KindCommit Kind = "commit"
 	// KindTest is a connection test from the console or the doctor.
 	KindTest Kind = "test"
+	// KindAPI is a call of the compatible API (/v1/messages,
+	// /v1/chat/completions, /v1/responses) made by a coding agent or script.
+	KindAPI Kind = "api"
 )
 
 // Effective is k, or KindAgent when k is empty: a call that names no kind
@@ -79,6 +82,10 @@ type Record struct {
 	// Kind is the feature the call served (KindAgent, KindTab, …); empty
 	// reads as KindAgent, which every call before kinds existed was.
 	Kind Kind
+	// Client names the program that asked for a call of the compatible
+	// API (claude-code, codex, opencode, else its user agent's product
+	// token); empty for Keygate's own features.
+	Client string
 	// UserID is the user whose turn made the call (the identity the run
 	// ran under); empty for a call outside any user's turn. It scopes who
 	// may read the record.

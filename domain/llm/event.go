@@ -34,6 +34,8 @@ const (
 //	TextDelta, ThinkingDelta  Text
 //	ToolCallStart          Index, CallID, Name
 //	ToolCallArgumentsDelta Index, Text
+//	ThinkingEnd            Text: the block's signature where the provider
+//	                       signs thinking (Anthropic), else empty
 //	ToolCallEnd            Index
 //	ReplayState            Replay
 //	Usage                  Usage

@@ -87,6 +87,25 @@ type Request struct {
 	// and such a protocol accepts nothing else (Messages, Tools and
 	// Instructions are then empty).
 	FillIn *FillIn
+	// Native, when set, is the caller's own body of a request that arrived
+	// in a provider protocol's wire format (the compatible API). A protocol
+	// of Native.Kind sends it in place of the body it would write from the
+	// fields above, replacing only the model and how it is streamed, so a
+	// same-protocol call keeps what Request does not model (cache
+	// breakpoints, thinking settings, metadata, unknown fields). A protocol
+	// of another kind ignores it and writes the translated fields, which
+	// the caller fills as well.
+	Native *Native
+}
+
+// Native is a request body in one protocol's own wire format.
+type Native struct {
+	Kind ProviderKind
+	// Body is the JSON object as the caller sent it.
+	Body []byte
+	// Headers are caller headers a protocol of Kind passes on (Anthropic's
+	// anthropic-beta); names are lower case.
+	Headers map[string]string
 }
 
 // FillIn is a fill-in-the-middle prompt: the text before the gap, the text

@@ -62,6 +62,23 @@ func describeCallRecords(open Factory) {
 			Expect(got.Kind).To(Equal(callrecord.KindAgent))
 		})
 
+		It("keeps the client that asked for a call of the compatible API, and reads a record without one as none", func() {
+			api := rec
+			api.CallID, api.Kind, api.Client = uniq("call"), callrecord.KindAPI, "claude-code"
+			Expect(h.Stores.Calls.Start(ctx, api)).To(Succeed())
+			Expect(h.Stores.Calls.Start(ctx, rec)).To(Succeed())
+			done, err := api.Complete(api.Timing.RequestStarted.Add(time.Second), llm.FinishStop)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(h.Stores.Calls.Finish(ctx, done)).To(Succeed())
+			got, err := h.Calls.CallRecord(ctx, api.CallID)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(got.Kind).To(Equal(callrecord.KindAPI))
+			Expect(got.Client).To(Equal("claude-code"))
+			got, err = h.Calls.CallRecord(ctx, rec.CallID)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(got.Client).To(BeEmpty())
+		})
+
 		It("keeps how the router routed the attempt", func() {
 			rec.Route = callrecord.Route{ID: "alias-1", Target: "model-b", Provider: "prov-b", Key: "key-2", Attempt: 2,
 				Moved: "failover: model-a answered 429"}

@@ -39,22 +39,37 @@ func Messages() protocol.Protocol {
 // FastModeBeta is the beta that fast mode (speed "fast") needs.
 const FastModeBeta = "fast-mode-2026-02-01"
 
-// headers adds the fast mode beta to the anthropic-beta header, keeping
-// the betas a model's custom headers name.
+// headers adds the fast mode beta, and the betas of a relayed Anthropic
+// request, to the anthropic-beta header, keeping the betas a model's
+// custom headers name.
 func headers(h http.Header, req llm.Request) {
-	if req.ServiceTier != llm.ServiceTierFast {
-		return
+	if req.ServiceTier == llm.ServiceTierFast {
+		addBetas(h, FastModeBeta)
 	}
+	if n := req.Native; n != nil && n.Kind == llm.ProviderAnthropic && n.Headers["anthropic-beta"] != "" {
+		addBetas(h, n.Headers["anthropic-beta"])
+	}
+}
+
+// addBetas adds each of the comma-separated betas the header lacks.
+func addBetas(h http.Header, add string) {
 	betas := h.Get("anthropic-beta")
+	have := map[string]bool{}
 	for _, b := range strings.Split(betas, ",") {
-		if strings.TrimSpace(b) == FastModeBeta {
-			return
+		have[strings.TrimSpace(b)] = true
+	}
+	for _, b := range strings.Split(add, ",") {
+		b = strings.TrimSpace(b)
+		if b == "" || have[b] {
+			continue
 		}
+		have[b] = true
+		if betas != "" {
+			betas += ","
+		}
+		betas += b
 	}
-	if betas != "" {
-		betas += ","
-	}
-	h.Set("anthropic-beta", betas+FastModeBeta)
+	h.Set("anthropic-beta", betas)
 }
 
 // setAuth sends the key in x-api-key, with the API version.

@@ -68,6 +68,12 @@ func AppendRequest(dst []byte, req llm.Request, o Options) ([]byte, error) {
 	if err := protocol.RefuseFillIn(label, req); err != nil {
 		return dst, err
 	}
+	if n := req.Native; n != nil && n.Kind == llm.ProviderAnthropic {
+		return wire.Native(dst, n.Body, []wire.Member{
+			{Key: "model", Value: wire.AppendString(nil, req.Model)},
+			{Key: "stream", Value: []byte("true")},
+		}, o.Extras)
+	}
 	turns, err := group(req.Messages, o.ThinkingCarrier && req.Reasoning.Enabled)
 	if err != nil {
 		return dst, err

@@ -221,7 +221,7 @@ func (d *Decoder) blockStop(idx int, out []llm.Event) []llm.Event {
 	case "text":
 		out = append(out, llm.Event{Kind: llm.EventTextEnd, Index: idx})
 	case "thinking":
-		out = append(out, llm.Event{Kind: llm.EventThinkingEnd, Index: idx})
+		out = append(out, llm.Event{Kind: llm.EventThinkingEnd, Index: idx, Text: string(b.signature)})
 	case "tool_use":
 		out = append(out, llm.Event{Kind: llm.EventToolCallEnd, Index: idx})
 	}

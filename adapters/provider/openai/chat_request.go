@@ -20,6 +20,13 @@ func AppendChat(dst []byte, req llm.Request, o Options) ([]byte, error) {
 	if err := protocol.RefuseFillIn(chatLabel, req); err != nil {
 		return dst, err
 	}
+	if n := req.Native; n != nil && n.Kind == llm.ProviderOpenAIChat {
+		return wire.Native(dst, n.Body, []wire.Member{
+			{Key: "model", Value: wire.AppendString(nil, req.Model)},
+			{Key: "stream", Value: []byte("true")},
+			{Key: "stream_options", Value: []byte(`{"include_usage":true}`)},
+		}, o.Extras)
+	}
 	w := wire.Writer{B: dst}
 	w.BeginObject()
 	w.StringField("model", req.Model)

@@ -19,6 +19,16 @@ func AppendResponses(dst []byte, req llm.Request, o Options) ([]byte, error) {
 	if err := protocol.RefuseFillIn(responsesLabel, req); err != nil {
 		return dst, err
 	}
+	if n := req.Native; n != nil && n.Kind == llm.ProviderOpenAIResponses {
+		set := []wire.Member{
+			{Key: "model", Value: wire.AppendString(nil, req.Model)},
+			{Key: "stream", Value: []byte("true")},
+		}
+		if tools, ok := ClientTools(n.Body); ok {
+			set = append(set, wire.Member{Key: "tools", Value: tools})
+		}
+		return wire.Native(dst, n.Body, set, o.Extras)
+	}
 	w := wire.Writer{B: dst}
 	w.BeginObject()
 	w.StringField("model", req.Model)

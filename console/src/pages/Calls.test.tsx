@@ -72,6 +72,14 @@ describe("CallsPage", () => {
     expect(sent.at(-1)!.filter!.kind).toBe(CallKind.UNSPECIFIED);
   });
 
+  it("names the client of a call of the compatible API next to its kind", async () => {
+    fake(() => ({ calls: [call("a1"), call("p1", { kind: CallKind.API, client: "claude-code" })] }));
+    renderAs("member", <CallsPage />);
+    await waitFor(() => expect(rows()).toHaveLength(2));
+    expect(screen.getAllByTestId("call-kind").map((c) => c.textContent)).toEqual(["agent", "api"]);
+    expect(screen.getAllByTestId("call-client").map((c) => c.textContent)).toEqual(["claude-code"]);
+  });
+
   it("opens a call's details from its row", async () => {
     fake(() => ({ calls: [call("call/1")] }));
     const { user } = renderAs("admin", <CallsPage />);

@@ -18,8 +18,8 @@ export function StatusBadge({ status }: { status: CallStatus }) {
 }
 
 // KindBadge names the feature a call served: an Agent turn's model cycle,
-// a Tab prediction, an inline edit, a commit message or branch name, or a
-// connection test.
+// a Tab prediction, an inline edit, a commit message or branch name, a
+// call of the compatible API, or a connection test.
 export function KindBadge({ kind }: { kind: CallKind }) {
   switch (kind) {
     case CallKind.AGENT: return <Badge>agent</Badge>;
@@ -27,6 +27,7 @@ export function KindBadge({ kind }: { kind: CallKind }) {
     case CallKind.CMDK: return <Badge tone="green">cmdk</Badge>;
     case CallKind.COMMIT: return <Badge tone="green">commit</Badge>;
     case CallKind.TEST: return <Badge tone="amber">test</Badge>;
+    case CallKind.API: return <Badge tone="indigo">api</Badge>;
     default: return <Badge>unknown</Badge>;
   }
 }
@@ -107,6 +108,7 @@ export function CallsPage() {
             <option value={CallKind.CMDK}>Inline edit</option>
             <option value={CallKind.COMMIT}>Commit message</option>
             <option value={CallKind.TEST}>Connection test</option>
+            <option value={CallKind.API}>Compatible API</option>
           </select>
           <input aria-label="Conversation filter" className={inputClass} placeholder="Conversation id" value={conversation} onChange={(e) => setConversation(e.target.value)} />
           {admin && <input aria-label="User filter" className={inputClass} placeholder="User id" value={user} onChange={(e) => setUser(e.target.value)} />}
@@ -128,7 +130,8 @@ export function CallsPage() {
                 onClick={() => navigate(`/calls/${encodeURIComponent(c.callId)}`)}>
                 <td className="py-2">{time(c.timing?.requestStartTime)}</td>
                 {admin && <td className="max-w-32 truncate" data-testid="call-user"><UserId id={c.userId} onPick={setUser} /></td>}
-                <td data-testid="call-kind"><KindBadge kind={c.kind} /></td>
+                <td className="whitespace-nowrap"><span data-testid="call-kind"><KindBadge kind={c.kind} /></span>
+                  {c.client && <span className="ml-1 text-xs text-slate-500" data-testid="call-client">{c.client}</span>}</td>
                 <td>{c.model?.modelId}</td>
                 <td><StatusBadge status={c.status} /></td>
                 <td>{ms(c.timing?.ttftMs)}</td>

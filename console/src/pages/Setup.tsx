@@ -1,6 +1,12 @@
 import { setup } from "../api";
 import { Badge, Card, Copyable, ErrorBox, Page, Spinner, useLoad } from "../components/ui";
 
+// withOrigin names this console's origin where the settings say
+// {{ORIGIN}}: the compatible API shares the console's listener.
+function withOrigin(text: string): string {
+  return text.split("{{ORIGIN}}").join(window.location.origin);
+}
+
 export function SetupPage() {
   const { data, error, loading } = useLoad(() => setup.getCursorSetup({}), []);
   return (
@@ -35,6 +41,22 @@ export function SetupPage() {
               </li>
             )}
           </ol>
+        </Card>
+      )}
+      {data && data.codingAgents.length > 0 && (
+        <Card title="Other coding agents">
+          <p className="mb-3 text-sm text-slate-600">
+            Claude Code, the Codex CLI and scripts can use Keygate's models through its Anthropic- and OpenAI-compatible API,
+            with your gateway token as their API key (any value on a laptop).
+          </p>
+          <div className="space-y-4" data-testid="coding-agents">
+            {data.codingAgents.map((a) => (
+              <div key={a.name} className="space-y-2">
+                <Copyable label={a.name} value={withOrigin(a.command)} />
+                <pre className="overflow-x-auto rounded bg-slate-100 px-2 py-1.5 text-xs">{withOrigin(a.settings)}</pre>
+              </div>
+            ))}
+          </div>
         </Card>
       )}
       {data && data.agentTools.length > 0 && (

@@ -5,10 +5,10 @@ import { CallKind, CallSchema, CallStatus, type Call } from "../gen/control/v1/c
 
 export const at = (iso: string) => timestampFromDate(new Date(iso));
 
-export function call(id: string, fields: Partial<{ model: string; user: string; status: CallStatus; kind: CallKind; conversation: string; ttftMs: bigint; durationMs: bigint; input: bigint; cached: bigint; output: bigint }> = {}): Call {
+export function call(id: string, fields: Partial<{ model: string; user: string; status: CallStatus; kind: CallKind; client: string; conversation: string; ttftMs: bigint; durationMs: bigint; input: bigint; cached: bigint; output: bigint }> = {}): Call {
   return create(CallSchema, {
     callId: id, userId: fields.user ?? "", conversationId: fields.conversation ?? "", status: fields.status ?? CallStatus.COMPLETED,
-    kind: fields.kind ?? CallKind.AGENT,
+    kind: fields.kind ?? CallKind.AGENT, client: fields.client ?? "",
     model: { modelId: fields.model ?? "gpt-x" },
     timing: { requestStartTime: at("2026-11-30T10:00:00Z"), ttftMs: fields.ttftMs ?? 0n, durationMs: fields.durationMs ?? 0n },
     usage: { inputTokens: fields.input ?? 0n, cacheReadTokens: fields.cached ?? 0n, outputTokens: fields.output ?? 0n },

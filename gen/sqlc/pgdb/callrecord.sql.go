@@ -40,7 +40,7 @@ func (q *Queries) CallChunks(ctx context.Context, callID string) ([]CallChunk, e
 }
 
 const getCallRecord = `-- name: GetCallRecord :one
-SELECT call_id, run_id, conversation_id, provider_call_index, provider_kind, request_url, model_id, reasoning_effort, service_tier, message_count, tool_count, response_model, response_id, status, finish, http_status, error_class, error_message, request_started_at, response_headers_at, first_event_at, first_text_at, finished_at, request_bytes, response_bytes, event_count, has_usage, usage_input, usage_cache_read, usage_cache_write, usage_output, usage_reasoning, usage_known, detailed, user_id, route_id, route_target, route_provider, route_key, route_attempt, route_moved, kind FROM call_records WHERE call_id = $1
+SELECT call_id, run_id, conversation_id, provider_call_index, provider_kind, request_url, model_id, reasoning_effort, service_tier, message_count, tool_count, response_model, response_id, status, finish, http_status, error_class, error_message, request_started_at, response_headers_at, first_event_at, first_text_at, finished_at, request_bytes, response_bytes, event_count, has_usage, usage_input, usage_cache_read, usage_cache_write, usage_output, usage_reasoning, usage_known, detailed, user_id, route_id, route_target, route_provider, route_key, route_attempt, route_moved, kind, client FROM call_records WHERE call_id = $1
 `
 
 func (q *Queries) GetCallRecord(ctx context.Context, callID string) (CallRecord, error) {
@@ -89,6 +89,7 @@ func (q *Queries) GetCallRecord(ctx context.Context, callID string) (CallRecord,
 		&i.RouteAttempt,
 		&i.RouteMoved,
 		&i.Kind,
+		&i.Client,
 	)
 	return i, err
 }
@@ -165,10 +166,10 @@ INSERT INTO call_records (call_id, run_id, conversation_id, provider_call_index,
                           first_text_at, finished_at, request_bytes, response_bytes, event_count,
                           has_usage, usage_input, usage_cache_read, usage_cache_write, usage_output,
                           usage_reasoning, usage_known, detailed, user_id, route_id, route_target,
-                          route_provider, route_key, route_attempt, route_moved, kind)
+                          route_provider, route_key, route_attempt, route_moved, kind, client)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
         $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, $36, $37, $38, $39, $40,
-        $41, $42)
+        $41, $42, $43)
 ON CONFLICT (call_id) DO UPDATE SET
     run_id = excluded.run_id, conversation_id = excluded.conversation_id,
     provider_call_index = excluded.provider_call_index, provider_kind = excluded.provider_kind,
@@ -189,7 +190,7 @@ ON CONFLICT (call_id) DO UPDATE SET
     detailed = excluded.detailed, user_id = excluded.user_id, route_id = excluded.route_id,
     route_target = excluded.route_target, route_provider = excluded.route_provider,
     route_key = excluded.route_key, route_attempt = excluded.route_attempt, route_moved = excluded.route_moved,
-    kind = excluded.kind
+    kind = excluded.kind, client = excluded.client
 `
 
 type UpsertCallRecordParams struct {
@@ -235,6 +236,7 @@ type UpsertCallRecordParams struct {
 	RouteAttempt      int64
 	RouteMoved        string
 	Kind              string
+	Client            string
 }
 
 func (q *Queries) UpsertCallRecord(ctx context.Context, arg UpsertCallRecordParams) error {
@@ -281,6 +283,7 @@ func (q *Queries) UpsertCallRecord(ctx context.Context, arg UpsertCallRecordPara
 		arg.RouteAttempt,
 		arg.RouteMoved,
 		arg.Kind,
+		arg.Client,
 	)
 	return err
 }

@@ -148,7 +148,7 @@ func (q *Queries) GetPrompt(ctx context.Context, callID string) (GetPromptRow, e
 }
 
 const listCallRecords = `-- name: ListCallRecords :many
-SELECT call_id, run_id, conversation_id, provider_call_index, provider_kind, request_url, model_id, reasoning_effort, service_tier, message_count, tool_count, response_model, response_id, status, finish, http_status, error_class, error_message, request_started_at, response_headers_at, first_event_at, first_text_at, finished_at, request_bytes, response_bytes, event_count, has_usage, usage_input, usage_cache_read, usage_cache_write, usage_output, usage_reasoning, usage_known, detailed, user_id, route_id, route_target, route_provider, route_key, route_attempt, route_moved, kind FROM call_records
+SELECT call_id, run_id, conversation_id, provider_call_index, provider_kind, request_url, model_id, reasoning_effort, service_tier, message_count, tool_count, response_model, response_id, status, finish, http_status, error_class, error_message, request_started_at, response_headers_at, first_event_at, first_text_at, finished_at, request_bytes, response_bytes, event_count, has_usage, usage_input, usage_cache_read, usage_cache_write, usage_output, usage_reasoning, usage_known, detailed, user_id, route_id, route_target, route_provider, route_key, route_attempt, route_moved, kind, client FROM call_records
 WHERE (model_id = $1 OR $1 = '')
   AND (status = $2 OR $2 = '')
   AND (conversation_id = $3 OR $3 = '')
@@ -239,6 +239,7 @@ func (q *Queries) ListCallRecords(ctx context.Context, arg ListCallRecordsParams
 			&i.RouteAttempt,
 			&i.RouteMoved,
 			&i.Kind,
+			&i.Client,
 		); err != nil {
 			return nil, err
 		}

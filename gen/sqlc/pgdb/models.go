@@ -106,6 +106,7 @@ type CallRecord struct {
 	RouteAttempt      int64
 	RouteMoved        string
 	Kind              string
+	Client            string
 }
 
 type CallRequest struct {

@@ -94,6 +94,9 @@ const (
 	CallKind_CALL_KIND_CMDK CallKind = 4
 	// A commit message or a branch name.
 	CallKind_CALL_KIND_COMMIT CallKind = 5
+	// A call of the compatible API (/v1/messages, /v1/chat/completions,
+	// /v1/responses) from a coding agent or script.
+	CallKind_CALL_KIND_API CallKind = 6
 )
 
 // Enum value maps for CallKind.
@@ -105,6 +108,7 @@ var (
 		3: "CALL_KIND_TEST",
 		4: "CALL_KIND_CMDK",
 		5: "CALL_KIND_COMMIT",
+		6: "CALL_KIND_API",
 	}
 	CallKind_value = map[string]int32{
 		"CALL_KIND_UNSPECIFIED": 0,
@@ -113,6 +117,7 @@ var (
 		"CALL_KIND_TEST":        3,
 		"CALL_KIND_CMDK":        4,
 		"CALL_KIND_COMMIT":      5,
+		"CALL_KIND_API":         6,
 	}
 )
 
@@ -500,7 +505,11 @@ type Call struct {
 	// directly (a connection test).
 	Route *CallRoute `protobuf:"bytes,18,opt,name=route,proto3" json:"route,omitempty"`
 	// kind is the feature the call served.
-	Kind          CallKind `protobuf:"varint,19,opt,name=kind,proto3,enum=keygate.control.v1.CallKind" json:"kind,omitempty"`
+	Kind CallKind `protobuf:"varint,19,opt,name=kind,proto3,enum=keygate.control.v1.CallKind" json:"kind,omitempty"`
+	// client names the program that asked for a call of the compatible API
+	// (claude-code, codex, opencode, else its user agent's product token);
+	// empty for Keygate's own features.
+	Client        string `protobuf:"bytes,20,opt,name=client,proto3" json:"client,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -666,6 +675,13 @@ func (x *Call) GetKind() CallKind {
 		return x.Kind
 	}
 	return CallKind_CALL_KIND_UNSPECIFIED
+}
+
+func (x *Call) GetClient() string {
+	if x != nil {
+		return x.Client
+	}
+	return ""
 }
 
 // CallRoute is how the gateway's router chose a call's endpoint.
@@ -1509,7 +1525,7 @@ const file_control_v1_call_proto_rawDesc = "" +
 	"page_token\x18\x03 \x01(\tR\tpageToken\"k\n" +
 	"\x11ListCallsResponse\x12.\n" +
 	"\x05calls\x18\x01 \x03(\v2\x18.keygate.control.v1.CallR\x05calls\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xfe\x05\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\x96\x06\n" +
 	"\x04Call\x12\x17\n" +
 	"\acall_id\x18\x01 \x01(\tR\x06callId\x12\x15\n" +
 	"\x06run_id\x18\x02 \x01(\tR\x05runId\x12'\n" +
@@ -1533,7 +1549,8 @@ const file_control_v1_call_proto_rawDesc = "" +
 	"\bdetailed\x18\x10 \x01(\bR\bdetailed\x12\x17\n" +
 	"\auser_id\x18\x11 \x01(\tR\x06userId\x123\n" +
 	"\x05route\x18\x12 \x01(\v2\x1d.keygate.control.v1.CallRouteR\x05route\x120\n" +
-	"\x04kind\x18\x13 \x01(\x0e2\x1c.keygate.control.v1.CallKindR\x04kind\"\xb6\x01\n" +
+	"\x04kind\x18\x13 \x01(\x0e2\x1c.keygate.control.v1.CallKindR\x04kind\x12\x16\n" +
+	"\x06client\x18\x14 \x01(\tR\x06client\"\xb6\x01\n" +
 	"\tCallRoute\x12\x19\n" +
 	"\broute_id\x18\x01 \x01(\tR\arouteId\x12&\n" +
 	"\x0ftarget_model_id\x18\x02 \x01(\tR\rtargetModelId\x12\x1f\n" +
@@ -1614,14 +1631,15 @@ const file_control_v1_call_proto_rawDesc = "" +
 	"\x13CALL_STATUS_RUNNING\x10\x01\x12\x19\n" +
 	"\x15CALL_STATUS_COMPLETED\x10\x02\x12\x15\n" +
 	"\x11CALL_STATUS_ERROR\x10\x03\x12\x19\n" +
-	"\x15CALL_STATUS_CANCELLED\x10\x04*\x8b\x01\n" +
+	"\x15CALL_STATUS_CANCELLED\x10\x04*\x9e\x01\n" +
 	"\bCallKind\x12\x19\n" +
 	"\x15CALL_KIND_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fCALL_KIND_AGENT\x10\x01\x12\x11\n" +
 	"\rCALL_KIND_TAB\x10\x02\x12\x12\n" +
 	"\x0eCALL_KIND_TEST\x10\x03\x12\x12\n" +
 	"\x0eCALL_KIND_CMDK\x10\x04\x12\x14\n" +
-	"\x10CALL_KIND_COMMIT\x10\x05*\xa0\x01\n" +
+	"\x10CALL_KIND_COMMIT\x10\x05\x12\x11\n" +
+	"\rCALL_KIND_API\x10\x06*\xa0\x01\n" +
 	"\n" +
 	"CacheCause\x12\x1b\n" +
 	"\x17CACHE_CAUSE_UNSPECIFIED\x10\x00\x12\x1b\n" +

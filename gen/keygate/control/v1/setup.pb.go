@@ -71,7 +71,12 @@ type GetCursorSetupResponse struct {
 	// agent_tools are the agent's tools that Keygate runs itself (WebSearch,
 	// WebFetch): whether this installation offers each, and through what or
 	// what an administrator sets to offer it.
-	AgentTools    []*AgentTool `protobuf:"bytes,5,rep,name=agent_tools,json=agentTools,proto3" json:"agent_tools,omitempty"`
+	AgentTools []*AgentTool `protobuf:"bytes,5,rep,name=agent_tools,json=agentTools,proto3" json:"agent_tools,omitempty"`
+	// coding_agents are the settings that point other coding agents (Claude
+	// Code, the Codex CLI) at Keygate's compatible API. Their text names
+	// Keygate's address as {{ORIGIN}}, which the console replaces with the
+	// origin it is served from (the API shares its listener).
+	CodingAgents  []*CodingAgentSetup `protobuf:"bytes,6,rep,name=coding_agents,json=codingAgents,proto3" json:"coding_agents,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -141,6 +146,77 @@ func (x *GetCursorSetupResponse) GetAgentTools() []*AgentTool {
 	return nil
 }
 
+func (x *GetCursorSetupResponse) GetCodingAgents() []*CodingAgentSetup {
+	if x != nil {
+		return x.CodingAgents
+	}
+	return nil
+}
+
+// CodingAgentSetup is how to point one coding agent at Keygate.
+type CodingAgentSetup struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// name is the agent's name ("Claude Code").
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// command prints or writes the settings on the agent's machine.
+	Command string `protobuf:"bytes,2,opt,name=command,proto3" json:"command,omitempty"`
+	// settings are the settings themselves (shell lines, a config file).
+	Settings      string `protobuf:"bytes,3,opt,name=settings,proto3" json:"settings,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CodingAgentSetup) Reset() {
+	*x = CodingAgentSetup{}
+	mi := &file_control_v1_setup_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CodingAgentSetup) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CodingAgentSetup) ProtoMessage() {}
+
+func (x *CodingAgentSetup) ProtoReflect() protoreflect.Message {
+	mi := &file_control_v1_setup_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CodingAgentSetup.ProtoReflect.Descriptor instead.
+func (*CodingAgentSetup) Descriptor() ([]byte, []int) {
+	return file_control_v1_setup_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *CodingAgentSetup) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CodingAgentSetup) GetCommand() string {
+	if x != nil {
+		return x.Command
+	}
+	return ""
+}
+
+func (x *CodingAgentSetup) GetSettings() string {
+	if x != nil {
+		return x.Settings
+	}
+	return ""
+}
+
 // AgentTool is one server-side tool of the agent.
 type AgentTool struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -156,7 +232,7 @@ type AgentTool struct {
 
 func (x *AgentTool) Reset() {
 	*x = AgentTool{}
-	mi := &file_control_v1_setup_proto_msgTypes[2]
+	mi := &file_control_v1_setup_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -168,7 +244,7 @@ func (x *AgentTool) String() string {
 func (*AgentTool) ProtoMessage() {}
 
 func (x *AgentTool) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_setup_proto_msgTypes[2]
+	mi := &file_control_v1_setup_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -181,7 +257,7 @@ func (x *AgentTool) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentTool.ProtoReflect.Descriptor instead.
 func (*AgentTool) Descriptor() ([]byte, []int) {
-	return file_control_v1_setup_proto_rawDescGZIP(), []int{2}
+	return file_control_v1_setup_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *AgentTool) GetName() string {
@@ -210,14 +286,19 @@ var File_control_v1_setup_proto protoreflect.FileDescriptor
 const file_control_v1_setup_proto_rawDesc = "" +
 	"\n" +
 	"\x16control/v1/setup.proto\x12\x12keygate.control.v1\"\x17\n" +
-	"\x15GetCursorSetupRequest\"\xef\x01\n" +
+	"\x15GetCursorSetupRequest\"\xba\x02\n" +
 	"\x16GetCursorSetupResponse\x12\x1b\n" +
 	"\tproxy_url\x18\x01 \x01(\tR\bproxyUrl\x12%\n" +
 	"\x0epersonal_token\x18\x02 \x01(\tR\rpersonalToken\x12,\n" +
 	"\x12ca_certificate_url\x18\x03 \x01(\tR\x10caCertificateUrl\x12#\n" +
 	"\rsetup_command\x18\x04 \x01(\tR\fsetupCommand\x12>\n" +
 	"\vagent_tools\x18\x05 \x03(\v2\x1d.keygate.control.v1.AgentToolR\n" +
-	"agentTools\"Q\n" +
+	"agentTools\x12I\n" +
+	"\rcoding_agents\x18\x06 \x03(\v2$.keygate.control.v1.CodingAgentSetupR\fcodingAgents\"\\\n" +
+	"\x10CodingAgentSetup\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
+	"\acommand\x18\x02 \x01(\tR\acommand\x12\x1a\n" +
+	"\bsettings\x18\x03 \x01(\tR\bsettings\"Q\n" +
 	"\tAgentTool\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aoffered\x18\x02 \x01(\bR\aoffered\x12\x16\n" +
@@ -239,21 +320,23 @@ func file_control_v1_setup_proto_rawDescGZIP() []byte {
 	return file_control_v1_setup_proto_rawDescData
 }
 
-var file_control_v1_setup_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_control_v1_setup_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_control_v1_setup_proto_goTypes = []any{
 	(*GetCursorSetupRequest)(nil),  // 0: keygate.control.v1.GetCursorSetupRequest
 	(*GetCursorSetupResponse)(nil), // 1: keygate.control.v1.GetCursorSetupResponse
-	(*AgentTool)(nil),              // 2: keygate.control.v1.AgentTool
+	(*CodingAgentSetup)(nil),       // 2: keygate.control.v1.CodingAgentSetup
+	(*AgentTool)(nil),              // 3: keygate.control.v1.AgentTool
 }
 var file_control_v1_setup_proto_depIdxs = []int32{
-	2, // 0: keygate.control.v1.GetCursorSetupResponse.agent_tools:type_name -> keygate.control.v1.AgentTool
-	0, // 1: keygate.control.v1.SetupService.GetCursorSetup:input_type -> keygate.control.v1.GetCursorSetupRequest
-	1, // 2: keygate.control.v1.SetupService.GetCursorSetup:output_type -> keygate.control.v1.GetCursorSetupResponse
-	2, // [2:3] is the sub-list for method output_type
-	1, // [1:2] is the sub-list for method input_type
-	1, // [1:1] is the sub-list for extension type_name
-	1, // [1:1] is the sub-list for extension extendee
-	0, // [0:1] is the sub-list for field type_name
+	3, // 0: keygate.control.v1.GetCursorSetupResponse.agent_tools:type_name -> keygate.control.v1.AgentTool
+	2, // 1: keygate.control.v1.GetCursorSetupResponse.coding_agents:type_name -> keygate.control.v1.CodingAgentSetup
+	0, // 2: keygate.control.v1.SetupService.GetCursorSetup:input_type -> keygate.control.v1.GetCursorSetupRequest
+	1, // 3: keygate.control.v1.SetupService.GetCursorSetup:output_type -> keygate.control.v1.GetCursorSetupResponse
+	3, // [3:4] is the sub-list for method output_type
+	2, // [2:3] is the sub-list for method input_type
+	2, // [2:2] is the sub-list for extension type_name
+	2, // [2:2] is the sub-list for extension extendee
+	0, // [0:2] is the sub-list for field type_name
 }
 
 func init() { file_control_v1_setup_proto_init() }
@@ -267,7 +350,7 @@ func file_control_v1_setup_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_control_v1_setup_proto_rawDesc), len(file_control_v1_setup_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   3,
+			NumMessages:   4,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

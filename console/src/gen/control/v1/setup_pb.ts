@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file control/v1/setup.proto.
  */
 export const file_control_v1_setup: GenFile = /*@__PURE__*/
-  fileDesc("ChZjb250cm9sL3YxL3NldHVwLnByb3RvEhJrZXlnYXRlLmNvbnRyb2wudjEiFwoVR2V0Q3Vyc29yU2V0dXBSZXF1ZXN0IqoBChZHZXRDdXJzb3JTZXR1cFJlc3BvbnNlEhEKCXByb3h5X3VybBgBIAEoCRIWCg5wZXJzb25hbF90b2tlbhgCIAEoCRIaChJjYV9jZXJ0aWZpY2F0ZV91cmwYAyABKAkSFQoNc2V0dXBfY29tbWFuZBgEIAEoCRIyCgthZ2VudF90b29scxgFIAMoCzIdLmtleWdhdGUuY29udHJvbC52MS5BZ2VudFRvb2wiOgoJQWdlbnRUb29sEgwKBG5hbWUYASABKAkSDwoHb2ZmZXJlZBgCIAEoCBIOCgZkZXRhaWwYAyABKAkydwoMU2V0dXBTZXJ2aWNlEmcKDkdldEN1cnNvclNldHVwEikua2V5Z2F0ZS5jb250cm9sLnYxLkdldEN1cnNvclNldHVwUmVxdWVzdBoqLmtleWdhdGUuY29udHJvbC52MS5HZXRDdXJzb3JTZXR1cFJlc3BvbnNlQrgBChZjb20ua2V5Z2F0ZS5jb250cm9sLnYxQgpTZXR1cFByb3RvUAFaKGtleWdhdGUvZ2VuL2tleWdhdGUvY29udHJvbC92MTtjb250cm9sdjGiAgNLQ1iqAhJLZXlnYXRlLkNvbnRyb2wuVjHKAhJLZXlnYXRlXENvbnRyb2xcVjHiAh5LZXlnYXRlXENvbnRyb2xcVjFcR1BCTWV0YWRhdGHqAhRLZXlnYXRlOjpDb250cm9sOjpWMWIGcHJvdG8z");
+  fileDesc("ChZjb250cm9sL3YxL3NldHVwLnByb3RvEhJrZXlnYXRlLmNvbnRyb2wudjEiFwoVR2V0Q3Vyc29yU2V0dXBSZXF1ZXN0IucBChZHZXRDdXJzb3JTZXR1cFJlc3BvbnNlEhEKCXByb3h5X3VybBgBIAEoCRIWCg5wZXJzb25hbF90b2tlbhgCIAEoCRIaChJjYV9jZXJ0aWZpY2F0ZV91cmwYAyABKAkSFQoNc2V0dXBfY29tbWFuZBgEIAEoCRIyCgthZ2VudF90b29scxgFIAMoCzIdLmtleWdhdGUuY29udHJvbC52MS5BZ2VudFRvb2wSOwoNY29kaW5nX2FnZW50cxgGIAMoCzIkLmtleWdhdGUuY29udHJvbC52MS5Db2RpbmdBZ2VudFNldHVwIkMKEENvZGluZ0FnZW50U2V0dXASDAoEbmFtZRgBIAEoCRIPCgdjb21tYW5kGAIgASgJEhAKCHNldHRpbmdzGAMgASgJIjoKCUFnZW50VG9vbBIMCgRuYW1lGAEgASgJEg8KB29mZmVyZWQYAiABKAgSDgoGZGV0YWlsGAMgASgJMncKDFNldHVwU2VydmljZRJnCg5HZXRDdXJzb3JTZXR1cBIpLmtleWdhdGUuY29udHJvbC52MS5HZXRDdXJzb3JTZXR1cFJlcXVlc3QaKi5rZXlnYXRlLmNvbnRyb2wudjEuR2V0Q3Vyc29yU2V0dXBSZXNwb25zZUK4AQoWY29tLmtleWdhdGUuY29udHJvbC52MUIKU2V0dXBQcm90b1ABWihrZXlnYXRlL2dlbi9rZXlnYXRlL2NvbnRyb2wvdjE7Y29udHJvbHYxogIDS0NYqgISS2V5Z2F0ZS5Db250cm9sLlYxygISS2V5Z2F0ZVxDb250cm9sXFYx4gIeS2V5Z2F0ZVxDb250cm9sXFYxXEdQQk1ldGFkYXRh6gIUS2V5Z2F0ZTo6Q29udHJvbDo6VjFiBnByb3RvMw");
 
 /**
  * @generated from message keygate.control.v1.GetCursorSetupRequest
@@ -66,6 +66,16 @@ export type GetCursorSetupResponse = Message<"keygate.control.v1.GetCursorSetupR
    * @generated from field: repeated keygate.control.v1.AgentTool agent_tools = 5;
    */
   agentTools: AgentTool[];
+
+  /**
+   * coding_agents are the settings that point other coding agents (Claude
+   * Code, the Codex CLI) at Keygate's compatible API. Their text names
+   * Keygate's address as {{ORIGIN}}, which the console replaces with the
+   * origin it is served from (the API shares its listener).
+   *
+   * @generated from field: repeated keygate.control.v1.CodingAgentSetup coding_agents = 6;
+   */
+  codingAgents: CodingAgentSetup[];
 };
 
 /**
@@ -74,6 +84,41 @@ export type GetCursorSetupResponse = Message<"keygate.control.v1.GetCursorSetupR
  */
 export const GetCursorSetupResponseSchema: GenMessage<GetCursorSetupResponse> = /*@__PURE__*/
   messageDesc(file_control_v1_setup, 1);
+
+/**
+ * CodingAgentSetup is how to point one coding agent at Keygate.
+ *
+ * @generated from message keygate.control.v1.CodingAgentSetup
+ */
+export type CodingAgentSetup = Message<"keygate.control.v1.CodingAgentSetup"> & {
+  /**
+   * name is the agent's name ("Claude Code").
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * command prints or writes the settings on the agent's machine.
+   *
+   * @generated from field: string command = 2;
+   */
+  command: string;
+
+  /**
+   * settings are the settings themselves (shell lines, a config file).
+   *
+   * @generated from field: string settings = 3;
+   */
+  settings: string;
+};
+
+/**
+ * Describes the message keygate.control.v1.CodingAgentSetup.
+ * Use `create(CodingAgentSetupSchema)` to create a new message.
+ */
+export const CodingAgentSetupSchema: GenMessage<CodingAgentSetup> = /*@__PURE__*/
+  messageDesc(file_control_v1_setup, 2);
 
 /**
  * AgentTool is one server-side tool of the agent.
@@ -107,7 +152,7 @@ export type AgentTool = Message<"keygate.control.v1.AgentTool"> & {
  * Use `create(AgentToolSchema)` to create a new message.
  */
 export const AgentToolSchema: GenMessage<AgentTool> = /*@__PURE__*/
-  messageDesc(file_control_v1_setup, 2);
+  messageDesc(file_control_v1_setup, 3);
 
 /**
  * SetupService tells people how to point Cursor at Keygate.
