@@ -144,6 +144,7 @@ func fixtureReport(met bool, base *report) *report {
 		{Name: "routing", Result: fixtureRouting(), Other: 0.4},
 		{Name: "turnstart", Result: ts, Other: 0.5},
 		{Name: "tab", Result: tab, Other: 0.6},
+		{Name: "compat", Result: fixtureCompat(met), Other: 0.7},
 	}}
 	finish(r, base)
 	return r
@@ -160,4 +161,16 @@ func fixtureTab() *tabReport {
 		Many: tabLevel{Name: "50 typists", Requests: 5000, Completed: 1660, Errors: 6, FirstErr: "stream ended without a suggestion",
 			TTFT: durs(36, 40, 60), DirectTTFT: durs(31, 32, 35), Aborted: 3334, Cancelled: 3333, AbortToCancel: durs(2, 3, 12)},
 	}
+}
+
+// fixtureCompat has the same-protocol row within the goal when met.
+func fixtureCompat(met bool) *compatReport {
+	same := compatRow{Name: "Anthropic Messages in, Anthropic target (same protocol)", Requests: 60,
+		TTFT: durs(1.9, 2.0, 2.6), DirectTTFT: durs(0.5, 0.6, 0.9), Transit: durs(0.2, 0.3, 0.9), DirectTransit: durs(0.05, 0.06, 0.1), CPUPer1k: 4 * time.Millisecond}
+	if met {
+		same.TTFT = durs(1.2, 1.3, 1.6)
+	}
+	return &compatReport{Settings: compatSettings{Requests: 60, BodyBytes: 50 << 10, Tokens: 100, Interval: 2 * time.Millisecond}, Rows: []compatRow{same,
+		{Name: "Anthropic Messages in, OpenAI Chat target (translated)", Requests: 60, Errors: 1, FirstErr: "read stream: unexpected EOF",
+			TTFT: durs(2.5, 2.6, 3.1), DirectTTFT: durs(0.5, 0.6, 0.9), Transit: durs(0.3, 0.4, 1), DirectTransit: durs(0.05, 0.06, 0.1), CPUPer1k: 6 * time.Millisecond}}}
 }

@@ -23,6 +23,7 @@ var scenarios = []scenario{
 	scenarioOf("routing", runRouting, nil),
 	scenarioOf("turnstart", runTurnStart, judgeTurnStart),
 	scenarioOf("tab", runTab, judgeTab),
+	scenarioOf("compat", runCompat, judgeCompat),
 }
 
 // scenario is one measurement and its section of the report.
