@@ -18,7 +18,7 @@ import (
 // agentSetupOptions are the flags of `keygate setup claude-code|codex`.
 type agentSetupOptions struct {
 	url, model, configPath string
-	write                         bool
+	write                  bool
 }
 
 func agentFlags(fs *flag.FlagSet, o *agentSetupOptions) {
