@@ -92,7 +92,8 @@ var _ = Describe("The real coding agents edit a file through keygate serve", fun
 			if key == "" {
 				key = "laptop" // laptop mode needs no token; Claude Code wants a key
 			}
-			out := run(dir, claude, offline(GinkgoT().TempDir(),
+			stray := newStrayProxy()
+			out := run(dir, claude, offline(GinkgoT().TempDir(), stray,
 				"ANTHROPIC_BASE_URL="+k.base, "ANTHROPIC_API_KEY="+key,
 				"ANTHROPIC_MODEL=Fake Claude", "ANTHROPIC_SMALL_FAST_MODEL=Fake Claude", "ANTHROPIC_DEFAULT_HAIKU_MODEL=Fake Claude",
 				"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1"),
@@ -102,6 +103,7 @@ var _ = Describe("The real coding agents edit a file through keygate serve", fun
 			Expect(os.ReadFile(file)).To(BeEquivalentTo("hello from keygate\n"), "the file as Claude Code left it; its output:\n%s", out)
 			Expect(out).To(ContainSubstring("I changed the greeting."))
 			expectAccounted(k, "claude-code", "Fake Claude", 3)
+			Expect(stray.requests()).To(BeEmpty(), "Claude Code called nothing but Keygate")
 		})
 
 		It("Codex "+AgentVersions["codex"]+" runs a command that edits a file on an OpenAI Responses model "+mode, func() {
@@ -123,20 +125,24 @@ var _ = Describe("The real coding agents edit a file through keygate serve", fun
 			home := GinkgoT().TempDir()
 			Expect(os.MkdirAll(filepath.Join(home, ".codex"), 0o700)).To(Succeed())
 			// Keygate's settings as `keygate setup codex --write` writes them,
-			// with the update check and analytics off.
-			config := "check_for_update_on_startup = false\n" + setup.Codex(k.base, "Fake GPT") + "\n[analytics]\nenabled = false\n"
+			// with the update check, analytics and the features that fetch
+			// from GitHub and chatgpt.com at start (plugins, apps) off.
+			config := "check_for_update_on_startup = false\n" + setup.Codex(k.base, "Fake GPT") +
+				"\n[analytics]\nenabled = false\n\n[features]\nplugins = false\nremote_plugin = false\nplugin_sharing = false\napps = false\n"
 			Expect(os.WriteFile(filepath.Join(home, ".codex", "config.toml"), []byte(config), 0o600)).To(Succeed())
 			key := k.token
 			if key == "" {
 				key = "laptop"
 			}
-			out := run(dir, codex, offline(home, setup.TokenEnv+"="+key),
+			stray := newStrayProxy()
+			out := run(dir, codex, offline(home, stray, setup.TokenEnv+"="+key),
 				"exec", "--skip-git-repo-check", "--sandbox", "workspace-write", "-C", dir,
 				"Replace 'hello world' with 'hello from keygate' in "+notes)
 
 			Expect(os.ReadFile(filepath.Join(dir, notes))).To(BeEquivalentTo("hello from keygate\n"), "the file as Codex left it; its output:\n%s", out)
 			Expect(out).To(ContainSubstring("I changed the greeting."))
 			expectAccounted(k, "codex", "Fake GPT", 2)
+			Expect(stray.requests()).To(BeEmpty(), "Codex called nothing but Keygate")
 		})
 	}
 })

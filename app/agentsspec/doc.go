@@ -10,9 +10,10 @@
 // The clients are pinned (AgentVersions in the specs) and installed once into
 // a cache outside the repository by `task agents:install`; a missing binary
 // fails the suite naming that command. The clients never reach the
-// internet: each runs with a scratch HOME, its telemetry and update checks
-// off, and HTTP(S)_PROXY pointing at a closed port for anything but
-// loopback.
+// internet: each runs with a scratch HOME, its telemetry, update checks and
+// start-up fetches off, and HTTP(S)_PROXY pointing at a local proxy that
+// refuses and records every request but loopback's; the specs assert it saw
+// none.
 //
 // Place in the hexagon: none — it drives the built binary from outside, like
 // app/threatspec's process specs. The package has no code of its own; its

@@ -1,17 +1,20 @@
 package agentsspec_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -213,18 +216,55 @@ func (k *keygate) budgetRefusal(model string) (int, string) {
 	return resp.StatusCode, string(raw)
 }
 
-// closedProxy is where a client's stray request to anywhere but loopback
-// goes: nothing listens on the discard port, so it fails instead of
-// leaving the machine.
-const closedProxy = "http://127.0.0.1:9"
+// strayProxy is where a client's requests to anywhere but loopback go: a
+// listener that reads each request's first line, refuses it and records
+// it, so a stray call fails instead of leaving the machine and the spec
+// can say that none was made.
+type strayProxy struct {
+	url  string
+	mu   sync.Mutex
+	seen []string
+}
+
+func newStrayProxy() *strayProxy {
+	GinkgoHelper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(ln.Close)
+	p := &strayProxy{url: "http://" + ln.Addr().String()}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+			line, _ := bufio.NewReader(io.LimitReader(c, 4096)).ReadString('\n')
+			p.mu.Lock()
+			p.seen = append(p.seen, strings.TrimSpace(line))
+			p.mu.Unlock()
+			_, _ = io.WriteString(c, "HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+			_ = c.Close()
+		}
+	}()
+	return p
+}
+
+// requests are the first lines of the requests the proxy refused.
+func (p *strayProxy) requests() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.seen...)
+}
 
 // agentTimeout bounds one headless client run.
 const agentTimeout = 120 * time.Second
 
 // offline is the environment every client runs with: only what it needs
 // from the spec's own environment, a scratch HOME, and proxies that refuse
-// everything but loopback.
-func offline(home string, extra ...string) []string {
+// everything but loopback (proxy).
+func offline(home string, proxy *strayProxy, extra ...string) []string {
+	closedProxy := proxy.url
 	return append([]string{
 		"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + os.TempDir(), "LANG=C.UTF-8", "TERM=dumb", "NO_COLOR=1",
 		"HTTPS_PROXY=" + closedProxy, "HTTP_PROXY=" + closedProxy, "https_proxy=" + closedProxy, "http_proxy=" + closedProxy,
