@@ -90,7 +90,7 @@ try {
     await price.nth(1).fill("2");
     await price.nth(2).fill("8");
     await price.nth(3).fill("0.5");
-    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByRole("button", { name: "Save", exact: true }).click();
     await page.getByText("Saved.").waitFor();
     await shot("1-settings");
   });
@@ -107,7 +107,8 @@ try {
 
   await step("offers the protocols the control API lists, Chat Completions first", async () => {
     const choices = await page.getByLabel("Protocol", { exact: true }).locator("option").allInnerTexts();
-    const want = ["OpenAI Chat Completions (and compatible)", "OpenAI Responses", "Anthropic Messages"];
+    const want = ["OpenAI Chat Completions (and compatible)", "OpenAI Responses", "Anthropic Messages",
+      "OpenAI Completions with suffix (fill-in-the-middle: DeepSeek, vLLM, Ollama, llama.cpp, LM Studio)", "Mistral FIM (Codestral)"];
     if (JSON.stringify(choices) !== JSON.stringify(want)) throw new Error(`protocol choices: ${JSON.stringify(choices)}`);
   });
 
@@ -256,11 +257,12 @@ try {
     await page.getByRole("cell", { name: "fake-large" }).waitFor();
     // Every routed turn counts for its target: here the one provider's model.
     await page.getByTestId("target-row").filter({ hasText: "Fake Large (edited)" }).waitFor();
-    // 3 calls, each 120 fresh input, 880 cache read, 20 output tokens at 2/8/0.5 USD per million.
-    await page.getByText("$0.0025").first().waitFor();
+    // 2 Agent calls (the connection test earlier is a call of kind test, outside the Agent
+    // figures), each 120 fresh input, 880 cache read, 20 output tokens at 2/8/0.5 USD per million.
+    await page.getByText("$0.0017").first().waitFor();
     const local = page.getByTestId("user-row").filter({ hasText: "local" });
     await local.waitFor();
-    if (!(await local.innerText()).includes("$0.0025")) throw new Error(`the per-user row reads ${JSON.stringify(await local.innerText())}`);
+    if (!(await local.innerText()).includes("$0.0017")) throw new Error(`the per-user row reads ${JSON.stringify(await local.innerText())}`);
     await shot("10-dashboard");
   });
 
@@ -268,7 +270,7 @@ try {
     await page.getByTestId("user-row").filter({ hasText: "local" }).click();
     await page.waitForURL((u) => u.searchParams.get("user") === "local");
     if ((await page.getByLabel("User filter").inputValue()) !== "local") throw new Error("the user row did not fill the filter");
-    await page.getByText("$0.0025").first().waitFor();
+    await page.getByText("$0.0017").first().waitFor();
     const users = await page.getByTestId("user-row").allInnerTexts();
     if (users.length !== 1 || !users[0].startsWith("local")) throw new Error(`filtered by local, the per-user table reads ${JSON.stringify(users)}`);
     await shot("10b-dashboard-by-user");
@@ -475,9 +477,9 @@ try {
   await step("company: an administrator demoted while the page is open sees the server's refusal on Save", async () => {
     await member.setExtraHTTPHeaders({ ...ada, "X-Keygate-User": "dee", "X-Keygate-Name": "Dee" });
     await member.goto(company.url + "/settings");
-    await member.getByRole("button", { name: "Save" }).waitFor();
+    await member.getByRole("button", { name: "Save", exact: true }).waitFor();
     await member.setExtraHTTPHeaders({ ...mel, "X-Keygate-User": "dee", "X-Keygate-Name": "Dee" });
-    await member.getByRole("button", { name: "Save" }).click();
+    await member.getByRole("button", { name: "Save", exact: true }).click();
     await member.getByRole("alert").getByText("only an administrator may do this; ask one of your Keygate administrators").waitFor();
     await shot("18-demoted-save", member);
   });
