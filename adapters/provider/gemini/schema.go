@@ -45,92 +45,19 @@ func appendSchema(w *wire.Writer, raw []byte) error {
 		w.EndObject()
 		return nil
 	}
-	written := map[string]bool{}
-	key := func(k string) bool {
-		if written[k] {
-			return false
-		}
-		written[k] = true
-		w.Key(k)
-		return true
-	}
+	s := schemaWriter{w: w, written: map[string]bool{}}
 	var ferr error
-	fail := func(k string, err error) bool {
-		ferr = fmt.Errorf("schema %s: %w", k, err)
-		return false
-	}
-	nullable := false
 	w.BeginObject()
 	err := wire.Members(raw, func(rawKey, v []byte) bool {
 		k, err := str(rawKey)
+		if err == nil {
+			err = s.member(k, v)
+		}
 		if err != nil {
-			return fail("key", err)
+			ferr = fmt.Errorf("schema %s: %w", k, err)
+			return false
 		}
-		switch {
-		case k == "type":
-			t, null, ok := schemaType(v)
-			nullable = nullable || null
-			if ok && key("type") {
-				w.String(t)
-			}
-		case k == "format":
-			if f, err := wire.Str(v); err == nil && geminiFormats[f] && key("format") {
-				w.String(f)
-			}
-		case k == "properties":
-			if err := appendProperties(w, v, key); err != nil {
-				return fail(k, err)
-			}
-		case k == "items":
-			item := v
-			if len(v) > 0 && v[0] == '[' {
-				item = nil
-				_ = wire.Elements(v, func(e []byte) bool { item = e; return false })
-			}
-			if item != nil && key("items") {
-				if err := appendSchema(w, item); err != nil {
-					return fail(k, err)
-				}
-			}
-		case k == "anyOf" || k == "oneOf":
-			if key("anyOf") {
-				w.BeginArray()
-				if err := wire.Elements(v, func(e []byte) bool {
-					if err := appendSchema(w, e); err != nil {
-						return fail(k, err)
-					}
-					return true
-				}); err != nil {
-					return fail(k, err)
-				}
-				w.EndArray()
-			}
-		case k == "enum":
-			if allStrings(v) && key("enum") {
-				if err := w.Raw(v); err != nil {
-					return fail(k, err)
-				}
-			}
-		case k == "const":
-			if len(v) > 0 && v[0] == '"' && key("enum") {
-				w.BeginArray()
-				if err := w.Raw(v); err != nil {
-					return fail(k, err)
-				}
-				w.EndArray()
-			}
-		case keptAsIs[k]:
-			if k == "nullable" {
-				nullable = nullable || string(v) == "true"
-				return true // written once, after the members
-			}
-			if key(k) {
-				if err := w.Raw(v); err != nil {
-					return fail(k, err)
-				}
-			}
-		}
-		return ferr == nil
+		return true
 	})
 	if ferr != nil {
 		return ferr
@@ -138,12 +65,93 @@ func appendSchema(w *wire.Writer, raw []byte) error {
 	if err != nil {
 		return fmt.Errorf("schema: %w", err)
 	}
-	if nullable {
+	if s.nullable {
 		w.Key("nullable")
 		w.Bool(true)
 	}
 	w.EndObject()
 	return nil
+}
+
+// schemaWriter writes the members of one schema object, each key once.
+type schemaWriter struct {
+	w        *wire.Writer
+	written  map[string]bool
+	nullable bool
+}
+
+// key writes k unless it was written already (anyOf after oneOf).
+func (s *schemaWriter) key(k string) bool {
+	if s.written[k] {
+		return false
+	}
+	s.written[k] = true
+	s.w.Key(k)
+	return true
+}
+
+func (s *schemaWriter) member(k string, v []byte) error {
+	w := s.w
+	switch {
+	case k == "type":
+		t, null, ok := schemaType(v)
+		s.nullable = s.nullable || null
+		if ok && s.key("type") {
+			w.String(t)
+		}
+	case k == "format":
+		if f, err := wire.Str(v); err == nil && geminiFormats[f] && s.key("format") {
+			w.String(f)
+		}
+	case k == "properties":
+		return appendProperties(w, v, s.key)
+	case k == "items":
+		item := v
+		if len(v) > 0 && v[0] == '[' {
+			item = nil
+			_ = wire.Elements(v, func(e []byte) bool { item = e; return false })
+		}
+		if item != nil && s.key("items") {
+			return appendSchema(w, item)
+		}
+	case k == "anyOf" || k == "oneOf":
+		if s.key("anyOf") {
+			return appendSchemas(w, v)
+		}
+	case k == "enum":
+		if allStrings(v) && s.key("enum") {
+			return w.Raw(v)
+		}
+	case k == "const":
+		if len(v) > 0 && v[0] == '"' && s.key("enum") {
+			w.BeginArray()
+			err := w.Raw(v)
+			w.EndArray()
+			return err
+		}
+	case k == "nullable":
+		s.nullable = s.nullable || string(v) == "true" // written once, at the end
+	case keptAsIs[k]:
+		if s.key(k) {
+			return w.Raw(v)
+		}
+	}
+	return nil
+}
+
+// appendSchemas writes an array of schemas.
+func appendSchemas(w *wire.Writer, arr []byte) error {
+	var ferr error
+	w.BeginArray()
+	err := wire.Elements(arr, func(e []byte) bool {
+		ferr = appendSchema(w, e)
+		return ferr == nil
+	})
+	w.EndArray()
+	if ferr != nil {
+		return ferr
+	}
+	return err
 }
 
 // appendProperties writes properties, each a schema; nothing when empty.

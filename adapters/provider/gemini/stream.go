@@ -17,16 +17,7 @@ import (
 type chunk struct {
 	Candidates []struct {
 		Content *struct {
-			Parts []struct {
-				Text             *string `json:"text"`
-				Thought          bool    `json:"thought"`
-				ThoughtSignature string  `json:"thoughtSignature"`
-				FunctionCall     *struct {
-					ID   string          `json:"id"`
-					Name string          `json:"name"`
-					Args json.RawMessage `json:"args"`
-				} `json:"functionCall"`
-			} `json:"parts"`
+			Parts []chunkPart `json:"parts"`
 		} `json:"content"`
 		FinishReason  string `json:"finishReason"`
 		FinishMessage string `json:"finishMessage"`
@@ -39,6 +30,18 @@ type chunk struct {
 	ModelVersion  string         `json:"modelVersion"`
 	ResponseID    string         `json:"responseId"`
 	Error         *apiError      `json:"error"`
+}
+
+// chunkPart is one part of a candidate's content.
+type chunkPart struct {
+	Text             *string `json:"text"`
+	Thought          bool    `json:"thought"`
+	ThoughtSignature string  `json:"thoughtSignature"`
+	FunctionCall     *struct {
+		ID   string          `json:"id"`
+		Name string          `json:"name"`
+		Args json.RawMessage `json:"args"`
+	} `json:"functionCall"`
 }
 
 // usageMetadata counts inclusively: promptTokenCount includes
@@ -156,32 +159,7 @@ func (d *Decoder) Decode(ev sse.Event, out []llm.Event) ([]llm.Event, error) {
 		}
 		if cand.Content != nil {
 			for pi := range cand.Content.Parts {
-				p := &cand.Content.Parts[pi]
-				switch {
-				case p.FunctionCall != nil:
-					out = d.closeText(d.closeThinking(out))
-					out = d.call(p.FunctionCall.ID, p.FunctionCall.Name, p.FunctionCall.Args, p.ThoughtSignature, out)
-				case p.Thought:
-					if p.Text != nil && *p.Text != "" {
-						if !d.thinkingOpen {
-							d.thinkingOpen = true
-							out = append(out, llm.Event{Kind: llm.EventThinkingStart})
-						}
-						out = append(out, llm.Event{Kind: llm.EventThinkingDelta, Text: *p.Text})
-					}
-				case p.Text != nil:
-					out = d.closeThinking(out)
-					if *p.Text != "" {
-						if !d.textOpen {
-							d.textOpen = true
-							out = append(out, llm.Event{Kind: llm.EventTextStart})
-						}
-						out = append(out, llm.Event{Kind: llm.EventTextDelta, Text: *p.Text})
-					}
-					if p.ThoughtSignature != "" {
-						d.textSig = p.ThoughtSignature
-					}
-				}
+				out = d.part(&cand.Content.Parts[pi], out)
 			}
 		}
 		if cand.FinishReason != "" {
@@ -189,6 +167,38 @@ func (d *Decoder) Decode(ev sse.Event, out []llm.Event) ([]llm.Event, error) {
 		}
 	}
 	return out, nil
+}
+
+// part emits the events of one part: a thought opens or extends the
+// thinking block, text the text block (closing thinking), a function call
+// closes both and is emitted whole.
+func (d *Decoder) part(p *chunkPart, out []llm.Event) []llm.Event {
+	switch {
+	case p.FunctionCall != nil:
+		out = d.closeText(d.closeThinking(out))
+		return d.call(p.FunctionCall.ID, p.FunctionCall.Name, p.FunctionCall.Args, p.ThoughtSignature, out)
+	case p.Thought:
+		if p.Text != nil && *p.Text != "" {
+			if !d.thinkingOpen {
+				d.thinkingOpen = true
+				out = append(out, llm.Event{Kind: llm.EventThinkingStart})
+			}
+			out = append(out, llm.Event{Kind: llm.EventThinkingDelta, Text: *p.Text})
+		}
+	case p.Text != nil:
+		out = d.closeThinking(out)
+		if *p.Text != "" {
+			if !d.textOpen {
+				d.textOpen = true
+				out = append(out, llm.Event{Kind: llm.EventTextStart})
+			}
+			out = append(out, llm.Event{Kind: llm.EventTextDelta, Text: *p.Text})
+		}
+		if p.ThoughtSignature != "" {
+			d.textSig = p.ThoughtSignature
+		}
+	}
+	return out
 }
 
 func (d *Decoder) closeThinking(out []llm.Event) []llm.Event {
