@@ -161,6 +161,32 @@ var _ = Describe("ModelService", func() {
 			Expect(res.GetTokensPerSecond()).To(BeNumerically(">", 0))
 		})
 
+		It("tests a Gemini model over Gemini's own path, key header and SSE, and reports a Google error body's message", func() {
+			s := a.chatSettings("gemini-2.5-flash")
+			s.ProviderKind, s.BaseUrl = controlv1.ProviderKind_PROVIDER_KIND_GEMINI, a.upstream.URL
+			resp, err := a.models.CreateModel(ctx, connect.NewRequest(&controlv1.CreateModelRequest{Settings: s, ApiKey: "AIza-test-0123456789", Enabled: true}))
+			Expect(err).NotTo(HaveOccurred())
+			a.upstream.Enqueue(providertest.Stream(providertest.GeminiSSE(providertest.Turn{
+				Text: providertest.Words("1 2 3"), Usage: providertest.Usage{Input: 20, CacheRead: 4, Output: 9}})))
+			msgs := a.test(resp.Msg.GetModel().GetId())
+			res := msgs[len(msgs)-1].GetResult()
+			Expect(res.GetOk()).To(BeTrue(), res.GetError())
+			Expect(res.GetOutputText()).To(Equal("1 2 3"))
+			Expect(res.GetOutputTokens()).To(Equal(int64(9)))
+			reqs := a.upstream.Requests()
+			Expect(reqs).To(HaveLen(1))
+			Expect(reqs[0].Path + "?" + reqs[0].Query).To(Equal("/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"))
+			Expect(reqs[0].Header.Get("X-Goog-Api-Key")).To(Equal("AIza-test-0123456789"))
+
+			a.upstream.Enqueue(providertest.Status(http.StatusBadRequest,
+				`{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT"}}`))
+			msgs = a.test(resp.Msg.GetModel().GetId())
+			res = msgs[len(msgs)-1].GetResult()
+			Expect(res.GetOk()).To(BeFalse())
+			Expect(res.GetError()).To(ContainSubstring("API key not valid"))
+			Expect(res.GetError()).NotTo(ContainSubstring("AIza-test-0123456789"))
+		})
+
 		It("records the test as a call, with the raw stream in detailed mode", func() {
 			a.setDetailed(true)
 			a.upstream.Enqueue(providertest.Stream(providertest.ChatSSE(providertest.Turn{Text: providertest.Words("1 2 3")})))

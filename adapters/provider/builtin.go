@@ -3,6 +3,7 @@ package provider
 import (
 	"keygate/adapters/provider/anthropic"
 	"keygate/adapters/provider/fim"
+	"keygate/adapters/provider/gemini"
 	"keygate/adapters/provider/openai"
 )
 
@@ -14,6 +15,7 @@ var builtin = mustRegistry(NewRegistry(
 	openai.Chat(),
 	openai.Responses(),
 	anthropic.Messages(),
+	gemini.API(),
 	fim.Completions(),
 	fim.Mistral(),
 ))

@@ -101,6 +101,10 @@ var _ = Describe("Client.Stream", func() {
 			Expect(h.Get("Anthropic-Version")).To(Equal("2023-06-01"))
 			Expect(h.Get("Authorization")).To(BeEmpty())
 		}),
+		Entry("Gemini with x-goog-api-key", llm.ProviderGemini, "/v1beta/models/model-x:streamGenerateContent", func(h http.Header) {
+			Expect(h.Get("X-Goog-Api-Key")).To(Equal(apiKey))
+			Expect(h.Get("Authorization")).To(BeEmpty())
+		}),
 	)
 
 	It("stamps the call's kind on its record, Agent when the call names none", func() {

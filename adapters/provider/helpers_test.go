@@ -41,6 +41,8 @@ func render(kind llm.ProviderKind, turn providertest.Turn) []byte {
 		return providertest.ChatSSE(turn)
 	case llm.ProviderOpenAIResponses:
 		return providertest.ResponsesSSE(turn)
+	case llm.ProviderGemini:
+		return providertest.GeminiSSE(turn)
 	default:
 		return providertest.AnthropicSSE(turn)
 	}

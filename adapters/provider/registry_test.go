@@ -91,6 +91,23 @@ var fixtures = map[llm.ProviderKind]protocolFixture{
 		finish: llm.FinishStop, id: "msg_4QpJur2dWWDjF6C758FbBw5vm12BaVipnK", model: "claude-3-opus-latest",
 		usageFields: llm.UsageInput | llm.UsageOutput,
 	},
+	llm.ProviderGemini: {
+		urls: map[string]string{
+			"https://generativelanguage.googleapis.com": "https://generativelanguage.googleapis.com/v1beta/models/model-x:streamGenerateContent?alt=sse",
+			"https://api.example.com/v1/":               "https://api.example.com/v1/models/model-x:streamGenerateContent?alt=sse",
+			"https://api.example.com/v1beta":            "https://api.example.com/v1beta/models/model-x:streamGenerateContent?alt=sse",
+			"https://gw.example.com/api/v4":             "https://gw.example.com/api/v4/models/model-x:streamGenerateContent?alt=sse",
+			"https://gw.example.com/gemini/":            "https://gw.example.com/gemini/v1beta/models/model-x:streamGenerateContent?alt=sse",
+			"http://127.0.0.1:8000/v1?tag=kg":           "http://127.0.0.1:8000/v1/models/model-x:streamGenerateContent?tag=kg&alt=sse",
+		},
+		auth:   http.Header{"X-Goog-Api-Key": {apiKey}},
+		list:   http.Header{"X-Goog-Api-Key": {apiKey}},
+		golden: "gemini.golden.json",
+		stream: "gemini-text-thinking-docs.sse",
+		text:   "Hello! How can I help you today?",
+		finish: llm.FinishStop, id: "mKZ1aPSsFquqz7IP0pnq8Qk", model: "gemini-2.5-flash",
+		usageFields: llm.UsageInput | llm.UsageCacheRead | llm.UsageOutput | llm.UsageReasoning,
+	},
 	llm.ProviderOpenAICompletions: {
 		urls: map[string]string{
 			"https://api.example.com":         "https://api.example.com/v1/completions",
@@ -159,6 +176,7 @@ var _ = Describe("The protocol registry (provider.Builtin)", func() {
 			{Kind: llm.ProviderOpenAIChat, Name: "OpenAI Chat", Title: "OpenAI Chat Completions (and compatible)"},
 			{Kind: llm.ProviderOpenAIResponses, Name: "OpenAI Responses", Title: "OpenAI Responses"},
 			{Kind: llm.ProviderAnthropic, Name: "Anthropic", Title: "Anthropic Messages"},
+			{Kind: llm.ProviderGemini, Name: "Gemini", Title: "Google Gemini API (generateContent)"},
 			{Kind: llm.ProviderOpenAICompletions, Name: "OpenAI Completions",
 				Title: "OpenAI Completions with suffix (fill-in-the-middle: DeepSeek, vLLM, Ollama, llama.cpp, LM Studio)", FillIn: true},
 			{Kind: llm.ProviderMistralFIM, Name: "Mistral FIM", Title: "Mistral FIM (Codestral)", FillIn: true},
@@ -254,7 +272,7 @@ var _ = Describe("The protocol registry (provider.Builtin)", func() {
 
 	It("keeps every model's extra parameters off the fields any registered protocol carries the conversation in", func() {
 		Expect(provider.Builtin().Reserved()).To(ConsistOf("model", "stream", "messages", "input", "tools", "system",
-			"instructions", "prompt_cache_key", "prompt", "suffix"))
+			"instructions", "prompt_cache_key", "prompt", "suffix", "contents", "systemInstruction"))
 		srv := providertest.NewServer()
 		DeferCleanup(srv.Close)
 		client := provider.New(provider.Options{})
@@ -270,12 +288,12 @@ var _ = Describe("The protocol registry (provider.Builtin)", func() {
 	})
 
 	Describe("a kind no protocol is registered for", func() {
-		const unknown = llm.ProviderKind("gemini")
+		const unknown = llm.ProviderKind("bedrock")
 
 		It("is refused by name, with the kinds Keygate speaks", func() {
 			_, err := provider.Builtin().Lookup(unknown)
 			Expect(err).To(MatchError(provider.ErrUnknownKind))
-			Expect(err).To(MatchError(`unknown provider kind "gemini": Keygate speaks openai_chat, openai_responses, anthropic, openai_completions and mistral_fim`))
+			Expect(err).To(MatchError(`unknown provider kind "bedrock": Keygate speaks openai_chat, openai_responses, anthropic, gemini, openai_completions and mistral_fim`))
 		})
 
 		It("has no request URL, not even a full one", func() {
@@ -292,7 +310,7 @@ var _ = Describe("The protocol registry (provider.Builtin)", func() {
 				Endpoint: ports.Endpoint{Kind: unknown, URL: srv.URL + "/v1/x", APIKey: apiKey}, Request: simpleRequest("m")})
 			perr := providerError(err)
 			Expect(perr.Class).To(Equal(llm.ErrorBadRequest))
-			Expect(perr.Message).To(ContainSubstring(`unknown provider kind "gemini"`))
+			Expect(perr.Message).To(ContainSubstring(`unknown provider kind "bedrock"`))
 			Expect(errors.Is(err, provider.ErrUnknownKind)).To(BeTrue())
 			Expect(srv.Requests()).To(BeEmpty())
 		})

@@ -135,18 +135,25 @@ func startKeygate(w *web, mutate func(*config.Config)) *keygate {
 	k := &keygate{Keygate: apptest.Start(cfg),
 		providers: map[llm.ProviderKind]*providertest.Server{}, models: map[llm.ProviderKind]string{}}
 	for _, kind := range kinds {
-		p := providertest.NewServer()
-		DeferCleanup(p.Close)
-		k.providers[kind] = p
-		var created controlv1.CreateModelResponse
-		k.control("/keygate.control.v1.ModelService/CreateModel", &controlv1.CreateModelRequest{
-			Settings: &controlv1.ModelSettings{DisplayName: "Team " + string(kind), ProviderKind: providerKind(kind),
-				BaseUrl: p.URL, ModelId: upstreamModel[kind], SupportsTools: true},
-			ApiKey: "sk-agentspec-" + string(kind), Enabled: true,
-		}, &created)
-		k.models[kind] = created.GetModel().GetId()
+		k.addModel(kind, upstreamModel[kind])
 	}
 	return k
+}
+
+// addModel configures a model of kind with upstream model id on a fake
+// provider of its own.
+func (k *keygate) addModel(kind llm.ProviderKind, upstream string) {
+	GinkgoHelper()
+	p := providertest.NewServer()
+	DeferCleanup(p.Close)
+	k.providers[kind] = p
+	var created controlv1.CreateModelResponse
+	k.control("/keygate.control.v1.ModelService/CreateModel", &controlv1.CreateModelRequest{
+		Settings: &controlv1.ModelSettings{DisplayName: "Team " + string(kind), ProviderKind: providerKind(kind),
+			BaseUrl: p.URL, ModelId: upstream, SupportsTools: true},
+		ApiKey: "sk-agentspec-" + string(kind), Enabled: true,
+	}, &created)
+	k.models[kind] = created.GetModel().GetId()
 }
 
 func providerKind(k llm.ProviderKind) controlv1.ProviderKind {
@@ -218,6 +225,8 @@ func sse(kind llm.ProviderKind, t providertest.Turn) []byte {
 		return providertest.ChatSSE(t)
 	case llm.ProviderOpenAIResponses:
 		return providertest.ResponsesSSE(t)
+	case llm.ProviderGemini:
+		return providertest.GeminiSSE(t)
 	default:
 		return providertest.AnthropicSSE(t)
 	}

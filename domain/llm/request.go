@@ -17,6 +17,8 @@ const (
 	ProviderOpenAICompletions ProviderKind = "openai_completions"
 	// ProviderMistralFIM is Mistral's fill-in-the-middle endpoint (Codestral).
 	ProviderMistralFIM ProviderKind = "mistral_fim"
+	// ProviderGemini is Google's Gemini API (generateContent).
+	ProviderGemini ProviderKind = "gemini"
 )
 
 // Role is the speaker of a projected message.

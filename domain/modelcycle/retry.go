@@ -98,6 +98,9 @@ var overflowPhrases = []string{
 	"model_context_window_exceeded",
 	"context_length_exceeded",
 	"model_max_prompt_tokens_exceeded",
+	// Gemini: "The input token count (N) exceeds the maximum number of
+	// tokens allowed (M)."
+	"exceeds the maximum number of tokens allowed",
 }
 
 // IsOverflowMessage reports whether a provider message says the prompt did

@@ -62,6 +62,7 @@ var _ = Describe("IsContextOverflow", func() {
 		Entry("model_context_window_exceeded", provider(llm.ErrorRefusal, 0, "model_context_window_exceeded"), true),
 		Entry("model_max_prompt_tokens_exceeded", provider(llm.ErrorBadRequest, 400, "model_max_prompt_tokens_exceeded"), true),
 		Entry("maximum context length with tokens", provider(llm.ErrorBadRequest, 400, "This model's maximum context length is 128000 tokens"), true),
+		Entry("Gemini's input token count over the maximum", provider(llm.ErrorBadRequest, 400, "The input token count (1196265) exceeds the maximum number of tokens allowed (1048576)."), true),
 		Entry("maximum context length without tokens is not enough", provider(llm.ErrorBadRequest, 400, "maximum context length reached"), false),
 		Entry("a 401 is not an overflow", provider(llm.ErrorAuthorization, 401, "prompt is too long"), false),
 		Entry("a 429 is not an overflow", provider(llm.ErrorRateLimit, 429, "rate limited"), false),

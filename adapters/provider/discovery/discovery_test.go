@@ -69,6 +69,23 @@ var _ = Describe("Lister.List", func() {
 		Expect(reqs[0].Header.Get("Anthropic-Version")).To(Equal("2023-06-01"))
 	})
 
+	It("pages through Gemini models at /v1beta/models with pageToken, keeping those that generate content, with the key in x-goog-api-key", func() {
+		srv.Enqueue(ok(`{"models":[{"name":"models/gemini-2.5-flash","supportedGenerationMethods":["generateContent","countTokens"]},
+			{"name":"models/text-embedding-004","supportedGenerationMethods":["embedContent"]}],"nextPageToken":"Ch1t"}`),
+			ok(`{"models":[{"name":"models/gemini-3-pro-preview","supportedGenerationMethods":["generateContent"]}]}`))
+		ids, err := discovery.New(nil, provider.Builtin()).List(context.Background(), discovery.Query{Kind: llm.ProviderGemini,
+			BaseURL: srv.URL, APIKey: "AIza-key"})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ids).To(Equal([]string{"gemini-2.5-flash", "gemini-3-pro-preview"}))
+		reqs := srv.Requests()
+		Expect(reqs).To(HaveLen(2))
+		Expect(reqs[0].Path).To(Equal("/v1beta/models"))
+		Expect(reqs[0].Query).To(Equal("pageSize=1000"))
+		Expect(reqs[1].Query).To(Equal("pageSize=1000&pageToken=Ch1t"))
+		Expect(reqs[0].Header.Get("X-Goog-Api-Key")).To(Equal("AIza-key"))
+		Expect(reqs[0].Query + reqs[1].Query).NotTo(ContainSubstring("AIza"))
+	})
+
 	It("lists an OpenAI Responses endpoint the way it lists a Chat one", func() {
 		srv.Enqueue(ok(`{"data":[{"id":"gpt-5.1"}]}`))
 		ids, err := discovery.New(nil, provider.Builtin()).List(context.Background(), discovery.Query{Kind: llm.ProviderOpenAIResponses,
@@ -93,10 +110,10 @@ var _ = Describe("Lister.List", func() {
 	)
 
 	It("refuses a kind no protocol is registered for, sending nothing", func() {
-		_, err := discovery.New(nil, provider.Builtin()).List(context.Background(), discovery.Query{Kind: "gemini",
+		_, err := discovery.New(nil, provider.Builtin()).List(context.Background(), discovery.Query{Kind: "bedrock",
 			BaseURL: srv.URL + "/v1", APIKey: "sk-1"})
 		Expect(err).To(MatchError(provider.ErrUnknownKind))
-		Expect(err).To(MatchError(ContainSubstring(`unknown provider kind "gemini"`)))
+		Expect(err).To(MatchError(ContainSubstring(`unknown provider kind "bedrock"`)))
 		Expect(srv.Requests()).To(BeEmpty())
 	})
 

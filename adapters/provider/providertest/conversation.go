@@ -79,6 +79,8 @@ func replay(kind llm.ProviderKind, thinking, sig string) *llm.ReplayState {
 	case llm.ProviderAnthropic:
 		return &llm.ReplayState{Kind: kind, Value: []byte(`{"blocks":[{"type":"thinking","thinking":"` + thinking +
 			`","signature":"` + sig + `"}]}`)}
+	case llm.ProviderGemini:
+		return &llm.ReplayState{Kind: kind, Value: []byte(`{"calls":[{"index":0,"signature":"` + sig + `"}]}`)}
 	}
 	return nil
 }

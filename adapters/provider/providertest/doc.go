@@ -1,7 +1,8 @@
 // Package providertest is test support for everything that talks to model
 // providers: a scriptable fake provider server that speaks the SSE of OpenAI
-// Chat Completions, OpenAI Responses and Anthropic Messages faithfully
-// (Server, and the transcript builders ChatSSE, ResponsesSSE, AnthropicSSE;
+// Chat Completions, OpenAI Responses, Anthropic Messages and the Gemini API
+// faithfully (Server, and the transcript builders ChatSSE, ResponsesSSE,
+// AnthropicSSE, GeminiSSE;
 // CompletionsSSE and MistralSSE for the fill-in-the-middle protocols, with
 // FillInRequest),
 // and an in-memory ports.CallRecorder (Recorder).

@@ -77,7 +77,7 @@ func (s *Server) Enqueue(replies ...Reply) {
 }
 
 // EnqueueFor scripts the replies of the next requests that carry apiKey
-// (as a bearer token or in x-api-key), in order.
+// (see KeyOf), in order.
 func (s *Server) EnqueueFor(apiKey string, replies ...Reply) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -87,10 +87,13 @@ func (s *Server) EnqueueFor(apiKey string, replies ...Reply) {
 	s.keyed[apiKey] = append(s.keyed[apiKey], replies...)
 }
 
-// KeyOf is the API key a request carries, as a bearer token or in
-// x-api-key; "" when none.
+// KeyOf is the API key a request carries, as a bearer token, in x-api-key
+// or in x-goog-api-key; "" when none.
 func KeyOf(h http.Header) string {
 	if k := h.Get("X-Api-Key"); k != "" {
+		return k
+	}
+	if k := h.Get("X-Goog-Api-Key"); k != "" {
 		return k
 	}
 	return strings.TrimPrefix(h.Get("Authorization"), "Bearer ")
@@ -204,13 +207,17 @@ func Stream(body []byte) Reply {
 func Events(body []byte) []Step {
 	var steps []Step
 	for len(body) > 0 {
-		i := bytes.Index(body, []byte("\n\n"))
+		// An event ends at a blank line: \n\n, or \r\n\r\n (Google's).
+		i, n := bytes.Index(body, []byte("\n\n")), 2
+		if j := bytes.Index(body, []byte("\r\n\r\n")); j >= 0 && (i < 0 || j < i) {
+			i, n = j, 4
+		}
 		if i < 0 {
 			steps = append(steps, Step{Data: body})
 			break
 		}
-		steps = append(steps, Step{Data: body[:i+2]})
-		body = body[i+2:]
+		steps = append(steps, Step{Data: body[:i+n]})
+		body = body[i+n:]
 	}
 	return steps
 }

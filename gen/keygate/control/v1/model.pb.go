@@ -34,6 +34,7 @@ const (
 	ProviderKind_PROVIDER_KIND_ANTHROPIC          ProviderKind = 3
 	ProviderKind_PROVIDER_KIND_OPENAI_COMPLETIONS ProviderKind = 4
 	ProviderKind_PROVIDER_KIND_MISTRAL_FIM        ProviderKind = 5
+	ProviderKind_PROVIDER_KIND_GEMINI             ProviderKind = 6
 )
 
 // Enum value maps for ProviderKind.
@@ -45,6 +46,7 @@ var (
 		3: "PROVIDER_KIND_ANTHROPIC",
 		4: "PROVIDER_KIND_OPENAI_COMPLETIONS",
 		5: "PROVIDER_KIND_MISTRAL_FIM",
+		6: "PROVIDER_KIND_GEMINI",
 	}
 	ProviderKind_value = map[string]int32{
 		"PROVIDER_KIND_UNSPECIFIED":        0,
@@ -53,6 +55,7 @@ var (
 		"PROVIDER_KIND_ANTHROPIC":          3,
 		"PROVIDER_KIND_OPENAI_COMPLETIONS": 4,
 		"PROVIDER_KIND_MISTRAL_FIM":        5,
+		"PROVIDER_KIND_GEMINI":             6,
 	}
 )
 
@@ -1707,14 +1710,15 @@ const file_control_v1_model_proto_rawDesc = "" +
 	"outputText\x12\x17\n" +
 	"\acall_id\x18\t \x01(\tR\x06callId\x12!\n" +
 	"\fraw_response\x18\n" +
-	" \x01(\tR\vrawResponse*\xd2\x01\n" +
+	" \x01(\tR\vrawResponse*\xec\x01\n" +
 	"\fProviderKind\x12\x1d\n" +
 	"\x19PROVIDER_KIND_UNSPECIFIED\x10\x00\x12\x1d\n" +
 	"\x19PROVIDER_KIND_OPENAI_CHAT\x10\x01\x12\"\n" +
 	"\x1ePROVIDER_KIND_OPENAI_RESPONSES\x10\x02\x12\x1b\n" +
 	"\x17PROVIDER_KIND_ANTHROPIC\x10\x03\x12$\n" +
 	" PROVIDER_KIND_OPENAI_COMPLETIONS\x10\x04\x12\x1d\n" +
-	"\x19PROVIDER_KIND_MISTRAL_FIM\x10\x05*q\n" +
+	"\x19PROVIDER_KIND_MISTRAL_FIM\x10\x05\x12\x18\n" +
+	"\x14PROVIDER_KIND_GEMINI\x10\x06*q\n" +
 	"\tTestPhase\x12\x1a\n" +
 	"\x16TEST_PHASE_UNSPECIFIED\x10\x00\x12\x19\n" +
 	"\x15TEST_PHASE_CONNECTING\x10\x01\x12\x18\n" +
