@@ -36,6 +36,23 @@ var _ = Describe("Handler across restarts, edits and model switches", func() {
 			}})
 			first := open(f.c, cursortest.RunRequest("conv-restart", "kg-model", "Read and run"))
 			Eventually(func() []string { return completedOrder(first) }).Should(Equal([]string{"c_read"}))
+			// The restart comes once the client holds the checkpoint with
+			// c_read's finished card: the scenario is a crash while the
+			// shell runs. (A crash between c_read's result and the
+			// checkpoint that shows it is another window: the resumed turn
+			// does not redraw a card whose call it does not run again.)
+			Eventually(func() bool {
+				chat, err := f.c.Chat(f.c.Checkpoint())
+				if err != nil || len(chat) != 1 {
+					return false
+				}
+				for _, s := range chat[0].Steps {
+					if tc := s.GetToolCall(); tc != nil && tc.GetToolCallId() == "c_read" {
+						return cursortest.Done(tc)
+					}
+				}
+				return false
+			}).Should(BeTrue())
 			f.h.restart()
 			f.c.Rebind(f.h.env.URL, f.h.env.HTTP1)
 			f.h.reply(providertest.Turn{ID: "r2", Text: []string{"Finished."}})
