@@ -144,7 +144,7 @@ type ownConns struct {
 	asked []netip.AddrPort
 }
 
-func (o *ownConns) originated(peer netip.AddrPort) bool {
+func (o *ownConns) originated(peer, _ netip.AddrPort) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.asked = append(o.asked, peer)

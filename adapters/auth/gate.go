@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -24,7 +25,7 @@ type Gate struct {
 	// members records each user's groups; nil records none.
 	members *groupRecorder
 	// own reports a connection Keygate itself dialled; nil: none known.
-	own func(peer netip.AddrPort) bool
+	own func(peer, local netip.AddrPort) bool
 	log *zap.Logger
 }
 
@@ -41,10 +42,14 @@ func (g *Gate) RevokeSessionsWith(r ports.SessionRevocations) { g.revoked = r }
 // Keygate's own proxy or provider client then cannot borrow the trust of
 // the address it comes from, even when that address is a trusted proxy
 // range (a sidecar on 127.0.0.1, a pod inside 10/8) or loopback in local
-// mode. own gets the peer in its plain form (an IPv4 peer of a dual-stack
-// listener as IPv4) and, when that differs, as the listener reported it;
-// it must be safe for concurrent use. Call it before serving requests.
-func (g *Gate) DistrustPeers(own func(peer netip.AddrPort) bool) { g.own = own }
+// mode. own gets the peer and the listener's own address (both ends of the
+// connection, so a client whose source port happens to equal one Keygate
+// dials from is not mistaken for Keygate), the peer in its plain form (an
+// IPv4 peer of a dual-stack listener as IPv4) and, when that differs, as
+// the listener reported it; local is invalid when the request does not
+// say which listener it came in on. own must be safe for concurrent use.
+// Call it before serving requests.
+func (g *Gate) DistrustPeers(own func(peer, local netip.AddrPort) bool) { g.own = own }
 
 // New returns a gate for cfg. box seals session cookies; every replica
 // must share its key. In OIDC mode New fetches the provider's discovery
@@ -126,8 +131,14 @@ func (g *Gate) ownConnection(r *http.Request) bool {
 	if err != nil {
 		return false
 	}
+	var local netip.AddrPort
+	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+		if ap, err := netip.ParseAddrPort(a.String()); err == nil {
+			local = ap
+		}
+	}
 	plain := netip.AddrPortFrom(raw.Addr().Unmap(), raw.Port())
-	return g.own(plain) || (plain != raw && g.own(raw))
+	return g.own(plain, local) || (plain != raw && g.own(raw, local))
 }
 
 // Routes returns the authentication endpoints as net/http.ServeMux

@@ -68,29 +68,55 @@ func (p *Policy) dial(ctx context.Context, network, addr string, v view) (net.Co
 }
 
 // Originated reports whether a connection that is still open was dialled by
-// DialContext from the local address peer: a request arriving from peer on
-// one of Keygate's listeners came from Keygate itself.
-func (p *Policy) Originated(peer netip.AddrPort) bool {
-	peer = netip.AddrPortFrom(peer.Addr().Unmap().WithZone(""), peer.Port())
+// DialContext from the local address peer to the address local: a request
+// arriving from peer on a listener of Keygate's at local came from Keygate
+// itself. Both ends are compared, not the peer alone: Linux gives one
+// local port to several outgoing connections to different destinations,
+// so Keygate's connection to a model on 127.0.0.1 may share its source
+// port with a client's connection to Keygate's own listener, and that
+// client must not be taken for Keygate. An invalid local matches any
+// destination (a caller that cannot tell its listener's address).
+func (p *Policy) Originated(peer, local netip.AddrPort) bool {
+	peer, local = plainAddrPort(peer), plainAddrPort(local)
 	p.connsMu.RLock()
 	defer p.connsMu.RUnlock()
-	return p.conns[peer] > 0
+	if local.IsValid() {
+		return p.conns[connEnds{local: peer, remote: local}] > 0
+	}
+	for ends, n := range p.conns {
+		if ends.local == peer && n > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// connEnds are a dialled connection's two ends, in their plain form.
+type connEnds struct{ local, remote netip.AddrPort }
+
+// plainAddrPort is ap without an IPv4 mapping or zone, as a dual-stack
+// listener and a dialled connection may report the same end differently.
+func plainAddrPort(ap netip.AddrPort) netip.AddrPort {
+	if !ap.IsValid() {
+		return ap
+	}
+	return netip.AddrPortFrom(ap.Addr().Unmap().WithZone(""), ap.Port())
 }
 
 func (p *Policy) track(c net.Conn) net.Conn {
-	tcp, ok := c.LocalAddr().(*net.TCPAddr)
-	if !ok {
+	local, ok := c.LocalAddr().(*net.TCPAddr)
+	remote, ok2 := c.RemoteAddr().(*net.TCPAddr)
+	if !ok || !ok2 {
 		return c
 	}
-	ap := tcp.AddrPort()
-	key := netip.AddrPortFrom(ap.Addr().Unmap().WithZone(""), ap.Port())
+	key := connEnds{local: plainAddrPort(local.AddrPort()), remote: plainAddrPort(remote.AddrPort())}
 	p.connsMu.Lock()
 	p.conns[key]++
 	p.connsMu.Unlock()
 	return &conn{Conn: c, p: p, key: key}
 }
 
-func (p *Policy) untrack(key netip.AddrPort) {
+func (p *Policy) untrack(key connEnds) {
 	p.connsMu.Lock()
 	defer p.connsMu.Unlock()
 	if p.conns[key]--; p.conns[key] <= 0 {
@@ -103,7 +129,7 @@ func (p *Policy) untrack(key netip.AddrPort) {
 type conn struct {
 	net.Conn
 	p    *Policy
-	key  netip.AddrPort
+	key  connEnds
 	once sync.Once
 }
 

@@ -95,7 +95,9 @@
 // Originated tells whether an open connection was dialled by Keygate, so
 // that a request arriving on a connection Keygate itself opened (through a
 // load balancer that keeps the source address) is never trusted as coming
-// from a sign-in proxy.
+// from a sign-in proxy. It compares both ends of the connection: a client
+// whose source port equals one Keygate dials another destination from
+// (Linux shares local ports across destinations) is not Keygate.
 //
 // The address classes come from code.dny.dev/ssrf, which generates its
 // deny lists from the IANA IPv4 and IPv6 special-purpose registries and is

@@ -124,7 +124,7 @@ type Policy struct {
 	hosts      map[string][]netip.Addr // names with fixed addresses (hostAddrs)
 
 	connsMu sync.RWMutex
-	conns   map[netip.AddrPort]int // local address → open dialled connections
+	conns   map[connEnds]int // both ends → open dialled connections
 }
 
 // endpoint is a host:port the policy knows by address, by name, or both.
@@ -165,7 +165,7 @@ func New(ctx context.Context, o Options) (*Policy, error) {
 	}
 	p := &Policy{
 		laptop: o.Laptop, allow: allow, resolver: o.Resolver, localAddrs: o.LocalAddrs,
-		guard: ssrf.New(ssrf.WithAnyPort()), conns: map[netip.AddrPort]int{}, hosts: hosts,
+		guard: ssrf.New(ssrf.WithAnyPort()), conns: map[connEnds]int{}, hosts: hosts,
 	}
 	own := []endpoint{}
 	p.own.Store(&own)

@@ -364,7 +364,7 @@ var _ = Describe("The egress policy", func() {
 	})
 
 	Describe("Originated", func() {
-		It("knows a connection Keygate dialled by its local address, until it is closed", func() {
+		It("knows a connection Keygate dialled by both its ends, until it is closed", func() {
 			peers := make(chan string, 1)
 			srv := newServer(func(w http.ResponseWriter, r *http.Request) { peers <- r.RemoteAddr })
 			p := newPolicy(egress.Options{Laptop: true})
@@ -376,16 +376,23 @@ var _ = Describe("The egress policy", func() {
 			var peer string
 			Expect(peers).To(Receive(&peer))
 			ap := netip.MustParseAddrPort(peer)
-			Expect(p.Originated(ap)).To(BeTrue(), "the kept-alive connection is open")
-			Expect(p.Originated(netip.AddrPortFrom(netip.MustParseAddr("::ffff:"+ap.Addr().String()), ap.Port()))).To(BeTrue())
+			at := netip.MustParseAddrPort(srv.Listener.Addr().String())
+			Expect(p.Originated(ap, at)).To(BeTrue(), "the kept-alive connection is open")
+			Expect(p.Originated(netip.AddrPortFrom(netip.MustParseAddr("::ffff:"+ap.Addr().String()), ap.Port()), at)).To(BeTrue())
+			Expect(p.Originated(ap, netip.AddrPort{})).To(BeTrue(), "a caller that cannot tell its listener asks by the peer alone")
+
+			By("a client whose source port is the one Keygate dials from, connecting to another of Keygate's listeners")
+			// Linux gives one local port to connections to different
+			// destinations: that client is not Keygate.
+			Expect(p.Originated(ap, netip.AddrPortFrom(at.Addr(), at.Port()+1))).To(BeFalse())
 
 			other, err := net.Dial("tcp", srv.Listener.Addr().String())
 			Expect(err).NotTo(HaveOccurred())
-			Expect(p.Originated(netip.MustParseAddrPort(other.LocalAddr().String()))).To(BeFalse(), "not dialled by the policy")
+			Expect(p.Originated(netip.MustParseAddrPort(other.LocalAddr().String()), at)).To(BeFalse(), "not dialled by the policy")
 			_ = other.Close()
 
 			tr.CloseIdleConnections()
-			Expect(p.Originated(ap)).To(BeFalse())
+			Expect(p.Originated(ap, at)).To(BeFalse())
 		})
 
 		It("passes half-closes on, as tunnels need", func() {
