@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -34,12 +35,28 @@ func (g *fakeGateway) Stream(_ context.Context, c gateway.Call) (ports.ModelStre
 type events struct {
 	evs []llm.Event
 	i   int
+	// pace, when set, is the wait before each event; a stream with ctx
+	// ends as a provider's does when the call's context ends.
+	pace time.Duration
+	ctx  context.Context
 }
 
-func (e *events) Next() bool       { e.i++; return e.i < len(e.evs) }
+func (e *events) Next() bool {
+	time.Sleep(e.pace)
+	if e.ctx != nil && e.ctx.Err() != nil {
+		return false
+	}
+	e.i++
+	return e.i < len(e.evs)
+}
 func (e *events) Event() llm.Event { return e.evs[e.i] }
-func (e *events) Err() error       { return nil }
-func (e *events) Close() error     { return nil }
+func (e *events) Err() error {
+	if e.ctx != nil {
+		return e.ctx.Err()
+	}
+	return nil
+}
+func (e *events) Close() error { return nil }
 
 var _ = Describe("Who called, and in which session", func() {
 	var (
@@ -115,5 +132,35 @@ var _ = Describe("Who called, and in which session", func() {
 		_ = resp.Body.Close()
 		Expect(resp.StatusCode).To(Equal(http.StatusRequestEntityTooLarge))
 		Expect(string(raw)).To(ContainSubstring(`"type":"invalid_request_error"`))
+	})
+})
+
+// slowGateway answers with a stream that outlasts the listener's read
+// timeout.
+type slowGateway struct{ fakeGateway }
+
+func (g *slowGateway) Stream(ctx context.Context, c gateway.Call) (ports.ModelStream, gateway.Model, error) {
+	st, m, err := g.fakeGateway.Stream(ctx, c)
+	st.(*events).pace, st.(*events).ctx = 100*time.Millisecond, ctx
+	return st, m, err
+}
+
+var _ = Describe("A streamed answer behind the listener's read timeout", func() {
+	It("streams to its end though it lasts longer than the time allowed to read the request", func() {
+		mux := http.NewServeMux()
+		for p, h := range compatapi.New(compatapi.Options{Gateway: &slowGateway{}, Local: func(*http.Request) bool { return true }}).Routes() {
+			mux.Handle(p, h)
+		}
+		ts := httptest.NewUnstartedServer(mux)
+		ts.Config.ReadTimeout = 200 * time.Millisecond // the answer takes about 500 ms
+		ts.Start()
+		DeferCleanup(ts.Close)
+		resp, err := http.Post(ts.URL+"/v1/messages", "application/json",
+			strings.NewReader(`{"model":"m","max_tokens":5,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+		Expect(err).NotTo(HaveOccurred())
+		raw, err := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(raw)).To(And(ContainSubstring(`"text":"ok"`), ContainSubstring("message_stop")))
 	})
 })
