@@ -98,7 +98,8 @@ func chatBody(id string, size int) string {
 }
 
 // sseTokens posts body and scans the streamed answer's lines for the
-// turn's tokens, without decoding JSON, as directTurn does.
+// turn's tokens, without decoding JSON: the direct baseline's reader, and
+// the compatible API's client.
 func sseTokens(ctx context.Context, hc *http.Client, url, body, id string, n int, clk *clock, prov *paced) turnResult {
 	res := turnResult{id: id}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
@@ -112,7 +113,7 @@ func sseTokens(ctx context.Context, hc *http.Client, url, body, id string, n int
 	res.start = clk.now()
 	resp, err := hc.Do(req)
 	if err != nil {
-		res.err = err
+		res.err = fmt.Errorf("post: %w", err)
 		return res
 	}
 	defer resp.Body.Close()

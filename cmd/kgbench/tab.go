@@ -251,6 +251,19 @@ type tabOutcome struct {
 	aborted bool
 	abortAt time.Duration
 	err     error
+	// For an aborted request through Keygate: whether it reached the model
+	// and when the model saw its connection close (gone).
+	reached, gone bool
+	goneAt        time.Duration
+}
+
+// whenGone fills in what the model saw of an aborted request. It may wait
+// up to a second, so it runs before the outcome is recorded under a lock.
+func (o tabOutcome) whenGone(m *fimModel) tabOutcome {
+	if o.aborted && o.err == nil {
+		o.goneAt, o.gone, o.reached = m.goneAt(o.id)
+	}
+	return o
 }
 
 // keygateTab sends one StreamCpp through the proxy and reads it to its end,
@@ -338,7 +351,7 @@ func directTab(ctx context.Context, hc *http.Client, url, id string, abortAfter 
 }
 
 // level gathers outcomes into a level; direct ones fill the baseline.
-func (l *tabLevel) add(o tabOutcome, m *fimModel, direct bool) {
+func (l *tabLevel) add(o tabOutcome, direct bool) {
 	switch {
 	case o.err != nil && direct:
 		l.DirectErrors++
@@ -348,13 +361,12 @@ func (l *tabLevel) add(o tabOutcome, m *fimModel, direct bool) {
 			l.FirstErr = o.err.Error()
 		}
 	case o.aborted && !direct:
-		at, ok, reached := m.goneAt(o.id)
-		if reached {
+		if o.reached {
 			l.Aborted++
 		}
-		if ok {
+		if o.gone {
 			l.Cancelled++
-			l.AbortToCancel = append(l.AbortToCancel, max(at-o.abortAt, 0))
+			l.AbortToCancel = append(l.AbortToCancel, max(o.goneAt-o.abortAt, 0))
 		}
 	case o.aborted:
 	case direct:
@@ -424,8 +436,8 @@ func measureTab(ctx context.Context, clk *clock, set tabSettings) (tabReport, er
 		cpu0 := kg.cpu()
 		for i := range set.Sequential {
 			id := fmt.Sprintf("kgt-s%d-%d", size.lines, i)
-			size.into.add(directTab(ctx, direct, directURL, id+"-d", 0, clk), model, true)
-			size.into.add(keygateTab(ctx, ai, tabRequest(size.lines, id), id, 0, clk), model, false)
+			size.into.add(directTab(ctx, direct, directURL, id+"-d", 0, clk), true)
+			size.into.add(keygateTab(ctx, ai, tabRequest(size.lines, id), id, 0, clk), false)
 		}
 		*size.cpu = (kg.cpu() - cpu0) / time.Duration(max(size.into.Completed, 1))
 		size.into.sortAll()
@@ -454,12 +466,12 @@ func measureTab(ctx context.Context, clk *clock, set tabSettings) (tabReport, er
 					inner.Go(func() {
 						var o tabOutcome
 						if viaKeygate {
-							o = keygateTab(ctx, ai, tabRequest(set.SmallLines, id), id, abort, clk)
+							o = keygateTab(ctx, ai, tabRequest(set.SmallLines, id), id, abort, clk).whenGone(model)
 						} else {
 							o = directTab(ctx, direct, directURL, id, abort, clk)
 						}
 						mu.Lock()
-						out.Many.add(o, model, !viaKeygate)
+						out.Many.add(o, !viaKeygate)
 						mu.Unlock()
 					})
 					<-tick.C

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -75,43 +73,11 @@ func (r turnResult) gaps() []time.Duration {
 // directTurn is the limit: a plain SSE client posting to the fake provider
 // and scanning lines for the tokens, without decoding JSON.
 func directTurn(ctx context.Context, hc *http.Client, url, id string, n int, clk *clock, prov *paced) turnResult {
-	res := turnResult{id: id}
 	body := fmt.Sprintf(`{"model":"upstream","stream":true,"messages":[{"role":"user","content":"question %s"}]}`, id)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
-	if err != nil {
-		res.err = err
-		return res
+	res := sseTokens(ctx, hc, url, body, id, n, clk, prov)
+	if res.err == nil {
+		res.reached, _ = prov.arrival(id)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	res.start = clk.now()
-	resp, err := hc.Do(req)
-	if err != nil {
-		res.err = fmt.Errorf("post provider: %w", err)
-		return res
-	}
-	defer resp.Body.Close()
-	br := bufio.NewReaderSize(resp.Body, 64<<10)
-	next := []byte(tokenText(0))
-	for {
-		line, err := br.ReadSlice('\n')
-		if len(res.recv) < n && bytes.Contains(line, next) {
-			res.recv = append(res.recv, clk.now())
-			next = []byte(tokenText(len(res.recv)))
-		}
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
-			res.err = fmt.Errorf("read provider stream: %w", err)
-			return res
-		}
-	}
-	if len(res.recv) != n {
-		res.err = fmt.Errorf("%d of %d tokens: %w", len(res.recv), n, ErrShortStream)
-		return res
-	}
-	res.sent = prov.sentTimes(id)
-	res.reached, _ = prov.arrival(id)
 	return res
 }
 
