@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+	"golang.org/x/sync/semaphore"
 
 	"keygate/app/gateway"
 	"keygate/domain/budget"
@@ -46,10 +47,22 @@ type Options struct {
 	Log   *zap.Logger
 	// Now is the clock of answers' timestamps; nil is time.Now.
 	Now func() time.Time
+	// MaxHeld bounds the request bytes held at once across every caller
+	// (each request's body is held for its whole call); 0 is DefaultMaxHeld.
+	MaxHeld int64
 }
 
+// DefaultMaxHeld is how many request bytes the API holds at once: eight
+// bodies at the bound, far more than agents' requests of tens of KiB add
+// up to, and a ceiling on what callers that send large bodies at once can
+// make the process hold.
+const DefaultMaxHeld = 8 * MaxBody
+
 // Server serves the compatible API.
-type Server struct{ o Options }
+type Server struct {
+	o    Options
+	held *semaphore.Weighted
+}
 
 // New returns a Server over o.
 func New(o Options) *Server {
@@ -59,7 +72,10 @@ func New(o Options) *Server {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Server{o: o}
+	if o.MaxHeld <= 0 {
+		o.MaxHeld = DefaultMaxHeld
+	}
+	return &Server{o: o, held: semaphore.NewWeighted(o.MaxHeld)}
 }
 
 // Routes are the API's routes as net/http.ServeMux patterns.
@@ -106,6 +122,18 @@ func (s *Server) handle(d dialect, h func(ctx context.Context, w http.ResponseWr
 			d.writeError(w, status, kind, msg)
 			return
 		}
+		// A body is held until its call ends: it takes its declared size
+		// (the bound when it declares none) from the bytes held at once, or
+		// is refused as the API being busy, before anything is read.
+		weight := r.ContentLength
+		if weight < 0 || weight > MaxBody {
+			weight = MaxBody
+		}
+		if !s.held.TryAcquire(weight) {
+			d.writeError(w, http.StatusServiceUnavailable, errOverloaded, "Keygate holds too many large requests at once; retry shortly")
+			return
+		}
+		defer s.held.Release(weight)
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
 		if err != nil {
 			var tooBig *http.MaxBytesError

@@ -137,9 +137,16 @@ var _ = Describe("Who called, and in which session", func() {
 
 // slowGateway answers with a stream that outlasts the listener's read
 // timeout.
-type slowGateway struct{ fakeGateway }
+type slowGateway struct {
+	fakeGateway
+	// started, when set, hears of each call as it starts.
+	started chan struct{}
+}
 
 func (g *slowGateway) Stream(ctx context.Context, c gateway.Call) (ports.ModelStream, gateway.Model, error) {
+	if g.started != nil {
+		g.started <- struct{}{}
+	}
 	st, m, err := g.fakeGateway.Stream(ctx, c)
 	st.(*events).pace, st.(*events).ctx = 100*time.Millisecond, ctx
 	return st, m, err
@@ -162,5 +169,38 @@ var _ = Describe("A streamed answer behind the listener's read timeout", func() 
 		_ = resp.Body.Close()
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(raw)).To(And(ContainSubstring(`"text":"ok"`), ContainSubstring("message_stop")))
+	})
+})
+
+var _ = Describe("Request bytes held at once", func() {
+	It("refuses, in the client's shape, a request that would take the bytes held past the bound, and serves again once they are freed", func() {
+		mux := http.NewServeMux()
+		g := &slowGateway{started: make(chan struct{}, 4)}
+		for p, h := range compatapi.New(compatapi.Options{Gateway: g, Local: func(*http.Request) bool { return true },
+			MaxHeld: 300}).Routes() {
+			mux.Handle(p, h)
+		}
+		ts := httptest.NewServer(mux)
+		DeferCleanup(ts.Close)
+		body := `{"model":"m","max_tokens":5,"stream":true,"messages":[{"role":"user","content":"` + strings.Repeat("x", 150) + `"}]}`
+		post := func() (int, string) {
+			resp, err := http.Post(ts.URL+"/v1/messages", "application/json", strings.NewReader(body))
+			Expect(err).NotTo(HaveOccurred())
+			raw, _ := io.ReadAll(resp.Body)
+			_ = resp.Body.Close()
+			return resp.StatusCode, string(raw)
+		}
+		first := make(chan int, 1)
+		go func() {
+			defer GinkgoRecover()
+			status, _ := post()
+			first <- status
+		}()
+		Eventually(g.started, 5*time.Second).Should(Receive(), "the first call holds its body while it streams, about 500 ms")
+		status, raw := post()
+		Expect(status).To(Equal(http.StatusServiceUnavailable))
+		Expect(raw).To(ContainSubstring(`"type":"overloaded_error"`))
+		Eventually(first, 5*time.Second).Should(Receive(Equal(http.StatusOK)))
+		Eventually(func() int { status, _ := post(); return status }, 5*time.Second).Should(Equal(http.StatusOK), "the first request's bytes were freed")
 	})
 })
