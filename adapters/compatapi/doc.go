@@ -15,6 +15,6 @@
 //
 // Place in the hexagon: inbound adapter. Imports: the standard library,
 // adapters/provider/anthropic, adapters/provider/openai and
-// adapters/provider/wire (the wire formats are the protocols' own), app/gateway, domain, ports and
-// go.uber.org/zap.
+// adapters/provider/wire (the wire formats are the protocols' own), app/gateway, domain, ports,
+// go.uber.org/zap and golang.org/x/sync/semaphore (the bound on request bytes held at once).
 package compatapi
