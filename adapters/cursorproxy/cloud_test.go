@@ -90,6 +90,14 @@ var _ = Describe("The Cursor cloud policy on the wire through the proxy (KEYGATE
 		fwd = e.Forwarder
 	}
 
+	get := func(path string) *http.Response {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://api2.cursor.sh"+path, nil)
+		Expect(err).NotTo(HaveOccurred())
+		resp, err := e.Client(nil).Do(req)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(resp.Body.Close)
+		return resp
+	}
 	post := func(path, contentType, body string) *http.Response {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, "https://api2.cursor.sh"+path, strings.NewReader(body))
 		Expect(err).NotTo(HaveOccurred())
@@ -160,6 +168,14 @@ var _ = Describe("The Cursor cloud policy on the wire through the proxy (KEYGATE
 			Expect(got.String()).To(ContainSubstring("GetUserPrivacyMode"))
 		})
 
+		It("passes the client's plain-HTTP account paths, which sign-in and billing need, and counts each by its path", func() {
+			Expect(readAll(get("/auth/poll?uuid=u&verifier=v"))).To(Equal("cursor's answer"))
+			Expect(readAll(get("/auth/full_stripe_profile"))).To(Equal("cursor's answer"))
+			Expect(got.String()).To(ContainSubstring("/auth/poll\n"))
+			Eventually(ledger.Usages).Should(ContainElement(
+				cursorcloud.Usage{UserID: "local", Route: cursorcloud.ParseRoute("/auth/poll"), Decision: cursorcloud.Passed, Down: 15}))
+		})
+
 		It("refuses an Agent turn on a model Keygate does not serve with a visible Connect error, and Cursor sees no prompt", func() {
 			client := cursortest.NewClient("https://api2.cursor.sh", e.Client(nil), "req-cloud-1")
 			stream, err := client.Subscribe(ctx)
@@ -201,7 +217,11 @@ var _ = Describe("The Cursor cloud policy on the wire through the proxy (KEYGATE
 			Expect(refused.StatusCode).To(Equal(http.StatusForbidden))
 			Expect(readAll(refused)).To(ContainSubstring("KEYGATE_CURSOR_CLOUD=deny"))
 			Expect(got.String()).To(BeEmpty())
-			Expect(ledger.Usages()).To(HaveLen(3))
+			account := get("/auth/full_stripe_profile")
+			Expect(account.StatusCode).To(Equal(http.StatusOK))
+			Expect(account.Header.Get("Content-Type")).To(Equal("application/json"))
+			Expect(readAll(account)).To(Equal("{}"))
+			Expect(ledger.Usages()).To(HaveLen(4))
 			for _, u := range ledger.Usages() {
 				Expect(u.Decision).To(Equal(cursorcloud.Refused))
 			}

@@ -124,10 +124,13 @@ func refusal(req *http.Request, message string) *http.Response {
 
 // stubAnswer is the empty answer of any RPC: no message and a clean end
 // on a streaming route, status 0 on gRPC, the empty message (every field
-// at its default) on a unary one.
+// at its default) on a unary one; and an empty JSON object for a
+// plain-HTTP GET (the client's account paths answer JSON).
 func stubAnswer(req *http.Request) *http.Response {
 	ct := req.Header.Get("Content-Type")
 	switch {
+	case ct == "" && req.Method == http.MethodGet:
+		return answer(req, http.StatusOK, "application/json", []byte("{}"), nil)
 	case strings.HasPrefix(ct, connectStreamPrefix):
 		return answer(req, http.StatusOK, ct, endStream([]byte("{}")), nil)
 	case strings.HasPrefix(ct, grpcPrefix):

@@ -9,7 +9,8 @@
 // schema listed, so that a newer schema with a method nobody classified
 // fails cmd/protoextract/schema's spec instead of passing silently; a path
 // that is not in the table (a route of a newer client, a non-RPC path) is
-// code. Whether Keygate serves a route itself is not in the table: it is
+// code, except the few plain-HTTP account paths the client signs in
+// and shows billing with (restMetadata). Whether Keygate serves a route itself is not in the table: it is
 // whatever the Cursor adapter mounts at run time (ClassServed, given by the
 // caller's route predicate), so routes added later need no edit here.
 //

@@ -92,6 +92,20 @@ func parseTable(text string) (map[Route]Class, error) {
 // TableErr reports a malformed embedded table (nil when it parsed).
 func TableErr() error { return tableErr }
 
+// restMetadata are the client's plain-HTTP account paths outside the RPC
+// schema (so routes.txt, which lists exactly the schema, cannot hold
+// them). They carry a sign-in poll's ids, a logout or a billing lookup:
+// no code, prompt or file. Refusing them in metadata mode would break the
+// client's sign-in and account pages, which is what metadata mode keeps.
+// Every other non-RPC path stays code.
+var restMetadata = map[string]bool{
+	"/auth/poll":                     true,
+	"/auth/logout":                   true,
+	"/auth/full_stripe_profile":      true,
+	"/auth/stripe_profile":           true,
+	"/auth/has_valid_payment_method": true,
+}
+
 // Classify is the table's class of a request path: ClassMetadata or
 // ClassCode, and ClassCode for a path the table does not list. It never
 // says ClassServed: see ClassifyServed.
@@ -99,6 +113,9 @@ func Classify(path string) (Route, Class) {
 	r := ParseRoute(path)
 	if c, ok := table[r]; ok {
 		return r, c
+	}
+	if r.Service == "" && restMetadata[r.Method] {
+		return r, ClassMetadata
 	}
 	return r, ClassCode
 }
@@ -131,6 +148,9 @@ var unlisted = Route{Method: "(unlisted)"}
 // cannot grow the ledger's keys or the metrics' labels.
 func LedgerRoute(r Route) Route {
 	if _, ok := table[r]; ok {
+		return r
+	}
+	if r.Service == "" && restMetadata[r.Method] {
 		return r
 	}
 	return unlisted
