@@ -23,6 +23,7 @@ import (
 	appcontrol "keygate/app/control"
 	"keygate/app/routing"
 	"keygate/app/run"
+	"keygate/app/teams"
 	"keygate/console"
 	"keygate/ports"
 )
@@ -82,6 +83,11 @@ func NewModelProvider(o ModelProviderOptions) ports.ModelProvider {
 	if o.Budgets != nil {
 		mp = o.Budgets.Provider(mp)
 	}
+	// A model outside the caller's teams' lists is refused before the
+	// budget counts the call.
+	if o.Teams != nil {
+		mp = o.Teams.Provider(mp, o.Store.ModelMappings())
+	}
 	// Metrics outermost, so that a call a budget refused is counted too;
 	// the routing span covers the budget's check and the router.
 	return o.Metrics.Provider(o.Tracing.Route(mp))
@@ -99,6 +105,8 @@ type ModelProviderOptions struct {
 	Tracing  *tracing.Tracing
 	Budgets  *company.Budgets
 	Egress   *egress.Policy
+	// Teams is nil on a laptop install: every model allowed.
+	Teams *teams.Service
 }
 
 // ControlDeps are what the console's use cases are built from, as keygate
