@@ -276,6 +276,8 @@ func NewControlRoutes(o ControlRoutesOptions) ControlRoutes {
 		Conversations: conversations,
 		Memories:      appcontrol.NewMemories(store.Memories()),
 		Mappings:      appcontrol.NewMappings(store.ModelMappings(), store.Stores().ModelConfigs, store.Routing()),
+		Teams:         o.Teams,
+		Spend:         newSpend(o.Teams, calls, o.Settings),
 		Setup:         cursorSetup(o.Endpoint, o.Web, o.Publishing),
 		Console:       console.Dist(),
 		Guard:         o.Gate.Guard,
@@ -306,6 +308,8 @@ type ControlRoutesOptions struct {
 	Publishing *appcontrol.Publishing
 	TabModel   *appcontrol.TabModel
 	Features   *appcontrol.FeatureModels
+	// Teams is nil on a laptop: no TeamService, spend in no team.
+	Teams *teams.Service
 }
 
 // NewRetention deletes the details of detailed calls, the prompts kept of
@@ -352,4 +356,26 @@ func cursorSetup(endpoint ProxyEndpoint, web WebTools, published *appcontrol.Pub
 		s.CodingAgents = codingAgents(ctx, published)
 		return s, nil
 	}
+}
+
+// newSpend is the spend report over the caller-scoped call lister, priced
+// with the console's prices, each user's rows in their charged team (none
+// on a laptop).
+func newSpend(tm *teams.Service, calls ports.CallLister, settings *appcontrol.Settings) *teams.Spend {
+	var charged ports.ChargedTeams
+	if tm != nil {
+		charged = tm
+	}
+	prices := func(ctx context.Context) (map[string]teams.Price, error) {
+		set, err := settings.Load(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make(map[string]teams.Price, len(set.Prices))
+		for _, p := range set.Prices {
+			out[p.ModelID] = teams.Price{Input: p.Input, Output: p.Output, CacheRead: p.CacheRead, CacheWrite: p.CacheWrite}
+		}
+		return out, nil
+	}
+	return teams.NewSpend(charged, calls, prices, nil)
 }

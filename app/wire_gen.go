@@ -224,6 +224,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		Publishing:   publishing,
 		TabModel:     v,
 		Features:     featureModels,
+		Teams:        service,
 	}
 	controlRoutes := NewControlRoutes(controlRoutesOptions)
 	tokens := NewTokens(cfg, store, auditor)
