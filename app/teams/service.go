@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
+	"time"
 
 	"keygate/domain/team"
 	"keygate/ports"
@@ -16,18 +18,38 @@ const MaxMembersListed = 10000
 // ErrNotMember refuses a user's choice of a team they are not in.
 var ErrNotMember = errors.New("you are not a member of that team")
 
-// Service answers team questions over the stores.
+// AccessTTL is how long a user's model access is reused before the stores
+// are read again: every model call (each Tab pause among them) asks, and a
+// change made on another replica applies within it. A change made through
+// this Service applies at once.
+const AccessTTL = 2 * time.Second
+
+// maxCached bounds the users whose access is remembered; past it the
+// memory starts over.
+const maxCached = 10_000
+
+// Service answers team questions over the stores. It is safe for
+// concurrent use.
 type Service struct {
 	teams   ports.TeamStore
 	members ports.MembershipStore
 	groups  ports.GroupLister
+	now     func() time.Time
+
+	mu     sync.Mutex
+	cached map[string]cachedAccess
+}
+
+type cachedAccess struct {
+	access team.Access
+	at     time.Time
 }
 
 var _ ports.ChargedTeams = (*Service)(nil)
 
 // New returns the use case over its stores.
 func New(teams ports.TeamStore, members ports.MembershipStore, groups ports.GroupLister) *Service {
-	return &Service{teams: teams, members: members, groups: groups}
+	return &Service{teams: teams, members: members, groups: groups, now: time.Now, cached: map[string]cachedAccess{}}
 }
 
 // groupsOf returns userID's recorded groups, nil when none were recorded.
@@ -79,8 +101,37 @@ func (s *Service) ChargedTeam(ctx context.Context, userID string) (string, error
 	return m.Charged, nil
 }
 
-// Access returns the models userID may use.
+// Access returns the models userID may use, as read at most AccessTTL ago.
 func (s *Service) Access(ctx context.Context, userID string) (team.Access, error) {
+	now := s.now()
+	s.mu.Lock()
+	c, ok := s.cached[userID]
+	s.mu.Unlock()
+	if ok && now.Sub(c.at) < AccessTTL && !now.Before(c.at) {
+		return c.access, nil
+	}
+	a, err := s.readAccess(ctx, userID)
+	if err != nil {
+		return team.Access{}, err
+	}
+	s.mu.Lock()
+	if len(s.cached) >= maxCached {
+		s.cached = map[string]cachedAccess{}
+	}
+	s.cached[userID] = cachedAccess{access: a, at: now}
+	s.mu.Unlock()
+	return a, nil
+}
+
+// forget drops every remembered access (after a change of teams).
+func (s *Service) forget() {
+	s.mu.Lock()
+	s.cached = map[string]cachedAccess{}
+	s.mu.Unlock()
+}
+
+// readAccess reads userID's access from the stores.
+func (s *Service) readAccess(ctx context.Context, userID string) (team.Access, error) {
 	groups, err := s.groupsOf(ctx, userID)
 	if err != nil {
 		return team.Access{}, fmt.Errorf("model access: %w", err)
@@ -176,6 +227,7 @@ func (s *Service) List(ctx context.Context) ([]Listed, []string, error) {
 // Put creates or replaces a team (an administrator's action; the caller
 // checks the role and the store decorator audits it).
 func (s *Service) Put(ctx context.Context, t team.Team) error {
+	defer s.forget()
 	if err := s.teams.PutTeam(ctx, t); err != nil {
 		return fmt.Errorf("put team: %w", err)
 	}
@@ -184,8 +236,16 @@ func (s *Service) Put(ctx context.Context, t team.Team) error {
 
 // Delete removes a team; its group stays a group.
 func (s *Service) Delete(ctx context.Context, name string) error {
+	defer s.forget()
 	if err := s.teams.DeleteTeam(ctx, name); err != nil {
 		return fmt.Errorf("delete team: %w", err)
 	}
 	return nil
+}
+
+// NewWithClock is New with the clock the access memory reads (specs).
+func NewWithClock(teams ports.TeamStore, members ports.MembershipStore, groups ports.GroupLister, now func() time.Time) *Service {
+	s := New(teams, members, groups)
+	s.now = now
+	return s
 }

@@ -141,3 +141,29 @@ var _ = Describe("Service", func() {
 		Expect(others).To(Equal([]string{"staff"}))
 	})
 })
+
+var _ = Describe("Service.Access over time", func() {
+	It("reuses a user's access for AccessTTL, reads again after it, and at once after a change made through it", func() {
+		ctx := context.Background()
+		f := newFake()
+		now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+		svc := teams.NewWithClock(f, f, f, func() time.Time { return now })
+		Expect(svc.Put(ctx, team.Team{Name: "web", Restricted: true, Models: []string{"fast"}})).To(Succeed())
+		f.groups["ada"] = []string{"web"}
+		a, _ := svc.Access(ctx, "ada")
+		Expect(a.Allows("opus")).To(BeFalse())
+
+		f.groups["ada"] = nil // another replica recorded her leaving the group
+		a, _ = svc.Access(ctx, "ada")
+		Expect(a.Allows("opus")).To(BeFalse(), "within the TTL")
+		now = now.Add(teams.AccessTTL)
+		a, _ = svc.Access(ctx, "ada")
+		Expect(a.Allows("opus")).To(BeTrue(), "after it")
+
+		f.groups["ada"] = []string{"web"}
+		Expect(svc.Put(ctx, team.Team{Name: "web", Restricted: true, Models: []string{"opus"}})).To(Succeed())
+		a, _ = svc.Access(ctx, "ada")
+		Expect(a.Allows("opus")).To(BeTrue(), "a change through the service applies at once")
+		Expect(a.Allows("fast")).To(BeFalse())
+	})
+})
