@@ -13,6 +13,8 @@ import (
 
 	"keygate/adapters/cursor/cursortest"
 	"keygate/adapters/provider/providertest"
+	aiserverv1 "keygate/gen/cursor/aiserver/v1"
+	"keygate/gen/cursor/aiserver/v1/aiserverv1connect"
 	controlv1 "keygate/gen/keygate/control/v1"
 	"keygate/gen/keygate/control/v1/controlv1connect"
 )
@@ -68,6 +70,14 @@ var _ = Describe("Threat 25: a member uses a model outside their team's allow-li
 		Expect(list.Data[0].ID).To(Equal(allowed))
 		Expect(k.provider.Requests()).To(BeEmpty(), "no refused call reached the provider")
 	})
+
+	It("offers only her model in Cursor's picker", func(ctx SpecContext) {
+		ai := aiserverv1connect.NewAiServiceClient(k.CursorHTTP(k.memberToken), cursorAPI)
+		resp, err := ai.AvailableModels(ctx, connect.NewRequest(&aiserverv1.AvailableModelsRequest{}))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(resp.Msg.GetModelNames()).To(ContainElement(allowed))
+		Expect(resp.Msg.GetModelNames()).NotTo(ContainElement(k.modelID))
+	}, SpecTimeout(30*time.Second))
 
 	It("ends a Cursor Agent turn on it with the refusal in the chat", func(ctx SpecContext) {
 		st := cursorTurn(ctx, k.CursorHTTP(k.memberToken), k.modelID, "req-offlist-1", "conv-offlist", "")
