@@ -15,5 +15,7 @@ func NewTeams(gate *auth.Gate, store *relstore.Store, auditor *company.Auditor) 
 	if gate.Mode() == auth.ModeLocal {
 		return nil
 	}
-	return teams.New(auditor.Teams(store.Teams()), store.Memberships(), store.Teams())
+	t := teams.New(auditor.Teams(store.Teams()), store.Memberships(), store.Teams())
+	t.CheckModelsWith(store.Stores().ModelConfigs, store.Routing())
+	return t
 }

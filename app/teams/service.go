@@ -38,6 +38,47 @@ type Service struct {
 
 	mu     sync.Mutex
 	cached map[string]cachedAccess
+
+	models  ModelIDs
+	aliases AliasIDs
+}
+
+// ModelIDs reads a model configuration by id (ports.ModelConfigStore's
+// read).
+type ModelIDs interface {
+	ModelConfig(ctx context.Context, id string) (ports.ModelConfig, error)
+}
+
+// AliasIDs reads an alias by id (ports.AliasStore's read).
+type AliasIDs interface {
+	Alias(ctx context.Context, id string) (ports.Alias, error)
+}
+
+// CheckModelsWith makes Put refuse an allow-list entry that is neither a
+// configured model's id nor an alias's (a display name, a typo), which
+// would silently allow nothing. Call it before the first Put.
+func (s *Service) CheckModelsWith(models ModelIDs, aliases AliasIDs) {
+	s.models, s.aliases = models, aliases
+}
+
+// checkModels refuses entries of t's list that name no model or alias.
+func (s *Service) checkModels(ctx context.Context, t team.Team) error {
+	if s.models == nil || !t.Restricted {
+		return nil
+	}
+	for _, id := range t.Models {
+		_, err := s.models.ModelConfig(ctx, id)
+		if errors.Is(err, ports.ErrNotFound) && s.aliases != nil {
+			_, err = s.aliases.Alias(ctx, id)
+		}
+		switch {
+		case errors.Is(err, ports.ErrNotFound):
+			return fmt.Errorf("%w: %q is not the id of a configured model or alias", team.ErrInvalid, id)
+		case err != nil:
+			return fmt.Errorf("check model %q: %w", id, err)
+		}
+	}
+	return nil
 }
 
 type cachedAccess struct {
@@ -227,6 +268,9 @@ func (s *Service) List(ctx context.Context) ([]Listed, []string, error) {
 // Put creates or replaces a team (an administrator's action; the caller
 // checks the role and the store decorator audits it).
 func (s *Service) Put(ctx context.Context, t team.Team) error {
+	if err := s.checkModels(ctx, t); err != nil {
+		return fmt.Errorf("put team: %w", err)
+	}
 	defer s.forget()
 	if err := s.teams.PutTeam(ctx, t); err != nil {
 		return fmt.Errorf("put team: %w", err)

@@ -167,3 +167,36 @@ var _ = Describe("Service.Access over time", func() {
 		Expect(a.Allows("fast")).To(BeFalse())
 	})
 })
+
+// known is a model and alias store that knows some ids.
+type known map[string]bool
+
+func (k known) ModelConfig(_ context.Context, id string) (ports.ModelConfig, error) {
+	if k["model:"+id] {
+		return ports.ModelConfig{ID: id}, nil
+	}
+	return ports.ModelConfig{}, ports.ErrNotFound
+}
+
+func (k known) Alias(_ context.Context, id string) (ports.Alias, error) {
+	if k["alias:"+id] {
+		return ports.Alias{ID: id}, nil
+	}
+	return ports.Alias{}, ports.ErrNotFound
+}
+
+var _ = Describe("Service.Put with model checks", func() {
+	It("takes model and alias ids, and refuses anything else (a display name, a typo)", func() {
+		ctx := context.Background()
+		f := newFake()
+		svc := teams.New(f, f, f)
+		k := known{"model:m-1": true, "alias:a-1": true}
+		svc.CheckModelsWith(k, k)
+		Expect(svc.Put(ctx, team.Team{Name: "web", Restricted: true, Models: []string{"m-1", "a-1"}})).To(Succeed())
+		err := svc.Put(ctx, team.Team{Name: "ml", Restricted: true, Models: []string{"m-1", "Fake GPT"}})
+		Expect(err).To(MatchError(team.ErrInvalid))
+		Expect(err.Error()).To(ContainSubstring(`"Fake GPT"`))
+		Expect(f.teams).NotTo(HaveKey("ml"))
+		Expect(svc.Put(ctx, team.Team{Name: "ops", Models: []string{"anything"}})).To(Succeed(), "an unrestricted team keeps no list")
+	})
+})
