@@ -10,6 +10,7 @@ import (
 	"keygate/app/company"
 	appcontrol "keygate/app/control"
 	"keygate/app/gateway"
+	"keygate/app/teams"
 	"keygate/ports"
 )
 
@@ -21,8 +22,14 @@ type APIRoutes map[string]http.Handler
 // of kind api through the same provider chain as Agent turns (routing, key
 // pools, failover, budgets, call records, metrics, traces), on the models
 // and aliases Cursor's picker offers.
-func NewGateway(mp ports.ModelProvider, catalog *appcontrol.Catalog, publishing *appcontrol.Publishing, logger *zap.Logger) *gateway.Service {
-	return gateway.New(gateway.Options{Provider: mp, Endpoints: catalog, Published: publishing, Log: logger.Named("api")})
+//
+// With teams, /v1/models lists only what the caller's teams allow.
+func NewGateway(mp ports.ModelProvider, catalog *appcontrol.Catalog, publishing *appcontrol.Publishing, tm *teams.Service, logger *zap.Logger) *gateway.Service {
+	var listed gateway.Published = publishing
+	if tm != nil {
+		listed = tm.Published(publishing)
+	}
+	return gateway.New(gateway.Options{Provider: mp, Endpoints: catalog, Published: publishing, Listed: listed, Log: logger.Named("api")})
 }
 
 // NewAPIRoutes mounts the compatible API outside the console's guard,

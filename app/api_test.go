@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -30,6 +31,7 @@ import (
 	"keygate/domain/callrecord"
 	"keygate/domain/identity"
 	"keygate/domain/llm"
+	"keygate/domain/team"
 	"keygate/ports"
 )
 
@@ -39,6 +41,7 @@ import (
 type apiStack struct {
 	url    string
 	store  *relstore.Store
+	ids    map[string]string // model ids by display name
 	mint   func(ctx context.Context, user string) (id, text string)
 	revoke func(ctx context.Context, user, id string)
 }
@@ -80,8 +83,10 @@ func newAPIStack(ctx context.Context, o apiStackOptions, providerURL string) api
 	policy, err := app.NewEgress(ctx, cfg, gate, log)
 	Expect(err).NotTo(HaveOccurred())
 	catalog := app.NewCatalog(store, box)
+	tm := app.NewTeams(gate, store, auditor)
 	mp := app.NewModelProvider(app.ModelProviderOptions{Logger: log, Store: store, Settings: settings, Metrics: app.NewMetrics(),
-		Tracing: tracing.NewWithProcessor(tracetest.NewSpanRecorder(), "test"), Budgets: budgets, Egress: policy, Catalog: catalog, Auditor: auditor})
+		Tracing: tracing.NewWithProcessor(tracetest.NewSpanRecorder(), "test"), Budgets: budgets, Egress: policy, Catalog: catalog, Auditor: auditor,
+		Teams: tm})
 	deps := app.ControlDeps{Store: store, Box: box, Auditor: auditor, Egress: policy}
 	models := app.NewModels(deps)
 	ids := map[string]string{}
@@ -100,7 +105,7 @@ func newAPIStack(ctx context.Context, o apiStackOptions, providerURL string) api
 		Targets: []ports.AliasTarget{{ModelID: ids["Fake Claude"]}, {ModelID: ids["Fake GPT"]}}}, true)
 	Expect(err).NotTo(HaveOccurred())
 	tokens := app.NewTokens(cfg, store, auditor)
-	gw := app.NewGateway(mp, catalog, app.NewPublishing(store), log)
+	gw := app.NewGateway(mp, catalog, app.NewPublishing(store), tm, log)
 	mux := http.NewServeMux()
 	for p, h := range app.NewAPIRoutes(gate, tokens, gw, log) {
 		mux.Handle(p, h)
@@ -111,7 +116,7 @@ func newAPIStack(ctx context.Context, o apiStackOptions, providerURL string) api
 	principal := func(user string) access.Principal {
 		return access.Principal{Identity: identity.Identity{UserID: user, Name: user}, Role: access.Member}
 	}
-	return apiStack{url: ts.URL, store: store,
+	return apiStack{url: ts.URL, store: store, ids: ids,
 		mint: func(ctx context.Context, user string) (string, string) {
 			tok, text, err := tokens.Create(ctx, principal(user), "agent", 0)
 			Expect(err).NotTo(HaveOccurred())
@@ -707,6 +712,44 @@ var _ = Describe("The compatible API (coding agents through Keygate)", func() {
 			Expect(resp.StatusCode).To(Equal(http.StatusTooManyRequests))
 			Expect(at(jsonOf(body), "error", "type")).To(Equal("rate_limit_error"))
 			Expect(provider.Requests()).To(HaveLen(1))
+		}, SpecTimeout(60e9))
+
+		It("lists and runs only the models the caller's teams allow, refusing others 403 in the client's shape before the provider", func(ctx SpecContext) {
+			s := newAPIStack(ctx, apiStackOptions{company: true}, provider.URL)
+			Expect(s.store.Teams().PutTeam(ctx, team.Team{Name: "web", Restricted: true, Models: []string{s.ids["Fake GPT"]}})).To(Succeed())
+			Expect(s.store.Memberships().RecordGroups(ctx, "ada", []string{"staff", "web"}, time.Now())).To(Succeed())
+			_, ada := s.mint(ctx, "ada")
+			_, bob := s.mint(ctx, "bob")
+
+			models := func(tok string) []any {
+				req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url+"/v1/models", nil)
+				Expect(err).NotTo(HaveOccurred())
+				req.Header.Set("Authorization", "Bearer "+tok)
+				resp, err := http.DefaultClient.Do(req)
+				Expect(err).NotTo(HaveOccurred())
+				defer resp.Body.Close()
+				b, err := io.ReadAll(resp.Body)
+				Expect(err).NotTo(HaveOccurred())
+				var names []any
+				for _, m := range at(jsonOf(b), "data").([]any) {
+					names = append(names, at(m, "id"))
+				}
+				return names
+			}
+			Expect(models(ada)).To(ConsistOf(s.ids["Fake GPT"]))
+			Expect(len(models(bob))).To(BeNumerically(">", 1), "a user in no team sees every model")
+
+			resp, body := post(ctx, s.url, "/v1/messages", `{"model":"Fake Claude","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`, "x-api-key: "+ada)
+			Expect(resp.StatusCode).To(Equal(http.StatusForbidden), string(body))
+			Expect(at(jsonOf(body), "error", "type")).To(Equal("permission_error"))
+			Expect(at(jsonOf(body), "error", "message")).To(ContainSubstring("not on your team's model list"))
+			resp, body = post(ctx, s.url, "/v1/chat/completions", `{"model":"Any Model","messages":[{"role":"user","content":"hi"}]}`, "Authorization: Bearer "+ada)
+			Expect(resp.StatusCode).To(Equal(http.StatusForbidden), string(body))
+			Expect(provider.Requests()).To(BeEmpty(), "no refused call reached the provider")
+
+			provider.Enqueue(providertest.Stream(providertest.ChatSSE(providertest.Turn{ID: "c1", Text: []string{"ok"}})))
+			resp, body = post(ctx, s.url, "/v1/chat/completions", `{"model":"Fake GPT","messages":[{"role":"user","content":"hi"}]}`, "Authorization: Bearer "+ada)
+			Expect(resp.StatusCode).To(Equal(http.StatusOK), string(body))
 		}, SpecTimeout(60e9))
 	})
 })

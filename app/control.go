@@ -23,6 +23,7 @@ import (
 	appcontrol "keygate/app/control"
 	"keygate/app/routing"
 	"keygate/app/run"
+	"keygate/app/teams"
 	"keygate/console"
 	"keygate/ports"
 )
@@ -82,6 +83,11 @@ func NewModelProvider(o ModelProviderOptions) ports.ModelProvider {
 	if o.Budgets != nil {
 		mp = o.Budgets.Provider(mp)
 	}
+	// A model outside the caller's teams' lists is refused before the
+	// budget counts the call.
+	if o.Teams != nil {
+		mp = o.Teams.Provider(mp, o.Store.ModelMappings())
+	}
 	// Metrics outermost, so that a call a budget refused is counted too;
 	// the routing span covers the budget's check and the router.
 	return o.Metrics.Provider(o.Tracing.Route(mp))
@@ -99,6 +105,8 @@ type ModelProviderOptions struct {
 	Tracing  *tracing.Tracing
 	Budgets  *company.Budgets
 	Egress   *egress.Policy
+	// Teams is nil on a laptop install: every model allowed.
+	Teams *teams.Service
 }
 
 // ControlDeps are what the console's use cases are built from, as keygate
@@ -268,6 +276,8 @@ func NewControlRoutes(o ControlRoutesOptions) ControlRoutes {
 		Conversations: conversations,
 		Memories:      appcontrol.NewMemories(store.Memories()),
 		Mappings:      appcontrol.NewMappings(store.ModelMappings(), store.Stores().ModelConfigs, store.Routing()),
+		Teams:         o.Teams,
+		Spend:         newSpend(o.Teams, calls, o.Settings),
 		Setup:         cursorSetup(o.Endpoint, o.Web, o.Publishing),
 		Console:       console.Dist(),
 		Guard:         o.Gate.Guard,
@@ -298,6 +308,8 @@ type ControlRoutesOptions struct {
 	Publishing *appcontrol.Publishing
 	TabModel   *appcontrol.TabModel
 	Features   *appcontrol.FeatureModels
+	// Teams is nil on a laptop: no TeamService, spend in no team.
+	Teams *teams.Service
 }
 
 // NewRetention deletes the details of detailed calls, the prompts kept of
@@ -344,4 +356,26 @@ func cursorSetup(endpoint ProxyEndpoint, web WebTools, published *appcontrol.Pub
 		s.CodingAgents = codingAgents(ctx, published)
 		return s, nil
 	}
+}
+
+// newSpend is the spend report over the caller-scoped call lister, priced
+// with the console's prices, each user's rows in their charged team (none
+// on a laptop).
+func newSpend(tm *teams.Service, calls ports.CallLister, settings *appcontrol.Settings) *teams.Spend {
+	var charged ports.ChargedTeams
+	if tm != nil {
+		charged = tm
+	}
+	prices := func(ctx context.Context) (map[string]teams.Price, error) {
+		set, err := settings.Load(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make(map[string]teams.Price, len(set.Prices))
+		for _, p := range set.Prices {
+			out[p.ModelID] = teams.Price{Input: p.Input, Output: p.Output, CacheRead: p.CacheRead, CacheWrite: p.CacheWrite}
+		}
+		return out, nil
+	}
+	return teams.NewSpend(charged, calls, prices, nil)
 }

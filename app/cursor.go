@@ -34,6 +34,7 @@ import (
 	"keygate/app/memories"
 	"keygate/app/run"
 	apptab "keygate/app/tab"
+	"keygate/app/teams"
 	"keygate/domain/destination"
 	"keygate/ports"
 )
@@ -162,7 +163,10 @@ type CursorServerOptions struct {
 	// Memories keeps users' memories: the KnowledgeBase routes and the
 	// memories channel of every turn.
 	Memories *memories.Service
-	Logger   *zap.Logger
+	// Teams, in company mode, narrows the picker to the models the
+	// caller's teams allow; nil on a laptop.
+	Teams  *teams.Service
+	Logger *zap.Logger
 }
 
 // NewCursorServer builds the Cursor protocol adapter: the run layer on the
@@ -197,9 +201,13 @@ func NewCursorServer(o CursorServerOptions) (*cursor.Server, func(), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("new cursor run handler: %w", err)
 	}
+	var source unary.ModelSource = o.Publishing
+	if o.Teams != nil {
+		source = o.Teams.Published(o.Publishing)
+	}
 	opts := cursor.Options{
 		Transport: transport.Config{RouteWait: o.Config.OpeningWait},
-		Unary: unary.Options{Catalog: unary.Configured(o.Publishing), Upstream: o.Upstream, AgentURL: o.AgentListener.URL(), Knowledge: knowledge,
+		Unary: unary.Options{Catalog: unary.Configured(source), Upstream: o.Upstream, AgentURL: o.AgentListener.URL(), Knowledge: knowledge,
 			Mapped: o.Publishing.Mapped},
 		Upstream:     o.Upstream,
 		KeygateModel: o.Publishing.Serves,

@@ -64,6 +64,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		NewTokens,
 		NewTenancy,
 		NewBudgets,
+		NewTeams,
 		NewMetrics,
 		NewTracing,
 		NewAccountRoutes,

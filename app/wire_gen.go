@@ -76,6 +76,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
+	service := NewTeams(gate, store, auditor)
 	modelProviderOptions := ModelProviderOptions{
 		Logger:   logger,
 		Store:    store,
@@ -86,6 +87,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		Tracing:  tracing,
 		Budgets:  budgets,
 		Egress:   policy,
+		Teams:    service,
 	}
 	modelProvider := NewModelProvider(modelProviderOptions)
 	engine, cleanup4, err := NewEngine(cfg, cursorStores, modelProvider, metrics, tracing, logger)
@@ -147,7 +149,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		return nil, nil, err
 	}
 	v := NewTabModel(cfg, store, auditor)
-	service := NewTab(modelProvider, catalog, v, store, logger)
+	tabService := NewTab(modelProvider, catalog, v, store, logger)
 	featureModels := NewFeatureModels(cfg, v, store, auditor, publishing)
 	cmdkService := NewCmdK(modelProvider, catalog, featureModels, logger)
 	memoriesService := NewMemories(store)
@@ -163,9 +165,10 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		Budgets:       budgets,
 		AgentListener: agentListener,
 		Web:           webTools,
-		Tab:           service,
+		Tab:           tabService,
 		CmdK:          cmdkService,
 		Memories:      memoriesService,
+		Teams:         service,
 		Logger:        logger,
 	}
 	server, cleanup8, err := NewCursorServer(cursorServerOptions)
@@ -221,11 +224,12 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		Publishing:   publishing,
 		TabModel:     v,
 		Features:     featureModels,
+		Teams:        service,
 	}
 	controlRoutes := NewControlRoutes(controlRoutesOptions)
 	tokens := NewTokens(cfg, store, auditor)
 	accountRoutes := NewAccountRoutes(cfg, gate, tokens, auditor, metrics)
-	gatewayService := NewGateway(modelProvider, catalog, publishing, logger)
+	gatewayService := NewGateway(modelProvider, catalog, publishing, service, logger)
 	apiRoutes := NewAPIRoutes(gate, tokens, gatewayService, logger)
 	drain := NewDrain()
 	httpServerOptions := HTTPServerOptions{

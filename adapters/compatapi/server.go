@@ -19,6 +19,7 @@ import (
 	"keygate/domain/budget"
 	"keygate/domain/identity"
 	"keygate/domain/llm"
+	"keygate/domain/team"
 	"keygate/ports"
 )
 
@@ -256,6 +257,8 @@ func refusal(err error) (int, errKind, string) {
 		return http.StatusUnauthorized, errAuth, "no caller identity"
 	case errors.Is(err, ports.ErrFillInModel):
 		return http.StatusBadRequest, errInvalid, err.Error()
+	case errors.Is(err, team.ErrNotAllowed):
+		return http.StatusForbidden, errPermission, err.Error()
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return 499, errServer, "request cancelled"
 	}

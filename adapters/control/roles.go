@@ -42,6 +42,11 @@ var adminOnly = map[string]bool{
 	// Which Cursor model ids run on Keygate is configuration.
 	controlv1connect.ModelMappingServiceSetModelMappingProcedure:    true,
 	controlv1connect.ModelMappingServiceDeleteModelMappingProcedure: true,
+	// Teams and their allow-lists are configuration; the list of every
+	// team's members is not a member's to read (GetMyTeams is theirs).
+	controlv1connect.TeamServiceListTeamsProcedure:  true,
+	controlv1connect.TeamServicePutTeamProcedure:    true,
+	controlv1connect.TeamServiceDeleteTeamProcedure: true,
 }
 
 // requireRole refuses an administrator-only procedure to a signed-in

@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	appcontrol "keygate/app/control"
+	"keygate/app/teams"
 	"keygate/gen/keygate/control/v1/controlv1connect"
 )
 
@@ -41,6 +42,11 @@ type Options struct {
 	// Mappings put Cursor's model ids on Keygate models; nil leaves
 	// ModelMappingService unimplemented.
 	Mappings *appcontrol.Mappings
+	// Teams manages teams (company mode); nil leaves TeamService
+	// unimplemented. Spend reports spend; nil leaves SpendService
+	// unimplemented.
+	Teams *teams.Service
+	Spend *teams.Spend
 	// Setup answers the Connect Cursor page.
 	Setup   func(ctx context.Context) (Setup, error)
 	Console fs.FS
@@ -92,6 +98,16 @@ func Routes(o Options) map[string]http.Handler {
 		add(controlv1connect.NewModelMappingServiceHandler(&mappingService{mappings: o.Mappings, log: log}, limit))
 	} else {
 		add(controlv1connect.NewModelMappingServiceHandler(controlv1connect.UnimplementedModelMappingServiceHandler{}, limit))
+	}
+	if o.Teams != nil {
+		add(controlv1connect.NewTeamServiceHandler(&teamService{teams: o.Teams, log: log}, limit))
+	} else {
+		add(controlv1connect.NewTeamServiceHandler(controlv1connect.UnimplementedTeamServiceHandler{}, limit))
+	}
+	if o.Spend != nil {
+		add(controlv1connect.NewSpendServiceHandler(&spendService{spend: o.Spend, log: log}, limit))
+	} else {
+		add(controlv1connect.NewSpendServiceHandler(controlv1connect.UnimplementedSpendServiceHandler{}, limit))
 	}
 	setup := o.Setup
 	if setup == nil {

@@ -25,6 +25,10 @@ var (
 	_ = porttest.DescribeAuditLog("PostgreSQL", func() ports.AuditLog { return companyStore().Audit() })
 	_ = porttest.DescribeTokenStore("PostgreSQL", func() ports.TokenStore { return companyStore().Tokens() })
 	_ = porttest.DescribeMembershipStore("PostgreSQL", func() ports.MembershipStore { return companyStore().Memberships() })
+	_ = porttest.DescribeTeamStore("PostgreSQL", func() porttest.TeamHarness {
+		st := companyStore()
+		return porttest.TeamHarness{Teams: st.Teams(), Memberships: st.Memberships(), Groups: st.Teams()}
+	})
 	_ = porttest.DescribeOwnerStore("PostgreSQL", func() ports.OwnerStore { return companyStore().Owners() })
 	_ = porttest.DescribeSessionRevocations("PostgreSQL", func() ports.SessionRevocations { return companyStore().Sessions() })
 	_ = porttest.DescribeFingerprintStore("PostgreSQL", func() ports.FingerprintStore { return companyStore().Fingerprints() })

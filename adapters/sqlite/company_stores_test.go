@@ -25,6 +25,10 @@ var (
 	_ = porttest.DescribeAuditLog("SQLite", func() ports.AuditLog { return companyStore().Audit() })
 	_ = porttest.DescribeTokenStore("SQLite", func() ports.TokenStore { return companyStore().Tokens() })
 	_ = porttest.DescribeMembershipStore("SQLite", func() ports.MembershipStore { return companyStore().Memberships() })
+	_ = porttest.DescribeTeamStore("SQLite", func() porttest.TeamHarness {
+		st := companyStore()
+		return porttest.TeamHarness{Teams: st.Teams(), Memberships: st.Memberships(), Groups: st.Teams()}
+	})
 	_ = porttest.DescribeOwnerStore("SQLite", func() ports.OwnerStore { return companyStore().Owners() })
 	_ = porttest.DescribeSessionRevocations("SQLite", func() ports.SessionRevocations { return companyStore().Sessions() })
 	_ = porttest.DescribeFingerprintStore("SQLite", func() ports.FingerprintStore { return companyStore().Fingerprints() })

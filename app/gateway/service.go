@@ -42,7 +42,12 @@ type Options struct {
 	Provider  ports.ModelProvider
 	Endpoints Endpoints
 	Published Published
-	Log       *zap.Logger
+	// Listed, when set, is what /v1/models shows the caller (their teams'
+	// models); Published still resolves names, so a model outside the
+	// caller's list is refused by the provider chain with a message
+	// saying why (403) rather than reported unknown.
+	Listed Published
+	Log    *zap.Logger
 }
 
 // Service serves the compatible API's model calls. It is safe for
@@ -53,6 +58,9 @@ type Service struct{ o Options }
 func New(o Options) *Service {
 	if o.Log == nil {
 		o.Log = zap.NewNop()
+	}
+	if o.Listed == nil {
+		o.Listed = o.Published
 	}
 	return &Service{o: o}
 }
@@ -73,7 +81,12 @@ type Model struct {
 // Models are the enabled models and aliases that can hold a conversation
 // (fill-in-the-middle models are left out), in publishing order.
 func (s *Service) Models(ctx context.Context) ([]Model, error) {
-	cfgs, err := s.o.Published.Published(ctx)
+	return s.models(ctx, s.o.Listed)
+}
+
+// models lists src as Models does.
+func (s *Service) models(ctx context.Context, src Published) ([]Model, error) {
+	cfgs, err := src.Published(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list api models: %w", err)
 	}
@@ -96,7 +109,7 @@ func (s *Service) Models(ctx context.Context) ([]Model, error) {
 // display name (case aside). Anything else is ErrUnknownModel naming the
 // available ones.
 func (s *Service) Resolve(ctx context.Context, name string) (Model, error) {
-	models, err := s.Models(ctx)
+	models, err := s.models(ctx, s.o.Published)
 	if err != nil {
 		return Model{}, err
 	}
@@ -109,6 +122,10 @@ func (s *Service) Resolve(ctx context.Context, name string) (Model, error) {
 		if strings.EqualFold(m.Name, name) {
 			return m, nil
 		}
+	}
+	// The names offered are the caller's list (Listed).
+	if models, err = s.Models(ctx); err != nil {
+		return Model{}, err
 	}
 	names := make([]string, 0, len(models))
 	for _, m := range models {

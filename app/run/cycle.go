@@ -12,6 +12,7 @@ import (
 	"keygate/domain/conversation"
 	"keygate/domain/llm"
 	"keygate/domain/modelcycle"
+	"keygate/domain/team"
 	"keygate/ports"
 )
 
@@ -106,7 +107,7 @@ func cycleFailure(err error, tried string, secrets ...string) error {
 	// A budget or rate limit refused the call before the provider saw it:
 	// its message is written for the user, and retrying at once cannot help.
 	var exceeded *budget.ExceededError
-	if errors.As(err, &exceeded) {
+	if errors.As(err, &exceeded) || errors.Is(err, team.ErrNotAllowed) {
 		return failure(CategoryLimit, false, err)
 	}
 	return &Failure{Category: CategoryProvider, Message: providerMessage(err, tried, secrets...), Retryable: true, Err: err}

@@ -2,6 +2,7 @@ package run_test
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -10,6 +11,7 @@ import (
 	"keygate/app/run"
 	"keygate/app/run/runtest"
 	"keygate/domain/budget"
+	"keygate/domain/team"
 	"keygate/ports"
 )
 
@@ -35,5 +37,27 @@ var _ = Describe("Engine when a budget refuses the model call", func() {
 		Expect(o.Failure.Message).To(HavePrefix("Keygate budget reached: you used 120 of your 100 tokens for today."))
 		Expect(p.calls).To(Equal(1), "no retry")
 		Expect(h.clock.Waiters()).To(BeZero(), "no retry wait either")
+	})
+})
+
+// offList is a provider the team allow-lists stop before any request.
+type offList struct{ calls int }
+
+func (r *offList) Stream(_ context.Context, call ports.ModelCall) (ports.ModelStream, error) {
+	r.calls++
+	return nil, fmt.Errorf("check: %w", team.Refusal("opus"))
+}
+
+var _ = Describe("Engine when the caller's team does not allow the model", func() {
+	It("fails the run at once as a limit, with the refusal's message in the chat and no retry", func() {
+		h := newHarness(memoryBackend, run.Limits{})
+		p := &offList{}
+		h.restartWith(p)
+		o := finish(h.start(h.prepared(userText("e1", "go")), &runtest.Transport{}))
+		Expect(o.Status).To(Equal(run.Failed))
+		Expect(o.Failure.Category).To(Equal(run.CategoryLimit))
+		Expect(o.Failure.Retryable).To(BeFalse())
+		Expect(o.Failure.Message).To(ContainSubstring(`"opus" is not on your team's model list`))
+		Expect(p.calls).To(Equal(1), "no retry")
 	})
 })

@@ -62,8 +62,9 @@ type user struct{ id, groups string }
 
 var (
 	root = user{id: "root@corp.test", groups: adminGroup}
-	ada  = user{id: "ada@corp.test", groups: "staff"}
-	bob  = user{id: "bob@corp.test", groups: "staff"}
+	// ada and bob are in different teams (groups an administrator marks).
+	ada = user{id: "ada@corp.test", groups: "staff,team-ml"}
+	bob = user{id: "bob@corp.test", groups: "staff,team-web"}
 )
 
 // adaMarker is in ada's workspace file, her prompt's tool result and her
@@ -519,6 +520,11 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 		k.must(root, controlv1connect.SettingServiceUpdateSettingsProcedure, &controlv1.UpdateSettingsRequest{
 			Settings: &controlv1.Settings{DetailedMode: true}}, nil)
 
+		By("an administrator marking ada's and bob's groups as teams")
+		for _, t := range []string{"team-ml", "team-web"} {
+			k.must(root, controlv1connect.TeamServicePutTeamProcedure, &controlv1.PutTeamRequest{Name: t}, nil)
+		}
+
 		By("ada and bob (members by header) each creating a personal token")
 		adaT = &tenant{user: ada, requestID: "req-ada-7f3c", conv: "conv-ada-91d2"}
 		bobT = &tenant{user: bob, requestID: "req-bob-1", conv: "conv-bob-1"}
@@ -655,6 +661,45 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 					Expect(adaMemories()).To(Equal(before))
 					return out
 				}},
+			{path: controlv1connect.SpendServiceGetSpendReportProcedure, class: "tenant data",
+				what: "bob's own rows in his team only; team=ada's team and user_id=ada give none of hers",
+				try: func(_ context.Context, p string) []string {
+					var mine, hersByUser, hersByTeam controlv1.GetSpendReportResponse
+					a := k.must(bob, p, &controlv1.GetSpendReportRequest{Csv: true}, &mine)
+					Expect(mine.GetRows()).NotTo(BeEmpty())
+					b := k.must(bob, p, &controlv1.GetSpendReportRequest{UserId: ada.id, Csv: true}, &hersByUser)
+					c := k.must(bob, p, &controlv1.GetSpendReportRequest{Team: "team-ml", Csv: true}, &hersByTeam)
+					Expect(hersByTeam.GetRows()).To(BeEmpty(), "another team's spend")
+					for _, r := range append(mine.GetRows(), hersByUser.GetRows()...) {
+						Expect(r.GetUserId()).To(Equal(bob.id))
+						Expect(r.GetTeam()).To(Equal("team-web"))
+					}
+					return []string{a, b, c}
+				}},
+			{path: controlv1connect.TeamServiceGetMyTeamsProcedure, class: "tenant data", what: "bob's own team, no member list",
+				try: func(_ context.Context, p string) []string {
+					var mine controlv1.GetMyTeamsResponse
+					a := k.must(bob, p, nil, &mine)
+					Expect(mine.GetCharged()).To(Equal("team-web"))
+					Expect(mine.GetTeams()).To(HaveLen(1))
+					Expect(mine.GetTeams()[0].GetMembers()).To(BeEmpty())
+					return []string{a}
+				}},
+			{path: controlv1connect.TeamServiceChooseTeamProcedure, class: "tenant data", what: "ada's team → FailedPrecondition, bob's charge unchanged",
+				try: func(_ context.Context, p string) []string {
+					status, raw := k.call(bob, p, &controlv1.ChooseTeamRequest{Name: "team-ml"}, nil)
+					Expect(status).To(Equal(http.StatusBadRequest), raw)
+					Expect(raw).To(ContainSubstring(`"code":"failed_precondition"`))
+					var mine controlv1.GetMyTeamsResponse
+					k.must(bob, controlv1connect.TeamServiceGetMyTeamsProcedure, nil, &mine)
+					Expect(mine.GetCharged()).To(Equal("team-web"))
+					return []string{raw}
+				}},
+			denied(controlv1connect.TeamServiceListTeamsProcedure, func() proto.Message { return &controlv1.ListTeamsRequest{} }),
+			denied(controlv1connect.TeamServicePutTeamProcedure, func() proto.Message {
+				return &controlv1.PutTeamRequest{Name: "team-ml", Restricted: true}
+			}),
+			denied(controlv1connect.TeamServiceDeleteTeamProcedure, func() proto.Message { return &controlv1.DeleteTeamRequest{Name: "team-ml"} }),
 			{path: controlv1connect.CallServiceGetCallProcedure, class: "tenant data", what: "each of ada's call ids → NotFound",
 				try: notFoundEach(func() []string { return adaT.callIDs },
 					func(id string) proto.Message { return &controlv1.GetCallRequest{CallId: id} })},

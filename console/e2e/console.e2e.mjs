@@ -25,7 +25,7 @@ const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const shots = process.env.E2E_SHOTS ?? mkdtempSync(join(tmpdir(), "keygate-e2e-"));
 mkdirSync(shots, { recursive: true });
 const timeout = 15_000;
-const expected = 30; // steps below; fewer means one stopped the run
+const expected = 32; // steps below; fewer means one stopped the run
 
 const bin = join(mkdtempSync(join(tmpdir(), "keygate-e2e-bin-")), "server");
 execFileSync("go", ["build", "-o", bin, "./console/e2e/server"], { cwd: repo, stdio: "inherit" });
@@ -472,6 +472,39 @@ try {
     await member.getByText("1 completed · 0 failed · 0 cancelled").waitFor();
     if ((await member.getByLabel("User filter").count()) + (await member.getByTestId("user-row").count()) !== 0) throw new Error("the member is offered the per-user view");
     await shot("17-member-dashboard", member);
+  });
+
+  await step("company: the administrator marks Mel's group as a team limited to one model; Mel sees it charged", async () => {
+    await member.setExtraHTTPHeaders(ada);
+    await member.goto(company.url + "/teams");
+    await member.getByRole("button", { name: "developers" }).click();
+    const form = member.getByTestId("team-form");
+    await form.getByText("Only the models below").click();
+    await form.getByRole("checkbox", { name: "Fake Large" }).check();
+    await form.getByRole("button", { name: "Save team" }).click();
+    const row = member.getByTestId("team-row").filter({ hasText: "developers" });
+    await row.getByText("mel").waitFor();
+    await row.getByText("Fake Large").waitFor();
+    await shot("19-admin-teams", member);
+    await member.setExtraHTTPHeaders(mel);
+    await member.goto(company.url + "/teams");
+    await member.getByTestId("my-teams").getByText("charged").waitFor();
+    if ((await member.getByText("All teams").count()) !== 0) throw new Error("a member sees every team");
+  });
+
+  await step("company: the Spend page shows a member their own spend, an administrator everyone's per team", async () => {
+    await member.goto(company.url + "/spend");
+    await member.getByTestId("spend-row").filter({ hasText: "developers" }).waitFor();
+    if ((await member.getByTestId("spend-row").count()) !== 1) throw new Error("the member sees spend other than their own");
+    if ((await member.getByLabel("Filter by team").count()) !== 0) throw new Error("the member is offered the team filter");
+    await member.setExtraHTTPHeaders(ada);
+    await member.goto(company.url + "/spend");
+    await member.getByLabel("Filter by team").waitFor();
+    await member.getByTestId("spend-row").nth(1).waitFor();
+    const csv = await api("/keygate.control.v1.SpendService/GetSpendReport", { csv: true }, ada, company.url);
+    if (!csv.csv.startsWith("day,team,user_id,model_id")) throw new Error(`the CSV reads ${JSON.stringify(csv.csv)}`);
+    await shot("20-admin-spend", member);
+    await member.setExtraHTTPHeaders(mel);
   });
 
   await step("company: an administrator demoted while the page is open sees the server's refusal on Save", async () => {

@@ -11,6 +11,8 @@ import { MemoriesPage } from "./pages/Memories";
 import { SettingsPage } from "./pages/Settings";
 import { AccessPage } from "./pages/Access";
 import { CursorCloudPage } from "./pages/CursorCloud";
+import { TeamsPage } from "./pages/Teams";
+import { SpendPage } from "./pages/Spend";
 import { me as loadMe, type Me } from "./account";
 import { describe } from "./api";
 import { Link, Spinner, useLoad } from "./components/ui";
@@ -26,6 +28,8 @@ const nav = [
   { path: "/conversations", label: "Conversations" },
   { path: "/cursor-cloud", label: "Cursor cloud" },
   { path: "/memories", label: "Memories" },
+  { path: "/teams", label: "Teams" },
+  { path: "/spend", label: "Spend" },
   { path: "/access", label: "Access" },
   { path: "/settings", label: "Settings" },
 ];
@@ -41,6 +45,8 @@ function route(path: string) {
     case "/calls": return <CallsPage />;
     case "/conversations": return <ConversationsPage />;
     case "/memories": return <MemoriesPage />;
+    case "/teams": return <TeamsPage />;
+    case "/spend": return <SpendPage />;
     case "/settings": return <SettingsPage />;
     case "/access": return <AccessPage />;
     case "/cursor-cloud": return <CursorCloudPage />;

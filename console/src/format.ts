@@ -1,4 +1,4 @@
-import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
+import { timestampDate, timestampFromDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 
 export function ms(v: bigint | number | undefined): string {
   const n = Number(v ?? 0);
@@ -28,4 +28,12 @@ export function usd(v: number): string {
 // plural writes "1 message", "3 messages".
 export function plural(n: number | bigint, noun: string): string {
   return `${n} ${noun}${Number(n) === 1 ? "" : "s"}`;
+}
+
+// spendRange turns two date inputs (YYYY-MM-DD) into a spend report's
+// [start, end) covering whole UTC days, the last one included.
+export function spendRange(from: string, to: string) {
+  const start = new Date(`${from}T00:00:00Z`);
+  const end = new Date(new Date(`${to}T00:00:00Z`).getTime() + 86_400_000);
+  return { startTime: timestampFromDate(start), endTime: timestampFromDate(end) };
 }

@@ -14,6 +14,7 @@ import (
 	"keygate/domain/budget"
 	"keygate/domain/cmdk"
 	"keygate/domain/gitmsg"
+	"keygate/domain/team"
 	aiserverv1 "keygate/gen/cursor/aiserver/v1"
 )
 
@@ -139,6 +140,8 @@ func (s *service) failed(ctx context.Context, what, requestID string, err error)
 		return connect.NewError(connect.CodeCanceled, ctx.Err())
 	case errors.As(err, &exceeded):
 		return connect.NewError(connect.CodeResourceExhausted, exceeded)
+	case errors.Is(err, team.ErrNotAllowed):
+		return connect.NewError(connect.CodePermissionDenied, err)
 	case errors.Is(err, cmdk.ErrNoInstruction), errors.Is(err, cmdk.ErrSelectionTooLarge), errors.Is(err, gitmsg.ErrNoDiff):
 		return connect.NewError(connect.CodeInvalidArgument, err)
 	}

@@ -18,6 +18,7 @@ import (
 	"keygate/adapters/upstream/upstreamtest"
 	"keygate/domain/budget"
 	"keygate/domain/cmdk"
+	"keygate/domain/team"
 	aiserverv1 "keygate/gen/cursor/aiserver/v1"
 	"keygate/gen/cursor/aiserver/v1/aiserverv1connect"
 )
@@ -118,6 +119,10 @@ var _ = Describe("Inline edits and Git messages on the wire", func() {
 		_, err := client(false).Edit(ctx, 4, 5, "x")
 		Expect(connect.CodeOf(err)).To(Equal(connect.CodeResourceExhausted))
 		Expect(err.Error()).To(ContainSubstring("Keygate limit reached"))
+		ed.err = fmt.Errorf("cmdk: %w", team.Refusal("opus"))
+		_, err = client(false).Edit(ctx, 4, 5, "x")
+		Expect(connect.CodeOf(err)).To(Equal(connect.CodePermissionDenied))
+		Expect(err.Error()).To(ContainSubstring("not on your team's model list"))
 		ed.err = cmdk.ErrSelectionTooLarge
 		_, err = client(true).Edit(ctx, 4, 5, "x")
 		Expect(connect.CodeOf(err)).To(Equal(connect.CodeInvalidArgument))

@@ -26,6 +26,6 @@
 //
 // Imports: the standard library, connectrpc.com/connect,
 // github.com/google/uuid, go.uber.org/zap, google.golang.org/protobuf,
-// adapters/cursor/bidi, adapters/cursor/frame, domain/budget, domain/tab
-// and gen/cursor/aiserver/v1.
+// adapters/cursor/bidi, adapters/cursor/frame, domain/budget, domain/tab,
+// domain/team and gen/cursor/aiserver/v1.
 package tab

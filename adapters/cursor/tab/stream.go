@@ -12,6 +12,7 @@ import (
 
 	"keygate/domain/budget"
 	"keygate/domain/tab"
+	"keygate/domain/team"
 	aiserverv1 "keygate/gen/cursor/aiserver/v1"
 )
 
@@ -61,6 +62,10 @@ func (s *service) StreamCpp(ctx context.Context, req *connect.Request[aiserverv1
 		// The one failure the user must hear about: the message says which
 		// limit and when it resets.
 		return connect.NewError(connect.CodeResourceExhausted, exceeded)
+	case errors.Is(err, team.ErrNotAllowed):
+		// The Tab model is not on the user's team's list: every pause
+		// would fail the same way, so the user must hear why.
+		return connect.NewError(connect.CodePermissionDenied, err)
 	case err != nil:
 		// A failed suggestion is no suggestion: the client shows nothing and
 		// asks again on the next pause, where an error would only log noise

@@ -19,6 +19,7 @@ import (
 	"keygate/adapters/upstream/upstreamtest"
 	"keygate/domain/budget"
 	"keygate/domain/tab"
+	"keygate/domain/team"
 	aiserverv1 "keygate/gen/cursor/aiserver/v1"
 	"keygate/gen/cursor/aiserver/v1/aiserverv1connect"
 )
@@ -141,6 +142,11 @@ var _ = Describe("Cursor Tab on the wire", func() {
 		Expect(connect.CodeOf(err)).To(Equal(connect.CodeResourceExhausted))
 		Expect(err.Error()).To(ContainSubstring("Keygate limit reached"))
 		Expect(s.DoneStream).To(BeFalse())
+
+		pred.err = fmt.Errorf("tab: %w", team.Refusal("fim"))
+		_, err = client(true).Suggest(ctx)
+		Expect(connect.CodeOf(err)).To(Equal(connect.CodePermissionDenied))
+		Expect(err.Error()).To(ContainSubstring("not on your team's model list"))
 	})
 
 	It("reads a current file larger than the unary bound, and refuses one over MaxBody", func() {

@@ -378,6 +378,20 @@ type TabFate struct {
 	RecordedAt time.Time
 }
 
+type Team struct {
+	Name       string
+	Restricted bool
+	Models     string
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+type TeamChoice struct {
+	UserID   string
+	Team     string
+	ChosenAt time.Time
+}
+
 type ToolRound struct {
 	ID               string
 	RunID            string

@@ -126,6 +126,12 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.deleteTabFatesBeforeStmt, err = db.PrepareContext(ctx, deleteTabFatesBefore); err != nil {
 		return nil, fmt.Errorf("error preparing query DeleteTabFatesBefore: %w", err)
 	}
+	if q.deleteTeamStmt, err = db.PrepareContext(ctx, deleteTeam); err != nil {
+		return nil, fmt.Errorf("error preparing query DeleteTeam: %w", err)
+	}
+	if q.deleteTeamChoiceStmt, err = db.PrepareContext(ctx, deleteTeamChoice); err != nil {
+		return nil, fmt.Errorf("error preparing query DeleteTeamChoice: %w", err)
+	}
 	if q.existingCheckpointsStmt, err = db.PrepareContext(ctx, existingCheckpoints); err != nil {
 		return nil, fmt.Errorf("error preparing query ExistingCheckpoints: %w", err)
 	}
@@ -197,6 +203,12 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.getSettingStmt, err = db.PrepareContext(ctx, getSetting); err != nil {
 		return nil, fmt.Errorf("error preparing query GetSetting: %w", err)
+	}
+	if q.getTeamStmt, err = db.PrepareContext(ctx, getTeam); err != nil {
+		return nil, fmt.Errorf("error preparing query GetTeam: %w", err)
+	}
+	if q.getTeamChoiceStmt, err = db.PrepareContext(ctx, getTeamChoice); err != nil {
+		return nil, fmt.Errorf("error preparing query GetTeamChoice: %w", err)
 	}
 	if q.getToolRoundStmt, err = db.PrepareContext(ctx, getToolRound); err != nil {
 		return nil, fmt.Errorf("error preparing query GetToolRound: %w", err)
@@ -285,6 +297,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.listAllProviderKeysStmt, err = db.PrepareContext(ctx, listAllProviderKeys); err != nil {
 		return nil, fmt.Errorf("error preparing query ListAllProviderKeys: %w", err)
 	}
+	if q.listAllUserGroupsStmt, err = db.PrepareContext(ctx, listAllUserGroups); err != nil {
+		return nil, fmt.Errorf("error preparing query ListAllUserGroups: %w", err)
+	}
 	if q.listAuditEntriesStmt, err = db.PrepareContext(ctx, listAuditEntries); err != nil {
 		return nil, fmt.Errorf("error preparing query ListAuditEntries: %w", err)
 	}
@@ -314,6 +329,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.listTabFatesStmt, err = db.PrepareContext(ctx, listTabFates); err != nil {
 		return nil, fmt.Errorf("error preparing query ListTabFates: %w", err)
+	}
+	if q.listTeamsStmt, err = db.PrepareContext(ctx, listTeams); err != nil {
+		return nil, fmt.Errorf("error preparing query ListTeams: %w", err)
 	}
 	if q.lockConversationStmt, err = db.PrepareContext(ctx, lockConversation); err != nil {
 		return nil, fmt.Errorf("error preparing query LockConversation: %w", err)
@@ -404,6 +422,12 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.upsertTabFateStmt, err = db.PrepareContext(ctx, upsertTabFate); err != nil {
 		return nil, fmt.Errorf("error preparing query UpsertTabFate: %w", err)
+	}
+	if q.upsertTeamStmt, err = db.PrepareContext(ctx, upsertTeam); err != nil {
+		return nil, fmt.Errorf("error preparing query UpsertTeam: %w", err)
+	}
+	if q.upsertTeamChoiceStmt, err = db.PrepareContext(ctx, upsertTeamChoice); err != nil {
+		return nil, fmt.Errorf("error preparing query UpsertTeamChoice: %w", err)
 	}
 	if q.upsertUserGroupsStmt, err = db.PrepareContext(ctx, upsertUserGroups); err != nil {
 		return nil, fmt.Errorf("error preparing query UpsertUserGroups: %w", err)
@@ -583,6 +607,16 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing deleteTabFatesBeforeStmt: %w", cerr)
 		}
 	}
+	if q.deleteTeamStmt != nil {
+		if cerr := q.deleteTeamStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing deleteTeamStmt: %w", cerr)
+		}
+	}
+	if q.deleteTeamChoiceStmt != nil {
+		if cerr := q.deleteTeamChoiceStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing deleteTeamChoiceStmt: %w", cerr)
+		}
+	}
 	if q.existingCheckpointsStmt != nil {
 		if cerr := q.existingCheckpointsStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing existingCheckpointsStmt: %w", cerr)
@@ -701,6 +735,16 @@ func (q *Queries) Close() error {
 	if q.getSettingStmt != nil {
 		if cerr := q.getSettingStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing getSettingStmt: %w", cerr)
+		}
+	}
+	if q.getTeamStmt != nil {
+		if cerr := q.getTeamStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing getTeamStmt: %w", cerr)
+		}
+	}
+	if q.getTeamChoiceStmt != nil {
+		if cerr := q.getTeamChoiceStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing getTeamChoiceStmt: %w", cerr)
 		}
 	}
 	if q.getToolRoundStmt != nil {
@@ -848,6 +892,11 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing listAllProviderKeysStmt: %w", cerr)
 		}
 	}
+	if q.listAllUserGroupsStmt != nil {
+		if cerr := q.listAllUserGroupsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing listAllUserGroupsStmt: %w", cerr)
+		}
+	}
 	if q.listAuditEntriesStmt != nil {
 		if cerr := q.listAuditEntriesStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing listAuditEntriesStmt: %w", cerr)
@@ -896,6 +945,11 @@ func (q *Queries) Close() error {
 	if q.listTabFatesStmt != nil {
 		if cerr := q.listTabFatesStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing listTabFatesStmt: %w", cerr)
+		}
+	}
+	if q.listTeamsStmt != nil {
+		if cerr := q.listTeamsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing listTeamsStmt: %w", cerr)
 		}
 	}
 	if q.lockConversationStmt != nil {
@@ -1048,6 +1102,16 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing upsertTabFateStmt: %w", cerr)
 		}
 	}
+	if q.upsertTeamStmt != nil {
+		if cerr := q.upsertTeamStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing upsertTeamStmt: %w", cerr)
+		}
+	}
+	if q.upsertTeamChoiceStmt != nil {
+		if cerr := q.upsertTeamChoiceStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing upsertTeamChoiceStmt: %w", cerr)
+		}
+	}
 	if q.upsertUserGroupsStmt != nil {
 		if cerr := q.upsertUserGroupsStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing upsertUserGroupsStmt: %w", cerr)
@@ -1126,6 +1190,8 @@ type Queries struct {
 	deleteRevokedSessionsBeforeStmt *sql.Stmt
 	deleteSettingStmt               *sql.Stmt
 	deleteTabFatesBeforeStmt        *sql.Stmt
+	deleteTeamStmt                  *sql.Stmt
+	deleteTeamChoiceStmt            *sql.Stmt
 	existingCheckpointsStmt         *sql.Stmt
 	finishRunStmt                   *sql.Stmt
 	gatewayTokenByHashStmt          *sql.Stmt
@@ -1150,6 +1216,8 @@ type Queries struct {
 	getRouteHealthStmt              *sql.Stmt
 	getRunStmt                      *sql.Stmt
 	getSettingStmt                  *sql.Stmt
+	getTeamStmt                     *sql.Stmt
+	getTeamChoiceStmt               *sql.Stmt
 	getToolRoundStmt                *sql.Stmt
 	getUsageStmt                    *sql.Stmt
 	getUserGroupsStmt               *sql.Stmt
@@ -1179,6 +1247,7 @@ type Queries struct {
 	listAliasesStmt                 *sql.Stmt
 	listAllAliasTargetsStmt         *sql.Stmt
 	listAllProviderKeysStmt         *sql.Stmt
+	listAllUserGroupsStmt           *sql.Stmt
 	listAuditEntriesStmt            *sql.Stmt
 	listCallRecordsStmt             *sql.Stmt
 	listCloudUsageStmt              *sql.Stmt
@@ -1189,6 +1258,7 @@ type Queries struct {
 	listProviderKeysStmt            *sql.Stmt
 	listProvidersStmt               *sql.Stmt
 	listTabFatesStmt                *sql.Stmt
+	listTeamsStmt                   *sql.Stmt
 	lockConversationStmt            *sql.Stmt
 	nextProviderCallStmt            *sql.Stmt
 	ownedAmongStmt                  *sql.Stmt
@@ -1219,6 +1289,8 @@ type Queries struct {
 	upsertProviderStmt              *sql.Stmt
 	upsertProviderKeyStmt           *sql.Stmt
 	upsertTabFateStmt               *sql.Stmt
+	upsertTeamStmt                  *sql.Stmt
+	upsertTeamChoiceStmt            *sql.Stmt
 	upsertUserGroupsStmt            *sql.Stmt
 }
 
@@ -1260,6 +1332,8 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		deleteRevokedSessionsBeforeStmt: q.deleteRevokedSessionsBeforeStmt,
 		deleteSettingStmt:               q.deleteSettingStmt,
 		deleteTabFatesBeforeStmt:        q.deleteTabFatesBeforeStmt,
+		deleteTeamStmt:                  q.deleteTeamStmt,
+		deleteTeamChoiceStmt:            q.deleteTeamChoiceStmt,
 		existingCheckpointsStmt:         q.existingCheckpointsStmt,
 		finishRunStmt:                   q.finishRunStmt,
 		gatewayTokenByHashStmt:          q.gatewayTokenByHashStmt,
@@ -1284,6 +1358,8 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		getRouteHealthStmt:              q.getRouteHealthStmt,
 		getRunStmt:                      q.getRunStmt,
 		getSettingStmt:                  q.getSettingStmt,
+		getTeamStmt:                     q.getTeamStmt,
+		getTeamChoiceStmt:               q.getTeamChoiceStmt,
 		getToolRoundStmt:                q.getToolRoundStmt,
 		getUsageStmt:                    q.getUsageStmt,
 		getUserGroupsStmt:               q.getUserGroupsStmt,
@@ -1313,6 +1389,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		listAliasesStmt:                 q.listAliasesStmt,
 		listAllAliasTargetsStmt:         q.listAllAliasTargetsStmt,
 		listAllProviderKeysStmt:         q.listAllProviderKeysStmt,
+		listAllUserGroupsStmt:           q.listAllUserGroupsStmt,
 		listAuditEntriesStmt:            q.listAuditEntriesStmt,
 		listCallRecordsStmt:             q.listCallRecordsStmt,
 		listCloudUsageStmt:              q.listCloudUsageStmt,
@@ -1323,6 +1400,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		listProviderKeysStmt:            q.listProviderKeysStmt,
 		listProvidersStmt:               q.listProvidersStmt,
 		listTabFatesStmt:                q.listTabFatesStmt,
+		listTeamsStmt:                   q.listTeamsStmt,
 		lockConversationStmt:            q.lockConversationStmt,
 		nextProviderCallStmt:            q.nextProviderCallStmt,
 		ownedAmongStmt:                  q.ownedAmongStmt,
@@ -1353,6 +1431,8 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		upsertProviderStmt:              q.upsertProviderStmt,
 		upsertProviderKeyStmt:           q.upsertProviderKeyStmt,
 		upsertTabFateStmt:               q.upsertTabFateStmt,
+		upsertTeamStmt:                  q.upsertTeamStmt,
+		upsertTeamChoiceStmt:            q.upsertTeamChoiceStmt,
 		upsertUserGroupsStmt:            q.upsertUserGroupsStmt,
 	}
 }

@@ -340,6 +340,20 @@ type TabFate struct {
 	RecordedAt int64
 }
 
+type Team struct {
+	Name       string
+	Restricted bool
+	Models     string
+	CreatedAt  int64
+	UpdatedAt  int64
+}
+
+type TeamChoice struct {
+	UserID   string
+	Team     string
+	ChosenAt int64
+}
+
 type ToolRound struct {
 	ID               string
 	RunID            string
