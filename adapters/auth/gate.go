@@ -22,6 +22,8 @@ type Gate struct {
 	cookies cookies
 	oidc    *oidcFlow // nil unless ModeOIDC
 	revoked ports.SessionRevocations
+	// cuts refuses users whose access was cut; nil refuses none.
+	cuts ports.Deprovisions
 	// members records each user's groups; nil records none.
 	members *groupRecorder
 	// own reports a connection Keygate itself dialled; nil: none known.
@@ -34,6 +36,13 @@ type Gate struct {
 // expiry. Without it, logout only deletes the browser's cookie. Call it
 // before serving requests.
 func (g *Gate) RevokeSessionsWith(r ports.SessionRevocations) { g.revoked = r }
+
+// RefuseCutWith makes the gate refuse, in header and OIDC mode, a user
+// whose access was cut (deprovisioned by their identity provider): 403
+// while they are blocked, and 401 for a session issued before their
+// latest cut, so that signing in again is needed once they are admitted
+// again. Call it before serving requests.
+func (g *Gate) RefuseCutWith(c ports.Deprovisions) { g.cuts = c }
 
 // DistrustPeers makes the gate refuse (403), in every mode, a request whose
 // peer is the local end of a connection Keygate itself dialled: own
@@ -102,7 +111,11 @@ func (g *Gate) principal(r *http.Request) (access.Principal, int, string) {
 		p, status := g.local(r)
 		return p, status, ""
 	case ModeHeader:
-		return g.header(r)
+		p, status, why := g.header(r)
+		if status == http.StatusOK {
+			return g.notCut(r, p, time.Time{})
+		}
+		return p, status, why
 	default:
 		p, s, err := g.cookies.session(r)
 		if err != nil {
@@ -118,8 +131,29 @@ func (g *Gate) principal(r *http.Request) (access.Principal, int, string) {
 				return access.Principal{}, http.StatusUnauthorized, ""
 			}
 		}
+		return g.notCut(r, p, time.Unix(s.Expires, 0).Add(-g.cfg.SessionTTL))
+
+	}
+}
+
+// notCut admits p unless their access was cut: 403 while they are
+// blocked, 401 for a session issued (when issued is set) at or before
+// their latest cut.
+func (g *Gate) notCut(r *http.Request, p access.Principal, issued time.Time) (access.Principal, int, string) {
+	if g.cuts == nil {
 		return p, http.StatusOK, ""
 	}
+	blocked, cut, err := g.cuts.Cutoff(r.Context(), p.UserID)
+	switch {
+	case err != nil:
+		g.log.Error("check whether the user's access was cut", zap.Error(err))
+		return access.Principal{}, http.StatusServiceUnavailable, ""
+	case blocked:
+		return access.Principal{}, http.StatusForbidden, "refused: your identity provider deactivated this account"
+	case !issued.IsZero() && !cut.IsZero() && !issued.After(cut):
+		return access.Principal{}, http.StatusUnauthorized, ""
+	}
+	return p, http.StatusOK, ""
 }
 
 // ownConnection reports a request on a connection Keygate dialled itself.

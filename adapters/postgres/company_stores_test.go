@@ -27,5 +27,6 @@ var (
 	_ = porttest.DescribeMembershipStore("PostgreSQL", func() ports.MembershipStore { return companyStore().Memberships() })
 	_ = porttest.DescribeOwnerStore("PostgreSQL", func() ports.OwnerStore { return companyStore().Owners() })
 	_ = porttest.DescribeSessionRevocations("PostgreSQL", func() ports.SessionRevocations { return companyStore().Sessions() })
+	_ = porttest.DescribeDirectory("PostgreSQL", func() porttest.DirectoryStore { return companyStore().Directory() })
 	_ = porttest.DescribeFingerprintStore("PostgreSQL", func() ports.FingerprintStore { return companyStore().Fingerprints() })
 )

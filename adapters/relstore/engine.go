@@ -58,6 +58,7 @@ type Tx interface {
 	cloudUsageRows
 	memoryRows
 	modelMappingRows
+	directoryRows
 }
 
 // ConversationRow is the head pointer row of a conversation.

@@ -27,5 +27,6 @@ var (
 	_ = porttest.DescribeMembershipStore("SQLite", func() ports.MembershipStore { return companyStore().Memberships() })
 	_ = porttest.DescribeOwnerStore("SQLite", func() ports.OwnerStore { return companyStore().Owners() })
 	_ = porttest.DescribeSessionRevocations("SQLite", func() ports.SessionRevocations { return companyStore().Sessions() })
+	_ = porttest.DescribeDirectory("SQLite", func() porttest.DirectoryStore { return companyStore().Directory() })
 	_ = porttest.DescribeFingerprintStore("SQLite", func() ports.FingerprintStore { return companyStore().Fingerprints() })
 )

@@ -166,6 +166,19 @@ type DeploymentFingerprint struct {
 	UpdatedAt   time.Time
 }
 
+type DirectoryEntry struct {
+	Kind       string
+	ID         string
+	Name       string
+	NameKey    string
+	ExternalID string
+	Active     bool
+	Members    string
+	Attributes string
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
 type GatewayToken struct {
 	ID         string
 	UserID     string
@@ -401,6 +414,12 @@ type UsageCounter struct {
 	Period     string
 	Tokens     int64
 	CostMicros int64
+}
+
+type UserCutoff struct {
+	UserID  string
+	Blocked bool
+	CutAt   time.Time
 }
 
 type UserGroup struct {

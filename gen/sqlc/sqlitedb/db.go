@@ -90,6 +90,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.deleteContextAnchorStmt, err = db.PrepareContext(ctx, deleteContextAnchor); err != nil {
 		return nil, fmt.Errorf("error preparing query DeleteContextAnchor: %w", err)
 	}
+	if q.deleteDirectoryEntryStmt, err = db.PrepareContext(ctx, deleteDirectoryEntry); err != nil {
+		return nil, fmt.Errorf("error preparing query DeleteDirectoryEntry: %w", err)
+	}
 	if q.deleteLeaseStmt, err = db.PrepareContext(ctx, deleteLease); err != nil {
 		return nil, fmt.Errorf("error preparing query DeleteLease: %w", err)
 	}
@@ -159,6 +162,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.getConversationStmt, err = db.PrepareContext(ctx, getConversation); err != nil {
 		return nil, fmt.Errorf("error preparing query GetConversation: %w", err)
 	}
+	if q.getDirectoryEntryStmt, err = db.PrepareContext(ctx, getDirectoryEntry); err != nil {
+		return nil, fmt.Errorf("error preparing query GetDirectoryEntry: %w", err)
+	}
 	if q.getFingerprintStmt, err = db.PrepareContext(ctx, getFingerprint); err != nil {
 		return nil, fmt.Errorf("error preparing query GetFingerprint: %w", err)
 	}
@@ -204,6 +210,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.getUsageStmt, err = db.PrepareContext(ctx, getUsage); err != nil {
 		return nil, fmt.Errorf("error preparing query GetUsage: %w", err)
 	}
+	if q.getUserCutoffStmt, err = db.PrepareContext(ctx, getUserCutoff); err != nil {
+		return nil, fmt.Errorf("error preparing query GetUserCutoff: %w", err)
+	}
 	if q.getUserGroupsStmt, err = db.PrepareContext(ctx, getUserGroups); err != nil {
 		return nil, fmt.Errorf("error preparing query GetUserGroups: %w", err)
 	}
@@ -236,6 +245,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.insertConversationStmt, err = db.PrepareContext(ctx, insertConversation); err != nil {
 		return nil, fmt.Errorf("error preparing query InsertConversation: %w", err)
+	}
+	if q.insertDirectoryEntryStmt, err = db.PrepareContext(ctx, insertDirectoryEntry); err != nil {
+		return nil, fmt.Errorf("error preparing query InsertDirectoryEntry: %w", err)
 	}
 	if q.insertFingerprintStmt, err = db.PrepareContext(ctx, insertFingerprint); err != nil {
 		return nil, fmt.Errorf("error preparing query InsertFingerprint: %w", err)
@@ -296,6 +308,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.listConversationsStmt, err = db.PrepareContext(ctx, listConversations); err != nil {
 		return nil, fmt.Errorf("error preparing query ListConversations: %w", err)
+	}
+	if q.listDirectoryEntriesStmt, err = db.PrepareContext(ctx, listDirectoryEntries); err != nil {
+		return nil, fmt.Errorf("error preparing query ListDirectoryEntries: %w", err)
 	}
 	if q.listMemoriesStmt, err = db.PrepareContext(ctx, listMemories); err != nil {
 		return nil, fmt.Errorf("error preparing query ListMemories: %w", err)
@@ -378,6 +393,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.touchToolRoundStmt, err = db.PrepareContext(ctx, touchToolRound); err != nil {
 		return nil, fmt.Errorf("error preparing query TouchToolRound: %w", err)
 	}
+	if q.updateDirectoryEntryStmt, err = db.PrepareContext(ctx, updateDirectoryEntry); err != nil {
+		return nil, fmt.Errorf("error preparing query UpdateDirectoryEntry: %w", err)
+	}
 	if q.updateMemoryStmt, err = db.PrepareContext(ctx, updateMemory); err != nil {
 		return nil, fmt.Errorf("error preparing query UpdateMemory: %w", err)
 	}
@@ -404,6 +422,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.upsertTabFateStmt, err = db.PrepareContext(ctx, upsertTabFate); err != nil {
 		return nil, fmt.Errorf("error preparing query UpsertTabFate: %w", err)
+	}
+	if q.upsertUserCutoffStmt, err = db.PrepareContext(ctx, upsertUserCutoff); err != nil {
+		return nil, fmt.Errorf("error preparing query UpsertUserCutoff: %w", err)
 	}
 	if q.upsertUserGroupsStmt, err = db.PrepareContext(ctx, upsertUserGroups); err != nil {
 		return nil, fmt.Errorf("error preparing query UpsertUserGroups: %w", err)
@@ -523,6 +544,11 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing deleteContextAnchorStmt: %w", cerr)
 		}
 	}
+	if q.deleteDirectoryEntryStmt != nil {
+		if cerr := q.deleteDirectoryEntryStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing deleteDirectoryEntryStmt: %w", cerr)
+		}
+	}
 	if q.deleteLeaseStmt != nil {
 		if cerr := q.deleteLeaseStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing deleteLeaseStmt: %w", cerr)
@@ -638,6 +664,11 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing getConversationStmt: %w", cerr)
 		}
 	}
+	if q.getDirectoryEntryStmt != nil {
+		if cerr := q.getDirectoryEntryStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing getDirectoryEntryStmt: %w", cerr)
+		}
+	}
 	if q.getFingerprintStmt != nil {
 		if cerr := q.getFingerprintStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing getFingerprintStmt: %w", cerr)
@@ -713,6 +744,11 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing getUsageStmt: %w", cerr)
 		}
 	}
+	if q.getUserCutoffStmt != nil {
+		if cerr := q.getUserCutoffStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing getUserCutoffStmt: %w", cerr)
+		}
+	}
 	if q.getUserGroupsStmt != nil {
 		if cerr := q.getUserGroupsStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing getUserGroupsStmt: %w", cerr)
@@ -766,6 +802,11 @@ func (q *Queries) Close() error {
 	if q.insertConversationStmt != nil {
 		if cerr := q.insertConversationStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing insertConversationStmt: %w", cerr)
+		}
+	}
+	if q.insertDirectoryEntryStmt != nil {
+		if cerr := q.insertDirectoryEntryStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing insertDirectoryEntryStmt: %w", cerr)
 		}
 	}
 	if q.insertFingerprintStmt != nil {
@@ -866,6 +907,11 @@ func (q *Queries) Close() error {
 	if q.listConversationsStmt != nil {
 		if cerr := q.listConversationsStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing listConversationsStmt: %w", cerr)
+		}
+	}
+	if q.listDirectoryEntriesStmt != nil {
+		if cerr := q.listDirectoryEntriesStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing listDirectoryEntriesStmt: %w", cerr)
 		}
 	}
 	if q.listMemoriesStmt != nil {
@@ -1003,6 +1049,11 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing touchToolRoundStmt: %w", cerr)
 		}
 	}
+	if q.updateDirectoryEntryStmt != nil {
+		if cerr := q.updateDirectoryEntryStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing updateDirectoryEntryStmt: %w", cerr)
+		}
+	}
 	if q.updateMemoryStmt != nil {
 		if cerr := q.updateMemoryStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing updateMemoryStmt: %w", cerr)
@@ -1046,6 +1097,11 @@ func (q *Queries) Close() error {
 	if q.upsertTabFateStmt != nil {
 		if cerr := q.upsertTabFateStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing upsertTabFateStmt: %w", cerr)
+		}
+	}
+	if q.upsertUserCutoffStmt != nil {
+		if cerr := q.upsertUserCutoffStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing upsertUserCutoffStmt: %w", cerr)
 		}
 	}
 	if q.upsertUserGroupsStmt != nil {
@@ -1114,6 +1170,7 @@ type Queries struct {
 	deleteAliasTargetsStmt          *sql.Stmt
 	deleteChunksBeforeStmt          *sql.Stmt
 	deleteContextAnchorStmt         *sql.Stmt
+	deleteDirectoryEntryStmt        *sql.Stmt
 	deleteLeaseStmt                 *sql.Stmt
 	deleteMemoryStmt                *sql.Stmt
 	deleteModelConfigStmt           *sql.Stmt
@@ -1137,6 +1194,7 @@ type Queries struct {
 	getCheckpointStmt               *sql.Stmt
 	getContextAnchorStmt            *sql.Stmt
 	getConversationStmt             *sql.Stmt
+	getDirectoryEntryStmt           *sql.Stmt
 	getFingerprintStmt              *sql.Stmt
 	getMemoryStmt                   *sql.Stmt
 	getModelConfigStmt              *sql.Stmt
@@ -1152,6 +1210,7 @@ type Queries struct {
 	getSettingStmt                  *sql.Stmt
 	getToolRoundStmt                *sql.Stmt
 	getUsageStmt                    *sql.Stmt
+	getUserCutoffStmt               *sql.Stmt
 	getUserGroupsStmt               *sql.Stmt
 	hasBlobStmt                     *sql.Stmt
 	insertAliasTargetStmt           *sql.Stmt
@@ -1163,6 +1222,7 @@ type Queries struct {
 	insertCheckpointStmt            *sql.Stmt
 	insertCheckpointMessageStmt     *sql.Stmt
 	insertConversationStmt          *sql.Stmt
+	insertDirectoryEntryStmt        *sql.Stmt
 	insertFingerprintStmt           *sql.Stmt
 	insertGatewayTokenStmt          *sql.Stmt
 	insertMemoryStmt                *sql.Stmt
@@ -1183,6 +1243,7 @@ type Queries struct {
 	listCallRecordsStmt             *sql.Stmt
 	listCloudUsageStmt              *sql.Stmt
 	listConversationsStmt           *sql.Stmt
+	listDirectoryEntriesStmt        *sql.Stmt
 	listMemoriesStmt                *sql.Stmt
 	listModelConfigsStmt            *sql.Stmt
 	listModelMappingsStmt           *sql.Stmt
@@ -1210,6 +1271,7 @@ type Queries struct {
 	toolRoundResultsStmt            *sql.Stmt
 	touchGatewayTokenStmt           *sql.Stmt
 	touchToolRoundStmt              *sql.Stmt
+	updateDirectoryEntryStmt        *sql.Stmt
 	updateMemoryStmt                *sql.Stmt
 	upsertAliasStmt                 *sql.Stmt
 	upsertCallRecordStmt            *sql.Stmt
@@ -1219,6 +1281,7 @@ type Queries struct {
 	upsertProviderStmt              *sql.Stmt
 	upsertProviderKeyStmt           *sql.Stmt
 	upsertTabFateStmt               *sql.Stmt
+	upsertUserCutoffStmt            *sql.Stmt
 	upsertUserGroupsStmt            *sql.Stmt
 }
 
@@ -1248,6 +1311,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		deleteAliasTargetsStmt:          q.deleteAliasTargetsStmt,
 		deleteChunksBeforeStmt:          q.deleteChunksBeforeStmt,
 		deleteContextAnchorStmt:         q.deleteContextAnchorStmt,
+		deleteDirectoryEntryStmt:        q.deleteDirectoryEntryStmt,
 		deleteLeaseStmt:                 q.deleteLeaseStmt,
 		deleteMemoryStmt:                q.deleteMemoryStmt,
 		deleteModelConfigStmt:           q.deleteModelConfigStmt,
@@ -1271,6 +1335,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		getCheckpointStmt:               q.getCheckpointStmt,
 		getContextAnchorStmt:            q.getContextAnchorStmt,
 		getConversationStmt:             q.getConversationStmt,
+		getDirectoryEntryStmt:           q.getDirectoryEntryStmt,
 		getFingerprintStmt:              q.getFingerprintStmt,
 		getMemoryStmt:                   q.getMemoryStmt,
 		getModelConfigStmt:              q.getModelConfigStmt,
@@ -1286,6 +1351,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		getSettingStmt:                  q.getSettingStmt,
 		getToolRoundStmt:                q.getToolRoundStmt,
 		getUsageStmt:                    q.getUsageStmt,
+		getUserCutoffStmt:               q.getUserCutoffStmt,
 		getUserGroupsStmt:               q.getUserGroupsStmt,
 		hasBlobStmt:                     q.hasBlobStmt,
 		insertAliasTargetStmt:           q.insertAliasTargetStmt,
@@ -1297,6 +1363,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		insertCheckpointStmt:            q.insertCheckpointStmt,
 		insertCheckpointMessageStmt:     q.insertCheckpointMessageStmt,
 		insertConversationStmt:          q.insertConversationStmt,
+		insertDirectoryEntryStmt:        q.insertDirectoryEntryStmt,
 		insertFingerprintStmt:           q.insertFingerprintStmt,
 		insertGatewayTokenStmt:          q.insertGatewayTokenStmt,
 		insertMemoryStmt:                q.insertMemoryStmt,
@@ -1317,6 +1384,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		listCallRecordsStmt:             q.listCallRecordsStmt,
 		listCloudUsageStmt:              q.listCloudUsageStmt,
 		listConversationsStmt:           q.listConversationsStmt,
+		listDirectoryEntriesStmt:        q.listDirectoryEntriesStmt,
 		listMemoriesStmt:                q.listMemoriesStmt,
 		listModelConfigsStmt:            q.listModelConfigsStmt,
 		listModelMappingsStmt:           q.listModelMappingsStmt,
@@ -1344,6 +1412,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		toolRoundResultsStmt:            q.toolRoundResultsStmt,
 		touchGatewayTokenStmt:           q.touchGatewayTokenStmt,
 		touchToolRoundStmt:              q.touchToolRoundStmt,
+		updateDirectoryEntryStmt:        q.updateDirectoryEntryStmt,
 		updateMemoryStmt:                q.updateMemoryStmt,
 		upsertAliasStmt:                 q.upsertAliasStmt,
 		upsertCallRecordStmt:            q.upsertCallRecordStmt,
@@ -1353,6 +1422,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		upsertProviderStmt:              q.upsertProviderStmt,
 		upsertProviderKeyStmt:           q.upsertProviderKeyStmt,
 		upsertTabFateStmt:               q.upsertTabFateStmt,
+		upsertUserCutoffStmt:            q.upsertUserCutoffStmt,
 		upsertUserGroupsStmt:            q.upsertUserGroupsStmt,
 	}
 }

@@ -163,6 +163,19 @@ type DeploymentFingerprint struct {
 	UpdatedAt   int64
 }
 
+type DirectoryEntry struct {
+	Kind       string
+	ID         string
+	Name       string
+	NameKey    string
+	ExternalID string
+	Active     int64
+	Members    string
+	Attributes string
+	CreatedAt  int64
+	UpdatedAt  int64
+}
+
 type GatewayToken struct {
 	ID         string
 	UserID     string
@@ -363,6 +376,12 @@ type UsageCounter struct {
 	Period     string
 	Tokens     int64
 	CostMicros int64
+}
+
+type UserCutoff struct {
+	UserID  string
+	Blocked int64
+	CutAt   int64
 }
 
 type UserGroup struct {
