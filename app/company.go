@@ -64,6 +64,7 @@ func NewAuthGate(ctx context.Context, cfg config.Config, box ports.SecretBox, st
 	g.RevokeSessionsWith(store.Sessions())
 	if g.Mode() != auth.ModeLocal {
 		g.RecordGroupsWith(store.Memberships())
+		g.RefuseCutWith(store.Directory())
 	}
 	logger.Info("console sign-in", zap.String("mode", string(g.Mode())))
 	return g, nil
@@ -97,6 +98,7 @@ func NewTokens(cfg config.Config, store *relstore.Store, auditor *company.Audito
 	t.AuditWith(auditor)
 	t.LimitWith(token.Policy{MaxDays: cfg.Tokens.MaxTTLDays, MaxLive: cfg.Tokens.MaxPerUser})
 	t.CheckMembershipWith(store.Memberships(), access.RoleMap{AdminGroups: cfg.Auth.AdminGroups, MemberGroups: cfg.Auth.MemberGroups})
+	t.CutWith(store.Directory())
 	return t
 }
 

@@ -69,6 +69,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		NewAccountRoutes,
 		NewGateway,
 		NewAPIRoutes,
+		NewSCIMRoutes,
 		NewHTTPServer,
 		wire.Struct(new(HTTPServerOptions), "*"),
 		NewDrain,

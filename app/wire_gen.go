@@ -227,6 +227,18 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	accountRoutes := NewAccountRoutes(cfg, gate, tokens, auditor, metrics)
 	gatewayService := NewGateway(modelProvider, catalog, publishing, logger)
 	apiRoutes := NewAPIRoutes(gate, tokens, gatewayService, logger)
+	scimRoutes, err := NewSCIMRoutes(cfg, store, auditor, logger)
+	if err != nil {
+		cleanup8()
+		cleanup7()
+		cleanup6()
+		cleanup5()
+		cleanup4()
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
 	drain := NewDrain()
 	httpServerOptions := HTTPServerOptions{
 		Config:        cfg,
@@ -236,6 +248,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		ControlRoutes: controlRoutes,
 		AccountRoutes: accountRoutes,
 		APIRoutes:     apiRoutes,
+		SCIMRoutes:    scimRoutes,
 		Authority:     authority,
 		Relay:         sealedRelay,
 		Drain:         drain,

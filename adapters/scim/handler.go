@@ -116,7 +116,9 @@ func (h *handler) toEntry(id string, attrs attributes) (ports.DirectoryEntry, er
 	} else if _, v, ok := lookup(attrs, "members"); ok {
 		e.Members = memberIDs(v)
 	}
-	for _, k := range []string{"id", "meta", "schemas", "externalId", "active", "members", nameAttr(h.kind)} {
+	// A password is never kept: Keygate signs users in through their
+	// identity provider.
+	for _, k := range []string{"id", "meta", "schemas", "externalId", "active", "members", "password", "groups", nameAttr(h.kind)} {
 		remove(attrs, k)
 	}
 	raw, err := json.Marshal(attrs)

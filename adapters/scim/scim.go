@@ -1,13 +1,16 @@
 package scim
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -113,7 +116,73 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r2 := r.Clone(ctx)
 	r2.URL.Path = strings.TrimPrefix(r.URL.Path, "/scim")
 	r2.URL.RawPath = ""
+	if r.Method == http.MethodPatch {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("a SCIM request body holds at most %d bytes", MaxBody))
+			return
+		}
+		r2.Body = io.NopCloser(bytes.NewReader(booleansOf(body)))
+		r2.ContentLength = -1
+	}
 	s.scim.ServeHTTP(w, r2)
+}
+
+// booleansOf returns a PATCH body with the booleans Entra ID sends as
+// strings ("False", "True") for active, with a path or in a path-less
+// value map, made JSON booleans, which the library's schema validation
+// expects; any other body is returned as it is.
+func booleansOf(body []byte) []byte {
+	var req map[string]any
+	if json.Unmarshal(body, &req) != nil {
+		return body
+	}
+	changed := false
+	for k, v := range req {
+		if !strings.EqualFold(k, "Operations") {
+			continue
+		}
+		ops, _ := v.([]any)
+		for _, o := range ops {
+			op, ok := o.(map[string]any)
+			if !ok {
+				continue
+			}
+			_, path, _ := lookup(op, "path")
+			key, value, _ := lookup(op, "value")
+			if p, _ := path.(string); strings.EqualFold(strings.TrimSpace(p), "active") {
+				if b, ok := stringBool(value); ok {
+					op[key], changed = b, true
+				}
+				continue
+			}
+			if m, ok := value.(map[string]any); ok && path == nil {
+				if k, v, ok := lookup(m, "active"); ok {
+					if b, ok := stringBool(v); ok {
+						m[k], changed = b, true
+					}
+				}
+			}
+		}
+	}
+	if !changed {
+		return body
+	}
+	out, err := json.Marshal(req)
+	if err != nil {
+		return body
+	}
+	return out
+}
+
+// stringBool parses a boolean sent as a string.
+func stringBool(v any) (bool, bool) {
+	s, ok := v.(string)
+	if !ok {
+		return false, false
+	}
+	b, err := strconv.ParseBool(strings.TrimSpace(s))
+	return b, err == nil
 }
 
 // authorized compares the request's bearer token with the configured one
