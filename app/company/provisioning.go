@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"keygate/domain/access"
 	"keygate/domain/identity"
@@ -57,12 +58,15 @@ func entryView(e ports.DirectoryEntry) map[string]any {
 	return map[string]any{"kind": e.Kind, "id": e.ID, "name": e.Name, "external_id": e.ExternalID, "active": e.Active, "members": len(e.Members)}
 }
 
-func (p *Provisioning) newID() (string, error) {
-	b := make([]byte, 16)
+// newID returns an entry id that sorts by creation time (its first half is
+// the time in nanoseconds), so lists page in creation order even where the
+// store keeps times in milliseconds.
+func (p *Provisioning) newID(at time.Time) (string, error) {
+	b := make([]byte, 8)
 	if _, err := io.ReadFull(p.random, b); err != nil {
 		return "", err
 	}
-	return hex.EncodeToString(b), nil
+	return fmt.Sprintf("%016x", at.UnixNano()) + hex.EncodeToString(b), nil
 }
 
 // Entry returns the entry (kind, id), or ports.ErrNotFound.
@@ -86,10 +90,10 @@ func (p *Provisioning) Create(ctx context.Context, e ports.DirectoryEntry) (port
 	if len(list) >= MaxDirectoryEntries {
 		return ports.DirectoryEntry{}, fmt.Errorf("create %s: %w", e.Kind, ErrDirectoryFull)
 	}
-	if e.ID, err = p.newID(); err != nil {
+	e.Created = p.clock.Now().UTC()
+	if e.ID, err = p.newID(e.Created); err != nil {
 		return ports.DirectoryEntry{}, fmt.Errorf("create %s: %w", e.Kind, err)
 	}
-	e.Created = p.clock.Now().UTC()
 	e.Updated = e.Created
 	if e.Kind == ports.DirectoryGroup {
 		e.Active = true
