@@ -71,8 +71,9 @@ var _ = Describe("Threat 27: a member provisions, deactivates or regroups users 
 
 	It("leaves SCIM off without a token", func() {
 		k := startKeygate()
-		status, _ := scimCall(k.Base, "Bearer "+scimToken, http.MethodGet, "/Users", "")
-		Expect(status).To(Equal(http.StatusNotFound))
+		status, raw := scimCall(k.Base, "Bearer "+scimToken, http.MethodPost, "/Users", scimUser)
+		Expect(status).To(BeNumerically(">=", 400), "the console's sign-in gate answers the path: %s", raw)
+		Expect(raw).NotTo(ContainSubstring("mallory@corp.test"))
 	})
 
 	It("cuts a deactivated user's open intercepted connection on another replica within seconds", func(ctx SpecContext) {
@@ -102,6 +103,10 @@ var _ = Describe("Threat 27: a member provisions, deactivates or regroups users 
 		Expect(rawConnect(conn, "api2.cursor.sh:443", token).StatusCode).To(Equal(http.StatusOK))
 		tc := tls.Client(conn, &tls.Config{RootCAs: a.InstallationCA(), ServerName: "api2.cursor.sh"})
 		Expect(tc.HandshakeContext(ctx)).To(Succeed())
+		br := bufio.NewReader(tc)
+		answer, err := serverConfig(tc, br)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(answer).To(HaveHTTPStatus(http.StatusOK), "a served request keeps the connection open for minutes")
 
 		By("the identity provider deactivating mallory on replica B, as Entra ID does")
 		status, raw = scimCall(b.Base, "Bearer "+scimToken, http.MethodPatch, "/Users/"+id,
@@ -109,7 +114,7 @@ var _ = Describe("Threat 27: a member provisions, deactivates or regroups users 
 		Expect(status).To(Equal(http.StatusOK), raw)
 
 		By("replica A closing the tunnel and refusing the token")
-		closedByProxy(tc, bufio.NewReader(tc), 15*time.Second)
+		closedByProxy(tc, br, 8*time.Second)
 		c2, err := net.DialTimeout("tcp", a.Proxy, 5*time.Second)
 		Expect(err).NotTo(HaveOccurred())
 		defer c2.Close()
