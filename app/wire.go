@@ -61,6 +61,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		NewAuthGate,
 		NewEgress,
 		NewAuditor,
+		NewServiceAccounts,
 		NewTokens,
 		NewTenancy,
 		NewBudgets,

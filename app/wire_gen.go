@@ -62,7 +62,8 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	gate, err := NewAuthGate(ctx, cfg, ring, store, logger)
+	serviceAccounts := NewServiceAccounts(store, auditor)
+	gate, err := NewAuthGate(ctx, cfg, ring, store, serviceAccounts, logger)
 	if err != nil {
 		cleanup3()
 		cleanup2()
@@ -204,23 +205,24 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	discovery := NewDiscovery(controlDeps)
 	tester := NewTester(controlDeps, modelProvider)
 	controlRoutesOptions := ControlRoutesOptions{
-		Config:       cfg,
-		CursorRoutes: cursorRoutes,
-		Endpoint:     proxyEndpoint,
-		Web:          webTools,
-		Logger:       logger,
-		Store:        store,
-		Tenancy:      tenancy,
-		Settings:     settings,
-		Gate:         gate,
-		Models:       models,
-		Providers:    providers,
-		Aliases:      aliases,
-		Discovery:    discovery,
-		Tester:       tester,
-		Publishing:   publishing,
-		TabModel:     v,
-		Features:     featureModels,
+		Config:          cfg,
+		CursorRoutes:    cursorRoutes,
+		Endpoint:        proxyEndpoint,
+		Web:             webTools,
+		Logger:          logger,
+		Store:           store,
+		Tenancy:         tenancy,
+		Settings:        settings,
+		Gate:            gate,
+		ServiceAccounts: serviceAccounts,
+		Models:          models,
+		Providers:       providers,
+		Aliases:         aliases,
+		Discovery:       discovery,
+		Tester:          tester,
+		Publishing:      publishing,
+		TabModel:        v,
+		Features:        featureModels,
 	}
 	controlRoutes := NewControlRoutes(controlRoutesOptions)
 	tokens := NewTokens(cfg, store, auditor)

@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"net/netip"
@@ -24,6 +25,8 @@ type Gate struct {
 	revoked ports.SessionRevocations
 	// cuts refuses users whose access was cut; nil refuses none.
 	cuts ports.Deprovisions
+	// services authenticates service-account keys; nil accepts none.
+	services func(ctx context.Context, key string) (access.Principal, error)
 	// members records each user's groups; nil records none.
 	members *groupRecorder
 	// own reports a connection Keygate itself dialled; nil: none known.
@@ -43,6 +46,19 @@ func (g *Gate) RevokeSessionsWith(r ports.SessionRevocations) { g.revoked = r }
 // latest cut, so that signing in again is needed once they are admitted
 // again. Call it before serving requests.
 func (g *Gate) RefuseCutWith(c ports.Deprovisions) { g.cuts = c }
+
+// ServiceAccountsWith makes the gate accept, on the control API's routes
+// (/keygate.control.v1.*) and in every mode, a request carrying a
+// service-account key as "Authorization: Bearer <key>": authenticate
+// returns the account's principal, or an error for a key it refuses (401).
+// A key is never accepted on the console's other routes (sign-in, tokens,
+// audit, pages). Call it before serving requests.
+func (g *Gate) ServiceAccountsWith(authenticate func(ctx context.Context, key string) (access.Principal, error)) {
+	g.services = authenticate
+}
+
+// controlPrefix starts the control API's Connect routes.
+const controlPrefix = "/keygate.control.v1."
 
 // DistrustPeers makes the gate refuse (403), in every mode, a request whose
 // peer is the local end of a connection Keygate itself dialled: own
@@ -106,6 +122,17 @@ func (g *Gate) principal(r *http.Request) (access.Principal, int, string) {
 	if g.ownConnection(r) {
 		return access.Principal{}, http.StatusForbidden, "refused: this connection was opened by Keygate itself"
 	}
+	if key, ok := bearer(r); ok && g.services != nil && strings.HasPrefix(r.URL.Path, controlPrefix) {
+		p, err := g.services(r.Context(), key)
+		if err != nil {
+			if !errors.Is(err, ports.ErrNotAuthorized) {
+				g.log.Error("authenticate service account", zap.Error(err))
+				return access.Principal{}, http.StatusServiceUnavailable, ""
+			}
+			return access.Principal{}, http.StatusUnauthorized, "the service account key is unknown, revoked or expired"
+		}
+		return p, http.StatusOK, ""
+	}
 	switch g.cfg.Mode {
 	case ModeLocal:
 		p, status := g.local(r)
@@ -154,6 +181,15 @@ func (g *Gate) notCut(r *http.Request, p access.Principal, issued time.Time) (ac
 		return access.Principal{}, http.StatusUnauthorized, ""
 	}
 	return p, http.StatusOK, ""
+}
+
+// bearer returns the request's bearer credential.
+func bearer(r *http.Request) (string, bool) {
+	scheme, key, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(key) == "" {
+		return "", false
+	}
+	return strings.TrimSpace(key), true
 }
 
 // ownConnection reports a request on a connection Keygate dialled itself.

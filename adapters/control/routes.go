@@ -41,6 +41,9 @@ type Options struct {
 	// Mappings put Cursor's model ids on Keygate models; nil leaves
 	// ModelMappingService unimplemented.
 	Mappings *appcontrol.Mappings
+	// ServiceAccounts manages the control API's keys; nil leaves
+	// ServiceAccountService unimplemented.
+	ServiceAccounts ServiceAccounts
 	// Setup answers the Connect Cursor page.
 	Setup   func(ctx context.Context) (Setup, error)
 	Console fs.FS
@@ -92,6 +95,11 @@ func Routes(o Options) map[string]http.Handler {
 		add(controlv1connect.NewModelMappingServiceHandler(&mappingService{mappings: o.Mappings, log: log}, limit))
 	} else {
 		add(controlv1connect.NewModelMappingServiceHandler(controlv1connect.UnimplementedModelMappingServiceHandler{}, limit))
+	}
+	if o.ServiceAccounts != nil {
+		add(controlv1connect.NewServiceAccountServiceHandler(&serviceAccountService{accounts: o.ServiceAccounts, log: log}, limit))
+	} else {
+		add(controlv1connect.NewServiceAccountServiceHandler(controlv1connect.UnimplementedServiceAccountServiceHandler{}, limit))
 	}
 	setup := o.Setup
 	if setup == nil {

@@ -59,6 +59,7 @@ type Tx interface {
 	memoryRows
 	modelMappingRows
 	directoryRows
+	serviceAccountRows
 }
 
 // ConversationRow is the head pointer row of a conversation.

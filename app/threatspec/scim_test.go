@@ -2,6 +2,7 @@ package threatspec_test
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/tls"
 	"io"
 	"net"
@@ -11,11 +12,15 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 
 	"keygate/adapters/pgtest"
 	"keygate/adapters/provider/providertest"
 	"keygate/adapters/secret"
 	"keygate/app/config"
+	controlv1 "keygate/gen/keygate/control/v1"
+	"keygate/gen/keygate/control/v1/controlv1connect"
 )
 
 // scimToken is the bearer token the identity provider was configured with.
@@ -133,3 +138,107 @@ func between(s, from, to string) string {
 	v, _, _ := strings.Cut(rest, to)
 	return v
 }
+
+// serviceKey creates a service account as root with role and returns its
+// id and key.
+func (s *stack) serviceKey(role controlv1.ServiceAccountRole) (string, string) {
+	GinkgoHelper()
+	var created controlv1.CreateServiceAccountResponse
+	s.must(root, controlv1connect.ServiceAccountServiceCreateServiceAccountProcedure,
+		&controlv1.CreateServiceAccountRequest{Name: "deploy pipeline", Role: role, Days: 30}, &created)
+	Expect(created.GetKey()).To(HavePrefix("kg_"))
+	return created.GetServiceAccount().GetId(), created.GetKey()
+}
+
+// withKey calls procedure with the Connect JSON protocol, authenticated
+// by key alone, and returns the status and the answer.
+func (s *stack) withKey(key, procedure string, req proto.Message) (int, string) {
+	GinkgoHelper()
+	body := []byte("{}")
+	if req != nil {
+		var err error
+		body, err = protojson.Marshal(req)
+		Expect(err).NotTo(HaveOccurred())
+	}
+	r, err := http.NewRequest(http.MethodPost, s.Base+procedure, bytes.NewReader(body))
+	Expect(err).NotTo(HaveOccurred())
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Authorization", "Bearer "+key)
+	resp, err := http.DefaultClient.Do(r)
+	Expect(err).NotTo(HaveOccurred())
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 256<<10))
+	return resp.StatusCode, string(raw)
+}
+
+var _ = Describe("Threat 27: a service account's key writes beyond its role, or outlives its revocation", func() {
+	var k *stack
+	BeforeEach(func() { k = startKeygate() })
+
+	newModel := func() *controlv1.CreateModelRequest {
+		return &controlv1.CreateModelRequest{Settings: &controlv1.ModelSettings{DisplayName: "Pipeline GPT",
+			ProviderKind: controlv1.ProviderKind_PROVIDER_KIND_OPENAI_CHAT, BaseUrl: k.provider.URL, ModelId: "fake-gpt"},
+			ApiKey: "sk-pipeline-0123456789", Enabled: true}
+	}
+
+	It("lets a read-only key read configuration and refuses it every write, conversations and call details", func() {
+		_, key := k.serviceKey(controlv1.ServiceAccountRole_SERVICE_ACCOUNT_ROLE_READ_ONLY)
+		status, raw := k.withKey(key, controlv1connect.ModelServiceListModelsProcedure, nil)
+		Expect(status).To(Equal(http.StatusOK), raw)
+		Expect(raw).To(ContainSubstring(k.modelID))
+		status, raw = k.withKey(key, controlv1connect.ProviderServiceListProvidersProcedure, nil)
+		Expect(status).To(Equal(http.StatusOK), raw)
+		Expect(raw).NotTo(ContainSubstring(companyKey))
+		for procedure, req := range map[string]proto.Message{
+			controlv1connect.ModelServiceCreateModelProcedure:                   newModel(),
+			controlv1connect.ModelServiceDeleteModelProcedure:                   &controlv1.DeleteModelRequest{Id: k.modelID},
+			controlv1connect.SettingServiceUpdateSettingsProcedure:              nil,
+			controlv1connect.ServiceAccountServiceCreateServiceAccountProcedure: &controlv1.CreateServiceAccountRequest{Name: "escalate", Role: controlv1.ServiceAccountRole_SERVICE_ACCOUNT_ROLE_ADMIN},
+			controlv1connect.ConversationServiceListConversationsProcedure:      nil,
+			controlv1connect.MemoryServiceDeleteMemoryProcedure:                 nil,
+		} {
+			status, raw := k.withKey(key, procedure, req)
+			Expect(status).To(Equal(http.StatusForbidden), "%s: %s", procedure, raw)
+			Expect(raw).To(ContainSubstring("read-only"))
+		}
+		Expect(k.must(root, controlv1connect.ModelServiceListModelsProcedure, nil, nil)).NotTo(ContainSubstring("Pipeline GPT"))
+	})
+
+	It("lets an admin key manage models, audited under the account, and stops it at revocation", func() {
+		id, key := k.serviceKey(controlv1.ServiceAccountRole_SERVICE_ACCOUNT_ROLE_ADMIN)
+		status, raw := k.withKey(key, controlv1connect.ModelServiceCreateModelProcedure, newModel())
+		Expect(status).To(Equal(http.StatusOK), raw)
+		status, raw = k.do(root, http.MethodGet, "/auth/audit", "", nil)
+		Expect(status).To(Equal(http.StatusOK), raw)
+		Expect(raw).To(And(ContainSubstring("sa:"+id), ContainSubstring("model.put"), ContainSubstring("service_account.create")))
+		Expect(raw).NotTo(ContainSubstring(key))
+
+		k.must(root, controlv1connect.ServiceAccountServiceRevokeServiceAccountProcedure, &controlv1.RevokeServiceAccountRequest{Id: id}, nil)
+		status, _ = k.withKey(key, controlv1connect.ModelServiceListModelsProcedure, nil)
+		Expect(status).To(Equal(http.StatusUnauthorized))
+	})
+
+	It("refuses a member the service-account procedures, and accepts a key nowhere but the control API", func() {
+		status, raw := k.call(mallory, controlv1connect.ServiceAccountServiceCreateServiceAccountProcedure,
+			&controlv1.CreateServiceAccountRequest{Name: "mine", Role: controlv1.ServiceAccountRole_SERVICE_ACCOUNT_ROLE_ADMIN}, nil)
+		Expect(status).To(Equal(http.StatusForbidden), raw)
+		status, _ = k.call(mallory, controlv1connect.ServiceAccountServiceListServiceAccountsProcedure, nil, nil)
+		Expect(status).To(Equal(http.StatusForbidden))
+
+		_, key := k.serviceKey(controlv1.ServiceAccountRole_SERVICE_ACCOUNT_ROLE_ADMIN)
+		By("the key on the account routes, SCIM, and as a gateway token")
+		r, err := http.NewRequest(http.MethodGet, k.Base+"/auth/tokens?all=true", nil)
+		Expect(err).NotTo(HaveOccurred())
+		r.Header.Set("Authorization", "Bearer "+key)
+		resp, err := http.DefaultClient.Do(r)
+		Expect(err).NotTo(HaveOccurred())
+		resp.Body.Close()
+		Expect(resp.StatusCode).To(Equal(http.StatusUnauthorized))
+		conn, err := net.DialTimeout("tcp", k.Proxy, 5*time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		defer conn.Close()
+		Expect(rawConnect(conn, "api2.cursor.sh:443", key).StatusCode).To(Equal(http.StatusProxyAuthRequired))
+		status, _ = k.withKey(k.memberToken, controlv1connect.ModelServiceListModelsProcedure, nil)
+		Expect(status).To(Equal(http.StatusUnauthorized), "a member's gateway token is no service-account key")
+	})
+})

@@ -378,6 +378,19 @@ type RunLease struct {
 	ExpiresAt time.Time
 }
 
+type ServiceAccount struct {
+	ID         string
+	Name       string
+	Role       string
+	CreatedBy  string
+	Hash       []byte
+	Hint       string
+	CreatedAt  time.Time
+	ExpiresAt  time.Time
+	LastUsedAt time.Time
+	RevokedAt  time.Time
+}
+
 type Setting struct {
 	Name      string
 	Value     string

@@ -273,6 +273,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.insertRunStmt, err = db.PrepareContext(ctx, insertRun); err != nil {
 		return nil, fmt.Errorf("error preparing query InsertRun: %w", err)
 	}
+	if q.insertServiceAccountStmt, err = db.PrepareContext(ctx, insertServiceAccount); err != nil {
+		return nil, fmt.Errorf("error preparing query InsertServiceAccount: %w", err)
+	}
 	if q.insertToolRoundStmt, err = db.PrepareContext(ctx, insertToolRound); err != nil {
 		return nil, fmt.Errorf("error preparing query InsertToolRound: %w", err)
 	}
@@ -327,6 +330,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.listProvidersStmt, err = db.PrepareContext(ctx, listProviders); err != nil {
 		return nil, fmt.Errorf("error preparing query ListProviders: %w", err)
 	}
+	if q.listServiceAccountsStmt, err = db.PrepareContext(ctx, listServiceAccounts); err != nil {
+		return nil, fmt.Errorf("error preparing query ListServiceAccounts: %w", err)
+	}
 	if q.listTabFatesStmt, err = db.PrepareContext(ctx, listTabFates); err != nil {
 		return nil, fmt.Errorf("error preparing query ListTabFates: %w", err)
 	}
@@ -366,6 +372,12 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.revokeGatewayTokenStmt, err = db.PrepareContext(ctx, revokeGatewayToken); err != nil {
 		return nil, fmt.Errorf("error preparing query RevokeGatewayToken: %w", err)
 	}
+	if q.revokeServiceAccountStmt, err = db.PrepareContext(ctx, revokeServiceAccount); err != nil {
+		return nil, fmt.Errorf("error preparing query RevokeServiceAccount: %w", err)
+	}
+	if q.serviceAccountByHashStmt, err = db.PrepareContext(ctx, serviceAccountByHash); err != nil {
+		return nil, fmt.Errorf("error preparing query ServiceAccountByHash: %w", err)
+	}
 	if q.setActiveRunStmt, err = db.PrepareContext(ctx, setActiveRun); err != nil {
 		return nil, fmt.Errorf("error preparing query SetActiveRun: %w", err)
 	}
@@ -389,6 +401,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.touchGatewayTokenStmt, err = db.PrepareContext(ctx, touchGatewayToken); err != nil {
 		return nil, fmt.Errorf("error preparing query TouchGatewayToken: %w", err)
+	}
+	if q.touchServiceAccountStmt, err = db.PrepareContext(ctx, touchServiceAccount); err != nil {
+		return nil, fmt.Errorf("error preparing query TouchServiceAccount: %w", err)
 	}
 	if q.touchToolRoundStmt, err = db.PrepareContext(ctx, touchToolRound); err != nil {
 		return nil, fmt.Errorf("error preparing query TouchToolRound: %w", err)
@@ -849,6 +864,11 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing insertRunStmt: %w", cerr)
 		}
 	}
+	if q.insertServiceAccountStmt != nil {
+		if cerr := q.insertServiceAccountStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing insertServiceAccountStmt: %w", cerr)
+		}
+	}
 	if q.insertToolRoundStmt != nil {
 		if cerr := q.insertToolRoundStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing insertToolRoundStmt: %w", cerr)
@@ -939,6 +959,11 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing listProvidersStmt: %w", cerr)
 		}
 	}
+	if q.listServiceAccountsStmt != nil {
+		if cerr := q.listServiceAccountsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing listServiceAccountsStmt: %w", cerr)
+		}
+	}
 	if q.listTabFatesStmt != nil {
 		if cerr := q.listTabFatesStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing listTabFatesStmt: %w", cerr)
@@ -1004,6 +1029,16 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing revokeGatewayTokenStmt: %w", cerr)
 		}
 	}
+	if q.revokeServiceAccountStmt != nil {
+		if cerr := q.revokeServiceAccountStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing revokeServiceAccountStmt: %w", cerr)
+		}
+	}
+	if q.serviceAccountByHashStmt != nil {
+		if cerr := q.serviceAccountByHashStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing serviceAccountByHashStmt: %w", cerr)
+		}
+	}
 	if q.setActiveRunStmt != nil {
 		if cerr := q.setActiveRunStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing setActiveRunStmt: %w", cerr)
@@ -1042,6 +1077,11 @@ func (q *Queries) Close() error {
 	if q.touchGatewayTokenStmt != nil {
 		if cerr := q.touchGatewayTokenStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing touchGatewayTokenStmt: %w", cerr)
+		}
+	}
+	if q.touchServiceAccountStmt != nil {
+		if cerr := q.touchServiceAccountStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing touchServiceAccountStmt: %w", cerr)
 		}
 	}
 	if q.touchToolRoundStmt != nil {
@@ -1231,6 +1271,7 @@ type Queries struct {
 	insertOwnerStmt                 *sql.Stmt
 	insertRevokedSessionStmt        *sql.Stmt
 	insertRunStmt                   *sql.Stmt
+	insertServiceAccountStmt        *sql.Stmt
 	insertToolRoundStmt             *sql.Stmt
 	insertToolRoundResultStmt       *sql.Stmt
 	latestRunByCursorRequestStmt    *sql.Stmt
@@ -1249,6 +1290,7 @@ type Queries struct {
 	listModelMappingsStmt           *sql.Stmt
 	listProviderKeysStmt            *sql.Stmt
 	listProvidersStmt               *sql.Stmt
+	listServiceAccountsStmt         *sql.Stmt
 	listTabFatesStmt                *sql.Stmt
 	lockConversationStmt            *sql.Stmt
 	nextProviderCallStmt            *sql.Stmt
@@ -1262,6 +1304,8 @@ type Queries struct {
 	recordRouteSuccessStmt          *sql.Stmt
 	replaceFingerprintStmt          *sql.Stmt
 	revokeGatewayTokenStmt          *sql.Stmt
+	revokeServiceAccountStmt        *sql.Stmt
+	serviceAccountByHashStmt        *sql.Stmt
 	setActiveRunStmt                *sql.Stmt
 	setConversationHeadStmt         *sql.Stmt
 	setProviderKeyEnabledStmt       *sql.Stmt
@@ -1270,6 +1314,7 @@ type Queries struct {
 	storedMessagesStmt              *sql.Stmt
 	toolRoundResultsStmt            *sql.Stmt
 	touchGatewayTokenStmt           *sql.Stmt
+	touchServiceAccountStmt         *sql.Stmt
 	touchToolRoundStmt              *sql.Stmt
 	updateDirectoryEntryStmt        *sql.Stmt
 	updateMemoryStmt                *sql.Stmt
@@ -1372,6 +1417,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		insertOwnerStmt:                 q.insertOwnerStmt,
 		insertRevokedSessionStmt:        q.insertRevokedSessionStmt,
 		insertRunStmt:                   q.insertRunStmt,
+		insertServiceAccountStmt:        q.insertServiceAccountStmt,
 		insertToolRoundStmt:             q.insertToolRoundStmt,
 		insertToolRoundResultStmt:       q.insertToolRoundResultStmt,
 		latestRunByCursorRequestStmt:    q.latestRunByCursorRequestStmt,
@@ -1390,6 +1436,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		listModelMappingsStmt:           q.listModelMappingsStmt,
 		listProviderKeysStmt:            q.listProviderKeysStmt,
 		listProvidersStmt:               q.listProvidersStmt,
+		listServiceAccountsStmt:         q.listServiceAccountsStmt,
 		listTabFatesStmt:                q.listTabFatesStmt,
 		lockConversationStmt:            q.lockConversationStmt,
 		nextProviderCallStmt:            q.nextProviderCallStmt,
@@ -1403,6 +1450,8 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		recordRouteSuccessStmt:          q.recordRouteSuccessStmt,
 		replaceFingerprintStmt:          q.replaceFingerprintStmt,
 		revokeGatewayTokenStmt:          q.revokeGatewayTokenStmt,
+		revokeServiceAccountStmt:        q.revokeServiceAccountStmt,
+		serviceAccountByHashStmt:        q.serviceAccountByHashStmt,
 		setActiveRunStmt:                q.setActiveRunStmt,
 		setConversationHeadStmt:         q.setConversationHeadStmt,
 		setProviderKeyEnabledStmt:       q.setProviderKeyEnabledStmt,
@@ -1411,6 +1460,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		storedMessagesStmt:              q.storedMessagesStmt,
 		toolRoundResultsStmt:            q.toolRoundResultsStmt,
 		touchGatewayTokenStmt:           q.touchGatewayTokenStmt,
+		touchServiceAccountStmt:         q.touchServiceAccountStmt,
 		touchToolRoundStmt:              q.touchToolRoundStmt,
 		updateDirectoryEntryStmt:        q.updateDirectoryEntryStmt,
 		updateMemoryStmt:                q.updateMemoryStmt,

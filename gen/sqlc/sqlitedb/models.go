@@ -340,6 +340,19 @@ type RunLease struct {
 	ExpiresAt int64
 }
 
+type ServiceAccount struct {
+	ID         string
+	Name       string
+	Role       string
+	CreatedBy  string
+	Hash       []byte
+	Hint       string
+	CreatedAt  int64
+	ExpiresAt  int64
+	LastUsedAt int64
+	RevokedAt  int64
+}
+
 type Setting struct {
 	Name      string
 	Value     string
