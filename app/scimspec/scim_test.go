@@ -251,6 +251,21 @@ func describeSCIM(engine string, dsn func(ctx context.Context) string) bool {
 			Expect(status).To(Equal(http.StatusOK))
 		})
 
+		It("applies Okta's PUT of a whole user, cutting a user it sends inactive", func() {
+			id := k.must(http.StatusCreated, http.MethodPost, "/Users", oktaUser("dan@corp.test", "00u1dan"))["id"].(string)
+			token := k.newToken("dan@corp.test")
+			put := `{"schemas":["urn:ietf:params:scim:schemas:core:2.0:User"],"id":"` + id + `","userName":"dan@corp.test",` +
+				`"name":{"givenName":"Daniel","familyName":"Doe"},"emails":[{"primary":true,"value":"dan@corp.test","type":"work"}],` +
+				`"active":true,"groups":[],"meta":{"resourceType":"User"}}`
+			out := k.must(http.StatusOK, http.MethodPut, "/Users/"+id, put)
+			Expect(out["name"]).To(HaveKeyWithValue("givenName", "Daniel"))
+			Expect(out["externalId"]).To(BeNil(), "a PUT replaces the whole resource")
+			Expect(k.connect(token)).To(Equal(http.StatusOK))
+			out = k.must(http.StatusOK, http.MethodPut, "/Users/"+id, strings.Replace(put, `"active":true`, `"active":false`, 1))
+			Expect(out["active"]).To(BeFalse())
+			Expect(k.connect(token)).To(Equal(http.StatusProxyAuthRequired))
+		})
+
 		It("cuts a deleted user and forgets them", func() {
 			id := k.must(http.StatusCreated, http.MethodPost, "/Users", oktaUser("carol@corp.test", "00u1carol"))["id"].(string)
 			token := k.newToken("carol@corp.test")
