@@ -141,7 +141,31 @@ func (p *Provisioning) Delete(ctx context.Context, kind, id string) error {
 	if err := p.record(ctx, "scim."+strings.ToLower(kind)+".delete", id, entryView(old), nil); err != nil {
 		return err
 	}
+	if kind == ports.DirectoryUser {
+		if err := p.leaveGroups(ctx, id); err != nil {
+			return err
+		}
+	}
 	return p.apply(ctx, &old, nil)
+}
+
+// leaveGroups removes the user entry id from every group that lists it.
+func (p *Provisioning) leaveGroups(ctx context.Context, id string) error {
+	groups, err := p.dir.Entries(ctx, ports.DirectoryGroup, MaxDirectoryEntries)
+	if err != nil {
+		return err
+	}
+	for _, g := range groups {
+		if !slices.Contains(g.Members, id) {
+			continue
+		}
+		g.Members = slices.DeleteFunc(slices.Clone(g.Members), func(m string) bool { return m == id })
+		g.Updated = p.clock.Now().UTC()
+		if err := p.dir.ReplaceEntry(ctx, g); err != nil && !errors.Is(err, ports.ErrNotFound) {
+			return err
+		}
+	}
+	return nil
 }
 
 // apply carries a change from old to new (either nil for a creation or a

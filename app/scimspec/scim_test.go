@@ -268,9 +268,12 @@ func describeSCIM(engine string, dsn func(ctx context.Context) string) bool {
 
 		It("cuts a deleted user and forgets them", func() {
 			id := k.must(http.StatusCreated, http.MethodPost, "/Users", oktaUser("carol@corp.test", "00u1carol"))["id"].(string)
+			gid := k.must(http.StatusCreated, http.MethodPost, "/Groups",
+				`{"schemas":["urn:ietf:params:scim:schemas:core:2.0:Group"],"displayName":"staff","members":[{"value":"`+id+`"}]}`)["id"].(string)
 			token := k.newToken("carol@corp.test")
 			Expect(k.connect(token)).To(Equal(http.StatusOK))
 			k.must(http.StatusNoContent, http.MethodDelete, "/Users/"+id, "")
+			Expect(k.must(http.StatusOK, http.MethodGet, "/Groups/"+gid, "")["members"]).To(BeEmpty(), "she left her groups")
 			Expect(k.connect(token)).To(Equal(http.StatusProxyAuthRequired))
 			status, _ := k.console("carol@corp.test", "staff", http.MethodGet, "/auth/me", "")
 			Expect(status).To(Equal(http.StatusForbidden))
