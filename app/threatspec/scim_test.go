@@ -81,6 +81,39 @@ var _ = Describe("Threat 27: a member provisions, deactivates or regroups users 
 		Expect(raw).NotTo(ContainSubstring("mallory@corp.test"))
 	})
 
+	It("ends a deactivated user's open compatible-API stream within seconds, and the provider call with it", func(ctx SpecContext) {
+		k := startKeygate(withSCIM)
+		status, raw := scimCall(k.Base, "Bearer "+scimToken, http.MethodPost, "/Users", scimUser)
+		Expect(status).To(Equal(http.StatusCreated), raw)
+		id := between(raw, `"id":"`, `"`)
+
+		By("mallory streaming an answer the provider holds open")
+		steps := providertest.Events(providertest.ChatSSE(providertest.Turn{ID: "c1", Text: []string{"Hel", "lo"}}))
+		k.provider.Enqueue(providertest.Reply{Steps: append(steps[:2:2], providertest.Step{Stall: true})})
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, k.Base+"/v1/chat/completions",
+			strings.NewReader(`{"model":"Fake GPT","stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+		Expect(err).NotTo(HaveOccurred())
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+k.memberToken)
+		resp, err := http.DefaultClient.Do(req)
+		Expect(err).NotTo(HaveOccurred())
+		defer resp.Body.Close()
+		Expect(resp.StatusCode).To(Equal(http.StatusOK))
+		ended := make(chan struct{})
+		go func() {
+			defer close(ended)
+			_, _ = io.Copy(io.Discard, resp.Body)
+		}()
+		Consistently(ended).WithTimeout(2*time.Second).ShouldNot(BeClosed(), "the stream stays open while the provider holds it")
+
+		By("the identity provider deactivating mallory")
+		status, raw = scimCall(k.Base, "Bearer "+scimToken, http.MethodPatch, "/Users/"+id,
+			`{"schemas":["urn:ietf:params:scim:api:messages:2.0:PatchOp"],"Operations":[{"op":"replace","value":{"active":false}}]}`)
+		Expect(status).To(Equal(http.StatusOK), raw)
+		Eventually(ended).WithTimeout(8 * time.Second).Should(BeClosed())
+		Eventually(k.provider.Gone()).WithTimeout(5*time.Second).Should(Receive(), "the provider call was cancelled too")
+	}, SpecTimeout(60*time.Second))
+
 	It("cuts a deactivated user's open intercepted connection on another replica within seconds", func(ctx SpecContext) {
 		db, err := pgtest.New(ctx)
 		Expect(err).NotTo(HaveOccurred(), "these specs need a PostgreSQL server and never skip")
