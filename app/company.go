@@ -55,15 +55,18 @@ func SecretSource(s config.Secrets, dir DataDir) secret.Source {
 // headers or OIDC single sign-on. Logout revokes the session in the store,
 // so that every replica refuses its cookie. In company mode the groups of
 // every user the gate sees are recorded, for the proxy's membership check
-// (NewTokens).
-func NewAuthGate(ctx context.Context, cfg config.Config, box ports.SecretBox, store *relstore.Store, logger *zap.Logger) (*auth.Gate, error) {
+// (NewTokens), and users an identity provider deprovisioned are refused
+// (SCIM). A service-account key is accepted on the control API's routes.
+func NewAuthGate(ctx context.Context, cfg config.Config, box ports.SecretBox, store *relstore.Store, accounts *company.ServiceAccounts, logger *zap.Logger) (*auth.Gate, error) {
 	g, err := auth.New(ctx, authConfig(cfg.Auth), box, logger)
 	if err != nil {
 		return nil, fmt.Errorf("new auth gate: %w", err)
 	}
 	g.RevokeSessionsWith(store.Sessions())
+	g.ServiceAccountsWith(accounts.Authenticate)
 	if g.Mode() != auth.ModeLocal {
 		g.RecordGroupsWith(store.Memberships())
+		g.RefuseCutWith(store.Directory())
 	}
 	logger.Info("console sign-in", zap.String("mode", string(g.Mode())))
 	return g, nil
@@ -83,6 +86,12 @@ func authConfig(a config.Auth) auth.Config {
 	}
 }
 
+// NewServiceAccounts manages the control API's service-account keys,
+// audited.
+func NewServiceAccounts(store *relstore.Store, auditor *company.Auditor) *company.ServiceAccounts {
+	return company.NewServiceAccounts(store.ServiceAccounts(), run.SystemClock{}, rand.Reader, auditor)
+}
+
 // NewAuditor records administrative changes with secrets masked.
 func NewAuditor(store *relstore.Store) *company.Auditor {
 	return company.NewAuditor(store.Audit(), run.SystemClock{})
@@ -97,6 +106,7 @@ func NewTokens(cfg config.Config, store *relstore.Store, auditor *company.Audito
 	t.AuditWith(auditor)
 	t.LimitWith(token.Policy{MaxDays: cfg.Tokens.MaxTTLDays, MaxLive: cfg.Tokens.MaxPerUser})
 	t.CheckMembershipWith(store.Memberships(), access.RoleMap{AdminGroups: cfg.Auth.AdminGroups, MemberGroups: cfg.Auth.MemberGroups})
+	t.CutWith(store.Directory())
 	return t
 }
 

@@ -271,17 +271,18 @@ func NewControlRoutes(o ControlRoutesOptions) ControlRoutes {
 		Features:  o.Features,
 		Calls: appcontrol.NewCalls(appcontrol.CallsOptions{
 			Lister: calls, Reader: tenancy.CallReader(store.CallRecords()), Prompts: store.Prompts()}),
-		Dashboard:     dashboard,
-		CursorCloud:   appcontrol.NewCursorCloud(store.CloudUsage(), o.Config.CursorCloudPolicy(), o.CursorRoutes.Serves, nil),
-		Conversations: conversations,
-		Memories:      appcontrol.NewMemories(store.Memories()),
-		Mappings:      appcontrol.NewMappings(store.ModelMappings(), store.Stores().ModelConfigs, store.Routing()),
-		Teams:         o.Teams,
-		Spend:         newSpend(o.Teams, calls, o.Settings),
-		Setup:         cursorSetup(o.Endpoint, o.Web, o.Publishing),
-		Console:       console.Dist(),
-		Guard:         o.Gate.Guard,
-		Logger:        o.Logger,
+		Dashboard:       dashboard,
+		CursorCloud:     appcontrol.NewCursorCloud(store.CloudUsage(), o.Config.CursorCloudPolicy(), o.CursorRoutes.Serves, nil),
+		Conversations:   conversations,
+		Memories:        appcontrol.NewMemories(store.Memories()),
+		Mappings:        appcontrol.NewMappings(store.ModelMappings(), store.Stores().ModelConfigs, store.Routing()),
+		Teams:           o.Teams,
+		Spend:           newSpend(o.Teams, calls, o.Settings),
+		Setup:           cursorSetup(o.Endpoint, o.Web, o.Publishing),
+		Console:         console.Dist(),
+		Guard:           o.Gate.Guard,
+		Logger:          o.Logger,
+		ServiceAccounts: o.ServiceAccounts,
 	})
 }
 
@@ -299,6 +300,8 @@ type ControlRoutesOptions struct {
 	Tenancy      *company.Tenancy
 	Settings     *appcontrol.Settings
 	Gate         *auth.Gate
+	// ServiceAccounts manages the control API's keys.
+	ServiceAccounts *company.ServiceAccounts
 	// The console's use cases over the models.
 	Models     *appcontrol.Models
 	Providers  *appcontrol.Providers

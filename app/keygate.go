@@ -212,6 +212,7 @@ type HTTPServerOptions struct {
 	ControlRoutes ControlRoutes
 	AccountRoutes AccountRoutes
 	APIRoutes     APIRoutes
+	SCIMRoutes    SCIMRoutes
 	Authority     *ca.Authority
 	// Relay is nil without replicas.
 	Relay *company.SealedRelay
@@ -228,6 +229,9 @@ func NewHTTPServer(o HTTPServerOptions) *httpserver.Server {
 		routes[p] = h
 	}
 	for p, h := range o.APIRoutes {
+		routes[p] = h
+	}
+	for p, h := range o.SCIMRoutes {
 		routes[p] = h
 	}
 	dir := string(o.DataDir)

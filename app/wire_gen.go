@@ -62,7 +62,8 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	gate, err := NewAuthGate(ctx, cfg, ring, store, logger)
+	serviceAccounts := NewServiceAccounts(store, auditor)
+	gate, err := NewAuthGate(ctx, cfg, ring, store, serviceAccounts, logger)
 	if err != nil {
 		cleanup3()
 		cleanup2()
@@ -207,30 +208,43 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	discovery := NewDiscovery(controlDeps)
 	tester := NewTester(controlDeps, modelProvider)
 	controlRoutesOptions := ControlRoutesOptions{
-		Config:       cfg,
-		CursorRoutes: cursorRoutes,
-		Endpoint:     proxyEndpoint,
-		Web:          webTools,
-		Logger:       logger,
-		Store:        store,
-		Tenancy:      tenancy,
-		Settings:     settings,
-		Gate:         gate,
-		Models:       models,
-		Providers:    providers,
-		Aliases:      aliases,
-		Discovery:    discovery,
-		Tester:       tester,
-		Publishing:   publishing,
-		TabModel:     v,
-		Features:     featureModels,
-		Teams:        service,
+		Config:          cfg,
+		CursorRoutes:    cursorRoutes,
+		Endpoint:        proxyEndpoint,
+		Web:             webTools,
+		Logger:          logger,
+		Store:           store,
+		Tenancy:         tenancy,
+		Settings:        settings,
+		Gate:            gate,
+		ServiceAccounts: serviceAccounts,
+		Models:          models,
+		Providers:       providers,
+		Aliases:         aliases,
+		Discovery:       discovery,
+		Tester:          tester,
+		Publishing:      publishing,
+		TabModel:        v,
+		Features:        featureModels,
+		Teams:           service,
 	}
 	controlRoutes := NewControlRoutes(controlRoutesOptions)
 	tokens := NewTokens(cfg, store, auditor)
 	accountRoutes := NewAccountRoutes(cfg, gate, tokens, auditor, metrics)
 	gatewayService := NewGateway(modelProvider, catalog, publishing, service, logger)
 	apiRoutes := NewAPIRoutes(gate, tokens, gatewayService, logger)
+	scimRoutes, err := NewSCIMRoutes(cfg, store, auditor, logger)
+	if err != nil {
+		cleanup8()
+		cleanup7()
+		cleanup6()
+		cleanup5()
+		cleanup4()
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
 	drain := NewDrain()
 	httpServerOptions := HTTPServerOptions{
 		Config:        cfg,
@@ -240,6 +254,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		ControlRoutes: controlRoutes,
 		AccountRoutes: accountRoutes,
 		APIRoutes:     apiRoutes,
+		SCIMRoutes:    scimRoutes,
 		Authority:     authority,
 		Relay:         sealedRelay,
 		Drain:         drain,

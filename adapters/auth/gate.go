@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"net/netip"
@@ -22,6 +23,10 @@ type Gate struct {
 	cookies cookies
 	oidc    *oidcFlow // nil unless ModeOIDC
 	revoked ports.SessionRevocations
+	// cuts refuses users whose access was cut; nil refuses none.
+	cuts ports.Deprovisions
+	// services authenticates service-account keys; nil accepts none.
+	services func(ctx context.Context, key string) (access.Principal, error)
 	// members records each user's groups; nil records none.
 	members *groupRecorder
 	// own reports a connection Keygate itself dialled; nil: none known.
@@ -34,6 +39,26 @@ type Gate struct {
 // expiry. Without it, logout only deletes the browser's cookie. Call it
 // before serving requests.
 func (g *Gate) RevokeSessionsWith(r ports.SessionRevocations) { g.revoked = r }
+
+// RefuseCutWith makes the gate refuse, in header and OIDC mode, a user
+// whose access was cut (deprovisioned by their identity provider): 403
+// while they are blocked, and 401 for a session issued before their
+// latest cut, so that signing in again is needed once they are admitted
+// again. Call it before serving requests.
+func (g *Gate) RefuseCutWith(c ports.Deprovisions) { g.cuts = c }
+
+// ServiceAccountsWith makes the gate accept, on the control API's routes
+// (/keygate.control.v1.*) and in every mode, a request carrying a
+// service-account key as "Authorization: Bearer <key>": authenticate
+// returns the account's principal, or an error for a key it refuses (401).
+// A key is never accepted on the console's other routes (sign-in, tokens,
+// audit, pages). Call it before serving requests.
+func (g *Gate) ServiceAccountsWith(authenticate func(ctx context.Context, key string) (access.Principal, error)) {
+	g.services = authenticate
+}
+
+// controlPrefix starts the control API's Connect routes.
+const controlPrefix = "/keygate.control.v1."
 
 // DistrustPeers makes the gate refuse (403), in every mode, a request whose
 // peer is the local end of a connection Keygate itself dialled: own
@@ -97,12 +122,27 @@ func (g *Gate) principal(r *http.Request) (access.Principal, int, string) {
 	if g.ownConnection(r) {
 		return access.Principal{}, http.StatusForbidden, "refused: this connection was opened by Keygate itself"
 	}
+	if key, ok := bearer(r); ok && g.services != nil && strings.HasPrefix(r.URL.Path, controlPrefix) {
+		p, err := g.services(r.Context(), key)
+		if err != nil {
+			if !errors.Is(err, ports.ErrNotAuthorized) {
+				g.log.Error("authenticate service account", zap.Error(err))
+				return access.Principal{}, http.StatusServiceUnavailable, ""
+			}
+			return access.Principal{}, http.StatusUnauthorized, "the service account key is unknown, revoked or expired"
+		}
+		return p, http.StatusOK, ""
+	}
 	switch g.cfg.Mode {
 	case ModeLocal:
 		p, status := g.local(r)
 		return p, status, ""
 	case ModeHeader:
-		return g.header(r)
+		p, status, why := g.header(r)
+		if status == http.StatusOK {
+			return g.notCut(r, p, time.Time{})
+		}
+		return p, status, why
 	default:
 		p, s, err := g.cookies.session(r)
 		if err != nil {
@@ -118,8 +158,38 @@ func (g *Gate) principal(r *http.Request) (access.Principal, int, string) {
 				return access.Principal{}, http.StatusUnauthorized, ""
 			}
 		}
+		return g.notCut(r, p, time.Unix(s.Expires, 0).Add(-g.cfg.SessionTTL))
+
+	}
+}
+
+// notCut admits p unless their access was cut: 403 while they are
+// blocked, 401 for a session issued (when issued is set) at or before
+// their latest cut.
+func (g *Gate) notCut(r *http.Request, p access.Principal, issued time.Time) (access.Principal, int, string) {
+	if g.cuts == nil {
 		return p, http.StatusOK, ""
 	}
+	blocked, cut, err := g.cuts.Cutoff(r.Context(), p.UserID)
+	switch {
+	case err != nil:
+		g.log.Error("check whether the user's access was cut", zap.Error(err))
+		return access.Principal{}, http.StatusServiceUnavailable, ""
+	case blocked:
+		return access.Principal{}, http.StatusForbidden, "refused: your identity provider deactivated this account"
+	case !issued.IsZero() && !cut.IsZero() && !issued.After(cut):
+		return access.Principal{}, http.StatusUnauthorized, ""
+	}
+	return p, http.StatusOK, ""
+}
+
+// bearer returns the request's bearer credential.
+func bearer(r *http.Request) (string, bool) {
+	scheme, key, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(key) == "" {
+		return "", false
+	}
+	return strings.TrimSpace(key), true
 }
 
 // ownConnection reports a request on a connection Keygate dialled itself.

@@ -51,6 +51,11 @@ type Options struct {
 	// MaxHeld bounds the request bytes held at once across every caller
 	// (each request's body is held for its whole call); 0 is DefaultMaxHeld.
 	MaxHeld int64
+	// RecheckInterval is how often, in company mode, the gateway token of a
+	// request still running (a long stream) is authenticated again: one
+	// revoked, or whose owner was deprovisioned, ends the request within
+	// an interval (5 s when <= 0).
+	RecheckInterval time.Duration
 }
 
 // DefaultMaxHeld is how many request bytes the API holds at once: eight
@@ -145,8 +150,46 @@ func (s *Server) handle(d dialect, h func(ctx context.Context, w http.ResponseWr
 			d.writeError(w, http.StatusBadRequest, errInvalid, "read request body: "+err.Error())
 			return
 		}
-		h(identity.NewContext(r.Context(), who), w, r, d, body)
+		ctx := identity.NewContext(r.Context(), who)
+		if s.o.Tokens != nil {
+			var stop context.CancelFunc
+			ctx, stop = s.recheck(ctx, credential(r))
+			defer stop()
+		}
+		h(ctx, w, r, d, body)
 	})
+}
+
+// recheck returns ctx cancelled as soon as token no longer authenticates
+// (revoked, expired, its owner deprovisioned), checked every
+// RecheckInterval until stop is called. A check that fails for another
+// reason (the store unreachable) leaves the request running.
+func (s *Server) recheck(ctx context.Context, token string) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	every := s.o.RecheckInterval
+	if every <= 0 {
+		every = 5 * time.Second
+	}
+	go func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			actx, done := context.WithTimeout(ctx, every)
+			_, err := s.o.Tokens.Authenticate(actx, token)
+			done()
+			if errors.Is(err, ports.ErrNotAuthorized) {
+				s.o.Log.Info("ending an API request whose gateway token no longer authenticates")
+				cancel()
+				return
+			}
+		}
+	}()
+	return ctx, cancel
 }
 
 // authenticate returns the caller's identity, or the status and message

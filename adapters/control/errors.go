@@ -16,6 +16,10 @@ import (
 // errAdminOnly answers a member who called an administrator's procedure.
 var errAdminOnly = errors.New("only an administrator may do this; ask one of your Keygate administrators")
 
+// errReadOnly answers a read-only service account that called a
+// procedure beyond reading configuration and usage.
+var errReadOnly = errors.New("this service account is read-only: it may read configuration and usage, and change nothing")
+
 // errBadFeature answers SetFeatureModel for a feature this server does
 // not serve.
 var errBadFeature = errors.New("unknown feature: use tab, cmdk or commit")

@@ -47,16 +47,52 @@ var adminOnly = map[string]bool{
 	controlv1connect.TeamServiceListTeamsProcedure:  true,
 	controlv1connect.TeamServicePutTeamProcedure:    true,
 	controlv1connect.TeamServiceDeleteTeamProcedure: true,
+	// Who holds a key to the control API is an administrator's business.
+	controlv1connect.ServiceAccountServiceListServiceAccountsProcedure:  true,
+	controlv1connect.ServiceAccountServiceCreateServiceAccountProcedure: true,
+	controlv1connect.ServiceAccountServiceRevokeServiceAccountProcedure: true,
+}
+
+// readOnly lists the only procedures a read-only principal (a read-only
+// service account) may call: they read configuration and usage. It calls
+// them as an administrator would, so it sees every user's rows; it may
+// call nothing else, so a procedure added later is refused to it until it
+// is listed here. Conversations, memories and call details (prompts and
+// answers) are not listed: a monitoring key never reads what people wrote.
+var readOnly = map[string]bool{
+	controlv1connect.ModelServiceListModelsProcedure:               true,
+	controlv1connect.ProviderServiceListProvidersProcedure:         true,
+	controlv1connect.AliasServiceListAliasesProcedure:              true,
+	controlv1connect.ModelMappingServiceListModelMappingsProcedure: true,
+	controlv1connect.SettingServiceGetSettingsProcedure:            true,
+	controlv1connect.SettingServiceGetTabModelProcedure:            true,
+	controlv1connect.SettingServiceGetFeatureModelsProcedure:       true,
+	controlv1connect.DashboardServiceGetDashboardProcedure:         true,
+	controlv1connect.DashboardServiceGetCursorCloudProcedure:       true,
+	controlv1connect.CallServiceListCallsProcedure:                 true,
+	controlv1connect.SetupServiceGetCursorSetupProcedure:           true,
 }
 
 // requireRole refuses an administrator-only procedure to a signed-in
-// member with PermissionDenied, in the caller's Connect protocol. A
+// member, and every procedure but the readOnly ones to a read-only
+// principal (which calls those as an administrator), with
+// PermissionDenied, in the caller's Connect protocol. A
 // request without a principal passes: then no Guard is configured, and
 // Options.Guard documents that such a listener must be trusted.
 func requireRole(next http.Handler) http.Handler {
 	errs := connect.NewErrorWriter()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if p, ok := access.FromContext(r.Context()); ok && adminOnly[r.URL.Path] && !p.IsAdmin() {
+		p, ok := access.FromContext(r.Context())
+		if ok && p.Role == access.ReadOnly {
+			if !readOnly[r.URL.Path] {
+				_ = errs.Write(w, r, connect.NewError(connect.CodePermissionDenied, errReadOnly))
+				return
+			}
+			p.Role = access.Admin
+			next.ServeHTTP(w, r.WithContext(access.NewContext(r.Context(), p)))
+			return
+		}
+		if ok && adminOnly[r.URL.Path] && !p.IsAdmin() {
 			err := connect.NewError(connect.CodePermissionDenied, errAdminOnly)
 			_ = errs.Write(w, r, err)
 			return

@@ -32,6 +32,8 @@ func everyProcedure() []string {
 		controlv1.File_control_v1_setting_proto, controlv1.File_control_v1_setup_proto,
 		controlv1.File_control_v1_memory_proto, controlv1.File_control_v1_mapping_proto,
 		controlv1.File_control_v1_team_proto,
+		controlv1.File_control_v1_provider_proto, controlv1.File_control_v1_alias_proto,
+		controlv1.File_control_v1_serviceaccount_proto,
 	} {
 		for i := range f.Services().Len() {
 			svc := f.Services().Get(i)
@@ -62,6 +64,40 @@ var adminProcedures = map[string]bool{
 	"/keygate.control.v1.TeamService/ListTeams":                  true,
 	"/keygate.control.v1.TeamService/PutTeam":                    true,
 	"/keygate.control.v1.TeamService/DeleteTeam":                 true,
+
+	"/keygate.control.v1.ProviderService/ListProviders":         true,
+	"/keygate.control.v1.ProviderService/CreateProvider":        true,
+	"/keygate.control.v1.ProviderService/UpdateProvider":        true,
+	"/keygate.control.v1.ProviderService/DeleteProvider":        true,
+	"/keygate.control.v1.ProviderService/AddProviderKey":        true,
+	"/keygate.control.v1.ProviderService/UpdateProviderKey":     true,
+	"/keygate.control.v1.ProviderService/SetProviderKeyEnabled": true,
+	"/keygate.control.v1.ProviderService/DeleteProviderKey":     true,
+	"/keygate.control.v1.AliasService/CreateAlias":              true,
+	"/keygate.control.v1.AliasService/UpdateAlias":              true,
+	"/keygate.control.v1.AliasService/DeleteAlias":              true,
+	"/keygate.control.v1.AliasService/SetAliasEnabled":          true,
+	"/keygate.control.v1.AliasService/DrainAliasTarget":         true,
+
+	"/keygate.control.v1.ServiceAccountService/ListServiceAccounts":  true,
+	"/keygate.control.v1.ServiceAccountService/CreateServiceAccount": true,
+	"/keygate.control.v1.ServiceAccountService/RevokeServiceAccount": true,
+}
+
+// readProcedures are the only procedures a read-only service account may
+// call: they read configuration and usage, never what people wrote.
+var readProcedures = map[string]bool{
+	"/keygate.control.v1.ModelService/ListModels":               true,
+	"/keygate.control.v1.ProviderService/ListProviders":         true,
+	"/keygate.control.v1.AliasService/ListAliases":              true,
+	"/keygate.control.v1.ModelMappingService/ListModelMappings": true,
+	"/keygate.control.v1.SettingService/GetSettings":            true,
+	"/keygate.control.v1.SettingService/GetTabModel":            true,
+	"/keygate.control.v1.SettingService/GetFeatureModels":       true,
+	"/keygate.control.v1.DashboardService/GetDashboard":         true,
+	"/keygate.control.v1.DashboardService/GetCursorCloud":       true,
+	"/keygate.control.v1.CallService/ListCalls":                 true,
+	"/keygate.control.v1.SetupService/GetCursorSetup":           true,
 }
 
 // post calls procedure with an empty Connect JSON message and returns the
@@ -82,7 +118,7 @@ var _ = Describe("Roles on the control API", func() {
 	admin := access.Principal{Identity: identity.Identity{UserID: "root"}, Role: access.Admin}
 
 	It("lists every procedure the matrix covers", func() {
-		Expect(everyProcedure()).To(HaveLen(34))
+		Expect(everyProcedure()).To(HaveLen(51))
 		for p := range adminProcedures {
 			Expect(everyProcedure()).To(ContainElement(p))
 		}
@@ -98,6 +134,25 @@ var _ = Describe("Roles on the control API", func() {
 				Expect(body).To(ContainSubstring("only an administrator"), p)
 			} else {
 				Expect(body).NotTo(ContainSubstring("permission_denied"), p)
+			}
+		}
+	})
+
+	It("refuses a read-only service account every procedure but those that read configuration and usage, and lets it read those as an administrator", func() {
+		readOnly := access.Principal{Identity: identity.Identity{UserID: "sa:tok_1", Name: "monitoring"}, Role: access.ReadOnly}
+		a := newAPIWith(as(readOnly))
+		for p := range readProcedures {
+			Expect(everyProcedure()).To(ContainElement(p))
+		}
+		for _, p := range everyProcedure() {
+			status, body := post(a, p)
+			if readProcedures[p] {
+				Expect(body).NotTo(ContainSubstring("permission_denied"), p)
+				Expect(status).NotTo(Equal(http.StatusForbidden), p)
+			} else {
+				Expect(status).To(Equal(http.StatusForbidden), p)
+				Expect(body).To(ContainSubstring(`"code":"permission_denied"`), p)
+				Expect(body).To(ContainSubstring("read-only"), p)
 			}
 		}
 	})

@@ -47,6 +47,9 @@ type Options struct {
 	// unimplemented.
 	Teams *teams.Service
 	Spend *teams.Spend
+	// ServiceAccounts manages the control API's keys; nil leaves
+	// ServiceAccountService unimplemented.
+	ServiceAccounts ServiceAccounts
 	// Setup answers the Connect Cursor page.
 	Setup   func(ctx context.Context) (Setup, error)
 	Console fs.FS
@@ -108,6 +111,11 @@ func Routes(o Options) map[string]http.Handler {
 		add(controlv1connect.NewSpendServiceHandler(&spendService{spend: o.Spend, log: log}, limit))
 	} else {
 		add(controlv1connect.NewSpendServiceHandler(controlv1connect.UnimplementedSpendServiceHandler{}, limit))
+	}
+	if o.ServiceAccounts != nil {
+		add(controlv1connect.NewServiceAccountServiceHandler(&serviceAccountService{accounts: o.ServiceAccounts, log: log}, limit))
+	} else {
+		add(controlv1connect.NewServiceAccountServiceHandler(controlv1connect.UnimplementedServiceAccountServiceHandler{}, limit))
 	}
 	setup := o.Setup
 	if setup == nil {

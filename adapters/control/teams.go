@@ -42,7 +42,7 @@ func (h *teamService) teamError(op string, err error) error {
 	return toConnect(h.log, op, err)
 }
 
-func caller(ctx context.Context) (access.Principal, error) {
+func signedIn(ctx context.Context) (access.Principal, error) {
 	p, ok := access.FromContext(ctx)
 	if !ok {
 		return access.Principal{}, connect.NewError(connect.CodeUnauthenticated, errors.New("sign in to see your teams"))
@@ -67,7 +67,7 @@ func (h *teamService) ListTeams(ctx context.Context, _ *connect.Request[controlv
 }
 
 func (h *teamService) GetMyTeams(ctx context.Context, _ *connect.Request[controlv1.GetMyTeamsRequest]) (*connect.Response[controlv1.GetMyTeamsResponse], error) {
-	p, err := caller(ctx)
+	p, err := signedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +98,7 @@ func (h *teamService) DeleteTeam(ctx context.Context, req *connect.Request[contr
 }
 
 func (h *teamService) ChooseTeam(ctx context.Context, req *connect.Request[controlv1.ChooseTeamRequest]) (*connect.Response[controlv1.ChooseTeamResponse], error) {
-	p, err := caller(ctx)
+	p, err := signedIn(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -31,5 +31,7 @@ var (
 	})
 	_ = porttest.DescribeOwnerStore("PostgreSQL", func() ports.OwnerStore { return companyStore().Owners() })
 	_ = porttest.DescribeSessionRevocations("PostgreSQL", func() ports.SessionRevocations { return companyStore().Sessions() })
+	_ = porttest.DescribeDirectory("PostgreSQL", func() porttest.DirectoryStore { return companyStore().Directory() })
+	_ = porttest.DescribeServiceAccountStore("PostgreSQL", func() ports.ServiceAccountStore { return companyStore().ServiceAccounts() })
 	_ = porttest.DescribeFingerprintStore("PostgreSQL", func() ports.FingerprintStore { return companyStore().Fingerprints() })
 )

@@ -59,6 +59,8 @@ type Tx interface {
 	memoryRows
 	modelMappingRows
 	teamRows
+	directoryRows
+	serviceAccountRows
 }
 
 // ConversationRow is the head pointer row of a conversation.

@@ -31,5 +31,7 @@ var (
 	})
 	_ = porttest.DescribeOwnerStore("SQLite", func() ports.OwnerStore { return companyStore().Owners() })
 	_ = porttest.DescribeSessionRevocations("SQLite", func() ports.SessionRevocations { return companyStore().Sessions() })
+	_ = porttest.DescribeDirectory("SQLite", func() porttest.DirectoryStore { return companyStore().Directory() })
+	_ = porttest.DescribeServiceAccountStore("SQLite", func() ports.ServiceAccountStore { return companyStore().ServiceAccounts() })
 	_ = porttest.DescribeFingerprintStore("SQLite", func() ports.FingerprintStore { return companyStore().Fingerprints() })
 )

@@ -25,6 +25,9 @@ type Tokens struct {
 	// owner is still admitted (see CheckMembershipWith).
 	members ports.MembershipStore
 	roles   access.RoleMap
+	// cuts, when set, refuses the tokens of a user whose access was cut
+	// (see CutWith).
+	cuts ports.Deprovisions
 }
 
 var _ ports.ProxyAuthenticator = (*Tokens)(nil)
@@ -53,6 +56,11 @@ func (t *Tokens) LimitWith(p token.Policy) { t.policy = p }
 func (t *Tokens) CheckMembershipWith(members ports.MembershipStore, roles access.RoleMap) {
 	t.members, t.roles = members, roles
 }
+
+// CutWith makes Authenticate refuse the token of a user who is blocked
+// (deprovisioned by their identity provider), and any token created before
+// their latest cut, even once they are admitted again.
+func (t *Tokens) CutWith(cuts ports.Deprovisions) { t.cuts = cuts }
 
 // tokenView is what the audit log keeps of a token (never its hash).
 func tokenView(t token.Token) map[string]string {
@@ -168,6 +176,9 @@ func (t *Tokens) Authenticate(ctx context.Context, text string) (identity.Identi
 	if err := t.admitted(ctx, tok.Owner.UserID); err != nil {
 		return identity.Identity{}, fmt.Errorf("authenticate: %w", err)
 	}
+	if err := t.notCut(ctx, tok); err != nil {
+		return identity.Identity{}, fmt.Errorf("authenticate: %w", err)
+	}
 	if tok.NeedsTouch(now) {
 		_ = t.store.TouchToken(ctx, tok.ID, now)
 	}
@@ -188,6 +199,22 @@ func (t *Tokens) admitted(ctx context.Context, userID string) error {
 		return err
 	}
 	if _, err := t.roles.RoleFor(groups); err != nil {
+		return ports.ErrNotAuthorized
+	}
+	return nil
+}
+
+// notCut refuses (ErrNotAuthorized) the token of a blocked owner, or one
+// created before its owner's latest cut.
+func (t *Tokens) notCut(ctx context.Context, tok token.Token) error {
+	if t.cuts == nil {
+		return nil
+	}
+	blocked, cut, err := t.cuts.Cutoff(ctx, tok.Owner.UserID)
+	if err != nil {
+		return err
+	}
+	if blocked || (!cut.IsZero() && !tok.CreatedAt.After(cut)) {
 		return ports.ErrNotAuthorized
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net/netip"
 	"net/url"
 	"os"
@@ -44,6 +45,11 @@ type Auth struct {
 	// groups take the gate's defaults when empty.
 	Scopes                            []string
 	UserClaim, NameClaim, GroupsClaim string
+	// SCIMToken is the bearer token identity providers provision users
+	// and groups with at /scim/v2, read at Load from the file
+	// EnvSCIMTokenFile names; empty leaves the endpoint off. It is never a
+	// flag or a variable of its own.
+	SCIMToken string
 }
 
 // Tokens bound the personal gateway tokens of company mode.
@@ -95,10 +101,12 @@ const (
 	EnvOIDCClientSecret     = "KEYGATE_OIDC_CLIENT_SECRET"
 	EnvOIDCClientSecretFile = "KEYGATE_OIDC_CLIENT_SECRET_FILE"
 	EnvOIDCRedirectURL      = "KEYGATE_OIDC_REDIRECT_URL"
-	EnvOIDCScopes           = "KEYGATE_OIDC_SCOPES" // comma-separated
-	EnvOIDCUserClaim        = "KEYGATE_OIDC_USER_CLAIM"
-	EnvOIDCNameClaim        = "KEYGATE_OIDC_NAME_CLAIM"
-	EnvOIDCGroupsClaim      = "KEYGATE_OIDC_GROUPS_CLAIM"
+	// EnvSCIMTokenFile names the file holding the SCIM bearer token.
+	EnvSCIMTokenFile   = "KEYGATE_SCIM_TOKEN_FILE"
+	EnvOIDCScopes      = "KEYGATE_OIDC_SCOPES" // comma-separated
+	EnvOIDCUserClaim   = "KEYGATE_OIDC_USER_CLAIM"
+	EnvOIDCNameClaim   = "KEYGATE_OIDC_NAME_CLAIM"
+	EnvOIDCGroupsClaim = "KEYGATE_OIDC_GROUPS_CLAIM"
 
 	EnvTokenMaxTTLDays     = "KEYGATE_TOKEN_MAX_TTL_DAYS"    // days; 0 = no limit (company mode: with KEYGATE_TOKEN_ALLOW_UNLIMITED)
 	EnvTokenAllowUnlimited = "KEYGATE_TOKEN_ALLOW_UNLIMITED" // true lets KEYGATE_TOKEN_MAX_TTL_DAYS be 0 in company mode
@@ -119,8 +127,8 @@ const (
 
 // companyRaw holds the settings that are parsed once flags are read.
 type companyRaw struct {
-	trustedProxies, sessionTTL, clientSecretFile          string
-	tokenMaxTTLDays, tokenAllowUnlimited, tokenMaxPerUser string
+	trustedProxies, sessionTTL, clientSecretFile, scimTokenFile string
+	tokenMaxTTLDays, tokenAllowUnlimited, tokenMaxPerUser       string
 }
 
 // loadCompany reads sign-in, keyring and tracing settings from the
@@ -141,6 +149,7 @@ func loadCompany(cfg *Config, getenv func(string) string, fs *flag.FlagSet) (fin
 	envString(getenv, EnvOIDCClientSecret, &a.ClientSecret)
 	envString(getenv, EnvOIDCClientSecretFile, &raw.clientSecretFile)
 	envString(getenv, EnvOIDCRedirectURL, &a.RedirectURL)
+	envString(getenv, EnvSCIMTokenFile, &raw.scimTokenFile)
 	a.Scopes = splitList(getenv(EnvOIDCScopes))
 	envString(getenv, EnvOIDCUserClaim, &a.UserClaim)
 	envString(getenv, EnvOIDCNameClaim, &a.NameClaim)
@@ -166,6 +175,7 @@ func loadCompany(cfg *Config, getenv func(string) string, fs *flag.FlagSet) (fin
 	fs.StringVar(&a.Issuer, "oidc-issuer", a.Issuer, "OIDC issuer URL (env "+EnvOIDCIssuer+")")
 	fs.StringVar(&a.ClientID, "oidc-client-id", a.ClientID, "OIDC client id (env "+EnvOIDCClientID+")")
 	fs.StringVar(&raw.clientSecretFile, "oidc-client-secret-file", raw.clientSecretFile, "file holding the OIDC client secret (env "+EnvOIDCClientSecretFile+"; the secret itself only in "+EnvOIDCClientSecret+")")
+	fs.StringVar(&raw.scimTokenFile, "scim-token-file", raw.scimTokenFile, "file holding the bearer token identity providers provision users and groups with at /scim/v2; unset leaves SCIM off (env "+EnvSCIMTokenFile+")")
 	fs.StringVar(&a.RedirectURL, "oidc-redirect-url", a.RedirectURL, "Keygate's public .../auth/callback URL (env "+EnvOIDCRedirectURL+")")
 	fs.Var(&listFlag{dst: &a.Scopes}, "oidc-scopes", "comma-separated OIDC scopes (env "+EnvOIDCScopes+")")
 	fs.StringVar(&a.UserClaim, "oidc-user-claim", a.UserClaim, "claim naming the user, default sub (env "+EnvOIDCUserClaim+")")
@@ -204,8 +214,36 @@ func loadCompany(cfg *Config, getenv func(string) string, fs *flag.FlagSet) (fin
 			}
 			a.ClientSecret = strings.TrimSpace(string(b))
 		}
+		if raw.scimTokenFile != "" {
+			b, err := readSmallFile(raw.scimTokenFile, 4096)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("SCIM token file (%s): %w", EnvSCIMTokenFile, err))
+			}
+			a.SCIMToken = strings.TrimSpace(string(b))
+			if err == nil && len(a.SCIMToken) < 32 {
+				errs = append(errs, fmt.Errorf("SCIM token file (%s): the token must hold at least 32 characters (e.g. openssl rand -hex 32)", EnvSCIMTokenFile))
+			}
+		}
 		return errs
 	}
+}
+
+// readSmallFile reads the file at name, refusing one larger than limit
+// bytes.
+func readSmallFile(name string, limit int64) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("larger than %d bytes", limit)
+	}
+	return b, nil
 }
 
 // tokens parses the token limits given as text into t.
@@ -274,6 +312,9 @@ func (c Config) validateCompany() []error {
 	case "", "local", "header", "oidc":
 	default:
 		errs = append(errs, fmt.Errorf("sign-in mode %q (%s) is not one of local, header, oidc", c.Auth.Mode, EnvAuthMode))
+	}
+	if c.Auth.SCIMToken != "" && (c.Auth.Mode == "" || c.Auth.Mode == "local") {
+		errs = append(errs, fmt.Errorf("SCIM provisioning (%s) needs company sign-in: set %s to header or oidc", EnvSCIMTokenFile, EnvAuthMode))
 	}
 	t := c.Tokens
 	switch {

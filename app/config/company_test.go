@@ -69,6 +69,30 @@ var _ = Describe("config.Load of sign-in, the keyring and tracing", func() {
 		Expect(err).To(HaveOccurred(), "no flag: it would show in the process list")
 	})
 
+	It("reads the SCIM token from its file, refusing a short one, a missing file, and SCIM without company sign-in", func() {
+		dir := GinkgoT().TempDir()
+		good, short := filepath.Join(dir, "scim"), filepath.Join(dir, "short")
+		Expect(os.WriteFile(good, []byte("0123456789abcdef0123456789abcdef\n"), 0o600)).To(Succeed())
+		Expect(os.WriteFile(short, []byte("too-short"), 0o600)).To(Succeed())
+		cfg, err := config.Load(nil, env(map[string]string{config.EnvSCIMTokenFile: good, config.EnvAuthMode: "oidc"}), io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.Auth.SCIMToken).To(Equal("0123456789abcdef0123456789abcdef"))
+		cfg, err = config.Load([]string{"--scim-token-file", good}, env(map[string]string{config.EnvAuthMode: "header"}), io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.Auth.SCIMToken).NotTo(BeEmpty())
+
+		_, err = config.Load(nil, env(map[string]string{config.EnvSCIMTokenFile: short, config.EnvAuthMode: "oidc"}), io.Discard)
+		Expect(err).To(MatchError(And(ContainSubstring(config.EnvSCIMTokenFile), ContainSubstring("32 characters"))))
+		Expect(err.Error()).NotTo(ContainSubstring("too-short"), "the message never holds the file's bytes")
+		_, err = config.Load(nil, env(map[string]string{config.EnvSCIMTokenFile: filepath.Join(dir, "missing"), config.EnvAuthMode: "oidc"}), io.Discard)
+		Expect(err).To(MatchError(ContainSubstring(config.EnvSCIMTokenFile)))
+		cfg, err = config.Load(nil, env(map[string]string{config.EnvSCIMTokenFile: good}), io.Discard)
+		if err == nil {
+			err = cfg.Validate()
+		}
+		Expect(err).To(MatchError(ContainSubstring("needs company sign-in")))
+	})
+
 	It("reads the keyring's keys from the environment only, and the key files from flags too", func() {
 		vars := map[string]string{config.EnvSecretKey: "a2V5", config.EnvSecretKeyFile: "/run/key",
 			config.EnvSecretPreviousKeys: "b2xk, b2xkZXI=", config.EnvSecretPreviousKeyFile: "/run/old"}

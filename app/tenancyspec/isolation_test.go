@@ -864,6 +864,15 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 			denied(controlv1connect.ProviderServiceDeleteProviderKeyProcedure, func() proto.Message {
 				return &controlv1.DeleteProviderKeyRequest{ProviderId: providerID, KeyId: keyID}
 			}),
+			denied(controlv1connect.ServiceAccountServiceListServiceAccountsProcedure, func() proto.Message {
+				return &controlv1.ListServiceAccountsRequest{}
+			}),
+			denied(controlv1connect.ServiceAccountServiceCreateServiceAccountProcedure, func() proto.Message {
+				return &controlv1.CreateServiceAccountRequest{Name: "bob's", Role: controlv1.ServiceAccountRole_SERVICE_ACCOUNT_ROLE_ADMIN}
+			}),
+			denied(controlv1connect.ServiceAccountServiceRevokeServiceAccountProcedure, func() proto.Message {
+				return &controlv1.RevokeServiceAccountRequest{Id: "any"}
+			}),
 		}
 
 		var calls int

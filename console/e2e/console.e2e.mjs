@@ -25,7 +25,7 @@ const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const shots = process.env.E2E_SHOTS ?? mkdtempSync(join(tmpdir(), "keygate-e2e-"));
 mkdirSync(shots, { recursive: true });
 const timeout = 15_000;
-const expected = 32; // steps below; fewer means one stopped the run
+const expected = 33; // steps below; fewer means one stopped the run
 
 const bin = join(mkdtempSync(join(tmpdir(), "keygate-e2e-bin-")), "server");
 execFileSync("go", ["build", "-o", bin, "./console/e2e/server"], { cwd: repo, stdio: "inherit" });
@@ -382,6 +382,28 @@ try {
     const { tokens } = await (await fetch(url + "/auth/tokens")).json();
     if (tokens.length !== 1 || !tokens[0].revokedAt) throw new Error(JSON.stringify(tokens));
     await shot("12-token-revoked");
+  });
+
+  await step("creates a read-only service account whose key reads the models and changes nothing, then revokes it", async () => {
+    await page.getByLabel("Service account name").fill("e2e monitoring");
+    await page.getByRole("button", { name: "Create service account" }).click();
+    const key = (await page.getByTestId("new-service-key-secret").innerText()).trim();
+    if (!key.startsWith("kg_")) throw new Error(`service account key ${JSON.stringify(key)}`);
+    const call = (procedure, body) => fetch(url + "/keygate.control.v1." + procedure, {
+      method: "POST", headers: { "Content-Type": "application/json", Authorization: "Bearer " + key }, body: JSON.stringify(body ?? {}),
+    });
+    let r = await call("ModelService/ListModels");
+    if (r.status !== 200) throw new Error(`a read-only key listing models got ${r.status}`);
+    r = await call("ModelService/DeleteModel", { id: "any" });
+    if (r.status !== 403) throw new Error(`a read-only key deleting a model got ${r.status}`);
+    const row = page.getByTestId("service-account-row").filter({ hasText: "e2e monitoring" });
+    await row.getByText("read-only").waitFor();
+    await page.getByTestId("new-service-key").getByRole("button", { name: "Done, I have copied it" }).click();
+    await row.getByRole("button", { name: "Revoke" }).click();
+    await row.getByText("revoked").waitFor();
+    r = await call("ModelService/ListModels");
+    if (r.status !== 401) throw new Error(`a revoked key got ${r.status}`);
+    await shot("13-service-account-revoked");
   });
 
   await step("lists model, provider, alias, setting and token changes in the audit log with the API keys masked", async () => {

@@ -13,6 +13,7 @@ import { AliasService } from "./gen/control/v1/alias_pb";
 import { MemoryService } from "./gen/control/v1/memory_pb";
 import { ModelMappingService } from "./gen/control/v1/mapping_pb";
 import { SpendService, TeamService } from "./gen/control/v1/team_pb";
+import { ServiceAccountService } from "./gen/control/v1/serviceaccount_pb";
 
 const transport = createConnectTransport({ baseUrl: window.location.origin });
 
@@ -28,6 +29,7 @@ export const memories = createClient(MemoryService, transport);
 export const mappings = createClient(ModelMappingService, transport);
 export const teams = createClient(TeamService, transport);
 export const spend = createClient(SpendService, transport);
+export const serviceAccounts = createClient(ServiceAccountService, transport);
 
 // describe turns an error into a sentence that says what to do. The server
 // already phrases its messages that way; transport failures get advice here.

@@ -15,6 +15,12 @@ const (
 	Admin Role = "admin"
 	// Member may use Keygate and see only their own data.
 	Member Role = "member"
+	// ReadOnly may read Keygate's configuration and usage as an
+	// administrator does and change nothing: the role of a service account
+	// that monitors or exports. The control API lets it call only the
+	// procedures that read configuration and usage, never conversations,
+	// memories or call details.
+	ReadOnly Role = "read-only"
 )
 
 // ErrDenied means the principal may not do this. Callers answer "not found"

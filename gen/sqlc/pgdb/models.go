@@ -166,6 +166,19 @@ type DeploymentFingerprint struct {
 	UpdatedAt   time.Time
 }
 
+type DirectoryEntry struct {
+	Kind       string
+	ID         string
+	Name       string
+	NameKey    string
+	ExternalID string
+	Active     bool
+	Members    string
+	Attributes string
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
 type GatewayToken struct {
 	ID         string
 	UserID     string
@@ -365,6 +378,19 @@ type RunLease struct {
 	ExpiresAt time.Time
 }
 
+type ServiceAccount struct {
+	ID         string
+	Name       string
+	Role       string
+	CreatedBy  string
+	Hash       []byte
+	Hint       string
+	CreatedAt  time.Time
+	ExpiresAt  time.Time
+	LastUsedAt time.Time
+	RevokedAt  time.Time
+}
+
 type Setting struct {
 	Name      string
 	Value     string
@@ -415,6 +441,12 @@ type UsageCounter struct {
 	Period     string
 	Tokens     int64
 	CostMicros int64
+}
+
+type UserCutoff struct {
+	UserID  string
+	Blocked bool
+	CutAt   time.Time
 }
 
 type UserGroup struct {

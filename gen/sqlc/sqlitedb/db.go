@@ -90,6 +90,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.deleteContextAnchorStmt, err = db.PrepareContext(ctx, deleteContextAnchor); err != nil {
 		return nil, fmt.Errorf("error preparing query DeleteContextAnchor: %w", err)
 	}
+	if q.deleteDirectoryEntryStmt, err = db.PrepareContext(ctx, deleteDirectoryEntry); err != nil {
+		return nil, fmt.Errorf("error preparing query DeleteDirectoryEntry: %w", err)
+	}
 	if q.deleteLeaseStmt, err = db.PrepareContext(ctx, deleteLease); err != nil {
 		return nil, fmt.Errorf("error preparing query DeleteLease: %w", err)
 	}
@@ -165,6 +168,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.getConversationStmt, err = db.PrepareContext(ctx, getConversation); err != nil {
 		return nil, fmt.Errorf("error preparing query GetConversation: %w", err)
 	}
+	if q.getDirectoryEntryStmt, err = db.PrepareContext(ctx, getDirectoryEntry); err != nil {
+		return nil, fmt.Errorf("error preparing query GetDirectoryEntry: %w", err)
+	}
 	if q.getFingerprintStmt, err = db.PrepareContext(ctx, getFingerprint); err != nil {
 		return nil, fmt.Errorf("error preparing query GetFingerprint: %w", err)
 	}
@@ -216,6 +222,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.getUsageStmt, err = db.PrepareContext(ctx, getUsage); err != nil {
 		return nil, fmt.Errorf("error preparing query GetUsage: %w", err)
 	}
+	if q.getUserCutoffStmt, err = db.PrepareContext(ctx, getUserCutoff); err != nil {
+		return nil, fmt.Errorf("error preparing query GetUserCutoff: %w", err)
+	}
 	if q.getUserGroupsStmt, err = db.PrepareContext(ctx, getUserGroups); err != nil {
 		return nil, fmt.Errorf("error preparing query GetUserGroups: %w", err)
 	}
@@ -249,6 +258,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.insertConversationStmt, err = db.PrepareContext(ctx, insertConversation); err != nil {
 		return nil, fmt.Errorf("error preparing query InsertConversation: %w", err)
 	}
+	if q.insertDirectoryEntryStmt, err = db.PrepareContext(ctx, insertDirectoryEntry); err != nil {
+		return nil, fmt.Errorf("error preparing query InsertDirectoryEntry: %w", err)
+	}
 	if q.insertFingerprintStmt, err = db.PrepareContext(ctx, insertFingerprint); err != nil {
 		return nil, fmt.Errorf("error preparing query InsertFingerprint: %w", err)
 	}
@@ -272,6 +284,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.insertRunStmt, err = db.PrepareContext(ctx, insertRun); err != nil {
 		return nil, fmt.Errorf("error preparing query InsertRun: %w", err)
+	}
+	if q.insertServiceAccountStmt, err = db.PrepareContext(ctx, insertServiceAccount); err != nil {
+		return nil, fmt.Errorf("error preparing query InsertServiceAccount: %w", err)
 	}
 	if q.insertToolRoundStmt, err = db.PrepareContext(ctx, insertToolRound); err != nil {
 		return nil, fmt.Errorf("error preparing query InsertToolRound: %w", err)
@@ -312,6 +327,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.listConversationsStmt, err = db.PrepareContext(ctx, listConversations); err != nil {
 		return nil, fmt.Errorf("error preparing query ListConversations: %w", err)
 	}
+	if q.listDirectoryEntriesStmt, err = db.PrepareContext(ctx, listDirectoryEntries); err != nil {
+		return nil, fmt.Errorf("error preparing query ListDirectoryEntries: %w", err)
+	}
 	if q.listMemoriesStmt, err = db.PrepareContext(ctx, listMemories); err != nil {
 		return nil, fmt.Errorf("error preparing query ListMemories: %w", err)
 	}
@@ -326,6 +344,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.listProvidersStmt, err = db.PrepareContext(ctx, listProviders); err != nil {
 		return nil, fmt.Errorf("error preparing query ListProviders: %w", err)
+	}
+	if q.listServiceAccountsStmt, err = db.PrepareContext(ctx, listServiceAccounts); err != nil {
+		return nil, fmt.Errorf("error preparing query ListServiceAccounts: %w", err)
 	}
 	if q.listTabFatesStmt, err = db.PrepareContext(ctx, listTabFates); err != nil {
 		return nil, fmt.Errorf("error preparing query ListTabFates: %w", err)
@@ -369,6 +390,12 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.revokeGatewayTokenStmt, err = db.PrepareContext(ctx, revokeGatewayToken); err != nil {
 		return nil, fmt.Errorf("error preparing query RevokeGatewayToken: %w", err)
 	}
+	if q.revokeServiceAccountStmt, err = db.PrepareContext(ctx, revokeServiceAccount); err != nil {
+		return nil, fmt.Errorf("error preparing query RevokeServiceAccount: %w", err)
+	}
+	if q.serviceAccountByHashStmt, err = db.PrepareContext(ctx, serviceAccountByHash); err != nil {
+		return nil, fmt.Errorf("error preparing query ServiceAccountByHash: %w", err)
+	}
 	if q.setActiveRunStmt, err = db.PrepareContext(ctx, setActiveRun); err != nil {
 		return nil, fmt.Errorf("error preparing query SetActiveRun: %w", err)
 	}
@@ -393,8 +420,14 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.touchGatewayTokenStmt, err = db.PrepareContext(ctx, touchGatewayToken); err != nil {
 		return nil, fmt.Errorf("error preparing query TouchGatewayToken: %w", err)
 	}
+	if q.touchServiceAccountStmt, err = db.PrepareContext(ctx, touchServiceAccount); err != nil {
+		return nil, fmt.Errorf("error preparing query TouchServiceAccount: %w", err)
+	}
 	if q.touchToolRoundStmt, err = db.PrepareContext(ctx, touchToolRound); err != nil {
 		return nil, fmt.Errorf("error preparing query TouchToolRound: %w", err)
+	}
+	if q.updateDirectoryEntryStmt, err = db.PrepareContext(ctx, updateDirectoryEntry); err != nil {
+		return nil, fmt.Errorf("error preparing query UpdateDirectoryEntry: %w", err)
 	}
 	if q.updateMemoryStmt, err = db.PrepareContext(ctx, updateMemory); err != nil {
 		return nil, fmt.Errorf("error preparing query UpdateMemory: %w", err)
@@ -428,6 +461,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.upsertTeamChoiceStmt, err = db.PrepareContext(ctx, upsertTeamChoice); err != nil {
 		return nil, fmt.Errorf("error preparing query UpsertTeamChoice: %w", err)
+	}
+	if q.upsertUserCutoffStmt, err = db.PrepareContext(ctx, upsertUserCutoff); err != nil {
+		return nil, fmt.Errorf("error preparing query UpsertUserCutoff: %w", err)
 	}
 	if q.upsertUserGroupsStmt, err = db.PrepareContext(ctx, upsertUserGroups); err != nil {
 		return nil, fmt.Errorf("error preparing query UpsertUserGroups: %w", err)
@@ -545,6 +581,11 @@ func (q *Queries) Close() error {
 	if q.deleteContextAnchorStmt != nil {
 		if cerr := q.deleteContextAnchorStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing deleteContextAnchorStmt: %w", cerr)
+		}
+	}
+	if q.deleteDirectoryEntryStmt != nil {
+		if cerr := q.deleteDirectoryEntryStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing deleteDirectoryEntryStmt: %w", cerr)
 		}
 	}
 	if q.deleteLeaseStmt != nil {
@@ -672,6 +713,11 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing getConversationStmt: %w", cerr)
 		}
 	}
+	if q.getDirectoryEntryStmt != nil {
+		if cerr := q.getDirectoryEntryStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing getDirectoryEntryStmt: %w", cerr)
+		}
+	}
 	if q.getFingerprintStmt != nil {
 		if cerr := q.getFingerprintStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing getFingerprintStmt: %w", cerr)
@@ -757,6 +803,11 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing getUsageStmt: %w", cerr)
 		}
 	}
+	if q.getUserCutoffStmt != nil {
+		if cerr := q.getUserCutoffStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing getUserCutoffStmt: %w", cerr)
+		}
+	}
 	if q.getUserGroupsStmt != nil {
 		if cerr := q.getUserGroupsStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing getUserGroupsStmt: %w", cerr)
@@ -812,6 +863,11 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing insertConversationStmt: %w", cerr)
 		}
 	}
+	if q.insertDirectoryEntryStmt != nil {
+		if cerr := q.insertDirectoryEntryStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing insertDirectoryEntryStmt: %w", cerr)
+		}
+	}
 	if q.insertFingerprintStmt != nil {
 		if cerr := q.insertFingerprintStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing insertFingerprintStmt: %w", cerr)
@@ -850,6 +906,11 @@ func (q *Queries) Close() error {
 	if q.insertRunStmt != nil {
 		if cerr := q.insertRunStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing insertRunStmt: %w", cerr)
+		}
+	}
+	if q.insertServiceAccountStmt != nil {
+		if cerr := q.insertServiceAccountStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing insertServiceAccountStmt: %w", cerr)
 		}
 	}
 	if q.insertToolRoundStmt != nil {
@@ -917,6 +978,11 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing listConversationsStmt: %w", cerr)
 		}
 	}
+	if q.listDirectoryEntriesStmt != nil {
+		if cerr := q.listDirectoryEntriesStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing listDirectoryEntriesStmt: %w", cerr)
+		}
+	}
 	if q.listMemoriesStmt != nil {
 		if cerr := q.listMemoriesStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing listMemoriesStmt: %w", cerr)
@@ -940,6 +1006,11 @@ func (q *Queries) Close() error {
 	if q.listProvidersStmt != nil {
 		if cerr := q.listProvidersStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing listProvidersStmt: %w", cerr)
+		}
+	}
+	if q.listServiceAccountsStmt != nil {
+		if cerr := q.listServiceAccountsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing listServiceAccountsStmt: %w", cerr)
 		}
 	}
 	if q.listTabFatesStmt != nil {
@@ -1012,6 +1083,16 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing revokeGatewayTokenStmt: %w", cerr)
 		}
 	}
+	if q.revokeServiceAccountStmt != nil {
+		if cerr := q.revokeServiceAccountStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing revokeServiceAccountStmt: %w", cerr)
+		}
+	}
+	if q.serviceAccountByHashStmt != nil {
+		if cerr := q.serviceAccountByHashStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing serviceAccountByHashStmt: %w", cerr)
+		}
+	}
 	if q.setActiveRunStmt != nil {
 		if cerr := q.setActiveRunStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing setActiveRunStmt: %w", cerr)
@@ -1052,9 +1133,19 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing touchGatewayTokenStmt: %w", cerr)
 		}
 	}
+	if q.touchServiceAccountStmt != nil {
+		if cerr := q.touchServiceAccountStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing touchServiceAccountStmt: %w", cerr)
+		}
+	}
 	if q.touchToolRoundStmt != nil {
 		if cerr := q.touchToolRoundStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing touchToolRoundStmt: %w", cerr)
+		}
+	}
+	if q.updateDirectoryEntryStmt != nil {
+		if cerr := q.updateDirectoryEntryStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing updateDirectoryEntryStmt: %w", cerr)
 		}
 	}
 	if q.updateMemoryStmt != nil {
@@ -1110,6 +1201,11 @@ func (q *Queries) Close() error {
 	if q.upsertTeamChoiceStmt != nil {
 		if cerr := q.upsertTeamChoiceStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing upsertTeamChoiceStmt: %w", cerr)
+		}
+	}
+	if q.upsertUserCutoffStmt != nil {
+		if cerr := q.upsertUserCutoffStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing upsertUserCutoffStmt: %w", cerr)
 		}
 	}
 	if q.upsertUserGroupsStmt != nil {
@@ -1178,6 +1274,7 @@ type Queries struct {
 	deleteAliasTargetsStmt          *sql.Stmt
 	deleteChunksBeforeStmt          *sql.Stmt
 	deleteContextAnchorStmt         *sql.Stmt
+	deleteDirectoryEntryStmt        *sql.Stmt
 	deleteLeaseStmt                 *sql.Stmt
 	deleteMemoryStmt                *sql.Stmt
 	deleteModelConfigStmt           *sql.Stmt
@@ -1203,6 +1300,7 @@ type Queries struct {
 	getCheckpointStmt               *sql.Stmt
 	getContextAnchorStmt            *sql.Stmt
 	getConversationStmt             *sql.Stmt
+	getDirectoryEntryStmt           *sql.Stmt
 	getFingerprintStmt              *sql.Stmt
 	getMemoryStmt                   *sql.Stmt
 	getModelConfigStmt              *sql.Stmt
@@ -1220,6 +1318,7 @@ type Queries struct {
 	getTeamChoiceStmt               *sql.Stmt
 	getToolRoundStmt                *sql.Stmt
 	getUsageStmt                    *sql.Stmt
+	getUserCutoffStmt               *sql.Stmt
 	getUserGroupsStmt               *sql.Stmt
 	hasBlobStmt                     *sql.Stmt
 	insertAliasTargetStmt           *sql.Stmt
@@ -1231,6 +1330,7 @@ type Queries struct {
 	insertCheckpointStmt            *sql.Stmt
 	insertCheckpointMessageStmt     *sql.Stmt
 	insertConversationStmt          *sql.Stmt
+	insertDirectoryEntryStmt        *sql.Stmt
 	insertFingerprintStmt           *sql.Stmt
 	insertGatewayTokenStmt          *sql.Stmt
 	insertMemoryStmt                *sql.Stmt
@@ -1239,6 +1339,7 @@ type Queries struct {
 	insertOwnerStmt                 *sql.Stmt
 	insertRevokedSessionStmt        *sql.Stmt
 	insertRunStmt                   *sql.Stmt
+	insertServiceAccountStmt        *sql.Stmt
 	insertToolRoundStmt             *sql.Stmt
 	insertToolRoundResultStmt       *sql.Stmt
 	latestRunByCursorRequestStmt    *sql.Stmt
@@ -1252,11 +1353,13 @@ type Queries struct {
 	listCallRecordsStmt             *sql.Stmt
 	listCloudUsageStmt              *sql.Stmt
 	listConversationsStmt           *sql.Stmt
+	listDirectoryEntriesStmt        *sql.Stmt
 	listMemoriesStmt                *sql.Stmt
 	listModelConfigsStmt            *sql.Stmt
 	listModelMappingsStmt           *sql.Stmt
 	listProviderKeysStmt            *sql.Stmt
 	listProvidersStmt               *sql.Stmt
+	listServiceAccountsStmt         *sql.Stmt
 	listTabFatesStmt                *sql.Stmt
 	listTeamsStmt                   *sql.Stmt
 	lockConversationStmt            *sql.Stmt
@@ -1271,6 +1374,8 @@ type Queries struct {
 	recordRouteSuccessStmt          *sql.Stmt
 	replaceFingerprintStmt          *sql.Stmt
 	revokeGatewayTokenStmt          *sql.Stmt
+	revokeServiceAccountStmt        *sql.Stmt
+	serviceAccountByHashStmt        *sql.Stmt
 	setActiveRunStmt                *sql.Stmt
 	setConversationHeadStmt         *sql.Stmt
 	setProviderKeyEnabledStmt       *sql.Stmt
@@ -1279,7 +1384,9 @@ type Queries struct {
 	storedMessagesStmt              *sql.Stmt
 	toolRoundResultsStmt            *sql.Stmt
 	touchGatewayTokenStmt           *sql.Stmt
+	touchServiceAccountStmt         *sql.Stmt
 	touchToolRoundStmt              *sql.Stmt
+	updateDirectoryEntryStmt        *sql.Stmt
 	updateMemoryStmt                *sql.Stmt
 	upsertAliasStmt                 *sql.Stmt
 	upsertCallRecordStmt            *sql.Stmt
@@ -1291,6 +1398,7 @@ type Queries struct {
 	upsertTabFateStmt               *sql.Stmt
 	upsertTeamStmt                  *sql.Stmt
 	upsertTeamChoiceStmt            *sql.Stmt
+	upsertUserCutoffStmt            *sql.Stmt
 	upsertUserGroupsStmt            *sql.Stmt
 }
 
@@ -1320,6 +1428,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		deleteAliasTargetsStmt:          q.deleteAliasTargetsStmt,
 		deleteChunksBeforeStmt:          q.deleteChunksBeforeStmt,
 		deleteContextAnchorStmt:         q.deleteContextAnchorStmt,
+		deleteDirectoryEntryStmt:        q.deleteDirectoryEntryStmt,
 		deleteLeaseStmt:                 q.deleteLeaseStmt,
 		deleteMemoryStmt:                q.deleteMemoryStmt,
 		deleteModelConfigStmt:           q.deleteModelConfigStmt,
@@ -1345,6 +1454,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		getCheckpointStmt:               q.getCheckpointStmt,
 		getContextAnchorStmt:            q.getContextAnchorStmt,
 		getConversationStmt:             q.getConversationStmt,
+		getDirectoryEntryStmt:           q.getDirectoryEntryStmt,
 		getFingerprintStmt:              q.getFingerprintStmt,
 		getMemoryStmt:                   q.getMemoryStmt,
 		getModelConfigStmt:              q.getModelConfigStmt,
@@ -1362,6 +1472,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		getTeamChoiceStmt:               q.getTeamChoiceStmt,
 		getToolRoundStmt:                q.getToolRoundStmt,
 		getUsageStmt:                    q.getUsageStmt,
+		getUserCutoffStmt:               q.getUserCutoffStmt,
 		getUserGroupsStmt:               q.getUserGroupsStmt,
 		hasBlobStmt:                     q.hasBlobStmt,
 		insertAliasTargetStmt:           q.insertAliasTargetStmt,
@@ -1373,6 +1484,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		insertCheckpointStmt:            q.insertCheckpointStmt,
 		insertCheckpointMessageStmt:     q.insertCheckpointMessageStmt,
 		insertConversationStmt:          q.insertConversationStmt,
+		insertDirectoryEntryStmt:        q.insertDirectoryEntryStmt,
 		insertFingerprintStmt:           q.insertFingerprintStmt,
 		insertGatewayTokenStmt:          q.insertGatewayTokenStmt,
 		insertMemoryStmt:                q.insertMemoryStmt,
@@ -1381,6 +1493,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		insertOwnerStmt:                 q.insertOwnerStmt,
 		insertRevokedSessionStmt:        q.insertRevokedSessionStmt,
 		insertRunStmt:                   q.insertRunStmt,
+		insertServiceAccountStmt:        q.insertServiceAccountStmt,
 		insertToolRoundStmt:             q.insertToolRoundStmt,
 		insertToolRoundResultStmt:       q.insertToolRoundResultStmt,
 		latestRunByCursorRequestStmt:    q.latestRunByCursorRequestStmt,
@@ -1394,11 +1507,13 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		listCallRecordsStmt:             q.listCallRecordsStmt,
 		listCloudUsageStmt:              q.listCloudUsageStmt,
 		listConversationsStmt:           q.listConversationsStmt,
+		listDirectoryEntriesStmt:        q.listDirectoryEntriesStmt,
 		listMemoriesStmt:                q.listMemoriesStmt,
 		listModelConfigsStmt:            q.listModelConfigsStmt,
 		listModelMappingsStmt:           q.listModelMappingsStmt,
 		listProviderKeysStmt:            q.listProviderKeysStmt,
 		listProvidersStmt:               q.listProvidersStmt,
+		listServiceAccountsStmt:         q.listServiceAccountsStmt,
 		listTabFatesStmt:                q.listTabFatesStmt,
 		listTeamsStmt:                   q.listTeamsStmt,
 		lockConversationStmt:            q.lockConversationStmt,
@@ -1413,6 +1528,8 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		recordRouteSuccessStmt:          q.recordRouteSuccessStmt,
 		replaceFingerprintStmt:          q.replaceFingerprintStmt,
 		revokeGatewayTokenStmt:          q.revokeGatewayTokenStmt,
+		revokeServiceAccountStmt:        q.revokeServiceAccountStmt,
+		serviceAccountByHashStmt:        q.serviceAccountByHashStmt,
 		setActiveRunStmt:                q.setActiveRunStmt,
 		setConversationHeadStmt:         q.setConversationHeadStmt,
 		setProviderKeyEnabledStmt:       q.setProviderKeyEnabledStmt,
@@ -1421,7 +1538,9 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		storedMessagesStmt:              q.storedMessagesStmt,
 		toolRoundResultsStmt:            q.toolRoundResultsStmt,
 		touchGatewayTokenStmt:           q.touchGatewayTokenStmt,
+		touchServiceAccountStmt:         q.touchServiceAccountStmt,
 		touchToolRoundStmt:              q.touchToolRoundStmt,
+		updateDirectoryEntryStmt:        q.updateDirectoryEntryStmt,
 		updateMemoryStmt:                q.updateMemoryStmt,
 		upsertAliasStmt:                 q.upsertAliasStmt,
 		upsertCallRecordStmt:            q.upsertCallRecordStmt,
@@ -1433,6 +1552,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		upsertTabFateStmt:               q.upsertTabFateStmt,
 		upsertTeamStmt:                  q.upsertTeamStmt,
 		upsertTeamChoiceStmt:            q.upsertTeamChoiceStmt,
+		upsertUserCutoffStmt:            q.upsertUserCutoffStmt,
 		upsertUserGroupsStmt:            q.upsertUserGroupsStmt,
 	}
 }

@@ -163,6 +163,19 @@ type DeploymentFingerprint struct {
 	UpdatedAt   int64
 }
 
+type DirectoryEntry struct {
+	Kind       string
+	ID         string
+	Name       string
+	NameKey    string
+	ExternalID string
+	Active     int64
+	Members    string
+	Attributes string
+	CreatedAt  int64
+	UpdatedAt  int64
+}
+
 type GatewayToken struct {
 	ID         string
 	UserID     string
@@ -327,6 +340,19 @@ type RunLease struct {
 	ExpiresAt int64
 }
 
+type ServiceAccount struct {
+	ID         string
+	Name       string
+	Role       string
+	CreatedBy  string
+	Hash       []byte
+	Hint       string
+	CreatedAt  int64
+	ExpiresAt  int64
+	LastUsedAt int64
+	RevokedAt  int64
+}
+
 type Setting struct {
 	Name      string
 	Value     string
@@ -377,6 +403,12 @@ type UsageCounter struct {
 	Period     string
 	Tokens     int64
 	CostMicros int64
+}
+
+type UserCutoff struct {
+	UserID  string
+	Blocked int64
+	CutAt   int64
 }
 
 type UserGroup struct {
