@@ -58,6 +58,7 @@ type Tx interface {
 	cloudUsageRows
 	memoryRows
 	modelMappingRows
+	budgetLimitRows
 }
 
 // ConversationRow is the head pointer row of a conversation.
