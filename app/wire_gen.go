@@ -55,13 +55,6 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		return nil, nil, err
 	}
 	metrics := NewMetrics()
-	budgets, err := NewBudgets(cfg, store, settings, logger)
-	if err != nil {
-		cleanup3()
-		cleanup2()
-		cleanup()
-		return nil, nil, err
-	}
 	gate, err := NewAuthGate(ctx, cfg, ring, store, logger)
 	if err != nil {
 		cleanup3()
@@ -70,6 +63,13 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		return nil, nil, err
 	}
 	policy, err := NewEgress(ctx, cfg, gate, logger)
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	budgets, cleanup4, err := NewBudgets(ctx, cfg, store, settings, auditor, ring, policy, logger)
 	if err != nil {
 		cleanup3()
 		cleanup2()
@@ -88,34 +88,17 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		Egress:   policy,
 	}
 	modelProvider := NewModelProvider(modelProviderOptions)
-	engine, cleanup4, err := NewEngine(cfg, cursorStores, modelProvider, metrics, tracing, logger)
+	engine, cleanup5, err := NewEngine(cfg, cursorStores, modelProvider, metrics, tracing, logger)
 	if err != nil {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
 	publishing := NewPublishing(store)
-	recorder, cleanup5 := NewCloudLedger(store, metrics, logger)
+	recorder, cleanup6 := NewCloudLedger(store, metrics, logger)
 	forwarder, err := NewUpstream(cfg, policy, recorder, logger)
-	if err != nil {
-		cleanup5()
-		cleanup4()
-		cleanup3()
-		cleanup2()
-		cleanup()
-		return nil, nil, err
-	}
-	sealedRelay, cleanup6, err := OpenAppendRelay(ctx, cfg, ring, logger)
-	if err != nil {
-		cleanup5()
-		cleanup4()
-		cleanup3()
-		cleanup2()
-		cleanup()
-		return nil, nil, err
-	}
-	authority, err := OpenCA(cfg, dataDir)
 	if err != nil {
 		cleanup6()
 		cleanup5()
@@ -125,8 +108,30 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	agentListener, cleanup7, err := OpenAgentListener(cfg, gate, authority)
+	sealedRelay, cleanup7, err := OpenAppendRelay(ctx, cfg, ring, logger)
 	if err != nil {
+		cleanup6()
+		cleanup5()
+		cleanup4()
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	authority, err := OpenCA(cfg, dataDir)
+	if err != nil {
+		cleanup7()
+		cleanup6()
+		cleanup5()
+		cleanup4()
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	agentListener, cleanup8, err := OpenAgentListener(cfg, gate, authority)
+	if err != nil {
+		cleanup7()
 		cleanup6()
 		cleanup5()
 		cleanup4()
@@ -137,6 +142,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	}
 	webTools, err := NewWebTools(cfg, policy, logger)
 	if err != nil {
+		cleanup8()
 		cleanup7()
 		cleanup6()
 		cleanup5()
@@ -168,8 +174,9 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		Memories:      memoriesService,
 		Logger:        logger,
 	}
-	server, cleanup8, err := NewCursorServer(cursorServerOptions)
+	server, cleanup9, err := NewCursorServer(cursorServerOptions)
 	if err != nil {
+		cleanup8()
 		cleanup7()
 		cleanup6()
 		cleanup5()
@@ -182,6 +189,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	cursorRoutes := NewCursorRoutes(server)
 	proxyEndpoint, err := NewProxyEndpoint(cfg, logger)
 	if err != nil {
+		cleanup9()
 		cleanup8()
 		cleanup7()
 		cleanup6()
@@ -254,6 +262,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	}
 	v2, err := NewCursorProxy(cursorProxyOptions)
 	if err != nil {
+		cleanup9()
 		cleanup8()
 		cleanup7()
 		cleanup6()
@@ -275,6 +284,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	}
 	replicaChecked, err := CheckReplica(ctx, replicaCheckOptions)
 	if err != nil {
+		cleanup9()
 		cleanup8()
 		cleanup7()
 		cleanup6()
@@ -300,6 +310,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	}
 	keygate := NewKeygate(keygateParts)
 	return keygate, func() {
+		cleanup9()
 		cleanup8()
 		cleanup7()
 		cleanup6()
