@@ -272,11 +272,11 @@ func (p budgetProvider) Stream(ctx context.Context, call ports.ModelCall) (ports
 // budgetStream remembers the last usage event and records it once.
 type budgetStream struct {
 	ports.ModelStream
-	b           *Budgets
-	user, team  string
-	model       string
-	usage       *llm.Usage
-	recorded    bool
+	b          *Budgets
+	user, team string
+	model      string
+	usage      *llm.Usage
+	recorded   bool
 }
 
 func (s *budgetStream) Next() bool {
