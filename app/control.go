@@ -268,6 +268,8 @@ func NewControlRoutes(o ControlRoutesOptions) ControlRoutes {
 		Conversations: conversations,
 		Memories:      appcontrol.NewMemories(store.Memories()),
 		Mappings:      appcontrol.NewMappings(store.ModelMappings(), store.Stores().ModelConfigs, store.Routing()),
+		Budgets:       o.Budgets,
+		BudgetAlerts:  o.Budgets.Alerts(),
 		Setup:         cursorSetup(o.Endpoint, o.Web, o.Publishing),
 		Console:       console.Dist(),
 		Guard:         o.Gate.Guard,
@@ -298,6 +300,8 @@ type ControlRoutesOptions struct {
 	Publishing *appcontrol.Publishing
 	TabModel   *appcontrol.TabModel
 	Features   *appcontrol.FeatureModels
+	// Budgets is nil when budgets are off (NewBudgets).
+	Budgets *company.Budgets
 }
 
 // NewRetention deletes the details of detailed calls, the prompts kept of

@@ -229,6 +229,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		Publishing:   publishing,
 		TabModel:     v,
 		Features:     featureModels,
+		Budgets:      budgets,
 	}
 	controlRoutes := NewControlRoutes(controlRoutesOptions)
 	tokens := NewTokens(cfg, store, auditor)

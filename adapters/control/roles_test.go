@@ -31,6 +31,7 @@ func everyProcedure() []string {
 		controlv1.File_control_v1_dashboard_proto, controlv1.File_control_v1_model_proto,
 		controlv1.File_control_v1_setting_proto, controlv1.File_control_v1_setup_proto,
 		controlv1.File_control_v1_memory_proto, controlv1.File_control_v1_mapping_proto,
+		controlv1.File_control_v1_budget_proto,
 	} {
 		for i := range f.Services().Len() {
 			svc := f.Services().Get(i)
@@ -58,6 +59,11 @@ var adminProcedures = map[string]bool{
 	"/keygate.control.v1.SettingService/SetFeatureModel":         true,
 	"/keygate.control.v1.ModelMappingService/SetModelMapping":    true,
 	"/keygate.control.v1.ModelMappingService/DeleteModelMapping": true,
+	"/keygate.control.v1.BudgetService/ListBudgetLimits":         true,
+	"/keygate.control.v1.BudgetService/SetBudgetLimits":          true,
+	"/keygate.control.v1.BudgetService/DeleteBudgetLimits":       true,
+	"/keygate.control.v1.BudgetService/GetBudgetAlerts":          true,
+	"/keygate.control.v1.BudgetService/SetBudgetAlerts":          true,
 }
 
 // post calls procedure with an empty Connect JSON message and returns the
@@ -78,7 +84,7 @@ var _ = Describe("Roles on the control API", func() {
 	admin := access.Principal{Identity: identity.Identity{UserID: "root"}, Role: access.Admin}
 
 	It("lists every procedure the matrix covers", func() {
-		Expect(everyProcedure()).To(HaveLen(28))
+		Expect(everyProcedure()).To(HaveLen(34))
 		for p := range adminProcedures {
 			Expect(everyProcedure()).To(ContainElement(p))
 		}

@@ -8,6 +8,7 @@ import (
 	"connectrpc.com/connect"
 	"go.uber.org/zap"
 
+	"keygate/app/company"
 	appcontrol "keygate/app/control"
 	"keygate/gen/keygate/control/v1/controlv1connect"
 )
@@ -41,6 +42,10 @@ type Options struct {
 	// Mappings put Cursor's model ids on Keygate models; nil leaves
 	// ModelMappingService unimplemented.
 	Mappings *appcontrol.Mappings
+	// Budgets and BudgetAlerts are the budget limits and their alerts; nil
+	// answers FailedPrecondition (budgets are off).
+	Budgets      *company.Budgets
+	BudgetAlerts *company.Alerts
 	// Setup answers the Connect Cursor page.
 	Setup   func(ctx context.Context) (Setup, error)
 	Console fs.FS
@@ -93,6 +98,7 @@ func Routes(o Options) map[string]http.Handler {
 	} else {
 		add(controlv1connect.NewModelMappingServiceHandler(controlv1connect.UnimplementedModelMappingServiceHandler{}, limit))
 	}
+	add(controlv1connect.NewBudgetServiceHandler(&budgetService{budgets: o.Budgets, alerts: o.BudgetAlerts, log: log}, limit))
 	setup := o.Setup
 	if setup == nil {
 		setup = func(context.Context) (Setup, error) { return Setup{}, nil }

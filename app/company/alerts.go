@@ -61,6 +61,14 @@ func NewAlerts(claims ports.BudgetLimitStore, settings ports.SettingStore, box p
 // AlertWith sends budget alerts through a.
 func (b *Budgets) AlertWith(a *Alerts) { b.alerts = a }
 
+// Alerts returns the alerts set with AlertWith; nil for nil budgets.
+func (b *Budgets) Alerts() *Alerts {
+	if b == nil {
+		return nil
+	}
+	return b.alerts
+}
+
 type alertSetting struct {
 	// Sealed is the webhook URL sealed by the SecretBox, base64.
 	Sealed string `json:"sealed_url"`
