@@ -8,6 +8,7 @@ import { CallDetailPage } from "./pages/CallDetail";
 import { DashboardPage } from "./pages/Dashboard";
 import { ConversationsPage } from "./pages/Conversations";
 import { MemoriesPage } from "./pages/Memories";
+import { BudgetsPage } from "./pages/Budgets";
 import { SettingsPage } from "./pages/Settings";
 import { AccessPage } from "./pages/Access";
 import { CursorCloudPage } from "./pages/CursorCloud";
@@ -26,6 +27,7 @@ const nav = [
   { path: "/conversations", label: "Conversations" },
   { path: "/cursor-cloud", label: "Cursor cloud" },
   { path: "/memories", label: "Memories" },
+  { path: "/budgets", label: "Budgets" },
   { path: "/access", label: "Access" },
   { path: "/settings", label: "Settings" },
 ];
@@ -41,6 +43,7 @@ function route(path: string) {
     case "/calls": return <CallsPage />;
     case "/conversations": return <ConversationsPage />;
     case "/memories": return <MemoriesPage />;
+    case "/budgets": return <BudgetsPage />;
     case "/settings": return <SettingsPage />;
     case "/access": return <AccessPage />;
     case "/cursor-cloud": return <CursorCloudPage />;

@@ -12,6 +12,7 @@ import { ProviderService } from "./gen/control/v1/provider_pb";
 import { AliasService } from "./gen/control/v1/alias_pb";
 import { MemoryService } from "./gen/control/v1/memory_pb";
 import { ModelMappingService } from "./gen/control/v1/mapping_pb";
+import { BudgetService } from "./gen/control/v1/budget_pb";
 
 const transport = createConnectTransport({ baseUrl: window.location.origin });
 
@@ -25,6 +26,7 @@ export const providers = createClient(ProviderService, transport);
 export const aliases = createClient(AliasService, transport);
 export const memories = createClient(MemoryService, transport);
 export const mappings = createClient(ModelMappingService, transport);
+export const budgets = createClient(BudgetService, transport);
 
 // describe turns an error into a sentence that says what to do. The server
 // already phrases its messages that way; transport failures get advice here.
