@@ -217,7 +217,7 @@ func (a *Alerts) check(ctx context.Context, b *Budgets, scope budget.Scope, coun
 				break
 			}
 			if first {
-				a.send(hook, AlertText(scope, p.limit, t, p.used, p.max))
+				a.send(ctx, hook, AlertText(scope, p.limit, t, p.used, p.max))
 			}
 			// A higher threshold passed implies the lower: its alert is
 			// claimed by then or not worth sending late.
@@ -226,8 +226,9 @@ func (a *Alerts) check(ctx context.Context, b *Budgets, scope budget.Scope, coun
 	}
 }
 
-// send posts text in the background: a slow webhook never delays a turn.
-func (a *Alerts) send(hook, text string) {
+// send posts text in the background, past the end of ctx (the call that
+// counted the usage): a slow webhook never delays a turn.
+func (a *Alerts) send(ctx context.Context, hook, text string) {
 	body, err := json.Marshal(map[string]string{"text": text})
 	if err != nil {
 		return
@@ -235,7 +236,7 @@ func (a *Alerts) send(hook, text string) {
 	a.sending.Add(1)
 	go func() {
 		defer a.sending.Done()
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 		defer cancel()
 		if err := a.post.PostWebhook(ctx, hook, body); err != nil {
 			a.log.Warn("budget alert not delivered", zap.String("text", text), zap.Error(err))
