@@ -273,3 +273,37 @@ func consolePrices(settings *appcontrol.Settings) func(string) budget.Price {
 		return company.PriceFromUSD(p.Input, p.Output, p.CacheRead, p.CacheWrite)
 	}
 }
+
+// ImportBudgets is `keygate budgets import FILE`: it stores the file's
+// default and per-user limits in the configured database, replacing those
+// scopes' limits (others stay), and adds its prices to the console's for
+// models without one. Running replicas apply the change within
+// company.LimitsRefresh. It returns how many scopes it stored.
+func ImportBudgets(ctx context.Context, cfg config.Config, dir DataDir, path string, logger *zap.Logger) (int, error) {
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		return 0, fmt.Errorf("read budget policy: %w", err)
+	}
+	file, err := company.ParseBudgetPolicy(doc)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
+	}
+	store, closeStore, err := OpenStore(ctx, cfg, logger, dir)
+	if err != nil {
+		return 0, err
+	}
+	defer closeStore()
+	auditor := NewAuditor(store)
+	settings, err := LoadSettings(ctx, store, auditor)
+	if err != nil {
+		return 0, err
+	}
+	b := store.Budgets()
+	budgets := company.NewBudgets(b, b, run.SystemClock{}, company.BudgetPolicy{}, logger)
+	budgets.FollowLimitsIn(store.BudgetLimits(), auditor)
+	n, err := budgets.Import(ctx, file)
+	if err != nil {
+		return 0, err
+	}
+	return n, importPrices(ctx, settings, file.Prices)
+}

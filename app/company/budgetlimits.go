@@ -261,6 +261,20 @@ func (b *Budgets) ImportIfEmpty(ctx context.Context, p BudgetPolicy) (bool, erro
 	if rev != 0 {
 		return false, nil
 	}
+	if _, err := b.Import(ctx, p); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// Import stores the policy's default and per-user limits, replacing those
+// scopes' limits and leaving the others (`keygate budgets import`, run by
+// someone with the database's credentials), audited as budget.import by
+// System. It returns how many scopes it stored.
+func (b *Budgets) Import(ctx context.Context, p BudgetPolicy) (int, error) {
+	if b.store == nil {
+		return 0, ErrNoLimitStore
+	}
 	now := b.clock.Now()
 	rows := []budget.ScopedLimits{{Scope: budget.Scope{Kind: budget.ScopeDefault}, Limits: p.Default}}
 	for u, l := range p.PerUser {
@@ -268,7 +282,7 @@ func (b *Budgets) ImportIfEmpty(ctx context.Context, p BudgetPolicy) (bool, erro
 	}
 	for _, r := range rows {
 		if _, err := b.store.PutBudgetLimits(ctx, r, now); err != nil {
-			return false, fmt.Errorf("import budget policy: %w", err)
+			return 0, fmt.Errorf("import budget policy: %w", err)
 		}
 	}
 	if b.audit != nil {
@@ -276,7 +290,7 @@ func (b *Budgets) ImportIfEmpty(ctx context.Context, p BudgetPolicy) (bool, erro
 			b.log.Error("budget import not audited", zap.Error(err))
 		}
 	}
-	return true, b.Refresh(ctx)
+	return len(rows), b.Refresh(ctx)
 }
 
 // Standing is a user's effective limits and usage now.
