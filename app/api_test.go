@@ -76,14 +76,15 @@ func newAPIStack(ctx context.Context, o apiStackOptions, providerURL string) api
 	auditor := app.NewAuditor(store)
 	settings, err := app.LoadSettings(ctx, store, auditor)
 	Expect(err).NotTo(HaveOccurred())
-	budgets, err := app.NewBudgets(cfg, store, settings, log)
-	Expect(err).NotTo(HaveOccurred())
 	gate, err := auth.New(ctx, authCfg, box, log)
 	Expect(err).NotTo(HaveOccurred())
 	policy, err := app.NewEgress(ctx, cfg, gate, log)
 	Expect(err).NotTo(HaveOccurred())
-	catalog := app.NewCatalog(store, box)
 	tm := app.NewTeams(gate, store, auditor)
+	budgets, stopBudgets, err := app.NewBudgets(ctx, cfg, store, settings, auditor, box, policy, tm, log)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(stopBudgets)
+	catalog := app.NewCatalog(store, box)
 	mp := app.NewModelProvider(app.ModelProviderOptions{Logger: log, Store: store, Settings: settings, Metrics: app.NewMetrics(),
 		Tracing: tracing.NewWithProcessor(tracetest.NewSpanRecorder(), "test"), Budgets: budgets, Egress: policy, Catalog: catalog, Auditor: auditor,
 		Teams: tm})

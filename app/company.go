@@ -3,20 +3,25 @@ package app
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
 
 	"keygate/adapters/auth"
 	"keygate/adapters/control"
+	"keygate/adapters/egress"
 	"keygate/adapters/metrics"
 	"keygate/adapters/relstore"
 	"keygate/adapters/secret"
 	"keygate/adapters/tracing"
+	"keygate/adapters/webhook"
 	"keygate/app/company"
+	"keygate/app/teams"
 	"keygate/app/config"
 	appcontrol "keygate/app/control"
 	"keygate/app/run"
@@ -167,30 +172,112 @@ func NewTenancy(store *relstore.Store) *company.Tenancy {
 	return company.NewTenancy(store.Owners())
 }
 
-// NewBudgets loads the budget policy named by the configuration, or
-// returns nil (no limits, and no per-call counting) when none is. Prices
-// come from the policy, else from the console's price settings.
-func NewBudgets(cfg config.Config, store *relstore.Store, settings *appcontrol.Settings, logger *zap.Logger) (*company.Budgets, error) {
-	if cfg.BudgetsFile == "" {
-		return nil, nil
+// NewBudgets enforces budgets in company mode, and on a laptop given a
+// budgets file; otherwise it returns nil (no limits, and no per-call
+// counting). The limits live in the database, edited in the console and
+// the control API; each replica reads their revision every
+// company.LimitsRefresh and reloads them when it moved, so a change
+// applies everywhere within about a second. A budgets file
+// (KEYGATE_BUDGETS_FILE) is an import: its limits and prices are stored at
+// start when the database never held limits, and ignored (logged) once it
+// does; its leaseSeconds still applies. Usage is also charged to the
+// user's team (the teams use case's charged team in company mode, else the
+// first recorded group) and alerts go to the webhook set in the
+// console, through the outbound policy.
+func NewBudgets(ctx context.Context, cfg config.Config, store *relstore.Store, settings *appcontrol.Settings, auditor *company.Auditor,
+	box *secret.Ring, policy *egress.Policy, tm *teams.Service, logger *zap.Logger) (*company.Budgets, func(), error) {
+	companyMode := cfg.Auth.Mode != "" && !strings.EqualFold(cfg.Auth.Mode, "local")
+	if cfg.BudgetsFile == "" && !companyMode {
+		return nil, func() {}, nil
 	}
-	doc, err := os.ReadFile(cfg.BudgetsFile)
-	if err != nil {
-		return nil, fmt.Errorf("read budget policy: %w", err)
-	}
-	policy, err := company.ParseBudgetPolicy(doc)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", cfg.BudgetsFile, err)
-	}
-	if len(policy.Prices) == 0 {
-		policy.PriceOf = consolePrices(settings)
+	var file company.BudgetPolicy
+	if cfg.BudgetsFile != "" {
+		doc, err := os.ReadFile(cfg.BudgetsFile)
+		if err != nil {
+			return nil, nil, fmt.Errorf("read budget policy: %w", err)
+		}
+		if file, err = company.ParseBudgetPolicy(doc); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", cfg.BudgetsFile, err)
+		}
 	}
 	b := store.Budgets()
-	logger.Info("budgets enforced", zap.String("policy", cfg.BudgetsFile),
-		zap.Int("users_with_own_limits", len(policy.PerUser)))
-	budgets := company.NewBudgets(b, b, run.SystemClock{}, policy, logger)
+	budgets := company.NewBudgets(b, b, run.SystemClock{}, company.BudgetPolicy{PriceOf: consolePrices(settings), LeaseTTL: file.LeaseTTL}, logger)
 	budgets.LimitRatesWith(store.Routing())
-	return budgets, nil
+	budgets.FollowLimitsIn(store.BudgetLimits(), auditor)
+	if tm != nil {
+		// The team the teams use case charges: the user's choice, else their
+		// first group an administrator marked as a team.
+		budgets.ChargeTeamsWith(tm.ChargedTeam)
+	} else {
+		budgets.ChargeTeamsWith(firstGroup(store.Memberships()))
+	}
+	budgets.AlertWith(company.NewAlerts(store.BudgetLimits(), store.Stores().Settings, box, webhook.New(policy.HTTPClient()),
+		run.SystemClock{}, auditor, logger))
+	if cfg.BudgetsFile != "" {
+		imported, err := budgets.ImportIfEmpty(ctx, file)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", cfg.BudgetsFile, err)
+		}
+		if imported {
+			if err := importPrices(ctx, settings, file.Prices); err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", cfg.BudgetsFile, err)
+			}
+			logger.Info("budgets file imported into the database; edit the limits in the console from now on",
+				zap.String("file", cfg.BudgetsFile), zap.Int("users_with_own_limits", len(file.PerUser)))
+		} else {
+			logger.Info("budgets file not imported: the database holds budget limits already (the console edits them)",
+				zap.String("file", cfg.BudgetsFile))
+		}
+	}
+	if err := budgets.Refresh(ctx); err != nil {
+		return nil, nil, err
+	}
+	watch, stop := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		budgets.Watch(watch, company.LimitsRefresh)
+	}()
+	return budgets, func() { stop(); <-done }, nil
+}
+
+// firstGroup charges a user to the first group their identity provider
+// asserted, as the console last saw them; none when nothing was recorded.
+func firstGroup(m ports.MembershipStore) company.ChargedTeam {
+	return func(ctx context.Context, userID string) (string, error) {
+		groups, _, err := m.Groups(ctx, userID)
+		if errors.Is(err, ports.ErrNotFound) || len(groups) == 0 {
+			return "", nil
+		}
+		if err != nil {
+			return "", err
+		}
+		return groups[0], nil
+	}
+}
+
+// importPrices adds a budgets file's prices to the console's, for the
+// models the console does not price yet.
+func importPrices(ctx context.Context, settings *appcontrol.Settings, prices map[string]budget.Price) error {
+	if len(prices) == 0 {
+		return nil
+	}
+	cur, err := settings.Load(ctx)
+	if err != nil {
+		return err
+	}
+	have := map[string]bool{}
+	for _, p := range cur.Prices {
+		have[p.ModelID] = true
+	}
+	for model, p := range prices {
+		if !have[model] {
+			cur.Prices = append(cur.Prices, appcontrol.Price{ModelID: model, Input: float64(p.Input) / 1e6, Output: float64(p.Output) / 1e6,
+				CacheRead: float64(p.CacheRead) / 1e6, CacheWrite: float64(p.CacheWrite) / 1e6})
+		}
+	}
+	_, err = settings.Update(ctx, cur)
+	return err
 }
 
 // consolePrices prices a model from the console's settings (USD per
@@ -203,4 +290,38 @@ func consolePrices(settings *appcontrol.Settings) func(string) budget.Price {
 		}
 		return company.PriceFromUSD(p.Input, p.Output, p.CacheRead, p.CacheWrite)
 	}
+}
+
+// ImportBudgets is `keygate budgets import FILE`: it stores the file's
+// default and per-user limits in the configured database, replacing those
+// scopes' limits (others stay), and adds its prices to the console's for
+// models without one. Running replicas apply the change within
+// company.LimitsRefresh. It returns how many scopes it stored.
+func ImportBudgets(ctx context.Context, cfg config.Config, dir DataDir, path string, logger *zap.Logger) (int, error) {
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		return 0, fmt.Errorf("read budget policy: %w", err)
+	}
+	file, err := company.ParseBudgetPolicy(doc)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
+	}
+	store, closeStore, err := OpenStore(ctx, cfg, logger, dir)
+	if err != nil {
+		return 0, err
+	}
+	defer closeStore()
+	auditor := NewAuditor(store)
+	settings, err := LoadSettings(ctx, store, auditor)
+	if err != nil {
+		return 0, err
+	}
+	b := store.Budgets()
+	budgets := company.NewBudgets(b, b, run.SystemClock{}, company.BudgetPolicy{}, logger)
+	budgets.FollowLimitsIn(store.BudgetLimits(), auditor)
+	n, err := budgets.Import(ctx, file)
+	if err != nil {
+		return 0, err
+	}
+	return n, importPrices(ctx, settings, file.Prices)
 }

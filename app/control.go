@@ -283,6 +283,8 @@ func NewControlRoutes(o ControlRoutesOptions) ControlRoutes {
 		Guard:           o.Gate.Guard,
 		Logger:          o.Logger,
 		ServiceAccounts: o.ServiceAccounts,
+		Budgets:         o.Budgets,
+		BudgetAlerts:    o.Budgets.Alerts(),
 	})
 }
 
@@ -313,6 +315,8 @@ type ControlRoutesOptions struct {
 	Features   *appcontrol.FeatureModels
 	// Teams is nil on a laptop: no TeamService, spend in no team.
 	Teams *teams.Service
+	// Budgets is nil when budgets are off (NewBudgets).
+	Budgets *company.Budgets
 }
 
 // NewRetention deletes the details of detailed calls, the prompts kept of

@@ -220,6 +220,7 @@ func NewCursorServer(o CursorServerOptions) (*cursor.Server, func(), error) {
 	}
 	if o.Budgets != nil {
 		opts.Admit = o.Budgets.HoldTurn
+		opts.Notice = o.Budgets.TurnNotice
 	}
 	srv := cursor.New(handler, opts, o.Logger.Named("cursor"))
 	return srv, func() {

@@ -86,12 +86,13 @@ func newStack(ctx context.Context, o stackOptions, providerURL string) (ts *http
 		o.rec = tracetest.NewSpanRecorder()
 	}
 	tr := tracing.NewWithProcessor(o.rec, "test")
-	budgets, err := app.NewBudgets(cfg, store, settings, log)
-	Expect(err).NotTo(HaveOccurred())
 	gate, err := auth.New(ctx, authCfg, box, log)
 	Expect(err).NotTo(HaveOccurred())
 	policy, err := app.NewEgress(ctx, cfg, gate, log)
 	Expect(err).NotTo(HaveOccurred())
+	budgets, stopBudgets, err := app.NewBudgets(ctx, cfg, store, settings, auditor, box, policy, nil, log)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(stopBudgets)
 	catalog := app.NewCatalog(store, box)
 	mp := app.NewModelProvider(app.ModelProviderOptions{Logger: log, Store: store, Settings: settings, Metrics: m,
 		Tracing: tr, Budgets: budgets, Egress: policy, Catalog: catalog, Auditor: auditor})

@@ -55,13 +55,6 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		return nil, nil, err
 	}
 	metrics := NewMetrics()
-	budgets, err := NewBudgets(cfg, store, settings, logger)
-	if err != nil {
-		cleanup3()
-		cleanup2()
-		cleanup()
-		return nil, nil, err
-	}
 	serviceAccounts := NewServiceAccounts(store, auditor)
 	gate, err := NewAuthGate(ctx, cfg, ring, store, serviceAccounts, logger)
 	if err != nil {
@@ -78,6 +71,13 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		return nil, nil, err
 	}
 	service := NewTeams(gate, store, auditor)
+	budgets, cleanup4, err := NewBudgets(ctx, cfg, store, settings, auditor, ring, policy, service, logger)
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
 	modelProviderOptions := ModelProviderOptions{
 		Logger:   logger,
 		Store:    store,
@@ -91,34 +91,17 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		Teams:    service,
 	}
 	modelProvider := NewModelProvider(modelProviderOptions)
-	engine, cleanup4, err := NewEngine(cfg, cursorStores, modelProvider, metrics, tracing, logger)
+	engine, cleanup5, err := NewEngine(cfg, cursorStores, modelProvider, metrics, tracing, logger)
 	if err != nil {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
 	publishing := NewPublishing(store)
-	recorder, cleanup5 := NewCloudLedger(store, metrics, logger)
+	recorder, cleanup6 := NewCloudLedger(store, metrics, logger)
 	forwarder, err := NewUpstream(cfg, policy, recorder, logger)
-	if err != nil {
-		cleanup5()
-		cleanup4()
-		cleanup3()
-		cleanup2()
-		cleanup()
-		return nil, nil, err
-	}
-	sealedRelay, cleanup6, err := OpenAppendRelay(ctx, cfg, ring, logger)
-	if err != nil {
-		cleanup5()
-		cleanup4()
-		cleanup3()
-		cleanup2()
-		cleanup()
-		return nil, nil, err
-	}
-	authority, err := OpenCA(cfg, dataDir)
 	if err != nil {
 		cleanup6()
 		cleanup5()
@@ -128,8 +111,30 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
-	agentListener, cleanup7, err := OpenAgentListener(cfg, gate, authority)
+	sealedRelay, cleanup7, err := OpenAppendRelay(ctx, cfg, ring, logger)
 	if err != nil {
+		cleanup6()
+		cleanup5()
+		cleanup4()
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	authority, err := OpenCA(cfg, dataDir)
+	if err != nil {
+		cleanup7()
+		cleanup6()
+		cleanup5()
+		cleanup4()
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	agentListener, cleanup8, err := OpenAgentListener(cfg, gate, authority)
+	if err != nil {
+		cleanup7()
 		cleanup6()
 		cleanup5()
 		cleanup4()
@@ -140,6 +145,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	}
 	webTools, err := NewWebTools(cfg, policy, logger)
 	if err != nil {
+		cleanup8()
 		cleanup7()
 		cleanup6()
 		cleanup5()
@@ -172,8 +178,9 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		Teams:         service,
 		Logger:        logger,
 	}
-	server, cleanup8, err := NewCursorServer(cursorServerOptions)
+	server, cleanup9, err := NewCursorServer(cursorServerOptions)
 	if err != nil {
+		cleanup8()
 		cleanup7()
 		cleanup6()
 		cleanup5()
@@ -186,6 +193,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	cursorRoutes := NewCursorRoutes(server)
 	proxyEndpoint, err := NewProxyEndpoint(cfg, logger)
 	if err != nil {
+		cleanup9()
 		cleanup8()
 		cleanup7()
 		cleanup6()
@@ -227,6 +235,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		TabModel:        v,
 		Features:        featureModels,
 		Teams:           service,
+		Budgets:         budgets,
 	}
 	controlRoutes := NewControlRoutes(controlRoutesOptions)
 	tokens := NewTokens(cfg, store, auditor)
@@ -235,6 +244,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	apiRoutes := NewAPIRoutes(gate, tokens, gatewayService, logger)
 	scimRoutes, err := NewSCIMRoutes(cfg, store, auditor, logger)
 	if err != nil {
+		cleanup9()
 		cleanup8()
 		cleanup7()
 		cleanup6()
@@ -273,6 +283,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	}
 	v2, err := NewCursorProxy(cursorProxyOptions)
 	if err != nil {
+		cleanup9()
 		cleanup8()
 		cleanup7()
 		cleanup6()
@@ -294,6 +305,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	}
 	replicaChecked, err := CheckReplica(ctx, replicaCheckOptions)
 	if err != nil {
+		cleanup9()
 		cleanup8()
 		cleanup7()
 		cleanup6()
@@ -319,6 +331,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 	}
 	keygate := NewKeygate(keygateParts)
 	return keygate, func() {
+		cleanup9()
 		cleanup8()
 		cleanup7()
 		cleanup6()

@@ -42,6 +42,13 @@ var adminOnly = map[string]bool{
 	// Which Cursor model ids run on Keygate is configuration.
 	controlv1connect.ModelMappingServiceSetModelMappingProcedure:    true,
 	controlv1connect.ModelMappingServiceDeleteModelMappingProcedure: true,
+	// Budgets: a member reads only their own standing (the use case
+	// scopes it); limits and alerts are configuration.
+	controlv1connect.BudgetServiceListBudgetLimitsProcedure:   true,
+	controlv1connect.BudgetServiceSetBudgetLimitsProcedure:    true,
+	controlv1connect.BudgetServiceDeleteBudgetLimitsProcedure: true,
+	controlv1connect.BudgetServiceGetBudgetAlertsProcedure:    true,
+	controlv1connect.BudgetServiceSetBudgetAlertsProcedure:    true,
 	// Teams and their allow-lists are configuration; the list of every
 	// team's members is not a member's to read (GetMyTeams is theirs).
 	controlv1connect.TeamServiceListTeamsProcedure:  true,

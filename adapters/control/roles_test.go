@@ -34,6 +34,7 @@ func everyProcedure() []string {
 		controlv1.File_control_v1_team_proto,
 		controlv1.File_control_v1_provider_proto, controlv1.File_control_v1_alias_proto,
 		controlv1.File_control_v1_serviceaccount_proto,
+		controlv1.File_control_v1_budget_proto,
 	} {
 		for i := range f.Services().Len() {
 			svc := f.Services().Get(i)
@@ -61,6 +62,11 @@ var adminProcedures = map[string]bool{
 	"/keygate.control.v1.SettingService/SetFeatureModel":         true,
 	"/keygate.control.v1.ModelMappingService/SetModelMapping":    true,
 	"/keygate.control.v1.ModelMappingService/DeleteModelMapping": true,
+	"/keygate.control.v1.BudgetService/ListBudgetLimits":         true,
+	"/keygate.control.v1.BudgetService/SetBudgetLimits":          true,
+	"/keygate.control.v1.BudgetService/DeleteBudgetLimits":       true,
+	"/keygate.control.v1.BudgetService/GetBudgetAlerts":          true,
+	"/keygate.control.v1.BudgetService/SetBudgetAlerts":          true,
 	"/keygate.control.v1.TeamService/ListTeams":                  true,
 	"/keygate.control.v1.TeamService/PutTeam":                    true,
 	"/keygate.control.v1.TeamService/DeleteTeam":                 true,
@@ -118,7 +124,7 @@ var _ = Describe("Roles on the control API", func() {
 	admin := access.Principal{Identity: identity.Identity{UserID: "root"}, Role: access.Admin}
 
 	It("lists every procedure the matrix covers", func() {
-		Expect(everyProcedure()).To(HaveLen(51))
+		Expect(everyProcedure()).To(HaveLen(57))
 		for p := range adminProcedures {
 			Expect(everyProcedure()).To(ContainElement(p))
 		}

@@ -8,6 +8,7 @@ import (
 	"connectrpc.com/connect"
 	"go.uber.org/zap"
 
+	"keygate/app/company"
 	appcontrol "keygate/app/control"
 	"keygate/app/teams"
 	"keygate/gen/keygate/control/v1/controlv1connect"
@@ -50,6 +51,10 @@ type Options struct {
 	// ServiceAccounts manages the control API's keys; nil leaves
 	// ServiceAccountService unimplemented.
 	ServiceAccounts ServiceAccounts
+	// Budgets and BudgetAlerts are the budget limits and their alerts; nil
+	// answers FailedPrecondition (budgets are off).
+	Budgets      *company.Budgets
+	BudgetAlerts *company.Alerts
 	// Setup answers the Connect Cursor page.
 	Setup   func(ctx context.Context) (Setup, error)
 	Console fs.FS
@@ -117,6 +122,7 @@ func Routes(o Options) map[string]http.Handler {
 	} else {
 		add(controlv1connect.NewServiceAccountServiceHandler(controlv1connect.UnimplementedServiceAccountServiceHandler{}, limit))
 	}
+	add(controlv1connect.NewBudgetServiceHandler(&budgetService{budgets: o.Budgets, alerts: o.BudgetAlerts, log: log}, limit))
 	setup := o.Setup
 	if setup == nil {
 		setup = func(context.Context) (Setup, error) { return Setup{}, nil }

@@ -65,6 +65,9 @@ type Options struct {
 	// Admit, when set, decides whether a turn Keygate serves may run (a
 	// budget's concurrent-run slots).
 	Admit AdmitTurn
+	// Notice, when set with Admit, is asked once a turn is admitted for a
+	// line the user sees at its start (a budget's warning).
+	Notice TurnNotice
 	// Tab, when set, serves Cursor Tab (StreamCpp, CppConfig, their
 	// companions and CppService): locally while it names a model, relayed
 	// to Upstream unchanged while it names none (adapters/cursor/tab). nil:
@@ -107,7 +110,7 @@ func New(handler transport.RunHandler, opts Options, log *zap.Logger) *Server {
 		opts.Upstream = nil
 	}
 	if opts.Admit != nil {
-		handler = admittedTurns{next: handler, admit: opts.Admit}
+		handler = admittedTurns{next: handler, admit: opts.Admit, notice: opts.Notice}
 	}
 	if opts.Trace != nil {
 		handler = tracedTurns{next: handler, trace: opts.Trace}

@@ -24,6 +24,11 @@ type TraceTurn func(ctx context.Context, requestID, conversationID, model string
 // company.Budgets.HoldTurn is one.
 type AdmitTurn func(ctx context.Context, requestID, parentRequestID string) (release func(), err error)
 
+// TurnNotice returns a line to show the user at the start of an admitted
+// turn ("" for none), such as a budget's 80% warning.
+// company.Budgets.TurnNotice is one.
+type TurnNotice func(ctx context.Context) string
+
 // tracedTurns makes each turn the root span of a trace. The run layer
 // starts the turn's run with the context it is served with, so the spans
 // of the run's model calls and tool rounds nest under the turn's.
@@ -42,8 +47,9 @@ func (t tracedTurns) ServeRun(ctx context.Context, turn *transport.Turn) error {
 // admittedTurns lets a turn reach the run layer only once admit said yes,
 // and tells admit when it is over.
 type admittedTurns struct {
-	next  transport.RunHandler
-	admit AdmitTurn
+	next   transport.RunHandler
+	admit  AdmitTurn
+	notice TurnNotice
 }
 
 func (a admittedTurns) ServeRun(ctx context.Context, turn *transport.Turn) error {
@@ -56,5 +62,10 @@ func (a admittedTurns) ServeRun(ctx context.Context, turn *transport.Turn) error
 		return fmt.Errorf("admit turn: %w", err)
 	}
 	defer release()
+	if a.notice != nil {
+		if line := a.notice(ctx); line != "" {
+			ctx = agent.WithNotice(ctx, line)
+		}
+	}
 	return a.next.ServeRun(ctx, turn)
 }

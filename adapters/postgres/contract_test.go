@@ -70,3 +70,10 @@ var _ = porttest.DescribeModelMappingStores("PostgreSQL", func() ports.ModelMapp
 	DeferCleanup(db.Close)
 	return postgres.NewStore(db).ModelMappings()
 })
+
+var _ = porttest.DescribeBudgetLimitStores("PostgreSQL", func() ports.BudgetLimitStore {
+	db, err := postgres.Open(context.Background(), dsn, zap.NewNop())
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(db.Close)
+	return postgres.NewStore(db).BudgetLimits()
+})

@@ -61,6 +61,7 @@ type Tx interface {
 	teamRows
 	directoryRows
 	serviceAccountRows
+	budgetLimitRows
 }
 
 // ConversationRow is the head pointer row of a conversation.

@@ -71,3 +71,10 @@ var _ = porttest.DescribeModelMappingStores("SQLite", func() ports.ModelMappingS
 	DeferCleanup(db.Close)
 	return sqlite.NewStore(db).ModelMappings()
 })
+
+var _ = porttest.DescribeBudgetLimitStores("SQLite", func() ports.BudgetLimitStore {
+	db, err := sqlite.Open(context.Background(), GinkgoT().TempDir(), zap.NewNop())
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(db.Close)
+	return sqlite.NewStore(db).BudgetLimits()
+})

@@ -3,6 +3,7 @@ package company
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -39,6 +40,13 @@ type Budgets struct {
 	clock   ports.Clock
 	policy  BudgetPolicy
 	log     *zap.Logger
+	// limits is the replica's copy of the limits (the policy's, else the
+	// store's as of its last Refresh), swapped whole.
+	limits atomic.Pointer[limitSet]
+	store  ports.BudgetLimitStore
+	team   ChargedTeam
+	audit  *Auditor
+	alerts *Alerts
 }
 
 // LimitRatesWith counts each user's requests and tokens per minute in
@@ -50,12 +58,33 @@ func (b *Budgets) LimitRatesWith(windows ports.RateWindows) { b.windows = window
 // returns a *budget.ExceededError, counting nothing, when one of them has
 // no room left this minute.
 func (b *Budgets) Admit(ctx context.Context, userID string) error {
-	l := b.Limits(userID)
+	team, err := b.teamOf(ctx, userID)
+	if err != nil {
+		return err
+	}
+	return b.admit(ctx, userID, team)
+}
+
+// admit is Admit for userID charged to team: the user's window, then the
+// team's. A request the team refuses stays counted in the user's minute.
+func (b *Budgets) admit(ctx context.Context, userID, team string) error {
+	if err := b.admitWindow(ctx, budget.UserScope(userID), b.Limits(userID)); err != nil {
+		return err
+	}
+	if tl, ok := b.limits.Load().teams[team]; ok && team != "" {
+		if err := b.admitWindow(ctx, budget.TeamScope(team), tl); err != nil {
+			return teamExceeded(team, err)
+		}
+	}
+	return nil
+}
+
+func (b *Budgets) admitWindow(ctx context.Context, scope string, l budget.Limits) error {
 	if !l.PerMinute() || b.windows == nil {
 		return nil
 	}
 	now := b.clock.Now()
-	ok, requests, tokens, err := b.windows.Admit(ctx, budget.UserScope(userID), budget.MinuteStart(now),
+	ok, requests, tokens, err := b.windows.Admit(ctx, scope, budget.MinuteStart(now),
 		l.RequestsPerMinute, l.TokensPerMinute)
 	if err != nil {
 		return fmt.Errorf("check per-minute limits: %w", err)
@@ -77,38 +106,78 @@ func NewBudgets(counter ports.UsageCounter, leases ports.RunLeases, clock ports.
 	if policy.LeaseTTL <= 0 {
 		policy.LeaseTTL = 2 * time.Minute
 	}
-	return &Budgets{counter: counter, leases: leases, clock: clock, policy: policy, log: logger.Named("budget")}
+	b := &Budgets{counter: counter, leases: leases, clock: clock, policy: policy, log: logger.Named("budget")}
+	b.limits.Store(policySet(policy))
+	return b
 }
 
-// Limits returns userID's limits.
+// Limits returns userID's own limits: theirs, else the default.
 func (b *Budgets) Limits(userID string) budget.Limits {
-	if l, ok := b.policy.PerUser[userID]; ok {
-		return l
-	}
-	return b.policy.Default
+	l, _ := b.limits.Load().user(userID)
+	return l
 }
 
 // Check returns a *budget.ExceededError when userID may not make another
 // provider call now.
 func (b *Budgets) Check(ctx context.Context, userID string) error {
-	l := b.Limits(userID)
+	team, err := b.teamOf(ctx, userID)
+	if err != nil {
+		return err
+	}
+	return b.check(ctx, userID, team)
+}
+
+// check is Check for userID charged to team ("" for none): the user's own
+// limits against their usage, then the team's against its members'.
+func (b *Budgets) check(ctx context.Context, userID, team string) error {
+	now := b.clock.Now()
+	if err := b.checkCounter(ctx, userID, b.Limits(userID), now); err != nil {
+		return err
+	}
+	if tl, ok := b.limits.Load().teams[team]; ok && team != "" {
+		if err := b.checkCounter(ctx, budget.TeamScope(team), tl, now); err != nil {
+			return teamExceeded(team, err)
+		}
+	}
+	return nil
+}
+
+func (b *Budgets) checkCounter(ctx context.Context, counter string, l budget.Limits, now time.Time) error {
 	if l.TokensPerDay <= 0 && l.CostPerMonth <= 0 {
 		return nil
 	}
-	now := b.clock.Now()
-	tokens, _, err := b.counter.PeriodUsage(ctx, userID, budget.DayKey(now))
+	u, err := b.usage(ctx, counter, now)
 	if err != nil {
 		return fmt.Errorf("check budget: %w", err)
 	}
-	_, cost, err := b.counter.PeriodUsage(ctx, userID, budget.MonthKey(now))
+	return l.Check(u, now)
+}
+
+// usage reads counter's day tokens and month cost at now.
+func (b *Budgets) usage(ctx context.Context, counter string, now time.Time) (budget.Usage, error) {
+	tokens, _, err := b.counter.PeriodUsage(ctx, counter, budget.DayKey(now))
 	if err != nil {
-		return fmt.Errorf("check budget: %w", err)
+		return budget.Usage{}, err
 	}
-	return l.Check(budget.Usage{TokensToday: tokens, CostThisMonth: cost}, now)
+	_, cost, err := b.counter.PeriodUsage(ctx, counter, budget.MonthKey(now))
+	if err != nil {
+		return budget.Usage{}, err
+	}
+	return budget.Usage{TokensToday: tokens, CostThisMonth: cost}, nil
 }
 
 // Record counts a finished call's usage against userID's day and month.
 func (b *Budgets) Record(ctx context.Context, userID, model string, u llm.Usage) error {
+	team, err := b.teamOf(ctx, userID)
+	if err != nil {
+		return err
+	}
+	return b.record(ctx, userID, team, model, u)
+}
+
+// record is Record for userID charged to team: the team's counters add
+// the same, so a team's usage is the sum of its members' charged usage.
+func (b *Budgets) record(ctx context.Context, userID, team, model string, u llm.Usage) error {
 	price := b.policy.Prices[model]
 	if b.policy.PriceOf != nil {
 		price = b.policy.PriceOf(model)
@@ -118,12 +187,31 @@ func (b *Budgets) Record(ctx context.Context, userID, model string, u llm.Usage)
 		return nil
 	}
 	now := b.clock.Now()
+	set := b.limits.Load()
 	if b.windows != nil && b.Limits(userID).TokensPerMinute > 0 {
 		if err := b.windows.AddTokens(ctx, budget.UserScope(userID), budget.MinuteStart(now), tokens); err != nil {
 			return err
 		}
 	}
-	return b.counter.AddUsage(ctx, userID, []string{budget.DayKey(now), budget.MonthKey(now)}, tokens, cost)
+	periods := []string{budget.DayKey(now), budget.MonthKey(now)}
+	if err := b.counter.AddUsage(ctx, userID, periods, tokens, cost); err != nil {
+		return err
+	}
+	b.alerts.check(ctx, b, budget.Scope{Kind: budget.ScopeUser, ID: userID}, userID, b.Limits(userID), now)
+	if team == "" {
+		return nil
+	}
+	tl := set.teams[team]
+	if b.windows != nil && tl.TokensPerMinute > 0 {
+		if err := b.windows.AddTokens(ctx, budget.TeamScope(team), budget.MinuteStart(now), tokens); err != nil {
+			return err
+		}
+	}
+	if err := b.counter.AddUsage(ctx, budget.TeamScope(team), periods, tokens, cost); err != nil {
+		return err
+	}
+	b.alerts.check(ctx, b, budget.Scope{Kind: budget.ScopeTeam, ID: team}, budget.TeamScope(team), tl, now)
+	return nil
 }
 
 // StartRun takes one of userID's concurrent-run slots for runID, or
@@ -164,26 +252,31 @@ func (p budgetProvider) Stream(ctx context.Context, call ports.ModelCall) (ports
 	if !ok || id.Validate() != nil {
 		return nil, ErrNoCaller
 	}
-	if err := p.b.Check(ctx, id.UserID); err != nil {
+	team, err := p.b.teamOf(ctx, id.UserID)
+	if err != nil {
 		return nil, err
 	}
-	if err := p.b.Admit(ctx, id.UserID); err != nil {
+	if err := p.b.check(ctx, id.UserID, team); err != nil {
+		return nil, err
+	}
+	if err := p.b.admit(ctx, id.UserID, team); err != nil {
 		return nil, err
 	}
 	s, err := p.next.Stream(ctx, call)
 	if err != nil {
 		return nil, err
 	}
-	return &budgetStream{ModelStream: s, b: p.b, user: id.UserID, model: call.Request.Model}, nil
+	return &budgetStream{ModelStream: s, b: p.b, user: id.UserID, team: team, model: call.Request.Model}, nil
 }
 
 // budgetStream remembers the last usage event and records it once.
 type budgetStream struct {
 	ports.ModelStream
-	b           *Budgets
-	user, model string
-	usage       *llm.Usage
-	recorded    bool
+	b          *Budgets
+	user, team string
+	model      string
+	usage      *llm.Usage
+	recorded   bool
 }
 
 func (s *budgetStream) Next() bool {
@@ -209,7 +302,7 @@ func (s *budgetStream) record() {
 	}
 	s.recorded = true
 	// The call's context may be cancelled by now; the usage still counts.
-	if err := s.b.Record(context.Background(), s.user, s.model, *s.usage); err != nil {
+	if err := s.b.record(context.Background(), s.user, s.team, s.model, *s.usage); err != nil {
 		s.b.log.Warn("usage not counted", zap.String("user_id", s.user), zap.Error(err))
 	}
 }

@@ -21,6 +21,34 @@ type slot struct {
 	scope string
 	max   int
 	limit budget.Limit
+	// team names the team whose slot this is (its lease key is the run's
+	// with a suffix, so one run holds both); empty for the user's own.
+	team string
+}
+
+// lease is the lease key of s for a run whose own key is key.
+func (s slot) lease(key string) string {
+	if s.team == "" {
+		return key
+	}
+	return key + "\x1fteam"
+}
+
+// teamSlot is the run slot of userID's team, if the team limits its
+// concurrent runs.
+func (b *Budgets) teamSlot(ctx context.Context, userID string) ([]slot, error) {
+	set := b.limits.Load()
+	if len(set.teams) == 0 {
+		return nil, nil
+	}
+	team, err := b.teamOf(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	if tl, ok := set.teams[team]; ok && team != "" && tl.ConcurrentRuns > 0 {
+		return []slot{{scope: budget.TeamScope(team), max: tl.ConcurrentRuns, limit: budget.LimitConcurrentRuns, team: team}}, nil
+	}
+	return nil, nil
 }
 
 // HoldTurn holds a concurrent slot of the caller for a Cursor turn until
@@ -41,7 +69,11 @@ func (b *Budgets) HoldTurn(ctx context.Context, requestID, parentRequestID strin
 		return func() {}, nil
 	}
 	l := b.Limits(who.UserID)
-	if l.ConcurrentRuns <= 0 && l.SubagentLimit() <= 0 {
+	team, err := b.teamSlot(ctx, who.UserID)
+	if err != nil {
+		return nil, err
+	}
+	if l.ConcurrentRuns <= 0 && l.SubagentLimit() <= 0 && len(team) == 0 {
 		return func() {}, nil
 	}
 	s := slot{scope: who.UserID, max: l.ConcurrentRuns, limit: budget.LimitConcurrentRuns}
@@ -51,10 +83,10 @@ func (b *Budgets) HoldTurn(ctx context.Context, requestID, parentRequestID strin
 			return nil, fmt.Errorf("check the parent turn of %s: %w", requestID, err)
 		}
 		if live {
-			s = slot{scope: subagentScope(who.UserID), max: l.SubagentLimit(), limit: budget.LimitConcurrentSubagents}
+			s, team = slot{scope: subagentScope(who.UserID), max: l.SubagentLimit(), limit: budget.LimitConcurrentSubagents}, nil
 		}
 	}
-	return b.hold(ctx, s, turnLease(who.UserID, requestID))
+	return b.hold(ctx, append([]slot{s}, team...), turnLease(who.UserID, requestID))
 }
 
 // turnLease names the lease of a user's turn: request ids are the
@@ -82,16 +114,28 @@ func subagentScope(userID string) string { return "\x1fsubagents\x1f" + userID }
 // replica dies, the lease expires on its own after LeaseTTL.
 func (b *Budgets) HoldRun(ctx context.Context, userID, runID string) (release func(), err error) {
 	l := b.Limits(userID)
-	if l.ConcurrentRuns <= 0 {
+	team, err := b.teamSlot(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	if l.ConcurrentRuns <= 0 && len(team) == 0 {
 		return func() {}, nil
 	}
-	return b.hold(ctx, slot{scope: userID, max: l.ConcurrentRuns, limit: budget.LimitConcurrentRuns}, runID)
+	return b.hold(ctx, append([]slot{{scope: userID, max: l.ConcurrentRuns, limit: budget.LimitConcurrentRuns}}, team...), runID)
 }
 
-// hold takes s for the lease key and renews it until release.
-func (b *Budgets) hold(ctx context.Context, s slot, key string) (release func(), err error) {
-	if err := b.acquire(ctx, s, key); err != nil {
-		return nil, err
+// hold takes every slot in slots for the lease key, or none, and renews
+// them until release.
+func (b *Budgets) hold(ctx context.Context, slots []slot, key string) (release func(), err error) {
+	for i, s := range slots {
+		if err := b.acquire(ctx, s, s.lease(key)); err != nil {
+			for _, held := range slots[:i] {
+				if rerr := b.EndRun(context.WithoutCancel(ctx), held.lease(key)); rerr != nil {
+					b.log.Warn("run lease not released; it expires on its own", zap.String("lease_key", key), zap.Error(rerr))
+				}
+			}
+			return nil, err
+		}
 	}
 	stop := make(chan struct{})
 	done := make(chan struct{})
@@ -106,8 +150,10 @@ func (b *Budgets) hold(ctx context.Context, s slot, key string) (release func(),
 				return
 			case <-t.C():
 			}
-			if err := b.acquire(bg, s, key); err != nil {
-				b.log.Warn("run lease not renewed", zap.String("lease_key", key), zap.Error(err))
+			for _, s := range slots {
+				if err := b.acquire(bg, s, s.lease(key)); err != nil {
+					b.log.Warn("run lease not renewed", zap.String("lease_key", key), zap.Error(err))
+				}
 			}
 		}
 	}()
@@ -116,8 +162,10 @@ func (b *Budgets) hold(ctx context.Context, s slot, key string) (release func(),
 		once.Do(func() {
 			close(stop)
 			<-done
-			if err := b.EndRun(bg, key); err != nil {
-				b.log.Warn("run lease not released; it expires on its own", zap.String("lease_key", key), zap.Error(err))
+			for _, s := range slots {
+				if err := b.EndRun(bg, s.lease(key)); err != nil {
+					b.log.Warn("run lease not released; it expires on its own", zap.String("lease_key", key), zap.Error(err))
+				}
 			}
 		})
 	}, nil
@@ -136,7 +184,7 @@ func (b *Budgets) acquire(ctx context.Context, s slot, key string) error {
 		return fmt.Errorf("start run: %w", err)
 	}
 	if !ok {
-		return &budget.ExceededError{Limit: s.limit, Used: int64(s.max), Max: int64(s.max)}
+		return &budget.ExceededError{Limit: s.limit, Used: int64(s.max), Max: int64(s.max), Team: s.team}
 	}
 	return nil
 }

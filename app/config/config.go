@@ -99,8 +99,10 @@ type Config struct {
 	// installation CA generated in DataDir.
 	CACert, CAKey string
 	// BudgetsFile names a JSON budget policy (per-user tokens per day, cost
-	// per month, concurrent runs; see app/company.ParseBudgetPolicy); empty
-	// means no limits.
+	// per month, concurrent runs; see app/company.ParseBudgetPolicy),
+	// imported into the database at start when it never held budget limits
+	// (app.NewBudgets). Empty imports nothing: company mode keeps budgets
+	// in the database regardless, and a laptop then has none.
 	BudgetsFile string
 	// MetricsToken, when set, is the bearer token GET /metrics requires
 	// (Prometheus authorization.credentials); empty leaves it open with
@@ -394,7 +396,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer, extra func(
 	fs.Var(&listFlag{dst: &cfg.EgressAllow}, "egress-allow", "comma-separated destinations Keygate may reach although they are not public: IPs, CIDR ranges, host names, with or without :port; repeatable (env "+EnvEgressAllow+")")
 	fs.StringVar(&cfg.CACert, "ca-cert", cfg.CACert, "company CA certificate (PEM) (env "+EnvCACert+")")
 	fs.StringVar(&cfg.CAKey, "ca-key", cfg.CAKey, "company CA key (PEM) (env "+EnvCAKey+")")
-	fs.StringVar(&cfg.BudgetsFile, "budgets", cfg.BudgetsFile, "JSON budget policy: per-user token, cost and concurrent-run limits (env "+EnvBudgetsFile+")")
+	fs.StringVar(&cfg.BudgetsFile, "budgets", cfg.BudgetsFile, "JSON budget policy imported at start when the database holds no budget limits yet (the console edits them after); on a laptop it also turns budgets on (env "+EnvBudgetsFile+")")
 	fs.StringVar(&cfg.WebSearch, "web-search", cfg.WebSearch, "backend of the agent's WebSearch tool: searxng or brave; empty offers no web search (env "+EnvWebSearch+")")
 	fs.StringVar(&cfg.TabModel, "tab-model", cfg.TabModel, "the model or alias (display name or id) that serves Cursor Tab until the console saves another; empty leaves Tab to Cursor (env "+EnvTabModel+")")
 	fs.StringVar(&cfg.CmdKModel, "cmdk-model", cfg.CmdKModel, "the model or alias (display name or id) of inline edits (Cmd-K) until the console saves another; empty takes the first published model (env "+EnvCmdKModel+")")

@@ -873,6 +873,26 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 			denied(controlv1connect.ServiceAccountServiceRevokeServiceAccountProcedure, func() proto.Message {
 				return &controlv1.RevokeServiceAccountRequest{Id: "any"}
 			}),
+			{path: controlv1connect.BudgetServiceGetBudgetStandingProcedure, class: "tenant data",
+				what: "bob's own limits and usage; user_id=ada → PermissionDenied",
+				try: func(_ context.Context, p string) []string {
+					var mine controlv1.GetBudgetStandingResponse
+					a := k.must(bob, p, &controlv1.GetBudgetStandingRequest{}, &mine)
+					Expect(mine.GetUserId()).To(Equal(bob.id))
+					status, b := k.call(bob, p, &controlv1.GetBudgetStandingRequest{UserId: ada.id}, nil)
+					Expect(status).To(Equal(http.StatusForbidden), "%s: %s", p, b)
+					return []string{a, b}
+				}},
+			denied(controlv1connect.BudgetServiceListBudgetLimitsProcedure, func() proto.Message { return &controlv1.ListBudgetLimitsRequest{} }),
+			denied(controlv1connect.BudgetServiceSetBudgetLimitsProcedure, func() proto.Message {
+				return &controlv1.SetBudgetLimitsRequest{Scope: &controlv1.BudgetScope{Kind: controlv1.BudgetScopeKind_BUDGET_SCOPE_KIND_USER, Id: bob.id},
+					Limits: &controlv1.BudgetLimitValues{TokensPerDay: 1e12}}
+			}),
+			denied(controlv1connect.BudgetServiceDeleteBudgetLimitsProcedure, func() proto.Message {
+				return &controlv1.DeleteBudgetLimitsRequest{Scope: &controlv1.BudgetScope{Kind: controlv1.BudgetScopeKind_BUDGET_SCOPE_KIND_DEFAULT}}
+			}),
+			denied(controlv1connect.BudgetServiceGetBudgetAlertsProcedure, func() proto.Message { return &controlv1.GetBudgetAlertsRequest{} }),
+			denied(controlv1connect.BudgetServiceSetBudgetAlertsProcedure, func() proto.Message { return &controlv1.SetBudgetAlertsRequest{} }),
 		}
 
 		var calls int

@@ -30,7 +30,18 @@ func listed() []string {
 var _ = Describe("keygate's command line", func() {
 	It("lists every command with one line in keygate --help", func() {
 		Expect(listed()).To(ContainElements("serve", "doctor", "version", "cursor setup", "ca init", "ca export", "ca adopt",
-			"secret rotate", "secret adopt", "completion bash", "completion zsh", "completion fish"))
+			"secret rotate", "secret adopt", "budgets import", "completion bash", "completion zsh", "completion fish"))
+	})
+
+	It("imports a budgets file into the configured database, the file first, and says so", func() {
+		dir := GinkgoT().TempDir()
+		s := quietly("budgets", "import", "../../deploy/budgets.example.json", "--data-dir", dir)
+		Expect(s).To(gexec.Exit(0))
+		Expect(string(s.Out.Contents())).To(ContainSubstring("Imported the limits of 2 scopes (the default and 1 users)"))
+		s = quietly("budgets", "import", "--data-dir", dir)
+		Expect(s).To(gexec.Exit(2))
+		Expect(string(s.Err.Contents())).To(ContainSubstring("takes the budget policy file first"))
+		Expect(quietly("budgets", "import", "missing.json", "--data-dir", dir)).To(gexec.Exit(1))
 	})
 
 	It("has --help with an example for every command it lists", func() {

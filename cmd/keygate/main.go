@@ -109,6 +109,11 @@ func (c *cli) root() *cobra.Command {
 			Short:   "Rotate or adopt the secret key that seals provider keys",
 			Example: "  keygate secret rotate\n  keygate secret adopt --secret-key-file /run/secrets/keygate.key",
 		}, c.secretRotate(), c.secretAdopt()),
+		group(&cobra.Command{
+			Use:     "budgets",
+			Short:   "Import budget limits into the database (the console and the control API edit them)",
+			Example: "  keygate budgets import deploy/budgets.example.json",
+		}, c.budgetsImport()),
 	)
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()

@@ -25,7 +25,7 @@ const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const shots = process.env.E2E_SHOTS ?? mkdtempSync(join(tmpdir(), "keygate-e2e-"));
 mkdirSync(shots, { recursive: true });
 const timeout = 15_000;
-const expected = 33; // steps below; fewer means one stopped the run
+const expected = 35; // steps below; fewer means one stopped the run
 
 const bin = join(mkdtempSync(join(tmpdir(), "keygate-e2e-bin-")), "server");
 execFileSync("go", ["build", "-o", bin, "./console/e2e/server"], { cwd: repo, stdio: "inherit" });
@@ -529,6 +529,37 @@ try {
     await member.setExtraHTTPHeaders(mel);
   });
 
+  await step("company: an administrator sets a member's budget on the Budgets page", async () => {
+    const admin = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    admin.setDefaultTimeout(timeout);
+    await admin.setExtraHTTPHeaders(ada);
+    current = admin;
+    await admin.goto(company.url + "/budgets");
+    await admin.getByText("Your budget").waitFor();
+    await admin.getByLabel("Applies to").selectOption({ label: "User" });
+    await admin.getByLabel("Scope id").fill("mel");
+    await admin.getByLabel("Tokens per day").fill("5000");
+    await admin.getByLabel("Cost per month (USD)").fill("12.5");
+    await admin.getByRole("button", { name: "Save limits" }).click();
+    const row = admin.getByTestId("limit-row").filter({ hasText: "User mel" });
+    await row.waitFor();
+    const text = await row.innerText();
+    if (!text.includes("5,000") || !text.includes("$12.50")) throw new Error(`the limit row reads ${JSON.stringify(text)}`);
+    await shot("18-budgets-admin", admin);
+    await admin.close();
+    current = member;
+  });
+
+  await step("company: a member reads their own budget and usage, without the limits or alerts", async () => {
+    await member.goto(company.url + "/budgets");
+    await member.getByText("your own limits").waitFor();
+    await member.getByText(/of 5,000/).waitFor();
+    for (const name of ["Save limits", "Save webhook", "Remove"]) {
+      if ((await member.getByRole("button", { name }).count()) !== 0) throw new Error(`a member is offered "${name}"`);
+    }
+    await shot("19-budgets-member", member);
+  });
+
   await step("company: an administrator demoted while the page is open sees the server's refusal on Save", async () => {
     await member.setExtraHTTPHeaders({ ...ada, "X-Keygate-User": "dee", "X-Keygate-Name": "Dee" });
     await member.goto(company.url + "/settings");
@@ -536,7 +567,7 @@ try {
     await member.setExtraHTTPHeaders({ ...mel, "X-Keygate-User": "dee", "X-Keygate-Name": "Dee" });
     await member.getByRole("button", { name: "Save", exact: true }).click();
     await member.getByRole("alert").getByText("only an administrator may do this; ask one of your Keygate administrators").waitFor();
-    await shot("18-demoted-save", member);
+    await shot("20-demoted-save", member);
   });
 } catch {
   await shot("failure", current).catch(() => {});

@@ -8,6 +8,7 @@ import { CallDetailPage } from "./pages/CallDetail";
 import { DashboardPage } from "./pages/Dashboard";
 import { ConversationsPage } from "./pages/Conversations";
 import { MemoriesPage } from "./pages/Memories";
+import { BudgetsPage } from "./pages/Budgets";
 import { SettingsPage } from "./pages/Settings";
 import { AccessPage } from "./pages/Access";
 import { CursorCloudPage } from "./pages/CursorCloud";
@@ -30,6 +31,7 @@ const nav = [
   { path: "/memories", label: "Memories" },
   { path: "/teams", label: "Teams" },
   { path: "/spend", label: "Spend" },
+  { path: "/budgets", label: "Budgets" },
   { path: "/access", label: "Access" },
   { path: "/settings", label: "Settings" },
 ];
@@ -47,6 +49,7 @@ function route(path: string) {
     case "/memories": return <MemoriesPage />;
     case "/teams": return <TeamsPage />;
     case "/spend": return <SpendPage />;
+    case "/budgets": return <BudgetsPage />;
     case "/settings": return <SettingsPage />;
     case "/access": return <AccessPage />;
     case "/cursor-cloud": return <CursorCloudPage />;

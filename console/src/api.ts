@@ -14,6 +14,7 @@ import { MemoryService } from "./gen/control/v1/memory_pb";
 import { ModelMappingService } from "./gen/control/v1/mapping_pb";
 import { SpendService, TeamService } from "./gen/control/v1/team_pb";
 import { ServiceAccountService } from "./gen/control/v1/serviceaccount_pb";
+import { BudgetService } from "./gen/control/v1/budget_pb";
 
 const transport = createConnectTransport({ baseUrl: window.location.origin });
 
@@ -30,6 +31,7 @@ export const mappings = createClient(ModelMappingService, transport);
 export const teams = createClient(TeamService, transport);
 export const spend = createClient(SpendService, transport);
 export const serviceAccounts = createClient(ServiceAccountService, transport);
+export const budgets = createClient(BudgetService, transport);
 
 // describe turns an error into a sentence that says what to do. The server
 // already phrases its messages that way; transport failures get advice here.

@@ -69,9 +69,14 @@ type ExceededError struct {
 	// ResetsAt is when the window restarts; zero for concurrent runs and
 	// subagents.
 	ResetsAt time.Time
+	// Team names the team whose budget is spent; empty for the user's own.
+	Team string
 }
 
 func (e *ExceededError) Error() string {
+	if e.Team != "" {
+		return e.teamError()
+	}
 	switch e.Limit {
 	case LimitTokensPerDay:
 		return fmt.Sprintf("Keygate budget reached: you used %d of your %d tokens for today. It resets at %s UTC; ask your Keygate administrator for a higher limit.",
@@ -91,6 +96,28 @@ func (e *ExceededError) Error() string {
 	default:
 		return fmt.Sprintf("Keygate limit reached: you already have %d agent runs in progress (limit %d). Wait for one to finish or stop it, then try again.",
 			e.Used, e.Max)
+	}
+}
+
+// teamError words the refusal of a team's budget, which the user shares
+// with the team's other members.
+func (e *ExceededError) teamError() string {
+	switch e.Limit {
+	case LimitTokensPerDay:
+		return fmt.Sprintf("Keygate budget reached: your team %s used %d of its %d tokens for today. It resets at %s UTC; ask your Keygate administrator for a higher limit.",
+			e.Team, e.Used, e.Max, e.ResetsAt.UTC().Format("15:04"))
+	case LimitCostPerMonth:
+		return fmt.Sprintf("Keygate budget reached: your team %s spent $%.2f of its $%.2f for this month. It resets on %s; ask your Keygate administrator for a higher limit.",
+			e.Team, float64(e.Used)/1e6, float64(e.Max)/1e6, e.ResetsAt.UTC().Format("2 January"))
+	case LimitRequestsPerMinute:
+		return fmt.Sprintf("Keygate limit reached: your team %s made %d of its %d model requests for this minute. Try again after %s UTC.",
+			e.Team, e.Used, e.Max, e.ResetsAt.UTC().Format("15:04:05"))
+	case LimitTokensPerMinute:
+		return fmt.Sprintf("Keygate limit reached: your team %s used %d of its %d tokens for this minute. Try again after %s UTC.",
+			e.Team, e.Used, e.Max, e.ResetsAt.UTC().Format("15:04:05"))
+	default:
+		return fmt.Sprintf("Keygate limit reached: your team %s already has %d agent runs in progress (limit %d). Wait for one to finish, then try again.",
+			e.Team, e.Used, e.Max)
 	}
 }
 

@@ -15,6 +15,11 @@ import (
 // serve relays the run's events and the client's messages until the run
 // ends, and returns how the turn ends.
 func (s *session) serve(ctx context.Context) error {
+	if line := noticeOf(ctx); line != "" {
+		// Like a retry status: on the wire only, never in the view.
+		s.wire.emit(output.Thinking(line + "\n"))
+		s.wire.emit(output.ThinkingCompleted(0))
+	}
 	if s.compacting {
 		s.wire.emit(output.SummaryStarted())
 	}

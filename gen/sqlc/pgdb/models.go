@@ -56,6 +56,28 @@ type BlobRef struct {
 	ChildID  []byte
 }
 
+type BudgetAlert struct {
+	AlertKey string
+	SentAt   time.Time
+}
+
+type BudgetLimit struct {
+	Kind                string
+	Subject             string
+	TokensPerDay        int64
+	CostPerMonth        int64
+	ConcurrentRuns      int64
+	ConcurrentSubagents int64
+	RequestsPerMinute   int64
+	TokensPerMinute     int64
+	UpdatedAt           time.Time
+}
+
+type BudgetRevision struct {
+	ID       int32
+	Revision int64
+}
+
 type CallChunk struct {
 	CallID   string
 	Seq      int64

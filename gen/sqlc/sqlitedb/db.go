@@ -36,6 +36,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.blobChildrenStmt, err = db.PrepareContext(ctx, blobChildren); err != nil {
 		return nil, fmt.Errorf("error preparing query BlobChildren: %w", err)
 	}
+	if q.bumpBudgetRevisionStmt, err = db.PrepareContext(ctx, bumpBudgetRevision); err != nil {
+		return nil, fmt.Errorf("error preparing query BumpBudgetRevision: %w", err)
+	}
 	if q.bumpRateWindowStmt, err = db.PrepareContext(ctx, bumpRateWindow); err != nil {
 		return nil, fmt.Errorf("error preparing query BumpRateWindow: %w", err)
 	}
@@ -60,6 +63,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.checkpointStorageStmt, err = db.PrepareContext(ctx, checkpointStorage); err != nil {
 		return nil, fmt.Errorf("error preparing query CheckpointStorage: %w", err)
 	}
+	if q.claimBudgetAlertStmt, err = db.PrepareContext(ctx, claimBudgetAlert); err != nil {
+		return nil, fmt.Errorf("error preparing query ClaimBudgetAlert: %w", err)
+	}
 	if q.clearActiveRunStmt, err = db.PrepareContext(ctx, clearActiveRun); err != nil {
 		return nil, fmt.Errorf("error preparing query ClearActiveRun: %w", err)
 	}
@@ -83,6 +89,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.deleteAliasTargetsStmt, err = db.PrepareContext(ctx, deleteAliasTargets); err != nil {
 		return nil, fmt.Errorf("error preparing query DeleteAliasTargets: %w", err)
+	}
+	if q.deleteBudgetLimitsStmt, err = db.PrepareContext(ctx, deleteBudgetLimits); err != nil {
+		return nil, fmt.Errorf("error preparing query DeleteBudgetLimits: %w", err)
 	}
 	if q.deleteChunksBeforeStmt, err = db.PrepareContext(ctx, deleteChunksBefore); err != nil {
 		return nil, fmt.Errorf("error preparing query DeleteChunksBefore: %w", err)
@@ -152,6 +161,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.getBlobStmt, err = db.PrepareContext(ctx, getBlob); err != nil {
 		return nil, fmt.Errorf("error preparing query GetBlob: %w", err)
+	}
+	if q.getBudgetRevisionStmt, err = db.PrepareContext(ctx, getBudgetRevision); err != nil {
+		return nil, fmt.Errorf("error preparing query GetBudgetRevision: %w", err)
 	}
 	if q.getCallRecordStmt, err = db.PrepareContext(ctx, getCallRecord); err != nil {
 		return nil, fmt.Errorf("error preparing query GetCallRecord: %w", err)
@@ -318,6 +330,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.listAuditEntriesStmt, err = db.PrepareContext(ctx, listAuditEntries); err != nil {
 		return nil, fmt.Errorf("error preparing query ListAuditEntries: %w", err)
 	}
+	if q.listBudgetLimitsStmt, err = db.PrepareContext(ctx, listBudgetLimits); err != nil {
+		return nil, fmt.Errorf("error preparing query ListBudgetLimits: %w", err)
+	}
 	if q.listCallRecordsStmt, err = db.PrepareContext(ctx, listCallRecords); err != nil {
 		return nil, fmt.Errorf("error preparing query ListCallRecords: %w", err)
 	}
@@ -435,6 +450,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.upsertAliasStmt, err = db.PrepareContext(ctx, upsertAlias); err != nil {
 		return nil, fmt.Errorf("error preparing query UpsertAlias: %w", err)
 	}
+	if q.upsertBudgetLimitsStmt, err = db.PrepareContext(ctx, upsertBudgetLimits); err != nil {
+		return nil, fmt.Errorf("error preparing query UpsertBudgetLimits: %w", err)
+	}
 	if q.upsertCallRecordStmt, err = db.PrepareContext(ctx, upsertCallRecord); err != nil {
 		return nil, fmt.Errorf("error preparing query UpsertCallRecord: %w", err)
 	}
@@ -493,6 +511,11 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing blobChildrenStmt: %w", cerr)
 		}
 	}
+	if q.bumpBudgetRevisionStmt != nil {
+		if cerr := q.bumpBudgetRevisionStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing bumpBudgetRevisionStmt: %w", cerr)
+		}
+	}
 	if q.bumpRateWindowStmt != nil {
 		if cerr := q.bumpRateWindowStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing bumpRateWindowStmt: %w", cerr)
@@ -533,6 +556,11 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing checkpointStorageStmt: %w", cerr)
 		}
 	}
+	if q.claimBudgetAlertStmt != nil {
+		if cerr := q.claimBudgetAlertStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing claimBudgetAlertStmt: %w", cerr)
+		}
+	}
 	if q.clearActiveRunStmt != nil {
 		if cerr := q.clearActiveRunStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing clearActiveRunStmt: %w", cerr)
@@ -571,6 +599,11 @@ func (q *Queries) Close() error {
 	if q.deleteAliasTargetsStmt != nil {
 		if cerr := q.deleteAliasTargetsStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing deleteAliasTargetsStmt: %w", cerr)
+		}
+	}
+	if q.deleteBudgetLimitsStmt != nil {
+		if cerr := q.deleteBudgetLimitsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing deleteBudgetLimitsStmt: %w", cerr)
 		}
 	}
 	if q.deleteChunksBeforeStmt != nil {
@@ -686,6 +719,11 @@ func (q *Queries) Close() error {
 	if q.getBlobStmt != nil {
 		if cerr := q.getBlobStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing getBlobStmt: %w", cerr)
+		}
+	}
+	if q.getBudgetRevisionStmt != nil {
+		if cerr := q.getBudgetRevisionStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing getBudgetRevisionStmt: %w", cerr)
 		}
 	}
 	if q.getCallRecordStmt != nil {
@@ -963,6 +1001,11 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing listAuditEntriesStmt: %w", cerr)
 		}
 	}
+	if q.listBudgetLimitsStmt != nil {
+		if cerr := q.listBudgetLimitsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing listBudgetLimitsStmt: %w", cerr)
+		}
+	}
 	if q.listCallRecordsStmt != nil {
 		if cerr := q.listCallRecordsStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing listCallRecordsStmt: %w", cerr)
@@ -1158,6 +1201,11 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing upsertAliasStmt: %w", cerr)
 		}
 	}
+	if q.upsertBudgetLimitsStmt != nil {
+		if cerr := q.upsertBudgetLimitsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing upsertBudgetLimitsStmt: %w", cerr)
+		}
+	}
 	if q.upsertCallRecordStmt != nil {
 		if cerr := q.upsertCallRecordStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing upsertCallRecordStmt: %w", cerr)
@@ -1256,6 +1304,7 @@ type Queries struct {
 	addUsageStmt                    *sql.Stmt
 	allGatewayTokensStmt            *sql.Stmt
 	blobChildrenStmt                *sql.Stmt
+	bumpBudgetRevisionStmt          *sql.Stmt
 	bumpRateWindowStmt              *sql.Stmt
 	callChunksStmt                  *sql.Stmt
 	cancelRunStmt                   *sql.Stmt
@@ -1264,6 +1313,7 @@ type Queries struct {
 	checkpointChainStmt             *sql.Stmt
 	checkpointDeltaStmt             *sql.Stmt
 	checkpointStorageStmt           *sql.Stmt
+	claimBudgetAlertStmt            *sql.Stmt
 	clearActiveRunStmt              *sql.Stmt
 	conversationCheckpointsStmt     *sql.Stmt
 	countDetailedBeforeStmt         *sql.Stmt
@@ -1272,6 +1322,7 @@ type Queries struct {
 	countRevokedSessionStmt         *sql.Stmt
 	deleteAliasStmt                 *sql.Stmt
 	deleteAliasTargetsStmt          *sql.Stmt
+	deleteBudgetLimitsStmt          *sql.Stmt
 	deleteChunksBeforeStmt          *sql.Stmt
 	deleteContextAnchorStmt         *sql.Stmt
 	deleteDirectoryEntryStmt        *sql.Stmt
@@ -1295,6 +1346,7 @@ type Queries struct {
 	gatewayTokensOfUserStmt         *sql.Stmt
 	getAliasStmt                    *sql.Stmt
 	getBlobStmt                     *sql.Stmt
+	getBudgetRevisionStmt           *sql.Stmt
 	getCallRecordStmt               *sql.Stmt
 	getCallRequestStmt              *sql.Stmt
 	getCheckpointStmt               *sql.Stmt
@@ -1350,6 +1402,7 @@ type Queries struct {
 	listAllProviderKeysStmt         *sql.Stmt
 	listAllUserGroupsStmt           *sql.Stmt
 	listAuditEntriesStmt            *sql.Stmt
+	listBudgetLimitsStmt            *sql.Stmt
 	listCallRecordsStmt             *sql.Stmt
 	listCloudUsageStmt              *sql.Stmt
 	listConversationsStmt           *sql.Stmt
@@ -1389,6 +1442,7 @@ type Queries struct {
 	updateDirectoryEntryStmt        *sql.Stmt
 	updateMemoryStmt                *sql.Stmt
 	upsertAliasStmt                 *sql.Stmt
+	upsertBudgetLimitsStmt          *sql.Stmt
 	upsertCallRecordStmt            *sql.Stmt
 	upsertLeaseStmt                 *sql.Stmt
 	upsertModelConfigStmt           *sql.Stmt
@@ -1410,6 +1464,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		addUsageStmt:                    q.addUsageStmt,
 		allGatewayTokensStmt:            q.allGatewayTokensStmt,
 		blobChildrenStmt:                q.blobChildrenStmt,
+		bumpBudgetRevisionStmt:          q.bumpBudgetRevisionStmt,
 		bumpRateWindowStmt:              q.bumpRateWindowStmt,
 		callChunksStmt:                  q.callChunksStmt,
 		cancelRunStmt:                   q.cancelRunStmt,
@@ -1418,6 +1473,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		checkpointChainStmt:             q.checkpointChainStmt,
 		checkpointDeltaStmt:             q.checkpointDeltaStmt,
 		checkpointStorageStmt:           q.checkpointStorageStmt,
+		claimBudgetAlertStmt:            q.claimBudgetAlertStmt,
 		clearActiveRunStmt:              q.clearActiveRunStmt,
 		conversationCheckpointsStmt:     q.conversationCheckpointsStmt,
 		countDetailedBeforeStmt:         q.countDetailedBeforeStmt,
@@ -1426,6 +1482,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		countRevokedSessionStmt:         q.countRevokedSessionStmt,
 		deleteAliasStmt:                 q.deleteAliasStmt,
 		deleteAliasTargetsStmt:          q.deleteAliasTargetsStmt,
+		deleteBudgetLimitsStmt:          q.deleteBudgetLimitsStmt,
 		deleteChunksBeforeStmt:          q.deleteChunksBeforeStmt,
 		deleteContextAnchorStmt:         q.deleteContextAnchorStmt,
 		deleteDirectoryEntryStmt:        q.deleteDirectoryEntryStmt,
@@ -1449,6 +1506,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		gatewayTokensOfUserStmt:         q.gatewayTokensOfUserStmt,
 		getAliasStmt:                    q.getAliasStmt,
 		getBlobStmt:                     q.getBlobStmt,
+		getBudgetRevisionStmt:           q.getBudgetRevisionStmt,
 		getCallRecordStmt:               q.getCallRecordStmt,
 		getCallRequestStmt:              q.getCallRequestStmt,
 		getCheckpointStmt:               q.getCheckpointStmt,
@@ -1504,6 +1562,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		listAllProviderKeysStmt:         q.listAllProviderKeysStmt,
 		listAllUserGroupsStmt:           q.listAllUserGroupsStmt,
 		listAuditEntriesStmt:            q.listAuditEntriesStmt,
+		listBudgetLimitsStmt:            q.listBudgetLimitsStmt,
 		listCallRecordsStmt:             q.listCallRecordsStmt,
 		listCloudUsageStmt:              q.listCloudUsageStmt,
 		listConversationsStmt:           q.listConversationsStmt,
@@ -1543,6 +1602,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		updateDirectoryEntryStmt:        q.updateDirectoryEntryStmt,
 		updateMemoryStmt:                q.updateMemoryStmt,
 		upsertAliasStmt:                 q.upsertAliasStmt,
+		upsertBudgetLimitsStmt:          q.upsertBudgetLimitsStmt,
 		upsertCallRecordStmt:            q.upsertCallRecordStmt,
 		upsertLeaseStmt:                 q.upsertLeaseStmt,
 		upsertModelConfigStmt:           q.upsertModelConfigStmt,

@@ -53,6 +53,28 @@ type BlobRef struct {
 	ChildID  []byte
 }
 
+type BudgetAlert struct {
+	AlertKey string
+	SentAt   int64
+}
+
+type BudgetLimit struct {
+	Kind                string
+	Subject             string
+	TokensPerDay        int64
+	CostPerMonth        int64
+	ConcurrentRuns      int64
+	ConcurrentSubagents int64
+	RequestsPerMinute   int64
+	TokensPerMinute     int64
+	UpdatedAt           int64
+}
+
+type BudgetRevision struct {
+	ID       int64
+	Revision int64
+}
+
 type CallChunk struct {
 	CallID   string
 	Seq      int64

@@ -1,0 +1,36 @@
+-- Budget limits set in the console or the control API
+-- (ports.BudgetLimitStore), by scope: kind 'default' (subject ''), 'user'
+-- (a user id) or 'team' (an identity-provider group). Zero means no limit;
+-- cost is in micro-dollars. budget_revision counts changes, so a replica
+-- notices one with a single-row read; budget_alerts remembers which
+-- threshold alerts were sent, once per scope, limit, threshold and period.
+
+-- +goose Up
+CREATE TABLE budget_limits (
+    kind                 TEXT    NOT NULL,
+    subject              TEXT    NOT NULL,
+    tokens_per_day       BIGINT  NOT NULL,
+    cost_per_month       BIGINT  NOT NULL,
+    concurrent_runs      BIGINT  NOT NULL,
+    concurrent_subagents BIGINT  NOT NULL,
+    requests_per_minute  BIGINT  NOT NULL,
+    tokens_per_minute    BIGINT  NOT NULL,
+    updated_at           TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (kind, subject)
+);
+
+CREATE TABLE budget_revision (
+    id       INTEGER PRIMARY KEY CHECK (id = 1),
+    revision BIGINT  NOT NULL
+);
+INSERT INTO budget_revision (id, revision) VALUES (1, 0);
+
+CREATE TABLE budget_alerts (
+    alert_key TEXT    PRIMARY KEY,
+    sent_at   TIMESTAMPTZ NOT NULL
+);
+
+-- +goose Down
+DROP TABLE budget_alerts;
+DROP TABLE budget_revision;
+DROP TABLE budget_limits;
