@@ -17,13 +17,17 @@ import (
 	"keygate/adapters/provider"
 	"keygate/adapters/provider/discovery"
 	"keygate/adapters/relstore"
+	"keygate/adapters/secret"
 	"keygate/adapters/tracing"
 	"keygate/app/company"
 	"keygate/app/config"
 	appcontrol "keygate/app/control"
 	"keygate/app/routing"
 	"keygate/app/run"
+	"keygate/app/secretguard"
 	"keygate/console"
+	"keygate/domain/identity"
+	"keygate/domain/secretscan"
 	"keygate/ports"
 )
 
@@ -79,6 +83,12 @@ func NewModelProvider(o ModelProviderOptions) ports.ModelProvider {
 		Clock:    run.SystemClock{},
 		Logger:   o.Logger.Named("routing"),
 	})
+	// The secret guard wraps the router, so it scans once per call (not
+	// per attempt) and every attempt, kept prompt and call record below it
+	// sees the request as redacted.
+	if o.SecretGuard != nil {
+		mp = o.SecretGuard.Provider(mp)
+	}
 	if o.Budgets != nil {
 		mp = o.Budgets.Provider(mp)
 	}
@@ -88,7 +98,8 @@ func NewModelProvider(o ModelProviderOptions) ports.ModelProvider {
 }
 
 // ModelProviderOptions are what the provider client is built from;
-// Budgets is nil without a budget policy.
+// Budgets is nil without a budget policy, SecretGuard nil when the guard
+// is off.
 type ModelProviderOptions struct {
 	Logger   *zap.Logger
 	Store    *relstore.Store
@@ -99,6 +110,66 @@ type ModelProviderOptions struct {
 	Tracing  *tracing.Tracing
 	Budgets  *company.Budgets
 	Egress   *egress.Policy
+	// SecretGuard scans outbound prompts for credentials.
+	SecretGuard *SecretGuard
+}
+
+// SecretGuard is the secret guard as configured: gitleaks' rules, markers
+// keyed by a key derived from the keyring (the same on every replica),
+// each finding counted and audited without the secret.
+type SecretGuard struct {
+	scan   *secretguard.Scanner
+	mode   secretscan.Mode
+	report secretguard.Report
+}
+
+// secretGuardPurpose names the derived key of the redaction markers.
+const secretGuardPurpose = "secret guard markers"
+
+// NewSecretGuard builds the secret guard of cfg.SecretGuardMode(); it is
+// nil when the mode is off, so nothing is scanned. Each call that carried
+// secrets adds to keygate_secret_guard_findings_total per rule and leaves
+// an audit entry (secret.redact or secret.block) naming the rules, the
+// feature and the conversation, never the secret; an audit failure is
+// logged, it does not fail the call.
+func NewSecretGuard(cfg config.Config, ring *secret.Ring, m *metrics.Metrics, auditor *company.Auditor, logger *zap.Logger) (*SecretGuard, error) {
+	mode := cfg.SecretGuardMode()
+	if mode == secretscan.Off {
+		return nil, nil
+	}
+	scan, err := secretguard.NewScanner(ring.DeriveKey(secretGuardPurpose), 0)
+	if err != nil {
+		return nil, fmt.Errorf("secret guard: %w", err)
+	}
+	log := logger.Named("secretguard")
+	report := func(ctx context.Context, call ports.ModelCall, action secretscan.Mode, findings []secretscan.Finding) {
+		kind := string(call.Kind)
+		if kind == "" {
+			kind = "agent"
+		}
+		var ids []string
+		for _, f := range findings {
+			ids = append(ids, f.RuleID)
+		}
+		m.SecretFindings(string(action), kind, ids)
+		detail := map[string]any{"rules": secretscan.Rules(findings), "findings": len(findings), "feature": kind, "call": call.CallID}
+		if id, ok := identity.FromContext(ctx); ok {
+			detail["user"] = id.UserID
+		}
+		target := call.ConversationID
+		if target == "" {
+			target = call.CallID
+		}
+		if err := auditor.AuditUse(context.WithoutCancel(ctx), "secret."+string(action), target, detail); err != nil {
+			log.Warn("audit secret finding", zap.Error(err))
+		}
+	}
+	return &SecretGuard{scan: scan, mode: mode, report: report}, nil
+}
+
+// Provider wraps next in the guard.
+func (g *SecretGuard) Provider(next ports.ModelProvider) ports.ModelProvider {
+	return secretguard.New(next, g.scan, g.mode, g.report)
 }
 
 // ControlDeps are what the console's use cases are built from, as keygate

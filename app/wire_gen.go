@@ -76,16 +76,24 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
+	secretGuard, err := NewSecretGuard(cfg, ring, metrics, auditor, logger)
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
 	modelProviderOptions := ModelProviderOptions{
-		Logger:   logger,
-		Store:    store,
-		Catalog:  catalog,
-		Auditor:  auditor,
-		Settings: settings,
-		Metrics:  metrics,
-		Tracing:  tracing,
-		Budgets:  budgets,
-		Egress:   policy,
+		Logger:      logger,
+		Store:       store,
+		Catalog:     catalog,
+		Auditor:     auditor,
+		Settings:    settings,
+		Metrics:     metrics,
+		Tracing:     tracing,
+		Budgets:     budgets,
+		Egress:      policy,
+		SecretGuard: secretGuard,
 	}
 	modelProvider := NewModelProvider(modelProviderOptions)
 	engine, cleanup4, err := NewEngine(cfg, cursorStores, modelProvider, metrics, tracing, logger)

@@ -13,8 +13,9 @@
 // turn scans what is new in it, not the whole history again.
 //
 // Place in the hexagon: application. Imports: the standard library,
-// keygate/domain/llm, keygate/domain/secretscan, keygate/ports,
-// github.com/hashicorp/golang-lru/v2, github.com/rs/zerolog,
-// github.com/spf13/viper and gitleaks' config, detect and logging
-// packages (github.com/zricethezav/gitleaks/v8/...).
+// domain/llm, domain/secretscan, ports, github.com/hashicorp/golang-lru/v2
+// (the scan cache), github.com/rs/zerolog (to silence gitleaks' logger),
+// github.com/spf13/viper (to read the rule set) and
+// github.com/zricethezav/gitleaks/v8 (its config, detect and logging
+// packages).
 package secretguard

@@ -14,6 +14,7 @@ import (
 	"keygate/domain/budget"
 	"keygate/domain/cmdk"
 	"keygate/domain/gitmsg"
+	"keygate/domain/secretscan"
 	aiserverv1 "keygate/gen/cursor/aiserver/v1"
 )
 
@@ -133,12 +134,15 @@ func (s *service) WriteGitBranchName(ctx context.Context, req *connect.Request[a
 // user asked for it, so unlike a Tab suggestion it does not fail silently.
 func (s *service) failed(ctx context.Context, what, requestID string, err error) error {
 	var exceeded *budget.ExceededError
+	var blocked *secretscan.BlockedError
 	switch {
 	case ctx.Err() != nil:
 		// The user dismissed it: nobody reads the error.
 		return connect.NewError(connect.CodeCanceled, ctx.Err())
 	case errors.As(err, &exceeded):
 		return connect.NewError(connect.CodeResourceExhausted, exceeded)
+	case errors.As(err, &blocked):
+		return connect.NewError(connect.CodePermissionDenied, blocked)
 	case errors.Is(err, cmdk.ErrNoInstruction), errors.Is(err, cmdk.ErrSelectionTooLarge), errors.Is(err, gitmsg.ErrNoDiff):
 		return connect.NewError(connect.CodeInvalidArgument, err)
 	}
