@@ -147,12 +147,12 @@ func NewSecretGuard(cfg config.Config, ring *secret.Ring, m *metrics.Metrics, au
 		if kind == "" {
 			kind = "agent"
 		}
-		var ids []string
+		var ids, markers []string
 		for _, f := range findings {
-			ids = append(ids, f.RuleID)
+			ids, markers = append(ids, f.RuleID), append(markers, f.Marker)
 		}
 		m.SecretFindings(string(action), kind, ids)
-		detail := map[string]any{"rules": secretscan.Rules(findings), "findings": len(findings), "feature": kind, "call": call.CallID}
+		detail := map[string]any{"rules": secretscan.Rules(findings), "markers": markers, "feature": kind, "call": call.CallID}
 		if id, ok := identity.FromContext(ctx); ok {
 			detail["user"] = id.UserID
 		}

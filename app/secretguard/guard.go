@@ -62,8 +62,8 @@ func (g *Guard) Stream(ctx context.Context, call ports.ModelCall) (ports.ModelSt
 // Redaction is a request with its secrets replaced.
 type Redaction struct {
 	Request llm.Request
-	// All are the findings of the whole request, Fresh those scanned now
-	// (not answered by the cache).
+	// All are the distinct findings of the whole request, Fresh those
+	// scanned now (not answered by the cache).
 	All, Fresh []secretscan.Finding
 	// Broken means a redaction left a JSON value (tool-call arguments, a
 	// native body) invalid: the request cannot be sent redacted.
@@ -130,6 +130,9 @@ func (g *Guard) Redact(req llm.Request) Redaction {
 		req.Messages = msgs
 	}
 	r.Request = req
+	// One secret in two texts (a native body and the message translated
+	// from it) is one finding.
+	r.All, r.Fresh = secretscan.Distinct(r.All), secretscan.Distinct(r.Fresh)
 	return r
 }
 

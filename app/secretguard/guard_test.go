@@ -81,6 +81,7 @@ var _ = Describe("Guard", func() {
 			Expect(string(next.calls[0].Request.Native.Body)).NotTo(ContainSubstring(awsKey))
 			Expect(json.Valid(next.calls[0].Request.Native.Body)).To(BeTrue())
 			Expect(json.Valid(next.calls[0].Request.Messages[1].Assistant.Calls[0].Arguments)).To(BeTrue())
+			Expect(string(next.calls[0].Request.Messages[1].Assistant.Calls[0].Arguments)).NotTo(ContainSubstring(awsKey))
 			Expect(next.calls[0].Request.Messages[0].Parts[0].Text).To(MatchRegexp(`^deploy with key \[REDACTED aws-access-token [0-9a-f]{8}\] please$`))
 			Expect(next.calls[0].Request.Messages[2].ToolResult.Content).To(ContainSubstring("[REDACTED private-key "))
 			// The caller's request is not changed under it.

@@ -116,7 +116,7 @@ func (s *Scanner) scan(text string) scanned {
 			continue
 		}
 		hits = append(hits, hit{f.RuleID, f.Secret})
-		r.findings = append(r.findings, secretscan.Finding{RuleID: f.RuleID})
+		r.findings = append(r.findings, secretscan.Finding{RuleID: f.RuleID, Marker: secretscan.Marker(s.key, f.RuleID, f.Secret)})
 	}
 	slices.SortFunc(hits, func(a, b hit) int {
 		if len(a.secret) != len(b.secret) {

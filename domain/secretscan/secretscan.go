@@ -41,6 +41,25 @@ type Finding struct {
 	// RuleID names the kind of secret (a gitleaks rule id such as
 	// "aws-access-token").
 	RuleID string
+	// Marker is what the secret was (or would be) replaced with: the same
+	// secret gives the same marker, so findings of one secret seen twice
+	// can be told apart from two secrets (Distinct).
+	Marker string
+}
+
+// Distinct drops findings of a secret already listed (same marker), keeping
+// the first of each.
+func Distinct(findings []Finding) []Finding {
+	seen := map[string]bool{}
+	var out []Finding
+	for _, f := range findings {
+		if f.Marker != "" && seen[f.Marker] {
+			continue
+		}
+		seen[f.Marker] = true
+		out = append(out, f)
+	}
+	return out
 }
 
 // markerTag is the keyed hash's domain separation: a marker's hash cannot

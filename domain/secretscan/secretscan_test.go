@@ -48,3 +48,10 @@ var _ = Describe("BlockedError", func() {
 		Expect(err.Error()).To(ContainSubstring("(aws-access-token, private-key)"))
 	})
 })
+
+var _ = Describe("Distinct", func() {
+	It("keeps one finding per secret", func() {
+		fs := []secretscan.Finding{{RuleID: "a", Marker: "m1"}, {RuleID: "a", Marker: "m1"}, {RuleID: "a", Marker: "m2"}}
+		Expect(secretscan.Distinct(fs)).To(Equal([]secretscan.Finding{{RuleID: "a", Marker: "m1"}, {RuleID: "a", Marker: "m2"}}))
+	})
+})
