@@ -2,6 +2,7 @@ package secretguard_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -82,4 +83,51 @@ func BenchmarkGuard50KB(b *testing.B) {
 	b.Run("redact-cold", func(b *testing.B) { benchGuard(b, secretscan.Redact, true, false) })
 	b.Run("redact-next-turn", func(b *testing.B) { benchGuard(b, secretscan.Redact, false, true) })
 	b.Run("redact-warm", func(b *testing.B) { benchGuard(b, secretscan.Redact, false, false) })
+}
+
+// nativeTurn is prompt50KB's conversation as a caller's own JSON body (the
+// compatible API), its last message new on turn i.
+func nativeTurn(i int) llm.Request {
+	req := nextTurn(i)
+	type msg struct {
+		Role    string `json:"role"`
+		Content string `json:"content"`
+	}
+	var body struct {
+		Model    string `json:"model"`
+		Messages []msg  `json:"messages"`
+	}
+	body.Model = "m"
+	for _, m := range req.Messages {
+		body.Messages = append(body.Messages, msg{Role: "user", Content: m.Parts[0].Text})
+	}
+	raw, err := json.Marshal(body)
+	if err != nil {
+		panic(err)
+	}
+	return llm.Request{Native: &llm.Native{Kind: "x", Body: raw}}
+}
+
+// BenchmarkGuardNative50KB is a compatible-API caller's next request: its
+// whole 50 KB body again with one new 5 KB message.
+func BenchmarkGuardNative50KB(b *testing.B) {
+	s, err := secretguard.NewScanner(key, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := secretguard.New(nop{}, s, secretscan.Redact, nil)
+	ctx := context.Background()
+	if _, err := g.Stream(ctx, ports.ModelCall{Request: nativeTurn(0)}); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(50 * 1024)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		req := nativeTurn(i + 1)
+		b.StartTimer()
+		if _, err := g.Stream(ctx, ports.ModelCall{Request: req}); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -109,7 +109,7 @@ func (g *Guard) Redact(req llm.Request) Redaction {
 		}
 	}
 	if req.Native != nil {
-		if body := jsonBytes(req.Native.Body); string(body) != string(req.Native.Body) {
+		if body := g.native(req.Native.Body, text, &r); string(body) != string(req.Native.Body) {
 			n := *req.Native
 			n.Body = body
 			req.Native = &n
@@ -182,4 +182,57 @@ func (g *Guard) message(m llm.Message, text func(string) string, jsonBytes func(
 		}
 	}
 	return m, changed
+}
+
+// native redacts a caller's own JSON body string by string: a coding
+// agent sends its whole history again on every request, and each string
+// of it (a message, a tool result) is then answered from the cache, so a
+// request costs the scan of what is new in it rather than of the whole
+// body. Strings are scanned as they appear in the body, escapes and all:
+// a marker is JSON-safe, and a secret cannot span two strings. A body
+// whose strings cannot be walked (not JSON) is scanned whole.
+func (g *Guard) native(b []byte, text func(string) string, r *Redaction) []byte {
+	var out []byte
+	last := 0
+	for i := 0; i < len(b); i++ {
+		if b[i] != '"' {
+			continue
+		}
+		j := i + 1
+		for j < len(b) && b[j] != '"' {
+			if b[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		if j >= len(b) {
+			return g.whole(b, text, r)
+		}
+		lit := string(b[i+1 : j])
+		if red := text(lit); red != lit {
+			out = append(append(out, b[last:i+1]...), red...)
+			last = j
+		}
+		i = j
+	}
+	if out == nil {
+		return b
+	}
+	out = append(out, b[last:]...)
+	if !json.Valid(out) {
+		r.Broken = true
+	}
+	return out
+}
+
+// whole redacts b as one text.
+func (g *Guard) whole(b []byte, text func(string) string, r *Redaction) []byte {
+	out := text(string(b))
+	if out == string(b) {
+		return b
+	}
+	if !json.Valid([]byte(out)) {
+		r.Broken = true
+	}
+	return []byte(out)
 }

@@ -133,6 +133,21 @@ var _ = Describe("Guard", func() {
 			Expect(json.Valid(next.calls[0].Request.Native.Body)).To(BeTrue())
 		})
 
+		It("scans a caller's native body string by string: the history it sends again is not scanned again", func() {
+			body := func(q string) []byte {
+				return []byte(`{"model":"m","messages":[{"role":"user","content":"key \"` + awsKey + `\"\n"},{"role":"user","content":"` + q + `"}]}`)
+			}
+			for i, q := range []string{"first question", "second question"} {
+				_, err := g.Stream(context.Background(), ports.ModelCall{CallID: fmt.Sprint(i), Request: llm.Request{Native: &llm.Native{Kind: "x", Body: body(q)}}})
+				Expect(err).NotTo(HaveOccurred())
+				sentBody := next.calls[i].Request.Native.Body
+				Expect(string(sentBody)).NotTo(ContainSubstring(awsKey))
+				Expect(json.Valid(sentBody)).To(BeTrue())
+				Expect(string(sentBody)).To(ContainSubstring(q))
+			}
+			Expect(reports).To(Equal([]string{"0 redact [aws-access-token]"}), "the second request found the key in the cache")
+		})
+
 		It("is safe for concurrent calls", func() {
 			var wg sync.WaitGroup
 			for i := range 8 {
