@@ -50,7 +50,7 @@ type guardResult struct {
 	Rows  []guardRow
 }
 
-func runSecretGuard(_ context.Context, _ *rig) (*guardResult, error) {
+func runSecretGuard(ctx context.Context, _ *rig) (*guardResult, error) {
 	probe, err := secretguard.NewScanner(guardKey, 0)
 	if err != nil {
 		return nil, err
@@ -79,7 +79,6 @@ func runSecretGuard(_ context.Context, _ *rig) (*guardResult, error) {
 				return
 			}
 			g := secretguard.New(nopProvider{}, scan, c.mode, nil)
-			ctx := context.Background()
 			if c.warm {
 				_, _ = g.Stream(ctx, ports.ModelCall{Request: guardPrompt(0, 0)})
 			}
