@@ -373,11 +373,13 @@ type ControlRoutesOptions struct {
 
 // NewRetention deletes the details of detailed calls, the prompts kept of
 // every call and the fates of Tab suggestions once they are older than the
-// configured age.
+// configured age, and erases conversations idle longer than the
+// conversation retention setting.
 func NewRetention(store *relstore.Store, settings *appcontrol.Settings) *appcontrol.Retention {
 	r := appcontrol.NewRetention(settings, store.CallRecords(), nil)
 	r.PurgePromptsWith(store.Prompts())
 	r.PurgeFatesWith(store.Fates())
+	r.EraseConversationsWith(store.Eraser())
 	return r
 }
 
