@@ -321,6 +321,9 @@ func NewControlRoutes(o ControlRoutesOptions) ControlRoutes {
 	conversations := appcontrol.NewConversations(tenancy.Conversations(store.Conversations()),
 		tenancy.ConsoleConversations(store.Stores().Conversations))
 	conversations.NameModelsWith(o.Publishing.Names)
+	conversations.EraseWith(store.Eraser(), func(ctx context.Context, id string) error {
+		return o.Auditor.AuditUse(ctx, "conversation.delete", id, nil)
+	})
 	dashboard := appcontrol.NewDashboard(calls, o.Settings, nil)
 	dashboard.ReadFatesWith(tenancy.SuggestionFateLister(store.Fates()))
 	return control.Routes(control.Options{
@@ -358,6 +361,7 @@ type ControlRoutesOptions struct {
 	Logger       *zap.Logger
 	Store        *relstore.Store
 	Tenancy      *company.Tenancy
+	Auditor      *company.Auditor
 	Settings     *appcontrol.Settings
 	Gate         *auth.Gate
 	// The console's use cases over the models.

@@ -219,6 +219,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		Logger:       logger,
 		Store:        store,
 		Tenancy:      tenancy,
+		Auditor:      auditor,
 		Settings:     settings,
 		Gate:         gate,
 		Models:       models,
