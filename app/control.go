@@ -17,14 +17,18 @@ import (
 	"keygate/adapters/provider"
 	"keygate/adapters/provider/discovery"
 	"keygate/adapters/relstore"
+	"keygate/adapters/secret"
 	"keygate/adapters/tracing"
 	"keygate/app/company"
 	"keygate/app/config"
 	appcontrol "keygate/app/control"
 	"keygate/app/routing"
 	"keygate/app/run"
+	"keygate/app/secretguard"
 	"keygate/app/teams"
 	"keygate/console"
+	"keygate/domain/identity"
+	"keygate/domain/secretscan"
 	"keygate/ports"
 )
 
@@ -80,6 +84,12 @@ func NewModelProvider(o ModelProviderOptions) ports.ModelProvider {
 		Clock:    run.SystemClock{},
 		Logger:   o.Logger.Named("routing"),
 	})
+	// The secret guard wraps the router, so it scans once per call (not
+	// per attempt) and every attempt, kept prompt and call record below it
+	// sees the request as redacted.
+	if o.SecretGuard != nil {
+		mp = o.SecretGuard.Provider(mp)
+	}
 	if o.Budgets != nil {
 		mp = o.Budgets.Provider(mp)
 	}
@@ -94,7 +104,8 @@ func NewModelProvider(o ModelProviderOptions) ports.ModelProvider {
 }
 
 // ModelProviderOptions are what the provider client is built from;
-// Budgets is nil without a budget policy.
+// Budgets is nil without a budget policy, SecretGuard nil when the guard
+// is off.
 type ModelProviderOptions struct {
 	Logger   *zap.Logger
 	Store    *relstore.Store
@@ -107,6 +118,66 @@ type ModelProviderOptions struct {
 	Egress   *egress.Policy
 	// Teams is nil on a laptop install: every model allowed.
 	Teams *teams.Service
+	// SecretGuard scans outbound prompts for credentials.
+	SecretGuard *SecretGuard
+}
+
+// SecretGuard is the secret guard as configured: gitleaks' rules, markers
+// keyed by a key derived from the keyring (the same on every replica),
+// each finding counted and audited without the secret.
+type SecretGuard struct {
+	scan   *secretguard.Scanner
+	mode   secretscan.Mode
+	report secretguard.Report
+}
+
+// secretGuardPurpose names the derived key of the redaction markers.
+const secretGuardPurpose = "secret guard markers"
+
+// NewSecretGuard builds the secret guard of cfg.SecretGuardMode(); it is
+// nil when the mode is off, so nothing is scanned. Each call that carried
+// secrets adds to keygate_secret_guard_findings_total per rule and leaves
+// an audit entry (secret.redact or secret.block) naming the rules, the
+// feature and the conversation, never the secret; an audit failure is
+// logged, it does not fail the call.
+func NewSecretGuard(cfg config.Config, ring *secret.Ring, m *metrics.Metrics, auditor *company.Auditor, logger *zap.Logger) (*SecretGuard, error) {
+	mode := cfg.SecretGuardMode()
+	if mode == secretscan.Off {
+		return nil, nil
+	}
+	scan, err := secretguard.NewScanner(ring.DeriveKey(secretGuardPurpose), 0)
+	if err != nil {
+		return nil, fmt.Errorf("secret guard: %w", err)
+	}
+	log := logger.Named("secretguard")
+	report := func(ctx context.Context, call ports.ModelCall, action secretscan.Mode, findings []secretscan.Finding) {
+		kind := string(call.Kind)
+		if kind == "" {
+			kind = "agent"
+		}
+		var ids, markers []string
+		for _, f := range findings {
+			ids, markers = append(ids, f.RuleID), append(markers, f.Marker)
+		}
+		m.SecretFindings(string(action), kind, ids)
+		detail := map[string]any{"rules": secretscan.Rules(findings), "markers": markers, "feature": kind, "call": call.CallID}
+		if id, ok := identity.FromContext(ctx); ok {
+			detail["user"] = id.UserID
+		}
+		target := call.ConversationID
+		if target == "" {
+			target = call.CallID
+		}
+		if err := auditor.AuditUse(context.WithoutCancel(ctx), "secret."+string(action), target, detail); err != nil {
+			log.Warn("audit secret finding", zap.Error(err))
+		}
+	}
+	return &SecretGuard{scan: scan, mode: mode, report: report}, nil
+}
+
+// Provider wraps next in the guard.
+func (g *SecretGuard) Provider(next ports.ModelProvider) ports.ModelProvider {
+	return secretguard.New(next, g.scan, g.mode, g.report)
 }
 
 // ControlDeps are what the console's use cases are built from, as keygate
@@ -258,6 +329,9 @@ func NewControlRoutes(o ControlRoutesOptions) ControlRoutes {
 	conversations := appcontrol.NewConversations(tenancy.Conversations(store.Conversations()),
 		tenancy.ConsoleConversations(store.Stores().Conversations))
 	conversations.NameModelsWith(o.Publishing.Names)
+	conversations.EraseWith(store.Eraser(), func(ctx context.Context, id string) error {
+		return o.Auditor.AuditUse(ctx, "conversation.delete", id, nil)
+	})
 	dashboard := appcontrol.NewDashboard(calls, o.Settings, nil)
 	dashboard.ReadFatesWith(tenancy.SuggestionFateLister(store.Fates()))
 	return control.Routes(control.Options{
@@ -300,6 +374,7 @@ type ControlRoutesOptions struct {
 	Logger       *zap.Logger
 	Store        *relstore.Store
 	Tenancy      *company.Tenancy
+	Auditor      *company.Auditor
 	Settings     *appcontrol.Settings
 	Gate         *auth.Gate
 	// ServiceAccounts manages the control API's keys.
@@ -321,11 +396,13 @@ type ControlRoutesOptions struct {
 
 // NewRetention deletes the details of detailed calls, the prompts kept of
 // every call and the fates of Tab suggestions once they are older than the
-// configured age.
+// configured age, and erases conversations idle longer than the
+// conversation retention setting.
 func NewRetention(store *relstore.Store, settings *appcontrol.Settings) *appcontrol.Retention {
 	r := appcontrol.NewRetention(settings, store.CallRecords(), nil)
 	r.PurgePromptsWith(store.Prompts())
 	r.PurgeFatesWith(store.Fates())
+	r.EraseConversationsWith(store.Eraser())
 	return r
 }
 

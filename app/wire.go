@@ -26,6 +26,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		wire.Struct(new(ReplicaCheckOptions), "*"),
 		LoadSettings,
 		NewModelProvider,
+		NewSecretGuard,
 		wire.Struct(new(ModelProviderOptions), "*"),
 		wire.Struct(new(ControlDeps), "*"),
 		NewModels,

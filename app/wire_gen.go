@@ -78,17 +78,26 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		cleanup()
 		return nil, nil, err
 	}
+	secretGuard, err := NewSecretGuard(cfg, ring, metrics, auditor, logger)
+	if err != nil {
+		cleanup4()
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
 	modelProviderOptions := ModelProviderOptions{
-		Logger:   logger,
-		Store:    store,
-		Catalog:  catalog,
-		Auditor:  auditor,
-		Settings: settings,
-		Metrics:  metrics,
-		Tracing:  tracing,
-		Budgets:  budgets,
-		Egress:   policy,
-		Teams:    service,
+		Logger:      logger,
+		Store:       store,
+		Catalog:     catalog,
+		Auditor:     auditor,
+		Settings:    settings,
+		Metrics:     metrics,
+		Tracing:     tracing,
+		Budgets:     budgets,
+		Egress:      policy,
+		Teams:       service,
+		SecretGuard: secretGuard,
 	}
 	modelProvider := NewModelProvider(modelProviderOptions)
 	engine, cleanup5, err := NewEngine(cfg, cursorStores, modelProvider, metrics, tracing, logger)
@@ -223,6 +232,7 @@ func Initialize(ctx context.Context, cfg config.Config) (*Keygate, func(), error
 		Logger:          logger,
 		Store:           store,
 		Tenancy:         tenancy,
+		Auditor:         auditor,
 		Settings:        settings,
 		Gate:            gate,
 		ServiceAccounts: serviceAccounts,

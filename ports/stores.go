@@ -17,4 +17,7 @@ type Stores struct {
 	Calls          CallRecorder
 	ContextAnchors ContextAnchorStore
 	Prompts        PromptStore
+	// Eraser deletes whole conversations; nil for a store without it
+	// (the engine's in-memory store).
+	Eraser ConversationEraser
 }

@@ -19,6 +19,7 @@ import (
 	"keygate/domain/budget"
 	"keygate/domain/identity"
 	"keygate/domain/llm"
+	"keygate/domain/secretscan"
 	"keygate/domain/team"
 	"keygate/ports"
 )
@@ -307,6 +308,12 @@ func refusal(err error) (int, errKind, string) {
 	}
 	if status, kind, msg, ok := providerRefusal(err); ok {
 		return status, kind, msg
+	}
+	// The secret guard's refusal names the kinds of secret, never a value:
+	// a policy refusal, answered like a permission the caller lacks.
+	var blocked *secretscan.BlockedError
+	if errors.As(err, &blocked) {
+		return http.StatusForbidden, errPermission, blocked.Error()
 	}
 	var exceeded *budget.ExceededError
 	if errors.As(err, &exceeded) {

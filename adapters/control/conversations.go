@@ -46,6 +46,13 @@ func (h *conversationService) ListConversations(ctx context.Context, req *connec
 	return connect.NewResponse(resp), nil
 }
 
+func (h *conversationService) DeleteConversation(ctx context.Context, req *connect.Request[controlv1.DeleteConversationRequest]) (*connect.Response[controlv1.DeleteConversationResponse], error) {
+	if err := h.conversations.Delete(ctx, req.Msg.GetConversationId()); err != nil {
+		return nil, toConnect(h.log, "DeleteConversation", err)
+	}
+	return connect.NewResponse(&controlv1.DeleteConversationResponse{}), nil
+}
+
 func (h *conversationService) GetBranchTree(ctx context.Context, req *connect.Request[controlv1.GetBranchTreeRequest]) (*connect.Response[controlv1.GetBranchTreeResponse], error) {
 	tree, err := h.conversations.Tree(ctx, req.Msg.GetConversationId())
 	if err != nil {

@@ -33,7 +33,8 @@ func (h *settingService) GetSettings(ctx context.Context, _ *connect.Request[con
 
 func (h *settingService) UpdateSettings(ctx context.Context, req *connect.Request[controlv1.UpdateSettingsRequest]) (*connect.Response[controlv1.UpdateSettingsResponse], error) {
 	in := req.Msg.GetSettings()
-	s := appcontrol.ServiceSettings{Detailed: in.GetDetailedMode(), RetentionHours: int(in.GetDetailedRetentionHours())}
+	s := appcontrol.ServiceSettings{Detailed: in.GetDetailedMode(), RetentionHours: int(in.GetDetailedRetentionHours()),
+		ConversationRetentionDays: int(in.GetConversationRetentionDays())}
 	for _, p := range in.GetPrices() {
 		s.Prices = append(s.Prices, appcontrol.Price{ModelID: p.GetModelId(), Input: p.GetInputPerMillion(),
 			Output: p.GetOutputPerMillion(), CacheRead: p.GetCacheReadPerMillion(), CacheWrite: p.GetCacheWritePerMillion()})
@@ -46,7 +47,8 @@ func (h *settingService) UpdateSettings(ctx context.Context, req *connect.Reques
 }
 
 func settingsToProto(s appcontrol.ServiceSettings) *controlv1.Settings {
-	out := &controlv1.Settings{DetailedMode: s.Detailed, DetailedRetentionHours: int32(s.RetentionHours)}
+	out := &controlv1.Settings{DetailedMode: s.Detailed, DetailedRetentionHours: int32(s.RetentionHours),
+		ConversationRetentionDays: int32(s.ConversationRetentionDays)}
 	for _, p := range s.Prices {
 		out.Prices = append(out.Prices, &controlv1.ModelPrice{ModelId: p.ModelID, InputPerMillion: p.Input,
 			OutputPerMillion: p.Output, CacheReadPerMillion: p.CacheRead, CacheWritePerMillion: p.CacheWrite})

@@ -26,6 +26,7 @@ type Metrics struct {
 	callDuration *prometheus.HistogramVec
 	cloudCalls   *prometheus.CounterVec
 	cloudBytes   *prometheus.CounterVec
+	secrets      *prometheus.CounterVec
 }
 
 // New registers the collectors (plus Go runtime and process collectors).
@@ -75,9 +76,12 @@ func New(now func() time.Time) *Metrics {
 		cloudBytes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "keygate_cursor_cloud_bytes_total", Help: "Body bytes exchanged with Cursor's own service, by route, decision and direction (up: sent to Cursor, down: its answers).",
 		}, []string{"service", "method", "decision", "direction"}),
+		secrets: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "keygate_secret_guard_findings_total", Help: "Secrets the secret guard found in outbound prompts, by gitleaks rule id, action (redact, block) and feature (agent, tab, cmdk, commit, api, test).",
+		}, []string{"rule", "action", "kind"}),
 	}
 	m.reg.MustRegister(m.runsStarted, m.runsFinished, m.calls, m.callErrors, m.inFlight, m.tokens,
-		m.ttft, m.interToken, m.callDuration, m.cloudCalls, m.cloudBytes,
+		m.ttft, m.interToken, m.callDuration, m.cloudCalls, m.cloudBytes, m.secrets,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -62,6 +62,17 @@ type Tx interface {
 	directoryRows
 	serviceAccountRows
 	budgetLimitRows
+	eraseRows
+}
+
+// eraseRows delete a whole conversation (see ports.ConversationEraser):
+// EraseConversationRows runs every deletion of one conversation in the
+// caller's transaction and returns the image blob ids its messages named,
+// which EraseBlobIfUnused then deletes where nothing else uses them.
+type eraseRows interface {
+	EraseConversationRows(ctx context.Context, conversationID string) ([][]byte, error)
+	EraseBlobIfUnused(ctx context.Context, blobID []byte) error
+	StaleConversations(ctx context.Context, cutoff time.Time, limit int32) ([]string, error)
 }
 
 // ConversationRow is the head pointer row of a conversation.

@@ -38,6 +38,7 @@ func (s *Store) Stores() ports.Stores {
 		Calls:          Calls{s},
 		ContextAnchors: ContextAnchors{s},
 		Prompts:        Prompts{s},
+		Eraser:         Eraser{s},
 	}
 }
 

@@ -35,6 +35,24 @@ var ErrNoKey = errors.New("no secret key")
 type Ring struct {
 	primary sealer
 	all     []sealer
+	// derive is HMAC-SHA256(primary key, deriveLabel): the root of
+	// DeriveKey, kept instead of the key itself.
+	derive []byte
+}
+
+// deriveLabel separates DeriveKey's root from every other use of the key.
+const deriveLabel = "keygate derived keys v1"
+
+// DeriveKey returns a 32-byte key for purpose, derived from the primary
+// key (HMAC-SHA256 of purpose under the derivation root): the same on
+// every replica sharing the keyring, different for each purpose, and no
+// help in recovering the primary key. The secret guard's redaction
+// markers are keyed with one, so a redacted prompt is the same bytes on
+// every replica. A new primary key derives new keys.
+func (r *Ring) DeriveKey(purpose string) []byte {
+	m := hmac.New(sha256.New, r.derive)
+	m.Write([]byte(purpose))
+	return m.Sum(nil)
 }
 
 type sealer struct {
@@ -65,6 +83,9 @@ func NewRing(primary []byte, older ...[]byte) (*Ring, error) {
 		r.all = append(r.all, s)
 	}
 	r.primary = r.all[0]
+	m := hmac.New(sha256.New, primary)
+	m.Write([]byte(deriveLabel))
+	r.derive = m.Sum(nil)
 	return r, nil
 }
 

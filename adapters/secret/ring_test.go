@@ -34,6 +34,19 @@ var _ = Describe("Ring", func() {
 		Expect(ring.Open(sealed)).To(Equal([]byte("sk-live-123456")))
 	})
 
+	It("derives the same key per purpose from the same primary, another for another purpose or primary, never the key", func() {
+		again, err := secret.NewRing(key, secret.NewKey())
+		Expect(err).NotTo(HaveOccurred())
+		d := ring.DeriveKey("secret guard")
+		Expect(d).To(HaveLen(32))
+		Expect(again.DeriveKey("secret guard")).To(Equal(d))
+		Expect(ring.DeriveKey("other")).NotTo(Equal(d))
+		other, err := secret.NewRing(secret.NewKey(), key)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(other.DeriveKey("secret guard")).NotTo(Equal(d))
+		Expect(d).NotTo(Equal(key))
+	})
+
 	It("seals the same secret to different bytes each time", func() {
 		a, _ := ring.Seal([]byte("k"))
 		b, _ := ring.Seal([]byte("k"))

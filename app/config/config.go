@@ -16,6 +16,7 @@ import (
 
 	"keygate/domain/cursorcloud"
 	"keygate/domain/destination"
+	"keygate/domain/secretscan"
 )
 
 // Config is everything Keygate needs to start. Build it with [Load] (or
@@ -140,6 +141,10 @@ type Config struct {
 	// "allow", "metadata" or "deny" (domain/cursorcloud); empty means the
 	// mode's default (CursorCloudPolicy).
 	CursorCloud string
+	// SecretGuard is what happens to a model request that carries a
+	// credential: "off", "redact" or "block" (domain/secretscan); empty
+	// means the mode's default (SecretGuardMode).
+	SecretGuard string
 	// Auth is console sign-in: local unless it says otherwise.
 	Auth Auth
 	// Secrets name the keyring that seals provider keys and sessions.
@@ -206,6 +211,8 @@ const (
 	EnvCommitModel  = "KEYGATE_COMMIT_MODEL"
 	// EnvCursorCloud is allow, metadata or deny (see Config.CursorCloud).
 	EnvCursorCloud = "KEYGATE_CURSOR_CLOUD"
+	// EnvSecretGuard is off, redact or block (see Config.SecretGuard).
+	EnvSecretGuard = "KEYGATE_SECRET_GUARD"
 	// EnvWebSearchKey is a secret: it is never logged, and there is no flag
 	// for it; EnvWebSearchKeyFile names a file holding it instead.
 	EnvWebSearchKey     = "KEYGATE_WEB_SEARCH_KEY"
@@ -360,6 +367,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer, extra func(
 	envString(getenv, EnvCmdKModel, &cfg.CmdKModel)
 	envString(getenv, EnvCommitModel, &cfg.CommitModel)
 	envString(getenv, EnvCursorCloud, &cfg.CursorCloud)
+	envString(getenv, EnvSecretGuard, &cfg.SecretGuard)
 	envString(getenv, EnvWebSearchKey, &cfg.WebSearchKey)
 	envString(getenv, EnvWebSearchKeyFile, &cfg.WebSearchKeyFile)
 	if err := envBool(getenv, EnvWebFetch, &cfg.WebFetch); err != nil {
@@ -402,6 +410,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer, extra func(
 	fs.StringVar(&cfg.CmdKModel, "cmdk-model", cfg.CmdKModel, "the model or alias (display name or id) of inline edits (Cmd-K) until the console saves another; empty takes the first published model (env "+EnvCmdKModel+")")
 	fs.StringVar(&cfg.CommitModel, "commit-model", cfg.CommitModel, "the model or alias (display name or id) of commit messages and branch names until the console saves another; empty takes the user's last Agent model, else the first published (env "+EnvCommitModel+")")
 	fs.StringVar(&cfg.CursorCloud, "cursor-cloud", cfg.CursorCloud, "what reaches Cursor's own service: allow (every request Keygate does not answer), metadata (account, config and flags only; no code, prompts or turns on Cursor's models) or deny (nothing); default allow on a laptop, metadata in company mode (env "+EnvCursorCloud+")")
+	fs.StringVar(&cfg.SecretGuard, "secret-guard", cfg.SecretGuard, "what happens to a model request that carries a credential (gitleaks' rules): off, redact (each secret replaced by a marker naming its kind) or block (refused, the user told which kind); default redact in company mode, off on a laptop (env "+EnvSecretGuard+")")
 	fs.StringVar(&cfg.WebSearchURL, "web-search-url", cfg.WebSearchURL, "base URL of the search backend: the SearXNG instance, or a gateway in front of Brave Search (env "+EnvWebSearchURL+")")
 	fs.StringVar(&cfg.WebSearchKeyFile, "web-search-key-file", cfg.WebSearchKeyFile, "file holding the search backend's API key; or set "+EnvWebSearchKey+" (env "+EnvWebSearchKeyFile+")")
 	fs.BoolVar(&cfg.WebFetch, "web-fetch", cfg.WebFetch, "offer the agent's WebFetch tool: pages the user approved, public addresses only (env "+EnvWebFetch+")")
@@ -537,6 +546,23 @@ func (c Config) CursorCloudPolicy() cursorcloud.Policy {
 	return p
 }
 
+// SecretGuardMode is the secret guard's mode in force: SecretGuard when
+// set, else off on a laptop (local sign-in) and redact in company mode.
+// An unparsable value (Validate reports it) decides as block.
+func (c Config) SecretGuardMode() secretscan.Mode {
+	if strings.TrimSpace(c.SecretGuard) == "" {
+		if c.Auth.Mode == "" || strings.EqualFold(c.Auth.Mode, "local") {
+			return secretscan.Off
+		}
+		return secretscan.Redact
+	}
+	m, err := secretscan.ParseMode(c.SecretGuard)
+	if err != nil {
+		return secretscan.Block
+	}
+	return m
+}
+
 // Validate reports every problem at once, so an operator fixes a bad
 // configuration in one round.
 func (c Config) Validate() error {
@@ -577,6 +603,11 @@ func (c Config) validate() []error {
 	if strings.TrimSpace(c.CursorCloud) != "" {
 		if _, err := cursorcloud.ParsePolicy(c.CursorCloud); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", EnvCursorCloud, err))
+		}
+	}
+	if strings.TrimSpace(c.SecretGuard) != "" {
+		if _, err := secretscan.ParseMode(c.SecretGuard); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", EnvSecretGuard, err))
 		}
 	}
 	if _, err := destination.ParseAllowlist(c.ProxyPassthrough); err != nil {

@@ -2,6 +2,7 @@ package control
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -14,6 +15,35 @@ type Conversations struct {
 	lister ports.ConversationLister
 	store  ports.ConversationStore
 	names  func(ctx context.Context) (map[string]string, error)
+	eraser ports.ConversationEraser
+	audit  func(ctx context.Context, conversationID string) error
+}
+
+// EraseWith lets Delete erase conversations through e; audit records each
+// erasure (before it happens, so an erasure the log cannot record does not
+// happen). Without it Delete answers ErrNoEraser.
+func (c *Conversations) EraseWith(e ports.ConversationEraser, audit func(ctx context.Context, conversationID string) error) {
+	c.eraser, c.audit = e, audit
+}
+
+// ErrNoEraser means conversations were built without an eraser.
+var ErrNoEraser = errors.New("this store cannot erase conversations")
+
+// Delete erases a conversation the caller may see (the store is scoped to
+// the caller: another member's is ErrNotFound).
+func (c *Conversations) Delete(ctx context.Context, conversationID string) error {
+	if c.eraser == nil {
+		return ErrNoEraser
+	}
+	if _, err := c.store.Head(ctx, conversationID); err != nil {
+		return fmt.Errorf("head of conversation %s: %w", conversationID, err)
+	}
+	if c.audit != nil {
+		if err := c.audit(ctx, conversationID); err != nil {
+			return fmt.Errorf("audit deletion of conversation %s: %w", conversationID, err)
+		}
+	}
+	return c.eraser.EraseConversation(ctx, conversationID)
 }
 
 // NameModelsWith names the models and aliases of conversation rows for

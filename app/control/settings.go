@@ -16,7 +16,12 @@ const (
 	settingDetailed  = "llm_detailed_logging"
 	settingRetention = "detailed_retention_hours"
 	settingPrices    = "model_prices"
+	settingConvKeep  = "conversation_retention_days"
 )
+
+// MaxConversationRetentionDays bounds the conversation retention setting
+// (ten years).
+const MaxConversationRetentionDays = 3650
 
 // Price is the price of an upstream model in USD per million tokens.
 type Price struct {
@@ -35,6 +40,10 @@ type ServiceSettings struct {
 	// insight keeps of every call, older than this; 0 keeps them.
 	RetentionHours int
 	Prices         []Price
+	// ConversationRetentionDays erases conversations idle longer than this
+	// (messages, checkpoints, images, their calls' details and prompts;
+	// ports.ConversationEraser); 0 keeps them.
+	ConversationRetentionDays int
 }
 
 // Settings reads and writes service settings. It caches the detailed-mode
@@ -55,7 +64,7 @@ func NewSettings(store ports.SettingStore) *Settings {
 func (s *Settings) Load(ctx context.Context) (ServiceSettings, error) {
 	var out ServiceSettings
 	for name, into := range map[string]any{settingDetailed: &out.Detailed,
-		settingRetention: &out.RetentionHours, settingPrices: &out.Prices} {
+		settingRetention: &out.RetentionHours, settingPrices: &out.Prices, settingConvKeep: &out.ConversationRetentionDays} {
 		raw, err := s.store.Setting(ctx, name)
 		if errors.Is(err, ports.ErrNotFound) {
 			continue
@@ -85,6 +94,10 @@ func (s *Settings) Update(ctx context.Context, in ServiceSettings) (ServiceSetti
 		return ServiceSettings{}, invalid("detailed_retention_hours",
 			fmt.Sprintf("use 0 to keep detailed records, or a number of hours up to %d", MaxRetentionHours))
 	}
+	if in.ConversationRetentionDays < 0 || in.ConversationRetentionDays > MaxConversationRetentionDays {
+		return ServiceSettings{}, invalid("conversation_retention_days",
+			fmt.Sprintf("use 0 to keep conversations, or a number of days up to %d", MaxConversationRetentionDays))
+	}
 	if len(in.Prices) > MaxPrices {
 		return ServiceSettings{}, invalid("prices", fmt.Sprintf("at most %d prices", MaxPrices))
 	}
@@ -104,7 +117,7 @@ func (s *Settings) Update(ctx context.Context, in ServiceSettings) (ServiceSetti
 		seen[p.ModelID] = true
 	}
 	for name, v := range map[string]any{settingDetailed: in.Detailed,
-		settingRetention: in.RetentionHours, settingPrices: in.Prices} {
+		settingRetention: in.RetentionHours, settingPrices: in.Prices, settingConvKeep: in.ConversationRetentionDays} {
 		raw, err := json.Marshal(v)
 		if err != nil {
 			return ServiceSettings{}, fmt.Errorf("encode setting %s: %w", name, err)

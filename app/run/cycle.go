@@ -12,6 +12,7 @@ import (
 	"keygate/domain/conversation"
 	"keygate/domain/llm"
 	"keygate/domain/modelcycle"
+	"keygate/domain/secretscan"
 	"keygate/domain/team"
 	"keygate/ports"
 )
@@ -108,6 +109,12 @@ func cycleFailure(err error, tried string, secrets ...string) error {
 	// its message is written for the user, and retrying at once cannot help.
 	var exceeded *budget.ExceededError
 	if errors.As(err, &exceeded) || errors.Is(err, team.ErrNotAllowed) {
+		return failure(CategoryLimit, false, err)
+	}
+	// The secret guard refused the request: the same history is refused
+	// again, and its message (the kinds of secret, no value) is the user's.
+	var blocked *secretscan.BlockedError
+	if errors.As(err, &blocked) {
 		return failure(CategoryLimit, false, err)
 	}
 	return &Failure{Category: CategoryProvider, Message: providerMessage(err, tried, secrets...), Retryable: true, Err: err}

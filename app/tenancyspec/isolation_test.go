@@ -763,6 +763,14 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 				}},
 			{path: controlv1connect.ConversationServiceGetBranchTreeProcedure, class: "tenant data", what: "ada's conversation → NotFound",
 				try: notFound(func() proto.Message { return &controlv1.GetBranchTreeRequest{ConversationId: adaT.conv} })},
+			{path: controlv1connect.ConversationServiceDeleteConversationProcedure, class: "tenant data", what: "ada's conversation → NotFound, and it stays",
+				try: func(ctx context.Context, p string) []string {
+					out := notFound(func() proto.Message { return &controlv1.DeleteConversationRequest{ConversationId: adaT.conv} })(ctx, p)
+					var tree controlv1.GetBranchTreeResponse
+					k.must(root, controlv1connect.ConversationServiceGetBranchTreeProcedure, &controlv1.GetBranchTreeRequest{ConversationId: adaT.conv}, &tree)
+					Expect(tree.GetCheckpoints()).NotTo(BeEmpty())
+					return out
+				}},
 			{path: controlv1connect.ConversationServiceGetCheckpointMessagesProcedure, class: "tenant data", what: "each of ada's checkpoints → NotFound",
 				try: notFoundEach(func() []string { return adaT.checkpoints }, func(id string) proto.Message {
 					return &controlv1.GetCheckpointMessagesRequest{CheckpointId: id}
@@ -1247,5 +1255,31 @@ var _ = Describe("Tenant isolation in company mode, end to end", Ordered, func()
 		k.must(root, controlv1connect.MemoryServiceDeleteMemoryProcedure, &controlv1.DeleteMemoryRequest{Id: adaMemory}, nil)
 		k.must(ada, controlv1connect.MemoryServiceListMemoriesProcedure, &controlv1.ListMemoriesRequest{}, &mine)
 		Expect(mine.GetMemories()).To(BeEmpty())
+	})
+
+	It("lets a member delete their own conversation and an administrator anyone's, each audited", func() {
+		By("bob deleting his own")
+		k.must(bob, controlv1connect.ConversationServiceDeleteConversationProcedure, &controlv1.DeleteConversationRequest{ConversationId: bobT.conv}, nil)
+		var list controlv1.ListConversationsResponse
+		k.must(bob, controlv1connect.ConversationServiceListConversationsProcedure, &controlv1.ListConversationsRequest{}, &list)
+		for _, c := range list.GetConversations() {
+			Expect(c.GetId()).NotTo(Equal(bobT.conv))
+		}
+		status, raw := k.call(bob, controlv1connect.ConversationServiceGetBranchTreeProcedure, &controlv1.GetBranchTreeRequest{ConversationId: bobT.conv}, nil)
+		Expect(status).To(Equal(http.StatusNotFound), raw)
+
+		By("an administrator deleting ada's; her call records stay for spend")
+		k.must(root, controlv1connect.ConversationServiceDeleteConversationProcedure, &controlv1.DeleteConversationRequest{ConversationId: adaT.conv}, nil)
+		status, raw = k.call(root, controlv1connect.ConversationServiceGetBranchTreeProcedure, &controlv1.GetBranchTreeRequest{ConversationId: adaT.conv}, nil)
+		Expect(status).To(Equal(http.StatusNotFound), raw)
+		var call controlv1.GetCallResponse
+		k.must(root, controlv1connect.CallServiceGetCallProcedure, &controlv1.GetCallRequest{CallId: adaT.callIDs[0]}, &call)
+		Expect(call.GetCall().GetUserId()).To(Equal(ada.id))
+
+		status, audit := k.do(root, http.MethodGet, "/auth/audit?limit=100", "", nil)
+		Expect(status).To(Equal(http.StatusOK), audit)
+		Expect(audit).To(ContainSubstring("conversation.delete"))
+		Expect(audit).To(ContainSubstring(adaT.conv))
+		Expect(audit).To(ContainSubstring(bobT.conv))
 	})
 })

@@ -35,7 +35,8 @@ var _ = Describe("The report", func() {
 		for _, h := range []string{"## Targets", "## How to reproduce", "## Machine",
 			"## 1. Added latency per streamed token", "## 2. Concurrent streaming turns", "## 3. Checkpoint cost against conversation length",
 			"## 4. Store operations", "## 5. Gateway routing", "## 6. Turn start through the proxy, turns that start together",
-			"## 7. Cursor Tab through the proxy", "## 8. The compatible API: a coding agent's request through Keygate"} {
+			"## 7. Cursor Tab through the proxy", "## 8. The compatible API: a coding agent's request through Keygate",
+			"## 9. The secret guard: scanning a 50 KB prompt"} {
 			Expect(md).To(ContainSubstring("\n" + h + "\n\n"))
 		}
 		rows := targetRows(md)
@@ -56,7 +57,9 @@ var _ = Describe("The report", func() {
 		Expect(md).To(ContainSubstring("| with stickiness | 95000 | 10500 | **90.0%** |"))
 		Expect(md).To(ContainSubstring("\nFirst error at 64 turns: `read run stream: unexpected EOF`\n"))
 		Expect(md).To(ContainSubstring("| direct | 310000 | 1 | — | — |\n| Keygate (through the proxy) | 98000 | 0 | 9.00 ms | **120.0 MiB** |\n"))
-		Expect(md).To(ContainSubstring("go run ./cmd/kgbench -only latency|concurrency|checkpoint|store|routing|turnstart|tab|compat -out FILE"))
+		Expect(md).To(ContainSubstring("go run ./cmd/kgbench -only latency|concurrency|checkpoint|store|routing|turnstart|tab|compat|secretguard -out FILE"))
+		Expect(md).To(ContainSubstring("| cold | every text unseen | 114.00 ms | 1900000× | 1339 | 10 |"))
+		Expect(md).To(ContainSubstring("| off | the guard off | 0.1 µs | — | 0 | 1000 |"))
 		Expect(md).To(ContainSubstring("| one typist, 200-line file | 300 (0) | 31.50 ms / 33.00 ms | 30.20 ms / 31.00 ms | **1.30 ms** / 2.00 ms | 1.50 ms |"))
 		Expect(md).To(ContainSubstring("| Cursor Tab: an aborted suggestion's model call closed within 50.00 ms (p99) | 3333 of 3334 closed; 3.00 ms p50, 12.00 ms p99 | **missed** |"))
 		Expect(md).To(ContainSubstring("3.50 ms vs 1.50 ms (2.33×) | **missed** |"))

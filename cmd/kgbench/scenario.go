@@ -24,6 +24,7 @@ var scenarios = []scenario{
 	scenarioOf("turnstart", runTurnStart, judgeTurnStart),
 	scenarioOf("tab", runTab, judgeTab),
 	scenarioOf("compat", runCompat, judgeCompat),
+	scenarioOf("secretguard", runSecretGuard, nil),
 }
 
 // scenario is one measurement and its section of the report.

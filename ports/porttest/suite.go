@@ -17,6 +17,7 @@ func DescribeStores(name string, open Factory) bool {
 		describeRouting(open)
 		describeRateWindows(open)
 		describePrompts(open)
+		describeErase(open)
 	})
 }
 

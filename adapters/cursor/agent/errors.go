@@ -13,6 +13,7 @@ import (
 	"keygate/app/run"
 	"keygate/domain/access"
 	"keygate/domain/modelcycle"
+	"keygate/domain/secretscan"
 	aiserverv1 "keygate/gen/cursor/aiserver/v1"
 	"keygate/ports"
 )
@@ -131,6 +132,10 @@ func FailureError(f *run.Failure) *connect.Error {
 		}
 	case run.CategoryLimit:
 		code, title, retryable = connect.CodeResourceExhausted, "Keygate Limit Reached", false
+		var blocked *secretscan.BlockedError
+		if errors.As(f.Err, &blocked) {
+			code, title = connect.CodePermissionDenied, "Blocked by Keygate's Secret Guard"
+		}
 	}
 	err := connect.NewError(code, errors.New(f.Message))
 	detail, derr := connect.NewErrorDetail(&aiserverv1.ErrorDetails{

@@ -28,5 +28,5 @@
 // Imports: the standard library, connectrpc.com/connect,
 // github.com/google/uuid, go.uber.org/zap, google.golang.org/protobuf,
 // adapters/cursor/bidi, adapters/cursor/frame, domain/budget, domain/cmdk,
-// domain/gitmsg, domain/team and gen/cursor/aiserver/v1.
+// domain/gitmsg, domain/secretscan, domain/team and gen/cursor/aiserver/v1.
 package cmdk

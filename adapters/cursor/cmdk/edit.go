@@ -14,6 +14,7 @@ import (
 	"keygate/domain/budget"
 	"keygate/domain/cmdk"
 	"keygate/domain/gitmsg"
+	"keygate/domain/secretscan"
 	"keygate/domain/team"
 	aiserverv1 "keygate/gen/cursor/aiserver/v1"
 )
@@ -134,6 +135,7 @@ func (s *service) WriteGitBranchName(ctx context.Context, req *connect.Request[a
 // user asked for it, so unlike a Tab suggestion it does not fail silently.
 func (s *service) failed(ctx context.Context, what, requestID string, err error) error {
 	var exceeded *budget.ExceededError
+	var blocked *secretscan.BlockedError
 	switch {
 	case ctx.Err() != nil:
 		// The user dismissed it: nobody reads the error.
@@ -142,6 +144,8 @@ func (s *service) failed(ctx context.Context, what, requestID string, err error)
 		return connect.NewError(connect.CodeResourceExhausted, exceeded)
 	case errors.Is(err, team.ErrNotAllowed):
 		return connect.NewError(connect.CodePermissionDenied, err)
+	case errors.As(err, &blocked):
+		return connect.NewError(connect.CodePermissionDenied, blocked)
 	case errors.Is(err, cmdk.ErrNoInstruction), errors.Is(err, cmdk.ErrSelectionTooLarge), errors.Is(err, gitmsg.ErrNoDiff):
 		return connect.NewError(connect.CodeInvalidArgument, err)
 	}

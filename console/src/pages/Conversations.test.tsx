@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { screen, waitFor, within } from "@testing-library/react";
 import { ConversationService, type ListConversationsRequest } from "../gen/control/v1/conversation_pb";
 import { serve } from "../test/transport";
@@ -33,6 +33,24 @@ describe("ConversationsPage", () => {
     expect(await screen.findByText("text of cp-b")).toBeInTheDocument();
     expect(asked).toEqual(["cp-c", "cp-b"]);
     expect(screen.getByRole("link", { name: "Calls of this conversation" })).toHaveAttribute("href", "/calls?conversation=conv-1");
+  });
+
+  it("deletes the conversation after the user confirms", async () => {
+    const deleted: string[] = [];
+    serve((r) => r.service(ConversationService, {
+      getBranchTree: () => ({ checkpoints, headCheckpointId: "cp-c" }),
+      getCheckpointMessages: () => ({ messages: [] }),
+      deleteConversation: (req) => { deleted.push(req.conversationId); return {}; },
+    }));
+    const confirm = vi.spyOn(window, "confirm").mockReturnValueOnce(false).mockReturnValueOnce(true);
+    const { user } = renderAs("member", <ConversationsPage conversationId="conv-1" />);
+    const button = await screen.findByRole("button", { name: "Delete conversation" });
+    await user.click(button);
+    expect(deleted).toEqual([]);
+    await user.click(button);
+    await waitFor(() => expect(deleted).toEqual(["conv-1"]));
+    expect(confirm.mock.calls[0][0]).toContain("call records stay");
+    confirm.mockRestore();
   });
 
   it("searches, keeping the search in the query string, and loads more", async () => {

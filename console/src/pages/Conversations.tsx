@@ -1,8 +1,8 @@
 import { useState } from "react";
 import { conversations as api } from "../api";
 import type { Checkpoint } from "../gen/control/v1/conversation_pb";
-import { Badge, Card, ErrorBox, inputClass, Link, Page, Spinner, useLoad } from "../components/ui";
-import { useQueryParam } from "../router";
+import { Badge, Button, Card, ErrorBox, inputClass, Link, Page, Spinner, useLoad } from "../components/ui";
+import { navigate, useQueryParam } from "../router";
 import { time } from "../format";
 
 // Tree renders checkpoints by parent link; a node with several children is
@@ -48,14 +48,23 @@ function Messages({ checkpointId }: { checkpointId: string }) {
 function Detail({ conversationId }: { conversationId: string }) {
   const { data, error, loading } = useLoad(() => api.getBranchTree({ conversationId }), [conversationId]);
   const [selected, setSelected] = useState<string>();
+  const [deleteError, setDeleteError] = useState<unknown>();
   const current = selected ?? data?.headCheckpointId;
+  // Erasing is what retention does: messages, images, call details and
+  // kept prompts go; call records stay, without content, for spend.
+  const erase = async () => {
+    if (!window.confirm("Delete this conversation? Its messages, images, request bodies and kept prompts are erased for good; its call records stay, without content, for spend and audit.")) return;
+    try { await api.deleteConversation({ conversationId }); navigate("/conversations"); } catch (e) { setDeleteError(e); }
+  };
   return (
     <div className="grid grid-cols-3 gap-4">
       <Card title="Branches" className="col-span-1">
         <ErrorBox error={error} />
+        <ErrorBox error={deleteError} />
         {loading && <Spinner label="Loading the branch tree…" />}
         {data && <Tree nodes={data.checkpoints} head={data.headCheckpointId} selected={current} onSelect={setSelected} />}
         <Link className="mt-3 block text-xs text-indigo-700 underline" to={`/calls?conversation=${encodeURIComponent(conversationId)}`}>Calls of this conversation</Link>
+        <div className="mt-3"><Button kind="danger" onClick={() => void erase()}>Delete conversation</Button></div>
       </Card>
       <Card title="Messages" className="col-span-2">{current && <Messages checkpointId={current} />}</Card>
     </div>

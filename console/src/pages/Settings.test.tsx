@@ -9,7 +9,7 @@ import { renderAs } from "../test/render";
 import { gate } from "../test/fixtures";
 import { SettingsPage } from "./Settings";
 
-const stored = { detailedMode: true, detailedRetentionHours: 48, prices: [{ modelId: "gpt-x", inputPerMillion: 2.5, outputPerMillion: 10, cacheReadPerMillion: 1.25, cacheWritePerMillion: 0 }] };
+const stored = { detailedMode: true, detailedRetentionHours: 48, conversationRetentionDays: 90, prices: [{ modelId: "gpt-x", inputPerMillion: 2.5, outputPerMillion: 10, cacheReadPerMillion: 1.25, cacheWritePerMillion: 0 }] };
 
 const tabModels = [
   { id: "m-fim", enabled: true, settings: { displayName: "Codestral" } },
@@ -73,7 +73,7 @@ describe("SettingsPage", () => {
 
     expect(await screen.findByText("Saved.")).toBeInTheDocument();
     expect(sent).toHaveLength(1);
-    expect(sent[0].settings).toMatchObject({ detailedMode: false, detailedRetentionHours: 12 });
+    expect(sent[0].settings).toMatchObject({ detailedMode: false, detailedRetentionHours: 12, conversationRetentionDays: 90 });
     expect(sent[0].settings!.prices).toHaveLength(1);
     expect(sent[0].settings!.prices[0]).toMatchObject({ modelId: "claude-y", inputPerMillion: 0, outputPerMillion: 15 });
   });

@@ -28,6 +28,7 @@ function SettingsForm({ settings: s }: { settings: Settings }) {
   const admin = useAdmin();
   const [detailed, setDetailed] = useState(s.detailedMode);
   const [retention, setRetention] = useState(s.detailedRetentionHours);
+  const [keepDays, setKeepDays] = useState(s.conversationRetentionDays);
   const [prices, setPrices] = useState<ModelPrice[]>(s.prices);
   const [saveError, setSaveError] = useState<unknown>();
   const [saved, setSaved] = useState(false);
@@ -36,7 +37,7 @@ function SettingsForm({ settings: s }: { settings: Settings }) {
   const save = async () => {
     setSaving(true); setSaved(false);
     try {
-      await api.updateSettings({ settings: { detailedMode: detailed, detailedRetentionHours: retention, prices } });
+      await api.updateSettings({ settings: { detailedMode: detailed, detailedRetentionHours: retention, conversationRetentionDays: keepDays, prices } });
       setSaveError(undefined); setSaved(true);
     } catch (e) { setSaveError(e); } finally { setSaving(false); }
   };
@@ -58,6 +59,9 @@ function SettingsForm({ settings: s }: { settings: Settings }) {
             </label>
             <Field label="Keep detailed records for (hours)" hint="Older request bodies and raw streams are deleted by a background job; 0 keeps them. Timings, usage and status are always kept.">
               <input className={inputClass} type="number" min={0} value={retention} onChange={(e) => setRetention(Number(e.target.value))} />
+            </Field>
+            <Field label="Erase conversations idle for (days)" hint="A background job erases each conversation not used for this long: its messages, checkpoints and images, and its calls' request bodies, raw streams and kept prompts. Call records stay, without content, for spend and audit. 0 keeps conversations.">
+              <input className={inputClass} type="number" min={0} value={keepDays} onChange={(e) => setKeepDays(Number(e.target.value))} />
             </Field>
           </div>
         </Card>

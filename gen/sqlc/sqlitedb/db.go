@@ -72,6 +72,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.conversationCheckpointsStmt, err = db.PrepareContext(ctx, conversationCheckpoints); err != nil {
 		return nil, fmt.Errorf("error preparing query ConversationCheckpoints: %w", err)
 	}
+	if q.conversationImageBlobsStmt, err = db.PrepareContext(ctx, conversationImageBlobs); err != nil {
+		return nil, fmt.Errorf("error preparing query ConversationImageBlobs: %w", err)
+	}
 	if q.countDetailedBeforeStmt, err = db.PrepareContext(ctx, countDetailedBefore); err != nil {
 		return nil, fmt.Errorf("error preparing query CountDetailedBefore: %w", err)
 	}
@@ -143,6 +146,60 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.deleteTeamChoiceStmt, err = db.PrepareContext(ctx, deleteTeamChoice); err != nil {
 		return nil, fmt.Errorf("error preparing query DeleteTeamChoice: %w", err)
+	}
+	if q.eraseCallChunksStmt, err = db.PrepareContext(ctx, eraseCallChunks); err != nil {
+		return nil, fmt.Errorf("error preparing query EraseCallChunks: %w", err)
+	}
+	if q.eraseCallErrorsStmt, err = db.PrepareContext(ctx, eraseCallErrors); err != nil {
+		return nil, fmt.Errorf("error preparing query EraseCallErrors: %w", err)
+	}
+	if q.eraseCallRequestsStmt, err = db.PrepareContext(ctx, eraseCallRequests); err != nil {
+		return nil, fmt.Errorf("error preparing query EraseCallRequests: %w", err)
+	}
+	if q.eraseCheckpointMessagesStmt, err = db.PrepareContext(ctx, eraseCheckpointMessages); err != nil {
+		return nil, fmt.Errorf("error preparing query EraseCheckpointMessages: %w", err)
+	}
+	if q.eraseCheckpointsStmt, err = db.PrepareContext(ctx, eraseCheckpoints); err != nil {
+		return nil, fmt.Errorf("error preparing query EraseCheckpoints: %w", err)
+	}
+	if q.eraseContextAnchorRowStmt, err = db.PrepareContext(ctx, eraseContextAnchorRow); err != nil {
+		return nil, fmt.Errorf("error preparing query EraseContextAnchorRow: %w", err)
+	}
+	if q.eraseConversationOwnerStmt, err = db.PrepareContext(ctx, eraseConversationOwner); err != nil {
+		return nil, fmt.Errorf("error preparing query EraseConversationOwner: %w", err)
+	}
+	if q.eraseConversationRowStmt, err = db.PrepareContext(ctx, eraseConversationRow); err != nil {
+		return nil, fmt.Errorf("error preparing query EraseConversationRow: %w", err)
+	}
+	if q.eraseMessageBlobsStmt, err = db.PrepareContext(ctx, eraseMessageBlobs); err != nil {
+		return nil, fmt.Errorf("error preparing query EraseMessageBlobs: %w", err)
+	}
+	if q.eraseMessagesStmt, err = db.PrepareContext(ctx, eraseMessages); err != nil {
+		return nil, fmt.Errorf("error preparing query EraseMessages: %w", err)
+	}
+	if q.erasePromptsStmt, err = db.PrepareContext(ctx, erasePrompts); err != nil {
+		return nil, fmt.Errorf("error preparing query ErasePrompts: %w", err)
+	}
+	if q.eraseRouteAffinityStmt, err = db.PrepareContext(ctx, eraseRouteAffinity); err != nil {
+		return nil, fmt.Errorf("error preparing query EraseRouteAffinity: %w", err)
+	}
+	if q.eraseRunOwnersStmt, err = db.PrepareContext(ctx, eraseRunOwners); err != nil {
+		return nil, fmt.Errorf("error preparing query EraseRunOwners: %w", err)
+	}
+	if q.eraseRunsStmt, err = db.PrepareContext(ctx, eraseRuns); err != nil {
+		return nil, fmt.Errorf("error preparing query EraseRuns: %w", err)
+	}
+	if q.eraseToolRoundResultsStmt, err = db.PrepareContext(ctx, eraseToolRoundResults); err != nil {
+		return nil, fmt.Errorf("error preparing query EraseToolRoundResults: %w", err)
+	}
+	if q.eraseToolRoundsStmt, err = db.PrepareContext(ctx, eraseToolRounds); err != nil {
+		return nil, fmt.Errorf("error preparing query EraseToolRounds: %w", err)
+	}
+	if q.eraseUnusedBlobStmt, err = db.PrepareContext(ctx, eraseUnusedBlob); err != nil {
+		return nil, fmt.Errorf("error preparing query EraseUnusedBlob: %w", err)
+	}
+	if q.eraseUnusedBlobRefsStmt, err = db.PrepareContext(ctx, eraseUnusedBlobRefs); err != nil {
+		return nil, fmt.Errorf("error preparing query EraseUnusedBlobRefs: %w", err)
 	}
 	if q.existingCheckpointsStmt, err = db.PrepareContext(ctx, existingCheckpoints); err != nil {
 		return nil, fmt.Errorf("error preparing query ExistingCheckpoints: %w", err)
@@ -426,6 +483,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.setRunHeadStmt, err = db.PrepareContext(ctx, setRunHead); err != nil {
 		return nil, fmt.Errorf("error preparing query SetRunHead: %w", err)
 	}
+	if q.staleConversationsStmt, err = db.PrepareContext(ctx, staleConversations); err != nil {
+		return nil, fmt.Errorf("error preparing query StaleConversations: %w", err)
+	}
 	if q.storedMessagesStmt, err = db.PrepareContext(ctx, storedMessages); err != nil {
 		return nil, fmt.Errorf("error preparing query StoredMessages: %w", err)
 	}
@@ -571,6 +631,11 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing conversationCheckpointsStmt: %w", cerr)
 		}
 	}
+	if q.conversationImageBlobsStmt != nil {
+		if cerr := q.conversationImageBlobsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing conversationImageBlobsStmt: %w", cerr)
+		}
+	}
 	if q.countDetailedBeforeStmt != nil {
 		if cerr := q.countDetailedBeforeStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing countDetailedBeforeStmt: %w", cerr)
@@ -689,6 +754,96 @@ func (q *Queries) Close() error {
 	if q.deleteTeamChoiceStmt != nil {
 		if cerr := q.deleteTeamChoiceStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing deleteTeamChoiceStmt: %w", cerr)
+		}
+	}
+	if q.eraseCallChunksStmt != nil {
+		if cerr := q.eraseCallChunksStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing eraseCallChunksStmt: %w", cerr)
+		}
+	}
+	if q.eraseCallErrorsStmt != nil {
+		if cerr := q.eraseCallErrorsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing eraseCallErrorsStmt: %w", cerr)
+		}
+	}
+	if q.eraseCallRequestsStmt != nil {
+		if cerr := q.eraseCallRequestsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing eraseCallRequestsStmt: %w", cerr)
+		}
+	}
+	if q.eraseCheckpointMessagesStmt != nil {
+		if cerr := q.eraseCheckpointMessagesStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing eraseCheckpointMessagesStmt: %w", cerr)
+		}
+	}
+	if q.eraseCheckpointsStmt != nil {
+		if cerr := q.eraseCheckpointsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing eraseCheckpointsStmt: %w", cerr)
+		}
+	}
+	if q.eraseContextAnchorRowStmt != nil {
+		if cerr := q.eraseContextAnchorRowStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing eraseContextAnchorRowStmt: %w", cerr)
+		}
+	}
+	if q.eraseConversationOwnerStmt != nil {
+		if cerr := q.eraseConversationOwnerStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing eraseConversationOwnerStmt: %w", cerr)
+		}
+	}
+	if q.eraseConversationRowStmt != nil {
+		if cerr := q.eraseConversationRowStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing eraseConversationRowStmt: %w", cerr)
+		}
+	}
+	if q.eraseMessageBlobsStmt != nil {
+		if cerr := q.eraseMessageBlobsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing eraseMessageBlobsStmt: %w", cerr)
+		}
+	}
+	if q.eraseMessagesStmt != nil {
+		if cerr := q.eraseMessagesStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing eraseMessagesStmt: %w", cerr)
+		}
+	}
+	if q.erasePromptsStmt != nil {
+		if cerr := q.erasePromptsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing erasePromptsStmt: %w", cerr)
+		}
+	}
+	if q.eraseRouteAffinityStmt != nil {
+		if cerr := q.eraseRouteAffinityStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing eraseRouteAffinityStmt: %w", cerr)
+		}
+	}
+	if q.eraseRunOwnersStmt != nil {
+		if cerr := q.eraseRunOwnersStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing eraseRunOwnersStmt: %w", cerr)
+		}
+	}
+	if q.eraseRunsStmt != nil {
+		if cerr := q.eraseRunsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing eraseRunsStmt: %w", cerr)
+		}
+	}
+	if q.eraseToolRoundResultsStmt != nil {
+		if cerr := q.eraseToolRoundResultsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing eraseToolRoundResultsStmt: %w", cerr)
+		}
+	}
+	if q.eraseToolRoundsStmt != nil {
+		if cerr := q.eraseToolRoundsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing eraseToolRoundsStmt: %w", cerr)
+		}
+	}
+	if q.eraseUnusedBlobStmt != nil {
+		if cerr := q.eraseUnusedBlobStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing eraseUnusedBlobStmt: %w", cerr)
+		}
+	}
+	if q.eraseUnusedBlobRefsStmt != nil {
+		if cerr := q.eraseUnusedBlobRefsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing eraseUnusedBlobRefsStmt: %w", cerr)
 		}
 	}
 	if q.existingCheckpointsStmt != nil {
@@ -1161,6 +1316,11 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing setRunHeadStmt: %w", cerr)
 		}
 	}
+	if q.staleConversationsStmt != nil {
+		if cerr := q.staleConversationsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing staleConversationsStmt: %w", cerr)
+		}
+	}
 	if q.storedMessagesStmt != nil {
 		if cerr := q.storedMessagesStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing storedMessagesStmt: %w", cerr)
@@ -1316,6 +1476,7 @@ type Queries struct {
 	claimBudgetAlertStmt            *sql.Stmt
 	clearActiveRunStmt              *sql.Stmt
 	conversationCheckpointsStmt     *sql.Stmt
+	conversationImageBlobsStmt      *sql.Stmt
 	countDetailedBeforeStmt         *sql.Stmt
 	countOtherLeasesStmt            *sql.Stmt
 	countProviderModelsStmt         *sql.Stmt
@@ -1340,6 +1501,24 @@ type Queries struct {
 	deleteTabFatesBeforeStmt        *sql.Stmt
 	deleteTeamStmt                  *sql.Stmt
 	deleteTeamChoiceStmt            *sql.Stmt
+	eraseCallChunksStmt             *sql.Stmt
+	eraseCallErrorsStmt             *sql.Stmt
+	eraseCallRequestsStmt           *sql.Stmt
+	eraseCheckpointMessagesStmt     *sql.Stmt
+	eraseCheckpointsStmt            *sql.Stmt
+	eraseContextAnchorRowStmt       *sql.Stmt
+	eraseConversationOwnerStmt      *sql.Stmt
+	eraseConversationRowStmt        *sql.Stmt
+	eraseMessageBlobsStmt           *sql.Stmt
+	eraseMessagesStmt               *sql.Stmt
+	erasePromptsStmt                *sql.Stmt
+	eraseRouteAffinityStmt          *sql.Stmt
+	eraseRunOwnersStmt              *sql.Stmt
+	eraseRunsStmt                   *sql.Stmt
+	eraseToolRoundResultsStmt       *sql.Stmt
+	eraseToolRoundsStmt             *sql.Stmt
+	eraseUnusedBlobStmt             *sql.Stmt
+	eraseUnusedBlobRefsStmt         *sql.Stmt
 	existingCheckpointsStmt         *sql.Stmt
 	finishRunStmt                   *sql.Stmt
 	gatewayTokenByHashStmt          *sql.Stmt
@@ -1434,6 +1613,7 @@ type Queries struct {
 	setProviderKeyEnabledStmt       *sql.Stmt
 	setRouteAffinityStmt            *sql.Stmt
 	setRunHeadStmt                  *sql.Stmt
+	staleConversationsStmt          *sql.Stmt
 	storedMessagesStmt              *sql.Stmt
 	toolRoundResultsStmt            *sql.Stmt
 	touchGatewayTokenStmt           *sql.Stmt
@@ -1476,6 +1656,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		claimBudgetAlertStmt:            q.claimBudgetAlertStmt,
 		clearActiveRunStmt:              q.clearActiveRunStmt,
 		conversationCheckpointsStmt:     q.conversationCheckpointsStmt,
+		conversationImageBlobsStmt:      q.conversationImageBlobsStmt,
 		countDetailedBeforeStmt:         q.countDetailedBeforeStmt,
 		countOtherLeasesStmt:            q.countOtherLeasesStmt,
 		countProviderModelsStmt:         q.countProviderModelsStmt,
@@ -1500,6 +1681,24 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		deleteTabFatesBeforeStmt:        q.deleteTabFatesBeforeStmt,
 		deleteTeamStmt:                  q.deleteTeamStmt,
 		deleteTeamChoiceStmt:            q.deleteTeamChoiceStmt,
+		eraseCallChunksStmt:             q.eraseCallChunksStmt,
+		eraseCallErrorsStmt:             q.eraseCallErrorsStmt,
+		eraseCallRequestsStmt:           q.eraseCallRequestsStmt,
+		eraseCheckpointMessagesStmt:     q.eraseCheckpointMessagesStmt,
+		eraseCheckpointsStmt:            q.eraseCheckpointsStmt,
+		eraseContextAnchorRowStmt:       q.eraseContextAnchorRowStmt,
+		eraseConversationOwnerStmt:      q.eraseConversationOwnerStmt,
+		eraseConversationRowStmt:        q.eraseConversationRowStmt,
+		eraseMessageBlobsStmt:           q.eraseMessageBlobsStmt,
+		eraseMessagesStmt:               q.eraseMessagesStmt,
+		erasePromptsStmt:                q.erasePromptsStmt,
+		eraseRouteAffinityStmt:          q.eraseRouteAffinityStmt,
+		eraseRunOwnersStmt:              q.eraseRunOwnersStmt,
+		eraseRunsStmt:                   q.eraseRunsStmt,
+		eraseToolRoundResultsStmt:       q.eraseToolRoundResultsStmt,
+		eraseToolRoundsStmt:             q.eraseToolRoundsStmt,
+		eraseUnusedBlobStmt:             q.eraseUnusedBlobStmt,
+		eraseUnusedBlobRefsStmt:         q.eraseUnusedBlobRefsStmt,
 		existingCheckpointsStmt:         q.existingCheckpointsStmt,
 		finishRunStmt:                   q.finishRunStmt,
 		gatewayTokenByHashStmt:          q.gatewayTokenByHashStmt,
@@ -1594,6 +1793,7 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		setProviderKeyEnabledStmt:       q.setProviderKeyEnabledStmt,
 		setRouteAffinityStmt:            q.setRouteAffinityStmt,
 		setRunHeadStmt:                  q.setRunHeadStmt,
+		staleConversationsStmt:          q.staleConversationsStmt,
 		storedMessagesStmt:              q.storedMessagesStmt,
 		toolRoundResultsStmt:            q.toolRoundResultsStmt,
 		touchGatewayTokenStmt:           q.touchGatewayTokenStmt,

@@ -22,6 +22,86 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+type DeleteConversationRequest struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	ConversationId string                 `protobuf:"bytes,1,opt,name=conversation_id,json=conversationId,proto3" json:"conversation_id,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *DeleteConversationRequest) Reset() {
+	*x = DeleteConversationRequest{}
+	mi := &file_control_v1_conversation_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteConversationRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteConversationRequest) ProtoMessage() {}
+
+func (x *DeleteConversationRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_control_v1_conversation_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteConversationRequest.ProtoReflect.Descriptor instead.
+func (*DeleteConversationRequest) Descriptor() ([]byte, []int) {
+	return file_control_v1_conversation_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *DeleteConversationRequest) GetConversationId() string {
+	if x != nil {
+		return x.ConversationId
+	}
+	return ""
+}
+
+type DeleteConversationResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteConversationResponse) Reset() {
+	*x = DeleteConversationResponse{}
+	mi := &file_control_v1_conversation_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteConversationResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteConversationResponse) ProtoMessage() {}
+
+func (x *DeleteConversationResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_control_v1_conversation_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteConversationResponse.ProtoReflect.Descriptor instead.
+func (*DeleteConversationResponse) Descriptor() ([]byte, []int) {
+	return file_control_v1_conversation_proto_rawDescGZIP(), []int{1}
+}
+
 type ListConversationsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// page_size defaults to 50 and is at most 500.
@@ -37,7 +117,7 @@ type ListConversationsRequest struct {
 
 func (x *ListConversationsRequest) Reset() {
 	*x = ListConversationsRequest{}
-	mi := &file_control_v1_conversation_proto_msgTypes[0]
+	mi := &file_control_v1_conversation_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -49,7 +129,7 @@ func (x *ListConversationsRequest) String() string {
 func (*ListConversationsRequest) ProtoMessage() {}
 
 func (x *ListConversationsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_conversation_proto_msgTypes[0]
+	mi := &file_control_v1_conversation_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -62,7 +142,7 @@ func (x *ListConversationsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListConversationsRequest.ProtoReflect.Descriptor instead.
 func (*ListConversationsRequest) Descriptor() ([]byte, []int) {
-	return file_control_v1_conversation_proto_rawDescGZIP(), []int{0}
+	return file_control_v1_conversation_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *ListConversationsRequest) GetPageSize() int32 {
@@ -96,7 +176,7 @@ type ListConversationsResponse struct {
 
 func (x *ListConversationsResponse) Reset() {
 	*x = ListConversationsResponse{}
-	mi := &file_control_v1_conversation_proto_msgTypes[1]
+	mi := &file_control_v1_conversation_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -108,7 +188,7 @@ func (x *ListConversationsResponse) String() string {
 func (*ListConversationsResponse) ProtoMessage() {}
 
 func (x *ListConversationsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_conversation_proto_msgTypes[1]
+	mi := &file_control_v1_conversation_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -121,7 +201,7 @@ func (x *ListConversationsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListConversationsResponse.ProtoReflect.Descriptor instead.
 func (*ListConversationsResponse) Descriptor() ([]byte, []int) {
-	return file_control_v1_conversation_proto_rawDescGZIP(), []int{1}
+	return file_control_v1_conversation_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ListConversationsResponse) GetConversations() []*Conversation {
@@ -161,7 +241,7 @@ type Conversation struct {
 
 func (x *Conversation) Reset() {
 	*x = Conversation{}
-	mi := &file_control_v1_conversation_proto_msgTypes[2]
+	mi := &file_control_v1_conversation_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -173,7 +253,7 @@ func (x *Conversation) String() string {
 func (*Conversation) ProtoMessage() {}
 
 func (x *Conversation) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_conversation_proto_msgTypes[2]
+	mi := &file_control_v1_conversation_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -186,7 +266,7 @@ func (x *Conversation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Conversation.ProtoReflect.Descriptor instead.
 func (*Conversation) Descriptor() ([]byte, []int) {
-	return file_control_v1_conversation_proto_rawDescGZIP(), []int{2}
+	return file_control_v1_conversation_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Conversation) GetId() string {
@@ -261,7 +341,7 @@ type GetBranchTreeRequest struct {
 
 func (x *GetBranchTreeRequest) Reset() {
 	*x = GetBranchTreeRequest{}
-	mi := &file_control_v1_conversation_proto_msgTypes[3]
+	mi := &file_control_v1_conversation_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -273,7 +353,7 @@ func (x *GetBranchTreeRequest) String() string {
 func (*GetBranchTreeRequest) ProtoMessage() {}
 
 func (x *GetBranchTreeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_conversation_proto_msgTypes[3]
+	mi := &file_control_v1_conversation_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -286,7 +366,7 @@ func (x *GetBranchTreeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetBranchTreeRequest.ProtoReflect.Descriptor instead.
 func (*GetBranchTreeRequest) Descriptor() ([]byte, []int) {
-	return file_control_v1_conversation_proto_rawDescGZIP(), []int{3}
+	return file_control_v1_conversation_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *GetBranchTreeRequest) GetConversationId() string {
@@ -306,7 +386,7 @@ type GetBranchTreeResponse struct {
 
 func (x *GetBranchTreeResponse) Reset() {
 	*x = GetBranchTreeResponse{}
-	mi := &file_control_v1_conversation_proto_msgTypes[4]
+	mi := &file_control_v1_conversation_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -318,7 +398,7 @@ func (x *GetBranchTreeResponse) String() string {
 func (*GetBranchTreeResponse) ProtoMessage() {}
 
 func (x *GetBranchTreeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_conversation_proto_msgTypes[4]
+	mi := &file_control_v1_conversation_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -331,7 +411,7 @@ func (x *GetBranchTreeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetBranchTreeResponse.ProtoReflect.Descriptor instead.
 func (*GetBranchTreeResponse) Descriptor() ([]byte, []int) {
-	return file_control_v1_conversation_proto_rawDescGZIP(), []int{4}
+	return file_control_v1_conversation_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *GetBranchTreeResponse) GetCheckpoints() []*Checkpoint {
@@ -363,7 +443,7 @@ type Checkpoint struct {
 
 func (x *Checkpoint) Reset() {
 	*x = Checkpoint{}
-	mi := &file_control_v1_conversation_proto_msgTypes[5]
+	mi := &file_control_v1_conversation_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -375,7 +455,7 @@ func (x *Checkpoint) String() string {
 func (*Checkpoint) ProtoMessage() {}
 
 func (x *Checkpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_conversation_proto_msgTypes[5]
+	mi := &file_control_v1_conversation_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -388,7 +468,7 @@ func (x *Checkpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Checkpoint.ProtoReflect.Descriptor instead.
 func (*Checkpoint) Descriptor() ([]byte, []int) {
-	return file_control_v1_conversation_proto_rawDescGZIP(), []int{5}
+	return file_control_v1_conversation_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Checkpoint) GetId() string {
@@ -428,7 +508,7 @@ type GetCheckpointMessagesRequest struct {
 
 func (x *GetCheckpointMessagesRequest) Reset() {
 	*x = GetCheckpointMessagesRequest{}
-	mi := &file_control_v1_conversation_proto_msgTypes[6]
+	mi := &file_control_v1_conversation_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -440,7 +520,7 @@ func (x *GetCheckpointMessagesRequest) String() string {
 func (*GetCheckpointMessagesRequest) ProtoMessage() {}
 
 func (x *GetCheckpointMessagesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_conversation_proto_msgTypes[6]
+	mi := &file_control_v1_conversation_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -453,7 +533,7 @@ func (x *GetCheckpointMessagesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCheckpointMessagesRequest.ProtoReflect.Descriptor instead.
 func (*GetCheckpointMessagesRequest) Descriptor() ([]byte, []int) {
-	return file_control_v1_conversation_proto_rawDescGZIP(), []int{6}
+	return file_control_v1_conversation_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *GetCheckpointMessagesRequest) GetCheckpointId() string {
@@ -472,7 +552,7 @@ type GetCheckpointMessagesResponse struct {
 
 func (x *GetCheckpointMessagesResponse) Reset() {
 	*x = GetCheckpointMessagesResponse{}
-	mi := &file_control_v1_conversation_proto_msgTypes[7]
+	mi := &file_control_v1_conversation_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -484,7 +564,7 @@ func (x *GetCheckpointMessagesResponse) String() string {
 func (*GetCheckpointMessagesResponse) ProtoMessage() {}
 
 func (x *GetCheckpointMessagesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_conversation_proto_msgTypes[7]
+	mi := &file_control_v1_conversation_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -497,7 +577,7 @@ func (x *GetCheckpointMessagesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCheckpointMessagesResponse.ProtoReflect.Descriptor instead.
 func (*GetCheckpointMessagesResponse) Descriptor() ([]byte, []int) {
-	return file_control_v1_conversation_proto_rawDescGZIP(), []int{7}
+	return file_control_v1_conversation_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *GetCheckpointMessagesResponse) GetMessages() []*Message {
@@ -519,7 +599,7 @@ type Message struct {
 
 func (x *Message) Reset() {
 	*x = Message{}
-	mi := &file_control_v1_conversation_proto_msgTypes[8]
+	mi := &file_control_v1_conversation_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -531,7 +611,7 @@ func (x *Message) String() string {
 func (*Message) ProtoMessage() {}
 
 func (x *Message) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_conversation_proto_msgTypes[8]
+	mi := &file_control_v1_conversation_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -544,7 +624,7 @@ func (x *Message) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Message.ProtoReflect.Descriptor instead.
 func (*Message) Descriptor() ([]byte, []int) {
-	return file_control_v1_conversation_proto_rawDescGZIP(), []int{8}
+	return file_control_v1_conversation_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Message) GetId() string {
@@ -572,7 +652,10 @@ var File_control_v1_conversation_proto protoreflect.FileDescriptor
 
 const file_control_v1_conversation_proto_rawDesc = "" +
 	"\n" +
-	"\x1dcontrol/v1/conversation.proto\x12\x12keygate.control.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"n\n" +
+	"\x1dcontrol/v1/conversation.proto\x12\x12keygate.control.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"D\n" +
+	"\x19DeleteConversationRequest\x12'\n" +
+	"\x0fconversation_id\x18\x01 \x01(\tR\x0econversationId\"\x1c\n" +
+	"\x1aDeleteConversationResponse\"n\n" +
 	"\x18ListConversationsRequest\x12\x1b\n" +
 	"\tpage_size\x18\x01 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
@@ -613,11 +696,12 @@ const file_control_v1_conversation_proto_rawDesc = "" +
 	"\aMessage\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04role\x18\x02 \x01(\tR\x04role\x12\x12\n" +
-	"\x04text\x18\x03 \x01(\tR\x04text2\xeb\x02\n" +
+	"\x04text\x18\x03 \x01(\tR\x04text2\xe0\x03\n" +
 	"\x13ConversationService\x12p\n" +
 	"\x11ListConversations\x12,.keygate.control.v1.ListConversationsRequest\x1a-.keygate.control.v1.ListConversationsResponse\x12d\n" +
 	"\rGetBranchTree\x12(.keygate.control.v1.GetBranchTreeRequest\x1a).keygate.control.v1.GetBranchTreeResponse\x12|\n" +
-	"\x15GetCheckpointMessages\x120.keygate.control.v1.GetCheckpointMessagesRequest\x1a1.keygate.control.v1.GetCheckpointMessagesResponseB\xbf\x01\n" +
+	"\x15GetCheckpointMessages\x120.keygate.control.v1.GetCheckpointMessagesRequest\x1a1.keygate.control.v1.GetCheckpointMessagesResponse\x12s\n" +
+	"\x12DeleteConversation\x12-.keygate.control.v1.DeleteConversationRequest\x1a..keygate.control.v1.DeleteConversationResponseB\xbf\x01\n" +
 	"\x16com.keygate.control.v1B\x11ConversationProtoP\x01Z(keygate/gen/keygate/control/v1;controlv1\xa2\x02\x03KCX\xaa\x02\x12Keygate.Control.V1\xca\x02\x12Keygate\\Control\\V1\xe2\x02\x1eKeygate\\Control\\V1\\GPBMetadata\xea\x02\x14Keygate::Control::V1b\x06proto3"
 
 var (
@@ -632,37 +716,41 @@ func file_control_v1_conversation_proto_rawDescGZIP() []byte {
 	return file_control_v1_conversation_proto_rawDescData
 }
 
-var file_control_v1_conversation_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_control_v1_conversation_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_control_v1_conversation_proto_goTypes = []any{
-	(*ListConversationsRequest)(nil),      // 0: keygate.control.v1.ListConversationsRequest
-	(*ListConversationsResponse)(nil),     // 1: keygate.control.v1.ListConversationsResponse
-	(*Conversation)(nil),                  // 2: keygate.control.v1.Conversation
-	(*GetBranchTreeRequest)(nil),          // 3: keygate.control.v1.GetBranchTreeRequest
-	(*GetBranchTreeResponse)(nil),         // 4: keygate.control.v1.GetBranchTreeResponse
-	(*Checkpoint)(nil),                    // 5: keygate.control.v1.Checkpoint
-	(*GetCheckpointMessagesRequest)(nil),  // 6: keygate.control.v1.GetCheckpointMessagesRequest
-	(*GetCheckpointMessagesResponse)(nil), // 7: keygate.control.v1.GetCheckpointMessagesResponse
-	(*Message)(nil),                       // 8: keygate.control.v1.Message
-	(*timestamppb.Timestamp)(nil),         // 9: google.protobuf.Timestamp
+	(*DeleteConversationRequest)(nil),     // 0: keygate.control.v1.DeleteConversationRequest
+	(*DeleteConversationResponse)(nil),    // 1: keygate.control.v1.DeleteConversationResponse
+	(*ListConversationsRequest)(nil),      // 2: keygate.control.v1.ListConversationsRequest
+	(*ListConversationsResponse)(nil),     // 3: keygate.control.v1.ListConversationsResponse
+	(*Conversation)(nil),                  // 4: keygate.control.v1.Conversation
+	(*GetBranchTreeRequest)(nil),          // 5: keygate.control.v1.GetBranchTreeRequest
+	(*GetBranchTreeResponse)(nil),         // 6: keygate.control.v1.GetBranchTreeResponse
+	(*Checkpoint)(nil),                    // 7: keygate.control.v1.Checkpoint
+	(*GetCheckpointMessagesRequest)(nil),  // 8: keygate.control.v1.GetCheckpointMessagesRequest
+	(*GetCheckpointMessagesResponse)(nil), // 9: keygate.control.v1.GetCheckpointMessagesResponse
+	(*Message)(nil),                       // 10: keygate.control.v1.Message
+	(*timestamppb.Timestamp)(nil),         // 11: google.protobuf.Timestamp
 }
 var file_control_v1_conversation_proto_depIdxs = []int32{
-	2, // 0: keygate.control.v1.ListConversationsResponse.conversations:type_name -> keygate.control.v1.Conversation
-	9, // 1: keygate.control.v1.Conversation.create_time:type_name -> google.protobuf.Timestamp
-	9, // 2: keygate.control.v1.Conversation.update_time:type_name -> google.protobuf.Timestamp
-	5, // 3: keygate.control.v1.GetBranchTreeResponse.checkpoints:type_name -> keygate.control.v1.Checkpoint
-	9, // 4: keygate.control.v1.Checkpoint.create_time:type_name -> google.protobuf.Timestamp
-	8, // 5: keygate.control.v1.GetCheckpointMessagesResponse.messages:type_name -> keygate.control.v1.Message
-	0, // 6: keygate.control.v1.ConversationService.ListConversations:input_type -> keygate.control.v1.ListConversationsRequest
-	3, // 7: keygate.control.v1.ConversationService.GetBranchTree:input_type -> keygate.control.v1.GetBranchTreeRequest
-	6, // 8: keygate.control.v1.ConversationService.GetCheckpointMessages:input_type -> keygate.control.v1.GetCheckpointMessagesRequest
-	1, // 9: keygate.control.v1.ConversationService.ListConversations:output_type -> keygate.control.v1.ListConversationsResponse
-	4, // 10: keygate.control.v1.ConversationService.GetBranchTree:output_type -> keygate.control.v1.GetBranchTreeResponse
-	7, // 11: keygate.control.v1.ConversationService.GetCheckpointMessages:output_type -> keygate.control.v1.GetCheckpointMessagesResponse
-	9, // [9:12] is the sub-list for method output_type
-	6, // [6:9] is the sub-list for method input_type
-	6, // [6:6] is the sub-list for extension type_name
-	6, // [6:6] is the sub-list for extension extendee
-	0, // [0:6] is the sub-list for field type_name
+	4,  // 0: keygate.control.v1.ListConversationsResponse.conversations:type_name -> keygate.control.v1.Conversation
+	11, // 1: keygate.control.v1.Conversation.create_time:type_name -> google.protobuf.Timestamp
+	11, // 2: keygate.control.v1.Conversation.update_time:type_name -> google.protobuf.Timestamp
+	7,  // 3: keygate.control.v1.GetBranchTreeResponse.checkpoints:type_name -> keygate.control.v1.Checkpoint
+	11, // 4: keygate.control.v1.Checkpoint.create_time:type_name -> google.protobuf.Timestamp
+	10, // 5: keygate.control.v1.GetCheckpointMessagesResponse.messages:type_name -> keygate.control.v1.Message
+	2,  // 6: keygate.control.v1.ConversationService.ListConversations:input_type -> keygate.control.v1.ListConversationsRequest
+	5,  // 7: keygate.control.v1.ConversationService.GetBranchTree:input_type -> keygate.control.v1.GetBranchTreeRequest
+	8,  // 8: keygate.control.v1.ConversationService.GetCheckpointMessages:input_type -> keygate.control.v1.GetCheckpointMessagesRequest
+	0,  // 9: keygate.control.v1.ConversationService.DeleteConversation:input_type -> keygate.control.v1.DeleteConversationRequest
+	3,  // 10: keygate.control.v1.ConversationService.ListConversations:output_type -> keygate.control.v1.ListConversationsResponse
+	6,  // 11: keygate.control.v1.ConversationService.GetBranchTree:output_type -> keygate.control.v1.GetBranchTreeResponse
+	9,  // 12: keygate.control.v1.ConversationService.GetCheckpointMessages:output_type -> keygate.control.v1.GetCheckpointMessagesResponse
+	1,  // 13: keygate.control.v1.ConversationService.DeleteConversation:output_type -> keygate.control.v1.DeleteConversationResponse
+	10, // [10:14] is the sub-list for method output_type
+	6,  // [6:10] is the sub-list for method input_type
+	6,  // [6:6] is the sub-list for extension type_name
+	6,  // [6:6] is the sub-list for extension extendee
+	0,  // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_control_v1_conversation_proto_init() }
@@ -676,7 +764,7 @@ func file_control_v1_conversation_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_control_v1_conversation_proto_rawDesc), len(file_control_v1_conversation_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   9,
+			NumMessages:   11,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

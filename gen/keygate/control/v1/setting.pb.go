@@ -86,9 +86,14 @@ type Settings struct {
 	// 0 keeps them forever.
 	DetailedRetentionHours int32 `protobuf:"varint,2,opt,name=detailed_retention_hours,json=detailedRetentionHours,proto3" json:"detailed_retention_hours,omitempty"`
 	// prices are per upstream model id, in USD per million tokens.
-	Prices        []*ModelPrice `protobuf:"bytes,3,rep,name=prices,proto3" json:"prices,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Prices []*ModelPrice `protobuf:"bytes,3,rep,name=prices,proto3" json:"prices,omitempty"`
+	// conversation_retention_days erases conversations idle longer than this
+	// (their messages, checkpoints, images, and their calls' details and
+	// kept prompts; call records stay, without content, for spend and
+	// audit); 0 keeps them forever.
+	ConversationRetentionDays int32 `protobuf:"varint,4,opt,name=conversation_retention_days,json=conversationRetentionDays,proto3" json:"conversation_retention_days,omitempty"`
+	unknownFields             protoimpl.UnknownFields
+	sizeCache                 protoimpl.SizeCache
 }
 
 func (x *Settings) Reset() {
@@ -140,6 +145,13 @@ func (x *Settings) GetPrices() []*ModelPrice {
 		return x.Prices
 	}
 	return nil
+}
+
+func (x *Settings) GetConversationRetentionDays() int32 {
+	if x != nil {
+		return x.ConversationRetentionDays
+	}
+	return 0
 }
 
 type ModelPrice struct {
@@ -917,11 +929,12 @@ var File_control_v1_setting_proto protoreflect.FileDescriptor
 
 const file_control_v1_setting_proto_rawDesc = "" +
 	"\n" +
-	"\x18control/v1/setting.proto\x12\x12keygate.control.v1\"\xa1\x01\n" +
+	"\x18control/v1/setting.proto\x12\x12keygate.control.v1\"\xe1\x01\n" +
 	"\bSettings\x12#\n" +
 	"\rdetailed_mode\x18\x01 \x01(\bR\fdetailedMode\x128\n" +
 	"\x18detailed_retention_hours\x18\x02 \x01(\x05R\x16detailedRetentionHours\x126\n" +
-	"\x06prices\x18\x03 \x03(\v2\x1e.keygate.control.v1.ModelPriceR\x06prices\"\xed\x01\n" +
+	"\x06prices\x18\x03 \x03(\v2\x1e.keygate.control.v1.ModelPriceR\x06prices\x12>\n" +
+	"\x1bconversation_retention_days\x18\x04 \x01(\x05R\x19conversationRetentionDays\"\xed\x01\n" +
 	"\n" +
 	"ModelPrice\x12\x19\n" +
 	"\bmodel_id\x18\x01 \x01(\tR\amodelId\x12*\n" +

@@ -12,7 +12,37 @@ import type { Message as Message$1 } from "@bufbuild/protobuf";
  * Describes the file control/v1/conversation.proto.
  */
 export const file_control_v1_conversation: GenFile = /*@__PURE__*/
-  fileDesc("Ch1jb250cm9sL3YxL2NvbnZlcnNhdGlvbi5wcm90bxISa2V5Z2F0ZS5jb250cm9sLnYxIlEKGExpc3RDb252ZXJzYXRpb25zUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCRIOCgZzZWFyY2gYAyABKAkibQoZTGlzdENvbnZlcnNhdGlvbnNSZXNwb25zZRI3Cg1jb252ZXJzYXRpb25zGAEgAygLMiAua2V5Z2F0ZS5jb250cm9sLnYxLkNvbnZlcnNhdGlvbhIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAki7QEKDENvbnZlcnNhdGlvbhIKCgJpZBgBIAEoCRIaChJoZWFkX2NoZWNrcG9pbnRfaWQYAiABKAkSLwoLY3JlYXRlX3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3VwZGF0ZV90aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgV0aXRsZRgFIAEoCRIPCgd1c2VyX2lkGAYgASgJEhAKCG1vZGVsX2lkGAcgASgJEhIKCm1vZGVsX25hbWUYCCABKAkSDQoFdHVybnMYCSABKAUiLwoUR2V0QnJhbmNoVHJlZVJlcXVlc3QSFwoPY29udmVyc2F0aW9uX2lkGAEgASgJImgKFUdldEJyYW5jaFRyZWVSZXNwb25zZRIzCgtjaGVja3BvaW50cxgBIAMoCzIeLmtleWdhdGUuY29udHJvbC52MS5DaGVja3BvaW50EhoKEmhlYWRfY2hlY2twb2ludF9pZBgCIAEoCSJsCgpDaGVja3BvaW50EgoKAmlkGAEgASgJEhEKCXBhcmVudF9pZBgCIAEoCRIOCgZsZW5ndGgYAyABKAMSLwoLY3JlYXRlX3RpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjUKHEdldENoZWNrcG9pbnRNZXNzYWdlc1JlcXVlc3QSFQoNY2hlY2twb2ludF9pZBgBIAEoCSJOCh1HZXRDaGVja3BvaW50TWVzc2FnZXNSZXNwb25zZRItCghtZXNzYWdlcxgBIAMoCzIbLmtleWdhdGUuY29udHJvbC52MS5NZXNzYWdlIjEKB01lc3NhZ2USCgoCaWQYASABKAkSDAoEcm9sZRgCIAEoCRIMCgR0ZXh0GAMgASgJMusCChNDb252ZXJzYXRpb25TZXJ2aWNlEnAKEUxpc3RDb252ZXJzYXRpb25zEiwua2V5Z2F0ZS5jb250cm9sLnYxLkxpc3RDb252ZXJzYXRpb25zUmVxdWVzdBotLmtleWdhdGUuY29udHJvbC52MS5MaXN0Q29udmVyc2F0aW9uc1Jlc3BvbnNlEmQKDUdldEJyYW5jaFRyZWUSKC5rZXlnYXRlLmNvbnRyb2wudjEuR2V0QnJhbmNoVHJlZVJlcXVlc3QaKS5rZXlnYXRlLmNvbnRyb2wudjEuR2V0QnJhbmNoVHJlZVJlc3BvbnNlEnwKFUdldENoZWNrcG9pbnRNZXNzYWdlcxIwLmtleWdhdGUuY29udHJvbC52MS5HZXRDaGVja3BvaW50TWVzc2FnZXNSZXF1ZXN0GjEua2V5Z2F0ZS5jb250cm9sLnYxLkdldENoZWNrcG9pbnRNZXNzYWdlc1Jlc3BvbnNlQr8BChZjb20ua2V5Z2F0ZS5jb250cm9sLnYxQhFDb252ZXJzYXRpb25Qcm90b1ABWihrZXlnYXRlL2dlbi9rZXlnYXRlL2NvbnRyb2wvdjE7Y29udHJvbHYxogIDS0NYqgISS2V5Z2F0ZS5Db250cm9sLlYxygISS2V5Z2F0ZVxDb250cm9sXFYx4gIeS2V5Z2F0ZVxDb250cm9sXFYxXEdQQk1ldGFkYXRh6gIUS2V5Z2F0ZTo6Q29udHJvbDo6VjFiBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("Ch1jb250cm9sL3YxL2NvbnZlcnNhdGlvbi5wcm90bxISa2V5Z2F0ZS5jb250cm9sLnYxIjQKGURlbGV0ZUNvbnZlcnNhdGlvblJlcXVlc3QSFwoPY29udmVyc2F0aW9uX2lkGAEgASgJIhwKGkRlbGV0ZUNvbnZlcnNhdGlvblJlc3BvbnNlIlEKGExpc3RDb252ZXJzYXRpb25zUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCRIOCgZzZWFyY2gYAyABKAkibQoZTGlzdENvbnZlcnNhdGlvbnNSZXNwb25zZRI3Cg1jb252ZXJzYXRpb25zGAEgAygLMiAua2V5Z2F0ZS5jb250cm9sLnYxLkNvbnZlcnNhdGlvbhIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAki7QEKDENvbnZlcnNhdGlvbhIKCgJpZBgBIAEoCRIaChJoZWFkX2NoZWNrcG9pbnRfaWQYAiABKAkSLwoLY3JlYXRlX3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3VwZGF0ZV90aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgV0aXRsZRgFIAEoCRIPCgd1c2VyX2lkGAYgASgJEhAKCG1vZGVsX2lkGAcgASgJEhIKCm1vZGVsX25hbWUYCCABKAkSDQoFdHVybnMYCSABKAUiLwoUR2V0QnJhbmNoVHJlZVJlcXVlc3QSFwoPY29udmVyc2F0aW9uX2lkGAEgASgJImgKFUdldEJyYW5jaFRyZWVSZXNwb25zZRIzCgtjaGVja3BvaW50cxgBIAMoCzIeLmtleWdhdGUuY29udHJvbC52MS5DaGVja3BvaW50EhoKEmhlYWRfY2hlY2twb2ludF9pZBgCIAEoCSJsCgpDaGVja3BvaW50EgoKAmlkGAEgASgJEhEKCXBhcmVudF9pZBgCIAEoCRIOCgZsZW5ndGgYAyABKAMSLwoLY3JlYXRlX3RpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjUKHEdldENoZWNrcG9pbnRNZXNzYWdlc1JlcXVlc3QSFQoNY2hlY2twb2ludF9pZBgBIAEoCSJOCh1HZXRDaGVja3BvaW50TWVzc2FnZXNSZXNwb25zZRItCghtZXNzYWdlcxgBIAMoCzIbLmtleWdhdGUuY29udHJvbC52MS5NZXNzYWdlIjEKB01lc3NhZ2USCgoCaWQYASABKAkSDAoEcm9sZRgCIAEoCRIMCgR0ZXh0GAMgASgJMuADChNDb252ZXJzYXRpb25TZXJ2aWNlEnAKEUxpc3RDb252ZXJzYXRpb25zEiwua2V5Z2F0ZS5jb250cm9sLnYxLkxpc3RDb252ZXJzYXRpb25zUmVxdWVzdBotLmtleWdhdGUuY29udHJvbC52MS5MaXN0Q29udmVyc2F0aW9uc1Jlc3BvbnNlEmQKDUdldEJyYW5jaFRyZWUSKC5rZXlnYXRlLmNvbnRyb2wudjEuR2V0QnJhbmNoVHJlZVJlcXVlc3QaKS5rZXlnYXRlLmNvbnRyb2wudjEuR2V0QnJhbmNoVHJlZVJlc3BvbnNlEnwKFUdldENoZWNrcG9pbnRNZXNzYWdlcxIwLmtleWdhdGUuY29udHJvbC52MS5HZXRDaGVja3BvaW50TWVzc2FnZXNSZXF1ZXN0GjEua2V5Z2F0ZS5jb250cm9sLnYxLkdldENoZWNrcG9pbnRNZXNzYWdlc1Jlc3BvbnNlEnMKEkRlbGV0ZUNvbnZlcnNhdGlvbhItLmtleWdhdGUuY29udHJvbC52MS5EZWxldGVDb252ZXJzYXRpb25SZXF1ZXN0Gi4ua2V5Z2F0ZS5jb250cm9sLnYxLkRlbGV0ZUNvbnZlcnNhdGlvblJlc3BvbnNlQr8BChZjb20ua2V5Z2F0ZS5jb250cm9sLnYxQhFDb252ZXJzYXRpb25Qcm90b1ABWihrZXlnYXRlL2dlbi9rZXlnYXRlL2NvbnRyb2wvdjE7Y29udHJvbHYxogIDS0NYqgISS2V5Z2F0ZS5Db250cm9sLlYxygISS2V5Z2F0ZVxDb250cm9sXFYx4gIeS2V5Z2F0ZVxDb250cm9sXFYxXEdQQk1ldGFkYXRh6gIUS2V5Z2F0ZTo6Q29udHJvbDo6VjFiBnByb3RvMw", [file_google_protobuf_timestamp]);
+
+/**
+ * @generated from message keygate.control.v1.DeleteConversationRequest
+ */
+export type DeleteConversationRequest = Message$1<"keygate.control.v1.DeleteConversationRequest"> & {
+  /**
+   * @generated from field: string conversation_id = 1;
+   */
+  conversationId: string;
+};
+
+/**
+ * Describes the message keygate.control.v1.DeleteConversationRequest.
+ * Use `create(DeleteConversationRequestSchema)` to create a new message.
+ */
+export const DeleteConversationRequestSchema: GenMessage<DeleteConversationRequest> = /*@__PURE__*/
+  messageDesc(file_control_v1_conversation, 0);
+
+/**
+ * @generated from message keygate.control.v1.DeleteConversationResponse
+ */
+export type DeleteConversationResponse = Message$1<"keygate.control.v1.DeleteConversationResponse"> & {
+};
+
+/**
+ * Describes the message keygate.control.v1.DeleteConversationResponse.
+ * Use `create(DeleteConversationResponseSchema)` to create a new message.
+ */
+export const DeleteConversationResponseSchema: GenMessage<DeleteConversationResponse> = /*@__PURE__*/
+  messageDesc(file_control_v1_conversation, 1);
 
 /**
  * @generated from message keygate.control.v1.ListConversationsRequest
@@ -45,7 +75,7 @@ export type ListConversationsRequest = Message$1<"keygate.control.v1.ListConvers
  * Use `create(ListConversationsRequestSchema)` to create a new message.
  */
 export const ListConversationsRequestSchema: GenMessage<ListConversationsRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_conversation, 0);
+  messageDesc(file_control_v1_conversation, 2);
 
 /**
  * @generated from message keygate.control.v1.ListConversationsResponse
@@ -67,7 +97,7 @@ export type ListConversationsResponse = Message$1<"keygate.control.v1.ListConver
  * Use `create(ListConversationsResponseSchema)` to create a new message.
  */
 export const ListConversationsResponseSchema: GenMessage<ListConversationsResponse> = /*@__PURE__*/
-  messageDesc(file_control_v1_conversation, 1);
+  messageDesc(file_control_v1_conversation, 3);
 
 /**
  * @generated from message keygate.control.v1.Conversation
@@ -135,7 +165,7 @@ export type Conversation = Message$1<"keygate.control.v1.Conversation"> & {
  * Use `create(ConversationSchema)` to create a new message.
  */
 export const ConversationSchema: GenMessage<Conversation> = /*@__PURE__*/
-  messageDesc(file_control_v1_conversation, 2);
+  messageDesc(file_control_v1_conversation, 4);
 
 /**
  * @generated from message keygate.control.v1.GetBranchTreeRequest
@@ -152,7 +182,7 @@ export type GetBranchTreeRequest = Message$1<"keygate.control.v1.GetBranchTreeRe
  * Use `create(GetBranchTreeRequestSchema)` to create a new message.
  */
 export const GetBranchTreeRequestSchema: GenMessage<GetBranchTreeRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_conversation, 3);
+  messageDesc(file_control_v1_conversation, 5);
 
 /**
  * @generated from message keygate.control.v1.GetBranchTreeResponse
@@ -174,7 +204,7 @@ export type GetBranchTreeResponse = Message$1<"keygate.control.v1.GetBranchTreeR
  * Use `create(GetBranchTreeResponseSchema)` to create a new message.
  */
 export const GetBranchTreeResponseSchema: GenMessage<GetBranchTreeResponse> = /*@__PURE__*/
-  messageDesc(file_control_v1_conversation, 4);
+  messageDesc(file_control_v1_conversation, 6);
 
 /**
  * Checkpoint is one node of the branch tree.
@@ -212,7 +242,7 @@ export type Checkpoint = Message$1<"keygate.control.v1.Checkpoint"> & {
  * Use `create(CheckpointSchema)` to create a new message.
  */
 export const CheckpointSchema: GenMessage<Checkpoint> = /*@__PURE__*/
-  messageDesc(file_control_v1_conversation, 5);
+  messageDesc(file_control_v1_conversation, 7);
 
 /**
  * @generated from message keygate.control.v1.GetCheckpointMessagesRequest
@@ -229,7 +259,7 @@ export type GetCheckpointMessagesRequest = Message$1<"keygate.control.v1.GetChec
  * Use `create(GetCheckpointMessagesRequestSchema)` to create a new message.
  */
 export const GetCheckpointMessagesRequestSchema: GenMessage<GetCheckpointMessagesRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_conversation, 6);
+  messageDesc(file_control_v1_conversation, 8);
 
 /**
  * @generated from message keygate.control.v1.GetCheckpointMessagesResponse
@@ -246,7 +276,7 @@ export type GetCheckpointMessagesResponse = Message$1<"keygate.control.v1.GetChe
  * Use `create(GetCheckpointMessagesResponseSchema)` to create a new message.
  */
 export const GetCheckpointMessagesResponseSchema: GenMessage<GetCheckpointMessagesResponse> = /*@__PURE__*/
-  messageDesc(file_control_v1_conversation, 7);
+  messageDesc(file_control_v1_conversation, 9);
 
 /**
  * Message is a stored message shown as text.
@@ -275,7 +305,7 @@ export type Message = Message$1<"keygate.control.v1.Message"> & {
  * Use `create(MessageSchema)` to create a new message.
  */
 export const MessageSchema: GenMessage<Message> = /*@__PURE__*/
-  messageDesc(file_control_v1_conversation, 8);
+  messageDesc(file_control_v1_conversation, 10);
 
 /**
  * ConversationService shows stored conversations and their branches.
@@ -312,6 +342,20 @@ export const ConversationService: GenService<{
     methodKind: "unary";
     input: typeof GetCheckpointMessagesRequestSchema;
     output: typeof GetCheckpointMessagesResponseSchema;
+  },
+  /**
+   * DeleteConversation erases a conversation as retention does: its
+   * messages, checkpoints, images, and its calls' details and kept
+   * prompts; call records stay, without content, for spend and audit. A
+   * member erases only their own (another's is NotFound), an administrator
+   * anyone's. The erasure is audited.
+   *
+   * @generated from rpc keygate.control.v1.ConversationService.DeleteConversation
+   */
+  deleteConversation: {
+    methodKind: "unary";
+    input: typeof DeleteConversationRequestSchema;
+    output: typeof DeleteConversationResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_control_v1_conversation, 0);

@@ -42,6 +42,9 @@ const (
 	// ConversationServiceGetCheckpointMessagesProcedure is the fully-qualified name of the
 	// ConversationService's GetCheckpointMessages RPC.
 	ConversationServiceGetCheckpointMessagesProcedure = "/keygate.control.v1.ConversationService/GetCheckpointMessages"
+	// ConversationServiceDeleteConversationProcedure is the fully-qualified name of the
+	// ConversationService's DeleteConversation RPC.
+	ConversationServiceDeleteConversationProcedure = "/keygate.control.v1.ConversationService/DeleteConversation"
 )
 
 // ConversationServiceClient is a client for the keygate.control.v1.ConversationService service.
@@ -52,6 +55,12 @@ type ConversationServiceClient interface {
 	GetBranchTree(context.Context, *connect.Request[v1.GetBranchTreeRequest]) (*connect.Response[v1.GetBranchTreeResponse], error)
 	// GetCheckpointMessages returns the messages of one checkpoint.
 	GetCheckpointMessages(context.Context, *connect.Request[v1.GetCheckpointMessagesRequest]) (*connect.Response[v1.GetCheckpointMessagesResponse], error)
+	// DeleteConversation erases a conversation as retention does: its
+	// messages, checkpoints, images, and its calls' details and kept
+	// prompts; call records stay, without content, for spend and audit. A
+	// member erases only their own (another's is NotFound), an administrator
+	// anyone's. The erasure is audited.
+	DeleteConversation(context.Context, *connect.Request[v1.DeleteConversationRequest]) (*connect.Response[v1.DeleteConversationResponse], error)
 }
 
 // NewConversationServiceClient constructs a client for the keygate.control.v1.ConversationService
@@ -83,6 +92,12 @@ func NewConversationServiceClient(httpClient connect.HTTPClient, baseURL string,
 			connect.WithSchema(conversationServiceMethods.ByName("GetCheckpointMessages")),
 			connect.WithClientOptions(opts...),
 		),
+		deleteConversation: connect.NewClient[v1.DeleteConversationRequest, v1.DeleteConversationResponse](
+			httpClient,
+			baseURL+ConversationServiceDeleteConversationProcedure,
+			connect.WithSchema(conversationServiceMethods.ByName("DeleteConversation")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -91,6 +106,7 @@ type conversationServiceClient struct {
 	listConversations     *connect.Client[v1.ListConversationsRequest, v1.ListConversationsResponse]
 	getBranchTree         *connect.Client[v1.GetBranchTreeRequest, v1.GetBranchTreeResponse]
 	getCheckpointMessages *connect.Client[v1.GetCheckpointMessagesRequest, v1.GetCheckpointMessagesResponse]
+	deleteConversation    *connect.Client[v1.DeleteConversationRequest, v1.DeleteConversationResponse]
 }
 
 // ListConversations calls keygate.control.v1.ConversationService.ListConversations.
@@ -108,6 +124,11 @@ func (c *conversationServiceClient) GetCheckpointMessages(ctx context.Context, r
 	return c.getCheckpointMessages.CallUnary(ctx, req)
 }
 
+// DeleteConversation calls keygate.control.v1.ConversationService.DeleteConversation.
+func (c *conversationServiceClient) DeleteConversation(ctx context.Context, req *connect.Request[v1.DeleteConversationRequest]) (*connect.Response[v1.DeleteConversationResponse], error) {
+	return c.deleteConversation.CallUnary(ctx, req)
+}
+
 // ConversationServiceHandler is an implementation of the keygate.control.v1.ConversationService
 // service.
 type ConversationServiceHandler interface {
@@ -117,6 +138,12 @@ type ConversationServiceHandler interface {
 	GetBranchTree(context.Context, *connect.Request[v1.GetBranchTreeRequest]) (*connect.Response[v1.GetBranchTreeResponse], error)
 	// GetCheckpointMessages returns the messages of one checkpoint.
 	GetCheckpointMessages(context.Context, *connect.Request[v1.GetCheckpointMessagesRequest]) (*connect.Response[v1.GetCheckpointMessagesResponse], error)
+	// DeleteConversation erases a conversation as retention does: its
+	// messages, checkpoints, images, and its calls' details and kept
+	// prompts; call records stay, without content, for spend and audit. A
+	// member erases only their own (another's is NotFound), an administrator
+	// anyone's. The erasure is audited.
+	DeleteConversation(context.Context, *connect.Request[v1.DeleteConversationRequest]) (*connect.Response[v1.DeleteConversationResponse], error)
 }
 
 // NewConversationServiceHandler builds an HTTP handler from the service implementation. It returns
@@ -144,6 +171,12 @@ func NewConversationServiceHandler(svc ConversationServiceHandler, opts ...conne
 		connect.WithSchema(conversationServiceMethods.ByName("GetCheckpointMessages")),
 		connect.WithHandlerOptions(opts...),
 	)
+	conversationServiceDeleteConversationHandler := connect.NewUnaryHandler(
+		ConversationServiceDeleteConversationProcedure,
+		svc.DeleteConversation,
+		connect.WithSchema(conversationServiceMethods.ByName("DeleteConversation")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/keygate.control.v1.ConversationService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case ConversationServiceListConversationsProcedure:
@@ -152,6 +185,8 @@ func NewConversationServiceHandler(svc ConversationServiceHandler, opts ...conne
 			conversationServiceGetBranchTreeHandler.ServeHTTP(w, r)
 		case ConversationServiceGetCheckpointMessagesProcedure:
 			conversationServiceGetCheckpointMessagesHandler.ServeHTTP(w, r)
+		case ConversationServiceDeleteConversationProcedure:
+			conversationServiceDeleteConversationHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -171,4 +206,8 @@ func (UnimplementedConversationServiceHandler) GetBranchTree(context.Context, *c
 
 func (UnimplementedConversationServiceHandler) GetCheckpointMessages(context.Context, *connect.Request[v1.GetCheckpointMessagesRequest]) (*connect.Response[v1.GetCheckpointMessagesResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("keygate.control.v1.ConversationService.GetCheckpointMessages is not implemented"))
+}
+
+func (UnimplementedConversationServiceHandler) DeleteConversation(context.Context, *connect.Request[v1.DeleteConversationRequest]) (*connect.Response[v1.DeleteConversationResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("keygate.control.v1.ConversationService.DeleteConversation is not implemented"))
 }
