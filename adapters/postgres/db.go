@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -21,6 +22,11 @@ import (
 type DB struct {
 	pool   *pgxpool.Pool
 	logger *zap.Logger
+	// closing ends when Close is called; the configuration listeners
+	// (watchConfig) stop with it and Close waits for them.
+	closing  context.Context
+	close    context.CancelFunc
+	watchers sync.WaitGroup
 }
 
 var _ relstore.Engine = (*DB)(nil)
@@ -32,8 +38,10 @@ func Open(ctx context.Context, dsn string, logger *zap.Logger) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to postgres: %w", err)
 	}
-	db := &DB{pool: pool, logger: logger}
+	closing, closeFn := context.WithCancel(context.WithoutCancel(ctx))
+	db := &DB{pool: pool, logger: logger, closing: closing, close: closeFn}
 	if err := db.migrate(ctx); err != nil {
+		closeFn()
 		pool.Close()
 		return nil, err
 	}
@@ -61,8 +69,12 @@ func (db *DB) migrate(ctx context.Context) error {
 	return nil
 }
 
-// Close closes the pool.
-func (db *DB) Close() { db.pool.Close() }
+// Close stops the configuration listeners and closes the pool.
+func (db *DB) Close() {
+	db.close()
+	db.watchers.Wait()
+	db.pool.Close()
+}
 
 // Read implements relstore.Engine.
 func (db *DB) Read(ctx context.Context, fn func(relstore.Tx) error) error {

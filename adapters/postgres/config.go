@@ -1,0 +1,94 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"go.uber.org/zap"
+
+	"keygate/adapters/relstore"
+)
+
+// configChannel is the channel migration 00220's triggers notify when a
+// model configuration or a provider changes.
+const configChannel = "keygate_config"
+
+const (
+	// configIdle is how long the listener waits for a notification before
+	// it checks that its connection is alive: a connection that died
+	// silently is noticed within configIdle plus configPing.
+	configIdle = 10 * time.Second
+	configPing = 5 * time.Second
+	// configRetryMax caps the wait between reconnections.
+	configRetryMax = 5 * time.Second
+)
+
+// watchConfig keeps s's cached model configurations true to the database
+// every replica shares: on its own connection it listens on configChannel
+// and drops the cache at each notification. While it is not listening
+// (before its first LISTEN, after a lost connection) s serves every read
+// from the database. It returns when db closes.
+func (db *DB) watchConfig(s *relstore.Store) {
+	s.Watching(false)
+	db.watchers.Add(1)
+	go func() {
+		defer db.watchers.Done()
+		wait := 100 * time.Millisecond
+		for db.closing.Err() == nil {
+			err := db.listenConfig(db.closing, s)
+			s.Watching(false)
+			if db.closing.Err() != nil {
+				return
+			}
+			db.logger.Warn("model configuration changes unheard; configurations are read from the database until they are heard again", zap.Error(err))
+			select {
+			case <-db.closing.Done():
+				return
+			case <-time.After(wait):
+			}
+			wait = min(2*wait, configRetryMax)
+		}
+	}()
+}
+
+// listenConfig listens on one connection until it fails or ctx ends.
+func (db *DB) listenConfig(ctx context.Context, s *relstore.Store) error {
+	conn, err := pgx.ConnectConfig(ctx, db.pool.Config().ConnConfig)
+	if err != nil {
+		return fmt.Errorf("connect to listen: %w", err)
+	}
+	defer func() {
+		closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		defer cancel()
+		_ = conn.Close(closeCtx)
+	}()
+	if _, err := conn.Exec(ctx, "LISTEN "+configChannel); err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	// From here every committed change is heard; one committed before is
+	// not cached (Watching drops the cache).
+	s.Watching(true)
+	for {
+		waitCtx, cancel := context.WithTimeout(ctx, configIdle)
+		_, err := conn.WaitForNotification(waitCtx)
+		cancel()
+		switch {
+		case err == nil:
+			s.ConfigChanged()
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case errors.Is(err, context.DeadlineExceeded):
+			pingCtx, cancel := context.WithTimeout(ctx, configPing)
+			err := conn.Ping(pingCtx)
+			cancel()
+			if err != nil {
+				return fmt.Errorf("ping: %w", err)
+			}
+		default:
+			return fmt.Errorf("wait for notification: %w", err)
+		}
+	}
+}
