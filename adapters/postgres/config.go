@@ -13,7 +13,7 @@ import (
 )
 
 // configChannel is the channel migration 00220's triggers notify when a
-// model configuration or a provider changes.
+// model configuration, a provider or a provider's key changes.
 const configChannel = "keygate_config"
 
 const (
@@ -26,7 +26,8 @@ const (
 	configRetryMax = 5 * time.Second
 )
 
-// watchConfig keeps s's cached model configurations true to the database
+// watchConfig keeps s's cached model configurations and providers true to
+// the database
 // every replica shares: on its own connection it listens on configChannel
 // and drops the cache at each notification. While it is not listening
 // (before its first LISTEN, after a lost connection) s serves every read

@@ -71,6 +71,18 @@ var _ = Describe("Two replicas on one PostgreSQL database", func() {
 			Expect(err).NotTo(HaveOccurred())
 			return got.BaseURL
 		}).WithTimeout(time.Second).WithPolling(10 * time.Millisecond).Should(Equal(prov.BaseURL))
+
+		By("and a key the first disables")
+		prov.Keys = []ports.ProviderKey{{ID: fmt.Sprintf("k-%d", GinkgoRandomSeed()), Sealed: []byte{1}, Weight: 1, Enabled: true}}
+		Expect(replicas[0].Providers.PutProvider(ctx, prov)).To(Succeed())
+		enabled := func() bool {
+			got, err := replicas[1].Providers.Provider(ctx, prov.ID)
+			Expect(err).NotTo(HaveOccurred())
+			return len(got.Keys) == 1 && got.Keys[0].Enabled
+		}
+		Eventually(enabled).WithTimeout(time.Second).WithPolling(10 * time.Millisecond).Should(BeTrue())
+		Expect(replicas[0].Providers.SetKeyEnabled(ctx, prov.ID, prov.Keys[0].ID, false, "revoked")).To(Succeed())
+		Eventually(enabled).WithTimeout(time.Second).WithPolling(10 * time.Millisecond).Should(BeFalse())
 	})
 
 	It("store a turn retried on both once and leave one running run after racing claims", func(ctx SpecContext) {

@@ -57,7 +57,8 @@ func (m ModelConfigs) all(ctx context.Context) ([]ports.ModelConfig, map[string]
 		return nil, nil, err
 	}
 	now := time.Now()
-	list, byID, gen, ok := m.s.configs.cached(now)
+	c := m.s.configs
+	list, byID, gen, ok := cached(c, &c.models, now)
 	if ok {
 		return list, byID, nil
 	}
@@ -69,11 +70,7 @@ func (m ModelConfigs) all(ctx context.Context) ([]ports.ModelConfig, map[string]
 	if err != nil {
 		return nil, nil, err
 	}
-	m.s.configs.store(gen, list, now)
-	byID = make(map[string]int, len(list))
-	for i, c := range list {
-		byID[c.ID] = i
-	}
+	byID = keep(c, &c.models, gen, list, func(m ports.ModelConfig) string { return m.ID }, cloneConfig, now)
 	return list, byID, nil
 }
 

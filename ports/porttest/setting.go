@@ -197,6 +197,24 @@ func describeProviders(open Factory) {
 			Expect(got.Keys[1].Enabled).To(BeTrue())
 		})
 
+		It("hands each reader its own copy of a provider and its keys", func() {
+			Expect(ps.PutProvider(ctx, prov)).To(Succeed())
+			got, err := ps.Provider(ctx, prov.ID)
+			Expect(err).NotTo(HaveOccurred())
+			got.Keys[0].Sealed[1] = 9
+			got.Keys[1].Enabled = false
+			all, err := ps.Providers(ctx)
+			Expect(err).NotTo(HaveOccurred())
+			for i := range all {
+				all[i].Name = "changed"
+			}
+			again, err := ps.Provider(ctx, prov.ID)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(again.Name).To(Equal(prov.Name))
+			Expect(again.Keys[0].Sealed).To(Equal([]byte{0, 1, 0xff}))
+			Expect(again.Keys[1].Enabled).To(BeTrue())
+		})
+
 		It("replaces the key pool as given, keeping the CreatedAt of what it keeps", func() {
 			Expect(ps.PutProvider(ctx, prov)).To(Succeed())
 			first, err := ps.Provider(ctx, prov.ID)
