@@ -22,11 +22,16 @@ import (
 type DB struct {
 	pool   *pgxpool.Pool
 	logger *zap.Logger
-	// closing ends when Close is called; the configuration listeners
-	// (watchConfig) stop with it and Close waits for them.
-	closing  context.Context
-	close    context.CancelFunc
-	watchers sync.WaitGroup
+	// closed is closed by Close; the configuration listeners
+	// (watchConfig) stop then and Close waits for them.
+	closed    chan struct{}
+	closeOnce sync.Once
+	watchers  sync.WaitGroup
+	// mu guards stores, the stores over db whose configuration caches the
+	// listener keeps, and listening, whether it hears changes now.
+	mu        sync.Mutex
+	stores    []*relstore.Store
+	listening bool
 }
 
 var _ relstore.Engine = (*DB)(nil)
@@ -38,13 +43,13 @@ func Open(ctx context.Context, dsn string, logger *zap.Logger) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to postgres: %w", err)
 	}
-	closing, closeFn := context.WithCancel(context.WithoutCancel(ctx))
-	db := &DB{pool: pool, logger: logger, closing: closing, close: closeFn}
+	db := &DB{pool: pool, logger: logger, closed: make(chan struct{})}
 	if err := db.migrate(ctx); err != nil {
-		closeFn()
 		pool.Close()
 		return nil, err
 	}
+	db.watchers.Add(1)
+	go db.watchConfig(context.WithoutCancel(ctx))
 	return db, nil
 }
 
@@ -71,7 +76,7 @@ func (db *DB) migrate(ctx context.Context) error {
 
 // Close stops the configuration listeners and closes the pool.
 func (db *DB) Close() {
-	db.close()
+	db.closeOnce.Do(func() { close(db.closed) })
 	db.watchers.Wait()
 	db.pool.Close()
 }

@@ -98,14 +98,17 @@ func (e *Engine) Start(ctx context.Context, p PreparedRun) (*Handle, error) {
 		Kind: p.Kind.String(), ParentRunID: p.ParentRunID, ParentToolCallID: p.ParentToolCallID,
 		BaseCheckpointID: p.BaseCheckpointID,
 	}
-	opened, err := e.claimTurn(ctx, p, claim)
-	replaced := ""
+	opened := e.claimTurn(ctx, p, claim)
+	var replaced string
 	if opened != nil {
 		replaced = opened.Replaced
-	} else if replaced, err = e.runs.Claim(ctx, claim); err != nil {
-		e.unregister(h)
-		cancel(nil)
-		return nil, fmt.Errorf("start run %q: %w", p.RunID, err)
+	} else {
+		var err error
+		if replaced, err = e.runs.Claim(ctx, claim); err != nil {
+			e.unregister(h)
+			cancel(nil)
+			return nil, fmt.Errorf("start run %q: %w", p.RunID, err)
+		}
 	}
 	e.preempt(replaced)
 	if p.Action.Kind == ActionResume && p.Action.FromRunID == "" && replaced != "" {
@@ -138,16 +141,16 @@ func (e *Engine) Start(ctx context.Context, p PreparedRun) (*Handle, error) {
 // claims alone and the run appends its messages itself, so that a refused
 // append fails the run as it always did (and a claim error is the
 // claim's).
-func (e *Engine) claimTurn(ctx context.Context, p PreparedRun, c ports.RunClaim) (*ports.ClaimedTurn, error) {
+func (e *Engine) claimTurn(ctx context.Context, p PreparedRun, c ports.RunClaim) *ports.ClaimedTurn {
 	if p.Action.Kind != ActionStart || len(p.InitialMessages) == 0 {
-		return nil, nil
+		return nil
 	}
 	t, err := e.runs.ClaimTurn(ctx, c, p.InitialMessages)
 	if err != nil {
 		e.log.Debug("turn not started in one write; claiming alone", zap.String("run_id", p.RunID), zap.Error(err))
-		return nil, nil
+		return nil
 	}
-	return &t, nil
+	return &t
 }
 
 // register records h as a local run. A run id already running here is a
