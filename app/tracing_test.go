@@ -231,8 +231,8 @@ var _ = Describe("Tracing of Cursor turns", func() {
 		Expect(spans["keygate.model_call"][0].Parent().SpanID()).To(Equal(second.SpanContext().SpanID()))
 		Expect(spans).NotTo(HaveKey("keygate.tool_round"))
 
-		By("showing where the time before the model call goes: the store's calls and the routing, children of the turn")
-		for _, name := range []string{"keygate.store.conversation.open", "keygate.store.run.claim", "keygate.store.conversation.apply", "keygate.route"} {
+		By("showing where the time before the model call goes: the store's calls (the turn's start in one write) and the routing, children of the turn")
+		for _, name := range []string{"keygate.store.conversation.open", "keygate.store.run.claim_turn", "keygate.store.conversation.apply", "keygate.route"} {
 			Expect(spans).To(HaveKey(name))
 			Expect(spans[name][0].Parent().SpanID()).To(Equal(second.SpanContext().SpanID()), name)
 		}

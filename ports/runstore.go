@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"keygate/domain/conversation"
 	"keygate/domain/llm"
 )
 
@@ -23,6 +24,15 @@ type RunStore interface {
 	// ErrNotFound if the conversation or base checkpoint does not exist;
 	// ErrConflict if the run id was claimed before.
 	Claim(ctx context.Context, c RunClaim) (replaced string, err error)
+
+	// ClaimTurn starts a turn in one transaction: Claim, then the turn's
+	// initial messages applied on behalf of the new run as
+	// ConversationStore.Apply applies them (appended to the run's base,
+	// which is the head, or branched from the head when the base is an
+	// older checkpoint), then BeginProviderCall (the run's first model
+	// cycle, index 0). Its errors are those of the three; on any error
+	// nothing is written.
+	ClaimTurn(ctx context.Context, c RunClaim, initial []conversation.Message) (ClaimedTurn, error)
 
 	// Run returns the run, or ErrNotFound.
 	Run(ctx context.Context, runID string) (Run, error)
@@ -84,6 +94,20 @@ type RunClaim struct {
 	// BaseCheckpointID is the checkpoint the run starts from; empty means
 	// the conversation's current head.
 	BaseCheckpointID string
+}
+
+// ClaimedTurn is what [RunStore.ClaimTurn] did.
+type ClaimedTurn struct {
+	// Replaced is the running run the claim replaced, "" when none.
+	Replaced string
+	// Base is the run's base checkpoint, Head the conversation's head
+	// before the initial messages were applied.
+	Base, Head conversation.Checkpoint
+	// Applied is the decision the initial messages were applied with;
+	// Applied.Checkpoint is then the head and the run's head.
+	Applied conversation.Decision
+	// CallIndex is the index BeginProviderCall returned (0).
+	CallIndex int
 }
 
 // Run is a stored run.

@@ -3,6 +3,7 @@ package metrics
 import (
 	"context"
 
+	"keygate/domain/conversation"
 	"keygate/ports"
 )
 
@@ -20,16 +21,29 @@ type runs struct {
 func (r runs) Claim(ctx context.Context, c ports.RunClaim) (string, error) {
 	replaced, err := r.RunStore.Claim(ctx, c)
 	if err == nil {
-		kind := c.Kind
-		if kind == "" {
-			kind = "agent"
-		}
-		r.m.runsStarted.WithLabelValues(kind).Inc()
-		if replaced != "" {
-			r.m.runsFinished.WithLabelValues(ports.RunCancelled.String()).Inc()
-		}
+		r.claimed(c, replaced)
 	}
 	return replaced, err
+}
+
+func (r runs) ClaimTurn(ctx context.Context, c ports.RunClaim, initial []conversation.Message) (ports.ClaimedTurn, error) {
+	t, err := r.RunStore.ClaimTurn(ctx, c, initial)
+	if err == nil {
+		r.claimed(c, t.Replaced)
+	}
+	return t, err
+}
+
+// claimed counts a run started and the one it replaced.
+func (r runs) claimed(c ports.RunClaim, replaced string) {
+	kind := c.Kind
+	if kind == "" {
+		kind = "agent"
+	}
+	r.m.runsStarted.WithLabelValues(kind).Inc()
+	if replaced != "" {
+		r.m.runsFinished.WithLabelValues(ports.RunCancelled.String()).Inc()
+	}
 }
 
 func (r runs) Finish(ctx context.Context, runID string, end ports.RunEnd) error {

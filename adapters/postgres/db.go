@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -21,6 +22,16 @@ import (
 type DB struct {
 	pool   *pgxpool.Pool
 	logger *zap.Logger
+	// closed is closed by Close; the configuration listeners
+	// (watchConfig) stop then and Close waits for them.
+	closed    chan struct{}
+	closeOnce sync.Once
+	watchers  sync.WaitGroup
+	// mu guards stores, the stores over db whose configuration caches the
+	// listener keeps, and listening, whether it hears changes now.
+	mu        sync.Mutex
+	stores    []*relstore.Store
+	listening bool
 }
 
 var _ relstore.Engine = (*DB)(nil)
@@ -32,11 +43,13 @@ func Open(ctx context.Context, dsn string, logger *zap.Logger) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to postgres: %w", err)
 	}
-	db := &DB{pool: pool, logger: logger}
+	db := &DB{pool: pool, logger: logger, closed: make(chan struct{})}
 	if err := db.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err
 	}
+	db.watchers.Add(1)
+	go db.watchConfig(context.WithoutCancel(ctx))
 	return db, nil
 }
 
@@ -61,8 +74,12 @@ func (db *DB) migrate(ctx context.Context) error {
 	return nil
 }
 
-// Close closes the pool.
-func (db *DB) Close() { db.pool.Close() }
+// Close stops the configuration listeners and closes the pool.
+func (db *DB) Close() {
+	db.closeOnce.Do(func() { close(db.closed) })
+	db.watchers.Wait()
+	db.pool.Close()
+}
 
 // Read implements relstore.Engine.
 func (db *DB) Read(ctx context.Context, fn func(relstore.Tx) error) error {

@@ -40,41 +40,74 @@ var _ ports.ProviderStore = Providers{}
 // Providers returns the provider store.
 func (s *Store) Providers() Providers { return Providers{s} }
 
-// Providers implements ports.ProviderStore.
+// Providers implements ports.ProviderStore. The list is served from the
+// store's cache while it holds one (configcache.go).
 func (p Providers) Providers(ctx context.Context) ([]ports.Provider, error) {
-	var out []ports.Provider
-	err := p.s.engine.Read(ctx, func(tx Tx) error {
-		var err error
-		if out, err = tx.ListProviders(ctx); err != nil {
-			return err
-		}
-		keys, err := tx.ListAllProviderKeys(ctx)
-		for i := range out {
-			out[i].Keys = keys[out[i].ID]
-		}
-		return err
-	})
+	list, _, err := p.all(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list providers: %w", err)
 	}
-	return out, nil
+	return cloneProviders(list), nil
 }
 
-// Provider implements ports.ProviderStore.
+// Provider implements ports.ProviderStore, from the cached list like
+// Providers.
 func (p Providers) Provider(ctx context.Context, id string) (ports.Provider, error) {
-	var out ports.Provider
-	err := p.s.engine.Read(ctx, func(tx Tx) error {
-		var err error
-		if out, err = tx.GetProvider(ctx, id); err != nil {
+	if !p.s.configs.serving() {
+		// Nothing to fill: one provider is cheaper than the list.
+		var out ports.Provider
+		err := p.s.engine.Read(ctx, func(tx Tx) error {
+			var err error
+			if out, err = tx.GetProvider(ctx, id); err != nil {
+				return err
+			}
+			out.Keys, err = tx.ListProviderKeys(ctx, id)
 			return err
+		})
+		if err != nil {
+			return ports.Provider{}, fmt.Errorf("read provider %q: %w", id, err)
 		}
-		out.Keys, err = tx.ListProviderKeys(ctx, id)
-		return err
-	})
+		return out, nil
+	}
+	list, byID, err := p.all(ctx)
 	if err != nil {
 		return ports.Provider{}, fmt.Errorf("read provider %q: %w", id, err)
 	}
-	return out, nil
+	i, ok := byID[id]
+	if !ok {
+		return ports.Provider{}, fmt.Errorf("read provider %q: %w", id, ports.ErrNotFound)
+	}
+	return cloneProvider(list[i]), nil
+}
+
+// all returns every provider with its keys and their positions by id,
+// shared with the cache: callers copy what they hand out.
+func (p Providers) all(ctx context.Context) ([]ports.Provider, map[string]int, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	now := time.Now()
+	c := p.s.configs
+	list, byID, gen, ok := cached(c, &c.providers, now)
+	if ok {
+		return list, byID, nil
+	}
+	err := p.s.engine.Read(ctx, func(tx Tx) error {
+		var err error
+		if list, err = tx.ListProviders(ctx); err != nil {
+			return err
+		}
+		keys, err := tx.ListAllProviderKeys(ctx)
+		for i := range list {
+			list[i].Keys = keys[list[i].ID]
+		}
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	byID = keep(c, &c.providers, gen, list, func(p ports.Provider) string { return p.ID }, cloneProvider, now)
+	return list, byID, nil
 }
 
 // PutProvider implements ports.ProviderStore.

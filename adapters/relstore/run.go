@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
+	"keygate/domain/conversation"
 	"keygate/ports"
 )
 
@@ -17,45 +19,95 @@ var _ ports.RunStore = Runs{}
 func (r Runs) Claim(ctx context.Context, c ports.RunClaim) (string, error) {
 	var replaced string
 	err := r.s.engine.Write(ctx, func(tx Tx) error {
-		conv, err := tx.LockConversation(ctx, c.ConversationID)
-		if err != nil {
-			return err
-		}
-		if c.BaseCheckpointID == "" {
-			c.BaseCheckpointID = conv.HeadID
-		}
-		known, err := tx.ExistingCheckpoints(ctx, conv.ID, []string{c.BaseCheckpointID})
-		if err != nil {
-			return err
-		}
-		if len(known) == 0 {
-			return fmt.Errorf("base checkpoint %q: %w", c.BaseCheckpointID, ports.ErrNotFound)
-		}
-		now := r.s.now()
-		if err := tx.InsertRun(ctx, c, now); err != nil {
-			return err
-		}
-		if conv.ActiveRunID != "" {
-			prev, err := tx.GetRun(ctx, conv.ActiveRunID)
-			if err != nil {
-				return err
-			}
-			if prev.Status == ports.RunRunning {
-				if err := tx.CancelRun(ctx, prev.RunID, now); err != nil {
-					return err
-				}
-				if err := tx.CancelRunningCalls(ctx, prev.RunID, now); err != nil {
-					return err
-				}
-				replaced = prev.RunID
-			}
-		}
-		return tx.SetActiveRun(ctx, conv.ID, c.RunID, now)
+		var err error
+		_, replaced, err = claimRun(ctx, tx, &c, r.s.now())
+		return err
 	})
 	if err != nil {
 		return "", fmt.Errorf("claim run %q: %w", c.RunID, err)
 	}
 	return replaced, nil
+}
+
+// ClaimTurn implements ports.RunStore: Claim, Apply and BeginProviderCall
+// in one write transaction.
+func (r Runs) ClaimTurn(ctx context.Context, c ports.RunClaim, initial []conversation.Message) (ports.ClaimedTurn, error) {
+	var out ports.ClaimedTurn
+	err := r.s.engine.Write(ctx, func(tx Tx) error {
+		now := r.s.now()
+		conv, replaced, err := claimRun(ctx, tx, &c, now)
+		if err != nil {
+			return err
+		}
+		out = ports.ClaimedTurn{Replaced: replaced}
+		if out.Head, err = checkpointByID(ctx, tx, conv.HeadID); err != nil {
+			return err
+		}
+		out.Base = out.Head
+		ch := conversation.AppendTo(out.Head, initial...)
+		if c.BaseCheckpointID != out.Head.ID() {
+			if out.Base, err = checkpointByID(ctx, tx, c.BaseCheckpointID); err != nil {
+				return err
+			}
+			ch = conversation.BranchFrom(out.Head.ID(), out.Base, initial...)
+		}
+		plan, err := ch.Plan()
+		if err != nil {
+			return err
+		}
+		// The claim made the run the conversation's owner in this
+		// transaction: nothing to check before applying on its behalf.
+		if out.Applied, err = applyPlan(ctx, tx, conv, plan, c.RunID, now); err != nil {
+			return err
+		}
+		out.CallIndex, err = tx.NextProviderCall(ctx, c.RunID, now)
+		return err
+	})
+	if err != nil {
+		return ports.ClaimedTurn{}, fmt.Errorf("claim turn of run %q: %w", c.RunID, err)
+	}
+	return out, nil
+}
+
+// claimRun stores c as a new running run and makes it the conversation's
+// active run, cancelling the running run it replaces (returned); it sets
+// c's base to the head when empty and returns the locked conversation row
+// as read before the claim.
+func claimRun(ctx context.Context, tx Tx, c *ports.RunClaim, now time.Time) (ConversationRow, string, error) {
+	conv, err := tx.LockConversation(ctx, c.ConversationID)
+	if err != nil {
+		return ConversationRow{}, "", err
+	}
+	if c.BaseCheckpointID == "" {
+		c.BaseCheckpointID = conv.HeadID
+	}
+	known, err := tx.ExistingCheckpoints(ctx, conv.ID, []string{c.BaseCheckpointID})
+	if err != nil {
+		return ConversationRow{}, "", err
+	}
+	if len(known) == 0 {
+		return ConversationRow{}, "", fmt.Errorf("base checkpoint %q: %w", c.BaseCheckpointID, ports.ErrNotFound)
+	}
+	if err := tx.InsertRun(ctx, *c, now); err != nil {
+		return ConversationRow{}, "", err
+	}
+	replaced := ""
+	if conv.ActiveRunID != "" {
+		prev, err := tx.GetRun(ctx, conv.ActiveRunID)
+		if err != nil {
+			return ConversationRow{}, "", err
+		}
+		if prev.Status == ports.RunRunning {
+			if err := tx.CancelRun(ctx, prev.RunID, now); err != nil {
+				return ConversationRow{}, "", err
+			}
+			if err := tx.CancelRunningCalls(ctx, prev.RunID, now); err != nil {
+				return ConversationRow{}, "", err
+			}
+			replaced = prev.RunID
+		}
+	}
+	return conv, replaced, tx.SetActiveRun(ctx, conv.ID, c.RunID, now)
 }
 
 // Run implements ports.RunStore.

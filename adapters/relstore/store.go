@@ -10,6 +10,8 @@ import (
 type Store struct {
 	engine Engine
 	now    func() time.Time
+	// configs caches the model configurations (configcache.go).
+	configs *configCache
 }
 
 // New returns a store over engine. now is the clock for created/updated
@@ -18,7 +20,8 @@ func New(engine Engine, now func() time.Time) *Store {
 	if now == nil {
 		now = time.Now
 	}
-	return &Store{engine: engine, now: func() time.Time { return now().UTC() }}
+	configs := &configCache{on: true}
+	return &Store{engine: watchedEngine{Engine: engine, cache: configs}, now: func() time.Time { return now().UTC() }, configs: configs}
 }
 
 // Stores returns the store ports backed by s.

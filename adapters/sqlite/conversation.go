@@ -63,24 +63,36 @@ func (t tx) CheckpointChain(ctx context.Context, id string) ([]relstore.ChainRow
 }
 
 func (t tx) ExistingCheckpoints(ctx context.Context, conversationID string, ids []string) ([]string, error) {
-	found, err := t.q.ExistingCheckpoints(ctx, sqlitedb.ExistingCheckpointsParams{ConversationID: conversationID, Ids: ids})
+	found, err := t.q.ExistingCheckpoints(ctx, sqlitedb.ExistingCheckpointsParams{ConversationID: conversationID, IdsJson: jsonList(ids)})
 	return found, interpretError(ctx, err)
 }
 
 // StoredMessages and ChainHolds differ by dialect: SQLite binds a list
-// as a JSON array and an absent event id as NULL.
+// as a JSON array (jsonList); an absent event id matches nothing.
 func (t tx) StoredMessages(ctx context.Context, conversationID string, ids, eventIDs []string) ([][]byte, error) {
-	events := relstore.Pick(eventIDs, relstore.NullString)
-	bodies, err := t.q.StoredMessages(ctx, sqlitedb.StoredMessagesParams{ConversationID: conversationID, Ids: ids, EventIds: events})
+	events := make([]string, 0, len(eventIDs))
+	for _, id := range eventIDs {
+		if id != "" {
+			events = append(events, id)
+		}
+	}
+	bodies, err := t.q.StoredMessages(ctx, sqlitedb.StoredMessagesParams{ConversationID: conversationID, JsonEach: jsonList(ids), JsonEach_2: jsonList(events)})
 	return bodies, interpretError(ctx, err)
 }
 
-func (t tx) ChainHolds(ctx context.Context, checkpointID string, ids []string) ([]string, error) {
-	idsJSON, err := json.Marshal(ids)
-	if err != nil {
-		return nil, err
+// jsonList binds a list of strings as the JSON array the queries read
+// with json_each: one prepared statement serves every length, where
+// sqlc.slice builds and prepares its statement again at each call.
+func jsonList(ids []string) string {
+	if len(ids) == 0 {
+		return "[]"
 	}
-	held, err := t.q.ChainHolds(ctx, sqlitedb.ChainHoldsParams{CheckpointID: checkpointID, IdsJson: string(idsJSON)})
+	b, _ := json.Marshal(ids) // a []string always marshals
+	return string(b)
+}
+
+func (t tx) ChainHolds(ctx context.Context, checkpointID string, ids []string) ([]string, error) {
+	held, err := t.q.ChainHolds(ctx, sqlitedb.ChainHoldsParams{CheckpointID: checkpointID, IdsJson: jsonList(ids)})
 	return held, interpretError(ctx, err)
 }
 

@@ -19,6 +19,6 @@ func (t tx) GetOwner(ctx context.Context, kind access.Kind, id string) (string, 
 }
 
 func (t tx) OwnedAmong(ctx context.Context, kind access.Kind, userID string, ids []string) ([]string, error) {
-	out, err := t.q.OwnedAmong(ctx, sqlitedb.OwnedAmongParams{Kind: string(kind), UserID: userID, Ids: ids})
+	out, err := t.q.OwnedAmong(ctx, sqlitedb.OwnedAmongParams{Kind: string(kind), UserID: userID, IdsJson: jsonList(ids)})
 	return out, interpretError(ctx, err)
 }

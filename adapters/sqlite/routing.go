@@ -15,7 +15,7 @@ import (
 // queries.
 
 func (t tx) GetRouteHealth(ctx context.Context, subjects []string) (map[string]routing.Health, error) {
-	rows, err := t.q.GetRouteHealth(ctx, subjects)
+	rows, err := t.q.GetRouteHealth(ctx, jsonList(subjects))
 	return relstore.HealthBySubject(relstore.Pick(rows, healthColumns)), interpretError(ctx, err)
 }
 

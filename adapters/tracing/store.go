@@ -76,6 +76,13 @@ func (r runs) Claim(ctx context.Context, c ports.RunClaim) (string, error) {
 	return replaced, err
 }
 
+func (r runs) ClaimTurn(ctx context.Context, c ports.RunClaim, initial []conversation.Message) (ports.ClaimedTurn, error) {
+	end := r.t.childSpan(ctx, "keygate.store.run.claim_turn")
+	t, err := r.next.ClaimTurn(ctx, c, initial)
+	end(err)
+	return t, err
+}
+
 func (r runs) Run(ctx context.Context, runID string) (ports.Run, error) {
 	end := r.t.childSpan(ctx, "keygate.store.run.get")
 	got, err := r.next.Run(ctx, runID)

@@ -111,23 +111,41 @@ type scopedRuns struct {
 }
 
 func (s scopedRuns) Claim(ctx context.Context, c ports.RunClaim) (string, error) {
+	if err := s.claimable(ctx, c); err != nil {
+		return "", err
+	}
+	return s.next.Claim(ctx, c)
+}
+
+// claimable refuses a claim on another user's conversation or under
+// another user's parent run.
+func (s scopedRuns) claimable(ctx context.Context, c ports.RunClaim) error {
 	if err := s.t.callerOwns(ctx, c.ConversationID); err != nil {
-		return "", fmt.Errorf("claim run %s: %w", c.RunID, err)
+		return fmt.Errorf("claim run %s: %w", c.RunID, err)
 	}
 	if c.ParentRunID != "" {
 		parent, err := s.next.Run(ctx, c.ParentRunID)
 		switch {
 		case err == nil:
 			if err := s.t.callerOwns(ctx, parent.ConversationID); err != nil {
-				return "", fmt.Errorf("claim run %s under parent %s: %w", c.RunID, c.ParentRunID, err)
+				return fmt.Errorf("claim run %s under parent %s: %w", c.RunID, c.ParentRunID, err)
 			}
 		case !errors.Is(err, ports.ErrNotFound):
-			return "", err
+			return err
 		}
 		// A parent that is no stored run (the parent request id standing
 		// in) names nothing of anyone's.
 	}
-	return s.next.Claim(ctx, c)
+	return nil
+}
+
+// ClaimTurn is Claim's check (the claim writes the turn's messages to the
+// same conversation, which Apply's check is too).
+func (s scopedRuns) ClaimTurn(ctx context.Context, c ports.RunClaim, initial []conversation.Message) (ports.ClaimedTurn, error) {
+	if err := s.claimable(ctx, c); err != nil {
+		return ports.ClaimedTurn{}, err
+	}
+	return s.next.ClaimTurn(ctx, c, initial)
 }
 
 func (s scopedRuns) Run(ctx context.Context, runID string) (ports.Run, error) {

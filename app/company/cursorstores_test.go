@@ -96,6 +96,17 @@ var _ = Describe("Tenancy.CursorStores", func() {
 				CursorRequestID: "req-sub", Kind: "subagent", ParentRunID: adaRun, ParentToolCallID: "c_task"})
 			return err
 		}, access.ErrDenied),
+		Entry("Runs: starting a turn on it in one write", func(ctx context.Context, _ string) error {
+			_, err := cs.Runs.ClaimTurn(ctx, ports.RunClaim{RunID: conversation.RunID("req-turn", 4), ConversationID: "conv-ada",
+				CursorRequestID: "req-turn", Kind: "root"}, []conversation.Message{userText("u-turn", "hi")})
+			return err
+		}, access.ErrDenied),
+		Entry("Runs: starting a subagent turn of one's own under ada's run in one write", func(ctx context.Context, own string) error {
+			_, err := cs.Runs.ClaimTurn(ctx, ports.RunClaim{RunID: conversation.RunID("req-subturn", 5), ConversationID: own,
+				CursorRequestID: "req-subturn", Kind: "subagent", ParentRunID: adaRun, ParentToolCallID: "c_task"},
+				[]conversation.Message{userText("u-subturn", "hi")})
+			return err
+		}, access.ErrDenied),
 		Entry("Runs: counting a model call of ada's run", func(ctx context.Context, _ string) error {
 			_, err := cs.Runs.BeginProviderCall(ctx, adaRun)
 			return err

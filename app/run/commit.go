@@ -72,6 +72,11 @@ func (r *runner) committed(ctx context.Context, cause Cause, version int, barrie
 // when the run's base is not the head (docs/engine.md, "The main
 // sequence", step 1).
 func (r *runner) appendInitial(ctx context.Context) error {
+	if t := r.opened; t != nil {
+		// The claim appended them (Engine.claimTurn).
+		r.cur = t.Applied.Checkpoint
+		return r.initialApplied(ctx, t.Base, t.Applied)
+	}
 	head, err := r.e.convs.Head(ctx, r.p.ConversationID)
 	if err != nil {
 		return storeErr("read head", err)
@@ -99,6 +104,15 @@ func (r *runner) appendInitial(ctx context.Context) error {
 	d, err := r.apply(ctx, ch)
 	if err != nil {
 		return err
+	}
+	return r.initialApplied(ctx, base, d)
+}
+
+// initialApplied records the initial messages applied to base with d and, when
+// they changed the conversation, announces them behind a barrier.
+func (r *runner) initialApplied(ctx context.Context, base conversation.Checkpoint, d conversation.Decision) error {
+	if r.p.HistoryOf != "" && r.p.HistoryOf == base.ID() && r.histOf == "" {
+		r.hist, r.histOf = r.p.History[:len(r.p.History):len(r.p.History)], base.ID()
 	}
 	r.appendedTo(base, r.p.InitialMessages, d)
 	if d.Outcome == conversation.Unchanged {

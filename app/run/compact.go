@@ -106,9 +106,9 @@ func (r *runner) autoCompact(ctx context.Context, msgs []conversation.Message, c
 // summarize makes the summary call of an automatic compaction under the
 // compaction deadline and returns its text, "" when the fallback applies.
 func (r *runner) summarize(ctx context.Context, req llm.Request) (string, int, error) {
-	idx, err := r.e.runs.BeginProviderCall(ctx, r.p.RunID)
+	idx, err := r.beginCall(ctx)
 	if err != nil {
-		return "", 0, storeErr("begin provider call", err)
+		return "", 0, err
 	}
 	callCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)

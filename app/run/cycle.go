@@ -36,9 +36,9 @@ type cycleResult struct {
 // (ModelStatus). With listen set, commands are watched: a break returns
 // errInterrupted.
 func (r *runner) modelCycle(ctx context.Context, req llm.Request, listen bool) (cycleResult, error) {
-	idx, err := r.e.runs.BeginProviderCall(ctx, r.p.RunID)
+	idx, err := r.beginCall(ctx)
 	if err != nil {
-		return cycleResult{}, storeErr("begin provider call", err)
+		return cycleResult{}, err
 	}
 	if err := r.hydrate(ctx, &req); err != nil {
 		return cycleResult{}, err

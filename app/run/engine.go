@@ -93,15 +93,22 @@ func (e *Engine) Start(ctx context.Context, p PreparedRun) (*Handle, error) {
 		cancel(nil)
 		return nil, fmt.Errorf("start run %q: %w", p.RunID, err)
 	}
-	replaced, err := e.runs.Claim(ctx, ports.RunClaim{
+	claim := ports.RunClaim{
 		RunID: p.RunID, ConversationID: p.ConversationID, CursorRequestID: p.CursorRequestID,
 		Kind: p.Kind.String(), ParentRunID: p.ParentRunID, ParentToolCallID: p.ParentToolCallID,
 		BaseCheckpointID: p.BaseCheckpointID,
-	})
-	if err != nil {
-		e.unregister(h)
-		cancel(nil)
-		return nil, fmt.Errorf("start run %q: %w", p.RunID, err)
+	}
+	opened := e.claimTurn(ctx, p, claim)
+	var replaced string
+	if opened != nil {
+		replaced = opened.Replaced
+	} else {
+		var err error
+		if replaced, err = e.runs.Claim(ctx, claim); err != nil {
+			e.unregister(h)
+			cancel(nil)
+			return nil, fmt.Errorf("start run %q: %w", p.RunID, err)
+		}
 	}
 	e.preempt(replaced)
 	if p.Action.Kind == ActionResume && p.Action.FromRunID == "" && replaced != "" {
@@ -118,13 +125,32 @@ func (e *Engine) Start(ctx context.Context, p PreparedRun) (*Handle, error) {
 		e: e, p: p, h: h, outerDone: ctx.Done(),
 		log: e.log.With(zap.String("run_id", p.RunID), zap.String("conversation_id", p.ConversationID),
 			zap.String("user_id", who.UserID)),
-		doneCalls: map[string]bool{},
+		doneCalls: map[string]bool{}, opened: opened,
 	}
 	if replaced != "" {
 		r.log.Info("run preempted an older run", zap.String("replaced_run_id", replaced))
 	}
 	go r.run(runCtx)
 	return h, nil
+}
+
+// claimTurn starts a new turn (a start with initial messages) in one store
+// write: the claim, the initial messages and the first model cycle's
+// index (ports.RunStore.ClaimTurn), instead of three. It returns nil when
+// p is another kind of run, or when that write failed: the caller then
+// claims alone and the run appends its messages itself, so that a refused
+// append fails the run as it always did (and a claim error is the
+// claim's).
+func (e *Engine) claimTurn(ctx context.Context, p PreparedRun, c ports.RunClaim) *ports.ClaimedTurn {
+	if p.Action.Kind != ActionStart || len(p.InitialMessages) == 0 {
+		return nil
+	}
+	t, err := e.runs.ClaimTurn(ctx, c, p.InitialMessages)
+	if err != nil {
+		e.log.Debug("turn not started in one write; claiming alone", zap.String("run_id", p.RunID), zap.Error(err))
+		return nil
+	}
+	return &t
 }
 
 // register records h as a local run. A run id already running here is a

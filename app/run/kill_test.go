@@ -18,11 +18,14 @@ var errDead = errors.New("process is dead")
 // it makes every later call fail, the way a crashed process writes
 // nothing more, so the next generation sees exactly what was committed.
 type mortal struct {
-	dead     atomic.Bool
-	convs    ports.ConversationStore
-	runs     ports.RunStore
-	rounds   ports.ToolRoundStore
-	provider ports.ModelProvider
+	dead atomic.Bool
+	// claims, claimTurns and begins count the run store's writes of a
+	// turn's start.
+	claims, claimTurns, begins atomic.Int32
+	convs                      ports.ConversationStore
+	runs                       ports.RunStore
+	rounds                     ports.ToolRoundStore
+	provider                   ports.ModelProvider
 }
 
 func (m *mortal) check(ctx context.Context) error {
@@ -68,7 +71,16 @@ func (m mortalRuns) Claim(ctx context.Context, c ports.RunClaim) (string, error)
 	if err := m.check(ctx); err != nil {
 		return "", err
 	}
+	m.claims.Add(1)
 	return m.runs.Claim(ctx, c)
+}
+
+func (m mortalRuns) ClaimTurn(ctx context.Context, c ports.RunClaim, initial []conversation.Message) (ports.ClaimedTurn, error) {
+	if err := m.check(ctx); err != nil {
+		return ports.ClaimedTurn{}, err
+	}
+	m.claimTurns.Add(1)
+	return m.runs.ClaimTurn(ctx, c, initial)
 }
 
 func (m mortalRuns) Run(ctx context.Context, id string) (ports.Run, error) {
@@ -89,6 +101,7 @@ func (m mortalRuns) BeginProviderCall(ctx context.Context, id string) (int, erro
 	if err := m.check(ctx); err != nil {
 		return 0, err
 	}
+	m.begins.Add(1)
 	return m.runs.BeginProviderCall(ctx, id)
 }
 

@@ -55,6 +55,13 @@ type runner struct {
 	// thinking is when the thinking block the current attempt shows began;
 	// nil when none is open.
 	thinking *time.Time
+	// opened is what the claim wrote besides the run when the turn
+	// started in one write (Engine.claimTurn): the initial messages'
+	// append, taken by appendInitial, and the first model cycle's index,
+	// taken by beginCall. nil when the run writes them itself.
+	opened *ports.ClaimedTurn
+	// openedCall: beginCall handed out opened's index.
+	openedCall bool
 }
 
 type partialOutput struct {
@@ -192,6 +199,21 @@ func (r *runner) loop(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+// beginCall begins the run's next model cycle and returns its index: the
+// one the claim began when the turn started in one write, else the
+// store's next (ports.RunStore.BeginProviderCall).
+func (r *runner) beginCall(ctx context.Context) (int, error) {
+	if r.opened != nil && !r.openedCall {
+		r.openedCall = true
+		return r.opened.CallIndex, nil
+	}
+	idx, err := r.e.runs.BeginProviderCall(ctx, r.p.RunID)
+	if err != nil {
+		return 0, storeErr("begin provider call", err)
+	}
+	return idx, nil
 }
 
 // load returns the messages of the run's current checkpoint.

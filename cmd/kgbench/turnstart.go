@@ -434,7 +434,7 @@ func phases(r turnResult, ss []span, clk *clock) ([len(phaseNames)]time.Duration
 		switch s.name {
 		case "keygate.store.conversation.open", "keygate.store.conversation.head", "keygate.store.conversation.load":
 			history += s.end.Sub(s.start)
-		case "keygate.store.conversation.apply", "keygate.store.run.claim", "keygate.store.run.begin_provider_call":
+		case "keygate.store.conversation.apply", "keygate.store.run.claim", "keygate.store.run.claim_turn", "keygate.store.run.begin_provider_call":
 			writes += s.end.Sub(s.start)
 		}
 	}

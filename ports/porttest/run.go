@@ -123,6 +123,62 @@ func describeRuns(open Factory) {
 			})
 		})
 
+		Describe("ClaimTurn", func() {
+			It("claims, appends the initial messages as the run and begins its first model cycle in one write", func() {
+				old := conv + "-old"
+				claim(old)
+				id := conv + "-turn"
+				t, err := rs.ClaimTurn(ctx, ports.RunClaim{RunID: id, ConversationID: conv, Kind: "root"}, []conversation.Message{text("u1", "hello")})
+				Expect(err).NotTo(HaveOccurred())
+				Expect(t.Replaced).To(Equal(old))
+				Expect(t.Head.ID()).To(Equal(root.ID()))
+				Expect(t.Base.ID()).To(Equal(root.ID()))
+				Expect(t.Applied.Outcome).To(Equal(conversation.Create))
+				Expect(t.CallIndex).To(Equal(0))
+				head, err := h.Stores.Conversations.Head(ctx, conv)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(head.ID()).To(Equal(t.Applied.Checkpoint.ID()))
+				run, err := rs.Run(ctx, id)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(run.Status).To(Equal(ports.RunRunning))
+				Expect(run.BaseCheckpointID).To(Equal(root.ID()))
+				Expect(run.HeadCheckpointID).To(Equal(head.ID()))
+				Expect(run.ProviderCallIndex).To(Equal(0))
+				Expect(rs.BeginProviderCall(ctx, id)).To(Equal(1))
+			})
+
+			It("branches from the head when the base is an older checkpoint", func() {
+				first := apply(ctx, h.Stores.Conversations, "", conversation.AppendTo(root, text("u1", "one")))
+				apply(ctx, h.Stores.Conversations, "", conversation.AppendTo(first, text("u2", "two")))
+				id := conv + "-branch"
+				t, err := rs.ClaimTurn(ctx, ports.RunClaim{RunID: id, ConversationID: conv, Kind: "root", BaseCheckpointID: first.ID()},
+					[]conversation.Message{text("u3", "other")})
+				Expect(err).NotTo(HaveOccurred())
+				Expect(t.Base.ID()).To(Equal(first.ID()))
+				_, msgs, err := h.Stores.Conversations.Load(ctx, t.Applied.Checkpoint.ID())
+				Expect(err).NotTo(HaveOccurred())
+				Expect(msgs).To(HaveLen(2))
+				Expect(msgs[1].ID()).To(Equal("u3"))
+			})
+
+			It("writes nothing when the append is refused", func() {
+				apply(ctx, h.Stores.Conversations, "", conversation.AppendTo(root, text("u1", "one")))
+				id := conv + "-refused"
+				_, err := rs.ClaimTurn(ctx, ports.RunClaim{RunID: id, ConversationID: conv, Kind: "root"}, []conversation.Message{text("u1", "other content")})
+				Expect(err).To(HaveOccurred())
+				_, err = rs.Run(ctx, id)
+				Expect(err).To(MatchError(ports.ErrNotFound))
+			})
+
+			It("returns ErrNotFound for an unknown conversation and ErrConflict for a run id claimed before", func() {
+				_, err := rs.ClaimTurn(ctx, ports.RunClaim{RunID: uniq("run"), ConversationID: uniq("nowhere"), Kind: "root"}, []conversation.Message{text("u1", "x")})
+				Expect(err).To(MatchError(ports.ErrNotFound))
+				claim(conv + "-r")
+				_, err = rs.ClaimTurn(ctx, ports.RunClaim{RunID: conv + "-r", ConversationID: conv, Kind: "root"}, []conversation.Message{text("u1", "x")})
+				Expect(err).To(MatchError(ports.ErrConflict))
+			})
+		})
+
 		It("moves the run's head with its writes and counts its provider calls", func() {
 			id := conv + "-run"
 			claim(id)

@@ -83,6 +83,26 @@ func describeModelConfigs(open Factory) {
 			Expect(second.CreatedAt).To(Equal(first.CreatedAt))
 		})
 
+		It("hands each reader its own copy: changing what was read changes nothing stored", func() {
+			Expect(ms.PutModelConfig(ctx, cfg)).To(Succeed())
+			got, err := ms.ModelConfig(ctx, cfg.ID)
+			Expect(err).NotTo(HaveOccurred())
+			copy(got.ExtraParams, `{"xxxxx":false}`)
+			all, err := ms.ModelConfigs(ctx)
+			Expect(err).NotTo(HaveOccurred())
+			for i := range all {
+				all[i].DisplayName = "changed"
+				if all[i].CustomHeaders != nil {
+					all[i].CustomHeaders[0] = '['
+				}
+			}
+			again, err := ms.ModelConfig(ctx, cfg.ID)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(again.ExtraParams).To(MatchJSON(`{"store":false}`))
+			Expect(again.CustomHeaders).To(MatchJSON(`{"X-Team":"a"}`))
+			Expect(again.DisplayName).To(Equal("GPT"))
+		})
+
 		It("reads a configuration joined with its provider's connection, and never writes the provider's fields", func() {
 			cfg.BaseURL, cfg.ProviderKind = "https://elsewhere.example", llm.ProviderAnthropic
 			Expect(ms.PutModelConfig(ctx, cfg)).To(Succeed())
@@ -175,6 +195,24 @@ func describeProviders(open Factory) {
 			Expect(got.Keys[0].Sealed).To(Equal([]byte{0, 1, 0xff}))
 			Expect(got.Keys[1].Weight).To(Equal(2))
 			Expect(got.Keys[1].Enabled).To(BeTrue())
+		})
+
+		It("hands each reader its own copy of a provider and its keys", func() {
+			Expect(ps.PutProvider(ctx, prov)).To(Succeed())
+			got, err := ps.Provider(ctx, prov.ID)
+			Expect(err).NotTo(HaveOccurred())
+			got.Keys[0].Sealed[1] = 9
+			got.Keys[1].Enabled = false
+			all, err := ps.Providers(ctx)
+			Expect(err).NotTo(HaveOccurred())
+			for i := range all {
+				all[i].Name = "changed"
+			}
+			again, err := ps.Provider(ctx, prov.ID)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(again.Name).To(Equal(prov.Name))
+			Expect(again.Keys[0].Sealed).To(Equal([]byte{0, 1, 0xff}))
+			Expect(again.Keys[1].Enabled).To(BeTrue())
 		})
 
 		It("replaces the key pool as given, keeping the CreatedAt of what it keeps", func() {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"keygate/domain/callrecord"
+	"keygate/domain/conversation"
 	"keygate/ports"
 )
 
@@ -23,6 +24,55 @@ func (r Runs) Claim(ctx context.Context, c ports.RunClaim) (string, error) {
 	if err := s.fail(ctx, "claim"); err != nil {
 		return "", err
 	}
+	return s.claim(&c)
+}
+
+// ClaimTurn implements ports.RunStore: Claim, Apply and BeginProviderCall
+// under one lock, nothing written unless all three succeed.
+func (r Runs) ClaimTurn(ctx context.Context, c ports.RunClaim, initial []conversation.Message) (ports.ClaimedTurn, error) {
+	s := r.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, op := range []string{"claim", "apply", "begin_provider_call"} {
+		if err := s.fail(ctx, op); err != nil {
+			return ports.ClaimedTurn{}, err
+		}
+	}
+	l, ok := s.logs[c.ConversationID]
+	if !ok {
+		return ports.ClaimedTurn{}, fmt.Errorf("conversation %q: %w", c.ConversationID, ports.ErrNotFound)
+	}
+	out := ports.ClaimedTurn{Head: l.Head(), Base: l.Head()}
+	ch := conversation.AppendTo(out.Head, initial...)
+	if id := c.BaseCheckpointID; id != "" && id != out.Head.ID() {
+		if out.Base, ok = l.Checkpoint(id); !ok {
+			return ports.ClaimedTurn{}, fmt.Errorf("base %q: %w", id, ports.ErrNotFound)
+		}
+		ch = conversation.BranchFrom(out.Head.ID(), out.Base, initial...)
+	}
+	// Decided before anything is written, so that a refused change
+	// leaves no claim behind.
+	if _, err := l.Decide(ch); err != nil {
+		return ports.ClaimedTurn{}, err
+	}
+	if err := s.decideStored(l, ch); err != nil {
+		return ports.ClaimedTurn{}, err
+	}
+	var err error
+	if out.Replaced, err = s.claim(&c); err != nil {
+		return ports.ClaimedTurn{}, err
+	}
+	if out.Applied, err = s.apply(l, ports.Write{Change: ch, RunID: c.RunID}); err != nil {
+		return ports.ClaimedTurn{}, err
+	}
+	run := s.runs[c.RunID]
+	run.ProviderCallIndex++
+	out.CallIndex = run.ProviderCallIndex
+	return out, nil
+}
+
+// claim is Claim with the store locked.
+func (s *Store) claim(c *ports.RunClaim) (string, error) {
 	l, ok := s.logs[c.ConversationID]
 	if !ok {
 		return "", fmt.Errorf("conversation %q: %w", c.ConversationID, ports.ErrNotFound)
@@ -37,7 +87,7 @@ func (r Runs) Claim(ctx context.Context, c ports.RunClaim) (string, error) {
 		return "", fmt.Errorf("run %q: %w", c.RunID, ports.ErrConflict)
 	}
 	now := time.Now()
-	s.runs[c.RunID] = &ports.Run{RunClaim: c, HeadCheckpointID: c.BaseCheckpointID, Status: ports.RunRunning,
+	s.runs[c.RunID] = &ports.Run{RunClaim: *c, HeadCheckpointID: c.BaseCheckpointID, Status: ports.RunRunning,
 		ProviderCallIndex: -1, CreatedAt: now, UpdatedAt: now}
 	s.runOrder = append(s.runOrder, c.RunID)
 	replaced := ""

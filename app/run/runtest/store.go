@@ -137,6 +137,12 @@ func (s *Store) Apply(ctx context.Context, w ports.Write) (conversation.Decision
 	if w.RunID != "" && !s.owns(w.RunID, convID) {
 		return conversation.Decision{}, fmt.Errorf("run %q: %w", w.RunID, ports.ErrNotOwner)
 	}
+	return s.apply(l, w)
+}
+
+// apply is Apply on l once the store is locked and the base and owner
+// checked.
+func (s *Store) apply(l *conversation.Log, w ports.Write) (conversation.Decision, error) {
 	if err := s.decideStored(l, w.Change); err != nil {
 		return conversation.Decision{}, err
 	}

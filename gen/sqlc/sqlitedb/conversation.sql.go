@@ -8,7 +8,6 @@ package sqlitedb
 import (
 	"context"
 	"database/sql"
-	"strings"
 )
 
 const chainHolds = `-- name: ChainHolds :many
@@ -178,27 +177,21 @@ func (q *Queries) CheckpointStorage(ctx context.Context, conversationID string) 
 }
 
 const existingCheckpoints = `-- name: ExistingCheckpoints :many
-SELECT id FROM checkpoints WHERE conversation_id = ?1 AND id IN (/*SLICE:ids*/?)
+SELECT id FROM checkpoints WHERE +conversation_id = ?1
+  AND id IN (SELECT value FROM json_each(?2))
 `
 
 type ExistingCheckpointsParams struct {
 	ConversationID string
-	Ids            []string
+	IdsJson        interface{}
 }
 
+// ids is a JSON array, not sqlc.slice: a statement with a slice is built
+// and prepared again at every call, this one once (emit_prepared_queries).
+// The unary + keeps SQLite from scanning the conversation's checkpoints by
+// (conversation_id, digest): each id is looked up by its primary key.
 func (q *Queries) ExistingCheckpoints(ctx context.Context, arg ExistingCheckpointsParams) ([]string, error) {
-	query := existingCheckpoints
-	var queryParams []interface{}
-	queryParams = append(queryParams, arg.ConversationID)
-	if len(arg.Ids) > 0 {
-		for _, v := range arg.Ids {
-			queryParams = append(queryParams, v)
-		}
-		query = strings.Replace(query, "/*SLICE:ids*/?", strings.Repeat(",?", len(arg.Ids))[1:], 1)
-	} else {
-		query = strings.Replace(query, "/*SLICE:ids*/?", "NULL", 1)
-	}
-	rows, err := q.query(ctx, nil, query, queryParams...)
+	rows, err := q.query(ctx, q.existingCheckpointsStmt, existingCheckpoints, arg.ConversationID, arg.IdsJson)
 	if err != nil {
 		return nil, err
 	}
@@ -399,38 +392,24 @@ func (q *Queries) SetConversationHead(ctx context.Context, arg SetConversationHe
 }
 
 const storedMessages = `-- name: StoredMessages :many
-SELECT body FROM messages
-WHERE conversation_id = ?1
-  AND (id IN (/*SLICE:ids*/?) OR runtime_event_id IN (/*SLICE:event_ids*/?))
+SELECT m.body FROM messages m
+WHERE m.conversation_id = ?1 AND m.id IN (SELECT value FROM json_each(?2))
+UNION
+SELECT e.body FROM messages e
+WHERE e.conversation_id = ?1 AND e.runtime_event_id IN (SELECT value FROM json_each(?3))
 `
 
 type StoredMessagesParams struct {
 	ConversationID string
-	Ids            []string
-	EventIds       []sql.NullString
+	JsonEach       interface{}
+	JsonEach_2     interface{}
 }
 
+// Two indexed searches joined by UNION (a body names its message, so no
+// two messages' bodies are equal): with OR, SQLite scans every message of
+// the conversation.
 func (q *Queries) StoredMessages(ctx context.Context, arg StoredMessagesParams) ([][]byte, error) {
-	query := storedMessages
-	var queryParams []interface{}
-	queryParams = append(queryParams, arg.ConversationID)
-	if len(arg.Ids) > 0 {
-		for _, v := range arg.Ids {
-			queryParams = append(queryParams, v)
-		}
-		query = strings.Replace(query, "/*SLICE:ids*/?", strings.Repeat(",?", len(arg.Ids))[1:], 1)
-	} else {
-		query = strings.Replace(query, "/*SLICE:ids*/?", "NULL", 1)
-	}
-	if len(arg.EventIds) > 0 {
-		for _, v := range arg.EventIds {
-			queryParams = append(queryParams, v)
-		}
-		query = strings.Replace(query, "/*SLICE:event_ids*/?", strings.Repeat(",?", len(arg.EventIds))[1:], 1)
-	} else {
-		query = strings.Replace(query, "/*SLICE:event_ids*/?", "NULL", 1)
-	}
-	rows, err := q.query(ctx, nil, query, queryParams...)
+	rows, err := q.query(ctx, q.storedMessagesStmt, storedMessages, arg.ConversationID, arg.JsonEach, arg.JsonEach_2)
 	if err != nil {
 		return nil, err
 	}

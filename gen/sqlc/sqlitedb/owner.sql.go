@@ -7,7 +7,6 @@ package sqlitedb
 
 import (
 	"context"
-	"strings"
 )
 
 const getOwner = `-- name: GetOwner :one
@@ -49,29 +48,21 @@ func (q *Queries) InsertOwner(ctx context.Context, arg InsertOwnerParams) error 
 }
 
 const ownedAmong = `-- name: OwnedAmong :many
-SELECT id FROM owners WHERE kind = ?1 AND user_id = ?2 AND id IN (/*SLICE:ids*/?)
+SELECT id FROM owners WHERE kind = ?1 AND +user_id = ?2
+  AND id IN (SELECT value FROM json_each(?3))
 `
 
 type OwnedAmongParams struct {
-	Kind   string
-	UserID string
-	Ids    []string
+	Kind    string
+	UserID  string
+	IdsJson interface{}
 }
 
+// ids is a JSON array so the statement is prepared once (conversation.sql);
+// the unary + has each id looked up by the primary key instead of the
+// user's every row scanned.
 func (q *Queries) OwnedAmong(ctx context.Context, arg OwnedAmongParams) ([]string, error) {
-	query := ownedAmong
-	var queryParams []interface{}
-	queryParams = append(queryParams, arg.Kind)
-	queryParams = append(queryParams, arg.UserID)
-	if len(arg.Ids) > 0 {
-		for _, v := range arg.Ids {
-			queryParams = append(queryParams, v)
-		}
-		query = strings.Replace(query, "/*SLICE:ids*/?", strings.Repeat(",?", len(arg.Ids))[1:], 1)
-	} else {
-		query = strings.Replace(query, "/*SLICE:ids*/?", "NULL", 1)
-	}
-	rows, err := q.query(ctx, nil, query, queryParams...)
+	rows, err := q.query(ctx, q.ownedAmongStmt, ownedAmong, arg.Kind, arg.UserID, arg.IdsJson)
 	if err != nil {
 		return nil, err
 	}

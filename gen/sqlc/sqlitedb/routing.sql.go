@@ -7,7 +7,6 @@ package sqlitedb
 
 import (
 	"context"
-	"strings"
 )
 
 const deleteAlias = `-- name: DeleteAlias :execrows
@@ -70,21 +69,13 @@ func (q *Queries) GetRouteAffinity(ctx context.Context, arg GetRouteAffinityPara
 }
 
 const getRouteHealth = `-- name: GetRouteHealth :many
-SELECT subject, cool_until, last_error, last_error_at, failures, auth_failures, updated_at FROM route_health WHERE subject IN (/*SLICE:subjects*/?)
+SELECT subject, cool_until, last_error, last_error_at, failures, auth_failures, updated_at FROM route_health WHERE subject IN (SELECT value FROM json_each(?1))
 `
 
-func (q *Queries) GetRouteHealth(ctx context.Context, subjects []string) ([]RouteHealth, error) {
-	query := getRouteHealth
-	var queryParams []interface{}
-	if len(subjects) > 0 {
-		for _, v := range subjects {
-			queryParams = append(queryParams, v)
-		}
-		query = strings.Replace(query, "/*SLICE:subjects*/?", strings.Repeat(",?", len(subjects))[1:], 1)
-	} else {
-		query = strings.Replace(query, "/*SLICE:subjects*/?", "NULL", 1)
-	}
-	rows, err := q.query(ctx, nil, query, queryParams...)
+// subjects is a JSON array so the statement is prepared once
+// (conversation.sql).
+func (q *Queries) GetRouteHealth(ctx context.Context, subjectsJson interface{}) ([]RouteHealth, error) {
+	rows, err := q.query(ctx, q.getRouteHealthStmt, getRouteHealth, subjectsJson)
 	if err != nil {
 		return nil, err
 	}

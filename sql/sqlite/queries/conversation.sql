@@ -25,7 +25,12 @@ VALUES (?1, ?2, ?3, ?4)
 ON CONFLICT DO NOTHING;
 
 -- name: ExistingCheckpoints :many
-SELECT id FROM checkpoints WHERE conversation_id = sqlc.arg(conversation_id) AND id IN (sqlc.slice(ids));
+-- ids is a JSON array, not sqlc.slice: a statement with a slice is built
+-- and prepared again at every call, this one once (emit_prepared_queries).
+-- The unary + keeps SQLite from scanning the conversation's checkpoints by
+-- (conversation_id, digest): each id is looked up by its primary key.
+SELECT id FROM checkpoints WHERE +conversation_id = sqlc.arg(conversation_id)
+  AND id IN (SELECT value FROM json_each(sqlc.arg(ids_json)));
 
 -- name: InsertMessage :exec
 INSERT INTO messages (conversation_id, id, runtime_event_id, body, created_at)
@@ -36,9 +41,14 @@ INSERT INTO message_blobs (conversation_id, message_id, blob_id) VALUES (?1, ?2,
 ON CONFLICT DO NOTHING;
 
 -- name: StoredMessages :many
-SELECT body FROM messages
-WHERE conversation_id = sqlc.arg(conversation_id)
-  AND (id IN (sqlc.slice(ids)) OR runtime_event_id IN (sqlc.slice(event_ids)));
+-- Two indexed searches joined by UNION (a body names its message, so no
+-- two messages' bodies are equal): with OR, SQLite scans every message of
+-- the conversation.
+SELECT m.body FROM messages m
+WHERE m.conversation_id = ?1 AND m.id IN (SELECT value FROM json_each(?2))
+UNION
+SELECT e.body FROM messages e
+WHERE e.conversation_id = ?1 AND e.runtime_event_id IN (SELECT value FROM json_each(?3));
 
 -- name: GetCheckpoint :one
 SELECT * FROM checkpoints WHERE id = ?1;

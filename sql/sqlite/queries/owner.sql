@@ -6,4 +6,8 @@ ON CONFLICT (kind, id) DO NOTHING;
 SELECT user_id FROM owners WHERE kind = ?1 AND id = ?2;
 
 -- name: OwnedAmong :many
-SELECT id FROM owners WHERE kind = sqlc.arg(kind) AND user_id = sqlc.arg(user_id) AND id IN (sqlc.slice(ids));
+-- ids is a JSON array so the statement is prepared once (conversation.sql);
+-- the unary + has each id looked up by the primary key instead of the
+-- user's every row scanned.
+SELECT id FROM owners WHERE kind = sqlc.arg(kind) AND +user_id = sqlc.arg(user_id)
+  AND id IN (SELECT value FROM json_each(sqlc.arg(ids_json)));

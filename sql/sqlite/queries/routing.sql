@@ -1,5 +1,7 @@
 -- name: GetRouteHealth :many
-SELECT * FROM route_health WHERE subject IN (sqlc.slice(subjects));
+-- subjects is a JSON array so the statement is prepared once
+-- (conversation.sql).
+SELECT * FROM route_health WHERE subject IN (SELECT value FROM json_each(sqlc.arg(subjects_json)));
 
 -- name: RecordRouteFailure :one
 INSERT INTO route_health (subject, cool_until, last_error, last_error_at, failures, auth_failures, updated_at)
