@@ -63,7 +63,8 @@ const takeOverWait = 3 * time.Second
 // hold makes this replica the owner of the request id, or serves the
 // stream from the owner's output (ok false then, the stream done). A
 // follower whose owner left before any output reached it takes the key
-// itself (took), a couple of times at most.
+// itself (took), a couple of times at most; so does a stream whose key
+// it took from an owner that died.
 func (h *RunSSE) hold(w http.ResponseWriter, rc *http.ResponseController, r *http.Request, requestID string) (leave func(cut bool), took bool, ok bool) {
 	for attempt := 0; ; attempt++ {
 		leave, follow, err := h.replicas.Hold(r.Context(), requestID)
@@ -72,7 +73,7 @@ func (h *RunSSE) hold(w http.ResponseWriter, rc *http.ResponseController, r *htt
 			endWith(w, rc, err)
 			return nil, false, false
 		case follow == nil:
-			return leave, attempt > 0, true
+			return leave, attempt > 0 || h.replicas.tookOver(r.Context(), requestID), true
 		}
 		err = pump(r.Context(), w, rc, follow)
 		switch {

@@ -287,6 +287,7 @@ type RelayInbox struct {
 	Owner     string
 	Size      int64
 	Opens     bool
+	TakenBy   sql.NullInt64
 }
 
 type RelayLease struct {
@@ -298,6 +299,8 @@ type RelayLease struct {
 	ExpiresAt    time.Time
 	WatchedUntil time.Time
 	ReleasedAt   pgtype.Timestamptz
+	HolderLock   int64
+	TakenOver    bool
 }
 
 type RelayOutput struct {
