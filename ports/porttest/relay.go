@@ -259,7 +259,7 @@ func DescribeAppendRelay(name string, open func() RelayPair) bool {
 				l := acquire(p.A)
 				Expect(l.Keep(ctx, "relay-contract", []byte("turn opens at the holder"), true)).To(Succeed())
 				forward(p.B, "turn goes on")
-				Eventually(in.all).WithTimeout(10 * time.Second).Should(Equal([]string{"turn goes on"}), "a kept append is not delivered to its own lease")
+				Eventually(in.all).WithTimeout(10*time.Second).Should(Equal([]string{"turn goes on"}), "a kept append is not delivered to its own lease")
 				p.StopA()
 				next := takeOver()
 				Expect(next.all()).To(Equal([]string{"turn opens at the holder", "turn goes on"}))
