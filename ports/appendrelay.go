@@ -115,8 +115,10 @@ type RunLease interface {
 	// settled or no longer current.
 	Keep(ctx context.Context, owner string, payload []byte, opens bool) error
 
-	// TookOver reports that the lease took the key from a lease that was
-	// never released: its holder died or hung, possibly in a turn.
+	// TookOver reports that the key had a lease before this one that was
+	// never released (its holder died or hung, possibly in a turn) or that
+	// ended the key's stream: a stream taking the key then has its turn's
+	// appends waiting already, or none are coming.
 	TookOver() bool
 
 	// Settle says that the turn this lease's payloads opened made its

@@ -188,7 +188,7 @@ type lease struct {
 	released  bool
 	ended     bool  // the key's last stream had ended when this lease began
 	settled   bool  // Settle ran: taken payloads leave the mailbox
-	tookOver  bool  // the previous lease of the key was never released
+	tookOver  bool  // the previous lease of the key was never released, or ended its stream
 	published int64 // frames published so far
 }
 
@@ -229,7 +229,7 @@ func (r *Relay) Acquire(ctx context.Context, key string, deliver func([]byte)) (
 		}
 		return nil, fmt.Errorf("acquire run key %s: %w", key, interpretError(ctx, err))
 	}
-	l := &lease{r: r, key: key, token: row.Token, deliver: deliver, lost: make(chan struct{}), ended: row.Ended, tookOver: row.TakenOver}
+	l := &lease{r: r, key: key, token: row.Token, deliver: deliver, lost: make(chan struct{}), ended: row.Ended, tookOver: row.TakenOver || row.Ended}
 	r.mu.Lock()
 	r.leases[key] = l
 	r.mu.Unlock()

@@ -367,7 +367,9 @@ func (r *Replicas) publish(ctx context.Context, h *hold, tap *transport.Subscrip
 }
 
 // tookOver reports that this replica holds the caller's request id after
-// taking it from an owner that died or hung, not from one that let it go.
+// taking it from an owner that died or hung, or after its stream ended
+// (a reconnect after another replica answered it that no turn came), not
+// from one that let it go or as the first.
 func (r *Replicas) tookOver(ctx context.Context, requestID string) bool {
 	r.mu.Lock()
 	h := r.held[relayKey(ctx, requestID)]
