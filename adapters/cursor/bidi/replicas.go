@@ -107,6 +107,7 @@ type hold struct {
 	working bool          // a worker is applying the queue
 	pubDone chan struct{} // closed when the publisher stops; nil before it starts
 	settled atomic.Bool   // the turn made its first commit (Replicas.settle)
+	got     int           // payloads the relay delivered, under Replicas.mu
 }
 
 // FollowPoll is how often a RunSSE served from another replica's output
@@ -370,15 +371,19 @@ func (r *Replicas) publish(ctx context.Context, h *hold, tap *transport.Subscrip
 // taking it from an owner that died or hung, or after its stream ended
 // (a reconnect after another replica answered it that no turn came), not
 // from one that let it go or as the first.
-func (r *Replicas) tookOver(ctx context.Context, requestID string) bool {
+// waiting says whether the relay delivered any payload of it when the
+// lease was taken.
+func (r *Replicas) tookOver(ctx context.Context, requestID string) (took, waiting bool) {
 	r.mu.Lock()
 	h := r.held[relayKey(ctx, requestID)]
 	r.mu.Unlock()
 	if h == nil {
-		return false
+		return false, false
 	}
 	<-h.ready
-	return h.lease != nil && h.lease.TookOver()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return h.lease != nil && h.lease.TookOver(), h.got > 0
 }
 
 // holds reports whether the caller's request id is held here: its appends
@@ -561,6 +566,7 @@ func (r *Replicas) deliverTo(h *hold) func([]byte) {
 			go r.requeue(payload)
 			return
 		}
+		h.got++
 		h.queue = append(h.queue, payload)
 		if !h.working {
 			h.working = true
