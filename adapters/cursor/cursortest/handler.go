@@ -69,7 +69,7 @@ func (h *ScriptedRunHandler) Ended() int {
 // this one died then does not run the turn again from its opening append.
 func Committing(script Script) Script {
 	return func(ctx context.Context, turn *transport.Turn) error {
-		turn.Committed()
+		turn.Committed(ctx)
 		return script(ctx, turn)
 	}
 }

@@ -83,8 +83,8 @@ func NewRegistry(handler RunHandler, keygate KeygateModel, cfg Config, log *zap.
 }
 
 // OnCommitted makes fn be called, on the turn's goroutine, when a turn
-// made its first commit, with a context carrying the caller of its request
-// id: a replica that kept the turn's opening append to hand it over, had
+// made its first commit, with the turn's context (it carries the caller of
+// its request id): a replica that kept the turn's opening append to hand it over, had
 // it died before, lets it go (package bidi's Replicas). fn must not block
 // for long.
 func (r *Registry) OnCommitted(fn func(ctx context.Context, requestID string)) {

@@ -44,10 +44,10 @@ func (t *Transport) newTurnRun(req *agentv1.AgentRunRequest, followUp *agentv1.C
 	tr := &turnRun{inbox: newQueue(t.ledger), output: &turnOutput{t: t}}
 	tr.turn = &Turn{RequestID: t.id, Request: req, FollowUp: followUp, Parent: parent, Inbox: tr.inbox, Output: tr.output}
 	var once sync.Once
-	tr.turn.committed = func() {
+	tr.turn.committed = func(ctx context.Context) {
 		once.Do(func() {
 			if hook := t.reg.onCommitted.Load(); hook != nil {
-				(*hook)(t.owner.runContext(), t.id)
+				(*hook)(ctx, t.id)
 			}
 		})
 	}
