@@ -59,7 +59,7 @@ func OpenAppendRelay(ctx context.Context, cfg config.Config, box ports.SecretBox
 	if err != nil {
 		return nil, nil, fmt.Errorf("open append relay: %w", err)
 	}
-	relay, err := postgres.NewRelay(ctx, db, postgres.RelayOptions{}, log)
+	relay, err := postgres.NewRelay(ctx, db, postgres.RelayOptions{LeaseTTL: cfg.RelayLease}, log)
 	if err != nil {
 		db.Close()
 		return nil, nil, fmt.Errorf("open append relay: %w", err)

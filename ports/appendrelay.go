@@ -27,12 +27,19 @@ var ErrLateAppend = errors.New("append arrived after its stream ended")
 // earlier one's, and what the owner writes as the owner (its published
 // output, taking the key's payloads) is refused once a newer lease exists
 // or its own expired. The owner renews its lease on the relay's timer; a
-// replica that dies stops renewing, its lease expires, and another replica
+// replica that dies stops renewing, its lease expires (or ends at once,
+// where the relay can tell that the replica is gone), and another replica
 // may take the key.
 //
 // Delivery is durable and ordered per key: payloads forwarded for a key are
 // kept until a lease of the key takes them, so an append that arrives
-// before the stream is not lost, and each payload is delivered once.
+// before the stream is not lost, and each payload is delivered once to a
+// lease. Until a lease settles (the turn made its first commit) or is
+// released, the payloads it was delivered stay in the mailbox: a lease
+// that goes stale without either (its replica died between taking the
+// turn and storing it) leaves them to the next lease of the key, which
+// gets them again, in order, so no turn is lost with the replica that
+// took it.
 // Payloads forwarded one after another (each Forward returned before the
 // next began, on any replica) are delivered in that order. Payloads
 // unclaimed for long are dropped, on a timer of the relay's own.
@@ -100,8 +107,29 @@ type RunLease interface {
 	// a turn are accepted again after an ended stream (see Release).
 	Opened(ctx context.Context) error
 
-	// Release ends the lease; the next Acquire of the key, on any replica,
-	// succeeds at once. ended says the stream reached its end: payloads
+	// Keep stores a payload, owner's, that reached this lease's replica
+	// directly (not through Forward) before the lease settled, as if this
+	// lease had taken it from the mailbox (opens as for Forward): Settle
+	// or Release drops it, and a later lease gets it, in order, when this
+	// one goes stale without either. It stores nothing on a lease that is
+	// settled or no longer current.
+	Keep(ctx context.Context, owner string, payload []byte, opens bool) error
+
+	// TookOver reports that the key had a lease before this one that was
+	// never released (its holder died or hung, possibly in a turn) or that
+	// ended the key's stream: a stream taking the key then has its turn's
+	// appends waiting already, or none are coming.
+	TookOver() bool
+
+	// Settle says that the turn this lease's payloads opened made its
+	// first commit: the payloads it was delivered leave the mailbox, a
+	// later lease of the key does not get them again, and later ones
+	// leave it as they are delivered. On a lease no longer current it
+	// does nothing.
+	Settle(ctx context.Context) error
+
+	// Release ends the lease and drops the payloads it was delivered;
+	// the next Acquire of the key, on any replica, succeeds at once. ended says the stream reached its end: payloads
 	// waiting for the key that do not open a turn are dropped, and later
 	// ones refused as late, until one that opens a turn. Calling it again
 	// does nothing.

@@ -504,8 +504,8 @@ var _ = Describe("Runs owned by one replica at a time", Ordered, func() {
 
 	It("moves a run key to another replica once its owner died, and ends a stream that followed the dead owner with unavailable", func() {
 		recorder := &cursortest.Recorder{}
-		one := startReplica(dsn, recorder.Until(isLabel(3)), opts)
-		two := startReplica(dsn, recorder.Until(isLabel(3)), opts)
+		one := startReplica(dsn, cursortest.Committing(recorder.Until(isLabel(3))), opts)
+		two := startReplica(dsn, cursortest.Committing(recorder.Until(isLabel(3))), opts)
 		hc := asUser("alice")
 		id := newRequestID()
 		c := cursortest.NewClient(one.url, hc, id)
@@ -544,6 +544,43 @@ var _ = Describe("Runs owned by one replica at a time", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(after.Token).To(BeNumerically(">", before.Token))
 	})
+
+	for _, direct := range []bool{false, true} {
+		how := "forwarded through the relay"
+		if direct {
+			how = "sent straight to its owner"
+		}
+		It("runs a turn whose owner died before its first commit on the replica that takes the key, from its appends "+how, func() {
+			recorder := &cursortest.Recorder{}
+			one := startReplica(dsn, recorder.Until(isLabel(3)), opts) // never commits: killed before
+			two := startReplica(dsn, recorder.Until(isLabel(3)), opts)
+			hc := asUser("alice")
+			c := cursortest.NewClient(one.url, hc, newRequestID())
+			if !direct {
+				c.AppendTo(two.url, hc)
+			}
+			s := subscribe(c)
+			Expect(c.Send(ctx, cursortest.RunRequest("conv-precommit", "byok-model", "hello"))).To(Succeed())
+			Expect(c.Send(ctx, label(1))).To(Succeed())
+			Eventually(recorder.Messages).WithTimeout(10 * time.Second).Should(HaveLen(1))
+			Expect(one.handler.Turns()).To(HaveLen(1))
+
+			By("killing the owner before the turn is stored; the client reconnects through the other replica")
+			one.kill()
+			Eventually(s.Done()).WithTimeout(10 * time.Second).Should(BeClosed())
+			c.Rebind(two.url, hc)
+			c.AppendTo(two.url, hc)
+			taken := subscribe(c)
+			Eventually(two.handler.Turns).WithTimeout(10*time.Second).Should(HaveLen(1), "the other replica runs the turn from its opening append")
+			Expect(two.handler.Turns()[0].Request.GetAction().GetUserMessageAction().GetUserMessage().GetText()).To(Equal("hello"))
+			Eventually(recorder.Messages).WithTimeout(10*time.Second).Should(HaveLen(2), "and gets the append the dead owner had taken")
+			Expect(c.Send(ctx, label(2))).To(Succeed())
+			Expect(c.Send(ctx, label(3))).To(Succeed())
+			Eventually(taken.Done()).WithTimeout(15 * time.Second).Should(BeClosed())
+			Expect(taken.EndError()).To(BeNil())
+			Expect(labels(recorder.Messages())).To(Equal([]uint32{1, 1, 2, 3}))
+		})
+	}
 
 	It("drops an append that arrives after its stream ended instead of feeding it to the next turn of the reused request id", func() {
 		recorder := &cursortest.Recorder{}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -42,8 +43,10 @@ type RelayOptions struct {
 	// and the payload could only be dropped as late by then.
 	Retain time.Duration
 	// LeaseTTL is how long a lease lasts without renewal; the owner renews
-	// every third of it. A replica that dies loses its keys after at most
-	// this long. Default 15s.
+	// every third of it. A replica whose database session ended (killed,
+	// crashed) loses its keys at once, through its advisory lock; one that
+	// hangs with its session open loses them after at most this long.
+	// Default DefaultLeaseTTL.
 	LeaseTTL time.Duration
 	// MaxOwnerBytes bounds the payloads waiting for one owner; default
 	// 64 MiB, the held bytes a registry allows one caller.
@@ -52,6 +55,11 @@ type RelayOptions struct {
 	// Forwards racing each other may each pass it by one payload.
 	MaxBytes int64
 }
+
+// DefaultLeaseTTL is RelayOptions.LeaseTTL's default: a hung owner's runs
+// move after at most this long, and an owner renews every 2 s, which a
+// loaded replica still manages.
+const DefaultLeaseTTL = 6 * time.Second
 
 // minPayloadCost is the least a payload counts against the bounds, so
 // that a flood of tiny rows is bounded in number as well.
@@ -75,6 +83,12 @@ type Relay struct {
 	log    *zap.Logger
 	holder string // this replica, in the lease rows (diagnostics)
 
+	// lock is the session advisory lock the listening connection holds
+	// while this replica lives (0 while it holds none): the lease rows
+	// name it, so that another replica can tell at once that the session,
+	// and so this replica, is gone.
+	lock atomic.Int64
+
 	mu     sync.Mutex
 	leases map[string]*lease
 
@@ -93,7 +107,7 @@ func NewRelay(ctx context.Context, db *DB, opts RelayOptions, logger *zap.Logger
 		opts.Retain = 2 * time.Minute
 	}
 	if opts.LeaseTTL <= 0 {
-		opts.LeaseTTL = 15 * time.Second
+		opts.LeaseTTL = DefaultLeaseTTL
 	}
 	if opts.MaxOwnerBytes <= 0 {
 		opts.MaxOwnerBytes = 64 << 20
@@ -103,29 +117,53 @@ func NewRelay(ctx context.Context, db *DB, opts RelayOptions, logger *zap.Logger
 	}
 	var id [8]byte
 	_, _ = rand.Read(id[:])
-	conn, err := db.listen(ctx)
+	r := &Relay{db: db, opts: opts, log: logger.Named("relay"), holder: hex.EncodeToString(id[:]),
+		leases: map[string]*lease{}, done: make(chan struct{})}
+	conn, err := r.listen(ctx)
 	if err != nil {
 		return nil, err
 	}
 	loopCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	r := &Relay{db: db, opts: opts, log: logger.Named("relay"), holder: hex.EncodeToString(id[:]),
-		leases: map[string]*lease{}, stop: stop, done: make(chan struct{})}
+	r.stop = stop
 	go r.loop(loopCtx, conn)
 	return r, nil
 }
 
-// listen takes a connection out of the pool for good and LISTENs on it.
-func (db *DB) listen(ctx context.Context) (*pgx.Conn, error) {
-	pc, err := db.pool.Acquire(ctx)
+// listen takes a connection out of the pool for good, LISTENs on it and
+// takes a fresh session advisory lock on it, which the leases taken or
+// renewed from then on name.
+func (r *Relay) listen(ctx context.Context) (*pgx.Conn, error) {
+	pc, err := r.db.pool.Acquire(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("relay listener: %w", interpretError(ctx, err))
 	}
 	conn := pc.Hijack()
-	if _, err := conn.Exec(ctx, "LISTEN "+relayChannel); err != nil {
+	fail := func(err error) (*pgx.Conn, error) {
 		_ = conn.Close(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("relay listener: %w", interpretError(ctx, err))
 	}
-	return conn, nil
+	if _, err := conn.Exec(ctx, "LISTEN "+relayChannel); err != nil {
+		return fail(err)
+	}
+	// A random key, drawn again on the rare collision: a lock another
+	// session holds would make this replica look alive after it died.
+	for range 8 {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		key := int64(binary.BigEndian.Uint64(b[:]) >> 1)
+		if key == 0 {
+			continue
+		}
+		var ok bool
+		if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", key).Scan(&ok); err != nil {
+			return fail(err)
+		}
+		if ok {
+			r.lock.Store(key)
+			return conn, nil
+		}
+	}
+	return fail(errors.New("no free advisory lock key"))
 }
 
 // Close stops listening and renewing: the leases held here are not
@@ -149,10 +187,13 @@ type lease struct {
 	mu        sync.Mutex // one drain or publish at a time; held by Release
 	released  bool
 	ended     bool  // the key's last stream had ended when this lease began
+	settled   bool  // Settle ran: taken payloads leave the mailbox
+	tookOver  bool  // the previous lease of the key was never released, or ended its stream
 	published int64 // frames published so far
 }
 
 func (l *lease) Token() int64            { return l.token }
+func (l *lease) TookOver() bool          { return l.tookOver }
 func (l *lease) Watched() bool           { return l.watched.Load() }
 func (l *lease) Lost() <-chan struct{}   { return l.lost }
 func (l *lease) markLost()               { l.once.Do(func() { close(l.lost) }) }
@@ -177,7 +218,8 @@ func (r *Relay) Acquire(ctx context.Context, key string, deliver func([]byte)) (
 	// Reserved while the row is written, so a second Acquire here fails.
 	r.leases[key] = nil
 	r.mu.Unlock()
-	row, err := pgdb.New(r.db.pool).AcquireRelayLease(ctx, pgdb.AcquireRelayLeaseParams{Key: key, Holder: r.holder, Ttl: r.opts.LeaseTTL.Seconds()})
+	row, err := pgdb.New(r.db.pool).AcquireRelayLease(ctx, pgdb.AcquireRelayLeaseParams{
+		Key: key, Holder: r.holder, Ttl: r.opts.LeaseTTL.Seconds(), HolderLock: r.lock.Load()})
 	if err != nil {
 		r.mu.Lock()
 		delete(r.leases, key)
@@ -187,7 +229,7 @@ func (r *Relay) Acquire(ctx context.Context, key string, deliver func([]byte)) (
 		}
 		return nil, fmt.Errorf("acquire run key %s: %w", key, interpretError(ctx, err))
 	}
-	l := &lease{r: r, key: key, token: row.Token, deliver: deliver, lost: make(chan struct{}), ended: row.Ended}
+	l := &lease{r: r, key: key, token: row.Token, deliver: deliver, lost: make(chan struct{}), ended: row.Ended, tookOver: row.TakenOver || row.Ended}
 	r.mu.Lock()
 	r.leases[key] = l
 	r.mu.Unlock()
@@ -210,6 +252,37 @@ func (l *lease) Opened(ctx context.Context) error {
 		return fmt.Errorf("open run key %s: %w", key, interpretError(ctx, err))
 	}
 	l.ended = false
+	return nil
+}
+
+// Keep implements ports.RunLease.
+func (l *lease) Keep(ctx context.Context, owner string, payload []byte, opens bool) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.current() || l.settled {
+		return nil
+	}
+	key, token := l.params()
+	_, err := pgdb.New(l.r.db.pool).KeepRelayPayload(ctx, pgdb.KeepRelayPayloadParams{
+		Key: key, Owner: owner, Size: max(int64(len(payload)), minPayloadCost), Payload: payload, Opens: opens, Token: token})
+	if err != nil {
+		return fmt.Errorf("keep payload of run key %s: %w", key, interpretError(ctx, err))
+	}
+	return nil
+}
+
+// Settle implements ports.RunLease.
+func (l *lease) Settle(ctx context.Context) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.current() {
+		return nil // a released lease dropped them; a lost one leaves them to the next
+	}
+	key, token := l.params()
+	if err := pgdb.New(l.r.db.pool).SettleRelayPayloads(ctx, pgdb.SettleRelayPayloadsParams{Key: key, Token: token}); err != nil {
+		return fmt.Errorf("settle run key %s: %w", key, interpretError(ctx, err))
+	}
+	l.settled = true
 	return nil
 }
 
@@ -338,7 +411,7 @@ func (r *Relay) drain(ctx context.Context, l *lease) error {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.opts.LeaseTTL)
 	defer cancel()
-	rows, err := pgdb.New(r.db.pool).TakeRelayPayloads(ctx, pgdb.TakeRelayPayloadsParams{Key: l.key, Token: l.token})
+	rows, err := pgdb.New(r.db.pool).TakeRelayPayloads(ctx, pgdb.TakeRelayPayloadsParams{Key: l.key, Token: l.token, Keep: !l.settled})
 	if err != nil {
 		return interpretError(ctx, err)
 	}
@@ -415,7 +488,14 @@ func (r *Relay) loop(ctx context.Context, conn *pgx.Conn) {
 		default:
 			r.log.Warn("relay listener lost; reconnecting", zap.Error(err))
 			_ = conn.Close(context.WithoutCancel(ctx))
+			// The lock went with the session: until the next renewal names
+			// the new one, other replicas may take the keys held here
+			// (their renewals and output are fenced by token).
+			r.lock.Store(0)
 			conn = r.reconnect(ctx)
+			if conn != nil {
+				r.renew(ctx)
+			}
 			if conn == nil {
 				return
 			}
@@ -433,7 +513,7 @@ func minTime(a, b time.Time) time.Time {
 
 func (r *Relay) reconnect(ctx context.Context) *pgx.Conn {
 	for {
-		conn, err := r.db.listen(ctx)
+		conn, err := r.listen(ctx)
 		if err == nil {
 			return conn
 		}
@@ -457,7 +537,8 @@ func (r *Relay) renew(ctx context.Context) {
 	for i, l := range held {
 		keys[i], tokens[i] = l.params()
 	}
-	rows, err := pgdb.New(r.db.pool).RenewRelayLeases(ctx, pgdb.RenewRelayLeasesParams{Keys: keys, Tokens: tokens, Ttl: r.opts.LeaseTTL.Seconds()})
+	rows, err := pgdb.New(r.db.pool).RenewRelayLeases(ctx, pgdb.RenewRelayLeasesParams{
+		Keys: keys, Tokens: tokens, Ttl: r.opts.LeaseTTL.Seconds(), HolderLock: r.lock.Load()})
 	if err != nil {
 		if ctx.Err() == nil {
 			r.log.Warn("run key renewal failed; retrying", zap.Int("keys", len(held)), zap.Error(err))

@@ -109,10 +109,18 @@ func (r *SealedRelay) open(sealed []byte, what string) ([]byte, bool) {
 	return payload, true
 }
 
-// sealedLease seals what it publishes.
+// sealedLease seals what it publishes and the payloads it keeps.
 type sealedLease struct {
 	ports.RunLease
 	box ports.SecretBox
+}
+
+func (l sealedLease) Keep(ctx context.Context, owner string, payload []byte, opens bool) error {
+	sealed, err := l.box.Seal(payload)
+	if err != nil {
+		return fmt.Errorf("seal kept append: %w", err)
+	}
+	return l.RunLease.Keep(ctx, owner, sealed, opens)
 }
 
 func (l sealedLease) Publish(ctx context.Context, frames [][]byte, end []byte) error {

@@ -58,7 +58,15 @@ func (o *outbox) Token() int64                 { return 1 }
 func (o *outbox) Watched() bool                { return false }
 func (o *outbox) Lost() <-chan struct{}        { return nil }
 func (o *outbox) Opened(context.Context) error { return nil }
-func (o *outbox) Release(bool)                 {}
+func (o *outbox) Settle(context.Context) error { return nil }
+func (o *outbox) TookOver() bool               { return false }
+func (o *outbox) Keep(_ context.Context, _ string, payload []byte, _ bool) error {
+	o.m.mu.Lock()
+	defer o.m.mu.Unlock()
+	o.m.stored = append(o.m.stored, payload)
+	return nil
+}
+func (o *outbox) Release(bool) {}
 func (o *outbox) Publish(_ context.Context, frames [][]byte, _ []byte) error {
 	o.m.mu.Lock()
 	defer o.m.mu.Unlock()
@@ -83,6 +91,12 @@ var _ = Describe("SealRelay", func() {
 		Expect(string(db.stored[0])).NotTo(ContainSubstring("cursor-token"))
 		Expect(string(db.stored[0])).NotTo(ContainSubstring("prompt"))
 		Expect(got).To(Equal([][]byte{payload}))
+
+		By("sealing an opening append that reached the lease's replica directly and is kept for a handover")
+		Expect(l.Keep(context.Background(), "alice", payload, true)).To(Succeed())
+		Expect(db.stored).To(HaveLen(2))
+		Expect(string(db.stored[1])).NotTo(ContainSubstring("cursor-token"))
+		Expect(string(db.stored[1])).NotTo(ContainSubstring("prompt"))
 
 		By("sealing the output a lease publishes, and opening it for a follower")
 		Expect(l.Publish(context.Background(), [][]byte{[]byte("assistant text")}, nil)).To(Succeed())

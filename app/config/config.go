@@ -51,6 +51,12 @@ type Config struct {
 	// than its run's RunSSE is relayed through the database. Without a
 	// database URL there is one process anyway.
 	SingleReplica bool
+	// RelayLease is how long a replica's ownership of a run (its lease in
+	// the append relay) lasts without renewal; the owner renews every
+	// third of it. A replica whose database session ends (killed, crashed)
+	// hands its runs over at once; one that hangs with its session open
+	// hands them over after at most this long.
+	RelayLease time.Duration
 	// ProxyListen is the address of the forward proxy Cursor is pointed at
 	// (http.proxy); empty disables the proxy.
 	ProxyListen string
@@ -185,6 +191,7 @@ const (
 	EnvDatabaseURL   = "KEYGATE_DATABASE_URL"
 	EnvSingleReplica = "KEYGATE_SINGLE_REPLICA"
 	EnvDrainTimeout  = "KEYGATE_DRAIN_TIMEOUT"
+	EnvRelayLease    = "KEYGATE_RELAY_LEASE"
 	EnvProxyListen   = "KEYGATE_PROXY_LISTEN"
 	// EnvProxyPassthrough is a comma-separated list; the word "default"
 	// stands for DefaultProxyPassthrough and "none" for an empty list.
@@ -278,6 +285,18 @@ const (
 // usually waits between SIGTERM and SIGKILL.
 const DefaultDrainTimeout = 20 * time.Second
 
+// DefaultRelayLease moves a hung replica's runs within 6 s; its owner
+// renews every 2 s, which a loaded replica still manages.
+const DefaultRelayLease = 6 * time.Second
+
+// MinRelayLease and MaxRelayLease bound RelayLease: below a second a busy
+// replica would lose its runs between renewals; above five minutes a hung
+// one would keep its clients waiting that long.
+const (
+	MinRelayLease = time.Second
+	MaxRelayLease = 5 * time.Minute
+)
+
 // Default returns the defaults. The data directory defaults to
 // "<user config dir>/keygate" (for example ~/.config/keygate on Linux).
 func Default() Config {
@@ -292,6 +311,7 @@ func Default() Config {
 		LogLevel:              "info",
 		ShutdownTimeout:       5 * time.Second,
 		DrainTimeout:          DefaultDrainTimeout,
+		RelayLease:            DefaultRelayLease,
 		ProxyListen:           DefaultProxyListen,
 		ProxyPassthrough:      slices.Clone(DefaultProxyPassthrough),
 		ProxyMaxConnsPerUser:  DefaultProxyMaxConnsPerUser,
@@ -376,6 +396,9 @@ func Parse(args []string, getenv func(string) string, out io.Writer, extra func(
 	if err := envDuration(getenv, EnvRetryMaxWait, &cfg.RetryMaxWait); err != nil {
 		return Config{}, nil, err
 	}
+	if err := envDuration(getenv, EnvRelayLease, &cfg.RelayLease); err != nil {
+		return Config{}, nil, err
+	}
 	if err := envDuration(getenv, EnvDrainTimeout, &cfg.DrainTimeout); err != nil {
 		return Config{}, nil, err
 	}
@@ -414,6 +437,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer, extra func(
 	fs.StringVar(&cfg.WebSearchURL, "web-search-url", cfg.WebSearchURL, "base URL of the search backend: the SearXNG instance, or a gateway in front of Brave Search (env "+EnvWebSearchURL+")")
 	fs.StringVar(&cfg.WebSearchKeyFile, "web-search-key-file", cfg.WebSearchKeyFile, "file holding the search backend's API key; or set "+EnvWebSearchKey+" (env "+EnvWebSearchKeyFile+")")
 	fs.BoolVar(&cfg.WebFetch, "web-fetch", cfg.WebFetch, "offer the agent's WebFetch tool: pages the user approved, public addresses only (env "+EnvWebFetch+")")
+	fs.DurationVar(&cfg.RelayLease, "relay-lease", cfg.RelayLease, "how long a replica's ownership of a run lasts without renewal (renewed every third of it): a hung replica's runs move to another after at most this long; a killed one's at once (env "+EnvRelayLease+")")
 	fs.DurationVar(&cfg.DrainTimeout, "drain-timeout", cfg.DrainTimeout, "on SIGTERM, how long running turns may finish after /readyz turns unready and new turns go to other replicas; 0 skips draining (env "+EnvDrainTimeout+")")
 	fs.DurationVar(&cfg.RetryMaxWait, "retry-max-wait", cfg.RetryMaxWait, "how long one model call waits in all between retries of a failing provider, e.g. 60s; 0 turns retries off (env "+EnvRetryMaxWait+")")
 	fs.DurationVar(&cfg.OpeningWait, "opening-wait", cfg.OpeningWait, "how long an append or RunSSE waits for its request id's opening append, e.g. 30s (env "+EnvOpeningWait+")")
@@ -648,6 +672,9 @@ func (c Config) validate() []error {
 	}
 	if c.ShutdownTimeout <= 0 {
 		errs = append(errs, errors.New("shutdown timeout must be positive"))
+	}
+	if c.RelayLease < MinRelayLease || c.RelayLease > MaxRelayLease {
+		errs = append(errs, fmt.Errorf("relay lease (%s) %s must be between %s and %s", EnvRelayLease, c.RelayLease, MinRelayLease, MaxRelayLease))
 	}
 	if c.DrainTimeout < 0 {
 		errs = append(errs, fmt.Errorf("drain timeout (%s) must not be negative", EnvDrainTimeout))

@@ -85,6 +85,22 @@ var _ = Describe("config.Load", func() {
 		Expect(err).To(MatchError(ContainSubstring(config.EnvDrainTimeout)))
 	})
 
+	It("leases a run for 6 s by default, reads the relay lease from the environment, the flag winning, and refuses one out of bounds", func() {
+		cfg, err := config.Load(nil, env(nil), io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.RelayLease).To(Equal(config.DefaultRelayLease))
+		cfg, err = config.Load(nil, env(map[string]string{config.EnvRelayLease: "3s"}), io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.RelayLease).To(Equal(3 * time.Second))
+		cfg, err = config.Load([]string{"--relay-lease=10s"}, env(map[string]string{config.EnvRelayLease: "3s"}), io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.RelayLease).To(Equal(10 * time.Second))
+		for _, bad := range []string{"--relay-lease=100ms", "--relay-lease=1h"} {
+			_, err = config.Load([]string{bad}, env(nil), io.Discard)
+			Expect(err).To(MatchError(ContainSubstring(config.EnvRelayLease)), bad)
+		}
+	})
+
 	It("reads the budget policy file from the environment, the flag winning", func() {
 		cfg, err := config.Load(nil, env(map[string]string{config.EnvBudgetsFile: "/etc/keygate/budgets.json"}), io.Discard)
 		Expect(err).NotTo(HaveOccurred())

@@ -33,8 +33,8 @@ func golden() (flags map[string]string, env []string) {
 		}
 	}
 	Expect(sc.Err()).NotTo(HaveOccurred())
-	Expect(flags).To(HaveLen(43), "the golden file lists every flag")
-	Expect(env).To(HaveLen(50), "the golden file lists every variable")
+	Expect(flags).To(HaveLen(44), "the golden file lists every flag")
+	Expect(env).To(HaveLen(51), "the golden file lists every variable")
 	return flags, env
 }
 

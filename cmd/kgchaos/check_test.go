@@ -74,12 +74,13 @@ var _ = Describe("the harness's checks", func() {
 })
 
 var _ = Describe("the harness's verdict", func() {
-	It("fails the long form on a lost message, and reports it in the short form without failing it", func() {
-		lost := &report{Turns: 1, Completed: 1, Store: findings{Lost: 1}}
-		Expect(lost.violations()).To(ConsistOf(ContainSubstring("missing from the stored conversations")))
-		lost.Settings.Short = true
-		Expect(lost.violations()).To(BeEmpty())
-		Expect(lost.known()).To(ConsistOf(ContainSubstring("missing from the stored conversations")))
+	It("fails both forms on a lost message and on a provider request without its turn's message", func() {
+		for _, short := range []bool{false, true} {
+			lost := &report{Settings: settings{Short: short}, Turns: 1, Completed: 1, Store: findings{Lost: 1}}
+			Expect(lost.violations()).To(ConsistOf(ContainSubstring("missing from the stored conversations")))
+			unplaced := &report{Settings: settings{Short: short}, Turns: 1, Completed: 1, UnknownCalls: 1}
+			Expect(unplaced.violations()).To(ConsistOf(ContainSubstring("without a turn marker")))
+		}
 	})
 
 	It("fails both forms when no turn completed, and on a panic in a replica's log", func() {

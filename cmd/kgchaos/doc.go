@@ -26,14 +26,11 @@
 // is 1 on hard failures only: the harness could not run (build, database,
 // a replica that does not start or restart), no turn completed, a panic in
 // a replica's log (or a data race, with -race), or a message duplicated in
-// the store (messages are stored once per id). The long form also fails on
-// a message of a completed turn missing from the store and on a provider
-// request without a turn's user message; the short form (CI) reports those
-// two as known failures without failing: a run request taken by a replica
-// that dies before its first commit is lost to a client that resumes, a
-// window a soak meets now and then (CHAOS.md), and CI fails only on what
-// main keeps. Losses and duplicates in the clients'
-// checkpoints, repeated model calls and given-up turns are printed and do
+// the store (messages are stored once per id), a message of a completed
+// turn missing from the store, or a provider request without a turn's user
+// message, in both forms (the relay hands the appends of an owner killed
+// before its first commit to the next owner, CHAOS.md). Losses and
+// duplicates in the clients' checkpoints, repeated model calls and given-up turns are printed and do
 // not fail: they are what issue 21's reliability work is to bring to zero,
 // and a soak of a few seconds on a shared machine meets them by chance.
 //

@@ -79,31 +79,12 @@ func (r *report) collect(convs []*convRecord, prov *provider, errs *tally) {
 	}
 }
 
-// violations are the hard failures (see the package doc): what the
-// harness itself could not do, and invariants main already keeps under
-// these faults. In the short form (CI) the findings main does not keep
-// yet are left to known(), so that CI does not fail by chance on them.
+// violations are the hard failures (see the package doc), the same in
+// both forms: what the harness itself could not do, and invariants main
+// keeps under these faults. A turn lost from the store fails CI's short
+// form too since the relay hands a dead owner's opening append over.
 func (r *report) violations() []string {
-	v, known := r.judged()
-	if !r.Settings.Short {
-		v = append(v, known...)
-	}
-	return v
-}
-
-// known are the hard findings the short form reports without failing: a
-// run request taken by a replica that dies before its first commit is lost
-// to a client that resumes, and the model may then be called with no user
-// message (CHAOS.md); they stay hard failures of the long form.
-func (r *report) known() []string {
-	if !r.Settings.Short {
-		return nil
-	}
-	_, known := r.judged()
-	return known
-}
-
-func (r *report) judged() (v, known []string) {
+	var v []string
 	if r.Completed == 0 {
 		v = append(v, "no turn completed: the harness or the stack is broken")
 	}
@@ -114,15 +95,15 @@ func (r *report) judged() (v, known []string) {
 		v = append(v, fmt.Sprintf("%d data races in the replicas' logs", r.Races))
 	}
 	if r.UnknownCalls > 0 {
-		known = append(known, fmt.Sprintf("%d provider requests without a turn marker", r.UnknownCalls))
+		v = append(v, fmt.Sprintf("%d provider requests without a turn marker", r.UnknownCalls))
 	}
 	if r.Store.Duplicated > 0 {
 		v = append(v, fmt.Sprintf("%d duplicated messages in the stored conversations", r.Store.Duplicated))
 	}
 	if r.Store.Lost > 0 {
-		known = append(known, fmt.Sprintf("%d messages of completed turns missing from the stored conversations", r.Store.Lost))
+		v = append(v, fmt.Sprintf("%d messages of completed turns missing from the stored conversations", r.Store.Lost))
 	}
-	return v, known
+	return v
 }
 
 const noFailure = "no failure the client saw"
@@ -245,9 +226,6 @@ func (r *report) markdown() string {
 		w("Hard failures: %s.\n\n", strings.Join(v, "; "))
 	} else {
 		w("Hard failures: none.\n\n")
-	}
-	if k := r.known(); len(k) > 0 {
-		w("Known failures, not failing the short form (see CHAOS.md, \"What the soaks found\"): %s.\n\n", strings.Join(k, "; "))
 	}
 	return b.String()
 }

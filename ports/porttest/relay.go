@@ -228,6 +228,85 @@ func DescribeAppendRelay(name string, open func() RelayPair) bool {
 			Expect(next.all()).To(Equal([]string{"next turn opens", "next turn goes on"}))
 		})
 
+		Describe("an opening append taken by a replica that dies before the turn's first commit", func() {
+			open := func(payload string) {
+				Expect(p.B.Forward(ctx, "relay-contract", key, []byte(payload), true)).To(Succeed())
+			}
+			takeOver := func() *inbox {
+				next := &inbox{}
+				Eventually(func() error {
+					l, err := p.B.Acquire(ctx, key, next.deliver)
+					if err == nil {
+						DeferCleanup(func() { l.Release(false) })
+					}
+					return err
+				}).WithTimeout(20 * time.Second).WithPolling(50 * time.Millisecond).Should(Succeed())
+				return next
+			}
+
+			It("goes again to the next lease of the key, with what followed it", func() {
+				open("turn opens")
+				acquire(p.A)
+				Expect(in.all()).To(Equal([]string{"turn opens"}))
+				forward(p.B, "turn goes on")
+				Eventually(in.all).WithTimeout(10 * time.Second).Should(HaveLen(2))
+				p.StopA() // killed before its first commit: never settled nor released
+				next := takeOver()
+				Expect(next.all()).To(Equal([]string{"turn opens", "turn goes on"}), "the turn's appends again, in order")
+			})
+
+			It("goes again to the next lease when it reached the holder directly and was kept", func() {
+				l := acquire(p.A)
+				Expect(l.Keep(ctx, "relay-contract", []byte("turn opens at the holder"), true)).To(Succeed())
+				forward(p.B, "turn goes on")
+				Eventually(in.all).WithTimeout(10*time.Second).Should(Equal([]string{"turn goes on"}), "a kept append is not delivered to its own lease")
+				p.StopA()
+				next := takeOver()
+				Expect(next.all()).To(Equal([]string{"turn opens at the holder", "turn goes on"}))
+			})
+
+			It("leaves the mailbox as delivered once the lease settled", func() {
+				open("turn opens")
+				l := acquire(p.A)
+				Expect(l.Settle(ctx)).To(Succeed())
+				forward(p.B, "after the first commit")
+				Eventually(in.all).WithTimeout(10 * time.Second).Should(HaveLen(2))
+				Expect(l.Keep(ctx, "relay-contract", []byte("direct, after the first commit"), false)).To(Succeed())
+				p.StopA()
+				next := takeOver()
+				Consistently(next.all).WithTimeout(300 * time.Millisecond).Should(BeEmpty())
+			})
+
+			It("is not delivered again once settled", func() {
+				open("turn opens")
+				l := acquire(p.A)
+				Expect(in.all()).To(Equal([]string{"turn opens"}))
+				Expect(l.Settle(ctx)).To(Succeed())
+				p.StopA()
+				next := takeOver()
+				Consistently(next.all).WithTimeout(300 * time.Millisecond).Should(BeEmpty())
+			})
+
+			It("is not delivered again after its lease was released", func() {
+				open("turn opens")
+				l := acquire(p.A)
+				Expect(in.all()).To(Equal([]string{"turn opens"}))
+				l.Release(false)
+				next := takeOver()
+				Consistently(next.all).WithTimeout(300 * time.Millisecond).Should(BeEmpty())
+			})
+
+			It("is delivered once to a lease that lives", func() {
+				open("turn opens")
+				acquire(p.A)
+				forward(p.B, "turn goes on")
+				Eventually(in.all).WithTimeout(10 * time.Second).Should(Equal([]string{"turn opens", "turn goes on"}))
+				open("a second turn opens")
+				Eventually(in.all).WithTimeout(10 * time.Second).Should(HaveLen(3))
+				Consistently(in.all).WithTimeout(300 * time.Millisecond).Should(Equal([]string{"turn opens", "turn goes on", "a second turn opens"}))
+			})
+		})
+
 		It("accepts the appends of a turn that opened at the holder after an ended stream", func() {
 			l := acquire(p.A)
 			l.Release(true)

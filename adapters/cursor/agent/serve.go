@@ -136,6 +136,10 @@ func (s *session) onEvent(ctx context.Context, ev run.Event) {
 	case run.ExecuteToolRound:
 		s.startRound(ctx, e)
 	case run.MessagesCommitted:
+		// The turn is in the store now: a replica taking the request id
+		// after this one died resumes it from there, not from its opening
+		// append again.
+		s.turn.Committed(ctx)
 		s.onCommit(ctx, e)
 	}
 	// run.ModelAttemptFailed is logged by the engine; the user learns of

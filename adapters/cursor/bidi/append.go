@@ -72,8 +72,11 @@ func (a *Appends) BidiAppend(ctx context.Context, req *connect.Request[aiserverv
 		}
 		return connect.NewResponse(&aiserverv1.BidiAppendResponse{}), nil
 	}
-	if a.replicas != nil && opens {
-		a.replicas.opened(ctx, id)
+	if a.replicas != nil {
+		if opens {
+			a.replicas.opened(ctx, id)
+		}
+		a.replicas.keep(ctx, req, opens)
 	}
 	resp, err := appendAgent(ctx, a.reg, a.upstream, req, transport.Append{RequestID: id, Seqno: req.Msg.GetAppendSeqno(), Message: msg, Raw: raw, Parent: parent})
 	if a.replicas != nil && refused(err) {

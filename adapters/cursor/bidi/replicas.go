@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"connectrpc.com/connect"
@@ -105,6 +106,8 @@ type hold struct {
 	queue   [][]byte      // delivered payloads not yet applied
 	working bool          // a worker is applying the queue
 	pubDone chan struct{} // closed when the publisher stops; nil before it starts
+	settled atomic.Bool   // the turn made its first commit (Replicas.settle)
+	got     int           // payloads the relay delivered, under Replicas.mu
 }
 
 // FollowPoll is how often a RunSSE served from another replica's output
@@ -124,10 +127,12 @@ func NewReplicas(relay ports.AppendRelay, reg *transport.Registry, upstream *Ups
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	cfg := reg.Config()
-	return &Replicas{
+	r := &Replicas{
 		relay: relay, reg: reg, upstream: upstream, linger: cfg.Linger, poll: FollowPoll, heartbeat: cfg.Heartbeat,
 		maxSize: maxSize, log: log, ctx: ctx, stop: stop, held: map[string]*hold{},
 	}
+	reg.OnCommitted(r.settle)
+	return r
 }
 
 // Hold makes this replica the owner of the caller's request id (the caller
@@ -179,7 +184,7 @@ func (r *Replicas) Hold(ctx context.Context, requestID string) (leave func(cut b
 			delete(r.held, key)
 		} else {
 			r.wg.Add(1)
-			go r.keep(r.ctx, h)
+			go r.watch(r.ctx, h)
 		}
 		close(h.ready)
 		r.mu.Unlock()
@@ -274,11 +279,11 @@ func release(h *hold, pub <-chan struct{}, ended bool) {
 	h.lease.Release(ended)
 }
 
-// keep watches h's lease while it is held: when a follower on another
+// watch watches h's lease while it is held: when a follower on another
 // replica reads the key's output it publishes the run's output and counts
 // the follower as a subscriber; when the lease is lost it gives the run
 // up here. The publisher it starts runs under ctx.
-func (r *Replicas) keep(ctx context.Context, h *hold) {
+func (r *Replicas) watch(ctx context.Context, h *hold) {
 	defer r.wg.Done()
 	tick := time.NewTicker(r.poll)
 	defer tick.Stop()
@@ -360,6 +365,25 @@ func (r *Replicas) publish(ctx context.Context, h *hold, tap *transport.Subscrip
 			return
 		}
 	}
+}
+
+// tookOver reports that this replica holds the caller's request id after
+// taking it from an owner that died or hung, or after its stream ended
+// (a reconnect after another replica answered it that no turn came), not
+// from one that let it go or as the first.
+// waiting says whether the relay delivered any payload of it when the
+// lease was taken.
+func (r *Replicas) tookOver(ctx context.Context, requestID string) (took, waiting bool) {
+	r.mu.Lock()
+	h := r.held[relayKey(ctx, requestID)]
+	r.mu.Unlock()
+	if h == nil {
+		return false, false
+	}
+	<-h.ready
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return h.lease != nil && h.lease.TookOver(), h.got > 0
 }
 
 // holds reports whether the caller's request id is held here: its appends
@@ -448,6 +472,62 @@ func (r *Replicas) opened(ctx context.Context, requestID string) {
 	}
 }
 
+// keep stores an append that reached the holder of its request id
+// directly, before the turn's first commit, in the relay's mailbox as
+// taken by the key's lease: the client was answered, so had this replica
+// died before the turn was stored the append would be lost with it; kept,
+// it goes, in order with the others, to the next replica that takes the
+// key (settle drops them once the turn is stored). A failure is logged:
+// the turn runs here all the same.
+func (r *Replicas) keep(ctx context.Context, req *connect.Request[aiserverv1.BidiAppendRequest], opens bool) {
+	id := req.Msg.GetRequestId().GetRequestId()
+	r.mu.Lock()
+	h := r.held[relayKey(ctx, id)]
+	r.mu.Unlock()
+	if h == nil {
+		return
+	}
+	<-h.ready
+	if h.lease == nil || h.settled.Load() {
+		return
+	}
+	payload, err := encodeForwarded(ctx, req)
+	if err == nil {
+		err = h.lease.Keep(ctx, relayOwner(ctx), payload, opens)
+	}
+	if err != nil {
+		r.log.Warn("keeping a turn's append for a handover failed; the turn is lost if this replica dies before storing it",
+			zap.String("request_id", id), zap.Error(err))
+	}
+}
+
+// settle lets the relay drop the opening append of the caller's request id
+// once its turn made its first commit here: until then the mailbox keeps
+// it, so that the replica taking the key after this one died runs the
+// turn. Off the turn's goroutine: the turn need not wait for it, and a
+// failure only leaves the append to be dropped at the lease's release.
+func (r *Replicas) settle(ctx context.Context, requestID string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	h := r.held[relayKey(ctx, requestID)]
+	if h == nil || r.closed || h.settled.Swap(true) {
+		return
+	}
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		<-h.ready
+		if h.lease == nil {
+			return
+		}
+		settling, cancel := context.WithTimeout(r.ctx, requeueTimeout)
+		defer cancel()
+		if err := h.lease.Settle(settling); err != nil && settling.Err() == nil {
+			r.log.Warn("settling a turn's opening append failed; it goes at the key's release", zap.String("request_id", requestID), zap.Error(err))
+		}
+	}()
+}
+
 // forward stores an agent append for the replica holding its request id.
 // An append that arrives after its stream ended is dropped (it belongs to
 // no turn), as a late reply is on one replica.
@@ -486,6 +566,7 @@ func (r *Replicas) deliverTo(h *hold) func([]byte) {
 			go r.requeue(payload)
 			return
 		}
+		h.got++
 		h.queue = append(h.queue, payload)
 		if !h.working {
 			h.working = true

@@ -60,19 +60,34 @@ func NewRunSSE(reg *transport.Registry, upstream *Upstream, replicas *Replicas, 
 // in the mailbox and is applied at once.
 const takeOverWait = 3 * time.Second
 
+// emptyTakeOverWait is that wait when the key came from an owner that died
+// (or after its stream ended) and nothing was waiting for it: the turn was
+// stored (the client resumes it) or ended, and a client that reconnects
+// should learn so at once, not after takeOverWait on each reconnect.
+const emptyTakeOverWait = 250 * time.Millisecond
+
 // hold makes this replica the owner of the request id, or serves the
 // stream from the owner's output (ok false then, the stream done). A
 // follower whose owner left before any output reached it takes the key
-// itself (took), a couple of times at most.
-func (h *RunSSE) hold(w http.ResponseWriter, rc *http.ResponseController, r *http.Request, requestID string) (leave func(cut bool), took bool, ok bool) {
+// itself (took), a couple of times at most; so does a stream whose key
+// it took from an owner that died.
+func (h *RunSSE) hold(w http.ResponseWriter, rc *http.ResponseController, r *http.Request, requestID string) (leave func(cut bool), wait time.Duration, ok bool) {
 	for attempt := 0; ; attempt++ {
 		leave, follow, err := h.replicas.Hold(r.Context(), requestID)
 		switch {
 		case err != nil:
 			endWith(w, rc, err)
-			return nil, false, false
+			return nil, 0, false
+		case follow == nil && attempt > 0:
+			return leave, takeOverWait, true
 		case follow == nil:
-			return leave, attempt > 0, true
+			switch took, waiting := h.replicas.tookOver(r.Context(), requestID); {
+			case took && waiting:
+				return leave, takeOverWait, true
+			case took:
+				return leave, emptyTakeOverWait, true
+			}
+			return leave, 0, true
 		}
 		err = pump(r.Context(), w, rc, follow)
 		switch {
@@ -83,7 +98,7 @@ func (h *RunSSE) hold(w http.ResponseWriter, rc *http.ResponseController, r *htt
 		case err != nil:
 			h.log.Debug("RunSSE follower left", zap.String("request_id", requestID), zap.Error(err))
 		}
-		return nil, false, false
+		return nil, 0, false
 	}
 }
 
@@ -109,17 +124,18 @@ func (h *RunSSE) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.replicas != nil && id.GetRequestId() != "" {
 		var leave func(bool)
 		var ok bool
-		leave, took, ok = h.hold(w, rc, r, id.GetRequestId())
+		var wait time.Duration
+		leave, wait, ok = h.hold(w, rc, r, id.GetRequestId())
 		if !ok {
 			return
 		}
 		defer func() { leave(cut) }()
-		if took {
+		if took = wait > 0; took {
 			// The stream took the key from an owner that left before its
 			// turn started: the appends waiting for the key open the turn
 			// here at once, or it is not coming, and the client resumes.
 			var cancel context.CancelFunc
-			subscribing, cancel = context.WithTimeout(subscribing, takeOverWait)
+			subscribing, cancel = context.WithTimeout(subscribing, wait)
 			defer cancel()
 		}
 	}

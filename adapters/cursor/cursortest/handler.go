@@ -63,6 +63,17 @@ func (h *ScriptedRunHandler) Ended() int {
 	return len(h.ends)
 }
 
+// Committing runs script after telling the transport that the turn is
+// stored (transport.Turn.Committed), as a handler that stores its turn
+// before anything else does: a replica that takes the request id after
+// this one died then does not run the turn again from its opening append.
+func Committing(script Script) Script {
+	return func(ctx context.Context, turn *transport.Turn) error {
+		turn.Committed(ctx)
+		return script(ctx, turn)
+	}
+}
+
 // Reply sends the given texts as text deltas and ends the turn.
 func Reply(texts ...string) Script {
 	return func(_ context.Context, turn *transport.Turn) error {

@@ -38,6 +38,19 @@ type Turn struct {
 	Inbox Inbox
 	// Output sends server messages and hands out wire ids.
 	Output Output
+
+	committed func(ctx context.Context)
+}
+
+// Committed tells the transport that the turn's opening messages are
+// stored (its first commit): whatever kept the opening append to recover
+// the turn had its replica died first may let it go (Registry.OnCommitted).
+// The handler calls it once it knows, with the turn's context (it carries
+// the caller); calling it again does nothing.
+func (t *Turn) Committed(ctx context.Context) {
+	if t.committed != nil {
+		t.committed(ctx)
+	}
 }
 
 // Parent identifies the run and tool call that spawned a subagent run

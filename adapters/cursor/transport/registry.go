@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -48,6 +49,10 @@ type Registry struct {
 
 	held *held
 
+	// onCommitted is called when a turn's opening messages are stored
+	// (OnCommitted).
+	onCommitted atomic.Pointer[func(ctx context.Context, requestID string)]
+
 	mu sync.Mutex
 	// Each caller has request ids of its own (runKey): another user's
 	// request id is, to a caller, one nobody used.
@@ -75,6 +80,15 @@ func NewRegistry(handler RunHandler, keygate KeygateModel, cfg Config, log *zap.
 		transports: map[runKey]*Transport{},
 		waits:      map[runKey]*routeWait{},
 	}
+}
+
+// OnCommitted makes fn be called, on the turn's goroutine, when a turn
+// made its first commit, with the turn's context (it carries the caller of
+// its request id): a replica that kept the turn's opening append to hand it over, had
+// it died before, lets it go (package bidi's Replicas). fn must not block
+// for long.
+func (r *Registry) OnCommitted(fn func(ctx context.Context, requestID string)) {
+	r.onCommitted.Store(&fn)
 }
 
 // Config returns the effective configuration (defaults filled in).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"connectrpc.com/connect"
@@ -42,6 +43,14 @@ type runResult struct {
 func (t *Transport) newTurnRun(req *agentv1.AgentRunRequest, followUp *agentv1.ConversationAction, parent Parent) *turnRun {
 	tr := &turnRun{inbox: newQueue(t.ledger), output: &turnOutput{t: t}}
 	tr.turn = &Turn{RequestID: t.id, Request: req, FollowUp: followUp, Parent: parent, Inbox: tr.inbox, Output: tr.output}
+	var once sync.Once
+	tr.turn.committed = func(ctx context.Context) {
+		once.Do(func() {
+			if hook := t.reg.onCommitted.Load(); hook != nil {
+				(*hook)(ctx, t.id)
+			}
+		})
+	}
 	return tr
 }
 

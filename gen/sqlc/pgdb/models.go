@@ -322,6 +322,7 @@ type RelayInbox struct {
 	Owner     string
 	Size      int64
 	Opens     bool
+	TakenBy   sql.NullInt64
 }
 
 type RelayLease struct {
@@ -333,6 +334,8 @@ type RelayLease struct {
 	ExpiresAt    time.Time
 	WatchedUntil time.Time
 	ReleasedAt   pgtype.Timestamptz
+	HolderLock   int64
+	TakenOver    bool
 }
 
 type RelayOutput struct {

@@ -11,32 +11,43 @@ import (
 )
 
 const acquireRelayLease = `-- name: AcquireRelayLease :one
-INSERT INTO relay_leases AS l (key, token, holder, held, expires_at)
-VALUES ($1, nextval('relay_lease_tokens'), $2, true, now() + make_interval(secs => $3::FLOAT8))
+INSERT INTO relay_leases AS l (key, token, holder, held, expires_at, holder_lock)
+VALUES ($1, nextval('relay_lease_tokens'), $2, true, now() + make_interval(secs => $3::FLOAT8), $4::BIGINT)
 ON CONFLICT (key) DO UPDATE SET token = EXCLUDED.token, holder = EXCLUDED.holder, held = true,
-    expires_at = EXCLUDED.expires_at, watched_until = '-infinity', released_at = NULL
-WHERE NOT l.held OR l.expires_at <= now()
-RETURNING l.token, l.ended
+    expires_at = EXCLUDED.expires_at, watched_until = '-infinity', released_at = NULL, holder_lock = EXCLUDED.holder_lock,
+    taken_over = l.held
+WHERE NOT l.held OR l.expires_at <= now() OR (l.holder_lock <> 0 AND pg_try_advisory_xact_lock(l.holder_lock))
+RETURNING l.token, l.ended, l.taken_over
 `
 
 type AcquireRelayLeaseParams struct {
-	Key    string
-	Holder string
-	Ttl    float64
+	Key        string
+	Holder     string
+	Ttl        float64
+	HolderLock int64
 }
 
 type AcquireRelayLeaseRow struct {
-	Token int64
-	Ended bool
+	Token     int64
+	Ended     bool
+	TakenOver bool
 }
 
-// Takes key's lease for holder unless another unexpired lease holds it;
-// no row then. The token comes from one sequence, so it grows across every
-// lease of the key, swept rows included.
+// Takes key's lease for holder unless another live lease holds it; no row
+// then. A lease is live while unexpired and while its holder's session
+// keeps holder_lock (taking the lock here for the transaction succeeds
+// only once that session ended: the holder died). The token comes from
+// one sequence, so it grows across every lease of the key, swept rows
+// included.
 func (q *Queries) AcquireRelayLease(ctx context.Context, arg AcquireRelayLeaseParams) (AcquireRelayLeaseRow, error) {
-	row := q.db.QueryRow(ctx, acquireRelayLease, arg.Key, arg.Holder, arg.Ttl)
+	row := q.db.QueryRow(ctx, acquireRelayLease,
+		arg.Key,
+		arg.Holder,
+		arg.Ttl,
+		arg.HolderLock,
+	)
 	var i AcquireRelayLeaseRow
-	err := row.Scan(&i.Token, &i.Ended)
+	err := row.Scan(&i.Token, &i.Ended, &i.TakenOver)
 	return i, err
 }
 
@@ -167,6 +178,47 @@ func (q *Queries) ForwardRelayPayload(ctx context.Context, arg ForwardRelayPaylo
 	return i, err
 }
 
+const keepRelayPayload = `-- name: KeepRelayPayload :execrows
+WITH stored AS (
+    INSERT INTO relay_inbox (key, owner, size, payload, created_at, opens, taken_by)
+    SELECT $1, $2, $3::BIGINT, $4::BYTEA, now(), $5::BOOLEAN, $6::BIGINT
+    WHERE EXISTS (
+        SELECT 1 FROM relay_leases l
+        WHERE l.key = $1 AND l.token = $6::BIGINT AND l.held AND l.expires_at > now())
+    RETURNING owner, size
+)
+INSERT INTO relay_usage AS u (owner, bytes)
+SELECT owner, size FROM stored
+ON CONFLICT (owner) DO UPDATE SET bytes = u.bytes + EXCLUDED.bytes
+`
+
+type KeepRelayPayloadParams struct {
+	Key     string
+	Owner   string
+	Size    int64
+	Payload []byte
+	Opens   bool
+	Token   int64
+}
+
+// Stores a payload that reached the holder of token's lease directly as
+// taken by it, while that lease holds the key: it is handed over, or
+// dropped, like one the lease took from the mailbox.
+func (q *Queries) KeepRelayPayload(ctx context.Context, arg KeepRelayPayloadParams) (int64, error) {
+	result, err := q.db.Exec(ctx, keepRelayPayload,
+		arg.Key,
+		arg.Owner,
+		arg.Size,
+		arg.Payload,
+		arg.Opens,
+		arg.Token,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const notifyRelayWatch = `-- name: NotifyRelayWatch :exec
 SELECT pg_notify('keygate_relay', 'watch ' || $1::TEXT)
 `
@@ -277,7 +329,8 @@ WITH released AS (
     RETURNING l.key
 ), dropped AS (
     DELETE FROM relay_inbox i
-    WHERE $1::BOOLEAN AND NOT i.opens AND i.key IN (SELECT key FROM released)
+    WHERE i.key IN (SELECT key FROM released)
+      AND (i.taken_by = $3::BIGINT OR ($1::BOOLEAN AND NOT i.opens AND i.taken_by IS NULL))
     RETURNING owner, size
 )
 UPDATE relay_usage u SET bytes = u.bytes - t.total
@@ -291,24 +344,27 @@ type ReleaseRelayLeaseParams struct {
 	Token int64
 }
 
-// Ends a lease; with ended, payloads waiting for the key that do not open
-// a turn are dropped as late.
+// Ends a lease and drops the payloads it took (delivered to a live
+// owner, which either ran their turn or handed them over); with
+// ended, payloads waiting for the key that do not open a turn are dropped
+// as late.
 func (q *Queries) ReleaseRelayLease(ctx context.Context, arg ReleaseRelayLeaseParams) error {
 	_, err := q.db.Exec(ctx, releaseRelayLease, arg.Ended, arg.Key, arg.Token)
 	return err
 }
 
 const renewRelayLeases = `-- name: RenewRelayLeases :many
-UPDATE relay_leases l SET expires_at = now() + make_interval(secs => $1::FLOAT8)
-FROM (SELECT unnest($2::TEXT[]) AS key, unnest($3::BIGINT[]) AS token) r
+UPDATE relay_leases l SET expires_at = now() + make_interval(secs => $1::FLOAT8), holder_lock = $2::BIGINT
+FROM (SELECT unnest($3::TEXT[]) AS key, unnest($4::BIGINT[]) AS token) r
 WHERE l.key = r.key AND l.token = r.token AND l.held AND l.expires_at > now()
 RETURNING l.key, (l.watched_until > now())::BOOLEAN AS watched
 `
 
 type RenewRelayLeasesParams struct {
-	Ttl    float64
-	Keys   []string
-	Tokens []int64
+	Ttl        float64
+	HolderLock int64
+	Keys       []string
+	Tokens     []int64
 }
 
 type RenewRelayLeasesRow struct {
@@ -319,7 +375,12 @@ type RenewRelayLeasesRow struct {
 // Renews the leases still held by their tokens; a lease left out of the
 // result is lost.
 func (q *Queries) RenewRelayLeases(ctx context.Context, arg RenewRelayLeasesParams) ([]RenewRelayLeasesRow, error) {
-	rows, err := q.db.Query(ctx, renewRelayLeases, arg.Ttl, arg.Keys, arg.Tokens)
+	rows, err := q.db.Query(ctx, renewRelayLeases,
+		arg.Ttl,
+		arg.HolderLock,
+		arg.Keys,
+		arg.Tokens,
+	)
 	if err != nil {
 		return nil, err
 	}
@@ -338,27 +399,57 @@ func (q *Queries) RenewRelayLeases(ctx context.Context, arg RenewRelayLeasesPara
 	return items, nil
 }
 
-const takeRelayPayloads = `-- name: TakeRelayPayloads :many
-WITH taken AS (
+const settleRelayPayloads = `-- name: SettleRelayPayloads :exec
+WITH settled AS (
     DELETE FROM relay_inbox
-    WHERE seq IN (
-        SELECT r.seq FROM relay_inbox r
-        WHERE r.key = $1 AND EXISTS (
-            SELECT 1 FROM relay_leases l
-            WHERE l.key = $1 AND l.token = $2 AND l.held AND l.expires_at > now())
-        ORDER BY r.seq FOR UPDATE SKIP LOCKED)
+    WHERE key = $1 AND taken_by = $2::BIGINT
+    RETURNING owner, size
+)
+UPDATE relay_usage u SET bytes = u.bytes - t.total
+FROM (SELECT owner, sum(size)::BIGINT AS total FROM settled GROUP BY owner) t
+WHERE u.owner = t.owner
+`
+
+type SettleRelayPayloadsParams struct {
+	Key   string
+	Token int64
+}
+
+// Drops the payloads token's lease took: their turn committed.
+func (q *Queries) SettleRelayPayloads(ctx context.Context, arg SettleRelayPayloadsParams) error {
+	_, err := q.db.Exec(ctx, settleRelayPayloads, arg.Key, arg.Token)
+	return err
+}
+
+const takeRelayPayloads = `-- name: TakeRelayPayloads :many
+WITH cand AS (
+    SELECT r.seq, r.opens FROM relay_inbox r
+    WHERE r.key = $1 AND (r.taken_by IS NULL OR r.taken_by < $2::BIGINT) AND EXISTS (
+        SELECT 1 FROM relay_leases l
+        WHERE l.key = $1 AND l.token = $2 AND l.held AND l.expires_at > now())
+    ORDER BY r.seq FOR UPDATE SKIP LOCKED
+), taken AS (
+    DELETE FROM relay_inbox
+    WHERE seq IN (SELECT seq FROM cand WHERE NOT $3::BOOLEAN)
     RETURNING seq, payload, owner, size
+), kept AS (
+    UPDATE relay_inbox SET taken_by = $2::BIGINT
+    WHERE seq IN (SELECT seq FROM cand WHERE $3::BOOLEAN)
+    RETURNING seq, payload
 ), freed AS (
     UPDATE relay_usage u SET bytes = u.bytes - t.total
     FROM (SELECT owner, sum(size)::BIGINT AS total FROM taken GROUP BY owner) t
     WHERE u.owner = t.owner
 )
 SELECT seq, payload FROM taken
+UNION ALL
+SELECT seq, payload FROM kept
 `
 
 type TakeRelayPayloadsParams struct {
 	Key   string
 	Token int64
+	Keep  bool
 }
 
 type TakeRelayPayloadsRow struct {
@@ -367,9 +458,13 @@ type TakeRelayPayloadsRow struct {
 }
 
 // Takes key's waiting payloads for the lease token holds, nothing once
-// the lease is stale.
+// the lease is stale. Until the lease settled (keep), they stay, marked
+// taken by token, until SettleRelayPayloads or the lease's release, and go
+// again, in order, to a later lease when this one goes stale without
+// either (its owner died before the turn's first commit); once settled
+// they are deleted as taken.
 func (q *Queries) TakeRelayPayloads(ctx context.Context, arg TakeRelayPayloadsParams) ([]TakeRelayPayloadsRow, error) {
-	rows, err := q.db.Query(ctx, takeRelayPayloads, arg.Key, arg.Token)
+	rows, err := q.db.Query(ctx, takeRelayPayloads, arg.Key, arg.Token, arg.Keep)
 	if err != nil {
 		return nil, err
 	}
@@ -389,15 +484,22 @@ func (q *Queries) TakeRelayPayloads(ctx context.Context, arg TakeRelayPayloadsPa
 }
 
 const watchRelayLease = `-- name: WatchRelayLease :one
-UPDATE relay_leases l SET watched_until = CASE WHEN l.held AND l.expires_at > now()
-    THEN now() + make_interval(secs => $1::FLOAT8) ELSE l.watched_until END
-WHERE l.key = $2
-RETURNING l.token, (l.held AND l.expires_at > now())::BOOLEAN AS held
+WITH st AS (
+    SELECT l.key, l.token, l.watched_until,
+        (l.held AND l.expires_at > now()
+            AND NOT (l.holder_lock <> 0 AND pg_try_advisory_xact_lock(l.holder_lock)))::BOOLEAN AS held
+    FROM relay_leases l WHERE l.key = $1
+), watched AS (
+    UPDATE relay_leases l SET watched_until = now() + make_interval(secs => $2::FLOAT8)
+    FROM st WHERE l.key = st.key AND l.token = st.token AND st.held
+        AND st.watched_until < now() + make_interval(secs => $2::FLOAT8 / 2)
+)
+SELECT st.token, st.held FROM st
 `
 
 type WatchRelayLeaseParams struct {
-	Ttl float64
 	Key string
+	Ttl float64
 }
 
 type WatchRelayLeaseRow struct {
@@ -406,9 +508,10 @@ type WatchRelayLeaseRow struct {
 }
 
 // A follower's read: marks the key watched for ttl while it is held and
-// says which lease's output to read.
+// says which lease's output to read. A lease whose holder's session ended
+// (its advisory lock is free) is not held.
 func (q *Queries) WatchRelayLease(ctx context.Context, arg WatchRelayLeaseParams) (WatchRelayLeaseRow, error) {
-	row := q.db.QueryRow(ctx, watchRelayLease, arg.Ttl, arg.Key)
+	row := q.db.QueryRow(ctx, watchRelayLease, arg.Key, arg.Ttl)
 	var i WatchRelayLeaseRow
 	err := row.Scan(&i.Token, &i.Held)
 	return i, err

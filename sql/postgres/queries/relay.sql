@@ -35,22 +35,44 @@ FROM state;
 
 -- name: TakeRelayPayloads :many
 -- Takes key's waiting payloads for the lease token holds, nothing once
--- the lease is stale.
-WITH taken AS (
+-- the lease is stale. Until the lease settled (keep), they stay, marked
+-- taken by token, until SettleRelayPayloads or the lease's release, and go
+-- again, in order, to a later lease when this one goes stale without
+-- either (its owner died before the turn's first commit); once settled
+-- they are deleted as taken.
+WITH cand AS (
+    SELECT r.seq, r.opens FROM relay_inbox r
+    WHERE r.key = sqlc.arg(key) AND (r.taken_by IS NULL OR r.taken_by < sqlc.arg(token)::BIGINT) AND EXISTS (
+        SELECT 1 FROM relay_leases l
+        WHERE l.key = sqlc.arg(key) AND l.token = sqlc.arg(token) AND l.held AND l.expires_at > now())
+    ORDER BY r.seq FOR UPDATE SKIP LOCKED
+), taken AS (
     DELETE FROM relay_inbox
-    WHERE seq IN (
-        SELECT r.seq FROM relay_inbox r
-        WHERE r.key = sqlc.arg(key) AND EXISTS (
-            SELECT 1 FROM relay_leases l
-            WHERE l.key = sqlc.arg(key) AND l.token = sqlc.arg(token) AND l.held AND l.expires_at > now())
-        ORDER BY r.seq FOR UPDATE SKIP LOCKED)
+    WHERE seq IN (SELECT seq FROM cand WHERE NOT sqlc.arg(keep)::BOOLEAN)
     RETURNING seq, payload, owner, size
+), kept AS (
+    UPDATE relay_inbox SET taken_by = sqlc.arg(token)::BIGINT
+    WHERE seq IN (SELECT seq FROM cand WHERE sqlc.arg(keep)::BOOLEAN)
+    RETURNING seq, payload
 ), freed AS (
     UPDATE relay_usage u SET bytes = u.bytes - t.total
     FROM (SELECT owner, sum(size)::BIGINT AS total FROM taken GROUP BY owner) t
     WHERE u.owner = t.owner
 )
-SELECT seq, payload FROM taken;
+SELECT seq, payload FROM taken
+UNION ALL
+SELECT seq, payload FROM kept;
+
+-- name: SettleRelayPayloads :exec
+-- Drops the payloads token's lease took: their turn committed.
+WITH settled AS (
+    DELETE FROM relay_inbox
+    WHERE key = sqlc.arg(key) AND taken_by = sqlc.arg(token)::BIGINT
+    RETURNING owner, size
+)
+UPDATE relay_usage u SET bytes = u.bytes - t.total
+FROM (SELECT owner, sum(size)::BIGINT AS total FROM settled GROUP BY owner) t
+WHERE u.owner = t.owner;
 
 -- name: DropStaleRelayPayloads :one
 WITH dropped AS (
@@ -67,34 +89,41 @@ SELECT count(*) AS dropped FROM dropped;
 DELETE FROM relay_usage WHERE bytes <= 0;
 
 -- name: AcquireRelayLease :one
--- Takes key's lease for holder unless another unexpired lease holds it;
--- no row then. The token comes from one sequence, so it grows across every
--- lease of the key, swept rows included.
-INSERT INTO relay_leases AS l (key, token, holder, held, expires_at)
-VALUES (sqlc.arg(key), nextval('relay_lease_tokens'), sqlc.arg(holder), true, now() + make_interval(secs => sqlc.arg(ttl)::FLOAT8))
+-- Takes key's lease for holder unless another live lease holds it; no row
+-- then. A lease is live while unexpired and while its holder's session
+-- keeps holder_lock (taking the lock here for the transaction succeeds
+-- only once that session ended: the holder died). The token comes from
+-- one sequence, so it grows across every lease of the key, swept rows
+-- included.
+INSERT INTO relay_leases AS l (key, token, holder, held, expires_at, holder_lock)
+VALUES (sqlc.arg(key), nextval('relay_lease_tokens'), sqlc.arg(holder), true, now() + make_interval(secs => sqlc.arg(ttl)::FLOAT8), sqlc.arg(holder_lock)::BIGINT)
 ON CONFLICT (key) DO UPDATE SET token = EXCLUDED.token, holder = EXCLUDED.holder, held = true,
-    expires_at = EXCLUDED.expires_at, watched_until = '-infinity', released_at = NULL
-WHERE NOT l.held OR l.expires_at <= now()
-RETURNING l.token, l.ended;
+    expires_at = EXCLUDED.expires_at, watched_until = '-infinity', released_at = NULL, holder_lock = EXCLUDED.holder_lock,
+    taken_over = l.held
+WHERE NOT l.held OR l.expires_at <= now() OR (l.holder_lock <> 0 AND pg_try_advisory_xact_lock(l.holder_lock))
+RETURNING l.token, l.ended, l.taken_over;
 
 -- name: RenewRelayLeases :many
 -- Renews the leases still held by their tokens; a lease left out of the
 -- result is lost.
-UPDATE relay_leases l SET expires_at = now() + make_interval(secs => sqlc.arg(ttl)::FLOAT8)
+UPDATE relay_leases l SET expires_at = now() + make_interval(secs => sqlc.arg(ttl)::FLOAT8), holder_lock = sqlc.arg(holder_lock)::BIGINT
 FROM (SELECT unnest(sqlc.arg(keys)::TEXT[]) AS key, unnest(sqlc.arg(tokens)::BIGINT[]) AS token) r
 WHERE l.key = r.key AND l.token = r.token AND l.held AND l.expires_at > now()
 RETURNING l.key, (l.watched_until > now())::BOOLEAN AS watched;
 
 -- name: ReleaseRelayLease :exec
--- Ends a lease; with ended, payloads waiting for the key that do not open
--- a turn are dropped as late.
+-- Ends a lease and drops the payloads it took (delivered to a live
+-- owner, which either ran their turn or handed them over); with
+-- ended, payloads waiting for the key that do not open a turn are dropped
+-- as late.
 WITH released AS (
     UPDATE relay_leases l SET held = false, ended = sqlc.arg(ended)::BOOLEAN, released_at = now()
     WHERE l.key = sqlc.arg(key) AND l.token = sqlc.arg(token) AND l.held
     RETURNING l.key
 ), dropped AS (
     DELETE FROM relay_inbox i
-    WHERE sqlc.arg(ended)::BOOLEAN AND NOT i.opens AND i.key IN (SELECT key FROM released)
+    WHERE i.key IN (SELECT key FROM released)
+      AND (i.taken_by = sqlc.arg(token)::BIGINT OR (sqlc.arg(ended)::BOOLEAN AND NOT i.opens AND i.taken_by IS NULL))
     RETURNING owner, size
 )
 UPDATE relay_usage u SET bytes = u.bytes - t.total
@@ -118,11 +147,19 @@ ON CONFLICT DO NOTHING;
 
 -- name: WatchRelayLease :one
 -- A follower's read: marks the key watched for ttl while it is held and
--- says which lease's output to read.
-UPDATE relay_leases l SET watched_until = CASE WHEN l.held AND l.expires_at > now()
-    THEN now() + make_interval(secs => sqlc.arg(ttl)::FLOAT8) ELSE l.watched_until END
-WHERE l.key = sqlc.arg(key)
-RETURNING l.token, (l.held AND l.expires_at > now())::BOOLEAN AS held;
+-- says which lease's output to read. A lease whose holder's session ended
+-- (its advisory lock is free) is not held.
+WITH st AS (
+    SELECT l.key, l.token, l.watched_until,
+        (l.held AND l.expires_at > now()
+            AND NOT (l.holder_lock <> 0 AND pg_try_advisory_xact_lock(l.holder_lock)))::BOOLEAN AS held
+    FROM relay_leases l WHERE l.key = sqlc.arg(key)
+), watched AS (
+    UPDATE relay_leases l SET watched_until = now() + make_interval(secs => sqlc.arg(ttl)::FLOAT8)
+    FROM st WHERE l.key = st.key AND l.token = st.token AND st.held
+        AND st.watched_until < now() + make_interval(secs => sqlc.arg(ttl)::FLOAT8 / 2)
+)
+SELECT st.token, st.held FROM st;
 
 -- name: RelayOutputAfter :many
 SELECT seq, frame, is_end FROM relay_output
@@ -146,3 +183,19 @@ WHERE (NOT l.held OR l.expires_at <= now()) AND coalesce(l.released_at, l.expire
 -- name: NotifyRelayWatch :exec
 -- Tells the key's holder at once that a follower reads its output.
 SELECT pg_notify('keygate_relay', 'watch ' || sqlc.arg(key)::TEXT);
+
+-- name: KeepRelayPayload :execrows
+-- Stores a payload that reached the holder of token's lease directly as
+-- taken by it, while that lease holds the key: it is handed over, or
+-- dropped, like one the lease took from the mailbox.
+WITH stored AS (
+    INSERT INTO relay_inbox (key, owner, size, payload, created_at, opens, taken_by)
+    SELECT sqlc.arg(key), sqlc.arg(owner), sqlc.arg(size)::BIGINT, sqlc.arg(payload)::BYTEA, now(), sqlc.arg(opens)::BOOLEAN, sqlc.arg(token)::BIGINT
+    WHERE EXISTS (
+        SELECT 1 FROM relay_leases l
+        WHERE l.key = sqlc.arg(key) AND l.token = sqlc.arg(token)::BIGINT AND l.held AND l.expires_at > now())
+    RETURNING owner, size
+)
+INSERT INTO relay_usage AS u (owner, bytes)
+SELECT owner, size FROM stored
+ON CONFLICT (owner) DO UPDATE SET bytes = u.bytes + EXCLUDED.bytes;
