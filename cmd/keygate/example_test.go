@@ -36,6 +36,7 @@ var _ = Describe("deploy/company.env.example", func() {
 		config.EnvOIDCGroupsClaim,
 		config.EnvTokenMaxTTLDays, config.EnvTokenAllowUnlimited, config.EnvTokenMaxPerUser,
 		config.EnvSecretKey, config.EnvSecretKeyFile, config.EnvSecretPreviousKeys, config.EnvSecretPreviousKeyFile,
+		config.EnvSCIMTokenFile, config.EnvSecretGuard, config.EnvRelayLease,
 	}
 
 	// read returns the example's active settings and every setting it
@@ -72,11 +73,11 @@ var _ = Describe("deploy/company.env.example", func() {
 	It("is a configuration Keygate starts with, every commented-out example included", func() {
 		active, _ := read()
 		Expect(active).To(HaveKey(config.EnvProxyTLSCert), "the example's proxy speaks TLS")
-		// Load reads the client secret file, a mounted secret that exists
-		// only in a deployment.
+		// Load reads the client secret and SCIM token files, mounted
+		// secrets that exist only in a deployment.
 		deployed := func(vars map[string]string) func(string) string {
 			return func(k string) string {
-				if k == config.EnvOIDCClientSecretFile {
+				if k == config.EnvOIDCClientSecretFile || k == config.EnvSCIMTokenFile {
 					return ""
 				}
 				return vars[k]
