@@ -10,7 +10,7 @@ import { ProvidersPage } from "./Providers";
 const protocols = [
   create(ProviderProtocolSchema, { kind: ProviderKind.OPENAI_CHAT, name: "OpenAI Chat", title: "OpenAI Chat Completions" }),
   create(ProviderProtocolSchema, {
-    kind: ProviderKind.GEMINI, name: "Bedrock Converse", title: "AWS Bedrock (Converse)",
+    kind: ProviderKind.BEDROCK_CONVERSE, name: "Bedrock Converse", title: "AWS Bedrock (Converse)",
     cloud: {
       fields: ["region", "profile", "role_arn", "web_identity_token_file"],
       credentialSources: [CredentialSource.KEYS, CredentialSource.PROFILE, CredentialSource.WEB_IDENTITY, CredentialSource.INSTANCE_ROLE],
@@ -37,7 +37,7 @@ describe("the provider form", () => {
     const { user } = renderAs("admin", <ProvidersPage />);
     await user.click(await screen.findByRole("button", { name: "Add provider" }));
     expect(screen.queryByLabelText("Credential source")).toBeNull();
-    await user.selectOptions(screen.getByLabelText("Provider protocol"), String(ProviderKind.GEMINI));
+    await user.selectOptions(screen.getByLabelText("Provider protocol"), String(ProviderKind.BEDROCK_CONVERSE));
     expect(screen.getByLabelText("Provider base URL")).toHaveProperty("value", "https://bedrock-runtime.us-east-1.amazonaws.com");
     await user.type(screen.getByLabelText("Cloud region"), "eu-west-1");
     expect(screen.getByLabelText("Provider base URL")).toHaveProperty("value", "https://bedrock-runtime.eu-west-1.amazonaws.com");

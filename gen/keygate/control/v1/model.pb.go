@@ -35,6 +35,10 @@ const (
 	ProviderKind_PROVIDER_KIND_OPENAI_COMPLETIONS ProviderKind = 4
 	ProviderKind_PROVIDER_KIND_MISTRAL_FIM        ProviderKind = 5
 	ProviderKind_PROVIDER_KIND_GEMINI             ProviderKind = 6
+	// AWS Bedrock's Converse API (ConverseStream), every model family.
+	ProviderKind_PROVIDER_KIND_BEDROCK_CONVERSE ProviderKind = 7
+	// Anthropic's Messages body on AWS Bedrock (InvokeModelWithResponseStream).
+	ProviderKind_PROVIDER_KIND_BEDROCK_ANTHROPIC ProviderKind = 8
 )
 
 // Enum value maps for ProviderKind.
@@ -47,6 +51,8 @@ var (
 		4: "PROVIDER_KIND_OPENAI_COMPLETIONS",
 		5: "PROVIDER_KIND_MISTRAL_FIM",
 		6: "PROVIDER_KIND_GEMINI",
+		7: "PROVIDER_KIND_BEDROCK_CONVERSE",
+		8: "PROVIDER_KIND_BEDROCK_ANTHROPIC",
 	}
 	ProviderKind_value = map[string]int32{
 		"PROVIDER_KIND_UNSPECIFIED":        0,
@@ -56,6 +62,8 @@ var (
 		"PROVIDER_KIND_OPENAI_COMPLETIONS": 4,
 		"PROVIDER_KIND_MISTRAL_FIM":        5,
 		"PROVIDER_KIND_GEMINI":             6,
+		"PROVIDER_KIND_BEDROCK_CONVERSE":   7,
+		"PROVIDER_KIND_BEDROCK_ANTHROPIC":  8,
 	}
 )
 
@@ -1983,7 +1991,7 @@ const file_control_v1_model_proto_rawDesc = "" +
 	"outputText\x12\x17\n" +
 	"\acall_id\x18\t \x01(\tR\x06callId\x12!\n" +
 	"\fraw_response\x18\n" +
-	" \x01(\tR\vrawResponse*\xec\x01\n" +
+	" \x01(\tR\vrawResponse*\xb5\x02\n" +
 	"\fProviderKind\x12\x1d\n" +
 	"\x19PROVIDER_KIND_UNSPECIFIED\x10\x00\x12\x1d\n" +
 	"\x19PROVIDER_KIND_OPENAI_CHAT\x10\x01\x12\"\n" +
@@ -1991,7 +1999,9 @@ const file_control_v1_model_proto_rawDesc = "" +
 	"\x17PROVIDER_KIND_ANTHROPIC\x10\x03\x12$\n" +
 	" PROVIDER_KIND_OPENAI_COMPLETIONS\x10\x04\x12\x1d\n" +
 	"\x19PROVIDER_KIND_MISTRAL_FIM\x10\x05\x12\x18\n" +
-	"\x14PROVIDER_KIND_GEMINI\x10\x06*\xd8\x01\n" +
+	"\x14PROVIDER_KIND_GEMINI\x10\x06\x12\"\n" +
+	"\x1ePROVIDER_KIND_BEDROCK_CONVERSE\x10\a\x12#\n" +
+	"\x1fPROVIDER_KIND_BEDROCK_ANTHROPIC\x10\b*\xd8\x01\n" +
 	"\x10CredentialSource\x12!\n" +
 	"\x1dCREDENTIAL_SOURCE_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16CREDENTIAL_SOURCE_KEYS\x10\x01\x12\x1d\n" +
