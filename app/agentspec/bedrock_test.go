@@ -2,10 +2,10 @@ package agentspec_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"context"
 	"net/http"
 	"net/url"
 	"strings"

@@ -142,7 +142,9 @@ func newProvider(ctx context.Context, c protocol.Credentials) (aws.CredentialsPr
 	cache := func(p aws.CredentialsProvider) aws.CredentialsProvider {
 		return aws.NewCredentialsCache(p, func(o *aws.CredentialsCacheOptions) { o.ExpiryWindow = expiryWindow })
 	}
-	bad := func(msg string) error { return &llm.ProviderError{Class: llm.ErrorBadRequest, Message: "Bedrock: " + msg} }
+	bad := func(msg string) error {
+		return &llm.ProviderError{Class: llm.ErrorBadRequest, Message: "Bedrock: " + msg}
+	}
 	switch c.Cloud.Source {
 	case ports.CredentialKeys:
 		parts := strings.SplitN(c.Key, ":", 3)
@@ -158,7 +160,9 @@ func newProvider(ctx context.Context, c protocol.Credentials) (aws.CredentialsPr
 		if c.Metadata == nil {
 			return nil, bad("the instance role needs the metadata service, which this process cannot reach")
 		}
-		client := imds.New(imds.Options{HTTPClient: c.Metadata})
+		// Enabled explicitly: the administrator chose this source, whatever
+		// AWS_EC2_METADATA_DISABLED says for the default chain.
+		client := imds.New(imds.Options{HTTPClient: c.Metadata, ClientEnableState: imds.ClientEnabled})
 		return cache(ec2rolecreds.New(func(o *ec2rolecreds.Options) { o.Client = client })), nil
 	case ports.CredentialWebIdentity:
 		cfg, err := loadConfig(ctx, c, config.WithCredentialsProvider(aws.AnonymousCredentials{}))
@@ -188,7 +192,9 @@ func newProvider(ctx context.Context, c protocol.Credentials) (aws.CredentialsPr
 // loadConfig is the SDK's configuration for c's region with every fetch
 // (STS, SSO, the default chain's container and instance steps) on c.HTTP,
 // the outbound policy's client: the default chain cannot reach the metadata
-// service; the instance-role source is the way to.
+// service; the instance-role source is the way to. The policy's client
+// trusts the system's roots, so AWS_CA_BUNDLE cannot apply (the SDK then
+// refuses the configuration; use the system trust store or SSL_CERT_FILE).
 func loadConfig(ctx context.Context, c protocol.Credentials, more ...func(*config.LoadOptions) error) (aws.Config, error) {
 	opts := append([]func(*config.LoadOptions) error{config.WithRegion(c.Cloud.Region)}, more...)
 	if c.HTTP != nil {

@@ -102,6 +102,9 @@ func modelURL(action string) func(base url.URL, model string) url.URL {
 // included), with anthropic_version first and without the model (it is in
 // the URL) or stream (the action streams).
 func AppendAnthropic(dst []byte, req llm.Request, extras *wire.Extras) ([]byte, error) {
+	if err := protocol.RefuseFillIn(anthropicLabel, req); err != nil {
+		return dst, err
+	}
 	body, err := anthropic.AppendRequest(nil, req, anthropic.Options{Extras: extras})
 	if err != nil {
 		return dst, err
@@ -116,4 +119,3 @@ func AppendAnthropic(dst []byte, req llm.Request, extras *wire.Extras) ([]byte, 
 	}
 	return append(dst, inner[1:]...), nil
 }
-
