@@ -6,15 +6,21 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"google.golang.org/protobuf/encoding/protojson"
 
 	"keygate/adapters/provider/providertest"
 	"keygate/domain/llm"
@@ -169,3 +175,63 @@ func sha256Hex(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
+
+var _ = Describe("A Bedrock provider whose credentials come from a web identity token file", func() {
+	It("needs no stored key: each call is signed with the role's credentials from STS, through the outbound policy", func() {
+		// Off this machine's AWS settings; STS is a fake on loopback (a
+		// laptop's policy allows it), named the way AWS's SDKs take a
+		// service endpoint.
+		for _, k := range []string{"AWS_CA_BUNDLE", "AWS_PROFILE", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"} {
+			GinkgoT().Setenv(k, "")
+		}
+		dir := GinkgoT().TempDir()
+		GinkgoT().Setenv("AWS_CONFIG_FILE", filepath.Join(dir, "config"))
+		GinkgoT().Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(dir, "credentials"))
+		var stsCalls atomic.Int32
+		sts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			stsCalls.Add(1)
+			w.Header().Set("Content-Type", "text/xml")
+			_, _ = io.WriteString(w, `<AssumeRoleWithWebIdentityResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><AssumeRoleWithWebIdentityResult><Credentials>
+<AccessKeyId>ASIAWEBIDENTITY00001</AccessKeyId><SecretAccessKey>webIdentitySecret/0123456789abcdefghijkl</SecretAccessKey><SessionToken>webIdentitySession</SessionToken>
+<Expiration>`+time.Now().Add(time.Hour).UTC().Format(time.RFC3339)+`</Expiration></Credentials></AssumeRoleWithWebIdentityResult></AssumeRoleWithWebIdentityResponse>`)
+		}))
+		DeferCleanup(sts.Close)
+		GinkgoT().Setenv("AWS_ENDPOINT_URL_STS", sts.URL)
+		token := filepath.Join(dir, "token")
+		Expect(os.WriteFile(token, []byte("projected-service-account-token"), 0o600)).To(Succeed())
+
+		k := startKeygate(newWeb(), nil)
+		p := providertest.NewServer()
+		DeferCleanup(p.Close)
+		k.providers[llm.ProviderBedrockConverse] = p
+		settings := &controlv1.ProviderSettings{Name: "Bedrock via IRSA", ProviderKind: providerKind(llm.ProviderBedrockConverse), BaseUrl: p.URL,
+			Cloud: &controlv1.CloudSettings{Region: "us-west-2", CredentialSource: controlv1.CredentialSource_CREDENTIAL_SOURCE_WEB_IDENTITY,
+				RoleArn: "arn:aws:iam::123456789012:role/keygate"}}
+		By("refusing web identity without its token file")
+		body, err := protojson.Marshal(&controlv1.CreateProviderRequest{Settings: settings})
+		Expect(err).NotTo(HaveOccurred())
+		r, err := http.Post(k.Base+"/keygate.control.v1.ProviderService/CreateProvider", "application/json", bytes.NewReader(body))
+		Expect(err).NotTo(HaveOccurred())
+		_ = r.Body.Close()
+		Expect(r.StatusCode).To(Equal(http.StatusBadRequest))
+
+		settings.Cloud.WebIdentityTokenFile = token
+		var prov controlv1.CreateProviderResponse
+		k.control("/keygate.control.v1.ProviderService/CreateProvider", &controlv1.CreateProviderRequest{Settings: settings}, &prov)
+		Expect(prov.GetProvider().GetKeys()).To(BeEmpty())
+		var created controlv1.CreateModelResponse
+		k.control("/keygate.control.v1.ModelService/CreateModel", &controlv1.CreateModelRequest{
+			Settings: &controlv1.ModelSettings{DisplayName: "Claude via IRSA", ProviderId: prov.GetProvider().GetId(),
+				ModelId: "us.anthropic.claude-sonnet-4-20250514-v1:0", SupportsTools: true}, Enabled: true}, &created)
+		k.models[llm.ProviderBedrockConverse] = created.GetModel().GetId()
+
+		t := k.turn(llm.ProviderBedrockConverse, userMessage("conv-bedrock-irsa", "Hello?", nil), nil,
+			providertest.Turn{Text: []string{"Hello ", "from Bedrock."}, Usage: providertest.Usage{Input: 20, Output: 4}})
+		Expect(t.requests).To(HaveLen(1))
+		Expect(t.requests[0].Header.Get("Authorization")).To(HavePrefix("AWS4-HMAC-SHA256 Credential=ASIAWEBIDENTITY00001/"))
+		Expect(t.requests[0].Header.Get("Authorization")).To(ContainSubstring("/us-west-2/bedrock/aws4_request"))
+		Expect(t.requests[0].Header.Get("X-Amz-Security-Token")).To(Equal("webIdentitySession"))
+		Expect(stsCalls.Load()).To(BeEquivalentTo(1))
+		Expect(strings.Join(t.st.Texts(), "")).To(ContainSubstring("Hello from Bedrock."))
+	})
+})
