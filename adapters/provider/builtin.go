@@ -2,6 +2,7 @@ package provider
 
 import (
 	"keygate/adapters/provider/anthropic"
+	"keygate/adapters/provider/bedrock"
 	"keygate/adapters/provider/fim"
 	"keygate/adapters/provider/gemini"
 	"keygate/adapters/provider/openai"
@@ -16,6 +17,8 @@ var builtin = mustRegistry(NewRegistry(
 	openai.Responses(),
 	anthropic.Messages(),
 	gemini.API(),
+	bedrock.Converse(),
+	bedrock.Anthropic(),
 	fim.Completions(),
 	fim.Mistral(),
 ))

@@ -1,8 +1,10 @@
 package provider_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"maps"
 	"net/http"
 	"net/url"
@@ -108,6 +110,29 @@ var fixtures = map[llm.ProviderKind]protocolFixture{
 		finish: llm.FinishStop, id: "mKZ1aPSsFquqz7IP0pnq8Qk", model: "gemini-2.5-flash",
 		usageFields: llm.UsageInput | llm.UsageCacheRead | llm.UsageOutput | llm.UsageReasoning,
 	},
+	llm.ProviderBedrockConverse: {
+		urls: map[string]string{
+			"https://bedrock-runtime.us-east-1.amazonaws.com": "https://bedrock-runtime.us-east-1.amazonaws.com/model/model-x/converse-stream",
+			"https://vpce-1.bedrock-runtime.example.com/":     "https://vpce-1.bedrock-runtime.example.com/model/model-x/converse-stream",
+			"http://127.0.0.1:8000/bedrock?tag=kg":            "http://127.0.0.1:8000/bedrock/model/model-x/converse-stream?tag=kg",
+		},
+		golden:      "bedrock-converse.golden.json",
+		stream:      "bedrock-converse-text-docs.eventstream",
+		text:        "Hello there!",
+		finish:      llm.FinishStop,
+		usageFields: llm.UsageInput | llm.UsageCacheRead | llm.UsageCacheWrite | llm.UsageOutput,
+	},
+	llm.ProviderBedrockAnthropic: {
+		urls: map[string]string{
+			"https://bedrock-runtime.us-east-1.amazonaws.com": "https://bedrock-runtime.us-east-1.amazonaws.com/model/model-x/invoke-with-response-stream",
+			"http://127.0.0.1:8000/bedrock?tag=kg":            "http://127.0.0.1:8000/bedrock/model/model-x/invoke-with-response-stream?tag=kg",
+		},
+		golden: "bedrock-anthropic.golden.json",
+		stream: "bedrock-anthropic-text-docs.eventstream",
+		text:   "Hello there!",
+		finish: llm.FinishStop, id: "msg_bdrk_01FqmHz5Ng6nJ3Qd6Y1Qb4xA", model: "claude-sonnet-4-20250514",
+		usageFields: llm.UsageInput | llm.UsageCacheRead | llm.UsageCacheWrite | llm.UsageOutput,
+	},
 	llm.ProviderOpenAICompletions: {
 		urls: map[string]string{
 			"https://api.example.com":         "https://api.example.com/v1/completions",
@@ -143,6 +168,29 @@ var fixtures = map[llm.ProviderKind]protocolFixture{
 	},
 }
 
+// decodeAll runs a recorded body through dec the way the client does: SSE,
+// or the protocol's own frames (AWS's event stream).
+func decodeAll(p protocol.Protocol, dec protocol.Decoder, raw []byte) ([]llm.Event, error) {
+	if p.Frames == nil {
+		return providertest.DecodeAll(dec, raw)
+	}
+	f := p.Frames(bytes.NewReader(raw))
+	var events []llm.Event
+	for !dec.Ended() {
+		ev, err := f.Next()
+		if errors.Is(err, io.EOF) {
+			return dec.End(events)
+		}
+		if err != nil {
+			return events, err
+		}
+		if events, err = dec.Decode(ev, events); err != nil {
+			return events, err
+		}
+	}
+	return events, nil
+}
+
 // requestFor is a request of the shape p takes: the last cycle of
 // providertest.Conversation, or providertest.FillInRequest for a
 // fill-in-the-middle protocol.
@@ -172,11 +220,21 @@ func fixtureOf(p protocol.Protocol) protocolFixture {
 
 var _ = Describe("The protocol registry (provider.Builtin)", func() {
 	It("registers the built-in protocols, in the order the console offers them, with their labels: the conversation protocols first (a new model starts on Chat), then the fill-in-the-middle ones", func() {
-		Expect(provider.Builtin().Protocols()).To(Equal([]ports.ProviderProtocol{
+		ps := provider.Builtin().Protocols()
+		for i, p := range ps {
+			if p.Cloud != nil {
+				Expect(p.Cloud.Sources).NotTo(BeEmpty(), "a cloud protocol offers credential sources")
+				Expect(p.Cloud.BaseURL(ports.CloudSettings{Region: "eu-west-1"})).To(HavePrefix("https://"))
+				ps[i].Cloud = nil
+			}
+		}
+		Expect(ps).To(Equal([]ports.ProviderProtocol{
 			{Kind: llm.ProviderOpenAIChat, Name: "OpenAI Chat", Title: "OpenAI Chat Completions (and compatible)"},
 			{Kind: llm.ProviderOpenAIResponses, Name: "OpenAI Responses", Title: "OpenAI Responses"},
 			{Kind: llm.ProviderAnthropic, Name: "Anthropic", Title: "Anthropic Messages"},
 			{Kind: llm.ProviderGemini, Name: "Gemini", Title: "Google Gemini API (generateContent)"},
+			{Kind: llm.ProviderBedrockConverse, Name: "Bedrock Converse", Title: "AWS Bedrock Converse (every model family)"},
+			{Kind: llm.ProviderBedrockAnthropic, Name: "Bedrock Anthropic", Title: "AWS Bedrock, Anthropic Messages (InvokeModelWithResponseStream)"},
 			{Kind: llm.ProviderOpenAICompletions, Name: "OpenAI Completions",
 				Title: "OpenAI Completions with suffix (fill-in-the-middle: DeepSeek, vLLM, Ollama, llama.cpp, LM Studio)", FillIn: true},
 			{Kind: llm.ProviderMistralFIM, Name: "Mistral FIM", Title: "Mistral FIM (Codestral)", FillIn: true},
@@ -213,6 +271,13 @@ var _ = Describe("The protocol registry (provider.Builtin)", func() {
 	DescribeTable("every registered protocol sets its auth and API-version headers, for calls and model listings",
 		eachRegistered(func(p protocol.Protocol) {
 			f := fixtureOf(p)
+			if p.Sign != nil {
+				// A signing protocol sets no static header: SigV4 and the
+				// like are specified in its own package.
+				Expect(p.Auth).To(BeNil())
+				Expect(p.Models.Discover).NotTo(BeNil())
+				return
+			}
 			h := http.Header{}
 			p.Auth(h, apiKey, compat.Quirks{})
 			Expect(h).To(Equal(f.auth))
@@ -255,7 +320,7 @@ var _ = Describe("The protocol registry (provider.Builtin)", func() {
 			raw, err := os.ReadFile(filepath.Join("testdata", f.stream))
 			Expect(err).NotTo(HaveOccurred())
 			dec := p.NewDecoder()
-			events, err := providertest.DecodeAll(dec, raw)
+			events, err := decodeAll(p, dec, raw)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(providertest.CheckGrammar(events)).To(Succeed())
 			s := providertest.Summarize(events)
@@ -272,7 +337,7 @@ var _ = Describe("The protocol registry (provider.Builtin)", func() {
 
 	It("keeps every model's extra parameters off the fields any registered protocol carries the conversation in", func() {
 		Expect(provider.Builtin().Reserved()).To(ConsistOf("model", "stream", "messages", "input", "tools", "system",
-			"instructions", "prompt_cache_key", "prompt", "suffix", "contents", "systemInstruction"))
+			"instructions", "prompt_cache_key", "prompt", "suffix", "contents", "systemInstruction", "toolConfig", "anthropic_version"))
 		srv := providertest.NewServer()
 		DeferCleanup(srv.Close)
 		client := provider.New(provider.Options{})
@@ -293,7 +358,7 @@ var _ = Describe("The protocol registry (provider.Builtin)", func() {
 		It("is refused by name, with the kinds Keygate speaks", func() {
 			_, err := provider.Builtin().Lookup(unknown)
 			Expect(err).To(MatchError(provider.ErrUnknownKind))
-			Expect(err).To(MatchError(`unknown provider kind "bedrock": Keygate speaks openai_chat, openai_responses, anthropic, gemini, openai_completions and mistral_fim`))
+			Expect(err).To(MatchError(`unknown provider kind "bedrock": Keygate speaks openai_chat, openai_responses, anthropic, gemini, bedrock_converse, bedrock_anthropic, openai_completions and mistral_fim`))
 		})
 
 		It("has no request URL, not even a full one", func() {

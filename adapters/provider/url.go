@@ -72,5 +72,16 @@ func scrub(s, apiKey string) string {
 	if len(apiKey) < 4 {
 		return s
 	}
-	return strings.ReplaceAll(s, apiKey, "redacted")
+	s = strings.ReplaceAll(s, apiKey, "redacted")
+	// A cloud credential is several secrets joined by colons (AWS's
+	// ACCESS_KEY_ID:SECRET_ACCESS_KEY:SESSION_TOKEN); a provider echoes
+	// them one at a time.
+	if strings.Contains(apiKey, ":") {
+		for _, part := range strings.Split(apiKey, ":") {
+			if len(part) >= 16 {
+				s = strings.ReplaceAll(s, part, "redacted")
+			}
+		}
+	}
+	return s
 }

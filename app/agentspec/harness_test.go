@@ -192,7 +192,7 @@ func (k *keygate) turn(kind llm.ProviderKind, first *agentv1.AgentClientMessage,
 	p := k.providers[kind]
 	before := len(p.Requests())
 	for _, r := range replies {
-		p.Enqueue(providertest.Stream(sse(kind, r)))
+		p.Enqueue(replyOf(kind, r))
 	}
 	if first.GetRunRequest().RequestedModel.ModelId == "placeholder" {
 		// userMessage's: the turn runs on kind's model; any other id is
@@ -217,6 +217,18 @@ func (k *keygate) turn(kind llm.ProviderKind, first *agentv1.AgentClientMessage,
 		return ks[max(0, len(ks)-4):]
 	}).WithTimeout(20 * time.Second).Should(Equal([]string{"turn_ended", "checkpoint:staged", "checkpoint:settled", "checkpoint:settled"}))
 	return turn{st: st, requests: p.Requests()[before:]}
+}
+
+// replyOf is t in kind's wire format: AWS's binary event stream for the
+// Bedrock protocols, SSE for the others.
+func replyOf(kind llm.ProviderKind, t providertest.Turn) providertest.Reply {
+	switch kind {
+	case llm.ProviderBedrockConverse:
+		return providertest.EventStream(providertest.BedrockConverse(t))
+	case llm.ProviderBedrockAnthropic:
+		return providertest.EventStream(providertest.BedrockAnthropic(t))
+	}
+	return providertest.Stream(sse(kind, t))
 }
 
 func sse(kind llm.ProviderKind, t providertest.Turn) []byte {

@@ -19,6 +19,10 @@ const (
 	ProviderMistralFIM ProviderKind = "mistral_fim"
 	// ProviderGemini is Google's Gemini API (generateContent).
 	ProviderGemini ProviderKind = "gemini"
+	// ProviderBedrockConverse is AWS Bedrock's Converse API.
+	ProviderBedrockConverse ProviderKind = "bedrock_converse"
+	// ProviderBedrockAnthropic is Anthropic's Messages body on AWS Bedrock.
+	ProviderBedrockAnthropic ProviderKind = "bedrock_anthropic"
 )
 
 // Role is the speaker of a projected message.

@@ -33,6 +33,16 @@ function fake({ providers = [] as (typeof pool)[], failCreate = false } = {}) {
 }
 
 describe("ModelForm", () => {
+  it("does not offer a cloud protocol for a model's own connection: its account is a provider's", async () => {
+    fake();
+    const withCloud = [...protocols, create(ProviderProtocolSchema, { kind: ProviderKind.BEDROCK_CONVERSE, name: "Bedrock Converse",
+      title: "AWS Bedrock Converse", cloud: { fields: ["region"], credentialSources: [1] } })];
+    renderAs("admin", <ModelForm protocols={withCloud} onDone={() => {}} onCancel={() => {}} />);
+    const options = within(screen.getByRole("combobox", { name: "Protocol" })).getAllByRole("option").map((o) => o.textContent);
+    expect(options).toEqual(["Anthropic Messages", "OpenAI Chat Completions"]);
+    expect(screen.getByText(/add them as a provider on the Providers page/)).toBeTruthy();
+  });
+
   it("creates a model on the first protocol with the discovered model id, limits and key", async () => {
     const sent = fake();
     const onDone = vi.fn();

@@ -55,9 +55,9 @@ export function ModelForm({ model, protocols, onDone, onCancel }: { model?: Mode
           </div>
         )}
         {own && <>
-        <Field label="Protocol">
+        <Field label="Protocol" hint={protocols.some((p) => p.cloud) ? "Cloud protocols (AWS Bedrock) need an account's region and credentials: add them as a provider on the Providers page, then choose it above." : undefined}>
           <select aria-label="Protocol" className={inputClass} value={s.providerKind} onChange={(e) => set("providerKind", Number(e.target.value))}>
-            {protocols.map((p) => <option key={p.kind} value={p.kind}>{p.title}</option>)}
+            {protocols.filter((p) => !p.cloud || p.kind === s.providerKind).map((p) => <option key={p.kind} value={p.kind}>{p.title}</option>)}
           </select>
         </Field>
         <Field label="Base URL" hint="For example https://api.openai.com/v1; with 'full URL' it is used verbatim.">
