@@ -19,6 +19,12 @@ const (
 	ProviderMistralFIM ProviderKind = "mistral_fim"
 	// ProviderGemini is Google's Gemini API (generateContent).
 	ProviderGemini ProviderKind = "gemini"
+	// ProviderVertexAnthropic is Anthropic's models on Google Vertex AI
+	// (streamRawPredict).
+	ProviderVertexAnthropic ProviderKind = "vertex_anthropic"
+	// ProviderVertexGemini is Gemini on Google Vertex AI
+	// (streamGenerateContent).
+	ProviderVertexGemini ProviderKind = "vertex_gemini"
 )
 
 // Role is the speaker of a projected message.

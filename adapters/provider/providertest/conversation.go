@@ -76,10 +76,10 @@ func replay(kind llm.ProviderKind, thinking, sig string) *llm.ReplayState {
 	case llm.ProviderOpenAIResponses:
 		return &llm.ReplayState{Kind: kind, Value: []byte(`{"items":[{"type":"reasoning","id":"rs_` + sig +
 			`","summary":[{"type":"summary_text","text":"` + thinking + `"}],"encrypted_content":"enc-` + sig + `","status":"completed"}]}`)}
-	case llm.ProviderAnthropic:
+	case llm.ProviderAnthropic, llm.ProviderVertexAnthropic:
 		return &llm.ReplayState{Kind: kind, Value: []byte(`{"blocks":[{"type":"thinking","thinking":"` + thinking +
 			`","signature":"` + sig + `"}]}`)}
-	case llm.ProviderGemini:
+	case llm.ProviderGemini, llm.ProviderVertexGemini:
 		return &llm.ReplayState{Kind: kind, Value: []byte(`{"calls":[{"index":0,"signature":"` + sig + `"}]}`)}
 	}
 	return nil
