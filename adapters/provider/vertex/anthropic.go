@@ -39,12 +39,12 @@ func appendAnthropic(dst []byte, req llm.Request, o protocol.RequestOptions) ([]
 // with a Messages body, answered by Anthropic's own SSE events.
 func Anthropic() protocol.Protocol {
 	return protocol.Protocol{
-		Kind:     llm.ProviderVertexAnthropic,
-		Name:     anthropicLabel,
-		Title:    "Google Vertex AI: Anthropic models (streamRawPredict)",
-		URL:      func(base url.URL, model string) url.URL { return AnthropicURL(base, locationOf(base), model) },
-		Auth:     func(http.Header, string, compat.Quirks) {},
-		Reserved: []string{"model", "system", "messages", "tools", "stream", "anthropic_version"},
+		Kind:          llm.ProviderVertexAnthropic,
+		Name:          anthropicLabel,
+		Title:         "Google Vertex AI: Anthropic models (streamRawPredict)",
+		URL:           func(base url.URL, model string) url.URL { return AnthropicURL(base, locationOf(base), model) },
+		Auth:          func(http.Header, string, compat.Quirks) {},
+		Reserved:      []string{"model", "system", "messages", "tools", "stream", "anthropic_version"},
 		AppendRequest: appendAnthropic,
 		NewDecoder: func() protocol.Decoder {
 			return &decoder{Decoder: &anthropic.Decoder{}, vendor: llm.ProviderAnthropic, own: llm.ProviderVertexAnthropic}

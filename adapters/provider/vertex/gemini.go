@@ -24,12 +24,12 @@ func appendGemini(dst []byte, req llm.Request, o protocol.RequestOptions) ([]byt
 // answered by SSE of GenerateContentResponse chunks as the Gemini API's.
 func Gemini() protocol.Protocol {
 	return protocol.Protocol{
-		Kind:     llm.ProviderVertexGemini,
-		Name:     geminiLabel,
-		Title:    "Google Vertex AI: Gemini (streamGenerateContent)",
-		URL:      func(base url.URL, model string) url.URL { return GeminiURL(base, locationOf(base), model) },
-		Auth:     func(http.Header, string, compat.Quirks) {},
-		Reserved: []string{"contents", "systemInstruction", "tools"},
+		Kind:          llm.ProviderVertexGemini,
+		Name:          geminiLabel,
+		Title:         "Google Vertex AI: Gemini (streamGenerateContent)",
+		URL:           func(base url.URL, model string) url.URL { return GeminiURL(base, locationOf(base), model) },
+		Auth:          func(http.Header, string, compat.Quirks) {},
+		Reserved:      []string{"contents", "systemInstruction", "tools"},
 		AppendRequest: appendGemini,
 		NewDecoder: func() protocol.Decoder {
 			return &decoder{Decoder: &gemini.Decoder{}, vendor: llm.ProviderGemini, own: llm.ProviderVertexGemini}
