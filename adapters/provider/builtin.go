@@ -5,6 +5,7 @@ import (
 	"keygate/adapters/provider/fim"
 	"keygate/adapters/provider/gemini"
 	"keygate/adapters/provider/openai"
+	"keygate/adapters/provider/vertex"
 )
 
 // builtin registers every protocol Keygate speaks, in the order the console
@@ -16,6 +17,8 @@ var builtin = mustRegistry(NewRegistry(
 	openai.Responses(),
 	anthropic.Messages(),
 	gemini.API(),
+	vertex.Anthropic(),
+	vertex.Gemini(),
 	fim.Completions(),
 	fim.Mistral(),
 ))

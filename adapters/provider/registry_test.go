@@ -108,6 +108,32 @@ var fixtures = map[llm.ProviderKind]protocolFixture{
 		finish: llm.FinishStop, id: "mKZ1aPSsFquqz7IP0pnq8Qk", model: "gemini-2.5-flash",
 		usageFields: llm.UsageInput | llm.UsageCacheRead | llm.UsageOutput | llm.UsageReasoning,
 	},
+	llm.ProviderVertexAnthropic: {
+		urls: map[string]string{
+			"https://us-east5-aiplatform.googleapis.com/v1/projects/acme-vertex/locations/us-east5": "https://us-east5-aiplatform.googleapis.com/v1/projects/acme-vertex/locations/us-east5/publishers/anthropic/models/model-x:streamRawPredict",
+			"http://127.0.0.1:8000/v1/projects/p1/locations/global/":                                "http://127.0.0.1:8000/v1/projects/p1/locations/global/publishers/anthropic/models/model-x:streamRawPredict",
+		},
+		auth:   http.Header{},
+		list:   http.Header{},
+		golden: "vertex-anthropic.golden.json",
+		stream: "anthropic-text-sdkfixture.sse",
+		text:   "Hello there!",
+		finish: llm.FinishStop, id: "msg_4QpJur2dWWDjF6C758FbBw5vm12BaVipnK", model: "claude-3-opus-latest",
+		usageFields: llm.UsageInput | llm.UsageOutput,
+	},
+	llm.ProviderVertexGemini: {
+		urls: map[string]string{
+			"https://aiplatform.googleapis.com/v1/projects/acme-vertex/locations/global": "https://aiplatform.googleapis.com/v1/projects/acme-vertex/locations/global/publishers/google/models/model-x:streamGenerateContent?alt=sse",
+			"http://127.0.0.1:8000/v1/projects/p1/locations/us-central1?tag=kg":         "http://127.0.0.1:8000/v1/projects/p1/locations/us-central1/publishers/google/models/model-x:streamGenerateContent?tag=kg&alt=sse",
+		},
+		auth:   http.Header{},
+		list:   http.Header{},
+		golden: "vertex-gemini.golden.json",
+		stream: "gemini-text-thinking-docs.sse",
+		text:   "Hello! How can I help you today?",
+		finish: llm.FinishStop, id: "mKZ1aPSsFquqz7IP0pnq8Qk", model: "gemini-2.5-flash",
+		usageFields: llm.UsageInput | llm.UsageCacheRead | llm.UsageOutput | llm.UsageReasoning,
+	},
 	llm.ProviderOpenAICompletions: {
 		urls: map[string]string{
 			"https://api.example.com":         "https://api.example.com/v1/completions",
@@ -177,6 +203,8 @@ var _ = Describe("The protocol registry (provider.Builtin)", func() {
 			{Kind: llm.ProviderOpenAIResponses, Name: "OpenAI Responses", Title: "OpenAI Responses"},
 			{Kind: llm.ProviderAnthropic, Name: "Anthropic", Title: "Anthropic Messages"},
 			{Kind: llm.ProviderGemini, Name: "Gemini", Title: "Google Gemini API (generateContent)"},
+			{Kind: llm.ProviderVertexAnthropic, Name: "Vertex Anthropic", Title: "Google Vertex AI: Anthropic models (streamRawPredict)"},
+			{Kind: llm.ProviderVertexGemini, Name: "Vertex Gemini", Title: "Google Vertex AI: Gemini (streamGenerateContent)"},
 			{Kind: llm.ProviderOpenAICompletions, Name: "OpenAI Completions",
 				Title: "OpenAI Completions with suffix (fill-in-the-middle: DeepSeek, vLLM, Ollama, llama.cpp, LM Studio)", FillIn: true},
 			{Kind: llm.ProviderMistralFIM, Name: "Mistral FIM", Title: "Mistral FIM (Codestral)", FillIn: true},
@@ -272,7 +300,7 @@ var _ = Describe("The protocol registry (provider.Builtin)", func() {
 
 	It("keeps every model's extra parameters off the fields any registered protocol carries the conversation in", func() {
 		Expect(provider.Builtin().Reserved()).To(ConsistOf("model", "stream", "messages", "input", "tools", "system",
-			"instructions", "prompt_cache_key", "prompt", "suffix", "contents", "systemInstruction"))
+			"instructions", "prompt_cache_key", "prompt", "suffix", "contents", "systemInstruction", "anthropic_version"))
 		srv := providertest.NewServer()
 		DeferCleanup(srv.Close)
 		client := provider.New(provider.Options{})
@@ -293,7 +321,7 @@ var _ = Describe("The protocol registry (provider.Builtin)", func() {
 		It("is refused by name, with the kinds Keygate speaks", func() {
 			_, err := provider.Builtin().Lookup(unknown)
 			Expect(err).To(MatchError(provider.ErrUnknownKind))
-			Expect(err).To(MatchError(`unknown provider kind "bedrock": Keygate speaks openai_chat, openai_responses, anthropic, gemini, openai_completions and mistral_fim`))
+			Expect(err).To(MatchError(`unknown provider kind "bedrock": Keygate speaks openai_chat, openai_responses, anthropic, gemini, vertex_anthropic, vertex_gemini, openai_completions and mistral_fim`))
 		})
 
 		It("has no request URL, not even a full one", func() {

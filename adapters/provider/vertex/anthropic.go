@@ -23,6 +23,9 @@ const anthropicLabel = "Vertex Anthropic"
 // the model named by the URL instead of the body and anthropic_version
 // added; Vertex refuses a body naming a model.
 func appendAnthropic(dst []byte, req llm.Request, o protocol.RequestOptions) ([]byte, error) {
+	if err := protocol.RefuseFillIn(anthropicLabel, req); err != nil {
+		return dst, err
+	}
 	req.Messages = replayFor(req.Messages, llm.ProviderVertexAnthropic, llm.ProviderAnthropic)
 	body, err := anthropic.AppendRequest(nil, req, anthropic.Options{Extras: o.Extras})
 	if err != nil {

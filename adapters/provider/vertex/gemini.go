@@ -15,6 +15,9 @@ const geminiLabel = "Vertex Gemini"
 // appendGemini is the Gemini API's body (gemini.AppendRequest): Vertex AI
 // takes the same GenerateContentRequest.
 func appendGemini(dst []byte, req llm.Request, o protocol.RequestOptions) ([]byte, error) {
+	if err := protocol.RefuseFillIn(geminiLabel, req); err != nil {
+		return dst, err
+	}
 	req.Messages = replayFor(req.Messages, llm.ProviderVertexGemini, llm.ProviderGemini)
 	return gemini.AppendRequest(dst, req, o)
 }

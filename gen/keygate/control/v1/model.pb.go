@@ -35,18 +35,23 @@ const (
 	ProviderKind_PROVIDER_KIND_OPENAI_COMPLETIONS ProviderKind = 4
 	ProviderKind_PROVIDER_KIND_MISTRAL_FIM        ProviderKind = 5
 	ProviderKind_PROVIDER_KIND_GEMINI             ProviderKind = 6
+	// 7 and 8 are kept for the AWS Bedrock protocols, built alongside.
+	ProviderKind_PROVIDER_KIND_VERTEX_ANTHROPIC ProviderKind = 9
+	ProviderKind_PROVIDER_KIND_VERTEX_GEMINI    ProviderKind = 10
 )
 
 // Enum value maps for ProviderKind.
 var (
 	ProviderKind_name = map[int32]string{
-		0: "PROVIDER_KIND_UNSPECIFIED",
-		1: "PROVIDER_KIND_OPENAI_CHAT",
-		2: "PROVIDER_KIND_OPENAI_RESPONSES",
-		3: "PROVIDER_KIND_ANTHROPIC",
-		4: "PROVIDER_KIND_OPENAI_COMPLETIONS",
-		5: "PROVIDER_KIND_MISTRAL_FIM",
-		6: "PROVIDER_KIND_GEMINI",
+		0:  "PROVIDER_KIND_UNSPECIFIED",
+		1:  "PROVIDER_KIND_OPENAI_CHAT",
+		2:  "PROVIDER_KIND_OPENAI_RESPONSES",
+		3:  "PROVIDER_KIND_ANTHROPIC",
+		4:  "PROVIDER_KIND_OPENAI_COMPLETIONS",
+		5:  "PROVIDER_KIND_MISTRAL_FIM",
+		6:  "PROVIDER_KIND_GEMINI",
+		9:  "PROVIDER_KIND_VERTEX_ANTHROPIC",
+		10: "PROVIDER_KIND_VERTEX_GEMINI",
 	}
 	ProviderKind_value = map[string]int32{
 		"PROVIDER_KIND_UNSPECIFIED":        0,
@@ -56,6 +61,8 @@ var (
 		"PROVIDER_KIND_OPENAI_COMPLETIONS": 4,
 		"PROVIDER_KIND_MISTRAL_FIM":        5,
 		"PROVIDER_KIND_GEMINI":             6,
+		"PROVIDER_KIND_VERTEX_ANTHROPIC":   9,
+		"PROVIDER_KIND_VERTEX_GEMINI":      10,
 	}
 )
 
@@ -1710,7 +1717,7 @@ const file_control_v1_model_proto_rawDesc = "" +
 	"outputText\x12\x17\n" +
 	"\acall_id\x18\t \x01(\tR\x06callId\x12!\n" +
 	"\fraw_response\x18\n" +
-	" \x01(\tR\vrawResponse*\xec\x01\n" +
+	" \x01(\tR\vrawResponse*\xb1\x02\n" +
 	"\fProviderKind\x12\x1d\n" +
 	"\x19PROVIDER_KIND_UNSPECIFIED\x10\x00\x12\x1d\n" +
 	"\x19PROVIDER_KIND_OPENAI_CHAT\x10\x01\x12\"\n" +
@@ -1718,7 +1725,10 @@ const file_control_v1_model_proto_rawDesc = "" +
 	"\x17PROVIDER_KIND_ANTHROPIC\x10\x03\x12$\n" +
 	" PROVIDER_KIND_OPENAI_COMPLETIONS\x10\x04\x12\x1d\n" +
 	"\x19PROVIDER_KIND_MISTRAL_FIM\x10\x05\x12\x18\n" +
-	"\x14PROVIDER_KIND_GEMINI\x10\x06*q\n" +
+	"\x14PROVIDER_KIND_GEMINI\x10\x06\x12\"\n" +
+	"\x1ePROVIDER_KIND_VERTEX_ANTHROPIC\x10\t\x12\x1f\n" +
+	"\x1bPROVIDER_KIND_VERTEX_GEMINI\x10\n" +
+	"*q\n" +
 	"\tTestPhase\x12\x1a\n" +
 	"\x16TEST_PHASE_UNSPECIFIED\x10\x00\x12\x19\n" +
 	"\x15TEST_PHASE_CONNECTING\x10\x01\x12\x18\n" +
