@@ -124,7 +124,7 @@ var fixtures = map[llm.ProviderKind]protocolFixture{
 	llm.ProviderVertexGemini: {
 		urls: map[string]string{
 			"https://aiplatform.googleapis.com/v1/projects/acme-vertex/locations/global": "https://aiplatform.googleapis.com/v1/projects/acme-vertex/locations/global/publishers/google/models/model-x:streamGenerateContent?alt=sse",
-			"http://127.0.0.1:8000/v1/projects/p1/locations/us-central1?tag=kg":         "http://127.0.0.1:8000/v1/projects/p1/locations/us-central1/publishers/google/models/model-x:streamGenerateContent?tag=kg&alt=sse",
+			"http://127.0.0.1:8000/v1/projects/p1/locations/us-central1?tag=kg":          "http://127.0.0.1:8000/v1/projects/p1/locations/us-central1/publishers/google/models/model-x:streamGenerateContent?tag=kg&alt=sse",
 		},
 		auth:   http.Header{},
 		list:   http.Header{},
