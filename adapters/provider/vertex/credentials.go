@@ -5,7 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -87,33 +91,103 @@ func ServiceAccount(key []byte, o TokenOptions) (*Tokens, error) {
 	}), nil
 }
 
-// Default returns the tokens of the application-default credentials,
-// found on the first fetch as Google's libraries find them: the file named
-// by GOOGLE_APPLICATION_CREDENTIALS, gcloud's application-default login,
-// then the metadata server of the machine Keygate runs on (GCE, GKE with
-// Workload Identity, Cloud Run). Credentials read from a file exchange at
-// their token endpoint through o.HTTP; the metadata server, a link-local
-// service of the machine, is asked by Google's metadata client directly.
+// Default returns the tokens of the application-default credentials, read
+// on the first fetch from the file GOOGLE_APPLICATION_CREDENTIALS names,
+// else from gcloud's application-default login
+// (gcloud/application_default_credentials.json under CLOUDSDK_CONFIG or
+// ~/.config): a service-account key, an authorized user's refresh token or
+// a workload identity federation configuration, each exchanged at its
+// token endpoint through o.HTTP. Unlike Google's own lookup it never falls
+// back to probing the metadata server, which the outbound policy keeps
+// closed: on a Google Cloud machine the source is Instance.
 func Default(o TokenOptions) *Tokens {
-	var (
-		once  sync.Once
-		found *google.Credentials
-		err   error
-	)
 	client := o.HTTP
 	return newTokens(o, func(ctx context.Context) (*oauth2.Token, error) {
-		once.Do(func() { found, err = google.FindDefaultCredentials(withClient(ctx, client), Scope) })
+		raw, err := defaultFile()
 		if err != nil {
-			return nil, fmt.Errorf("find application-default credentials: %w", err)
+			return nil, err
 		}
-		if len(found.JSON) == 0 {
-			return google.ComputeTokenSource("", Scope).Token()
-		}
-		c, err := google.CredentialsFromJSON(withClient(ctx, client), found.JSON, Scope)
+		c, err := google.CredentialsFromJSON(withClient(ctx, client), raw, Scope)
 		if err != nil {
 			return nil, fmt.Errorf("read application-default credentials: %w", err)
 		}
 		return c.TokenSource.Token()
+	})
+}
+
+// maxCredentialFile bounds a credentials file read from disk.
+const maxCredentialFile = 1 << 20
+
+// defaultFile reads the application-default credentials file.
+func defaultFile() ([]byte, error) {
+	path := os.Getenv("GOOGLE_APPLICATION_CREDENTIALS")
+	if path == "" {
+		dir := os.Getenv("CLOUDSDK_CONFIG")
+		if dir == "" {
+			home, err := os.UserHomeDir()
+			if err != nil {
+				return nil, errors.New("no application-default credentials: GOOGLE_APPLICATION_CREDENTIALS is not set and there is no home directory")
+			}
+			dir = filepath.Join(home, ".config", "gcloud")
+		}
+		path = filepath.Join(dir, "application_default_credentials.json")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("no application-default credentials: %w", err)
+	}
+	defer f.Close()
+	raw, err := io.ReadAll(io.LimitReader(f, maxCredentialFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("read application-default credentials: %w", err)
+	}
+	if len(raw) > maxCredentialFile {
+		return nil, fmt.Errorf("application-default credentials file %s is over %d bytes", path, maxCredentialFile)
+	}
+	return raw, nil
+}
+
+// MetadataTokenURL is where the metadata server of a Google Cloud machine
+// (GCE, GKE with Workload Identity, Cloud Run) hands out the access token
+// of the machine's service account.
+const MetadataTokenURL = "http://169.254.169.254/computeMetadata/v1/instance/service-accounts/default/token"
+
+// Instance returns the tokens of the service account of the Google Cloud
+// machine Keygate runs on, from its metadata server. o.HTTP must be the one
+// client the outbound policy lets reach the metadata service; nil refuses.
+func Instance(o TokenOptions) *Tokens {
+	client := o.HTTP
+	return newTokens(o, func(ctx context.Context) (*oauth2.Token, error) {
+		if client == nil {
+			return nil, errors.New("the instance's metadata service is not reachable")
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, MetadataTokenURL+"?scopes="+url.QueryEscape(Scope), nil)
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("Metadata-Flavor", "Google")
+		resp, err := client.Do(req)
+		if err != nil {
+			return nil, fmt.Errorf("ask the metadata service: %w", err)
+		}
+		defer resp.Body.Close()
+		raw, err := io.ReadAll(io.LimitReader(resp.Body, maxCredentialFile))
+		if err != nil {
+			return nil, fmt.Errorf("read the metadata service's answer: %w", err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			return nil, fmt.Errorf("the metadata service answered %d", resp.StatusCode)
+		}
+		var tok struct {
+			AccessToken string `json:"access_token"`
+			ExpiresIn   int64  `json:"expires_in"`
+			TokenType   string `json:"token_type"`
+		}
+		if err := json.Unmarshal(raw, &tok); err != nil {
+			return nil, errors.New("the metadata service's answer is not a token")
+		}
+		return &oauth2.Token{AccessToken: tok.AccessToken, TokenType: tok.TokenType,
+			Expiry: time.Now().Add(time.Duration(tok.ExpiresIn) * time.Second)}, nil
 	})
 }
 

@@ -206,6 +206,45 @@ var _ = Describe("Google credentials (vertex.Tokens)", func() {
 		now = now.Add(time.Hour)
 		Expect(ts.Token(context.Background())).To(Equal("ya29.fake-2"))
 	})
+
+	It("reads gcloud's application-default login under CLOUDSDK_CONFIG when GOOGLE_APPLICATION_CREDENTIALS is not set", func() {
+		dir := GinkgoT().TempDir()
+		GinkgoT().Setenv("GOOGLE_APPLICATION_CREDENTIALS", "")
+		GinkgoT().Setenv("CLOUDSDK_CONFIG", dir)
+		ts := vertex.Default(vertex.TokenOptions{Now: clock})
+		_, err := ts.Token(context.Background())
+		Expect(err).To(MatchError(vertex.ErrCredentials), "no file yet: refused, and no metadata server probed")
+		Expect(writeFile(dir+"/application_default_credentials.json", key)).To(Succeed())
+		Expect(ts.Token(context.Background())).To(Equal("ya29.fake-1"))
+	})
+
+	It("asks the metadata server of a Google Cloud machine for its service account's token, through the one client given for it", func() {
+		var asked []*http.Request
+		meta := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			asked = append(asked, r)
+			fmt.Fprintf(w, `{"access_token":"ya29.instance-%d","expires_in":3599,"token_type":"Bearer"}`, len(asked))
+		}))
+		DeferCleanup(meta.Close)
+		target, err := url.Parse(meta.URL)
+		Expect(err).NotTo(HaveOccurred())
+		client := &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
+			Expect(r.URL.Host).To(Equal("169.254.169.254"))
+			r.URL.Scheme, r.URL.Host = target.Scheme, target.Host
+			return http.DefaultTransport.RoundTrip(r)
+		})}
+		ts := vertex.Instance(vertex.TokenOptions{HTTP: client, Now: clock})
+		Expect(ts.Token(context.Background())).To(Equal("ya29.instance-1"))
+		Expect(ts.Token(context.Background())).To(Equal("ya29.instance-1"))
+		Expect(asked).To(HaveLen(1))
+		Expect(asked[0].Header.Get("Metadata-Flavor")).To(Equal("Google"))
+		Expect(asked[0].URL.Path).To(Equal("/computeMetadata/v1/instance/service-accounts/default/token"))
+		Expect(asked[0].URL.Query().Get("scopes")).To(Equal(vertex.Scope))
+		now = now.Add(time.Hour)
+		Expect(ts.Token(context.Background())).To(Equal("ya29.instance-2"))
+
+		_, err = vertex.Instance(vertex.TokenOptions{}).Token(context.Background())
+		Expect(err).To(MatchError(vertex.ErrCredentials), "without the metadata client there is no instance source")
+	})
 })
 
 type roundTrip func(*http.Request) (*http.Response, error)
