@@ -66,6 +66,9 @@ var _ = Describe("Vertex AI URLs", func() {
 		Expect(must(vertex.GeminiURL(parse("https://psc.example.internal/v1/projects/other/locations/europe-west4"), l, "gemini-x"))).To(Equal(
 			"https://psc.example.internal/v1/projects/other/locations/europe-west4/publishers/google/models/gemini-x:streamGenerateContent?alt=sse"),
 			"a base naming its project's location keeps it")
+		Expect(must(vertex.GeminiURL(parse("https://global-aiplatform.googleapis.com/v1/projects/p1/locations/global"), l, "gemini-x"))).To(Equal(
+			"https://aiplatform.googleapis.com/v1/projects/p1/locations/global/publishers/google/models/gemini-x:streamGenerateContent?alt=sse"),
+			"a region-templated host of the global location is Google's global host")
 	})
 
 	DescribeTable("refuses a project or location that is not a name",

@@ -57,6 +57,11 @@ func (l Location) Base() string { return "https://" + l.Host() }
 // A base whose path already names the project's location (…/v1/projects/p/
 // locations/r, as a private endpoint is sometimes given) keeps it.
 func modelPath(base url.URL, l Location, publisher, model string) url.URL {
+	if base.Host == "global-aiplatform.googleapis.com" {
+		// A region-templated base ({region}-aiplatform…) for the global
+		// location: Google serves it without the prefix.
+		base.Host = Location{Region: Global}.Host()
+	}
 	p := strings.TrimRight(base.Path, "/")
 	if !strings.Contains(p, "/projects/") {
 		p += "/v1/projects/" + l.Project + "/locations/" + l.Region
