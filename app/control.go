@@ -59,6 +59,7 @@ func NewModelProvider(o ModelProviderOptions) ports.ModelProvider {
 	client := provider.New(provider.Options{
 		Protocols:   provider.Builtin(),
 		HTTP:        o.Egress.HTTPClient(),
+		Metadata:    o.Egress.InstanceMetadataClient(),
 		Recorder:    o.Store.CallRecords(),
 		Detailed:    o.Settings.Detailed,
 		Logger:      o.Logger.Named("provider"),
@@ -155,7 +156,7 @@ func NewAliases(d ControlDeps) *appcontrol.Aliases {
 // like model calls; each use of a stored key is audited.
 func NewDiscovery(d ControlDeps) *appcontrol.Discovery {
 	return appcontrol.NewDiscovery(appcontrol.DiscoveryOptions{
-		Lister:    control.NewDiscovery(discovery.New(d.Egress.HTTPClient(), provider.Builtin())),
+		Lister:    control.NewDiscovery(discovery.New(d.Egress.HTTPClient(), provider.Builtin()).WithMetadata(d.Egress.InstanceMetadataClient())),
 		Models:    d.Store.Stores().ModelConfigs,
 		Providers: d.Store.Providers(),
 		Secrets:   d.Box,

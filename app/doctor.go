@@ -220,7 +220,7 @@ func (d *diagnosis) providers(ctx context.Context) ([]doctor.Check, doctor.Resul
 		return nil, doctor.Skipped("needs a valid outbound allow-list (see above)")
 	}
 	client := provider.New(provider.Options{
-		Protocols: provider.Builtin(), HTTP: policy.HTTPClient(), Recorder: d.store.CallRecords(),
+		Protocols: provider.Builtin(), HTTP: policy.HTTPClient(), Metadata: policy.InstanceMetadataClient(), Recorder: d.store.CallRecords(),
 		Logger: zap.NewNop(), IdleTimeout: providerIdleTimeout,
 	})
 	deps := ControlDeps{Store: d.store, Box: d.ring, Auditor: company.NewAuditor(d.store.Audit(), run.SystemClock{}), Egress: policy}

@@ -21,4 +21,7 @@ type ModelListQuery struct {
 	BaseURL string
 	APIKey  string
 	Headers map[string]string
+	// Cloud are a cloud provider's account settings; APIKey is then the
+	// pool's secret (empty for an ambient credential source).
+	Cloud CloudSettings
 }

@@ -75,6 +75,10 @@ type Endpoint struct {
 	// URL is the full request URL (for example https://api.openai.com/v1/responses).
 	URL    string
 	APIKey string
+	// Cloud are the provider's cloud account settings, for a protocol that
+	// signs requests or fetches tokens; APIKey then holds the secret
+	// material of a CredentialKeys source, empty for an ambient one.
+	Cloud CloudSettings
 	// Headers are extra request headers; values may contain {{SessionId}}.
 	Headers map[string]string
 	// ExtraParams is a JSON object merged into the request body; it may not

@@ -42,4 +42,23 @@ type ProviderProtocol struct {
 	// suffix (llm.Request.FillIn) instead of holding a conversation: such a
 	// model can serve Cursor Tab, never the Agent.
 	FillIn bool
+	// Cloud, for a protocol that signs requests or fetches tokens, is what
+	// its providers are configured with; nil for the others.
+	Cloud *ProviderCloud
+}
+
+// ProviderCloud is what a cloud protocol's providers are configured with.
+type ProviderCloud struct {
+	// Fields name the CloudSettings shown, in order: "region", "project",
+	// "profile", "role_arn", "web_identity_token_file".
+	Fields []string
+	// Sources are the credential sources offered, the first the default.
+	Sources []CredentialSource
+	// KeyFormat says what a pool key holds for CredentialKeys.
+	KeyFormat string
+	// BaseURL is the vendor's endpoint for the settings.
+	BaseURL func(CloudSettings) string
+	// Check refuses settings the protocol cannot work with; nil accepts
+	// all.
+	Check func(CloudSettings) error
 }

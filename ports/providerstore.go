@@ -63,6 +63,11 @@ type Provider struct {
 	// Region labels the deployment for people (for example "eu-west");
 	// empty for none.
 	Region string
+	// Cloud are the cloud account settings of a protocol that signs its
+	// requests or fetches tokens (Bedrock, Vertex AI); zero for the others.
+	// They are not secret and stored in clear; secret material (an AWS
+	// secret key, a service-account JSON) is a key of the pool, sealed.
+	Cloud CloudSettings
 	// KeyStrategy picks among the enabled keys.
 	KeyStrategy routing.KeyStrategy
 	// CoolDown is how long a key that answered 429 or 401 rests when the
@@ -90,3 +95,54 @@ type ProviderKey struct {
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
 }
+
+// CredentialSource is where a cloud protocol takes its credentials from.
+type CredentialSource string
+
+// The credential sources. Only CredentialKeys reads the key pool; the others
+// are ambient (the process's environment, files or the instance it runs on)
+// and a provider using them needs no key.
+const (
+	// CredentialKeys: the pool's keys are the credentials (AWS
+	// "ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN]", a Google
+	// service-account JSON), sealed like API keys. The zero value.
+	CredentialKeys CredentialSource = ""
+	// CredentialProfile: a named profile of the shared config and
+	// credentials files (CloudSettings.Profile).
+	CredentialProfile CredentialSource = "profile"
+	// CredentialWebIdentity: a token file exchanged for a role's
+	// credentials (Kubernetes service accounts: CloudSettings.RoleARN and
+	// WebIdentityTokenFile).
+	CredentialWebIdentity CredentialSource = "web_identity"
+	// CredentialInstanceRole: the role of the machine Keygate runs on, from
+	// the instance metadata service (the one link-local address the outbound
+	// policy opens, and only for this source).
+	CredentialInstanceRole CredentialSource = "instance_role"
+	// CredentialDefault: the cloud SDK's default chain (environment, shared
+	// files, web identity, container or instance role; Google's
+	// application-default credentials).
+	CredentialDefault CredentialSource = "default"
+)
+
+// Keyless reports whether the source needs no key in the pool.
+func (s CredentialSource) Keyless() bool { return s != CredentialKeys }
+
+// CloudSettings are the clear settings of a cloud provider's account.
+type CloudSettings struct {
+	// Region is the cloud region requests are signed for (us-east-1) or
+	// the Google location (us-central1, global).
+	Region string `json:"region,omitempty"`
+	// Project is the Google Cloud project id.
+	Project string `json:"project,omitempty"`
+	// Source is where credentials come from.
+	Source CredentialSource `json:"source,omitempty"`
+	// Profile names a shared-config profile (CredentialProfile).
+	Profile string `json:"profile,omitempty"`
+	// RoleARN is the role assumed with a web identity token.
+	RoleARN string `json:"role_arn,omitempty"`
+	// WebIdentityTokenFile is the path of the web identity token.
+	WebIdentityTokenFile string `json:"web_identity_token_file,omitempty"`
+}
+
+// IsZero reports settings of a provider that is not a cloud one.
+func (c CloudSettings) IsZero() bool { return c == CloudSettings{} }

@@ -19,5 +19,5 @@ func NewDiscovery(l *discovery.Lister) Discovery { return Discovery{lister: l} }
 
 // ListModels implements ports.ModelLister.
 func (d Discovery) ListModels(ctx context.Context, q ports.ModelListQuery) ([]string, error) {
-	return d.lister.List(ctx, discovery.Query{Kind: q.Kind, BaseURL: q.BaseURL, APIKey: q.APIKey, Headers: q.Headers})
+	return d.lister.List(ctx, discovery.Query{Kind: q.Kind, BaseURL: q.BaseURL, APIKey: q.APIKey, Headers: q.Headers, Cloud: q.Cloud})
 }

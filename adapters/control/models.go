@@ -55,7 +55,8 @@ func kindToProto(k llm.ProviderKind) controlv1.ProviderKind {
 func protocolsToProto(ps []ports.ProviderProtocol) []*controlv1.ProviderProtocol {
 	out := make([]*controlv1.ProviderProtocol, len(ps))
 	for i, p := range ps {
-		out[i] = &controlv1.ProviderProtocol{Kind: kindToProto(p.Kind), Name: p.Name, Title: p.Title, FillIn: p.FillIn}
+		out[i] = &controlv1.ProviderProtocol{Kind: kindToProto(p.Kind), Name: p.Name, Title: p.Title, FillIn: p.FillIn,
+			Cloud: cloudDeclarationToProto(p.Cloud)}
 	}
 	return out
 }
@@ -186,7 +187,7 @@ func (h *modelService) DiscoverModels(ctx context.Context, req *connect.Request[
 	ids, err := h.discovery.Discover(ctx, appcontrol.DiscoverQuery{KeyFromModel: req.Msg.GetKeyFromModelId(),
 		KeyFromProvider: req.Msg.GetKeyFromProviderId(),
 		ModelListQuery: ports.ModelListQuery{Kind: kindFromProto(req.Msg.GetProviderKind()), BaseURL: req.Msg.GetBaseUrl(),
-			APIKey: req.Msg.GetApiKey(), Headers: req.Msg.GetCustomHeaders()}})
+			APIKey: req.Msg.GetApiKey(), Headers: req.Msg.GetCustomHeaders(), Cloud: cloudFromProto(req.Msg.GetCloud())}})
 	if err != nil {
 		return nil, toConnect(h.log, "DiscoverModels", err)
 	}

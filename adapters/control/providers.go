@@ -41,7 +41,7 @@ func providerSettingsFromProto(s *controlv1.ProviderSettings) appcontrol.Provide
 	return appcontrol.ProviderSettings{Name: s.GetName(), ProviderKind: kindFromProto(s.GetProviderKind()),
 		BaseURL: s.GetBaseUrl(), UseFullURL: s.GetUseFullUrl(), CustomHeaders: s.GetCustomHeaders(),
 		Region: s.GetRegion(), KeyStrategy: keyStrategyFromProto(s.GetKeyStrategy()),
-		CoolDown: time.Duration(s.GetCoolDownSeconds()) * time.Second}
+		CoolDown: time.Duration(s.GetCoolDownSeconds()) * time.Second, Cloud: cloudFromProto(s.GetCloud())}
 }
 
 func providerToProto(p appcontrol.ProviderView) *controlv1.Provider {
@@ -50,7 +50,8 @@ func providerToProto(p appcontrol.ProviderView) *controlv1.Provider {
 		CreateTime: timestamppb.New(p.CreatedAt), UpdateTime: timestamppb.New(p.UpdatedAt),
 		Settings: &controlv1.ProviderSettings{Name: s.Name, ProviderKind: kindToProto(s.ProviderKind), BaseUrl: s.BaseURL,
 			UseFullUrl: s.UseFullURL, CustomHeaders: s.CustomHeaders, Region: s.Region,
-			KeyStrategy: keyStrategyToProto(s.KeyStrategy), CoolDownSeconds: int64(s.CoolDown / time.Second)}}
+			KeyStrategy: keyStrategyToProto(s.KeyStrategy), CoolDownSeconds: int64(s.CoolDown / time.Second),
+			Cloud: cloudToProto(s.Cloud)}}
 	for _, k := range p.Keys {
 		state := controlv1.HealthState_HEALTH_STATE_HEALTHY
 		switch {

@@ -32,6 +32,10 @@
 //     cloud metadata service), private (RFC 1918, fc00::/7), shared
 //     (100.64.0.0/10), multicast, documentation and reserved ranges, and
 //     every IPv6 address outside global unicast.
+//     One narrow exception: InstanceMetadataClient reaches the instance
+//     metadata service (169.254.169.254:80, [fd00:ec2::254]:80) and
+//     nothing else, for a cloud provider whose administrator chose the
+//     instance-role credential source; no other client may.
 //  6. On a laptop (local sign-in), loopback, private and shared addresses
 //     are allowed too, so a developer's own model server (Ollama on
 //     localhost:11434) works without set-up; rules 1 and 2 still hold.

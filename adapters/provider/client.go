@@ -53,12 +53,18 @@ type Options struct {
 	Now func() time.Time
 	// Protocols are the protocols calls may use; nil means Builtin.
 	Protocols *Registry
+	// Metadata is the client that may reach the cloud's instance metadata
+	// service (egress.Policy.InstanceMetadataClient); a signing protocol
+	// gets it only for a provider whose credential source is the instance
+	// role. nil: that source cannot fetch credentials.
+	Metadata *http.Client
 }
 
 // Client streams model calls over HTTP. It is safe for concurrent use.
 type Client struct {
 	protocols *Registry
 	http      *http.Client
+	metadata  *http.Client
 	recorder  ports.CallRecorder
 	log       *zap.Logger
 	idle      time.Duration
@@ -68,7 +74,7 @@ type Client struct {
 
 // New returns a Client.
 func New(o Options) *Client {
-	c := &Client{protocols: o.Protocols, http: o.HTTP, recorder: o.Recorder, log: o.Logger, idle: o.IdleTimeout,
+	c := &Client{protocols: o.Protocols, http: o.HTTP, metadata: o.Metadata, recorder: o.Recorder, log: o.Logger, idle: o.IdleTimeout,
 		detailed: o.Detailed, now: o.Now}
 	if c.protocols == nil {
 		c.protocols = builtin
@@ -113,12 +119,25 @@ func (c *Client) Stream(ctx context.Context, call ports.ModelCall) (ports.ModelS
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
-	p.Auth(req.Header, ep.APIKey, q)
+	if p.Accept != "" {
+		req.Header.Set("Accept", p.Accept)
+	}
+	if p.Auth != nil {
+		p.Auth(req.Header, ep.APIKey, q)
+	}
 	for name, value := range ep.Headers {
 		req.Header.Set(name, template([]byte(value), call.ConversationID, false))
 	}
 	if p.Headers != nil {
 		p.Headers(req.Header, call.Request)
+	}
+	if p.Sign != nil {
+		if err := p.Sign(reqCtx, req, body, c.credentials(ep)); err != nil {
+			cancel(nil)
+			e := signError(p.Name, err, ep.APIKey)
+			rec.end(c.now(), e)
+			return nil, e
+		}
 	}
 	rec.request(req, body, ep.APIKey, ep.Headers)
 
@@ -142,8 +161,12 @@ func (c *Client) Stream(ctx context.Context, call ports.ModelCall) (ports.ModelS
 		return nil, e
 	}
 	m := &meter{r: resp.Body, dog: dog, rec: rec}
+	var events protocol.Events = sse.NewReader(m, 0)
+	if p.Frames != nil {
+		events = p.Frames(m)
+	}
 	return &stream{
-		body: resp.Body, reader: sse.NewReader(m, 0), dec: p.NewDecoder(), label: p.Name,
+		body: resp.Body, reader: events, dec: p.NewDecoder(), label: p.Name,
 		cancel: cancel, cause: cause, parentErr: ctx.Err, dog: dog, rec: rec, meter: m,
 		apiKey: ep.APIKey, now: c.now,
 	}, nil
@@ -206,4 +229,29 @@ func template(b []byte, conversationID string, jsonString bool) string {
 		id = string(q[1 : len(q)-1])
 	}
 	return strings.ReplaceAll(s, sessionTemplate, id)
+}
+
+// credentials are what a signing protocol authorises ep's call with; the
+// metadata client only for the instance-role source.
+func (c *Client) credentials(ep ports.Endpoint) protocol.Credentials {
+	cr := protocol.Credentials{Key: ep.APIKey, Cloud: ep.Cloud, HTTP: c.http}
+	if ep.Cloud.Source == ports.CredentialInstanceRole {
+		cr.Metadata = c.metadata
+	}
+	return cr
+}
+
+// signError is a failed Sign as a provider error whose text names no
+// secret: a credential that cannot be had is the administrator's to fix.
+func signError(label string, err error, apiKey string) error {
+	var perr *llm.ProviderError
+	if errors.As(err, &perr) {
+		perr.Message = scrub(perr.Message, apiKey)
+		return perr
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("provider sign: %w", err)
+	}
+	msg := label + " credentials: " + scrub(err.Error(), apiKey)
+	return &llm.ProviderError{Class: llm.ErrorAuthorization, Message: msg}
 }

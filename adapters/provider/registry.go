@@ -80,6 +80,13 @@ func (r *Registry) Protocols() []ports.ProviderProtocol {
 	out := make([]ports.ProviderProtocol, len(r.list))
 	for i, p := range r.list {
 		out[i] = ports.ProviderProtocol{Kind: p.Kind, Name: p.Name, Title: p.Title, FillIn: p.FillIn}
+		if c := p.Cloud; c != nil {
+			pc := &ports.ProviderCloud{Sources: slices.Clone(c.Sources), KeyFormat: c.KeyFormat, BaseURL: c.BaseURL, Check: c.Check}
+			for _, f := range c.Fields {
+				pc.Fields = append(pc.Fields, string(f))
+			}
+			out[i].Cloud = pc
+		}
 	}
 	return out
 }

@@ -16,7 +16,7 @@ import (
 // keeps the call record in step with what the engine sees.
 type stream struct {
 	body   io.ReadCloser
-	reader *sse.Reader
+	reader protocol.Events
 	dec    protocol.Decoder
 	label  string
 

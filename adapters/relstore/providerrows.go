@@ -1,6 +1,7 @@
 package relstore
 
 import (
+	"encoding/json"
 	"time"
 
 	"keygate/domain/llm"
@@ -23,6 +24,7 @@ type ProviderColumns[T Stamp] struct {
 	CreatedAt     T
 	UpdatedAt     T
 	SealedHeaders []byte
+	Cloud         string
 }
 
 // Provider maps the row.
@@ -31,8 +33,27 @@ func (r ProviderColumns[T]) Provider() ports.Provider {
 		ID: r.ID, Name: r.Name, Kind: llm.ProviderKind(r.ProviderKind), BaseURL: r.BaseUrl, UseFullURL: r.UseFullUrl,
 		ClearHeaders: NullToNil([]byte(r.CustomHeaders)), SealedHeaders: EmptyToNil(r.SealedHeaders), Region: r.Region,
 		KeyStrategy: routing.ParseKeyStrategy(r.KeyStrategy), CoolDown: time.Duration(r.CoolDownMs) * time.Millisecond,
-		CreatedAt: TimeOf(r.CreatedAt), UpdatedAt: TimeOf(r.UpdatedAt),
+		CreatedAt: TimeOf(r.CreatedAt), UpdatedAt: TimeOf(r.UpdatedAt), Cloud: cloudOf(r.Cloud),
 	}
+}
+
+// cloudOf reads the cloud column: ” (or a value an older Keygate cannot
+// read) is no cloud settings.
+func cloudOf(s string) ports.CloudSettings {
+	var c ports.CloudSettings
+	if s != "" {
+		_ = json.Unmarshal([]byte(s), &c)
+	}
+	return c
+}
+
+// cloudColumn is how settings are stored: ” for none.
+func cloudColumn(c ports.CloudSettings) string {
+	if c.IsZero() {
+		return ""
+	}
+	b, _ := json.Marshal(c) // a struct of strings always marshals
+	return string(b)
 }
 
 // UpsertProviderArgs are the arguments of UpsertProvider (sqlc's
@@ -49,6 +70,7 @@ type UpsertProviderArgs[T Stamp] struct {
 	CoolDownMs    int64
 	CreatedAt     T
 	SealedHeaders []byte
+	Cloud         string
 }
 
 // UpsertProviderOf is how p is stored.
@@ -57,6 +79,7 @@ func UpsertProviderOf[T Stamp](p ports.Provider, now time.Time) UpsertProviderAr
 		ID: p.ID, Name: p.Name, ProviderKind: string(p.Kind), BaseUrl: p.BaseURL, UseFullUrl: p.UseFullURL,
 		CustomHeaders: string(JSONOrNull(p.ClearHeaders)), SealedHeaders: NonNil(p.SealedHeaders), Region: p.Region,
 		KeyStrategy: NameOf(p.KeyStrategy), CoolDownMs: p.CoolDown.Milliseconds(), CreatedAt: StampOf[T](now),
+		Cloud: cloudColumn(p.Cloud),
 	}
 }
 

@@ -84,6 +84,12 @@ func (d *Discovery) Discover(ctx context.Context, q DiscoverQuery) ([]string, er
 	if err := checkKind(d.o.Protocols, q.Kind); err != nil {
 		return nil, err
 	}
+	if !q.Cloud.IsZero() {
+		var err error
+		if q.Cloud, err = checkCloud(d.o.Protocols, q.Kind, q.Cloud); err != nil {
+			return nil, err
+		}
+	}
 	if err := checkLen("key_from_model_id", q.KeyFromModel, MaxFilterID); err != nil {
 		return nil, err
 	}
@@ -137,7 +143,10 @@ func (d *Discovery) storedKeyFor(ctx context.Context, q *DiscoverQuery) error {
 			return err
 		}
 	}
-	if q.APIKey != "" {
+	if q.Cloud.IsZero() {
+		q.Cloud = p.Cloud
+	}
+	if q.APIKey != "" || q.Cloud.Source.Keyless() {
 		return nil
 	}
 	i := slices.IndexFunc(p.Keys, func(k ports.ProviderKey) bool { return k.Enabled })

@@ -45,7 +45,7 @@ func (e *Endpoints) Endpoint(ctx context.Context, id string) (ports.Endpoint, po
 	if err != nil {
 		return ports.Endpoint{}, cfg, err
 	}
-	for _, k := range p.Keys {
+	for _, k := range usableKeys(p) {
 		if k.Enabled {
 			ep, err := e.seal.endpointOf(cfg, p, k)
 			return ep, cfg, err
@@ -78,6 +78,18 @@ func (s sealing) endpointOf(cfg ports.ModelConfig, p ports.Provider, k ports.Pro
 	if err != nil {
 		return ports.Endpoint{}, fmt.Errorf("request url of model %s: %w", cfg.ID, err)
 	}
+	if k.ID == ambientKeyID(p.ID) && p.Cloud.Source.Keyless() {
+		// No secret to open: the protocol fetches credentials from the
+		// source; custom headers still go only where they were saved for.
+		hs, err := s.openHeaders(p)
+		if err != nil {
+			return ports.Endpoint{}, err
+		}
+		if to, err := Origin(u); len(hs.values) > 0 && (err != nil || hs.origin != to) {
+			return ports.Endpoint{}, &HeaderOriginError{ModelID: cfg.ID, SavedFor: hs.origin, SendTo: to}
+		}
+		return ports.Endpoint{Kind: p.Kind, URL: u, ExtraParams: cfg.ExtraParams, Headers: hs.values, Cloud: p.Cloud}, nil
+	}
 	sk, err := s.openKey(p, k)
 	if err != nil {
 		return ports.Endpoint{}, err
@@ -92,5 +104,19 @@ func (s sealing) endpointOf(cfg ports.ModelConfig, p ports.Provider, k ports.Pro
 	if len(hs.values) > 0 && hs.origin != sk.origin {
 		return ports.Endpoint{}, &HeaderOriginError{ModelID: cfg.ID, SavedFor: hs.origin, SendTo: sk.origin}
 	}
-	return ports.Endpoint{Kind: p.Kind, URL: u, APIKey: sk.key, ExtraParams: cfg.ExtraParams, Headers: hs.values}, nil
+	return ports.Endpoint{Kind: p.Kind, URL: u, APIKey: sk.key, ExtraParams: cfg.ExtraParams, Headers: hs.values, Cloud: p.Cloud}, nil
+}
+
+// ambientKeyID is the id of the one pool entry a provider with a keyless
+// credential source (a profile, web identity, the instance role, the
+// default chain) is called with: no secret, its health tracked like a key's.
+func ambientKeyID(providerID string) string { return providerID + ":ambient" }
+
+// usableKeys are the keys a provider's calls use: its stored pool, or for a
+// keyless credential source the one ambient entry.
+func usableKeys(p ports.Provider) []ports.ProviderKey {
+	if !p.Cloud.Source.Keyless() {
+		return p.Keys
+	}
+	return []ports.ProviderKey{{ID: ambientKeyID(p.ID), Weight: 1, Enabled: true}}
 }

@@ -41,6 +41,9 @@ type ProviderSettings struct {
 	// CoolDown is how long a key rests after a 429 or 401 the provider
 	// gave no Retry-After for; 0 means the router's default.
 	CoolDown time.Duration
+	// Cloud are the account settings of a cloud protocol's provider
+	// (region, project, credential source); zero for the others.
+	Cloud ports.CloudSettings
 }
 
 // NewKey is a key to add to a provider's pool.
@@ -164,6 +167,9 @@ func (pv *Providers) check(ctx context.Context, s ProviderSettings) (ProviderSet
 	}
 	s, err := s.normalize()
 	if err != nil {
+		return s, err
+	}
+	if s.Cloud, err = checkCloud(pv.o.Protocols, s.ProviderKind, s.Cloud); err != nil {
 		return s, err
 	}
 	return s, pv.checkURL.check(ctx, s.BaseURL)
@@ -405,7 +411,7 @@ func (pv *Providers) newKey(nk NewKey, origin string, position int) (ports.Provi
 // applyTo writes s into p but the headers, which setHeaders seals.
 func (s ProviderSettings) applyTo(p *ports.Provider) {
 	p.Name, p.Kind, p.BaseURL, p.UseFullURL = s.Name, s.ProviderKind, s.BaseURL, s.UseFullURL
-	p.Region, p.KeyStrategy, p.CoolDown = s.Region, s.KeyStrategy, s.CoolDown
+	p.Region, p.KeyStrategy, p.CoolDown, p.Cloud = s.Region, s.KeyStrategy, s.CoolDown, s.Cloud
 }
 
 // loadKey loads a provider and finds one of its keys; an unknown key is
@@ -434,7 +440,7 @@ func (pv *Providers) view(p ports.Provider, models []string, health map[string]r
 	headers := pv.seal.headerViews(p)
 	v := ProviderView{ID: p.ID, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, Models: models, Headers: headers,
 		Settings: ProviderSettings{Name: p.Name, ProviderKind: p.Kind, BaseURL: p.BaseURL, UseFullURL: p.UseFullURL,
-			CustomHeaders: headerNames(headers), Region: p.Region, KeyStrategy: p.KeyStrategy, CoolDown: p.CoolDown}}
+			CustomHeaders: headerNames(headers), Region: p.Region, KeyStrategy: p.KeyStrategy, CoolDown: p.CoolDown, Cloud: p.Cloud}}
 	for _, k := range p.Keys {
 		h := health[routing.KeySubject(k.ID)]
 		v.Keys = append(v.Keys, ProviderKeyView{ID: k.ID, Hint: pv.seal.keyHint(p, k), Weight: k.Weight, Position: k.Position,

@@ -115,7 +115,7 @@ func (c *Catalog) Target(ctx context.Context, modelID string) (routing.Target, f
 		t.ProviderName = cfg.ProviderID
 	}
 	keys := map[string]ports.ProviderKey{}
-	for _, k := range p.Keys {
+	for _, k := range usableKeys(p) {
 		if k.Enabled {
 			t.Keys = append(t.Keys, routing.Key{ID: k.ID, Weight: k.Weight})
 			keys[k.ID] = k

@@ -39,6 +39,9 @@ var sensitiveHeaders = map[string]bool{
 	"api-key":             true,
 	"cookie":              true,
 	"set-cookie":          true,
+	// AWS's session token of temporary credentials (the signature itself
+	// is in Authorization).
+	"x-amz-security-token": true,
 }
 
 // SensitiveHeader reports whether a header (any case) carries credentials

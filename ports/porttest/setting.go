@@ -177,6 +177,26 @@ func describeProviders(open Factory) {
 			Expect(got.Keys[1].Enabled).To(BeTrue())
 		})
 
+		It("stores a cloud provider's account settings and clears them again", func() {
+			cloud := ports.CloudSettings{Region: "eu-central-1", Project: "acme-prod", Source: ports.CredentialWebIdentity,
+				Profile: "bedrock", RoleARN: "arn:aws:iam::123456789012:role/keygate", WebIdentityTokenFile: "/var/run/secrets/token"}
+			prov.Cloud, prov.Keys = cloud, nil
+			Expect(ps.PutProvider(ctx, prov)).To(Succeed())
+			got, err := ps.Provider(ctx, prov.ID)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(got.Cloud).To(Equal(cloud))
+			Expect(got.Keys).To(BeEmpty())
+			prov.Cloud = ports.CloudSettings{}
+			Expect(ps.PutProvider(ctx, prov)).To(Succeed())
+			all, err := ps.Providers(ctx)
+			Expect(err).NotTo(HaveOccurred())
+			for _, p := range all {
+				if p.ID == prov.ID {
+					Expect(p.Cloud.IsZero()).To(BeTrue())
+				}
+			}
+		})
+
 		It("replaces the key pool as given, keeping the CreatedAt of what it keeps", func() {
 			Expect(ps.PutProvider(ctx, prov)).To(Succeed())
 			first, err := ps.Provider(ctx, prov.ID)

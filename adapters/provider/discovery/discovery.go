@@ -15,6 +15,7 @@ import (
 	"keygate/adapters/provider/failure"
 	"keygate/adapters/provider/protocol"
 	"keygate/domain/llm"
+	"keygate/ports"
 )
 
 // ErrBadBaseURL means the base URL is not http(s) with a host.
@@ -29,6 +30,9 @@ type Query struct {
 	APIKey  string
 	// Headers are extra headers; a User-Agent among them is ignored.
 	Headers map[string]string
+	// Cloud are a cloud provider's account settings (APIKey is then the
+	// pool's secret, empty for an ambient source).
+	Cloud ports.CloudSettings
 }
 
 // Protocols finds the protocol of a kind; *provider.Registry is one.
@@ -41,7 +45,17 @@ type Protocols interface {
 // Lister lists models over HTTP. It is safe for concurrent use.
 type Lister struct {
 	http      *http.Client
+	metadata  *http.Client
 	protocols Protocols
+}
+
+// WithMetadata returns a Lister whose cloud listings with the instance-role
+// credential source fetch credentials through c, the one client that may
+// reach the instance metadata service.
+func (l *Lister) WithMetadata(c *http.Client) *Lister {
+	n := *l
+	n.metadata = c
+	return &n
 }
 
 // New returns a Lister over c for the protocols given. The composition root
@@ -100,6 +114,17 @@ func (l *Lister) List(ctx context.Context, q Query) ([]string, error) {
 	p, err := l.protocols.Lookup(q.Kind)
 	if err != nil {
 		return nil, fmt.Errorf("list models: %w", err)
+	}
+	if p.Models.Discover != nil {
+		c := protocol.Credentials{Key: q.APIKey, Cloud: q.Cloud, HTTP: l.http}
+		if q.Cloud.Source == ports.CredentialInstanceRole {
+			c.Metadata = l.metadata
+		}
+		ids, err := p.Models.Discover(ctx, q.BaseURL, c)
+		if err != nil {
+			return nil, err
+		}
+		return sortUnique(ids), nil
 	}
 	get := func(ctx context.Context, u string, into any) error { return l.get(ctx, p.Models, u, q, into) }
 	var last error

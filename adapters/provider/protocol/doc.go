@@ -7,7 +7,11 @@
 // protocol package (adapters/provider/openai, adapters/provider/anthropic)
 // exports its Protocol values; adapters/provider registers them in one
 // Registry, which the provider client, model discovery and the control API
-// read. Imports: the standard library, domain/llm, adapters/provider/compat,
-// adapters/provider/sse and adapters/provider/wire; no protocol package, so
-// that all of them can import it.
+// read. A cloud protocol (Bedrock, Vertex AI) also declares its account
+// settings (Cloud), signs or token-authorises each request (Sign, given
+// Credentials) and may frame its responses otherwise than SSE (Frames).
+// Imports: the standard library, domain/llm, ports,
+// adapters/provider/compat, adapters/provider/sse and
+// adapters/provider/wire; no protocol package, so that all of them can
+// import it.
 package protocol

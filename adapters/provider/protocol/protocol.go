@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -13,6 +14,7 @@ import (
 	"keygate/adapters/provider/sse"
 	"keygate/adapters/provider/wire"
 	"keygate/domain/llm"
+	"keygate/ports"
 )
 
 // Protocol is everything Keygate knows about one provider wire protocol.
@@ -42,8 +44,21 @@ type Protocol struct {
 	URL func(base url.URL, model string) url.URL
 	// Auth sets the credential header, and the API-version header where
 	// the protocol has one, of a model call. q are the deviations of the
-	// endpoint called (Azure authenticates differently).
+	// endpoint called (Azure authenticates differently). Required unless
+	// Sign is set.
 	Auth func(h http.Header, apiKey string, q compat.Quirks)
+	// Sign, when set, authorises a model call by signing it or by fetching
+	// a token (the cloud protocols): it runs last, after every header is
+	// set, with the request's final body bytes, and may set headers only.
+	// Its errors are *llm.ProviderError (a credential that cannot be had
+	// is ErrorAuth) or wrap ctx's error.
+	Sign func(ctx context.Context, req *http.Request, body []byte, c Credentials) error
+	// Cloud, when set, declares the account settings and credential
+	// sources the protocol takes; the console shows exactly these fields.
+	Cloud *Cloud
+	// Frames, when set, reads a response body that is not SSE (AWS's
+	// binary event stream) as events for the Decoder; nil reads SSE.
+	Frames func(body io.Reader) Events
 	// Headers, when set, adds the headers a request's own settings need
 	// (Anthropic's fast mode is a beta behind a header). It runs after the
 	// model's configured custom headers and must keep what they set.
@@ -59,6 +74,9 @@ type Protocol struct {
 	NewDecoder func() Decoder
 	// Models lists the models of an endpoint, for discovery.
 	Models Models
+	// Accept is the Accept header of a model call; empty means
+	// text/event-stream.
+	Accept string
 	// FillIn marks a fill-in-the-middle protocol: AppendRequest takes only
 	// requests with llm.Request.FillIn set, and refuses the others (and a
 	// conversation protocol refuses a FillIn request).
@@ -114,6 +132,59 @@ type Decoder interface {
 	Meta() (id, model string)
 }
 
+// Events reads the framed events of one response body.
+type Events interface {
+	// Next returns the next event, io.EOF at a clean end of the body.
+	Next() (sse.Event, error)
+}
+
+// Credentials are what Sign authorises a request with.
+type Credentials struct {
+	// Key is the secret of a CredentialKeys source (an AWS
+	// "ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN]", a service-account
+	// JSON), opened from the pool for this call; empty for an ambient
+	// source. Never logged or echoed.
+	Key string
+	// Cloud are the provider's account settings.
+	Cloud ports.CloudSettings
+	// HTTP fetches credentials (STS, a token endpoint): the outbound
+	// policy's client, like the model call's.
+	HTTP *http.Client
+	// Metadata is the one client that may reach the cloud's instance
+	// metadata service (169.254.169.254), given only for
+	// ports.CredentialInstanceRole; nil otherwise.
+	Metadata *http.Client
+}
+
+// CloudField names one account setting a cloud protocol shows.
+type CloudField string
+
+// The account settings a protocol may declare (ports.CloudSettings).
+const (
+	FieldRegion               CloudField = "region"
+	FieldProject              CloudField = "project"
+	FieldProfile              CloudField = "profile"
+	FieldRoleARN              CloudField = "role_arn"
+	FieldWebIdentityTokenFile CloudField = "web_identity_token_file"
+)
+
+// Cloud declares what a cloud protocol's providers are configured with.
+type Cloud struct {
+	// Fields are the settings shown, in order.
+	Fields []CloudField
+	// Sources are the credential sources offered, the first the default.
+	Sources []ports.CredentialSource
+	// KeyFormat says what a key of the pool holds for CredentialKeys
+	// ("ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN]").
+	KeyFormat string
+	// BaseURL is the vendor's endpoint for the settings, which the console
+	// offers as a new provider's base URL (a private endpoint or a test
+	// fake replaces it).
+	BaseURL func(c ports.CloudSettings) string
+	// Check refuses settings the protocol cannot work with (no region).
+	Check func(c ports.CloudSettings) error
+}
+
 // Models is how a protocol lists the models an endpoint offers. Which URLs
 // are asked is decided by discovery from the configured base, the same way
 // for every protocol.
@@ -128,6 +199,10 @@ type Models struct {
 	// with get. It returns get's errors unchanged: discovery tries its next
 	// candidate URL when one is a 404.
 	List func(ctx context.Context, modelsURL string, get GetJSON) ([]string, error)
+	// Discover, when set, lists the models itself (a cloud's own listing
+	// API, signed like Sign); Auth and List are then unused. base is the
+	// configured base URL.
+	Discover func(ctx context.Context, base string, c Credentials) ([]string, error)
 }
 
 // GetJSON fetches u with the listing's headers and decodes its JSON body
@@ -165,7 +240,7 @@ func (p Protocol) Check() error {
 		missing = "Title"
 	case p.URL == nil:
 		missing = "URL"
-	case p.Auth == nil:
+	case p.Auth == nil && p.Sign == nil:
 		missing = "Auth"
 	case len(p.Reserved) == 0:
 		missing = "Reserved"
@@ -175,10 +250,12 @@ func (p Protocol) Check() error {
 		missing = "NewDecoder"
 	case p.Models.Label == "":
 		missing = "Models.Label"
-	case p.Models.Auth == nil:
+	case p.Models.Discover == nil && p.Models.Auth == nil:
 		missing = "Models.Auth"
-	case p.Models.List == nil:
+	case p.Models.Discover == nil && p.Models.List == nil:
 		missing = "Models.List"
+	case p.Cloud != nil && (len(p.Cloud.Sources) == 0 || p.Cloud.BaseURL == nil):
+		missing = "Cloud.Sources or Cloud.BaseURL"
 	default:
 		return nil
 	}

@@ -2,7 +2,8 @@ import { useState } from "react";
 import { create } from "@bufbuild/protobuf";
 import { models as modelsApi, providers as api } from "../api";
 import { KeyStrategy, ProviderSettingsSchema, type Provider, type ProviderKey, type ProviderSettings } from "../gen/control/v1/provider_pb";
-import { ProviderKind, type ProviderProtocol } from "../gen/control/v1/model_pb";
+import { CredentialSource, ProviderKind, type ProviderProtocol } from "../gen/control/v1/model_pb";
+import { baseUrlFor, CloudFields, effectiveSource } from "../components/cloud";
 import { Badge, Button, Card, ErrorBox, Field, inputClass, Note, Page, Spinner, useLoad } from "../components/ui";
 import { useAdmin } from "../me";
 import { HeaderHints, HeadersEditor } from "../components/headers";
@@ -16,6 +17,10 @@ function ProviderForm({ provider, protocols, onDone, onCancel }: { provider?: Pr
   const [error, setError] = useState<unknown>();
   const [saving, setSaving] = useState(false);
   const set = <K extends keyof ProviderSettings>(k: K, v: ProviderSettings[K]) => setS({ ...s, [k]: v });
+  // A cloud protocol declares its account settings; the form shows those,
+  // and the key field only while the credentials are keys stored here.
+  const cloud = protocols.find((p) => p.kind === s.providerKind)?.cloud;
+  const keyed = !cloud || effectiveSource(cloud, s.cloud) === CredentialSource.KEYS;
   const save = async () => {
     setSaving(true); setError(undefined);
     try {
@@ -28,7 +33,11 @@ function ProviderForm({ provider, protocols, onDone, onCancel }: { provider?: Pr
     <Card title={provider ? `Edit ${provider.settings?.name}` : "Add a provider"}>
       <form className="grid grid-cols-2 gap-4" onSubmit={(e) => { e.preventDefault(); void save(); }}>
         <Field label="Protocol">
-          <select aria-label="Provider protocol" className={inputClass} value={s.providerKind} onChange={(e) => set("providerKind", Number(e.target.value))}>
+          <select aria-label="Provider protocol" className={inputClass} value={s.providerKind} onChange={(e) => {
+            const kind = Number(e.target.value);
+            const decl = protocols.find((p) => p.kind === kind)?.cloud;
+            setS({ ...s, providerKind: kind, cloud: undefined, baseUrl: decl && !s.baseUrl ? baseUrlFor(decl) : s.baseUrl });
+          }}>
             {protocols.map((p) => <option key={p.kind} value={p.kind}>{p.title}</option>)}
           </select>
         </Field>
@@ -50,8 +59,9 @@ function ProviderForm({ provider, protocols, onDone, onCancel }: { provider?: Pr
         <Field label="Cool-down of a refused key (seconds, 0 = default)" hint="Used when the provider sends no Retry-After with a 429 or 401.">
           <input aria-label="Cool-down" className={inputClass} type="number" min={0} value={Number(s.coolDownSeconds)} onChange={(e) => set("coolDownSeconds", BigInt(e.target.value || 0))} />
         </Field>
-        {!provider && (
-          <Field label="API key" hint="Stored encrypted; never shown again. Add more keys on the provider's card.">
+        {cloud && <CloudFields decl={cloud} value={s.cloud} onChange={(c) => setS({ ...s, cloud: c, baseUrl: !provider && (!s.baseUrl || s.baseUrl === baseUrlFor(cloud, s.cloud)) ? baseUrlFor(cloud, c) : s.baseUrl })} />}
+        {!provider && keyed && (
+          <Field label={cloud?.keyFormat ? `Credentials (${cloud.keyFormat})` : "API key"} hint="Stored encrypted; never shown again. Add more keys on the provider's card.">
             <input aria-label="Provider API key" className={inputClass} type="password" autoComplete="off" value={apiKey} onChange={(e) => setApiKey(e.target.value)} />
           </Field>
         )}

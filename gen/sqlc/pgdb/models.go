@@ -258,6 +258,7 @@ type Provider struct {
 	CreatedAt     time.Time
 	UpdatedAt     time.Time
 	SealedHeaders []byte
+	Cloud         string
 }
 
 type ProviderKey struct {

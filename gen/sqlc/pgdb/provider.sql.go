@@ -43,7 +43,7 @@ func (q *Queries) DeleteProviderKey(ctx context.Context, id string) error {
 }
 
 const getProvider = `-- name: GetProvider :one
-SELECT id, name, provider_kind, base_url, use_full_url, custom_headers, region, key_strategy, cool_down_ms, created_at, updated_at, sealed_headers FROM providers WHERE id = $1
+SELECT id, name, provider_kind, base_url, use_full_url, custom_headers, region, key_strategy, cool_down_ms, created_at, updated_at, sealed_headers, cloud FROM providers WHERE id = $1
 `
 
 func (q *Queries) GetProvider(ctx context.Context, id string) (Provider, error) {
@@ -62,6 +62,7 @@ func (q *Queries) GetProvider(ctx context.Context, id string) (Provider, error) 
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.SealedHeaders,
+		&i.Cloud,
 	)
 	return i, err
 }
@@ -146,7 +147,7 @@ func (q *Queries) ListProviderKeys(ctx context.Context, providerID string) ([]Pr
 }
 
 const listProviders = `-- name: ListProviders :many
-SELECT id, name, provider_kind, base_url, use_full_url, custom_headers, region, key_strategy, cool_down_ms, created_at, updated_at, sealed_headers FROM providers ORDER BY name, id
+SELECT id, name, provider_kind, base_url, use_full_url, custom_headers, region, key_strategy, cool_down_ms, created_at, updated_at, sealed_headers, cloud FROM providers ORDER BY name, id
 `
 
 func (q *Queries) ListProviders(ctx context.Context) ([]Provider, error) {
@@ -171,6 +172,7 @@ func (q *Queries) ListProviders(ctx context.Context) ([]Provider, error) {
 			&i.CreatedAt,
 			&i.UpdatedAt,
 			&i.SealedHeaders,
+			&i.Cloud,
 		); err != nil {
 			return nil, err
 		}
@@ -210,13 +212,14 @@ func (q *Queries) SetProviderKeyEnabled(ctx context.Context, arg SetProviderKeyE
 
 const upsertProvider = `-- name: UpsertProvider :exec
 INSERT INTO providers (id, name, provider_kind, base_url, use_full_url, custom_headers, sealed_headers, region,
-                       key_strategy, cool_down_ms, created_at, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $11, $7, $8, $9, $10, $10)
+                       key_strategy, cool_down_ms, created_at, updated_at, cloud)
+VALUES ($1, $2, $3, $4, $5, $6, $11, $7, $8, $9, $10, $10, $12)
 ON CONFLICT (id) DO UPDATE SET
     name = excluded.name, provider_kind = excluded.provider_kind, base_url = excluded.base_url,
     use_full_url = excluded.use_full_url, custom_headers = excluded.custom_headers,
     sealed_headers = excluded.sealed_headers, region = excluded.region,
-    key_strategy = excluded.key_strategy, cool_down_ms = excluded.cool_down_ms, updated_at = excluded.updated_at
+    key_strategy = excluded.key_strategy, cool_down_ms = excluded.cool_down_ms, updated_at = excluded.updated_at,
+    cloud = excluded.cloud
 `
 
 type UpsertProviderParams struct {
@@ -231,6 +234,7 @@ type UpsertProviderParams struct {
 	CoolDownMs    int64
 	CreatedAt     time.Time
 	SealedHeaders []byte
+	Cloud         string
 }
 
 func (q *Queries) UpsertProvider(ctx context.Context, arg UpsertProviderParams) error {
@@ -246,6 +250,7 @@ func (q *Queries) UpsertProvider(ctx context.Context, arg UpsertProviderParams) 
 		arg.CoolDownMs,
 		arg.CreatedAt,
 		arg.SealedHeaders,
+		arg.Cloud,
 	)
 	return err
 }

@@ -255,6 +255,7 @@ type Provider struct {
 	CreatedAt     int64
 	UpdatedAt     int64
 	SealedHeaders []byte
+	Cloud         string
 }
 
 type ProviderKey struct {

@@ -1,12 +1,13 @@
 -- name: UpsertProvider :exec
 INSERT INTO providers (id, name, provider_kind, base_url, use_full_url, custom_headers, sealed_headers, region,
-                       key_strategy, cool_down_ms, created_at, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $11, $7, $8, $9, $10, $10)
+                       key_strategy, cool_down_ms, created_at, updated_at, cloud)
+VALUES ($1, $2, $3, $4, $5, $6, $11, $7, $8, $9, $10, $10, $12)
 ON CONFLICT (id) DO UPDATE SET
     name = excluded.name, provider_kind = excluded.provider_kind, base_url = excluded.base_url,
     use_full_url = excluded.use_full_url, custom_headers = excluded.custom_headers,
     sealed_headers = excluded.sealed_headers, region = excluded.region,
-    key_strategy = excluded.key_strategy, cool_down_ms = excluded.cool_down_ms, updated_at = excluded.updated_at;
+    key_strategy = excluded.key_strategy, cool_down_ms = excluded.cool_down_ms, updated_at = excluded.updated_at,
+    cloud = excluded.cloud;
 
 -- name: GetProvider :one
 SELECT * FROM providers WHERE id = $1;

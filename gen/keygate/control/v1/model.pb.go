@@ -35,7 +35,8 @@ const (
 	ProviderKind_PROVIDER_KIND_OPENAI_COMPLETIONS ProviderKind = 4
 	ProviderKind_PROVIDER_KIND_MISTRAL_FIM        ProviderKind = 5
 	ProviderKind_PROVIDER_KIND_GEMINI             ProviderKind = 6
-	// 7 and 8 are kept for the AWS Bedrock protocols, built alongside.
+	// 7 and 8 are taken by AWS Bedrock (branch bedrock), 9 and 10 by Vertex
+	// AI (branch vertex).
 	ProviderKind_PROVIDER_KIND_VERTEX_ANTHROPIC ProviderKind = 9
 	ProviderKind_PROVIDER_KIND_VERTEX_GEMINI    ProviderKind = 10
 )
@@ -93,6 +94,76 @@ func (ProviderKind) EnumDescriptor() ([]byte, []int) {
 	return file_control_v1_model_proto_rawDescGZIP(), []int{0}
 }
 
+// CredentialSource is where a cloud provider's credentials come from.
+type CredentialSource int32
+
+const (
+	// Unspecified reads as KEYS.
+	CredentialSource_CREDENTIAL_SOURCE_UNSPECIFIED CredentialSource = 0
+	// The provider's key pool holds the secret (AWS access keys, a Google
+	// service-account JSON), sealed like an API key and never shown again.
+	CredentialSource_CREDENTIAL_SOURCE_KEYS CredentialSource = 1
+	// A named profile of the shared config and credentials files on the
+	// Keygate host.
+	CredentialSource_CREDENTIAL_SOURCE_PROFILE CredentialSource = 2
+	// A web identity token file exchanged for a role's credentials
+	// (Kubernetes service accounts).
+	CredentialSource_CREDENTIAL_SOURCE_WEB_IDENTITY CredentialSource = 3
+	// The role of the instance Keygate runs on, from the instance metadata
+	// service: the one link-local address Keygate then reaches.
+	CredentialSource_CREDENTIAL_SOURCE_INSTANCE_ROLE CredentialSource = 4
+	// The cloud SDK's default chain (environment, files, web identity,
+	// container or instance role; Google application-default credentials).
+	CredentialSource_CREDENTIAL_SOURCE_DEFAULT CredentialSource = 5
+)
+
+// Enum value maps for CredentialSource.
+var (
+	CredentialSource_name = map[int32]string{
+		0: "CREDENTIAL_SOURCE_UNSPECIFIED",
+		1: "CREDENTIAL_SOURCE_KEYS",
+		2: "CREDENTIAL_SOURCE_PROFILE",
+		3: "CREDENTIAL_SOURCE_WEB_IDENTITY",
+		4: "CREDENTIAL_SOURCE_INSTANCE_ROLE",
+		5: "CREDENTIAL_SOURCE_DEFAULT",
+	}
+	CredentialSource_value = map[string]int32{
+		"CREDENTIAL_SOURCE_UNSPECIFIED":   0,
+		"CREDENTIAL_SOURCE_KEYS":          1,
+		"CREDENTIAL_SOURCE_PROFILE":       2,
+		"CREDENTIAL_SOURCE_WEB_IDENTITY":  3,
+		"CREDENTIAL_SOURCE_INSTANCE_ROLE": 4,
+		"CREDENTIAL_SOURCE_DEFAULT":       5,
+	}
+)
+
+func (x CredentialSource) Enum() *CredentialSource {
+	p := new(CredentialSource)
+	*p = x
+	return p
+}
+
+func (x CredentialSource) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (CredentialSource) Descriptor() protoreflect.EnumDescriptor {
+	return file_control_v1_model_proto_enumTypes[1].Descriptor()
+}
+
+func (CredentialSource) Type() protoreflect.EnumType {
+	return &file_control_v1_model_proto_enumTypes[1]
+}
+
+func (x CredentialSource) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use CredentialSource.Descriptor instead.
+func (CredentialSource) EnumDescriptor() ([]byte, []int) {
+	return file_control_v1_model_proto_rawDescGZIP(), []int{1}
+}
+
 // TestPhase is how far a connection test got.
 type TestPhase int32
 
@@ -130,11 +201,11 @@ func (x TestPhase) String() string {
 }
 
 func (TestPhase) Descriptor() protoreflect.EnumDescriptor {
-	return file_control_v1_model_proto_enumTypes[1].Descriptor()
+	return file_control_v1_model_proto_enumTypes[2].Descriptor()
 }
 
 func (TestPhase) Type() protoreflect.EnumType {
-	return &file_control_v1_model_proto_enumTypes[1]
+	return &file_control_v1_model_proto_enumTypes[2]
 }
 
 func (x TestPhase) Number() protoreflect.EnumNumber {
@@ -143,7 +214,7 @@ func (x TestPhase) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use TestPhase.Descriptor instead.
 func (TestPhase) EnumDescriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{1}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{2}
 }
 
 // Model is a stored model as the console sees it.
@@ -616,7 +687,11 @@ type ProviderProtocol struct {
 	// fill_in says the protocol completes the text between a prefix and a
 	// suffix (fill-in-the-middle): its models serve Cursor Tab, never the
 	// Agent, and Cursor's model picker does not list them.
-	FillIn        bool `protobuf:"varint,4,opt,name=fill_in,json=fillIn,proto3" json:"fill_in,omitempty"`
+	FillIn bool `protobuf:"varint,4,opt,name=fill_in,json=fillIn,proto3" json:"fill_in,omitempty"`
+	// cloud is set for a protocol whose providers sign requests with a cloud
+	// account (Bedrock, Vertex AI): the settings and credential sources the
+	// provider form shows. Unset for the others.
+	Cloud         *CloudDeclaration `protobuf:"bytes,5,opt,name=cloud,proto3" json:"cloud,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -679,6 +754,179 @@ func (x *ProviderProtocol) GetFillIn() bool {
 	return false
 }
 
+func (x *ProviderProtocol) GetCloud() *CloudDeclaration {
+	if x != nil {
+		return x.Cloud
+	}
+	return nil
+}
+
+// CloudDeclaration is what a cloud protocol's providers are configured with.
+type CloudDeclaration struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// fields are the CloudSettings shown, in order: "region", "project",
+	// "profile", "role_arn", "web_identity_token_file".
+	Fields []string `protobuf:"bytes,1,rep,name=fields,proto3" json:"fields,omitempty"`
+	// credential_sources are those offered, the first the default.
+	CredentialSources []CredentialSource `protobuf:"varint,2,rep,packed,name=credential_sources,json=credentialSources,proto3,enum=keygate.control.v1.CredentialSource" json:"credential_sources,omitempty"`
+	// key_format says what a key of the pool holds with
+	// CREDENTIAL_SOURCE_KEYS ("ACCESS_KEY_ID:SECRET_ACCESS_KEY").
+	KeyFormat string `protobuf:"bytes,3,opt,name=key_format,json=keyFormat,proto3" json:"key_format,omitempty"`
+	// base_url_template is the vendor endpoint offered as a new provider's
+	// base URL, "{region}" and "{project}" standing for those settings.
+	BaseUrlTemplate string `protobuf:"bytes,4,opt,name=base_url_template,json=baseUrlTemplate,proto3" json:"base_url_template,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *CloudDeclaration) Reset() {
+	*x = CloudDeclaration{}
+	mi := &file_control_v1_model_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CloudDeclaration) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CloudDeclaration) ProtoMessage() {}
+
+func (x *CloudDeclaration) ProtoReflect() protoreflect.Message {
+	mi := &file_control_v1_model_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CloudDeclaration.ProtoReflect.Descriptor instead.
+func (*CloudDeclaration) Descriptor() ([]byte, []int) {
+	return file_control_v1_model_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *CloudDeclaration) GetFields() []string {
+	if x != nil {
+		return x.Fields
+	}
+	return nil
+}
+
+func (x *CloudDeclaration) GetCredentialSources() []CredentialSource {
+	if x != nil {
+		return x.CredentialSources
+	}
+	return nil
+}
+
+func (x *CloudDeclaration) GetKeyFormat() string {
+	if x != nil {
+		return x.KeyFormat
+	}
+	return ""
+}
+
+func (x *CloudDeclaration) GetBaseUrlTemplate() string {
+	if x != nil {
+		return x.BaseUrlTemplate
+	}
+	return ""
+}
+
+// CloudSettings are a cloud provider's account settings; nothing secret.
+type CloudSettings struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// region is the cloud region (us-east-1) or Google location.
+	Region string `protobuf:"bytes,1,opt,name=region,proto3" json:"region,omitempty"`
+	// project is the Google Cloud project id.
+	Project          string           `protobuf:"bytes,2,opt,name=project,proto3" json:"project,omitempty"`
+	CredentialSource CredentialSource `protobuf:"varint,3,opt,name=credential_source,json=credentialSource,proto3,enum=keygate.control.v1.CredentialSource" json:"credential_source,omitempty"`
+	// profile names a shared-config profile (CREDENTIAL_SOURCE_PROFILE).
+	Profile string `protobuf:"bytes,4,opt,name=profile,proto3" json:"profile,omitempty"`
+	// role_arn and web_identity_token_file configure
+	// CREDENTIAL_SOURCE_WEB_IDENTITY.
+	RoleArn              string `protobuf:"bytes,5,opt,name=role_arn,json=roleArn,proto3" json:"role_arn,omitempty"`
+	WebIdentityTokenFile string `protobuf:"bytes,6,opt,name=web_identity_token_file,json=webIdentityTokenFile,proto3" json:"web_identity_token_file,omitempty"`
+	unknownFields        protoimpl.UnknownFields
+	sizeCache            protoimpl.SizeCache
+}
+
+func (x *CloudSettings) Reset() {
+	*x = CloudSettings{}
+	mi := &file_control_v1_model_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CloudSettings) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CloudSettings) ProtoMessage() {}
+
+func (x *CloudSettings) ProtoReflect() protoreflect.Message {
+	mi := &file_control_v1_model_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CloudSettings.ProtoReflect.Descriptor instead.
+func (*CloudSettings) Descriptor() ([]byte, []int) {
+	return file_control_v1_model_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *CloudSettings) GetRegion() string {
+	if x != nil {
+		return x.Region
+	}
+	return ""
+}
+
+func (x *CloudSettings) GetProject() string {
+	if x != nil {
+		return x.Project
+	}
+	return ""
+}
+
+func (x *CloudSettings) GetCredentialSource() CredentialSource {
+	if x != nil {
+		return x.CredentialSource
+	}
+	return CredentialSource_CREDENTIAL_SOURCE_UNSPECIFIED
+}
+
+func (x *CloudSettings) GetProfile() string {
+	if x != nil {
+		return x.Profile
+	}
+	return ""
+}
+
+func (x *CloudSettings) GetRoleArn() string {
+	if x != nil {
+		return x.RoleArn
+	}
+	return ""
+}
+
+func (x *CloudSettings) GetWebIdentityTokenFile() string {
+	if x != nil {
+		return x.WebIdentityTokenFile
+	}
+	return ""
+}
+
 type CreateModelRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Settings      *ModelSettings         `protobuf:"bytes,1,opt,name=settings,proto3" json:"settings,omitempty"`
@@ -690,7 +938,7 @@ type CreateModelRequest struct {
 
 func (x *CreateModelRequest) Reset() {
 	*x = CreateModelRequest{}
-	mi := &file_control_v1_model_proto_msgTypes[6]
+	mi := &file_control_v1_model_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -702,7 +950,7 @@ func (x *CreateModelRequest) String() string {
 func (*CreateModelRequest) ProtoMessage() {}
 
 func (x *CreateModelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[6]
+	mi := &file_control_v1_model_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -715,7 +963,7 @@ func (x *CreateModelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateModelRequest.ProtoReflect.Descriptor instead.
 func (*CreateModelRequest) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{6}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CreateModelRequest) GetSettings() *ModelSettings {
@@ -748,7 +996,7 @@ type CreateModelResponse struct {
 
 func (x *CreateModelResponse) Reset() {
 	*x = CreateModelResponse{}
-	mi := &file_control_v1_model_proto_msgTypes[7]
+	mi := &file_control_v1_model_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -760,7 +1008,7 @@ func (x *CreateModelResponse) String() string {
 func (*CreateModelResponse) ProtoMessage() {}
 
 func (x *CreateModelResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[7]
+	mi := &file_control_v1_model_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -773,7 +1021,7 @@ func (x *CreateModelResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateModelResponse.ProtoReflect.Descriptor instead.
 func (*CreateModelResponse) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{7}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *CreateModelResponse) GetModel() *Model {
@@ -795,7 +1043,7 @@ type UpdateModelRequest struct {
 
 func (x *UpdateModelRequest) Reset() {
 	*x = UpdateModelRequest{}
-	mi := &file_control_v1_model_proto_msgTypes[8]
+	mi := &file_control_v1_model_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -807,7 +1055,7 @@ func (x *UpdateModelRequest) String() string {
 func (*UpdateModelRequest) ProtoMessage() {}
 
 func (x *UpdateModelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[8]
+	mi := &file_control_v1_model_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -820,7 +1068,7 @@ func (x *UpdateModelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateModelRequest.ProtoReflect.Descriptor instead.
 func (*UpdateModelRequest) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{8}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *UpdateModelRequest) GetId() string {
@@ -853,7 +1101,7 @@ type UpdateModelResponse struct {
 
 func (x *UpdateModelResponse) Reset() {
 	*x = UpdateModelResponse{}
-	mi := &file_control_v1_model_proto_msgTypes[9]
+	mi := &file_control_v1_model_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -865,7 +1113,7 @@ func (x *UpdateModelResponse) String() string {
 func (*UpdateModelResponse) ProtoMessage() {}
 
 func (x *UpdateModelResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[9]
+	mi := &file_control_v1_model_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -878,7 +1126,7 @@ func (x *UpdateModelResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateModelResponse.ProtoReflect.Descriptor instead.
 func (*UpdateModelResponse) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{9}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *UpdateModelResponse) GetModel() *Model {
@@ -897,7 +1145,7 @@ type DeleteModelRequest struct {
 
 func (x *DeleteModelRequest) Reset() {
 	*x = DeleteModelRequest{}
-	mi := &file_control_v1_model_proto_msgTypes[10]
+	mi := &file_control_v1_model_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -909,7 +1157,7 @@ func (x *DeleteModelRequest) String() string {
 func (*DeleteModelRequest) ProtoMessage() {}
 
 func (x *DeleteModelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[10]
+	mi := &file_control_v1_model_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -922,7 +1170,7 @@ func (x *DeleteModelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteModelRequest.ProtoReflect.Descriptor instead.
 func (*DeleteModelRequest) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{10}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *DeleteModelRequest) GetId() string {
@@ -940,7 +1188,7 @@ type DeleteModelResponse struct {
 
 func (x *DeleteModelResponse) Reset() {
 	*x = DeleteModelResponse{}
-	mi := &file_control_v1_model_proto_msgTypes[11]
+	mi := &file_control_v1_model_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -952,7 +1200,7 @@ func (x *DeleteModelResponse) String() string {
 func (*DeleteModelResponse) ProtoMessage() {}
 
 func (x *DeleteModelResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[11]
+	mi := &file_control_v1_model_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -965,7 +1213,7 @@ func (x *DeleteModelResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteModelResponse.ProtoReflect.Descriptor instead.
 func (*DeleteModelResponse) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{11}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{13}
 }
 
 type SetModelEnabledRequest struct {
@@ -978,7 +1226,7 @@ type SetModelEnabledRequest struct {
 
 func (x *SetModelEnabledRequest) Reset() {
 	*x = SetModelEnabledRequest{}
-	mi := &file_control_v1_model_proto_msgTypes[12]
+	mi := &file_control_v1_model_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -990,7 +1238,7 @@ func (x *SetModelEnabledRequest) String() string {
 func (*SetModelEnabledRequest) ProtoMessage() {}
 
 func (x *SetModelEnabledRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[12]
+	mi := &file_control_v1_model_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1003,7 +1251,7 @@ func (x *SetModelEnabledRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetModelEnabledRequest.ProtoReflect.Descriptor instead.
 func (*SetModelEnabledRequest) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{12}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *SetModelEnabledRequest) GetId() string {
@@ -1029,7 +1277,7 @@ type SetModelEnabledResponse struct {
 
 func (x *SetModelEnabledResponse) Reset() {
 	*x = SetModelEnabledResponse{}
-	mi := &file_control_v1_model_proto_msgTypes[13]
+	mi := &file_control_v1_model_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1041,7 +1289,7 @@ func (x *SetModelEnabledResponse) String() string {
 func (*SetModelEnabledResponse) ProtoMessage() {}
 
 func (x *SetModelEnabledResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[13]
+	mi := &file_control_v1_model_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1054,7 +1302,7 @@ func (x *SetModelEnabledResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetModelEnabledResponse.ProtoReflect.Descriptor instead.
 func (*SetModelEnabledResponse) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{13}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *SetModelEnabledResponse) GetModel() *Model {
@@ -1073,7 +1321,7 @@ type ReorderModelsRequest struct {
 
 func (x *ReorderModelsRequest) Reset() {
 	*x = ReorderModelsRequest{}
-	mi := &file_control_v1_model_proto_msgTypes[14]
+	mi := &file_control_v1_model_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1085,7 +1333,7 @@ func (x *ReorderModelsRequest) String() string {
 func (*ReorderModelsRequest) ProtoMessage() {}
 
 func (x *ReorderModelsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[14]
+	mi := &file_control_v1_model_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1098,7 +1346,7 @@ func (x *ReorderModelsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReorderModelsRequest.ProtoReflect.Descriptor instead.
 func (*ReorderModelsRequest) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{14}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ReorderModelsRequest) GetIds() []string {
@@ -1117,7 +1365,7 @@ type ReorderModelsResponse struct {
 
 func (x *ReorderModelsResponse) Reset() {
 	*x = ReorderModelsResponse{}
-	mi := &file_control_v1_model_proto_msgTypes[15]
+	mi := &file_control_v1_model_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1129,7 +1377,7 @@ func (x *ReorderModelsResponse) String() string {
 func (*ReorderModelsResponse) ProtoMessage() {}
 
 func (x *ReorderModelsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[15]
+	mi := &file_control_v1_model_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1142,7 +1390,7 @@ func (x *ReorderModelsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReorderModelsResponse.ProtoReflect.Descriptor instead.
 func (*ReorderModelsResponse) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{15}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ReorderModelsResponse) GetModels() []*Model {
@@ -1161,7 +1409,7 @@ type DuplicateModelRequest struct {
 
 func (x *DuplicateModelRequest) Reset() {
 	*x = DuplicateModelRequest{}
-	mi := &file_control_v1_model_proto_msgTypes[16]
+	mi := &file_control_v1_model_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1173,7 +1421,7 @@ func (x *DuplicateModelRequest) String() string {
 func (*DuplicateModelRequest) ProtoMessage() {}
 
 func (x *DuplicateModelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[16]
+	mi := &file_control_v1_model_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1186,7 +1434,7 @@ func (x *DuplicateModelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DuplicateModelRequest.ProtoReflect.Descriptor instead.
 func (*DuplicateModelRequest) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{16}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *DuplicateModelRequest) GetId() string {
@@ -1205,7 +1453,7 @@ type DuplicateModelResponse struct {
 
 func (x *DuplicateModelResponse) Reset() {
 	*x = DuplicateModelResponse{}
-	mi := &file_control_v1_model_proto_msgTypes[17]
+	mi := &file_control_v1_model_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1217,7 +1465,7 @@ func (x *DuplicateModelResponse) String() string {
 func (*DuplicateModelResponse) ProtoMessage() {}
 
 func (x *DuplicateModelResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[17]
+	mi := &file_control_v1_model_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1230,7 +1478,7 @@ func (x *DuplicateModelResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DuplicateModelResponse.ProtoReflect.Descriptor instead.
 func (*DuplicateModelResponse) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{17}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *DuplicateModelResponse) GetModel() *Model {
@@ -1252,13 +1500,17 @@ type DiscoverModelsRequest struct {
 	// at key_from_provider_id, else key_from_model_id's provider.
 	CustomHeaders     map[string]string `protobuf:"bytes,5,rep,name=custom_headers,json=customHeaders,proto3" json:"custom_headers,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	KeyFromProviderId string            `protobuf:"bytes,6,opt,name=key_from_provider_id,json=keyFromProviderId,proto3" json:"key_from_provider_id,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// cloud are the account settings of a cloud protocol's endpoint; unset
+	// takes those of key_from_provider_id (else key_from_model_id's
+	// provider).
+	Cloud         *CloudSettings `protobuf:"bytes,7,opt,name=cloud,proto3" json:"cloud,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *DiscoverModelsRequest) Reset() {
 	*x = DiscoverModelsRequest{}
-	mi := &file_control_v1_model_proto_msgTypes[18]
+	mi := &file_control_v1_model_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1270,7 +1522,7 @@ func (x *DiscoverModelsRequest) String() string {
 func (*DiscoverModelsRequest) ProtoMessage() {}
 
 func (x *DiscoverModelsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[18]
+	mi := &file_control_v1_model_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1283,7 +1535,7 @@ func (x *DiscoverModelsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiscoverModelsRequest.ProtoReflect.Descriptor instead.
 func (*DiscoverModelsRequest) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{18}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *DiscoverModelsRequest) GetProviderKind() ProviderKind {
@@ -1328,6 +1580,13 @@ func (x *DiscoverModelsRequest) GetKeyFromProviderId() string {
 	return ""
 }
 
+func (x *DiscoverModelsRequest) GetCloud() *CloudSettings {
+	if x != nil {
+		return x.Cloud
+	}
+	return nil
+}
+
 type DiscoverModelsResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	ModelIds      []string               `protobuf:"bytes,1,rep,name=model_ids,json=modelIds,proto3" json:"model_ids,omitempty"`
@@ -1337,7 +1596,7 @@ type DiscoverModelsResponse struct {
 
 func (x *DiscoverModelsResponse) Reset() {
 	*x = DiscoverModelsResponse{}
-	mi := &file_control_v1_model_proto_msgTypes[19]
+	mi := &file_control_v1_model_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1349,7 +1608,7 @@ func (x *DiscoverModelsResponse) String() string {
 func (*DiscoverModelsResponse) ProtoMessage() {}
 
 func (x *DiscoverModelsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[19]
+	mi := &file_control_v1_model_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1362,7 +1621,7 @@ func (x *DiscoverModelsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiscoverModelsResponse.ProtoReflect.Descriptor instead.
 func (*DiscoverModelsResponse) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{19}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *DiscoverModelsResponse) GetModelIds() []string {
@@ -1381,7 +1640,7 @@ type TestModelRequest struct {
 
 func (x *TestModelRequest) Reset() {
 	*x = TestModelRequest{}
-	mi := &file_control_v1_model_proto_msgTypes[20]
+	mi := &file_control_v1_model_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1393,7 +1652,7 @@ func (x *TestModelRequest) String() string {
 func (*TestModelRequest) ProtoMessage() {}
 
 func (x *TestModelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[20]
+	mi := &file_control_v1_model_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1406,7 +1665,7 @@ func (x *TestModelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TestModelRequest.ProtoReflect.Descriptor instead.
 func (*TestModelRequest) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{20}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *TestModelRequest) GetId() string {
@@ -1429,7 +1688,7 @@ type TestModelResponse struct {
 
 func (x *TestModelResponse) Reset() {
 	*x = TestModelResponse{}
-	mi := &file_control_v1_model_proto_msgTypes[21]
+	mi := &file_control_v1_model_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1441,7 +1700,7 @@ func (x *TestModelResponse) String() string {
 func (*TestModelResponse) ProtoMessage() {}
 
 func (x *TestModelResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[21]
+	mi := &file_control_v1_model_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1454,7 +1713,7 @@ func (x *TestModelResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TestModelResponse.ProtoReflect.Descriptor instead.
 func (*TestModelResponse) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{21}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *TestModelResponse) GetPhase() TestPhase {
@@ -1501,7 +1760,7 @@ type TestResult struct {
 
 func (x *TestResult) Reset() {
 	*x = TestResult{}
-	mi := &file_control_v1_model_proto_msgTypes[22]
+	mi := &file_control_v1_model_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1513,7 +1772,7 @@ func (x *TestResult) String() string {
 func (*TestResult) ProtoMessage() {}
 
 func (x *TestResult) ProtoReflect() protoreflect.Message {
-	mi := &file_control_v1_model_proto_msgTypes[22]
+	mi := &file_control_v1_model_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1526,7 +1785,7 @@ func (x *TestResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TestResult.ProtoReflect.Descriptor instead.
 func (*TestResult) Descriptor() ([]byte, []int) {
-	return file_control_v1_model_proto_rawDescGZIP(), []int{22}
+	return file_control_v1_model_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *TestResult) GetOk() bool {
@@ -1651,12 +1910,26 @@ const file_control_v1_model_proto_rawDesc = "" +
 	"\x11ListModelsRequest\"\x8b\x01\n" +
 	"\x12ListModelsResponse\x121\n" +
 	"\x06models\x18\x01 \x03(\v2\x19.keygate.control.v1.ModelR\x06models\x12B\n" +
-	"\tprotocols\x18\x02 \x03(\v2$.keygate.control.v1.ProviderProtocolR\tprotocols\"\x8b\x01\n" +
+	"\tprotocols\x18\x02 \x03(\v2$.keygate.control.v1.ProviderProtocolR\tprotocols\"\xc7\x01\n" +
 	"\x10ProviderProtocol\x124\n" +
 	"\x04kind\x18\x01 \x01(\x0e2 .keygate.control.v1.ProviderKindR\x04kind\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
 	"\x05title\x18\x03 \x01(\tR\x05title\x12\x17\n" +
-	"\afill_in\x18\x04 \x01(\bR\x06fillIn\"\x86\x01\n" +
+	"\afill_in\x18\x04 \x01(\bR\x06fillIn\x12:\n" +
+	"\x05cloud\x18\x05 \x01(\v2$.keygate.control.v1.CloudDeclarationR\x05cloud\"\xca\x01\n" +
+	"\x10CloudDeclaration\x12\x16\n" +
+	"\x06fields\x18\x01 \x03(\tR\x06fields\x12S\n" +
+	"\x12credential_sources\x18\x02 \x03(\x0e2$.keygate.control.v1.CredentialSourceR\x11credentialSources\x12\x1d\n" +
+	"\n" +
+	"key_format\x18\x03 \x01(\tR\tkeyFormat\x12*\n" +
+	"\x11base_url_template\x18\x04 \x01(\tR\x0fbaseUrlTemplate\"\x80\x02\n" +
+	"\rCloudSettings\x12\x16\n" +
+	"\x06region\x18\x01 \x01(\tR\x06region\x12\x18\n" +
+	"\aproject\x18\x02 \x01(\tR\aproject\x12Q\n" +
+	"\x11credential_source\x18\x03 \x01(\x0e2$.keygate.control.v1.CredentialSourceR\x10credentialSource\x12\x18\n" +
+	"\aprofile\x18\x04 \x01(\tR\aprofile\x12\x19\n" +
+	"\brole_arn\x18\x05 \x01(\tR\aroleArn\x125\n" +
+	"\x17web_identity_token_file\x18\x06 \x01(\tR\x14webIdentityTokenFile\"\x86\x01\n" +
 	"\x12CreateModelRequest\x12=\n" +
 	"\bsettings\x18\x01 \x01(\v2!.keygate.control.v1.ModelSettingsR\bsettings\x12\x17\n" +
 	"\aapi_key\x18\x02 \x01(\tR\x06apiKey\x12\x18\n" +
@@ -1684,14 +1957,15 @@ const file_control_v1_model_proto_rawDesc = "" +
 	"\x15DuplicateModelRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"I\n" +
 	"\x16DuplicateModelResponse\x12/\n" +
-	"\x05model\x18\x01 \x01(\v2\x19.keygate.control.v1.ModelR\x05model\"\x95\x03\n" +
+	"\x05model\x18\x01 \x01(\v2\x19.keygate.control.v1.ModelR\x05model\"\xce\x03\n" +
 	"\x15DiscoverModelsRequest\x12E\n" +
 	"\rprovider_kind\x18\x01 \x01(\x0e2 .keygate.control.v1.ProviderKindR\fproviderKind\x12\x19\n" +
 	"\bbase_url\x18\x02 \x01(\tR\abaseUrl\x12\x17\n" +
 	"\aapi_key\x18\x03 \x01(\tR\x06apiKey\x12)\n" +
 	"\x11key_from_model_id\x18\x04 \x01(\tR\x0ekeyFromModelId\x12c\n" +
 	"\x0ecustom_headers\x18\x05 \x03(\v2<.keygate.control.v1.DiscoverModelsRequest.CustomHeadersEntryR\rcustomHeaders\x12/\n" +
-	"\x14key_from_provider_id\x18\x06 \x01(\tR\x11keyFromProviderId\x1a@\n" +
+	"\x14key_from_provider_id\x18\x06 \x01(\tR\x11keyFromProviderId\x127\n" +
+	"\x05cloud\x18\a \x01(\v2!.keygate.control.v1.CloudSettingsR\x05cloud\x1a@\n" +
 	"\x12CustomHeadersEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"5\n" +
@@ -1728,7 +2002,14 @@ const file_control_v1_model_proto_rawDesc = "" +
 	"\x14PROVIDER_KIND_GEMINI\x10\x06\x12\"\n" +
 	"\x1ePROVIDER_KIND_VERTEX_ANTHROPIC\x10\t\x12\x1f\n" +
 	"\x1bPROVIDER_KIND_VERTEX_GEMINI\x10\n" +
-	"*q\n" +
+	"*\xd8\x01\n" +
+	"\x10CredentialSource\x12!\n" +
+	"\x1dCREDENTIAL_SOURCE_UNSPECIFIED\x10\x00\x12\x1a\n" +
+	"\x16CREDENTIAL_SOURCE_KEYS\x10\x01\x12\x1d\n" +
+	"\x19CREDENTIAL_SOURCE_PROFILE\x10\x02\x12\"\n" +
+	"\x1eCREDENTIAL_SOURCE_WEB_IDENTITY\x10\x03\x12#\n" +
+	"\x1fCREDENTIAL_SOURCE_INSTANCE_ROLE\x10\x04\x12\x1d\n" +
+	"\x19CREDENTIAL_SOURCE_DEFAULT\x10\x05*q\n" +
 	"\tTestPhase\x12\x1a\n" +
 	"\x16TEST_PHASE_UNSPECIFIED\x10\x00\x12\x19\n" +
 	"\x15TEST_PHASE_CONNECTING\x10\x01\x12\x18\n" +
@@ -1760,82 +2041,89 @@ func file_control_v1_model_proto_rawDescGZIP() []byte {
 	return file_control_v1_model_proto_rawDescData
 }
 
-var file_control_v1_model_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_control_v1_model_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
+var file_control_v1_model_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_control_v1_model_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
 var file_control_v1_model_proto_goTypes = []any{
 	(ProviderKind)(0),               // 0: keygate.control.v1.ProviderKind
-	(TestPhase)(0),                  // 1: keygate.control.v1.TestPhase
-	(*Model)(nil),                   // 2: keygate.control.v1.Model
-	(*CustomHeaderHint)(nil),        // 3: keygate.control.v1.CustomHeaderHint
-	(*ModelSettings)(nil),           // 4: keygate.control.v1.ModelSettings
-	(*ListModelsRequest)(nil),       // 5: keygate.control.v1.ListModelsRequest
-	(*ListModelsResponse)(nil),      // 6: keygate.control.v1.ListModelsResponse
-	(*ProviderProtocol)(nil),        // 7: keygate.control.v1.ProviderProtocol
-	(*CreateModelRequest)(nil),      // 8: keygate.control.v1.CreateModelRequest
-	(*CreateModelResponse)(nil),     // 9: keygate.control.v1.CreateModelResponse
-	(*UpdateModelRequest)(nil),      // 10: keygate.control.v1.UpdateModelRequest
-	(*UpdateModelResponse)(nil),     // 11: keygate.control.v1.UpdateModelResponse
-	(*DeleteModelRequest)(nil),      // 12: keygate.control.v1.DeleteModelRequest
-	(*DeleteModelResponse)(nil),     // 13: keygate.control.v1.DeleteModelResponse
-	(*SetModelEnabledRequest)(nil),  // 14: keygate.control.v1.SetModelEnabledRequest
-	(*SetModelEnabledResponse)(nil), // 15: keygate.control.v1.SetModelEnabledResponse
-	(*ReorderModelsRequest)(nil),    // 16: keygate.control.v1.ReorderModelsRequest
-	(*ReorderModelsResponse)(nil),   // 17: keygate.control.v1.ReorderModelsResponse
-	(*DuplicateModelRequest)(nil),   // 18: keygate.control.v1.DuplicateModelRequest
-	(*DuplicateModelResponse)(nil),  // 19: keygate.control.v1.DuplicateModelResponse
-	(*DiscoverModelsRequest)(nil),   // 20: keygate.control.v1.DiscoverModelsRequest
-	(*DiscoverModelsResponse)(nil),  // 21: keygate.control.v1.DiscoverModelsResponse
-	(*TestModelRequest)(nil),        // 22: keygate.control.v1.TestModelRequest
-	(*TestModelResponse)(nil),       // 23: keygate.control.v1.TestModelResponse
-	(*TestResult)(nil),              // 24: keygate.control.v1.TestResult
-	nil,                             // 25: keygate.control.v1.ModelSettings.CustomHeadersEntry
-	nil,                             // 26: keygate.control.v1.DiscoverModelsRequest.CustomHeadersEntry
-	(*timestamppb.Timestamp)(nil),   // 27: google.protobuf.Timestamp
+	(CredentialSource)(0),           // 1: keygate.control.v1.CredentialSource
+	(TestPhase)(0),                  // 2: keygate.control.v1.TestPhase
+	(*Model)(nil),                   // 3: keygate.control.v1.Model
+	(*CustomHeaderHint)(nil),        // 4: keygate.control.v1.CustomHeaderHint
+	(*ModelSettings)(nil),           // 5: keygate.control.v1.ModelSettings
+	(*ListModelsRequest)(nil),       // 6: keygate.control.v1.ListModelsRequest
+	(*ListModelsResponse)(nil),      // 7: keygate.control.v1.ListModelsResponse
+	(*ProviderProtocol)(nil),        // 8: keygate.control.v1.ProviderProtocol
+	(*CloudDeclaration)(nil),        // 9: keygate.control.v1.CloudDeclaration
+	(*CloudSettings)(nil),           // 10: keygate.control.v1.CloudSettings
+	(*CreateModelRequest)(nil),      // 11: keygate.control.v1.CreateModelRequest
+	(*CreateModelResponse)(nil),     // 12: keygate.control.v1.CreateModelResponse
+	(*UpdateModelRequest)(nil),      // 13: keygate.control.v1.UpdateModelRequest
+	(*UpdateModelResponse)(nil),     // 14: keygate.control.v1.UpdateModelResponse
+	(*DeleteModelRequest)(nil),      // 15: keygate.control.v1.DeleteModelRequest
+	(*DeleteModelResponse)(nil),     // 16: keygate.control.v1.DeleteModelResponse
+	(*SetModelEnabledRequest)(nil),  // 17: keygate.control.v1.SetModelEnabledRequest
+	(*SetModelEnabledResponse)(nil), // 18: keygate.control.v1.SetModelEnabledResponse
+	(*ReorderModelsRequest)(nil),    // 19: keygate.control.v1.ReorderModelsRequest
+	(*ReorderModelsResponse)(nil),   // 20: keygate.control.v1.ReorderModelsResponse
+	(*DuplicateModelRequest)(nil),   // 21: keygate.control.v1.DuplicateModelRequest
+	(*DuplicateModelResponse)(nil),  // 22: keygate.control.v1.DuplicateModelResponse
+	(*DiscoverModelsRequest)(nil),   // 23: keygate.control.v1.DiscoverModelsRequest
+	(*DiscoverModelsResponse)(nil),  // 24: keygate.control.v1.DiscoverModelsResponse
+	(*TestModelRequest)(nil),        // 25: keygate.control.v1.TestModelRequest
+	(*TestModelResponse)(nil),       // 26: keygate.control.v1.TestModelResponse
+	(*TestResult)(nil),              // 27: keygate.control.v1.TestResult
+	nil,                             // 28: keygate.control.v1.ModelSettings.CustomHeadersEntry
+	nil,                             // 29: keygate.control.v1.DiscoverModelsRequest.CustomHeadersEntry
+	(*timestamppb.Timestamp)(nil),   // 30: google.protobuf.Timestamp
 }
 var file_control_v1_model_proto_depIdxs = []int32{
-	4,  // 0: keygate.control.v1.Model.settings:type_name -> keygate.control.v1.ModelSettings
-	27, // 1: keygate.control.v1.Model.create_time:type_name -> google.protobuf.Timestamp
-	27, // 2: keygate.control.v1.Model.update_time:type_name -> google.protobuf.Timestamp
-	3,  // 3: keygate.control.v1.Model.custom_header_hints:type_name -> keygate.control.v1.CustomHeaderHint
+	5,  // 0: keygate.control.v1.Model.settings:type_name -> keygate.control.v1.ModelSettings
+	30, // 1: keygate.control.v1.Model.create_time:type_name -> google.protobuf.Timestamp
+	30, // 2: keygate.control.v1.Model.update_time:type_name -> google.protobuf.Timestamp
+	4,  // 3: keygate.control.v1.Model.custom_header_hints:type_name -> keygate.control.v1.CustomHeaderHint
 	0,  // 4: keygate.control.v1.ModelSettings.provider_kind:type_name -> keygate.control.v1.ProviderKind
-	25, // 5: keygate.control.v1.ModelSettings.custom_headers:type_name -> keygate.control.v1.ModelSettings.CustomHeadersEntry
-	2,  // 6: keygate.control.v1.ListModelsResponse.models:type_name -> keygate.control.v1.Model
-	7,  // 7: keygate.control.v1.ListModelsResponse.protocols:type_name -> keygate.control.v1.ProviderProtocol
+	28, // 5: keygate.control.v1.ModelSettings.custom_headers:type_name -> keygate.control.v1.ModelSettings.CustomHeadersEntry
+	3,  // 6: keygate.control.v1.ListModelsResponse.models:type_name -> keygate.control.v1.Model
+	8,  // 7: keygate.control.v1.ListModelsResponse.protocols:type_name -> keygate.control.v1.ProviderProtocol
 	0,  // 8: keygate.control.v1.ProviderProtocol.kind:type_name -> keygate.control.v1.ProviderKind
-	4,  // 9: keygate.control.v1.CreateModelRequest.settings:type_name -> keygate.control.v1.ModelSettings
-	2,  // 10: keygate.control.v1.CreateModelResponse.model:type_name -> keygate.control.v1.Model
-	4,  // 11: keygate.control.v1.UpdateModelRequest.settings:type_name -> keygate.control.v1.ModelSettings
-	2,  // 12: keygate.control.v1.UpdateModelResponse.model:type_name -> keygate.control.v1.Model
-	2,  // 13: keygate.control.v1.SetModelEnabledResponse.model:type_name -> keygate.control.v1.Model
-	2,  // 14: keygate.control.v1.ReorderModelsResponse.models:type_name -> keygate.control.v1.Model
-	2,  // 15: keygate.control.v1.DuplicateModelResponse.model:type_name -> keygate.control.v1.Model
-	0,  // 16: keygate.control.v1.DiscoverModelsRequest.provider_kind:type_name -> keygate.control.v1.ProviderKind
-	26, // 17: keygate.control.v1.DiscoverModelsRequest.custom_headers:type_name -> keygate.control.v1.DiscoverModelsRequest.CustomHeadersEntry
-	1,  // 18: keygate.control.v1.TestModelResponse.phase:type_name -> keygate.control.v1.TestPhase
-	24, // 19: keygate.control.v1.TestModelResponse.result:type_name -> keygate.control.v1.TestResult
-	5,  // 20: keygate.control.v1.ModelService.ListModels:input_type -> keygate.control.v1.ListModelsRequest
-	8,  // 21: keygate.control.v1.ModelService.CreateModel:input_type -> keygate.control.v1.CreateModelRequest
-	10, // 22: keygate.control.v1.ModelService.UpdateModel:input_type -> keygate.control.v1.UpdateModelRequest
-	12, // 23: keygate.control.v1.ModelService.DeleteModel:input_type -> keygate.control.v1.DeleteModelRequest
-	14, // 24: keygate.control.v1.ModelService.SetModelEnabled:input_type -> keygate.control.v1.SetModelEnabledRequest
-	16, // 25: keygate.control.v1.ModelService.ReorderModels:input_type -> keygate.control.v1.ReorderModelsRequest
-	18, // 26: keygate.control.v1.ModelService.DuplicateModel:input_type -> keygate.control.v1.DuplicateModelRequest
-	20, // 27: keygate.control.v1.ModelService.DiscoverModels:input_type -> keygate.control.v1.DiscoverModelsRequest
-	22, // 28: keygate.control.v1.ModelService.TestModel:input_type -> keygate.control.v1.TestModelRequest
-	6,  // 29: keygate.control.v1.ModelService.ListModels:output_type -> keygate.control.v1.ListModelsResponse
-	9,  // 30: keygate.control.v1.ModelService.CreateModel:output_type -> keygate.control.v1.CreateModelResponse
-	11, // 31: keygate.control.v1.ModelService.UpdateModel:output_type -> keygate.control.v1.UpdateModelResponse
-	13, // 32: keygate.control.v1.ModelService.DeleteModel:output_type -> keygate.control.v1.DeleteModelResponse
-	15, // 33: keygate.control.v1.ModelService.SetModelEnabled:output_type -> keygate.control.v1.SetModelEnabledResponse
-	17, // 34: keygate.control.v1.ModelService.ReorderModels:output_type -> keygate.control.v1.ReorderModelsResponse
-	19, // 35: keygate.control.v1.ModelService.DuplicateModel:output_type -> keygate.control.v1.DuplicateModelResponse
-	21, // 36: keygate.control.v1.ModelService.DiscoverModels:output_type -> keygate.control.v1.DiscoverModelsResponse
-	23, // 37: keygate.control.v1.ModelService.TestModel:output_type -> keygate.control.v1.TestModelResponse
-	29, // [29:38] is the sub-list for method output_type
-	20, // [20:29] is the sub-list for method input_type
-	20, // [20:20] is the sub-list for extension type_name
-	20, // [20:20] is the sub-list for extension extendee
-	0,  // [0:20] is the sub-list for field type_name
+	9,  // 9: keygate.control.v1.ProviderProtocol.cloud:type_name -> keygate.control.v1.CloudDeclaration
+	1,  // 10: keygate.control.v1.CloudDeclaration.credential_sources:type_name -> keygate.control.v1.CredentialSource
+	1,  // 11: keygate.control.v1.CloudSettings.credential_source:type_name -> keygate.control.v1.CredentialSource
+	5,  // 12: keygate.control.v1.CreateModelRequest.settings:type_name -> keygate.control.v1.ModelSettings
+	3,  // 13: keygate.control.v1.CreateModelResponse.model:type_name -> keygate.control.v1.Model
+	5,  // 14: keygate.control.v1.UpdateModelRequest.settings:type_name -> keygate.control.v1.ModelSettings
+	3,  // 15: keygate.control.v1.UpdateModelResponse.model:type_name -> keygate.control.v1.Model
+	3,  // 16: keygate.control.v1.SetModelEnabledResponse.model:type_name -> keygate.control.v1.Model
+	3,  // 17: keygate.control.v1.ReorderModelsResponse.models:type_name -> keygate.control.v1.Model
+	3,  // 18: keygate.control.v1.DuplicateModelResponse.model:type_name -> keygate.control.v1.Model
+	0,  // 19: keygate.control.v1.DiscoverModelsRequest.provider_kind:type_name -> keygate.control.v1.ProviderKind
+	29, // 20: keygate.control.v1.DiscoverModelsRequest.custom_headers:type_name -> keygate.control.v1.DiscoverModelsRequest.CustomHeadersEntry
+	10, // 21: keygate.control.v1.DiscoverModelsRequest.cloud:type_name -> keygate.control.v1.CloudSettings
+	2,  // 22: keygate.control.v1.TestModelResponse.phase:type_name -> keygate.control.v1.TestPhase
+	27, // 23: keygate.control.v1.TestModelResponse.result:type_name -> keygate.control.v1.TestResult
+	6,  // 24: keygate.control.v1.ModelService.ListModels:input_type -> keygate.control.v1.ListModelsRequest
+	11, // 25: keygate.control.v1.ModelService.CreateModel:input_type -> keygate.control.v1.CreateModelRequest
+	13, // 26: keygate.control.v1.ModelService.UpdateModel:input_type -> keygate.control.v1.UpdateModelRequest
+	15, // 27: keygate.control.v1.ModelService.DeleteModel:input_type -> keygate.control.v1.DeleteModelRequest
+	17, // 28: keygate.control.v1.ModelService.SetModelEnabled:input_type -> keygate.control.v1.SetModelEnabledRequest
+	19, // 29: keygate.control.v1.ModelService.ReorderModels:input_type -> keygate.control.v1.ReorderModelsRequest
+	21, // 30: keygate.control.v1.ModelService.DuplicateModel:input_type -> keygate.control.v1.DuplicateModelRequest
+	23, // 31: keygate.control.v1.ModelService.DiscoverModels:input_type -> keygate.control.v1.DiscoverModelsRequest
+	25, // 32: keygate.control.v1.ModelService.TestModel:input_type -> keygate.control.v1.TestModelRequest
+	7,  // 33: keygate.control.v1.ModelService.ListModels:output_type -> keygate.control.v1.ListModelsResponse
+	12, // 34: keygate.control.v1.ModelService.CreateModel:output_type -> keygate.control.v1.CreateModelResponse
+	14, // 35: keygate.control.v1.ModelService.UpdateModel:output_type -> keygate.control.v1.UpdateModelResponse
+	16, // 36: keygate.control.v1.ModelService.DeleteModel:output_type -> keygate.control.v1.DeleteModelResponse
+	18, // 37: keygate.control.v1.ModelService.SetModelEnabled:output_type -> keygate.control.v1.SetModelEnabledResponse
+	20, // 38: keygate.control.v1.ModelService.ReorderModels:output_type -> keygate.control.v1.ReorderModelsResponse
+	22, // 39: keygate.control.v1.ModelService.DuplicateModel:output_type -> keygate.control.v1.DuplicateModelResponse
+	24, // 40: keygate.control.v1.ModelService.DiscoverModels:output_type -> keygate.control.v1.DiscoverModelsResponse
+	26, // 41: keygate.control.v1.ModelService.TestModel:output_type -> keygate.control.v1.TestModelResponse
+	33, // [33:42] is the sub-list for method output_type
+	24, // [24:33] is the sub-list for method input_type
+	24, // [24:24] is the sub-list for extension type_name
+	24, // [24:24] is the sub-list for extension extendee
+	0,  // [0:24] is the sub-list for field type_name
 }
 
 func init() { file_control_v1_model_proto_init() }
@@ -1848,8 +2136,8 @@ func file_control_v1_model_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_control_v1_model_proto_rawDesc), len(file_control_v1_model_proto_rawDesc)),
-			NumEnums:      2,
-			NumMessages:   25,
+			NumEnums:      3,
+			NumMessages:   27,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

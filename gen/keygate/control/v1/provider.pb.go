@@ -248,8 +248,11 @@ type ProviderSettings struct {
 	// cool_down_seconds is how long a key rests after a 429 or 401 that came
 	// without Retry-After; 0 means Keygate's default.
 	CoolDownSeconds int64 `protobuf:"varint,8,opt,name=cool_down_seconds,json=coolDownSeconds,proto3" json:"cool_down_seconds,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// cloud are the account settings of a cloud protocol's provider (the
+	// fields its ProviderProtocol.cloud declares); unset for the others.
+	Cloud         *CloudSettings `protobuf:"bytes,9,opt,name=cloud,proto3" json:"cloud,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ProviderSettings) Reset() {
@@ -336,6 +339,13 @@ func (x *ProviderSettings) GetCoolDownSeconds() int64 {
 		return x.CoolDownSeconds
 	}
 	return 0
+}
+
+func (x *ProviderSettings) GetCloud() *CloudSettings {
+	if x != nil {
+		return x.Cloud
+	}
+	return nil
 }
 
 // ProviderKey is one key of a pool, masked.
@@ -1363,7 +1373,7 @@ const file_control_v1_provider_proto_rawDesc = "" +
 	"createTime\x12;\n" +
 	"\vupdate_time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"updateTime\x12T\n" +
-	"\x13custom_header_hints\x18\a \x03(\v2$.keygate.control.v1.CustomHeaderHintR\x11customHeaderHints\"\xd4\x03\n" +
+	"\x13custom_header_hints\x18\a \x03(\v2$.keygate.control.v1.CustomHeaderHintR\x11customHeaderHints\"\x8d\x04\n" +
 	"\x10ProviderSettings\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12E\n" +
 	"\rprovider_kind\x18\x02 \x01(\x0e2 .keygate.control.v1.ProviderKindR\fproviderKind\x12\x19\n" +
@@ -1373,7 +1383,8 @@ const file_control_v1_provider_proto_rawDesc = "" +
 	"\x0ecustom_headers\x18\x05 \x03(\v27.keygate.control.v1.ProviderSettings.CustomHeadersEntryR\rcustomHeaders\x12\x16\n" +
 	"\x06region\x18\x06 \x01(\tR\x06region\x12B\n" +
 	"\fkey_strategy\x18\a \x01(\x0e2\x1f.keygate.control.v1.KeyStrategyR\vkeyStrategy\x12*\n" +
-	"\x11cool_down_seconds\x18\b \x01(\x03R\x0fcoolDownSeconds\x1a@\n" +
+	"\x11cool_down_seconds\x18\b \x01(\x03R\x0fcoolDownSeconds\x127\n" +
+	"\x05cloud\x18\t \x01(\v2!.keygate.control.v1.CloudSettingsR\x05cloud\x1a@\n" +
 	"\x12CustomHeadersEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xf8\x02\n" +
@@ -1506,6 +1517,7 @@ var file_control_v1_provider_proto_goTypes = []any{
 	(*timestamppb.Timestamp)(nil),         // 24: google.protobuf.Timestamp
 	(*CustomHeaderHint)(nil),              // 25: keygate.control.v1.CustomHeaderHint
 	(ProviderKind)(0),                     // 26: keygate.control.v1.ProviderKind
+	(*CloudSettings)(nil),                 // 27: keygate.control.v1.CloudSettings
 }
 var file_control_v1_provider_proto_depIdxs = []int32{
 	3,  // 0: keygate.control.v1.Provider.settings:type_name -> keygate.control.v1.ProviderSettings
@@ -1516,44 +1528,45 @@ var file_control_v1_provider_proto_depIdxs = []int32{
 	26, // 5: keygate.control.v1.ProviderSettings.provider_kind:type_name -> keygate.control.v1.ProviderKind
 	23, // 6: keygate.control.v1.ProviderSettings.custom_headers:type_name -> keygate.control.v1.ProviderSettings.CustomHeadersEntry
 	0,  // 7: keygate.control.v1.ProviderSettings.key_strategy:type_name -> keygate.control.v1.KeyStrategy
-	24, // 8: keygate.control.v1.ProviderKey.create_time:type_name -> google.protobuf.Timestamp
-	24, // 9: keygate.control.v1.ProviderKey.update_time:type_name -> google.protobuf.Timestamp
-	5,  // 10: keygate.control.v1.ProviderKey.health:type_name -> keygate.control.v1.Health
-	1,  // 11: keygate.control.v1.Health.state:type_name -> keygate.control.v1.HealthState
-	24, // 12: keygate.control.v1.Health.rest_until:type_name -> google.protobuf.Timestamp
-	24, // 13: keygate.control.v1.Health.last_error_time:type_name -> google.protobuf.Timestamp
-	2,  // 14: keygate.control.v1.ListProvidersResponse.providers:type_name -> keygate.control.v1.Provider
-	3,  // 15: keygate.control.v1.CreateProviderRequest.settings:type_name -> keygate.control.v1.ProviderSettings
-	6,  // 16: keygate.control.v1.CreateProviderRequest.keys:type_name -> keygate.control.v1.NewProviderKey
-	2,  // 17: keygate.control.v1.CreateProviderResponse.provider:type_name -> keygate.control.v1.Provider
-	3,  // 18: keygate.control.v1.UpdateProviderRequest.settings:type_name -> keygate.control.v1.ProviderSettings
-	2,  // 19: keygate.control.v1.UpdateProviderResponse.provider:type_name -> keygate.control.v1.Provider
-	6,  // 20: keygate.control.v1.AddProviderKeyRequest.key:type_name -> keygate.control.v1.NewProviderKey
-	2,  // 21: keygate.control.v1.AddProviderKeyResponse.provider:type_name -> keygate.control.v1.Provider
-	2,  // 22: keygate.control.v1.UpdateProviderKeyResponse.provider:type_name -> keygate.control.v1.Provider
-	2,  // 23: keygate.control.v1.SetProviderKeyEnabledResponse.provider:type_name -> keygate.control.v1.Provider
-	2,  // 24: keygate.control.v1.DeleteProviderKeyResponse.provider:type_name -> keygate.control.v1.Provider
-	7,  // 25: keygate.control.v1.ProviderService.ListProviders:input_type -> keygate.control.v1.ListProvidersRequest
-	9,  // 26: keygate.control.v1.ProviderService.CreateProvider:input_type -> keygate.control.v1.CreateProviderRequest
-	11, // 27: keygate.control.v1.ProviderService.UpdateProvider:input_type -> keygate.control.v1.UpdateProviderRequest
-	13, // 28: keygate.control.v1.ProviderService.DeleteProvider:input_type -> keygate.control.v1.DeleteProviderRequest
-	15, // 29: keygate.control.v1.ProviderService.AddProviderKey:input_type -> keygate.control.v1.AddProviderKeyRequest
-	17, // 30: keygate.control.v1.ProviderService.UpdateProviderKey:input_type -> keygate.control.v1.UpdateProviderKeyRequest
-	19, // 31: keygate.control.v1.ProviderService.SetProviderKeyEnabled:input_type -> keygate.control.v1.SetProviderKeyEnabledRequest
-	21, // 32: keygate.control.v1.ProviderService.DeleteProviderKey:input_type -> keygate.control.v1.DeleteProviderKeyRequest
-	8,  // 33: keygate.control.v1.ProviderService.ListProviders:output_type -> keygate.control.v1.ListProvidersResponse
-	10, // 34: keygate.control.v1.ProviderService.CreateProvider:output_type -> keygate.control.v1.CreateProviderResponse
-	12, // 35: keygate.control.v1.ProviderService.UpdateProvider:output_type -> keygate.control.v1.UpdateProviderResponse
-	14, // 36: keygate.control.v1.ProviderService.DeleteProvider:output_type -> keygate.control.v1.DeleteProviderResponse
-	16, // 37: keygate.control.v1.ProviderService.AddProviderKey:output_type -> keygate.control.v1.AddProviderKeyResponse
-	18, // 38: keygate.control.v1.ProviderService.UpdateProviderKey:output_type -> keygate.control.v1.UpdateProviderKeyResponse
-	20, // 39: keygate.control.v1.ProviderService.SetProviderKeyEnabled:output_type -> keygate.control.v1.SetProviderKeyEnabledResponse
-	22, // 40: keygate.control.v1.ProviderService.DeleteProviderKey:output_type -> keygate.control.v1.DeleteProviderKeyResponse
-	33, // [33:41] is the sub-list for method output_type
-	25, // [25:33] is the sub-list for method input_type
-	25, // [25:25] is the sub-list for extension type_name
-	25, // [25:25] is the sub-list for extension extendee
-	0,  // [0:25] is the sub-list for field type_name
+	27, // 8: keygate.control.v1.ProviderSettings.cloud:type_name -> keygate.control.v1.CloudSettings
+	24, // 9: keygate.control.v1.ProviderKey.create_time:type_name -> google.protobuf.Timestamp
+	24, // 10: keygate.control.v1.ProviderKey.update_time:type_name -> google.protobuf.Timestamp
+	5,  // 11: keygate.control.v1.ProviderKey.health:type_name -> keygate.control.v1.Health
+	1,  // 12: keygate.control.v1.Health.state:type_name -> keygate.control.v1.HealthState
+	24, // 13: keygate.control.v1.Health.rest_until:type_name -> google.protobuf.Timestamp
+	24, // 14: keygate.control.v1.Health.last_error_time:type_name -> google.protobuf.Timestamp
+	2,  // 15: keygate.control.v1.ListProvidersResponse.providers:type_name -> keygate.control.v1.Provider
+	3,  // 16: keygate.control.v1.CreateProviderRequest.settings:type_name -> keygate.control.v1.ProviderSettings
+	6,  // 17: keygate.control.v1.CreateProviderRequest.keys:type_name -> keygate.control.v1.NewProviderKey
+	2,  // 18: keygate.control.v1.CreateProviderResponse.provider:type_name -> keygate.control.v1.Provider
+	3,  // 19: keygate.control.v1.UpdateProviderRequest.settings:type_name -> keygate.control.v1.ProviderSettings
+	2,  // 20: keygate.control.v1.UpdateProviderResponse.provider:type_name -> keygate.control.v1.Provider
+	6,  // 21: keygate.control.v1.AddProviderKeyRequest.key:type_name -> keygate.control.v1.NewProviderKey
+	2,  // 22: keygate.control.v1.AddProviderKeyResponse.provider:type_name -> keygate.control.v1.Provider
+	2,  // 23: keygate.control.v1.UpdateProviderKeyResponse.provider:type_name -> keygate.control.v1.Provider
+	2,  // 24: keygate.control.v1.SetProviderKeyEnabledResponse.provider:type_name -> keygate.control.v1.Provider
+	2,  // 25: keygate.control.v1.DeleteProviderKeyResponse.provider:type_name -> keygate.control.v1.Provider
+	7,  // 26: keygate.control.v1.ProviderService.ListProviders:input_type -> keygate.control.v1.ListProvidersRequest
+	9,  // 27: keygate.control.v1.ProviderService.CreateProvider:input_type -> keygate.control.v1.CreateProviderRequest
+	11, // 28: keygate.control.v1.ProviderService.UpdateProvider:input_type -> keygate.control.v1.UpdateProviderRequest
+	13, // 29: keygate.control.v1.ProviderService.DeleteProvider:input_type -> keygate.control.v1.DeleteProviderRequest
+	15, // 30: keygate.control.v1.ProviderService.AddProviderKey:input_type -> keygate.control.v1.AddProviderKeyRequest
+	17, // 31: keygate.control.v1.ProviderService.UpdateProviderKey:input_type -> keygate.control.v1.UpdateProviderKeyRequest
+	19, // 32: keygate.control.v1.ProviderService.SetProviderKeyEnabled:input_type -> keygate.control.v1.SetProviderKeyEnabledRequest
+	21, // 33: keygate.control.v1.ProviderService.DeleteProviderKey:input_type -> keygate.control.v1.DeleteProviderKeyRequest
+	8,  // 34: keygate.control.v1.ProviderService.ListProviders:output_type -> keygate.control.v1.ListProvidersResponse
+	10, // 35: keygate.control.v1.ProviderService.CreateProvider:output_type -> keygate.control.v1.CreateProviderResponse
+	12, // 36: keygate.control.v1.ProviderService.UpdateProvider:output_type -> keygate.control.v1.UpdateProviderResponse
+	14, // 37: keygate.control.v1.ProviderService.DeleteProvider:output_type -> keygate.control.v1.DeleteProviderResponse
+	16, // 38: keygate.control.v1.ProviderService.AddProviderKey:output_type -> keygate.control.v1.AddProviderKeyResponse
+	18, // 39: keygate.control.v1.ProviderService.UpdateProviderKey:output_type -> keygate.control.v1.UpdateProviderKeyResponse
+	20, // 40: keygate.control.v1.ProviderService.SetProviderKeyEnabled:output_type -> keygate.control.v1.SetProviderKeyEnabledResponse
+	22, // 41: keygate.control.v1.ProviderService.DeleteProviderKey:output_type -> keygate.control.v1.DeleteProviderKeyResponse
+	34, // [34:42] is the sub-list for method output_type
+	26, // [26:34] is the sub-list for method input_type
+	26, // [26:26] is the sub-list for extension type_name
+	26, // [26:26] is the sub-list for extension extendee
+	0,  // [0:26] is the sub-list for field type_name
 }
 
 func init() { file_control_v1_provider_proto_init() }

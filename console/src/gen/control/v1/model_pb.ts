@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file control/v1/model.proto.
  */
 export const file_control_v1_model: GenFile = /*@__PURE__*/
-  fileDesc("ChZjb250cm9sL3YxL21vZGVsLnByb3RvEhJrZXlnYXRlLmNvbnRyb2wudjEi1AIKBU1vZGVsEgoKAmlkGAEgASgJEhIKCnNvcnRfb3JkZXIYAiABKAUSDwoHZW5hYmxlZBgDIAEoCBIzCghzZXR0aW5ncxgEIAEoCzIhLmtleWdhdGUuY29udHJvbC52MS5Nb2RlbFNldHRpbmdzEhMKC2hhc19hcGlfa2V5GAUgASgIEhQKDGFwaV9rZXlfaGludBgGIAEoCRIvCgtjcmVhdGVfdGltZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLdXBkYXRlX3RpbWUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKDXByb3ZpZGVyX25hbWUYCSABKAkSQQoTY3VzdG9tX2hlYWRlcl9oaW50cxgKIAMoCzIkLmtleWdhdGUuY29udHJvbC52MS5DdXN0b21IZWFkZXJIaW50Ii4KEEN1c3RvbUhlYWRlckhpbnQSDAoEbmFtZRgBIAEoCRIMCgRoaW50GAIgASgJIq4ECg1Nb2RlbFNldHRpbmdzEhQKDGRpc3BsYXlfbmFtZRgBIAEoCRISCgpncm91cF9uYW1lGAIgASgJEjcKDXByb3ZpZGVyX2tpbmQYAyABKA4yIC5rZXlnYXRlLmNvbnRyb2wudjEuUHJvdmlkZXJLaW5kEhAKCGJhc2VfdXJsGAQgASgJEhQKDHVzZV9mdWxsX3VybBgFIAEoCBIQCghtb2RlbF9pZBgGIAEoCRIPCgd0b29sdGlwGAcgASgJEhgKEHJlYXNvbmluZ19lZmZvcnQYCCABKAkSHQoVY29udGV4dF93aW5kb3dfdG9rZW5zGAkgASgDEhkKEW1heF9vdXRwdXRfdG9rZW5zGAogASgDEhkKEWV4dHJhX3BhcmFtc19qc29uGAsgASgJEkwKDmN1c3RvbV9oZWFkZXJzGAwgAygLMjQua2V5Z2F0ZS5jb250cm9sLnYxLk1vZGVsU2V0dGluZ3MuQ3VzdG9tSGVhZGVyc0VudHJ5EhcKD3N1cHBvcnRzX2ltYWdlcxgNIAEoCBIWCg5zdXBwb3J0c190b29scxgOIAEoCBITCgtwcm92aWRlcl9pZBgPIAEoCRIbChNyZXF1ZXN0c19wZXJfbWludXRlGBAgASgDEhkKEXRva2Vuc19wZXJfbWludXRlGBEgASgDGjQKEkN1c3RvbUhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIhMKEUxpc3RNb2RlbHNSZXF1ZXN0IngKEkxpc3RNb2RlbHNSZXNwb25zZRIpCgZtb2RlbHMYASADKAsyGS5rZXlnYXRlLmNvbnRyb2wudjEuTW9kZWwSNwoJcHJvdG9jb2xzGAIgAygLMiQua2V5Z2F0ZS5jb250cm9sLnYxLlByb3ZpZGVyUHJvdG9jb2wicAoQUHJvdmlkZXJQcm90b2NvbBIuCgRraW5kGAEgASgOMiAua2V5Z2F0ZS5jb250cm9sLnYxLlByb3ZpZGVyS2luZBIMCgRuYW1lGAIgASgJEg0KBXRpdGxlGAMgASgJEg8KB2ZpbGxfaW4YBCABKAgiawoSQ3JlYXRlTW9kZWxSZXF1ZXN0EjMKCHNldHRpbmdzGAEgASgLMiEua2V5Z2F0ZS5jb250cm9sLnYxLk1vZGVsU2V0dGluZ3MSDwoHYXBpX2tleRgCIAEoCRIPCgdlbmFibGVkGAMgASgIIj8KE0NyZWF0ZU1vZGVsUmVzcG9uc2USKAoFbW9kZWwYASABKAsyGS5rZXlnYXRlLmNvbnRyb2wudjEuTW9kZWwiZgoSVXBkYXRlTW9kZWxSZXF1ZXN0EgoKAmlkGAEgASgJEjMKCHNldHRpbmdzGAIgASgLMiEua2V5Z2F0ZS5jb250cm9sLnYxLk1vZGVsU2V0dGluZ3MSDwoHYXBpX2tleRgDIAEoCSI/ChNVcGRhdGVNb2RlbFJlc3BvbnNlEigKBW1vZGVsGAEgASgLMhkua2V5Z2F0ZS5jb250cm9sLnYxLk1vZGVsIiAKEkRlbGV0ZU1vZGVsUmVxdWVzdBIKCgJpZBgBIAEoCSIVChNEZWxldGVNb2RlbFJlc3BvbnNlIjUKFlNldE1vZGVsRW5hYmxlZFJlcXVlc3QSCgoCaWQYASABKAkSDwoHZW5hYmxlZBgCIAEoCCJDChdTZXRNb2RlbEVuYWJsZWRSZXNwb25zZRIoCgVtb2RlbBgBIAEoCzIZLmtleWdhdGUuY29udHJvbC52MS5Nb2RlbCIjChRSZW9yZGVyTW9kZWxzUmVxdWVzdBILCgNpZHMYASADKAkiQgoVUmVvcmRlck1vZGVsc1Jlc3BvbnNlEikKBm1vZGVscxgBIAMoCzIZLmtleWdhdGUuY29udHJvbC52MS5Nb2RlbCIjChVEdXBsaWNhdGVNb2RlbFJlcXVlc3QSCgoCaWQYASABKAkiQgoWRHVwbGljYXRlTW9kZWxSZXNwb25zZRIoCgVtb2RlbBgBIAEoCzIZLmtleWdhdGUuY29udHJvbC52MS5Nb2RlbCK4AgoVRGlzY292ZXJNb2RlbHNSZXF1ZXN0EjcKDXByb3ZpZGVyX2tpbmQYASABKA4yIC5rZXlnYXRlLmNvbnRyb2wudjEuUHJvdmlkZXJLaW5kEhAKCGJhc2VfdXJsGAIgASgJEg8KB2FwaV9rZXkYAyABKAkSGQoRa2V5X2Zyb21fbW9kZWxfaWQYBCABKAkSVAoOY3VzdG9tX2hlYWRlcnMYBSADKAsyPC5rZXlnYXRlLmNvbnRyb2wudjEuRGlzY292ZXJNb2RlbHNSZXF1ZXN0LkN1c3RvbUhlYWRlcnNFbnRyeRIcChRrZXlfZnJvbV9wcm92aWRlcl9pZBgGIAEoCRo0ChJDdXN0b21IZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASIrChZEaXNjb3Zlck1vZGVsc1Jlc3BvbnNlEhEKCW1vZGVsX2lkcxgBIAMoCSIeChBUZXN0TW9kZWxSZXF1ZXN0EgoKAmlkGAEgASgJIokBChFUZXN0TW9kZWxSZXNwb25zZRIsCgVwaGFzZRgBIAEoDjIdLmtleWdhdGUuY29udHJvbC52MS5UZXN0UGhhc2USFgoOcmVjZWl2ZWRfY2hhcnMYAiABKAMSLgoGcmVzdWx0GAMgASgLMh4ua2V5Z2F0ZS5jb250cm9sLnYxLlRlc3RSZXN1bHQi5AEKClRlc3RSZXN1bHQSCgoCb2sYASABKAgSDQoFZXJyb3IYAiABKAkSHgoWdGltZV90b19maXJzdF90b2tlbl9tcxgDIAEoAxITCgtkdXJhdGlvbl9tcxgEIAEoAxIVCg1vdXRwdXRfdG9rZW5zGAUgASgDEhgKEHRva2Vuc19lc3RpbWF0ZWQYBiABKAgSGQoRdG9rZW5zX3Blcl9zZWNvbmQYByABKAESEwoLb3V0cHV0X3RleHQYCCABKAkSDwoHY2FsbF9pZBgJIAEoCRIUCgxyYXdfcmVzcG9uc2UYCiABKAkqsQIKDFByb3ZpZGVyS2luZBIdChlQUk9WSURFUl9LSU5EX1VOU1BFQ0lGSUVEEAASHQoZUFJPVklERVJfS0lORF9PUEVOQUlfQ0hBVBABEiIKHlBST1ZJREVSX0tJTkRfT1BFTkFJX1JFU1BPTlNFUxACEhsKF1BST1ZJREVSX0tJTkRfQU5USFJPUElDEAMSJAogUFJPVklERVJfS0lORF9PUEVOQUlfQ09NUExFVElPTlMQBBIdChlQUk9WSURFUl9LSU5EX01JU1RSQUxfRklNEAUSGAoUUFJPVklERVJfS0lORF9HRU1JTkkQBhIiCh5QUk9WSURFUl9LSU5EX1ZFUlRFWF9BTlRIUk9QSUMQCRIfChtQUk9WSURFUl9LSU5EX1ZFUlRFWF9HRU1JTkkQCipxCglUZXN0UGhhc2USGgoWVEVTVF9QSEFTRV9VTlNQRUNJRklFRBAAEhkKFVRFU1RfUEhBU0VfQ09OTkVDVElORxABEhgKFFRFU1RfUEhBU0VfU1RSRUFNSU5HEAISEwoPVEVTVF9QSEFTRV9ET05FEAMyiwcKDE1vZGVsU2VydmljZRJbCgpMaXN0TW9kZWxzEiUua2V5Z2F0ZS5jb250cm9sLnYxLkxpc3RNb2RlbHNSZXF1ZXN0GiYua2V5Z2F0ZS5jb250cm9sLnYxLkxpc3RNb2RlbHNSZXNwb25zZRJeCgtDcmVhdGVNb2RlbBImLmtleWdhdGUuY29udHJvbC52MS5DcmVhdGVNb2RlbFJlcXVlc3QaJy5rZXlnYXRlLmNvbnRyb2wudjEuQ3JlYXRlTW9kZWxSZXNwb25zZRJeCgtVcGRhdGVNb2RlbBImLmtleWdhdGUuY29udHJvbC52MS5VcGRhdGVNb2RlbFJlcXVlc3QaJy5rZXlnYXRlLmNvbnRyb2wudjEuVXBkYXRlTW9kZWxSZXNwb25zZRJeCgtEZWxldGVNb2RlbBImLmtleWdhdGUuY29udHJvbC52MS5EZWxldGVNb2RlbFJlcXVlc3QaJy5rZXlnYXRlLmNvbnRyb2wudjEuRGVsZXRlTW9kZWxSZXNwb25zZRJqCg9TZXRNb2RlbEVuYWJsZWQSKi5rZXlnYXRlLmNvbnRyb2wudjEuU2V0TW9kZWxFbmFibGVkUmVxdWVzdBorLmtleWdhdGUuY29udHJvbC52MS5TZXRNb2RlbEVuYWJsZWRSZXNwb25zZRJkCg1SZW9yZGVyTW9kZWxzEigua2V5Z2F0ZS5jb250cm9sLnYxLlJlb3JkZXJNb2RlbHNSZXF1ZXN0Gikua2V5Z2F0ZS5jb250cm9sLnYxLlJlb3JkZXJNb2RlbHNSZXNwb25zZRJnCg5EdXBsaWNhdGVNb2RlbBIpLmtleWdhdGUuY29udHJvbC52MS5EdXBsaWNhdGVNb2RlbFJlcXVlc3QaKi5rZXlnYXRlLmNvbnRyb2wudjEuRHVwbGljYXRlTW9kZWxSZXNwb25zZRJnCg5EaXNjb3Zlck1vZGVscxIpLmtleWdhdGUuY29udHJvbC52MS5EaXNjb3Zlck1vZGVsc1JlcXVlc3QaKi5rZXlnYXRlLmNvbnRyb2wudjEuRGlzY292ZXJNb2RlbHNSZXNwb25zZRJaCglUZXN0TW9kZWwSJC5rZXlnYXRlLmNvbnRyb2wudjEuVGVzdE1vZGVsUmVxdWVzdBolLmtleWdhdGUuY29udHJvbC52MS5UZXN0TW9kZWxSZXNwb25zZTABQrgBChZjb20ua2V5Z2F0ZS5jb250cm9sLnYxQgpNb2RlbFByb3RvUAFaKGtleWdhdGUvZ2VuL2tleWdhdGUvY29udHJvbC92MTtjb250cm9sdjGiAgNLQ1iqAhJLZXlnYXRlLkNvbnRyb2wuVjHKAhJLZXlnYXRlXENvbnRyb2xcVjHiAh5LZXlnYXRlXENvbnRyb2xcVjFcR1BCTWV0YWRhdGHqAhRLZXlnYXRlOjpDb250cm9sOjpWMWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("ChZjb250cm9sL3YxL21vZGVsLnByb3RvEhJrZXlnYXRlLmNvbnRyb2wudjEi1AIKBU1vZGVsEgoKAmlkGAEgASgJEhIKCnNvcnRfb3JkZXIYAiABKAUSDwoHZW5hYmxlZBgDIAEoCBIzCghzZXR0aW5ncxgEIAEoCzIhLmtleWdhdGUuY29udHJvbC52MS5Nb2RlbFNldHRpbmdzEhMKC2hhc19hcGlfa2V5GAUgASgIEhQKDGFwaV9rZXlfaGludBgGIAEoCRIvCgtjcmVhdGVfdGltZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLdXBkYXRlX3RpbWUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKDXByb3ZpZGVyX25hbWUYCSABKAkSQQoTY3VzdG9tX2hlYWRlcl9oaW50cxgKIAMoCzIkLmtleWdhdGUuY29udHJvbC52MS5DdXN0b21IZWFkZXJIaW50Ii4KEEN1c3RvbUhlYWRlckhpbnQSDAoEbmFtZRgBIAEoCRIMCgRoaW50GAIgASgJIq4ECg1Nb2RlbFNldHRpbmdzEhQKDGRpc3BsYXlfbmFtZRgBIAEoCRISCgpncm91cF9uYW1lGAIgASgJEjcKDXByb3ZpZGVyX2tpbmQYAyABKA4yIC5rZXlnYXRlLmNvbnRyb2wudjEuUHJvdmlkZXJLaW5kEhAKCGJhc2VfdXJsGAQgASgJEhQKDHVzZV9mdWxsX3VybBgFIAEoCBIQCghtb2RlbF9pZBgGIAEoCRIPCgd0b29sdGlwGAcgASgJEhgKEHJlYXNvbmluZ19lZmZvcnQYCCABKAkSHQoVY29udGV4dF93aW5kb3dfdG9rZW5zGAkgASgDEhkKEW1heF9vdXRwdXRfdG9rZW5zGAogASgDEhkKEWV4dHJhX3BhcmFtc19qc29uGAsgASgJEkwKDmN1c3RvbV9oZWFkZXJzGAwgAygLMjQua2V5Z2F0ZS5jb250cm9sLnYxLk1vZGVsU2V0dGluZ3MuQ3VzdG9tSGVhZGVyc0VudHJ5EhcKD3N1cHBvcnRzX2ltYWdlcxgNIAEoCBIWCg5zdXBwb3J0c190b29scxgOIAEoCBITCgtwcm92aWRlcl9pZBgPIAEoCRIbChNyZXF1ZXN0c19wZXJfbWludXRlGBAgASgDEhkKEXRva2Vuc19wZXJfbWludXRlGBEgASgDGjQKEkN1c3RvbUhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIhMKEUxpc3RNb2RlbHNSZXF1ZXN0IngKEkxpc3RNb2RlbHNSZXNwb25zZRIpCgZtb2RlbHMYASADKAsyGS5rZXlnYXRlLmNvbnRyb2wudjEuTW9kZWwSNwoJcHJvdG9jb2xzGAIgAygLMiQua2V5Z2F0ZS5jb250cm9sLnYxLlByb3ZpZGVyUHJvdG9jb2wipQEKEFByb3ZpZGVyUHJvdG9jb2wSLgoEa2luZBgBIAEoDjIgLmtleWdhdGUuY29udHJvbC52MS5Qcm92aWRlcktpbmQSDAoEbmFtZRgCIAEoCRINCgV0aXRsZRgDIAEoCRIPCgdmaWxsX2luGAQgASgIEjMKBWNsb3VkGAUgASgLMiQua2V5Z2F0ZS5jb250cm9sLnYxLkNsb3VkRGVjbGFyYXRpb24ikwEKEENsb3VkRGVjbGFyYXRpb24SDgoGZmllbGRzGAEgAygJEkAKEmNyZWRlbnRpYWxfc291cmNlcxgCIAMoDjIkLmtleWdhdGUuY29udHJvbC52MS5DcmVkZW50aWFsU291cmNlEhIKCmtleV9mb3JtYXQYAyABKAkSGQoRYmFzZV91cmxfdGVtcGxhdGUYBCABKAkitQEKDUNsb3VkU2V0dGluZ3MSDgoGcmVnaW9uGAEgASgJEg8KB3Byb2plY3QYAiABKAkSPwoRY3JlZGVudGlhbF9zb3VyY2UYAyABKA4yJC5rZXlnYXRlLmNvbnRyb2wudjEuQ3JlZGVudGlhbFNvdXJjZRIPCgdwcm9maWxlGAQgASgJEhAKCHJvbGVfYXJuGAUgASgJEh8KF3dlYl9pZGVudGl0eV90b2tlbl9maWxlGAYgASgJImsKEkNyZWF0ZU1vZGVsUmVxdWVzdBIzCghzZXR0aW5ncxgBIAEoCzIhLmtleWdhdGUuY29udHJvbC52MS5Nb2RlbFNldHRpbmdzEg8KB2FwaV9rZXkYAiABKAkSDwoHZW5hYmxlZBgDIAEoCCI/ChNDcmVhdGVNb2RlbFJlc3BvbnNlEigKBW1vZGVsGAEgASgLMhkua2V5Z2F0ZS5jb250cm9sLnYxLk1vZGVsImYKElVwZGF0ZU1vZGVsUmVxdWVzdBIKCgJpZBgBIAEoCRIzCghzZXR0aW5ncxgCIAEoCzIhLmtleWdhdGUuY29udHJvbC52MS5Nb2RlbFNldHRpbmdzEg8KB2FwaV9rZXkYAyABKAkiPwoTVXBkYXRlTW9kZWxSZXNwb25zZRIoCgVtb2RlbBgBIAEoCzIZLmtleWdhdGUuY29udHJvbC52MS5Nb2RlbCIgChJEZWxldGVNb2RlbFJlcXVlc3QSCgoCaWQYASABKAkiFQoTRGVsZXRlTW9kZWxSZXNwb25zZSI1ChZTZXRNb2RlbEVuYWJsZWRSZXF1ZXN0EgoKAmlkGAEgASgJEg8KB2VuYWJsZWQYAiABKAgiQwoXU2V0TW9kZWxFbmFibGVkUmVzcG9uc2USKAoFbW9kZWwYASABKAsyGS5rZXlnYXRlLmNvbnRyb2wudjEuTW9kZWwiIwoUUmVvcmRlck1vZGVsc1JlcXVlc3QSCwoDaWRzGAEgAygJIkIKFVJlb3JkZXJNb2RlbHNSZXNwb25zZRIpCgZtb2RlbHMYASADKAsyGS5rZXlnYXRlLmNvbnRyb2wudjEuTW9kZWwiIwoVRHVwbGljYXRlTW9kZWxSZXF1ZXN0EgoKAmlkGAEgASgJIkIKFkR1cGxpY2F0ZU1vZGVsUmVzcG9uc2USKAoFbW9kZWwYASABKAsyGS5rZXlnYXRlLmNvbnRyb2wudjEuTW9kZWwi6gIKFURpc2NvdmVyTW9kZWxzUmVxdWVzdBI3Cg1wcm92aWRlcl9raW5kGAEgASgOMiAua2V5Z2F0ZS5jb250cm9sLnYxLlByb3ZpZGVyS2luZBIQCghiYXNlX3VybBgCIAEoCRIPCgdhcGlfa2V5GAMgASgJEhkKEWtleV9mcm9tX21vZGVsX2lkGAQgASgJElQKDmN1c3RvbV9oZWFkZXJzGAUgAygLMjwua2V5Z2F0ZS5jb250cm9sLnYxLkRpc2NvdmVyTW9kZWxzUmVxdWVzdC5DdXN0b21IZWFkZXJzRW50cnkSHAoUa2V5X2Zyb21fcHJvdmlkZXJfaWQYBiABKAkSMAoFY2xvdWQYByABKAsyIS5rZXlnYXRlLmNvbnRyb2wudjEuQ2xvdWRTZXR0aW5ncxo0ChJDdXN0b21IZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASIrChZEaXNjb3Zlck1vZGVsc1Jlc3BvbnNlEhEKCW1vZGVsX2lkcxgBIAMoCSIeChBUZXN0TW9kZWxSZXF1ZXN0EgoKAmlkGAEgASgJIokBChFUZXN0TW9kZWxSZXNwb25zZRIsCgVwaGFzZRgBIAEoDjIdLmtleWdhdGUuY29udHJvbC52MS5UZXN0UGhhc2USFgoOcmVjZWl2ZWRfY2hhcnMYAiABKAMSLgoGcmVzdWx0GAMgASgLMh4ua2V5Z2F0ZS5jb250cm9sLnYxLlRlc3RSZXN1bHQi5AEKClRlc3RSZXN1bHQSCgoCb2sYASABKAgSDQoFZXJyb3IYAiABKAkSHgoWdGltZV90b19maXJzdF90b2tlbl9tcxgDIAEoAxITCgtkdXJhdGlvbl9tcxgEIAEoAxIVCg1vdXRwdXRfdG9rZW5zGAUgASgDEhgKEHRva2Vuc19lc3RpbWF0ZWQYBiABKAgSGQoRdG9rZW5zX3Blcl9zZWNvbmQYByABKAESEwoLb3V0cHV0X3RleHQYCCABKAkSDwoHY2FsbF9pZBgJIAEoCRIUCgxyYXdfcmVzcG9uc2UYCiABKAkqsQIKDFByb3ZpZGVyS2luZBIdChlQUk9WSURFUl9LSU5EX1VOU1BFQ0lGSUVEEAASHQoZUFJPVklERVJfS0lORF9PUEVOQUlfQ0hBVBABEiIKHlBST1ZJREVSX0tJTkRfT1BFTkFJX1JFU1BPTlNFUxACEhsKF1BST1ZJREVSX0tJTkRfQU5USFJPUElDEAMSJAogUFJPVklERVJfS0lORF9PUEVOQUlfQ09NUExFVElPTlMQBBIdChlQUk9WSURFUl9LSU5EX01JU1RSQUxfRklNEAUSGAoUUFJPVklERVJfS0lORF9HRU1JTkkQBhIiCh5QUk9WSURFUl9LSU5EX1ZFUlRFWF9BTlRIUk9QSUMQCRIfChtQUk9WSURFUl9LSU5EX1ZFUlRFWF9HRU1JTkkQCirYAQoQQ3JlZGVudGlhbFNvdXJjZRIhCh1DUkVERU5USUFMX1NPVVJDRV9VTlNQRUNJRklFRBAAEhoKFkNSRURFTlRJQUxfU09VUkNFX0tFWVMQARIdChlDUkVERU5USUFMX1NPVVJDRV9QUk9GSUxFEAISIgoeQ1JFREVOVElBTF9TT1VSQ0VfV0VCX0lERU5USVRZEAMSIwofQ1JFREVOVElBTF9TT1VSQ0VfSU5TVEFOQ0VfUk9MRRAEEh0KGUNSRURFTlRJQUxfU09VUkNFX0RFRkFVTFQQBSpxCglUZXN0UGhhc2USGgoWVEVTVF9QSEFTRV9VTlNQRUNJRklFRBAAEhkKFVRFU1RfUEhBU0VfQ09OTkVDVElORxABEhgKFFRFU1RfUEhBU0VfU1RSRUFNSU5HEAISEwoPVEVTVF9QSEFTRV9ET05FEAMyiwcKDE1vZGVsU2VydmljZRJbCgpMaXN0TW9kZWxzEiUua2V5Z2F0ZS5jb250cm9sLnYxLkxpc3RNb2RlbHNSZXF1ZXN0GiYua2V5Z2F0ZS5jb250cm9sLnYxLkxpc3RNb2RlbHNSZXNwb25zZRJeCgtDcmVhdGVNb2RlbBImLmtleWdhdGUuY29udHJvbC52MS5DcmVhdGVNb2RlbFJlcXVlc3QaJy5rZXlnYXRlLmNvbnRyb2wudjEuQ3JlYXRlTW9kZWxSZXNwb25zZRJeCgtVcGRhdGVNb2RlbBImLmtleWdhdGUuY29udHJvbC52MS5VcGRhdGVNb2RlbFJlcXVlc3QaJy5rZXlnYXRlLmNvbnRyb2wudjEuVXBkYXRlTW9kZWxSZXNwb25zZRJeCgtEZWxldGVNb2RlbBImLmtleWdhdGUuY29udHJvbC52MS5EZWxldGVNb2RlbFJlcXVlc3QaJy5rZXlnYXRlLmNvbnRyb2wudjEuRGVsZXRlTW9kZWxSZXNwb25zZRJqCg9TZXRNb2RlbEVuYWJsZWQSKi5rZXlnYXRlLmNvbnRyb2wudjEuU2V0TW9kZWxFbmFibGVkUmVxdWVzdBorLmtleWdhdGUuY29udHJvbC52MS5TZXRNb2RlbEVuYWJsZWRSZXNwb25zZRJkCg1SZW9yZGVyTW9kZWxzEigua2V5Z2F0ZS5jb250cm9sLnYxLlJlb3JkZXJNb2RlbHNSZXF1ZXN0Gikua2V5Z2F0ZS5jb250cm9sLnYxLlJlb3JkZXJNb2RlbHNSZXNwb25zZRJnCg5EdXBsaWNhdGVNb2RlbBIpLmtleWdhdGUuY29udHJvbC52MS5EdXBsaWNhdGVNb2RlbFJlcXVlc3QaKi5rZXlnYXRlLmNvbnRyb2wudjEuRHVwbGljYXRlTW9kZWxSZXNwb25zZRJnCg5EaXNjb3Zlck1vZGVscxIpLmtleWdhdGUuY29udHJvbC52MS5EaXNjb3Zlck1vZGVsc1JlcXVlc3QaKi5rZXlnYXRlLmNvbnRyb2wudjEuRGlzY292ZXJNb2RlbHNSZXNwb25zZRJaCglUZXN0TW9kZWwSJC5rZXlnYXRlLmNvbnRyb2wudjEuVGVzdE1vZGVsUmVxdWVzdBolLmtleWdhdGUuY29udHJvbC52MS5UZXN0TW9kZWxSZXNwb25zZTABQrgBChZjb20ua2V5Z2F0ZS5jb250cm9sLnYxQgpNb2RlbFByb3RvUAFaKGtleWdhdGUvZ2VuL2tleWdhdGUvY29udHJvbC92MTtjb250cm9sdjGiAgNLQ1iqAhJLZXlnYXRlLkNvbnRyb2wuVjHKAhJLZXlnYXRlXENvbnRyb2xcVjHiAh5LZXlnYXRlXENvbnRyb2xcVjFcR1BCTWV0YWRhdGHqAhRLZXlnYXRlOjpDb250cm9sOjpWMWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * Model is a stored model as the console sees it.
@@ -312,6 +312,15 @@ export type ProviderProtocol = Message<"keygate.control.v1.ProviderProtocol"> & 
    * @generated from field: bool fill_in = 4;
    */
   fillIn: boolean;
+
+  /**
+   * cloud is set for a protocol whose providers sign requests with a cloud
+   * account (Bedrock, Vertex AI): the settings and credential sources the
+   * provider form shows. Unset for the others.
+   *
+   * @generated from field: keygate.control.v1.CloudDeclaration cloud = 5;
+   */
+  cloud?: CloudDeclaration | undefined;
 };
 
 /**
@@ -320,6 +329,104 @@ export type ProviderProtocol = Message<"keygate.control.v1.ProviderProtocol"> & 
  */
 export const ProviderProtocolSchema: GenMessage<ProviderProtocol> = /*@__PURE__*/
   messageDesc(file_control_v1_model, 5);
+
+/**
+ * CloudDeclaration is what a cloud protocol's providers are configured with.
+ *
+ * @generated from message keygate.control.v1.CloudDeclaration
+ */
+export type CloudDeclaration = Message<"keygate.control.v1.CloudDeclaration"> & {
+  /**
+   * fields are the CloudSettings shown, in order: "region", "project",
+   * "profile", "role_arn", "web_identity_token_file".
+   *
+   * @generated from field: repeated string fields = 1;
+   */
+  fields: string[];
+
+  /**
+   * credential_sources are those offered, the first the default.
+   *
+   * @generated from field: repeated keygate.control.v1.CredentialSource credential_sources = 2;
+   */
+  credentialSources: CredentialSource[];
+
+  /**
+   * key_format says what a key of the pool holds with
+   * CREDENTIAL_SOURCE_KEYS ("ACCESS_KEY_ID:SECRET_ACCESS_KEY").
+   *
+   * @generated from field: string key_format = 3;
+   */
+  keyFormat: string;
+
+  /**
+   * base_url_template is the vendor endpoint offered as a new provider's
+   * base URL, "{region}" and "{project}" standing for those settings.
+   *
+   * @generated from field: string base_url_template = 4;
+   */
+  baseUrlTemplate: string;
+};
+
+/**
+ * Describes the message keygate.control.v1.CloudDeclaration.
+ * Use `create(CloudDeclarationSchema)` to create a new message.
+ */
+export const CloudDeclarationSchema: GenMessage<CloudDeclaration> = /*@__PURE__*/
+  messageDesc(file_control_v1_model, 6);
+
+/**
+ * CloudSettings are a cloud provider's account settings; nothing secret.
+ *
+ * @generated from message keygate.control.v1.CloudSettings
+ */
+export type CloudSettings = Message<"keygate.control.v1.CloudSettings"> & {
+  /**
+   * region is the cloud region (us-east-1) or Google location.
+   *
+   * @generated from field: string region = 1;
+   */
+  region: string;
+
+  /**
+   * project is the Google Cloud project id.
+   *
+   * @generated from field: string project = 2;
+   */
+  project: string;
+
+  /**
+   * @generated from field: keygate.control.v1.CredentialSource credential_source = 3;
+   */
+  credentialSource: CredentialSource;
+
+  /**
+   * profile names a shared-config profile (CREDENTIAL_SOURCE_PROFILE).
+   *
+   * @generated from field: string profile = 4;
+   */
+  profile: string;
+
+  /**
+   * role_arn and web_identity_token_file configure
+   * CREDENTIAL_SOURCE_WEB_IDENTITY.
+   *
+   * @generated from field: string role_arn = 5;
+   */
+  roleArn: string;
+
+  /**
+   * @generated from field: string web_identity_token_file = 6;
+   */
+  webIdentityTokenFile: string;
+};
+
+/**
+ * Describes the message keygate.control.v1.CloudSettings.
+ * Use `create(CloudSettingsSchema)` to create a new message.
+ */
+export const CloudSettingsSchema: GenMessage<CloudSettings> = /*@__PURE__*/
+  messageDesc(file_control_v1_model, 7);
 
 /**
  * @generated from message keygate.control.v1.CreateModelRequest
@@ -346,7 +453,7 @@ export type CreateModelRequest = Message<"keygate.control.v1.CreateModelRequest"
  * Use `create(CreateModelRequestSchema)` to create a new message.
  */
 export const CreateModelRequestSchema: GenMessage<CreateModelRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 6);
+  messageDesc(file_control_v1_model, 8);
 
 /**
  * @generated from message keygate.control.v1.CreateModelResponse
@@ -363,7 +470,7 @@ export type CreateModelResponse = Message<"keygate.control.v1.CreateModelRespons
  * Use `create(CreateModelResponseSchema)` to create a new message.
  */
 export const CreateModelResponseSchema: GenMessage<CreateModelResponse> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 7);
+  messageDesc(file_control_v1_model, 9);
 
 /**
  * @generated from message keygate.control.v1.UpdateModelRequest
@@ -392,7 +499,7 @@ export type UpdateModelRequest = Message<"keygate.control.v1.UpdateModelRequest"
  * Use `create(UpdateModelRequestSchema)` to create a new message.
  */
 export const UpdateModelRequestSchema: GenMessage<UpdateModelRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 8);
+  messageDesc(file_control_v1_model, 10);
 
 /**
  * @generated from message keygate.control.v1.UpdateModelResponse
@@ -409,7 +516,7 @@ export type UpdateModelResponse = Message<"keygate.control.v1.UpdateModelRespons
  * Use `create(UpdateModelResponseSchema)` to create a new message.
  */
 export const UpdateModelResponseSchema: GenMessage<UpdateModelResponse> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 9);
+  messageDesc(file_control_v1_model, 11);
 
 /**
  * @generated from message keygate.control.v1.DeleteModelRequest
@@ -426,7 +533,7 @@ export type DeleteModelRequest = Message<"keygate.control.v1.DeleteModelRequest"
  * Use `create(DeleteModelRequestSchema)` to create a new message.
  */
 export const DeleteModelRequestSchema: GenMessage<DeleteModelRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 10);
+  messageDesc(file_control_v1_model, 12);
 
 /**
  * @generated from message keygate.control.v1.DeleteModelResponse
@@ -439,7 +546,7 @@ export type DeleteModelResponse = Message<"keygate.control.v1.DeleteModelRespons
  * Use `create(DeleteModelResponseSchema)` to create a new message.
  */
 export const DeleteModelResponseSchema: GenMessage<DeleteModelResponse> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 11);
+  messageDesc(file_control_v1_model, 13);
 
 /**
  * @generated from message keygate.control.v1.SetModelEnabledRequest
@@ -461,7 +568,7 @@ export type SetModelEnabledRequest = Message<"keygate.control.v1.SetModelEnabled
  * Use `create(SetModelEnabledRequestSchema)` to create a new message.
  */
 export const SetModelEnabledRequestSchema: GenMessage<SetModelEnabledRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 12);
+  messageDesc(file_control_v1_model, 14);
 
 /**
  * @generated from message keygate.control.v1.SetModelEnabledResponse
@@ -478,7 +585,7 @@ export type SetModelEnabledResponse = Message<"keygate.control.v1.SetModelEnable
  * Use `create(SetModelEnabledResponseSchema)` to create a new message.
  */
 export const SetModelEnabledResponseSchema: GenMessage<SetModelEnabledResponse> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 13);
+  messageDesc(file_control_v1_model, 15);
 
 /**
  * @generated from message keygate.control.v1.ReorderModelsRequest
@@ -495,7 +602,7 @@ export type ReorderModelsRequest = Message<"keygate.control.v1.ReorderModelsRequ
  * Use `create(ReorderModelsRequestSchema)` to create a new message.
  */
 export const ReorderModelsRequestSchema: GenMessage<ReorderModelsRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 14);
+  messageDesc(file_control_v1_model, 16);
 
 /**
  * @generated from message keygate.control.v1.ReorderModelsResponse
@@ -512,7 +619,7 @@ export type ReorderModelsResponse = Message<"keygate.control.v1.ReorderModelsRes
  * Use `create(ReorderModelsResponseSchema)` to create a new message.
  */
 export const ReorderModelsResponseSchema: GenMessage<ReorderModelsResponse> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 15);
+  messageDesc(file_control_v1_model, 17);
 
 /**
  * @generated from message keygate.control.v1.DuplicateModelRequest
@@ -529,7 +636,7 @@ export type DuplicateModelRequest = Message<"keygate.control.v1.DuplicateModelRe
  * Use `create(DuplicateModelRequestSchema)` to create a new message.
  */
 export const DuplicateModelRequestSchema: GenMessage<DuplicateModelRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 16);
+  messageDesc(file_control_v1_model, 18);
 
 /**
  * @generated from message keygate.control.v1.DuplicateModelResponse
@@ -546,7 +653,7 @@ export type DuplicateModelResponse = Message<"keygate.control.v1.DuplicateModelR
  * Use `create(DuplicateModelResponseSchema)` to create a new message.
  */
 export const DuplicateModelResponseSchema: GenMessage<DuplicateModelResponse> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 17);
+  messageDesc(file_control_v1_model, 19);
 
 /**
  * @generated from message keygate.control.v1.DiscoverModelsRequest
@@ -587,6 +694,15 @@ export type DiscoverModelsRequest = Message<"keygate.control.v1.DiscoverModelsRe
    * @generated from field: string key_from_provider_id = 6;
    */
   keyFromProviderId: string;
+
+  /**
+   * cloud are the account settings of a cloud protocol's endpoint; unset
+   * takes those of key_from_provider_id (else key_from_model_id's
+   * provider).
+   *
+   * @generated from field: keygate.control.v1.CloudSettings cloud = 7;
+   */
+  cloud?: CloudSettings | undefined;
 };
 
 /**
@@ -594,7 +710,7 @@ export type DiscoverModelsRequest = Message<"keygate.control.v1.DiscoverModelsRe
  * Use `create(DiscoverModelsRequestSchema)` to create a new message.
  */
 export const DiscoverModelsRequestSchema: GenMessage<DiscoverModelsRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 18);
+  messageDesc(file_control_v1_model, 20);
 
 /**
  * @generated from message keygate.control.v1.DiscoverModelsResponse
@@ -611,7 +727,7 @@ export type DiscoverModelsResponse = Message<"keygate.control.v1.DiscoverModelsR
  * Use `create(DiscoverModelsResponseSchema)` to create a new message.
  */
 export const DiscoverModelsResponseSchema: GenMessage<DiscoverModelsResponse> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 19);
+  messageDesc(file_control_v1_model, 21);
 
 /**
  * @generated from message keygate.control.v1.TestModelRequest
@@ -628,7 +744,7 @@ export type TestModelRequest = Message<"keygate.control.v1.TestModelRequest"> & 
  * Use `create(TestModelRequestSchema)` to create a new message.
  */
 export const TestModelRequestSchema: GenMessage<TestModelRequest> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 20);
+  messageDesc(file_control_v1_model, 22);
 
 /**
  * TestModelResponse is one progress message; the last one has result set.
@@ -659,7 +775,7 @@ export type TestModelResponse = Message<"keygate.control.v1.TestModelResponse"> 
  * Use `create(TestModelResponseSchema)` to create a new message.
  */
 export const TestModelResponseSchema: GenMessage<TestModelResponse> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 21);
+  messageDesc(file_control_v1_model, 23);
 
 /**
  * TestResult is the outcome of a connection test.
@@ -731,7 +847,7 @@ export type TestResult = Message<"keygate.control.v1.TestResult"> & {
  * Use `create(TestResultSchema)` to create a new message.
  */
 export const TestResultSchema: GenMessage<TestResult> = /*@__PURE__*/
-  messageDesc(file_control_v1_model, 22);
+  messageDesc(file_control_v1_model, 24);
 
 /**
  * ProviderKind is the wire protocol of an upstream endpoint. Each value but
@@ -777,7 +893,8 @@ export enum ProviderKind {
   GEMINI = 6,
 
   /**
-   * 7 and 8 are kept for the AWS Bedrock protocols, built alongside.
+   * 7 and 8 are taken by AWS Bedrock (branch bedrock), 9 and 10 by Vertex
+   * AI (branch vertex).
    *
    * @generated from enum value: PROVIDER_KIND_VERTEX_ANTHROPIC = 9;
    */
@@ -794,6 +911,66 @@ export enum ProviderKind {
  */
 export const ProviderKindSchema: GenEnum<ProviderKind> = /*@__PURE__*/
   enumDesc(file_control_v1_model, 0);
+
+/**
+ * CredentialSource is where a cloud provider's credentials come from.
+ *
+ * @generated from enum keygate.control.v1.CredentialSource
+ */
+export enum CredentialSource {
+  /**
+   * Unspecified reads as KEYS.
+   *
+   * @generated from enum value: CREDENTIAL_SOURCE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The provider's key pool holds the secret (AWS access keys, a Google
+   * service-account JSON), sealed like an API key and never shown again.
+   *
+   * @generated from enum value: CREDENTIAL_SOURCE_KEYS = 1;
+   */
+  KEYS = 1,
+
+  /**
+   * A named profile of the shared config and credentials files on the
+   * Keygate host.
+   *
+   * @generated from enum value: CREDENTIAL_SOURCE_PROFILE = 2;
+   */
+  PROFILE = 2,
+
+  /**
+   * A web identity token file exchanged for a role's credentials
+   * (Kubernetes service accounts).
+   *
+   * @generated from enum value: CREDENTIAL_SOURCE_WEB_IDENTITY = 3;
+   */
+  WEB_IDENTITY = 3,
+
+  /**
+   * The role of the instance Keygate runs on, from the instance metadata
+   * service: the one link-local address Keygate then reaches.
+   *
+   * @generated from enum value: CREDENTIAL_SOURCE_INSTANCE_ROLE = 4;
+   */
+  INSTANCE_ROLE = 4,
+
+  /**
+   * The cloud SDK's default chain (environment, files, web identity,
+   * container or instance role; Google application-default credentials).
+   *
+   * @generated from enum value: CREDENTIAL_SOURCE_DEFAULT = 5;
+   */
+  DEFAULT = 5,
+}
+
+/**
+ * Describes the enum keygate.control.v1.CredentialSource.
+ */
+export const CredentialSourceSchema: GenEnum<CredentialSource> = /*@__PURE__*/
+  enumDesc(file_control_v1_model, 1);
 
 /**
  * TestPhase is how far a connection test got.
@@ -826,7 +1003,7 @@ export enum TestPhase {
  * Describes the enum keygate.control.v1.TestPhase.
  */
 export const TestPhaseSchema: GenEnum<TestPhase> = /*@__PURE__*/
-  enumDesc(file_control_v1_model, 1);
+  enumDesc(file_control_v1_model, 2);
 
 /**
  * ModelService manages the upstream models Keygate publishes to Cursor.
