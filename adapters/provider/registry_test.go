@@ -31,6 +31,9 @@ type protocolFixture struct {
 	// auth are the headers of a call to a plain endpoint; list those of a
 	// model listing at https://api.example.com/v1/models.
 	auth, list http.Header
+	// signs marks a cloud protocol: it authorises calls with Sign and lists
+	// models with Models.Discover, with the account settings of its Cloud.
+	signs bool
 	// golden is the request body of providertest.Conversation's last cycle,
 	// or of providertest.FillInRequest for a fill-in protocol.
 	golden string
@@ -113,8 +116,7 @@ var fixtures = map[llm.ProviderKind]protocolFixture{
 			"https://us-east5-aiplatform.googleapis.com/v1/projects/acme-vertex/locations/us-east5": "https://us-east5-aiplatform.googleapis.com/v1/projects/acme-vertex/locations/us-east5/publishers/anthropic/models/model-x:streamRawPredict",
 			"http://127.0.0.1:8000/v1/projects/p1/locations/global/":                                "http://127.0.0.1:8000/v1/projects/p1/locations/global/publishers/anthropic/models/model-x:streamRawPredict",
 		},
-		auth:   http.Header{},
-		list:   http.Header{},
+		signs:  true,
 		golden: "vertex-anthropic.golden.json",
 		stream: "anthropic-text-sdkfixture.sse",
 		text:   "Hello there!",
@@ -126,8 +128,7 @@ var fixtures = map[llm.ProviderKind]protocolFixture{
 			"https://aiplatform.googleapis.com/v1/projects/acme-vertex/locations/global": "https://aiplatform.googleapis.com/v1/projects/acme-vertex/locations/global/publishers/google/models/model-x:streamGenerateContent?alt=sse",
 			"http://127.0.0.1:8000/v1/projects/p1/locations/us-central1?tag=kg":          "http://127.0.0.1:8000/v1/projects/p1/locations/us-central1/publishers/google/models/model-x:streamGenerateContent?tag=kg&alt=sse",
 		},
-		auth:   http.Header{},
-		list:   http.Header{},
+		signs:  true,
 		golden: "vertex-gemini.golden.json",
 		stream: "gemini-text-thinking-docs.sse",
 		text:   "Hello! How can I help you today?",
@@ -198,7 +199,22 @@ func fixtureOf(p protocol.Protocol) protocolFixture {
 
 var _ = Describe("The protocol registry (provider.Builtin)", func() {
 	It("registers the built-in protocols, in the order the console offers them, with their labels: the conversation protocols first (a new model starts on Chat), then the fill-in-the-middle ones", func() {
-		Expect(provider.Builtin().Protocols()).To(Equal([]ports.ProviderProtocol{
+		listed := provider.Builtin().Protocols()
+		clouds := map[llm.ProviderKind]*ports.ProviderCloud{}
+		for i := range listed {
+			if listed[i].Cloud != nil {
+				clouds[listed[i].Kind] = listed[i].Cloud
+				listed[i].Cloud = nil
+			}
+		}
+		for _, k := range []llm.ProviderKind{llm.ProviderVertexAnthropic, llm.ProviderVertexGemini} {
+			Expect(clouds).To(HaveKey(k))
+			Expect(clouds[k].Fields).To(Equal([]string{"project", "region"}))
+			Expect(clouds[k].Sources).To(Equal([]ports.CredentialSource{ports.CredentialKeys, ports.CredentialDefault, ports.CredentialInstanceRole}))
+			Expect(clouds[k].BaseURL(ports.CloudSettings{Region: "{region}", Project: "{project}"})).To(Equal(
+				"https://{region}-aiplatform.googleapis.com/v1/projects/{project}/locations/{region}"))
+		}
+		Expect(listed).To(Equal([]ports.ProviderProtocol{
 			{Kind: llm.ProviderOpenAIChat, Name: "OpenAI Chat", Title: "OpenAI Chat Completions (and compatible)"},
 			{Kind: llm.ProviderOpenAIResponses, Name: "OpenAI Responses", Title: "OpenAI Responses"},
 			{Kind: llm.ProviderAnthropic, Name: "Anthropic", Title: "Anthropic Messages"},
@@ -241,6 +257,13 @@ var _ = Describe("The protocol registry (provider.Builtin)", func() {
 	DescribeTable("every registered protocol sets its auth and API-version headers, for calls and model listings",
 		eachRegistered(func(p protocol.Protocol) {
 			f := fixtureOf(p)
+			if f.signs {
+				Expect(p.Auth).To(BeNil(), "a cloud protocol sends no API key header")
+				Expect(p.Sign).NotTo(BeNil())
+				Expect(p.Cloud).NotTo(BeNil())
+				Expect(p.Models.Discover).NotTo(BeNil())
+				return
+			}
 			h := http.Header{}
 			p.Auth(h, apiKey, compat.Quirks{})
 			Expect(h).To(Equal(f.auth))

@@ -1,11 +1,9 @@
 package vertex
 
 import (
-	"net/http"
 	"net/url"
 
 	"keygate/adapters/provider/anthropic"
-	"keygate/adapters/provider/compat"
 	"keygate/adapters/provider/protocol"
 	"keygate/adapters/provider/wire"
 	"keygate/domain/llm"
@@ -46,14 +44,14 @@ func Anthropic() protocol.Protocol {
 		Name:          anthropicLabel,
 		Title:         "Google Vertex AI: Anthropic models (streamRawPredict)",
 		URL:           func(base url.URL, model string) url.URL { return AnthropicURL(base, locationOf(base), model) },
-		Auth:          func(http.Header, string, compat.Quirks) {},
+		Sign:          sign(anthropicLabel),
+		Cloud:         cloud,
 		Reserved:      []string{"model", "system", "messages", "tools", "stream", "anthropic_version"},
 		AppendRequest: appendAnthropic,
 		NewDecoder: func() protocol.Decoder {
 			return &decoder{Decoder: &anthropic.Decoder{}, vendor: llm.ProviderAnthropic, own: llm.ProviderVertexAnthropic}
 		},
-		Models: protocol.Models{Label: anthropicLabel, List: publisherModels("anthropic"),
-			Auth: func(http.Header, string, *url.URL) {}},
+		Models: protocol.Models{Label: anthropicLabel, Discover: discover(anthropicLabel, "anthropic")},
 		Vendor: modelfamily.VendorAnthropic,
 	}
 }

@@ -14,9 +14,15 @@
 // (signatures go back only to the kind of endpoint that made them), the
 // publisher model listing and the credentials.
 //
+// Calls carry no key header: Sign sets the bearer token of the provider's
+// credential source (Tokens, one per credential, shared by both protocols)
+// and Models.Discover lists with it. A provider's settings are a project
+// and a location (Cloud); its base URL names the location's path, which a
+// private endpoint's base keeps.
+//
 // Imports: the standard library, golang.org/x/oauth2,
 // golang.org/x/oauth2/google, adapters/provider/anthropic,
-// adapters/provider/compat, adapters/provider/gemini,
+// adapters/provider/failure, adapters/provider/gemini,
 // adapters/provider/protocol, adapters/provider/sse,
-// adapters/provider/wire, domain/llm and domain/modelfamily.
+// adapters/provider/wire, domain/llm, domain/modelfamily and ports.
 package vertex

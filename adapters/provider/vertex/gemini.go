@@ -1,10 +1,8 @@
 package vertex
 
 import (
-	"net/http"
 	"net/url"
 
-	"keygate/adapters/provider/compat"
 	"keygate/adapters/provider/gemini"
 	"keygate/adapters/provider/protocol"
 	"keygate/domain/llm"
@@ -31,13 +29,13 @@ func Gemini() protocol.Protocol {
 		Name:          geminiLabel,
 		Title:         "Google Vertex AI: Gemini (streamGenerateContent)",
 		URL:           func(base url.URL, model string) url.URL { return GeminiURL(base, locationOf(base), model) },
-		Auth:          func(http.Header, string, compat.Quirks) {},
+		Sign:          sign(geminiLabel),
+		Cloud:         cloud,
 		Reserved:      []string{"contents", "systemInstruction", "tools"},
 		AppendRequest: appendGemini,
 		NewDecoder: func() protocol.Decoder {
 			return &decoder{Decoder: &gemini.Decoder{}, vendor: llm.ProviderGemini, own: llm.ProviderVertexGemini}
 		},
-		Models: protocol.Models{Label: geminiLabel, List: publisherModels("google"),
-			Auth: func(http.Header, string, *url.URL) {}},
+		Models: protocol.Models{Label: geminiLabel, Discover: discover(geminiLabel, "google")},
 	}
 }

@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -15,6 +19,7 @@ import (
 	"keygate/adapters/provider/providertest"
 	"keygate/adapters/provider/vertex"
 	"keygate/domain/llm"
+	"keygate/ports"
 )
 
 func fixture(name string) []byte {
@@ -184,23 +189,79 @@ var _ = Describe("Gemini on Vertex AI (vertex.Gemini)", func() {
 	})
 })
 
-var _ = Describe("Vertex AI model listing", func() {
-	It("pages through the publisher's models in Model Garden and gives the ids calls name", func() {
-		var asked []string
-		get := func(_ context.Context, u string, into any) error {
-			asked = append(asked, u)
+var _ = Describe("Vertex AI calls and listings, authorised with a Google access token", func() {
+	var (
+		endpoint *tokenEndpoint
+		creds    protocol.Credentials
+	)
+	BeforeEach(func() {
+		endpoint = newTokenEndpoint(nil)
+		key, priv := serviceAccountKey(endpoint.URL + "/token")
+		endpoint.pub = &priv.PublicKey
+		creds = protocol.Credentials{Key: string(key), Cloud: ports.CloudSettings{Project: "acme-vertex", Region: "us-east5"}, HTTP: http.DefaultClient}
+	})
+
+	It("signs a call with the bearer token of the provider's service-account key, fetched once for the calls that follow", func() {
+		for _, p := range []protocol.Protocol{vertex.Anthropic(), vertex.Gemini()} {
+			u := p.URL(parse("https://us-east5-aiplatform.googleapis.com/v1/projects/acme-vertex/locations/us-east5"), "m")
+			req, err := http.NewRequest(http.MethodPost, u.String(), nil)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(p.Sign(context.Background(), req, nil, creds)).To(Succeed())
+			Expect(req.Header.Get("Authorization")).To(Equal("Bearer ya29.fake-1"))
+		}
+		Expect(endpoint.count()).To(Equal(1), "both protocols share the key's token")
+	})
+
+	It("refuses, without sending anything, a base URL that lost the project's location, and a key that is not a service account's", func() {
+		req, err := http.NewRequest(http.MethodPost, "http://127.0.0.1:9/publishers/anthropic/models/m:streamRawPredict", nil)
+		Expect(err).NotTo(HaveOccurred())
+		err = vertex.Anthropic().Sign(context.Background(), req, nil, creds)
+		var perr *llm.ProviderError
+		Expect(errors.As(err, &perr)).To(BeTrue())
+		Expect(perr.Class).To(Equal(llm.ErrorBadRequest))
+		Expect(perr.Message).To(ContainSubstring("/v1/projects/PROJECT/locations/REGION"))
+
+		req, err = http.NewRequest(http.MethodPost, "http://127.0.0.1:9/v1/projects/p1/locations/us-east5/publishers/anthropic/models/m:streamRawPredict", nil)
+		Expect(err).NotTo(HaveOccurred())
+		creds.Key = `{"type":"service_account","private_key":"-----BEGIN PRIVATE KEY-----s3cret"}`
+		err = vertex.Anthropic().Sign(context.Background(), req, nil, creds)
+		Expect(errors.As(err, &perr)).To(BeTrue())
+		Expect(perr.Class).To(Equal(llm.ErrorAuthorization))
+		Expect(perr.Message).NotTo(ContainSubstring("s3cret"))
+		Expect(req.Header.Get("Authorization")).To(BeEmpty())
+		Expect(endpoint.count()).To(BeZero())
+	})
+
+	It("pages through the publisher's models in Model Garden with the token and gives the ids calls name", func() {
+		var asked []*http.Request
+		garden := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			asked = append(asked, r)
 			page := `{"publisherModels":[{"name":"publishers/anthropic/models/claude-sonnet-4-5"},{"name":"publishers/anthropic/models/claude-opus-4-1"}],"nextPageToken":"p2"}`
 			if len(asked) == 2 {
 				page = `{"publisherModels":[{"name":"publishers/anthropic/models/claude-haiku-4-5"}]}`
 			}
-			return json.Unmarshal([]byte(page), into)
-		}
-		ids, err := vertex.Anthropic().Models.List(context.Background(), "https://us-east5-aiplatform.googleapis.com/v1/models", get)
+			_, _ = io.WriteString(w, page)
+		}))
+		DeferCleanup(garden.Close)
+		ids, err := vertex.Anthropic().Models.Discover(context.Background(), garden.URL+"/v1/projects/acme-vertex/locations/us-east5", creds)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(ids).To(Equal([]string{"claude-sonnet-4-5", "claude-opus-4-1", "claude-haiku-4-5"}))
-		Expect(asked).To(Equal([]string{
-			"https://us-east5-aiplatform.googleapis.com/v1beta1/publishers/anthropic/models?pageSize=100",
-			"https://us-east5-aiplatform.googleapis.com/v1beta1/publishers/anthropic/models?pageSize=100&pageToken=p2",
+		Expect(asked).To(HaveLen(2))
+		Expect(asked[0].URL.String()).To(Equal("/v1beta1/publishers/anthropic/models?pageSize=100"))
+		Expect(asked[1].URL.String()).To(Equal("/v1beta1/publishers/anthropic/models?pageSize=100&pageToken=p2"))
+		Expect(asked[1].Header.Get("Authorization")).To(Equal("Bearer ya29.fake-1"))
+	})
+
+	It("reports a refused listing with Google's message", func() {
+		garden := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusForbidden)
+			_, _ = io.WriteString(w, `{"error":{"code":403,"message":"Permission 'aiplatform.publisherModels.list' denied","status":"PERMISSION_DENIED"}}`)
 		}))
+		DeferCleanup(garden.Close)
+		_, err := vertex.Gemini().Models.Discover(context.Background(), garden.URL, creds)
+		var perr *llm.ProviderError
+		Expect(errors.As(err, &perr)).To(BeTrue())
+		Expect(perr.Class).To(Equal(llm.ErrorAuthorization))
+		Expect(perr.Message).To(ContainSubstring("aiplatform.publisherModels.list"))
 	})
 })
