@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -107,13 +108,28 @@ func Default(o TokenOptions) *Tokens {
 		if err != nil {
 			return nil, err
 		}
-		c, err := google.CredentialsFromJSON(withClient(ctx, client), raw, Scope)
+		var kind struct {
+			Type google.CredentialsType `json:"type"`
+		}
+		if err := json.Unmarshal(raw, &kind); err != nil {
+			return nil, errors.New("the application-default credentials file is not JSON")
+		}
+		if !slices.Contains(defaultTypes, kind.Type) {
+			return nil, fmt.Errorf("application-default credentials of type %q are not taken (%v)", kind.Type, defaultTypes)
+		}
+		c, err := google.CredentialsFromJSONWithType(withClient(ctx, client), raw, kind.Type, Scope)
 		if err != nil {
 			return nil, fmt.Errorf("read application-default credentials: %w", err)
 		}
 		return c.TokenSource.Token()
 	})
 }
+
+// defaultTypes are the kinds of application-default credentials taken:
+// what gcloud and Google Cloud's consoles write for a service account, a
+// user, an impersonated service account and workload identity federation.
+var defaultTypes = []google.CredentialsType{google.ServiceAccount, google.AuthorizedUser,
+	google.ImpersonatedServiceAccount, google.ExternalAccount, google.ExternalAccountAuthorizedUser}
 
 // maxCredentialFile bounds a credentials file read from disk.
 const maxCredentialFile = 1 << 20
