@@ -235,6 +235,9 @@ func (t *Tokens) Token(ctx context.Context) (string, error) {
 	defer cancel()
 	tok, err := t.fetch(fctx)
 	if err != nil {
+		if unavailable(err) {
+			return "", fmt.Errorf("%w: fetch an access token: %s: %w", ErrCredentials, tokenError(err), ErrTokenUnavailable)
+		}
 		return "", fmt.Errorf("%w: fetch an access token: %s", ErrCredentials, tokenError(err))
 	}
 	if tok.AccessToken == "" {
@@ -243,6 +246,25 @@ func (t *Tokens) Token(ctx context.Context) (string, error) {
 	t.tok = tok
 	return tok.AccessToken, nil
 }
+
+// ErrTokenUnavailable marks a fetch that failed for the token endpoint's
+// sake (unreachable, 5xx, 429), not the credential's: worth retrying, and
+// no reason to rest the key.
+var ErrTokenUnavailable = errors.New("token endpoint unavailable")
+
+// unavailable reports a failed fetch that says nothing about the credential.
+func unavailable(err error) bool {
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) {
+		return re.Response != nil && (re.Response.StatusCode >= 500 || re.Response.StatusCode == http.StatusTooManyRequests)
+	}
+	var ue *url.Error
+	return errors.As(err, &ue)
+}
+
+// maxDescription bounds what a token endpoint's error description adds to
+// a message.
+const maxDescription = 200
 
 // tokenError describes a failed fetch without the token endpoint's raw
 // answer, which is the only part that could echo what was sent.
@@ -267,6 +289,9 @@ func tokenError(err error) string {
 			msg += ": " + code
 		}
 		if description != "" {
+			if len(description) > maxDescription {
+				description = description[:maxDescription] + "…"
+			}
 			msg += " (" + description + ")"
 		}
 		return msg

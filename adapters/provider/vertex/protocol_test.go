@@ -232,6 +232,29 @@ var _ = Describe("Vertex AI calls and listings, authorised with a Google access 
 		Expect(endpoint.count()).To(BeZero())
 	})
 
+	It("tells a token endpoint that is down (a transient failure, retried) from one that refuses the key (an authorization failure)", func() {
+		down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}))
+		DeferCleanup(down.Close)
+		key, _ := serviceAccountKey(down.URL + "/token")
+		creds.Key = string(key)
+		req, err := http.NewRequest(http.MethodPost, "http://127.0.0.1:9/v1/projects/p1/locations/us-east5/publishers/google/models/m:streamGenerateContent", nil)
+		Expect(err).NotTo(HaveOccurred())
+		err = vertex.Gemini().Sign(context.Background(), req, nil, creds)
+		var perr *llm.ProviderError
+		Expect(errors.As(err, &perr)).To(BeTrue())
+		Expect(perr.Class).To(Equal(llm.ErrorTransient))
+
+		endpoint.refuse = true
+		key, _ = serviceAccountKey(endpoint.URL + "/token")
+		creds.Key = string(key)
+		err = vertex.Gemini().Sign(context.Background(), req, nil, creds)
+		Expect(errors.As(err, &perr)).To(BeTrue())
+		Expect(perr.Class).To(Equal(llm.ErrorAuthorization))
+		Expect(perr.Message).To(ContainSubstring("invalid_grant"))
+	})
+
 	It("pages through the publisher's models in Model Garden with the token and gives the ids calls name", func() {
 		var asked []*http.Request
 		garden := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

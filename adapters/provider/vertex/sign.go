@@ -119,5 +119,9 @@ func token(ctx context.Context, c protocol.Credentials) (string, error) {
 	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
 		return "", fmt.Errorf("fetch google access token: %w", ctx.Err())
 	}
-	return "", &llm.ProviderError{Class: llm.ErrorAuthorization, Message: "Vertex AI " + err.Error(), Err: ErrCredentials}
+	class := llm.ErrorAuthorization
+	if errors.Is(err, ErrTokenUnavailable) {
+		class = llm.ErrorTransient
+	}
+	return "", &llm.ProviderError{Class: class, Message: "Vertex AI " + err.Error(), Err: ErrCredentials}
 }
