@@ -66,6 +66,7 @@ var _ = Describe("Input limits on the control API", func() {
 			Entry("a base URL that is not http(s)", func(s *controlv1.ModelSettings) { s.BaseUrl = "file:///etc/passwd" }, "sk-x", "base_url", "http(s)"),
 			Entry("an API key of 8 KiB and one byte", noEdit, strings.Repeat("k", 8<<10+1), "api_key", "at most 8192 bytes"),
 			Entry("an API key with a line break", noEdit, "sk-abc\r\nX-Evil: 1", "api_key", "one line"),
+			Entry("a credentials file that is not JSON", noEdit, "{\"type\": \"service_account\",\n", "api_key", "valid JSON"),
 			Entry("extra parameters over 64 KiB", func(s *controlv1.ModelSettings) {
 				s.ExtraParamsJson = `{"x":"` + strings.Repeat("p", 64<<10) + `"}`
 			}, "sk-x", "extra_params_json", "at most 65536 bytes"),

@@ -83,7 +83,7 @@ var _ = Describe("Provider protocols in the control API", func() {
 			_, err := a.models.CreateModel(ctx, connect.NewRequest(&controlv1.CreateModelRequest{Settings: s, ApiKey: "sk-x"}))
 			Expect(err).To(HaveConnectCode(connect.CodeInvalidArgument))
 			Expect(err.Error()).To(ContainSubstring("provider_kind"))
-			Expect(err.Error()).To(ContainSubstring("choose OpenAI Chat, OpenAI Responses, Anthropic, Gemini, Bedrock Converse, Bedrock Anthropic, OpenAI Completions or Mistral FIM"))
+			Expect(err.Error()).To(ContainSubstring("choose OpenAI Chat, OpenAI Responses, Anthropic, Gemini, Bedrock Converse, Bedrock Anthropic, Vertex Anthropic, Vertex Gemini, OpenAI Completions or Mistral FIM"))
 		},
 		Entry("none chosen", controlv1.ProviderKind_PROVIDER_KIND_UNSPECIFIED),
 		Entry("a value the API does not define", controlv1.ProviderKind(99)),

@@ -6,6 +6,7 @@ import (
 	"keygate/adapters/provider/fim"
 	"keygate/adapters/provider/gemini"
 	"keygate/adapters/provider/openai"
+	"keygate/adapters/provider/vertex"
 )
 
 // builtin registers every protocol Keygate speaks, in the order the console
@@ -19,6 +20,8 @@ var builtin = mustRegistry(NewRegistry(
 	gemini.API(),
 	bedrock.Converse(),
 	bedrock.Anthropic(),
+	vertex.Anthropic(),
+	vertex.Gemini(),
 	fim.Completions(),
 	fim.Mistral(),
 ))

@@ -33,6 +33,9 @@ type protocolFixture struct {
 	// auth are the headers of a call to a plain endpoint; list those of a
 	// model listing at https://api.example.com/v1/models.
 	auth, list http.Header
+	// signs marks a cloud protocol: it authorises calls with Sign and lists
+	// models with Models.Discover, with the account settings of its Cloud.
+	signs bool
 	// golden is the request body of providertest.Conversation's last cycle,
 	// or of providertest.FillInRequest for a fill-in protocol.
 	golden string
@@ -116,6 +119,7 @@ var fixtures = map[llm.ProviderKind]protocolFixture{
 			"https://vpce-1.bedrock-runtime.example.com/":     "https://vpce-1.bedrock-runtime.example.com/model/model-x/converse-stream",
 			"http://127.0.0.1:8000/bedrock?tag=kg":            "http://127.0.0.1:8000/bedrock/model/model-x/converse-stream?tag=kg",
 		},
+		signs:       true,
 		golden:      "bedrock-converse.golden.json",
 		stream:      "bedrock-converse-text-docs.eventstream",
 		text:        "Hello there!",
@@ -127,11 +131,36 @@ var fixtures = map[llm.ProviderKind]protocolFixture{
 			"https://bedrock-runtime.us-east-1.amazonaws.com": "https://bedrock-runtime.us-east-1.amazonaws.com/model/model-x/invoke-with-response-stream",
 			"http://127.0.0.1:8000/bedrock?tag=kg":            "http://127.0.0.1:8000/bedrock/model/model-x/invoke-with-response-stream?tag=kg",
 		},
+		signs:  true,
 		golden: "bedrock-anthropic.golden.json",
 		stream: "bedrock-anthropic-text-docs.eventstream",
 		text:   "Hello there!",
 		finish: llm.FinishStop, id: "msg_bdrk_01FqmHz5Ng6nJ3Qd6Y1Qb4xA", model: "claude-sonnet-4-20250514",
 		usageFields: llm.UsageInput | llm.UsageCacheRead | llm.UsageCacheWrite | llm.UsageOutput,
+	},
+	llm.ProviderVertexAnthropic: {
+		urls: map[string]string{
+			"https://us-east5-aiplatform.googleapis.com/v1/projects/acme-vertex/locations/us-east5": "https://us-east5-aiplatform.googleapis.com/v1/projects/acme-vertex/locations/us-east5/publishers/anthropic/models/model-x:streamRawPredict",
+			"http://127.0.0.1:8000/v1/projects/p1/locations/global/":                                "http://127.0.0.1:8000/v1/projects/p1/locations/global/publishers/anthropic/models/model-x:streamRawPredict",
+		},
+		signs:  true,
+		golden: "vertex-anthropic.golden.json",
+		stream: "anthropic-text-sdkfixture.sse",
+		text:   "Hello there!",
+		finish: llm.FinishStop, id: "msg_4QpJur2dWWDjF6C758FbBw5vm12BaVipnK", model: "claude-3-opus-latest",
+		usageFields: llm.UsageInput | llm.UsageOutput,
+	},
+	llm.ProviderVertexGemini: {
+		urls: map[string]string{
+			"https://aiplatform.googleapis.com/v1/projects/acme-vertex/locations/global": "https://aiplatform.googleapis.com/v1/projects/acme-vertex/locations/global/publishers/google/models/model-x:streamGenerateContent?alt=sse",
+			"http://127.0.0.1:8000/v1/projects/p1/locations/us-central1?tag=kg":          "http://127.0.0.1:8000/v1/projects/p1/locations/us-central1/publishers/google/models/model-x:streamGenerateContent?tag=kg&alt=sse",
+		},
+		signs:  true,
+		golden: "vertex-gemini.golden.json",
+		stream: "gemini-text-thinking-docs.sse",
+		text:   "Hello! How can I help you today?",
+		finish: llm.FinishStop, id: "mKZ1aPSsFquqz7IP0pnq8Qk", model: "gemini-2.5-flash",
+		usageFields: llm.UsageInput | llm.UsageCacheRead | llm.UsageOutput | llm.UsageReasoning,
 	},
 	llm.ProviderOpenAICompletions: {
 		urls: map[string]string{
@@ -220,21 +249,30 @@ func fixtureOf(p protocol.Protocol) protocolFixture {
 
 var _ = Describe("The protocol registry (provider.Builtin)", func() {
 	It("registers the built-in protocols, in the order the console offers them, with their labels: the conversation protocols first (a new model starts on Chat), then the fill-in-the-middle ones", func() {
-		ps := provider.Builtin().Protocols()
-		for i, p := range ps {
-			if p.Cloud != nil {
-				Expect(p.Cloud.Sources).NotTo(BeEmpty(), "a cloud protocol offers credential sources")
-				Expect(p.Cloud.BaseURL(ports.CloudSettings{Region: "eu-west-1"})).To(HavePrefix("https://"))
-				ps[i].Cloud = nil
+		listed := provider.Builtin().Protocols()
+		clouds := map[llm.ProviderKind]*ports.ProviderCloud{}
+		for i := range listed {
+			if listed[i].Cloud != nil {
+				clouds[listed[i].Kind] = listed[i].Cloud
+				listed[i].Cloud = nil
 			}
 		}
-		Expect(ps).To(Equal([]ports.ProviderProtocol{
+		for _, k := range []llm.ProviderKind{llm.ProviderVertexAnthropic, llm.ProviderVertexGemini} {
+			Expect(clouds).To(HaveKey(k))
+			Expect(clouds[k].Fields).To(Equal([]string{"project", "region"}))
+			Expect(clouds[k].Sources).To(Equal([]ports.CredentialSource{ports.CredentialKeys, ports.CredentialDefault, ports.CredentialInstanceRole}))
+			Expect(clouds[k].BaseURL(ports.CloudSettings{Region: "{region}", Project: "{project}"})).To(Equal(
+				"https://{region}-aiplatform.googleapis.com/v1/projects/{project}/locations/{region}"))
+		}
+		Expect(listed).To(Equal([]ports.ProviderProtocol{
 			{Kind: llm.ProviderOpenAIChat, Name: "OpenAI Chat", Title: "OpenAI Chat Completions (and compatible)"},
 			{Kind: llm.ProviderOpenAIResponses, Name: "OpenAI Responses", Title: "OpenAI Responses"},
 			{Kind: llm.ProviderAnthropic, Name: "Anthropic", Title: "Anthropic Messages"},
 			{Kind: llm.ProviderGemini, Name: "Gemini", Title: "Google Gemini API (generateContent)"},
 			{Kind: llm.ProviderBedrockConverse, Name: "Bedrock Converse", Title: "AWS Bedrock Converse (every model family)"},
 			{Kind: llm.ProviderBedrockAnthropic, Name: "Bedrock Anthropic", Title: "AWS Bedrock, Anthropic Messages (InvokeModelWithResponseStream)"},
+			{Kind: llm.ProviderVertexAnthropic, Name: "Vertex Anthropic", Title: "Google Vertex AI: Anthropic models (streamRawPredict)"},
+			{Kind: llm.ProviderVertexGemini, Name: "Vertex Gemini", Title: "Google Vertex AI: Gemini (streamGenerateContent)"},
 			{Kind: llm.ProviderOpenAICompletions, Name: "OpenAI Completions",
 				Title: "OpenAI Completions with suffix (fill-in-the-middle: DeepSeek, vLLM, Ollama, llama.cpp, LM Studio)", FillIn: true},
 			{Kind: llm.ProviderMistralFIM, Name: "Mistral FIM", Title: "Mistral FIM (Codestral)", FillIn: true},
@@ -271,10 +309,10 @@ var _ = Describe("The protocol registry (provider.Builtin)", func() {
 	DescribeTable("every registered protocol sets its auth and API-version headers, for calls and model listings",
 		eachRegistered(func(p protocol.Protocol) {
 			f := fixtureOf(p)
-			if p.Sign != nil {
-				// A signing protocol sets no static header: SigV4 and the
-				// like are specified in its own package.
-				Expect(p.Auth).To(BeNil())
+			if f.signs {
+				Expect(p.Auth).To(BeNil(), "a cloud protocol sends no API key header")
+				Expect(p.Sign).NotTo(BeNil())
+				Expect(p.Cloud).NotTo(BeNil())
 				Expect(p.Models.Discover).NotTo(BeNil())
 				return
 			}
@@ -358,7 +396,7 @@ var _ = Describe("The protocol registry (provider.Builtin)", func() {
 		It("is refused by name, with the kinds Keygate speaks", func() {
 			_, err := provider.Builtin().Lookup(unknown)
 			Expect(err).To(MatchError(provider.ErrUnknownKind))
-			Expect(err).To(MatchError(`unknown provider kind "bedrock": Keygate speaks openai_chat, openai_responses, anthropic, gemini, bedrock_converse, bedrock_anthropic, openai_completions and mistral_fim`))
+			Expect(err).To(MatchError(`unknown provider kind "bedrock": Keygate speaks openai_chat, openai_responses, anthropic, gemini, bedrock_converse, bedrock_anthropic, vertex_anthropic, vertex_gemini, openai_completions and mistral_fim`))
 		})
 
 		It("has no request URL, not even a full one", func() {

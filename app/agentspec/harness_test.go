@@ -237,7 +237,7 @@ func sse(kind llm.ProviderKind, t providertest.Turn) []byte {
 		return providertest.ChatSSE(t)
 	case llm.ProviderOpenAIResponses:
 		return providertest.ResponsesSSE(t)
-	case llm.ProviderGemini:
+	case llm.ProviderGemini, llm.ProviderVertexGemini:
 		return providertest.GeminiSSE(t)
 	default:
 		return providertest.AnthropicSSE(t)

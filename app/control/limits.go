@@ -1,6 +1,7 @@
 package control
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"strings"
@@ -76,10 +77,18 @@ func checkBaseURL(raw string) error {
 
 // checkAPIKey refuses a key that cannot be a header value: too long, or
 // with control characters or spaces (a pasted line break would otherwise
-// fail only at call time).
+// fail only at call time). A JSON object is a credential document a cloud
+// protocol signs with and never sends (a Google service-account key, whose
+// PEM has spaces): it must be valid JSON, within the same bound.
 func checkAPIKey(field, key string) error {
 	if err := checkLen(field, key, MaxAPIKey); err != nil {
 		return err
+	}
+	if strings.HasPrefix(key, "{") {
+		if !json.Valid([]byte(key)) {
+			return invalid(field, "a credentials file must be valid JSON; paste the whole file")
+		}
+		return nil
 	}
 	if strings.IndexFunc(key, func(r rune) bool { return unicode.IsControl(r) || unicode.IsSpace(r) }) >= 0 {
 		return invalid(field, "must be one line without spaces or control characters; paste the key alone")

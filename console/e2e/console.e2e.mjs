@@ -108,6 +108,7 @@ try {
   await step("offers the protocols the control API lists, Chat Completions first", async () => {
     const choices = await page.getByLabel("Protocol", { exact: true }).locator("option").allInnerTexts();
     const want = ["OpenAI Chat Completions (and compatible)", "OpenAI Responses", "Anthropic Messages", "Google Gemini API (generateContent)",
+      "Google Vertex AI: Anthropic models (streamRawPredict)", "Google Vertex AI: Gemini (streamGenerateContent)",
       "OpenAI Completions with suffix (fill-in-the-middle: DeepSeek, vLLM, Ollama, llama.cpp, LM Studio)", "Mistral FIM (Codestral)"];
     if (JSON.stringify(choices) !== JSON.stringify(want)) throw new Error(`protocol choices: ${JSON.stringify(choices)}`);
   });

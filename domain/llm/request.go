@@ -23,6 +23,12 @@ const (
 	ProviderBedrockConverse ProviderKind = "bedrock_converse"
 	// ProviderBedrockAnthropic is Anthropic's Messages body on AWS Bedrock.
 	ProviderBedrockAnthropic ProviderKind = "bedrock_anthropic"
+	// ProviderVertexAnthropic is Anthropic's models on Google Vertex AI
+	// (streamRawPredict).
+	ProviderVertexAnthropic ProviderKind = "vertex_anthropic"
+	// ProviderVertexGemini is Gemini on Google Vertex AI
+	// (streamGenerateContent).
+	ProviderVertexGemini ProviderKind = "vertex_gemini"
 )
 
 // Role is the speaker of a projected message.

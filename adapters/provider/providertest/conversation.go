@@ -78,11 +78,14 @@ func replay(kind llm.ProviderKind, thinking, sig string) *llm.ReplayState {
 			`","summary":[{"type":"summary_text","text":"` + thinking + `"}],"encrypted_content":"enc-` + sig + `","status":"completed"}]}`)}
 	case llm.ProviderBedrockConverse:
 		return &llm.ReplayState{Kind: kind, Value: []byte(`{"reasoning":[{"text":"` + thinking + `","signature":"` + sig + `"}]}`)}
+	case llm.ProviderVertexAnthropic:
+		return &llm.ReplayState{Kind: kind, Value: []byte(`{"blocks":[{"type":"thinking","thinking":"` + thinking +
+			`","signature":"` + sig + `"}]}`)}
 	case llm.ProviderAnthropic, llm.ProviderBedrockAnthropic:
 		// Anthropic's blocks, whichever endpoint served them.
 		return &llm.ReplayState{Kind: llm.ProviderAnthropic, Value: []byte(`{"blocks":[{"type":"thinking","thinking":"` + thinking +
 			`","signature":"` + sig + `"}]}`)}
-	case llm.ProviderGemini:
+	case llm.ProviderGemini, llm.ProviderVertexGemini:
 		return &llm.ReplayState{Kind: kind, Value: []byte(`{"calls":[{"index":0,"signature":"` + sig + `"}]}`)}
 	}
 	return nil

@@ -20,7 +20,7 @@ type Segment struct {
 // PromptSegments splits a request body of protocol kind into its prompt
 // in the provider's prompt order:
 //
-//   - Anthropic Messages: tools, then system, then messages, as Anthropic
+//   - Anthropic Messages (and Vertex AI's Anthropic models): tools, then system, then messages, as Anthropic
 //     documents its cache prefix ("tools, system, and messages, in that
 //     order"); a message is split into its content blocks, because the
 //     protocol merges consecutive messages of one role into one turn.
@@ -55,7 +55,7 @@ func PromptSegments(kind llm.ProviderKind, body []byte) ([]Segment, error) {
 		return nil
 	}
 	switch kind {
-	case llm.ProviderAnthropic:
+	case llm.ProviderAnthropic, llm.ProviderVertexAnthropic:
 		if err := each("tools", req["tools"]); err != nil {
 			return nil, err
 		}

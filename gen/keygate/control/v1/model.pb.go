@@ -39,20 +39,26 @@ const (
 	ProviderKind_PROVIDER_KIND_BEDROCK_CONVERSE ProviderKind = 7
 	// Anthropic's Messages body on AWS Bedrock (InvokeModelWithResponseStream).
 	ProviderKind_PROVIDER_KIND_BEDROCK_ANTHROPIC ProviderKind = 8
+	// Anthropic's models on Google Vertex AI (streamRawPredict).
+	ProviderKind_PROVIDER_KIND_VERTEX_ANTHROPIC ProviderKind = 9
+	// Gemini on Google Vertex AI (streamGenerateContent).
+	ProviderKind_PROVIDER_KIND_VERTEX_GEMINI ProviderKind = 10
 )
 
 // Enum value maps for ProviderKind.
 var (
 	ProviderKind_name = map[int32]string{
-		0: "PROVIDER_KIND_UNSPECIFIED",
-		1: "PROVIDER_KIND_OPENAI_CHAT",
-		2: "PROVIDER_KIND_OPENAI_RESPONSES",
-		3: "PROVIDER_KIND_ANTHROPIC",
-		4: "PROVIDER_KIND_OPENAI_COMPLETIONS",
-		5: "PROVIDER_KIND_MISTRAL_FIM",
-		6: "PROVIDER_KIND_GEMINI",
-		7: "PROVIDER_KIND_BEDROCK_CONVERSE",
-		8: "PROVIDER_KIND_BEDROCK_ANTHROPIC",
+		0:  "PROVIDER_KIND_UNSPECIFIED",
+		1:  "PROVIDER_KIND_OPENAI_CHAT",
+		2:  "PROVIDER_KIND_OPENAI_RESPONSES",
+		3:  "PROVIDER_KIND_ANTHROPIC",
+		4:  "PROVIDER_KIND_OPENAI_COMPLETIONS",
+		5:  "PROVIDER_KIND_MISTRAL_FIM",
+		6:  "PROVIDER_KIND_GEMINI",
+		7:  "PROVIDER_KIND_BEDROCK_CONVERSE",
+		8:  "PROVIDER_KIND_BEDROCK_ANTHROPIC",
+		9:  "PROVIDER_KIND_VERTEX_ANTHROPIC",
+		10: "PROVIDER_KIND_VERTEX_GEMINI",
 	}
 	ProviderKind_value = map[string]int32{
 		"PROVIDER_KIND_UNSPECIFIED":        0,
@@ -64,6 +70,8 @@ var (
 		"PROVIDER_KIND_GEMINI":             6,
 		"PROVIDER_KIND_BEDROCK_CONVERSE":   7,
 		"PROVIDER_KIND_BEDROCK_ANTHROPIC":  8,
+		"PROVIDER_KIND_VERTEX_ANTHROPIC":   9,
+		"PROVIDER_KIND_VERTEX_GEMINI":      10,
 	}
 )
 
@@ -1991,7 +1999,7 @@ const file_control_v1_model_proto_rawDesc = "" +
 	"outputText\x12\x17\n" +
 	"\acall_id\x18\t \x01(\tR\x06callId\x12!\n" +
 	"\fraw_response\x18\n" +
-	" \x01(\tR\vrawResponse*\xb5\x02\n" +
+	" \x01(\tR\vrawResponse*\xfa\x02\n" +
 	"\fProviderKind\x12\x1d\n" +
 	"\x19PROVIDER_KIND_UNSPECIFIED\x10\x00\x12\x1d\n" +
 	"\x19PROVIDER_KIND_OPENAI_CHAT\x10\x01\x12\"\n" +
@@ -2001,7 +2009,10 @@ const file_control_v1_model_proto_rawDesc = "" +
 	"\x19PROVIDER_KIND_MISTRAL_FIM\x10\x05\x12\x18\n" +
 	"\x14PROVIDER_KIND_GEMINI\x10\x06\x12\"\n" +
 	"\x1ePROVIDER_KIND_BEDROCK_CONVERSE\x10\a\x12#\n" +
-	"\x1fPROVIDER_KIND_BEDROCK_ANTHROPIC\x10\b*\xd8\x01\n" +
+	"\x1fPROVIDER_KIND_BEDROCK_ANTHROPIC\x10\b\x12\"\n" +
+	"\x1ePROVIDER_KIND_VERTEX_ANTHROPIC\x10\t\x12\x1f\n" +
+	"\x1bPROVIDER_KIND_VERTEX_GEMINI\x10\n" +
+	"*\xd8\x01\n" +
 	"\x10CredentialSource\x12!\n" +
 	"\x1dCREDENTIAL_SOURCE_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16CREDENTIAL_SOURCE_KEYS\x10\x01\x12\x1d\n" +
