@@ -22,6 +22,11 @@ var _ = Describe("Threat 26: a member raises their own budget or reads another's
 
 	BeforeAll(func() {
 		k = startKeygate()
+		// The administrator marks both groups as teams: a user is charged
+		// to their first group that is one.
+		for _, name := range []string{"staff", "finance"} {
+			k.must(root, controlv1connect.TeamServicePutTeamProcedure, &controlv1.PutTeamRequest{Name: name}, nil)
+		}
 		k.must(root, controlv1connect.BudgetServiceSetBudgetLimitsProcedure, &controlv1.SetBudgetLimitsRequest{Scope: self, Limits: low}, nil)
 		k.must(root, controlv1connect.BudgetServiceSetBudgetAlertsProcedure,
 			&controlv1.SetBudgetAlertsRequest{WebhookUrl: "https://hooks.slack.test/services/" + hookToken}, nil)
@@ -50,7 +55,7 @@ var _ = Describe("Threat 26: a member raises their own budget or reads another's
 		k.must(mallory, controlv1connect.BudgetServiceGetBudgetStandingProcedure, &controlv1.GetBudgetStandingRequest{}, &mine)
 		Expect(mine.GetLimits().GetTokensPerDay()).To(BeEquivalentTo(1000), "the administrator's limit stands")
 		Expect(mine.GetUserId()).To(Equal(mallory.id))
-		Expect(mine.GetTeam()).To(Equal("staff"), "charged to the first group the identity provider asserted")
+		Expect(mine.GetTeam()).To(Equal("staff"), "charged to the first of their groups marked a team")
 		var all controlv1.ListBudgetLimitsResponse
 		k.must(root, controlv1connect.BudgetServiceListBudgetLimitsProcedure, &controlv1.ListBudgetLimitsRequest{}, &all)
 		Expect(all.GetLimits()).To(HaveLen(1), "no team limit was created")
