@@ -44,9 +44,12 @@ type chatDelta struct {
 }
 
 type chatToolDelta struct {
-	Index    *int   `json:"index"`
-	ID       string `json:"id"`
-	Function struct {
+	Index *int   `json:"index"`
+	ID    string `json:"id"`
+	// ExtraContent is Gemini's extension (a Gemini 3 thought signature),
+	// kept for replay.
+	ExtraContent json.RawMessage `json:"extra_content"`
+	Function     struct {
 		Name      string `json:"name"`
 		Arguments string `json:"arguments"`
 	} `json:"function"`
@@ -75,7 +78,8 @@ type chatCall struct {
 	index   int
 	id      string
 	name    string
-	args    []byte // buffered until the call starts
+	extra   json.RawMessage // extra_content, replayed on the call
+	args    []byte          // buffered until the call starts
 	started bool
 }
 
@@ -203,6 +207,9 @@ func (d *ChatDecoder) toolDelta(td *chatToolDelta, pos int, out []llm.Event) []l
 	c := d.callFor(td, pos)
 	c.id = mergeFragment(c.id, td.ID)
 	c.name = mergeFragment(c.name, td.Function.Name)
+	if len(td.ExtraContent) > 0 && string(td.ExtraContent) != "null" {
+		c.extra = td.ExtraContent
+	}
 	args := td.Function.Arguments
 	if c.started {
 		if args != "" {

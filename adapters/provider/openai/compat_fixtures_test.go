@@ -82,6 +82,9 @@ var _ = Describe("ChatDecoder on compatible servers' streams (testdata/SOURCES.m
 		}))
 		Expect(s.Finish).To(Equal(llm.FinishToolUse))
 		Expect(counts(s.Usage)).To(Equal([]int64{112, 0, 24}))
+		Expect(s.Replay).NotTo(BeNil(), "the signed call's extra_content is kept for the next turn")
+		Expect(string(s.Replay.Value)).To(Equal(`{"extra_content":{"function-call-9151620371397370125":` +
+			`{"google":{"thought_signature":"CvsBAdHtim9zZmFrZS1zaWduYXR1cmUtb25lLW5vdC1yZWFs"}}}}`))
 	})
 
 	It("Gemini's OpenAI-compatible endpoint: an index-less fragment without an id continues the last call", func() {
