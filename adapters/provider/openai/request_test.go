@@ -154,6 +154,8 @@ var _ = Describe("AppendChat", func() {
 		req.CacheKey = "conv"
 		Expect(body(req, compat.Quirks{})).To(HaveKeyWithValue("prompt_cache_key", json.RawMessage(`"conv"`)))
 		Expect(body(req, compat.Quirks{NoCacheKey: true})).NotTo(HaveKey("prompt_cache_key"))
+		gemini := compat.Detect("gemini-2.5-flash", "https://generativelanguage.googleapis.com/v1beta/openai/chat/completions")
+		Expect(body(req, gemini)).NotTo(HaveKey("prompt_cache_key"), `Gemini answers 400 "Unknown name \"prompt_cache_key\""`)
 	})
 
 	It("shortens a conversation cache key beyond 64 bytes to a stable digest", func() {
