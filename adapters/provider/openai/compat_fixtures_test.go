@@ -1,6 +1,7 @@
 package openai_test
 
 import (
+	"encoding/json"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -119,5 +120,46 @@ var _ = Describe("ResponsesDecoder on llama.cpp's Responses emulation (testdata/
 		Expect(*s.Usage).To(Equal(llm.Usage{Input: 186, CacheRead: 1024, Output: 64,
 			Known: llm.UsageInput | llm.UsageOutput | llm.UsageCacheRead}))
 		Expect(s.ModelCallID).To(Equal("resp_9cX2mQ7vL0pT4wZ8"))
+	})
+})
+
+var _ = Describe("The next request to llama.cpp's Responses emulation", func() {
+	// llama.cpp turns a Responses request into a Chat one and rejects what
+	// it cannot map: an assistant item without type "message", a reasoning
+	// item without a non-empty content array, a call without call_id, name
+	// and arguments (tools/server server-common.cpp,
+	// convert_responses_to_chatcmpl).
+	It("replays the turn in the item shapes its converter accepts, under the call ids it announced", func() {
+		events, err := providertest.DecodeAll(&openai.ResponsesDecoder{}, fixture("compat-llamacpp-responses-parallel-calls-source.sse"))
+		Expect(err).NotTo(HaveOccurred())
+		s := providertest.Summarize(events)
+		a := &llm.Assistant{Text: s.Text, Thinking: s.Thinking, Replay: s.Replay}
+		for _, c := range s.Calls {
+			a.Calls = append(a.Calls, llm.ToolCall{Index: c.Index, CallID: c.CallID, Name: c.Name, Arguments: []byte(c.Arguments)})
+		}
+		req := llm.Request{Model: "gpt-oss-20b", Messages: []llm.Message{
+			{Role: llm.RoleUser, Parts: []llm.Part{{Kind: llm.PartText, Text: "read a.go and b.go"}}},
+			{Role: llm.RoleAssistant, Assistant: a},
+			{Role: llm.RoleTool, ToolResult: &llm.ToolResult{CallID: s.Calls[0].CallID, Content: "package a"}},
+			{Role: llm.RoleTool, ToolResult: &llm.ToolResult{CallID: s.Calls[1].CallID, Content: "package b"}},
+		}}
+		b, err := openai.AppendResponses(nil, req, openai.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		var body struct {
+			Input []map[string]json.RawMessage `json:"input"`
+		}
+		Expect(json.Unmarshal(b, &body)).To(Succeed())
+		types := []string{}
+		for _, it := range body.Input {
+			types = append(types, string(it["type"]))
+		}
+		Expect(types).To(Equal([]string{`"message"`, `"reasoning"`, `"message"`, `"function_call"`, `"function_call"`,
+			`"function_call_output"`, `"function_call_output"`}))
+		Expect(string(body.Input[1]["content"])).To(Equal(`[{"text":"Two files to read, both at once.","type":"reasoning_text"}]`),
+			"the reasoning goes back as the content llama.cpp reads")
+		Expect(string(body.Input[2]["role"])).To(Equal(`"assistant"`))
+		Expect(string(body.Input[3]["call_id"])).To(Equal(`"call_Qx3rT9vLm2KpW8nZc4YhB6dFs1JgE0aU"`))
+		Expect(string(body.Input[5]["call_id"])).To(Equal(string(body.Input[3]["call_id"])), "result and call pair up")
+		Expect(string(body.Input[4]["arguments"])).To(Equal(`"{\"path\":\"b.go\"}"`))
 	})
 })
