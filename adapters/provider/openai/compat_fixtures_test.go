@@ -74,6 +74,22 @@ var _ = Describe("ChatDecoder on compatible servers' streams (testdata/SOURCES.m
 		Expect(s.ModelCallID).To(Equal("chatcmpl-DHvcEyFobkuV4Xu1QSYo4bqNv18TDqaA"))
 	})
 
+	It("llama.cpp before include_usage support: reads usage from the finish chunk that also carries timings", func() {
+		// The finish chunk of build b6097 as published in g0t4/ask-openai.nvim (lua/ask-openai/rewrites/harmony/NOTES.md).
+		body := strings.Join([]string{
+			`data: {"choices":[{"finish_reason":null,"index":0,"delta":{"role":"assistant","content":null}}],"created":1754524122,"id":"chatcmpl-yPk7z9nC22CofOlh100qQdHVEDMNYCb1","model":"gpt-oss:20b","system_fingerprint":"b6097-9515c613","object":"chat.completion.chunk"}`,
+			`data: {"choices":[{"finish_reason":null,"index":0,"delta":{"content":"Hello!"}}],"created":1754524122,"id":"chatcmpl-yPk7z9nC22CofOlh100qQdHVEDMNYCb1","model":"gpt-oss:20b","system_fingerprint":"b6097-9515c613","object":"chat.completion.chunk"}`,
+			`data: {"choices":[{"finish_reason":"stop","index":0,"delta":{}}],"created":1754524122,"id":"chatcmpl-yPk7z9nC22CofOlh100qQdHVEDMNYCb1","model":"gpt-oss:20b","system_fingerprint":"b6097-9515c613","object":"chat.completion.chunk","usage":{"completion_tokens":247,"prompt_tokens":1085,"total_tokens":1332},"timings":{"prompt_n":1085,"prompt_ms":203.378,"prompt_per_token_ms":0.18744516129032257,"prompt_per_second":5334.893646313762,"predicted_n":247,"predicted_ms":933.63,"predicted_per_token_ms":3.7798785425101213,"predicted_per_second":264.5587652496171}}`,
+			`data: [DONE]`, ""}, "\n\n")
+		events, err := providertest.DecodeAll(&openai.ChatDecoder{}, []byte(body))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(providertest.CheckGrammar(events)).To(Succeed())
+		s := providertest.Summarize(events)
+		Expect(s.Text).To(Equal("Hello!"))
+		Expect(s.Finish).To(Equal(llm.FinishStop))
+		Expect(counts(s.Usage)).To(Equal([]int64{1085, 0, 247}))
+	})
+
 	It("Gemini's OpenAI-compatible endpoint: tells index-less calls in separate chunks apart by id, and a stop finish with calls is tool use", func() {
 		s, _ := decode("compat-gemini-openai-indexless-calls-docs.sse")
 		Expect(s.Text).To(Equal("I will check both cities."))
