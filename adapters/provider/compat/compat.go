@@ -20,11 +20,17 @@ type Quirks struct {
 	Kimi bool
 	// Disable says how to turn thinking off when the request asks for none.
 	Disable DisableStyle
-	// NoCacheKey omits prompt_cache_key (GitHub Copilot rejects it).
+	// NoCacheKey omits prompt_cache_key (GitHub Copilot and Gemini's
+	// OpenAI-compatible endpoint reject it: "Unknown name").
 	NoCacheKey bool
 	// Azure authenticates with an api-key header instead of a bearer token;
 	// its deployment URL and api-version query are used verbatim.
 	Azure bool
+	// GeminiOpenAI is Gemini's OpenAI-compatible endpoint: tool calls carry
+	// extra_content (Gemini 3's thought signatures), which must go back on
+	// the assistant turn's calls or the next request fails with a 400.
+	// Other servers never get the field.
+	GeminiOpenAI bool
 }
 
 // DisableStyle is a vendor's switch for turning thinking off.
@@ -69,7 +75,8 @@ func Detect(model, rawURL string) Quirks {
 	q.DeepSeek = strings.Contains(m, "deepseek")
 	q.Kimi = strings.Contains(m, "kimi") || strings.Contains(m, "moonshot") ||
 		hostIs(host, "moonshot.cn") || hostIs(host, "moonshot.ai")
-	q.NoCacheKey = hostIs(host, "githubcopilot.com")
+	q.GeminiOpenAI = hostIs(host, "generativelanguage.googleapis.com")
+	q.NoCacheKey = hostIs(host, "githubcopilot.com") || q.GeminiOpenAI
 	q.Azure = hostIs(host, "openai.azure.com") || hostIs(host, "cognitiveservices.azure.com") ||
 		hostIs(host, "services.ai.azure.com")
 	return q

@@ -45,13 +45,9 @@ func (d *ChatDecoder) End(out []llm.Event) ([]llm.Event, error) {
 	if d.usage != nil {
 		out = append(out, llm.Event{Kind: llm.EventUsage, Usage: d.usage})
 	}
-	if d.sawReasoning {
-		var w wire.Writer
-		w.BeginObject()
-		w.StringField("reasoning_content", string(d.reasoning))
-		w.EndObject()
+	if replay := d.replay(); replay != nil {
 		out = append(out, llm.Event{Kind: llm.EventReplayState,
-			Replay: &llm.ReplayState{Kind: llm.ProviderOpenAIChat, Value: w.B}})
+			Replay: &llm.ReplayState{Kind: llm.ProviderOpenAIChat, Value: replay}})
 	}
 	if d.finish == "" && !d.sawDone {
 		return out, failure.Protocol(chatLabel, "stream ended without finish_reason", nil)
@@ -61,6 +57,36 @@ func (d *ChatDecoder) End(out []llm.Event) ([]llm.Event, error) {
 		done.Filter = d.filter
 	}
 	return append(out, done), nil
+}
+
+// replay is the turn's replay state: the reasoning_content the server
+// streamed, and each call's extra_content by call id; nil when there is none.
+func (d *ChatDecoder) replay() []byte {
+	extra := false
+	for i := range d.calls {
+		extra = extra || len(d.calls[i].extra) > 0
+	}
+	if !d.sawReasoning && !extra {
+		return nil
+	}
+	var w wire.Writer
+	w.BeginObject()
+	if d.sawReasoning {
+		w.StringField("reasoning_content", string(d.reasoning))
+	}
+	if extra {
+		w.Key("extra_content")
+		w.BeginObject()
+		for i := range d.calls {
+			if c := &d.calls[i]; len(c.extra) > 0 {
+				w.Key(c.id)
+				_ = w.Raw(c.extra) // valid: it was decoded as JSON
+			}
+		}
+		w.EndObject()
+	}
+	w.EndObject()
+	return w.B
 }
 
 // collapse maps finish_reason. Compatible servers often say "stop" while

@@ -215,7 +215,7 @@ func writeImageURL(w *wire.Writer, img *llm.Image) {
 // writeChatAssistant writes an assistant turn, or nothing when the turn has
 // no text, no calls and no reasoning to replay (Chat rejects empty ones).
 func writeChatAssistant(w *wire.Writer, a *llm.Assistant, q compat.Quirks) error {
-	reasoning, haveReasoning, err := chatReasoning(a, q)
+	reasoning, haveReasoning, extra, err := chatReplay(a, q)
 	if err != nil {
 		return err
 	}
@@ -246,6 +246,12 @@ func writeChatAssistant(w *wire.Writer, a *llm.Assistant, q compat.Quirks) error
 			w.Key("arguments")
 			w.String(string(arguments(c.Arguments)))
 			w.EndObject()
+			if raw, ok := extra[c.CallID]; ok {
+				w.Key("extra_content")
+				if err := w.Raw(raw); err != nil {
+					return fmt.Errorf("replay extra_content of call %s: %w", c.CallID, err)
+				}
+			}
 			w.EndObject()
 		}
 		w.EndArray()
@@ -254,24 +260,34 @@ func writeChatAssistant(w *wire.Writer, a *llm.Assistant, q compat.Quirks) error
 	return nil
 }
 
-// chatReasoning decides the reasoning_content of an assistant turn: the
+// chatReplay decides the reasoning_content of an assistant turn: the
 // native value when the turn came from Chat; for DeepSeek the plain thinking
 // text otherwise, and "" on a tool turn without any, because DeepSeek rejects
-// tool turns without it. Other models never get foreign reasoning.
-func chatReasoning(a *llm.Assistant, q compat.Quirks) (string, bool, error) {
+// tool turns without it. Other models never get foreign reasoning. It also
+// returns the calls' extra_content by call id, for Gemini's endpoint only.
+func chatReplay(a *llm.Assistant, q compat.Quirks) (string, bool, map[string]json.RawMessage, error) {
 	if a.Replay != nil && a.Replay.Kind == llm.ProviderOpenAIChat {
 		var v struct {
-			ReasoningContent string `json:"reasoning_content"`
+			ReasoningContent *string                    `json:"reasoning_content"`
+			ExtraContent     map[string]json.RawMessage `json:"extra_content"`
 		}
 		if err := json.Unmarshal(a.Replay.Value, &v); err != nil {
-			return "", false, fmt.Errorf("read chat replay state: %w", err)
+			return "", false, nil, fmt.Errorf("read chat replay state: %w", err)
 		}
-		return v.ReasoningContent, true, nil
+		if !q.GeminiOpenAI {
+			v.ExtraContent = nil
+		}
+		if v.ReasoningContent != nil {
+			return *v.ReasoningContent, true, v.ExtraContent, nil
+		}
+		if !q.DeepSeek {
+			return "", false, v.ExtraContent, nil
+		}
 	}
 	if q.DeepSeek && (a.Thinking != "" || len(a.Calls) > 0) {
-		return a.Thinking, true, nil
+		return a.Thinking, true, nil, nil
 	}
-	return "", false, nil
+	return "", false, nil, nil
 }
 
 // serviceTier is the service_tier value of a request's tier: the fast tier

@@ -44,9 +44,12 @@ type chatDelta struct {
 }
 
 type chatToolDelta struct {
-	Index    *int   `json:"index"`
-	ID       string `json:"id"`
-	Function struct {
+	Index *int   `json:"index"`
+	ID    string `json:"id"`
+	// ExtraContent is Gemini's extension (a Gemini 3 thought signature),
+	// kept for replay.
+	ExtraContent json.RawMessage `json:"extra_content"`
+	Function     struct {
 		Name      string `json:"name"`
 		Arguments string `json:"arguments"`
 	} `json:"function"`
@@ -75,7 +78,8 @@ type chatCall struct {
 	index   int
 	id      string
 	name    string
-	args    []byte // buffered until the call starts
+	extra   json.RawMessage // extra_content, replayed on the call
+	args    []byte          // buffered until the call starts
 	started bool
 }
 
@@ -200,26 +204,16 @@ func (d *ChatDecoder) closeThinking(out []llm.Event) []llm.Event {
 }
 
 func (d *ChatDecoder) toolDelta(td *chatToolDelta, pos int, out []llm.Event) []llm.Event {
-	idx := pos
-	if td.Index != nil {
-		idx = *td.Index
-	}
-	var c *chatCall
-	for i := range d.calls {
-		if d.calls[i].index == idx {
-			c = &d.calls[i]
-		}
-	}
-	if c == nil {
-		d.calls = append(d.calls, chatCall{index: idx})
-		c = &d.calls[len(d.calls)-1]
-	}
+	c := d.callFor(td, pos)
 	c.id = mergeFragment(c.id, td.ID)
 	c.name = mergeFragment(c.name, td.Function.Name)
+	if len(td.ExtraContent) > 0 && string(td.ExtraContent) != "null" {
+		c.extra = td.ExtraContent
+	}
 	args := td.Function.Arguments
 	if c.started {
 		if args != "" {
-			out = append(out, llm.Event{Kind: llm.EventToolCallArgumentsDelta, Index: idx, Text: args})
+			out = append(out, llm.Event{Kind: llm.EventToolCallArgumentsDelta, Index: c.index, Text: args})
 		}
 		return out
 	}
@@ -228,6 +222,30 @@ func (d *ChatDecoder) toolDelta(td *chatToolDelta, pos int, out []llm.Event) []l
 		out = d.startCall(c, out)
 	}
 	return out
+}
+
+// callFor finds the call a fragment belongs to, adding it when new. With an
+// index the index decides. Without one (Gemini's OpenAI-compatible endpoint
+// sends none, one whole call per chunk) the id decides: a new id is a new
+// call, and a fragment with neither index nor id continues the last call.
+func (d *ChatDecoder) callFor(td *chatToolDelta, pos int) *chatCall {
+	match := func(c *chatCall) bool { return c.index == pos }
+	switch {
+	case td.Index != nil:
+		pos = *td.Index
+	case td.ID != "":
+		pos = len(d.calls)
+		match = func(c *chatCall) bool { return c.id == td.ID }
+	case len(d.calls) > 0:
+		return &d.calls[len(d.calls)-1]
+	}
+	for i := range d.calls {
+		if match(&d.calls[i]) {
+			return &d.calls[i]
+		}
+	}
+	d.calls = append(d.calls, chatCall{index: pos})
+	return &d.calls[len(d.calls)-1]
 }
 
 func (d *ChatDecoder) startCall(c *chatCall, out []llm.Event) []llm.Event {

@@ -134,11 +134,28 @@ var _ = Describe("AppendChat", func() {
 		Expect(string(msgs[1]["reasoning_content"])).To(Equal(`"native"`))
 	})
 
+	It("sends a call's extra_content (a Gemini 3 thought signature) back to Gemini's endpoint only", func() {
+		q := compat.Detect("gemini-3-flash-preview", "https://generativelanguage.googleapis.com/v1beta/openai/chat/completions")
+		replay := &llm.ReplayState{Kind: llm.ProviderOpenAIChat,
+			Value: []byte(`{"extra_content":{"c1":{"google":{"thought_signature":"c2ln"}}}}`)}
+		var calls []map[string]json.RawMessage
+		msgs := messages(body(toolTurn(replay, ""), q))
+		Expect(json.Unmarshal(msgs[1]["tool_calls"], &calls)).To(Succeed())
+		Expect(string(calls[0]["extra_content"])).To(Equal(`{"google":{"thought_signature":"c2ln"}}`))
+		Expect(msgs[1]).NotTo(HaveKey("reasoning_content"), "the replay held no reasoning")
+
+		msgs, calls = messages(body(toolTurn(replay, ""), compat.Quirks{})), nil
+		Expect(json.Unmarshal(msgs[1]["tool_calls"], &calls)).To(Succeed())
+		Expect(calls[0]).NotTo(HaveKey("extra_content"))
+	})
+
 	It("sends no prompt_cache_key where the endpoint rejects it", func() {
 		req := toolTurn(nil, "")
 		req.CacheKey = "conv"
 		Expect(body(req, compat.Quirks{})).To(HaveKeyWithValue("prompt_cache_key", json.RawMessage(`"conv"`)))
 		Expect(body(req, compat.Quirks{NoCacheKey: true})).NotTo(HaveKey("prompt_cache_key"))
+		gemini := compat.Detect("gemini-2.5-flash", "https://generativelanguage.googleapis.com/v1beta/openai/chat/completions")
+		Expect(body(req, gemini)).NotTo(HaveKey("prompt_cache_key"), `Gemini answers 400 "Unknown name \"prompt_cache_key\""`)
 	})
 
 	It("shortens a conversation cache key beyond 64 bytes to a stable digest", func() {

@@ -84,8 +84,10 @@ func (d *ResponsesDecoder) itemDone(idx int, it *respItem, out []llm.Event) ([]l
 	case "function_call":
 		o := d.output(idx)
 		o.call = true
-		o.callID = mergeFragment(o.callID, it.CallID)
-		o.name = mergeFragment(o.name, it.Name)
+		if !o.callStarted { // llama.cpp's final call_id differs from the one it announced
+			o.callID = mergeFragment(o.callID, it.CallID)
+			o.name = mergeFragment(o.name, it.Name)
+		}
 		var err error
 		if out, err = d.argsSnapshot(idx, it.Arguments, out); err != nil {
 			return out, err

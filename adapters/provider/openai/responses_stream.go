@@ -11,8 +11,11 @@ import (
 
 // respEvent names the fields Keygate reads from any Responses event.
 type respEvent struct {
-	Type        string        `json:"type"`
-	OutputIndex int           `json:"output_index"`
+	Type string `json:"type"`
+	// OutputIndex is missing from llama.cpp's emulated events, which name
+	// their item by ItemID (or the item's own id) only.
+	OutputIndex *int          `json:"output_index"`
+	ItemID      string        `json:"item_id"`
 	Delta       string        `json:"delta"`
 	Text        string        `json:"text"`
 	Refusal     string        `json:"refusal"`
@@ -65,6 +68,7 @@ type ResponsesDecoder struct {
 	started      bool
 	id, model    string
 	outputs      []respOutput
+	items        map[string]int // output slot by item id, for events without output_index
 	thinkingOpen bool
 	reasoning    [][]byte // projected reasoning items, for replay
 	sawItemDone  bool
@@ -116,13 +120,14 @@ func (d *ResponsesDecoder) Decode(ev sse.Event, out []llm.Event) ([]llm.Event, e
 		d.started = true
 		out = append(out, llm.Event{Kind: llm.EventStart, ModelCallID: d.id})
 	}
+	idx := d.slot(&e)
 	switch e.Type {
 	case "response.output_text.delta", "response.refusal.delta":
-		return d.textDelta(e.OutputIndex, e.Delta, out), nil
+		return d.textDelta(idx, e.Delta, out), nil
 	case "response.output_text.done":
-		return d.textDone(e.OutputIndex, e.Text, out), nil
+		return d.textDone(idx, e.Text, out), nil
 	case "response.refusal.done":
-		return d.textDone(e.OutputIndex, e.Refusal, out), nil
+		return d.textDone(idx, e.Refusal, out), nil
 	case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
 		return d.thinkingDelta(e.Delta, out), nil
 	case "response.reasoning_summary_text.done", "response.reasoning_text.done":
@@ -132,16 +137,16 @@ func (d *ResponsesDecoder) Decode(ev sse.Event, out []llm.Event) ([]llm.Event, e
 		return d.closeThinking(out), nil
 	case "response.output_item.added":
 		if e.Item != nil && e.Item.Type == "function_call" {
-			return d.callAdded(e.OutputIndex, e.Item, out), nil
+			return d.callAdded(idx, e.Item, out), nil
 		}
 	case "response.output_item.done":
 		if e.Item != nil {
-			return d.itemDone(e.OutputIndex, e.Item, out)
+			return d.itemDone(idx, e.Item, out)
 		}
 	case "response.function_call_arguments.delta":
-		return d.argsDelta(e.OutputIndex, e.Delta, out), nil
+		return d.argsDelta(idx, e.Delta, out), nil
 	case "response.function_call_arguments.done":
-		return d.argsSnapshot(e.OutputIndex, e.Arguments, out)
+		return d.argsSnapshot(idx, e.Arguments, out)
 	case "response.completed", "response.incomplete":
 		if e.Response != nil {
 			if e.Response.Model != "" {
@@ -172,6 +177,36 @@ func (d *ResponsesDecoder) Decode(ev sse.Event, out []llm.Event) ([]llm.Event, e
 		return out, failure.InBand(responsesLabel, "", "response failed")
 	}
 	return out, nil
+}
+
+// slot is the output slot an event refers to: its output_index when it has
+// one. Without one it is the slot of the item it names (item_id, the item's
+// id, or for a function call the call_id, which llama.cpp's final event sets
+// to the item id it announced), or a new slot for an item not seen before.
+func (d *ResponsesDecoder) slot(e *respEvent) int {
+	if e.OutputIndex != nil {
+		return *e.OutputIndex
+	}
+	keys := []string{e.ItemID}
+	if e.Item != nil {
+		keys = append(keys, e.Item.ID, e.Item.CallID)
+	}
+	for _, k := range keys {
+		if i, ok := d.items[k]; ok && k != "" {
+			return i
+		}
+	}
+	i := len(d.outputs)
+	if d.items == nil {
+		d.items = map[string]int{}
+	}
+	for _, k := range keys {
+		if k != "" {
+			d.items[k] = i
+			d.output(i) // reserved, so the next new item gets the next slot
+		}
+	}
+	return i
 }
 
 func (d *ResponsesDecoder) closeThinking(out []llm.Event) []llm.Event {
