@@ -1,6 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { CloudSettingsSchema, CredentialSource, type CloudDeclaration, type CloudSettings } from "../gen/control/v1/model_pb";
 import { Field, inputClass } from "./ui";
+import { effectiveSource, sourceLabels } from "./cloudSettings";
 
 // The labels of the account settings a cloud protocol may declare; the
 // form shows exactly the fields the protocol's declaration names.
@@ -18,26 +19,6 @@ const sourceFields: Record<number, string[]> = {
   [CredentialSource.WEB_IDENTITY]: ["role_arn", "web_identity_token_file"],
 };
 const sourceOnly = new Set(["profile", "role_arn", "web_identity_token_file"]);
-
-export const sourceLabels: Record<number, string> = {
-  [CredentialSource.KEYS]: "Keys stored in Keygate (sealed)",
-  [CredentialSource.PROFILE]: "Shared-config profile",
-  [CredentialSource.WEB_IDENTITY]: "Web identity token (Kubernetes service account)",
-  [CredentialSource.INSTANCE_ROLE]: "Instance role (metadata service)",
-  [CredentialSource.DEFAULT]: "Default credential chain",
-};
-
-// effectiveSource reads UNSPECIFIED as the declaration's first source.
-export function effectiveSource(decl: CloudDeclaration, c?: CloudSettings): CredentialSource {
-  const s = c?.credentialSource ?? CredentialSource.UNSPECIFIED;
-  return s === CredentialSource.UNSPECIFIED ? (decl.credentialSources[0] ?? CredentialSource.KEYS) : s;
-}
-
-// baseUrlFor fills a protocol's vendor endpoint template.
-export function baseUrlFor(decl: CloudDeclaration, c?: { region?: string; project?: string }): string {
-  if (!decl.baseUrlTemplate) return "";
-  return decl.baseUrlTemplate.replaceAll("{region}", c?.region || "us-east-1").replaceAll("{project}", c?.project || "{project}");
-}
 
 // CloudFields edits a cloud provider's account settings: nothing secret is
 // typed here (secrets go in the key field, sealed).

@@ -33,7 +33,7 @@ function fake({ providers = [] as (typeof pool)[], failCreate = false } = {}) {
 }
 
 describe("ModelForm", () => {
-  it("does not offer a cloud protocol for a model's own connection: its account is a provider's", async () => {
+  it("does not offer a cloud protocol for a model's own connection: its account is a provider's", () => {
     fake();
     const withCloud = [...protocols, create(ProviderProtocolSchema, { kind: ProviderKind.BEDROCK_CONVERSE, name: "Bedrock Converse",
       title: "AWS Bedrock Converse", cloud: { fields: ["region"], credentialSources: [1] } })];

@@ -3,7 +3,8 @@ import { create } from "@bufbuild/protobuf";
 import { models as modelsApi, providers as api } from "../api";
 import { KeyStrategy, ProviderSettingsSchema, type Provider, type ProviderKey, type ProviderSettings } from "../gen/control/v1/provider_pb";
 import { CredentialSource, ProviderKind, type ProviderProtocol } from "../gen/control/v1/model_pb";
-import { baseUrlFor, CloudFields, effectiveSource } from "../components/cloud";
+import { CloudFields } from "../components/cloud";
+import { baseUrlFor, effectiveSource } from "../components/cloudSettings";
 import { Badge, Button, Card, ErrorBox, Field, inputClass, Note, Page, Spinner, useLoad } from "../components/ui";
 import { useAdmin } from "../me";
 import { HeaderHints, HeadersEditor } from "../components/headers";
@@ -34,7 +35,7 @@ function ProviderForm({ provider, protocols, onDone, onCancel }: { provider?: Pr
       <form className="grid grid-cols-2 gap-4" onSubmit={(e) => { e.preventDefault(); void save(); }}>
         <Field label="Protocol">
           <select aria-label="Provider protocol" className={inputClass} value={s.providerKind} onChange={(e) => {
-            const kind = Number(e.target.value);
+            const kind = Number(e.target.value) as ProviderKind;
             const decl = protocols.find((p) => p.kind === kind)?.cloud;
             setS({ ...s, providerKind: kind, cloud: undefined, baseUrl: decl && !s.baseUrl ? baseUrlFor(decl) : s.baseUrl });
           }}>

@@ -72,7 +72,7 @@ export function ServiceAccountsCard({ onChange }: { onChange?: () => void }) {
           </div>
           <div className="w-36">
             <Field label="Role">
-              <select className={inputClass} value={role} onChange={(e) => setRole(Number(e.target.value) as ServiceAccountRole)}>
+              <select className={inputClass} value={role} onChange={(e) => setRole(Number(e.target.value))}>
                 {roles.map((r) => <option key={r.value} value={r.value}>{r.label}</option>)}
               </select>
             </Field>
