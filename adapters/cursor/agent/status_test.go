@@ -62,10 +62,14 @@ var _ = Describe("Handler showing the user that Keygate retries a failing provid
 		clock = runtest.NewClock()
 	})
 
-	// advance lets wait pass on the engine's clock once a retry waits on it.
+	// advance lets wait pass on the engine's clock once a retry waits on it:
+	// on the timer due wait from now, not on a count of timers, which another
+	// of the engine's timers can satisfy before the retry's is set (seen under
+	// load with the race detector: the clock moved past a timer set later,
+	// which then never fired).
 	advance := func(wait time.Duration) {
 		GinkgoHelper()
-		Eventually(clock.Waiters).Should(Equal(1), "the engine waits to retry")
+		Eventually(func() bool { return clock.WaitingFor(wait) }).Should(BeTrue(), "the engine waits %s to retry", wait)
 		clock.Advance(wait)
 	}
 

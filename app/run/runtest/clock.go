@@ -57,6 +57,21 @@ func (c *Clock) Waiters() int {
 	return len(c.timers)
 }
 
+// WaitingFor reports whether a pending timer is due exactly d after the
+// clock's now: a spec waits for the one timer it means to fire, where other
+// timers of the engine may come and go meanwhile.
+func (c *Clock) WaitingFor(d time.Duration) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	at := c.now.Add(d)
+	for _, t := range c.timers {
+		if t.at.Equal(at) {
+			return true
+		}
+	}
+	return false
+}
+
 // Advance moves the clock by d and fires every timer that became due.
 func (c *Clock) Advance(d time.Duration) {
 	c.mu.Lock()
