@@ -234,11 +234,7 @@ func template(b []byte, conversationID string, jsonString bool) string {
 // credentials are what a signing protocol authorises ep's call with; the
 // metadata client only for the instance-role source.
 func (c *Client) credentials(ep ports.Endpoint) protocol.Credentials {
-	cr := protocol.Credentials{Key: ep.APIKey, Cloud: ep.Cloud, HTTP: c.http}
-	if ep.Cloud.Source == ports.CredentialInstanceRole {
-		cr.Metadata = c.metadata
-	}
-	return cr
+	return protocol.CredentialsFor(ep.APIKey, ep.Cloud, c.http, c.metadata)
 }
 
 // signError is a failed Sign as a provider error whose text names no

@@ -116,11 +116,7 @@ func (l *Lister) List(ctx context.Context, q Query) ([]string, error) {
 		return nil, fmt.Errorf("list models: %w", err)
 	}
 	if p.Models.Discover != nil {
-		c := protocol.Credentials{Key: q.APIKey, Cloud: q.Cloud, HTTP: l.http}
-		if q.Cloud.Source == ports.CredentialInstanceRole {
-			c.Metadata = l.metadata
-		}
-		ids, err := p.Models.Discover(ctx, q.BaseURL, c)
+		ids, err := p.Models.Discover(ctx, q.BaseURL, protocol.CredentialsFor(q.APIKey, q.Cloud, l.http, l.metadata))
 		if err != nil {
 			return nil, err
 		}

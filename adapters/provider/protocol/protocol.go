@@ -156,6 +156,17 @@ type Credentials struct {
 	Metadata *http.Client
 }
 
+// CredentialsFor are the credentials of a call with key and cloud: the
+// outbound policy's client for credential fetches, and the metadata client
+// only when the administrator chose the instance-role source.
+func CredentialsFor(key string, cloud ports.CloudSettings, httpClient, metadata *http.Client) Credentials {
+	c := Credentials{Key: key, Cloud: cloud, HTTP: httpClient}
+	if cloud.Source == ports.CredentialInstanceRole {
+		c.Metadata = metadata
+	}
+	return c
+}
+
 // CloudField names one account setting a cloud protocol shows.
 type CloudField string
 
