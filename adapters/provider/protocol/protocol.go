@@ -158,11 +158,13 @@ type Credentials struct {
 
 // CredentialsFor are the credentials of a call with key and cloud: the
 // outbound policy's client for credential fetches, and the metadata client
-// only when the administrator chose the instance-role source.
+// only when the administrator chose the instance-role source. Both read at
+// most MaxCredentialBody of each answer, since the SDKs reading them set no
+// bound of their own.
 func CredentialsFor(key string, cloud ports.CloudSettings, httpClient, metadata *http.Client) Credentials {
-	c := Credentials{Key: key, Cloud: cloud, HTTP: httpClient}
+	c := Credentials{Key: key, Cloud: cloud, HTTP: boundBodies(httpClient, MaxCredentialBody)}
 	if cloud.Source == ports.CredentialInstanceRole {
-		c.Metadata = metadata
+		c.Metadata = boundBodies(metadata, MaxCredentialBody)
 	}
 	return c
 }
