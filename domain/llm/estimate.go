@@ -48,17 +48,19 @@ func estimateJSON(v any) int64 {
 type runeCounter struct{ ascii, other int64 }
 
 func (c *runeCounter) Write(p []byte) (int, error) {
-	n := len(p)
-	for len(p) > 0 {
-		r, size := utf8.DecodeRune(p)
-		if r < utf8.RuneSelf {
+	// ASCII, nearly all of a request, is counted a byte at a time without
+	// decoding; anything else one rune (or invalid byte) at a time.
+	for i := 0; i < len(p); {
+		if p[i] < utf8.RuneSelf {
 			c.ascii++
-		} else {
-			c.other++
+			i++
+			continue
 		}
-		p = p[size:]
+		_, size := utf8.DecodeRune(p[i:])
+		c.other++
+		i += size
 	}
-	return n, nil
+	return len(p), nil
 }
 
 func (c *runeCounter) milli() int64 {
