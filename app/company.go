@@ -168,9 +168,16 @@ func proxyAuth(gate *auth.Gate, tokens *company.Tokens) ports.ProxyAuthenticator
 
 // NewTenancy keeps conversations and call records to the user who made
 // them (identity.Local on a laptop, where that user administers everything).
+// A conversation's owner the store confirmed is remembered for a few
+// seconds, so a short turn reads it once instead of five times.
 func NewTenancy(store *relstore.Store) *company.Tenancy {
-	return company.NewTenancy(store.Owners())
+	return company.NewTenancy(store.Owners()).RememberOwners(run.SystemClock{}, ownerMemoTTL)
 }
+
+// ownerMemoTTL is how long a replica trusts an owner it read: an object
+// never changes hands, but an erased conversation's id may be claimed
+// again.
+const ownerMemoTTL = 5 * time.Second
 
 // NewBudgets enforces budgets in company mode, and on a laptop given a
 // budgets file; otherwise it returns nil (no limits, and no per-call

@@ -72,6 +72,9 @@ func (t *Tenancy) callerOwns(ctx context.Context, conversationID string) error {
 	if err != nil {
 		return err
 	}
+	if owner, ok := t.memo.owner(access.KindConversation, conversationID); ok && owner == who.UserID {
+		return nil
+	}
 	owner, err := t.owners.Owner(ctx, access.KindConversation, conversationID)
 	if errors.Is(err, ports.ErrNotFound) {
 		return nil
@@ -82,6 +85,7 @@ func (t *Tenancy) callerOwns(ctx context.Context, conversationID string) error {
 	if owner != who.UserID {
 		return fmt.Errorf("conversation %s: %w", conversationID, access.ErrDenied)
 	}
+	t.memo.saw(access.KindConversation, conversationID, owner)
 	return nil
 }
 

@@ -16,6 +16,7 @@ import (
 // missing one, so ids cannot be probed.
 type Tenancy struct {
 	owners ports.OwnerStore
+	memo   *ownerMemo // nil: every check reads the store
 }
 
 // NewTenancy returns the tenancy use case.
@@ -29,11 +30,15 @@ func (t *Tenancy) Claim(ctx context.Context, kind access.Kind, id string) error 
 	if !ok || who.Validate() != nil {
 		return fmt.Errorf("claim %s %s: %w", kind, id, access.ErrDenied)
 	}
+	if owner, ok := t.memo.owner(kind, id); ok && owner == who.UserID {
+		return nil
+	}
 	// Every turn opens its conversation, so the owner is read first: a
 	// conversation already claimed costs a read, not a write.
 	owner, err := t.owners.Owner(ctx, kind, id)
 	switch {
 	case err == nil && owner == who.UserID:
+		t.memo.saw(kind, id, owner)
 		return nil
 	case err == nil:
 		return fmt.Errorf("claim %s %s: %w", kind, id, access.ErrDenied)
@@ -43,6 +48,9 @@ func (t *Tenancy) Claim(ctx context.Context, kind access.Kind, id string) error 
 	err = t.owners.SetOwner(ctx, kind, id, who.UserID)
 	if errors.Is(err, ports.ErrConflict) {
 		return fmt.Errorf("claim %s %s: %w", kind, id, access.ErrDenied)
+	}
+	if err == nil {
+		t.memo.saw(kind, id, who.UserID)
 	}
 	return err
 }

@@ -139,6 +139,11 @@ func (m Message) ToolResult() (llm.ToolResult, bool) {
 // digests and conflict detection are computed from it.
 func (m Message) Encode() []byte { return bytes.Clone(m.encoded) }
 
+// EncodedShared is Encode without the copy, for a caller that only reads
+// the bytes (a checkpoint's blobs hold a turn's whole context message once
+// per checkpoint): it must never modify them.
+func (m Message) EncodedShared() []byte { return m.encoded }
+
 // Equal reports whether two messages have the same id and the same content.
 func (m Message) Equal(other Message) bool { return bytes.Equal(m.encoded, other.encoded) }
 

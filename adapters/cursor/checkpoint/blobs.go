@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 
 	"google.golang.org/protobuf/proto"
+
+	"keygate/domain/conversation"
 )
 
 // Blobs are blob contents by raw blob id (the id's bytes as a string).
@@ -13,6 +15,14 @@ type Blobs map[string][]byte
 func (b Blobs) Put(data []byte) []byte {
 	sum := sha256.Sum256(data)
 	b[string(sum[:])] = data
+	return sum[:]
+}
+
+// putMessage stores m's canonical encoding, whose id is m's hash, without
+// copying or hashing it again: blobs are only read once built.
+func (b Blobs) putMessage(m conversation.Message) []byte {
+	sum := m.Hash()
+	b[string(sum[:])] = m.EncodedShared()
 	return sum[:]
 }
 

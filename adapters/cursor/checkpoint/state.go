@@ -94,7 +94,7 @@ func build(p Projection, pending *Pending) (*agentv1.ConversationStateStructure,
 	}
 	s.RootPromptMessagesJson = nil
 	for _, m := range p.Messages {
-		s.RootPromptMessagesJson = append(s.RootPromptMessagesJson, b.Put(m.Encode()))
+		s.RootPromptMessagesJson = append(s.RootPromptMessagesJson, b.putMessage(m))
 	}
 	if p.Turn != nil {
 		if p.Turn.Continues() && len(s.Turns) > 0 {

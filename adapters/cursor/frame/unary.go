@@ -62,7 +62,7 @@ func ReadBody(w http.ResponseWriter, r *http.Request, lim Limits) ([]byte, error
 	// in time; the size bound still holds.
 	timed := rc.SetReadDeadline(time.Now().Add(lim.ReadTimeout)) == nil
 	limit := lim.MaxSize + HeaderSize
-	raw, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	raw, err := readAll(io.LimitReader(r.Body, limit+1), r.ContentLength, limit)
 	switch {
 	case err != nil && isTimeout(err):
 		return nil, fmt.Errorf("%w (%s, %d bytes so far): %w", ErrSlowBody, lim.ReadTimeout, len(raw), err)
@@ -80,6 +80,31 @@ func ReadBody(w http.ResponseWriter, r *http.Request, lim Limits) ([]byte, error
 		_ = rc.SetReadDeadline(time.Time{})
 	}
 	return raw, nil
+}
+
+// readAll is io.ReadAll with room for a body of the announced size from
+// the start (when it is within limit): a run request's 90 KB body then
+// takes one buffer instead of a dozen growing ones. A body longer than
+// announced still grows it.
+func readAll(r io.Reader, announced, limit int64) ([]byte, error) {
+	if announced < 0 || announced > limit {
+		return io.ReadAll(r)
+	}
+	// One byte more, for the read that finds the end.
+	b := make([]byte, 0, announced+1)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }
 
 func isTimeout(err error) bool {
