@@ -69,12 +69,15 @@ type Replicas struct {
 	// run's transport existed here, so appends in flight land on it
 	// rather than wait in the mailbox for the client's next RunSSE.
 	linger time.Duration
-	// poll is how often a follower reads the holder's output when idle,
-	// and how often a holder looks whether a follower reads.
-	poll      time.Duration
-	heartbeat time.Duration
-	maxSize   int64
-	log       *zap.Logger
+	// poll is how often a holder looks whether a follower reads (in
+	// memory: the relay's listener marks the lease watched).
+	poll time.Duration
+	// followPoll is how often a follower reads the holder's output
+	// without a wake from the relay (FollowPoll).
+	followPoll time.Duration
+	heartbeat  time.Duration
+	maxSize    int64
+	log        *zap.Logger
 
 	// ctx is the Replicas' own lifetime, not a call's: the goroutines it
 	// bounds (applying forwarded appends, publishing for a follower) start
@@ -111,24 +114,33 @@ type hold struct {
 }
 
 // FollowPoll is how often a RunSSE served from another replica's output
-// looks for more when there was nothing new.
-const FollowPoll = 200 * time.Millisecond
+// reads it when the relay did not wake it (ports.AppendRelay.Changes): a
+// safety net for a missed notification, and how soon a follower sees an
+// owner that died (no notification says so) or gone quiet.
+const FollowPoll = time.Second
+
+// holderPoll is how often a holder looks whether a follower reads.
+const holderPoll = 200 * time.Millisecond
 
 // NewReplicas relays appends through relay; nil gives a nil *Replicas
 // (single process: every append is applied where it arrives). Forwarded
 // appends go to reg, or through upstream when their turn is Cursor's.
-// maxSize bounds a request body as elsewhere in this package.
-func NewReplicas(relay ports.AppendRelay, reg *transport.Registry, upstream *Upstream, maxSize int64, log *zap.Logger) *Replicas {
+// maxSize bounds a request body as elsewhere in this package; followPoll
+// is how often a follower reads without a wake (zero: FollowPoll).
+func NewReplicas(relay ports.AppendRelay, reg *transport.Registry, upstream *Upstream, maxSize int64, followPoll time.Duration, log *zap.Logger) *Replicas {
 	if relay == nil {
 		return nil
 	}
 	if maxSize <= 0 {
 		maxSize = frame.DefaultMaxSize
 	}
+	if followPoll <= 0 {
+		followPoll = FollowPoll
+	}
 	ctx, stop := context.WithCancel(context.Background())
 	cfg := reg.Config()
 	r := &Replicas{
-		relay: relay, reg: reg, upstream: upstream, linger: cfg.Linger, poll: FollowPoll, heartbeat: cfg.Heartbeat,
+		relay: relay, reg: reg, upstream: upstream, linger: cfg.Linger, poll: holderPoll, followPoll: followPoll, heartbeat: cfg.Heartbeat,
 		maxSize: maxSize, log: log, ctx: ctx, stop: stop, held: map[string]*hold{},
 	}
 	reg.OnCommitted(r.settle)
@@ -716,6 +728,17 @@ type Follower struct {
 	end     []byte
 	sentEnd bool
 	idle    time.Time // last frame written
+	// wake is the relay's signal that the key's output changed (nil until
+	// the first read); stop ends it (Close).
+	wake <-chan struct{}
+	stop func()
+}
+
+// Close stops the follower's watch of the key's output.
+func (f *Follower) Close() {
+	if f.stop != nil {
+		f.stop()
+	}
 }
 
 // ErrOwnerGone ends a followed stream whose owner stopped before its end:
@@ -730,8 +753,14 @@ var errOwnerLeft = errors.New("the run key's owner left before publishing any ou
 // Next returns the next frame: the owner's output in order, heartbeats
 // while idle, then the end of the stream; then io.EOF. When the owner is
 // gone before any of its output was read, it returns errOwnerLeft instead,
-// and the caller may take the key (Hold again).
+// and the caller may take the key (Hold again). It reads the owner's
+// output when the relay wakes it, and every followPoll without a wake.
 func (f *Follower) Next(ctx context.Context) ([]byte, error) {
+	if f.wake == nil {
+		// Before the first read, so that output published after it
+		// wakes this follower.
+		f.wake, f.stop = f.r.relay.Changes(f.key)
+	}
 	for {
 		switch {
 		case len(f.pending) > 0:
@@ -769,15 +798,20 @@ func (f *Follower) Next(ctx context.Context) ([]byte, error) {
 				continue
 			}
 		}
-		if time.Since(f.idle) >= f.r.heartbeat {
+		quiet := time.Since(f.idle)
+		if quiet >= f.r.heartbeat {
 			f.idle = time.Now()
 			return transport.HeartbeatFrame(), nil
 		}
+		wait := time.NewTimer(min(f.r.followPoll, f.r.heartbeat-quiet))
 		select {
 		case <-ctx.Done():
+			wait.Stop()
 			return nil, ctx.Err()
-		case <-time.After(f.r.poll):
+		case <-f.wake:
+		case <-wait.C:
 		}
+		wait.Stop()
 	}
 }
 

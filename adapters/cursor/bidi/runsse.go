@@ -90,6 +90,7 @@ func (h *RunSSE) hold(w http.ResponseWriter, rc *http.ResponseController, r *htt
 			return leave, 0, true
 		}
 		err = pump(r.Context(), w, rc, follow)
+		follow.Close()
 		switch {
 		case errors.Is(err, errOwnerLeft) && attempt < 2:
 			continue
