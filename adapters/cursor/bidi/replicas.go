@@ -15,6 +15,7 @@ import (
 
 	"connectrpc.com/connect"
 	"go.uber.org/zap"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	"keygate/adapters/cursor/frame"
@@ -110,7 +111,9 @@ type hold struct {
 	working bool          // a worker is applying the queue
 	pubDone chan struct{} // closed when the publisher stops; nil before it starts
 	settled atomic.Bool   // the turn made its first commit (Replicas.settle)
-	got     int           // payloads the relay delivered, under Replicas.mu
+	// opening counts the delivered payloads that may open a turn (append
+	// seqno 0), under Replicas.mu.
+	opening int
 }
 
 // FollowPoll is how often a RunSSE served from another replica's output
@@ -383,8 +386,9 @@ func (r *Replicas) publish(ctx context.Context, h *hold, tap *transport.Subscrip
 // taking it from an owner that died or hung, or after its stream ended
 // (a reconnect after another replica answered it that no turn came), not
 // from one that let it go or as the first.
-// waiting says whether the relay delivered any payload of it when the
-// lease was taken.
+// waiting says whether the relay delivered a payload that may open its
+// turn when the lease was taken: the appends of a turn that was stored
+// before its owner died, delivered without one, open nothing here.
 func (r *Replicas) tookOver(ctx context.Context, requestID string) (took, waiting bool) {
 	r.mu.Lock()
 	h := r.held[relayKey(ctx, requestID)]
@@ -395,7 +399,7 @@ func (r *Replicas) tookOver(ctx context.Context, requestID string) (took, waitin
 	<-h.ready
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return h.lease != nil && h.lease.TookOver(), h.got > 0
+	return h.lease != nil && h.lease.TookOver(), h.opening > 0
 }
 
 // holds reports whether the caller's request id is held here: its appends
@@ -578,7 +582,9 @@ func (r *Replicas) deliverTo(h *hold) func([]byte) {
 			go r.requeue(payload)
 			return
 		}
-		h.got++
+		if mayOpen(payload) {
+			h.opening++
+		}
 		h.queue = append(h.queue, payload)
 		if !h.working {
 			h.working = true
@@ -632,6 +638,37 @@ func (r *Replicas) work(ctx context.Context, h *hold) {
 		}
 	}
 }
+
+// mayOpen reports whether a forwarded append may open a turn: its seqno
+// is 0 (or it does not parse, and so is not ruled out). It reads only the
+// seqno, on the relay's goroutine.
+func mayOpen(payload []byte) bool {
+	n, w := binary.Uvarint(payload)
+	if w <= 0 || n > uint64(len(payload)-w) {
+		return true
+	}
+	msg := payload[w+int(n):]
+	for len(msg) > 0 {
+		num, typ, l := protowire.ConsumeTag(msg)
+		if l < 0 {
+			return true
+		}
+		msg = msg[l:]
+		if num == appendSeqnoField && typ == protowire.VarintType {
+			v, l := protowire.ConsumeVarint(msg)
+			return l < 0 || v == 0
+		}
+		l = protowire.ConsumeFieldValue(num, typ, msg)
+		if l < 0 {
+			return true
+		}
+		msg = msg[l:]
+	}
+	return true
+}
+
+// appendSeqnoField is BidiAppendRequest.append_seqno's field number.
+const appendSeqnoField = 3
 
 // requeue puts a forwarded append this replica took but cannot apply back
 // into the mailbox, after letting its key go.
