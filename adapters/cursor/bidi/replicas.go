@@ -122,6 +122,10 @@ type hold struct {
 // owner that died (no notification says so) or gone quiet.
 const FollowPoll = time.Second
 
+// startPoll is how often a follower that has read none of the owner's
+// output yet reads it without a wake.
+const startPoll = 200 * time.Millisecond
+
 // holderPoll is how often a holder looks whether a follower reads.
 const holderPoll = 200 * time.Millisecond
 
@@ -840,7 +844,14 @@ func (f *Follower) Next(ctx context.Context) ([]byte, error) {
 			f.idle = time.Now()
 			return transport.HeartbeatFrame(), nil
 		}
-		wait := time.NewTimer(min(f.r.followPoll, f.r.heartbeat-quiet))
+		poll := f.r.followPoll
+		if f.after == 0 {
+			// None of the owner's output yet: a live owner publishes at
+			// once, so one that does not may have died, which no
+			// notification says; the stream takes the key sooner.
+			poll = min(poll, startPoll)
+		}
+		wait := time.NewTimer(min(poll, f.r.heartbeat-quiet))
 		select {
 		case <-ctx.Done():
 			wait.Stop()
