@@ -77,6 +77,15 @@ type AppendRelay interface {
 	// (RunLease.Watched): a stream served from another replica keeps the
 	// run from being orphaned.
 	Follow(ctx context.Context, key string, after int64) (OutputPage, error)
+
+	// Changes wakes a reader of key's output: wake gets a value (it is
+	// buffered; the relay never blocks on it) once key's output may have
+	// changed since: frames or its end published, or its lease released.
+	// An owner that died without a word wakes no one, and a wake may be
+	// lost (a notification missed while the relay's connection was
+	// down), so a reader still reads now and then without one. stop ends
+	// the watch; calling it again does nothing.
+	Changes(key string) (wake <-chan struct{}, stop func())
 }
 
 // RunLease is one replica's ownership of a run key (AppendRelay.Acquire).

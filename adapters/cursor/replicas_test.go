@@ -440,6 +440,35 @@ var _ = Describe("Runs owned by one replica at a time", Ordered, func() {
 		Expect(one.handler.Ends()).To(Equal([]error{nil}))
 	})
 
+	It("wakes a stream served from another replica as soon as its owner publishes, without reading on a timer", func() {
+		// A follower reads without a wake only once a minute here: every
+		// part below reaches it through the relay's notifications.
+		opts.FollowPoll = time.Minute
+		one := startReplica(dsn, narrate(3), opts)
+		two := startReplica(dsn, narrate(3), opts)
+		hc := asUser("alice")
+		c := cursortest.NewClient(one.url, hc, newRequestID())
+		c.AppendTo(two.url, hc)
+		s := subscribe(c)
+		Expect(c.Send(ctx, cursortest.RunRequest("conv-woken", "byok-model", "hello"))).To(Succeed())
+		Expect(c.Send(ctx, label(1))).To(Succeed())
+		Eventually(s.Texts).WithTimeout(10 * time.Second).Should(Equal([]string{"part-1"}))
+		s.Close()
+		Eventually(s.Done()).Should(BeClosed())
+
+		c.Rebind(two.url, hc)
+		followed := subscribe(c)
+		Eventually(followed.Texts).WithTimeout(10 * time.Second).Should(Equal([]string{"part-1"}))
+		Expect(c.Send(ctx, label(2))).To(Succeed())
+		Eventually(followed.Texts).WithTimeout(10 * time.Second).Should(Equal([]string{"part-1", "part-2"}))
+		Expect(c.Send(ctx, label(3))).To(Succeed())
+		Eventually(followed.Done()).WithTimeout(10 * time.Second).Should(BeClosed())
+		Expect(followed.EndError()).To(BeNil())
+		Expect(followed.Texts()).To(Equal([]string{"part-1", "part-2", "part-3"}))
+		Expect(one.handler.Turns()).To(HaveLen(1))
+		Expect(two.handler.Turns()).To(BeEmpty())
+	})
+
 	Context("when the run's orphan grace is short", func() {
 		BeforeEach(func() { opts.Transport.OrphanGrace = time.Second })
 

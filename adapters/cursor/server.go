@@ -59,6 +59,9 @@ type Options struct {
 	// process is forwarded to it (bidi.Replicas). nil: a single process,
 	// every append applied where it arrives.
 	Relay ports.AppendRelay
+	// FollowPoll is how often a RunSSE served from another replica's
+	// output reads it without a wake from the relay; zero: bidi.FollowPoll.
+	FollowPoll time.Duration
 	// Trace, when set, makes each turn Keygate serves the root span of a
 	// trace, around its admission.
 	Trace TraceTurn
@@ -121,7 +124,7 @@ func New(handler transport.RunHandler, opts Options, log *zap.Logger) *Server {
 	}
 	reg := transport.NewRegistry(handler, keygate, opts.Transport, log.Named("transport"))
 	up := bidi.NewUpstream(opts.Upstream, log.Named("upstream"))
-	replicas := bidi.NewReplicas(opts.Relay, reg, up, opts.MaxFrameSize, log.Named("replicas"))
+	replicas := bidi.NewReplicas(opts.Relay, reg, up, opts.MaxFrameSize, opts.FollowPoll, log.Named("replicas"))
 	svc := unary.New(opts.Unary, log.Named("unary"))
 	s := &Server{reg: reg, replicas: replicas, routes: map[string]http.Handler{}, agent: map[string]http.Handler{}}
 

@@ -22,12 +22,22 @@ import (
 )
 
 // relayChannel is the NOTIFY channel; its payload is the key that has
-// waiting appends, or watchPrefix and a key a follower started reading.
+// waiting appends, watchPrefix and a key a follower started reading, or
+// outputPrefix and a key whose output changed.
 const relayChannel = "keygate_relay"
 
 // watchPrefix marks a watch notification; no key starts with it (keys
 // start with a digit or "-").
 const watchPrefix = "watch "
+
+// outputPrefix marks an output notification: frames published for the
+// key, or its lease released (PublishRelayOutput, ReleaseRelayLease).
+const outputPrefix = "output "
+
+// minWatch is the least a follower's read counts as a watch of its key,
+// whatever the lease period: a follower woken by notifications reads
+// without one only every second or so (bidi.FollowPoll).
+const minWatch = 3 * time.Second
 
 // RelayOptions tune a [Relay]; zero values take the defaults.
 type RelayOptions struct {
@@ -91,6 +101,9 @@ type Relay struct {
 
 	mu     sync.Mutex
 	leases map[string]*lease
+	// readers are the wake channels of the keys whose output is followed
+	// here (Changes).
+	readers map[string]map[chan struct{}]struct{}
 
 	stop context.CancelFunc
 	done chan struct{}
@@ -118,7 +131,7 @@ func NewRelay(ctx context.Context, db *DB, opts RelayOptions, logger *zap.Logger
 	var id [8]byte
 	_, _ = rand.Read(id[:])
 	r := &Relay{db: db, opts: opts, log: logger.Named("relay"), holder: hex.EncodeToString(id[:]),
-		leases: map[string]*lease{}, done: make(chan struct{})}
+		leases: map[string]*lease{}, readers: map[string]map[chan struct{}]struct{}{}, done: make(chan struct{})}
 	conn, err := r.listen(ctx)
 	if err != nil {
 		return nil, err
@@ -330,11 +343,11 @@ func (l *lease) Publish(ctx context.Context, frames [][]byte, end []byte) error 
 		seqs[i] = l.published + int64(i) + 1
 	}
 	ends[len(all)-1] = end != nil
-	n, err := pgdb.New(l.r.db.pool).PublishRelayOutput(ctx, pgdb.PublishRelayOutputParams{Key: l.key, Token: l.token, Seqs: seqs, Frames: all, Ends: ends})
+	row, err := pgdb.New(l.r.db.pool).PublishRelayOutput(ctx, pgdb.PublishRelayOutputParams{Key: l.key, Token: l.token, Seqs: seqs, Frames: all, Ends: ends})
 	if err != nil {
 		return fmt.Errorf("publish output of run key %s: %w", l.key, interpretError(ctx, err))
 	}
-	if n == 0 {
+	if row.Published == 0 {
 		l.markLost()
 		return fmt.Errorf("publish output of run key %s with token %d: %w", l.key, l.token, ports.ErrNotOwner)
 	}
@@ -369,7 +382,7 @@ func (r *Relay) Forward(ctx context.Context, owner, key string, payload []byte, 
 func (r *Relay) Follow(ctx context.Context, key string, after int64) (ports.OutputPage, error) {
 	q := pgdb.New(r.db.pool)
 	page := ports.OutputPage{Last: after}
-	st, err := q.WatchRelayLease(ctx, pgdb.WatchRelayLeaseParams{Key: key, Ttl: r.opts.LeaseTTL.Seconds()})
+	st, err := q.WatchRelayLease(ctx, pgdb.WatchRelayLeaseParams{Key: key, Ttl: max(r.opts.LeaseTTL, minWatch).Seconds()})
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return page, nil
@@ -397,6 +410,55 @@ func (r *Relay) Follow(ctx context.Context, key string, after int64) (ports.Outp
 		page.Frames = append(page.Frames, row.Frame)
 	}
 	return page, nil
+}
+
+// Changes implements ports.AppendRelay: the listener wakes the channel on
+// the key's output notifications, and wakes every channel when it
+// reconnects, since notifications sent meanwhile were lost.
+func (r *Relay) Changes(key string) (<-chan struct{}, func()) {
+	ch := make(chan struct{}, 1)
+	r.mu.Lock()
+	set := r.readers[key]
+	if set == nil {
+		set = map[chan struct{}]struct{}{}
+		r.readers[key] = set
+	}
+	set[ch] = struct{}{}
+	r.mu.Unlock()
+	var once sync.Once
+	return ch, func() {
+		once.Do(func() {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			delete(r.readers[key], ch)
+			if len(r.readers[key]) == 0 {
+				delete(r.readers, key)
+			}
+		})
+	}
+}
+
+// wake wakes the readers of key's output; every reader when all is set.
+func (r *Relay) wake(key string, all bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !all {
+		signal(r.readers[key])
+		return
+	}
+	for _, set := range r.readers {
+		signal(set)
+	}
+}
+
+// signal gives each channel of set a value unless it has one waiting.
+func signal(set map[chan struct{}]struct{}) {
+	for ch := range set {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // drain takes l's waiting payloads and delivers them in order. The take
@@ -479,6 +541,8 @@ func (r *Relay) loop(ctx context.Context, conn *pgx.Conn) {
 		switch {
 		case err == nil && strings.HasPrefix(n.Payload, watchPrefix):
 			r.watched(strings.TrimPrefix(n.Payload, watchPrefix))
+		case err == nil && strings.HasPrefix(n.Payload, outputPrefix):
+			r.wake(strings.TrimPrefix(n.Payload, outputPrefix), false)
 		case err == nil:
 			r.drainKey(ctx, n.Payload)
 		case ctx.Err() != nil:
@@ -499,6 +563,8 @@ func (r *Relay) loop(ctx context.Context, conn *pgx.Conn) {
 			if conn == nil {
 				return
 			}
+			// Output published while the listener was down woke no one.
+			r.wake("", true)
 			r.sweep(ctx)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"go.uber.org/zap"
@@ -55,5 +56,39 @@ var _ = Describe("Relay handover", func() {
 		defer next.Release(false)
 		Expect(time.Since(start)).To(BeNumerically("<", 5*time.Second), "not the minute of the lease")
 		Expect(next.Token()).To(BeNumerically(">", l.Token()))
+	})
+})
+
+var _ = Describe("Relay listener", func() {
+	It("wakes a follower after its listening connection was cut: for output published while it was down, and after", func() {
+		ctx := context.Background()
+		opts := postgres.RelayOptions{LeaseTTL: time.Minute}
+		a, b := replica(opts), replica(opts)
+		key := "listener-" + time.Now().Format("150405.000000000")
+		l, err := a.Acquire(ctx, key, func([]byte) {})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func() { l.Release(false) })
+		wake, stop := b.Changes(key)
+		DeferCleanup(stop)
+
+		By("terminating the follower's listening session, as a dropped connection would end it")
+		admin, err := pgx.Connect(ctx, dsn)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func() { _ = admin.Close(context.Background()) })
+		lock := b.ListenerLock()
+		var cut bool
+		Expect(admin.QueryRow(ctx, `SELECT coalesce(bool_or(pg_terminate_backend(pid)), false) FROM pg_locks
+			WHERE locktype = 'advisory' AND granted AND objsubid = 1 AND ((classid::BIGINT << 32) | objid::BIGINT) = $1`, lock).Scan(&cut)).To(Succeed())
+		Expect(cut).To(BeTrue())
+		Expect(l.Publish(ctx, [][]byte{[]byte("while down")}, nil)).To(Succeed())
+		Eventually(wake).WithTimeout(10*time.Second).Should(Receive(), "woken for what was published while the listener was down")
+
+		By("listening again")
+		Eventually(b.ListenerLock).WithTimeout(10 * time.Second).ShouldNot(Or(BeZero(), Equal(lock)))
+		Expect(l.Publish(ctx, [][]byte{[]byte("after")}, nil)).To(Succeed())
+		Eventually(wake).WithTimeout(10*time.Second).Should(Receive(), "woken for what was published after")
+		page, err := b.Follow(ctx, key, 0)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(page.Frames).To(Equal([][]byte{[]byte("while down"), []byte("after")}))
 	})
 })

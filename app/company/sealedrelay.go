@@ -96,6 +96,11 @@ func (r *SealedRelay) Follow(ctx context.Context, key string, after int64) (port
 	return out, nil
 }
 
+// Changes implements ports.AppendRelay.
+func (r *SealedRelay) Changes(key string) (<-chan struct{}, func()) {
+	return r.next.Changes(key)
+}
+
 func (r *SealedRelay) open(sealed []byte, what string) ([]byte, bool) {
 	payload, err := r.box.Open(sealed)
 	if err != nil {

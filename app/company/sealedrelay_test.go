@@ -51,6 +51,8 @@ func (m *mailbox) Follow(context.Context, string, int64) (ports.OutputPage, erro
 	return ports.OutputPage{Frames: m.published, Last: int64(len(m.published)), Held: true}, nil
 }
 
+func (m *mailbox) Changes(string) (<-chan struct{}, func()) { return make(chan struct{}), func() {} }
+
 // outbox is the mailbox's lease: it keeps what is published.
 type outbox struct{ m *mailbox }
 

@@ -27,6 +27,9 @@ func (r *runner) executeRound(ctx context.Context, round toolround.Round, fresh 
 		if err := r.committed(ctx, Cause{Kind: CauseToolRoundStarted, RoundID: round.ID()}, 0, false); err != nil {
 			return err
 		}
+		if err := r.storeAnchor(ctx); err != nil {
+			return err
+		}
 		if r.rounds > r.e.limits.MaxToolRounds {
 			return r.refuseRound(ctx, round)
 		}

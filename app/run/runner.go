@@ -28,6 +28,10 @@ type runner struct {
 	outerDone <-chan struct{}
 	log       *zap.Logger
 
+	// anchorDue stores the context anchor of the last model cycle; it
+	// runs once the cycle's answer is committed (storeAnchor).
+	anchorDue func(context.Context) error
+
 	cur conversation.Checkpoint
 	// hist is the full message list of the checkpoint histOf, when known:
 	// the transport's history and what this run appended to it since. A
@@ -145,6 +149,9 @@ func (r *runner) loop(ctx context.Context) error {
 		}
 	}
 	for {
+		if err := r.storeAnchor(ctx); err != nil {
+			return err
+		}
 		msgs, err := r.load(ctx)
 		if err != nil {
 			return err
@@ -181,9 +188,10 @@ func (r *runner) loop(ctx context.Context) error {
 		case err != nil:
 			return err
 		}
-		if err := r.anchor(ctx, res.usage, req); err != nil {
-			return err
-		}
+		// The anchor waits for the answer's commit: until that commit a
+		// replica that dies has the answer sampled again by the resume,
+		// so nothing else is written between the stream's end and it.
+		r.anchorDue = func(ctx context.Context) error { return r.anchor(ctx, res.usage, req) }
 		if len(res.Assistant.Calls) == 0 {
 			done, err := r.finalAnswer(ctx, res)
 			if err != nil || done {
@@ -287,6 +295,9 @@ func (r *runner) finalAnswer(ctx context.Context, res cycleResult) (bool, error)
 		return false, err
 	}
 	r.appendedTo(base, []conversation.Message{msg}, d)
+	if err := r.storeAnchor(ctx); err != nil {
+		return false, err
+	}
 	r.collect(r.h.take())
 	pending := r.pendingMessages()
 	if len(pending) == 0 {
@@ -319,6 +330,17 @@ func (r *runner) collect(cmds []command) {
 			r.log.Debug("tool result outside a tool round ignored", zap.String("call_id", c.result.CallID))
 		}
 	}
+}
+
+// storeAnchor stores the anchor of the last model cycle, if not stored
+// yet.
+func (r *runner) storeAnchor(ctx context.Context) error {
+	due := r.anchorDue
+	if due == nil {
+		return nil
+	}
+	r.anchorDue = nil
+	return due(ctx)
 }
 
 // anchor records the authoritative context size a successful cycle

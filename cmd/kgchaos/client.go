@@ -49,6 +49,24 @@ type turnRecord struct {
 	// added is the turn's time beyond the provider's streaming, for turns
 	// that completed on their first stream.
 	added time.Duration
+	// steps is the timeline of a turn's recovery after its first
+	// failure: each pause and attempt, how long it took and how it ended.
+	steps []step
+}
+
+// step is one part of a turn's recovery: a pause before an attempt, or an
+// attempt (reconnect, resume, resend) and its outcome ("" when it
+// completed the turn).
+type step struct {
+	what    string
+	took    time.Duration
+	outcome string
+}
+
+// pause sleeps d and notes it in rec's timeline.
+func (rec *turnRecord) pause(d time.Duration) {
+	time.Sleep(d)
+	rec.steps = append(rec.steps, step{what: "pause", took: d})
 }
 
 // convRecord is one conversation a client ran, and the window (client)
@@ -190,7 +208,10 @@ func (m *member) turn(ctx context.Context, conv *convRecord, rec *turnRecord) {
 	// again runs one more attempt on c; it reports whether the turn
 	// completed, else records the failure under label.
 	again := func(label string, c *cursortest.Client, first *agentv1.AgentClientMessage) bool {
-		if outcome = m.attempt(ctx, c, first, 0); outcome == "" || !ended.at().IsZero() {
+		start := time.Now()
+		outcome = m.attempt(ctx, c, first, 0)
+		rec.steps = append(rec.steps, step{what: strings.TrimSuffix(label, ": "), took: time.Since(start), outcome: outcome})
+		if outcome == "" || !ended.at().IsZero() {
 			rec.completed = true
 			return true
 		}
@@ -203,7 +224,7 @@ func (m *member) turn(ctx context.Context, conv *convRecord, rec *turnRecord) {
 	// resume, so the client sends the user's message again, as it retries
 	// a request that failed, on a new request id.
 	for tries := 1; unsent(outcome) && tries <= 4 && ctx.Err() == nil; tries++ {
-		time.Sleep(time.Duration(tries) * 250 * time.Millisecond)
+		rec.pause(time.Duration(tries) * 250 * time.Millisecond)
 		cl = fresh()
 		if again("resend: ", cl, cursortest.Request(conv.id, m.model, action, conv.window.Checkpoint())) {
 			return
@@ -218,7 +239,7 @@ func (m *member) turn(ctx context.Context, conv *convRecord, rec *turnRecord) {
 		// lease has not moved yet), and the turn may not have started.
 		if sameID == 0 || (sameID < 4 && outcome == "stream ended with "+connect.CodeUnavailable.String()) {
 			if sameID > 0 {
-				time.Sleep(time.Duration(sameID) * 250 * time.Millisecond)
+				rec.pause(time.Duration(sameID) * 250 * time.Millisecond)
 			}
 			sameID++
 			if again("reconnect: ", cl, nil) {
@@ -226,7 +247,7 @@ func (m *member) turn(ctx context.Context, conv *convRecord, rec *turnRecord) {
 			}
 			continue
 		}
-		time.Sleep(time.Duration(rec.resumes) * 200 * time.Millisecond)
+		rec.pause(time.Duration(rec.resumes) * 200 * time.Millisecond)
 		if again("resume: ", fresh(), cursortest.Request(conv.id, m.model, cursortest.ResumeAction(), conv.window.Checkpoint())) {
 			return
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"os/exec"
@@ -28,11 +29,18 @@ type report struct {
 	Calls, Finished   int
 	Repeated          []roundKey
 	// failures are each turn's failed attempts, to explain its findings.
-	failures          map[roundKey][]string
-	UnknownCalls      int
-	Unplaced          []string
-	Added             []time.Duration
-	Recovery          []time.Duration
+	failures     map[roundKey][]string
+	UnknownCalls int
+	Unplaced     []string
+	Added        []time.Duration
+	Recovery     []time.Duration
+	// Waited and Finishing split each recovered turn's recovery: the
+	// failed attempts and pauses before the attempt that completed it,
+	// and that attempt; CompletedBy counts those attempts by kind.
+	Waited, Finishing []time.Duration
+	CompletedBy       map[string]int
+	// Slowest are the recovered turns with the longest recoveries.
+	Slowest           []*turnRecord
 	Errors            map[string]int
 	Store             findings
 	Checkpoints       findings
@@ -57,6 +65,7 @@ func (r *report) collect(convs []*convRecord, prov *provider, errs *tally) {
 				if t.resumes > 0 {
 					r.Resumed++
 					r.Recovery = append(r.Recovery, t.recovery)
+					r.split(t)
 				} else if t.added > 0 {
 					r.Added = append(r.Added, t.added)
 				}
@@ -73,10 +82,54 @@ func (r *report) collect(convs []*convRecord, prov *provider, errs *tally) {
 	r.Errors = errs.snapshot()
 	slices.Sort(r.Added)
 	slices.Sort(r.Recovery)
+	slices.Sort(r.Waited)
+	slices.Sort(r.Finishing)
+	slices.SortFunc(r.Slowest, func(a, b *turnRecord) int { return cmp.Compare(b.recovery, a.recovery) })
+	if len(r.Slowest) > slowestShown {
+		r.Slowest = r.Slowest[:slowestShown]
+	}
 	r.GoVersion = runtime.Version()
 	if out, err := exec.Command("git", "describe", "--always", "--dirty").Output(); err == nil {
 		r.Commit = strings.TrimSpace(string(out))
 	}
+}
+
+// slowestShown is how many of the slowest recoveries the report details.
+const slowestShown = 5
+
+// split adds a recovered turn's timeline to the recovery breakdown.
+func (r *report) split(t *turnRecord) {
+	if len(t.steps) == 0 {
+		return
+	}
+	if r.CompletedBy == nil {
+		r.CompletedBy = map[string]int{}
+	}
+	last := t.steps[len(t.steps)-1]
+	var before time.Duration
+	for _, s := range t.steps[:len(t.steps)-1] {
+		before += s.took
+	}
+	r.Waited = append(r.Waited, before)
+	r.Finishing = append(r.Finishing, last.took)
+	r.CompletedBy[last.what]++
+	r.Slowest = append(r.Slowest, t)
+}
+
+// timeline renders a recovered turn's steps.
+func timeline(t *turnRecord) string {
+	parts := []string{"first attempt: " + brokenBy(t.failures[:min(1, len(t.failures))], "?")}
+	for _, s := range t.steps {
+		switch {
+		case s.what == "pause":
+			parts = append(parts, "pause "+ms(s.took))
+		case s.outcome == "":
+			parts = append(parts, s.what+" "+ms(s.took)+" completed")
+		default:
+			parts = append(parts, s.what+" "+ms(s.took)+" ("+s.outcome+")")
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // violations are the hard failures (see the package doc), the same in
@@ -181,6 +234,10 @@ func (r *report) markdown() string {
 		len(r.Added), ms(percentile(r.Added, 0.5)), ms(percentile(r.Added, 0.99)), ms(percentile(r.Added, 1)))
 	w("| time to recover p50 / p99 / max (%d turns completed after a reconnect or resume: first failure to turn_ended) | %s / %s / %s |\n",
 		len(r.Recovery), ms(percentile(r.Recovery, 0.5)), ms(percentile(r.Recovery, 0.99)), ms(percentile(r.Recovery, 1)))
+	w("| of the recovery: failed attempts and pauses before the completing attempt p50 / p99 | %s / %s |\n",
+		ms(percentile(r.Waited, 0.5)), ms(percentile(r.Waited, 0.99)))
+	w("| of the recovery: the completing attempt p50 / p99 | %s / %s |\n",
+		ms(percentile(r.Finishing, 0.5)), ms(percentile(r.Finishing, 0.99)))
 	w("| panics in the replicas' logs | %d |\n", r.Panics)
 	if s.Race {
 		w("| data races in the replicas' logs (built with -race) | %d |\n", r.Races)
@@ -197,6 +254,18 @@ func (r *report) markdown() string {
 		}
 		w("Repeated model calls by what first broke their turn:\n\n| First failure | Repeated calls |\n|---|---|\n")
 		writeCounts(w, causes)
+		w("\n")
+	}
+	if len(r.CompletedBy) > 0 {
+		w("Recovered turns by the attempt that completed them:\n\n| Attempt | Turns |\n|---|---|\n")
+		writeCounts(w, r.CompletedBy)
+		w("\n")
+	}
+	if len(r.Slowest) > 0 {
+		w("Slowest recoveries:\n\n")
+		for _, t := range r.Slowest {
+			w("- %s t%d, %s: %s\n", t.conv, t.n, ms(t.recovery), timeline(t))
+		}
 		w("\n")
 	}
 	if len(r.Errors) > 0 {

@@ -142,6 +142,37 @@ func DescribeAppendRelay(name string, open func() RelayPair) bool {
 			Expect(second.Token()).To(BeNumerically(">", first.Token()), "fencing tokens grow")
 		})
 
+		It("wakes a reader of the key's output on another replica when the holder publishes, and when it lets the key go", func() {
+			l := acquire(p.A)
+			wake, stop := p.B.Changes(key)
+			DeferCleanup(stop)
+			Expect(l.Publish(ctx, [][]byte{[]byte("one")}, nil)).To(Succeed())
+			Eventually(wake).WithTimeout(10*time.Second).Should(Receive(), "woken by the publish")
+			page, err := p.B.Follow(ctx, key, 0)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(page.Frames).To(Equal([][]byte{[]byte("one")}))
+			l.Release(true)
+			Eventually(wake).WithTimeout(10*time.Second).Should(Receive(), "woken by the release")
+			page, err = p.B.Follow(ctx, key, page.Last)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(page.Held).To(BeFalse())
+		})
+
+		It("does not wake a reader of another key, nor one that stopped", func() {
+			l := acquire(p.A)
+			other, stopOther := p.B.Changes(uniq("request"))
+			DeferCleanup(stopOther)
+			wake, stop := p.B.Changes(key)
+			stop()
+			stop()
+			mine, stopMine := p.B.Changes(key)
+			DeferCleanup(stopMine)
+			Expect(l.Publish(ctx, [][]byte{[]byte("one")}, nil)).To(Succeed())
+			Eventually(mine).WithTimeout(10 * time.Second).Should(Receive())
+			Expect(other).NotTo(Receive())
+			Expect(wake).NotTo(Receive())
+		})
+
 		It("moves a key to another replica once its holder stops renewing, and fences the old holder", func() {
 			old := acquire(p.A)
 			Expect(old.Publish(ctx, [][]byte{[]byte("from A")}, nil)).To(Succeed())

@@ -1,9 +1,11 @@
 package bidi_test
 
 import (
+	"context"
 	"encoding/hex"
 	"strings"
 
+	"connectrpc.com/connect"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -11,6 +13,8 @@ import (
 
 	"keygate/adapters/cursor/bidi"
 	"keygate/adapters/cursor/cursortest"
+	agentv1 "keygate/gen/cursor/agent/v1"
+	aiserverv1 "keygate/gen/cursor/aiserver/v1"
 )
 
 var _ = Describe("DecodeAppendData", func() {
@@ -46,4 +50,23 @@ var _ = Describe("DecodeAppendData", func() {
 		Entry("when no oneof is set", ""),
 		Entry("when only an unknown field is set", hex.EncodeToString(protowire.AppendVarint(protowire.AppendTag(nil, 77, protowire.VarintType), 1))),
 	)
+})
+
+var _ = Describe("A forwarded append delivered to a replica taking its key", func() {
+	forwarded := func(seqno int64, msg *agentv1.AgentClientMessage) []byte {
+		data, err := bidi.EncodeAppendData(msg)
+		Expect(err).NotTo(HaveOccurred())
+		req := connect.NewRequest(&aiserverv1.BidiAppendRequest{Data: data, AppendSeqno: seqno,
+			RequestId: &aiserverv1.BidiRequestId{RequestId: "r1"}})
+		req.Header().Set("X-Client", "cursor")
+		payload, err := bidi.EncodeForwarded(context.Background(), req)
+		Expect(err).NotTo(HaveOccurred())
+		return payload
+	}
+
+	It("may open a turn when its seqno is 0, and cannot otherwise", func() {
+		Expect(bidi.MayOpen(forwarded(0, cursortest.RunRequest("c1", "m1", "hi")))).To(BeTrue())
+		Expect(bidi.MayOpen(forwarded(2, cursortest.ExecStreamClose(1)))).To(BeFalse())
+		Expect(bidi.MayOpen([]byte{0xff})).To(BeTrue(), "one that does not parse is not ruled out")
+	})
 })

@@ -15,6 +15,7 @@ import (
 
 	"connectrpc.com/connect"
 	"go.uber.org/zap"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	"keygate/adapters/cursor/frame"
@@ -69,12 +70,15 @@ type Replicas struct {
 	// run's transport existed here, so appends in flight land on it
 	// rather than wait in the mailbox for the client's next RunSSE.
 	linger time.Duration
-	// poll is how often a follower reads the holder's output when idle,
-	// and how often a holder looks whether a follower reads.
-	poll      time.Duration
-	heartbeat time.Duration
-	maxSize   int64
-	log       *zap.Logger
+	// poll is how often a holder looks whether a follower reads (in
+	// memory: the relay's listener marks the lease watched).
+	poll time.Duration
+	// followPoll is how often a follower reads the holder's output
+	// without a wake from the relay (FollowPoll).
+	followPoll time.Duration
+	heartbeat  time.Duration
+	maxSize    int64
+	log        *zap.Logger
 
 	// ctx is the Replicas' own lifetime, not a call's: the goroutines it
 	// bounds (applying forwarded appends, publishing for a follower) start
@@ -107,28 +111,43 @@ type hold struct {
 	working bool          // a worker is applying the queue
 	pubDone chan struct{} // closed when the publisher stops; nil before it starts
 	settled atomic.Bool   // the turn made its first commit (Replicas.settle)
-	got     int           // payloads the relay delivered, under Replicas.mu
+	// opening counts the delivered payloads that may open a turn (append
+	// seqno 0), under Replicas.mu.
+	opening int
 }
 
 // FollowPoll is how often a RunSSE served from another replica's output
-// looks for more when there was nothing new.
-const FollowPoll = 200 * time.Millisecond
+// reads it when the relay did not wake it (ports.AppendRelay.Changes): a
+// safety net for a missed notification, and how soon a follower sees an
+// owner that died (no notification says so) or gone quiet.
+const FollowPoll = time.Second
+
+// startPoll is how often a follower that has read none of the owner's
+// output yet reads it without a wake.
+const startPoll = 200 * time.Millisecond
+
+// holderPoll is how often a holder looks whether a follower reads.
+const holderPoll = 200 * time.Millisecond
 
 // NewReplicas relays appends through relay; nil gives a nil *Replicas
 // (single process: every append is applied where it arrives). Forwarded
 // appends go to reg, or through upstream when their turn is Cursor's.
-// maxSize bounds a request body as elsewhere in this package.
-func NewReplicas(relay ports.AppendRelay, reg *transport.Registry, upstream *Upstream, maxSize int64, log *zap.Logger) *Replicas {
+// maxSize bounds a request body as elsewhere in this package; followPoll
+// is how often a follower reads without a wake (zero: FollowPoll).
+func NewReplicas(relay ports.AppendRelay, reg *transport.Registry, upstream *Upstream, maxSize int64, followPoll time.Duration, log *zap.Logger) *Replicas {
 	if relay == nil {
 		return nil
 	}
 	if maxSize <= 0 {
 		maxSize = frame.DefaultMaxSize
 	}
+	if followPoll <= 0 {
+		followPoll = FollowPoll
+	}
 	ctx, stop := context.WithCancel(context.Background())
 	cfg := reg.Config()
 	r := &Replicas{
-		relay: relay, reg: reg, upstream: upstream, linger: cfg.Linger, poll: FollowPoll, heartbeat: cfg.Heartbeat,
+		relay: relay, reg: reg, upstream: upstream, linger: cfg.Linger, poll: holderPoll, followPoll: followPoll, heartbeat: cfg.Heartbeat,
 		maxSize: maxSize, log: log, ctx: ctx, stop: stop, held: map[string]*hold{},
 	}
 	reg.OnCommitted(r.settle)
@@ -371,8 +390,9 @@ func (r *Replicas) publish(ctx context.Context, h *hold, tap *transport.Subscrip
 // taking it from an owner that died or hung, or after its stream ended
 // (a reconnect after another replica answered it that no turn came), not
 // from one that let it go or as the first.
-// waiting says whether the relay delivered any payload of it when the
-// lease was taken.
+// waiting says whether the relay delivered a payload that may open its
+// turn when the lease was taken: the appends of a turn that was stored
+// before its owner died, delivered without one, open nothing here.
 func (r *Replicas) tookOver(ctx context.Context, requestID string) (took, waiting bool) {
 	r.mu.Lock()
 	h := r.held[relayKey(ctx, requestID)]
@@ -383,7 +403,7 @@ func (r *Replicas) tookOver(ctx context.Context, requestID string) (took, waitin
 	<-h.ready
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return h.lease != nil && h.lease.TookOver(), h.got > 0
+	return h.lease != nil && h.lease.TookOver(), h.opening > 0
 }
 
 // holds reports whether the caller's request id is held here: its appends
@@ -566,7 +586,9 @@ func (r *Replicas) deliverTo(h *hold) func([]byte) {
 			go r.requeue(payload)
 			return
 		}
-		h.got++
+		if mayOpen(payload) {
+			h.opening++
+		}
 		h.queue = append(h.queue, payload)
 		if !h.working {
 			h.working = true
@@ -620,6 +642,37 @@ func (r *Replicas) work(ctx context.Context, h *hold) {
 		}
 	}
 }
+
+// mayOpen reports whether a forwarded append may open a turn: its seqno
+// is 0 (or it does not parse, and so is not ruled out). It reads only the
+// seqno, on the relay's goroutine.
+func mayOpen(payload []byte) bool {
+	n, w := binary.Uvarint(payload)
+	if w <= 0 || n > uint64(len(payload)-w) {
+		return true
+	}
+	msg := payload[w+int(n):]
+	for len(msg) > 0 {
+		num, typ, l := protowire.ConsumeTag(msg)
+		if l < 0 {
+			return true
+		}
+		msg = msg[l:]
+		if num == appendSeqnoField && typ == protowire.VarintType {
+			v, l := protowire.ConsumeVarint(msg)
+			return l < 0 || v == 0
+		}
+		l = protowire.ConsumeFieldValue(num, typ, msg)
+		if l < 0 {
+			return true
+		}
+		msg = msg[l:]
+	}
+	return true
+}
+
+// appendSeqnoField is BidiAppendRequest.append_seqno's field number.
+const appendSeqnoField = 3
 
 // requeue puts a forwarded append this replica took but cannot apply back
 // into the mailbox, after letting its key go.
@@ -716,6 +769,17 @@ type Follower struct {
 	end     []byte
 	sentEnd bool
 	idle    time.Time // last frame written
+	// wake is the relay's signal that the key's output changed (nil until
+	// the first read); stop ends it (Close).
+	wake <-chan struct{}
+	stop func()
+}
+
+// Close stops the follower's watch of the key's output.
+func (f *Follower) Close() {
+	if f.stop != nil {
+		f.stop()
+	}
 }
 
 // ErrOwnerGone ends a followed stream whose owner stopped before its end:
@@ -730,8 +794,14 @@ var errOwnerLeft = errors.New("the run key's owner left before publishing any ou
 // Next returns the next frame: the owner's output in order, heartbeats
 // while idle, then the end of the stream; then io.EOF. When the owner is
 // gone before any of its output was read, it returns errOwnerLeft instead,
-// and the caller may take the key (Hold again).
+// and the caller may take the key (Hold again). It reads the owner's
+// output when the relay wakes it, and every followPoll without a wake.
 func (f *Follower) Next(ctx context.Context) ([]byte, error) {
+	if f.wake == nil {
+		// Before the first read, so that output published after it
+		// wakes this follower.
+		f.wake, f.stop = f.r.relay.Changes(f.key)
+	}
 	for {
 		switch {
 		case len(f.pending) > 0:
@@ -769,15 +839,27 @@ func (f *Follower) Next(ctx context.Context) ([]byte, error) {
 				continue
 			}
 		}
-		if time.Since(f.idle) >= f.r.heartbeat {
+		quiet := time.Since(f.idle)
+		if quiet >= f.r.heartbeat {
 			f.idle = time.Now()
 			return transport.HeartbeatFrame(), nil
 		}
+		poll := f.r.followPoll
+		if f.after == 0 {
+			// None of the owner's output yet: a live owner publishes at
+			// once, so one that does not may have died, which no
+			// notification says; the stream takes the key sooner.
+			poll = min(poll, startPoll)
+		}
+		wait := time.NewTimer(min(poll, f.r.heartbeat-quiet))
 		select {
 		case <-ctx.Done():
+			wait.Stop()
 			return nil, ctx.Err()
-		case <-time.After(f.r.poll):
+		case <-f.wake:
+		case <-wait.C:
 		}
+		wait.Stop()
 	}
 }
 

@@ -78,18 +78,20 @@ func (h *RunSSE) hold(w http.ResponseWriter, rc *http.ResponseController, r *htt
 		case err != nil:
 			endWith(w, rc, err)
 			return nil, 0, false
-		case follow == nil && attempt > 0:
-			return leave, takeOverWait, true
 		case follow == nil:
+			// A stream that took the key from an owner that left (it
+			// followed it first, or the owner died) waits for the turn's
+			// opening append only as long as it may be coming.
 			switch took, waiting := h.replicas.tookOver(r.Context(), requestID); {
-			case took && waiting:
+			case (took || attempt > 0) && waiting:
 				return leave, takeOverWait, true
-			case took:
+			case took || attempt > 0:
 				return leave, emptyTakeOverWait, true
 			}
 			return leave, 0, true
 		}
 		err = pump(r.Context(), w, rc, follow)
+		follow.Close()
 		switch {
 		case errors.Is(err, errOwnerLeft) && attempt < 2:
 			continue

@@ -243,15 +243,24 @@ func (q *Queries) OpenRelayLease(ctx context.Context, arg OpenRelayLeaseParams) 
 	return err
 }
 
-const publishRelayOutput = `-- name: PublishRelayOutput :execrows
-INSERT INTO relay_output (key, token, seq, frame, is_end, created_at)
-SELECT $1, $2::BIGINT, o.seq, o.frame, o.is_end, now()
-FROM (SELECT unnest($3::BIGINT[]) AS seq, unnest($4::BYTEA[]) AS frame,
-    unnest($5::BOOLEAN[]) AS is_end) o
-WHERE EXISTS (
-    SELECT 1 FROM relay_leases l
-    WHERE l.key = $1 AND l.token = $2::BIGINT AND l.held AND l.expires_at > now())
-ON CONFLICT DO NOTHING
+const publishRelayOutput = `-- name: PublishRelayOutput :one
+WITH published AS (
+    INSERT INTO relay_output (key, token, seq, frame, is_end, created_at)
+    SELECT $1, $2::BIGINT, o.seq, o.frame, o.is_end, now()
+    FROM (SELECT unnest($3::BIGINT[]) AS seq, unnest($4::BYTEA[]) AS frame,
+        unnest($5::BOOLEAN[]) AS is_end) o
+    WHERE EXISTS (
+        SELECT 1 FROM relay_leases l
+        WHERE l.key = $1 AND l.token = $2::BIGINT AND l.held AND l.expires_at > now())
+    ON CONFLICT DO NOTHING
+    RETURNING 1
+), counted AS (
+    SELECT count(*)::BIGINT AS n FROM published
+), notified AS (
+    SELECT pg_notify('keygate_relay', 'output ' || $1::TEXT) AS n FROM counted WHERE counted.n > 0
+)
+SELECT counted.n AS published, (SELECT count(*) FROM notified)::BIGINT AS notified
+FROM counted
 `
 
 type PublishRelayOutputParams struct {
@@ -262,20 +271,25 @@ type PublishRelayOutputParams struct {
 	Ends   []bool
 }
 
+type PublishRelayOutputRow struct {
+	Published int64
+	Notified  int64
+}
+
 // Appends frames to the output of key's lease token, only while that lease
-// holds the key (fencing).
-func (q *Queries) PublishRelayOutput(ctx context.Context, arg PublishRelayOutputParams) (int64, error) {
-	result, err := q.db.Exec(ctx, publishRelayOutput,
+// holds the key (fencing), and wakes the key's followers (NOTIFY 'output
+// <key>') when it stored any; returns how many it stored.
+func (q *Queries) PublishRelayOutput(ctx context.Context, arg PublishRelayOutputParams) (PublishRelayOutputRow, error) {
+	row := q.db.QueryRow(ctx, publishRelayOutput,
 		arg.Key,
 		arg.Token,
 		arg.Seqs,
 		arg.Frames,
 		arg.Ends,
 	)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
+	var i PublishRelayOutputRow
+	err := row.Scan(&i.Published, &i.Notified)
+	return i, err
 }
 
 const relayOutputAfter = `-- name: RelayOutputAfter :many
@@ -332,10 +346,12 @@ WITH released AS (
     WHERE i.key IN (SELECT key FROM released)
       AND (i.taken_by = $3::BIGINT OR ($1::BOOLEAN AND NOT i.opens AND i.taken_by IS NULL))
     RETURNING owner, size
+), freed AS (
+    UPDATE relay_usage u SET bytes = u.bytes - t.total
+    FROM (SELECT owner, sum(size)::BIGINT AS total FROM dropped GROUP BY owner) t
+    WHERE u.owner = t.owner
 )
-UPDATE relay_usage u SET bytes = u.bytes - t.total
-FROM (SELECT owner, sum(size)::BIGINT AS total FROM dropped GROUP BY owner) t
-WHERE u.owner = t.owner
+SELECT pg_notify('keygate_relay', 'output ' || key) FROM released
 `
 
 type ReleaseRelayLeaseParams struct {
@@ -347,7 +363,7 @@ type ReleaseRelayLeaseParams struct {
 // Ends a lease and drops the payloads it took (delivered to a live
 // owner, which either ran their turn or handed them over); with
 // ended, payloads waiting for the key that do not open a turn are dropped
-// as late.
+// as late. It wakes the key's followers (NOTIFY 'output <key>').
 func (q *Queries) ReleaseRelayLease(ctx context.Context, arg ReleaseRelayLeaseParams) error {
 	_, err := q.db.Exec(ctx, releaseRelayLease, arg.Ended, arg.Key, arg.Token)
 	return err

@@ -115,7 +115,7 @@ RETURNING l.key, (l.watched_until > now())::BOOLEAN AS watched;
 -- Ends a lease and drops the payloads it took (delivered to a live
 -- owner, which either ran their turn or handed them over); with
 -- ended, payloads waiting for the key that do not open a turn are dropped
--- as late.
+-- as late. It wakes the key's followers (NOTIFY 'output <key>').
 WITH released AS (
     UPDATE relay_leases l SET held = false, ended = sqlc.arg(ended)::BOOLEAN, released_at = now()
     WHERE l.key = sqlc.arg(key) AND l.token = sqlc.arg(token) AND l.held
@@ -125,25 +125,37 @@ WITH released AS (
     WHERE i.key IN (SELECT key FROM released)
       AND (i.taken_by = sqlc.arg(token)::BIGINT OR (sqlc.arg(ended)::BOOLEAN AND NOT i.opens AND i.taken_by IS NULL))
     RETURNING owner, size
+), freed AS (
+    UPDATE relay_usage u SET bytes = u.bytes - t.total
+    FROM (SELECT owner, sum(size)::BIGINT AS total FROM dropped GROUP BY owner) t
+    WHERE u.owner = t.owner
 )
-UPDATE relay_usage u SET bytes = u.bytes - t.total
-FROM (SELECT owner, sum(size)::BIGINT AS total FROM dropped GROUP BY owner) t
-WHERE u.owner = t.owner;
+SELECT pg_notify('keygate_relay', 'output ' || key) FROM released;
 
 -- name: OpenRelayLease :exec
 UPDATE relay_leases SET ended = false WHERE key = $1 AND token = $2 AND held;
 
--- name: PublishRelayOutput :execrows
+-- name: PublishRelayOutput :one
 -- Appends frames to the output of key's lease token, only while that lease
--- holds the key (fencing).
-INSERT INTO relay_output (key, token, seq, frame, is_end, created_at)
-SELECT sqlc.arg(key), sqlc.arg(token)::BIGINT, o.seq, o.frame, o.is_end, now()
-FROM (SELECT unnest(sqlc.arg(seqs)::BIGINT[]) AS seq, unnest(sqlc.arg(frames)::BYTEA[]) AS frame,
-    unnest(sqlc.arg(ends)::BOOLEAN[]) AS is_end) o
-WHERE EXISTS (
-    SELECT 1 FROM relay_leases l
-    WHERE l.key = sqlc.arg(key) AND l.token = sqlc.arg(token)::BIGINT AND l.held AND l.expires_at > now())
-ON CONFLICT DO NOTHING;
+-- holds the key (fencing), and wakes the key's followers (NOTIFY 'output
+-- <key>') when it stored any; returns how many it stored.
+WITH published AS (
+    INSERT INTO relay_output (key, token, seq, frame, is_end, created_at)
+    SELECT sqlc.arg(key), sqlc.arg(token)::BIGINT, o.seq, o.frame, o.is_end, now()
+    FROM (SELECT unnest(sqlc.arg(seqs)::BIGINT[]) AS seq, unnest(sqlc.arg(frames)::BYTEA[]) AS frame,
+        unnest(sqlc.arg(ends)::BOOLEAN[]) AS is_end) o
+    WHERE EXISTS (
+        SELECT 1 FROM relay_leases l
+        WHERE l.key = sqlc.arg(key) AND l.token = sqlc.arg(token)::BIGINT AND l.held AND l.expires_at > now())
+    ON CONFLICT DO NOTHING
+    RETURNING 1
+), counted AS (
+    SELECT count(*)::BIGINT AS n FROM published
+), notified AS (
+    SELECT pg_notify('keygate_relay', 'output ' || sqlc.arg(key)::TEXT) AS n FROM counted WHERE counted.n > 0
+)
+SELECT counted.n AS published, (SELECT count(*) FROM notified)::BIGINT AS notified
+FROM counted;
 
 -- name: WatchRelayLease :one
 -- A follower's read: marks the key watched for ttl while it is held and

@@ -1,0 +1,7 @@
+package bidi
+
+// Exported for the specs.
+var (
+	MayOpen         = mayOpen
+	EncodeForwarded = encodeForwarded
+)
