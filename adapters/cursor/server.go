@@ -216,6 +216,11 @@ func agentRoute(procedure string, a *unary.Agent, opts []connect.HandlerOption) 
 // keyed by exact path for http.ServeMux.
 func (s *Server) Routes() map[string]http.Handler { return s.routes }
 
+// Stats is what the transport registry holds now (transports, held
+// client bytes, the bytes of the output logs kept for replays), for
+// diagnostics and specs.
+func (s *Server) Stats() transport.Stats { return s.reg.Stats() }
+
 // Drain prepares a shutdown: no new turn starts here (an opening append
 // or a RunSSE for a request id this replica does not hold is answered
 // unavailable, so the client goes to another replica), lingering streams

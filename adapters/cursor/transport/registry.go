@@ -323,13 +323,22 @@ func (r *Registry) Subscribe(ctx context.Context, requestID string) (*Subscripti
 		}
 		w := r.waitLocked(k)
 		r.mu.Unlock()
+		if t != nil {
+			// An ended stream keeps its replay for the fallback below.
+			t.out.pin()
+		}
 		err := r.await(ctx, w, timeout.C)
 		r.unwait(k, w)
-		switch {
-		case errors.Is(err, ErrRouteTimeout):
-			return r.fallback(k, t)
-		case err != nil:
-			return nil, nil, err
+		var s *Subscription
+		var relay *Relay
+		if errors.Is(err, ErrRouteTimeout) {
+			s, relay, err = r.fallback(k, t)
+		}
+		if t != nil {
+			t.out.unpin()
+		}
+		if s != nil || relay != nil || err != nil {
+			return s, relay, err
 		}
 	}
 }
@@ -368,13 +377,21 @@ type Stats struct {
 	// HeldBytes are the client bytes held for all callers (see
 	// Config.MaxHeldBytesTotal).
 	HeldBytes int64
+	// ReplayBytes are the bytes the transports' output logs hold for
+	// their subscribers and replays (see Config.MaxReplayBytes and
+	// Config.ReplayAfterEnd).
+	ReplayBytes int64
 }
 
 // Stats returns what the registry holds now, for diagnostics and specs.
 func (r *Registry) Stats() Stats {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return Stats{Transports: len(r.transports), Waits: len(r.waits), UpstreamMarks: len(r.upstream), HeldBytes: r.held.bytes()}
+	var replay int64
+	for _, t := range r.transports {
+		replay += t.out.held()
+	}
+	return Stats{Transports: len(r.transports), Waits: len(r.waits), UpstreamMarks: len(r.upstream), HeldBytes: r.held.bytes(), ReplayBytes: replay}
 }
 
 // Close cancels every run (cause ErrRegistryClosed), ends their streams with
