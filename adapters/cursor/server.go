@@ -87,6 +87,10 @@ type Options struct {
 // few fields, so 1 MiB is generous and keeps a gzip bomb there small.
 const MaxUnaryBody = 1 << 20
 
+// compressMinBytes is the size below which a unary answer is sent
+// uncompressed even to a client that accepts gzip.
+const compressMinBytes = 1 << 10
+
 // Server holds the adapter's routes and its transport registry.
 type Server struct {
 	reg      *transport.Registry
@@ -125,11 +129,15 @@ func New(handler transport.RunHandler, opts Options, log *zap.Logger) *Server {
 	inflater := frame.NewInflater(opts.Inflating)
 	appendLimits := frame.Limits{MaxSize: opts.MaxFrameSize, ReadTimeout: opts.BodyReadTimeout, Inflater: inflater}
 	unaryLimits := frame.Limits{MaxSize: min(MaxUnaryBody, opts.MaxFrameSize), ReadTimeout: opts.BodyReadTimeout, Inflater: inflater}
-	connectOpts := []connect.HandlerOption{connect.WithReadMaxBytes(int(unaryLimits.MaxSize))}
+	// A small answer (BidiAppend's is empty) goes uncompressed: gzip would
+	// make it larger and take a compressor (hundreds of KiB) from the pool
+	// for each one.
+	small := connect.WithCompressMinBytes(compressMinBytes)
+	connectOpts := []connect.HandlerOption{connect.WithReadMaxBytes(int(unaryLimits.MaxSize)), small}
 	unaryRoute := func(h http.Handler) http.Handler { return frame.NormalizeUnary(h, unaryLimits) }
 
 	_, appends := aiserverv1connect.NewBidiServiceHandler(bidi.NewAppends(reg, opts.Foreign, up, replicas, log.Named("bidi")),
-		connect.WithReadMaxBytes(int(opts.MaxFrameSize)))
+		connect.WithReadMaxBytes(int(opts.MaxFrameSize)), small)
 	s.routes[aiserverv1connect.BidiServiceBidiAppendProcedure] = frame.NormalizeUnary(appends, appendLimits)
 	s.routes[agentv1connect.AgentServiceRunSSEProcedure] = bidi.NewRunSSE(reg, up, replicas, frame.Limits{ReadTimeout: opts.BodyReadTimeout, Inflater: inflater}, log.Named("runsse"))
 	run := bidi.NewRun(reg, up, appendLimits, log.Named("run"))
