@@ -12,6 +12,7 @@ import (
 	"keygate/adapters/cursor"
 	"keygate/adapters/cursor/cursortest"
 	"keygate/adapters/cursor/transport"
+	agentv1 "keygate/gen/cursor/agent/v1"
 )
 
 // The replay of a stream is bounded (transport.Config.MaxReplayBytes,
@@ -190,5 +191,41 @@ var _ = Describe("RunSSE replay bound", func() {
 				Expect(again.EndError().Message()).To(Equal(transport.ErrReplayLost.Error()))
 			})
 		})
+	})
+})
+
+// Turns whose run requests carry the same request context (the same
+// bytes) share one decoded RequestContext while they run.
+var _ = Describe("A run request's request context", func() {
+	It("is one decoded value for the live turns that sent the same bytes, another for other bytes", func() {
+		handler := cursortest.NewScriptedRunHandler(func(ctx context.Context, turn *transport.Turn) error {
+			<-ctx.Done() // the turns stay live while the spec looks
+			return nil
+		})
+		opts := cursor.Options{Transport: cursortest.FastTimings()}
+		opts.Transport.OrphanGrace = time.Minute
+		env := cursortest.Serve(handler, opts)
+		DeferCleanup(env.Close)
+		ctx := context.Background()
+		withContext := func(conv, rule string) *agentv1.AgentClientMessage {
+			m := cursortest.RunRequest(conv, "byok-model", "hello from "+conv)
+			m.GetRunRequest().GetAction().GetUserMessageAction().RequestContext = &agentv1.RequestContext{
+				Rules: []*agentv1.CursorRule{{FullPath: "/w/.cursor/rules/a.mdc", Content: rule}},
+			}
+			return m
+		}
+		Expect(env.Client(newRequestID()).Send(ctx, withContext("conv-1", "tabs, not spaces"))).To(Succeed())
+		Expect(env.Client(newRequestID()).Send(ctx, withContext("conv-2", "tabs, not spaces"))).To(Succeed())
+		Expect(env.Client(newRequestID()).Send(ctx, withContext("conv-3", "spaces, not tabs"))).To(Succeed())
+		Eventually(func() int { return len(handler.Turns()) }).Should(Equal(3))
+
+		byConv := map[string]*agentv1.RequestContext{}
+		for _, t := range handler.Turns() {
+			byConv[t.Request.GetConversationId()] = t.Request.GetAction().GetUserMessageAction().GetRequestContext()
+		}
+		Expect(byConv["conv-1"]).To(BeIdenticalTo(byConv["conv-2"]))
+		Expect(byConv["conv-3"]).NotTo(BeIdenticalTo(byConv["conv-1"]))
+		Expect(byConv["conv-3"].GetRules()[0].GetContent()).To(Equal("spaces, not tabs"))
+		Expect(env.Server.Stats().SharedContexts).To(Equal(2))
 	})
 })
