@@ -8,6 +8,7 @@ import (
 	"connectrpc.com/connect"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"keygate/adapters/cursor"
 	"keygate/adapters/cursor/cursortest"
@@ -209,8 +210,13 @@ var _ = Describe("A run request's request context", func() {
 		ctx := context.Background()
 		withContext := func(conv, rule string) *agentv1.AgentClientMessage {
 			m := cursortest.RunRequest(conv, "byok-model", "hello from "+conv)
+			// A tool's input schema is a map: the client writes its
+			// entries in the same order every turn.
+			schema, err := structpb.NewStruct(map[string]any{"type": "object", "a": 1, "b": 2, "c": 3, "d": 4, "e": 5, "f": 6, "g": 7})
+			Expect(err).NotTo(HaveOccurred())
 			m.GetRunRequest().GetAction().GetUserMessageAction().RequestContext = &agentv1.RequestContext{
 				Rules: []*agentv1.CursorRule{{FullPath: "/w/.cursor/rules/a.mdc", Content: rule}},
+				Tools: []*agentv1.McpToolDefinition{{Name: "linear-search", ToolName: "search", InputSchema: structpb.NewStructValue(schema)}},
 			}
 			return m
 		}
