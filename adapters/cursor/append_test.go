@@ -1,6 +1,7 @@
 package cursor_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
 	"net/http"
@@ -316,5 +317,27 @@ var _ = Describe("BidiAppend", func() {
 			Expect(client.SendAt(ctx, 0, run)).To(Succeed())
 			Eventually(handler.Turns).Should(HaveLen(1))
 		})
+	})
+})
+
+var _ = Describe("BidiAppend's answer", func() {
+	It("goes uncompressed to a client that accepts gzip: it is empty", func() {
+		env := cursortest.Serve(cursortest.NewScriptedRunHandler(cursortest.Reply("hi")), cursor.Options{Transport: cursortest.FastTimings()})
+		DeferCleanup(env.Close)
+		msg, err := proto.Marshal(cursortest.RunRequest("conv-1", "byok-model", "hello"))
+		Expect(err).NotTo(HaveOccurred())
+		body, err := proto.Marshal(&aiserverv1.BidiAppendRequest{
+			Data: hex.EncodeToString(msg), RequestId: &aiserverv1.BidiRequestId{RequestId: newRequestID()}, AppendSeqno: 0,
+		})
+		Expect(err).NotTo(HaveOccurred())
+		req, err := http.NewRequest(http.MethodPost, env.URL+"/aiserver.v1.BidiService/BidiAppend", bytes.NewReader(body))
+		Expect(err).NotTo(HaveOccurred())
+		req.Header.Set("Content-Type", "application/proto")
+		req.Header.Set("Accept-Encoding", "gzip") // set by hand: the client does not unzip it then
+		resp, err := env.HTTP1.Do(req)
+		Expect(err).NotTo(HaveOccurred())
+		defer resp.Body.Close()
+		Expect(resp.StatusCode).To(Equal(http.StatusOK))
+		Expect(resp.Header.Get("Content-Encoding")).To(BeEmpty())
 	})
 })

@@ -84,7 +84,7 @@ func (c *Client) Send(ctx context.Context, msg *agentv1.AgentClientMessage) erro
 // SendAt appends msg with an explicit seqno: for out-of-order, duplicate
 // and overtaking appends. It does not move the automatic counter.
 func (c *Client) SendAt(ctx context.Context, seqno int64, msg *agentv1.AgentClientMessage) error {
-	b, err := proto.Marshal(msg)
+	b, err := clientBytes(msg)
 	if err != nil {
 		return fmt.Errorf("marshal client message: %w", err)
 	}
@@ -252,4 +252,12 @@ func (c *Client) WithRequestID(requestID string) *Client {
 	n := &Client{baseURL: c.baseURL, http: c.http, bidi: c.bidi, RequestID: requestID, Header: c.Header.Clone(),
 		OnMessage: c.OnMessage, AppendAttempts: c.AppendAttempts, kv: c.kv, resent: c.resent}
 	return n
+}
+
+// clientBytes encodes msg as the client does: the client's protobuf
+// library writes a map's entries in the order they were added, so the same
+// request context (MCP tool schemas are maps) is the same bytes at every
+// turn; Go's proto.Marshal would shuffle them on each call.
+func clientBytes(msg *agentv1.AgentClientMessage) ([]byte, error) {
+	return proto.MarshalOptions{Deterministic: true}.Marshal(msg)
 }

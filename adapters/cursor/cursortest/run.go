@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"sync"
 
-	"google.golang.org/protobuf/proto"
-
 	"keygate/adapters/cursor/frame"
 	agentv1 "keygate/gen/cursor/agent/v1"
 	"keygate/gen/cursor/agent/v1/agentv1connect"
@@ -65,7 +63,7 @@ func (c *Client) Run(ctx context.Context, hc *http.Client, first *agentv1.AgentC
 
 // Send writes one message frame on the uplink.
 func (r *RunStream) Send(_ context.Context, msg *agentv1.AgentClientMessage) error {
-	b, err := proto.Marshal(msg)
+	b, err := clientBytes(msg)
 	if err != nil {
 		return fmt.Errorf("marshal client message: %w", err)
 	}

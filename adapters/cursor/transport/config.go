@@ -41,6 +41,20 @@ type Config struct {
 	// MaxUnreadWait bounds one such wait; a subscriber that reads nothing
 	// for this long no longer holds the turn back. Default 30 s.
 	MaxUnreadWait time.Duration
+	// MaxReplayBytes bounds the replay of one stream: once a turn has
+	// sent more, the frames every connected subscriber has read are
+	// released and a RunSSE that attaches later cannot get the stream
+	// from its start; it gets the end-of-stream error ErrReplayLost
+	// (unavailable), and the client resumes from its checkpoint.
+	// Default 4 MiB.
+	MaxReplayBytes int64
+	// ReplayAfterEnd is how long an ended stream that its subscribers
+	// have read to its end keeps its replay (a RunSSE waiting to fall
+	// back on it keeps it until it has); then its frames are released
+	// and a later RunSSE gets ErrReplayLost. A client that read the end
+	// has the stream; the wait covers one whose connection broke as the
+	// end went out and that comes back at once. Default 1 s.
+	ReplayAfterEnd time.Duration
 	// UpstreamIdle is how long the mark of a turn routed to Cursor survives
 	// without an append or an attached relay; a timer forgets it then.
 	// Default 10 minutes.
@@ -60,6 +74,10 @@ func (c Config) withDefaults() Config {
 	def(&c.Retain, 60*time.Second)
 	def(&c.UpstreamIdle, 10*time.Minute)
 	def(&c.MaxUnreadWait, 30*time.Second)
+	def(&c.ReplayAfterEnd, time.Second)
+	if c.MaxReplayBytes <= 0 {
+		c.MaxReplayBytes = 4 << 20
+	}
 	if c.MaxUnreadBytes <= 0 {
 		c.MaxUnreadBytes = 1 << 20
 	}

@@ -84,9 +84,17 @@
 // are dropped. A failed turn ends the stream with its error at once. When no
 // subscriber is attached for Config.OrphanGrace (counted from creation or
 // from the last one leaving) the running turn is cancelled and the stream
-// ends with canceled. An ended transport stays replayable for
-// Config.Retain; once every connected subscriber has read it to its end,
-// its replay leaves out the KV requests (moot after the turn). A turn's
+// ends with canceled. An ended transport stays for Config.Retain; once
+// every connected subscriber has read it to its end, its replay leaves out
+// the KV requests (moot after the turn), and Config.ReplayAfterEnd later
+// (or when the last RunSSE that waited to fall back on it has) its replay
+// is released. The replay is bounded: once a turn has sent more than
+// Config.MaxReplayBytes, the frames every connected subscriber has read
+// are released as they go. A subscriber that attaches after its stream's
+// replay was released gets none of it: its stream ends at once with
+// unavailable (ErrReplayLost), and the client resumes from its
+// checkpoint. Run requests whose user message carries the same request
+// context bytes share one decoded RequestContext while they live. A turn's
 // output runs at most Config.MaxUnreadBytes ahead of its slowest connected
 // subscriber (waiting up to Config.MaxUnreadWait); the log packs frames
 // into chunks.

@@ -22,6 +22,11 @@ var (
 	// ErrDraining means the registry drains before shutting down and starts no
 	// new turn; another replica can.
 	ErrDraining = errors.New("this replica is draining and starts no new turn")
+	// ErrReplayLost ends a stream for a subscriber that attached after its
+	// replay was released (Config.MaxReplayBytes, Config.ReplayAfterEnd):
+	// it cannot get the stream from its start, so it gets none of it and
+	// the client resumes from its checkpoint, as after a restart.
+	ErrReplayLost = errors.New("the stream's output is no longer kept for a reconnect; resume from the last checkpoint")
 	// ErrEmptyRequestID means an append or subscriber named no request id.
 	ErrEmptyRequestID = errors.New("request id is empty")
 )

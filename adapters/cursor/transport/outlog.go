@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"connectrpc.com/connect"
 	"google.golang.org/protobuf/proto"
 
 	"keygate/adapters/cursor/frame"
@@ -25,6 +26,10 @@ var heartbeatFrame = func() []byte {
 	return frame.Encode(0, b)
 }()
 
+// lostFrame ends the stream of a subscriber that attached after the
+// replay was released (ErrReplayLost).
+var lostFrame = frame.EndFrame(connect.NewError(connect.CodeUnavailable, ErrReplayLost))
+
 // HeartbeatFrame is the encoded interaction_update.heartbeat a stream sends
 // while idle.
 func HeartbeatFrame() []byte { return heartbeatFrame }
@@ -43,6 +48,14 @@ func HeartbeatFrame() []byte { return heartbeatFrame }
 // so the run reads its provider no further ahead of the client than the
 // bound. Without a subscriber nothing waits: the run goes on for the
 // orphan grace as before, and a reconnecting client gets the whole replay.
+//
+// The replay is bounded: once the stream has sent more than maxReplay
+// bytes it is lost (no later subscriber can have it from the start), and
+// the frames every connected subscriber has read are released as they go.
+// An ended stream its subscribers read to its end keeps its replay for
+// afterEnd (longer while a resubscriber that waits to fall back on it
+// pins it), then releases it. A subscriber that attaches to a lost
+// stream gets lostFrame and nothing else.
 type outlog struct {
 	mu     sync.Mutex
 	chunks [][]byte
@@ -66,6 +79,21 @@ type outlog struct {
 	// says the finished stream's moot frames are gone.
 	small     int
 	compacted bool
+
+	maxReplay int64
+	afterEnd  time.Duration
+	// base is the number of frames released from the head: frames[0] is
+	// frame number base. lastOf is, per chunk, the number of its last
+	// frame; chunks before floor are all released.
+	base, floor int
+	lastOf      []int
+	// lost: the head is gone or going, a new subscriber gets lostFrame.
+	lost bool
+	// pins are the resubscribers waiting to fall back on the ended
+	// stream; endTimer says the after-end wait started, expired that it
+	// is over.
+	pins              int
+	endTimer, expired bool
 }
 
 // frameRef locates one frame in the chunks. moot marks a frame a finished
@@ -74,6 +102,10 @@ type frameRef struct {
 	chunk, off, n uint32
 	moot          bool
 }
+
+// trimBatch is how many read frames a lost stream lets gather before it
+// releases them (one pass over the chunks per batch, not per frame).
+const trimBatch = 64
 
 // Chunk sizes: a stream's first chunk of small frames is small, later ones
 // double up to maxChunk; a frame over bigFrame (a KV blob, a checkpoint)
@@ -85,9 +117,9 @@ const (
 	bigFrame = 1 << 10
 )
 
-func newOutlog(maxAhead int64, maxWait time.Duration) *outlog {
+func newOutlog(maxAhead int64, maxWait time.Duration, maxReplay int64, afterEnd time.Duration) *outlog {
 	return &outlog{wake: make(chan struct{}), room: make(chan struct{}), read: map[*Subscription]int64{},
-		maxAhead: maxAhead, maxWait: maxWait, small: -1}
+		maxAhead: maxAhead, maxWait: maxWait, small: -1, maxReplay: maxReplay, afterEnd: afterEnd}
 }
 
 func (l *outlog) changedLocked() {
@@ -137,14 +169,114 @@ func (l *outlog) appendPayload(payload []byte, moot bool) error {
 	n := frame.HeaderSize + len(payload)
 	l.frames = append(l.frames, l.storeLocked(payload, n, moot))
 	l.size += int64(n)
+	if l.size > l.maxReplay {
+		l.lost = true
+	}
+	l.trimLocked(false)
 	l.changedLocked()
 	return nil
 }
 
+// trimLocked releases, once the stream is lost, the frames every
+// connected subscriber has read (all of them when none is connected): in
+// batches, or whatever there is when all is set.
+func (l *outlog) trimLocked(all bool) {
+	if !l.lost {
+		return
+	}
+	upto := l.base + len(l.frames)
+	for s := range l.read {
+		upto = min(upto, s.cursor)
+	}
+	n := upto - l.base
+	if n <= 0 || (!all && n < trimBatch) {
+		return
+	}
+	for c := l.floor; c < len(l.chunks); c++ {
+		if l.chunks[c] != nil && l.lastOf[c] < upto {
+			if c == l.small {
+				l.small = -1
+			}
+			l.chunks[c] = nil
+		}
+	}
+	for l.floor < len(l.chunks) && l.chunks[l.floor] == nil {
+		l.floor++
+	}
+	rest := len(l.frames) - n
+	if cap(l.frames) > 4*rest+256 {
+		l.frames = append([]frameRef(nil), l.frames[n:]...)
+	} else {
+		copy(l.frames, l.frames[n:])
+		l.frames = l.frames[:rest]
+	}
+	l.base = upto
+}
+
+// endReadLocked is called when a subscriber has read the end: the
+// after-end wait starts (once), after which the replay goes.
+func (l *outlog) endReadLocked() {
+	if l.endTimer {
+		l.releaseLocked()
+		return
+	}
+	l.endTimer = true
+	time.AfterFunc(l.afterEnd, func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.expired = true
+		l.releaseLocked()
+	})
+}
+
+// releaseLocked drops an ended stream's replay once the after-end wait is
+// over, no resubscriber pins it and every connected subscriber has read
+// it to its end.
+func (l *outlog) releaseLocked() {
+	if l.end == nil || !l.expired || l.pins > 0 {
+		return
+	}
+	for s := range l.read {
+		if !s.sentEnd {
+			return
+		}
+	}
+	l.lost = true
+	l.trimLocked(true)
+}
+
+// pin keeps an ended stream's replay for a resubscriber that waits to
+// fall back on it; unpin lets it go.
+func (l *outlog) pin() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.pins++
+}
+
+func (l *outlog) unpin() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.pins--
+	l.releaseLocked()
+}
+
+// held is the bytes the log's chunks hold now.
+func (l *outlog) held() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var n int64
+	for _, c := range l.chunks {
+		n += int64(cap(c))
+	}
+	return n
+}
+
 // storeLocked packs one frame of n bytes into the chunks.
 func (l *outlog) storeLocked(payload []byte, n int, moot bool) frameRef {
+	num := l.base + len(l.frames)
 	if n > bigFrame {
 		l.chunks = append(l.chunks, frame.Append(make([]byte, 0, n), 0, payload))
+		l.lastOf = append(l.lastOf, num)
 		return frameRef{chunk: uint32(len(l.chunks) - 1), n: uint32(n), moot: moot}
 	}
 	if l.small < 0 || cap(l.chunks[l.small])-len(l.chunks[l.small]) < n {
@@ -153,8 +285,10 @@ func (l *outlog) storeLocked(payload []byte, n int, moot bool) frameRef {
 			size = min(2*cap(l.chunks[l.small]), maxChunk)
 		}
 		l.chunks = append(l.chunks, make([]byte, 0, size))
+		l.lastOf = append(l.lastOf, num)
 		l.small = len(l.chunks) - 1
 	}
+	l.lastOf[l.small] = num
 	off := len(l.chunks[l.small])
 	l.chunks[l.small] = frame.Append(l.chunks[l.small], 0, payload)
 	return frameRef{chunk: uint32(l.small), off: uint32(off), n: uint32(n), moot: moot}
@@ -168,7 +302,7 @@ func (l *outlog) storeLocked(payload []byte, n int, moot bool) frameRef {
 // no use, and a reply to a KV request after the turn is dropped anyway. A
 // later (re)subscriber gets every other frame, in order.
 func (l *outlog) compactLocked() {
-	if l.end == nil || l.compacted {
+	if l.end == nil || l.compacted || l.lost {
 		return
 	}
 	for s := range l.read {
@@ -178,7 +312,7 @@ func (l *outlog) compactLocked() {
 	}
 	l.compacted = true
 	old, frames := l.chunks, l.frames
-	l.chunks, l.frames, l.small = nil, nil, -1
+	l.chunks, l.frames, l.lastOf, l.small = nil, nil, nil, -1
 	for _, f := range frames {
 		if f.moot {
 			continue
@@ -188,9 +322,9 @@ func (l *outlog) compactLocked() {
 	}
 }
 
-// frameLocked returns frame i; its bytes are never written again.
+// frameLocked returns frame number i; its bytes are never written again.
 func (l *outlog) frameLocked(i int) []byte {
-	f := l.frames[i]
+	f := l.frames[i-l.base]
 	return l.chunks[f.chunk][f.off : f.off+f.n : f.off+f.n]
 }
 
@@ -218,6 +352,8 @@ func (l *outlog) leave(s *Subscription) {
 	delete(l.read, s)
 	l.roomLocked()
 	l.compactLocked()
+	l.trimLocked(true)
+	l.releaseLocked()
 }
 
 // pulse asks every connected subscriber for one heartbeat.
@@ -240,6 +376,7 @@ func (l *outlog) finish(end []byte) {
 		l.changedLocked()
 		l.roomLocked()
 		l.compactLocked()
+		l.trimLocked(true)
 	}
 }
 
@@ -252,15 +389,19 @@ type Subscription struct {
 	cursor    int
 	pulses    uint64
 	sentEnd   bool
-	once      sync.Once
+	// lost: it attached after the replay was released; it gets lostFrame.
+	lost bool
+	once sync.Once
 }
 
 func (l *outlog) subscribe(t *Transport, heartbeat time.Duration, release func()) *Subscription {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	s := &Subscription{t: t, log: l, heartbeat: heartbeat, pulses: l.pulses}
+	s := &Subscription{t: t, log: l, heartbeat: heartbeat, pulses: l.pulses, lost: l.lost}
 	s.release = func() { l.leave(s); release() }
-	l.read[s] = 0
+	if !s.lost {
+		l.read[s] = 0
+	}
 	return s
 }
 
@@ -276,10 +417,18 @@ func (s *Subscription) Next(ctx context.Context) ([]byte, error) {
 		l := s.log
 		l.mu.Lock()
 		switch {
-		case s.cursor < len(l.frames):
+		case s.lost && s.sentEnd:
+			l.mu.Unlock()
+			return nil, io.EOF
+		case s.lost:
+			s.sentEnd = true
+			l.mu.Unlock()
+			return lostFrame, nil
+		case s.cursor < l.base+len(l.frames):
 			f := l.frameLocked(s.cursor)
 			s.cursor++
 			l.advancedLocked(s, len(f))
+			l.trimLocked(false)
 			l.mu.Unlock()
 			return f, nil
 		case s.sentEnd:
@@ -288,6 +437,8 @@ func (s *Subscription) Next(ctx context.Context) ([]byte, error) {
 		case l.end != nil:
 			s.sentEnd = true
 			l.compactLocked()
+			l.trimLocked(true)
+			l.endReadLocked()
 			l.mu.Unlock()
 			return l.end, nil
 		case l.pulses > s.pulses:
@@ -319,20 +470,30 @@ func (s *Subscription) Pending() (frames [][]byte, end []byte) {
 	l := s.log
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if n := len(l.frames) - s.cursor; n > 0 {
+	if s.lost {
+		if !s.sentEnd {
+			s.sentEnd = true
+			end = lostFrame
+		}
+		return nil, end
+	}
+	if n := l.base + len(l.frames) - s.cursor; n > 0 {
 		frames = make([][]byte, 0, n)
 		read := 0
-		for ; s.cursor < len(l.frames); s.cursor++ {
+		for ; s.cursor < l.base+len(l.frames); s.cursor++ {
 			f := l.frameLocked(s.cursor)
 			frames = append(frames, f)
 			read += len(f)
 		}
 		l.advancedLocked(s, read)
+		l.trimLocked(false)
 	}
 	if l.end != nil && !s.sentEnd {
 		s.sentEnd = true
 		end = l.end
 		l.compactLocked()
+		l.trimLocked(true)
+		l.endReadLocked()
 	}
 	return frames, end
 }

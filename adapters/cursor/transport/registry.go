@@ -47,7 +47,8 @@ type Registry struct {
 	log      *zap.Logger
 	stopping chan struct{}
 
-	held *held
+	held     *held
+	contexts *sharedContexts
 
 	// onCommitted is called when a turn's opening messages are stored
 	// (OnCommitted).
@@ -72,6 +73,7 @@ func NewRegistry(handler RunHandler, keygate KeygateModel, cfg Config, log *zap.
 	return &Registry{
 		cfg:        cfg,
 		held:       newHeld(cfg.MaxHeldBytes, cfg.MaxHeldBytesTotal),
+		contexts:   newSharedContexts(),
 		handler:    handler,
 		keygate:    keygate,
 		upstream:   map[runKey]*upstreamMark{},
@@ -117,6 +119,9 @@ func (r *Registry) Append(ctx context.Context, a Append) (Route, error) {
 	}
 	who := callerOf(ctx)
 	route := Local
+	if a.Message.GetRunRequest() != nil {
+		r.contexts.share(a.Message, a.Raw)
+	}
 	if a.Seqno == 0 && a.Message.GetRunRequest() != nil {
 		route = r.RouteOf(ctx, a.Message.GetRunRequest())
 	}
@@ -323,13 +328,22 @@ func (r *Registry) Subscribe(ctx context.Context, requestID string) (*Subscripti
 		}
 		w := r.waitLocked(k)
 		r.mu.Unlock()
+		if t != nil {
+			// An ended stream keeps its replay for the fallback below.
+			t.out.pin()
+		}
 		err := r.await(ctx, w, timeout.C)
 		r.unwait(k, w)
-		switch {
-		case errors.Is(err, ErrRouteTimeout):
-			return r.fallback(k, t)
-		case err != nil:
-			return nil, nil, err
+		var s *Subscription
+		var relay *Relay
+		if errors.Is(err, ErrRouteTimeout) {
+			s, relay, err = r.fallback(k, t)
+		}
+		if t != nil {
+			t.out.unpin()
+		}
+		if s != nil || relay != nil || err != nil {
+			return s, relay, err
 		}
 	}
 }
@@ -365,16 +379,28 @@ type Stats struct {
 	Waits int
 	// UpstreamMarks are the request ids whose turn is Cursor's.
 	UpstreamMarks int
+	// SharedContexts are the decoded request contexts that run requests
+	// with the same context bytes share now.
+	SharedContexts int
 	// HeldBytes are the client bytes held for all callers (see
 	// Config.MaxHeldBytesTotal).
 	HeldBytes int64
+	// ReplayBytes are the bytes the transports' output logs hold for
+	// their subscribers and replays (see Config.MaxReplayBytes and
+	// Config.ReplayAfterEnd).
+	ReplayBytes int64
 }
 
 // Stats returns what the registry holds now, for diagnostics and specs.
 func (r *Registry) Stats() Stats {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return Stats{Transports: len(r.transports), Waits: len(r.waits), UpstreamMarks: len(r.upstream), HeldBytes: r.held.bytes()}
+	var replay int64
+	for _, t := range r.transports {
+		replay += t.out.held()
+	}
+	return Stats{Transports: len(r.transports), Waits: len(r.waits), UpstreamMarks: len(r.upstream), HeldBytes: r.held.bytes(), ReplayBytes: replay,
+		SharedContexts: r.contexts.size()}
 }
 
 // Close cancels every run (cause ErrRegistryClosed), ends their streams with

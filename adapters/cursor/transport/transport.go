@@ -66,7 +66,7 @@ func newTransport(reg *Registry, a Append, owner caller) *Transport {
 		key:     owner.runKey(a.RequestID),
 		reg:     reg,
 		owner:   owner,
-		out:     newOutlog(reg.cfg.MaxUnreadBytes, reg.cfg.MaxUnreadWait),
+		out:     newOutlog(reg.cfg.MaxUnreadBytes, reg.cfg.MaxUnreadWait, reg.cfg.MaxReplayBytes, reg.cfg.ReplayAfterEnd),
 		ledger:  &ledger{h: reg.held, who: owner, id: a.RequestID},
 		next:    1,
 		pending: map[int64]queued{},
