@@ -79,13 +79,18 @@ func (h *RunSSE) hold(w http.ResponseWriter, rc *http.ResponseController, r *htt
 			endWith(w, rc, err)
 			return nil, 0, false
 		case follow == nil:
-			// A stream that took the key from an owner that left (it
-			// followed it first, or the owner died) waits for the turn's
-			// opening append only as long as it may be coming.
+			// A stream that followed an owner which let the key go waits
+			// the whole takeover wait: the owner may have left before the
+			// turn's opening append reached any replica (the client's
+			// append still uploading or sent again after a network
+			// failure), and ending sooner would send the client to resume
+			// a turn that never started. One that took the key from an
+			// owner that died waits for the opening append only as long as
+			// it may be coming.
 			switch took, waiting := h.replicas.tookOver(r.Context(), requestID); {
-			case (took || attempt > 0) && waiting:
+			case attempt > 0 || (took && waiting):
 				return leave, takeOverWait, true
-			case took || attempt > 0:
+			case took:
 				return leave, emptyTakeOverWait, true
 			}
 			return leave, 0, true
