@@ -59,4 +59,3 @@ var _ = Describe("Engine storing a model cycle's output", func() {
 		Expect(round.ID()).To(Equal(conversation.ToolRoundID(p.RunID, 0)))
 	})
 })
-
