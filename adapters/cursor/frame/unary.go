@@ -62,7 +62,7 @@ func ReadBody(w http.ResponseWriter, r *http.Request, lim Limits) ([]byte, error
 	// in time; the size bound still holds.
 	timed := rc.SetReadDeadline(time.Now().Add(lim.ReadTimeout)) == nil
 	limit := lim.MaxSize + HeaderSize
-	raw, err := readAll(io.LimitReader(r.Body, limit+1), r.ContentLength, limit)
+	raw, err := readAll(io.LimitReader(r.Body, limit+1), r.ContentLength)
 	switch {
 	case err != nil && isTimeout(err):
 		return nil, fmt.Errorf("%w (%s, %d bytes so far): %w", ErrSlowBody, lim.ReadTimeout, len(raw), err)
@@ -82,16 +82,21 @@ func ReadBody(w http.ResponseWriter, r *http.Request, lim Limits) ([]byte, error
 	return raw, nil
 }
 
+// maxPresize bounds the buffer readAll makes before any byte arrived: an
+// announced length costs nothing until the bytes come, so a client that
+// announces the frame limit and sends nothing holds no more than this.
+const maxPresize = 1 << 20
+
 // readAll is io.ReadAll with room for a body of the announced size from
-// the start (when it is within limit): a run request's 90 KB body then
-// takes one buffer instead of a dozen growing ones. A body longer than
-// announced still grows it.
-func readAll(r io.Reader, announced, limit int64) ([]byte, error) {
-	if announced < 0 || announced > limit {
+// the start (up to maxPresize): a run request's 90 KB body then takes one
+// buffer instead of a dozen growing ones. A body longer than that grows it
+// as its bytes arrive.
+func readAll(r io.Reader, announced int64) ([]byte, error) {
+	if announced < 0 {
 		return io.ReadAll(r)
 	}
 	// One byte more, for the read that finds the end.
-	b := make([]byte, 0, announced+1)
+	b := make([]byte, 0, min(announced, maxPresize)+1)
 	for {
 		n, err := r.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]

@@ -118,3 +118,27 @@ var _ = Describe("NormalizeUnary", func() {
 		Expect(rec.Body.String()).To(ContainSubstring(`"code":"resource_exhausted"`))
 	})
 })
+
+var _ = Describe("Reading a body of an announced length", func() {
+	It("makes one buffer of the announced size for a body that arrives whole", func() {
+		body := bytes.Repeat([]byte("0a"), 46<<10)
+		got, err := frame.ReadAll(bytes.NewReader(body), int64(len(body)))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got).To(Equal(body))
+		Expect(cap(got)).To(Equal(len(body) + 1))
+	})
+
+	It("holds no more than MaxPresize for a length announced and not sent", func() {
+		got, err := frame.ReadAll(bytes.NewReader([]byte("ab")), 32<<20)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got).To(Equal([]byte("ab")))
+		Expect(cap(got)).To(BeNumerically("<=", frame.MaxPresize+1))
+	})
+
+	It("grows past the announced length for a longer body", func() {
+		body := bytes.Repeat([]byte{7}, 3*frame.MaxPresize)
+		got, err := frame.ReadAll(bytes.NewReader(body), 10)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got).To(Equal(body))
+	})
+})
