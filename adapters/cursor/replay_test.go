@@ -80,12 +80,7 @@ var _ = Describe("RunSSE replay bound", func() {
 		client = env.Client(newRequestID())
 	})
 
-	subscribe := func() *cursortest.Stream {
-		s, err := client.Subscribe(ctx)
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(s.Close)
-		return s
-	}
+	subscribe := func() *cursortest.Stream { return subscribed(ctx, client) }
 
 	Context("when a turn sends less than the bound", func() {
 		sent := texts(20) // 40 KiB
