@@ -23,7 +23,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"github.com/onsi/gomega/gbytes"
 	"github.com/onsi/gomega/gexec"
 	"google.golang.org/protobuf/proto"
 
@@ -86,7 +85,9 @@ func serve(dataDir string, extra ...string) server {
 	session, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { session.Kill().Wait() })
-	Eventually(session.Err, 20*time.Second).Should(gbytes.Say(`"msg":"proxy listening"`))
+	// The console and the proxy open their listeners concurrently: either
+	// line may come first.
+	Eventually(session.Err.Contents, 20*time.Second).Should(And(MatchRegexp(listening.String()), MatchRegexp(proxyListening.String())))
 	s := server{session: session, dataDir: dataDir}
 	m := listening.FindSubmatch(session.Err.Contents())
 	Expect(m).NotTo(BeNil(), "the console logs its address")

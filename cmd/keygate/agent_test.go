@@ -43,6 +43,7 @@ var _ = Describe("keygate serve --agent-listen", func() {
 		dataDir := filepath.Join(GinkgoT().TempDir(), "data")
 		session, base := start(dataDir, "--agent-listen", "127.0.0.1:0")
 		Eventually(func() int { return status(base + "/readyz") }, 10*time.Second).Should(Equal(http.StatusOK))
+		Eventually(session.Err.Contents).Should(MatchRegexp(proxyListening.String()))
 		proxy := proxyListening.FindSubmatch(session.Err.Contents())
 		Expect(proxy).NotTo(BeNil(), "the proxy logs its address")
 		// The listeners start together: the agent's line may come before

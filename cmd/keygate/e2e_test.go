@@ -110,6 +110,8 @@ var _ = Describe("keygate serve end to end", func() {
 		dataDir := filepath.Join(GinkgoT().TempDir(), "data")
 		session, base := start(dataDir)
 		Eventually(func() int { return status(base + "/readyz") }, 10*time.Second).Should(Equal(http.StatusOK))
+		// The proxy opens its listener beside the console's, not before it.
+		Eventually(session.Err.Contents).Should(MatchRegexp(proxyListening.String()))
 		m := proxyListening.FindSubmatch(session.Err.Contents())
 		Expect(m).NotTo(BeNil(), "the proxy logs its address")
 

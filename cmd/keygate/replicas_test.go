@@ -37,6 +37,8 @@ func startReplicas(dsn string) [2]process {
 		dataDir := filepath.Join(GinkgoT().TempDir(), "data")
 		session, base := start(dataDir, "--database-url", dsn)
 		Eventually(func() int { return status(base + "/readyz") }, 10*time.Second).Should(Equal(http.StatusOK))
+		// The proxy opens its listener beside the console's, not before it.
+		Eventually(session.Err.Contents).Should(MatchRegexp(proxyListening.String()))
 		m := proxyListening.FindSubmatch(session.Err.Contents())
 		Expect(m).NotTo(BeNil(), "the proxy logs its address")
 		Expect(string(session.Err.Contents())).To(ContainSubstring("append relay between replicas"))
