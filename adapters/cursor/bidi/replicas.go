@@ -863,6 +863,10 @@ func (f *Follower) Next(ctx context.Context) ([]byte, error) {
 	}
 }
 
+// Ready reports whether Next has a frame to return without reading the
+// relay: one of the page it read last, or the end.
+func (f *Follower) Ready() bool { return len(f.pending) > 0 || (f.end != nil && !f.sentEnd) }
+
 // callerOf is the identity ctx carries, or nil.
 func callerOf(ctx context.Context) *identity.Identity {
 	if id, ok := identity.FromContext(ctx); ok {

@@ -33,12 +33,25 @@ func startStream(w http.ResponseWriter, contentType string) *http.ResponseContro
 // frames is what pump reads: a subscription to a local transport, or a
 // Follower of another replica's output.
 type frames interface {
+	// Next returns the next frame, waiting for one; io.EOF after the end.
 	Next(ctx context.Context) ([]byte, error)
+	// Ready reports whether Next has a frame to return without waiting.
+	Ready() bool
 }
 
-// pump copies a subscription to the response, flushing after every frame,
-// until the end-of-stream frame, a write error or ctx ends it.
+// maxUnflushed is the most pump writes before it flushes while frames keep
+// coming, so that a fast stream still reaches the client in steady pieces.
+const maxUnflushed = 64 << 10
+
+// pump copies a subscription to the response until the end-of-stream
+// frame, a write error or ctx ends it. It flushes when the subscription has
+// nothing more ready (or after maxUnflushed bytes), never while a frame
+// waits in its buffer for the next: frames that are ready together (a
+// turn's opening updates, tokens queued while the writer waited for a CPU)
+// leave in one write, which through the proxy is one TLS record instead of
+// one per frame.
 func pump(ctx context.Context, w io.Writer, rc *http.ResponseController, sub frames) error {
+	unflushed := 0
 	for {
 		f, err := sub.Next(ctx)
 		if errors.Is(err, io.EOF) {
@@ -50,9 +63,14 @@ func pump(ctx context.Context, w io.Writer, rc *http.ResponseController, sub fra
 		if _, err := w.Write(f); err != nil {
 			return err
 		}
+		unflushed += len(f)
+		if unflushed < maxUnflushed && sub.Ready() {
+			continue
+		}
 		if err := rc.Flush(); err != nil {
 			return err
 		}
+		unflushed = 0
 	}
 }
 

@@ -405,6 +405,20 @@ func (l *outlog) subscribe(t *Transport, heartbeat time.Duration, release func()
 	return s
 }
 
+// Ready reports whether Next has a frame to return without waiting: a
+// logged frame not read yet, the end-of-stream frame, the lost frame or a
+// heartbeat a client heartbeat asked for. A writer that batches frames
+// flushes when it turns false.
+func (s *Subscription) Ready() bool {
+	l := s.log
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if s.lost || s.sentEnd {
+		return !s.sentEnd
+	}
+	return s.cursor < l.base+len(l.frames) || l.end != nil || l.pulses > s.pulses
+}
+
 // Next returns the next encoded frame to write: a logged frame, a heartbeat
 // (asked for by a client heartbeat, or after Config.Heartbeat without
 // output), or finally the end-of-stream frame; then io.EOF. It returns ctx's
