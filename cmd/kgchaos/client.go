@@ -52,6 +52,9 @@ type turnRecord struct {
 	// steps is the timeline of a turn's recovery after its first
 	// failure: each pause and attempt, how long it took and how it ended.
 	steps []step
+	// abandoned is how many of the turn's replies the client numbered and
+	// gave up because their stream was cut while they were being sent.
+	abandoned int64
 }
 
 // step is one part of a turn's recovery: a pause before an attempt, or an
@@ -177,6 +180,8 @@ func (m *member) turn(ctx context.Context, conv *convRecord, rec *turnRecord) {
 		c.OnMessage = ended.wrap(m.ws.Handle)
 		return c
 	}
+	abandoned := conv.window.Abandoned()
+	defer func() { rec.abandoned = conv.window.Abandoned() - abandoned }()
 	cl := fresh()
 	sent := time.Now()
 	drop := time.Duration(0)

@@ -74,7 +74,7 @@ type cluster struct {
 
 // newCluster writes the company CA and the shared key, and picks each
 // replica's ports and data directory under dir.
-func newCluster(bin, dir, dsn, providerAddr string, n int) (*cluster, error) {
+func newCluster(bin, dir, dsn, providerAddr string, n int, logLevel string) (*cluster, error) {
 	root, keyPEM, err := ca.Generate(time.Now(), "kgchaos company root")
 	if err != nil {
 		return nil, fmt.Errorf("generate company ca: %w", err)
@@ -96,7 +96,7 @@ func newCluster(bin, dir, dsn, providerAddr string, n int) (*cluster, error) {
 		// unless allow-listed; Cursor's own service is never reached.
 		config.EnvEgressAllow+"="+providerAddr,
 		config.EnvOutboundProxy+"=http://127.0.0.1:1",
-		config.EnvLogFormat+"=json", config.EnvLogLevel+"=warn",
+		config.EnvLogFormat+"=json", config.EnvLogLevel+"="+logLevel,
 	)}
 	for i := range n {
 		r := &replica{n: i, dataDir: filepath.Join(dir, fmt.Sprintf("replica-%d", i))}

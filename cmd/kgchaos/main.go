@@ -30,6 +30,7 @@ type settings struct {
 	TermShare            float64
 	Keep                 bool
 	Race                 bool
+	LogLevel             string
 	DropProbability      float64
 	Seed                 uint64
 	TurnsPerConversation int
@@ -56,6 +57,7 @@ func main() {
 	flag.BoolVar(&s.Short, "short", false, "the CI form: 20 s, 4 clients, a kill every 8 s, 25 s turn timeout (flags given explicitly still win)")
 	flag.BoolVar(&s.Race, "race", false, "build keygate with the race detector; a data race in a replica's log is a hard failure")
 	flag.BoolVar(&s.Keep, "keep", false, "keep the work directory (the replicas' logs replica-N.log, their data directories, the clients' workspaces) and the database")
+	flag.StringVar(&s.LogLevel, "log-level", "warn", "the replicas' log level (debug, info, warn, error): info and debug follow a turn across replicas, for a slow recovery")
 	out := flag.String("out", "", "markdown file whose generated section (between the kgchaos markers, else appended) the report replaces; empty: standard output only")
 	flag.Parse()
 	if s.Short {
@@ -133,7 +135,7 @@ func execute(s settings) (*report, error) {
 	prov := newProvider(s.Tokens, s.TokenInterval)
 	defer prov.close()
 
-	cl, err := newCluster(bin, dir, db.DSN, prov.srv.Listener.Addr().String(), s.Replicas)
+	cl, err := newCluster(bin, dir, db.DSN, prov.srv.Listener.Addr().String(), s.Replicas, s.LogLevel)
 	if err != nil {
 		return nil, err
 	}

@@ -25,6 +25,7 @@ type report struct {
 	Resumed, GivenUp  int
 	Dropped           int
 	Resent            int64
+	Abandoned         int64
 	Conversations     int
 	Calls, Finished   int
 	Repeated          []roundKey
@@ -56,6 +57,7 @@ func (r *report) collect(convs []*convRecord, prov *provider, errs *tally) {
 		}
 		if c.window != nil {
 			r.Resent += c.window.Resent()
+			r.Abandoned += c.window.Abandoned()
 		}
 		for _, t := range c.turns {
 			r.failures[roundKey{conv: c.id, turn: t.n}] = t.failures
@@ -128,6 +130,9 @@ func timeline(t *turnRecord) string {
 		default:
 			parts = append(parts, s.what+" "+ms(s.took)+" ("+s.outcome+")")
 		}
+	}
+	if t.abandoned > 0 {
+		parts = append(parts, fmt.Sprintf("(%d replies numbered and given up with a cut stream)", t.abandoned))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -223,6 +228,7 @@ func (r *report) markdown() string {
 	w("| turns given up (no turn_ended within the timeout) | %d |\n", r.GivenUp)
 	w("| turns whose RunSSE the harness cut | %d |\n", r.Dropped)
 	w("| appends sent again after a network failure (same seqno) | %d |\n", r.Resent)
+	w("| replies numbered and then given up because their stream was cut (the server may never see that seqno) | %d |\n", r.Abandoned)
 	w("| messages lost, stored conversations | %d |\n", r.Store.Lost)
 	w("| messages duplicated, stored conversations | %d |\n", r.Store.Duplicated)
 	w("| conversations missing from the store | %d |\n", r.Store.Missing)

@@ -49,6 +49,10 @@ type Client struct {
 	// resent counts the appends AppendAttempts sent again, shared by the
 	// clients of one window.
 	resent *atomic.Int64
+	// abandoned counts the replies whose seqno was taken and whose
+	// append was given up because their stream was closed while it was
+	// being sent, shared by the clients of one window.
+	abandoned *atomic.Int64
 }
 
 // store is what a Cursor window keeps across request ids: blobs by hex id
@@ -69,6 +73,7 @@ func NewClient(baseURL string, hc *http.Client, requestID string) *Client {
 		Header:    http.Header{},
 		kv:        &store{blobs: map[string][]byte{}},
 		resent:    &atomic.Int64{},
+		abandoned: &atomic.Int64{},
 	}
 }
 
@@ -123,6 +128,11 @@ func (c *Client) SendRaw(ctx context.Context, req *aiserverv1.BidiAppendRequest)
 // a network failure (see AppendAttempts).
 func (c *Client) Resent() int64 { return c.resent.Load() }
 
+// Abandoned is how many replies the clients of this window numbered and
+// then gave up because their stream was closed while the append was being
+// sent: the server may never see those seqnos.
+func (c *Client) Abandoned() int64 { return c.abandoned.Load() }
+
 // unanswered reports whether err came from the network rather than from
 // the server: Connect reports a failed round trip as unavailable or
 // unknown without an HTTP status of its own, and a connection reset (a
@@ -138,6 +148,15 @@ func unanswered(err error) bool {
 		return len(ce.Meta()) == 0
 	}
 	return false
+}
+
+// Lose takes the next n automatic seqnos without sending anything: the
+// appends a client numbered and lost with a connection that was cut while
+// they were on their way.
+func (c *Client) Lose(n int64) {
+	c.mu.Lock()
+	c.next += n
+	c.mu.Unlock()
 }
 
 // ResetSeqno makes the next automatic seqno 0 again, as the client does when
@@ -250,7 +269,7 @@ func (c *Client) WithRequestID(requestID string) *Client {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n := &Client{baseURL: c.baseURL, http: c.http, bidi: c.bidi, RequestID: requestID, Header: c.Header.Clone(),
-		OnMessage: c.OnMessage, AppendAttempts: c.AppendAttempts, kv: c.kv, resent: c.resent}
+		OnMessage: c.OnMessage, AppendAttempts: c.AppendAttempts, kv: c.kv, resent: c.resent, abandoned: c.abandoned}
 	return n
 }
 

@@ -81,8 +81,12 @@ func (c *Client) overlapped(streamCtx context.Context, s *Stream) Sender {
 		c.next++
 		c.mu.Unlock()
 		go func() {
-			if err := c.SendAt(streamCtx, seq, msg); err != nil && streamCtx.Err() == nil {
+			err := c.SendAt(streamCtx, seq, msg)
+			switch {
+			case err != nil && streamCtx.Err() == nil:
 				s.fail(fmt.Errorf("append %d: %w", seq, err))
+			case err != nil:
+				c.abandoned.Add(1)
 			}
 		}()
 		return nil

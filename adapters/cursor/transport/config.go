@@ -23,6 +23,15 @@ type Config struct {
 	// MaxPending bounds the out-of-order appends buffered per request id.
 	// Default 1024.
 	MaxPending int
+	// GapWait bounds how long appends buffered behind a missing seqno
+	// wait for it. Then the missing seqnos are skipped: the buffered
+	// appends are released in order, and a skipped seqno that still
+	// arrives is released when it does (out of order, never dropped). A
+	// client whose stream was cut while an append was on its way may
+	// never send that seqno again; without the bound, everything it sent
+	// after it (its answers to the replayed stream included) waited for it
+	// for good. Default 3 s.
+	GapWait time.Duration
 	// MaxHeldBytes bounds the client bytes the registry holds for one
 	// caller: appends buffered out of order, released appends its runs
 	// have not read yet, appends waiting for their request id's opening
@@ -75,6 +84,7 @@ func (c Config) withDefaults() Config {
 	def(&c.UpstreamIdle, 10*time.Minute)
 	def(&c.MaxUnreadWait, 30*time.Second)
 	def(&c.ReplayAfterEnd, time.Second)
+	def(&c.GapWait, 3*time.Second)
 	if c.MaxReplayBytes <= 0 {
 		c.MaxReplayBytes = 4 << 20
 	}

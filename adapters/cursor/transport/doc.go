@@ -26,6 +26,10 @@
 //     Seqno > next is buffered until its predecessors arrive (at most
 //     Config.MaxPending per request id). Seqno < next is a stale duplicate:
 //     accepted and ignored, so retries are idempotent.
+//   - Gap: appends buffered behind a missing seqno wait for it at most
+//     Config.GapWait; then the missing seqnos are skipped and the buffered
+//     appends released. A skipped seqno that arrives later is released
+//     then, out of order; after that it is a stale duplicate like the rest.
 //   - Reuse: a seqno-0 run_request whose bytes differ from the opening append
 //     of the current transport starts a new turn on the same request id: the
 //     numbering restarts (next = 1, buffered appends of the old turn are

@@ -65,7 +65,9 @@ type Parent struct {
 // actions and heartbeats (already answered by the transport), in append order.
 type Inbox interface {
 	// Next blocks until the next message or ctx is done (then it returns
-	// ctx's error). Messages are never dropped or reordered.
+	// ctx's error). Messages are never dropped, and come in append order
+	// except for an append whose seqno was skipped after Config.GapWait,
+	// which comes when it arrives.
 	Next(ctx context.Context) (*agentv1.AgentClientMessage, error)
 }
 

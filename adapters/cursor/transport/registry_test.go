@@ -73,7 +73,7 @@ var _ = Describe("Registry", func() {
 			Heartbeat: 5 * time.Second, Retain: 60 * time.Second, MaxPending: 1024,
 			MaxHeldBytes: 64 << 20, MaxHeldBytesTotal: 256 << 20, UpstreamIdle: 10 * time.Minute,
 			MaxUnreadBytes: 1 << 20, MaxUnreadWait: 30 * time.Second,
-			MaxReplayBytes: 4 << 20, ReplayAfterEnd: time.Second,
+			MaxReplayBytes: 4 << 20, ReplayAfterEnd: time.Second, GapWait: 3 * time.Second,
 		}))
 	})
 

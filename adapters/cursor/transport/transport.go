@@ -2,7 +2,12 @@ package transport
 
 import (
 	"errors"
+	"maps"
+	"slices"
 	"sync"
+	"time"
+
+	"go.uber.org/zap"
 
 	agentv1 "keygate/gen/cursor/agent/v1"
 )
@@ -50,6 +55,15 @@ type Transport struct {
 	mu      sync.Mutex
 	next    int64 // next expected append_seqno
 	pending map[int64]queued
+	// skipped are the seqnos below next that a gap skip released nothing
+	// for (see Config.GapWait); gap is the timer of the wait for next
+	// while pending holds later appends: gapAt is the seqno it waits for,
+	// gapGen tells its callback from one a later wait replaced.
+	skipped map[int64]struct{}
+	gap     *time.Timer
+	gapAt   int64
+	gapGen  uint64
+	parent  Parent // of the opening append: a subagent run's appends all carry it
 	opening digest // of the seqno-0 run_request of the current turn
 	events  []event
 	subs    int
@@ -71,6 +85,7 @@ func newTransport(reg *Registry, a Append, owner caller) *Transport {
 		next:    1,
 		pending: map[int64]queued{},
 		opening: digestOf(a.Raw),
+		parent:  a.Parent,
 		wake:    make(chan struct{}, 1),
 		exited:  make(chan struct{}),
 	}
@@ -109,8 +124,14 @@ func (t *Transport) accept(a Append) error {
 			return nil // retry of the opening append
 		}
 		// The request id is reused for a new turn: numbering restarts.
-		t.next, t.opening = 1, digestOf(a.Raw)
+		t.next, t.opening, t.parent = 1, digestOf(a.Raw), a.Parent
 		t.dropPendingLocked()
+		clear(t.skipped)
+		if t.gap != nil {
+			t.gap.Stop()
+			t.gap = nil
+			t.gapGen++
+		}
 		t.pushLocked(event{kind: evTurn, msg: a.Message, parent: a.Parent})
 		return nil
 	}
@@ -123,7 +144,16 @@ func (t *Transport) accept(a Append) error {
 		}
 		t.releaseLocked(m, a.Parent)
 	case a.Seqno < t.next:
-		// Stale duplicate: already released.
+		if _, ok := t.skipped[a.Seqno]; !ok {
+			return nil // stale duplicate: already released
+		}
+		// Skipped after the gap wait, here now: released late rather
+		// than lost.
+		if err := t.ledger.take(m.size); err != nil {
+			return err
+		}
+		delete(t.skipped, a.Seqno)
+		t.releaseLocked(m, a.Parent)
 	case a.Seqno > t.next:
 		if _, dup := t.pending[a.Seqno]; dup {
 			return nil
@@ -135,19 +165,72 @@ func (t *Transport) accept(a Append) error {
 			return err
 		}
 		t.pending[a.Seqno] = m
+		t.awaitGapLocked()
 	default:
 		if err := t.ledger.take(m.size); err != nil {
 			return err
 		}
 		t.releaseLocked(m, a.Parent)
 		t.next++
-		for m, ok := t.pending[t.next]; ok; m, ok = t.pending[t.next] {
-			delete(t.pending, t.next)
-			t.releaseLocked(m, a.Parent)
-			t.next++
-		}
+		t.releasePendingLocked(a.Parent)
 	}
 	return nil
+}
+
+// releasePendingLocked releases the buffered appends that follow next
+// without a gap, and waits for the next gap if later ones remain.
+func (t *Transport) releasePendingLocked(parent Parent) {
+	for m, ok := t.pending[t.next]; ok; m, ok = t.pending[t.next] {
+		delete(t.pending, t.next)
+		t.releaseLocked(m, parent)
+		t.next++
+	}
+	t.awaitGapLocked()
+}
+
+// awaitGapLocked starts the wait for the missing seqno next while later
+// appends are buffered, unless that wait runs already.
+func (t *Transport) awaitGapLocked() {
+	if len(t.pending) == 0 || t.ended {
+		return
+	}
+	if t.gap != nil {
+		if t.gapAt == t.next {
+			return
+		}
+		t.gap.Stop()
+	}
+	t.gapAt = t.next
+	t.gapGen++
+	gen := t.gapGen
+	t.gap = time.AfterFunc(t.reg.cfg.GapWait, func() { t.skipGap(gen) })
+}
+
+// skipGap ends wait gen: unless a later wait replaced it, it gives up the
+// seqnos from next up to the first buffered append, if next is still the
+// one the wait was for, and releases what was buffered behind them.
+func (t *Transport) skipGap(gen uint64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.gapGen != gen {
+		return // a stale timer: a later wait replaced it
+	}
+	t.gap = nil
+	if t.ended || t.next != t.gapAt || len(t.pending) == 0 {
+		return
+	}
+	first := slices.Min(slices.Collect(maps.Keys(t.pending)))
+	if t.skipped == nil {
+		t.skipped = map[int64]struct{}{}
+	}
+	for s := t.next; s < first && len(t.skipped) < t.reg.cfg.MaxPending; s++ {
+		t.skipped[s] = struct{}{}
+	}
+	t.reg.log.Warn("appends missing for the gap wait; releasing those buffered after them",
+		zap.String("request_id", t.id), zap.Int64("missing_from", t.next), zap.Int64("missing_to", first-1),
+		zap.Int("buffered", len(t.pending)), zap.Duration("gap_wait", t.reg.cfg.GapWait))
+	t.next = first
+	t.releasePendingLocked(t.parent)
 }
 
 // dropPendingLocked forgets the buffered appends and their charge.
