@@ -52,6 +52,9 @@ type turnRecord struct {
 	// steps is the timeline of a turn's recovery after its first
 	// failure: each pause and attempt, how long it took and how it ended.
 	steps []step
+	// requestID is the first attempt's request id, to find the turn in
+	// the replicas' logs.
+	requestID string
 	// abandoned is how many of the turn's replies the client numbered and
 	// gave up because their stream was cut while they were being sent.
 	abandoned int64
@@ -183,6 +186,7 @@ func (m *member) turn(ctx context.Context, conv *convRecord, rec *turnRecord) {
 	abandoned := conv.window.Abandoned()
 	defer func() { rec.abandoned = conv.window.Abandoned() - abandoned }()
 	cl := fresh()
+	rec.requestID = cl.RequestID
 	sent := time.Now()
 	drop := time.Duration(0)
 	if m.rng.Float64() < m.dropP {

@@ -41,7 +41,9 @@ type report struct {
 	Waited, Finishing []time.Duration
 	CompletedBy       map[string]int
 	// Slowest are the recovered turns with the longest recoveries.
-	Slowest           []*turnRecord
+	Slowest []*turnRecord
+	// GaveUp are the turns given up, for their timelines.
+	GaveUp            []*turnRecord
 	Errors            map[string]int
 	Store             findings
 	Checkpoints       findings
@@ -73,6 +75,7 @@ func (r *report) collect(convs []*convRecord, prov *provider, errs *tally) {
 				}
 			} else {
 				r.GivenUp++
+				r.GaveUp = append(r.GaveUp, t)
 			}
 			if t.dropped {
 				r.Dropped++
@@ -120,7 +123,7 @@ func (r *report) split(t *turnRecord) {
 
 // timeline renders a recovered turn's steps.
 func timeline(t *turnRecord) string {
-	parts := []string{"first attempt: " + brokenBy(t.failures[:min(1, len(t.failures))], "?")}
+	parts := []string{"first attempt (request id " + t.requestID + "): " + brokenBy(t.failures[:min(1, len(t.failures))], "?")}
 	for _, s := range t.steps {
 		switch {
 		case s.what == "pause":
@@ -265,6 +268,16 @@ func (r *report) markdown() string {
 	if len(r.CompletedBy) > 0 {
 		w("Recovered turns by the attempt that completed them:\n\n| Attempt | Turns |\n|---|---|\n")
 		writeCounts(w, r.CompletedBy)
+		w("\n")
+	}
+	if len(r.GaveUp) > 0 {
+		w("Turns given up:\n\n")
+		for i, t := range r.GaveUp {
+			if i == slowestShown {
+				break
+			}
+			w("- %s t%d: %s\n", t.conv, t.n, timeline(t))
+		}
 		w("\n")
 	}
 	if len(r.Slowest) > 0 {
