@@ -633,7 +633,9 @@ func (r *Replicas) work(ctx context.Context, h *hold) {
 				// client was told had been received.
 				r.requeue(payload)
 			case err != nil:
-				r.log.Info("forwarded append refused", zap.Error(err))
+				// The replica that stored it told the client it was
+				// received: an operator needs to see the drop.
+				r.log.Warn("forwarded append refused here and dropped", zap.Error(err))
 			}
 		}()
 		select {
