@@ -407,6 +407,27 @@ var _ = Describe("Runs owned by one replica at a time", Ordered, func() {
 		Expect(from.handler.Turns()).To(BeEmpty())
 	}
 
+	// followedOnTwo runs a turn that narrates parts on replica one, with
+	// the client's appends through two; after part-1 it cuts the stream and
+	// serves it again from two, which follows one's output.
+	followedOnTwo := func(conv string, parts uint32) (one, two *replica, c *cursortest.Client, followed *cursortest.Stream) {
+		one = startReplica(dsn, narrate(parts), opts)
+		two = startReplica(dsn, narrate(parts), opts)
+		hc := asUser("alice")
+		c = cursortest.NewClient(one.url, hc, newRequestID())
+		c.AppendTo(two.url, hc)
+		s := subscribe(c)
+		Expect(c.Send(ctx, cursortest.RunRequest(conv, "byok-model", "hello"))).To(Succeed())
+		Expect(c.Send(ctx, label(1))).To(Succeed())
+		Eventually(s.Texts).WithTimeout(10 * time.Second).Should(Equal([]string{"part-1"}))
+		s.Close()
+		Eventually(s.Done()).Should(BeClosed())
+		c.Rebind(two.url, hc)
+		followed = subscribe(c)
+		Eventually(followed.Texts).WithTimeout(10 * time.Second).Should(Equal([]string{"part-1"}))
+		return one, two, c, followed
+	}
+
 	It("serves a RunSSE cut mid-turn from the other replica: every message once, in order, and the turn goes on where it runs", func() {
 		one := startReplica(dsn, narrate(4), opts)
 		two := startReplica(dsn, narrate(4), opts)
@@ -444,21 +465,7 @@ var _ = Describe("Runs owned by one replica at a time", Ordered, func() {
 		// A follower reads without a wake only once a minute here: every
 		// part below reaches it through the relay's notifications.
 		opts.FollowPoll = time.Minute
-		one := startReplica(dsn, narrate(3), opts)
-		two := startReplica(dsn, narrate(3), opts)
-		hc := asUser("alice")
-		c := cursortest.NewClient(one.url, hc, newRequestID())
-		c.AppendTo(two.url, hc)
-		s := subscribe(c)
-		Expect(c.Send(ctx, cursortest.RunRequest("conv-woken", "byok-model", "hello"))).To(Succeed())
-		Expect(c.Send(ctx, label(1))).To(Succeed())
-		Eventually(s.Texts).WithTimeout(10 * time.Second).Should(Equal([]string{"part-1"}))
-		s.Close()
-		Eventually(s.Done()).Should(BeClosed())
-
-		c.Rebind(two.url, hc)
-		followed := subscribe(c)
-		Eventually(followed.Texts).WithTimeout(10 * time.Second).Should(Equal([]string{"part-1"}))
+		one, two, c, followed := followedOnTwo("conv-woken", 3)
 		Expect(c.Send(ctx, label(2))).To(Succeed())
 		Eventually(followed.Texts).WithTimeout(10 * time.Second).Should(Equal([]string{"part-1", "part-2"}))
 		Expect(c.Send(ctx, label(3))).To(Succeed())
@@ -473,19 +480,7 @@ var _ = Describe("Runs owned by one replica at a time", Ordered, func() {
 		BeforeEach(func() { opts.Transport.OrphanGrace = time.Second })
 
 		It("keeps the run going while its only stream is served by another replica", func() {
-			one := startReplica(dsn, narrate(2), opts)
-			two := startReplica(dsn, narrate(2), opts)
-			hc := asUser("alice")
-			c := cursortest.NewClient(one.url, hc, newRequestID())
-			c.AppendTo(two.url, hc)
-			s := subscribe(c)
-			Expect(c.Send(ctx, cursortest.RunRequest("conv-watched", "byok-model", "hello"))).To(Succeed())
-			Expect(c.Send(ctx, label(1))).To(Succeed())
-			Eventually(s.Texts).WithTimeout(10 * time.Second).Should(Equal([]string{"part-1"}))
-			s.Close()
-			c.Rebind(two.url, hc)
-			followed := subscribe(c)
-			Eventually(followed.Texts).WithTimeout(10 * time.Second).Should(Equal([]string{"part-1"}))
+			one, _, c, followed := followedOnTwo("conv-watched", 2)
 
 			By("staying longer than the orphan grace with the stream on the other replica only")
 			Consistently(one.handler.Ended).WithTimeout(3 * time.Second).Should(BeZero())

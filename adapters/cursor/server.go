@@ -137,11 +137,12 @@ func New(handler transport.RunHandler, opts Options, log *zap.Logger) *Server {
 	// messages, was about 3% of a short turn's CPU in a profile), and each
 	// takes a compressor of hundreds of KiB from the pool: only large
 	// answers are compressed.
-	connectOpts := []connect.HandlerOption{connect.WithReadMaxBytes(int(unaryLimits.MaxSize)), connect.WithCompressMinBytes(compressMinBytes)}
+	small := connect.WithCompressMinBytes(compressMinBytes)
+	connectOpts := []connect.HandlerOption{connect.WithReadMaxBytes(int(unaryLimits.MaxSize)), small}
 	unaryRoute := func(h http.Handler) http.Handler { return frame.NormalizeUnary(h, unaryLimits) }
 
 	_, appends := aiserverv1connect.NewBidiServiceHandler(bidi.NewAppends(reg, opts.Foreign, up, replicas, log.Named("bidi")),
-		connect.WithReadMaxBytes(int(opts.MaxFrameSize)), connect.WithCompressMinBytes(compressMinBytes))
+		connect.WithReadMaxBytes(int(opts.MaxFrameSize)), small)
 	s.routes[aiserverv1connect.BidiServiceBidiAppendProcedure] = frame.NormalizeUnary(appends, appendLimits)
 	s.routes[agentv1connect.AgentServiceRunSSEProcedure] = bidi.NewRunSSE(reg, up, replicas, frame.Limits{ReadTimeout: opts.BodyReadTimeout, Inflater: inflater}, log.Named("runsse"))
 	run := bidi.NewRun(reg, up, appendLimits, log.Named("run"))

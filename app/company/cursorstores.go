@@ -72,7 +72,7 @@ func (t *Tenancy) callerOwns(ctx context.Context, conversationID string) error {
 	if err != nil {
 		return err
 	}
-	if owner, ok := t.memo.owner(access.KindConversation, conversationID); ok && owner == who.UserID {
+	if t.memo.owns(access.KindConversation, conversationID, who.UserID) {
 		return nil
 	}
 	owner, err := t.owners.Owner(ctx, access.KindConversation, conversationID)

@@ -51,6 +51,12 @@ func (m *ownerMemo) owner(kind access.Kind, id string) (string, bool) {
 	return s.userID, true
 }
 
+// owns reports whether userID is the remembered, fresh owner of (kind, id).
+func (m *ownerMemo) owns(kind access.Kind, id, userID string) bool {
+	owner, ok := m.owner(kind, id)
+	return ok && owner == userID
+}
+
 // saw remembers userID as the owner of (kind, id) the store just confirmed.
 func (m *ownerMemo) saw(kind access.Kind, id, userID string) {
 	if m == nil {

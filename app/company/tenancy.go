@@ -30,7 +30,7 @@ func (t *Tenancy) Claim(ctx context.Context, kind access.Kind, id string) error 
 	if !ok || who.Validate() != nil {
 		return fmt.Errorf("claim %s %s: %w", kind, id, access.ErrDenied)
 	}
-	if owner, ok := t.memo.owner(kind, id); ok && owner == who.UserID {
+	if t.memo.owns(kind, id, who.UserID) {
 		return nil
 	}
 	// Every turn opens its conversation, so the owner is read first: a

@@ -278,7 +278,9 @@ type PublishRelayOutputRow struct {
 
 // Appends frames to the output of key's lease token, only while that lease
 // holds the key (fencing), and wakes the key's followers (NOTIFY 'output
-// <key>') when it stored any; returns how many it stored.
+// <key>') when it stored any; returns how many it stored. notified is
+// selected so that the notify runs: PostgreSQL skips a SELECT in WITH that
+// nothing reads.
 func (q *Queries) PublishRelayOutput(ctx context.Context, arg PublishRelayOutputParams) (PublishRelayOutputRow, error) {
 	row := q.db.QueryRow(ctx, publishRelayOutput,
 		arg.Key,

@@ -138,7 +138,9 @@ UPDATE relay_leases SET ended = false WHERE key = $1 AND token = $2 AND held;
 -- name: PublishRelayOutput :one
 -- Appends frames to the output of key's lease token, only while that lease
 -- holds the key (fencing), and wakes the key's followers (NOTIFY 'output
--- <key>') when it stored any; returns how many it stored.
+-- <key>') when it stored any; returns how many it stored. notified is
+-- selected so that the notify runs: PostgreSQL skips a SELECT in WITH that
+-- nothing reads.
 WITH published AS (
     INSERT INTO relay_output (key, token, seq, frame, is_end, created_at)
     SELECT sqlc.arg(key), sqlc.arg(token)::BIGINT, o.seq, o.frame, o.is_end, now()
